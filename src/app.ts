@@ -1,0 +1,82 @@
+import { Hono, type Context } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import type { Deps } from './deps.ts'
+import { ApiError } from './errors.ts'
+import { authMiddleware } from './http/auth.ts'
+import { pickLang, type AppEnv } from './http/env.ts'
+import type { RouteDef } from './http/router.ts'
+import { buildOpenApi, renderDocs } from './openapi.ts'
+import { allRoutes } from './routes/index.ts'
+import { Conflict, Invalid, NotFound, Referenced, Unavailable } from '../store/errors.ts'
+import { isForeignKeyViolation } from '../store/libsql/sql-errors.ts'
+
+export const VERSION = '0.1.0'
+
+/** Store errors → the contract's error (STYLE: translated in one place). Unknown errors are 500 without details. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err
+  if (err instanceof NotFound) return new ApiError('DATA_NOT_FOUND', { [err.field]: err.message })
+  if (err instanceof Conflict) return new ApiError('DATA_EXISTED', { [err.field]: err.message })
+  if (err instanceof Referenced) return new ApiError('REFERENCED_ERROR', { [err.field]: err.message })
+  if (err instanceof Invalid) return new ApiError('FORM_INVALID', { [err.field]: err.message })
+  if (err instanceof Unavailable) return new ApiError('SERVICE_UNAVAILABLE', {}, err.message, { 'Retry-After': '5' })
+  if (isForeignKeyViolation(err)) return new ApiError('REFERENCED_ERROR', { ids: 'the record is still in use' })
+  return new ApiError('INTERNAL_ERROR')
+}
+
+function send(c: Context, e: ApiError) {
+  for (const [k, v] of Object.entries(e.headers)) c.header(k, v)
+  return c.json(e.toJSON(), e.status as 400)
+}
+
+/** A route template → a matcher of concrete paths (for 405 versus 404). */
+const matcher = (def: RouteDef) => new RegExp(`^/api/v1${def.path.replace(/:\w+/g, '[^/]+')}/?$`)
+
+/** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
+export function createApp(deps: Deps) {
+  const app = new Hono<AppEnv>()
+  const routers = allRoutes(deps)
+  const defs = routers.flatMap((r) => r.defs)
+  const matchers = defs.map((d) => [d, matcher(d)] as const)
+  let openapi: Record<string, unknown> | undefined
+  const document = () => (openapi ??= buildOpenApi(defs, VERSION))
+
+  app.use('*', async (c, next) => {
+    c.set('lang', pickLang(c.req.header('accept-language')))
+    c.set('tz', deps.config.TIMEZONE)
+    await next()
+  })
+  app.use(
+    '/api/v1/*',
+    bodyLimit({
+      maxSize: deps.config.BODY_LIMIT,
+      onError: () => {
+        throw new ApiError('PAYLOAD_TOO_LARGE', { body: `at most ${deps.config.BODY_LIMIT} bytes` })
+      },
+    }),
+  )
+  app.use('/api/v1/*', authMiddleware(deps.auth))
+
+  app.get('/api/v1/openapi.json', (c) => c.json(document()))
+  app.get('/docs', (c) => c.html(renderDocs(document())))
+  app.get('/health', (c) => c.json({ status: 'ok', version: VERSION }))
+  for (const r of routers) app.route('/api/v1', r.app)
+
+  app.notFound((c) => {
+    const path = c.req.path
+    const allowed = matchers.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
+    if (allowed.length) {
+      c.header('Allow', [...new Set(allowed)].join(', '))
+      return send(c, new ApiError('METHOD_NOT_ALLOWED', { method: `${c.req.method} is not allowed here` }))
+    }
+    return send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${path}` }))
+  })
+
+  app.onError((err, c) => {
+    const e = toApiError(err)
+    if (e.status >= 500 && !(err instanceof Unavailable)) console.error(`[http] ${c.req.method} ${c.req.path} failed:`, err)
+    return send(c, e)
+  })
+
+  return { app, defs, document }
+}

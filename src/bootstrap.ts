@@ -1,0 +1,23 @@
+import type { Config } from './config.ts'
+import type { AccountsRepo } from '../store/libsql/accounts.ts'
+import { hashPassword, randomId } from './security.ts'
+
+/** The JWT secret: JWT_SECRET, or a random one kept in the metadata store so tokens survive restarts. */
+export async function jwtSecret(config: Config, accounts: AccountsRepo): Promise<string> {
+  return config.JWT_SECRET ?? accounts.settingOnce('jwt_secret', randomId(48))
+}
+
+/**
+ * Creates the first tenant and its admin when no user exists (CONTRACT §1). Returns the generated password
+ * when one was generated, so that it can be shown exactly once.
+ */
+export async function ensureFirstAdmin(config: Config, accounts: AccountsRepo) {
+  if ((await accounts.userCount()) > 0) return undefined
+  const password = config.ADMIN_PASSWORD ?? randomId(16)
+  const tenantID = `T${randomId(9)}`
+  await accounts.createTenant(
+    { tenantID, tenantName: 'default' },
+    { username: 'admin', email: config.ADMIN_EMAIL, passwordHash: await hashPassword(password) },
+  )
+  return { email: config.ADMIN_EMAIL, tenantID, password: config.ADMIN_PASSWORD ? undefined : password }
+}

@@ -1,0 +1,65 @@
+import { z } from 'zod'
+
+const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback)
+const optionalPort = z.coerce.number().int().min(0).max(65535).optional()
+const flag = z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1')
+
+/** Every setting of the service, read from the environment. Defaults are the ones in the README's table. */
+const ConfigSchema = z
+  .object({
+    PORT: port(8080),
+    HOST: z.string().default('0.0.0.0'),
+    DATA_DIR: z.string().default('./data'),
+    DATABASE_URL: z.string().optional(),
+    DATABASE_AUTH_TOKEN: z.string().optional(),
+    INFLUX_URL: z.url().optional(),
+    INFLUX_TOKEN: z.string().optional(),
+    INFLUX_ORG: z.string().optional(),
+    INFLUX_BUCKET: z.string().optional(),
+    MQTT_PORT: port(1883),
+    MQTT_WS_PORT: port(8083),
+    MQTTS_PORT: optionalPort,
+    MQTT_URL: z.string().optional(),
+    ADMIN_EMAIL: z.email().default('admin@devicecloud.local'),
+    ADMIN_PASSWORD: z.string().min(8).optional(),
+    JWT_SECRET: z.string().min(16).optional(),
+    TIMEZONE: z
+      .string()
+      .default('UTC')
+      .refine(isTimeZone, { message: 'not an IANA time zone' }),
+    ALLOW_SIGNUP: flag,
+    BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
+    IMPORT_BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  })
+  .refine((c) => !c.INFLUX_URL || (c.INFLUX_TOKEN && c.INFLUX_ORG && c.INFLUX_BUCKET), {
+    message: 'INFLUX_TOKEN, INFLUX_ORG and INFLUX_BUCKET are required with INFLUX_URL',
+    path: ['INFLUX_URL'],
+  })
+
+export type RawConfig = z.infer<typeof ConfigSchema>
+export type Config = RawConfig & { DATABASE_URL: string }
+
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone })
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Thrown with every bad key at once. */
+export class ConfigError extends Error {}
+
+/** The only reader of the environment. Throws one ConfigError that lists every bad key. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
+  const parsed = ConfigSchema.safeParse(input)
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
+  }
+  const c = parsed.data
+  return { ...c, DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db` }
+}

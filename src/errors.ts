@@ -1,0 +1,62 @@
+/** The contract's error codes (CONTRACT §3) and their HTTP status. */
+export const ErrorCodes = {
+  BAD_REQUEST: 400,
+  PARAMETER_INVALID: 400,
+  DATA_EXISTED: 400,
+  REFERENCED_ERROR: 400,
+  AUTH_FAILED: 401,
+  PERMISSION_DENIED: 403,
+  DATA_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  PAYLOAD_TOO_LARGE: 413,
+  FORM_INVALID: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
+} as const
+
+export type ErrorCode = keyof typeof ErrorCodes
+export type FieldErrors = Record<string, string>
+
+const defaultMessages: Record<ErrorCode, string> = {
+  BAD_REQUEST: 'The request body is not a JSON object',
+  PARAMETER_INVALID: 'A query parameter is invalid',
+  DATA_EXISTED: 'The value is already taken',
+  REFERENCED_ERROR: 'The record is still in use',
+  AUTH_FAILED: 'Authentication failed',
+  PERMISSION_DENIED: 'Your role does not allow this',
+  DATA_NOT_FOUND: 'Not found',
+  METHOD_NOT_ALLOWED: 'Method not allowed',
+  PAYLOAD_TOO_LARGE: 'The request body is too large',
+  FORM_INVALID: 'The request body is invalid',
+  TOO_MANY_REQUESTS: 'Too many requests',
+  INTERNAL_ERROR: 'Internal error',
+  SERVICE_UNAVAILABLE: 'Service unavailable',
+}
+
+/** The one error class handlers throw; the root onError writes it as `{errorCode, message, errors}`. */
+export class ApiError extends Error {
+  readonly status: number
+  constructor(
+    readonly errorCode: ErrorCode,
+    readonly errors: FieldErrors = {},
+    message?: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message ?? defaultMessages[errorCode])
+    this.status = ErrorCodes[errorCode]
+  }
+
+  toJSON() {
+    return { errorCode: this.errorCode, message: this.message, errors: this.errors }
+  }
+}
+
+export const notFound = (field = 'id', message = 'not found') =>
+  new ApiError('DATA_NOT_FOUND', { [field]: message })
+export const formInvalid = (errors: FieldErrors) => new ApiError('FORM_INVALID', errors)
+export const paramInvalid = (errors: FieldErrors) => new ApiError('PARAMETER_INVALID', errors)
+export const dataExisted = (field: string, message = 'already exists') =>
+  new ApiError('DATA_EXISTED', { [field]: message })
+export const referenced = (field: string, message: string) =>
+  new ApiError('REFERENCED_ERROR', { [field]: message })

@@ -1,0 +1,106 @@
+import { Hono, type Context } from 'hono'
+import type { z } from 'zod'
+import { ApiError, type FieldErrors } from '../errors.ts'
+import type { AppEnv } from './env.ts'
+
+export type Method = 'get' | 'post' | 'put' | 'delete'
+
+/** One route: what validates it and what documents it (the OpenAPI document is built from these). */
+export interface RouteDef {
+  method: Method
+  /** Hono path under /api/v1, e.g. `/devices/:id`. */
+  path: string
+  summary: string
+  tag: string
+  query?: z.ZodType
+  body?: z.ZodType
+  /** Response body schema; omitted for an empty body. */
+  response?: z.ZodType
+  status?: number
+  /** Only admins (users, applications). */
+  admin?: boolean
+  /** Write route that viewers may call anyway (none by default). */
+  viewerMayWrite?: boolean
+  /** Not behind auth (login, signup, openapi). */
+  public?: boolean
+  description?: string
+  /** Request body is not JSON (multipart, NDJSON): the handler reads it itself. */
+  rawBody?: { contentType: string; description: string }
+}
+
+type Out<S> = S extends z.ZodType ? z.output<S> : undefined
+
+export interface Input<D extends RouteDef> {
+  query: Out<D['query']>
+  body: Out<D['body']>
+  /** The `:id` path parameter, when the path has one. */
+  id: number
+  params: Record<string, string>
+}
+
+export type Handler<D extends RouteDef> = (c: Context<AppEnv>, input: Input<D>) => Response | Promise<Response>
+
+/** zod issues → `errors` with every failing field (STYLE: Errors). */
+export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
+  const errors: FieldErrors = {}
+  for (const issue of issues) {
+    const key = issue.path.map(String).join('.') || 'body'
+    if (!(key in errors)) errors[key] = issue.message
+  }
+  return errors
+}
+
+/**
+ * A Hono sub-app that records its routes. Each route's query and body are validated by its zod schemas before
+ * the handler runs: a bad query parameter is 400 PARAMETER_INVALID, a non-JSON body 400 BAD_REQUEST, an invalid
+ * body 422 FORM_INVALID. A non-integer `:id` is 404, as an unknown one. Viewers may only read.
+ */
+export class Router {
+  readonly app = new Hono<AppEnv>()
+  readonly defs: RouteDef[] = []
+
+  route<const D extends RouteDef>(def: D, handler: Handler<D>): this {
+    this.defs.push(def)
+    this.app.on(def.method.toUpperCase(), def.path, async (c) => {
+      if (!def.public) authorize(c, def)
+      const params = c.req.param() as Record<string, string>
+      let id = 0
+      if (params.id !== undefined) {
+        if (!/^\d{1,15}$/.test(params.id)) throw new ApiError('DATA_NOT_FOUND', { id: 'not found' })
+        id = Number(params.id)
+      }
+      const query = def.query ? parseQuery(def.query, c) : undefined
+      const body = def.body ? await parseBody(def.body, c) : undefined
+      return handler(c, { query, body, id, params } as Input<D>)
+    })
+    return this
+  }
+}
+
+function authorize(c: Context<AppEnv>, def: RouteDef) {
+  const caller = c.get('caller')
+  if (!caller) throw new ApiError('AUTH_FAILED', { authorization: 'missing credentials' })
+  if (def.admin && caller.role !== 'admin') throw new ApiError('PERMISSION_DENIED', { role: 'admin role required' })
+  if (def.method !== 'get' && caller.role === 'viewer' && !def.viewerMayWrite)
+    throw new ApiError('PERMISSION_DENIED', { role: 'viewers may only read' })
+}
+
+function parseQuery(schema: z.ZodType, c: Context<AppEnv>) {
+  const r = schema.safeParse(c.req.query())
+  if (!r.success) throw new ApiError('PARAMETER_INVALID', issuesToErrors(r.error.issues))
+  return r.data
+}
+
+async function parseBody(schema: z.ZodType, c: Context<AppEnv>) {
+  let json: unknown
+  try {
+    json = JSON.parse(await c.req.text())
+  } catch {
+    throw new ApiError('BAD_REQUEST', { body: 'not valid JSON' })
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json))
+    throw new ApiError('BAD_REQUEST', { body: 'must be a JSON object' })
+  const r = schema.safeParse(json)
+  if (!r.success) throw new ApiError('FORM_INVALID', issuesToErrors(r.error.issues))
+  return r.data
+}

@@ -1,0 +1,141 @@
+import { z } from 'zod'
+import type { RouteDef } from './http/router.ts'
+
+type Json = Record<string, unknown>
+
+const ErrorBody = z.object({
+  errorCode: z.string(),
+  message: z.string(),
+  errors: z.record(z.string(), z.string()),
+})
+
+const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
+  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json
+
+function queryParameters(schema: z.ZodType): Json[] {
+  const js = jsonSchema(schema, 'input')
+  const props = (js.properties ?? {}) as Record<string, Json>
+  const required = new Set((js.required ?? []) as string[])
+  return Object.entries(props).map(([name, s]) => ({ name, in: 'query', required: required.has(name), schema: s }))
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+})
+
+function operation(def: RouteDef): Json {
+  const pathParams = [...def.path.matchAll(/:(\w+)/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'integer' },
+  }))
+  const status = String(def.status ?? 200)
+  const responses: Json = {
+    [status]: def.response
+      ? { description: 'OK', content: { 'application/json': { schema: jsonSchema(def.response, 'output') } } }
+      : { description: 'No content' },
+    400: errorResponse('Bad request or invalid parameter'),
+    422: errorResponse('The body fails validation'),
+  }
+  if (!def.public) {
+    responses[401] = errorResponse('Missing or bad credentials')
+    responses[403] = errorResponse('The role may not do this')
+  }
+  if (def.path.includes(':') || def.body) responses[404] = errorResponse('No such record in the tenant')
+  const op: Json = {
+    operationId: `${def.method}${def.path.replace(/[/:](\w)/g, (_, ch: string) => ch.toUpperCase()).replace(/\W/g, '')}`,
+    summary: def.summary,
+    tags: [def.tag],
+    parameters: [...pathParams, ...(def.query ? queryParameters(def.query) : [])],
+    responses,
+  }
+  if (def.description) op.description = def.description
+  if (def.public) op.security = []
+  if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(def.body, 'input') } } }
+  if (def.rawBody) op.requestBody = { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: {} } }
+  return op
+}
+
+/** The OpenAPI 3.1 document of every route, built from the zod schemas that validate them. */
+export function buildOpenApi(defs: readonly RouteDef[], version: string): Json {
+  const paths: Record<string, Json> = {}
+  for (const def of defs) {
+    const path = `/api/v1${def.path.replace(/:(\w+)/g, '{$1}')}`
+    paths[path] ??= {}
+    paths[path][def.method] = operation(def)
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'DeviceCloud API',
+      version,
+      description:
+        'IoT device management and telemetry. Lists take _page, _limit (max 1000), _sort, _order and field filters; errors are {errorCode, message, errors}.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ bearer: [] }, { application: [] }],
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'token from POST /api/v1/login' },
+        application: { type: 'http', scheme: 'basic', description: 'appID:appToken of an application' },
+      },
+      schemas: { Error: jsonSchema(ErrorBody, 'output') },
+    },
+    tags: [...new Set(defs.map((d) => d.tag))].map((name) => ({ name })),
+    paths,
+  }
+}
+
+const esc = (s: unknown) =>
+  String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
+
+function typeOf(s: Json | undefined): string {
+  if (!s) return ''
+  if (s.enum) return (s.enum as unknown[]).map((v) => JSON.stringify(v)).join(' | ')
+  if (s.anyOf) return (s.anyOf as Json[]).map(typeOf).join(' | ')
+  if (s.type === 'array') return `${typeOf(s.items as Json)}[]`
+  return String(s.type ?? 'any')
+}
+
+function fieldsTable(schema: Json | undefined): string {
+  const props = (schema?.properties ?? (schema?.properties as undefined)) as Record<string, Json> | undefined
+  if (!props) return schema ? `<p><code>${esc(typeOf(schema))}</code></p>` : ''
+  const req = new Set((schema?.required ?? []) as string[])
+  const rows = Object.entries(props)
+    .map(([k, v]) => `<tr><td><code>${esc(k)}</code>${req.has(k) ? ' *' : ''}</td><td>${esc(typeOf(v))}</td><td>${esc(v.description ?? '')}</td></tr>`)
+    .join('')
+  return `<table><tr><th>field</th><th>type</th><th>notes</th></tr>${rows}</table>`
+}
+
+/** A readable, self-contained API reference page rendered from the OpenAPI document. */
+export function renderDocs(doc: Json): string {
+  const paths = doc.paths as Record<string, Record<string, Json>>
+  const byTag = new Map<string, string[]>()
+  for (const [path, ops] of Object.entries(paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const params = (op.parameters as Json[]).filter((p) => !String(p.name).match(/_(like|in)$/))
+      const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined
+      const ok = Object.entries(op.responses as Record<string, Json>)[0]!
+      const okSchema = ((ok[1].content as Record<string, Json> | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined
+      const html = `<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3>
+<p>${esc(op.summary)}</p>
+${params.length ? `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th></tr>${params.map((p) => `<tr><td><code>${esc(p.name)}</code>${p.required ? ' *' : ''}</td><td>${esc(p.in)}</td><td>${esc(typeOf(p.schema as Json))}</td></tr>`).join('')}</table>` : ''}
+${body?.['application/json'] ? `<h4>Body</h4>${fieldsTable(body['application/json'].schema as Json)}` : ''}
+<h4>Response ${esc(ok[0])}</h4>${fieldsTable(okSchema) || '<p>empty body</p>'}</section>`
+      const tag = (op.tags as string[])[0]!
+      byTag.set(tag, [...(byTag.get(tag) ?? []), html])
+    }
+  }
+  const nav = [...byTag.keys()].map((t) => `<a href="#${esc(t)}">${esc(t)}</a>`).join(' · ')
+  const body = [...byTag.entries()].map(([t, ops]) => `<h2 id="${esc(t)}">${esc(t)}</h2>${ops.join('\n')}`).join('\n')
+  const info = doc.info as Json
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(info.title)}</title>
+<style>body{font:14px/1.5 system-ui,sans-serif;max-width:1100px;margin:auto;padding:1em}code{background:#f3f3f3;padding:0 .2em}
+table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
+section{border-top:1px solid #eee;padding:.3em 0}.m{font-weight:bold;padding:0 .4em;color:#fff;border-radius:3px}
+.get{background:#2b7}.post{background:#27b}.put{background:#b82}.delete{background:#c33}</style></head>
+<body><h1>${esc(info.title)} ${esc(info.version)}</h1><p>${esc(info.description)}</p>
+<p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).</p><nav>${nav}</nav>${body}</body></html>`
+}

@@ -1,0 +1,40 @@
+import type { Deps } from '../deps.ts'
+import type { Router } from '../http/router.ts'
+import { accountRoutes } from './accounts.ts'
+import { productRoutes } from './products.ts'
+import { deviceRoutes } from './devices.ts'
+import { gatewayRoutes } from './gateways.ts'
+import { groupRoutes } from './groups.ts'
+import { dataPointRoutes } from './data-points.ts'
+import { dataStreamRoutes } from './data-streams.ts'
+import { metricRoutes } from './metrics.ts'
+import { productResourceRoutes } from './product-resources.ts'
+import { appTemplateRoutes } from './app-templates.ts'
+import { policyRoutes } from './policies.ts'
+import { certRoutes } from './certs.ts'
+import { subscriptionRoutes } from './subscriptions.ts'
+import { taskRoutes } from './tasks.ts'
+import { logRoutes } from './logs.ts'
+import { alertRoutes } from './alerts.ts'
+
+/** Every route module, in the order they are mounted under /api/v1. */
+export function allRoutes(deps: Deps): Router[] {
+  return [
+    accountRoutes,
+    productRoutes,
+    deviceRoutes,
+    gatewayRoutes,
+    groupRoutes,
+    dataPointRoutes,
+    dataStreamRoutes,
+    metricRoutes,
+    productResourceRoutes,
+    appTemplateRoutes,
+    policyRoutes,
+    certRoutes,
+    subscriptionRoutes,
+    taskRoutes,
+    logRoutes,
+    alertRoutes,
+  ].map((routes) => routes(deps))
+}

@@ -1,0 +1,7 @@
+import type { Deps } from '../deps.ts'
+import { Router } from '../http/router.ts'
+
+/** TODO: filled in by the resource's implementation. */
+export function metricRoutes(_deps: Deps) {
+  return new Router()
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod'
+import { name, Int, NullableInt, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+const email = z.email({ error: 'must be an email address' }).max(200)
+const password = z.string({ error: 'required, a string' }).min(8, { error: 'at least 8 characters' }).max(200)
+const role = z.enum(['admin', 'user', 'viewer'], { error: 'must be admin, user or viewer' })
+
+export const Login = z.object({
+  email: z.string({ error: 'required' }).min(1, { error: 'required' }),
+  password: z.string({ error: 'required' }).min(1, { error: 'required' }),
+  remember: z.boolean({ error: 'must be true or false' }).optional(),
+})
+
+export const Signup = z.object({ email, username: name(50), password, tenantName: name(100) })
+
+export const Session = z.object({
+  userIntID: Int,
+  username: Str,
+  email: Str,
+  tenantID: Str,
+  role: Str,
+  token: Str,
+  expiresAt: Timestamp,
+})
+
+export const User = z.object({
+  id: Int,
+  username: Str,
+  email: Str,
+  role: Str,
+  tenantID: Str,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+export const UserCreate = z.object({ username: name(50), email, password, role })
+export const UserUpdate = UserCreate.partial()
+export const userFilters = { username: 'text', email: 'text', role: 'text' } satisfies FilterFields
+
+const expiredAt = z
+  .string({ error: 'must be YYYY-MM-DD HH:MM:SS' })
+  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, { error: 'must be YYYY-MM-DD HH:MM:SS' })
+  .nullish()
+
+export const Application = z.object({
+  id: Int,
+  appName: Str,
+  appID: Str,
+  role: Str,
+  expiredAt: Timestamp,
+  userIntID: NullableInt,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+/** The create answer is the only time appToken is shown. */
+export const ApplicationCreated = Application.extend({ appToken: Str })
+export const ApplicationCreate = z.object({ appName: name(50), role: role.default('user'), expiredAt })
+export const ApplicationUpdate = z.object({ appName: name(50).optional(), role: role.optional(), expiredAt })
+export const applicationFilters = { appName: 'text', appID: 'text', role: 'text' } satisfies FilterFields

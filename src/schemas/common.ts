@@ -1,0 +1,47 @@
+import { z } from 'zod'
+import { codes, type EnumName } from '../enums.ts'
+
+/** An integer code of one of the spec's enumerations; the error lists the allowed codes. */
+export function enumCode(name: EnumName) {
+  const allowed = codes(name)
+  return z
+    .number({ error: `must be one of ${allowed.join(', ')}` })
+    .int({ error: `must be one of ${allowed.join(', ')}` })
+    .refine((n) => allowed.includes(n), { error: `must be one of ${allowed.join(', ')}` })
+}
+
+/** A required, non-blank text field of at most `max` characters. */
+export const name = (max = 100) =>
+  z
+    .string({ error: 'required, a string' })
+    .trim()
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `at most ${max} characters` })
+
+/** An optional text field; null clears it. */
+export const text = (max = 1000) => z.string({ error: 'must be a string' }).max(max, { error: `at most ${max} characters` }).nullish()
+
+/** An integer record id in a body. */
+export const intID = z.number({ error: 'must be an integer id' }).int({ error: 'must be an integer id' }).positive({ error: 'must be an integer id' })
+
+/** A number that may arrive as a numeric string and is stored as a number (spec: Data points create). */
+export const looseNumber = z.preprocess(
+  (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+  z.number({ error: 'must be a number' }).finite(),
+)
+
+/** An integer that may arrive as a numeric string. */
+export const looseInt = z.preprocess(
+  (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+  z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }),
+)
+
+export const Timestamp = z.string().nullable().meta({ description: 'YYYY-MM-DD HH:MM:SS in the service time zone' })
+export const Label = z.string().nullable()
+export const Int = z.number().int()
+export const NullableInt = z.number().int().nullable()
+export const Str = z.string()
+export const NullableStr = z.string().nullable()
+
+/** An empty JSON object: the answer of calls whose result is only their status. */
+export const Empty = z.object({})

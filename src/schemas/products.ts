@@ -1,0 +1,44 @@
+import { z } from 'zod'
+import { enumCode, name, text, Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** Product detail (Variant A). */
+export const Product = z.object({
+  id: Int,
+  productID: Str,
+  productName: Str,
+  description: NullableStr,
+  cloudProtocol: Int,
+  cloudProtocolLabel: Label,
+  deviceCount: Int,
+  createUser: NullableStr,
+  userIntID: Int.nullable(),
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** Product in a list: adds the counts, drops createUser. */
+export const ProductListItem = Product.omit({ createUser: true }).extend({
+  appCount: Int,
+  dataPointCount: Int,
+  dataStreamCount: Int,
+  itemCount: Int,
+})
+
+export const ProductCreate = z.object({
+  productName: name(50),
+  cloudProtocol: enumCode('cloudProtocol'),
+  description: text(300),
+})
+
+export const ProductUpdate = ProductCreate.partial()
+
+export const productFilters = {
+  productName: 'text',
+  productID: 'text',
+  cloudProtocol: 'int',
+  description: 'text',
+} satisfies FilterFields
+
+export type ProductCreate = z.infer<typeof ProductCreate>
+export type ProductUpdate = z.infer<typeof ProductUpdate>

@@ -1,0 +1,42 @@
+import { serve, type ServerType } from '@hono/node-server'
+import type { AddressInfo } from 'node:net'
+import type { Config } from './config.ts'
+import { createApp } from './app.ts'
+import { Authenticator } from './http/auth.ts'
+import { ensureFirstAdmin, jwtSecret } from './bootstrap.ts'
+import { openDb } from '../store/libsql/db.ts'
+import { createMetaStore } from '../store/libsql/meta.ts'
+import type { Deps } from './deps.ts'
+
+export interface Service {
+  deps: Deps
+  port: number
+  url: string
+  firstAdmin?: { email: string; tenantID: string; password?: string }
+  close(): Promise<void>
+}
+
+/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
+export async function startService(config: Config): Promise<Service> {
+  const db = await openDb({ url: config.DATABASE_URL, authToken: config.DATABASE_AUTH_TOKEN })
+  const meta = createMetaStore(db, { tz: config.TIMEZONE })
+  const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
+  const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
+  const deps: Deps = { config, meta, auth }
+  const { app } = createApp(deps)
+  const server: ServerType = await new Promise((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s))
+  })
+  const port = (server.address() as AddressInfo).port
+  const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
+  return {
+    deps,
+    port,
+    url: `http://${host}:${port}`,
+    firstAdmin,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      db.close()
+    },
+  }
+}

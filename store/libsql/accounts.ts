@@ -1,0 +1,201 @@
+import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { Conflict, NotFound } from '../errors.ts'
+import { listPage, type ListSpec } from './list.ts'
+import { isUniqueViolation } from './sql-errors.ts'
+
+export interface UserRecord {
+  id: number
+  tenantID: string
+  username: string
+  email: string
+  passwordHash: string
+  role: 'admin' | 'user' | 'viewer'
+}
+
+export interface ApplicationRecord {
+  id: number
+  tenantID: string
+  appID: string
+  tokenHash: string
+  appName: string
+  role: 'admin' | 'user' | 'viewer'
+  expiredAt: number | null
+}
+
+const USER_COLUMNS = `SELECT u.id AS id, u.tenant_id AS tenantID, u.username AS username, u.email AS email,
+  u.role AS role, u.create_at AS createAt, u.update_at AS updateAt`
+
+const userList: ListSpec = {
+  columns: USER_COLUMNS,
+  from: 'FROM users u',
+  where: 'u.tenant_id = ?',
+  fields: { username: 'u.username', email: 'u.email', role: 'u.role', updateAt: 'u.update_at' },
+  timeField: 'u.create_at',
+  idField: 'u.id',
+}
+
+const APP_COLUMNS = `SELECT a.id AS id, a.app_name AS appName, a.app_id AS appID, a.role AS role,
+  a.expired_at AS expiredAt, a.user_int_id AS userIntID, a.create_at AS createAt, a.update_at AS updateAt`
+
+const appList: ListSpec = {
+  columns: APP_COLUMNS,
+  from: 'FROM applications a',
+  where: 'a.tenant_id = ?',
+  fields: { appName: 'a.app_name', appID: 'a.app_id', role: 'a.role', updateAt: 'a.update_at' },
+  timeField: 'a.create_at',
+  idField: 'a.id',
+}
+
+/** Tenants, their users and applications (API keys), and service-wide settings. */
+export class AccountsRepo {
+  constructor(
+    readonly db: Db,
+    readonly tz: string,
+  ) {}
+
+  async setting(key: string): Promise<string | undefined> {
+    const r = await this.db.one('SELECT value FROM settings WHERE key = ?', [key])
+    return r ? String(r.value) : undefined
+  }
+
+  /** Stores `value` unless the key is set already; returns the value in force. */
+  async settingOnce(key: string, value: string): Promise<string> {
+    await this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [key, value])
+    return (await this.setting(key)) ?? value
+  }
+
+  async userCount(): Promise<number> {
+    return Number((await this.db.one('SELECT count(*) AS n FROM users'))?.n ?? 0)
+  }
+
+  /** Creates a tenant and its first admin in one transaction. */
+  async createTenant(t: { tenantID: string; tenantName: string }, admin: Omit<UserRecord, 'id' | 'tenantID' | 'role'>) {
+    const now = Date.now()
+    try {
+      const [, user] = await this.db.batch([
+        { sql: 'INSERT INTO tenants (tenant_id, tenant_name, create_at) VALUES (?, ?, ?)', args: [t.tenantID, t.tenantName, now] },
+        {
+          sql: `INSERT INTO users (tenant_id, username, email, password_hash, role, create_at) VALUES (?, ?, ?, ?, 'admin', ?)`,
+          args: [t.tenantID, admin.username, admin.email, admin.passwordHash, now],
+        },
+      ])
+      return Number(user!.lastInsertRowid)
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('email', 'this email is already registered')
+      throw e
+    }
+  }
+
+  async userByEmail(email: string): Promise<UserRecord | undefined> {
+    const r = await this.db.one(
+      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role FROM users WHERE email = ?`,
+      [email],
+    )
+    return r as unknown as UserRecord | undefined
+  }
+
+  async userById(id: number): Promise<UserRecord | undefined> {
+    const r = await this.db.one(
+      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role FROM users WHERE id = ?`,
+      [id],
+    )
+    return r as unknown as UserRecord | undefined
+  }
+
+  listUsers(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, userList, [tenant], q, this.tz)
+  }
+
+  async getUser(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(`${USER_COLUMNS} FROM users u WHERE u.tenant_id = ? AND u.id = ?`, [tenant, id])
+    if (!r) throw new NotFound()
+    return r as Row
+  }
+
+  async createUser(tenant: string, u: { username: string; email: string; passwordHash: string; role: string }) {
+    try {
+      const r = await this.db.run(
+        'INSERT INTO users (tenant_id, username, email, password_hash, role, create_at) VALUES (?, ?, ?, ?, ?, ?)',
+        [tenant, u.username, u.email, u.passwordHash, u.role, Date.now()],
+      )
+      return this.getUser(tenant, r.lastId)
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('email', 'this email is already registered')
+      throw e
+    }
+  }
+
+  async updateUser(tenant: string, id: number, u: { username?: string; email?: string; passwordHash?: string; role?: string }) {
+    await this.getUser(tenant, id)
+    try {
+      await this.db.run(
+        `UPDATE users SET username = coalesce(?, username), email = coalesce(?, email),
+           password_hash = coalesce(?, password_hash), role = coalesce(?, role), update_at = ?
+         WHERE tenant_id = ? AND id = ?`,
+        [u.username ?? null, u.email ?? null, u.passwordHash ?? null, u.role ?? null, Date.now(), tenant, id],
+      )
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('email', 'this email is already registered')
+      throw e
+    }
+    return this.getUser(tenant, id)
+  }
+
+  async deleteUsers(tenant: string, ids: number[]) {
+    return this.deleteIn('users', tenant, ids)
+  }
+
+  listApplications(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, appList, [tenant], q, this.tz)
+  }
+
+  async getApplication(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(`${APP_COLUMNS} FROM applications a WHERE a.tenant_id = ? AND a.id = ?`, [tenant, id])
+    if (!r) throw new NotFound()
+    return r as Row
+  }
+
+  async applicationByAppID(appID: string): Promise<ApplicationRecord | undefined> {
+    const r = await this.db.one(
+      `SELECT id, tenant_id AS tenantID, app_id AS appID, token_hash AS tokenHash, app_name AS appName, role,
+         expired_at AS expiredAt FROM applications WHERE app_id = ?`,
+      [appID],
+    )
+    return r as unknown as ApplicationRecord | undefined
+  }
+
+  async createApplication(
+    tenant: string,
+    a: { appName: string; appID: string; tokenHash: string; role: string; expiredAt: number | null; userIntID: number | null },
+  ) {
+    const r = await this.db.run(
+      `INSERT INTO applications (tenant_id, app_name, app_id, token_hash, role, expired_at, user_int_id, create_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [tenant, a.appName, a.appID, a.tokenHash, a.role, a.expiredAt, a.userIntID, Date.now()],
+    )
+    return this.getApplication(tenant, r.lastId)
+  }
+
+  async updateApplication(tenant: string, id: number, a: { appName?: string; role?: string; expiredAt?: number | null }) {
+    await this.getApplication(tenant, id)
+    await this.db.run(
+      `UPDATE applications SET app_name = coalesce(?, app_name), role = coalesce(?, role),
+         expired_at = CASE WHEN ? THEN ? ELSE expired_at END, update_at = ? WHERE tenant_id = ? AND id = ?`,
+      [a.appName ?? null, a.role ?? null, a.expiredAt !== undefined ? 1 : 0, a.expiredAt ?? null, Date.now(), tenant, id],
+    )
+    return this.getApplication(tenant, id)
+  }
+
+  async deleteApplications(tenant: string, ids: number[]) {
+    return this.deleteIn('applications', tenant, ids)
+  }
+
+  /** Deletes `ids` of a tenant-owned table, all or none: an id not in the tenant is NotFound. */
+  private async deleteIn(table: 'users' | 'applications', tenant: string, ids: number[]) {
+    const marks = ids.map(() => '?').join(',')
+    const found = await this.db.one(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [tenant, ...ids])
+    if (Number(found?.n) !== ids.length) throw new NotFound('ids')
+    await this.db.run(`DELETE FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [tenant, ...ids])
+  }
+}

@@ -1,0 +1,100 @@
+import { createClient, type Client, type InArgs, type InStatement, type Row } from '@libsql/client'
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+/** Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout. */
+const LOCAL_PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA foreign_keys = ON',
+  'PRAGMA busy_timeout = 5000',
+]
+
+export interface DbOptions {
+  url: string
+  authToken?: string
+}
+
+/**
+ * A libSQL handle. Writes that belong together go through `batch` (one transaction on the same connection);
+ * `client.transaction()` is never used because on a local file it hands the connection away and the next one
+ * would lose the per-connection pragmas.
+ */
+export class Db {
+  constructor(
+    readonly client: Client,
+    readonly local: boolean,
+  ) {}
+
+  async all(sql: string, args: InArgs = []): Promise<Row[]> {
+    return (await this.client.execute({ sql, args })).rows
+  }
+
+  async one(sql: string, args: InArgs = []): Promise<Row | undefined> {
+    return (await this.client.execute({ sql, args })).rows[0]
+  }
+
+  async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
+    const r = await this.client.execute({ sql, args })
+    return { changes: r.rowsAffected, lastId: Number(r.lastInsertRowid ?? 0) }
+  }
+
+  async batch(statements: InStatement[]) {
+    return this.client.batch(statements, 'write')
+  }
+
+  close() {
+    this.client.close()
+  }
+}
+
+/** Opens the metadata database, applies the pragmas and the numbered migrations. */
+export async function openDb(opts: DbOptions, migrationsDir = defaultMigrationsDir()): Promise<Db> {
+  const local = opts.url.startsWith('file:')
+  if (local) {
+    const path = opts.url.slice('file:'.length)
+    if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  }
+  const client = createClient({ url: opts.url, authToken: opts.authToken, intMode: 'number' })
+  const db = new Db(client, local)
+  if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
+  await migrate(db, migrationsDir)
+  return db
+}
+
+function defaultMigrationsDir() {
+  return join(dirname(fileURLToPath(import.meta.url)), 'migrations')
+}
+
+/** Applies every `NNN_name.sql` not yet recorded in `schema_migrations`, each in one transaction. */
+export async function migrate(db: Db, dir: string): Promise<string[]> {
+  await db.run(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+  )
+  const done = new Set((await db.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)))
+  const files = readdirSync(dir)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort()
+  const applied: string[] = []
+  for (const file of files) {
+    const version = Number(file.split('_')[0])
+    if (done.has(version)) continue
+    const statements = splitSql(readFileSync(join(dir, file), 'utf8'))
+    await db.batch([
+      ...statements,
+      { sql: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', args: [version, file, Date.now()] },
+    ])
+    applied.push(file)
+  }
+  return applied
+}
+
+/** Splits a migration file on semicolons at line ends (our migrations hold no triggers or string literals with them). */
+function splitSql(text: string): string[] {
+  return text
+    .replace(/--.*$/gm, '')
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter(Boolean)
+}

@@ -1,0 +1,74 @@
+import type { InValue } from '@libsql/client'
+import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { parseTime } from '../../src/wire/time.ts'
+
+/**
+ * How one list reads from SQL. `fields` maps every filterable or sortable wire field to a SQL expression;
+ * only these expressions ever reach the SQL text, values always travel as args.
+ */
+export interface ListSpec {
+  /** `SELECT <columns>`: columns aliased to their wire names. */
+  columns: string
+  /** `FROM ... JOIN ...`. */
+  from: string
+  /** The tenant (and kind) condition, with `?` placeholders. */
+  where: string
+  fields: Record<string, string>
+  /** Expression the default order (newest first) and startTime/endTime use. */
+  timeField: string
+  /** Expression of the record id, the last tie-breaker of every order. */
+  idField: string
+}
+
+/** Runs a page query and its count in one read transaction. */
+export async function listPage(db: Db, spec: ListSpec, baseArgs: InValue[], q: ListArgs, tz: string): Promise<Page> {
+  const conds = [spec.where]
+  const args: InValue[] = [...baseArgs]
+  for (const f of q.filters) {
+    const expr = spec.fields[f.field]
+    if (!expr) continue
+    if (f.op === 'eq') {
+      conds.push(`${expr} = ?`)
+      args.push(f.value as InValue)
+    } else if (f.op === 'like') {
+      conds.push(`${expr} LIKE ? ESCAPE '\\'`)
+      args.push(`%${String(f.value).replace(/[\\%_]/g, (m) => `\\${m}`)}%`)
+    } else {
+      const values = f.value as InValue[]
+      if (values.length === 0) continue
+      conds.push(`${expr} IN (${values.map(() => '?').join(',')})`)
+      args.push(...values)
+    }
+  }
+  if (q.startTime) {
+    conds.push(`${spec.timeField} >= ?`)
+    args.push(parseTime(q.startTime, tz))
+  }
+  if (q.endTime) {
+    conds.push(`${spec.timeField} <= ?`)
+    args.push(parseTime(q.endTime, tz))
+  }
+  const where = conds.map((c) => `(${c})`).join(' AND ')
+  const sortExpr = sortExpression(spec, q.sort)
+  const dir = q.order === 'asc' ? 'ASC' : q.order === 'desc' ? 'DESC' : q.sort ? 'ASC' : 'DESC'
+  const [rows, count] = await db.client.batch(
+    [
+      {
+        sql: `${spec.columns} ${spec.from} WHERE ${where} ORDER BY ${sortExpr} ${dir}, ${spec.idField} ${dir} LIMIT ? OFFSET ?`,
+        args: [...args, q.limit, (q.page - 1) * q.limit],
+      },
+      { sql: `SELECT count(*) AS n ${spec.from} WHERE ${where}`, args },
+    ],
+    'read',
+  )
+  return { items: rows!.rows as unknown as Row[], count: Number(count!.rows[0]?.n ?? 0) }
+}
+
+function sortExpression(spec: ListSpec, sort: string | undefined): string {
+  if (!sort) return spec.timeField
+  return spec.fields[sort] ?? (sort === 'id' ? spec.idField : spec.timeField)
+}
+
+/** `?, ?, ?` for an IN list. */
+export const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ')

@@ -1,0 +1,9 @@
+import type { Db } from './db.ts'
+
+/** TODO: filled in by the resource's implementation. */
+export class ProductResourcesRepo {
+  constructor(
+    readonly db: Db,
+    readonly tz: string,
+  ) {}
+}

@@ -1,0 +1,121 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../../src/config.ts'
+import { startService, type Service } from '../../src/service.ts'
+
+export const ADMIN_EMAIL = 'admin@test.local'
+export const ADMIN_PASSWORD = 'admin-password-1'
+
+export interface Reply<T = any> {
+  status: number
+  body: T
+  headers: Headers
+  text: string
+}
+
+/** An HTTP client of the running service, optionally with credentials. */
+export class Client {
+  constructor(
+    readonly url: string,
+    readonly authorization?: string,
+    readonly lang?: string,
+  ) {}
+
+  async call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const h: Record<string, string> = { ...headers }
+    if (this.authorization) h.authorization ??= this.authorization
+    if (this.lang) h['accept-language'] ??= this.lang
+    let payload: BodyInit | undefined
+    if (typeof body === 'string' || body instanceof Uint8Array) payload = body as BodyInit
+    else if (body !== undefined) {
+      payload = JSON.stringify(body)
+      h['content-type'] ??= 'application/json'
+    }
+    const res = await fetch(this.url + path, { method, headers: h, body: payload })
+    const text = await res.text()
+    let parsed: unknown = text
+    try {
+      parsed = text ? JSON.parse(text) : null
+    } catch {}
+    return { status: res.status, body: parsed as T, headers: res.headers, text }
+  }
+  get = <T = any>(path: string, headers?: Record<string, string>) => this.call<T>('GET', path, undefined, headers)
+  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.call<T>('POST', path, body, headers)
+  put = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.call<T>('PUT', path, body, headers)
+  del = <T = any>(path: string, headers?: Record<string, string>) => this.call<T>('DELETE', path, undefined, headers)
+
+  /** The same caller asking for English labels. */
+  english() {
+    return new Client(this.url, this.authorization, 'en')
+  }
+}
+
+export interface TestService {
+  svc: Service
+  url: string
+  dir: string
+  /** The first tenant's admin. */
+  admin: Client
+  anon: Client
+  /** Signs up a new tenant and returns its admin client (tenant isolation tests). */
+  newTenant(): Promise<Client & { tenantID: string }>
+  /** A user of the admin's tenant with the given role. */
+  userWithRole(role: 'admin' | 'user' | 'viewer'): Promise<Client>
+  close(): Promise<void>
+}
+
+let seq = 0
+
+/** Starts the real service on a free port over a fresh libSQL file in a temp dir. */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-test-'))
+  const config = loadConfig({
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    ALLOW_SIGNUP: 'true',
+    LOG_LEVEL: 'error',
+    ...env,
+  })
+  const svc = await startService(config)
+  const anon = new Client(svc.url)
+  const login = async (email: string, password: string) => {
+    const r = await anon.post('/api/v1/login', { email, password })
+    if (r.status !== 201) throw new Error(`login failed: ${r.text}`)
+    return r.body as { token: string; tenantID: string }
+  }
+  const admin = new Client(svc.url, `Bearer ${(await login(ADMIN_EMAIL, ADMIN_PASSWORD)).token}`)
+  return {
+    svc,
+    url: svc.url,
+    dir,
+    admin,
+    anon,
+    async newTenant() {
+      const n = ++seq
+      const r = await anon.post('/api/v1/signup', {
+        email: `tenant${n}-${Date.now()}@test.local`,
+        username: `tenant${n}`,
+        password: 'tenant-password-1',
+        tenantName: `Tenant ${n}`,
+      })
+      if (r.status !== 201) throw new Error(`signup failed: ${r.text}`)
+      return Object.assign(new Client(svc.url, `Bearer ${r.body.token}`), { tenantID: r.body.tenantID as string })
+    },
+    async userWithRole(role) {
+      const email = `${role}${++seq}-${Date.now()}@test.local`
+      const r = await admin.post('/api/v1/users', { username: `${role}${seq}`, email, password: 'user-password-1', role })
+      if (r.status !== 201) throw new Error(`user create failed: ${r.text}`)
+      return new Client(svc.url, `Bearer ${(await login(email, 'user-password-1')).token}`)
+    },
+    async close() {
+      await svc.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * `npm test`: runs every test/**\/*.test.ts file under uvu, each in its own process (so servers, ports and
+ * timers of one file never leak into another), two at a time, and ends with the plain line `N passed, N failed`.
+ * `npm test -- devices` runs only files whose path contains "devices". Zero tests run is a failure.
+ */
+import { spawn } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const root = join(import.meta.dirname, '..')
+const filters = process.argv.slice(2)
+const parallel = Number(process.env.TEST_PARALLEL ?? 2)
+
+function find(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (name === 'node_modules' || name.startsWith('.')) return []
+    if (statSync(path).isDirectory()) return find(path)
+    return name.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+const files = find(join(root, 'test'))
+  .filter((f) => filters.length === 0 || filters.some((x) => relative(root, f).includes(x)))
+  .sort()
+
+interface Result {
+  file: string
+  total: number
+  passed: number
+  skipped: number
+  code: number
+  output: string
+}
+
+const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
+
+function runFile(file: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/_support/child.ts'), file], {
+      cwd: root,
+      env: { ...process.env, FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (d) => (output += d))
+    child.stderr.on('data', (d) => (output += d))
+    child.on('close', (code) => {
+      const text = strip(output)
+      const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(text)?.[1] ?? 0)
+      resolve({ file, total: num('Total'), passed: num('Passed'), skipped: num('Skipped'), code: code ?? 1, output: text })
+    })
+  })
+}
+
+const results: Result[] = []
+let next = 0
+async function worker() {
+  while (next < files.length) {
+    const file = files[next++]!
+    const r = await runFile(file)
+    results.push(r)
+    const ok = r.code === 0 && r.total > 0
+    process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${relative(root, file)} (${r.passed}/${r.total})\n`)
+    if (!ok) process.stdout.write(r.output.split('\n').map((l) => `    ${l}`).join('\n') + '\n')
+  }
+}
+await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker))
+
+let passed = 0
+let failed = 0
+let skipped = 0
+for (const r of results) {
+  passed += r.passed
+  skipped += r.skipped
+  failed += r.total - r.passed
+  // a file that crashed or exited non-zero with no failing test still counts as one failure
+  if (r.code !== 0 && r.total === r.passed) failed += 1
+}
+const total = passed + failed
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`)
+process.exit(failed > 0 || total === 0 ? 1 : 0)
