@@ -32,10 +32,6 @@ const ConfigSchema = z
     IMPORT_BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
-  .refine((c) => !c.INFLUX_URL || (c.INFLUX_TOKEN && c.INFLUX_ORG && c.INFLUX_BUCKET), {
-    message: 'INFLUX_TOKEN, INFLUX_ORG and INFLUX_BUCKET are required with INFLUX_URL',
-    path: ['INFLUX_URL'],
-  })
 
 export type RawConfig = z.infer<typeof ConfigSchema>
 export type Config = RawConfig & { DATABASE_URL: string }
@@ -56,10 +52,10 @@ export class ConfigError extends Error {}
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
   const parsed = ConfigSchema.safeParse(input)
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
-    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
-  }
+  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
+  if (input.INFLUX_URL && !(input.INFLUX_TOKEN && input.INFLUX_ORG && input.INFLUX_BUCKET))
+    lines.push('INFLUX_URL: INFLUX_TOKEN, INFLUX_ORG and INFLUX_BUCKET are required with it')
+  if (!parsed.success || lines.length) throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
   const c = parsed.data
   return { ...c, DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db` }
 }

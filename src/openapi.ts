@@ -9,8 +9,10 @@ const ErrorBody = z.object({
   errors: z.record(z.string(), z.string()),
 })
 
-const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
-  z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json
+  return rest
+}
 
 function queryParameters(schema: z.ZodType): Json[] {
   const js = jsonSchema(schema, 'input')

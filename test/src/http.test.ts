@@ -1,0 +1,75 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startTestService, type TestService } from '../_support/service.ts'
+import { loadConfig, ConfigError } from '../../src/config.ts'
+import { pickLang } from '../../src/http/env.ts'
+
+let t: TestService
+
+const http = suite('http conventions')
+http.before(async () => {
+  t = await startTestService({ BODY_LIMIT: '2048' })
+})
+http.after(async () => t.close())
+
+http('unknown path :: 404 DATA_NOT_FOUND errors.url in the error shape', async () => {
+  const r = await t.admin.get('/api/v1/nothing-here')
+  assert.is(r.status, 404)
+  assert.equal(r.body, { errorCode: 'DATA_NOT_FOUND', message: r.body.message, errors: { url: 'no such path: /api/v1/nothing-here' } })
+  assert.match(r.headers.get('content-type')!, /application\/json/)
+})
+
+http('wrong method :: 405 METHOD_NOT_ALLOWED with Allow', async () => {
+  const r = await t.admin.call('PATCH', '/api/v1/products')
+  assert.is(r.status, 405)
+  assert.is(r.body.errorCode, 'METHOD_NOT_ALLOWED')
+  assert.match(r.headers.get('allow')!, /GET/)
+})
+
+http('body over the limit :: 413 PAYLOAD_TOO_LARGE', async () => {
+  const r = await t.admin.post('/api/v1/products', { productName: 'x'.repeat(5000), cloudProtocol: 1 })
+  assert.is(r.status, 413)
+  assert.is(r.body.errorCode, 'PAYLOAD_TOO_LARGE')
+})
+
+http('health :: 200', async () => {
+  const r = await t.anon.get('/health')
+  assert.is(r.status, 200)
+  assert.is(r.body.status, 'ok')
+})
+
+http('pickLang :: English only when preferred', () => {
+  assert.is(pickLang(undefined), 'zh')
+  assert.is(pickLang('en'), 'en')
+  assert.is(pickLang('zh-CN,zh;q=0.9,en;q=0.8'), 'zh')
+  assert.is(pickLang('fr;q=0.5, en-GB;q=0.8'), 'en')
+})
+
+const config = suite('config')
+
+config('defaults :: the README table', () => {
+  const c = loadConfig({})
+  assert.is(c.PORT, 8080)
+  assert.is(c.HOST, '0.0.0.0')
+  assert.is(c.DATA_DIR, './data')
+  assert.is(c.DATABASE_URL, 'file:./data/devicecloud.db')
+  assert.is(c.MQTT_PORT, 1883)
+  assert.is(c.MQTT_WS_PORT, 8083)
+  assert.is(c.TIMEZONE, 'UTC')
+  assert.is(c.ALLOW_SIGNUP, false)
+  assert.is(c.INFLUX_URL, undefined)
+})
+
+config('bad keys :: one error listing every bad key', () => {
+  try {
+    loadConfig({ PORT: 'abc', TIMEZONE: 'Mars/Base', INFLUX_URL: 'http://x:8086' })
+    assert.unreachable()
+  } catch (e) {
+    assert.instance(e, ConfigError)
+    const msg = (e as Error).message
+    for (const key of ['PORT', 'TIMEZONE', 'INFLUX_URL']) assert.match(msg, key)
+  }
+})
+
+http.run()
+config.run()
