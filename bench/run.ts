@@ -1,0 +1,25 @@
+/**
+ * `npm run bench`: runs every bench/*.bench.ts in turn (or those whose name contains an argument), each in its
+ * own process, and prints their figures. bench/README.md keeps the latest results.
+ */
+import { spawnSync } from 'node:child_process'
+import { readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import os from 'node:os'
+
+const dir = import.meta.dirname
+const filters = process.argv.slice(2)
+const files = readdirSync(dir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort()
+
+console.log(`# DeviceCloud benchmarks, ${new Date().toISOString()}`)
+console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`)
+let failed = 0
+for (const f of files) {
+  console.log(`## ${f}`)
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(dir, f)], { stdio: 'inherit' })
+  if (r.status !== 0) failed++
+}
+process.exit(failed ? 1 : 0)
