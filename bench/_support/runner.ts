@@ -13,7 +13,7 @@ export interface LoadResult {
 /** Runs bench/_support/load.ts in a child process against `url` and returns its figures. */
 export function load(opts: {
   url: string
-  paths: string[]
+  paths: readonly string[]
   connections: number
   seconds?: number
   warmup?: number

@@ -1,7 +1,56 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { IdsQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import { CurrentAlert, CurrentAlertListQuery, HistoryAlert, HistoryAlertListQuery } from '../schemas/alerts.ts'
+import { alertWire } from '../wire/alerts.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function alertRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'Alerts'
+
+/** Current and history alerts; deleting a current alert handles it (moves it to the history). */
+export function alertRoutes({ meta }: Deps) {
+  const r = new Router()
+
+  r.route(
+    { method: 'get', path: '/current_alerts', tag, summary: 'Current alerts', query: CurrentAlertListQuery, response: Page(CurrentAlert) },
+    async (c, { query }) => {
+      const { items, count } = await meta.alerts.current(c.get('tenant'), query)
+      const ctx = wireCtx(c)
+      return c.json(pageOf(items.map((a) => alertWire.current(a, ctx)), count, query))
+    },
+  )
+
+  r.route(
+    {
+      method: 'delete',
+      path: '/current_alerts',
+      tag,
+      summary: 'Handle (clear) current alerts: they move to the history',
+      query: IdsQuery,
+      status: 204,
+    },
+    async (c, { query }) => {
+      await meta.alerts.clear(c.get('tenant'), query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  r.route(
+    { method: 'get', path: '/history_alerts', tag, summary: 'History alerts', query: HistoryAlertListQuery, response: Page(HistoryAlert) },
+    async (c, { query }) => {
+      const { items, count } = await meta.alerts.history(c.get('tenant'), query)
+      const ctx = wireCtx(c)
+      return c.json(pageOf(items.map((a) => alertWire.history(a, ctx)), count, query))
+    },
+  )
+
+  r.route(
+    { method: 'delete', path: '/history_alerts', tag, summary: 'Delete history alerts', query: IdsQuery, status: 204 },
+    async (c, { query }) => {
+      await meta.alerts.deleteHistory(c.get('tenant'), query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  return r
 }

@@ -26,8 +26,8 @@ export class Client {
     const h: Record<string, string> = { ...headers }
     if (this.authorization) h.authorization ??= this.authorization
     if (this.lang) h['accept-language'] ??= this.lang
-    let payload: BodyInit | undefined
-    if (typeof body === 'string' || body instanceof Uint8Array) payload = body as BodyInit
+    let payload: string | Uint8Array | undefined
+    if (typeof body === 'string' || body instanceof Uint8Array) payload = body as string | Uint8Array
     else if (body !== undefined) {
       payload = JSON.stringify(body)
       h['content-type'] ??= 'application/json'

@@ -1,0 +1,131 @@
+import { z } from 'zod'
+import { Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { listQuery, type FilterFields } from '../http/paging.ts'
+import { parseTime, TIME_PATTERN } from '../wire/time.ts'
+
+/** Connection log record (spec: Connection log record, Variant A; status 2 = authentication failed, CONTRACT §5). */
+export const ConnectLog = z.object({
+  id: Int,
+  deviceID: Str,
+  deviceName: NullableStr,
+  IP: NullableStr,
+  keepAlive: NullableInt,
+  tenantID: NullableStr,
+  connectStatus: Int,
+  connectStatusLabel: Label,
+  msgTime: Timestamp,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/**
+ * Uplink message (spec: Uplink message (event) record). `status` 1: the values were stored as data points;
+ * 0: some or all were not, and `reason` says why (CONTRACT §5). productName is Variant B's global-list field.
+ */
+export const Event = z.object({
+  id: Int,
+  deviceID: Str,
+  deviceName: NullableStr,
+  productName: NullableStr,
+  IP: NullableStr,
+  topic: NullableStr,
+  payload: NullableStr,
+  status: Int,
+  reason: NullableStr,
+  msgTime: Timestamp,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** A gateway's own uplink messages: gatewayName instead of deviceName (spec: Gateways › events). */
+export const GatewayEvent = Event.omit({ deviceName: true, productName: true }).extend({ gatewayName: NullableStr })
+
+/** Downlink message (spec: Downlink message (control log) record); taskID ties it to the command's acknowledgement. */
+export const ControlLog = z.object({
+  id: Int,
+  deviceIntID: NullableInt,
+  deviceID: NullableStr,
+  deviceName: NullableStr,
+  topic: NullableStr,
+  payload: NullableStr,
+  publishStatus: Int,
+  publishStatusLabel: Label,
+  publishUser: NullableStr,
+  userIntID: NullableInt,
+  taskID: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** Group control log: groupID and groupName instead of deviceIntID and deviceName. */
+export const GroupControlLog = z.object({
+  id: Int,
+  groupID: NullableStr,
+  groupName: NullableStr,
+  topic: NullableStr,
+  payload: NullableStr,
+  publishStatus: Int,
+  publishStatusLabel: Label,
+  publishUser: NullableStr,
+  userIntID: NullableInt,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** Gateway control log: a structured payload (the stored JSON parsed; text that is not JSON stays a string). */
+export const GatewayControlLog = z.object({
+  id: Int,
+  deviceIntID: NullableInt,
+  createUser: NullableStr,
+  payload: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string()]).nullable(),
+  createAt: Timestamp,
+})
+
+/** `startTime`/`endTime`: the pattern and a real calendar time (2024-02-30 is refused too). */
+const timeParam = z
+  .string()
+  .regex(TIME_PATTERN, 'must be YYYY-MM-DD HH:MM:SS')
+  .refine((s) => parseTime(s, 'UTC') !== null, 'must be YYYY-MM-DD HH:MM:SS')
+  .optional()
+
+/**
+ * The query of a time-ordered list: listQuery with startTime/endTime (strictly validated) and `_sort` also
+ * accepting the `sortable` fields that are not filters (msgTime, startTime ...).
+ */
+export function timedListQuery<const F extends FilterFields>(fields: F, sortable: readonly string[] = []) {
+  const sorts = ['id', 'createAt', 'updateAt', ...sortable, ...Object.keys(fields)] as [string, ...string[]]
+  return listQuery(fields, {
+    times: true,
+    extra: { startTime: timeParam, endTime: timeParam, _sort: z.enum(sorts).optional() },
+  })
+}
+
+export const connectLogFilters = {
+  deviceName: 'text',
+  deviceID: 'text',
+  IP: 'text',
+  connectStatus: 'int',
+} satisfies FilterFields
+export const eventFilters = { deviceName: 'text', deviceID: 'text', topic: 'text', status: 'int' } satisfies FilterFields
+export const gatewayEventFilters = { topic: 'text', status: 'int' } satisfies FilterFields
+export const controlLogFilters = {
+  deviceName: 'text',
+  deviceID: 'text',
+  topic: 'text',
+  publishStatus: 'int',
+  taskID: 'text',
+} satisfies FilterFields
+export const groupControlLogFilters = {
+  groupName: 'text',
+  groupID: 'text',
+  topic: 'text',
+  publishStatus: 'int',
+} satisfies FilterFields
+export const gatewayControlLogFilters = { createUser: 'text' } satisfies FilterFields
+
+export const ConnectLogListQuery = timedListQuery(connectLogFilters, ['msgTime'])
+export const EventListQuery = timedListQuery(eventFilters, ['msgTime'])
+export const GatewayEventListQuery = timedListQuery(gatewayEventFilters, ['msgTime'])
+export const ControlLogListQuery = timedListQuery(controlLogFilters, ['msgTime'])
+export const GroupControlLogListQuery = timedListQuery(groupControlLogFilters, ['msgTime'])
+export const GatewayControlLogListQuery = timedListQuery(gatewayControlLogFilters, ['msgTime'])
