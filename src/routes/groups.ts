@@ -1,7 +1,124 @@
+import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import {
+  Group,
+  GroupCreate,
+  GroupDevice,
+  GroupDevicesAdd,
+  GroupDevicesAdded,
+  GroupListItem,
+  GroupUpdate,
+  NotJoinedDevicesQuery,
+  SelectOption,
+  groupDeviceFilters,
+  groupFilters,
+} from '../schemas/groups.ts'
+import { groupDeviceWire, groupWire } from '../wire/groups.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function groupRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'Groups'
+
+export function groupRoutes({ meta }: Deps) {
+  const r = new Router()
+
+  r.route(
+    { method: 'get', path: '/groups', tag, summary: 'List groups', query: listQuery(groupFilters), response: Page(GroupListItem) },
+    async (c, { query }) => {
+      const { items, count } = await meta.groups.list(c.get('tenant'), query)
+      return c.json(pageOf(items.map((g) => groupWire.list(g, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route({ method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group }, async (c, { id }) =>
+    c.json(groupWire.detail(await meta.groups.get(c.get('tenant'), id), wireCtx(c))),
+  )
+
+  r.route(
+    { method: 'post', path: '/groups', tag, summary: 'Create a group of one product', body: GroupCreate, response: Group, status: 201 },
+    async (c, { body }) => {
+      const created = await meta.groups.create(c.get('tenant'), c.get('caller').userIntID, body)
+      return c.json(groupWire.detail(created, wireCtx(c)), 201)
+    },
+  )
+
+  r.route(
+    {
+      method: 'put',
+      path: '/groups/:id',
+      tag,
+      summary: 'Edit a group',
+      description: 'productID can change only while the group has no devices (422 errors.productID).',
+      body: GroupUpdate,
+      response: Group,
+    },
+    async (c, { id, body }) => c.json(groupWire.detail(await meta.groups.update(c.get('tenant'), id, body), wireCtx(c))),
+  )
+
+  r.route(
+    { method: 'delete', path: '/groups', tag, summary: 'Delete groups (refused while they have devices)', query: IdsQuery, status: 204 },
+    async (c, { query }) => {
+      await meta.groups.delete(c.get('tenant'), query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  memberRoutes(r, meta)
+  return r
+}
+
+/** The devices of a group and the platform_select helper. */
+function memberRoutes(r: Router, meta: Deps['meta']) {
+  r.route(
+    {
+      method: 'get',
+      path: '/groups/:id/devices',
+      tag,
+      summary: 'Devices of a group',
+      query: listQuery(groupDeviceFilters),
+      response: Page(GroupDevice),
+    },
+    async (c, { id, query }) => {
+      const { items, count } = await meta.groups.members.list(c.get('tenant'), id, query)
+      return c.json(pageOf(items.map((d) => groupDeviceWire.list(d, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route(
+    {
+      method: 'post',
+      path: '/groups/:id/devices',
+      tag,
+      summary: 'Add devices to a group',
+      description:
+        "Every id must be a device of the tenant (404 errors.ids) of the group's product (422 errors.ids). " +
+        'Adding a member again changes nothing. The answer (not shown in the spec) counts the new members.',
+      body: GroupDevicesAdd,
+      response: GroupDevicesAdded,
+      status: 201,
+    },
+    async (c, { id, body }) =>
+      c.json(groupWire.added(await meta.groups.members.add(c.get('tenant'), id, body.ids), wireCtx(c)), 201),
+  )
+
+  r.route(
+    { method: 'delete', path: '/groups/:id/devices', tag, summary: 'Remove devices from a group', query: IdsQuery, status: 204 },
+    async (c, { id, query }) => {
+      await meta.groups.members.remove(c.get('tenant'), id, query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/platform_select/groups/:id/not_joined_devices',
+      tag,
+      summary: "Devices of the group's product not in the group (select options, newest first, at most 1000)",
+      query: NotJoinedDevicesQuery,
+      response: z.array(SelectOption),
+    },
+    async (c, { id, query }) => c.json(await meta.groups.members.notJoined(c.get('tenant'), id, query.deviceName_like)),
+  )
 }

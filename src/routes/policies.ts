@@ -1,7 +1,58 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import { Policy, PolicyCreate, PolicyListItem, PolicyUpdate, policyFilters } from '../schemas/policies.ts'
+import { policyWire } from '../wire/policies.ts'
+import { policyBindingRoutes } from './policy-devices.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function policyRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'Policies'
+
+export function policyRoutes({ meta }: Deps) {
+  const r = new Router()
+
+  r.route(
+    { method: 'get', path: '/policies', tag, summary: 'List policies', query: listQuery(policyFilters), response: Page(PolicyListItem) },
+    async (c, { query }) => {
+      const { items, count } = await meta.policies.list(c.get('tenant'), query)
+      return c.json(pageOf(items.map((p) => policyWire.list(p, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route({ method: 'get', path: '/policies/:id', tag, summary: 'Policy detail', response: Policy }, async (c, { id }) =>
+    c.json(policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c))),
+  )
+
+  r.route(
+    {
+      method: 'post',
+      path: '/policies',
+      tag,
+      summary: 'Create a topic access policy',
+      description: "topic is an MQTT topic filter relative to the device's topic prefix (no leading '/').",
+      body: PolicyCreate,
+      response: Policy,
+      status: 201,
+    },
+    async (c, { body }) => {
+      const created = await meta.policies.create(c.get('tenant'), c.get('caller').userIntID, body)
+      return c.json(policyWire.detail(created, wireCtx(c)), 201)
+    },
+  )
+
+  r.route(
+    { method: 'put', path: '/policies/:id', tag, summary: 'Edit a policy', body: PolicyUpdate, response: Policy },
+    async (c, { id, body }) => c.json(policyWire.detail(await meta.policies.update(c.get('tenant'), id, body), wireCtx(c))),
+  )
+
+  r.route(
+    { method: 'delete', path: '/policies', tag, summary: 'Delete policies (refused while bound to devices)', query: IdsQuery, status: 204 },
+    async (c, { query }) => {
+      await meta.policies.delete(c.get('tenant'), query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  policyBindingRoutes(r, meta)
+  return r
 }

@@ -1,7 +1,60 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import { Subscription, SubscriptionCreate, subscriptionFilters } from '../schemas/subscriptions.ts'
+import { subscriptionWire } from '../wire/subscriptions.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function subscriptionRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'Devices'
+
+/** A device's proxy subscriptions: stored here, applied by the broker. */
+export function subscriptionRoutes({ meta }: Deps) {
+  const r = new Router()
+
+  r.route(
+    {
+      method: 'get',
+      path: '/devices/:id/subscriptions',
+      tag,
+      summary: 'Subscriptions of a device',
+      query: listQuery(subscriptionFilters),
+      response: Page(Subscription),
+    },
+    async (c, { id, query }) => {
+      const { items, count } = await meta.subscriptions.list(c.get('tenant'), id, query)
+      return c.json(pageOf(items.map((s) => subscriptionWire.detail(s, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route(
+    {
+      method: 'post',
+      path: '/devices/:id/subscriptions',
+      tag,
+      summary: 'Add a subscription to a device',
+      description: "topic is an MQTT topic filter relative to the device's topic prefix; qos 0, 1 or 2 (default 1).",
+      body: SubscriptionCreate,
+      response: Subscription,
+      status: 201,
+    },
+    async (c, { id, body }) =>
+      c.json(subscriptionWire.detail(await meta.subscriptions.create(c.get('tenant'), id, body), wireCtx(c)), 201),
+  )
+
+  r.route(
+    {
+      method: 'delete',
+      path: '/devices/:id/subscriptions',
+      tag,
+      summary: 'Delete subscriptions of a device',
+      query: IdsQuery,
+      status: 204,
+    },
+    async (c, { id, query }) => {
+      await meta.subscriptions.delete(c.get('tenant'), id, query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  return r
 }

@@ -1,9 +1,113 @@
 import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { Conflict, NotFound, Referenced } from '../errors.ts'
+import { listPage, marks, type ListSpec } from './list.ts'
+import { isUniqueViolation } from './sql-errors.ts'
+import { PolicyBindingsRepo } from './policy-devices.ts'
 
-/** TODO: filled in by the resource's implementation. */
+const COLUMNS = `SELECT x.id AS id, x.name AS name, x.topic AS topic, x.access AS access, x.allow AS allow,
+  x.description AS description, x.user_int_id AS userIntID, u.username AS createUser,
+  x.create_at AS createAt, x.update_at AS updateAt`
+
+/** One `{id}` per bound device, ordered by device id (ActorCloud's per-device ACL rows). */
+const ACL = `(SELECT json_group_array(json_object('id', b.device_int_id)) FROM
+  (SELECT device_int_id FROM policy_devices WHERE policy_int_id = x.id ORDER BY device_int_id) b) AS mqtt_acl`
+
+const FROM = 'FROM policies x LEFT JOIN users u ON u.id = x.user_int_id'
+
+/** The list of policies, narrowed by `where` (its first `?` is the tenant). */
+export function policyListSpec(where = 'x.tenant_id = ?'): ListSpec {
+  return {
+    columns: COLUMNS,
+    from: FROM,
+    where,
+    fields: { name: 'x.name', topic: 'x.topic', access: 'x.access', allow: 'x.allow', updateAt: 'x.update_at' },
+    timeField: 'x.create_at',
+    idField: 'x.id',
+  }
+}
+
+const list = policyListSpec()
+
+export interface PolicyInput {
+  name?: string
+  topic?: string
+  access?: number
+  allow?: number
+  description?: string | null
+}
+
+/** Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. */
 export class PoliciesRepo {
+  readonly bindings: PolicyBindingsRepo
+
   constructor(
     readonly db: Db,
     readonly tz: string,
-  ) {}
+  ) {
+    this.bindings = new PolicyBindingsRepo(db, tz, policyListSpec)
+  }
+
+  /** A page of the tenant's policies. */
+  list(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, list, [tenant], q, this.tz)
+  }
+
+  /** One policy of the tenant with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
+  async get(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(`${COLUMNS}, ${ACL} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    if (!r) throw new NotFound()
+    return r as Row
+  }
+
+  /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
+  async create(tenant: string, userIntID: number | null, p: Required<Omit<PolicyInput, 'description'>> & PolicyInput) {
+    try {
+      const r = await this.db.run(
+        `INSERT INTO policies (tenant_id, name, topic, access, allow, description, user_int_id, create_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [tenant, p.name, p.topic, p.access, p.allow, p.description ?? null, userIntID, Date.now()],
+      )
+      return this.get(tenant, r.lastId)
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('name')
+      throw e
+    }
+  }
+
+  /** Edits a policy; absent fields keep their values. */
+  async update(tenant: string, id: number, p: PolicyInput) {
+    await this.get(tenant, id)
+    try {
+      await this.db.run(
+        `UPDATE policies SET name = coalesce(?, name), topic = coalesce(?, topic), access = coalesce(?, access),
+           allow = coalesce(?, allow), description = CASE WHEN ? THEN ? ELSE description END, update_at = ?
+         WHERE tenant_id = ? AND id = ?`,
+        [p.name ?? null, p.topic ?? null, p.access ?? null, p.allow ?? null, p.description !== undefined ? 1 : 0,
+          p.description ?? null, Date.now(), tenant, id],
+      )
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('name')
+      throw e
+    }
+    return this.get(tenant, id)
+  }
+
+  /** Deletes all of `ids` or none: refused while a policy is bound to devices (CONTRACT §3). */
+  async delete(tenant: string, ids: number[]) {
+    const rows = await this.db.all(
+      `SELECT x.id AS id, x.name AS name,
+         (SELECT count(*) FROM policy_devices pd WHERE pd.policy_int_id = x.id) AS devices
+       FROM policies x WHERE x.tenant_id = ? AND x.id IN (${marks(ids.length)})`,
+      [tenant, ...ids],
+    )
+    if (rows.length !== ids.length) {
+      const found = new Set(rows.map((r) => Number(r.id)))
+      throw new NotFound('ids', `no policy ${ids.filter((i) => !found.has(i)).join(', ')}`)
+    }
+    for (const r of rows)
+      if (Number(r.devices) > 0)
+        throw new Referenced('ids', `policy ${r.id} (${r.name}) is bound to ${r.devices} devices; unbind them first`)
+    await this.db.run(`DELETE FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [tenant, ...ids])
+  }
 }

@@ -1,0 +1,79 @@
+import { z } from 'zod'
+import { intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** Group detail (spec: Group, Variant A). */
+export const Group = z.object({
+  id: Int,
+  groupID: Str,
+  groupName: Str,
+  description: NullableStr,
+  productID: Str,
+  productName: Str,
+  deviceCount: Int,
+  createUser: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** Group in a list: createUser is detail only. */
+export const GroupListItem = Group.omit({ createUser: true })
+
+export const GroupCreate = z.object({
+  productID: name(64),
+  groupName: name(50),
+  description: text(300),
+})
+
+/** Edit: the whole record as read may come back; productID may change only while the group is empty. */
+export const GroupUpdate = GroupCreate.partial()
+
+export const groupFilters = {
+  groupName: 'text',
+  groupID: 'text',
+  productID: 'text',
+  description: 'text',
+} satisfies FilterFields
+
+/** Add devices to a group (spec: POST /groups/{id}/devices). */
+export const GroupDevicesAdd = z.object({
+  ids: z
+    .array(intID, { error: 'required, an array of device ids' })
+    .min(1, { error: 'must not be empty' })
+    .max(1000, { error: 'at most 1000 ids' })
+    .transform((ids) => [...new Set(ids)]),
+})
+
+/** Answer of adding devices (the spec does not show it): how many were new, and the members now. */
+export const GroupDevicesAdded = z.object({
+  groupIntID: Int,
+  groupID: Str,
+  added: Int,
+  deviceCount: Int,
+})
+
+/** A member of a group: Variant A device fields plus Variant B's `status`/`statusLabel` (same value). */
+export const GroupDevice = z.object({
+  id: Int,
+  deviceID: Str,
+  deviceName: Str,
+  deviceType: NullableInt,
+  deviceTypeLabel: Label,
+  deviceStatus: Int,
+  deviceStatusLabel: Label,
+  status: Int,
+  statusLabel: Label,
+  productID: Str,
+  productName: Str,
+  createAt: Timestamp,
+})
+
+export const groupDeviceFilters = { deviceName: 'text', deviceID: 'text' } satisfies FilterFields
+
+/** platform_select option: a device of the group's product not yet in the group. */
+export const SelectOption = z.object({ label: Str, value: Int })
+
+export const NotJoinedDevicesQuery = z.object({ deviceName_like: z.string().optional() })
+
+export type GroupCreate = z.infer<typeof GroupCreate>
+export type GroupUpdate = z.infer<typeof GroupUpdate>

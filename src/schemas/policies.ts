@@ -1,0 +1,78 @@
+import { z } from 'zod'
+import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { topicFilterProblem } from '../rules/policies.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** A topic filter relative to the device's mountpoint (src/rules/policies.ts). */
+export const TopicFilter = z.string({ error: 'required, a string' }).superRefine((topic, ctx) => {
+  const problem = topicFilterProblem(topic)
+  if (problem) ctx.addIssue({ code: 'custom', message: problem })
+})
+
+/** Policy detail (spec: Policy). `mqtt_acl` holds one `{id}` per bound device (the device record id). */
+export const Policy = z.object({
+  id: Int,
+  name: Str,
+  topic: Str,
+  access: Int,
+  accessLabel: Label,
+  allow: Int,
+  allowLabel: Label,
+  description: NullableStr,
+  mqtt_acl: z.array(z.object({ id: Int })),
+  userIntID: NullableInt,
+  createUser: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** Policy in a list: no createUser (detail only), no mqtt_acl. */
+export const PolicyListItem = Policy.omit({ createUser: true, mqtt_acl: true })
+
+export const PolicyCreate = z.object({
+  name: name(50),
+  topic: TopicFilter,
+  access: enumCode('access'),
+  allow: enumCode('allow'),
+  description: text(300),
+})
+
+export const PolicyUpdate = PolicyCreate.partial()
+
+export const policyFilters = {
+  name: 'text',
+  topic: 'text',
+  access: 'int',
+  allow: 'int',
+} satisfies FilterFields
+
+/** A device bound to a policy (spec: GET /policies/{id}/devices). */
+export const PolicyDevice = z.object({
+  id: Int,
+  deviceID: Str,
+  deviceName: Str,
+  deviceTypeLabel: Label,
+})
+
+export const policyDeviceFilters = { deviceName: 'text', deviceID: 'text' } satisfies FilterFields
+
+/** A device that can still be bound (spec: platform_select/policies/{id}/not_joined_devices). */
+export const PolicyCandidateDevice = z.object({ id: Int, deviceName: Str, productName: Str })
+
+export const policyCandidateFilters = { deviceName: 'text', productName: 'text' } satisfies FilterFields
+
+const idList = (what: string) =>
+  z
+    .array(intID, { error: `must be an array of ${what} ids` })
+    .max(1000, { error: 'at most 1000 ids' })
+    .optional()
+    .transform((ids) => [...new Set(ids ?? [])])
+
+/** Bind devices to a policy; the spec marks the list optional, an absent list binds nothing. */
+export const PolicyDevicesBind = z.object({ devicesIntID: idList('device') })
+
+/** Bind policies to a device; the spec marks the list optional, an absent list binds nothing. */
+export const DevicePoliciesBind = z.object({ ids: idList('policy') })
+
+export type PolicyCreate = z.infer<typeof PolicyCreate>
+export type PolicyUpdate = z.infer<typeof PolicyUpdate>

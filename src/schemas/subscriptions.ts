@@ -1,0 +1,26 @@
+import { z } from 'zod'
+import { looseInt, Int, Str, Timestamp } from './common.ts'
+import { TopicFilter } from './policies.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** A device's proxy subscription (spec: Subscription). */
+export const Subscription = z.object({
+  id: Int,
+  topic: Str,
+  qos: Int,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** The spec documents qos as a string and shows a number: both are accepted, stored as a number. */
+export const SubscriptionCreate = z.object({
+  topic: TopicFilter,
+  qos: looseInt
+    .refine((n) => n >= 0 && n <= 2, { error: 'must be one of 0, 1, 2' })
+    .optional()
+    .transform((n) => n ?? 1),
+})
+
+export const subscriptionFilters = { topic: 'text', qos: 'int' } satisfies FilterFields
+
+export type SubscriptionCreate = z.infer<typeof SubscriptionCreate>
