@@ -1,9 +1,183 @@
+import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { NotFound, Referenced } from '../errors.ts'
+import { listPage, marks, type ListSpec } from './list.ts'
+import {
+  columnValues,
+  conflictOf,
+  DEVICE_COLUMNS,
+  deleteStatements,
+  fieldsOf,
+  insertSql,
+  updateSql,
+  type DeviceFields,
+} from './device-columns.ts'
+import { GatewaysRepo } from './gateways.ts'
 
-/** TODO: filled in by the resource's implementation. */
+const COLUMNS = `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName,
+  d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
+  d.device_status AS deviceStatus, d.device_type AS deviceType, d.up_link_system AS upLinkSystem,
+  d.gateway_int_id AS gateway, g.device_name AS gatewayName,
+  d.parent_device_int_id AS parentDevice, pd.device_name AS parentDeviceName,
+  p.product_id AS productID, p.id AS productIntID, p.product_name AS productName, p.cloud_protocol AS cloudProtocol,
+  d.mod_bus_index AS modBusIndex, d.carrier AS carrier, d.physical_network AS physicalNetwork,
+  d.imei AS IMEI, d.imsi AS IMSI, d.auto_sub AS autoSub, d.manufacturer AS manufacturer,
+  d.serial_number AS serialNumber, d.soft_version AS softVersion, d.hardware_version AS hardwareVersion,
+  d.description AS description, d.device_console_ip AS deviceConsoleIP, d.device_console_port AS deviceConsolePort,
+  d.device_console_username AS deviceConsoleUsername, d.latitude AS latitude, d.longitude AS longitude,
+  d.location AS location, d.lora AS lora, d.meta_data AS metaData, d.scopes AS scopes,
+  d.client_ip AS clientIP, d.connected_at AS connectedAt, d.keep_alive AS keepAlive, u.username AS createUser,
+  d.tenant_id AS tenantID, d.user_int_id AS userIntID, d.create_at AS createAt, d.update_at AS updateAt`
+
+const FROM = `FROM devices d JOIN products p ON p.id = d.product_int_id
+  LEFT JOIN devices g ON g.id = d.gateway_int_id
+  LEFT JOIN devices pd ON pd.id = d.parent_device_int_id
+  LEFT JOIN users u ON u.id = d.user_int_id`
+
+const WHERE = `d.tenant_id = ? AND d.kind = 'device'`
+
+const list: ListSpec = {
+  columns: COLUMNS,
+  from: FROM,
+  where: WHERE,
+  fields: {
+    deviceName: 'd.device_name',
+    deviceID: 'd.device_id',
+    productID: 'p.product_id',
+    productIntID: 'p.id',
+    productName: 'p.product_name',
+    deviceType: 'd.device_type',
+    deviceStatus: 'd.device_status',
+    blocked: 'd.blocked',
+    authType: 'd.auth_type',
+    cloudProtocol: 'p.cloud_protocol',
+    upLinkSystem: 'd.up_link_system',
+    parentDevice: 'd.parent_device_int_id',
+    gateway: 'd.gateway_int_id',
+    manufacturer: 'd.manufacturer',
+    serialNumber: 'd.serial_number',
+    modBusIndex: 'd.mod_bus_index',
+    updateAt: 'd.update_at',
+  },
+  timeField: 'd.create_at',
+  idField: 'd.id',
+}
+
+const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups gr ON gr.id = gd.group_int_id
+  WHERE gd.device_int_id = d.id AND gr.tenant_id = d.tenant_id AND gr.group_id = ?)`
+
+/** The product a device write points at. */
+export interface ProductRef {
+  id: number
+  productID: string
+  cloudProtocol: number
+}
+
+/** A stored device as a write's fields, plus what an edit needs to know about it. */
+export type CurrentDevice = DeviceFields & { id: number; productID: string }
+
+/** Devices of a tenant (kind 'device' of the devices table); gateways are `.gateways`. */
 export class DevicesRepo {
+  readonly gateways: GatewaysRepo
+
   constructor(
     readonly db: Db,
     readonly tz: string,
-  ) {}
+  ) {
+    this.gateways = new GatewaysRepo(db, tz)
+  }
+
+  /** A page of devices; `groupID` narrows to members of that group. */
+  list(tenant: string, q: ListArgs, opts: { groupID?: string } = {}): Promise<Page> {
+    if (opts.groupID === undefined) return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, { ...list, where: `${WHERE} AND ${IN_GROUP}` }, [tenant, opts.groupID], q, this.tz)
+  }
+
+  /** The detail row (wire names, JSON as text, times as epoch ms); NotFound when not in the tenant. */
+  async get(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE ${WHERE} AND d.id = ?`, [tenant, id])
+    if (!r) throw new NotFound()
+    return r as Row
+  }
+
+  /** The stored fields of a device, for merging an edit into them. */
+  async current(tenant: string, id: number): Promise<CurrentDevice> {
+    const row = await this.get(tenant, id)
+    return { ...fieldsOf<DeviceFields>(DEVICE_COLUMNS, row), id, productID: String(row.productID) }
+  }
+
+  /** The tenant's product with that productID, or undefined. */
+  async product(tenant: string, productID: string): Promise<ProductRef | undefined> {
+    const r = await this.db.one(
+      `SELECT id, product_id AS productID, cloud_protocol AS cloudProtocol
+       FROM products WHERE tenant_id = ? AND product_id = ?`,
+      [tenant, productID],
+    )
+    return r ? { id: Number(r.id), productID: String(r.productID), cloudProtocol: Number(r.cloudProtocol) } : undefined
+  }
+
+  /** True when `id` is a gateway of the tenant. */
+  async gatewayExists(tenant: string, id: number): Promise<boolean> {
+    const r = await this.db.one(`SELECT 1 FROM devices WHERE tenant_id = ? AND kind = 'gateway' AND id = ?`, [tenant, id])
+    return r !== undefined
+  }
+
+  /**
+   * The chain of device ids from `id` up through its parents ([id, parent, grandparent ...]); empty when `id` is
+   * not a device of the tenant. A device whose chain contains itself would close a cycle.
+   */
+  async ancestry(tenant: string, id: number): Promise<number[]> {
+    const rows = await this.db.all(
+      `WITH RECURSIVE up(id, parent, depth) AS (
+         SELECT id, parent_device_int_id, 0 FROM devices WHERE tenant_id = ? AND kind = 'device' AND id = ?
+         UNION SELECT d.id, d.parent_device_int_id, up.depth + 1 FROM devices d JOIN up ON d.id = up.parent
+           WHERE up.depth < 1000)
+       SELECT id FROM up ORDER BY depth`,
+      [tenant, id],
+    )
+    return rows.map((r) => Number(r.id))
+  }
+
+  /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
+  async create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<Row> {
+    const args: InValue[] = [tenant, 'device', userIntID, Date.now(), ...columnValues(DEVICE_COLUMNS, f)]
+    const r = await this.write(insertSql(DEVICE_COLUMNS), args)
+    return this.get(tenant, r.lastId)
+  }
+
+  /** Replaces every stored field of a device with `f` and sets updateAt. */
+  async update(tenant: string, id: number, f: DeviceFields): Promise<Row> {
+    const args = [...columnValues(DEVICE_COLUMNS, f), Date.now(), tenant, 'device', id]
+    const r = await this.write(updateSql(DEVICE_COLUMNS), args)
+    if (r.changes === 0) throw new NotFound()
+    return this.get(tenant, id)
+  }
+
+  private async write(sql: string, args: InValue[]) {
+    try {
+      return await this.db.run(sql, args)
+    } catch (e) {
+      throw conflictOf(e, 'deviceName') ?? e
+    }
+  }
+
+  /**
+   * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices that are not deleted with
+   * it. Group memberships, policy and certificate bindings and proxy subscriptions are links, not records in use:
+   * they are removed in the same transaction.
+   */
+  async delete(tenant: string, ids: number[]): Promise<void> {
+    const m = marks(ids.length)
+    const rows = await this.db.all(
+      `SELECT d.id AS id, d.device_name AS name,
+         (SELECT count(*) FROM devices c WHERE c.parent_device_int_id = d.id AND c.id NOT IN (${m})) AS children
+       FROM devices d WHERE ${WHERE} AND d.id IN (${m})`,
+      [...ids, tenant, ...ids],
+    )
+    if (rows.length !== ids.length) throw new NotFound('ids')
+    const used = rows.find((r) => Number(r.children) > 0)
+    if (used) throw new Referenced('ids', `device ${used.id} (${used.name}) still has ${used.children} child devices`)
+    await this.db.batch(deleteStatements(tenant, 'device', ids))
+  }
 }

@@ -1,0 +1,71 @@
+import { ApiError, type FieldErrors } from '../errors.ts'
+import { randomCredential } from '../security.ts'
+import {
+  credentialRules,
+  deviceDraft,
+  deviceRules,
+  gatewayDraft,
+  keepApplicableLinks,
+  type Draft,
+} from '../rules/devices.ts'
+import type { DeviceUpdate } from '../schemas/devices.ts'
+import type { GatewayUpdate } from '../schemas/gateways.ts'
+import type { CurrentDevice, DevicesRepo, ProductRef } from '../../store/libsql/devices.ts'
+import type { CurrentGateway } from '../../store/libsql/gateways.ts'
+import type { CredentialFields, DeviceFields, GatewayFields } from '../../store/libsql/device-columns.ts'
+
+const fail = (code: 'DATA_NOT_FOUND' | 'FORM_INVALID', errors: FieldErrors) => {
+  if (Object.keys(errors).length) throw new ApiError(code, errors)
+}
+
+/** The credentials a write lacks, generated (36 characters each, spec: Limits). */
+function withCredentials<T extends CredentialFields>(d: Draft<T>): T {
+  return {
+    ...d,
+    deviceID: d.deviceID ?? randomCredential(),
+    deviceUsername: d.deviceUsername ?? randomCredential(),
+    token: d.token ?? randomCredential(),
+  } as unknown as T
+}
+
+/** The tenant's product named by productID (the body's, else the stored one's); 404 errors.productID. */
+async function productOf(repo: DevicesRepo, tenant: string, productID: string | undefined): Promise<ProductRef> {
+  const product = productID === undefined ? undefined : await repo.product(tenant, productID)
+  if (!product) throw new ApiError('DATA_NOT_FOUND', { productID: `no product ${productID ?? ''}`.trim() })
+  return product
+}
+
+/**
+ * A device create or edit body (+ the stored device on edit) → the fields to store. Unknown ids in the body are
+ * 404 (errors.productID, errors.gateway, errors.parentDevice), then every field rule is checked at once (422),
+ * then the omitted credentials are generated.
+ */
+export async function prepareDevice(
+  repo: DevicesRepo,
+  tenant: string,
+  body: DeviceUpdate,
+  current?: CurrentDevice,
+): Promise<DeviceFields> {
+  const product = await productOf(repo, tenant, body.productID ?? current?.productID)
+  const draft = keepApplicableLinks(deviceDraft(body, current, product.id), product.cloudProtocol)
+  const notFound: FieldErrors = {}
+  if (draft.gateway !== null && !(await repo.gatewayExists(tenant, draft.gateway))) notFound.gateway = 'no such gateway'
+  const ancestry = draft.parentDevice === null ? [] : await repo.ancestry(tenant, draft.parentDevice)
+  if (draft.parentDevice !== null && ancestry.length === 0) notFound.parentDevice = 'no such device'
+  fail('DATA_NOT_FOUND', notFound)
+  const ctx = { protocol: product.cloudProtocol, givenProtocol: body.cloudProtocol, selfId: current?.id, ancestry }
+  fail('FORM_INVALID', { ...deviceRules(draft, ctx), ...credentialRules(current, body) })
+  return withCredentials<DeviceFields>(draft)
+}
+
+/** A gateway create or edit body → the fields to store (404 errors.productID, 422 on a changed credential). */
+export async function prepareGateway(
+  repo: DevicesRepo,
+  tenant: string,
+  body: GatewayUpdate,
+  current?: CurrentGateway,
+): Promise<GatewayFields> {
+  const product = await productOf(repo, tenant, body.productID ?? current?.productID)
+  fail('FORM_INVALID', credentialRules(current, body))
+  return withCredentials<GatewayFields>(gatewayDraft(body, current, product.id))
+}

@@ -1,0 +1,216 @@
+import { z } from 'zod'
+import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** Device (Variant A), detail form: every field of the spec's table, in its order. */
+export const Device = z.object({
+  id: Int,
+  deviceID: Str,
+  deviceName: Str,
+  deviceUsername: Str,
+  token: Str,
+  authType: NullableInt,
+  authTypeLabel: Label,
+  blocked: Int,
+  deviceStatus: Int,
+  deviceStatusLabel: Label,
+  deviceType: NullableInt,
+  deviceTypeLabel: Label,
+  upLinkSystem: NullableInt,
+  upLinkSystemLabel: Label,
+  gateway: NullableInt,
+  gatewayName: NullableStr,
+  parentDevice: NullableInt,
+  parentDeviceName: NullableStr,
+  productID: Str,
+  productIntID: Int,
+  productName: Str,
+  cloudProtocol: Int,
+  cloudProtocolLabel: Label,
+  modBusIndex: NullableInt,
+  carrier: NullableInt,
+  carrierLabel: Label,
+  physicalNetwork: NullableInt,
+  physicalNetworkLabel: Label,
+  IMEI: NullableStr,
+  IMSI: NullableStr,
+  autoSub: NullableInt,
+  manufacturer: NullableStr,
+  serialNumber: NullableStr,
+  softVersion: NullableStr,
+  hardwareVersion: NullableStr,
+  description: NullableStr,
+  deviceConsoleIP: NullableStr,
+  deviceConsolePort: NullableInt,
+  deviceConsoleUsername: NullableStr,
+  latitude: z.number().nullable(),
+  longitude: z.number().nullable(),
+  location: z.unknown().meta({ description: 'JSON object or string' }),
+  lora: z.record(z.string(), z.unknown()).nullable(),
+  metaData: z.record(z.string(), z.unknown()).nullable(),
+  scopes: z.array(z.unknown()).nullable(),
+  clientIP: NullableStr,
+  connectedAt: Timestamp,
+  keepAlive: NullableInt,
+  createUser: NullableStr,
+  tenantID: Str,
+  userIntID: NullableInt,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** spec: Device (Variant A) › "The list form omits clientIP, connectedAt, createUser, gatewayName, keepAlive,
+ * parentDeviceName". */
+export const DeviceListItem = Device.omit({
+  clientIP: true,
+  connectedAt: true,
+  createUser: true,
+  gatewayName: true,
+  keepAlive: true,
+  parentDeviceName: true,
+})
+
+/**
+ * spec: Devices › create: "the stored record without label fields, productIntID and productName"; parentDeviceName
+ * is in "detail and write responses", the other detail-only fields are not. Create and edit answer this form.
+ */
+export const DeviceWrite = Device.omit({
+  authTypeLabel: true,
+  deviceStatusLabel: true,
+  deviceTypeLabel: true,
+  upLinkSystemLabel: true,
+  cloudProtocolLabel: true,
+  carrierLabel: true,
+  physicalNetworkLabel: true,
+  productIntID: true,
+  productName: true,
+  gatewayName: true,
+  clientIP: true,
+  connectedAt: true,
+  keepAlive: true,
+  createUser: true,
+})
+
+const hex = (n: number) => z.string({ error: `must be ${n} hex characters` }).regex(new RegExp(`^[0-9A-Fa-f]{${n}}$`), {
+  error: `must be ${n} hex characters`,
+})
+
+/** A number that may arrive as a numeric string, within [min, max]. */
+const bounded = (min: number, max: number) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+    z
+      .number({ error: `must be a number from ${min} to ${max}` })
+      .min(min, { error: `must be a number from ${min} to ${max}` })
+      .max(max, { error: `must be a number from ${min} to ${max}` }),
+  )
+
+const intIn = (min: number, max: number) =>
+  z
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int({ error: `must be an integer from ${min} to ${max}` })
+    .min(min, { error: `must be an integer from ${min} to ${max}` })
+    .max(max, { error: `must be an integer from ${min} to ${max}` })
+
+/** The formats of the LoRa members (spec: Devices › rule 6); which members are required is a rule (src/rules). */
+export const Lora = z.looseObject({
+  type: z.enum(['otaa', 'abp'], { error: 'must be otaa or abp' }).nullish(),
+  appEUI: hex(16).nullish(),
+  appKey: hex(32).nullish(),
+  nwkSKey: hex(32).nullish(),
+  appSKey: hex(32).nullish(),
+  region: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(32).nullish(),
+  fcntUp: intIn(0, 4294967295).nullish(),
+  fcntDown: intIn(0, 4294967295).nullish(),
+  fcntCheck: z.union([z.number().int(), z.boolean()], { error: 'must be an integer or a boolean' }).nullish(),
+  canJoin: z.union([z.boolean(), z.number().int()], { error: 'must be a boolean or an integer' }).nullish(),
+})
+
+/** deviceID is the MQTT client id and part of every topic: no `/`, `+`, `#` (lead's decision). */
+export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
+
+const credential = (max: number) =>
+  z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(max, { error: `at most ${max} characters` })
+
+/** Credentials: generated (36 characters) when omitted, immutable afterwards. Shared with gateways. */
+export const credentialFields = {
+  deviceID: z
+    .string({ error: 'must be a string' })
+    .regex(DEVICE_ID_PATTERN, { error: '1 to 64 characters of A-Z a-z 0-9 _ . : -' })
+    .nullish(),
+  deviceUsername: credential(100).nullish(),
+  token: credential(100).nullish(),
+}
+
+/** Fields devices and gateways share: descriptive strings, console, location. */
+export const describedFields = {
+  manufacturer: text(100),
+  serialNumber: text(100),
+  softVersion: text(100),
+  hardwareVersion: text(100),
+  description: text(300),
+  deviceConsoleIP: text(100),
+  deviceConsolePort: intIn(1, 65535).nullish(),
+  deviceConsoleUsername: text(100),
+  location: z
+    .union([z.record(z.string(), z.unknown()), z.string().max(500)], { error: 'must be a JSON object or a string' })
+    .nullish(),
+}
+
+/** spec: Devices › "Create device, Variant A, body fields" (+ field rules, checked in src/rules/devices.ts). */
+export const DeviceCreate = z.object({
+  productID: name(64),
+  deviceName: name(50),
+  deviceType: enumCode('deviceType'),
+  upLinkSystem: enumCode('upLinkSystem').nullish(),
+  gateway: intID.nullish(),
+  parentDevice: intID.nullish(),
+  cloudProtocol: enumCode('cloudProtocol'),
+  ...credentialFields,
+  authType: enumCode('authType').nullish(),
+  blocked: enumCode('blocked').optional(),
+  modBusIndex: intIn(0, 255).nullish(),
+  carrier: enumCode('carrier').nullish(),
+  physicalNetwork: enumCode('physicalNetwork').nullish(),
+  IMEI: text(32),
+  IMSI: text(32),
+  autoSub: enumCode('autoSub').nullish(),
+  ...describedFields,
+  latitude: bounded(-90, 90).nullish(),
+  longitude: bounded(-180, 180).nullish(),
+  lora: Lora.nullish(),
+  metaData: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).nullish(),
+  scopes: z.array(z.unknown(), { error: 'must be an array' }).nullish(),
+})
+
+/** Edit: the whole record as read may come back; absent fields keep their values, null clears optional ones. */
+export const DeviceUpdate = DeviceCreate.partial()
+
+export const deviceFilters = {
+  deviceName: 'text',
+  deviceID: 'text',
+  productID: 'text',
+  productIntID: 'int',
+  productName: 'text',
+  deviceType: 'int',
+  deviceStatus: 'int',
+  blocked: 'int',
+  authType: 'int',
+  cloudProtocol: 'int',
+  upLinkSystem: 'int',
+  parentDevice: 'int',
+  gateway: 'int',
+  manufacturer: 'text',
+  serialNumber: 'text',
+  modBusIndex: 'int',
+} satisfies FilterFields
+
+/** `groupID`: devices that are members of the group with that groupID (Variant B filter). */
+export const deviceListExtra = { groupID: z.string().optional() }
+
+export type DeviceCreate = z.infer<typeof DeviceCreate>
+export type DeviceUpdate = z.infer<typeof DeviceUpdate>
+export type LoraInput = z.infer<typeof Lora>

@@ -1,0 +1,86 @@
+import { z } from 'zod'
+import { enumCode, name, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { credentialFields, describedFields } from './devices.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** Gateway: the spec's table, in its order (deviceCount is list only, createUser detail only). */
+const GatewayFields = z.object({
+  id: Int,
+  gatewayName: Str,
+  deviceID: Str,
+  deviceUsername: Str,
+  token: Str,
+  authType: NullableInt,
+  authTypeLabel: Label,
+  blocked: Int,
+  deviceStatus: Int,
+  deviceStatusLabel: Label,
+  deviceCount: Int,
+  gatewayProtocol: NullableInt,
+  gatewayProtocolLabel: Label,
+  upLinkNetwork: NullableInt,
+  upLinkNetworkLabel: Label,
+  upLinkProtocol: NullableInt,
+  upLinkProtocolLabel: Label,
+  mac: NullableStr,
+  productID: Str,
+  productName: Str,
+  manufacturer: NullableStr,
+  serialNumber: NullableStr,
+  softVersion: NullableStr,
+  hardwareVersion: NullableStr,
+  description: NullableStr,
+  location: z.unknown().meta({ description: 'JSON object or string' }),
+  deviceConsoleIP: NullableStr,
+  deviceConsolePort: NullableInt,
+  deviceConsoleUsername: NullableStr,
+  createUser: NullableStr,
+  userIntID: NullableInt,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+export const Gateway = GatewayFields.omit({ deviceCount: true })
+export const GatewayListItem = GatewayFields.omit({ createUser: true })
+
+/** A MAC address: six hex pairs separated by `:` or `-`. */
+export const MAC_PATTERN = /^[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}$/
+
+/**
+ * Create a gateway (the spec does not show it; DeviceCloud's shape). The gateway is stored with devices
+ * (kind 'gateway'), so its credentials work like a device's.
+ */
+export const GatewayCreate = z.object({
+  gatewayName: name(50),
+  productID: name(64),
+  gatewayProtocol: enumCode('gatewayProtocol'),
+  upLinkNetwork: enumCode('upLinkNetwork').nullish(),
+  upLinkProtocol: enumCode('upLinkProtocol').nullish(),
+  ...credentialFields,
+  authType: enumCode('authType'),
+  blocked: enumCode('blocked').optional(),
+  mac: z
+    .string({ error: 'must be a MAC address' })
+    .regex(MAC_PATTERN, { error: 'must be a MAC address like 00:1A:2B:3C:4D:5E' })
+    .nullish(),
+  ...describedFields,
+})
+
+export const GatewayUpdate = GatewayCreate.partial()
+
+export const gatewayFilters = {
+  gatewayName: 'text',
+  deviceID: 'text',
+  productID: 'text',
+  productName: 'text',
+  gatewayProtocol: 'int',
+  upLinkNetwork: 'int',
+  upLinkProtocol: 'int',
+  authType: 'int',
+  blocked: 'int',
+  deviceStatus: 'int',
+  mac: 'text',
+} satisfies FilterFields
+
+export type GatewayCreate = z.infer<typeof GatewayCreate>
+export type GatewayUpdate = z.infer<typeof GatewayUpdate>

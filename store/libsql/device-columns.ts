@@ -1,0 +1,168 @@
+import type { InValue } from '@libsql/client'
+import type { Row } from '../types.ts'
+import { Conflict } from '../errors.ts'
+import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
+import { marks } from './list.ts'
+
+/** Connection credentials, shared by devices and gateways (the broker authenticates both alike). */
+export interface CredentialFields {
+  deviceID: string
+  deviceUsername: string
+  token: string
+}
+
+/** Descriptive fields devices and gateways share. */
+export interface DescribedFields {
+  manufacturer: string | null
+  serialNumber: string | null
+  softVersion: string | null
+  hardwareVersion: string | null
+  description: string | null
+  deviceConsoleIP: string | null
+  deviceConsolePort: number | null
+  deviceConsoleUsername: string | null
+  location: unknown
+}
+
+/** Everything a device write stores, under its wire names (the repo's input; every field present). */
+export interface DeviceFields extends CredentialFields, DescribedFields {
+  productIntID: number
+  deviceName: string
+  authType: number | null
+  blocked: number
+  deviceType: number
+  upLinkSystem: number | null
+  gateway: number | null
+  parentDevice: number | null
+  modBusIndex: number | null
+  carrier: number | null
+  physicalNetwork: number | null
+  IMEI: string | null
+  IMSI: string | null
+  autoSub: number | null
+  latitude: number | null
+  longitude: number | null
+  lora: Record<string, unknown> | null
+  metaData: Record<string, unknown> | null
+  scopes: unknown[] | null
+}
+
+/** Everything a gateway write stores; the name lives in device_name. */
+export interface GatewayFields extends CredentialFields, DescribedFields {
+  productIntID: number
+  gatewayName: string
+  authType: number | null
+  blocked: number
+  gatewayProtocol: number | null
+  upLinkNetwork: number | null
+  upLinkProtocol: number | null
+  mac: string | null
+}
+
+const SHARED = {
+  productIntID: 'product_int_id',
+  deviceID: 'device_id',
+  deviceUsername: 'device_username',
+  token: 'token',
+  authType: 'auth_type',
+  blocked: 'blocked',
+  manufacturer: 'manufacturer',
+  serialNumber: 'serial_number',
+  softVersion: 'soft_version',
+  hardwareVersion: 'hardware_version',
+  description: 'description',
+  deviceConsoleIP: 'device_console_ip',
+  deviceConsolePort: 'device_console_port',
+  deviceConsoleUsername: 'device_console_username',
+  location: 'location',
+} as const
+
+/** Wire field → column of a device write. */
+export const DEVICE_COLUMNS: Record<keyof DeviceFields, string> = {
+  ...SHARED,
+  deviceName: 'device_name',
+  deviceType: 'device_type',
+  upLinkSystem: 'up_link_system',
+  gateway: 'gateway_int_id',
+  parentDevice: 'parent_device_int_id',
+  modBusIndex: 'mod_bus_index',
+  carrier: 'carrier',
+  physicalNetwork: 'physical_network',
+  IMEI: 'imei',
+  IMSI: 'imsi',
+  autoSub: 'auto_sub',
+  latitude: 'latitude',
+  longitude: 'longitude',
+  lora: 'lora',
+  metaData: 'meta_data',
+  scopes: 'scopes',
+}
+
+/** Wire field → column of a gateway write. */
+export const GATEWAY_COLUMNS: Record<keyof GatewayFields, string> = {
+  ...SHARED,
+  gatewayName: 'device_name',
+  gatewayProtocol: 'gateway_protocol',
+  upLinkNetwork: 'up_link_network',
+  upLinkProtocol: 'up_link_protocol',
+  mac: 'mac',
+}
+
+/** Fields stored as JSON text and returned parsed. */
+export const JSON_FIELDS = new Set(['location', 'lora', 'metaData', 'scopes'])
+
+/** The args of a write, in the order of `cols`; JSON fields are serialized. */
+export function columnValues<T extends object>(cols: Record<keyof T, string>, fields: T): InValue[] {
+  return (Object.keys(cols) as Array<keyof T>).map((k) => {
+    const v = fields[k] as unknown
+    if (v === undefined || v === null) return null
+    return JSON_FIELDS.has(String(k)) ? JSON.stringify(v) : (v as InValue)
+  })
+}
+
+/** `INSERT INTO devices (...)` of a device or gateway write, with tenant, kind, user and creation time first. */
+export function insertSql(cols: Record<string, string>): string {
+  const names = Object.values(cols)
+  return `INSERT INTO devices (tenant_id, kind, user_int_id, create_at, ${names.join(', ')})
+    VALUES (?, ?, ?, ?, ${names.map(() => '?').join(', ')})`
+}
+
+/** `UPDATE devices SET ...` of every column of a write plus update_at; args end with tenant, kind, id. */
+export function updateSql(cols: Record<string, string>): string {
+  const sets = Object.values(cols).map((c) => `${c} = ?`)
+  return `UPDATE devices SET ${sets.join(', ')}, update_at = ? WHERE tenant_id = ? AND kind = ? AND id = ?`
+}
+
+/** A stored detail row → the fields of a write (JSON parsed), so an edit can merge its body into them. */
+export function fieldsOf<T extends object>(cols: Record<keyof T, string>, row: Row): T {
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(cols)) {
+    const v = row[k] ?? null
+    out[k] = JSON_FIELDS.has(k) && typeof v === 'string' ? parseJson(v) : v
+  }
+  return out as T
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}
+
+/** A UNIQUE violation of the devices table → the Conflict naming the wire field (`nameField` for device_name). */
+export function conflictOf(e: unknown, nameField: string): Conflict | undefined {
+  if (!isUniqueViolation(e)) return undefined
+  const cols = uniqueColumns(e)
+  if (cols.includes('devices.device_id')) return new Conflict('deviceID')
+  if (cols.includes('devices.device_name')) return new Conflict(nameField)
+  if (cols.includes('devices.mod_bus_index')) return new Conflict('modBusIndex', 'already used by a sibling device')
+  return undefined
+}
+
+/** The statements deleting devices or gateways with their links (group, policy, cert, subscription). */
+export function deleteStatements(tenant: string, kind: 'device' | 'gateway', ids: number[]) {
+  // group memberships, policy/cert bindings and subscriptions go with the device (triggers of migration 020)
+  return [{ sql: `DELETE FROM devices WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`, args: [tenant, kind, ...ids] }]
+}
