@@ -1,7 +1,43 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { listQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import { TaskListItem, TaskStatus, taskFilters } from '../schemas/tasks.ts'
+import { taskWire } from '../wire/tasks.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function taskRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'Tasks'
+
+export function taskRoutes({ meta }: Deps) {
+  const r = new Router()
+
+  r.route(
+    {
+      method: 'get',
+      path: '/task_status',
+      tag,
+      summary: "The tenant's asynchronous tasks, newest first",
+      query: listQuery(taskFilters),
+      response: Page(TaskListItem),
+    },
+    async (c, { query }) => {
+      const { items, count } = await meta.tasks.list(c.get('tenant'), query)
+      return c.json(pageOf(items.map((x) => taskWire.list(x, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/task_status/:taskID',
+      tag,
+      summary: 'Status of an asynchronous task (the statusUrl of a 202 answer)',
+      response: TaskStatus,
+    },
+    async (c, { params }) => {
+      const task = await meta.tasks.get(c.get('tenant'), params.taskID ?? '')
+      return c.json(taskWire.detail(task, wireCtx(c)))
+    },
+  )
+
+  return r
 }

@@ -1,9 +1,200 @@
 import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { Conflict, NotFound, Referenced } from '../errors.ts'
+import { listPage, marks, type ListSpec } from './list.ts'
+import { isUniqueViolation } from './sql-errors.ts'
+import { randomId } from '../../src/security.ts'
+import { createCa, issueClientCert, type CertAndKey } from '../../src/pki.ts'
 
-/** TODO: filled in by the resource's implementation. */
+const COLUMNS = `SELECT c.id AS id, c.name AS name, c.enable AS enable, c.cn AS CN, c.cert AS cert,
+  c.key AS key, c.root AS root, c.user_int_id AS userIntID, u.username AS createUser,
+  c.create_at AS createAt, c.update_at AS updateAt`
+const FROM = 'FROM certs c LEFT JOIN users u ON u.id = c.user_int_id'
+
+const list: ListSpec = {
+  columns: 'SELECT c.id AS id, c.name AS name, c.enable AS enable, c.create_at AS createAt',
+  from: 'FROM certs c',
+  where: 'c.tenant_id = ?',
+  fields: { name: 'c.name', enable: 'c.enable', updateAt: 'c.update_at' },
+  timeField: 'c.create_at',
+  idField: 'c.id',
+}
+
+const deviceList: ListSpec = {
+  columns: 'SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName',
+  from: 'FROM cert_devices cd JOIN devices d ON d.id = cd.device_int_id',
+  where: 'd.tenant_id = ? AND cd.cert_int_id = ?',
+  fields: { deviceID: 'd.device_id', deviceName: 'd.device_name', createAt: 'cd.create_at' },
+  timeField: 'cd.create_at',
+  idField: 'd.id',
+}
+
+export interface CertInput {
+  name: string
+  enable: number
+  /** Common name of the client certificate; a random 16-character id when absent. */
+  CN?: string | null
+}
+
+/**
+ * Certificates of a tenant (spec: Certificate), the tenant's CA that signs them, and their bindings to devices
+ * (CONTRACT §5: an authType 2 device presents a client certificate whose CN is that of an enabled,
+ * bound certificate).
+ */
 export class CertsRepo {
   constructor(
     readonly db: Db,
     readonly tz: string,
   ) {}
+
+  /** A page of the tenant's certificates (id, name, enable, createAt). */
+  list(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, list, [tenant], q, this.tz)
+  }
+
+  /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
+  async get(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE c.tenant_id = ? AND c.id = ?`, [tenant, id])
+    if (!r) throw new NotFound()
+    return r as Row
+  }
+
+  /**
+   * The tenant's CA (certificate and key), created on first use. Two concurrent first uses may both generate
+   * one: the first stored wins and both callers get it. The key is for signing only; the API shows the
+   * certificate alone, as `root`. The broker's TLS listener may use the certificate to verify clients.
+   */
+  async ca(tenant: string): Promise<CertAndKey> {
+    const read = () => this.db.one('SELECT cert, key FROM tenant_cas WHERE tenant_id = ?', [tenant])
+    let row = await read()
+    if (!row) {
+      const made = await createCa(tenant)
+      await this.db.run(
+        'INSERT OR IGNORE INTO tenant_cas (tenant_id, cert, key, create_at) VALUES (?, ?, ?, ?)',
+        [tenant, made.cert, made.key, Date.now()],
+      )
+      row = await read()
+    }
+    return { cert: String(row!.cert), key: String(row!.key) }
+  }
+
+  /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
+  async create(tenant: string, userIntID: number | null, input: CertInput): Promise<Row> {
+    await this.assertNameFree(tenant, input.name)
+    const ca = await this.ca(tenant)
+    const cn = input.CN ?? randomId(16)
+    const issued = await issueClientCert(ca, cn)
+    try {
+      const r = await this.db.run(
+        `INSERT INTO certs (tenant_id, name, enable, cn, cert, key, root, user_int_id, create_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [tenant, input.name, input.enable, cn, issued.cert, issued.key, ca.cert, userIntID, Date.now()],
+      )
+      return this.get(tenant, r.lastId)
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('name')
+      throw e
+    }
+  }
+
+  private async assertNameFree(tenant: string, name: string, exceptID = 0) {
+    const sql = 'SELECT id FROM certs WHERE tenant_id = ? AND name = ? AND id <> ?'
+    const r = await this.db.one(sql, [tenant, name, exceptID])
+    if (r) throw new Conflict('name')
+  }
+
+  /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
+  async update(tenant: string, id: number, input: Partial<Pick<CertInput, 'name' | 'enable'>>): Promise<Row> {
+    await this.get(tenant, id)
+    if (input.name !== undefined) await this.assertNameFree(tenant, input.name, id)
+    try {
+      await this.db.run(
+        `UPDATE certs SET name = coalesce(?, name), enable = coalesce(?, enable), update_at = ?
+         WHERE tenant_id = ? AND id = ?`,
+        [input.name ?? null, input.enable ?? null, Date.now(), tenant, id],
+      )
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new Conflict('name')
+      throw e
+    }
+    return this.get(tenant, id)
+  }
+
+  /** Deletes all of `ids` or none: NotFound for an id not in the tenant, Referenced while bound to devices. */
+  async delete(tenant: string, ids: number[]): Promise<void> {
+    const rows = await this.db.all(
+      `SELECT c.id AS id, c.name AS name,
+         (SELECT count(*) FROM cert_devices cd WHERE cd.cert_int_id = c.id) AS devices
+       FROM certs c WHERE c.tenant_id = ? AND c.id IN (${marks(ids.length)})`,
+      [tenant, ...ids],
+    )
+    if (rows.length !== ids.length) throw new NotFound('ids')
+    const used = rows.find((r) => Number(r.devices) > 0)
+    if (used)
+      throw new Referenced('ids', `certificate ${used.id} (${used.name}) is still bound to ${used.devices} devices`)
+    await this.db.run(`DELETE FROM certs WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+      tenant,
+      ...ids,
+    ])
+  }
+
+  /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
+  async devices(tenant: string, id: number, q: ListArgs): Promise<Page> {
+    await this.get(tenant, id)
+    return listPage(this.db, deviceList, [tenant, id], q, this.tz)
+  }
+
+  /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
+  async bindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void> {
+    await this.get(tenant, id)
+    const unique = [...new Set(deviceIntIDs)]
+    const found = await this.db.all(
+      `SELECT id FROM devices WHERE tenant_id = ? AND id IN (${marks(unique.length)})`,
+      [tenant, ...unique],
+    )
+    if (found.length !== unique.length) {
+      const have = new Set(found.map((r) => Number(r.id)))
+      const missing = unique.filter((d) => !have.has(d))
+      throw new NotFound('devicesIntID', `no device ${missing.join(', ')}`)
+    }
+    const now = Date.now()
+    await this.db.batch(
+      unique.map((d) => ({
+        sql: 'INSERT OR IGNORE INTO cert_devices (cert_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+        args: [id, d, now],
+      })),
+    )
+  }
+
+  /** Unbinds devices (record ids) from certificate `id`: all or none; NotFound('ids') for one not bound. */
+  async unbindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void> {
+    await this.get(tenant, id)
+    const bound = await this.db.all(
+      `SELECT cd.device_int_id AS id FROM cert_devices cd JOIN devices d ON d.id = cd.device_int_id
+       WHERE d.tenant_id = ? AND cd.cert_int_id = ? AND cd.device_int_id IN (${marks(deviceIntIDs.length)})`,
+      [tenant, id, ...deviceIntIDs],
+    )
+    if (bound.length !== deviceIntIDs.length) throw new NotFound('ids', 'not bound to this certificate')
+    await this.db.run(
+      `DELETE FROM cert_devices WHERE cert_int_id = ? AND device_int_id IN (${marks(deviceIntIDs.length)})`,
+      [id, ...deviceIntIDs],
+    )
+  }
+
+  /**
+   * The common names of the enabled certificates bound to a device, for the broker: an authType 2 device may
+   * connect with a client certificate whose CN is one of these (CONTRACT §5). Only certificates of the device's
+   * own tenant count.
+   */
+  async certsForDevice(deviceIntID: number): Promise<string[]> {
+    const rows = await this.db.all(
+      `SELECT DISTINCT c.cn AS cn FROM cert_devices cd
+       JOIN certs c ON c.id = cd.cert_int_id
+       JOIN devices d ON d.id = cd.device_int_id
+       WHERE cd.device_int_id = ? AND c.enable = 1 AND c.tenant_id = d.tenant_id
+       ORDER BY c.cn`,
+      [deviceIntID],
+    )
+    return rows.map((r) => String(r.cn))
+  }
 }

@@ -1,9 +1,100 @@
+import { randomUUID } from 'node:crypto'
 import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { NotFound } from '../errors.ts'
+import { listPage, marks, type ListSpec } from './list.ts'
 
-/** TODO: filled in by the resource's implementation. */
+/** Task states (CONTRACT §7; enumeration `taskStatus`). */
+export const TaskState = { waiting: 1, running: 2, done: 3, failed: 4 } as const
+
+/** The message of a task that was waiting or running when its process stopped. */
+export const INTERRUPTED = 'interrupted by a restart'
+
+/** States a task can still leave. */
+const ACTIVE = [TaskState.waiting, TaskState.running]
+
+const STATUS_COLUMNS = `SELECT t.task_id AS taskID, t.status AS status, t.progress AS progress,
+  t.message AS message`
+
+const list: ListSpec = {
+  columns: `${STATUS_COLUMNS}, t.task_name AS taskName, t.create_at AS createAt, t.update_at AS updateAt`,
+  from: 'FROM tasks t',
+  where: 't.tenant_id = ?',
+  fields: { taskName: 't.task_name', status: 't.status', updateAt: 't.update_at' },
+  timeField: 't.create_at',
+  idField: 't.id',
+}
+
+/** Asynchronous tasks of a tenant and their progress; src/tasks.ts runs them. */
 export class TasksRepo {
   constructor(
     readonly db: Db,
     readonly tz: string,
   ) {}
+
+  /** Records a new waiting task and returns its taskID (a UUID). */
+  async create(tenant: string, userIntID: number | null, taskName: string): Promise<string> {
+    const taskID = randomUUID()
+    await this.db.run(
+      `INSERT INTO tasks (tenant_id, task_id, task_name, status, progress, user_int_id, create_at)
+       VALUES (?, ?, ?, ?, 0, ?, ?)`,
+      [tenant, taskID, taskName, TaskState.waiting, userIntID, Date.now()],
+    )
+    return taskID
+  }
+
+  /** The status of one task of the tenant ({taskID, status, progress, message, result}); NotFound('taskID'). */
+  async get(tenant: string, taskID: string): Promise<Row> {
+    const r = await this.db.one(
+      `${STATUS_COLUMNS}, t.result AS result FROM tasks t WHERE t.tenant_id = ? AND t.task_id = ?`,
+      [tenant, taskID],
+    )
+    if (!r) throw new NotFound('taskID')
+    return r as Row
+  }
+
+  /** A page of the tenant's tasks, newest first by default. */
+  list(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, list, [tenant], q, this.tz)
+  }
+
+  /** waiting → running. */
+  async markRunning(taskID: string): Promise<void> {
+    await this.set(taskID, 'status = ?', [TaskState.running], [TaskState.waiting])
+  }
+
+  /** Progress (0..100) and an optional message of a waiting or running task. */
+  async report(taskID: string, progress: number, message: string | null): Promise<void> {
+    await this.set(taskID, 'progress = ?, message = coalesce(?, message)', [progress, message], ACTIVE)
+  }
+
+  /** → done, progress 100, with the JSON text of the result. */
+  async finish(taskID: string, resultJson: string): Promise<void> {
+    await this.set(taskID, 'status = ?, progress = 100, result = ?', [TaskState.done, resultJson], ACTIVE)
+  }
+
+  /** → failed, with a message for the caller. */
+  async fail(taskID: string, message: string): Promise<void> {
+    await this.set(taskID, 'status = ?, message = ?', [TaskState.failed, message], ACTIVE)
+  }
+
+  /**
+   * Marks every task still waiting or running as failed ('interrupted by a restart'): call once at start-up,
+   * before any task runs, since a task lives only in the process that started it. Returns how many it marked.
+   */
+  async failInterruptedTasks(): Promise<number> {
+    const r = await this.db.run(
+      'UPDATE tasks SET status = ?, message = ?, update_at = ? WHERE status IN (?, ?)',
+      [TaskState.failed, INTERRUPTED, Date.now(), ...ACTIVE],
+    )
+    return r.changes
+  }
+
+  /** Updates a task only while it is in one of the `from` states (a finished task stays as it ended). */
+  private async set(taskID: string, assignments: string, args: Array<string | number | null>, from: number[]) {
+    await this.db.run(
+      `UPDATE tasks SET ${assignments}, update_at = ? WHERE task_id = ? AND status IN (${marks(from.length)})`,
+      [...args, Date.now(), taskID, ...from],
+    )
+  }
 }

@@ -1,0 +1,63 @@
+import { z } from 'zod'
+import { enumCode, intID, name, Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** Certificate detail (spec: Certificate). The key-like texts are the real PEM texts of the tenant. */
+export const Cert = z.object({
+  id: Int,
+  name: Str,
+  enable: Int,
+  enableLabel: Label,
+  CN: Str,
+  cert: Str.meta({ description: 'client certificate, PEM' }),
+  key: Str.meta({ description: 'private key of the client certificate, PKCS#8 PEM' }),
+  root: Str.meta({ description: "the tenant's CA certificate, PEM" }),
+  createUser: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** Certificate in a list (spec: Certificate › List). */
+export const CertListItem = Cert.pick({ id: true, name: true, enable: true, enableLabel: true, createAt: true })
+
+/** X.509's ub-common-name is 64; control characters have no place in a name matched at the TLS handshake. */
+const commonName = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, { error: 'must not be empty' })
+  .max(64, { error: 'at most 64 characters' })
+  .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' })
+
+export const CertCreate = z.object({
+  name: name(50),
+  enable: enumCode('certEnable'),
+  /** The client certificate's common name; a random 16-character id when absent, null or blank. */
+  CN: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), commonName.nullish()),
+})
+
+/** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */
+export const CertUpdate = z.object({
+  name: name(50).optional(),
+  enable: enumCode('certEnable').optional(),
+  CN: z.unknown().optional(),
+  cert: z.unknown().optional(),
+  key: z.unknown().optional(),
+  root: z.unknown().optional(),
+})
+
+export const certFilters = { name: 'text', enable: 'int' } satisfies FilterFields
+
+/** A device bound to a certificate. */
+export const CertDevice = z.object({ id: Int, deviceID: Str, deviceName: Str })
+
+export const certDeviceFilters = { deviceID: 'text', deviceName: 'text' } satisfies FilterFields
+
+export const CertDevicesBind = z.object({
+  devicesIntID: z
+    .array(intID, { error: 'must be an array of device ids' })
+    .min(1, { error: 'at least one device id' })
+    .max(1000, { error: 'at most 1000 device ids' }),
+})
+
+export type CertCreate = z.infer<typeof CertCreate>
+export type CertUpdate = z.infer<typeof CertUpdate>

@@ -1,0 +1,25 @@
+import { z } from 'zod'
+import { Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** The task-status resource a statusUrl points at (CONTRACT §7). */
+export const TaskStatus = z.object({
+  taskID: Str,
+  status: Int.meta({ description: '1 waiting, 2 running, 3 done, 4 failed' }),
+  statusLabel: Label,
+  progress: Int.meta({ description: '0 to 100' }),
+  message: NullableStr,
+  result: z.unknown().meta({ description: 'what the task produced (JSON), null until it is done' }),
+})
+
+/** A task in the tenant's list: what it is and when, without its result. */
+export const TaskListItem = TaskStatus.omit({ result: true }).extend({
+  taskName: Str,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+export const taskFilters = { taskName: 'text', status: 'int' } satisfies FilterFields
+
+/** Answer of every asynchronous call (202). */
+export const TaskStarted = z.object({ statusUrl: Str.meta({ description: '/task_status/<taskID>' }) })
