@@ -46,15 +46,16 @@ export function createApp(deps: Deps) {
     c.set('tz', deps.config.TIMEZONE)
     await next()
   })
-  app.use(
-    '/api/v1/*',
+  const limit = (maxSize: number) =>
     bodyLimit({
-      maxSize: deps.config.BODY_LIMIT,
+      maxSize,
       onError: () => {
-        throw new ApiError('PAYLOAD_TOO_LARGE', { body: `at most ${deps.config.BODY_LIMIT} bytes` })
+        throw new ApiError('PAYLOAD_TOO_LARGE', { body: `at most ${maxSize} bytes` })
       },
-    }),
-  )
+    })
+  const apiLimit = limit(deps.config.BODY_LIMIT)
+  const importLimit = limit(deps.config.IMPORT_BODY_LIMIT)
+  app.use('/api/v1/*', (c, next) => (c.req.path === '/api/v1/devices_import' ? importLimit : apiLimit)(c, next))
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
   app.get('/api/v1/openapi.json', (c) => c.json(document()))

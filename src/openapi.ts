@@ -31,7 +31,7 @@ function operation(def: RouteDef): Json {
     name: m[1],
     in: 'path',
     required: true,
-    schema: { type: 'integer' },
+    schema: { type: m[1] === 'id' ? 'integer' : 'string' },
   }))
   const status = String(def.status ?? 200)
   const responses: Json = {

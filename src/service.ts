@@ -7,6 +7,7 @@ import { ensureFirstAdmin, jwtSecret } from './bootstrap.ts'
 import { openDb } from '../store/libsql/db.ts'
 import { createMetaStore } from '../store/libsql/meta.ts'
 import type { Deps } from './deps.ts'
+import { createTaskRunner } from './tasks.ts'
 
 export interface Service {
   deps: Deps
@@ -22,7 +23,9 @@ export async function startService(config: Config): Promise<Service> {
   const meta = createMetaStore(db, { tz: config.TIMEZONE })
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
-  const deps: Deps = { config, meta, auth }
+  await meta.tasks.failInterruptedTasks()
+  const tasks = createTaskRunner(meta.tasks)
+  const deps: Deps = { config, meta, auth, tasks }
   const { app } = createApp(deps)
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s))
@@ -36,6 +39,7 @@ export async function startService(config: Config): Promise<Service> {
     firstAdmin,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await tasks.idle()
       db.close()
     },
   }

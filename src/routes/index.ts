@@ -3,6 +3,7 @@ import type { Router } from '../http/router.ts'
 import { accountRoutes } from './accounts.ts'
 import { productRoutes } from './products.ts'
 import { deviceRoutes } from './devices.ts'
+import { deviceTransferRoutes } from './device-transfer.ts'
 import { gatewayRoutes } from './gateways.ts'
 import { groupRoutes } from './groups.ts'
 import { dataPointRoutes } from './data-points.ts'
@@ -23,6 +24,7 @@ export function allRoutes(deps: Deps): Router[] {
     accountRoutes,
     productRoutes,
     deviceRoutes,
+    deviceTransferRoutes,
     gatewayRoutes,
     groupRoutes,
     dataPointRoutes,

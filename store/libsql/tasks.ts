@@ -82,6 +82,25 @@ export class TasksRepo {
    * Marks every task still waiting or running as failed ('interrupted by a restart'): call once at start-up,
    * before any task runs, since a task lives only in the process that started it. Returns how many it marked.
    */
+  /** Keeps a file a task produced (e.g. the CSV of an export), replacing an earlier one of the same task. */
+  async putFile(tenant: string, taskID: string, file: { name: string; contentType: string; content: string }) {
+    await this.db.run(
+      `INSERT OR REPLACE INTO task_files (task_id, tenant_id, file_name, content_type, content, create_at)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      [taskID, tenant, file.name, file.contentType, file.content, Date.now()],
+    )
+  }
+
+  /** The file of a task of the tenant; NotFound (errors.taskID) otherwise. */
+  async getFile(tenant: string, taskID: string): Promise<{ name: string; contentType: string; content: string }> {
+    const r = await this.db.one(
+      'SELECT file_name AS name, content_type AS contentType, content FROM task_files WHERE tenant_id = ? AND task_id = ?',
+      [tenant, taskID],
+    )
+    if (!r) throw new NotFound('taskID', 'no file for this task')
+    return { name: String(r.name), contentType: String(r.contentType), content: String(r.content) }
+  }
+
   async failInterruptedTasks(): Promise<number> {
     const r = await this.db.run(
       'UPDATE tasks SET status = ?, message = ?, update_at = ? WHERE status IN (?, ?)',

@@ -1,0 +1,125 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { parseCsvRecords } from '../../../src/csv.ts'
+import { DEVICE_CSV_FIELDS } from '../../../src/schemas/device-transfer.ts'
+import { startTestService, type Client, type TestService } from '../../_support/service.ts'
+
+let t: TestService
+let productID: string
+
+async function waitTask(client: Client, statusUrl: string) {
+  for (let i = 0; i < 200; i++) {
+    const r = await client.get(`/api/v1${statusUrl}`)
+    if (r.body.status >= 3) return r.body
+    await new Promise((res) => setTimeout(res, 25))
+  }
+  throw new Error('task did not finish')
+}
+
+function upload(client: Client, csv: string) {
+  const form = new FormData()
+  form.set('file', new Blob([csv], { type: 'text/csv' }), 'devices.csv')
+  return fetch(`${client.url}/api/v1/devices_import`, { method: 'POST', headers: { authorization: client.authorization! }, body: form })
+}
+
+const device = (name: string, extra: Record<string, unknown> = {}) => ({
+  productID,
+  deviceName: name,
+  deviceType: 1,
+  upLinkSystem: 1,
+  cloudProtocol: 1,
+  authType: 1,
+  ...extra,
+})
+
+const transfer = suite('devices export and import')
+transfer.before(async () => {
+  t = await startTestService({ IMPORT_BODY_LIMIT: '20000' })
+  productID = (await t.admin.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })).body.productID
+})
+transfer.after(async () => t.close())
+
+transfer('export :: 202 statusUrl, task done, CSV with a header row of field names', async () => {
+  for (const n of ['e1', 'e2', 'e3']) assert.is((await t.admin.post('/api/v1/devices', device(n, { location: { city: 'Köln, "DE"' } }))).status, 201)
+  const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
+  assert.is(r.status, 202)
+  assert.match(r.body.statusUrl, /^\/task_status\/[\w-]+$/)
+  const task = await waitTask(t.admin, r.body.statusUrl)
+  assert.is(task.status, 3)
+  assert.is(task.statusLabel, '已完成')
+  assert.is(task.result.count, 3)
+  const file = await t.admin.get(task.result.fileUrl.replace('/api/v1', '/api/v1'))
+  assert.is(file.status, 200)
+  assert.match(file.headers.get('content-type')!, /text\/csv/)
+  const { header, records } = parseCsvRecords(file.text)
+  assert.equal(header, [...DEVICE_CSV_FIELDS])
+  assert.equal(records.map((x) => x.deviceName).sort(), ['e1', 'e2', 'e3'])
+  assert.equal(JSON.parse(records[0]!.location!), { city: 'Köln, "DE"' })
+  assert.is(records[0]!.token!.length, 36)
+})
+
+transfer('export then import after delete :: the same devices come back', async () => {
+  const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
+  const task = await waitTask(t.admin, r.body.statusUrl)
+  const csv = (await t.admin.get(task.result.fileUrl)).text
+  const before = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')).body.items
+  assert.is((await t.admin.del(`/api/v1/devices?ids=${before.map((d: any) => d.id).join(',')}`)).status, 204)
+  const imp = await upload(t.admin, csv)
+  assert.is(imp.status, 202)
+  const done = await waitTask(t.admin, ((await imp.json()) as any).statusUrl)
+  assert.equal(done.result, { success: 3, failed: 0, errors: [] })
+  const after = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')).body.items
+  assert.equal(after.map((d: any) => [d.deviceID, d.token, d.deviceName]), before.map((d: any) => [d.deviceID, d.token, d.deviceName]))
+})
+
+transfer('import with bad rows :: per-row errors, good rows created, bad rows create nothing', async () => {
+  const csv = [
+    'deviceName,productID,deviceType,upLinkSystem,cloudProtocol,authType,deviceID,latitude',
+    `ok-1,${productID},1,1,1,1,,`,
+    `,${productID},1,1,9,1,,`,
+    `ok-2,${productID},1,1,1,1,dup-id-1,`,
+    `dup-2,${productID},1,1,1,1,dup-id-1,`,
+    `far,${productID},1,1,1,1,,200`,
+    `nop,NOPE,1,1,1,1,,`,
+  ].join('\n')
+  const res = await upload(t.admin, csv)
+  assert.is(res.status, 202)
+  const done = await waitTask(t.admin, ((await res.json()) as any).statusUrl)
+  assert.is(done.result.success, 2)
+  assert.is(done.result.failed, 4)
+  const byRow = (row: number) => done.result.errors.filter((e: any) => e.row === row).map((e: any) => e.field).sort()
+  assert.equal(byRow(3), ['cloudProtocol', 'deviceName'])
+  assert.equal(byRow(5), ['deviceID'])
+  assert.equal(byRow(6), ['latitude'])
+  assert.equal(byRow(7), ['productID'])
+  const names = (await t.admin.get('/api/v1/devices?deviceName_in=ok-1,ok-2,dup-2,far,nop')).body.items.map((d: any) => d.deviceName)
+  assert.equal(names.sort(), ['ok-1', 'ok-2'])
+})
+
+transfer('bad uploads :: 400 not multipart, 422 broken CSV or no rows, 413 too large', async () => {
+  const json = await t.admin.post('/api/v1/devices_import', { file: 'x' })
+  assert.is(json.status, 400)
+  assert.is(json.body.errorCode, 'BAD_REQUEST')
+  const broken = await upload(t.admin, 'deviceName\n"unterminated')
+  assert.is(broken.status, 422)
+  assert.ok(((await broken.json()) as any).errors.file)
+  const empty = await upload(t.admin, 'deviceName,productID\n')
+  assert.is(empty.status, 422)
+  const big = await upload(t.admin, 'deviceName\n' + 'x\n'.repeat(20000))
+  assert.is(big.status, 413)
+  assert.is(((await big.json()) as any).errorCode, 'PAYLOAD_TOO_LARGE')
+})
+
+transfer('isolation and roles :: foreign task 404, viewer cannot import', async () => {
+  const r = await t.admin.get('/api/v1/devices_export')
+  const task = await waitTask(t.admin, r.body.statusUrl)
+  const other = await t.newTenant()
+  assert.is((await other.get(`/api/v1${r.body.statusUrl}`)).status, 404)
+  assert.is((await other.get(task.result.fileUrl)).status, 404)
+  const viewer = await t.userWithRole('viewer')
+  const res = await upload(viewer, 'deviceName\nx\n')
+  assert.is(res.status, 403)
+  assert.is((await viewer.get('/api/v1/devices_export')).status, 202)
+})
+
+transfer.run()
