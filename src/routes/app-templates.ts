@@ -1,7 +1,94 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import { AppTemplate, AppTemplateCreate, AppTemplateUpdate, ConsoleTemplate, appTemplateFilters } from '../schemas/app-templates.ts'
+import { assertValid, productUnchanged } from '../rules/product-model.ts'
+import { appTemplateWire } from '../wire/app-templates.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function appTemplateRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'App templates'
+
+/** App templates and the device console (the templates of a device's product). The spec shows no create or edit. */
+export function appTemplateRoutes({ meta }: Deps) {
+  const r = new Router()
+  const templates = meta.appTemplates
+
+  r.route(
+    {
+      method: 'get',
+      path: '/app_templates',
+      tag,
+      summary: 'List app templates',
+      query: listQuery(appTemplateFilters),
+      response: Page(AppTemplate),
+    },
+    async (c, { query }) => {
+      const { items, count } = await templates.list(c.get('tenant'), query)
+      return c.json(pageOf(items.map((x) => appTemplateWire.detail(x, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route({ method: 'get', path: '/app_templates/:id', tag, summary: 'App template detail', response: AppTemplate }, async (c, { id }) =>
+    c.json(appTemplateWire.detail(await templates.get(c.get('tenant'), id), wireCtx(c))),
+  )
+
+  r.route(
+    {
+      method: 'post',
+      path: '/app_templates',
+      tag,
+      summary: 'Create an app template',
+      body: AppTemplateCreate,
+      response: AppTemplate,
+      status: 201,
+    },
+    async (c, { body }) => {
+      const tenant = c.get('tenant')
+      const product = await templates.product(tenant, body.productID)
+      const created = await templates.create(tenant, c.get('caller').userIntID, product.id, body)
+      return c.json(appTemplateWire.detail(created, wireCtx(c)), 201)
+    },
+  )
+
+  r.route(
+    {
+      method: 'put',
+      path: '/app_templates/:id',
+      tag,
+      summary: 'Edit an app template',
+      body: AppTemplateUpdate,
+      response: AppTemplate,
+    },
+    async (c, { id, body }) => {
+      const tenant = c.get('tenant')
+      const current = await templates.get(tenant, id)
+      assertValid(productUnchanged('productID', body.productID, current.productID))
+      return c.json(appTemplateWire.detail(await templates.update(tenant, id, body), wireCtx(c)))
+    },
+  )
+
+  r.route(
+    { method: 'delete', path: '/app_templates', tag, summary: 'Delete app templates', query: IdsQuery, status: 204 },
+    async (c, { query }) => {
+      await templates.delete(c.get('tenant'), query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/device_consoles/:id',
+      tag,
+      summary: "The app templates of a device's product, with the current value",
+      query: listQuery(appTemplateFilters),
+      response: Page(ConsoleTemplate),
+    },
+    async (c, { id, query }) => {
+      const { items, count } = await templates.ofDevice(c.get('tenant'), id, query)
+      return c.json(pageOf(items.map((x) => appTemplateWire.console(x, wireCtx(c))), count, query))
+    },
+  )
+
+  return r
 }

@@ -1,7 +1,92 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
+import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { wireCtx } from '../http/env.ts'
+import {
+  ProductResource,
+  ProductResourceCreate,
+  ProductResourceCreated,
+  ProductResourceUpdate,
+  productResourceFilters,
+} from '../schemas/product-resources.ts'
+import { assertValid, productUnchanged } from '../rules/product-model.ts'
+import { productResourceWire } from '../wire/product-resources.ts'
 
-/** TODO: filled in by the resource's implementation. */
-export function productResourceRoutes(_deps: Deps) {
-  return new Router()
+const tag = 'Product resources'
+
+export function productResourceRoutes({ meta }: Deps) {
+  const r = new Router()
+  const resources = meta.productResources
+
+  r.route(
+    {
+      method: 'get',
+      path: '/product_resources',
+      tag,
+      summary: 'List product resources',
+      query: listQuery(productResourceFilters),
+      response: Page(ProductResource),
+    },
+    async (c, { query }) => {
+      const { items, count } = await resources.list(c.get('tenant'), query)
+      return c.json(pageOf(items.map((x) => productResourceWire.detail(x, wireCtx(c))), count, query))
+    },
+  )
+
+  r.route(
+    { method: 'get', path: '/product_resources/:id', tag, summary: 'Product resource detail', response: ProductResource },
+    async (c, { id }) => c.json(productResourceWire.detail(await resources.get(c.get('tenant'), id), wireCtx(c))),
+  )
+
+  r.route(
+    {
+      method: 'post',
+      path: '/product_resources',
+      tag,
+      summary: 'Create a product resource',
+      body: ProductResourceCreate,
+      response: ProductResourceCreated,
+      status: 201,
+    },
+    async (c, { body }) => {
+      const tenant = c.get('tenant')
+      const product = await resources.product(tenant, body.productIntID)
+      const created = await resources.create(tenant, c.get('caller').userIntID, product.id, body)
+      return c.json(productResourceWire.created(created, wireCtx(c)), 201)
+    },
+  )
+
+  r.route(
+    {
+      method: 'put',
+      path: '/product_resources/:id',
+      tag,
+      summary: 'Edit a product resource',
+      body: ProductResourceUpdate,
+      response: ProductResource,
+    },
+    async (c, { id, body }) => {
+      const tenant = c.get('tenant')
+      const current = await resources.get(tenant, id)
+      assertValid(productUnchanged('productIntID', body.productIntID, current.productIntID))
+      return c.json(productResourceWire.detail(await resources.update(tenant, id, body), wireCtx(c)))
+    },
+  )
+
+  r.route(
+    {
+      method: 'delete',
+      path: '/product_resources',
+      tag,
+      summary: 'Delete product resources',
+      query: IdsQuery,
+      status: 204,
+    },
+    async (c, { query }) => {
+      await resources.delete(c.get('tenant'), query.ids)
+      return c.body(null, 204)
+    },
+  )
+
+  return r
 }

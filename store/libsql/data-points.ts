@@ -1,9 +1,131 @@
 import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { Invalid, NotFound } from '../errors.ts'
+import { listPage, type ListSpec } from './list.ts'
+import { conflictOf, deleteChecked, insertOf, productRef, setClause, type ProductRef } from './product-model.ts'
 
-/** TODO: filled in by the resource's implementation. */
+const COLUMNS = `SELECT x.id AS id, x.data_point_id AS dataPointID, x.data_point_name AS dataPointName,
+  p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
+  p.cloud_protocol AS cloudProtocol, x.point_data_type AS pointDataType, x.data_trans_type AS dataTransType,
+  x.unit_name AS unitName, x.unit_symbol AS unitSymbol, x.upper_limit AS upperLimit, x.lower_limit AS lowerLimit,
+  x.data_step AS dataStep, x.binary_size AS binarySize, x.fault_value AS faultValue, x.is_discard AS isDiscard,
+  x.enum AS enum, x.is_location_type AS isLocationType, x.location_type AS locationType,
+  x.register_addr AS registerAddr, x.detail AS detail, u.username AS createUser,
+  x.create_at AS createAt, x.update_at AS updateAt`
+
+const FROM = `FROM data_points x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
+  LEFT JOIN users u ON u.id = x.user_int_id`
+
+const list: ListSpec = {
+  columns: COLUMNS,
+  from: FROM,
+  where: 'x.tenant_id = ?',
+  fields: {
+    productID: 'p.product_id',
+    productName: 'p.product_name',
+    dataPointID: 'x.data_point_id',
+    dataPointName: 'x.data_point_name',
+    pointDataType: 'x.point_data_type',
+    dataTransType: 'x.data_trans_type',
+    updateAt: 'x.update_at',
+  },
+  timeField: 'x.create_at',
+  idField: 'x.id',
+}
+
+/** Writable wire fields → columns (productIntID only on insert). */
+const COLS = {
+  dataPointID: 'data_point_id',
+  dataPointName: 'data_point_name',
+  pointDataType: 'point_data_type',
+  dataTransType: 'data_trans_type',
+  unitName: 'unit_name',
+  unitSymbol: 'unit_symbol',
+  upperLimit: 'upper_limit',
+  lowerLimit: 'lower_limit',
+  dataStep: 'data_step',
+  binarySize: 'binary_size',
+  faultValue: 'fault_value',
+  isDiscard: 'is_discard',
+  enum: 'enum',
+  isLocationType: 'is_location_type',
+  locationType: 'location_type',
+  registerAddr: 'register_addr',
+  detail: 'detail',
+}
+const JSON_FIELDS = ['enum']
+const UNIQUE = { data_point_id: 'dataPointID', data_point_name: 'dataPointName' }
+
+export type DataPointInput = { [K in keyof typeof COLS]?: unknown }
+
+/** Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. */
 export class DataPointsRepo {
   constructor(
     readonly db: Db,
     readonly tz: string,
   ) {}
+
+  /** A page of data points; `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, list, [tenant], q, this.tz)
+  }
+
+  /** One data point of the tenant, or NotFound naming `field`. */
+  async get(tenant: string, id: number, field = 'id'): Promise<Row> {
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    if (!r) throw new NotFound(field, `no data point ${id}`)
+    return r as Row
+  }
+
+  /** The product a new data point goes to (404 errors.productIntID when not the tenant's). */
+  product(tenant: string, productIntID: number): Promise<ProductRef> {
+    return productRef(this.db, tenant, { productIntID }, 'productIntID')
+  }
+
+  /** Creates a point of `productIntID` (checked by the caller); DATA_EXISTED on a taken dataPointID or name. */
+  async create(tenant: string, userIntID: number | null, productIntID: number, input: DataPointInput): Promise<Row> {
+    const fixed = { tenant_id: tenant, product_int_id: productIntID, user_int_id: userIntID, create_at: Date.now() }
+    try {
+      const [r] = await this.db.batch([insertOf('data_points', COLS, input, fixed, JSON_FIELDS)])
+      return this.get(tenant, Number(r!.lastInsertRowid))
+    } catch (e) {
+      conflictOf(e, UNIQUE)
+    }
+  }
+
+  /**
+   * Writes the fields of `patch`. A dataPointID that formula metrics read cannot change (their expressions name it).
+   */
+  async update(tenant: string, id: number, patch: DataPointInput): Promise<Row> {
+    const current = await this.get(tenant, id)
+    if (patch.dataPointID !== undefined && patch.dataPointID !== current.dataPointID) {
+      const used = await this.db.one('SELECT count(*) AS n FROM metric_points WHERE data_point_int_id = ?', [id])
+      if (Number(used?.n) > 0) throw new Invalid('dataPointID', `used by the formula of ${used!.n} metric(s)`)
+    }
+    const set = setClause(COLS, patch, JSON_FIELDS)
+    try {
+      await this.db.run(
+        `UPDATE data_points SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,
+        [...set.args, Date.now(), tenant, id],
+      )
+    } catch (e) {
+      conflictOf(e, UNIQUE)
+    }
+    return this.get(tenant, id)
+  }
+
+  /** All or none; refused while a stream, metric (own point or formula), product resource or app template uses one. */
+  delete(tenant: string, ids: number[]) {
+    return deleteChecked(this.db, tenant, {
+      table: 'data_points',
+      nameColumn: 'data_point_name',
+      uses: {
+        dataStreams: 'SELECT count(*) FROM stream_points s WHERE s.data_point_int_id = x.id',
+        metrics: `SELECT count(*) FROM metrics m WHERE m.data_point_int_id = x.id OR m.id IN
+          (SELECT mp.metric_int_id FROM metric_points mp WHERE mp.data_point_int_id = x.id)`,
+        productResources: 'SELECT count(*) FROM product_resources r WHERE r.data_point_int_id = x.id',
+        appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_point_int_id = x.id',
+      },
+    }, ids)
+  }
 }

@@ -1,9 +1,145 @@
+import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
+import { NotFound } from '../errors.ts'
+import { listPage, marks, type ListSpec } from './list.ts'
+import { conflictOf, deleteChecked, insertOf, setClause, streamRef, type PointRef } from './product-model.ts'
 
-/** TODO: filled in by the resource's implementation. */
+const COLUMNS = `SELECT x.id AS id, x.metric_name AS metricName, x.metric_type AS metricType,
+  x.data_point_int_id AS dataPointIntID, d.data_point_name AS dataPointName, d.data_point_id AS dataPointID,
+  x.aggregate_type AS aggregateType, x.aggregate_data AS aggregateData, x.chart_type AS chartType,
+  x.expressions AS expressions, x.expressions_label AS expressionsLabel, x.is_show AS isShow,
+  p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
+  x.product_item_int_id AS productItemIntID, x.remark AS remark, x.data_stream_int_id AS dataStreamIntID,
+  u.username AS createUser, x.create_at AS createAt, x.update_at AS updateAt`
+
+const FROM = `FROM metrics x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
+  JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN users u ON u.id = x.user_int_id`
+
+const list: ListSpec = {
+  columns: COLUMNS,
+  from: FROM,
+  where: 'x.tenant_id = ?',
+  fields: {
+    productID: 'p.product_id',
+    productName: 'p.product_name',
+    metricName: 'x.metric_name',
+    metricType: 'x.metric_type',
+    dataPointIntID: 'x.data_point_int_id',
+    dataPointName: 'd.data_point_name',
+    updateAt: 'x.update_at',
+  },
+  timeField: 'x.create_at',
+  idField: 'x.id',
+}
+
+const COLS = {
+  metricName: 'metric_name',
+  metricType: 'metric_type',
+  dataPointIntID: 'data_point_int_id',
+  aggregateType: 'aggregate_type',
+  aggregateData: 'aggregate_data',
+  chartType: 'chart_type',
+  expressions: 'expressions',
+  expressionsLabel: 'expressions_label',
+  isShow: 'is_show',
+  productItemIntID: 'product_item_int_id',
+  remark: 'remark',
+  dataStreamIntID: 'data_stream_int_id',
+}
+const UNIQUE = { metric_name: 'metricName' }
+
+export type MetricInput = { [K in keyof typeof COLS]?: unknown }
+
+/** Links a metric (its id from `metricSql`) to the data points its formula reads. */
+const insertReads = (metricSql: string, args: InValue[], reads: number[]): InStatement => ({
+  sql: `INSERT INTO metric_points (metric_int_id, data_point_int_id) SELECT (${metricSql}), j.value FROM json_each(?) j`,
+  args: [...args, JSON.stringify(reads)],
+})
+
+/** Formula and aggregate metrics over the data points of a product. */
 export class MetricsRepo {
   constructor(
     readonly db: Db,
     readonly tz: string,
   ) {}
+
+  /** A page of metrics (list form); `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page> {
+    return listPage(this.db, list, [tenant], q, this.tz)
+  }
+
+  /** One metric of the tenant (with its product's id and its point's dataPointID), or NotFound. */
+  async get(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    if (!r) throw new NotFound('id', `no metric ${id}`)
+    return r as Row
+  }
+
+  /**
+   * The metric's data point (`dataPointIntID` of the tenant, else NotFound naming that field) and every data point
+   * of its product: what a formula may name.
+   */
+  async pointsFor(tenant: string, dataPointIntID: number): Promise<{ point: PointRef; points: PointRef[] }> {
+    const points = (await this.db.all(
+      `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName, product_int_id AS productIntID
+       FROM data_points WHERE tenant_id = ?
+         AND product_int_id = (SELECT product_int_id FROM data_points WHERE tenant_id = ? AND id = ?)`,
+      [tenant, tenant, dataPointIntID],
+    )) as unknown as PointRef[]
+    const point = points.find((p) => p.id === dataPointIntID)
+    if (!point) throw new NotFound('dataPointIntID', `no data point ${dataPointIntID}`)
+    return { point, points }
+  }
+
+  /** Creates a metric of `point`'s product with the links to the points its formula `reads`, in one batch. */
+  async create(tenant: string, userIntID: number | null, point: PointRef, input: MetricInput, reads: number[]): Promise<Row> {
+    await this.checkStream(tenant, point.productIntID, input.dataStreamIntID)
+    const fixed = { tenant_id: tenant, product_int_id: point.productIntID, user_int_id: userIntID, create_at: Date.now() }
+    const byName = 'SELECT id FROM metrics WHERE product_int_id = ? AND metric_name = ?'
+    try {
+      const [r] = await this.db.batch([
+        insertOf('metrics', COLS, input, fixed),
+        insertReads(byName, [point.productIntID, String(input.metricName)], reads),
+      ])
+      return this.get(tenant, Number(r!.lastInsertRowid))
+    } catch (e) {
+      conflictOf(e, UNIQUE)
+    }
+  }
+
+  /** Writes the fields of `patch` and replaces the formula links by `reads` (same batch). */
+  async update(tenant: string, id: number, patch: MetricInput, reads: number[]): Promise<Row> {
+    const current = await this.get(tenant, id)
+    await this.checkStream(tenant, Number(current.productIntID), patch.dataStreamIntID)
+    const set = setClause(COLS, patch)
+    try {
+      await this.db.batch([
+        {
+          sql: `UPDATE metrics SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,
+          args: [...set.args, Date.now(), tenant, id],
+        },
+        { sql: 'DELETE FROM metric_points WHERE metric_int_id = ?', args: [id] },
+        insertReads('SELECT ?', [id], reads),
+      ])
+    } catch (e) {
+      conflictOf(e, UNIQUE)
+    }
+    return this.get(tenant, id)
+  }
+
+  /** A dataStreamIntID must be a stream of the metric's product (404 unknown, 422 another product's). */
+  private async checkStream(tenant: string, productIntID: number, id: unknown) {
+    if (typeof id === 'number') await streamRef(this.db, tenant, productIntID, id, 'dataStreamIntID')
+  }
+
+  /** All or none (nothing refers to a metric); its formula links go in the same batch. */
+  delete(tenant: string, ids: number[]) {
+    return deleteChecked(this.db, tenant, {
+      table: 'metrics',
+      nameColumn: 'metric_name',
+      uses: {},
+      before: (ids) => [{ sql: `DELETE FROM metric_points WHERE metric_int_id IN (${marks(ids.length)})`, args: ids }],
+    }, ids)
+  }
 }

@@ -1,0 +1,140 @@
+import { all, create, type MathNode } from 'mathjs'
+
+/**
+ * Formula metrics (CONTRACT §6): a mathjs expression over the product's dataPointIDs, and `value` for the metric's
+ * own data point. A dataPointID that is not a plain identifier (it contains `-`) is written `dp("the-id")`.
+ *
+ * Formulas go only through the ONE restricted mathjs instance below (STYLE: Data and I/O). Two layers keep them
+ * harmless: the instance's dangerous functions throw (the pattern of the mathjs "security" page), and every parsed
+ * tree is walked against an allow-list of node kinds, operators, functions and symbols before it is compiled.
+ */
+
+/** A formula that does not parse, uses something not allowed, or names an unknown data point. */
+export class FormulaError extends Error {}
+
+const math = create(all!, { predictable: true })
+const parse = math.parse
+
+const disabled = (name: string) => () => {
+  throw new FormulaError(`function ${name} is disabled`)
+}
+const DISABLED = ['import', 'createUnit', 'evaluate', 'parse', 'simplify', 'simplifyConstant', 'simplifyCore',
+  'derivative', 'compile', 'resolve', 'reviver', 'rationalize', 'leafCount', 'parser', 'chain', 'help', 'replacer']
+math.import(Object.fromEntries(DISABLED.map((n) => [n, disabled(n)])), { override: true })
+
+/** Math functions a formula may call. */
+export const FUNCTIONS: ReadonlySet<string> = new Set([
+  'abs', 'sqrt', 'cbrt', 'pow', 'exp', 'log', 'log10', 'log2', 'min', 'max', 'round', 'floor', 'ceil', 'fix',
+  'sign', 'mod', 'hypot', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh',
+])
+
+/** Operators (mathjs function names of OperatorNode) a formula may use: arithmetic, comparison, logic. */
+const OPERATORS: ReadonlySet<string> = new Set([
+  'add', 'subtract', 'multiply', 'divide', 'pow', 'mod', 'unaryMinus', 'unaryPlus',
+  'larger', 'smaller', 'largerEq', 'smallerEq', 'equal', 'unequal', 'and', 'or', 'not', 'xor',
+])
+
+const CONSTANTS: ReadonlySet<string> = new Set(['pi', 'e', 'PI', 'E'])
+
+/** Node kinds that may appear at all (everything else: assignments, accessors, objects, arrays, blocks ...). */
+const NODES: ReadonlySet<string> = new Set([
+  'ConstantNode', 'SymbolNode', 'OperatorNode', 'FunctionNode', 'ParenthesisNode', 'ConditionalNode', 'RelationalNode',
+])
+
+/** At most this many characters: formulas are short, and the parser recurses. */
+export const MAX_FORMULA_LENGTH = 1000
+
+export interface Formula {
+  /** The data point ids the formula reads (each once, in order of first use); constants are not listed. */
+  symbols: string[]
+  /** Evaluates with a value for every symbol; a non-numeric result is NaN (booleans count as 1 and 0). */
+  evaluate(scope: Record<string, number>): number
+}
+
+type Node = MathNode & { type: string; name?: string; fn?: Node; args?: Node[]; value?: unknown; op?: string }
+
+/**
+ * Parses and checks `expr` once; the result evaluates fast (compile once per metric, evaluate per time).
+ * Throws FormulaError for a syntax error (the parser's message), a forbidden construct, or a symbol that is not
+ * one of `allowedIds` (all unknown names are listed).
+ */
+export function compileFormula(expr: string, allowedIds: readonly string[]): Formula {
+  if (expr.length > MAX_FORMULA_LENGTH) throw new FormulaError(`at most ${MAX_FORMULA_LENGTH} characters`)
+  let tree: Node
+  try {
+    tree = parse(expr) as Node
+  } catch (e) {
+    throw new FormulaError((e as Error).message)
+  }
+  const allowed = new Set(allowedIds)
+  const safe = new Map<string, string>()
+  const unknown = new Set<string>()
+  const ref = (id: string) => {
+    if (!allowed.has(id)) unknown.add(id)
+    if (!safe.has(id)) safe.set(id, `__dp${safe.size}`)
+    return new math.SymbolNode(safe.get(id)!)
+  }
+  const rewritten = tree.transform((node, path) => {
+    const n = node as Node
+    if (isDp(n)) return ref(dpArgument(n))
+    if (n.type === 'SymbolNode' && path !== 'fn') return CONSTANTS.has(n.name!) && !allowed.has(n.name!) ? n : ref(n.name!)
+    checkNode(n)
+    return n
+  }) as Node
+  if (unknown.size) throw new FormulaError(`unknown data point: ${[...unknown].join(', ')}`)
+  return build(rewritten, safe)
+}
+
+function isDp(n: Node): boolean {
+  return n.type === 'FunctionNode' && n.fn?.type === 'SymbolNode' && n.fn.name === 'dp'
+}
+
+function dpArgument(n: Node): string {
+  const arg = n.args?.[0]
+  if (n.args?.length !== 1 || arg?.type !== 'ConstantNode' || typeof arg.value !== 'string')
+    throw new FormulaError('dp() takes one quoted data point id, e.g. dp("the-id")')
+  return arg.value
+}
+
+/** Throws unless the node is of an allowed kind (function names, operators and constants checked too). */
+function checkNode(n: Node) {
+  if (!NODES.has(n.type)) throw new FormulaError(`${describe(n.type)} is not allowed in a formula`)
+  if (n.type === 'FunctionNode') {
+    if (n.fn?.type !== 'SymbolNode') throw new FormulaError('only plain math functions may be called')
+    if (!FUNCTIONS.has(n.fn.name!)) throw new FormulaError(`function ${n.fn.name} is not allowed`)
+  }
+  const fn = (n as unknown as { fn?: unknown }).fn
+  if (n.type === 'OperatorNode' && !OPERATORS.has(String(fn))) throw new FormulaError(`operator ${n.op} is not allowed`)
+  if (n.type === 'ConstantNode' && typeof n.value !== 'number' && typeof n.value !== 'boolean')
+    throw new FormulaError(`constant ${JSON.stringify(n.value) ?? String(n.value)} is not allowed`)
+}
+
+const NODE_NAMES: Record<string, string> = {
+  AssignmentNode: 'an assignment',
+  FunctionAssignmentNode: 'a function definition',
+  AccessorNode: 'property access',
+  IndexNode: 'property access',
+  ObjectNode: 'an object',
+  ArrayNode: 'an array',
+  BlockNode: 'a block of several expressions',
+  RangeNode: 'a range',
+}
+const describe = (type: string) => NODE_NAMES[type] ?? type
+
+function build(tree: Node, safe: Map<string, string>): Formula {
+  const code = tree.compile()
+  const pairs = [...safe.entries()]
+  return {
+    symbols: pairs.map(([id]) => id),
+    evaluate(scope) {
+      const inner: Record<string, number> = {}
+      for (const [id, sym] of pairs) {
+        const v = scope[id]
+        if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
+        inner[sym] = v
+      }
+      const out: unknown = code.evaluate(inner)
+      return typeof out === 'number' ? out : typeof out === 'boolean' ? Number(out) : NaN
+    },
+  }
+}

@@ -1,0 +1,14 @@
+import { formInvalid, type FieldErrors } from '../errors.ts'
+
+/** Throws one 422 FORM_INVALID naming every failing field, when there is any (CONTRACT §3). */
+export function assertValid(errors: FieldErrors) {
+  if (Object.keys(errors).length) throw formInvalid(errors)
+}
+
+/**
+ * Decision (the spec is silent): a model record's product is fixed once created, since its links (points, streams)
+ * are all of that product. Sending the same product back in an edit is fine.
+ */
+export function productUnchanged(field: string, sent: unknown, stored: unknown): FieldErrors {
+  return sent !== undefined && sent !== null && String(sent) !== String(stored) ? { [field]: 'cannot be changed' } : {}
+}

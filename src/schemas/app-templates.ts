@@ -1,0 +1,90 @@
+import { z } from 'zod'
+import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { relativeTopic } from './data-streams.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** One entry of defaultValues (spec: Resources › App template). */
+export const DefaultValue = z.object({
+  id: intID.nullish(),
+  dataPointID: z.string({ error: 'must be a string' }).max(64).nullish(),
+  dataPointName: z.string({ error: 'must be a string' }).max(100).nullish(),
+  enum: z.array(z.unknown(), { error: 'must be an array or null' }).max(1000).nullish(),
+  pointDataType: enumCode('pointDataType').nullish(),
+  value: z.union([z.string().max(1000), z.number(), z.boolean()], { error: 'must be a string, number or boolean' }).nullish(),
+})
+
+/** App template (spec: Resources › App template), with productName beside productID. */
+export const AppTemplate = z.object({
+  id: Int,
+  templateName: Str,
+  templateType: Int,
+  templateTypeLabel: Label,
+  productID: Str,
+  productName: Str,
+  productItemIntID: NullableInt,
+  topic: NullableStr,
+  dataPointIntID: NullableInt,
+  dataPointID: NullableStr,
+  dataPointName: NullableStr,
+  dataStreamIntID: NullableInt,
+  dataStreamName: NullableStr,
+  dataTransType: NullableInt,
+  enum: z.array(z.unknown()).nullable(),
+  places: z.array(Int).nullable(),
+  instanceID: NullableStr,
+  itemID: NullableStr,
+  itemName: NullableStr,
+  itemOperations: NullableStr,
+  objectID: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+  defaultValues: z.array(DefaultValue).nullable(),
+})
+
+/**
+ * The device console form (spec: App template): no itemID, itemName, itemOperations, objectID; adds `value`, the
+ * template data point's last value as text (null until the telemetry side provides it).
+ */
+export const ConsoleTemplate = AppTemplate.omit({ itemID: true, itemName: true, itemOperations: true, objectID: true }).extend({
+  value: NullableStr,
+})
+
+/** An LwM2M-style id: a string, or a number stored as its text. */
+const idText = z
+  .union([z.string().max(100), z.number()], { error: 'must be a string or a number' })
+  .transform(String)
+  .nullish()
+
+/** Create body (the spec shows none); the product by its productID. */
+export const AppTemplateCreate = z.object({
+  templateName: name(50),
+  templateType: enumCode('templateType'),
+  productID: z.string({ error: 'required, a string' }).min(1, { error: 'must not be empty' }),
+  topic: relativeTopic.nullish(),
+  dataPointIntID: intID.nullish(),
+  dataStreamIntID: intID.nullish(),
+  dataTransType: enumCode('dataTransType').nullish(),
+  enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
+  places: z.tuple([z.number().int(), z.number().int()], { error: 'must be an array of two integers' }).nullish(),
+  instanceID: idText,
+  itemID: idText,
+  itemName: text(100),
+  itemOperations: text(100),
+  objectID: idText,
+  productItemIntID: intID.nullish(),
+  defaultValues: z.array(DefaultValue, { error: 'must be an array of objects' }).max(100).nullish(),
+})
+
+/** Edit body: productID may be sent back but not changed. */
+export const AppTemplateUpdate = AppTemplateCreate.partial()
+
+export const appTemplateFilters = {
+  productID: 'text',
+  templateName: 'text',
+  templateType: 'int',
+  dataPointIntID: 'int',
+  dataStreamIntID: 'int',
+} satisfies FilterFields
+
+export type AppTemplateCreate = z.infer<typeof AppTemplateCreate>
+export type AppTemplateUpdate = z.infer<typeof AppTemplateUpdate>

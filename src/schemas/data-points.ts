@@ -1,0 +1,84 @@
+import { z } from 'zod'
+import { enumCode, looseInt, looseNumber, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+const NullableNum = z.number().nullable()
+
+/** Data point detail (spec: Resources › Data point); productIntID added so that an edit can send it back. */
+export const DataPoint = z.object({
+  id: Int,
+  dataPointID: Str,
+  dataPointName: Str,
+  productID: Str,
+  productIntID: Int,
+  productName: Str,
+  pointDataType: Int,
+  pointDataTypeLabel: Label,
+  dataTransType: Int,
+  dataTransTypeLabel: Label,
+  unitName: NullableStr,
+  unitSymbol: NullableStr,
+  upperLimit: NullableNum,
+  lowerLimit: NullableNum,
+  dataStep: NullableNum,
+  binarySize: NullableInt,
+  faultValue: NullableStr,
+  isDiscard: NullableInt,
+  enum: z.array(z.unknown()).nullable(),
+  isLocationType: NullableInt,
+  locationType: NullableInt,
+  registerAddr: NullableStr,
+  detail: NullableStr,
+  createUser: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+export const DataPointListItem = DataPoint.omit({ createUser: true })
+
+/** Letters, digits, underscore and hyphen, starting with a letter or underscore (CONTRACT §6: `dp("the-id")`). */
+export const DATA_POINT_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
+
+/** An integer flag or code outside the enumerations table (isLocationType, isDiscard, isShow). */
+export function oneOf(values: number[]) {
+  const error = `must be one of ${values.join(', ')}`
+  return z.number({ error }).refine((n) => values.includes(n), { error })
+}
+
+/** Create body (spec: Endpoints › Data points POST); numbers may arrive as numeric strings. */
+export const DataPointCreate = z.object({
+  dataPointName: name(50),
+  dataPointID: z.string({ error: 'required, a string' }).regex(DATA_POINT_ID, {
+    error: 'letters, digits, _ and -, starting with a letter or _, at most 64 characters',
+  }),
+  productIntID: looseInt.pipe(z.number().positive({ error: 'must be a product id' })),
+  pointDataType: enumCode('pointDataType'),
+  dataTransType: enumCode('dataTransType'),
+  unitName: text(50),
+  unitSymbol: text(20),
+  upperLimit: looseNumber.nullish(),
+  lowerLimit: looseNumber.nullish(),
+  dataStep: looseNumber.pipe(z.number().positive({ error: 'must be greater than 0' })).nullish(),
+  enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
+  isLocationType: oneOf([0, 1, 2]).nullish(),
+  locationType: enumCode('locationType').nullish(),
+  binarySize: looseInt.pipe(z.number().positive({ error: 'must be a positive integer' })).nullish(),
+  faultValue: text(100),
+  isDiscard: oneOf([0, 1]).nullish(),
+  registerAddr: text(50),
+  detail: text(300),
+})
+
+/** Edit body: any create field; productIntID may be sent back but not changed. */
+export const DataPointUpdate = DataPointCreate.partial()
+
+export const dataPointFilters = {
+  productID: 'text',
+  dataPointID: 'text',
+  dataPointName: 'text',
+  pointDataType: 'int',
+  dataTransType: 'int',
+} satisfies FilterFields
+
+export type DataPointCreate = z.infer<typeof DataPointCreate>
+export type DataPointUpdate = z.infer<typeof DataPointUpdate>

@@ -1,0 +1,75 @@
+import { z } from 'zod'
+import { enumCode, intID, looseInt, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/** Data stream detail (spec: Resources › Data stream). */
+export const DataStream = z.object({
+  id: Int,
+  productID: Str,
+  productName: Str,
+  streamName: Str,
+  streamType: Int,
+  streamTypeLabel: Label,
+  streamDataType: Int,
+  streamDataTypeLabel: Label,
+  topic: Str,
+  dataPoints: z.array(Int),
+  dataPointNames: z.array(Str),
+  detail: NullableStr,
+  userIntID: NullableInt,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** The list form (spec: Data stream, list form) plus productID. */
+export const DataStreamListItem = DataStream.pick({
+  id: true,
+  productID: true,
+  productName: true,
+  streamName: true,
+  streamType: true,
+  streamTypeLabel: true,
+  streamDataType: true,
+  streamDataTypeLabel: true,
+  topic: true,
+})
+
+/**
+ * A topic relative to the device's mountpoint (CONTRACT §5): no wildcards, no leading '/', at most 200 characters.
+ */
+export const relativeTopic = z
+  .string({ error: 'required, a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(200, { error: 'at most 200 characters' })
+  .refine((t) => !/[+#]/.test(t), { error: 'must not contain the wildcards + or #' })
+  .refine((t) => !t.startsWith('/'), { error: 'is relative to the device: no leading /' })
+  .refine((t) => !/[\u0000-\u001f]/.test(t), { error: 'must not contain control characters' })
+
+/** Create body (the spec shows none: CONTRACT decides). The product by productID, or by productIntID. */
+export const DataStreamCreate = z.object({
+  productID: z.string({ error: 'must be a string' }).optional(),
+  productIntID: looseInt.optional(),
+  streamName: name(50),
+  streamType: enumCode('streamType'),
+  streamDataType: enumCode('streamDataType'),
+  topic: relativeTopic,
+  dataPoints: z
+    .array(intID, { error: 'must be an array of data point ids' })
+    .max(1000)
+    .transform((ids) => [...new Set(ids)])
+    .optional(),
+  detail: text(300),
+})
+
+export const DataStreamUpdate = DataStreamCreate.partial()
+
+export const dataStreamFilters = {
+  productID: 'text',
+  streamName: 'text',
+  topic: 'text',
+  streamType: 'int',
+  streamDataType: 'int',
+} satisfies FilterFields
+
+export type DataStreamCreate = z.infer<typeof DataStreamCreate>
+export type DataStreamUpdate = z.infer<typeof DataStreamUpdate>

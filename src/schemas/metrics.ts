@@ -1,0 +1,79 @@
+import { z } from 'zod'
+import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+import { oneOf } from './data-points.ts'
+
+/** Metric detail (spec: Resources › Metric), with productName beside productID. */
+export const Metric = z.object({
+  id: Int,
+  metricName: Str,
+  metricType: Int,
+  metricTypeLabel: Label,
+  dataPointIntID: Int,
+  dataPointName: Str,
+  aggregateType: NullableInt,
+  aggregateTypeLabel: Label,
+  aggregateData: NullableInt,
+  aggregateDataLabel: Label,
+  chartType: NullableInt,
+  chartTypeLabel: Label,
+  expressions: NullableStr,
+  expressionsLabel: NullableStr,
+  isShow: Int,
+  productID: Str,
+  productName: Str,
+  productItemIntID: NullableInt,
+  remark: NullableStr,
+  dataStreamIntID: NullableInt,
+  createUser: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** The metric record of write answers (spec: Metrics POST "metric record (without labels)"). */
+export const MetricRecord = Metric.omit({
+  metricTypeLabel: true,
+  aggregateTypeLabel: true,
+  aggregateDataLabel: true,
+  chartTypeLabel: true,
+})
+
+/** The list form (spec: Metrics GET list) plus the product. */
+export const MetricListItem = Metric.pick({
+  id: true,
+  metricName: true,
+  metricType: true,
+  metricTypeLabel: true,
+  dataPointName: true,
+  productID: true,
+  productName: true,
+})
+
+/** Create body: the product comes from dataPointIntID; metricType defaults by the rules (CONTRACT §6). */
+export const MetricCreate = z.object({
+  metricName: name(50),
+  dataPointIntID: intID,
+  metricType: enumCode('metricType').optional(),
+  expressions: z.string({ error: 'must be a string' }).max(1000, { error: 'at most 1000 characters' }).nullish(),
+  expressionsLabel: text(1000),
+  aggregateType: enumCode('aggregateType').nullish(),
+  aggregateData: enumCode('aggregateData').nullish(),
+  chartType: enumCode('chartType').nullish(),
+  isShow: oneOf([0, 1]).optional(),
+  productItemIntID: intID.nullish(),
+  remark: text(300),
+  dataStreamIntID: intID.nullish(),
+})
+
+export const MetricUpdate = MetricCreate.partial()
+
+export const metricFilters = {
+  productID: 'text',
+  metricName: 'text',
+  metricType: 'int',
+  dataPointIntID: 'int',
+  dataPointName: 'text',
+} satisfies FilterFields
+
+export type MetricCreate = z.infer<typeof MetricCreate>
+export type MetricUpdate = z.infer<typeof MetricUpdate>

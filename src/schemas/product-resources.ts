@@ -1,0 +1,52 @@
+import { z } from 'zod'
+import { intID, looseInt, name, text, Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+/**
+ * Product resource (spec: Resources › Product resource), with the product. There is no codeValue dictionary:
+ * codeValueLabel is the itemName, or the codeValue itself.
+ */
+export const ProductResource = z.object({
+  id: Int,
+  codeValue: Str,
+  codeValueLabel: Str,
+  dataPointIntID: NullableInt,
+  dataPointName: NullableStr,
+  productID: Str,
+  productName: Str,
+  productItemIntID: NullableInt,
+  itemName: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** The create answer (spec: Product resources POST). */
+export const ProductResourceCreated = z.object({
+  codeValue: Str,
+  createAt: Timestamp,
+  dataPointIntID: NullableInt,
+  id: Int,
+  productItemIntID: NullableInt,
+  updateAt: Timestamp,
+})
+
+export const ProductResourceCreate = z.object({
+  codeValue: name(100),
+  dataPointIntID: intID.nullish(),
+  productIntID: looseInt.pipe(z.number().positive({ error: 'must be a product id' })),
+  productItemIntID: intID.nullish(),
+  itemName: text(100),
+})
+
+/** Edit body: productIntID may be sent back but not changed. */
+export const ProductResourceUpdate = ProductResourceCreate.partial()
+
+export const productResourceFilters = {
+  productID: 'text',
+  codeValue: 'text',
+  itemName: 'text',
+  dataPointIntID: 'int',
+} satisfies FilterFields
+
+export type ProductResourceCreate = z.infer<typeof ProductResourceCreate>
+export type ProductResourceUpdate = z.infer<typeof ProductResourceUpdate>
