@@ -165,7 +165,7 @@ export class DevicesRepo {
   /**
    * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices that are not deleted with
    * it. Group memberships, policy and certificate bindings and proxy subscriptions are links, not records in use:
-   * they are removed in the same transaction.
+   * the triggers of migration 020 remove them with the device, in the same statement.
    */
   async delete(tenant: string, ids: number[]): Promise<void> {
     const m = marks(ids.length)
