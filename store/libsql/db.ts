@@ -1,4 +1,4 @@
-import { createClient, type Client, type InArgs, type InStatement, type Row } from '@libsql/client'
+import { createClient, type Client, type InArgs, type InStatement, type ResultSet } from '@libsql/client'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -16,23 +16,56 @@ export interface DbOptions {
   authToken?: string
 }
 
+/** A row as the repositories see it: column aliases (wire names) → values. */
+export type Row = Record<string, unknown>
+
+const MAX_SHAPES = 2000
+const SELECT = /^\s*(SELECT|WITH)\b/i
+
 /**
  * A libSQL handle. Writes that belong together go through `batch` (one transaction on the same connection);
  * `client.transaction()` is never used because on a local file it hands the connection away and the next one
  * would lose the per-connection pragmas.
+ *
+ * Reads: @libsql/client builds every row with one property definition per column, which costs ~4 µs a cell
+ * (a 45-column detail row: 0.2 ms). So once a SELECT has run, its column names are learnt and later runs of the
+ * same SQL text select one `json_object(...)` per row instead, parsed with JSON.parse (4-5x faster). Values
+ * keep their types (numbers, strings, null); metadata holds no BLOBs.
  */
 export class Db {
+  private shapes = new Map<string, string | null>()
+
   constructor(
     readonly client: Client,
     readonly local: boolean,
   ) {}
 
   async all(sql: string, args: InArgs = []): Promise<Row[]> {
-    return (await this.client.execute({ sql, args })).rows
+    return (await this.read([{ sql, args }]))[0]!
   }
 
   async one(sql: string, args: InArgs = []): Promise<Row | undefined> {
-    return (await this.client.execute({ sql, args })).rows[0]
+    return (await this.all(sql, args))[0]
+  }
+
+  /** Several SELECTs in one read transaction (a page and its count see the same data). */
+  async read(statements: Array<{ sql: string; args: InArgs }>): Promise<Row[][]> {
+    const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
+    const results: ResultSet[] =
+      wrapped.length === 1 ? [await this.client.execute(wrapped[0]!)] : await this.client.batch(wrapped, 'read')
+    return results.map((rs, i) => {
+      const { sql } = statements[i]!
+      if (wrapped[i]!.sql !== sql) return rs.rows.map((r) => JSON.parse(r[0] as string) as Row)
+      if (!this.shapes.has(sql)) this.learn(sql, rs.columns)
+      return rs.rows as unknown as Row[]
+    })
+  }
+
+  private learn(sql: string, columns: string[]) {
+    if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value!)
+    const unique = new Set(columns).size === columns.length && columns.length > 0
+    const ok = SELECT.test(sql) && unique && columns.every((c) => /^[A-Za-z_][\w]*$/.test(c))
+    this.shapes.set(sql, ok ? `SELECT json_object(${columns.map((c) => `'${c}', "${c}"`).join(', ')}) FROM (${sql})` : null)
   }
 
   async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {

@@ -62,6 +62,7 @@ const list: ListSpec = {
   },
   timeField: 'd.create_at',
   idField: 'd.id',
+  count: { from: 'FROM devices d', baseAlias: 'd' },
 }
 
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups gr ON gr.id = gd.group_int_id

@@ -50,6 +50,7 @@ const list: ListSpec = {
   },
   timeField: 'd.create_at',
   idField: 'd.id',
+  count: { from: 'FROM devices d', baseAlias: 'd' },
 }
 
 /** A stored gateway as a write's fields, plus its id and productID. */

@@ -19,6 +19,11 @@ export interface ListSpec {
   timeField: string
   /** Expression of the record id, the last tie-breaker of every order. */
   idField: string
+  /**
+   * The FROM of the count when no filter reaches past the base table: joins only the page needs (names, counts)
+   * cost the count a lookup per matching row. `baseAlias` is the base table's alias in `fields` and `where`.
+   */
+  count?: { from: string; baseAlias: string }
 }
 
 /** Runs a page query and its count in one read transaction. */
@@ -50,19 +55,20 @@ export async function listPage(db: Db, spec: ListSpec, baseArgs: InValue[], q: L
     args.push(parseTime(q.endTime, tz))
   }
   const where = conds.map((c) => `(${c})`).join(' AND ')
+  const baseOnly = spec.count && q.filters.every((f) => spec.fields[f.field]?.startsWith(`${spec.count!.baseAlias}.`))
+  const countFrom = baseOnly ? spec.count!.from : spec.from
   const sortExpr = sortExpression(spec, q.sort)
   const dir = q.order === 'asc' ? 'ASC' : q.order === 'desc' ? 'DESC' : q.sort ? 'ASC' : 'DESC'
-  const [rows, count] = await db.client.batch(
+  const [rows, count] = await db.read(
     [
       {
         sql: `${spec.columns} ${spec.from} WHERE ${where} ORDER BY ${sortExpr} ${dir}, ${spec.idField} ${dir} LIMIT ? OFFSET ?`,
         args: [...args, q.limit, (q.page - 1) * q.limit],
       },
-      { sql: `SELECT count(*) AS n ${spec.from} WHERE ${where}`, args },
+      { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
     ],
-    'read',
   )
-  return { items: rows!.rows as unknown as Row[], count: Number(count!.rows[0]?.n ?? 0) }
+  return { items: rows!, count: Number(count![0]?.n ?? 0) }
 }
 
 function sortExpression(spec: ListSpec, sort: string | undefined): string {
