@@ -2,6 +2,9 @@ import type { Config } from './config.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
 import type { Authenticator } from './http/auth.ts'
 import type { TaskRunner } from './tasks.ts'
+import type { Bus } from './bus.ts'
+import type { TelemetryStore } from '../store/telemetry.ts'
+import type { BrokerHandle, Pipeline } from '../ingest/types.ts'
 
 /** Everything routes may use; src/main.ts (and the tests) build it. */
 export interface Deps {
@@ -9,4 +12,8 @@ export interface Deps {
   meta: MetaStore
   auth: Authenticator
   tasks: TaskRunner
+  bus: Bus
+  telemetry: TelemetryStore
+  pipeline: Pipeline
+  broker: BrokerHandle
 }

@@ -8,6 +8,11 @@ import { openDb } from '../store/libsql/db.ts'
 import { createMetaStore } from '../store/libsql/meta.ts'
 import type { Deps } from './deps.ts'
 import { createTaskRunner } from './tasks.ts'
+import { Bus } from './bus.ts'
+import { createTelemetryStore } from '../store/index.ts'
+import { createPipeline } from '../ingest/pipeline.ts'
+import { startBroker } from '../ingest/broker.ts'
+import { connectExternalBroker } from '../ingest/external.ts'
 
 export interface Service {
   deps: Deps
@@ -25,7 +30,12 @@ export async function startService(config: Config): Promise<Service> {
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
   await meta.tasks.failInterruptedTasks()
   const tasks = createTaskRunner(meta.tasks)
-  const deps: Deps = { config, meta, auth, tasks }
+  const bus = new Bus()
+  const telemetry = await createTelemetryStore(config)
+  const pipeline = createPipeline({ config, meta, telemetry, bus })
+  const brokerDeps = { config, meta, pipeline, bus }
+  const broker = config.MQTT_URL ? await connectExternalBroker(brokerDeps) : await startBroker(brokerDeps)
+  const deps: Deps = { config, meta, auth, tasks, bus, telemetry, pipeline, broker }
   const { app } = createApp(deps)
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s))
@@ -38,8 +48,13 @@ export async function startService(config: Config): Promise<Service> {
     url: `http://${host}:${port}`,
     firstAdmin,
     async close() {
+      // stop taking work, commit what was accepted, then close the stores
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await broker.close()
+      await pipeline.flush()
+      await pipeline.close()
       await tasks.idle()
+      await telemetry.close()
       db.close()
     },
   }

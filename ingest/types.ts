@@ -1,0 +1,103 @@
+/**
+ * The ports between the parts of ingest: the broker (embedded or external) and HTTP ingest hand uplinks to the
+ * pipeline; the pipeline decodes them against the product model, queues values and events for the batching
+ * writer, and resolves each uplink once it is durable.
+ */
+
+/** A device or gateway as ingest knows it (one row of the devices table). */
+export interface DeviceIdentity {
+  id: number
+  tenantID: string
+  kind: 'device' | 'gateway'
+  deviceID: string
+  deviceName: string
+  deviceUsername: string
+  token: string
+  authType: number | null
+  blocked: number
+  productIntID: number
+  productID: string
+  /** The product's cloud protocol (1 MQTT ... 7 Modbus): the first level of the device's mountpoint. */
+  cloudProtocol: number
+  gatewayIntID: number | null
+  parentDeviceIntID: number | null
+}
+
+/** A message a device sent, as the broker or HTTP ingest received it. */
+export interface Uplink {
+  device: DeviceIdentity
+  /** The topic relative to the device's mountpoint (CONTRACT §5), e.g. `telemetry` or `inbox`. */
+  topic: string
+  payload: Buffer
+  /** Epoch ms when the platform received it (the time of plain payloads). */
+  receivedAt: number
+  ip: string | null
+}
+
+/** Why a value or a message was not stored. */
+export interface Rejection {
+  dataPointID?: string
+  deviceID?: string
+  errorCode: string
+  message: string
+}
+
+/** What became of one uplink. */
+export interface UplinkOutcome {
+  /** Values stored. */
+  accepted: number
+  rejected: Rejection[]
+}
+
+/** Thrown by Pipeline.submit when the queue is full: HTTP answers 429, MQTT pauses reading. */
+export class Backpressure extends Error {
+  constructor(readonly retryAfterSeconds = 1) {
+    super('ingest queue is full')
+  }
+}
+
+export interface Pipeline {
+  /**
+   * Decodes the uplink, checks its values against the product model, and queues its values and its event.
+   * Resolves once both are committed (a QoS 1 PUBACK may be sent then). Throws Backpressure when the queue is full.
+   */
+  submit(uplink: Uplink): Promise<UplinkOutcome>
+  /** True while the queue is above its high-water mark: readers should pause until `drained`. */
+  readonly saturated: boolean
+  /** Resolves when the queue is back below its low-water mark. */
+  drained(): Promise<void>
+  /** Commits everything queued (SIGTERM). */
+  flush(): Promise<void>
+  close(): Promise<void>
+}
+
+/** A running broker front (embedded aedes, or the client of an external broker). */
+export interface BrokerHandle {
+  /** The listening MQTT port (embedded), or null (external). */
+  readonly port: number | null
+  readonly wsPort: number | null
+  /** Disconnects a device's session, if it has one (blocked, deleted). */
+  kick(deviceID: string): Promise<void>
+  /**
+   * Publishes a command to a device (QoS 1): resolves true when the device acknowledged it (PUBACK),
+   * false when it is offline or did not acknowledge in time.
+   */
+  publish(device: DeviceIdentity, topic: string, payload: Buffer, opts?: { qos?: 0 | 1; timeoutMs?: number }): Promise<boolean>
+  close(): Promise<void>
+}
+
+/** Lower-case protocol names of the mountpoint (CONTRACT §5). */
+export const PROTOCOL_NAMES: Record<number, string> = {
+  1: 'mqtt',
+  2: 'coap',
+  3: 'lwm2m',
+  4: 'lora',
+  5: 'http',
+  6: 'websocket',
+  7: 'modbus',
+}
+
+/** The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. */
+export function mountpoint(d: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>): string {
+  return `/${PROTOCOL_NAMES[d.cloudProtocol] ?? 'mqtt'}/${d.tenantID}/${d.productID}/${d.deviceID}/`
+}
