@@ -61,7 +61,9 @@ async function worker() {
     const r = await runFile(file)
     results.push(r)
     const ok = r.code === 0 && r.total > 0
-    process.stdout.write(`${ok ? 'ok  ' : 'FAIL'} ${relative(root, file)} (${r.passed}/${r.total})\n`)
+    // a file that registered no tests on purpose (e.g. no InfluxDB here) is reported, not failed
+    const label = ok ? 'ok  ' : r.code === 0 && r.total === 0 ? 'skip' : 'FAIL'
+    process.stdout.write(`${label} ${relative(root, file)} (${r.passed}/${r.total})\n`)
     if (!ok) process.stdout.write(r.output.split('\n').map((l) => `    ${l}`).join('\n') + '\n')
   }
 }

@@ -1,33 +1,94 @@
+import { InfluxDB, type QueryApi } from '@influxdata/influxdb-client'
 import type { LastValue, Series, SeriesRange, TelemetryPoint, TelemetryStore } from '../telemetry.ts'
+import { toStoreError } from './errors.ts'
+import { devicePredicate, latestQuery, readRawQuery } from './flux.ts'
+import { toLines } from './lines.ts'
+import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
+import { normalize, queryRows } from './rows.ts'
+import { BatchWriter } from './writer.ts'
 
 export interface InfluxOptions {
   url: string
   token: string
   org: string
   bucket: string
+  /** HTTP request timeout in ms (default 10 s): calls reject with Unavailable instead of hanging. */
+  timeoutMs?: number
 }
 
-/** TODO(issue 4): the InfluxDB 2.x telemetry store (@influxdata/influxdb-client, line protocol, Flux). */
+/**
+ * The InfluxDB 2.x telemetry store: line protocol through the client's WriteApi (batched, gzip), reads in Flux.
+ * Measurement `telemetry`, tags tenant/product/device/point, field `v` (float), `s` (string) or `b` (boolean).
+ * A data point's type is fixed by its pointDataType, so each point has one field; the same (tenant, device,
+ * point, time) written twice keeps the last value (InfluxDB overwrites series + time + field).
+ */
 export class InfluxTelemetryStore implements TelemetryStore {
   readonly kind = 'influxdb'
+  readonly #writer: BatchWriter
+  readonly #query: QueryApi
 
-  static async open(_opts: InfluxOptions): Promise<InfluxTelemetryStore> {
-    return new InfluxTelemetryStore()
+  private constructor(
+    private readonly client: InfluxDB,
+    private readonly opts: InfluxOptions,
+  ) {
+    this.#writer = new BatchWriter(client, opts.org, opts.bucket)
+    this.#query = client.getQueryApi({ org: opts.org, type: 'flux', gzip: QUERY_GZIP })
   }
 
-  async write(_points: readonly TelemetryPoint[]): Promise<void> {
-    throw new Error('not implemented')
+  /** Creates the client; does not contact InfluxDB (the service starts while InfluxDB is briefly down). */
+  static async open(opts: InfluxOptions): Promise<InfluxTelemetryStore> {
+    const client = new InfluxDB({ url: opts.url, token: opts.token, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS })
+    return new InfluxTelemetryStore(client, opts)
   }
 
-  async readRaw(_range: SeriesRange): Promise<Map<string, Series>> {
-    throw new Error('not implemented')
+  /**
+   * Resolves once InfluxDB accepted every point (HTTP 204). Rejects with Invalid before sending anything when
+   * a point cannot be represented, with Invalid when InfluxDB refuses the data, else with Unavailable.
+   */
+  async write(points: readonly TelemetryPoint[]): Promise<void> {
+    await this.#writer.write(toLines(points))
   }
 
-  async latest(_tenantID: string, _deviceID: string): Promise<Map<string, LastValue>> {
-    throw new Error('not implemented')
+  /** Raw values of the requested data points in [start, end), time ascending; every point gets an entry. */
+  async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
+    const out = new Map<string, Series>()
+    for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
+    const start = Math.max(range.start, TIME_LIMITS.min)
+    const end = Math.min(range.end, TIME_LIMITS.max)
+    if (out.size === 0 || end <= start) return out
+    const query = readRawQuery(this.opts.bucket, { ...range, start, end })
+    await queryRows(this.#query, query, (point, time, value) => {
+      const s = out.get(point)
+      if (s) s.time.push(time), s.value.push(value)
+    })
+    for (const [id, s] of out) out.set(id, normalize(s))
+    return out
   }
 
-  async deleteDevice(_tenantID: string, _deviceID: string): Promise<void> {}
+  /** The last value of each data point of the device that has one. */
+  async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
+    const out = new Map<string, LastValue>()
+    await queryRows(this.#query, latestQuery(this.opts.bucket, tenantID, deviceID), (point, time, value) => {
+      const seen = out.get(point)
+      if (!seen || time >= seen.time) out.set(point, { time, value })
+    })
+    return out
+  }
 
-  async close(): Promise<void> {}
+  /** Deletes every value of the device over all time (InfluxDB's delete API, predicate on tenant and device). */
+  async deleteDevice(tenantID: string, deviceID: string): Promise<void> {
+    const { org, bucket } = this.opts
+    const path = `/api/v2/delete?org=${encodeURIComponent(org)}&bucket=${encodeURIComponent(bucket)}`
+    const body = { ...ALL_TIME, predicate: devicePredicate(tenantID, deviceID) }
+    try {
+      await this.client.transport.request(path, body, { method: 'POST' })
+    } catch (err) {
+      throw toStoreError(err, 'delete')
+    }
+  }
+
+  /** Waits for the writes in flight; later writes reject with Unavailable. */
+  async close(): Promise<void> {
+    await this.#writer.close()
+  }
 }

@@ -1,26 +1,328 @@
-import type { LastValue, Series, SeriesRange, TelemetryPoint, TelemetryStore } from '../telemetry.ts'
+/**
+ * The embedded telemetry store: an LSM in miniature on its own libSQL file.
+ *
+ * - write(): the whole call (coalesced with concurrent calls) becomes ONE row of `wal` (binary, see
+ *   telemetry-codec.ts), committed in the same transaction as any new `series` rows; then the values go into the
+ *   memtable (time-sorted arrays per series). The promise resolves after the commit: kill -9 loses nothing.
+ * - A flusher (every `flushIntervalMs`, when the memtable holds more than `flushPoints` values, and on close)
+ *   writes the memtable as `chunks` (one row per series and hour bucket, seq = flush number) and deletes the WAL
+ *   rows in the same transaction. Compaction (telemetry-compact.ts) later merges an hour's chunks into one.
+ * - Start-up replays the WAL into the memtable. A crash between any two steps leaves every acknowledged value
+ *   either in the WAL or in chunks (both atomically switched), so it reads back after restart.
+ * - Reads take the memtable's values first, then the chunks in one query, and merge them: time ascending, the
+ *   later write winning at equal times (memtable over chunks, higher seq over lower).
+ *
+ * Why chunks: reading 86,400 rows through @libsql/client costs ~540 ms (BASELINES.md); 24 hour chunks of Float64
+ * bytes decode in a few ms. One process owns the file: two stores on one file would allocate the same series ids.
+ * Every mutation (commit, flush, compaction step, delete) runs under one FIFO lock, so they never interleave.
+ */
+import type { Client } from '@libsql/client'
+import type { LastValue, Series, SeriesRange, TelemetryPoint, TelemetryStore, TelemetryValue } from '../telemetry.ts'
+import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetry-codec.ts'
+import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
+import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
+import { lowerBound, Memtable, mergeRuns } from './telemetry-memtable.ts'
+import { newestInChunks, readChunks } from './telemetry-read.ts'
 
-/** TODO(issue 4): the embedded libSQL telemetry store (its own database file in DATA_DIR). */
+export interface LibsqlTelemetryOptions {
+  /** `file:/path/telemetry.db`. */
+  url: string
+  /** Flush the memtable to chunks (and compact due buckets) this often, ms; 0 = only by size and on close. */
+  flushIntervalMs?: number
+  /** Flush as soon as the memtable holds more values than this. */
+  flushPoints?: number
+  /** Compact a bucket that is not past yet once it holds this many chunks. */
+  maxChunksPerBucket?: number
+  /** An hour bucket counts as past (merged into one chunk) this long after its end, ms. */
+  compactGraceMs?: number
+  /** Clock of compaction decisions. */
+  now?: () => number
+  /** Errors of the background flusher (the next tick retries). */
+  onError?: (e: unknown) => void
+}
+
+export const TELEMETRY_DEFAULTS = {
+  flushIntervalMs: 2000,
+  flushPoints: 500_000,
+  maxChunksPerBucket: 64,
+  compactGraceMs: 60_000,
+  now: Date.now,
+  onError: (e: unknown) => console.error('telemetry store:', e),
+}
+
+/** Buckets compacted per lock hold: writes get the lock in between. */
+const COMPACT_STEP = 32
+/** A group of coalesced write() calls stops growing at this many values. */
+const MAX_GROUP_POINTS = 200_000
+interface Call {
+  points: readonly TelemetryPoint[]
+  resolve: () => void
+  reject: (e: unknown) => void
+}
+
+interface Group {
+  calls: Call[]
+  points: number
+}
+
+const deviceKey = (tenantID: string, deviceID: string) => `${tenantID}\u0000${deviceID}`
+
 export class LibsqlTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
+  /** tenant\0device → data point → series id. */
+  private devices = new Map<string, Map<string, number>>()
+  private memtable = new Memtable()
+  private walRows = 0
+  private tail: Promise<unknown> = Promise.resolve()
+  private group: Group | undefined
+  private compaction = new CompactionQueue()
+  private timer: NodeJS.Timeout | undefined
+  private ticking = false
+  private flushQueued = false
+  private closed = false
 
-  static async open(_opts: { url: string }): Promise<LibsqlTelemetryStore> {
-    return new LibsqlTelemetryStore()
+  private constructor(
+    private readonly client: Client,
+    private readonly opts: Required<LibsqlTelemetryOptions>,
+    private nextSeriesId: number,
+    private seq: number,
+  ) {}
+
+  /** Opens (or creates) the store file, replays its WAL and starts the flusher. */
+  static async open(options: LibsqlTelemetryOptions): Promise<LibsqlTelemetryStore> {
+    const opts = { ...TELEMETRY_DEFAULTS, ...options }
+    const client = await openTelemetryClient(opts.url)
+    const state = await loadState(client)
+    const store = new LibsqlTelemetryStore(client, opts, state.nextSeriesId, state.seq)
+    for (const s of state.series) store.remember(s)
+    const known = new Set(state.series.map((s) => s.id))
+    for (const blob of state.wal) {
+      const { seriesIds, times, values } = decodeWal(blob)
+      for (let i = 0; i < seriesIds.length; i++)
+        if (known.has(seriesIds[i]!)) store.memtable.add(seriesIds[i]!, times[i]!, values[i]!)
+    }
+    store.walRows = state.wal.length
+    for (const c of state.crowded) store.compaction.note(c.seriesId, c.bucket, c.chunks)
+    if (opts.flushIntervalMs > 0) {
+      store.timer = setInterval(() => void store.tick(), opts.flushIntervalMs)
+      store.timer.unref()
+    }
+    return store
   }
 
-  async write(_points: readonly TelemetryPoint[]): Promise<void> {
-    throw new Error('not implemented')
+  /** Stores the points; resolves once they are committed to the WAL (see the class comment). */
+  write(points: readonly TelemetryPoint[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    const bad = points.findIndex(invalid)
+    if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
+    if (points.length === 0) return Promise.resolve()
+    return new Promise((resolve, reject) => {
+      if (!this.group || this.group.points >= MAX_GROUP_POINTS) {
+        const g: Group = (this.group = { calls: [], points: 0 })
+        void this.exclusive(() => {
+          if (this.group === g) this.group = undefined
+          return this.commit(g)
+        }, false)
+      }
+      this.group.calls.push({ points, resolve, reject })
+      this.group.points += points.length
+    })
   }
 
-  async readRaw(_range: SeriesRange): Promise<Map<string, Series>> {
-    throw new Error('not implemented')
+  /** Raw values per data point in [start, end), time ascending, the last write winning at equal times. */
+  async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
+    const out = new Map<string, Series>()
+    for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
+    const dev = this.devices.get(deviceKey(range.tenantID, range.deviceID))
+    const wanted = [...new Set(range.dataPointIDs)].flatMap((dp) => (dev?.has(dp) ? [[dp, dev.get(dp)!] as const] : []))
+    if (wanted.length === 0 || range.start >= range.end) return out
+    // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
+    const mem = new Map(wanted.map(([, id]) => [id, this.memtable.get(id)?.slice(range.start, range.end)]))
+    const runs = await readChunks(this.client, wanted.map(([, id]) => id), range.start, range.end)
+    for (const [dp, id] of wanted) {
+      const m = mem.get(id)
+      out.set(dp, mergeRuns(m ? [...runs.get(id)!, m] : runs.get(id)!))
+    }
+    return out
   }
 
-  async latest(_tenantID: string, _deviceID: string): Promise<Map<string, LastValue>> {
-    throw new Error('not implemented')
+  /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
+  async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
+    const out = new Map<string, LastValue>()
+    const dev = this.devices.get(deviceKey(tenantID, deviceID))
+    if (!dev || dev.size === 0) return out
+    const mem = new Map([...dev].map(([dp, id]) => [dp, this.memtable.get(id)?.last()]))
+    const chunks = await newestInChunks(this.client, [...dev.values()])
+    for (const [dp, id] of dev) {
+      const m = mem.get(dp)
+      const c = chunks.get(id)
+      if (m && (!c || m.time >= c.time)) out.set(dp, m)
+      else if (c) out.set(dp, c)
+    }
+    return out
   }
 
-  async deleteDevice(_tenantID: string, _deviceID: string): Promise<void> {}
+  /** Deletes the device's series, chunks and memtable values (its WAL rows are skipped on replay). */
+  deleteDevice(tenantID: string, deviceID: string): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    return this.exclusive(async () => {
+      const key = deviceKey(tenantID, deviceID)
+      const ids = [...(this.devices.get(key)?.values() ?? [])]
+      if (ids.length === 0) return
+      await this.client.batch(
+        [
+          { sql: `DELETE FROM chunks WHERE series_id IN (${marks(ids.length)})`, args: ids },
+          { sql: `DELETE FROM series WHERE id IN (${marks(ids.length)})`, args: ids },
+        ],
+        'write',
+      )
+      this.devices.delete(key)
+      for (const id of ids) this.memtable.delete(id)
+    })
+  }
 
-  async close(): Promise<void> {}
+  /** Writes the memtable out as chunks now (maintenance and tests; the flusher does it on its own). */
+  flush(): Promise<void> {
+    return this.exclusive(() => this.flushLocked())
+  }
+
+  /**
+   * Merges the chunks of due buckets (past hours, crowded hours; every bucket with `all`).
+   * Returns the number of buckets examined.
+   */
+  async compact(all = false): Promise<number> {
+    const due = this.compaction.due(this.opts.now(), this.opts.compactGraceMs, this.opts.maxChunksPerBucket, all)
+    for (let i = 0; i < due.length && !this.closed; i += COMPACT_STEP) {
+      const part = due.slice(i, i + COMPACT_STEP)
+      await this.exclusive(async () => {
+        if (this.closed) return
+        const counts = await compactBuckets(this.client, part)
+        const now = this.opts.now()
+        part.forEach((c, k) => this.compaction.settle(c, counts[k]!, c.bucket + BUCKET_MS + this.opts.compactGraceMs <= now))
+      })
+    }
+    return due.length
+  }
+
+  /** The connection's journal mode and synchronous level (1 = NORMAL), for checks. */
+  async pragmas(): Promise<{ journalMode: string; synchronous: number }> {
+    const [j, s] = await this.client.batch(['PRAGMA journal_mode', 'PRAGMA synchronous'], 'read')
+    return { journalMode: String(j!.rows[0]![0]), synchronous: Number(s!.rows[0]![0]) }
+  }
+
+  /** Flushes everything and closes the file. Writes after close() are refused. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    clearInterval(this.timer)
+    try {
+      await this.exclusive(() => this.flushLocked())
+    } finally {
+      this.client.close()
+    }
+  }
+
+  /** Runs `fn` after every job queued before it; a non-write job ends the current write group (keeps order). */
+  private exclusive<T>(fn: () => Promise<T>, barrier = true): Promise<T> {
+    if (barrier) this.group = undefined
+    const run = this.tail.then(fn, fn)
+    this.tail = run.catch(() => undefined)
+    return run
+  }
+
+  /** Commits one group of write() calls as one WAL row (+ new series), then applies it to the memtable. */
+  private async commit(g: Group) {
+    const fresh: SeriesRow[] = []
+    const sids = new Uint32Array(g.points)
+    const times = new Float64Array(g.points)
+    const values: TelemetryValue[] = new Array(g.points)
+    let i = 0
+    for (const call of g.calls)
+      for (const p of call.points) {
+        sids[i] = this.seriesId(p, fresh)
+        times[i] = Math.round(p.time)
+        values[i++] = p.value
+      }
+    try {
+      await this.client.batch([...insertSeries(fresh), { sql: 'INSERT INTO wal (data) VALUES (?)', args: [encodeWal(sids, times, values)] }], 'write')
+    } catch (e) {
+      for (const s of fresh) this.devices.get(deviceKey(s.tenantID, s.deviceID))?.delete(s.dataPointID)
+      for (const call of g.calls) call.reject(e)
+      return
+    }
+    this.walRows++
+    for (let k = 0; k < g.points; k++) this.memtable.add(sids[k]!, times[k]!, values[k]!)
+    for (const call of g.calls) call.resolve()
+    if (this.memtable.points > this.opts.flushPoints && !this.flushQueued) {
+      this.flushQueued = true
+      this.flush().catch(this.opts.onError)
+    }
+  }
+
+  private seriesId(p: TelemetryPoint, fresh: SeriesRow[]): number {
+    const key = deviceKey(p.tenantID, p.deviceID)
+    const id = this.devices.get(key)?.get(p.dataPointID)
+    if (id !== undefined) return id
+    const row = { id: this.nextSeriesId++, tenantID: p.tenantID, deviceID: p.deviceID, dataPointID: p.dataPointID }
+    fresh.push(row)
+    this.remember(row)
+    return row.id
+  }
+
+  private remember(s: SeriesRow) {
+    const key = deviceKey(s.tenantID, s.deviceID)
+    let dev = this.devices.get(key)
+    if (!dev) this.devices.set(key, (dev = new Map()))
+    dev.set(s.dataPointID, s.id)
+  }
+
+  /** Memtable → chunks (one per series and hour) + WAL emptied, in one transaction. Holds the lock. */
+  private async flushLocked() {
+    this.flushQueued = false
+    if (this.memtable.points === 0 && this.walRows === 0) return
+    const seq = this.seq + 1
+    const chunks: Array<{ seriesId: number; chunk: EncodedChunk }> = []
+    for (const [seriesId, buf] of this.memtable.series) {
+      const { time, value } = buf.normalize()
+      for (let i = 0; i < time.length; ) {
+        const j = lowerBound(time, bucketOf(time[i]!) + BUCKET_MS, i)
+        chunks.push({ seriesId, chunk: encodeChunk(time, value, i, j - i) })
+        i = j
+      }
+    }
+    await this.client.batch(
+      [
+        ...insertChunks(chunks, seq),
+        'DELETE FROM wal',
+        { sql: "UPDATE meta SET value = ? WHERE key = 'seq'", args: [seq] },
+      ],
+      'write',
+    )
+    this.seq = seq
+    this.memtable = new Memtable()
+    this.walRows = 0
+    for (const { seriesId, chunk } of chunks) this.compaction.note(seriesId, bucketOf(chunk.tStart))
+  }
+
+  /** The background flusher: flush, then compact what is due; never two at a time. */
+  private async tick() {
+    if (this.ticking || this.closed) return
+    this.ticking = true
+    try {
+      await this.flush()
+      await this.compact()
+    } catch (e) {
+      if (!this.closed) this.opts.onError(e)
+    } finally {
+      this.ticking = false
+    }
+  }
+}
+
+/** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
+function invalid(p: TelemetryPoint): boolean {
+  const v = p?.value
+  const okValue = typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+  return !(okValue && Number.isFinite(p.time) && typeof p.tenantID === 'string' && typeof p.deviceID === 'string' &&
+    typeof p.dataPointID === 'string')
 }

@@ -1,0 +1,133 @@
+/**
+ * Binary encodings of the embedded telemetry store (store/libsql/telemetry.ts). Typed arrays use the platform's
+ * byte order (little-endian on every machine Node supports in practice); libSQL takes and returns the bytes as is.
+ *
+ * WAL row (one per committed group of write() calls), 8-byte aligned sections:
+ *   u32 n, u32 string-bytes | f64 times[n] | f64 nums[n] | u32 seriesIds[n] | u8 kinds[n] | UTF-8 JSON string[]
+ *   kind 0 = number (nums[i]), 1 = boolean (nums[i] is 0 or 1), 2 = string (nums[i] indexes the JSON array).
+ *
+ * Chunk (one row per series and hour bucket): `times` is either [t0, step] (16 bytes: a regular series, any n ≥ 2)
+ * or delta-encoded [t0, t1 - t0, t2 - t1, ...] as Float64 (exact for integer milliseconds); `vals` is the Float64
+ * bytes of the values when all are numbers (kind 0), else the JSON array of the values (kind 1: keeps strings,
+ * booleans and numbers apart).
+ */
+import type { TelemetryValue } from '../telemetry.ts'
+
+export const KIND_F64 = 0
+export const KIND_JSON = 1
+
+/** The decoded content of WAL rows: parallel arrays. */
+export interface WalBatch {
+  seriesIds: Uint32Array
+  times: Float64Array
+  values: TelemetryValue[]
+}
+
+/** Encodes the points of one commit (series ids resolved) into one WAL blob. */
+export function encodeWal(seriesIds: Uint32Array, times: Float64Array, values: readonly TelemetryValue[]): Uint8Array {
+  const n = seriesIds.length
+  const strings: string[] = []
+  const nums = new Float64Array(n)
+  const kinds = new Uint8Array(n)
+  for (let i = 0; i < n; i++) {
+    const v = values[i]!
+    if (typeof v === 'number') nums[i] = v
+    else if (typeof v === 'boolean') {
+      nums[i] = v ? 1 : 0
+      kinds[i] = 1
+    } else {
+      nums[i] = strings.push(v) - 1
+      kinds[i] = 2
+    }
+  }
+  const text = strings.length ? Buffer.from(JSON.stringify(strings)) : Buffer.alloc(0)
+  const out = new Uint8Array(8 + 16 * n + 5 * n + text.length)
+  const head = new Uint32Array(out.buffer, 0, 2)
+  head[0] = n
+  head[1] = text.length
+  new Float64Array(out.buffer, 8, n).set(times)
+  new Float64Array(out.buffer, 8 + 8 * n, n).set(nums)
+  new Uint32Array(out.buffer, 8 + 16 * n, n).set(seriesIds)
+  out.set(kinds, 8 + 20 * n)
+  out.set(text, 8 + 21 * n)
+  return out
+}
+
+/** Decodes a WAL blob written by encodeWal. */
+export function decodeWal(blob: ArrayBuffer): WalBatch {
+  const head = new Uint32Array(blob, 0, 2)
+  const n = head[0]!
+  const times = new Float64Array(blob.slice(8, 8 + 8 * n))
+  const nums = new Float64Array(blob, 8 + 8 * n, n)
+  const seriesIds = new Uint32Array(blob.slice(8 + 16 * n, 8 + 20 * n))
+  const kinds = new Uint8Array(blob, 8 + 20 * n, n)
+  const strings: string[] = head[1] ? JSON.parse(Buffer.from(blob, 8 + 21 * n, head[1]).toString('utf8')) : []
+  const values: TelemetryValue[] = new Array(n)
+  for (let i = 0; i < n; i++) {
+    const k = kinds[i]
+    values[i] = k === 0 ? nums[i]! : k === 1 ? nums[i] === 1 : strings[nums[i]!]!
+  }
+  return { seriesIds, times, values }
+}
+
+/** An encoded chunk ready for INSERT. */
+export interface EncodedChunk {
+  n: number
+  tStart: number
+  tEnd: number
+  kind: number
+  times: Uint8Array
+  vals: Uint8Array
+}
+
+/** Encodes sorted, duplicate-free times and their values (from index `from`, `n` of them). */
+export function encodeChunk(times: ArrayLike<number>, values: ArrayLike<TelemetryValue>, from: number, n: number): EncodedChunk {
+  const t0 = times[from]!
+  const step = n >= 2 ? times[from + 1]! - t0 : 0
+  let regular = n >= 2
+  for (let i = from + 2; regular && i < from + n; i++) regular = times[i]! - times[i - 1]! === step
+  let t: Float64Array
+  if (regular) t = new Float64Array([t0, step])
+  else {
+    t = new Float64Array(n)
+    t[0] = t0
+    for (let i = 1; i < n; i++) t[i] = times[from + i]! - times[from + i - 1]!
+  }
+  let numeric = true
+  for (let i = from; numeric && i < from + n; i++) numeric = typeof values[i] === 'number'
+  let vals: Uint8Array
+  if (numeric) {
+    const f = new Float64Array(n)
+    for (let i = 0; i < n; i++) f[i] = values[from + i] as number
+    vals = new Uint8Array(f.buffer)
+  } else vals = Buffer.from(JSON.stringify(Array.prototype.slice.call(values, from, from + n)))
+  return { n, tStart: t0, tEnd: times[from + n - 1]!, kind: numeric ? KIND_F64 : KIND_JSON, times: new Uint8Array(t.buffer), vals }
+}
+
+/** Decodes the times of a chunk. */
+export function decodeTimes(blob: ArrayBuffer, n: number): number[] {
+  const f = new Float64Array(blob)
+  const out: number[] = new Array(n)
+  if (f.length === 2 && n >= 2) {
+    for (let i = 0; i < n; i++) out[i] = f[0]! + i * f[1]!
+    return out
+  }
+  let t = 0
+  for (let i = 0; i < n; i++) out[i] = t += f[i]!
+  return out
+}
+
+/** Decodes the values of a chunk. */
+export function decodeValues(blob: ArrayBuffer, n: number, kind: number): TelemetryValue[] {
+  if (kind === KIND_JSON) return JSON.parse(Buffer.from(blob).toString('utf8')) as TelemetryValue[]
+  const f = new Float64Array(blob)
+  const out: number[] = new Array(n)
+  for (let i = 0; i < n; i++) out[i] = f[i]!
+  return out
+}
+
+/** The last value of a chunk without decoding the others when the values are numbers. */
+export function lastValue(blob: ArrayBuffer, n: number, kind: number): TelemetryValue {
+  if (kind === KIND_F64) return new Float64Array(blob, (n - 1) * 8, 1)[0]!
+  return decodeValues(blob, n, kind)[n - 1]!
+}

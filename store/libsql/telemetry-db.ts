@@ -1,0 +1,128 @@
+/**
+ * The database file of the embedded telemetry store: connection settings, schema (versioned by a row in `meta`),
+ * start-up state and the multi-row statements the store issues.
+ */
+import { createClient, type Client, type InStatement } from '@libsql/client'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { EncodedChunk } from './telemetry-codec.ts'
+
+/** Chunks never cross an hour boundary: compaction merges a series' chunks of one hour into one. */
+export const BUCKET_MS = 3_600_000
+export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
+
+export const SCHEMA_VERSION = 1
+
+/**
+ * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
+ * The client gets one connection (`concurrency: 1`), so these per-connection settings cannot silently revert
+ * on a second connection; `client.transaction()` is never used.
+ */
+const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA busy_timeout = 5000']
+
+const SCHEMA = [
+  'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)',
+  `CREATE TABLE IF NOT EXISTS series (id INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL,
+     device_id TEXT NOT NULL, data_point_id TEXT NOT NULL, UNIQUE (tenant_id, device_id, data_point_id))`,
+  'CREATE TABLE IF NOT EXISTS wal (id INTEGER PRIMARY KEY, data BLOB NOT NULL)',
+  `CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, t_start INTEGER NOT NULL,
+     t_end INTEGER NOT NULL, n INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, times BLOB NOT NULL,
+     vals BLOB NOT NULL)`,
+  'CREATE INDEX IF NOT EXISTS chunks_series_start ON chunks (series_id, t_start)',
+  `INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('seq', 0)`,
+]
+
+/** Opens the file (creating its directory), applies the settings and the schema, refuses a newer schema. */
+export async function openTelemetryClient(url: string): Promise<Client> {
+  if (url.startsWith('file:')) {
+    const path = url.slice('file:'.length)
+    if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  }
+  const client = createClient({ url, intMode: 'number', concurrency: 1 })
+  try {
+    for (const p of PRAGMAS) await client.execute(p)
+    await client.batch(SCHEMA, 'write')
+    const v = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'")
+    const version = Number(v.rows[0]?.value)
+    if (version > SCHEMA_VERSION) throw new Error(`telemetry database ${url} has schema ${version}, newer than ${SCHEMA_VERSION}`)
+    return client
+  } catch (e) {
+    client.close()
+    throw e
+  }
+}
+
+export interface SeriesRow {
+  id: number
+  tenantID: string
+  deviceID: string
+  dataPointID: string
+}
+
+/** What start-up needs: every series, the next series id and chunk seq, the WAL rows in order. */
+export interface StoredState {
+  series: SeriesRow[]
+  nextSeriesId: number
+  seq: number
+  wal: ArrayBuffer[]
+  /** (series, hour) buckets holding more than one chunk: compaction candidates. */
+  crowded: Array<{ seriesId: number; bucket: number; chunks: number }>
+}
+
+export async function loadState(client: Client): Promise<StoredState> {
+  const [series, next, seq, wal, crowded] = await client.batch(
+    [
+      'SELECT id, tenant_id, device_id, data_point_id FROM series',
+      "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'series'), 0) AS last",
+      "SELECT value FROM meta WHERE key = 'seq'",
+      'SELECT data FROM wal ORDER BY id',
+      `SELECT series_id, t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS} AS bucket, count(*) AS c
+         FROM chunks GROUP BY series_id, bucket HAVING c > 1`,
+    ],
+    'read',
+  )
+  return {
+    series: series!.rows.map((r) => ({
+      id: Number(r[0]),
+      tenantID: String(r[1]),
+      deviceID: String(r[2]),
+      dataPointID: String(r[3]),
+    })),
+    nextSeriesId: Number(next!.rows[0]![0]) + 1,
+    seq: Number(seq!.rows[0]?.[0] ?? 0),
+    wal: wal!.rows.map((r) => r[0] as ArrayBuffer),
+    crowded: crowded!.rows.map((r) => ({ seriesId: Number(r[0]), bucket: Number(r[1]), chunks: Number(r[2]) })),
+  }
+}
+
+const ROWS_PER_INSERT = 200
+
+/** Multi-row INSERTs of new series rows (explicit ids). */
+export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
+  const out: InStatement[] = []
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const part = rows.slice(i, i + ROWS_PER_INSERT)
+    out.push({
+      sql: `INSERT INTO series (id, tenant_id, device_id, data_point_id) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
+      args: part.flatMap((r) => [r.id, r.tenantID, r.deviceID, r.dataPointID]),
+    })
+  }
+  return out
+}
+
+/** Multi-row INSERTs of chunks of one seq. */
+export function insertChunks(chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>, seq: number): InStatement[] {
+  const out: InStatement[] = []
+  for (let i = 0; i < chunks.length; i += ROWS_PER_INSERT) {
+    const part = chunks.slice(i, i + ROWS_PER_INSERT)
+    out.push({
+      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals)
+            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      args: part.flatMap(({ seriesId, chunk: c }) => [seriesId, c.tStart, c.tEnd, c.n, seq, c.kind, c.times, c.vals]),
+    })
+  }
+  return out
+}
+
+/** `?, ?, ?` for n arguments. */
+export const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ')
