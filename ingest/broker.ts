@@ -1,7 +1,24 @@
+/**
+ * The embedded MQTT broker (aedes 1.x): MQTT 3.1.1 on MQTT_PORT, MQTT over WebSocket on MQTT_WS_PORT (path /mqtt).
+ * Devices authenticate with their own credentials, reach only their own mountpoint (narrowed by policies), have
+ * their uplinks committed by the pipeline before the PUBACK, and receive commands on `inbox`.
+ */
+import { createServer, type Server, type Socket } from 'node:net'
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { once } from 'node:events'
+import { Aedes, type Client } from 'aedes'
+import memoryPersistenceModule from 'aedes-persistence'
+import { WebSocketServer, createWebSocketStream } from 'ws'
 import type { Config } from '../src/config.ts'
 import type { Bus } from '../src/bus.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
-import type { BrokerHandle, Pipeline } from './types.ts'
+import { mountpoint, type BrokerHandle, type DeviceIdentity, type Pipeline } from './types.ts'
+import { DeviceDirectory } from './identity.ts'
+import { AclChecker } from './acl.ts'
+import { ConnectionTracker } from './connections.ts'
+import { BrokerHooks, type Session } from './broker-hooks.ts'
+import { Commands } from './broker-commands.ts'
 
 export interface BrokerDeps {
   config: Config
@@ -10,15 +27,218 @@ export interface BrokerDeps {
   bus: Bus
 }
 
-/** TODO(issue 4): the embedded MQTT broker (aedes) on MQTT_PORT and MQTT over WebSocket on MQTT_WS_PORT. */
-export async function startBroker(_deps: BrokerDeps): Promise<BrokerHandle> {
+/** Default time a device has to acknowledge a command (CONTRACT §5 COMMAND_TIMEOUT). */
+const COMMAND_TIMEOUT_MS = 30_000
+/** How long close() waits for uplinks being committed. */
+const CLOSE_WAIT_MS = 10_000
+
+type Clients = Record<string, Client | undefined>
+
+/** In-memory persistence whose outgoingClearMessageId always names the acknowledged packet (see broker-commands). */
+function ackingPersistence() {
+  // a CommonJS module: Node's default import is module.exports, the factory itself (its typings say `.default`)
+  const memoryPersistence = memoryPersistenceModule as unknown as () => { outgoingClearMessageId: unknown }
+  const p = memoryPersistence()
+  const clear = (p.outgoingClearMessageId as (...a: unknown[]) => unknown).bind(p) as (c: Client, pk: { messageId?: number }) => Promise<unknown>
+  const patched = async (c: Client, pk: { messageId?: number }) =>
+    (await clear(c, pk)) ?? { cmd: 'puback', messageId: pk.messageId }
+  Object.assign(p, { outgoingClearMessageId: patched })
+  return p
+}
+
+/** Starts the embedded broker; every device is offline until it connects to it. */
+export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
+  const { config, meta, pipeline, bus } = deps
+  const log = (message: string, e?: unknown) => {
+    if (config.LOG_LEVEL !== 'silent') console.error(`[broker] ${message}`, e ?? '')
+  }
+  const directory = new DeviceDirectory(meta.db, bus)
+  const acl = new AclChecker(meta.db, bus)
+  const tracker = new ConnectionTracker(meta)
+  const commands = new Commands()
+  await tracker.allOffline()
+  const hooks = new BrokerHooks({
+    directory, acl, tracker, pipeline, commands, log,
+    certsForDevice: (id) => meta.certs.certsForDevice(id),
+  })
+  const broker = await Aedes.createBroker({
+    concurrency: 0, // the default (100) lets mqemitter recurse until the stack overflows under bursts (BASELINES)
+    persistence: ackingPersistence(),
+    preConnect: hooks.preConnect,
+    authenticate: hooks.authenticate,
+    authorizePublish: hooks.authorizePublish,
+    authorizeSubscribe: hooks.authorizeSubscribe,
+    authorizeForward: hooks.authorizeForward,
+  })
+  const clients = (broker as unknown as { clients: Clients }).clients
+  const events = new BrokerEvents(hooks, tracker, commands, meta, log)
+  events.attach(broker)
+  const offBus = watchDevices(bus, clients, hooks, directory, log)
+
+  const { tcp, sockets } = await listenTcp(broker, config.MQTT_PORT, config.HOST)
+  const ws = await listenWs(broker, config.MQTT_WS_PORT, config.HOST, log)
+
+  const sessionOf = (device: DeviceIdentity) => {
+    const client = clients[device.deviceID]
+    return client && hooks.sessions.get(client)?.device.id === device.id ? client : undefined
+  }
   return {
-    port: null,
-    wsPort: null,
-    async kick() {},
-    async publish() {
-      return false
+    port: (tcp.address() as AddressInfo).port,
+    wsPort: (ws.address() as AddressInfo).port,
+    async kick(deviceID) {
+      clients[deviceID]?.close()
     },
-    async close() {},
+    async publish(device, topic, payload, opts = {}) {
+      const client = sessionOf(device)
+      if (!client || hooks.closing) return false
+      return commands.send(client, mountpoint(device) + topic, payload, opts.qos ?? 1, opts.timeoutMs ?? COMMAND_TIMEOUT_MS)
+    },
+    async close() {
+      if (hooks.closing) return
+      hooks.closing = true
+      offBus()
+      const closed = Promise.all([closeServer(tcp), closeServer(ws)])
+      for (const client of Object.values(clients)) client?.close()
+      await hooks.idle(CLOSE_WAIT_MS)
+      await new Promise<void>((resolve) => broker.close(() => resolve()))
+      for (const s of sockets) s.destroy()
+      ws.closeAllConnections()
+      await closed
+      commands.failAll()
+      await tracker.idle().catch((e) => log('connection state write failed', e))
+    },
   }
 }
+
+/** Reacts to the broker's client events: connection state, auto-subscriptions, command acknowledgements. */
+class BrokerEvents {
+  constructor(
+    private readonly hooks: BrokerHooks,
+    private readonly tracker: ConnectionTracker,
+    private readonly commands: Commands,
+    private readonly meta: MetaStore,
+    private readonly log: (message: string, e?: unknown) => void,
+  ) {}
+
+  attach(broker: Aedes) {
+    const guard =
+      <A extends unknown[]>(name: string, fn: (...a: A) => void) =>
+      (...a: A) => {
+        try {
+          fn(...a)
+        } catch (e) {
+          this.log(`${name} handler failed`, e)
+        }
+      }
+    broker.on('clientReady', guard('clientReady', (c: Client) => this.ready(c)))
+    broker.on('clientDisconnect', guard('clientDisconnect', (c: Client) => this.gone(c)))
+    broker.on('ack', guard('ack', (p, c: Client) => this.commands.acked(c, (p as { messageId?: number } | undefined)?.messageId)))
+    broker.on('clientError', () => {}) // a client's socket or protocol error closes that client only
+    broker.on('connectionError', () => {})
+  }
+
+  /** After CONNACK. aedes emits it even for a client closed in between: then `gone` already logged both. */
+  private ready(client: Client) {
+    const s = this.hooks.sessions.get(client)
+    if (!s || s.state !== 'connecting') return
+    this.online(client, s)
+    this.subscribeDefaults(client, s.device).catch((e) => this.log(`auto-subscribe of ${s.device.deviceID} failed`, e))
+  }
+
+  private online(client: Client, s: Session) {
+    s.state = 'online'
+    const { device, ip, keepAlive } = s
+    this.tracker.connected(device, { ip, keepAlive, session: client }).catch((e) => this.log(`connect log of ${device.deviceID} failed`, e))
+  }
+
+  /** Subscribes a device to its `inbox` (QoS 1) and to its stored subscriptions, under its mountpoint. */
+  private async subscribeDefaults(client: Client, device: DeviceIdentity) {
+    const stored = await this.meta.subscriptions.ofDevice(device.id)
+    if (client.closed) return
+    const prefix = mountpoint(device)
+    const subs = [{ topic: 'inbox', qos: 1 }, ...stored].map((s) => ({ topic: prefix + s.topic, qos: Math.min(s.qos, 2) as 0 | 1 | 2 }))
+    for (const sub of subs) this.hooks.serverSubs.add(sub)
+    await new Promise<void>((resolve, reject) => client.subscribe({ subscriptions: subs }, (e) => (e ? reject(e) : resolve())))
+  }
+
+  private gone(client: Client) {
+    this.commands.gone(client)
+    const s = this.hooks.sessions.get(client)
+    if (!s || s.state === 'gone') return
+    if (s.state === 'connecting') this.online(client, s) // CONNACK was sent: the connect happened
+    s.state = 'gone'
+    this.tracker.disconnected(s.device, client).catch((e) => this.log(`disconnect log of ${s.device.deviceID} failed`, e))
+  }
+}
+
+/**
+ * Blocking, credential changes and deletes take effect on a live session within a second (issue 4): the device
+ * is re-read and its session closed when it is gone, blocked or its credentials changed.
+ */
+function watchDevices(
+  bus: Bus,
+  clients: Clients,
+  hooks: BrokerHooks,
+  directory: DeviceDirectory,
+  log: (message: string, e?: unknown) => void,
+): () => void {
+  const onChanged = (e: { id: number; deviceID: string }) => {
+    const client = clients[e.deviceID]
+    const s = client && hooks.sessions.get(client)
+    if (!client || !s || s.device.id !== e.id) return
+    directory
+      .byId(e.id)
+      .then((fresh) => {
+        const stale = !fresh || fresh.blocked || fresh.token !== s.device.token || fresh.deviceUsername !== s.device.deviceUsername
+        if (stale) client.close()
+        else s.device = fresh
+      })
+      .catch((err) => log(`re-reading ${e.deviceID} failed`, err))
+  }
+  const onDeleted = (e: { id: number; deviceID: string }) => {
+    const client = clients[e.deviceID]
+    if (client && hooks.sessions.get(client)?.device.id === e.id) client.close()
+  }
+  bus.on('device.changed', onChanged)
+  bus.on('device.deleted', onDeleted)
+  return () => {
+    bus.off('device.changed', onChanged)
+    bus.off('device.deleted', onDeleted)
+  }
+}
+
+async function listenTcp(broker: Aedes, port: number, host: string) {
+  const sockets = new Set<Socket>()
+  const tcp = createServer((socket) => {
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
+    socket.on('error', () => {}) // aedes reports it as clientError; never an uncaught 'error'
+    broker.handle(socket)
+  })
+  tcp.listen(port, host)
+  await once(tcp, 'listening')
+  return { tcp, sockets }
+}
+
+async function listenWs(broker: Aedes, port: number, host: string, log: (m: string, e?: unknown) => void) {
+  const http = createHttpServer((_req, res) => {
+    res.writeHead(404).end()
+  })
+  const wss = new WebSocketServer({ server: http, path: '/mqtt', maxPayload: 16 * 1024 * 1024 })
+  wss.on('error', (e) => log('websocket server error', e))
+  wss.on('connection', (socket, req) => {
+    const stream = createWebSocketStream(socket)
+    stream.on('error', () => {})
+    socket.on('error', () => {})
+    broker.handle(stream, req)
+  })
+  http.once('close', () => wss.close())
+  http.listen(port, host)
+  await once(http, 'listening')
+  return http
+}
+
+function closeServer(server: Server | HttpServer): Promise<void> {
+  return new Promise((resolve) => server.close(() => resolve()))
+}
+

@@ -1,8 +1,15 @@
 import type { Config } from '../src/config.ts'
 import type { Bus } from '../src/bus.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
-import type { TelemetryStore } from '../store/telemetry.ts'
-import type { Pipeline, Uplink, UplinkOutcome } from './types.ts'
+import type { EventInput } from '../store/libsql/logs.ts'
+import { IngestModelRepo, type IngestDevice } from '../store/libsql/ingest-model.ts'
+import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
+import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
+import { decodePayload, type ChildValues, type RawValue } from './decode.ts'
+import { checkValue } from './values.ts'
+import { ModelCache, normalizeTopic, type ProductModel, type StreamModel } from './model.ts'
+import { BatchWriter } from './writer.ts'
+import { LatestValues } from './latest.ts'
 
 export interface PipelineDeps {
   config: Config
@@ -11,15 +18,166 @@ export interface PipelineDeps {
   bus: Bus
 }
 
-/** TODO(issue 4): decode → check against the product model → batch writer → durable outcome. */
-export function createPipeline(_deps: PipelineDeps): Pipeline {
+/** Payloads larger than this are not decoded: the event records the rejection (CONTRACT §5 leaves it open). */
+export const MAX_PAYLOAD_BYTES = 256 * 1024
+/** Event rows keep at most this much of the raw payload, then a marker. */
+export const EVENT_PAYLOAD_BYTES = 64 * 1024
+export const TRUNCATED_MARKER = '...[truncated]'
+const MAX_REASON = 2000
+
+type Sender = Pick<DeviceIdentity, 'id' | 'tenantID' | 'deviceID' | 'deviceName' | 'productIntID' | 'productID'>
+
+/** The values of one device of an uplink, checked: what to store, what not and why, notes (limits). */
+interface DeviceResult {
+  points: TelemetryPoint[]
+  rejected: Rejection[]
+  notes: string[]
+}
+
+const newResult = (): DeviceResult => ({ points: [], rejected: [], notes: [] })
+
+/** The raw payload as event text, cut at EVENT_PAYLOAD_BYTES with a marker. */
+export function eventPayload(payload: Buffer | string): string {
+  if (typeof payload === 'string') {
+    if (payload.length <= EVENT_PAYLOAD_BYTES / 4) return payload
+    payload = Buffer.from(payload)
+  }
+  if (payload.length <= EVENT_PAYLOAD_BYTES) return payload.toString('utf8')
+  return payload.subarray(0, EVENT_PAYLOAD_BYTES).toString('utf8') + TRUNCATED_MARKER
+}
+
+function reasonOf(r: DeviceResult): string | null {
+  const parts = [...r.rejected.map((x) => x.message), ...r.notes]
+  if (!parts.length) return null
+  const text = parts.join('; ')
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}${TRUNCATED_MARKER}` : text
+}
+
+function eventOf(d: Sender, uplink: Uplink, payload: string, r: DeviceResult): EventInput {
   return {
-    saturated: false,
-    async submit(_uplink: Uplink): Promise<UplinkOutcome> {
-      throw new Error('not implemented')
+    tenantID: d.tenantID,
+    deviceIntID: d.id,
+    deviceID: d.deviceID,
+    deviceName: d.deviceName,
+    productIntID: d.productIntID,
+    topic: uplink.topic,
+    payload,
+    IP: uplink.ip,
+    status: r.rejected.length ? 0 : 1,
+    reason: reasonOf(r),
+    msgTime: uplink.receivedAt,
+  }
+}
+
+/**
+ * Checks one device's values against its product model: the data point must exist, belong to `stream` (when
+ * given) and fit its pointDataType. Values outside a point's limits are stored, with a note.
+ */
+function checkValues(d: Sender, model: ProductModel, stream: StreamModel | undefined, values: RawValue[], out: DeviceResult) {
+  for (const v of values) {
+    const id = v.dataPointID
+    const point = model.points.get(id)
+    const reject = (errorCode: string, message: string) =>
+      out.rejected.push({ dataPointID: id, deviceID: d.deviceID, errorCode, message })
+    if (!point) reject('DATA_NOT_FOUND', `${id}: no such data point`)
+    else if (stream && !stream.dataPointIDs.has(id)) reject('DATA_NOT_FOUND', `${id}: not a data point of the stream on topic ${stream.topic}`)
+    else {
+      const c = checkValue(point, v.value)
+      if (!c.ok) reject('FORM_INVALID', `${id}: ${c.reason}`)
+      else {
+        if (c.violation) out.notes.push(`${id}: ${JSON.stringify(c.value)} ${c.violation}`)
+        out.points.push({ tenantID: d.tenantID, productID: d.productID, deviceID: d.deviceID, dataPointID: id, time: v.time, value: c.value })
+      }
+    }
+  }
+}
+
+/** Decode → check against the product model → batching writer → resolves when values and events are committed. */
+export function createPipeline(deps: PipelineDeps): Pipeline {
+  const { config, meta, telemetry, bus } = deps
+  const models = new ModelCache(new IngestModelRepo(meta.db), bus)
+  const latest = new LatestValues(telemetry)
+  const writer = new BatchWriter(
+    { writePoints: (p) => telemetry.write(p), writeEvents: (e) => meta.logs.addEvents(e) },
+    {
+      batchPoints: config.INGEST_BATCH_POINTS,
+      queuePoints: config.INGEST_QUEUE_POINTS,
+      lingerMs: config.INGEST_LINGER_MS,
+      onCommitted: (points) => latest.update(points),
     },
-    async drained() {},
-    async flush() {},
-    async close() {},
+  )
+  const onDeleted = (e: { tenantID: string; deviceID: string }) => latest.forget(e.tenantID, e.deviceID)
+  bus.on('device.deleted', onDeleted)
+
+  /** Writes the uplink's events and points; resolves with the outcome once committed. */
+  async function commit(points: TelemetryPoint[], events: EventInput[], rejected: Rejection[]): Promise<UplinkOutcome> {
+    await writer.submit(points, events)
+    return { accepted: points.length, rejected }
+  }
+
+  /** Form 3: each child's values against the child's product (its stream on the same topic, when it has one). */
+  async function children(uplink: Uplink, decoded: { devices: ChildValues[] }, own: DeviceResult) {
+    const results: Array<{ child: IngestDevice; raw: string; r: DeviceResult }> = []
+    if (!decoded.devices.length) return results
+    const gateway = uplink.device
+    const known = gateway.kind === 'gateway' ? await models.childrenOf(gateway.id) : new Map<string, IngestDevice>()
+    for (const entry of decoded.devices) {
+      const child = known.get(entry.deviceID)
+      if (!child) {
+        const why = gateway.kind === 'gateway' ? 'not a device of this gateway' : 'only a gateway may send for other devices'
+        own.rejected.push({ deviceID: entry.deviceID, errorCode: 'DATA_NOT_FOUND', message: `devices: ${entry.deviceID} is ${why}` })
+        continue
+      }
+      const r = newResult()
+      r.rejected.push(...entry.problems)
+      const model = await models.product(child.productIntID)
+      checkValues(child, model, model.streams.get(normalizeTopic(uplink.topic)), entry.values, r)
+      results.push({ child, raw: entry.raw, r })
+    }
+    return results
+  }
+
+  async function submit(uplink: Uplink): Promise<UplinkOutcome> {
+    const d = uplink.device
+    const payload = eventPayload(uplink.payload)
+    const single = (errorCode: string, message: string) => {
+      const r = newResult()
+      r.rejected.push({ deviceID: d.deviceID, errorCode, message })
+      return commit([], [eventOf(d, uplink, payload, r)], r.rejected)
+    }
+    if (uplink.payload.length > MAX_PAYLOAD_BYTES)
+      return single('PAYLOAD_TOO_LARGE', `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`)
+    const decoded = decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
+    if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
+    if (decoded.form === 'response') {
+      // a device acknowledging a command: its control log (issued, 1) becomes acknowledged (2)
+      await meta.logs.setControlLogStatus(decoded.taskID, 2, { whenStatus: 1, tenantID: d.tenantID })
+      return commit([], [eventOf(d, uplink, payload, newResult())], [])
+    }
+    const model = await models.product(d.productIntID)
+    const stream = model.streams.get(normalizeTopic(uplink.topic))
+    if (!stream) return single('DATA_NOT_FOUND', `no data stream for topic ${uplink.topic}`)
+    const own = newResult()
+    own.rejected.push(...decoded.problems)
+    checkValues(d, model, stream, decoded.values, own)
+    const kids = await children(uplink, decoded, own)
+    const points = [...own.points, ...kids.flatMap((k) => k.r.points)]
+    const events = [eventOf(d, uplink, payload, own), ...kids.map((k) => eventOf(k.child, uplink, eventPayload(k.raw), k.r))]
+    return commit(points, events, [...own.rejected, ...kids.flatMap((k) => k.r.rejected)])
+  }
+
+  return {
+    get saturated() {
+      return writer.saturated
+    },
+    submit,
+    latest: (tenantID, deviceID) => latest.get(tenantID, deviceID),
+    drained: () => writer.drained(),
+    flush: () => writer.flush(),
+    async close() {
+      await writer.close()
+      models.close()
+      bus.off('device.deleted', onDeleted)
+    },
   }
 }

@@ -1,3 +1,5 @@
+import type { LastValue } from '../store/telemetry.ts'
+
 /**
  * The ports between the parts of ingest: the broker (embedded or external) and HTTP ingest hand uplinks to the
  * pipeline; the pipeline decodes them against the product model, queues values and events for the batching
@@ -66,6 +68,8 @@ export interface Pipeline {
   readonly saturated: boolean
   /** Resolves when the queue is back below its low-water mark. */
   drained(): Promise<void>
+  /** The last value and time of each data point of a device that has one (GET /devices/{id}/latest). */
+  latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>>
   /** Commits everything queued (SIGTERM). */
   flush(): Promise<void>
   close(): Promise<void>

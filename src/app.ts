@@ -55,7 +55,10 @@ export function createApp(deps: Deps) {
     })
   const apiLimit = limit(deps.config.BODY_LIMIT)
   const importLimit = limit(deps.config.IMPORT_BODY_LIMIT)
-  app.use('/api/v1/*', (c, next) => (c.req.path === '/api/v1/devices_import' ? importLimit : apiLimit)(c, next))
+  const ingestLimit = limit(deps.config.INGEST_BODY_LIMIT)
+  const limitOf = (path: string) =>
+    path === '/api/v1/devices_import' ? importLimit : path === '/api/v1/ingest' ? ingestLimit : apiLimit
+  app.use('/api/v1/*', (c, next) => limitOf(c.req.path)(c, next))
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
   app.get('/api/v1/openapi.json', (c) => c.json(document()))

@@ -20,6 +20,13 @@ const ConfigSchema = z
     MQTT_WS_PORT: port(8083),
     MQTTS_PORT: optionalPort,
     MQTT_URL: z.string().optional(),
+    MQTT_USERNAME: z.string().optional(),
+    MQTT_PASSWORD: z.string().optional(),
+    MQTT_SHARE_GROUP: z.string().regex(/^[^/+#$]+$/, 'no /, +, # or $').default('devicecloud'),
+    EMQX_API_URL: z.url().optional(),
+    EMQX_API_KEY: z.string().optional(),
+    EMQX_API_SECRET: z.string().optional(),
+    EMQX_HOOK_SECRET: z.string().min(16).optional(),
     ADMIN_EMAIL: z.email().default('admin@devicecloud.local'),
     ADMIN_PASSWORD: z.string().min(8).optional(),
     JWT_SECRET: z.string().min(16).optional(),
@@ -30,6 +37,10 @@ const ConfigSchema = z
     ALLOW_SIGNUP: flag,
     BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
     IMPORT_BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
+    INGEST_QUEUE_POINTS: z.coerce.number().int().positive().default(200_000),
+    INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
+    INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
+    INGEST_BODY_LIMIT: z.coerce.number().int().positive().default(16 * 1024 * 1024),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
 
@@ -55,6 +66,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const lines = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
   if (input.INFLUX_URL && !(input.INFLUX_TOKEN && input.INFLUX_ORG && input.INFLUX_BUCKET))
     lines.push('INFLUX_URL: INFLUX_TOKEN, INFLUX_ORG and INFLUX_BUCKET are required with it')
+  if (input.EMQX_API_URL && !(input.EMQX_API_KEY && input.EMQX_API_SECRET))
+    lines.push('EMQX_API_URL: EMQX_API_KEY and EMQX_API_SECRET are required with it')
   if (!parsed.success || lines.length) throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
   const c = parsed.data
   return { ...c, DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db` }

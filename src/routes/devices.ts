@@ -15,9 +15,23 @@ import { deviceWire } from '../wire/devices.ts'
 import { prepareDevice } from './device-input.ts'
 
 const tag = 'Devices'
+
+/**
+ * The deviceIDs of the tenant's records among `ids` (read before a delete, for the 'device.deleted' events that
+ * make the broker close their sessions). Ids that are not the tenant's are skipped: the delete itself refuses them.
+ */
+export async function deviceIDsOf(
+  repo: { get(tenant: string, id: number): Promise<Record<string, unknown>> },
+  tenant: string,
+  ids: number[],
+): Promise<Array<[number, string]>> {
+  const rows = await Promise.all(ids.map((id) => repo.get(tenant, id).catch(() => undefined)))
+  return rows.flatMap((r, i) => (r ? [[ids[i]!, String(r.deviceID)] as [number, string]] : []))
+}
+
 const DeviceListQuery = listQuery(deviceFilters, { extra: deviceListExtra })
 
-export function deviceRoutes({ meta }: Deps) {
+export function deviceRoutes({ meta, bus }: Deps) {
   const r = new Router()
   const repo = meta.devices
 
@@ -63,7 +77,9 @@ export function deviceRoutes({ meta }: Deps) {
     async (c, { id, body }) => {
       const tenant = c.get('tenant')
       const fields = await prepareDevice(repo, tenant, body, await repo.current(tenant, id))
-      return c.json(deviceWire.write(await repo.update(tenant, id, fields), wireCtx(c)))
+      const updated = await repo.update(tenant, id, fields)
+      bus.emit('device.changed', { tenantID: tenant, id, deviceID: String(updated.deviceID) })
+      return c.json(deviceWire.write(updated, wireCtx(c)))
     },
   )
 
@@ -77,7 +93,10 @@ export function deviceRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await repo.delete(c.get('tenant'), query.ids)
+      const tenant = c.get('tenant')
+      const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
+      await repo.delete(tenant, query.ids)
+      for (const [id, deviceID] of deviceIDs) bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
       return c.body(null, 204)
     },
   )

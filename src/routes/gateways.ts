@@ -5,10 +5,11 @@ import { wireCtx } from '../http/env.ts'
 import { Gateway, GatewayCreate, GatewayListItem, GatewayUpdate, gatewayFilters } from '../schemas/gateways.ts'
 import { gatewayWire } from '../wire/gateways.ts'
 import { prepareGateway } from './device-input.ts'
+import { deviceIDsOf } from './devices.ts'
 
 const tag = 'Gateways'
 
-export function gatewayRoutes({ meta }: Deps) {
+export function gatewayRoutes({ meta, bus }: Deps) {
   const r = new Router()
   const repo = meta.devices.gateways
 
@@ -53,7 +54,9 @@ export function gatewayRoutes({ meta }: Deps) {
     async (c, { id, body }) => {
       const tenant = c.get('tenant')
       const fields = await prepareGateway(meta.devices, tenant, body, await repo.current(tenant, id))
-      return c.json(gatewayWire.detail(await repo.update(tenant, id, fields), wireCtx(c)))
+      const updated = await repo.update(tenant, id, fields)
+      bus.emit('device.changed', { tenantID: tenant, id, deviceID: String(updated.deviceID) })
+      return c.json(gatewayWire.detail(updated, wireCtx(c)))
     },
   )
 
@@ -67,7 +70,10 @@ export function gatewayRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await repo.delete(c.get('tenant'), query.ids)
+      const tenant = c.get('tenant')
+      const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
+      await repo.delete(tenant, query.ids)
+      for (const [id, deviceID] of deviceIDs) bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
       return c.body(null, 204)
     },
   )

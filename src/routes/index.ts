@@ -17,6 +17,9 @@ import { subscriptionRoutes } from './subscriptions.ts'
 import { taskRoutes } from './tasks.ts'
 import { logRoutes } from './logs.ts'
 import { alertRoutes } from './alerts.ts'
+import { ingestRoutes } from './ingest.ts'
+import { latestRoutes } from './latest.ts'
+import { emqxRoutes } from './emqx.ts'
 
 /** Every route module, in the order they are mounted under /api/v1. */
 export function allRoutes(deps: Deps): Router[] {
@@ -38,5 +41,8 @@ export function allRoutes(deps: Deps): Router[] {
     taskRoutes,
     logRoutes,
     alertRoutes,
+    ingestRoutes,
+    latestRoutes,
+    emqxRoutes,
   ].map((routes) => routes(deps))
 }

@@ -8,7 +8,7 @@ import { policyBindingRoutes } from './policy-devices.ts'
 
 const tag = 'Policies'
 
-export function policyRoutes({ meta }: Deps) {
+export function policyRoutes({ meta, bus }: Deps) {
   const r = new Router()
 
   r.route(
@@ -42,17 +42,22 @@ export function policyRoutes({ meta }: Deps) {
 
   r.route(
     { method: 'put', path: '/policies/:id', tag, summary: 'Edit a policy', body: PolicyUpdate, response: Policy },
-    async (c, { id, body }) => c.json(policyWire.detail(await meta.policies.update(c.get('tenant'), id, body), wireCtx(c))),
+    async (c, { id, body }) => {
+      const updated = await meta.policies.update(c.get('tenant'), id, body)
+      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: 'all' })
+      return c.json(policyWire.detail(updated, wireCtx(c)))
+    },
   )
 
   r.route(
     { method: 'delete', path: '/policies', tag, summary: 'Delete policies (refused while bound to devices)', query: IdsQuery, status: 204 },
     async (c, { query }) => {
       await meta.policies.delete(c.get('tenant'), query.ids)
+      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: 'all' })
       return c.body(null, 204)
     },
   )
 
-  policyBindingRoutes(r, meta)
+  policyBindingRoutes(r, meta, bus)
   return r
 }

@@ -20,7 +20,8 @@ const tag = 'Policies'
 const candidateQuery = listQuery(policyCandidateFilters, { extra: { groupName_like: z.string().optional() } })
 
 /** Bindings of policies and devices, from the policy side. */
-export function policyBindingRoutes(r: Router, meta: Deps['meta']) {
+export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bus']) {
+  const changed = (tenantID: string, deviceIntIDs: number[]) => bus.emit('acl.changed', { tenantID, deviceIntIDs })
   r.route(
     {
       method: 'get',
@@ -51,6 +52,7 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta']) {
     },
     async (c, { id, body }) => {
       await meta.policies.bindings.bindDevices(c.get('tenant'), id, body.devicesIntID)
+      changed(c.get('tenant'), body.devicesIntID)
       return c.json(policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)), 201)
     },
   )
@@ -59,6 +61,7 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta']) {
     { method: 'delete', path: '/policies/:id/devices', tag, summary: 'Unbind devices from a policy', query: IdsQuery, status: 204 },
     async (c, { id, query }) => {
       await meta.policies.bindings.unbindDevices(c.get('tenant'), id, query.ids)
+      changed(c.get('tenant'), query.ids)
       return c.body(null, 204)
     },
   )
@@ -81,11 +84,11 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta']) {
     },
   )
 
-  deviceSideRoutes(r, meta)
+  deviceSideRoutes(r, meta, changed)
 }
 
 /** Bindings of policies and devices, from the device side (`/devices/:id/policies`). */
-function deviceSideRoutes(r: Router, meta: Deps['meta']) {
+function deviceSideRoutes(r: Router, meta: Deps['meta'], changed: (tenantID: string, ids: number[]) => void) {
   r.route(
     {
       method: 'get',
@@ -114,6 +117,7 @@ function deviceSideRoutes(r: Router, meta: Deps['meta']) {
     },
     async (c, { id, body }) => {
       await meta.policies.bindings.bindPolicies(c.get('tenant'), id, body.ids)
+      changed(c.get('tenant'), [id])
       const query = { page: 1, limit: 10, filters: [] }
       const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
       return c.json(pageOf(items.map((p) => policyWire.list(p, wireCtx(c))), count, query), 201)
@@ -124,6 +128,7 @@ function deviceSideRoutes(r: Router, meta: Deps['meta']) {
     { method: 'delete', path: '/devices/:id/policies', tag, summary: 'Unbind policies from a device', query: IdsQuery, status: 204 },
     async (c, { id, query }) => {
       await meta.policies.bindings.unbindPolicies(c.get('tenant'), id, query.ids)
+      changed(c.get('tenant'), [id])
       return c.body(null, 204)
     },
   )

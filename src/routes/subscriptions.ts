@@ -8,7 +8,7 @@ import { subscriptionWire } from '../wire/subscriptions.ts'
 const tag = 'Devices'
 
 /** A device's proxy subscriptions: stored here, applied by the broker. */
-export function subscriptionRoutes({ meta }: Deps) {
+export function subscriptionRoutes({ meta, bus }: Deps) {
   const r = new Router()
 
   r.route(
@@ -37,8 +37,11 @@ export function subscriptionRoutes({ meta }: Deps) {
       response: Subscription,
       status: 201,
     },
-    async (c, { id, body }) =>
-      c.json(subscriptionWire.detail(await meta.subscriptions.create(c.get('tenant'), id, body), wireCtx(c)), 201),
+    async (c, { id, body }) => {
+      const created = await meta.subscriptions.create(c.get('tenant'), id, body)
+      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: [id] })
+      return c.json(subscriptionWire.detail(created, wireCtx(c)), 201)
+    },
   )
 
   r.route(
@@ -52,6 +55,7 @@ export function subscriptionRoutes({ meta }: Deps) {
     },
     async (c, { id, query }) => {
       await meta.subscriptions.delete(c.get('tenant'), id, query.ids)
+      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: [id] })
       return c.body(null, 204)
     },
   )

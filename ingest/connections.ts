@@ -1,0 +1,126 @@
+import type { InStatement } from '@libsql/client'
+import type { MetaStore } from '../store/libsql/meta.ts'
+import type { ConnectLogInput } from '../store/libsql/logs.ts'
+import type { DeviceIdentity } from './types.ts'
+
+/** connect_logs.connect_status (CONTRACT §5). */
+export const CONNECT_STATUS = { offline: 0, online: 1, refused: 2 } as const
+
+interface Waiter {
+  resolve(): void
+  reject(e: unknown): void
+}
+
+/**
+ * Connection state of devices (issue 4 › Connection state): one connection log per connect (status 1), disconnect
+ * (0) and refused attempt (2), and `devices.device_status/client_ip/connected_at/keep_alive` kept current.
+ * Sessions are told apart by object identity (the broker's client): a disconnect of a session that is no longer
+ * the device's current one (taken over) is logged but never marks the device offline.
+ * Writes are batched: everything recorded while a write is running goes in the next single transaction, so a
+ * storm of 1,000 connects costs a few transactions, not 2,000.
+ */
+export class ConnectionTracker {
+  private current = new Map<number, object>()
+  private logs: ConnectLogInput[] = []
+  private states = new Map<number, InStatement>()
+  private waiters: Waiter[] = []
+  private running: Promise<void> | null = null
+
+  constructor(private readonly meta: MetaStore) {}
+
+  /** A device's session is established (after CONNACK). */
+  async connected(device: DeviceIdentity, s: { ip: string | null; keepAlive: number; session: object }): Promise<void> {
+    const now = Date.now()
+    this.current.set(device.id, s.session)
+    this.logs.push({ ...logOf(device, CONNECT_STATUS.online, now), IP: s.ip, keepAlive: s.keepAlive })
+    this.setState(device.id, {
+      sql: 'UPDATE devices SET device_status = 1, client_ip = ?, connected_at = ?, keep_alive = ? WHERE id = ?',
+      args: [s.ip, now, s.keepAlive, device.id],
+    })
+    return this.schedule()
+  }
+
+  /** A device's session ended. Marks it offline only when `session` is still its current session. */
+  async disconnected(device: DeviceIdentity, session: object): Promise<void> {
+    this.logs.push(logOf(device, CONNECT_STATUS.offline, Date.now()))
+    if (this.current.get(device.id) === session) {
+      this.current.delete(device.id)
+      this.setState(device.id, { sql: 'UPDATE devices SET device_status = 0 WHERE id = ?', args: [device.id] })
+    }
+    return this.schedule()
+  }
+
+  /** A connection attempt was refused (unknown device, wrong credentials, blocked, unsupported protocol). */
+  async refused(attempt: { clientId: string; ip: string | null; device?: DeviceIdentity }): Promise<void> {
+    const d = attempt.device
+    this.logs.push({
+      tenantID: d?.tenantID ?? null,
+      deviceIntID: d?.id ?? null,
+      deviceID: attempt.clientId,
+      deviceName: d?.deviceName ?? null,
+      connectStatus: CONNECT_STATUS.refused,
+      IP: attempt.ip,
+      msgTime: Date.now(),
+    })
+    return this.schedule()
+  }
+
+  /** At start-up: no device is connected to this (new) broker, so every device is offline until it connects. */
+  async allOffline(): Promise<void> {
+    this.current.clear()
+    await this.meta.db.run('UPDATE devices SET device_status = 0 WHERE device_status <> 0')
+  }
+
+  /** True when the session is the device's current one. */
+  isCurrent(deviceIntID: number, session: object): boolean {
+    return this.current.get(deviceIntID) === session
+  }
+
+  /** Resolves when everything recorded so far is written. */
+  async idle(): Promise<void> {
+    if (this.logs.length || this.states.size || this.running) await this.schedule()
+  }
+
+  private setState(id: number, statement: InStatement) {
+    this.states.delete(id) // keep the order of the last change per device
+    this.states.set(id, statement)
+  }
+
+  private schedule(): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }))
+    if (!this.running) this.running = this.drain()
+    return done
+  }
+
+  /** Writes batches until nothing is pending; each batch settles the callers that were waiting for it. */
+  private async drain(): Promise<void> {
+    await new Promise((r) => setImmediate(r)) // gather what the same tick of events records
+    while (this.waiters.length) {
+      const logs = this.logs
+      const states = [...this.states.values()]
+      const waiters = this.waiters
+      this.logs = []
+      this.states = new Map()
+      this.waiters = []
+      try {
+        if (states.length) await this.meta.db.batch(states)
+        await this.meta.logs.addConnectLogs(logs)
+        for (const w of waiters) w.resolve()
+      } catch (e) {
+        for (const w of waiters) w.reject(e)
+      }
+    }
+    this.running = null
+  }
+}
+
+function logOf(device: DeviceIdentity, connectStatus: number, msgTime: number): ConnectLogInput {
+  return {
+    tenantID: device.tenantID,
+    deviceIntID: device.id,
+    deviceID: device.deviceID,
+    deviceName: device.deviceName,
+    connectStatus,
+    msgTime,
+  }
+}

@@ -1,0 +1,111 @@
+import type { Bus } from '../src/bus.ts'
+import type { IngestDevice, IngestModelRepo, ModelPoint } from '../store/libsql/ingest-model.ts'
+
+/** A data stream as the decoder matches it: its topic and the dataPointIDs it carries. */
+export interface StreamModel {
+  id: number
+  topic: string
+  streamType: number
+  dataPointIDs: Set<string>
+}
+
+/** What the pipeline needs of a product: report streams by topic, data points by dataPointID. */
+export interface ProductModel {
+  productIntID: number
+  /** Report streams (streamType 1 device data report, 3 gateway data report) by relative topic. */
+  streams: Map<string, StreamModel>
+  points: Map<string, ModelPoint>
+}
+
+/** Stream types a device reports on (spec: streamType 1 and 3). */
+const REPORT_TYPES = new Set([1, 3])
+/** How long a cached model or gateway's child list is trusted without a bus event (edits of other nodes). */
+const TTL_MS = 5_000
+const MAX_ENTRIES = 10_000
+
+interface Entry<T> {
+  at: number
+  value: Promise<T>
+}
+
+/** A small TTL cache of promises (concurrent misses share one read; a failed read is not kept). */
+class TtlCache<K, T> {
+  private map = new Map<K, Entry<T>>()
+
+  get(key: K, load: () => Promise<T>): Promise<T> {
+    const hit = this.map.get(key)
+    if (hit && Date.now() - hit.at < TTL_MS) return hit.value
+    if (this.map.size >= MAX_ENTRIES) this.map.delete(this.map.keys().next().value!)
+    const value = load()
+    this.map.set(key, { at: Date.now(), value })
+    value.catch(() => this.map.get(key)?.value === value && this.map.delete(key))
+    return value
+  }
+
+  drop(key: K) {
+    this.map.delete(key)
+  }
+
+  clear() {
+    this.map.clear()
+  }
+}
+
+/**
+ * Per-product models and per-gateway child lists, read from the metadata DB and cached; dropped on the bus's
+ * 'model.changed' (and 'device.changed'/'device.deleted' for child lists), and re-read after 5 s regardless.
+ */
+export class ModelCache {
+  private products = new TtlCache<number, ProductModel>()
+  private children = new TtlCache<number, Map<string, IngestDevice>>()
+  private readonly onModel = (e: { productIntID: number }) => this.products.drop(e.productIntID)
+  private readonly onDevice = () => this.children.clear()
+
+  constructor(
+    private repo: IngestModelRepo,
+    private bus?: Bus,
+  ) {
+    bus?.on('model.changed', this.onModel)
+    bus?.on('device.changed', this.onDevice)
+    bus?.on('device.deleted', this.onDevice)
+  }
+
+  /** The model of product `productIntID`. */
+  product(productIntID: number): Promise<ProductModel> {
+    return this.products.get(productIntID, async () => buildModel(productIntID, await this.repo.productModel(productIntID)))
+  }
+
+  /** The child devices of gateway `gatewayIntID` by deviceID. */
+  childrenOf(gatewayIntID: number): Promise<Map<string, IngestDevice>> {
+    return this.children.get(gatewayIntID, async () => {
+      const list = await this.repo.childrenOf(gatewayIntID)
+      return new Map(list.map((d) => [d.deviceID, d]))
+    })
+  }
+
+  close() {
+    this.bus?.off('model.changed', this.onModel)
+    this.bus?.off('device.changed', this.onDevice)
+    this.bus?.off('device.deleted', this.onDevice)
+  }
+}
+
+/** Builds the lookup maps of a product model from its rows. */
+export function buildModel(
+  productIntID: number,
+  rows: { points: ModelPoint[]; streams: Array<{ id: number; topic: string; streamType: number; pointIntIDs: number[] }> },
+): ProductModel {
+  const byIntID = new Map(rows.points.map((p) => [Number(p.id), p]))
+  const streams = new Map<string, StreamModel>()
+  for (const s of rows.streams) {
+    if (!REPORT_TYPES.has(s.streamType)) continue
+    const ids = s.pointIntIDs.map((id) => byIntID.get(id)?.dataPointID).filter((x): x is string => x !== undefined)
+    streams.set(normalizeTopic(s.topic), { id: s.id, topic: s.topic, streamType: s.streamType, dataPointIDs: new Set(ids) })
+  }
+  return { productIntID, streams, points: new Map(rows.points.map((p) => [p.dataPointID, p])) }
+}
+
+/** Relative topics compare without leading or trailing slashes (`/data/t1/` matches `data/t1`). */
+export function normalizeTopic(topic: string): string {
+  return topic.replace(/^\/+|\/+$/g, '')
+}

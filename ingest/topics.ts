@@ -1,0 +1,88 @@
+/**
+ * MQTT topics and topic filters (MQTT 3.1.1 §4.7), and the device mountpoint of CONTRACT §5:
+ * `/{protocol}/{tenantID}/{productID}/{deviceID}/{topic}`.
+ */
+import { mountpoint, PROTOCOL_NAMES, type DeviceIdentity } from './types.ts'
+
+/** True when `filter` (may hold `+` and `#`) matches the topic name `topic` (no wildcards). §4.7.1 */
+export function topicMatches(filter: string, topic: string): boolean {
+  const f = filter.split('/')
+  const t = topic.split('/')
+  for (let i = 0; i < f.length; i++) {
+    const level = f[i]
+    if (level === '#') return true // matches the parent level too: `a/#` matches `a`
+    if (i >= t.length) return false
+    if (level !== '+' && level !== t[i]) return false
+  }
+  return f.length === t.length
+}
+
+/** True when every topic `inner` can match is also matched by `outer` (outer covers inner). */
+export function filterCovers(outer: string, inner: string): boolean {
+  const o = outer.split('/')
+  const n = inner.split('/')
+  for (let i = 0; i < o.length; i++) {
+    const level = o[i]
+    if (level === '#') return true
+    if (i >= n.length) return false
+    const other = n[i]
+    if (other === '#') return false
+    if (level === '+') continue
+    if (other === '+' || other !== level) return false
+  }
+  return o.length === n.length
+}
+
+/** True when some topic name matches both filters (a subscription to one could receive a topic of the other). */
+export function filtersIntersect(a: string, b: string): boolean {
+  const x = a.split('/')
+  const y = b.split('/')
+  const n = Math.max(x.length, y.length)
+  for (let i = 0; i < n; i++) {
+    const p = x[i]
+    const q = y[i]
+    if (p === '#' || q === '#') return true
+    if (p === undefined || q === undefined) return false
+    if (p !== '+' && q !== '+' && p !== q) return false
+  }
+  return true
+}
+
+/** True when the topic filter holds a wildcard level. */
+export const hasWildcard = (filter: string) => filter.includes('+') || filter.includes('#')
+
+/** A full topic taken apart into the device it belongs to and the relative topic. */
+export interface MountedTopic {
+  protocol: string
+  tenantID: string
+  productID: string
+  deviceID: string
+  /** The topic relative to the device's mountpoint (may be empty). */
+  topic: string
+}
+
+const PROTOCOLS = new Set(Object.values(PROTOCOL_NAMES))
+
+/** Parses `/{protocol}/{tenantID}/{productID}/{deviceID}/{topic}`; undefined when it is not a mountpoint topic. */
+export function parseMounted(full: string): MountedTopic | undefined {
+  const levels = full.split('/')
+  if (levels.length < 6 || levels[0] !== '') return undefined
+  const [, protocol, tenantID, productID, deviceID] = levels as [string, string, string, string, string]
+  if (!PROTOCOLS.has(protocol) || !tenantID || !productID || !deviceID) return undefined
+  return { protocol, tenantID, productID, deviceID, topic: levels.slice(5).join('/') }
+}
+
+/** The full topic of a device's relative topic. */
+export function mountedTopic(device: Parameters<typeof mountpoint>[0], topic: string): string {
+  return mountpoint(device) + topic
+}
+
+/**
+ * The topic relative to the device's mountpoint, or undefined when `full` is not strictly under it
+ * (another device's prefix, the prefix itself, or anything outside).
+ */
+export function relativeTopic(device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>, full: string) {
+  const prefix = mountpoint(device)
+  if (!full.startsWith(prefix) || full.length === prefix.length) return undefined
+  return full.slice(prefix.length)
+}

@@ -1,0 +1,172 @@
+import type { EventInput } from '../store/libsql/logs.ts'
+import type { TelemetryPoint } from '../store/telemetry.ts'
+import { Backpressure } from './types.ts'
+
+/** Where a flush goes: both writes are multi-row and run in parallel. */
+export interface WriterSink {
+  writePoints(points: readonly TelemetryPoint[]): Promise<unknown>
+  writeEvents(events: readonly EventInput[]): Promise<unknown>
+}
+
+export interface WriterOptions {
+  /** A flush starts once this many points (values + events) are pending. */
+  batchPoints: number
+  /** Most points queued or being written; a submit beyond it throws Backpressure (an empty queue takes anything). */
+  queuePoints: number
+  /** How long the first pending item waits for company before a flush. */
+  lingerMs: number
+  /** `saturated` above this fraction of queuePoints, until the queue falls to `lowWater`. */
+  highWater?: number
+  lowWater?: number
+  /** Called with the points of each committed flush (the latest-values cache). */
+  onCommitted?(points: readonly TelemetryPoint[]): void
+}
+
+interface Item {
+  points: readonly TelemetryPoint[]
+  events: readonly EventInput[]
+  size: number
+  resolve(): void
+  reject(err: unknown): void
+}
+
+/**
+ * The batching writer: a bounded queue of {points, events} items. One flush at a time writes up to `batchPoints`
+ * with `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects
+ * when it failed. Items that arrive during a flush go in the next one (group commit), so batches grow with load.
+ */
+export class BatchWriter {
+  private pending: Item[] = []
+  private pendingSize = 0
+  /** Points pending or being written. */
+  private queued = 0
+  private flushing: Promise<void> | null = null
+  private timer: NodeJS.Timeout | null = null
+  private waiters: Array<() => void> = []
+  private idleWaiters: Array<() => void> = []
+  private isSaturated = false
+  private closed = false
+  private readonly high: number
+  private readonly low: number
+
+  constructor(
+    private sink: WriterSink,
+    private opts: WriterOptions,
+  ) {
+    this.high = Math.max(1, Math.floor(opts.queuePoints * (opts.highWater ?? 0.8)))
+    this.low = Math.floor(opts.queuePoints * (opts.lowWater ?? 0.5))
+  }
+
+  /** True from the high-water mark until the queue is back at the low-water mark. */
+  get saturated(): boolean {
+    return this.isSaturated
+  }
+
+  /** Points pending or being written. */
+  get size(): number {
+    return this.queued
+  }
+
+  /**
+   * Queues one item; resolves when it is committed. Throws Backpressure (synchronously) when the queue is full.
+   * An item counts its points plus its events.
+   */
+  submit(points: readonly TelemetryPoint[], events: readonly EventInput[]): Promise<void> {
+    if (this.closed) throw new Error('the ingest writer is closed')
+    const size = points.length + events.length
+    if (this.queued > 0 && this.queued + size > this.opts.queuePoints) throw new Backpressure(1)
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ points, events, size, resolve, reject })
+      this.pendingSize += size
+      this.queued += size
+      if (this.queued >= this.high) this.isSaturated = true
+      this.schedule()
+    })
+  }
+
+  private schedule() {
+    if (this.flushing) return
+    if (this.pendingSize >= this.opts.batchPoints) {
+      this.startFlush()
+      return
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = null
+      if (!this.flushing) this.startFlush()
+    }, this.opts.lingerMs)
+  }
+
+  private startFlush() {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    const batch = this.take()
+    if (!batch.length) return this.settleIdle()
+    this.flushing = this.write(batch).finally(() => {
+      this.flushing = null
+      // what arrived meanwhile has waited long enough: write it at once
+      if (this.pending.length) this.startFlush()
+      else this.settleIdle()
+    })
+  }
+
+  /** Up to batchPoints of the oldest pending items (always at least one). */
+  private take(): Item[] {
+    let n = 0
+    let size = 0
+    while (n < this.pending.length && (n === 0 || size + this.pending[n]!.size <= this.opts.batchPoints)) {
+      size += this.pending[n]!.size
+      n++
+    }
+    this.pendingSize -= size
+    return this.pending.splice(0, n)
+  }
+
+  private async write(batch: Item[]): Promise<void> {
+    const points = batch.length === 1 ? batch[0]!.points : batch.flatMap((i) => i.points)
+    const events = batch.length === 1 ? batch[0]!.events : batch.flatMap((i) => i.events)
+    let error: unknown
+    try {
+      const writes: Promise<unknown>[] = []
+      if (events.length) writes.push(this.sink.writeEvents(events))
+      if (points.length) writes.push(this.sink.writePoints(points))
+      await Promise.all(writes)
+      this.opts.onCommitted?.(points)
+    } catch (err) {
+      error = err ?? new Error('flush failed')
+    }
+    for (const item of batch) {
+      this.queued -= item.size
+      if (error === undefined) item.resolve()
+      else item.reject(error)
+    }
+    if (this.isSaturated && this.queued <= this.low) {
+      this.isSaturated = false
+      for (const w of this.waiters.splice(0)) w()
+    }
+  }
+
+  private settleIdle() {
+    if (this.queued === 0) for (const w of this.idleWaiters.splice(0)) w()
+  }
+
+  /** Resolves when the queue is back at its low-water mark (at once when not saturated). */
+  drained(): Promise<void> {
+    if (!this.isSaturated) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+
+  /** Writes everything queued now and resolves when all of it is committed (or failed). */
+  async flush(): Promise<void> {
+    if (this.queued === 0) return
+    const idle = new Promise<void>((resolve) => this.idleWaiters.push(resolve))
+    if (!this.flushing) this.startFlush()
+    await idle
+  }
+
+  /** Flushes, then refuses further submits. */
+  async close(): Promise<void> {
+    await this.flush()
+    this.closed = true
+    if (this.timer) clearTimeout(this.timer)
+  }
+}

@@ -1,0 +1,42 @@
+import { z } from 'zod'
+import { Int, Str, Timestamp } from './common.ts'
+
+/** Most messages in one `POST /api/v1/ingest` (CONTRACT §5). */
+export const MAX_INGEST_MESSAGES = 10_000
+
+/**
+ * One uplink message of HTTP ingest (CONTRACT §5). `deviceID` is required for API callers (a device of their
+ * tenant) and optional with device credentials (the device itself, or a child device of the gateway).
+ * `payload` is any uplink form: a JSON object, or the payload's JSON text.
+ */
+export const IngestMessage = z.object({
+  deviceID: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
+  topic: z
+    .string({ error: 'required, a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(1000, { error: 'at most 1000 characters' })
+    .refine((t) => !/[+#\u0000]/.test(t), { error: 'must not contain wildcards' }),
+  payload: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'required: an uplink payload (object or JSON text)' }),
+})
+export type IngestMessage = z.infer<typeof IngestMessage>
+
+/** Why one message of a request was not (fully) stored. `index` is its position (0-based; NDJSON: non-empty line). */
+export const IngestRejection = z.object({ index: Int, errorCode: Str, message: Str })
+
+/**
+ * `accepted`: how many data point values were stored. `rejected`: one entry per message not fully stored (bad
+ * shape, unknown or foreign device, no data stream for the topic, values of unknown data points or of the wrong
+ * type, queue full), naming its first error code and every reason.
+ */
+export const IngestReply = z.object({ accepted: Int, rejected: z.array(IngestRejection) })
+
+/** The last value of one data point of a device (GET /devices/{deviceIntID}/latest). */
+export const LatestValue = z.object({
+  dataPointIntID: Int,
+  dataPointID: Str,
+  dataPointName: Str,
+  pointDataType: Int,
+  time: Timestamp,
+  value: z.union([z.number(), z.string(), z.boolean()]).nullable(),
+})
+export const LatestValues = z.array(LatestValue)

@@ -1,0 +1,111 @@
+import type { Db, Row } from './db.ts'
+
+/** A device as ingest knows it (the shape of ingest/types.ts DeviceIdentity). */
+export interface IngestDevice {
+  id: number
+  tenantID: string
+  kind: 'device' | 'gateway'
+  deviceID: string
+  deviceName: string
+  deviceUsername: string
+  token: string
+  authType: number | null
+  blocked: number
+  productIntID: number
+  productID: string
+  cloudProtocol: number
+  gatewayIntID: number | null
+  parentDeviceIntID: number | null
+}
+
+/** A data point of a product, with what the value check needs. */
+export interface ModelPoint {
+  id: number
+  dataPointID: string
+  dataPointName: string
+  pointDataType: number
+  upperLimit: number | null
+  lowerLimit: number | null
+  binarySize: number | null
+}
+
+export interface ModelStream {
+  id: number
+  topic: string
+  streamType: number
+  /** Record ids of the stream's data points. */
+  pointIntIDs: number[]
+}
+
+const DEVICE_SELECT = `SELECT d.id, d.tenant_id AS tenantID, d.kind, d.device_id AS deviceID, d.device_name AS deviceName,
+  d.device_username AS deviceUsername, d.token, d.auth_type AS authType, d.blocked, d.product_int_id AS productIntID,
+  p.product_id AS productID, p.cloud_protocol AS cloudProtocol, d.gateway_int_id AS gatewayIntID,
+  d.parent_device_int_id AS parentDeviceIntID
+  FROM devices d JOIN products p ON p.id = d.product_int_id`
+
+const POINT_SELECT = `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName,
+  point_data_type AS pointDataType, upper_limit AS upperLimit, lower_limit AS lowerLimit, binary_size AS binarySize
+  FROM data_points WHERE product_int_id = ? ORDER BY id`
+
+const asDevice = (r: Row) => r as unknown as IngestDevice
+
+/** The reads of the uplink pipeline and HTTP ingest: device identities and product models. */
+export class IngestModelRepo {
+  constructor(readonly db: Db) {}
+
+  /** Devices and gateways with this deviceUsername (not unique: the caller compares tokens). */
+  async devicesByUsername(username: string): Promise<IngestDevice[]> {
+    return (await this.db.all(`${DEVICE_SELECT} WHERE d.device_username = ?`, [username])).map(asDevice)
+  }
+
+  /** The device or gateway with this deviceID (unique across tenants), if any. */
+  async deviceByDeviceID(deviceID: string): Promise<IngestDevice | undefined> {
+    const r = await this.db.one(`${DEVICE_SELECT} WHERE d.device_id = ?`, [deviceID])
+    return r && asDevice(r)
+  }
+
+  /** The devices connected through gateway `gatewayIntID`. */
+  async childrenOf(gatewayIntID: number): Promise<IngestDevice[]> {
+    return (await this.db.all(`${DEVICE_SELECT} WHERE d.gateway_int_id = ?`, [gatewayIntID])).map(asDevice)
+  }
+
+  /** A product's data points and data streams (with their points), for decoding uplinks. */
+  async productModel(productIntID: number): Promise<{ points: ModelPoint[]; streams: ModelStream[] }> {
+    const [points, streams, links] = await this.db.read([
+      { sql: POINT_SELECT, args: [productIntID] },
+      {
+        sql: 'SELECT id, topic, stream_type AS streamType FROM data_streams WHERE product_int_id = ? ORDER BY id',
+        args: [productIntID],
+      },
+      {
+        sql: `SELECT sp.stream_int_id AS streamIntID, sp.data_point_int_id AS pointIntID FROM stream_points sp
+              JOIN data_streams s ON s.id = sp.stream_int_id WHERE s.product_int_id = ?`,
+        args: [productIntID],
+      },
+    ])
+    const byStream = new Map<number, number[]>()
+    for (const l of links!) {
+      const list = byStream.get(Number(l.streamIntID)) ?? []
+      list.push(Number(l.pointIntID))
+      byStream.set(Number(l.streamIntID), list)
+    }
+    return {
+      points: points as unknown as ModelPoint[],
+      streams: streams!.map((s) => ({
+        id: Number(s.id),
+        topic: String(s.topic),
+        streamType: Number(s.streamType),
+        pointIntIDs: byStream.get(Number(s.id)) ?? [],
+      })),
+    }
+  }
+
+  /** The tenant's device or gateway `id` with its product's data points; undefined when not the tenant's. */
+  async deviceWithPoints(tenant: string, id: number) {
+    const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND d.id = ?`, [tenant, id])
+    if (!d) return undefined
+    const device = asDevice(d)
+    const points = (await this.db.all(POINT_SELECT, [device.productIntID])) as unknown as ModelPoint[]
+    return { device, points }
+  }
+}

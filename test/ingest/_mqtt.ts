@@ -1,0 +1,93 @@
+/** MQTT.js helpers for the broker tests: every wait is bounded. */
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import type { TestService } from '../_support/service.ts'
+import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export interface Connected {
+  client: MqttClient
+  connack?: { returnCode?: number; reasonCode?: number }
+  error?: Error & { code?: number }
+}
+
+/** Connects and resolves on CONNACK, error or close (never rejects; at most `timeoutMs`). */
+export function connect(url: string, opts: IClientOptions, timeoutMs = 4000): Promise<Connected> {
+  return new Promise((resolve) => {
+    const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: timeoutMs, protocolVersion: 4, ...opts })
+    const timer = setTimeout(() => done({ client, error: new Error('timeout') }), timeoutMs + 500)
+    let settled = false
+    const done = (r: Connected) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve(r)
+    }
+    client.once('connect', (connack) => done({ client, connack: connack as Connected['connack'] }))
+    client.once('error', (error) => done({ client, error: error as Connected['error'] }))
+    client.once('close', () => setTimeout(() => done({ client, error: new Error('closed') }), 100))
+  })
+}
+
+/** The credentials of a device record as the API answers it. */
+export const credentials = (d: { deviceID: string; deviceUsername: string; token: string }): IClientOptions => ({
+  clientId: d.deviceID,
+  username: d.deviceUsername,
+  password: d.token,
+})
+
+export const mqttUrl = (t: TestService) => `mqtt://127.0.0.1:${t.svc.deps.broker.port}`
+export const wsUrl = (t: TestService) => `ws://127.0.0.1:${t.svc.deps.broker.wsPort}/mqtt`
+
+/** Connects a device with its own credentials; throws unless accepted. */
+export async function connectDevice(t: TestService, d: any, opts: IClientOptions = {}): Promise<MqttClient> {
+  const r = await connect(mqttUrl(t), { ...credentials(d), ...opts })
+  if (!r.connack) throw new Error(`device ${d.deviceID} not connected: ${r.error?.message}`)
+  return r.client
+}
+
+/** A new MQTT product and `n` devices on it (through the API). */
+export async function devices(t: TestService, n: number, extra: Record<string, unknown> = {}) {
+  const product = await newProduct(t.admin)
+  const list = []
+  for (let i = 0; i < n; i++) list.push(await newDevice(t.admin, mqttBody(product.productID, extra)))
+  return { product, devices: list }
+}
+
+/** The full topic of a device's relative topic (CONTRACT §5), from the stored record. */
+export async function fullTopic(t: TestService, d: any, topic: string): Promise<string> {
+  const row = await t.svc.deps.meta.db.one(
+    `SELECT d.tenant_id AS tenantID, p.product_id AS productID, p.cloud_protocol AS cloudProtocol
+     FROM devices d JOIN products p ON p.id = d.product_int_id WHERE d.id = ?`,
+    [d.id],
+  )
+  if (!row) throw new Error(`no device ${d.id}`)
+  const protocol = ({ 1: 'mqtt', 2: 'coap', 3: 'lwm2m', 4: 'lora', 5: 'http', 6: 'websocket', 7: 'modbus' } as any)[row.cloudProtocol as number]
+  return `/${protocol}/${row.tenantID}/${row.productID}/${d.deviceID}/${topic}`
+}
+
+/** Polls `fn` until `ok` holds or `timeoutMs` passes; returns the last value. */
+export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 3000, stepMs = 25): Promise<T> {
+  const end = Date.now() + timeoutMs
+  let v = await fn()
+  while (!ok(v) && Date.now() < end) {
+    await sleep(stepMs)
+    v = await fn()
+  }
+  return v
+}
+
+/** Resolves true when the client closes within `ms`. */
+export function closedWithin(client: MqttClient, ms: number): Promise<boolean> {
+  if (!client.connected) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms)
+    client.once('close', () => {
+      clearTimeout(timer)
+      resolve(true)
+    })
+  })
+}
+
+/** Ends a client without waiting on the network. */
+export const end = (c: MqttClient | undefined) => c?.end(true)

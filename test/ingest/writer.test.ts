@@ -1,0 +1,159 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDb, type Db } from '../../store/libsql/db.ts'
+import { createMetaStore } from '../../store/libsql/meta.ts'
+import type { EventInput } from '../../store/libsql/logs.ts'
+import type { TelemetryPoint } from '../../store/telemetry.ts'
+import { BatchWriter, type WriterOptions } from '../../ingest/writer.ts'
+import { Backpressure } from '../../ingest/types.ts'
+
+/**
+ * The writer over a real libSQL file: events go through LogsRepo.addEvents, points into a plain table of the same
+ * file (multi-row INSERT). `flushes` records the size of each committed write, so batching can be asserted.
+ */
+interface Ctx {
+  dir: string
+  db: Db
+  flushes: Array<{ points: number; events: number }>
+  fail: boolean
+}
+
+const ctx = {} as Ctx
+
+async function setup() {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-writer-'))
+  ctx.db = await openDb({ url: `file:${ctx.dir}/meta.db` })
+  await ctx.db.run('CREATE TABLE pts (device_id TEXT, dp TEXT, t INTEGER, v REAL)')
+  ctx.flushes = []
+  ctx.fail = false
+}
+
+function writer(opts: Partial<WriterOptions> = {}, committed: TelemetryPoint[][] = []) {
+  const logs = createMetaStore(ctx.db, { tz: 'UTC' }).logs
+  let pendingPoints = 0
+  return new BatchWriter(
+    {
+      async writePoints(points) {
+        if (ctx.fail) throw new Error('disk on fire')
+        pendingPoints = points.length
+        const sql = `INSERT INTO pts VALUES ${points.map(() => '(?, ?, ?, ?)').join(', ')}`
+        await ctx.db.run(sql, points.flatMap((p) => [p.deviceID, p.dataPointID, p.time, Number(p.value)]))
+      },
+      async writeEvents(events) {
+        await new Promise((r) => setTimeout(r, 5))
+        await logs.addEvents(events)
+        ctx.flushes.push({ points: pendingPoints, events: events.length })
+        pendingPoints = 0
+      },
+    },
+    { batchPoints: 100, queuePoints: 1000, lingerMs: 15, onCommitted: (p) => committed.push([...p]), ...opts },
+  )
+}
+
+const pts = (n: number, device = 'd1', t0 = 1000): TelemetryPoint[] =>
+  Array.from({ length: n }, (_, i) => ({ tenantID: 't', productID: 'p', deviceID: device, dataPointID: `dp${i}`, time: t0 + i, value: i }))
+const ev = (deviceID = 'd1'): EventInput => ({ tenantID: 't', deviceID, topic: 'x', payload: '{}', status: 1 })
+const count = async (sql: string) => Number((await ctx.db.one(sql))!.n)
+
+const w = suite('BatchWriter (real libSQL file)')
+w.before.each(setup)
+w.after.each(() => {
+  ctx.db.close()
+  rmSync(ctx.dir, { recursive: true, force: true })
+})
+
+w('three submits within the linger :: one flush, each promise resolves after the commit', async () => {
+  const committed: TelemetryPoint[][] = []
+  const bw = writer({}, committed)
+  const all = Promise.all([bw.submit(pts(2), [ev()]), bw.submit(pts(3, 'd2'), [ev('d2')]), bw.submit([], [ev('d3')])])
+  assert.is(await count('SELECT count(*) AS n FROM events'), 0)
+  await all
+  assert.is(await count('SELECT count(*) AS n FROM events'), 3)
+  assert.is(await count('SELECT count(*) AS n FROM pts'), 5)
+  assert.equal(ctx.flushes, [{ points: 5, events: 3 }])
+  assert.is(committed.length, 1)
+  assert.is(committed[0]!.length, 5)
+  assert.is(bw.size, 0)
+})
+
+w('batch size reached :: the flush starts without waiting for the linger', async () => {
+  const bw = writer({ batchPoints: 10, lingerMs: 60_000 })
+  const started = Date.now()
+  await Promise.race([
+    bw.submit(pts(9), [ev()]),
+    new Promise((_, reject) => setTimeout(() => reject(new Error('waited for the linger')), 5_000)),
+  ])
+  assert.ok(Date.now() - started < 5_000)
+  assert.equal(ctx.flushes, [{ points: 9, events: 1 }])
+})
+
+w('items arriving during a flush :: written in the next flush, batches capped at batchPoints', async () => {
+  const bw = writer({ batchPoints: 20, lingerMs: 1 })
+  const first = bw.submit(pts(10), [ev()])
+  await new Promise((r) => setTimeout(r, 3)) // the first flush is under way
+  const rest = Array.from({ length: 6 }, (_, i) => bw.submit(pts(9, `d${i}`), [ev(`d${i}`)]))
+  await Promise.all([first, ...rest])
+  assert.is(await count('SELECT count(*) AS n FROM pts'), 64)
+  assert.ok(ctx.flushes.length >= 3, JSON.stringify(ctx.flushes))
+  for (const f of ctx.flushes) assert.ok(f.points + f.events <= 20, JSON.stringify(ctx.flushes))
+})
+
+w('queue full :: submit throws Backpressure synchronously; an empty queue takes an oversized item', async () => {
+  const bw = writer({ queuePoints: 10, lingerMs: 30 })
+  const big = bw.submit(pts(30), [ev()]) // empty queue: taken although over the bound
+  assert.throws(() => bw.submit(pts(1), [ev()]), (e: unknown) => e instanceof Backpressure && e.retryAfterSeconds === 1)
+  await big
+  await bw.submit(pts(3), [ev()]) // room again after the commit
+  assert.is(await count('SELECT count(*) AS n FROM pts'), 33)
+})
+
+w('saturated and drained :: set at the high-water mark, cleared at the low-water mark', async () => {
+  const bw = writer({ queuePoints: 10, lingerMs: 30, highWater: 0.8, lowWater: 0.5 })
+  await bw.drained() // not saturated: resolves at once
+  const a = bw.submit(pts(3), [ev()])
+  assert.is(bw.saturated, false)
+  const b = bw.submit(pts(3), [ev()])
+  assert.is(bw.saturated, true)
+  let drained = false
+  const d = bw.drained().then(() => (drained = true))
+  assert.is(drained, false)
+  await Promise.all([a, b, d])
+  assert.is(drained, true)
+  assert.is(bw.saturated, false)
+})
+
+w('a failed flush :: every item of it rejects, nothing of it is kept, later submits work', async () => {
+  const bw = writer({ lingerMs: 5 })
+  ctx.fail = true
+  const results = await Promise.allSettled([bw.submit(pts(2), [ev()]), bw.submit(pts(2), [ev()])])
+  assert.equal(results.map((r) => r.status), ['rejected', 'rejected'])
+  assert.match(String((results[0] as PromiseRejectedResult).reason), 'disk on fire')
+  assert.is(await count('SELECT count(*) AS n FROM pts'), 0)
+  assert.is(bw.size, 0)
+  ctx.fail = false
+  await bw.submit(pts(2), [ev()])
+  assert.is(await count('SELECT count(*) AS n FROM pts'), 2)
+})
+
+w('flush() with a long linger :: commits everything queued now', async () => {
+  const bw = writer({ lingerMs: 60_000 })
+  const items = [bw.submit(pts(4), [ev()]), bw.submit(pts(4), [ev()])]
+  await bw.flush()
+  assert.is(await count('SELECT count(*) AS n FROM pts'), 8)
+  await Promise.all(items)
+  await bw.flush() // nothing queued: resolves at once
+})
+
+w('close() :: flushes, then submit throws', async () => {
+  const bw = writer({ lingerMs: 60_000 })
+  const item = bw.submit(pts(1), [ev()])
+  await bw.close()
+  await item
+  assert.is(await count('SELECT count(*) AS n FROM events'), 1)
+  assert.throws(() => bw.submit(pts(1), [ev()]), /closed/)
+})
+
+w.run()
