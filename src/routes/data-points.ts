@@ -9,7 +9,7 @@ import { dataPointWire } from '../wire/data-points.ts'
 
 const tag = 'Data points'
 
-export function dataPointRoutes({ meta }: Deps) {
+export function dataPointRoutes({ meta, bus }: Deps) {
   const r = new Router()
   const points = meta.dataPoints
 
@@ -47,6 +47,7 @@ export function dataPointRoutes({ meta }: Deps) {
       const product = await points.product(tenant, body.productIntID)
       assertValid(dataPointErrors(body, product.cloudProtocol))
       const created = await points.create(tenant, c.get('caller').userIntID, product.id, body)
+      bus.emit('model.changed', { tenantID: tenant, productIntID: product.id })
       return c.json(dataPointWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -68,7 +69,9 @@ export function dataPointRoutes({ meta }: Deps) {
         ...productUnchanged('productIntID', body.productIntID, current.productIntID),
         ...dataPointErrors(merged, Number(current.cloudProtocol)),
       })
-      return c.json(dataPointWire.detail(await points.update(tenant, id, body), wireCtx(c)))
+      const updated = await points.update(tenant, id, body)
+      bus.emit('model.changed', { tenantID: tenant, productIntID: Number(current.productIntID) })
+      return c.json(dataPointWire.detail(updated, wireCtx(c)))
     },
   )
 
@@ -82,7 +85,10 @@ export function dataPointRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await points.delete(c.get('tenant'), query.ids)
+      const tenant = c.get('tenant')
+      const products = await Promise.all(query.ids.map((id) => points.get(tenant, id).then((p) => Number(p.productIntID))))
+      await points.delete(tenant, query.ids)
+      for (const productIntID of new Set(products)) bus.emit('model.changed', { tenantID: tenant, productIntID })
       return c.body(null, 204)
     },
   )

@@ -12,7 +12,7 @@ const tag = 'Data streams'
  * Data streams. The spec lists their writes under the data point paths (a slip); they live at /data_streams.
  * streamType 3 and 4 are "only for gateway products", but products carry no gateway flag: all four are accepted.
  */
-export function dataStreamRoutes({ meta }: Deps) {
+export function dataStreamRoutes({ meta, bus }: Deps) {
   const r = new Router()
   const streams = meta.dataStreams
 
@@ -49,6 +49,7 @@ export function dataStreamRoutes({ meta }: Deps) {
       const tenant = c.get('tenant')
       const product = await streams.product(tenant, body)
       const created = await streams.create(tenant, c.get('caller').userIntID, product, body)
+      bus.emit('model.changed', { tenantID: tenant, productIntID: Number(created.productIntID) })
       return c.json(dataStreamWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -69,7 +70,9 @@ export function dataStreamRoutes({ meta }: Deps) {
         ...productUnchanged('productID', body.productID, current.productID),
         ...productUnchanged('productIntID', body.productIntID, current.productIntID),
       })
-      return c.json(dataStreamWire.detail(await streams.update(tenant, id, body), wireCtx(c)))
+      const updated = await streams.update(tenant, id, body)
+      bus.emit('model.changed', { tenantID: tenant, productIntID: Number(current.productIntID) })
+      return c.json(dataStreamWire.detail(updated, wireCtx(c)))
     },
   )
 
@@ -83,7 +86,10 @@ export function dataStreamRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await streams.delete(c.get('tenant'), query.ids)
+      const tenant = c.get('tenant')
+      const products = await Promise.all(query.ids.map((id) => streams.get(tenant, id).then((s) => Number(s.productIntID))))
+      await streams.delete(tenant, query.ids)
+      for (const productIntID of new Set(products)) bus.emit('model.changed', { tenantID: tenant, productIntID })
       return c.body(null, 204)
     },
   )

@@ -7,7 +7,7 @@ import { productWire } from '../wire/products.ts'
 
 const tag = 'Products'
 
-export function productRoutes({ meta }: Deps) {
+export function productRoutes({ meta, bus }: Deps) {
   const r = new Router()
 
   r.route(
@@ -32,7 +32,11 @@ export function productRoutes({ meta }: Deps) {
 
   r.route(
     { method: 'put', path: '/products/:id', tag, summary: 'Edit a product', body: ProductUpdate, response: Product },
-    async (c, { id, body }) => c.json(productWire.detail(await meta.products.update(c.get('tenant'), id, body), wireCtx(c))),
+    async (c, { id, body }) => {
+      const updated = await meta.products.update(c.get('tenant'), id, body)
+      bus.emit('model.changed', { tenantID: c.get('tenant'), productIntID: id })
+      return c.json(productWire.detail(updated, wireCtx(c)))
+    },
   )
 
   r.route(

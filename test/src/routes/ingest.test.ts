@@ -34,6 +34,20 @@ forms('form 1 plain with device credentials :: 202, values stored at receipt tim
   assert.equal(JSON.parse(e.payload).temp, 21.5)
 })
 
+forms('model edit :: a data point added to the stream is accepted at once (no stale cache)', async () => {
+  const first = await post(dev, { topic: 'telemetry', payload: { secret: 1 } })
+  assert.is(first.body.accepted, 0)
+  const stream = (await t.admin.get(`/api/v1/data_streams/${w.stream.id}`)).body
+  const points = (await t.admin.get(`/api/v1/data_points?productID=${w.product.productID}&dataPointID=secret`)).body.items
+  const edit = await t.admin.put(`/api/v1/data_streams/${w.stream.id}`, { dataPoints: [...stream.dataPoints, points[0].id] })
+  assert.is(edit.status, 200, edit.text)
+  const second = await post(dev, { topic: 'telemetry', payload: { secret: 2 } })
+  assert.equal(second.body, { accepted: 1, rejected: [] })
+  const back = await t.admin.put(`/api/v1/data_streams/${w.stream.id}`, { dataPoints: stream.dataPoints })
+  assert.is(back.status, 200)
+  assert.is((await post(dev, { topic: 'telemetry', payload: { secret: 3 } })).body.accepted, 0)
+})
+
 forms('form 2 event :: times in s and ms kept, bare values at receipt; payload as JSON text works', async () => {
   const payload = JSON.stringify({ data_type: 'event', stream_id: 's1', data: { temp: { time: 1700000000, value: 20 }, hum: { time: 1700000000123, value: 7 } } })
   const r = await post(dev, { topic: 'telemetry', payload })
