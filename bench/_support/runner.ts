@@ -1,5 +1,12 @@
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+
+/** The JSON argument of a child: inline, or `@path` of a file holding it. */
+export function argJson<T>(arg: string): T {
+  return JSON.parse(arg.startsWith('@') ? readFileSync(arg.slice(1), 'utf8') : arg) as T
+}
 
 export interface LoadResult {
   requests: number
@@ -40,4 +47,50 @@ export function load(opts: {
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const line = (cells: Array<string | number>) => `| ${cells.join(' | ')} |`
   return [line(headers), line(headers.map(() => '---')), ...rows.map(line)].join('\n')
+}
+
+export interface MqttLoadResult {
+  acked: number
+  seconds: number
+  rate: number
+  p50: number
+  p99: number
+  errors: number
+  connectMs: number
+}
+
+/** Runs bench/_support/mqtt-load.ts in a child process and returns its figures. */
+export function mqttLoad(opts: {
+  url: string
+  devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
+  inflight: number
+  seconds: number
+  warmup?: number
+  points: number
+}): Promise<MqttLoadResult> {
+  return childJson(join(import.meta.dirname, 'mqtt-load.ts'), JSON.stringify({ warmup: 2, ...opts }))
+}
+
+/**
+ * Runs a TypeScript file in a child process and parses the last line it prints as JSON. The argument goes
+ * through a temp file (`@path`) when it is too long for a command line.
+ */
+export function childJson<T>(file: string, arg: string): Promise<T> {
+  if (arg.length > 64_000) {
+    const path = join(mkdtempSync(join(tmpdir(), 'devicecloud-bench-arg-')), 'arg.json')
+    writeFileSync(path, arg)
+    arg = `@${path}`
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', file, arg], { stdio: ['ignore', 'pipe', 'inherit'] })
+    let out = ''
+    child.stdout.on('data', (d) => (out += d))
+    child.on('close', (code) => {
+      try {
+        resolve(JSON.parse(out.trim().split('\n').pop()!) as T)
+      } catch {
+        reject(new Error(`${file} failed (${code}): ${out}`))
+      }
+    })
+  })
 }

@@ -1,0 +1,81 @@
+/**
+ * MQTT load generator, run as its own process: `devices` MQTT.js clients (MQTT 3.1.1), each publishing QoS 1
+ * messages to its own topic with at most `inflight` unacknowledged at a time, for `seconds` after a warm-up.
+ * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs}. PUBACK latency in ms.
+ * argv: <json> = {url, devices: [{clientId, username, password, topic}], inflight, seconds, warmup, payload}
+ */
+import mqtt from 'mqtt'
+import { argJson } from './runner.ts'
+
+interface Opts {
+  url: string
+  devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
+  inflight: number
+  seconds: number
+  warmup: number
+  /** Data points per message. */
+  points: number
+}
+
+const o = argJson<Opts>(process.argv[2]!)
+const latencies: number[] = []
+let acked = 0
+let errors = 0
+let recording = false
+let stopping = false
+
+const t0 = performance.now()
+const clients = await Promise.all(
+  o.devices.map(
+    (d) =>
+      new Promise<mqtt.MqttClient>((resolve, reject) => {
+        const c = mqtt.connect(o.url, {
+          clientId: d.clientId,
+          username: d.username,
+          password: d.password,
+          protocolVersion: 4,
+          reconnectPeriod: 0,
+          connectTimeout: 30_000,
+          keepalive: 60,
+        })
+        c.once('connect', () => resolve(c))
+        c.once('error', reject)
+      }),
+  ),
+)
+const connectMs = Math.round(performance.now() - t0)
+
+function payload() {
+  const p: Record<string, number> = {}
+  for (let i = 0; i < o.points; i++) p[`p${i}`] = Math.round(Math.random() * 10_000) / 100
+  return JSON.stringify(p)
+}
+
+function pump(c: mqtt.MqttClient, topic: string) {
+  if (stopping) return
+  const start = performance.now()
+  c.publish(topic, payload(), { qos: 1 }, (err) => {
+    if (err) errors++
+    else if (recording) {
+      acked++
+      latencies.push(performance.now() - start)
+    }
+    pump(c, topic)
+  })
+}
+
+clients.forEach((c, i) => {
+  for (let k = 0; k < o.inflight; k++) pump(c, o.devices[i]!.topic)
+})
+await new Promise((r) => setTimeout(r, o.warmup * 1000))
+recording = true
+const r0 = performance.now()
+await new Promise((r) => setTimeout(r, o.seconds * 1000))
+recording = false
+const seconds = (performance.now() - r0) / 1000
+stopping = true
+latencies.sort((a, b) => a - b)
+const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1))
+console.log(JSON.stringify({ acked, seconds, rate: Math.round(acked / seconds), p50: pct(0.5), p99: pct(0.99), errors, connectMs }))
+await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})))
+process.exit(0)
