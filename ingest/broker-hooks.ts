@@ -57,12 +57,10 @@ export class BrokerHooks {
 
   constructor(private readonly d: HookDeps) {}
 
-  /** Remembers the keep-alive; logs a refused attempt for protocol versions aedes 1.x cannot serve (MQTT 5). */
+  /** Remembers the keep-alive; logs a refused attempt for protocol versions the broker cannot serve. */
   preConnect = (client: Client, packet: ConnectPacket, cb: (e: Error | null, ok: boolean) => void) => {
     this.keepAlives.set(client, packet.keepalive ?? 0)
-    if (packet.protocolVersion !== 3 && packet.protocolVersion !== 4) {
-      this.logRefused(client, packet.clientId ?? '')
-    }
+    if (![3, 4, 5].includes(packet.protocolVersion ?? 4)) this.logRefused(client, packet.clientId ?? '')
     cb(null, true) // aedes answers an unsupported version with CONNACK 1 (unacceptable protocol version)
   }
 

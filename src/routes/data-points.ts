@@ -86,9 +86,12 @@ export function dataPointRoutes({ meta, bus }: Deps) {
     },
     async (c, { query }) => {
       const tenant = c.get('tenant')
-      const products = await Promise.all(query.ids.map((id) => points.get(tenant, id).then((p) => Number(p.productIntID))))
+      // the products to tell ingest about; ids that are not the tenant's are left to the delete's own 404
+      const products = await Promise.all(
+        query.ids.map((id) => points.get(tenant, id).then((p) => Number(p.productIntID), () => undefined)),
+      )
       await points.delete(tenant, query.ids)
-      for (const productIntID of new Set(products)) bus.emit('model.changed', { tenantID: tenant, productIntID })
+      for (const productIntID of new Set(products)) if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
       return c.body(null, 204)
     },
   )

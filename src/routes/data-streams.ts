@@ -87,9 +87,12 @@ export function dataStreamRoutes({ meta, bus }: Deps) {
     },
     async (c, { query }) => {
       const tenant = c.get('tenant')
-      const products = await Promise.all(query.ids.map((id) => streams.get(tenant, id).then((s) => Number(s.productIntID))))
+      // the products to tell ingest about; ids that are not the tenant's are left to the delete's own 404
+      const products = await Promise.all(
+        query.ids.map((id) => streams.get(tenant, id).then((s) => Number(s.productIntID), () => undefined)),
+      )
       await streams.delete(tenant, query.ids)
-      for (const productIntID of new Set(products)) bus.emit('model.changed', { tenantID: tenant, productIntID })
+      for (const productIntID of new Set(products)) if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
       return c.body(null, 204)
     },
   )

@@ -169,16 +169,20 @@ auth('MQTT over WebSocket on /mqtt :: connects, online, receives its inbox', asy
   bad.client.end(true)
 })
 
-auth('MQTT 5 client :: refused cleanly (CONNACK unacceptable protocol), logged, broker still serves', async () => {
+auth('MQTT 5 client :: good credentials connect (online), bad ones get reason 135, each logged', async () => {
   const { devices: [d] } = await devices(t, 1)
-  const r = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
-  assert.is(r.connack, undefined)
-  assert.ok(r.error, 'an error, not a hang')
-  r.client.end(true)
-  assert.equal(await until(() => statuses(d.id), (s) => s.length === 1), [2])
-  const ok = await connectDevice(t, d)
-  assert.ok(ok.connected)
-  end(ok)
+  const ok = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
+  assert.ok(ok.connack, 'connected with MQTT 5')
+  assert.is(ok.connack!.reasonCode, 0)
+  assert.ok(ok.client.connected)
+  assert.is((await until(() => detail(d.id), (x) => x.deviceStatus === 1)).deviceStatus, 1)
+  ok.client.end()
+  await until(() => detail(d.id), (x) => x.deviceStatus === 0)
+  const bad = await connect(mqttUrl(t), { ...credentials(d), password: 'wrong', protocolVersion: 5 })
+  assert.is(bad.connack, undefined)
+  assert.is(bad.error?.code, 135)
+  bad.client.end(true)
+  assert.equal(await until(() => statuses(d.id), (s) => s.length === 3), [1, 0, 2])
 })
 
 auth('HTTP still answers :: after all of the above', async () => {

@@ -41,6 +41,16 @@ uplink('QoS 1 uplink :: when the PUBACK arrives the value and the event are alre
   end(c)
 })
 
+uplink('MQTT 5 QoS 1 uplink :: stored before the PUBACK, as with 3.1.1', async () => {
+  const s = await setup(t)
+  const c = await connectDevice(t, s.device, { protocolVersion: 5 })
+  const t0 = Date.now() - 1000
+  const ack = await c.publishAsync(s.topic, JSON.stringify({ temp: 42.5 }), { qos: 1 })
+  assert.is((ack as { reasonCode?: number } | undefined)?.reasonCode ?? 0, 0)
+  assert.equal((await readTemps(t, s.tenantID, s.device.deviceID, t0)).value, [42.5])
+  end(c)
+})
+
 uplink('malformed JSON, unknown topic, wrong type :: acknowledged, connection kept, events say why', async () => {
   const s = await setup(t)
   const c = await connectDevice(t, s.device)
