@@ -1,35 +1,10 @@
-import type { Db, Row } from '../store/libsql/db.ts'
+import type { Db } from '../store/libsql/db.ts'
+import { IngestModelRepo } from '../store/libsql/ingest-model.ts'
 import type { Bus } from '../src/bus.ts'
 import type { DeviceIdentity } from './types.ts'
 
 /** Most identities kept in memory; the oldest is dropped first. */
 export const DIRECTORY_MAX = 100_000
-
-const SELECT = `SELECT d.id AS id, d.tenant_id AS tenantID, d.kind AS kind, d.device_id AS deviceID,
-  d.device_name AS deviceName, d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType,
-  d.blocked AS blocked, d.product_int_id AS productIntID, p.product_id AS productID,
-  p.cloud_protocol AS cloudProtocol, d.gateway_int_id AS gatewayIntID, d.parent_device_int_id AS parentDeviceIntID
-  FROM devices d JOIN products p ON p.id = d.product_int_id`
-
-function identityOf(r: Row): DeviceIdentity {
-  return {
-    id: Number(r.id),
-    tenantID: String(r.tenantID),
-    kind: r.kind === 'gateway' ? 'gateway' : 'device',
-    deviceID: String(r.deviceID),
-    deviceName: String(r.deviceName),
-    deviceUsername: String(r.deviceUsername),
-    token: String(r.token),
-    authType: r.authType === null || r.authType === undefined ? null : Number(r.authType),
-    blocked: Number(r.blocked),
-    productIntID: Number(r.productIntID),
-    productID: String(r.productID),
-    cloudProtocol: Number(r.cloudProtocol),
-    gatewayIntID: r.gatewayIntID === null || r.gatewayIntID === undefined ? null : Number(r.gatewayIntID),
-    parentDeviceIntID:
-      r.parentDeviceIntID === null || r.parentDeviceIntID === undefined ? null : Number(r.parentDeviceIntID),
-  }
-}
 
 /**
  * Devices and gateways as ingest sees them (credentials, product, mountpoint parts), read from the devices table
@@ -42,12 +17,14 @@ export class DeviceDirectory {
   private idOfUsername = new Map<string, number>()
   /** Bumped on every invalidation: a read started before it must not fill the cache. */
   private generation = 0
+  private readonly repo: IngestModelRepo
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     bus: Bus,
     private readonly max = DIRECTORY_MAX,
   ) {
+    this.repo = new IngestModelRepo(db)
     bus.on('device.changed', (e) => this.drop(e.id, e.deviceID))
     bus.on('device.deleted', (e) => this.drop(e.id, e.deviceID))
     bus.on('model.changed', (e) => this.dropProduct(e.productIntID))
@@ -58,7 +35,7 @@ export class DeviceDirectory {
     const id = this.idOfDeviceID.get(deviceID)
     const hit = id === undefined ? undefined : this.byIntID.get(id)
     if (hit) return hit
-    return this.load('d.device_id = ?', deviceID)
+    return this.load('deviceID', deviceID)
   }
 
   /** The device or gateway with that deviceUsername (HTTP Basic credentials); the oldest when several share it. */
@@ -66,12 +43,12 @@ export class DeviceDirectory {
     const id = this.idOfUsername.get(deviceUsername)
     const hit = id === undefined ? undefined : this.byIntID.get(id)
     if (hit) return hit
-    return this.load('d.device_username = ?', deviceUsername)
+    return this.load('deviceUsername', deviceUsername)
   }
 
   /** The device or gateway with that record id. */
   async byId(id: number): Promise<DeviceIdentity | undefined> {
-    return this.byIntID.get(id) ?? this.load('d.id = ?', id)
+    return this.byIntID.get(id) ?? this.load('id', id)
   }
 
   /** Forgets one device (its credentials, blocked flag or product changed, or it was deleted). */
@@ -87,12 +64,10 @@ export class DeviceDirectory {
     for (const d of [...this.byIntID.values()]) if (d.productIntID === productIntID) this.drop(d.id, d.deviceID)
   }
 
-  private async load(where: string, arg: string | number): Promise<DeviceIdentity | undefined> {
+  private async load(key: 'id' | 'deviceID' | 'deviceUsername', value: string | number): Promise<DeviceIdentity | undefined> {
     const generation = this.generation
-    const row = await this.db.one(`${SELECT} WHERE ${where} ORDER BY d.id LIMIT 1`, [arg])
-    if (!row) return undefined
-    const identity = identityOf(row)
-    if (generation === this.generation) this.remember(identity)
+    const identity = await this.repo.device(key, value)
+    if (identity && generation === this.generation) this.remember(identity)
     return identity
   }
 

@@ -49,6 +49,9 @@ const POINT_SELECT = `SELECT id, data_point_id AS dataPointID, data_point_name A
 
 const asDevice = (r: Row) => r as unknown as IngestDevice
 
+/** The lookup keys of a device identity. */
+const DEVICE_KEYS = { id: 'd.id', deviceID: 'd.device_id', deviceUsername: 'd.device_username' } as const
+
 /** The reads of the uplink pipeline and HTTP ingest: device identities and product models. */
 export class IngestModelRepo {
   constructor(readonly db: Db) {}
@@ -59,8 +62,13 @@ export class IngestModelRepo {
   }
 
   /** The device or gateway with this deviceID (unique across tenants), if any. */
-  async deviceByDeviceID(deviceID: string): Promise<IngestDevice | undefined> {
-    const r = await this.db.one(`${DEVICE_SELECT} WHERE d.device_id = ?`, [deviceID])
+  deviceByDeviceID(deviceID: string): Promise<IngestDevice | undefined> {
+    return this.device('deviceID', deviceID)
+  }
+
+  /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */
+  async device(key: keyof typeof DEVICE_KEYS, value: string | number): Promise<IngestDevice | undefined> {
+    const r = await this.db.one(`${DEVICE_SELECT} WHERE ${DEVICE_KEYS[key]} = ? ORDER BY d.id LIMIT 1`, [value])
     return r && asDevice(r)
   }
 
