@@ -37,6 +37,27 @@ export interface Series {
   value: TelemetryValue[]
 }
 
+/** What an aggregate computes per window (CONTRACT §6: aggregateType 1 max, 2 min, 3 mean, 4 sum). */
+export type AggregateFn = 'max' | 'min' | 'mean' | 'sum'
+
+/**
+ * Windows of an aggregate, in the time zone `tz` (an IANA name). `every` is a duration `<n><unit>` with unit
+ * `s`, `m`, `h` (fixed lengths, aligned to multiples of the length on the zone's wall clock: hourly windows start
+ * at local full hours), `d` (local calendar days: 23 or 25 hours long across a daylight-saving change) or `mo`
+ * (local calendar months). A window is labelled by its start; windows without values are omitted.
+ */
+export interface WindowSpec {
+  every: string
+  tz: string
+}
+
+/** A slice of one data point's values, as stream() yields them. */
+export interface SeriesSlice {
+  dataPointID: string
+  time: number[]
+  value: TelemetryValue[]
+}
+
 /** The last value of a data point. */
 export interface LastValue {
   time: number
@@ -54,6 +75,18 @@ export interface TelemetryStore {
   write(points: readonly TelemetryPoint[]): Promise<void>
   /** Raw values per data point in the range, time ascending, duplicates resolved. */
   readRaw(range: SeriesRange): Promise<Map<string, Series>>
+  /**
+   * Per window aggregates of each data point's numeric values in the range (non-numeric values are ignored),
+   * windows time-ascending; every requested data point gets an entry (empty when it has no values).
+   */
+  aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>>
+  /** How many raw values the range holds (all requested data points together), to refuse too large reads. */
+  count(range: SeriesRange): Promise<number>
+  /**
+   * The raw values of the range in slices, data point by data point (in the order requested), each time-ascending,
+   * without holding the whole range in memory (CSV and NDJSON exports of a month at 1 Hz).
+   */
+  stream(range: SeriesRange): AsyncIterable<SeriesSlice>
   /** The last value of each data point of a device that has one. */
   latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>>
   /** Deletes every value of a device (the device was deleted). */

@@ -1,5 +1,14 @@
 import { InfluxDB, type QueryApi } from '@influxdata/influxdb-client'
-import type { LastValue, Series, SeriesRange, TelemetryPoint, TelemetryStore } from '../telemetry.ts'
+import type {
+  AggregateFn,
+  LastValue,
+  Series,
+  SeriesRange,
+  SeriesSlice,
+  TelemetryPoint,
+  TelemetryStore,
+  WindowSpec,
+} from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
 import { devicePredicate, latestQuery, readRawQuery } from './flux.ts'
 import { toLines } from './lines.ts'
@@ -66,6 +75,21 @@ export class InfluxTelemetryStore implements TelemetryStore {
   }
 
   /** The last value of each data point of the device that has one. */
+  /** TODO(issue 5). */
+  async aggregate(_range: SeriesRange, _fn: AggregateFn, _window: WindowSpec): Promise<Map<string, Series>> {
+    throw new Error('not implemented')
+  }
+
+  /** TODO(issue 5). */
+  async count(_range: SeriesRange): Promise<number> {
+    throw new Error('not implemented')
+  }
+
+  /** TODO(issue 5). */
+  async *stream(_range: SeriesRange): AsyncIterable<SeriesSlice> {
+    throw new Error('not implemented')
+  }
+
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const out = new Map<string, LastValue>()
     await queryRows(this.#query, latestQuery(this.opts.bucket, tenantID, deviceID), (point, time, value) => {

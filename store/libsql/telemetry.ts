@@ -17,7 +17,17 @@
  * Every mutation (commit, flush, compaction step, delete) runs under one FIFO lock, so they never interleave.
  */
 import type { Client } from '@libsql/client'
-import type { LastValue, Series, SeriesRange, TelemetryPoint, TelemetryStore, TelemetryValue } from '../telemetry.ts'
+import type {
+  AggregateFn,
+  LastValue,
+  Series,
+  SeriesRange,
+  SeriesSlice,
+  TelemetryPoint,
+  TelemetryStore,
+  TelemetryValue,
+  WindowSpec,
+} from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetry-codec.ts'
 import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
@@ -147,6 +157,21 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   }
 
   /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
+  /** TODO(issue 5). */
+  async aggregate(_range: SeriesRange, _fn: AggregateFn, _window: WindowSpec): Promise<Map<string, Series>> {
+    throw new Error('not implemented')
+  }
+
+  /** TODO(issue 5). */
+  async count(_range: SeriesRange): Promise<number> {
+    throw new Error('not implemented')
+  }
+
+  /** TODO(issue 5). */
+  async *stream(_range: SeriesRange): AsyncIterable<SeriesSlice> {
+    throw new Error('not implemented')
+  }
+
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const out = new Map<string, LastValue>()
     const dev = this.devices.get(deviceKey(tenantID, deviceID))
