@@ -137,7 +137,21 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return results
   }
 
-  async function submit(uplink: Uplink): Promise<UplinkOutcome> {
+  /**
+   * Receipt times strictly increase per device (by a millisecond when two uplinks arrive in the same one), so
+   * plain values, timed at receipt (CONTRACT §5), of two quick uplinks never overwrite each other.
+   */
+  const lastReceipt = new Map<number, number>()
+  function receiptTime(deviceIntID: number, t: number): number {
+    const last = lastReceipt.get(deviceIntID)
+    const time = last !== undefined && t <= last ? last + 1 : t
+    if (lastReceipt.size >= 200_000) lastReceipt.clear() // bounded; collisions only matter within a millisecond
+    lastReceipt.set(deviceIntID, time)
+    return time
+  }
+
+  async function submit(given: Uplink): Promise<UplinkOutcome> {
+    const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
     const d = uplink.device
     const payload = eventPayload(uplink.payload)
     const single = (errorCode: string, message: string) => {

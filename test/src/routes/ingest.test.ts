@@ -48,6 +48,15 @@ forms('model edit :: a data point added to the stream is accepted at once (no st
   assert.is((await post(dev, { topic: 'telemetry', payload: { secret: 3 } })).body.accepted, 0)
 })
 
+forms('two plain uplinks in the same millisecond :: both stored, a millisecond apart', async () => {
+  const r = await post(dev, { messages: [{ topic: 'telemetry', payload: { hum: 1 } }, { topic: 'telemetry', payload: { hum: 2 } }, { topic: 'telemetry', payload: { hum: 3 } }] })
+  assert.equal(r.body, { accepted: 3, rejected: [] })
+  const s = await stored(t, w.tenantID, w.device.deviceID, ['hum'])
+  const last3 = s.hum!.slice(-3)
+  assert.equal(last3.map((x) => x[1]), [1, 2, 3])
+  assert.ok(last3[1]![0] > last3[0]![0] && last3[2]![0] > last3[1]![0])
+})
+
 forms('form 2 event :: times in s and ms kept, bare values at receipt; payload as JSON text works', async () => {
   const payload = JSON.stringify({ data_type: 'event', stream_id: 's1', data: { temp: { time: 1700000000, value: 20 }, hum: { time: 1700000000123, value: 7 } } })
   const r = await post(dev, { topic: 'telemetry', payload })
