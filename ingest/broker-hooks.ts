@@ -28,6 +28,8 @@ export interface HookDeps {
   pipeline: Pipeline
   commands: Commands
   certsForDevice: (id: number) => Promise<string[]>
+  /** The verified CN of the client certificate of a TLS connection (authType 2 devices), if any. */
+  clientCertCN: (client: Client, device: DeviceIdentity) => Promise<string | undefined>
   log: (message: string, e?: unknown) => void
 }
 
@@ -91,7 +93,9 @@ export class BrokerHooks {
     const ip = ipOf(client)
     const clientId = client.id
     if (this.closing) return authError('server unavailable', SERVER_UNAVAILABLE)
-    const r = await checkCredentials(this.d.directory, { clientId, username, password, certsForDevice: this.d.certsForDevice })
+    const known = await this.d.directory.byDeviceID(clientId)
+    const certCN = known?.authType === 2 ? await this.d.clientCertCN(client, known) : undefined
+    const r = await checkCredentials(this.d.directory, { clientId, username, password, certCN, certsForDevice: this.d.certsForDevice })
     if (!r.ok) {
       this.d.tracker.refused({ clientId, ip, device: r.device }).catch((e) => this.d.log('refused log failed', e))
       return authError('not authorized', NOT_AUTHORIZED)

@@ -1,5 +1,6 @@
 /**
- * The embedded MQTT broker (aedes 1.x): MQTT 3.1.1 on MQTT_PORT, MQTT over WebSocket on MQTT_WS_PORT (path /mqtt).
+ * The embedded MQTT broker (aedes 2): MQTT 3.1.1 and 5 on MQTT_PORT, MQTT over WebSocket on MQTT_WS_PORT (path
+ * /mqtt), MQTT over TLS on MQTTS_PORT (client certificates for authType 2 devices: broker-tls.ts).
  * Devices authenticate with their own credentials, reach only their own mountpoint (narrowed by policies), have
  * their uplinks committed by the pipeline before the PUBACK, and receive commands on `inbox`.
  */
@@ -19,6 +20,7 @@ import { AclChecker } from './acl.ts'
 import { ConnectionTracker } from './connections.ts'
 import { BrokerHooks, type Session } from './broker-hooks.ts'
 import { Commands } from './broker-commands.ts'
+import { listenTls, serverCredentials, verifiedClientCN } from './broker-tls.ts'
 
 export interface BrokerDeps {
   config: Config
@@ -60,6 +62,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const hooks = new BrokerHooks({
     directory, acl, tracker, pipeline, commands, log,
     certsForDevice: (id) => meta.certs.certsForDevice(id),
+    clientCertCN: (client, device) => verifiedClientCN(client, device, (tenant) => meta.certs.caCert(tenant)),
   })
   const broker = await Aedes.createBroker({
     concurrency: 0, // the default (100) lets mqemitter recurse until the stack overflows under bursts (BASELINES)
@@ -77,6 +80,10 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
 
   const { tcp, sockets } = await listenTcp(broker, config.MQTT_PORT, config.HOST)
   const ws = await listenWs(broker, config.MQTT_WS_PORT, config.HOST, log)
+  const tls =
+    config.MQTTS_PORT === undefined
+      ? undefined
+      : await listenTls(broker, config.MQTTS_PORT, config.HOST, await serverCredentials(config, meta))
 
   const sessionOf = (device: DeviceIdentity) => {
     const client = clients[device.deviceID]
@@ -85,6 +92,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   return {
     port: (tcp.address() as AddressInfo).port,
     wsPort: (ws.address() as AddressInfo).port,
+    tlsPort: tls ? (tls.tls.address() as AddressInfo).port : null,
     async kick(deviceID) {
       clients[deviceID]?.close()
     },
@@ -97,11 +105,11 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
       if (hooks.closing) return
       hooks.closing = true
       offBus()
-      const closed = Promise.all([closeServer(tcp), closeServer(ws)])
+      const closed = Promise.all([closeServer(tcp), closeServer(ws), ...(tls ? [closeServer(tls.tls)] : [])])
       for (const client of Object.values(clients)) client?.close()
       await hooks.idle(CLOSE_WAIT_MS)
       await new Promise<void>((resolve) => broker.close(() => resolve()))
-      for (const s of sockets) s.destroy()
+      for (const s of [...sockets, ...(tls?.sockets ?? [])]) s.destroy()
       ws.closeAllConnections()
       await closed
       commands.failAll()

@@ -112,6 +112,7 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
   return {
     port: null,
     wsPort: null,
+    tlsPort: null,
     clientId,
     stats,
     kick,

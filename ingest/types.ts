@@ -80,6 +80,8 @@ export interface BrokerHandle {
   /** The listening MQTT port (embedded), or null (external). */
   readonly port: number | null
   readonly wsPort: number | null
+  /** The MQTT over TLS port (MQTTS_PORT), or null when off. */
+  readonly tlsPort: number | null
   /** Disconnects a device's session, if it has one (blocked, deleted). */
   kick(deviceID: string): Promise<void>
   /**

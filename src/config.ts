@@ -19,6 +19,8 @@ const ConfigSchema = z
     MQTT_PORT: port(1883),
     MQTT_WS_PORT: port(8083),
     MQTTS_PORT: optionalPort,
+    MQTTS_CERT_FILE: z.string().optional(),
+    MQTTS_KEY_FILE: z.string().optional(),
     MQTT_URL: z.string().optional(),
     MQTT_USERNAME: z.string().optional(),
     MQTT_PASSWORD: z.string().optional(),

@@ -64,6 +64,12 @@ export class CertsRepo {
    * one: the first stored wins and both callers get it. The key is for signing only; the API shows the
    * certificate alone, as `root`. The broker's TLS listener may use the certificate to verify clients.
    */
+  /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates with it). */
+  async caCert(tenant: string): Promise<string | undefined> {
+    const row = await this.db.one('SELECT cert FROM tenant_cas WHERE tenant_id = ?', [tenant])
+    return row ? String(row.cert) : undefined
+  }
+
   async ca(tenant: string): Promise<CertAndKey> {
     const read = () => this.db.one('SELECT cert, key FROM tenant_cas WHERE tenant_id = ?', [tenant])
     let row = await read()
