@@ -1,29 +1,13 @@
-import type { LastValue } from '../store/telemetry.ts'
-
 /**
  * The ports between the parts of ingest: the broker (embedded or external) and HTTP ingest hand uplinks to the
  * pipeline; the pipeline decodes them against the product model, queues values and events for the batching
  * writer, and resolves each uplink once it is durable.
  */
+import type { LastValue } from '../store/telemetry.ts'
+import type { IngestDevice } from '../store/libsql/ingest-model.ts'
 
-/** A device or gateway as ingest knows it (one row of the devices table). */
-export interface DeviceIdentity {
-  id: number
-  tenantID: string
-  kind: 'device' | 'gateway'
-  deviceID: string
-  deviceName: string
-  deviceUsername: string
-  token: string
-  authType: number | null
-  blocked: number
-  productIntID: number
-  productID: string
-  /** The product's cloud protocol (1 MQTT ... 7 Modbus): the first level of the device's mountpoint. */
-  cloudProtocol: number
-  gatewayIntID: number | null
-  parentDeviceIntID: number | null
-}
+/** A device or gateway as ingest knows it (one row of the devices table, read by store/libsql/ingest-model.ts). */
+export type DeviceIdentity = IngestDevice
 
 /** A message a device sent, as the broker or HTTP ingest received it. */
 export interface Uplink {
