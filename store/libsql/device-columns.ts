@@ -1,6 +1,7 @@
 import type { InValue } from '@libsql/client'
+import type { Db } from './db.ts'
 import type { Row } from '../types.ts'
-import { Conflict } from '../errors.ts'
+import { Conflict, NotFound } from '../errors.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 import { marks } from './list.ts'
 
@@ -165,4 +166,31 @@ export function conflictOf(e: unknown, nameField: string): Conflict | undefined 
 export function deleteStatements(tenant: string, kind: 'device' | 'gateway', ids: number[]) {
   // group memberships, policy/cert bindings and subscriptions go with the device (triggers of migration 020)
   return [{ sql: `DELETE FROM devices WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`, args: [tenant, kind, ...ids] }]
+}
+
+/** How one kind of row of the devices table is written: its columns and the wire name of its name field. */
+export interface RowKind<T extends object> {
+  kind: 'device' | 'gateway'
+  columns: Record<keyof T, string>
+  nameField: string
+}
+
+async function writeRow(db: Db, nameField: string, sql: string, args: InValue[]) {
+  try {
+    return await db.run(sql, args)
+  } catch (e) {
+    throw conflictOf(e, nameField) ?? e
+  }
+}
+
+/** Inserts a device or gateway; Conflict names deviceID, the name field or modBusIndex. Returns its id. */
+export async function insertRow<T extends object>(db: Db, k: RowKind<T>, tenant: string, userIntID: number | null, f: T) {
+  const args: InValue[] = [tenant, k.kind, userIntID, Date.now(), ...columnValues(k.columns, f)]
+  return (await writeRow(db, k.nameField, insertSql(k.columns), args)).lastId
+}
+
+/** Replaces every stored field of a device or gateway and sets updateAt; NotFound when not in the tenant. */
+export async function updateRow<T extends object>(db: Db, k: RowKind<T>, tenant: string, id: number, f: T) {
+  const args = [...columnValues(k.columns, f), Date.now(), tenant, k.kind, id]
+  if ((await writeRow(db, k.nameField, updateSql(k.columns), args)).changes === 0) throw new NotFound()
 }

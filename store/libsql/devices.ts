@@ -1,19 +1,20 @@
-import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import {
-  columnValues,
-  conflictOf,
   DEVICE_COLUMNS,
   deleteStatements,
   fieldsOf,
-  insertSql,
-  updateSql,
+  insertRow,
+  updateRow,
   type DeviceFields,
+  type RowKind,
 } from './device-columns.ts'
 import { GatewaysRepo } from './gateways.ts'
+
+/** How this repository's rows are written. */
+const ROW: RowKind<DeviceFields> = { kind: 'device', columns: DEVICE_COLUMNS, nameField: 'deviceName' }
 
 const COLUMNS = `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName,
   d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
@@ -142,25 +143,13 @@ export class DevicesRepo {
 
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
   async create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<Row> {
-    const args: InValue[] = [tenant, 'device', userIntID, Date.now(), ...columnValues(DEVICE_COLUMNS, f)]
-    const r = await this.write(insertSql(DEVICE_COLUMNS), args)
-    return this.get(tenant, r.lastId)
+    return this.get(tenant, await insertRow(this.db, ROW, tenant, userIntID, f))
   }
 
   /** Replaces every stored field of a device with `f` and sets updateAt. */
   async update(tenant: string, id: number, f: DeviceFields): Promise<Row> {
-    const args = [...columnValues(DEVICE_COLUMNS, f), Date.now(), tenant, 'device', id]
-    const r = await this.write(updateSql(DEVICE_COLUMNS), args)
-    if (r.changes === 0) throw new NotFound()
+    await updateRow(this.db, ROW, tenant, id, f)
     return this.get(tenant, id)
-  }
-
-  private async write(sql: string, args: InValue[]) {
-    try {
-      return await this.db.run(sql, args)
-    } catch (e) {
-      throw conflictOf(e, 'deviceName') ?? e
-    }
   }
 
   /**

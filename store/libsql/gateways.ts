@@ -1,18 +1,19 @@
-import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import {
-  columnValues,
-  conflictOf,
+  GATEWAY_COLUMNS,
   deleteStatements,
   fieldsOf,
-  GATEWAY_COLUMNS,
-  insertSql,
-  updateSql,
+  insertRow,
+  updateRow,
   type GatewayFields,
+  type RowKind,
 } from './device-columns.ts'
+
+/** How this repository's rows are written. */
+const ROW: RowKind<GatewayFields> = { kind: 'gateway', columns: GATEWAY_COLUMNS, nameField: 'gatewayName' }
 
 const COLUMNS = `SELECT d.id AS id, d.device_name AS gatewayName, d.device_id AS deviceID,
   d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
@@ -80,27 +81,15 @@ export class GatewaysRepo {
     return { ...fieldsOf<GatewayFields>(GATEWAY_COLUMNS, row), id, productID: String(row.productID) }
   }
 
-  /** Stores a new gateway; Conflict names deviceID or gatewayName. */
+  /** Stores a new gateway; Conflict names deviceID, gatewayName. */
   async create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<Row> {
-    const args: InValue[] = [tenant, 'gateway', userIntID, Date.now(), ...columnValues(GATEWAY_COLUMNS, f)]
-    const r = await this.write(insertSql(GATEWAY_COLUMNS), args)
-    return this.get(tenant, r.lastId)
+    return this.get(tenant, await insertRow(this.db, ROW, tenant, userIntID, f))
   }
 
   /** Replaces every stored field of a gateway with `f` and sets updateAt. */
   async update(tenant: string, id: number, f: GatewayFields): Promise<Row> {
-    const args = [...columnValues(GATEWAY_COLUMNS, f), Date.now(), tenant, 'gateway', id]
-    const r = await this.write(updateSql(GATEWAY_COLUMNS), args)
-    if (r.changes === 0) throw new NotFound()
+    await updateRow(this.db, ROW, tenant, id, f)
     return this.get(tenant, id)
-  }
-
-  private async write(sql: string, args: InValue[]) {
-    try {
-      return await this.db.run(sql, args)
-    } catch (e) {
-      throw conflictOf(e, 'gatewayName') ?? e
-    }
   }
 
   /**
