@@ -1,5 +1,7 @@
-import { flux, type ParameterizedQuery } from '@influxdata/influxdb-client'
-import { LATEST_RANGE, MEASUREMENT } from './options.ts'
+import { flux, fluxDuration, fluxExpression, type ParameterizedQuery } from '@influxdata/influxdb-client'
+import type { AggregateFn } from '../telemetry.ts'
+import { parseEvery } from '../windows.ts'
+import { FIELD, LATEST_RANGE, MEASUREMENT } from './options.ts'
 
 /**
  * Flux for the store's reads, only through the client's `flux` tagged template: every value (bucket, tenant,
@@ -21,13 +23,54 @@ function deviceSeries(bucket: string, tenantID: string, deviceID: string, start:
 }
 
 /** Raw values of some data points of a device in [start, end), one table per point and field, time ascending. */
-export function readRawQuery(
-  bucket: string,
-  r: { tenantID: string; deviceID: string; dataPointIDs: readonly string[]; start: number; end: number },
-): ParameterizedQuery {
+export function readRawQuery(bucket: string, r: ReadRange): ParameterizedQuery {
   return flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
   |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
   |> keep(columns: ["_time", "_value", "_field", "point"])`
+}
+
+/** The range of a read: device, data points, [start, end) in epoch ms. */
+interface ReadRange {
+  tenantID: string
+  deviceID: string
+  dataPointIDs: readonly string[]
+  start: number
+  end: number
+}
+
+/** Flux's aggregate functions by the port's names: a fixed table, so no caller text reaches the query as code. */
+const FLUX_FN: Record<AggregateFn, ParameterizedQuery> = {
+  max: flux`${fluxExpression('max')}`,
+  min: flux`${fluxExpression('min')}`,
+  mean: flux`${fluxExpression('mean')}`,
+  sum: flux`${fluxExpression('sum')}`,
+}
+
+/**
+ * Per-window aggregates of the numeric field of some data points: `aggregateWindow` in the zone's wall clock
+ * (`location`), empty windows left out. Flux labels the first window by the range start when the range begins
+ * mid-window; the store relabels with store/windows.ts. Throws on a window text that is not a duration.
+ */
+export function aggregateQuery(bucket: string, r: ReadRange, fn: AggregateFn, every: string, tz: string): ParameterizedQuery {
+  if (!parseEvery(every)) throw new TypeError(`not a window duration: ${every}`)
+  const f = FLUX_FN[fn]
+  if (!f) throw new TypeError(`not an aggregate: ${String(fn)}`)
+  return flux`import "timezone"
+${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
+  |> filter(fn: (r) => r._field == ${FIELD.number})
+  |> aggregateWindow(every: ${fluxDuration(every)}, fn: ${f}, timeSrc: "_start", createEmpty: false,
+       location: timezone.location(name: ${tz}))
+  |> keep(columns: ["_time", "_value", "_field", "point"])`
+}
+
+/** The number of values (all fields) of some data points in [start, end), as one row (no row when none). */
+export function countQuery(bucket: string, r: ReadRange): ParameterizedQuery {
+  return flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
+  |> count()
+  |> group()
+  |> sum()`
 }
 
 /** The last value of every data point of a device (one row per point and field). */

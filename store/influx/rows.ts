@@ -39,6 +39,17 @@ export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSin
   })
 }
 
+/** Runs the query and hands every row to `sink` as an object of its columns (small results: counts). */
+export function queryRowsRaw(api: QueryApi, query: ParameterizedQuery, sink: (row: Record<string, string>) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    api.queryRows(query, {
+      next: (values, meta) => sink(meta.toObject(values) as Record<string, string>),
+      error: (err) => reject(toStoreError(err, 'query', 'query')),
+      complete: () => resolve(),
+    })
+  })
+}
+
 /** True when the series' times are strictly ascending (one table per point, the usual case). */
 function ascending(s: Series): boolean {
   for (let i = 1; i < s.time.length; i++) if (s.time[i]! <= s.time[i - 1]!) return false

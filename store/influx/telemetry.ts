@@ -10,10 +10,14 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
-import { devicePredicate, latestQuery, readRawQuery } from './flux.ts'
+import { aggregateQuery, countQuery, devicePredicate, latestQuery, readRawQuery } from './flux.ts'
 import { toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
-import { normalize, queryRows } from './rows.ts'
+import { normalize, queryRows, queryRowsRaw } from './rows.ts'
+import { windowBounds, windowIndex } from '../windows.ts'
+
+/** stream() reads this much time per query. */
+const STREAM_SLICE_MS = 86_400_000
 import { BatchWriter } from './writer.ts'
 
 export interface InfluxOptions {
@@ -62,10 +66,9 @@ export class InfluxTelemetryStore implements TelemetryStore {
   async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
     const out = new Map<string, Series>()
     for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
-    const start = Math.max(range.start, TIME_LIMITS.min)
-    const end = Math.min(range.end, TIME_LIMITS.max)
-    if (out.size === 0 || end <= start) return out
-    const query = readRawQuery(this.opts.bucket, { ...range, start, end })
+    const r = this.clamp(range)
+    if (!r) return out
+    const query = readRawQuery(this.opts.bucket, r)
     await queryRows(this.#query, query, (point, time, value) => {
       const s = out.get(point)
       if (s) s.time.push(time), s.value.push(value)
@@ -74,20 +77,53 @@ export class InfluxTelemetryStore implements TelemetryStore {
     return out
   }
 
-  /** The last value of each data point of the device that has one. */
-  /** TODO(issue 5). */
-  async aggregate(_range: SeriesRange, _fn: AggregateFn, _window: WindowSpec): Promise<Map<string, Series>> {
-    throw new Error('not implemented')
+  /**
+   * Per-window aggregates computed by Flux (`aggregateWindow` with `timezone.location`), relabelled with the
+   * true window starts of store/windows.ts (Flux labels a window cut by the range start with the range start).
+   */
+  async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+    const out = new Map<string, Series>()
+    for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
+    const r = this.clamp(range)
+    if (!r) return out
+    const bounds = windowBounds(r.start, r.end, window.every, window.tz)
+    await queryRows(this.#query, aggregateQuery(this.opts.bucket, r, fn, window.every, window.tz), (point, time, value) => {
+      const s = out.get(point)
+      if (s) s.time.push(bounds[windowIndex(bounds, time)]!), s.value.push(value)
+    })
+    for (const [id, s] of out) out.set(id, normalize(s))
+    return out
   }
 
-  /** TODO(issue 5). */
-  async count(_range: SeriesRange): Promise<number> {
-    throw new Error('not implemented')
+  /** How many values the range holds (Flux `count()` summed over the data points' tables). */
+  async count(range: SeriesRange): Promise<number> {
+    const r = this.clamp(range)
+    if (!r) return 0
+    let n = 0
+    await queryRowsRaw(this.#query, countQuery(this.opts.bucket, r), (row) => {
+      n += Number(row['_value'] ?? 0)
+    })
+    return n
   }
 
-  /** TODO(issue 5). */
-  async *stream(_range: SeriesRange): AsyncIterable<SeriesSlice> {
-    throw new Error('not implemented')
+  /** The range's values data point by data point, one query per day of one point (bounded memory). */
+  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    const r = this.clamp(range)
+    if (!r) return
+    for (const dp of new Set(r.dataPointIDs)) {
+      for (let t = r.start; t < r.end; t += STREAM_SLICE_MS) {
+        const part = await this.readRaw({ ...r, dataPointIDs: [dp], start: t, end: Math.min(t + STREAM_SLICE_MS, r.end) })
+        const s = part.get(dp)!
+        if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
+      }
+    }
+  }
+
+  /** The range with its times clamped to what InfluxDB stores; undefined when nothing can match. */
+  private clamp(range: SeriesRange): SeriesRange | undefined {
+    const start = Math.max(range.start, TIME_LIMITS.min)
+    const end = Math.min(range.end, TIME_LIMITS.max)
+    return range.dataPointIDs.length === 0 || end <= start ? undefined : { ...range, start, end }
   }
 
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {

@@ -48,3 +48,28 @@ export async function newestInChunks(client: Client, ids: readonly number[]): Pr
     out.set(id, { time: t, value: lastValue(row[5] as ArrayBuffer, Number(row[3]), Number(row[4])) })
   return out
 }
+
+/**
+ * The number of chunk values of the series in [start, end): chunks wholly inside by their counts (no decoding),
+ * the ones crossing an edge by decoding their times.
+ */
+export async function countChunks(client: Client, ids: readonly number[], start: number, end: number): Promise<number> {
+  const [inside, edges] = await client.batch(
+    [
+      {
+        sql: `SELECT coalesce(sum(n), 0) FROM chunks WHERE series_id IN (${marks(ids.length)})
+                AND t_start >= ? AND t_end < ?`,
+        args: [...ids, start, end],
+      },
+      {
+        sql: `SELECT n, times FROM chunks WHERE series_id IN (${marks(ids.length)})
+                AND t_start >= ? AND t_start < ? AND t_end >= ? AND (t_start < ? OR t_end >= ?)`,
+        args: [...ids, bucketOf(start), end, start, start, end],
+      },
+    ],
+    'read',
+  )
+  let n = Number(inside!.rows[0]![0])
+  for (const r of edges!.rows) for (const t of decodeTimes(r[1] as ArrayBuffer, Number(r[0]))) if (t >= start && t < end) n++
+  return n
+}

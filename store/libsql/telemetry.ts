@@ -32,7 +32,8 @@ import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetr
 import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
 import { lowerBound, Memtable, mergeRuns } from './telemetry-memtable.ts'
-import { newestInChunks, readChunks } from './telemetry-read.ts'
+import { countChunks, newestInChunks, readChunks } from './telemetry-read.ts'
+import { aggregateSorted, windowBounds } from '../windows.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -62,6 +63,8 @@ export const TELEMETRY_DEFAULTS = {
 
 /** Buckets compacted per lock hold: writes get the lock in between. */
 const COMPACT_STEP = 32
+/** stream() reads this much time per slice. */
+const STREAM_SLICE_MS = 86_400_000
 /** A group of coalesced write() calls stops growing at this many values. */
 const MAX_GROUP_POINTS = 200_000
 interface Call {
@@ -156,22 +159,46 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return out
   }
 
+  /** Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics). */
+  async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+    const bounds = windowBounds(range.start, range.end, window.every, window.tz)
+    const raw = await this.readRaw(range)
+    const out = new Map<string, Series>()
+    for (const [dp, s] of raw) out.set(dp, aggregateSorted(s.time, s.value, bounds, fn))
+    return out
+  }
+
+  /**
+   * How many values the range holds: chunks wholly inside by their stored counts, the edge chunks by their times,
+   * plus the memtable. A value rewritten at the same time counts twice until compaction merges its chunks, so
+   * this is an upper bound (good for refusing too large reads).
+   */
+  async count(range: SeriesRange): Promise<number> {
+    const ids = this.seriesIds(range)
+    if (ids.length === 0 || range.start >= range.end) return 0
+    let n = 0
+    for (const id of ids) n += this.memtable.get(id)?.slice(range.start, range.end).time.length ?? 0
+    return n + (await countChunks(this.client, ids, range.start, range.end))
+  }
+
+  /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */
+  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    for (const dp of new Set(range.dataPointIDs)) {
+      for (let t = range.start; t < range.end; t += STREAM_SLICE_MS) {
+        const part = await this.readRaw({ ...range, dataPointIDs: [dp], start: t, end: Math.min(t + STREAM_SLICE_MS, range.end) })
+        const s = part.get(dp)!
+        if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
+      }
+    }
+  }
+
+  /** The series ids of the range's data points that have any. */
+  private seriesIds(range: SeriesRange): number[] {
+    const dev = this.devices.get(deviceKey(range.tenantID, range.deviceID))
+    return [...new Set(range.dataPointIDs)].flatMap((dp) => (dev?.has(dp) ? [dev.get(dp)!] : []))
+  }
+
   /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
-  /** TODO(issue 5). */
-  async aggregate(_range: SeriesRange, _fn: AggregateFn, _window: WindowSpec): Promise<Map<string, Series>> {
-    throw new Error('not implemented')
-  }
-
-  /** TODO(issue 5). */
-  async count(_range: SeriesRange): Promise<number> {
-    throw new Error('not implemented')
-  }
-
-  /** TODO(issue 5). */
-  async *stream(_range: SeriesRange): AsyncIterable<SeriesSlice> {
-    throw new Error('not implemented')
-  }
-
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const out = new Map<string, LastValue>()
     const dev = this.devices.get(deviceKey(tenantID, deviceID))

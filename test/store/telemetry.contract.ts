@@ -226,5 +226,121 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     assert.equal((await store.latest(t, d)).get('x'), { time: BASE + 1000, value: 2.5 })
   })
 
+
+  // ---- aggregates, counts and streams (issue 5) ----------------------------------------------------------------
+
+  const MIN = 60_000
+  /** Writes [time, value] pairs of one data point at absolute times; returns the range helper. */
+  const writeAt = async (t: string, d: string, dp: string, rows: Array<[number, TelemetryValue]>) =>
+    store.write(rows.map(([time, value]) => ({ tenantID: t, productID: 'p1', deviceID: d, dataPointID: dp, time, value })))
+  const agg = (t: string, d: string, dps: string[], start: number, end: number, fn: 'max' | 'min' | 'mean' | 'sum', every: string, tz = 'UTC') =>
+    store.aggregate({ tenantID: t, deviceID: d, dataPointIDs: dps, start, end }, fn, { every, tz })
+
+  test('aggregate 1h in UTC :: max, min, mean, sum of hand-computed windows, labelled by start, empty omitted', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    // hour 0: 1, 2, 6 | hour 1: nothing | hour 2: -4, 10.5 | a string and a boolean in hour 0 are ignored
+    await writeAt(t, d, 'x', [[BASE, 1], [BASE + 20 * MIN, 2], [BASE + 59 * MIN, 6], [BASE + 2 * HOUR, -4], [BASE + 2 * HOUR + 1, 10.5]])
+    await writeAt(t, d, 'y', [[BASE + 5 * MIN, 'on'], [BASE + 6 * MIN, true]])
+    const range = [BASE, BASE + 3 * HOUR] as const
+    const expect = { max: [6, 10.5], min: [1, -4], mean: [3, 3.25], sum: [9, 6.5] } as const
+    for (const fn of ['max', 'min', 'mean', 'sum'] as const) {
+      const r = await agg(t, d, ['x', 'y', 'none'], ...range, fn, '1h')
+      assert.equal(r.get('x'), { time: [BASE, BASE + 2 * HOUR], value: [...expect[fn]] }, fn)
+      assert.equal(r.get('y'), { time: [], value: [] }, `${fn}: non-numeric values ignored`)
+      assert.equal(r.get('none'), { time: [], value: [] })
+    }
+  })
+
+  test('aggregate windows :: 15m windows on the quarter hours; a range starting mid-window labels its true start', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    await writeAt(t, d, 'x', [[BASE + 10 * MIN, 1], [BASE + 14 * MIN, 3], [BASE + 15 * MIN, 5], [BASE + 44 * MIN, 7], [BASE + 45 * MIN, 9]])
+    const r = await agg(t, d, ['x'], BASE + 12 * MIN, BASE + HOUR, 'sum', '15m')
+    assert.equal(r.get('x'), { time: [BASE, BASE + 15 * MIN, BASE + 30 * MIN, BASE + 45 * MIN], value: [3, 5, 7, 9] })
+  })
+
+  test('aggregate 1h in Asia/Kolkata :: windows start at local full hours (UTC :30)', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    await writeAt(t, d, 'x', [[BASE + 10 * MIN, 1], [BASE + 29 * MIN, 2], [BASE + 30 * MIN, 3], [BASE + 89 * MIN, 4], [BASE + 90 * MIN, 5]])
+    const r = await agg(t, d, ['x'], BASE, BASE + 3 * HOUR, 'sum', '1h', 'Asia/Kolkata')
+    assert.equal(r.get('x'), { time: [BASE - 30 * MIN, BASE + 30 * MIN, BASE + 90 * MIN], value: [3, 7, 5] })
+  })
+
+  // 2026-03-29 (23 h) and 2026-10-25 (25 h) in Europe/Berlin: a value every 30 minutes from 3 h before the local
+  // midnight starting the day to 2 h after the one ending it
+  for (const [day, start, hours] of [['2026-03-29', '2026-03-28T23:00:00Z', 23], ['2026-10-25', '2026-10-24T22:00:00Z', 25]] as const) {
+    test(`aggregate 1d across DST in Europe/Berlin :: ${day} is ${hours} hours long`, async () => {
+      const [t, d] = [uid('t'), uid('d')]
+      const midnight = Date.parse(start)
+      const next = midnight + hours * HOUR
+      const [from, to] = [midnight - 3 * HOUR, next + 2 * HOUR]
+      const rows: Array<[number, number]> = []
+      for (let time = from; time < to; time += 30 * MIN) rows.push([time, 1])
+      await writeAt(t, d, 'x', rows)
+      const r = await agg(t, d, ['x'], from, to, 'sum', '1d', 'Europe/Berlin')
+      assert.equal(r.get('x'), { time: [midnight - DAY, midnight, next], value: [6, hours * 2, 4] }, 'labels: local midnights')
+    })
+  }
+
+  test('aggregate 1h across the autumn change in Europe/Berlin :: the repeated local hour 02:00 holds two real hours', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    const from = Date.parse('2026-10-24T22:00:00Z')
+    const rows: Array<[number, number]> = []
+    for (let i = 0; i < 5 * 6; i++) rows.push([from + i * 10 * MIN, 1])
+    await writeAt(t, d, 'x', rows)
+    const r = await agg(t, d, ['x'], from, from + 5 * HOUR, 'sum', '1h', 'Europe/Berlin')
+    assert.equal(r.get('x'), { time: [from, from + HOUR, from + 2 * HOUR, from + 4 * HOUR], value: [6, 6, 12, 6] })
+  })
+
+  test('aggregate 1mo in Europe/Berlin :: windows at local first days of months', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    const feb1 = Date.parse('2026-01-31T23:00:00Z')
+    const mar1 = Date.parse('2026-02-28T23:00:00Z')
+    const apr1 = Date.parse('2026-03-31T22:00:00Z')
+    await writeAt(t, d, 'x', [[feb1, 4], [feb1 + DAY, 8], [mar1 - 1, 99], [mar1, 1], [apr1 - 1, 3], [apr1, 50]])
+    const r = await agg(t, d, ['x'], feb1, apr1 + DAY, 'max', '1mo', 'Europe/Berlin')
+    assert.equal(r.get('x'), { time: [feb1, mar1, apr1], value: [99, 3, 50] })
+    const m = await agg(t, d, ['x'], feb1, apr1 + DAY, 'mean', '1mo', 'Europe/Berlin')
+    assert.equal(m.get('x')!.value, [37, 2, 50])
+  })
+
+  test('aggregate of an empty range or unknown device :: empty series, not an error', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    const r = await agg(t, d, ['x', 'y'], BASE, BASE + DAY, 'mean', '1h')
+    assert.equal([...r.entries()], [['x', { time: [], value: [] }], ['y', { time: [], value: [] }]])
+  })
+
+  test('count :: values in [start, end) of the requested data points together', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    await writeAt(t, d, 'x', Array.from({ length: 100 }, (_, i) => [BASE + i * 60_000, i] as [number, number]))
+    await writeAt(t, d, 'y', Array.from({ length: 50 }, (_, i) => [BASE + i * 60_000, `s${i}`] as [number, string]))
+    const range = (dps: string[], start: number, end: number) => ({ tenantID: t, deviceID: d, dataPointIDs: dps, start, end })
+    assert.is(await store.count(range(['x', 'y'], BASE, BASE + DAY)), 150)
+    assert.is(await store.count(range(['x'], BASE + 10 * MIN, BASE + 20 * MIN)), 10)
+    assert.is(await store.count(range(['y', 'nope'], BASE + 40 * MIN, BASE + DAY)), 10)
+    assert.is(await store.count(range(['x'], BASE + DAY, BASE + 2 * DAY)), 0)
+    assert.is(await store.count({ ...range(['x'], BASE, BASE + DAY), tenantID: uid('t') }), 0, 'another tenant sees nothing')
+  })
+
+  test('stream :: every value once, data point by data point, time ascending, in bounded slices', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    const n = 3 * 24 * 60
+    await writeAt(t, d, 'x', Array.from({ length: n }, (_, i) => [BASE - DAY + i * MIN, i] as [number, number]))
+    await writeAt(t, d, 'y', [[BASE, 'a'], [BASE + 1, 'b']])
+    const seen: Array<[string, number, number]> = []
+    let x = 0
+    let last = -Infinity
+    for await (const s of store.stream({ tenantID: t, deviceID: d, dataPointIDs: ['x', 'y', 'z'], start: BASE - DAY, end: BASE + 2 * DAY })) {
+      seen.push([s.dataPointID, s.time.length, s.value.length])
+      assert.ok(s.time.length <= 86_400 * 1.01, 'a slice is bounded')
+      if (s.dataPointID === 'x') {
+        for (const tm of s.time) assert.ok(tm > last, 'ascending'), (last = tm)
+        x += s.time.length
+      }
+    }
+    assert.is(x, n)
+    assert.equal(seen.filter(([dp]) => dp !== 'x'), [['y', 2, 2]])
+    assert.equal(seen.map(([dp]) => dp), [...seen.filter(([dp]) => dp === 'x').map(() => 'x'), 'y'])
+  })
+
   test.run()
 }
