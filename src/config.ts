@@ -43,6 +43,8 @@ const ConfigSchema = z
     INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
     INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
     INGEST_BODY_LIMIT: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+    QUERY_MAX_POINTS: z.coerce.number().int().positive().default(1_000_000),
+    QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
 

@@ -158,42 +158,65 @@ export function windowIndex(bounds: readonly number[], t: number, from = 0): num
 export type Fn = 'max' | 'min' | 'mean' | 'sum'
 
 /**
- * Aggregates time-ascending values per window of `bounds`; non-numbers are ignored, empty windows omitted.
- * Mean is the sum divided by the count (as Flux computes it).
+ * Aggregates time-ascending values per window of `bounds`, fed in any number of parts (streams of slices);
+ * non-numbers and times outside the bounds are ignored, empty windows omitted. Mean is the sum divided by the
+ * count (as Flux computes it).
  */
+export class WindowAggregator {
+  private readonly out = { time: [] as number[], value: [] as number[] }
+  private w = -1
+  private acc = 0
+  private n = 0
+  private hi = -Infinity
+
+  constructor(
+    private readonly bounds: readonly number[],
+    private readonly fn: Fn,
+  ) {}
+
+  add(time: ArrayLike<number>, value: ArrayLike<unknown>) {
+    const { bounds, fn } = this
+    const first = bounds[0]!
+    const last = bounds[bounds.length - 1]!
+    for (let i = 0; i < time.length; i++) {
+      const t = time[i]!
+      const v = value[i]
+      if (typeof v !== 'number' || t < first || t >= last) continue
+      if (t >= this.hi) {
+        this.emit()
+        this.w = windowIndex(bounds, t, Math.max(this.w, 0))
+        this.hi = bounds[this.w + 1]!
+      }
+      if (this.n === 0) this.acc = v
+      else if (fn === 'max') this.acc = v > this.acc ? v : this.acc
+      else if (fn === 'min') this.acc = v < this.acc ? v : this.acc
+      else this.acc += v
+      this.n++
+    }
+  }
+
+  /** The windows aggregated so far (call once, after the last add). */
+  result(): { time: number[]; value: number[] } {
+    this.emit()
+    return this.out
+  }
+
+  private emit() {
+    if (this.n === 0) return
+    this.out.time.push(this.bounds[this.w]!)
+    this.out.value.push(this.fn === 'mean' ? this.acc / this.n : this.acc)
+    this.n = 0
+  }
+}
+
+/** Aggregates one time-ascending series per window of `bounds` (see WindowAggregator). */
 export function aggregateSorted(
   time: ArrayLike<number>,
   value: ArrayLike<unknown>,
   bounds: readonly number[],
   fn: Fn,
 ): { time: number[]; value: number[] } {
-  const out = { time: [] as number[], value: [] as number[] }
-  let w = -1
-  let acc = 0
-  let n = 0
-  let hi = -Infinity
-  const emit = () => {
-    if (n === 0) return
-    out.time.push(bounds[w]!)
-    out.value.push(fn === 'mean' ? acc / n : acc)
-  }
-  for (let i = 0; i < time.length; i++) {
-    const t = time[i]!
-    const v = value[i]
-    if (typeof v !== 'number' || t < bounds[0]! || t >= bounds[bounds.length - 1]!) continue
-    if (t >= hi) {
-      emit()
-      w = windowIndex(bounds, t, Math.max(w, 0))
-      hi = bounds[w + 1]!
-      n = 0
-      acc = 0
-    }
-    if (n === 0) acc = v
-    else if (fn === 'max') acc = v > acc ? v : acc
-    else if (fn === 'min') acc = v < acc ? v : acc
-    else acc += v
-    n++
-  }
-  emit()
-  return out
+  const a = new WindowAggregator(bounds, fn)
+  a.add(time, value)
+  return a.result()
 }

@@ -19,6 +19,7 @@ import { logRoutes } from './logs.ts'
 import { alertRoutes } from './alerts.ts'
 import { ingestRoutes } from './ingest.ts'
 import { latestRoutes } from './latest.ts'
+import { telemetryRoutes } from './telemetry.ts'
 import { emqxRoutes } from './emqx.ts'
 
 /** Every route module, in the order they are mounted under /api/v1. */
@@ -43,6 +44,7 @@ export function allRoutes(deps: Deps): Router[] {
     alertRoutes,
     ingestRoutes,
     latestRoutes,
+    telemetryRoutes,
     emqxRoutes,
   ].map((routes) => routes(deps))
 }

@@ -108,9 +108,13 @@ export class IngestModelRepo {
     }
   }
 
-  /** The tenant's device or gateway `id` with its product's data points; undefined when not the tenant's. */
-  async deviceWithPoints(tenant: string, id: number) {
-    const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND d.id = ?`, [tenant, id])
+  /**
+   * The tenant's device or gateway whose record id (a number) or deviceID (a string) is `key`, with its product's
+   * data points; undefined when the tenant has none such.
+   */
+  async deviceWithPoints(tenant: string, key: number | string) {
+    const column = typeof key === 'number' ? 'd.id' : 'd.device_id'
+    const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND ${column} = ?`, [tenant, key])
     if (!d) return undefined
     const device = asDevice(d)
     const points = (await this.db.all(POINT_SELECT, [device.productIntID])) as unknown as ModelPoint[]

@@ -69,6 +69,13 @@ export class MetricsRepo {
     return listPage(this.db, list, [tenant], q, this.tz)
   }
 
+  /** The tenant's metrics of a product (detail rows with their point's dataPointID), by id; one metricType or all. */
+  forProduct(tenant: string, productIntID: number, metricType?: number): Promise<Row[]> {
+    const byType = metricType === undefined ? '' : ' AND x.metric_type = ?'
+    const args = metricType === undefined ? [tenant, productIntID] : [tenant, productIntID, metricType]
+    return this.db.all(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`, args)
+  }
+
   /** One metric of the tenant (with its product's id and its point's dataPointID), or NotFound. */
   async get(tenant: string, id: number): Promise<Row> {
     const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])

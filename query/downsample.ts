@@ -1,0 +1,92 @@
+/**
+ * `maxPoints` downsampling of original_data (issue 5): the range is cut into maxPoints/2 buckets of equal time,
+ * and each bucket keeps its lowest and its highest value (in time order; one when they are the same value), so
+ * a chart of 86,400 points drawn from 1,000 still shows every peak and trough. Values that are not numbers
+ * (strings, booleans) keep the first and the last of each bucket. Fed slice by slice: memory is O(maxPoints).
+ */
+import type { Series, TelemetryValue } from '../store/telemetry.ts'
+
+export class Downsampler {
+  private readonly buckets: number
+  private readonly width: number
+  /** Per bucket: indexes into the kept arrays, -1 when empty. */
+  private readonly lo: Int32Array
+  private readonly hi: Int32Array
+  private readonly time: number[] = []
+  private readonly value: TelemetryValue[] = []
+
+  constructor(
+    private readonly start: number,
+    end: number,
+    maxPoints: number,
+  ) {
+    this.buckets = Math.max(1, Math.floor(maxPoints / 2))
+    this.width = Math.max(1, (end - start) / this.buckets)
+    this.lo = new Int32Array(this.buckets).fill(-1)
+    this.hi = new Int32Array(this.buckets).fill(-1)
+  }
+
+  /** Adds time-ascending values. */
+  add(time: ArrayLike<number>, value: ArrayLike<TelemetryValue>) {
+    for (let i = 0; i < time.length; i++) {
+      const t = time[i]!
+      const v = value[i]!
+      const b = Math.min(this.buckets - 1, Math.max(0, Math.floor((t - this.start) / this.width)))
+      const lo = this.lo[b]!
+      if (lo < 0) {
+        this.lo[b] = this.hi[b] = this.keep(t, v)
+        continue
+      }
+      const hi = this.hi[b]!
+      const single = hi === lo
+      if (typeof v !== 'number') {
+        // first and last of the bucket
+        if (single) this.hi[b] = this.keep(t, v)
+        else this.set(hi, t, v)
+        continue
+      }
+      const vl = this.value[lo]!
+      const vh = this.value[hi]!
+      if (single) {
+        if (typeof vl !== 'number' || v > vl) this.hi[b] = this.keep(t, v)
+        else if (v < vl) this.lo[b] = this.keep(t, v)
+      } else if (typeof vl === 'number' && typeof vh === 'number') {
+        if (v < vl) this.set(lo, t, v)
+        else if (v > vh) this.set(hi, t, v)
+      }
+    }
+  }
+
+  /** The kept values in time order. */
+  result(): Series {
+    const order: number[] = []
+    for (let b = 0; b < this.buckets; b++) {
+      const lo = this.lo[b]!
+      const hi = this.hi[b]!
+      if (lo < 0) continue
+      if (hi === lo) order.push(lo)
+      else if (this.time[lo]! <= this.time[hi]!) order.push(lo, hi)
+      else order.push(hi, lo)
+    }
+    return { time: order.map((i) => this.time[i]!), value: order.map((i) => this.value[i]!) }
+  }
+
+  private keep(t: number, v: TelemetryValue): number {
+    this.time.push(t)
+    this.value.push(v)
+    return this.time.length - 1
+  }
+
+  private set(i: number, t: number, v: TelemetryValue) {
+    this.time[i] = t
+    this.value[i] = v
+  }
+}
+
+/** Downsamples one whole series (see Downsampler); a series of at most maxPoints values is returned as is. */
+export function downsample(s: Series, start: number, end: number, maxPoints: number): Series {
+  if (s.time.length <= maxPoints) return s
+  const d = new Downsampler(start, end, maxPoints)
+  d.add(s.time, s.value)
+  return d.result()
+}

@@ -1,0 +1,172 @@
+/**
+ * metrics_data (CONTRACT §6): the values of a device's metrics over a range.
+ * - Formula metrics (metricType 1): the metric's mathjs formula (query/formula.ts, compiled once and cached) at
+ *   every time where all its inputs have a value: inputs of different data points are aligned by equal times (a
+ *   message carries its data points with one time). Results that are not finite numbers are left out.
+ * - Aggregate metrics (metricType 2): max, min, mean or sum (aggregateType 1-4) per window of the store
+ *   (store/windows.ts), over the raw data point (aggregateData 2, the default) computed by the store (Flux on
+ *   InfluxDB), or over the formula's values (aggregateData 1) computed here with the same windows.
+ * Raw inputs are read a day at a time, so memory stays bounded by the answer, not by the range.
+ */
+import type { AggregateFn, Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
+import { windowBounds, WindowAggregator } from '../store/windows.ts'
+import { Downsampler } from './downsample.ts'
+import { compileFormula, FormulaError, type Formula } from './formula.ts'
+import { NO_DEADLINE, type Budget } from './deadline.ts'
+import { checkRawSize, type RawQuery } from './original.ts'
+import type { QueryRange } from './range.ts'
+
+/** The symbol of a formula for the metric's own data point (src/rules/metrics.ts OWN_POINT). */
+const OWN = 'value'
+
+/** CONTRACT §6: aggregateType 1 max, 2 min, 3 mean, 4 sum. */
+export const AGGREGATES: Record<number, AggregateFn> = { 1: 'max', 2: 'min', 3: 'mean', 4: 'sum' }
+
+/** What metrics_data needs of a metric. */
+export interface MetricSpec {
+  id: number
+  metricType: number
+  /** The metric's own data point. */
+  dataPointID: string
+  expressions: string | null
+  aggregateType: number | null
+  aggregateData: number | null
+  /** Changes whenever the metric is edited (the formula cache key). */
+  updateAt: unknown
+}
+
+export interface MetricsQuery {
+  tenantID: string
+  deviceID: string
+  /** Every dataPointID of the device's product (what a formula may name). */
+  productPoints: readonly string[]
+  range: QueryRange
+  tz: string
+  /** The aggregate window (`interval`, else the range's default). */
+  window: string
+  /** Downsample formula series to this many values. */
+  maxPoints?: number
+  /** QUERY_MAX_POINTS: formula metrics without maxPoints refuse ranges with more raw values. */
+  limit: number
+  /** QUERY_TIMEOUT_MS of the request (none when absent). */
+  budget?: Budget
+}
+
+const SLICE_MS = 86_400_000
+const CACHE_SIZE = 500
+const formulas = new Map<string, Formula | FormulaError>()
+
+/** The compiled formula of a metric (cached per metric edit), or the error that stops it. */
+export function metricFormula(m: MetricSpec, productPoints: readonly string[]): Formula | FormulaError {
+  const key = `${m.id}\u0000${String(m.updateAt)}\u0000${m.expressions}\u0000${productPoints.join('\u0000')}`
+  let f = formulas.get(key)
+  if (f) return f
+  try {
+    f = compileFormula(m.expressions ?? '', [...productPoints, OWN])
+  } catch (e) {
+    if (!(e instanceof FormulaError)) throw e
+    f = e
+  }
+  if (formulas.size >= CACHE_SIZE) formulas.delete(formulas.keys().next().value!)
+  formulas.set(key, f)
+  return f
+}
+
+/** The data point each formula symbol reads. */
+const inputsOf = (f: Formula, own: string) => f.symbols.map((s) => (s === OWN ? own : s))
+
+const asNumber = (v: TelemetryValue | undefined): number | undefined =>
+  typeof v === 'number' ? v : typeof v === 'boolean' ? Number(v) : undefined
+
+/**
+ * Evaluates `f` at every time where each input has a numeric value; hands each finite result to `sink`.
+ * The input with fewest values drives; the others are walked forward with one cursor each.
+ */
+export function evaluateAligned(f: Formula, inputs: readonly string[], raw: Map<string, Series>, sink: (t: number, v: number) => void) {
+  const series = inputs.map((dp) => raw.get(dp) ?? { time: [], value: [] })
+  if (series.length === 0) return
+  let driver = 0
+  series.forEach((s, i) => {
+    if (s.time.length < series[driver]!.time.length) driver = i
+  })
+  const cursors = series.map(() => 0)
+  const scope: Record<string, number> = {}
+  const d = series[driver]!
+  outer: for (let k = 0; k < d.time.length; k++) {
+    const t = d.time[k]!
+    for (let i = 0; i < series.length; i++) {
+      const s = series[i]!
+      let c = cursors[i]!
+      while (c < s.time.length && s.time[c]! < t) c++
+      cursors[i] = c
+      if (s.time[c] !== t) continue outer
+      const v = asNumber(s.value[c])
+      if (v === undefined) continue outer
+      scope[f.symbols[i]!] = v
+    }
+    const out = f.evaluate(scope)
+    if (Number.isFinite(out)) sink(t, out)
+  }
+}
+
+/** Runs a formula over the range a day at a time, handing each result to `sink`. */
+async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, own: string, sink: (t: number, v: number) => void) {
+  const inputs = inputsOf(f, own)
+  const unique = [...new Set(inputs)]
+  for (let t = q.range.start; t < q.range.end; t += SLICE_MS) {
+    const range: SeriesRange = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: unique, start: t, end: Math.min(t + SLICE_MS, q.range.end) }
+    const budget = q.budget ?? NO_DEADLINE
+    const raw = await budget.race(store.readRaw(range))
+    budget.check()
+    evaluateAligned(f, inputs, raw, sink)
+  }
+}
+
+/** The series of each metric (by id): formula values, or window aggregates labelled by window start. */
+export async function metricsData(store: TelemetryStore, q: MetricsQuery, metrics: readonly MetricSpec[]): Promise<Map<number, Series>> {
+  const out = new Map<number, Series>()
+  const raw: RawQuery = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: [], range: q.range, budget: q.budget }
+  const budget = q.budget ?? NO_DEADLINE
+  // aggregates of raw data points: one store call per function, all their data points together
+  const byFn = new Map<AggregateFn, MetricSpec[]>()
+  let bounds: number[] | undefined
+  const windows = () => (bounds ??= windowBounds(q.range.start, q.range.end, q.window, q.tz))
+
+  for (const m of metrics) {
+    out.set(m.id, { time: [], value: [] })
+    const fn = m.metricType === 2 ? AGGREGATES[m.aggregateType ?? 0] : undefined
+    if (m.metricType === 2 && !fn) continue
+    const formula = m.metricType === 1 || (fn && m.aggregateData === 1) ? metricFormula(m, q.productPoints) : undefined
+    if (formula instanceof FormulaError) continue
+    if (fn && !formula) {
+      windows()
+      byFn.set(fn, [...(byFn.get(fn) ?? []), m])
+    } else if (fn && formula) {
+      const agg = new WindowAggregator(windows(), fn)
+      await runFormula(store, q, formula, m.dataPointID, (t, v) => agg.add([t], [v]))
+      out.set(m.id, agg.result())
+    } else if (formula) {
+      if (q.maxPoints === undefined)
+        await checkRawSize(store, { ...raw, dataPointIDs: [...new Set(inputsOf(formula, m.dataPointID))] }, q.limit, 'set maxPoints, or ask for an aggregate metric')
+      const whole: Series = { time: [], value: [] }
+      let sampled: Downsampler | undefined
+      await runFormula(store, q, formula, m.dataPointID, (t, v) => {
+        if (sampled) return sampled.add([t], [v])
+        whole.time.push(t), whole.value.push(v)
+        if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
+          sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints)
+          sampled.add(whole.time, whole.value)
+        }
+      })
+      out.set(m.id, sampled ? sampled.result() : whole)
+    }
+  }
+  for (const [fn, ms] of byFn) {
+    const dps = [...new Set(ms.map((m) => m.dataPointID))]
+    const range = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: dps, start: q.range.start, end: q.range.end }
+    const r = await budget.race(store.aggregate(range, fn, { every: q.window, tz: q.tz }))
+    budget.check()
+    for (const m of ms) out.set(m.id, r.get(m.dataPointID)!)
+  }
+  return out
+}

@@ -1,0 +1,78 @@
+/**
+ * original_data (CONTRACT §6): raw values of a device's data points over a range, whole (bounded by
+ * QUERY_MAX_POINTS), downsampled to `maxPoints` (read slice by slice, memory O(maxPoints)), or streamed.
+ */
+import type { Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
+import { Downsampler } from './downsample.ts'
+import { NO_DEADLINE, type Budget } from './deadline.ts'
+import { QueryRangeError, type QueryRange } from './range.ts'
+
+export interface RawQuery {
+  tenantID: string
+  deviceID: string
+  dataPointIDs: readonly string[]
+  range: QueryRange
+  /** QUERY_TIMEOUT_MS of the request (none when absent). */
+  budget?: Budget
+}
+
+const seriesRange = (q: RawQuery): SeriesRange => ({
+  tenantID: q.tenantID,
+  deviceID: q.deviceID,
+  dataPointIDs: q.dataPointIDs,
+  start: q.range.start,
+  end: q.range.end,
+})
+
+/** Refuses a range holding more than `limit` raw values, naming the range parameter and the ways out. */
+export async function checkRawSize(store: TelemetryStore, q: RawQuery, limit: number, hint: string) {
+  const budget = q.budget ?? NO_DEADLINE
+  const n = await budget.race(store.count(seriesRange(q)))
+  budget.check()
+  if (n > limit)
+    throw new QueryRangeError({
+      [q.range.param]: `the range holds ${n} values, more than the limit of ${limit} (QUERY_MAX_POINTS): narrow it, ${hint}`,
+    })
+}
+
+/** The values of each data point, whole; refused (400) beyond `limit` values. */
+export async function readWhole(store: TelemetryStore, q: RawQuery, limit: number): Promise<Map<string, Series>> {
+  await checkRawSize(store, q, limit, 'set maxPoints, or export it with format=csv or format=ndjson')
+  const budget = q.budget ?? NO_DEADLINE
+  const out = await budget.race(store.readRaw(seriesRange(q)))
+  budget.check()
+  return out
+}
+
+/**
+ * The values of each data point, at most `maxPoints` each: a point with more is downsampled (each bucket's
+ * extremes kept, query/downsample.ts); one with fewer is returned whole.
+ */
+export async function readDownsampled(store: TelemetryStore, q: RawQuery, maxPoints: number): Promise<Map<string, Series>> {
+  const out = new Map<string, Series>()
+  for (const dp of q.dataPointIDs) out.set(dp, { time: [], value: [] })
+  const sampling = new Map<string, Downsampler>()
+  const budget = q.budget ?? NO_DEADLINE
+  for await (const slice of store.stream(seriesRange(q))) {
+    budget.check()
+    const whole = out.get(slice.dataPointID)!
+    let d = sampling.get(slice.dataPointID)
+    if (!d && whole.time.length + slice.time.length > maxPoints) {
+      sampling.set(slice.dataPointID, (d = new Downsampler(q.range.start, q.range.end, maxPoints)))
+      d.add(whole.time, whole.value)
+    }
+    if (d) d.add(slice.time, slice.value)
+    else append(whole, slice.time, slice.value)
+  }
+  for (const [dp, d] of sampling) out.set(dp, d.result())
+  return out
+}
+
+function append(s: Series, time: readonly number[], value: readonly TelemetryValue[]) {
+  for (let i = 0; i < time.length; i++) s.time.push(time[i]!), s.value.push(value[i]!)
+}
+
+/** The range's values slice by slice (CSV and NDJSON exports). */
+export function streamRaw(store: TelemetryStore, q: RawQuery) {
+  return store.stream(seriesRange(q))
+}

@@ -1,0 +1,47 @@
+import { z } from 'zod'
+import { Metric } from './metrics.ts'
+
+/** CONTRACT §6 range parameters (query/range.ts resolves them). */
+const rangeParams = {
+  deviceID: z.string({ error: 'required' }).min(1, { error: 'required' }).max(100, { error: 'at most 100 characters' }),
+  time_unit: z.string().optional(),
+  startTime: z.string().optional(),
+  endTime: z.string().optional(),
+  maxPoints: z.coerce
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .min(2, { error: 'at least 2' })
+    .max(1_000_000, { error: 'at most 1000000' })
+    .optional(),
+}
+
+export const OriginalDataQuery = z.object({
+  ...rangeParams,
+  dataPointID: z.string().max(10_000).optional(),
+  format: z.enum(['json', 'csv', 'ndjson'], { error: 'must be json, csv or ndjson' }).optional(),
+  /** Accepted and ignored (CONTRACT §6). */
+  metricType: z.string().optional(),
+})
+
+export const MetricsDataQuery = z.object({
+  ...rangeParams,
+  metricType: z.enum(['1', '2'], { error: 'must be 1 (formula) or 2 (aggregate)' }).transform(Number).optional(),
+  interval: z.string().optional(),
+})
+
+const TelemetryValue = z.union([z.number(), z.string(), z.boolean()])
+
+/** spec: original_data answer, one entry per data point (dataPointID added beside dataPointIntID). */
+export const OriginalData = z.array(
+  z.object({
+    dataPointIntID: z.number().int(),
+    dataPointID: z.string(),
+    dataPointName: z.string(),
+    originalData: z.object({ time: z.array(z.string()), value: z.array(TelemetryValue) }),
+  }),
+)
+
+/** spec: metrics_data answer, metric records with metricData. */
+export const MetricsData = z.array(
+  Metric.extend({ metricData: z.object({ time: z.array(z.string()), value: z.array(z.number()) }) }),
+)
