@@ -1,17 +1,17 @@
 /**
  * Fast wire times for telemetry answers: `YYYY-MM-DD HH:MM:SS` in TIMEZONE (spec: Conventions 2) for a whole
- * range, with the zone's offsets found once (store/windows.ts ZoneClock) and the date text cached per local day.
+ * range, with the zone's offsets found once (store/windows.ts ZoneClock) and the text cached per local minute.
  * formatTime() in src/wire/time.ts asks Intl per call (~2 µs); an export of a month at 1 Hz cannot.
  */
 import { ZoneClock } from '../store/windows.ts'
 
-const DAY = 86_400_000
 const two = (n: number) => (n < 10 ? `0${n}` : `${n}`)
 
 export class RangeTimeFormatter {
   private readonly clock: ZoneClock
-  private day = NaN
-  private date = ''
+  private minute = NaN
+  /** `YYYY-MM-DD HH:MM:` of the current local minute. */
+  private prefix = ''
 
   constructor(tz: string, start: number, end: number) {
     this.clock = new ZoneClock(tz, start, end)
@@ -19,14 +19,13 @@ export class RangeTimeFormatter {
 
   format(t: number): string {
     const wall = this.clock.toWall(t)
-    const day = Math.floor(wall / DAY)
-    if (day !== this.day) {
-      const d = new Date(day * DAY)
-      this.day = day
-      this.date = `${String(d.getUTCFullYear()).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} `
+    const minute = Math.floor(wall / 60_000)
+    if (minute !== this.minute) {
+      const d = new Date(minute * 60_000)
+      this.minute = minute
+      this.prefix = `${String(d.getUTCFullYear()).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:`
     }
-    const s = Math.floor((wall - day * DAY) / 1000)
-    return `${this.date}${two(Math.floor(s / 3600))}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`
+    return this.prefix + two(Math.floor((wall - minute * 60_000) / 1000))
   }
 
   /** Every time of `times` formatted. */

@@ -45,6 +45,7 @@ export type AggregateFn = 'max' | 'min' | 'mean' | 'sum'
  * `s`, `m`, `h` (fixed lengths, aligned to multiples of the length on the zone's wall clock: hourly windows start
  * at local full hours), `d` (local calendar days: 23 or 25 hours long across a daylight-saving change) or `mo`
  * (local calendar months). A window is labelled by its start; windows without values are omitted.
+ * store/windows.ts is the one definition (both stores use it; Flux's `aggregateWindow(location:)` agrees).
  */
 export interface WindowSpec {
   every: string
@@ -80,7 +81,10 @@ export interface TelemetryStore {
    * windows time-ascending; every requested data point gets an entry (empty when it has no values).
    */
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>>
-  /** How many raw values the range holds (all requested data points together), to refuse too large reads. */
+  /**
+   * How many raw values the range holds (all requested data points together), to refuse too large reads. May
+   * over-count a value written twice at the same time until the store merges them (never under-counts).
+   */
   count(range: SeriesRange): Promise<number>
   /**
    * The raw values of the range in slices, data point by data point (in the order requested), each time-ascending,

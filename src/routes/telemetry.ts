@@ -13,7 +13,7 @@ import { metricsData, type MetricSpec } from '../../query/metrics.ts'
 import { readDownsampled, readWhole, streamRaw, type RawQuery } from '../../query/original.ts'
 import { Deadline } from '../../query/deadline.ts'
 import { QueryRangeError, resolveRange, type RangeParams } from '../../query/range.ts'
-import { csvLine } from '../csv.ts'
+import { csvCell, csvLine } from '../csv.ts'
 
 const tag = 'Telemetry'
 
@@ -48,21 +48,28 @@ function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Array> {
   })
 }
 
-/** CSV (RFC 4180, header row) or NDJSON rows of raw values, a slice at a time. */
+/** Rows per chunk of an export: small strings concatenate and encode fastest (a day in one string is 3x slower). */
+const EXPORT_CHUNK_ROWS = 8192
+
+/** CSV (RFC 4180, header row) or NDJSON rows of raw values, a chunk of rows at a time. */
 async function* exportRows(slices: AsyncIterable<SeriesSlice>, format: 'csv' | 'ndjson', points: Map<string, ModelPoint>, fmt: RangeTimeFormatter) {
-  if (format === 'csv') yield csvLine(['dataPointIntID', 'dataPointID', 'time', 'timestamp', 'value'])
+  const csv = format === 'csv'
+  if (csv) yield csvLine(['dataPointIntID', 'dataPointID', 'time', 'timestamp', 'value'])
   for await (const s of slices) {
     const p = points.get(s.dataPointID)!
-    let text = ''
-    if (format === 'csv') {
-      const head = csvLine([p.id, p.dataPointID]).slice(0, -2)
-      for (let i = 0; i < s.time.length; i++) text += `${head},${fmt.format(s.time[i]!)},${s.time[i]},${csvLine([s.value[i]])}`
-    } else {
-      const head = `{"dataPointIntID":${p.id},"dataPointID":${JSON.stringify(p.dataPointID)},"time":"`
-      for (let i = 0; i < s.time.length; i++)
-        text += `${head}${fmt.format(s.time[i]!)}","timestamp":${s.time[i]},"value":${JSON.stringify(s.value[i])}}\n`
+    const head = csv ? csvLine([p.id, p.dataPointID]).slice(0, -2) : `{"dataPointIntID":${p.id},"dataPointID":${JSON.stringify(p.dataPointID)},"time":"`
+    for (let from = 0; from < s.time.length; from += EXPORT_CHUNK_ROWS) {
+      const to = Math.min(s.time.length, from + EXPORT_CHUNK_ROWS)
+      let text = ''
+      for (let i = from; i < to; i++) {
+        const t = s.time[i]!
+        const v = s.value[i]
+        text += csv
+          ? `${head},${fmt.format(t)},${t},${typeof v === 'number' ? v : csvCell(v)}\r\n`
+          : `${head}${fmt.format(t)}","timestamp":${t},"value":${JSON.stringify(v)}}\n`
+      }
+      yield text
     }
-    yield text
   }
 }
 
