@@ -1,20 +1,20 @@
 /**
- * Fast wire times for telemetry answers: `YYYY-MM-DD HH:MM:SS` in TIMEZONE (spec: Conventions 2) for a whole
- * range, with the zone's offsets found once (store/windows.ts ZoneClock) and the text cached per local minute.
+ * Fast wire times for telemetry answers: `YYYY-MM-DD HH:MM:SS` in TIMEZONE (spec: Conventions 2) for many
+ * values, with the zone's offsets found once per week (store/windows.ts ZoneClock) and the text cached per local minute.
  * formatTime() in src/wire/time.ts asks Intl per call (~2 µs); an export of a month at 1 Hz cannot.
  */
 import { ZoneClock } from '../store/windows.ts'
 
 const two = (n: number) => (n < 10 ? `0${n}` : `${n}`)
 
-export class RangeTimeFormatter {
+export class WireTimeFormatter {
   private readonly clock: ZoneClock
   private minute = NaN
   /** `YYYY-MM-DD HH:MM:` of the current local minute. */
   private prefix = ''
 
-  constructor(tz: string, start: number, end: number) {
-    this.clock = new ZoneClock(tz, start, end)
+  constructor(tz: string) {
+    this.clock = new ZoneClock(tz)
   }
 
   format(t: number): string {

@@ -46,7 +46,7 @@ function unitBefore(t: number, unit: TimeUnit, tz: string): number {
   if (unit === 'hour') return t - HOUR
   if (unit === 'day') return t - DAY
   if (unit === 'week') return t - 7 * DAY
-  const clock = new ZoneClock(tz, t - 32 * DAY, t)
+  const clock = new ZoneClock(tz)
   const wall = new Date(clock.toWall(t))
   const y = wall.getUTCFullYear()
   const m = wall.getUTCMonth() - 1

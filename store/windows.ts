@@ -33,55 +33,46 @@ export function parseEvery(text: string): Every | null {
 /** A window spec that cannot be served: the text is not a duration, or the range would hold too many windows. */
 export class WindowError extends Error {}
 
+const WEEK_MS = 7 * DAY_MS
+
 /**
- * The UTC offsets of a zone over a span of time, found once with a few Intl calls (a sample a week and a
- * bisection per change), then answered by arithmetic: formatting and windowing a month at 1 Hz must not call
- * Intl per value.
+ * The UTC offsets of a zone, found lazily a week at a time (two Intl calls per week touched, and a bisection in a
+ * week holding a change) and then answered by arithmetic: formatting and windowing a month at 1 Hz must not call
+ * Intl per value, and a range of a century costs only the weeks it really touches. A zone changing its offset
+ * twice within one week would be seen as one change (no zone does).
  */
 export class ZoneClock {
-  /** Offset changes: from `at` (epoch ms) on, the offset is `off` (ms); ascending, the first at -Infinity. */
-  private readonly changes: Array<{ at: number; off: number }>
+  /** Week number → its offset at the start, and the first instant of the other offset when it changes inside. */
+  private readonly weeks = new Map<number, { off: number; at: number; next: number }>()
 
-  constructor(
-    readonly tz: string,
-    from: number,
-    to: number,
-  ) {
-    const lo = from - 40 * DAY_MS
-    const hi = to + 40 * DAY_MS
-    const changes = [{ at: -Infinity, off: zoneOffset(lo, tz) }]
-    if (tz !== 'UTC') {
-      const STEP = 7 * DAY_MS
-      let t = lo
-      let off = changes[0]!.off
-      while (t < hi) {
-        const next = Math.min(t + STEP, hi)
-        const o = zoneOffset(next, tz)
-        if (o !== off) {
-          // bisect to the first millisecond of the new offset (zone changes are on whole seconds)
-          let a = t
-          let b = next
-          while (b - a > 1000) {
-            const mid = Math.floor((a + b) / 2000) * 1000
-            if (mid <= a) break
-            if (zoneOffset(mid, tz) === off) a = mid
-            else b = mid
-          }
-          changes.push({ at: b, off: o })
-          off = o
-        }
-        t = next
-      }
-    }
-    this.changes = changes
-  }
+  constructor(readonly tz: string) {}
 
   /** The offset (ms) of the zone at instant `t`. */
   offsetAt(t: number): number {
-    const c = this.changes
-    let i = c.length - 1
-    while (i > 0 && c[i]!.at > t) i--
-    return c[i]!.off
+    if (this.tz === 'UTC') return 0
+    const k = Math.floor(t / WEEK_MS)
+    let w = this.weeks.get(k)
+    if (!w) {
+      const lo = k * WEEK_MS
+      const off = zoneOffset(lo, this.tz)
+      const next = zoneOffset(lo + WEEK_MS, this.tz)
+      let at = Infinity
+      if (next !== off) {
+        // bisect to the first second of the new offset (zone changes are on whole seconds)
+        let a = lo
+        let b = lo + WEEK_MS
+        while (b - a > 1000) {
+          const mid = Math.floor((a + b) / 2000) * 1000
+          if (mid <= a) break
+          if (zoneOffset(mid, this.tz) === off) a = mid
+          else b = mid
+        }
+        at = b
+      }
+      if (this.weeks.size > 100_000) this.weeks.clear()
+      this.weeks.set(k, (w = { off, at, next }))
+    }
+    return t >= w.at ? w.next : w.off
   }
 
   /** Wall-clock ms (local fields read as UTC) → instant; see the file comment for repeated and skipped times. */
@@ -113,7 +104,7 @@ export function windowBounds(start: number, end: number, every: string, tz: stri
   const e = parseEvery(every)
   if (!e) throw new WindowError(`not a duration like 1m, 15m, 1h, 1d or 1mo: ${every}`)
   if (end <= start) return [start, start + 1]
-  const clock = new ZoneClock(tz, start, end)
+  const clock = new ZoneClock(tz)
   const wallStart = clock.toWall(start)
   let step: (k: number) => number
   let k0: number

@@ -8,7 +8,7 @@ import { metricWire } from '../wire/metrics.ts'
 import { IngestModelRepo, type ModelPoint } from '../../store/libsql/ingest-model.ts'
 import type { Series, SeriesSlice } from '../../store/telemetry.ts'
 import { parseEvery, WindowError } from '../../store/windows.ts'
-import { RangeTimeFormatter } from '../../query/format.ts'
+import { WireTimeFormatter } from '../../query/format.ts'
 import { metricsData, type MetricSpec } from '../../query/metrics.ts'
 import { readDownsampled, readWhole, streamRaw, type RawQuery } from '../../query/original.ts'
 import { Deadline } from '../../query/deadline.ts'
@@ -52,7 +52,7 @@ function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Array> {
 const EXPORT_CHUNK_ROWS = 8192
 
 /** CSV (RFC 4180, header row) or NDJSON rows of raw values, a chunk of rows at a time. */
-async function* exportRows(slices: AsyncIterable<SeriesSlice>, format: 'csv' | 'ndjson', points: Map<string, ModelPoint>, fmt: RangeTimeFormatter) {
+async function* exportRows(slices: AsyncIterable<SeriesSlice>, format: 'csv' | 'ndjson', points: Map<string, ModelPoint>, fmt: WireTimeFormatter) {
   const csv = format === 'csv'
   if (csv) yield csvLine(['dataPointIntID', 'dataPointID', 'time', 'timestamp', 'value'])
   for await (const s of slices) {
@@ -119,7 +119,7 @@ metricType is accepted and ignored.`,
       }
       const range = rangeOf(c, query)
       const q: RawQuery = { tenantID: device.tenantID, deviceID: device.deviceID, dataPointIDs: points.map((p) => p.dataPointID), range }
-      const fmt = new RangeTimeFormatter(c.get('tz'), range.start, range.end)
+      const fmt = new WireTimeFormatter(c.get('tz'))
 
       if (query.format === 'csv' || query.format === 'ndjson') {
         const byID = new Map(points.map((p) => [p.dataPointID, p]))
@@ -192,7 +192,7 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
           },
           specs,
         ).catch((e) => translate(e, query.interval === undefined ? range.param : 'interval'))
-      const fmt = new RangeTimeFormatter(tz, range.start, range.end)
+      const fmt = new WireTimeFormatter(tz)
       const ctx = wireCtx(c)
       return c.json(
         rows.map((m) => {
