@@ -4,7 +4,8 @@
  * The service runs in this process with its real HTTP server; requests go over loopback one at a time:
  * - original_data, one data point, one day (86,400 values), whole and with maxPoints=1000;
  * - metrics_data of an aggregate metric (mean) over one day (1 h windows) and seven days (6 h windows);
- * - original_data format=csv of one data point over seven days (604,800 values): values/s.
+ * - original_data format=csv of one data point over seven days (604,800 values): values/s;
+ * - original_data format=ndjson of all ten points over seven days (6,048,000 rows): rows/s and peak RSS.
  * The ceiling of each read is the store's own call (readRaw / aggregate) in the same run.
  * BENCH_QUERY_RUNS (default 20) requests per figure after 3 warm-ups.
  */
@@ -47,6 +48,7 @@ interface Figures {
   load: { seconds: number; rate: number }
   rows: Array<{ name: string; api: { p50: number; p99: number }; store?: { p50: number; p99: number }; values: number }>
   csv: { seconds: number; values: number; rate: number; bytes: number }
+  all: { rows: number; seconds: number; mib: number; rssBefore: number; rssPeak: number }
 }
 
 async function run(name: string, env: Record<string, string>): Promise<Figures> {
@@ -120,7 +122,30 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     }
     const csvSec = (performance.now() - c0) / 1000
     if (lines !== DAYS * 86_400 + 1) throw new Error(`CSV: ${lines} lines`)
-    return { store: name, load: { seconds: loadSec, rate: values / loadSec }, rows, csv: { seconds: csvSec, values: lines - 1, rate: (lines - 1) / csvSec, bytes } }
+
+    // the whole week of all 10 points as NDJSON (6,048,000 rows): memory must stay flat while it streams
+    global.gc?.()
+    const rssBefore = process.memoryUsage().rss
+    let rssPeak = rssBefore
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50)
+    const a0 = performance.now()
+    const all = await fetch(`${svc.url}/api/v1/original_data?${dev}&${week}&format=ndjson`, { headers: auth })
+    let allRows = 0
+    let allBytes = 0
+    for await (const chunk of all.body!) {
+      allBytes += chunk.length
+      for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) allRows++
+    }
+    clearInterval(sampler)
+    const allSec = (performance.now() - a0) / 1000
+    if (allRows !== values) throw new Error(`NDJSON: ${allRows} rows`)
+    return {
+      store: name,
+      load: { seconds: loadSec, rate: values / loadSec },
+      rows,
+      csv: { seconds: csvSec, values: lines - 1, rate: (lines - 1) / csvSec, bytes },
+      all: { rows: allRows, seconds: allSec, mib: allBytes / 2 ** 20, rssBefore: rssBefore / 2 ** 20, rssPeak: rssPeak / 2 ** 20 },
+    }
   } finally {
     await svc.close()
     rmSync(dir, { recursive: true, force: true })
@@ -154,6 +179,7 @@ for (const f of results) {
     ),
   )
   console.log(`\nCSV export, 1 point x 7 days: ${fmt(f.csv.values)} values in ${f.csv.seconds.toFixed(2)} s = ${fmt(f.csv.rate)} values/s (${(f.csv.bytes / 2 ** 20).toFixed(1)} MiB)`)
+  console.log(`NDJSON export, 10 points x 7 days: ${fmt(f.all.rows)} rows (${f.all.mib.toFixed(0)} MiB) in ${f.all.seconds.toFixed(1)} s = ${fmt(f.all.rows / f.all.seconds)} rows/s; RSS ${f.all.rssBefore.toFixed(0)} MiB before, peak ${f.all.rssPeak.toFixed(0)} MiB while streaming`)
 }
 const e = embedded.rows
 console.log('\nGoals (embedded store):')
