@@ -33,7 +33,7 @@ import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
 import { lowerBound, Memtable, mergeRuns } from './telemetry-memtable.ts'
 import { countChunks, newestInChunks, readChunks } from './telemetry-read.ts'
-import { aggregateSorted, windowBounds } from '../windows.ts'
+import { WindowAggregator, windowBounds } from '../windows.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -159,13 +159,18 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return out
   }
 
-  /** Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics). */
+  /**
+   * Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics), read a day at a
+   * time into running aggregators: a month of ten points at 1 Hz never sits in memory.
+   */
   async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
     const bounds = windowBounds(range.start, range.end, window.every, window.tz)
-    const raw = await this.readRaw(range)
-    const out = new Map<string, Series>()
-    for (const [dp, s] of raw) out.set(dp, aggregateSorted(s.time, s.value, bounds, fn))
-    return out
+    const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
+    for (let t = range.start; t < range.end; t += STREAM_SLICE_MS) {
+      const part = await this.readRaw({ ...range, start: t, end: Math.min(t + STREAM_SLICE_MS, range.end) })
+      for (const [dp, s] of part) aggs.get(dp)!.add(s.time, s.value)
+    }
+    return new Map([...aggs].map(([dp, a]) => [dp, a.result()]))
   }
 
   /**

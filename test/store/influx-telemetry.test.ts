@@ -130,6 +130,22 @@ function storeSuite(opts: InfluxOptions) {
     assert.equal((await store.latest(`${t}" or true or "`, 'plain')).size, 0)
   })
 
+  s('aggregate and count with hostile ids, windows and zones :: harmless; bad windows and functions refused before Flux', async ({ store }) => {
+    const t = newTenant()
+    const device = 'x") |> drop() //'
+    const point = 'p" or r.point != "'
+    await store.write([pt(t, device, point, 1000, 4), pt(t, device, point, 2000, 6), pt(t, 'plain', 'p', 1000, 100)])
+    const range = { tenantID: t, deviceID: device, dataPointIDs: [point], start: 0, end: 3_600_000 }
+    assert.equal((await store.aggregate(range, 'sum', { every: '1h', tz: 'UTC' })).get(point), { time: [0], value: [10] })
+    assert.is(await store.count(range), 2)
+    assert.is(await store.count({ ...range, deviceID: 'plain" or r.device != "', dataPointIDs: ['p'] }), 0)
+    for (const every of ['1h) |> drop(', '1h, fn: sum', '', '1w'])
+      await rejects(store.aggregate(range, 'sum', { every, tz: 'UTC' }), Error, /duration/)
+    await rejects(store.aggregate(range, 'drop' as never, { every: '1h', tz: 'UTC' }), TypeError, /not an aggregate/)
+    // a zone name is a Flux string literal: a quoted one is just an unknown zone, which Flux refuses
+    await rejects(store.aggregate(range, 'sum', { every: '1h', tz: 'UTC") |> drop() //' }), Error)
+  })
+
   s('deleteDevice :: removes only that device of that tenant, over all time', async ({ store }) => {
     const t = newTenant()
     const other = newTenant()
