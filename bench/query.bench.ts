@@ -167,7 +167,7 @@ for (const f of results) {
   console.log(`\n### ${f.store} store: ${fmt(DAYS * 86_400 * POINTS)} values loaded in ${f.load.seconds.toFixed(1)} s (${fmt(f.load.rate)} values/s)\n`)
   console.log(
     table(
-      ['query', 'API p50 ms', 'API p99 ms', 'store call p50 ms', 'API / store p50', ...(f === embedded ? [] : ['p50 vs embedded'])],
+      ['query', 'API p50 ms', 'API p99 ms', 'store call p50 ms', 'store / API p50', ...(f === embedded ? [] : ['p50 vs embedded'])],
       f.rows.map((row, i) => [
         row.name,
         ms(row.api.p50),

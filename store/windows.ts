@@ -165,11 +165,12 @@ export class WindowAggregator {
     private readonly fn: Fn,
   ) {}
 
-  add(time: ArrayLike<number>, value: ArrayLike<unknown>) {
+  /** Adds time-ascending values (those of indexes [from, to) when given). */
+  add(time: ArrayLike<number>, value: ArrayLike<unknown>, from = 0, to = time.length) {
     const { bounds, fn } = this
     const first = bounds[0]!
     const last = bounds[bounds.length - 1]!
-    for (let i = 0; i < time.length; i++) {
+    for (let i = from; i < to; i++) {
       const t = time[i]!
       const v = value[i]
       if (typeof v !== 'number' || t < first || t >= last) continue
@@ -184,6 +185,26 @@ export class WindowAggregator {
       else this.acc += v
       this.n++
     }
+  }
+
+  /**
+   * Adds a block of values summarised by their min, max, sum and count, all inside the window holding `t` and
+   * later than everything added before (a stored chunk of an hour that lies in one window).
+   */
+  addStats(t: number, min: number, max: number, sum: number, count: number) {
+    const { bounds, fn } = this
+    if (count === 0 || t < bounds[0]! || t >= bounds[bounds.length - 1]!) return
+    if (t >= this.hi) {
+      this.emit()
+      this.w = windowIndex(bounds, t, Math.max(this.w, 0))
+      this.hi = bounds[this.w + 1]!
+    }
+    const v = fn === 'max' ? max : fn === 'min' ? min : sum
+    if (this.n === 0) this.acc = v
+    else if (fn === 'max') this.acc = v > this.acc ? v : this.acc
+    else if (fn === 'min') this.acc = v < this.acc ? v : this.acc
+    else this.acc += v
+    this.n += count
   }
 
   /** The windows aggregated so far (call once, after the last add). */

@@ -9,7 +9,7 @@
  * Chunk (one row per series and hour bucket): `times` is either [t0, step] (16 bytes: a regular series, any n ≥ 2)
  * or delta-encoded [t0, t1 - t0, t2 - t1, ...] as Float64 (exact for integer milliseconds); `vals` is the Float64
  * bytes of the values when all are numbers (kind 0), else the JSON array of the values (kind 1: keeps strings,
- * booleans and numbers apart).
+ * booleans and numbers apart). Beside the blobs a chunk row keeps min, max, sum and count of its numbers.
  */
 import type { TelemetryValue } from '../telemetry.ts'
 
@@ -70,6 +70,14 @@ export function decodeWal(blob: ArrayBuffer): WalBatch {
   return { seriesIds, times, values }
 }
 
+/** Min, max, sum and count of a chunk's numeric values (count 0: none), so aggregates can skip decoding it. */
+export interface ChunkStats {
+  min: number
+  max: number
+  sum: number
+  count: number
+}
+
 /** An encoded chunk ready for INSERT. */
 export interface EncodedChunk {
   n: number
@@ -78,6 +86,7 @@ export interface EncodedChunk {
   kind: number
   times: Uint8Array
   vals: Uint8Array
+  stats: ChunkStats
 }
 
 /** Encodes sorted, duplicate-free times and their values (from index `from`, `n` of them). */
@@ -94,14 +103,26 @@ export function encodeChunk(times: ArrayLike<number>, values: ArrayLike<Telemetr
     for (let i = 1; i < n; i++) t[i] = times[from + i]! - times[from + i - 1]!
   }
   let numeric = true
-  for (let i = from; numeric && i < from + n; i++) numeric = typeof values[i] === 'number'
+  const stats: ChunkStats = { min: Infinity, max: -Infinity, sum: 0, count: 0 }
+  for (let i = from; i < from + n; i++) {
+    const v = values[i]
+    if (typeof v !== 'number') {
+      numeric = false
+      continue
+    }
+    if (v < stats.min) stats.min = v
+    if (v > stats.max) stats.max = v
+    stats.sum += v
+    stats.count++
+  }
   let vals: Uint8Array
   if (numeric) {
     const f = new Float64Array(n)
     for (let i = 0; i < n; i++) f[i] = values[from + i] as number
     vals = new Uint8Array(f.buffer)
   } else vals = Buffer.from(JSON.stringify(Array.prototype.slice.call(values, from, from + n)))
-  return { n, tStart: t0, tEnd: times[from + n - 1]!, kind: numeric ? KIND_F64 : KIND_JSON, times: new Uint8Array(t.buffer), vals }
+  if (stats.count === 0) stats.min = stats.max = 0
+  return { n, tStart: t0, tEnd: times[from + n - 1]!, kind: numeric ? KIND_F64 : KIND_JSON, times: new Uint8Array(t.buffer), vals, stats }
 }
 
 /** Decodes the times of a chunk. */

@@ -11,7 +11,8 @@ import type { EncodedChunk } from './telemetry-codec.ts'
 export const BUCKET_MS = 3_600_000
 export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
 
-export const SCHEMA_VERSION = 1
+/** 1: chunks without statistics; 2: chunks keep vmin, vmax, vsum, vcnt (null in rows written by version 1). */
+export const SCHEMA_VERSION = 2
 
 /**
  * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
@@ -27,10 +28,13 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS wal (id INTEGER PRIMARY KEY, data BLOB NOT NULL)',
   `CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, t_start INTEGER NOT NULL,
      t_end INTEGER NOT NULL, n INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, times BLOB NOT NULL,
-     vals BLOB NOT NULL)`,
+     vals BLOB NOT NULL, vmin REAL, vmax REAL, vsum REAL, vcnt INTEGER)`,
   'CREATE INDEX IF NOT EXISTS chunks_series_start ON chunks (series_id, t_start)',
   `INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('seq', 0)`,
 ]
+
+/** Version 1 files get the statistics columns; their old chunks keep nulls there and are decoded when aggregated. */
+const UPGRADE_TO_2 = ['vmin REAL', 'vmax REAL', 'vsum REAL', 'vcnt INTEGER'].map((c) => `ALTER TABLE chunks ADD COLUMN ${c}`)
 
 /** Opens the file (creating its directory), applies the settings and the schema, refuses a newer schema. */
 export async function openTelemetryClient(url: string): Promise<Client> {
@@ -45,6 +49,7 @@ export async function openTelemetryClient(url: string): Promise<Client> {
     const v = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'")
     const version = Number(v.rows[0]?.value)
     if (version > SCHEMA_VERSION) throw new Error(`telemetry database ${url} has schema ${version}, newer than ${SCHEMA_VERSION}`)
+    if (version < 2) await client.batch([...UPGRADE_TO_2, "UPDATE meta SET value = 2 WHERE key = 'schema_version'"], 'write')
     return client
   } catch (e) {
     client.close()
@@ -116,9 +121,11 @@ export function insertChunks(chunks: ReadonlyArray<{ seriesId: number; chunk: En
   for (let i = 0; i < chunks.length; i += ROWS_PER_INSERT) {
     const part = chunks.slice(i, i + ROWS_PER_INSERT)
     out.push({
-      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals)
-            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-      args: part.flatMap(({ seriesId, chunk: c }) => [seriesId, c.tStart, c.tEnd, c.n, seq, c.kind, c.times, c.vals]),
+      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt)
+            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      args: part.flatMap(({ seriesId, chunk: c }) => [
+        seriesId, c.tStart, c.tEnd, c.n, seq, c.kind, c.times, c.vals, c.stats.min, c.stats.max, c.stats.sum, c.stats.count,
+      ]),
     })
   }
   return out

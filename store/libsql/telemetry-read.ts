@@ -5,6 +5,7 @@
  */
 import type { Client, Row } from '@libsql/client'
 import type { LastValue } from '../telemetry.ts'
+import type { ChunkStats } from './telemetry-codec.ts'
 import { decodeTimes, decodeValues, lastValue } from './telemetry-codec.ts'
 import { BUCKET_MS, bucketOf, marks } from './telemetry-db.ts'
 import { clip, type Run } from './telemetry-memtable.ts'
@@ -72,4 +73,41 @@ export async function countChunks(client: Client, ids: readonly number[], start:
   let n = Number(inside!.rows[0]![0])
   for (const r of edges!.rows) for (const t of decodeTimes(r[1] as ArrayBuffer, Number(r[0]))) if (t >= start && t < end) n++
   return n
+}
+
+/** A chunk as an aggregate sees it: its statistics alone (blobs not read), or its values. */
+export interface AggregateChunk {
+  seriesId: number
+  /** Start of the chunk's hour bucket. */
+  bucket: number
+  /** Set when the chunk is the only one of its bucket, the bucket lies wholly in the range and has statistics. */
+  stats?: ChunkStats
+  /** The values (clipped to the range) otherwise. */
+  run?: Run
+}
+
+/**
+ * The chunks of some series overlapping [start, end), in one query (one consistent snapshot), for aggregates: a
+ * bucket wholly inside the range whose only chunk has statistics comes back as those statistics, without its
+ * blobs; every other chunk with its values. Oldest seq first, as readChunks.
+ */
+export async function readChunksForAggregate(client: Client, ids: readonly number[], start: number, end: number): Promise<AggregateChunk[]> {
+  const bucket = `(t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS})`
+  const rs = await client.execute({
+    sql: `SELECT series_id, b, n, kind, vmin, vmax, vsum, vcnt, summary, CASE WHEN summary THEN NULL ELSE times END,
+            CASE WHEN summary THEN NULL ELSE vals END
+          FROM (SELECT *, ${bucket} AS b, (count(*) OVER (PARTITION BY series_id, ${bucket}) = 1 AND vcnt IS NOT NULL
+                  AND ${bucket} >= ? AND ${bucket} + ${BUCKET_MS} <= ?) AS summary
+                FROM chunks WHERE series_id IN (${marks(ids.length)}) AND t_start >= ? AND t_start < ? AND t_end >= ?)
+          ORDER BY seq, id`,
+    args: [start, end, ...ids, bucketOf(start), end, start],
+  })
+  return rs.rows.map((r) => {
+    const seriesId = Number(r[0])
+    const b = Number(r[1])
+    if (Number(r[8])) return { seriesId, bucket: b, stats: { min: Number(r[4]), max: Number(r[5]), sum: Number(r[6]), count: Number(r[7]) } }
+    const n = Number(r[2])
+    const run = { time: decodeTimes(r[9] as ArrayBuffer, n), value: decodeValues(r[10] as ArrayBuffer, n, Number(r[3])) }
+    return { seriesId, bucket: b, run: clip(run, start, end) }
+  })
 }

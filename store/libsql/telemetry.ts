@@ -32,8 +32,8 @@ import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetr
 import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
 import { lowerBound, Memtable, mergeRuns } from './telemetry-memtable.ts'
-import { countChunks, newestInChunks, readChunks } from './telemetry-read.ts'
-import { WindowAggregator, windowBounds } from '../windows.ts'
+import { countChunks, newestInChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
+import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -146,8 +146,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
     const out = new Map<string, Series>()
     for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
-    const dev = this.devices.get(deviceKey(range.tenantID, range.deviceID))
-    const wanted = [...new Set(range.dataPointIDs)].flatMap((dp) => (dev?.has(dp) ? [[dp, dev.get(dp)!] as const] : []))
+    const wanted = this.seriesOf(range)
     if (wanted.length === 0 || range.start >= range.end) return out
     // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
     const mem = new Map(wanted.map(([, id]) => [id, this.memtable.get(id)?.slice(range.start, range.end)]))
@@ -160,17 +159,53 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   }
 
   /**
-   * Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics), read a day at a
-   * time into running aggregators: a month of ten points at 1 Hz never sits in memory.
+   * Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics), a day at a time
+   * into running aggregators (a month of ten points at 1 Hz never sits in memory). When every window is made of
+   * whole hours, a past hour stored as one chunk counts by the min/max/sum/count kept beside it, without decoding
+   * its values; hours with several chunks, rewrites still in the memtable or cut by the range are decoded.
    */
   async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
     const bounds = windowBounds(range.start, range.end, window.every, window.tz)
     const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
+    const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
     for (let t = range.start; t < range.end; t += STREAM_SLICE_MS) {
-      const part = await this.readRaw({ ...range, start: t, end: Math.min(t + STREAM_SLICE_MS, range.end) })
-      for (const [dp, s] of part) aggs.get(dp)!.add(s.time, s.value)
+      const slice = { ...range, start: t, end: Math.min(t + STREAM_SLICE_MS, range.end) }
+      if (hourly) await this.aggregateSlice(slice, bounds, aggs)
+      else for (const [dp, s] of await this.readRaw(slice)) aggs.get(dp)!.add(s.time, s.value)
     }
     return new Map([...aggs].map(([dp, a]) => [dp, a.result()]))
+  }
+
+  /** One slice of aggregate(), using chunk statistics where they are exact (see aggregate). */
+  private async aggregateSlice(range: SeriesRange, bounds: readonly number[], aggs: Map<string, WindowAggregator>) {
+    const wanted = this.seriesOf(range)
+    if (wanted.length === 0) return
+    // the memtable first, as readRaw: a flush committing meanwhile only adds chunks of values we already hold
+    const mem = new Map(wanted.map(([, id]) => [id, this.memtable.get(id)?.slice(range.start, range.end)]))
+    const chunks = await readChunksForAggregate(this.client, wanted.map(([, id]) => id), range.start, range.end)
+    for (const [dp, id] of wanted) {
+      const agg = aggs.get(dp)!
+      const mine = chunks.filter((c) => c.seriesId === id)
+      const m = mem.get(id)
+      const summaries = mine.filter((c) => c.stats).sort((x, y) => x.bucket - y.bucket)
+      const exact = summaries.every(
+        (c) => windowIndex(bounds, c.bucket) === windowIndex(bounds, c.bucket + BUCKET_MS - 1) && !(m && holdsAny(m.time, c.bucket, c.bucket + BUCKET_MS)),
+      )
+      if (!exact) {
+        const s = (await this.readRaw({ ...range, dataPointIDs: [dp] })).get(dp)!
+        agg.add(s.time, s.value)
+        continue
+      }
+      const merged = mergeRuns([...mine.flatMap((c) => (c.run ? [c.run] : [])), ...(m ? [m] : [])])
+      let i = 0
+      for (const c of summaries) {
+        const j = lowerBound(merged.time, c.bucket, i)
+        agg.add(merged.time, merged.value, i, j)
+        agg.addStats(c.bucket, c.stats!.min, c.stats!.max, c.stats!.sum, c.stats!.count)
+        i = j
+      }
+      agg.add(merged.time, merged.value, i)
+    }
   }
 
   /**
@@ -179,7 +214,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
    * this is an upper bound (good for refusing too large reads).
    */
   async count(range: SeriesRange): Promise<number> {
-    const ids = this.seriesIds(range)
+    const ids = this.seriesOf(range).map(([, id]) => id)
     if (ids.length === 0 || range.start >= range.end) return 0
     let n = 0
     for (const id of ids) n += this.memtable.get(id)?.slice(range.start, range.end).time.length ?? 0
@@ -197,10 +232,10 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     }
   }
 
-  /** The series ids of the range's data points that have any. */
-  private seriesIds(range: SeriesRange): number[] {
+  /** [dataPointID, series id] of the range's data points that have a series, each once. */
+  private seriesOf(range: SeriesRange): Array<readonly [string, number]> {
     const dev = this.devices.get(deviceKey(range.tenantID, range.deviceID))
-    return [...new Set(range.dataPointIDs)].flatMap((dp) => (dev?.has(dp) ? [dev.get(dp)!] : []))
+    return [...new Set(range.dataPointIDs)].flatMap((dp) => (dev?.has(dp) ? [[dp, dev.get(dp)!] as const] : []))
   }
 
   /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
@@ -374,6 +409,12 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       this.ticking = false
     }
   }
+}
+
+/** True when the ascending `times` hold a value in [from, to). */
+function holdsAny(times: readonly number[], from: number, to: number): boolean {
+  const i = lowerBound(times, from)
+  return i < times.length && times[i]! < to
 }
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */

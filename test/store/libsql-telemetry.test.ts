@@ -8,6 +8,7 @@ import { createClient } from '@libsql/client'
 import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/libsql/telemetry.ts'
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
 import { telemetryContract } from './telemetry.contract.ts'
+import { aggregateSorted, windowBounds } from '../../store/windows.ts'
 import { BASE, MAX_BATCHES, PER_BATCH, batch } from './libsql-telemetry-child.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-telemetry-'))
@@ -19,6 +20,7 @@ const contractUrl = newUrl()
 telemetryContract('libsql', () => LibsqlTelemetryStore.open({ url: contractUrl }))
 
 const HOUR = 3_600_000
+const DAY_MS = 24 * HOUR
 const open = (url: string, o: Partial<LibsqlTelemetryOptions> = {}) => LibsqlTelemetryStore.open({ url, flushIntervalMs: 0, ...o })
 const pts = (deviceID: string, dp: string, rows: Array<[number, TelemetryValue]>): TelemetryPoint[] =>
   rows.map(([time, value]) => ({ tenantID: 't1', productID: 'p', deviceID, dataPointID: dp, time, value }))
@@ -246,6 +248,71 @@ t('memtable over flushPoints :: flushed to chunks without a timer, WAL emptied',
   await s.write(pts('d', 'x', [[BASE + 500, 1]])) // queued behind the flush the first write triggered
   assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1)
   assert.is(await raw(url, 'SELECT count(*) FROM wal'), 1)
+  await s.close()
+})
+
+/**
+ * The reference for aggregates: windows over the raw values (store/windows.ts), no chunk statistics.
+ * Sums and means may differ from the store's in the last bits (a chunk's sum is added as one number).
+ */
+async function assertAggregatesMatch(s: LibsqlTelemetryStore, label: string, seed: number) {
+  let x = seed
+  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+  const cases: Array<[string, string]> = [['1h', 'UTC'], ['2h', 'UTC'], ['6h', 'Europe/Berlin'], ['1d', 'Europe/Berlin'], ['1h', 'Asia/Kolkata'], ['15m', 'UTC'], ['1mo', 'UTC']]
+  for (let k = 0; k < 40; k++) {
+    const start = AGG_BASE - 6 * HOUR + Math.floor(rnd() * 80) * 1_800_000 + (rnd() < 0.3 ? Math.floor(rnd() * 1e6) : 0)
+    const end = start + Math.floor(rnd() * 60 + 1) * HOUR + (rnd() < 0.3 ? Math.floor(rnd() * 1e6) : 0)
+    const [every, tz] = cases[k % cases.length]!
+    const range = { tenantID: 't1', deviceID: 'agg', dataPointIDs: ['a', 'b', 'none'], start, end }
+    const raw = await s.readRaw(range)
+    const bounds = windowBounds(start, end, every, tz)
+    for (const fn of ['max', 'min', 'mean', 'sum'] as const) {
+      const got = await s.aggregate(range, fn, { every, tz })
+      for (const dp of ['a', 'b', 'none']) {
+        const want = aggregateSorted(raw.get(dp)!.time, raw.get(dp)!.value, bounds, fn)
+        const have = got.get(dp)!
+        const what = `${label}: ${fn} ${dp} ${every} ${tz} [${start}, ${end})`
+        assert.equal(have.time, want.time, what)
+        have.value.forEach((v, i) => assert.ok(Math.abs((v as number) - want.value[i]!) <= 1e-9 * Math.max(1, Math.abs(want.value[i]!)), `${what} #${i}: ${v} vs ${want.value[i]}`))
+      }
+    }
+  }
+}
+
+const AGG_BASE = Date.UTC(2026, 2, 28)
+
+t('aggregate with chunk statistics :: equals windows over the raw values, through flushes, compaction, rewrites and an old file', async () => {
+  const url = newUrl()
+  let s = await open(url)
+  // three days of `a` every 10 s (numbers), `b` every minute (numbers with some strings)
+  const a: Array<[number, TelemetryValue]> = []
+  const b: Array<[number, TelemetryValue]> = []
+  for (let t = AGG_BASE - DAY_MS; t < AGG_BASE + 2 * DAY_MS; t += 10_000) a.push([t, Math.round(Math.sin(t / 7e6) * 1000) / 8])
+  for (let t = AGG_BASE - DAY_MS; t < AGG_BASE + 2 * DAY_MS; t += 60_000) b.push([t, t % 7 === 0 ? 'x' : (t / 60_000) % 113])
+  await s.write([...pts('agg', 'a', a), ...pts('agg', 'b', b)])
+  await assertAggregatesMatch(s, 'memtable only', 1)
+  await s.flush()
+  await s.compact(true)
+  await assertAggregatesMatch(s, 'one chunk per hour', 2)
+  // rewrites: some into compacted hours (memtable), then flushed as second chunks of those hours
+  await s.write(pts('agg', 'a', [[AGG_BASE + 5 * HOUR + 10_000, 1e6], [AGG_BASE + 30 * HOUR, -1e6], [AGG_BASE + 30 * HOUR + 5, 3]]))
+  await assertAggregatesMatch(s, 'rewrites in the memtable', 3)
+  await s.flush()
+  await assertAggregatesMatch(s, 'hours with two chunks', 4)
+  await s.close()
+  // an old (schema 1) file: no statistics columns; reopening adds them, its chunks are decoded
+  const c = createClient({ url })
+  for (const col of ['vmin', 'vmax', 'vsum', 'vcnt']) await c.execute(`ALTER TABLE chunks DROP COLUMN ${col}`)
+  await c.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
+  c.close()
+  s = await open(url)
+  assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 2)
+  const old = await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')
+  assert.is(old, await raw(url, 'SELECT count(*) FROM chunks'))
+  await assertAggregatesMatch(s, 'schema 1 chunks', 5)
+  await s.compact(true)
+  assert.ok(await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL') < old, 'merged hours get statistics')
+  await assertAggregatesMatch(s, 'after compaction', 6)
   await s.close()
 })
 
