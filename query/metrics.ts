@@ -35,6 +35,20 @@ export interface MetricSpec {
   updateAt: unknown
 }
 
+/** A stored metric row (store/libsql/metrics.ts columns) as metricsData needs it. */
+export function metricSpecOf(m: Record<string, unknown>): MetricSpec {
+  const int = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+  return {
+    id: Number(m.id),
+    metricType: Number(m.metricType),
+    dataPointID: String(m.dataPointID),
+    expressions: typeof m.expressions === 'string' ? m.expressions : null,
+    aggregateType: int(m.aggregateType),
+    aggregateData: int(m.aggregateData),
+    updateAt: m.updateAt,
+  }
+}
+
 export interface MetricsQuery {
   tenantID: string
   deviceID: string

@@ -5,7 +5,7 @@
 import type { Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
 import { Downsampler } from './downsample.ts'
 import { NO_DEADLINE, type Budget } from './deadline.ts'
-import { QueryRangeError, type QueryRange } from './range.ts'
+import { QueryParamError, type QueryRange } from './range.ts'
 
 export interface RawQuery {
   tenantID: string
@@ -24,13 +24,26 @@ const seriesRange = (q: RawQuery): SeriesRange => ({
   end: q.range.end,
 })
 
+/**
+ * The data points a `dataPointID` comma list names, in the product's order (all of them when absent); an id that
+ * is not one of `all` is a QueryParamError naming dataPointID.
+ */
+export function selectPoints<P extends { dataPointID: string }>(all: readonly P[], list: string | undefined): P[] {
+  if (list === undefined) return [...all]
+  const wanted = new Set(list.split(',').map((s) => s.trim()).filter(Boolean))
+  const known = new Set(all.map((p) => p.dataPointID))
+  const unknown = [...wanted].filter((id) => !known.has(id))
+  if (unknown.length) throw new QueryParamError({ dataPointID: `not a data point of the device's product: ${unknown.slice(0, 10).join(', ')}` })
+  return all.filter((p) => wanted.has(p.dataPointID))
+}
+
 /** Refuses a range holding more than `limit` raw values, naming the range parameter and the ways out. */
 export async function checkRawSize(store: TelemetryStore, q: RawQuery, limit: number, hint: string) {
   const budget = q.budget ?? NO_DEADLINE
   const n = await budget.race(store.count(seriesRange(q)))
   budget.check()
   if (n > limit)
-    throw new QueryRangeError({
+    throw new QueryParamError({
       [q.range.param]: `the range holds ${n} values, more than the limit of ${limit} (QUERY_MAX_POINTS): narrow it, ${hint}`,
     })
 }

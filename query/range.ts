@@ -34,8 +34,8 @@ export interface QueryRange {
   window: string
 }
 
-/** A range that cannot be served, with the parameter at fault. */
-export class QueryRangeError extends Error {
+/** A query parameter that cannot be served (a range, a data point), with the parameter at fault. */
+export class QueryParamError extends Error {
   constructor(readonly errors: FieldErrors) {
     super(Object.values(errors).join('; '))
   }
@@ -63,7 +63,7 @@ function windowForSpan(span: number): string {
   return DEFAULT_WINDOW.month
 }
 
-/** Resolves the range parameters against `now` in `tz`; throws QueryRangeError naming every bad parameter. */
+/** Resolves the range parameters against `now` in `tz`; throws QueryParamError naming every bad parameter. */
 export function resolveRange(p: RangeParams, tz: string, now: number): QueryRange {
   const errors: FieldErrors = {}
   const unit = (p.time_unit ?? 'day') as TimeUnit
@@ -78,13 +78,13 @@ export function resolveRange(p: RangeParams, tz: string, now: number): QueryRang
   const start = time('startTime')
   const endAt = time('endTime')
   if (start !== undefined && endAt !== undefined && start > endAt) errors.startTime = 'must not be after endTime'
-  if (Object.keys(errors).length) throw new QueryRangeError(errors)
+  if (Object.keys(errors).length) throw new QueryParamError(errors)
 
   if (start === undefined && endAt === undefined) {
     return { start: unitBefore(now, unit, tz), end: now + 1, param: 'time_unit', window: DEFAULT_WINDOW[unit] }
   }
   const end = endAt === undefined ? now + 1 : Math.floor(endAt / 1000) * 1000 + 1000
   const from = start ?? unitBefore(end, unit, tz)
-  if (from >= end) throw new QueryRangeError({ startTime: 'must be before endTime (and not in the future when endTime is not given)' })
+  if (from >= end) throw new QueryParamError({ startTime: 'must be before endTime (and not in the future when endTime is not given)' })
   return { start: from, end, param: 'startTime', window: p.time_unit ? DEFAULT_WINDOW[unit] : windowForSpan(end - from) }
 }

@@ -9,8 +9,8 @@
  *   rows in the same transaction. Compaction (telemetry-compact.ts) later merges an hour's chunks into one.
  * - Start-up replays the WAL into the memtable. A crash between any two steps leaves every acknowledged value
  *   either in the WAL or in chunks (both atomically switched), so it reads back after restart.
- * - Reads take the memtable's values first, then the chunks in one query, and merge them: time ascending, the
- *   later write winning at equal times (memtable over chunks, higher seq over lower).
+ * - Reads (telemetry-query.ts) take the memtable's values first, then the chunks in one query, and merge them:
+ *   time ascending, the later write winning at equal times (memtable over chunks, higher seq over lower).
  *
  * Why chunks: reading 86,400 rows through @libsql/client costs ~540 ms (BASELINES.md); 24 hour chunks of Float64
  * bytes decode in a few ms. One process owns the file: two stores on one file would allocate the same series ids.
@@ -31,9 +31,9 @@ import type {
 import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetry-codec.ts'
 import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
-import { lowerBound, Memtable, mergeRuns } from './telemetry-memtable.ts'
-import { countChunks, newestInChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
-import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
+import { lowerBound, Memtable } from './telemetry-memtable.ts'
+import { newestInChunks } from './telemetry-read.ts'
+import { TelemetryReads } from './telemetry-query.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -63,8 +63,6 @@ export const TELEMETRY_DEFAULTS = {
 
 /** Buckets compacted per lock hold: writes get the lock in between. */
 const COMPACT_STEP = 32
-/** stream() reads this much time per slice. */
-const STREAM_SLICE_MS = 86_400_000
 /** A group of coalesced write() calls stops growing at this many values. */
 const MAX_GROUP_POINTS = 200_000
 interface Call {
@@ -93,13 +91,16 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   private ticking = false
   private flushQueued = false
   private closed = false
+  private readonly reads: TelemetryReads
 
   private constructor(
     private readonly client: Client,
     private readonly opts: Required<LibsqlTelemetryOptions>,
     private nextSeriesId: number,
     private seq: number,
-  ) {}
+  ) {
+    this.reads = new TelemetryReads({ client, memtable: () => this.memtable, seriesOf: (range) => this.seriesOf(range) })
+  }
 
   /** Opens (or creates) the store file, replays its WAL and starts the flusher. */
   static async open(options: LibsqlTelemetryOptions): Promise<LibsqlTelemetryStore> {
@@ -143,93 +144,23 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   }
 
   /** Raw values per data point in [start, end), time ascending, the last write winning at equal times. */
-  async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
-    const out = new Map<string, Series>()
-    for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
-    const wanted = this.seriesOf(range)
-    if (wanted.length === 0 || range.start >= range.end) return out
-    // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
-    const mem = new Map(wanted.map(([, id]) => [id, this.memtable.get(id)?.slice(range.start, range.end)]))
-    const runs = await readChunks(this.client, wanted.map(([, id]) => id), range.start, range.end)
-    for (const [dp, id] of wanted) {
-      const m = mem.get(id)
-      out.set(dp, mergeRuns(m ? [...runs.get(id)!, m] : runs.get(id)!))
-    }
-    return out
+  readRaw(range: SeriesRange): Promise<Map<string, Series>> {
+    return this.reads.readRaw(range)
   }
 
-  /**
-   * Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics), a day at a time
-   * into running aggregators (a month of ten points at 1 Hz never sits in memory). When every window is made of
-   * whole hours, a past hour stored as one chunk counts by the min/max/sum/count kept beside it, without decoding
-   * its values; hours with several chunks, rewrites still in the memtable or cut by the range are decoded.
-   */
-  async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
-    const bounds = windowBounds(range.start, range.end, window.every, window.tz)
-    const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
-    const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
-    for (let t = range.start; t < range.end; t += STREAM_SLICE_MS) {
-      const slice = { ...range, start: t, end: Math.min(t + STREAM_SLICE_MS, range.end) }
-      if (hourly) await this.aggregateSlice(slice, bounds, aggs)
-      else for (const [dp, s] of await this.readRaw(slice)) aggs.get(dp)!.add(s.time, s.value)
-    }
-    return new Map([...aggs].map(([dp, a]) => [dp, a.result()]))
+  /** Per-window aggregates (store/windows.ts semantics), from chunk statistics where exact (telemetry-query.ts). */
+  aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+    return this.reads.aggregate(range, fn, window)
   }
 
-  /** One slice of aggregate(), using chunk statistics where they are exact (see aggregate). */
-  private async aggregateSlice(range: SeriesRange, bounds: readonly number[], aggs: Map<string, WindowAggregator>) {
-    const wanted = this.seriesOf(range)
-    if (wanted.length === 0) return
-    // the memtable first, as readRaw: a flush committing meanwhile only adds chunks of values we already hold
-    const mem = new Map(wanted.map(([, id]) => [id, this.memtable.get(id)?.slice(range.start, range.end)]))
-    const chunks = await readChunksForAggregate(this.client, wanted.map(([, id]) => id), range.start, range.end)
-    for (const [dp, id] of wanted) {
-      const agg = aggs.get(dp)!
-      const mine = chunks.filter((c) => c.seriesId === id)
-      const m = mem.get(id)
-      const summaries = mine.filter((c) => c.stats).sort((x, y) => x.bucket - y.bucket)
-      const exact = summaries.every(
-        (c) => windowIndex(bounds, c.bucket) === windowIndex(bounds, c.bucket + BUCKET_MS - 1) && !(m && holdsAny(m.time, c.bucket, c.bucket + BUCKET_MS)),
-      )
-      if (!exact) {
-        const s = (await this.readRaw({ ...range, dataPointIDs: [dp] })).get(dp)!
-        agg.add(s.time, s.value)
-        continue
-      }
-      const merged = mergeRuns([...mine.flatMap((c) => (c.run ? [c.run] : [])), ...(m ? [m] : [])])
-      let i = 0
-      for (const c of summaries) {
-        const j = lowerBound(merged.time, c.bucket, i)
-        agg.add(merged.time, merged.value, i, j)
-        agg.addStats(c.bucket, c.stats!.min, c.stats!.max, c.stats!.sum, c.stats!.count)
-        i = j
-      }
-      agg.add(merged.time, merged.value, i)
-    }
+  /** How many values the range holds (an upper bound until compaction merges rewrites; see telemetry-query.ts). */
+  count(range: SeriesRange): Promise<number> {
+    return this.reads.count(range)
   }
 
-  /**
-   * How many values the range holds: chunks wholly inside by their stored counts, the edge chunks by their times,
-   * plus the memtable. A value rewritten at the same time counts twice until compaction merges its chunks, so
-   * this is an upper bound (good for refusing too large reads).
-   */
-  async count(range: SeriesRange): Promise<number> {
-    const ids = this.seriesOf(range).map(([, id]) => id)
-    if (ids.length === 0 || range.start >= range.end) return 0
-    let n = 0
-    for (const id of ids) n += this.memtable.get(id)?.slice(range.start, range.end).time.length ?? 0
-    return n + (await countChunks(this.client, ids, range.start, range.end))
-  }
-
-  /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */
-  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
-    for (const dp of new Set(range.dataPointIDs)) {
-      for (let t = range.start; t < range.end; t += STREAM_SLICE_MS) {
-        const part = await this.readRaw({ ...range, dataPointIDs: [dp], start: t, end: Math.min(t + STREAM_SLICE_MS, range.end) })
-        const s = part.get(dp)!
-        if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
-      }
-    }
+  /** The range's values data point by data point, in slices of at most a day. */
+  stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    return this.reads.stream(range)
   }
 
   /** [dataPointID, series id] of the range's data points that have a series, each once. */
@@ -409,12 +340,6 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       this.ticking = false
     }
   }
-}
-
-/** True when the ascending `times` hold a value in [from, to). */
-function holdsAny(times: readonly number[], from: number, to: number): boolean {
-  const i = lowerBound(times, from)
-  return i < times.length && times[i]! < to
 }
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */

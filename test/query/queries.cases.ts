@@ -155,6 +155,7 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       const csv = await q('original_data', { ...params, format: 'csv' })
       assert.is(csv.status, 200)
       assert.match(csv.headers.get('content-type')!, /^text\/csv/)
+      assert.is(csv.headers.get('content-disposition'), `attachment; filename="${big.deviceID}-original-data.csv"`)
       const lines = csv.text.trimEnd().split('\r\n')
       assert.is(lines.length, 86_401)
       assert.is(lines[0], 'dataPointIntID,dataPointID,time,timestamp,value')

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert'
 import { aggregateSorted, parseEvery, windowBounds, WindowError, ZoneClock } from '../../store/windows.ts'
 import { formatTime, localToEpoch } from '../../src/wire/time.ts'
 import { WireTimeFormatter } from '../../query/format.ts'
-import { QueryRangeError, resolveRange } from '../../query/range.ts'
+import { QueryParamError, resolveRange } from '../../query/range.ts'
 import { Downsampler, downsample } from '../../query/downsample.ts'
 
 const HOUR = 3_600_000
@@ -61,7 +61,7 @@ test('resolveRange :: units, explicit ranges, inclusive end, default windows and
   assert.is(resolveRange({ endTime: '2026-03-10 00:00:00', time_unit: 'hour' }, 'UTC', now).start, Date.parse('2026-03-09T23:00:01Z'))
   assert.is(resolveRange({ startTime: '2026-01-01 00:00:00', endTime: '2026-03-01 00:00:00' }, 'UTC', now).window, '1d')
   const bad = (p: object, field: string) =>
-    assert.throws(() => resolveRange(p, 'UTC', now), (e: unknown) => e instanceof QueryRangeError && field in e.errors)
+    assert.throws(() => resolveRange(p, 'UTC', now), (e: unknown) => e instanceof QueryParamError && field in e.errors)
   bad({ time_unit: 'year' }, 'time_unit')
   bad({ startTime: 'soon' }, 'startTime')
   bad({ endTime: '2026-02-30 00:00:00' }, 'endTime')

@@ -1,0 +1,123 @@
+/**
+ * The reads of the embedded telemetry store (store/libsql/telemetry.ts): raw values, aggregates, counts and
+ * streams over the memtable and the chunks. Every read takes the memtable's values first, then the chunks in one
+ * query, and merges them (time ascending, the later write winning at equal times): a flush committing in between
+ * only adds chunks holding values the read already has.
+ */
+import type { Client } from '@libsql/client'
+import type { AggregateFn, Series, SeriesRange, SeriesSlice, WindowSpec } from '../telemetry.ts'
+import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
+import { BUCKET_MS } from './telemetry-db.ts'
+import { lowerBound, mergeRuns, type Memtable } from './telemetry-memtable.ts'
+import { countChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
+
+/** stream() and aggregate() read this much time per step. */
+const SLICE_MS = 86_400_000
+
+/** What the reads need of the store: its connection, its current memtable, and the series of a range. */
+export interface StoreView {
+  readonly client: Client
+  memtable(): Memtable
+  /** [dataPointID, series id] of the range's data points that have a series, each once. */
+  seriesOf(range: SeriesRange): Array<readonly [string, number]>
+}
+
+export class TelemetryReads {
+  constructor(private readonly view: StoreView) {}
+
+  /** Raw values per data point in [start, end), time ascending, the last write winning at equal times. */
+  async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
+    const out = new Map<string, Series>()
+    for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
+    const wanted = this.view.seriesOf(range)
+    if (wanted.length === 0 || range.start >= range.end) return out
+    // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
+    const mem = new Map(wanted.map(([, id]) => [id, this.view.memtable().get(id)?.slice(range.start, range.end)]))
+    const runs = await readChunks(this.view.client, wanted.map(([, id]) => id), range.start, range.end)
+    for (const [dp, id] of wanted) {
+      const m = mem.get(id)
+      out.set(dp, mergeRuns(m ? [...runs.get(id)!, m] : runs.get(id)!))
+    }
+    return out
+  }
+
+  /**
+   * Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics), a day at a time
+   * into running aggregators (a month of ten points at 1 Hz never sits in memory). When every window is made of
+   * whole hours, a past hour stored as one chunk counts by the min/max/sum/count kept beside it, without decoding
+   * its values; hours with several chunks, rewrites still in the memtable or cut by the range are decoded.
+   */
+  async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+    const bounds = windowBounds(range.start, range.end, window.every, window.tz)
+    const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
+    const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
+    for (let t = range.start; t < range.end; t += SLICE_MS) {
+      const slice = { ...range, start: t, end: Math.min(t + SLICE_MS, range.end) }
+      if (hourly) await this.aggregateSlice(slice, bounds, aggs)
+      else for (const [dp, s] of await this.readRaw(slice)) aggs.get(dp)!.add(s.time, s.value)
+    }
+    return new Map([...aggs].map(([dp, a]) => [dp, a.result()]))
+  }
+
+  /** One slice of aggregate(), using chunk statistics where they are exact (see aggregate). */
+  private async aggregateSlice(range: SeriesRange, bounds: readonly number[], aggs: Map<string, WindowAggregator>) {
+    const wanted = this.view.seriesOf(range)
+    if (wanted.length === 0) return
+    // the memtable first, as readRaw: a flush committing meanwhile only adds chunks of values we already hold
+    const mem = new Map(wanted.map(([, id]) => [id, this.view.memtable().get(id)?.slice(range.start, range.end)]))
+    const chunks = await readChunksForAggregate(this.view.client, wanted.map(([, id]) => id), range.start, range.end)
+    for (const [dp, id] of wanted) {
+      const agg = aggs.get(dp)!
+      const mine = chunks.filter((c) => c.seriesId === id)
+      const m = mem.get(id)
+      const summaries = mine.filter((c) => c.stats).sort((x, y) => x.bucket - y.bucket)
+      const exact = summaries.every(
+        (c) => windowIndex(bounds, c.bucket) === windowIndex(bounds, c.bucket + BUCKET_MS - 1) && !(m && holdsAny(m.time, c.bucket, c.bucket + BUCKET_MS)),
+      )
+      if (!exact) {
+        const s = (await this.readRaw({ ...range, dataPointIDs: [dp] })).get(dp)!
+        agg.add(s.time, s.value)
+        continue
+      }
+      const merged = mergeRuns([...mine.flatMap((c) => (c.run ? [c.run] : [])), ...(m ? [m] : [])])
+      let i = 0
+      for (const c of summaries) {
+        const j = lowerBound(merged.time, c.bucket, i)
+        agg.add(merged.time, merged.value, i, j)
+        agg.addStats(c.bucket, c.stats!.min, c.stats!.max, c.stats!.sum, c.stats!.count)
+        i = j
+      }
+      agg.add(merged.time, merged.value, i)
+    }
+  }
+
+  /**
+   * How many values the range holds: chunks wholly inside by their stored counts, the edge chunks by their times,
+   * plus the memtable. A value rewritten at the same time counts twice until compaction merges its chunks, so
+   * this is an upper bound (good for refusing too large reads).
+   */
+  async count(range: SeriesRange): Promise<number> {
+    const ids = this.view.seriesOf(range).map(([, id]) => id)
+    if (ids.length === 0 || range.start >= range.end) return 0
+    let n = 0
+    for (const id of ids) n += this.view.memtable().get(id)?.slice(range.start, range.end).time.length ?? 0
+    return n + (await countChunks(this.view.client, ids, range.start, range.end))
+  }
+
+  /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */
+  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    for (const dp of new Set(range.dataPointIDs)) {
+      for (let t = range.start; t < range.end; t += SLICE_MS) {
+        const part = await this.readRaw({ ...range, dataPointIDs: [dp], start: t, end: Math.min(t + SLICE_MS, range.end) })
+        const s = part.get(dp)!
+        if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
+      }
+    }
+  }
+}
+
+/** True when the ascending `times` hold a value in [from, to). */
+function holdsAny(times: readonly number[], from: number, to: number): boolean {
+  const i = lowerBound(times, from)
+  return i < times.length && times[i]! < to
+}
