@@ -10,7 +10,7 @@
  */
 import type { AggregateFn, Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
 import { windowBounds, WindowAggregator } from '../store/windows.ts'
-import { Downsampler } from './downsample.ts'
+import { Downsampler } from '../store/downsample.ts'
 import { compileFormula, FormulaError, type Formula } from './formula.ts'
 import { NO_DEADLINE, type Budget } from './deadline.ts'
 import { checkRawSize, type RawQuery } from './original.ts'

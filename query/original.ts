@@ -2,8 +2,7 @@
  * original_data (CONTRACT §6): raw values of a device's data points over a range, whole (bounded by
  * QUERY_MAX_POINTS), downsampled to `maxPoints` (read slice by slice, memory O(maxPoints)), or streamed.
  */
-import type { Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
-import { Downsampler } from './downsample.ts'
+import type { Series, SeriesRange, TelemetryStore } from '../store/telemetry.ts'
 import { NO_DEADLINE, type Budget } from './deadline.ts'
 import { QueryParamError, type QueryRange } from './range.ts'
 
@@ -58,31 +57,14 @@ export async function readWhole(store: TelemetryStore, q: RawQuery, limit: numbe
 }
 
 /**
- * The values of each data point, at most `maxPoints` each: a point with more is downsampled (each bucket's
- * extremes kept, query/downsample.ts); one with fewer is returned whole.
+ * The values of each data point, at most `maxPoints` each: a point with more is downsampled by the store (each
+ * bucket's extremes kept, store/downsample.ts); one with fewer is returned whole.
  */
 export async function readDownsampled(store: TelemetryStore, q: RawQuery, maxPoints: number): Promise<Map<string, Series>> {
-  const out = new Map<string, Series>()
-  for (const dp of q.dataPointIDs) out.set(dp, { time: [], value: [] })
-  const sampling = new Map<string, Downsampler>()
   const budget = q.budget ?? NO_DEADLINE
-  for await (const slice of store.stream(seriesRange(q))) {
-    budget.check()
-    const whole = out.get(slice.dataPointID)!
-    let d = sampling.get(slice.dataPointID)
-    if (!d && whole.time.length + slice.time.length > maxPoints) {
-      sampling.set(slice.dataPointID, (d = new Downsampler(q.range.start, q.range.end, maxPoints)))
-      d.add(whole.time, whole.value)
-    }
-    if (d) d.add(slice.time, slice.value)
-    else append(whole, slice.time, slice.value)
-  }
-  for (const [dp, d] of sampling) out.set(dp, d.result())
+  const out = await budget.race(store.downsample(seriesRange(q), maxPoints))
+  budget.check()
   return out
-}
-
-function append(s: Series, time: readonly number[], value: readonly TelemetryValue[]) {
-  for (let i = 0; i < time.length; i++) s.time.push(time[i]!), s.value.push(value[i]!)
 }
 
 /** The range's values slice by slice (CSV and NDJSON exports). */

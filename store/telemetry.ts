@@ -82,6 +82,13 @@ export interface TelemetryStore {
    */
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>>
   /**
+   * Each data point's values in the range, at most `maxPoints` (≥ 2) of them: a point with more has the range cut
+   * into buckets of equal whole milliseconds from `start` (store/downsample.ts bucketsOf), each keeping its lowest
+   * and highest number (the first of equal ones) or, for other values, its first and last; time ascending. Every
+   * requested data point gets an entry.
+   */
+  downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>>
+  /**
    * How many raw values the range holds (all requested data points together), to refuse too large reads. May
    * over-count a value written twice at the same time until the store merges them (never under-counts).
    */

@@ -73,6 +73,32 @@ export function countQuery(bucket: string, r: ReadRange): ParameterizedQuery {
   |> sum()`
 }
 
+/** The number of values of each data point in [start, end): one row per point with a value (`point`, `_value`). */
+export function countByPointQuery(bucket: string, r: ReadRange): ParameterizedQuery {
+  return flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
+  |> count()
+  |> group(columns: ["point"])
+  |> sum()
+  |> keep(columns: ["point", "_value"])`
+}
+
+/**
+ * The extremes of each bucket of `widthMs` from r.start (store/downsample.ts): the max and min row of the numeric
+ * field, the first and last row of the others, each with its own time. Windows are shifted by `offset` so that
+ * one starts at r.start.
+ */
+export function extremesQuery(bucket: string, r: ReadRange, widthMs: number): ParameterizedQuery {
+  const every = fluxDuration(`${widthMs}ms`)
+  const offset = fluxDuration(`${((r.start % widthMs) + widthMs) % widthMs}ms`)
+  return flux`data = ${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
+numbers = data |> filter(fn: (r) => r._field == ${FIELD.number}) |> window(every: ${every}, offset: ${offset})
+others = data |> filter(fn: (r) => r._field != ${FIELD.number}) |> window(every: ${every}, offset: ${offset})
+union(tables: [numbers |> max(), numbers |> min(), others |> first(), others |> last()])
+  |> keep(columns: ["_time", "_value", "_field", "point"])`
+}
+
 /** The last value of every data point of a device (one row per point and field). */
 export function latestQuery(bucket: string, tenantID: string, deviceID: string): ParameterizedQuery {
   return flux`${deviceSeries(bucket, tenantID, deviceID, LATEST_RANGE.start, LATEST_RANGE.stop)}

@@ -10,11 +10,12 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
-import { aggregateQuery, countQuery, devicePredicate, latestQuery, readRawQuery } from './flux.ts'
+import { aggregateQuery, countByPointQuery, countQuery, devicePredicate, extremesQuery, latestQuery, readRawQuery } from './flux.ts'
 import { toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
 import { windowBounds, windowIndex } from '../windows.ts'
+import { bucketsOf } from '../downsample.ts'
 
 /** stream() reads this much time per query. */
 const STREAM_SLICE_MS = 86_400_000
@@ -92,6 +93,33 @@ export class InfluxTelemetryStore implements TelemetryStore {
       if (s) s.time.push(bounds[windowIndex(bounds, time)]!), s.value.push(value)
     })
     for (const [id, s] of out) out.set(id, normalize(s))
+    return out
+  }
+
+  /**
+   * At most maxPoints values per point: points with fewer are read whole, the others reduced in Flux to each
+   * bucket's max and min (first and last for strings and booleans), the buckets of store/downsample.ts.
+   */
+  async downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
+    const out = new Map<string, Series>()
+    for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
+    const r = this.clamp(range)
+    if (!r) return out
+    const counts = new Map<string, number>()
+    await queryRowsRaw(this.#query, countByPointQuery(this.opts.bucket, r), (row) => {
+      counts.set(row.point!, (counts.get(row.point!) ?? 0) + Number(row._value))
+    })
+    const few = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > 0 && counts.get(id)! <= maxPoints)
+    const many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints)
+    if (few.length) for (const [id, s] of await this.readRaw({ ...r, dataPointIDs: few })) out.set(id, s)
+    if (many.length) {
+      const { width } = bucketsOf(r.start, r.end, maxPoints)
+      await queryRows(this.#query, extremesQuery(this.opts.bucket, { ...r, dataPointIDs: many }, width), (point, time, value) => {
+        const s = out.get(point)
+        if (s) s.time.push(time), s.value.push(value)
+      })
+      for (const id of many) out.set(id, normalize(out.get(id)!))
+    }
     return out
   }
 

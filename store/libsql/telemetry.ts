@@ -34,6 +34,7 @@ import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, open
 import { lowerBound, Memtable } from './telemetry-memtable.ts'
 import { newestInChunks } from './telemetry-read.ts'
 import { TelemetryReads } from './telemetry-query.ts'
+import { downsampleStream } from '../downsample.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -151,6 +152,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** Per-window aggregates (store/windows.ts semantics), from chunk statistics where exact (telemetry-query.ts). */
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
     return this.reads.aggregate(range, fn, window)
+  }
+
+  /** At most maxPoints values per point, each bucket's extremes kept (store/downsample.ts), read a day at a time. */
+  downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
+    return downsampleStream(this.reads.stream(range), range, maxPoints)
   }
 
   /** How many values the range holds (an upper bound until compaction merges rewrites; see telemetry-query.ts). */

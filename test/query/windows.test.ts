@@ -5,7 +5,7 @@ import { aggregateSorted, parseEvery, windowBounds, WindowError, ZoneClock } fro
 import { formatTime, localToEpoch } from '../../src/wire/time.ts'
 import { WireTimeFormatter } from '../../query/format.ts'
 import { QueryParamError, resolveRange } from '../../query/range.ts'
-import { Downsampler, downsample } from '../../query/downsample.ts'
+import { Downsampler, downsample } from '../../store/downsample.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR

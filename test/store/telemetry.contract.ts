@@ -342,5 +342,44 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     assert.equal(seen.map(([dp]) => dp), [...seen.filter(([dp]) => dp === 'x').map(() => 'x'), 'y'])
   })
 
+  test('downsample :: a point over maxPoints keeps each bucket\'s min and max (first and last for strings), others whole', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    const n = 5000
+    // distinct values (no ties), with a spike and a dip; strings every 7 s; a short series
+    const x = Array.from({ length: n }, (_, i) => [BASE + i * 1000, i === 1234 ? 1e6 : i === 4321 ? -1e6 : Math.sin(i / 37) * 100 + i / 1e4] as [number, number])
+    const s = Array.from({ length: 600 }, (_, i) => [BASE + i * 7000, `s${i}`] as [number, string])
+    await writeAt(t, d, 'x', x)
+    await writeAt(t, d, 's', s)
+    await writeAt(t, d, 'few', [[BASE + 5, 1], [BASE + 6, 2], [BASE + 7, 3]])
+    const start = BASE - 500
+    const end = BASE + n * 1000 + 333
+    const maxPoints = 101
+    const r = await store.downsample({ tenantID: t, deviceID: d, dataPointIDs: ['x', 's', 'few', 'none'], start, end }, maxPoints)
+    // the reference: 50 buckets of ceil((end - start) / 50) ms from start
+    const width = Math.ceil((end - start) / 50)
+    const expect = (rows: Array<[number, TelemetryValue]>, numeric: boolean) => {
+      const buckets = new Map<number, Array<[number, TelemetryValue]>>()
+      for (const row of rows) {
+        const k = Math.floor((row[0] - start) / width)
+        buckets.set(k, [...(buckets.get(k) ?? []), row])
+      }
+      const kept: Array<[number, TelemetryValue]> = []
+      for (const rowsOf of buckets.values()) {
+        if (numeric) {
+          const lo = rowsOf.reduce((a, b) => ((b[1] as number) < (a[1] as number) ? b : a))
+          const hi = rowsOf.reduce((a, b) => ((b[1] as number) > (a[1] as number) ? b : a))
+          kept.push(lo, ...(hi === lo ? [] : [hi]))
+        } else kept.push(rowsOf[0]!, ...(rowsOf.length > 1 ? [rowsOf[rowsOf.length - 1]!] : []))
+      }
+      kept.sort((a, b) => a[0] - b[0])
+      return { time: kept.map((k) => k[0]), value: kept.map((k) => k[1]) }
+    }
+    assert.equal(r.get('x'), expect(x, true))
+    assert.ok(r.get('x')!.time.length <= maxPoints && r.get('x')!.value.includes(1e6) && r.get('x')!.value.includes(-1e6))
+    assert.equal(r.get('s'), expect(s, false))
+    assert.equal(r.get('few'), { time: [BASE + 5, BASE + 6, BASE + 7], value: [1, 2, 3] })
+    assert.equal(r.get('none'), { time: [], value: [] })
+  })
+
   test.run()
 }

@@ -1,10 +1,18 @@
 /**
- * `maxPoints` downsampling of original_data (issue 5): the range is cut into maxPoints/2 buckets of equal time,
- * and each bucket keeps its lowest and its highest value (in time order; one when they are the same value), so
- * a chart of 86,400 points drawn from 1,000 still shows every peak and trough. Values that are not numbers
- * (strings, booleans) keep the first and the last of each bucket. Fed slice by slice: memory is O(maxPoints).
+ * `maxPoints` downsampling (store/telemetry.ts `downsample`, original_data): the range is cut into maxPoints/2
+ * buckets of equal whole milliseconds from its start (bucketsOf), and each bucket keeps its lowest and its highest
+ * number (the first of equal ones; in time order; one when the bucket holds one value), so a chart of 86,400
+ * points drawn from 1,000 still shows every peak and trough. Values that are not numbers (strings, booleans) keep
+ * the first and the last of each bucket. Fed slice by slice: memory is O(maxPoints). The InfluxDB store computes
+ * the same buckets in Flux (`window(every:, offset:)` with max/min/first/last).
  */
-import type { Series, TelemetryValue } from '../store/telemetry.ts'
+import type { Series, SeriesRange, SeriesSlice, TelemetryValue } from './telemetry.ts'
+
+/** The buckets of a downsample: how many, and their width in whole ms (the last may reach past `end`). */
+export function bucketsOf(start: number, end: number, maxPoints: number): { count: number; width: number } {
+  const count = Math.max(1, Math.floor(maxPoints / 2))
+  return { count, width: Math.max(1, Math.ceil((end - start) / count)) }
+}
 
 export class Downsampler {
   private readonly buckets: number
@@ -20,8 +28,9 @@ export class Downsampler {
     end: number,
     maxPoints: number,
   ) {
-    this.buckets = Math.max(1, Math.floor(maxPoints / 2))
-    this.width = Math.max(1, (end - start) / this.buckets)
+    const { count, width } = bucketsOf(start, end, maxPoints)
+    this.buckets = count
+    this.width = width
     this.lo = new Int32Array(this.buckets).fill(-1)
     this.hi = new Int32Array(this.buckets).fill(-1)
   }
@@ -89,4 +98,26 @@ export function downsample(s: Series, start: number, end: number, maxPoints: num
   const d = new Downsampler(start, end, maxPoints)
   d.add(s.time, s.value)
   return d.result()
+}
+
+/**
+ * TelemetryStore.downsample over a store's stream(): each point's values are kept whole until they pass
+ * `maxPoints`, then go through a Downsampler; memory O(maxPoints) per point whatever the range.
+ */
+export async function downsampleStream(slices: AsyncIterable<SeriesSlice>, range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
+  const out = new Map<string, Series>()
+  for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
+  const sampling = new Map<string, Downsampler>()
+  for await (const slice of slices) {
+    const whole = out.get(slice.dataPointID)!
+    let d = sampling.get(slice.dataPointID)
+    if (!d && whole.time.length + slice.time.length > maxPoints) {
+      sampling.set(slice.dataPointID, (d = new Downsampler(range.start, range.end, maxPoints)))
+      d.add(whole.time, whole.value)
+    }
+    if (d) d.add(slice.time, slice.value)
+    else for (let i = 0; i < slice.time.length; i++) whole.time.push(slice.time[i]!), whole.value.push(slice.value[i]!)
+  }
+  for (const [dp, d] of sampling) out.set(dp, d.result())
+  return out
 }
