@@ -86,16 +86,24 @@ export function countByPointQuery(bucket: string, r: ReadRange): ParameterizedQu
 /**
  * The extremes of each bucket of `widthMs` from r.start (store/downsample.ts): the max and min row of the numeric
  * field, the first and last row of the others, each with its own time. Windows are shifted by `offset` so that
- * one starts at r.start.
+ * one starts at r.start. Each branch of the union is a whole `range |> filter |> window |> selector` chain, which
+ * InfluxDB pushes down to its storage (one shared `data` variable is not: 380 ms against 20 ms for a day at 1 Hz).
  */
 export function extremesQuery(bucket: string, r: ReadRange, widthMs: number): ParameterizedQuery {
   const every = fluxDuration(`${widthMs}ms`)
   const offset = fluxDuration(`${((r.start % widthMs) + widthMs) % widthMs}ms`)
-  return flux`data = ${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  const numbers = flux`r._field == ${FIELD.number}`
+  const others = flux`r._field == ${FIELD.string} or r._field == ${FIELD.boolean}`
+  const windows = (field: ParameterizedQuery) => flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
   |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
-numbers = data |> filter(fn: (r) => r._field == ${FIELD.number}) |> window(every: ${every}, offset: ${offset})
-others = data |> filter(fn: (r) => r._field != ${FIELD.number}) |> window(every: ${every}, offset: ${offset})
-union(tables: [numbers |> max(), numbers |> min(), others |> first(), others |> last()])
+  |> filter(fn: (r) => ${field})
+  |> window(every: ${every}, offset: ${offset})`
+  return flux`union(tables: [
+  ${windows(numbers)} |> max(),
+  ${windows(numbers)} |> min(),
+  ${windows(others)} |> first(),
+  ${windows(others)} |> last(),
+])
   |> keep(columns: ["_time", "_value", "_field", "point"])`
 }
 
