@@ -14,6 +14,12 @@ import { countChunks, readChunks, readChunksForAggregate } from './telemetry-rea
 /** stream() and aggregate() read this much time per step. */
 const SLICE_MS = 86_400_000
 
+/**
+ * Lets the event loop run between slices: libSQL reads a local file synchronously, so a long read would otherwise
+ * hold every other request (and the query's own QUERY_TIMEOUT_MS timer) until it ends.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 /** What the reads need of the store: its connection, its current memtable, and the series of a range. */
 export interface StoreView {
   readonly client: Client
@@ -52,6 +58,7 @@ export class TelemetryReads {
     const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
     const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
     for (let t = range.start; t < range.end; t += SLICE_MS) {
+      if (t > range.start) await nextTurn()
       const slice = { ...range, start: t, end: Math.min(t + SLICE_MS, range.end) }
       if (hourly) await this.aggregateSlice(slice, bounds, aggs)
       else for (const [dp, s] of await this.readRaw(slice)) aggs.get(dp)!.add(s.time, s.value)
@@ -108,6 +115,7 @@ export class TelemetryReads {
   async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
     for (const dp of new Set(range.dataPointIDs)) {
       for (let t = range.start; t < range.end; t += SLICE_MS) {
+        await nextTurn()
         const part = await this.readRaw({ ...range, dataPointIDs: [dp], start: t, end: Math.min(t + SLICE_MS, range.end) })
         const s = part.get(dp)!
         if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
