@@ -2,9 +2,10 @@
  * A closed-loop HTTP load generator, run as its own process so it does not share the server's event loop:
  * `connections` keep-alive sockets, each sending the next request when the last answer arrived, for `seconds`.
  * Prints one JSON line: {requests, errors, rps, p50, p99, max} (latencies in ms).
- * argv: <json options> = {url: string, paths: string[], connections, seconds, warmup, headers}
+ * argv: <json options> (inline, or @file) = {url: string, paths: string[], connections, seconds, warmup, headers}
  */
 import http from 'node:http'
+import { argJson } from './runner.ts'
 
 interface Options {
   url: string
@@ -15,7 +16,7 @@ interface Options {
   headers?: Record<string, string>
 }
 
-const opts = JSON.parse(process.argv[2]!) as Options
+const opts = argJson<Options>(process.argv[2]!)
 const base = new URL(opts.url)
 const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections })
 

@@ -26,21 +26,7 @@ export function load(opts: {
   warmup?: number
   headers?: Record<string, string>
 }): Promise<LoadResult> {
-  const args = JSON.stringify({ seconds: 5, warmup: 1, ...opts })
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'load.ts'), args], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.on('close', (code) => {
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop()!) as LoadResult)
-      } catch {
-        reject(new Error(`load generator failed (${code}): ${out}`))
-      }
-    })
-  })
+  return childJson(join(import.meta.dirname, 'load.ts'), JSON.stringify({ seconds: 5, warmup: 1, ...opts }))
 }
 
 /** A markdown table of rows. */
