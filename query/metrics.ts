@@ -12,7 +12,7 @@ import type { AggregateFn, Series, SeriesRange, TelemetryStore, TelemetryValue }
 import { windowBounds, WindowAggregator } from '../store/windows.ts'
 import { Downsampler } from '../store/downsample.ts'
 import { compileFormula, FormulaError, type Formula } from './formula.ts'
-import { NO_DEADLINE, type Budget } from './deadline.ts'
+import { within, type Deadline } from './deadline.ts'
 import { checkRawSize, type RawQuery } from './original.ts'
 import type { QueryRange } from './range.ts'
 
@@ -63,7 +63,7 @@ export interface MetricsQuery {
   /** QUERY_MAX_POINTS: formula metrics without maxPoints refuse ranges with more raw values. */
   limit: number
   /** QUERY_TIMEOUT_MS of the request (none when absent). */
-  budget?: Budget
+  budget?: Deadline
 }
 
 const SLICE_MS = 86_400_000
@@ -130,10 +130,7 @@ async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, ow
   for (let t = q.range.start; t < q.range.end; t += SLICE_MS) {
     if (t > q.range.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
     const range: SeriesRange = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: unique, start: t, end: Math.min(t + SLICE_MS, q.range.end) }
-    const budget = q.budget ?? NO_DEADLINE
-    const raw = await budget.race(store.readRaw(range))
-    budget.check()
-    evaluateAligned(f, inputs, raw, sink)
+    evaluateAligned(f, inputs, await within(q.budget, store.readRaw(range)), sink)
   }
 }
 
@@ -141,7 +138,6 @@ async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, ow
 export async function metricsData(store: TelemetryStore, q: MetricsQuery, metrics: readonly MetricSpec[]): Promise<Map<number, Series>> {
   const out = new Map<number, Series>()
   const raw: RawQuery = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: [], range: q.range, budget: q.budget }
-  const budget = q.budget ?? NO_DEADLINE
   // aggregates of raw data points: one store call per function, all their data points together
   const byFn = new Map<AggregateFn, MetricSpec[]>()
   let bounds: number[] | undefined
@@ -179,8 +175,7 @@ export async function metricsData(store: TelemetryStore, q: MetricsQuery, metric
   for (const [fn, ms] of byFn) {
     const dps = [...new Set(ms.map((m) => m.dataPointID))]
     const range = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: dps, start: q.range.start, end: q.range.end }
-    const r = await budget.race(store.aggregate(range, fn, { every: q.window, tz: q.tz }))
-    budget.check()
+    const r = await within(q.budget, store.aggregate(range, fn, { every: q.window, tz: q.tz }))
     for (const m of ms) out.set(m.id, r.get(m.dataPointID)!)
   }
   return out

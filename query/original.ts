@@ -3,7 +3,7 @@
  * QUERY_MAX_POINTS), downsampled to `maxPoints` (read slice by slice, memory O(maxPoints)), or streamed.
  */
 import type { Series, SeriesRange, TelemetryStore } from '../store/telemetry.ts'
-import { NO_DEADLINE, type Budget } from './deadline.ts'
+import { within, type Deadline } from './deadline.ts'
 import { QueryParamError, type QueryRange } from './range.ts'
 
 export interface RawQuery {
@@ -12,7 +12,7 @@ export interface RawQuery {
   dataPointIDs: readonly string[]
   range: QueryRange
   /** QUERY_TIMEOUT_MS of the request (none when absent). */
-  budget?: Budget
+  budget?: Deadline
 }
 
 const seriesRange = (q: RawQuery): SeriesRange => ({
@@ -38,9 +38,7 @@ export function selectPoints<P extends { dataPointID: string }>(all: readonly P[
 
 /** Refuses a range holding more than `limit` raw values, naming the range parameter and the ways out. */
 export async function checkRawSize(store: TelemetryStore, q: RawQuery, limit: number, hint: string) {
-  const budget = q.budget ?? NO_DEADLINE
-  const n = await budget.race(store.count(seriesRange(q)))
-  budget.check()
+  const n = await within(q.budget, store.count(seriesRange(q)))
   if (n > limit)
     throw new QueryParamError({
       [q.range.param]: `the range holds ${n} values, more than the limit of ${limit} (QUERY_MAX_POINTS): narrow it, ${hint}`,
@@ -50,21 +48,15 @@ export async function checkRawSize(store: TelemetryStore, q: RawQuery, limit: nu
 /** The values of each data point, whole; refused (400) beyond `limit` values. */
 export async function readWhole(store: TelemetryStore, q: RawQuery, limit: number): Promise<Map<string, Series>> {
   await checkRawSize(store, q, limit, 'set maxPoints, or export it with format=csv or format=ndjson')
-  const budget = q.budget ?? NO_DEADLINE
-  const out = await budget.race(store.readRaw(seriesRange(q)))
-  budget.check()
-  return out
+  return within(q.budget, store.readRaw(seriesRange(q)))
 }
 
 /**
  * The values of each data point, at most `maxPoints` each: a point with more is downsampled by the store (each
  * bucket's extremes kept, store/downsample.ts); one with fewer is returned whole.
  */
-export async function readDownsampled(store: TelemetryStore, q: RawQuery, maxPoints: number): Promise<Map<string, Series>> {
-  const budget = q.budget ?? NO_DEADLINE
-  const out = await budget.race(store.downsample(seriesRange(q), maxPoints))
-  budget.check()
-  return out
+export function readDownsampled(store: TelemetryStore, q: RawQuery, maxPoints: number): Promise<Map<string, Series>> {
+  return within(q.budget, store.downsample(seriesRange(q), maxPoints))
 }
 
 /** The range's values slice by slice (CSV and NDJSON exports). */
