@@ -140,6 +140,7 @@ export async function metricsData(store: TelemetryStore, q: MetricsQuery, metric
   const raw: RawQuery = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: [], range: q.range, budget: q.budget }
   // aggregates of raw data points: one store call per function, all their data points together
   const byFn = new Map<AggregateFn, MetricSpec[]>()
+  // windows of formula aggregates, computed once (the store computes its own for raw aggregates)
   let bounds: number[] | undefined
   const windows = () => (bounds ??= windowBounds(q.range.start, q.range.end, q.window, q.tz))
 
@@ -150,8 +151,8 @@ export async function metricsData(store: TelemetryStore, q: MetricsQuery, metric
     const formula = m.metricType === 1 || (fn && m.aggregateData === 1) ? metricFormula(m, q.productPoints) : undefined
     if (formula instanceof FormulaError) continue
     if (fn && !formula) {
-      windows()
-      byFn.set(fn, [...(byFn.get(fn) ?? []), m])
+      if (!byFn.has(fn)) byFn.set(fn, [])
+      byFn.get(fn)!.push(m)
     } else if (fn && formula) {
       const agg = new WindowAggregator(windows(), fn)
       await runFormula(store, q, formula, m.dataPointID, (t, v) => agg.add([t], [v]))
