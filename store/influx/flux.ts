@@ -64,15 +64,6 @@ ${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end
   |> keep(columns: ["_time", "_value", "_field", "point"])`
 }
 
-/** The number of values (all fields) of some data points in [start, end), as one row (no row when none). */
-export function countQuery(bucket: string, r: ReadRange): ParameterizedQuery {
-  return flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
-  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
-  |> count()
-  |> group()
-  |> sum()`
-}
-
 /** The number of values of each data point in [start, end): one row per point with a value (`point`, `_value`). */
 export function countByPointQuery(bucket: string, r: ReadRange): ParameterizedQuery {
   return flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}

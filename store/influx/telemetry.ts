@@ -10,7 +10,7 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
-import { aggregateQuery, countByPointQuery, countQuery, devicePredicate, extremesQuery, latestQuery, readRawQuery } from './flux.ts'
+import { aggregateQuery, countByPointQuery, devicePredicate, extremesQuery, latestQuery, readRawQuery } from './flux.ts'
 import { toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
@@ -105,10 +105,7 @@ export class InfluxTelemetryStore implements TelemetryStore {
     for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
     const r = this.clamp(range)
     if (!r) return out
-    const counts = new Map<string, number>()
-    await queryRowsRaw(this.#query, countByPointQuery(this.opts.bucket, r), (row) => {
-      counts.set(row.point!, (counts.get(row.point!) ?? 0) + Number(row._value))
-    })
+    const counts = await this.countByPoint(r)
     const few = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > 0 && counts.get(id)! <= maxPoints)
     const many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints)
     if (few.length) for (const [id, s] of await this.readRaw({ ...r, dataPointIDs: few })) out.set(id, s)
@@ -123,15 +120,22 @@ export class InfluxTelemetryStore implements TelemetryStore {
     return out
   }
 
-  /** How many values the range holds (Flux `count()` summed over the data points' tables). */
+  /** How many values the range holds (the per-point counts of Flux `count()`, summed). */
   async count(range: SeriesRange): Promise<number> {
     const r = this.clamp(range)
     if (!r) return 0
     let n = 0
-    await queryRowsRaw(this.#query, countQuery(this.opts.bucket, r), (row) => {
-      n += Number(row['_value'] ?? 0)
-    })
+    for (const c of (await this.countByPoint(r)).values()) n += c
     return n
+  }
+
+  /** The number of values of each data point of a (clamped) range that has any. */
+  private async countByPoint(r: SeriesRange): Promise<Map<string, number>> {
+    const counts = new Map<string, number>()
+    await queryRowsRaw(this.#query, countByPointQuery(this.opts.bucket, r), (row) => {
+      counts.set(row.point!, (counts.get(row.point!) ?? 0) + Number(row._value))
+    })
+    return counts
   }
 
   /** The range's values data point by data point, one query per day of one point (bounded memory). */
