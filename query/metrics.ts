@@ -11,6 +11,7 @@
 import type { AggregateFn, Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
 import { windowBounds, WindowAggregator } from '../store/windows.ts'
 import { Downsampler } from '../store/downsample.ts'
+import { daySlices } from '../store/slices.ts'
 import { compileFormula, FormulaError, type Formula } from './formula.ts'
 import { within, type Deadline } from './deadline.ts'
 import { checkRawSize, type RawQuery } from './original.ts'
@@ -66,7 +67,6 @@ export interface MetricsQuery {
   budget?: Deadline
 }
 
-const SLICE_MS = 86_400_000
 const CACHE_SIZE = 500
 const formulas = new Map<string, Formula | FormulaError>()
 
@@ -127,9 +127,9 @@ export function evaluateAligned(f: Formula, inputs: readonly string[], raw: Map<
 async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, own: string, sink: (t: number, v: number) => void) {
   const inputs = inputsOf(f, own)
   const unique = [...new Set(inputs)]
-  for (let t = q.range.start; t < q.range.end; t += SLICE_MS) {
-    if (t > q.range.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
-    const range: SeriesRange = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: unique, start: t, end: Math.min(t + SLICE_MS, q.range.end) }
+  const whole: SeriesRange = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: unique, start: q.range.start, end: q.range.end }
+  for (const range of daySlices(whole)) {
+    if (range.start > whole.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
     evaluateAligned(f, inputs, await within(q.budget, store.readRaw(range)), sink)
   }
 }

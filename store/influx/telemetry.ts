@@ -16,9 +16,7 @@ import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
 import { windowBounds, windowIndex } from '../windows.ts'
 import { bucketsOf } from '../downsample.ts'
-
-/** stream() reads this much time per query. */
-const STREAM_SLICE_MS = 86_400_000
+import { streamByDay } from '../slices.ts'
 import { BatchWriter } from './writer.ts'
 
 export interface InfluxOptions {
@@ -139,16 +137,8 @@ export class InfluxTelemetryStore implements TelemetryStore {
   }
 
   /** The range's values data point by data point, one query per day of one point (bounded memory). */
-  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
-    const r = this.clamp(range)
-    if (!r) return
-    for (const dp of new Set(r.dataPointIDs)) {
-      for (let t = r.start; t < r.end; t += STREAM_SLICE_MS) {
-        const part = await this.readRaw({ ...r, dataPointIDs: [dp], start: t, end: Math.min(t + STREAM_SLICE_MS, r.end) })
-        const s = part.get(dp)!
-        if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
-      }
-    }
+  stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    return streamByDay(this.clamp(range) ?? { ...range, dataPointIDs: [] }, (slice) => this.readRaw(slice))
   }
 
   /** The range with its times clamped to what InfluxDB stores; undefined when nothing can match. */

@@ -10,9 +10,7 @@ import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
 import { BUCKET_MS } from './telemetry-db.ts'
 import { lowerBound, mergeRuns, type Memtable } from './telemetry-memtable.ts'
 import { countChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
-
-/** stream() and aggregate() read this much time per step. */
-const SLICE_MS = 86_400_000
+import { daySlices, streamByDay } from '../slices.ts'
 
 /**
  * Lets the event loop run between slices: libSQL reads a local file synchronously, so a long read would otherwise
@@ -57,9 +55,8 @@ export class TelemetryReads {
     const bounds = windowBounds(range.start, range.end, window.every, window.tz)
     const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
     const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
-    for (let t = range.start; t < range.end; t += SLICE_MS) {
-      if (t > range.start) await nextTurn()
-      const slice = { ...range, start: t, end: Math.min(t + SLICE_MS, range.end) }
+    for (const slice of daySlices(range)) {
+      if (slice.start > range.start) await nextTurn()
       if (hourly) await this.aggregateSlice(slice, bounds, aggs)
       else for (const [dp, s] of await this.readRaw(slice)) aggs.get(dp)!.add(s.time, s.value)
     }
@@ -112,15 +109,8 @@ export class TelemetryReads {
   }
 
   /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */
-  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
-    for (const dp of new Set(range.dataPointIDs)) {
-      for (let t = range.start; t < range.end; t += SLICE_MS) {
-        await nextTurn()
-        const part = await this.readRaw({ ...range, dataPointIDs: [dp], start: t, end: Math.min(t + SLICE_MS, range.end) })
-        const s = part.get(dp)!
-        if (s.time.length) yield { dataPointID: dp, time: s.time, value: s.value }
-      }
-    }
+  stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    return streamByDay(range, (r) => this.readRaw(r), nextTurn)
   }
 }
 
