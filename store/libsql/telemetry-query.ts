@@ -8,7 +8,7 @@ import type { Client } from '@libsql/client'
 import type { AggregateFn, Series, SeriesRange, SeriesSlice, WindowSpec } from '../telemetry.ts'
 import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
 import { BUCKET_MS } from './telemetry-db.ts'
-import { lowerBound, mergeRuns, type Memtable } from './telemetry-memtable.ts'
+import { lowerBound, mergeRuns, type Memtable, type Run } from './telemetry-memtable.ts'
 import { countChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
 import { daySlices, streamByDay } from '../slices.ts'
 
@@ -36,7 +36,7 @@ export class TelemetryReads {
     const wanted = this.view.seriesOf(range)
     if (wanted.length === 0 || range.start >= range.end) return out
     // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
-    const mem = new Map(wanted.map(([, id]) => [id, this.view.memtable().get(id)?.slice(range.start, range.end)]))
+    const mem = this.memtableRuns(wanted.map(([, id]) => id), range)
     const runs = await readChunks(this.view.client, wanted.map(([, id]) => id), range.start, range.end)
     for (const [dp, id] of wanted) {
       const m = mem.get(id)
@@ -68,7 +68,7 @@ export class TelemetryReads {
     const wanted = this.view.seriesOf(range)
     if (wanted.length === 0) return
     // the memtable first, as readRaw: a flush committing meanwhile only adds chunks of values we already hold
-    const mem = new Map(wanted.map(([, id]) => [id, this.view.memtable().get(id)?.slice(range.start, range.end)]))
+    const mem = this.memtableRuns(wanted.map(([, id]) => id), range)
     const chunks = await readChunksForAggregate(this.view.client, wanted.map(([, id]) => id), range.start, range.end)
     for (const [dp, id] of wanted) {
       const agg = aggs.get(dp)!
@@ -104,8 +104,14 @@ export class TelemetryReads {
     const ids = this.view.seriesOf(range).map(([, id]) => id)
     if (ids.length === 0 || range.start >= range.end) return 0
     let n = 0
-    for (const id of ids) n += this.view.memtable().get(id)?.slice(range.start, range.end).time.length ?? 0
+    for (const run of this.memtableRuns(ids, range).values()) n += run?.time.length ?? 0
     return n + (await countChunks(this.view.client, ids, range.start, range.end))
+  }
+
+  /** A copy of each series' memtable values in the range (undefined: none held). Taken before any chunk read. */
+  private memtableRuns(ids: readonly number[], range: SeriesRange): Map<number, Run | undefined> {
+    const memtable = this.view.memtable()
+    return new Map(ids.map((id) => [id, memtable.get(id)?.slice(range.start, range.end)]))
   }
 
   /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */
