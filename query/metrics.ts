@@ -11,7 +11,7 @@
 import type { AggregateFn, Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
 import { windowBounds, WindowAggregator } from '../store/windows.ts'
 import { Downsampler } from '../store/downsample.ts'
-import { daySlices } from '../store/slices.ts'
+import { daySlices, narrowed } from '../store/slices.ts'
 import { compileFormula, FormulaError, type Formula } from './formula.ts'
 import { within, type Deadline } from './deadline.ts'
 import { checkRawSize, type RawQuery } from './original.ts'
@@ -128,8 +128,9 @@ async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, ow
   const inputs = inputsOf(f, own)
   const unique = [...new Set(inputs)]
   const whole: SeriesRange = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: unique, start: q.range.start, end: q.range.end }
-  for (const range of daySlices(whole)) {
-    if (range.start > whole.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
+  const part = await within(q.budget, narrowed(store, whole))
+  for (const range of part ? daySlices(part) : []) {
+    if (range.start > part!.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
     evaluateAligned(f, inputs, await within(q.budget, store.readRaw(range)), sink)
   }
 }

@@ -94,6 +94,11 @@ export interface TelemetryStore {
    */
   count(range: SeriesRange): Promise<number>
   /**
+   * A part [start, end) of the range that holds every value of the requested data points in it (it may be wider
+   * than the values, never narrower), or undefined when there are none: long reads skip the empty rest.
+   */
+  extent(range: SeriesRange): Promise<{ start: number; end: number } | undefined>
+  /**
    * The raw values of the range in slices, data point by data point (in the order requested), each time-ascending,
    * without holding the whole range in memory (CSV and NDJSON exports of a month at 1 Hz).
    */

@@ -64,6 +64,14 @@ ${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end
   |> keep(columns: ["_time", "_value", "_field", "point"])`
 }
 
+/** The first and the last row of each table of some data points in [start, end) (`_time` only). */
+export function extentQuery(bucket: string, r: ReadRange): ParameterizedQuery {
+  const series = flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})`
+  return flux`union(tables: [${series} |> first(), ${series} |> last()])
+  |> keep(columns: ["_time"])`
+}
+
 /** The number of values of each data point in [start, end): one row per point with a value (`point`, `_value`). */
 export function countByPointQuery(bucket: string, r: ReadRange): ParameterizedQuery {
   return flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}

@@ -10,7 +10,7 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
-import { aggregateQuery, countByPointQuery, devicePredicate, extremesQuery, latestQuery, readRawQuery } from './flux.ts'
+import { aggregateQuery, countByPointQuery, devicePredicate, extentQuery, extremesQuery, latestQuery, readRawQuery } from './flux.ts'
 import { toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
@@ -136,9 +136,23 @@ export class InfluxTelemetryStore implements TelemetryStore {
     return counts
   }
 
+  /** From the first to just after the last value of the data points in the range (Flux first() and last()). */
+  async extent(range: SeriesRange): Promise<{ start: number; end: number } | undefined> {
+    const r = this.clamp(range)
+    if (!r) return undefined
+    let first = Infinity
+    let last = -Infinity
+    await queryRowsRaw(this.#query, extentQuery(this.opts.bucket, r), (row) => {
+      const t = Date.parse(row._time!)
+      first = Math.min(first, t)
+      last = Math.max(last, t)
+    })
+    return first > last ? undefined : { start: first, end: last + 1 }
+  }
+
   /** The range's values data point by data point, one query per day of one point (bounded memory). */
   stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
-    return streamByDay(this.clamp(range) ?? { ...range, dataPointIDs: [] }, (slice) => this.readRaw(slice))
+    return streamByDay(this.clamp(range) ?? { ...range, dataPointIDs: [] }, this)
   }
 
   /** The range with its times clamped to what InfluxDB stores; undefined when nothing can match. */

@@ -7,10 +7,10 @@
 import type { Client } from '@libsql/client'
 import type { AggregateFn, Series, SeriesRange, SeriesSlice, WindowSpec } from '../telemetry.ts'
 import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
-import { BUCKET_MS } from './telemetry-db.ts'
+import { BUCKET_MS, bucketOf } from './telemetry-db.ts'
 import { lowerBound, mergeRuns, type Memtable, type Run } from './telemetry-memtable.ts'
-import { countChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
-import { daySlices, streamByDay } from '../slices.ts'
+import { chunkExtent, countChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
+import { daySlices, narrowed, streamByDay } from '../slices.ts'
 
 /**
  * Lets the event loop run between slices: libSQL reads a local file synchronously, so a long read would otherwise
@@ -55,8 +55,9 @@ export class TelemetryReads {
     const bounds = windowBounds(range.start, range.end, window.every, window.tz)
     const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
     const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
-    for (const slice of daySlices(range)) {
-      if (slice.start > range.start) await nextTurn()
+    const part = await narrowed(this, range)
+    for (const slice of part ? daySlices(part) : []) {
+      if (slice.start > part!.start) await nextTurn()
       if (hourly) await this.aggregateSlice(slice, bounds, aggs)
       else for (const [dp, s] of await this.readRaw(slice)) aggs.get(dp)!.add(s.time, s.value)
     }
@@ -108,6 +109,26 @@ export class TelemetryReads {
     return n + (await countChunks(this.view.client, ids, range.start, range.end))
   }
 
+  /**
+   * The hours of the range that hold values of its data points: from the hour of the earliest to just after the
+   * latest value in the memtable or in chunks (a chunk counts by its first and last time).
+   */
+  async extent(range: SeriesRange): Promise<{ start: number; end: number } | undefined> {
+    const ids = this.view.seriesOf(range).map(([, id]) => id)
+    if (ids.length === 0 || range.start >= range.end) return undefined
+    let first = Infinity
+    let last = -Infinity
+    for (const run of this.memtableRuns(ids, range).values()) {
+      if (!run?.time.length) continue
+      first = Math.min(first, run.time[0]!)
+      last = Math.max(last, run.time[run.time.length - 1]!)
+    }
+    const chunks = await chunkExtent(this.view.client, ids, range.start, range.end)
+    if (chunks) (first = Math.min(first, chunks.first)), (last = Math.max(last, chunks.last))
+    if (first > last) return undefined
+    return { start: Math.max(range.start, bucketOf(first)), end: Math.min(range.end, last + 1) }
+  }
+
   /** A copy of each series' memtable values in the range (undefined: none held). Taken before any chunk read. */
   private memtableRuns(ids: readonly number[], range: SeriesRange): Map<number, Run | undefined> {
     const memtable = this.view.memtable()
@@ -116,7 +137,7 @@ export class TelemetryReads {
 
   /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */
   stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
-    return streamByDay(range, (r) => this.readRaw(r), nextTurn)
+    return streamByDay(range, this, nextTurn)
   }
 }
 

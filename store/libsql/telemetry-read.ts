@@ -111,3 +111,14 @@ export async function readChunksForAggregate(client: Client, ids: readonly numbe
     return { seriesId, bucket: b, run: clip(run, start, end) }
   })
 }
+
+/** The earliest t_start and latest t_end of the series' chunks overlapping [start, end), or undefined when none. */
+export async function chunkExtent(client: Client, ids: readonly number[], start: number, end: number): Promise<{ first: number; last: number } | undefined> {
+  const rs = await client.execute({
+    sql: `SELECT min(t_start), max(t_end) FROM chunks WHERE series_id IN (${marks(ids.length)})
+            AND t_start >= ? AND t_start < ? AND t_end >= ?`,
+    args: [...ids, bucketOf(start), end, start],
+  })
+  const row = rs.rows[0]
+  return row?.[0] === null || row?.[0] === undefined ? undefined : { first: Number(row[0]), last: Number(row[1]) }
+}

@@ -164,6 +164,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return this.reads.count(range)
   }
 
+  /** The part of the range holding its values (see telemetry-query.ts). */
+  extent(range: SeriesRange): Promise<{ start: number; end: number } | undefined> {
+    return this.reads.extent(range)
+  }
+
   /** The range's values data point by data point, in slices of at most a day. */
   stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
     return this.reads.stream(range)

@@ -166,6 +166,8 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       const rows = nd.text.trimEnd().split('\n')
       assert.is(rows.length, 86_400)
       assert.equal(JSON.parse(rows[86_399]!), { dataPointIntID: points.temp.id, dataPointID: 'temp', time: '2026-11-05 23:59:59', timestamp: D0 + 86_399_000, value: 99 })
+      const decades = await q('original_data', { deviceID: dev.deviceID, dataPointID: 'temp', startTime: '1970-01-02 00:00:00', endTime: '2099-12-31 23:59:59', format: 'csv' })
+      assert.is(decades.text.trimEnd().split('\r\n').length, 5, 'a 130-year export reads only where the values are')
       const mixed = await q('original_data', { deviceID: dev.deviceID, ...day, format: 'csv' })
       assert.ok(mixed.text.includes(`${points.name.id},name,2026-11-02 01:00:00,${T0 + HOUR},b\r\n`), mixed.text)
       assert.ok(mixed.text.includes(`${points.on.id},on,2026-11-02 00:30:00,${T0 + 30 * MIN},true\r\n`), mixed.text)

@@ -381,5 +381,25 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     assert.equal(r.get('none'), { time: [], value: [] })
   })
 
+  test('extent :: a part of the range holding every value, none for empty points; long ranges read only that part', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    await writeAt(t, d, 'x', [[BASE + 5 * MIN, 1], [BASE + 3 * HOUR, 2], [BASE + 3 * HOUR + 1, 'late']])
+    const range = (dps: string[], start: number, end: number) => ({ tenantID: t, deviceID: d, dataPointIDs: dps, start, end })
+    const e = await store.extent(range(['x', 'y'], BASE - 10 * DAY, BASE + 10 * DAY))
+    assert.ok(e && e.start <= BASE + 5 * MIN && e.end > BASE + 3 * HOUR + 1, JSON.stringify(e))
+    assert.ok(e!.start >= BASE - 10 * DAY && e!.end <= BASE + 10 * DAY)
+    assert.is(await store.extent(range(['y'], BASE - DAY, BASE + DAY)), undefined)
+    assert.is(await store.extent(range(['x'], BASE + 4 * HOUR, BASE + DAY)), undefined)
+    const clipped = await store.extent(range(['x'], BASE + HOUR, BASE + DAY))
+    assert.ok(clipped && clipped.start >= BASE + HOUR && clipped.start <= BASE + 3 * HOUR, JSON.stringify(clipped))
+    // 130 years: the stream and a monthly aggregate touch only the part with values
+    const all = range(['x', 'y'], 0, Date.parse('2100-01-01'))
+    const slices: Array<[string, number]> = []
+    for await (const sl of store.stream(all)) slices.push([sl.dataPointID, sl.time.length])
+    assert.equal(slices, [['x', 3]])
+    const monthly = await store.aggregate(all, 'sum', { every: '1mo', tz: 'UTC' })
+    assert.equal(monthly.get('x')!.value, [3])
+  })
+
   test.run()
 }
