@@ -31,7 +31,7 @@ function batch(tenantID: string, n: number): TelemetryPoint[] {
     deviceID: `dev-${Math.floor(i / 10)}`,
     dataPointID: `p${i % 10}`,
     time,
-    value: (n * 31 + i) % 1000 / 10,
+    value: ((n * 31 + i) % 1000) / 10,
   }))
 }
 
@@ -50,9 +50,15 @@ async function storeRate(tenantID: string, parallel: number): Promise<number> {
 
 /** The ceiling: the same lines, prebuilt and gzipped, POSTed one request at a time. */
 async function rawRate(tenantID: string, parallel: number): Promise<number> {
-  const bodies = Array.from({ length: BATCHES }, (_, n) => gzipSync(toLines(batch(tenantID, n)).join('\n')))
+  const bodies = Array.from({ length: BATCHES }, (_, n) =>
+    gzipSync(toLines(batch(tenantID, n)).join('\n')),
+  )
   const url = `${influx!.url}/api/v2/write?org=${influx!.org}&bucket=${influx!.bucket}&precision=ms`
-  const headers = { authorization: `Token ${influx!.token}`, 'content-encoding': 'gzip', 'content-type': 'text/plain' }
+  const headers = {
+    authorization: `Token ${influx!.token}`,
+    'content-encoding': 'gzip',
+    'content-type': 'text/plain',
+  }
   let next = 0
   const t0 = performance.now()
   await Promise.all(
@@ -70,10 +76,21 @@ async function rawRate(tenantID: string, parallel: number): Promise<number> {
 async function readDay(): Promise<{ ms: number; points: number }> {
   const start = Date.parse('2026-02-01T00:00:00Z')
   const points = Array.from({ length: DAY }, (_, i) => ({
-    tenantID: 'read', productID: 'bench', deviceID: 'day', dataPointID: 'temp', time: start + i * 1000, value: i / 10,
+    tenantID: 'read',
+    productID: 'bench',
+    deviceID: 'day',
+    dataPointID: 'temp',
+    time: start + i * 1000,
+    value: i / 10,
   }))
   for (let i = 0; i < DAY; i += BATCH) await store.write(points.slice(i, i + BATCH))
-  const range = { tenantID: 'read', deviceID: 'day', dataPointIDs: ['temp'], start, end: start + DAY * 1000 }
+  const range = {
+    tenantID: 'read',
+    deviceID: 'day',
+    dataPointIDs: ['temp'],
+    start,
+    end: start + DAY * 1000,
+  }
   const times: number[] = []
   let got = 0
   for (let run = 0; run < 5; run++) {
@@ -92,10 +109,14 @@ for (const parallel of [1, 4]) {
   const raw = await rawRate(`raw-${parallel}`, parallel)
   rows.push([parallel, fmt(stored), fmt(raw), `${Math.round((stored / raw) * 100)}%`])
 }
-console.log(`write: ${BATCHES} batches of ${fmt(BATCH)} points (500 devices x 10 points), float fields, gzip\n`)
+console.log(
+  `write: ${BATCHES} batches of ${fmt(BATCH)} points (500 devices x 10 points), float fields, gzip\n`,
+)
 console.log(table(['calls in flight', 'store points/s', 'raw POST points/s', 'ratio'], rows))
 const read = await readDay()
-console.log(`\nreadRaw of ${fmt(read.points)} points (1 data point, 1 day at 1 s): median ${read.ms.toFixed(0)} ms` +
-  ` = ${fmt(read.points / (read.ms / 1000))} points/s`)
+console.log(
+  `\nreadRaw of ${fmt(read.points)} points (1 data point, 1 day at 1 s): median ${read.ms.toFixed(0)} ms` +
+    ` = ${fmt(read.points / (read.ms / 1000))} points/s`,
+)
 await store.close()
 await influx.stop()

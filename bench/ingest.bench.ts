@@ -23,63 +23,164 @@ const POINTS = 10
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-ingest-bench-'))
 const svc = await startService(
-  loadConfig({ DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', MQTT_WS_PORT: '0', ADMIN_EMAIL: 'b@b.io', ADMIN_PASSWORD: 'bench-password', LOG_LEVEL: 'error' }),
+  loadConfig({
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+    ADMIN_EMAIL: 'b@b.io',
+    ADMIN_PASSWORD: 'bench-password',
+    LOG_LEVEL: 'error',
+  }),
 )
 const api = async (method: string, path: string, body?: unknown, token?: string) => {
   const r = await fetch(svc.url + path, {
     method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   return (await r.json()) as any
 }
-const { token, tenantID } = await api('POST', '/api/v1/login', { email: 'b@b.io', password: 'bench-password' })
-const product = await api('POST', '/api/v1/products', { productName: 'bench', cloudProtocol: 1 }, token)
+const { token, tenantID } = await api('POST', '/api/v1/login', {
+  email: 'b@b.io',
+  password: 'bench-password',
+})
+const product = await api(
+  'POST',
+  '/api/v1/products',
+  { productName: 'bench', cloudProtocol: 1 },
+  token,
+)
 const points: number[] = []
 for (let i = 0; i < POINTS; i++) {
-  const dp = await api('POST', '/api/v1/data_points', { productIntID: product.id, dataPointName: `point ${i}`, dataPointID: `p${i}`, pointDataType: 1, dataTransType: 1 }, token)
+  const dp = await api(
+    'POST',
+    '/api/v1/data_points',
+    {
+      productIntID: product.id,
+      dataPointName: `point ${i}`,
+      dataPointID: `p${i}`,
+      pointDataType: 1,
+      dataTransType: 1,
+    },
+    token,
+  )
   points.push(dp.id)
 }
-await api('POST', '/api/v1/data_streams', { productID: product.productID, streamName: 'telemetry', streamType: 1, streamDataType: 1, topic: 'telemetry', dataPoints: points }, token)
+await api(
+  'POST',
+  '/api/v1/data_streams',
+  {
+    productID: product.productID,
+    streamName: 'telemetry',
+    streamType: 1,
+    streamDataType: 1,
+    topic: 'telemetry',
+    dataPoints: points,
+  },
+  token,
+)
 
-const devices = Array.from({ length: DEVICES }, (_, i) => ({ deviceID: `bench-${i}`, username: randomId(36), token: randomId(36) }))
+const devices = Array.from({ length: DEVICES }, (_, i) => ({
+  deviceID: `bench-${i}`,
+  username: randomId(36),
+  token: randomId(36),
+}))
 for (let s = 0; s < DEVICES; s += 500) {
   const rows = devices.slice(s, s + 500)
   await svc.deps.meta.db.run(
     `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
        device_type, up_link_system, create_at) VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, ?)").join(', ')}`,
-    rows.flatMap((d) => [tenantID, product.id, d.deviceID, d.deviceID, d.username, d.token, Date.now()]),
+    rows.flatMap((d) => [
+      tenantID,
+      product.id,
+      d.deviceID,
+      d.deviceID,
+      d.username,
+      d.token,
+      Date.now(),
+    ]),
   )
 }
-const topicOf = (deviceID: string) => `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
+const topicOf = (deviceID: string) =>
+  `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
 
 // 1. the ceiling: the broker alone
-const bare = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '_support/bare-broker.ts')], { stdio: ['ignore', 'pipe', 'inherit'] })
-const barePort: number = await new Promise((resolve) => bare.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)))
+const bare = spawn(
+  process.execPath,
+  ['--import', 'tsx', join(import.meta.dirname, '_support/bare-broker.ts')],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+)
+const barePort: number = await new Promise((resolve) =>
+  bare.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)),
+)
 const anonymous = devices.map((d) => ({ clientId: d.deviceID, topic: topicOf(d.deviceID) }))
 const bareUrl = `mqtt://127.0.0.1:${barePort}`
-const ceiling = await mqttLoad({ url: bareUrl, devices: anonymous, inflight: 1, seconds: SECONDS, points: POINTS })
-const ceilingBurst = await mqttLoad({ url: bareUrl, devices: anonymous, inflight: 10, seconds: SECONDS, points: POINTS })
+const ceiling = await mqttLoad({
+  url: bareUrl,
+  devices: anonymous,
+  inflight: 1,
+  seconds: SECONDS,
+  points: POINTS,
+})
+const ceilingBurst = await mqttLoad({
+  url: bareUrl,
+  devices: anonymous,
+  inflight: 10,
+  seconds: SECONDS,
+  points: POINTS,
+})
 bare.kill()
 
 // 2. the service, then a 10x burst, with peak RSS sampled
 let peakRss = 0
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100)
-const creds = devices.map((d) => ({ clientId: d.deviceID, username: d.username, password: d.token, topic: topicOf(d.deviceID) }))
+const creds = devices.map((d) => ({
+  clientId: d.deviceID,
+  username: d.username,
+  password: d.token,
+  topic: topicOf(d.deviceID),
+}))
 const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
 if (profiler) {
   profiler.connect()
   await profiler.post('Profiler.enable')
   await profiler.post('Profiler.start')
 }
-const ours = await mqttLoad({ url: `mqtt://127.0.0.1:${svc.deps.broker.port}`, devices: creds, inflight: 1, seconds: SECONDS, points: POINTS })
-if (profiler) writeFileSync(process.env.BENCH_PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile))
+const ours = await mqttLoad({
+  url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
+  devices: creds,
+  inflight: 1,
+  seconds: SECONDS,
+  points: POINTS,
+})
+if (profiler)
+  writeFileSync(
+    process.env.BENCH_PROFILE!,
+    JSON.stringify((await profiler.post('Profiler.stop')).profile),
+  )
 const rssSteady = peakRss
-const burst = await mqttLoad({ url: `mqtt://127.0.0.1:${svc.deps.broker.port}`, devices: creds, inflight: 10, seconds: SECONDS, points: POINTS })
+const burst = await mqttLoad({
+  url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
+  devices: creds,
+  inflight: 10,
+  seconds: SECONDS,
+  points: POINTS,
+})
 clearInterval(sampler)
 
 // the stored count of one device proves PUBACK = stored
-const probe = await svc.deps.telemetry.readRaw({ tenantID, deviceID: devices[0]!.deviceID, dataPointIDs: ['p0'], start: 0, end: Date.now() + 1000 })
+const probe = await svc.deps.telemetry.readRaw({
+  tenantID,
+  deviceID: devices[0]!.deviceID,
+  dataPointIDs: ['p0'],
+  start: 0,
+  end: Date.now() + 1000,
+})
 
 // 3. HTTP ingest, 5,000 points per request (500 messages of 10 points), 4 requests in flight
 const basic = `Basic ${Buffer.from(`${devices[1]!.username}:${devices[1]!.token}`).toString('base64')}`
@@ -103,7 +204,11 @@ await Promise.all(
   Array.from({ length: 4 }, async () => {
     while (sent < HTTP_REQUESTS) {
       const payload = bodies[sent++]!
-      const r = await fetch(`${svc.url}/api/v1/ingest`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/json' }, body: payload })
+      const r = await fetch(`${svc.url}/api/v1/ingest`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/json' },
+        body: payload,
+      })
       if (r.status !== 202) httpErrors++
       await r.arrayBuffer()
     }
@@ -111,44 +216,111 @@ await Promise.all(
 )
 const httpRate = Math.round((HTTP_REQUESTS * 5000) / ((performance.now() - h0) / 1000))
 if (profiler && process.env.BENCH_PROFILE_HTTP)
-  writeFileSync(process.env.BENCH_PROFILE_HTTP, JSON.stringify((await profiler.post('Profiler.stop')).profile))
+  writeFileSync(
+    process.env.BENCH_PROFILE_HTTP,
+    JSON.stringify((await profiler.post('Profiler.stop')).profile),
+  )
 
 // the raw insert ceiling: the same 500,000 rows as 500-row INSERTs in transactions on a fresh libSQL file
 const raw = createClient({ url: `file:${join(dir, 'raw.db')}` })
 await raw.execute('PRAGMA journal_mode = WAL')
 await raw.execute('PRAGMA synchronous = NORMAL')
-await raw.execute('CREATE TABLE v (series INTEGER, time INTEGER, value REAL, PRIMARY KEY (series, time)) WITHOUT ROWID')
+await raw.execute(
+  'CREATE TABLE v (series INTEGER, time INTEGER, value REAL, PRIMARY KEY (series, time)) WITHOUT ROWID',
+)
 const r0 = performance.now()
 for (let req = 0; req < HTTP_REQUESTS; req++) {
   const stmts = []
   for (let s = 0; s < 10; s++) {
     const rows = Array.from({ length: 500 }, (_, i) => [s, req * 500 + i, Math.random()])
-    stmts.push({ sql: `INSERT OR REPLACE INTO v VALUES ${rows.map(() => '(?, ?, ?)').join(',')}`, args: rows.flat() })
+    stmts.push({
+      sql: `INSERT OR REPLACE INTO v VALUES ${rows.map(() => '(?, ?, ?)').join(',')}`,
+      args: rows.flat(),
+    })
   }
   await raw.batch(stmts, 'write')
 }
 const rawRate = Math.round((HTTP_REQUESTS * 5000) / ((performance.now() - r0) / 1000))
 raw.close()
 
-console.log(`${DEVICES} devices, ${POINTS} data points per message, QoS 1 with 1 message in flight per device (burst: 10), ${SECONDS} s per run\n`)
+console.log(
+  `${DEVICES} devices, ${POINTS} data points per message, QoS 1 with 1 message in flight per device (burst: 10), ${SECONDS} s per run\n`,
+)
 console.log(
   table(
-    ['run', 'messages/s', 'data points/s', 'PUBACK p50 ms', 'p99 ms', 'errors', 'ceiling msg/s', 'ratio'],
     [
-      ['broker alone (aedes, no auth, no processing), 1 in flight', ceiling.rate, ceiling.rate * POINTS, ceiling.p50, ceiling.p99, ceiling.errors, '', ''],
-      ['DeviceCloud, embedded store, 1 in flight', ours.rate, ours.rate * POINTS, ours.p50, ours.p99, ours.errors, ceiling.rate, `${Math.round((100 * ours.rate) / ceiling.rate)}%`],
-      ['broker alone, 10 in flight', ceilingBurst.rate, ceilingBurst.rate * POINTS, ceilingBurst.p50, ceilingBurst.p99, ceilingBurst.errors, '', ''],
-      ['DeviceCloud, 10 in flight (10x burst)', burst.rate, burst.rate * POINTS, burst.p50, burst.p99, burst.errors, ceilingBurst.rate, `${Math.round((100 * burst.rate) / ceilingBurst.rate)}%`],
+      'run',
+      'messages/s',
+      'data points/s',
+      'PUBACK p50 ms',
+      'p99 ms',
+      'errors',
+      'ceiling msg/s',
+      'ratio',
+    ],
+    [
+      [
+        'broker alone (aedes, no auth, no processing), 1 in flight',
+        ceiling.rate,
+        ceiling.rate * POINTS,
+        ceiling.p50,
+        ceiling.p99,
+        ceiling.errors,
+        '',
+        '',
+      ],
+      [
+        'DeviceCloud, embedded store, 1 in flight',
+        ours.rate,
+        ours.rate * POINTS,
+        ours.p50,
+        ours.p99,
+        ours.errors,
+        ceiling.rate,
+        `${Math.round((100 * ours.rate) / ceiling.rate)}%`,
+      ],
+      [
+        'broker alone, 10 in flight',
+        ceilingBurst.rate,
+        ceilingBurst.rate * POINTS,
+        ceilingBurst.p50,
+        ceilingBurst.p99,
+        ceilingBurst.errors,
+        '',
+        '',
+      ],
+      [
+        'DeviceCloud, 10 in flight (10x burst)',
+        burst.rate,
+        burst.rate * POINTS,
+        burst.p50,
+        burst.p99,
+        burst.errors,
+        ceilingBurst.rate,
+        `${Math.round((100 * burst.rate) / ceilingBurst.rate)}%`,
+      ],
     ],
   ),
 )
-console.log(`\npeak RSS of the service process: ${Math.round(rssSteady / 2 ** 20)} MiB steady, ${Math.round(peakRss / 2 ** 20)} MiB with the burst`)
-console.log(`device ${devices[0]!.deviceID}: ${probe.get('p0')?.time.length ?? 0} values of p0 stored`)
+console.log(
+  `\npeak RSS of the service process: ${Math.round(rssSteady / 2 ** 20)} MiB steady, ${Math.round(peakRss / 2 ** 20)} MiB with the burst`,
+)
+console.log(
+  `device ${devices[0]!.deviceID}: ${probe.get('p0')?.time.length ?? 0} values of p0 stored`,
+)
 console.log(
   '\n' +
     table(
       ['HTTP ingest', 'points/s', 'errors', 'raw libSQL insert points/s', 'ratio'],
-      [[`${HTTP_REQUESTS} requests x 5,000 points, 4 in flight`, httpRate, httpErrors, rawRate, `${Math.round((100 * httpRate) / rawRate)}%`]],
+      [
+        [
+          `${HTTP_REQUESTS} requests x 5,000 points, 4 in flight`,
+          httpRate,
+          httpErrors,
+          rawRate,
+          `${Math.round((100 * httpRate) / rawRate)}%`,
+        ],
+      ],
     ),
 )
 await svc.close()

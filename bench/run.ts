@@ -15,7 +15,9 @@ const files = readdirSync(dir)
   .sort()
 
 console.log(`# DeviceCloud benchmarks, ${new Date().toISOString()}`)
-console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`)
+console.log(
+  `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
+)
 let failed = 0
 for (const f of files) {
   console.log(`## ${f}`)

@@ -67,7 +67,9 @@ async function benchRawInsert(): Promise<number> {
   const client = createClient({ url: `file:${join(dir, 'raw.db')}`, concurrency: 1 })
   for (const p of ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL'])
     await client.execute(p)
-  await client.execute('CREATE TABLE raw (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL)')
+  await client.execute(
+    'CREATE TABLE raw (series INTEGER NOT NULL, time INTEGER NOT NULL, value REAL NOT NULL)',
+  )
   const rowSql = `INSERT INTO raw (series, time, value) VALUES ${Array.from({ length: 500 }, () => '(?, ?, ?)').join(', ')}`
   const batches = WRITE_POINTS / BATCH
   const t0 = performance.now()
@@ -76,7 +78,8 @@ async function benchRawInsert(): Promise<number> {
     const stmts = []
     for (let s = 0; s < BATCH; s += 500) {
       const args: Array<number> = []
-      for (let i = s; i < s + 500; i++) args.push((b * BATCH + i) % 1000, pts[i]!.time, pts[i]!.value as number)
+      for (let i = s; i < s + 500; i++)
+        args.push((b * BATCH + i) % 1000, pts[i]!.time, pts[i]!.value as number)
       stmts.push({ sql: rowSql, args })
     }
     await client.batch(stmts, 'write')
@@ -86,7 +89,8 @@ async function benchRawInsert(): Promise<number> {
   return (WRITE_POINTS / elapsed) * 1000
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
 
 async function benchWeek() {
   const url = `file:${join(dir, 'week.db')}`
@@ -98,7 +102,14 @@ async function benchWeek() {
     const pts: TelemetryPoint[] = []
     for (let k = s; k < Math.min(seconds, s + per); k++)
       for (let d = 0; d < 10; d++)
-        pts.push({ tenantID: 'bench', productID: 'p', deviceID: 'week', dataPointID: `dp${d}`, time: BASE + k * 1000, value: Math.sin(k / 600) * 20 + d })
+        pts.push({
+          tenantID: 'bench',
+          productID: 'p',
+          deviceID: 'week',
+          dataPointID: `dp${d}`,
+          time: BASE + k * 1000,
+          value: Math.sin(k / 600) * 20 + d,
+        })
     await store.write(pts)
     sampleRss()
   }
@@ -114,7 +125,8 @@ async function benchWeek() {
     const r0 = performance.now()
     const r = await read(BASE + (i % 7) * DAY, BASE + ((i % 7) + 1) * DAY)
     if (i > 0) day.push(performance.now() - r0)
-    if (r.get('dp3')!.time.length !== 86_400) throw new Error(`day read returned ${r.get('dp3')!.time.length}`)
+    if (r.get('dp3')!.time.length !== 86_400)
+      throw new Error(`day read returned ${r.get('dp3')!.time.length}`)
   }
   const week: number[] = []
   for (let i = 0; i < 5; i++) {
@@ -135,31 +147,69 @@ async function benchWeek() {
   const c = createClient({ url })
   const chunks = Number((await c.execute('SELECT count(*) FROM chunks')).rows[0]![0])
   c.close()
-  return { values: seconds * 10, loadMs, compactMs, day, week, latest, chunks, bytes: statSync(url.slice(5)).size }
+  return {
+    values: seconds * 10,
+    loadMs,
+    compactMs,
+    day,
+    week,
+    latest,
+    chunks,
+    bytes: statSync(url.slice(5)).size,
+  }
 }
 
 const ours = await benchStoreWrite()
 const rawRate = await benchRawInsert()
-console.log(`write: ${fmt(WRITE_POINTS)} points, 100 devices x 10 data points, ${BATCH} points per write() call\n`)
+console.log(
+  `write: ${fmt(WRITE_POINTS)} points, 100 devices x 10 data points, ${BATCH} points per write() call\n`,
+)
 console.log(
   table(
     ['path', 'points/s', 'ratio to raw', 'notes'],
     [
-      ['store write() (WAL row + memtable, flushes included)', fmt(ours.rate), `${Math.round((ours.rate / rawRate) * 100)}%`, `write() p50 ${ms(pct(ours.lat, 50))} ms, p99 ${ms(pct(ours.lat, 99))} ms, max ${ms(Math.max(...ours.lat))} ms (size flushes); close() ${ms(ours.closeMs)} ms`],
-      ['raw libSQL multi-row INSERT (500 rows/stmt, 10 stmts/tx)', fmt(rawRate), '100%', 'plain (series, time, value) table, no index'],
+      [
+        'store write() (WAL row + memtable, flushes included)',
+        fmt(ours.rate),
+        `${Math.round((ours.rate / rawRate) * 100)}%`,
+        `write() p50 ${ms(pct(ours.lat, 50))} ms, p99 ${ms(pct(ours.lat, 99))} ms, max ${ms(Math.max(...ours.lat))} ms (size flushes); close() ${ms(ours.closeMs)} ms`,
+      ],
+      [
+        'raw libSQL multi-row INSERT (500 rows/stmt, 10 stmts/tx)',
+        fmt(rawRate),
+        '100%',
+        'plain (series, time, value) table, no index',
+      ],
     ],
   ),
 )
 const w = await benchWeek()
-console.log(`\nweek: ${fmt(w.values)} values (1 device x 10 data points x 7 days at 1 Hz), ${w.chunks} chunk rows, file ${fmt(w.bytes / 2 ** 20)} MiB\n`)
+console.log(
+  `\nweek: ${fmt(w.values)} values (1 device x 10 data points x 7 days at 1 Hz), ${w.chunks} chunk rows, file ${fmt(w.bytes / 2 ** 20)} MiB\n`,
+)
 console.log(
   table(
     ['measure', 'p50 ms', 'p99 ms', 'notes'],
     [
-      ['load through write(), 100,000-point calls', ms(w.loadMs), '', `${fmt((w.values / w.loadMs) * 1000)} points/s`],
+      [
+        'load through write(), 100,000-point calls',
+        ms(w.loadMs),
+        '',
+        `${fmt((w.values / w.loadMs) * 1000)} points/s`,
+      ],
       ['flush + compact(all)', ms(w.compactMs), '', ''],
-      ['readRaw 1 data point x 1 day (86,400 values), 20 runs', ms(pct(w.day, 50)), ms(pct(w.day, 99)), 'goal < 150 ms'],
-      ['readRaw 1 data point x 7 days (604,800 values), 5 runs', ms(pct(w.week, 50)), ms(pct(w.week, 99)), ''],
+      [
+        'readRaw 1 data point x 1 day (86,400 values), 20 runs',
+        ms(pct(w.day, 50)),
+        ms(pct(w.day, 99)),
+        'goal < 150 ms',
+      ],
+      [
+        'readRaw 1 data point x 7 days (604,800 values), 5 runs',
+        ms(pct(w.week, 50)),
+        ms(pct(w.week, 99)),
+        '',
+      ],
       ['latest() of 10 data points, 20 runs', ms(pct(w.latest, 50)), ms(pct(w.latest, 99)), ''],
     ],
   ),

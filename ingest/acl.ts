@@ -1,7 +1,13 @@
 import type { Db } from '../store/libsql/db.ts'
 import type { Bus } from '../src/bus.ts'
 import type { DeviceIdentity } from './types.ts'
-import { filterCovers, filtersIntersect, hasWildcard, relativeTopic, topicMatches } from './topics.ts'
+import {
+  filterCovers,
+  filtersIntersect,
+  hasWildcard,
+  relativeTopic,
+  topicMatches,
+} from './topics.ts'
 
 /** A policy rule bound to a device: a topic filter relative to its mountpoint. */
 export interface AclRule {
@@ -110,7 +116,13 @@ export class AclChecker {
        WHERE pd.device_int_id = ? AND p.tenant_id = ?`,
       [device.id, device.tenantID],
     )
-    const rules = compileRules(rows.map((r) => ({ topic: String(r.topic), access: Number(r.access), allow: Number(r.allow) })))
+    const rules = compileRules(
+      rows.map((r) => ({
+        topic: String(r.topic),
+        access: Number(r.access),
+        allow: Number(r.allow),
+      })),
+    )
     if (generation === this.generation) {
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!)
       this.cache.set(device.id, { tenantID: device.tenantID, rules })

@@ -26,9 +26,22 @@ export class Commands {
    * Sends `payload` to `client` on the full topic `topic`. QoS 1 resolves true on the device's PUBACK, false when
    * it disconnects first or after `timeoutMs`; QoS 0 resolves true once written.
    */
-  send(client: Client, topic: string, payload: Buffer, qos: 0 | 1, timeoutMs: number): Promise<boolean> {
+  send(
+    client: Client,
+    topic: string,
+    payload: Buffer,
+    qos: 0 | 1,
+    timeoutMs: number,
+  ): Promise<boolean> {
     const body = Buffer.from(payload)
-    const message = { cmd: 'publish', topic, payload: body, qos, retain: false, dup: false } as PublishPacket
+    const message = {
+      cmd: 'publish',
+      topic,
+      payload: body,
+      qos,
+      retain: false,
+      dup: false,
+    } as PublishPacket
     if (qos === 0) return new Promise((resolve) => client.publish(message, (err) => resolve(!err)))
     return new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => settle(false), timeoutMs)
@@ -37,7 +50,12 @@ export class Commands {
         clearTimeout(timer)
         this.byPayload.delete(body)
         const map = this.byClient.get(client)
-        if (map && pending.messageId !== undefined && map.delete(pending.messageId) && map.size === 0)
+        if (
+          map &&
+          pending.messageId !== undefined &&
+          map.delete(pending.messageId) &&
+          map.size === 0
+        )
           this.byClient.delete(client)
         resolve(ok)
       }

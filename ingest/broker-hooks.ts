@@ -60,9 +60,14 @@ export class BrokerHooks {
   constructor(private readonly d: HookDeps) {}
 
   /** Remembers the keep-alive; logs a refused attempt for protocol versions the broker cannot serve. */
-  preConnect = (client: Client, packet: ConnectPacket, cb: (e: Error | null, ok: boolean) => void) => {
+  preConnect = (
+    client: Client,
+    packet: ConnectPacket,
+    cb: (e: Error | null, ok: boolean) => void,
+  ) => {
     this.keepAlives.set(client, packet.keepalive ?? 0)
-    if (![3, 4, 5].includes(packet.protocolVersion ?? 4)) this.logRefused(client, packet.clientId ?? '')
+    if (![3, 4, 5].includes(packet.protocolVersion ?? 4))
+      this.logRefused(client, packet.clientId ?? '')
     cb(null, true) // aedes answers an unsupported version with CONNACK 1 (unacceptable protocol version)
   }
 
@@ -89,18 +94,35 @@ export class BrokerHooks {
     )
   }
 
-  private async checkConnect(client: Client, username?: string, password?: Buffer): Promise<AuthError | null> {
+  private async checkConnect(
+    client: Client,
+    username?: string,
+    password?: Buffer,
+  ): Promise<AuthError | null> {
     const ip = ipOf(client)
     const clientId = client.id
     if (this.closing) return authError('server unavailable', SERVER_UNAVAILABLE)
     const known = await this.d.directory.byDeviceID(clientId)
     const certCN = known?.authType === 2 ? await this.d.clientCertCN(client, known) : undefined
-    const r = await checkCredentials(this.d.directory, { clientId, username, password, certCN, certsForDevice: this.d.certsForDevice })
+    const r = await checkCredentials(this.d.directory, {
+      clientId,
+      username,
+      password,
+      certCN,
+      certsForDevice: this.d.certsForDevice,
+    })
     if (!r.ok) {
-      this.d.tracker.refused({ clientId, ip, device: r.device }).catch((e) => this.d.log('refused log failed', e))
+      this.d.tracker
+        .refused({ clientId, ip, device: r.device })
+        .catch((e) => this.d.log('refused log failed', e))
       return authError('not authorized', NOT_AUTHORIZED)
     }
-    this.sessions.set(client, { device: r.device, ip, keepAlive: this.keepAlives.get(client) ?? 0, state: 'connecting' })
+    this.sessions.set(client, {
+      device: r.device,
+      ip,
+      keepAlive: this.keepAlives.get(client) ?? 0,
+      state: 'connecting',
+    })
     return null
   }
 
@@ -109,7 +131,11 @@ export class BrokerHooks {
    * PUBACK) waits until the pipeline committed it. Backpressure waits for the queue to drain (aedes reads no more
    * from this socket meanwhile); only a store failure disconnects the device (it resends what was not acked).
    */
-  authorizePublish = (client: Client | null, packet: PublishPacket, cb: (e?: Error | null) => void) => {
+  authorizePublish = (
+    client: Client | null,
+    packet: PublishPacket,
+    cb: (e?: Error | null) => void,
+  ) => {
     if (!client) return cb(null) // a will of a session that is gone: routed, not ingested
     this.inflight++
     this.ingest(client, packet).then(
@@ -134,7 +160,8 @@ export class BrokerHooks {
     const session = this.sessions.get(client)
     if (!session || packet.topic.startsWith('$SYS/')) return new Error('not authorized')
     const { device, ip } = session
-    if (!(await this.d.acl.canPublish(device, packet.topic))) return new Error(`not authorized: ${packet.topic}`)
+    if (!(await this.d.acl.canPublish(device, packet.topic)))
+      return new Error(`not authorized: ${packet.topic}`)
     const topic = relativeTopic(device, packet.topic)!
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
     const uplink = { device, topic, payload, receivedAt: Date.now(), ip }
@@ -164,7 +191,11 @@ export class BrokerHooks {
   }
 
   /** SUBSCRIBE: allowed filters get their QoS, refused ones SUBACK 128. */
-  authorizeSubscribe = (client: Client, sub: Subscription, cb: (e: Error | null, s?: Subscription | null) => void) => {
+  authorizeSubscribe = (
+    client: Client,
+    sub: Subscription,
+    cb: (e: Error | null, s?: Subscription | null) => void,
+  ) => {
     if (this.serverSubs.has(sub)) return cb(null, sub)
     const session = this.sessions.get(client)
     if (!session) return cb(null, null)

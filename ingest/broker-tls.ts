@@ -21,22 +21,30 @@ import type { DeviceIdentity } from './types.ts'
  */
 export async function serverCredentials(config: Config, meta: MetaStore): Promise<CertAndKey> {
   if (config.MQTTS_CERT_FILE && config.MQTTS_KEY_FILE)
-    return { cert: readFileSync(config.MQTTS_CERT_FILE, 'utf8'), key: readFileSync(config.MQTTS_KEY_FILE, 'utf8') }
+    return {
+      cert: readFileSync(config.MQTTS_CERT_FILE, 'utf8'),
+      key: readFileSync(config.MQTTS_KEY_FILE, 'utf8'),
+    }
   const stored = await meta.accounts.setting('mqtts_server')
   if (stored) return JSON.parse(stored) as CertAndKey
   const made = await createCa('mqtts-server')
-  return JSON.parse(await meta.accounts.settingOnce('mqtts_server', JSON.stringify(made))) as CertAndKey
+  return JSON.parse(
+    await meta.accounts.settingOnce('mqtts_server', JSON.stringify(made)),
+  ) as CertAndKey
 }
 
 /** Starts the TLS listener; every connection asks for a client certificate but is not refused without one. */
 export async function listenTls(broker: Aedes, port: number, host: string, creds: CertAndKey) {
   const sockets = new Set<Socket>()
-  const tls: Server = createServer({ ...creds, requestCert: true, rejectUnauthorized: false }, (socket) => {
-    sockets.add(socket)
-    socket.once('close', () => sockets.delete(socket))
-    socket.on('error', () => {}) // aedes reports it as clientError
-    broker.handle(socket)
-  })
+  const tls: Server = createServer(
+    { ...creds, requestCert: true, rejectUnauthorized: false },
+    (socket) => {
+      sockets.add(socket)
+      socket.once('close', () => sockets.delete(socket))
+      socket.on('error', () => {}) // aedes reports it as clientError
+      broker.handle(socket)
+    },
+  )
   tls.on('tlsClientError', () => {}) // a failed handshake concerns that client only
   tls.listen(port, host)
   await once(tls, 'listening')

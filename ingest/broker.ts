@@ -39,9 +39,14 @@ type Clients = Record<string, Client | undefined>
 /** In-memory persistence whose outgoingClearMessageId always names the acknowledged packet (see broker-commands). */
 function ackingPersistence() {
   // a CommonJS module: Node's default import is module.exports, the factory itself (its typings say `.default`)
-  const memoryPersistence = memoryPersistenceModule as unknown as () => { outgoingClearMessageId: unknown }
+  const memoryPersistence = memoryPersistenceModule as unknown as () => {
+    outgoingClearMessageId: unknown
+  }
   const p = memoryPersistence()
-  const clear = (p.outgoingClearMessageId as (...a: unknown[]) => unknown).bind(p) as (c: Client, pk: { messageId?: number }) => Promise<unknown>
+  const clear = (p.outgoingClearMessageId as (...a: unknown[]) => unknown).bind(p) as (
+    c: Client,
+    pk: { messageId?: number },
+  ) => Promise<unknown>
   const patched = async (c: Client, pk: { messageId?: number }) =>
     (await clear(c, pk)) ?? { cmd: 'puback', messageId: pk.messageId }
   Object.assign(p, { outgoingClearMessageId: patched })
@@ -60,9 +65,15 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const commands = new Commands()
   await tracker.allOffline()
   const hooks = new BrokerHooks({
-    directory, acl, tracker, pipeline, commands, log,
+    directory,
+    acl,
+    tracker,
+    pipeline,
+    commands,
+    log,
     certsForDevice: (id) => meta.certs.certsForDevice(id),
-    clientCertCN: (client, device) => verifiedClientCN(client, device, (tenant) => meta.certs.caCert(tenant)),
+    clientCertCN: (client, device) =>
+      verifiedClientCN(client, device, (tenant) => meta.certs.caCert(tenant)),
   })
   const broker = await Aedes.createBroker({
     concurrency: 0, // the default (100) lets mqemitter recurse until the stack overflows under bursts (BASELINES)
@@ -83,7 +94,12 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const tls =
     config.MQTTS_PORT === undefined
       ? undefined
-      : await listenTls(broker, config.MQTTS_PORT, config.HOST, await serverCredentials(config, meta))
+      : await listenTls(
+          broker,
+          config.MQTTS_PORT,
+          config.HOST,
+          await serverCredentials(config, meta),
+        )
 
   const sessionOf = (device: DeviceIdentity) => {
     const client = clients[device.deviceID]
@@ -99,13 +115,23 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     async publish(device, topic, payload, opts = {}) {
       const client = sessionOf(device)
       if (!client || hooks.closing) return false
-      return commands.send(client, mountpoint(device) + topic, payload, opts.qos ?? 1, opts.timeoutMs ?? COMMAND_TIMEOUT_MS)
+      return commands.send(
+        client,
+        mountpoint(device) + topic,
+        payload,
+        opts.qos ?? 1,
+        opts.timeoutMs ?? COMMAND_TIMEOUT_MS,
+      )
     },
     async close() {
       if (hooks.closing) return
       hooks.closing = true
       offBus()
-      const closed = Promise.all([closeServer(tcp), closeServer(ws), ...(tls ? [closeServer(tls.tls)] : [])])
+      const closed = Promise.all([
+        closeServer(tcp),
+        closeServer(ws),
+        ...(tls ? [closeServer(tls.tls)] : []),
+      ])
       for (const client of Object.values(clients)) client?.close()
       await hooks.idle(CLOSE_WAIT_MS)
       await new Promise<void>((resolve) => broker.close(() => resolve()))
@@ -138,9 +164,20 @@ class BrokerEvents {
           this.log(`${name} handler failed`, e)
         }
       }
-    broker.on('clientReady', guard('clientReady', (c: Client) => this.ready(c)))
-    broker.on('clientDisconnect', guard('clientDisconnect', (c: Client) => this.gone(c)))
-    broker.on('ack', guard('ack', (p, c: Client) => this.commands.acked(c, (p as { messageId?: number } | undefined)?.messageId)))
+    broker.on(
+      'clientReady',
+      guard('clientReady', (c: Client) => this.ready(c)),
+    )
+    broker.on(
+      'clientDisconnect',
+      guard('clientDisconnect', (c: Client) => this.gone(c)),
+    )
+    broker.on(
+      'ack',
+      guard('ack', (p, c: Client) =>
+        this.commands.acked(c, (p as { messageId?: number } | undefined)?.messageId),
+      ),
+    )
     broker.on('clientError', () => {}) // a client's socket or protocol error closes that client only
     broker.on('connectionError', () => {})
   }
@@ -150,13 +187,17 @@ class BrokerEvents {
     const s = this.hooks.sessions.get(client)
     if (!s || s.state !== 'connecting') return
     this.online(client, s)
-    this.subscribeDefaults(client, s.device).catch((e) => this.log(`auto-subscribe of ${s.device.deviceID} failed`, e))
+    this.subscribeDefaults(client, s.device).catch((e) =>
+      this.log(`auto-subscribe of ${s.device.deviceID} failed`, e),
+    )
   }
 
   private online(client: Client, s: Session) {
     s.state = 'online'
     const { device, ip, keepAlive } = s
-    this.tracker.connected(device, { ip, keepAlive, session: client }).catch((e) => this.log(`connect log of ${device.deviceID} failed`, e))
+    this.tracker
+      .connected(device, { ip, keepAlive, session: client })
+      .catch((e) => this.log(`connect log of ${device.deviceID} failed`, e))
   }
 
   /** Subscribes a device to its `inbox` (QoS 1) and to its stored subscriptions, under its mountpoint. */
@@ -164,9 +205,14 @@ class BrokerEvents {
     const stored = await this.meta.subscriptions.ofDevice(device.id)
     if (client.closed) return
     const prefix = mountpoint(device)
-    const subs = [{ topic: 'inbox', qos: 1 }, ...stored].map((s) => ({ topic: prefix + s.topic, qos: Math.min(s.qos, 2) as 0 | 1 | 2 }))
+    const subs = [{ topic: 'inbox', qos: 1 }, ...stored].map((s) => ({
+      topic: prefix + s.topic,
+      qos: Math.min(s.qos, 2) as 0 | 1 | 2,
+    }))
     for (const sub of subs) this.hooks.serverSubs.add(sub)
-    await new Promise<void>((resolve, reject) => client.subscribe({ subscriptions: subs }, (e) => (e ? reject(e) : resolve())))
+    await new Promise<void>((resolve, reject) =>
+      client.subscribe({ subscriptions: subs }, (e) => (e ? reject(e) : resolve())),
+    )
   }
 
   private gone(client: Client) {
@@ -175,7 +221,9 @@ class BrokerEvents {
     if (!s || s.state === 'gone') return
     if (s.state === 'connecting') this.online(client, s) // CONNACK was sent: the connect happened
     s.state = 'gone'
-    this.tracker.disconnected(s.device, client).catch((e) => this.log(`disconnect log of ${s.device.deviceID} failed`, e))
+    this.tracker
+      .disconnected(s.device, client)
+      .catch((e) => this.log(`disconnect log of ${s.device.deviceID} failed`, e))
   }
 }
 
@@ -197,7 +245,11 @@ function watchDevices(
     directory
       .byId(e.id)
       .then((fresh) => {
-        const stale = !fresh || fresh.blocked || fresh.token !== s.device.token || fresh.deviceUsername !== s.device.deviceUsername
+        const stale =
+          !fresh ||
+          fresh.blocked ||
+          fresh.token !== s.device.token ||
+          fresh.deviceUsername !== s.device.deviceUsername
         if (stale) client.close()
         else s.device = fresh
       })
@@ -228,7 +280,12 @@ async function listenTcp(broker: Aedes, port: number, host: string) {
   return { tcp, sockets }
 }
 
-async function listenWs(broker: Aedes, port: number, host: string, log: (m: string, e?: unknown) => void) {
+async function listenWs(
+  broker: Aedes,
+  port: number,
+  host: string,
+  log: (m: string, e?: unknown) => void,
+) {
   const http = createHttpServer((_req, res) => {
     res.writeHead(404).end()
   })
@@ -249,4 +306,3 @@ async function listenWs(broker: Aedes, port: number, host: string, log: (m: stri
 function closeServer(server: Server | HttpServer): Promise<void> {
   return new Promise((resolve) => server.close(() => resolve()))
 }
-

@@ -29,10 +29,17 @@ export class ConnectionTracker {
   constructor(private readonly meta: MetaStore) {}
 
   /** A device's session is established (after CONNACK). */
-  async connected(device: DeviceIdentity, s: { ip: string | null; keepAlive: number; session: object }): Promise<void> {
+  async connected(
+    device: DeviceIdentity,
+    s: { ip: string | null; keepAlive: number; session: object },
+  ): Promise<void> {
     const now = Date.now()
     this.current.set(device.id, s.session)
-    this.logs.push({ ...logOf(device, CONNECT_STATUS.online, now), IP: s.ip, keepAlive: s.keepAlive })
+    this.logs.push({
+      ...logOf(device, CONNECT_STATUS.online, now),
+      IP: s.ip,
+      keepAlive: s.keepAlive,
+    })
     this.setState(device.id, {
       sql: 'UPDATE devices SET device_status = 1, client_ip = ?, connected_at = ?, keep_alive = ? WHERE id = ?',
       args: [s.ip, now, s.keepAlive, device.id],
@@ -45,13 +52,20 @@ export class ConnectionTracker {
     this.logs.push(logOf(device, CONNECT_STATUS.offline, Date.now()))
     if (this.current.get(device.id) === session) {
       this.current.delete(device.id)
-      this.setState(device.id, { sql: 'UPDATE devices SET device_status = 0 WHERE id = ?', args: [device.id] })
+      this.setState(device.id, {
+        sql: 'UPDATE devices SET device_status = 0 WHERE id = ?',
+        args: [device.id],
+      })
     }
     return this.schedule()
   }
 
   /** A connection attempt was refused (unknown device, wrong credentials, blocked, unsupported protocol). */
-  async refused(attempt: { clientId: string; ip: string | null; device?: DeviceIdentity }): Promise<void> {
+  async refused(attempt: {
+    clientId: string
+    ip: string | null
+    device?: DeviceIdentity
+  }): Promise<void> {
     const d = attempt.device
     this.logs.push({
       tenantID: d?.tenantID ?? null,

@@ -28,7 +28,10 @@ const AUTH_CERT = 2
  * password = token (compared in constant time). An authType 2 device must present a verified client certificate
  * whose CN is the CN of an enabled certificate bound to it. Unknown and blocked devices are refused.
  */
-export async function checkCredentials(dir: DeviceDirectory, c: PresentedCredentials): Promise<CredentialsResult> {
+export async function checkCredentials(
+  dir: DeviceDirectory,
+  c: PresentedCredentials,
+): Promise<CredentialsResult> {
   const device = c.clientId ? await dir.byDeviceID(c.clientId) : undefined
   if (!device) return { ok: false, reason: 'unknown' }
   if (device.blocked) return { ok: false, reason: 'blocked', device }

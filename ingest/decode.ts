@@ -54,16 +54,27 @@ function plainValues(o: Obj, receivedAt: number): RawValue[] {
 }
 
 /** Forms 2/3: `{dataPointID: {time, value}}` or `{dataPointID: value}`; unreadable times become problems. */
-function eventValues(data: Obj, receivedAt: number, problems: Rejection[], deviceID?: string): RawValue[] {
+function eventValues(
+  data: Obj,
+  receivedAt: number,
+  problems: Rejection[],
+  deviceID?: string,
+): RawValue[] {
   const out: RawValue[] = []
   for (const [dataPointID, entry] of Object.entries(data)) {
     if (!isObject(entry) || !('value' in entry)) {
       out.push({ dataPointID, time: receivedAt, value: entry })
       continue
     }
-    const time = entry.time === undefined || entry.time === null ? receivedAt : payloadTime(entry.time)
+    const time =
+      entry.time === undefined || entry.time === null ? receivedAt : payloadTime(entry.time)
     if (time === undefined) {
-      problems.push({ dataPointID, deviceID, errorCode: 'FORM_INVALID', message: `${dataPointID}: unreadable time` })
+      problems.push({
+        dataPointID,
+        deviceID,
+        errorCode: 'FORM_INVALID',
+        message: `${dataPointID}: unreadable time`,
+      })
       continue
     }
     out.push({ dataPointID, time, value: entry.value })
@@ -77,10 +88,18 @@ function isGatewayData(data: Obj): boolean {
   return isObject(data.gateway) && !('value' in data.gateway)
 }
 
-function childValues(entry: unknown, index: number, receivedAt: number, problems: Rejection[]): ChildValues | undefined {
+function childValues(
+  entry: unknown,
+  index: number,
+  receivedAt: number,
+  problems: Rejection[],
+): ChildValues | undefined {
   const id = isObject(entry) ? entry.device_id : undefined
   if (!isObject(entry) || typeof id !== 'string' || id === '' || !isObject(entry.data)) {
-    problems.push({ errorCode: 'FORM_INVALID', message: `devices[${index}]: expected {device_id, data}` })
+    problems.push({
+      errorCode: 'FORM_INVALID',
+      message: `devices[${index}]: expected {device_id, data}`,
+    })
     return undefined
   }
   const own: Rejection[] = []
@@ -91,7 +110,13 @@ function childValues(entry: unknown, index: number, receivedAt: number, problems
 function decodeEvent(o: Obj, receivedAt: number): Decoded {
   if (!isObject(o.data)) return { form: 'invalid', reason: 'event payload without a data object' }
   const problems: Rejection[] = []
-  if (!isGatewayData(o.data)) return { form: 'event', values: eventValues(o.data, receivedAt, problems), devices: [], problems }
+  if (!isGatewayData(o.data))
+    return {
+      form: 'event',
+      values: eventValues(o.data, receivedAt, problems),
+      devices: [],
+      problems,
+    }
   const own = isObject(o.data.gateway) ? eventValues(o.data.gateway, receivedAt, problems) : []
   const list = Array.isArray(o.data.devices) ? o.data.devices : []
   const devices = list.flatMap((e, i) => childValues(e, i, receivedAt, problems) ?? [])
@@ -101,7 +126,8 @@ function decodeEvent(o: Obj, receivedAt: number): Decoded {
 function decodeResponse(o: Obj): Decoded {
   const result = o.result
   const taskID = isObject(result) ? result.task_id : undefined
-  if (typeof taskID !== 'string' || taskID === '') return { form: 'invalid', reason: 'response without result.task_id' }
+  if (typeof taskID !== 'string' || taskID === '')
+    return { form: 'invalid', reason: 'response without result.task_id' }
   return { form: 'response', taskID, code: (result as Obj).code ?? null }
 }
 
@@ -119,7 +145,8 @@ export function decodePayload(text: string, receivedAt: number): Decoded {
   }
   if (!isObject(json)) return { form: 'invalid', reason: 'payload is not a JSON object' }
   const type = json.data_type
-  if (type === undefined) return { form: 'plain', values: plainValues(json, receivedAt), devices: [], problems: [] }
+  if (type === undefined)
+    return { form: 'plain', values: plainValues(json, receivedAt), devices: [], problems: [] }
   if (type === 'event') return decodeEvent(json, receivedAt)
   if (type === 'response') return decodeResponse(json)
   return { form: 'invalid', reason: `unknown data_type ${JSON.stringify(type)}` }

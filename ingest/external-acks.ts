@@ -1,7 +1,11 @@
 import mqtt, { type IClientOptions, type IPublishPacket, type MqttClient, type Packet } from 'mqtt'
 
 /** Handles one received message; resolves with the PUBACK reason code (0 success, MQTT 5 §3.4.2.1). */
-export type MessageHandler = (topic: string, payload: Buffer, packet: IPublishPacket) => Promise<number>
+export type MessageHandler = (
+  topic: string,
+  payload: Buffer,
+  packet: IPublishPacket,
+) => Promise<number>
 
 export interface AckingOptions extends IClientOptions {
   /**
@@ -27,7 +31,11 @@ interface Internals {
  * test/ingest/external.test.ts against Mosquitto). PUBACKs still pending when the connection drops are forgotten:
  * the broker re-sends those messages (DUP) on the resumed session, and re-sent values are stored once.
  */
-export function connectAcking(url: string, opts: AckingOptions, handler: MessageHandler): MqttClient {
+export function connectAcking(
+  url: string,
+  opts: AckingOptions,
+  handler: MessageHandler,
+): MqttClient {
   const { pauseUntil, ...clientOpts } = opts
   const client = mqtt.connect(url, { ...clientOpts, protocolVersion: 5 })
   const pending = new Map<number, Promise<number>>()
@@ -42,14 +50,21 @@ export function connectAcking(url: string, opts: AckingOptions, handler: Message
     const result = settle(handler, packet)
     if (packet.qos === 1 && packet.messageId !== undefined) pending.set(packet.messageId, result)
     const pause = pauseUntil?.()
-    if (pause) pause.then(() => callback(), () => callback())
+    if (pause)
+      pause.then(
+        () => callback(),
+        () => callback(),
+      )
     else callback()
   }
 
   const internals = client as unknown as Internals
   const send = internals._sendPacket.bind(client)
   internals._sendPacket = (packet, cb, ...rest) => {
-    const result = packet.cmd === 'puback' && packet.messageId !== undefined ? pending.get(packet.messageId) : undefined
+    const result =
+      packet.cmd === 'puback' && packet.messageId !== undefined
+        ? pending.get(packet.messageId)
+        : undefined
     if (!result || packet.cmd !== 'puback') return send(packet, cb, ...rest)
     pending.delete(packet.messageId!)
     const sentOn = generation

@@ -39,7 +39,8 @@ export interface ExternalBrokerHandle extends BrokerHandle {
 export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalBrokerHandle> {
   const { config, pipeline, bus } = deps
   const log = (level: Level, msg: string) => {
-    if (RANK[level]! >= RANK[config.LOG_LEVEL]!) console[level === 'debug' ? 'log' : level](`[mqtt-external] ${msg}`)
+    if (RANK[level]! >= RANK[config.LOG_LEVEL]!)
+      console[level === 'debug' ? 'log' : level](`[mqtt-external] ${msg}`)
   }
   const directory = new DeviceDirectory(deps.meta.db, bus)
   const nth = ++nodesInProcess
@@ -49,18 +50,26 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
   let closing = false
 
   /** One uplink: find its device, check the topic is really under its mountpoint, submit it. */
-  async function onMessage(topic: string, payload: Buffer, packet: IPublishPacket): Promise<number> {
+  async function onMessage(
+    topic: string,
+    payload: Buffer,
+    packet: IPublishPacket,
+  ): Promise<number> {
     stats.received++
-    if (packet.properties?.userProperties?.[ORIGIN_PROPERTY] !== undefined) return stats.skipped++, 0 // our command
+    if (packet.properties?.userProperties?.[ORIGIN_PROPERTY] !== undefined)
+      return (stats.skipped++, 0) // our command
     const mounted = parseMounted(topic)
     const device = mounted && (await directory.byDeviceID(mounted.deviceID))
     const relative = device && relativeTopic(device, topic)
     if (!mounted || !device || relative === undefined) {
       stats.dropped++
-      log('warn', `dropped a message on ${JSON.stringify(topic)}: ${!device ? 'unknown device' : 'not its mountpoint'}`)
+      log(
+        'warn',
+        `dropped a message on ${JSON.stringify(topic)}: ${!device ? 'unknown device' : 'not its mountpoint'}`,
+      )
       return 0
     }
-    if (relative === 'inbox') return stats.skipped++, 0 // commands to the device, not uplinks
+    if (relative === 'inbox') return (stats.skipped++, 0) // commands to the device, not uplinks
     const uplink = { device, topic: relative, payload, receivedAt: Date.now(), ip: null }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -104,8 +113,10 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
     const d = deleted ? undefined : await directory.byId(e.id)
     if (deleted || !d || d.blocked) await kick(e.deviceID)
   }
-  const onChanged = (e: { id: number; deviceID: string }) => void kickIfBarred(e, false).catch(() => {})
-  const onDeleted = (e: { id: number; deviceID: string }) => void kickIfBarred(e, true).catch(() => {})
+  const onChanged = (e: { id: number; deviceID: string }) =>
+    void kickIfBarred(e, false).catch(() => {})
+  const onDeleted = (e: { id: number; deviceID: string }) =>
+    void kickIfBarred(e, true).catch(() => {})
   bus.on('device.changed', onChanged)
   bus.on('device.deleted', onDeleted)
 
@@ -127,12 +138,17 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
 }
 
 /** Resolves once connected and subscribed; rejects on a refused connection or after CONNECT_TIMEOUT_MS. */
-function firstSubscription(client: MqttClient, filter: string, log: (l: Level, m: string) => void): Promise<void> {
+function firstSubscription(
+  client: MqttClient,
+  filter: string,
+  log: (l: Level, m: string) => void,
+): Promise<void> {
   const subscribe = () =>
     new Promise<void>((resolve, reject) =>
       client.subscribe(filter, { qos: 1 }, (err, granted) => {
         const code = granted?.[0]?.qos
-        if (err || code === undefined || code > 1) reject(err ?? new Error(`subscription to ${filter} refused (${code})`))
+        if (err || code === undefined || code > 1)
+          reject(err ?? new Error(`subscription to ${filter} refused (${code})`))
         else resolve()
       }),
     )
@@ -142,7 +158,10 @@ function firstSubscription(client: MqttClient, filter: string, log: (l: Level, m
       client.end(true)
       reject(new Error(`external broker: ${e.message}`))
     }
-    const timer = setTimeout(() => fail(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)), CONNECT_TIMEOUT_MS)
+    const timer = setTimeout(
+      () => fail(new Error(`no connection within ${CONNECT_TIMEOUT_MS} ms`)),
+      CONNECT_TIMEOUT_MS,
+    )
     client.once('error', fail)
     client.once('connect', () => {
       client.off('error', fail)
@@ -151,7 +170,8 @@ function firstSubscription(client: MqttClient, filter: string, log: (l: Level, m
           clearTimeout(timer)
           client.on('error', (e) => log('warn', e.message))
           client.on('connect', (connack) => {
-            if (!connack.sessionPresent) subscribe().catch((e) => log('error', (e as Error).message))
+            if (!connack.sessionPresent)
+              subscribe().catch((e) => log('error', (e as Error).message))
           })
           resolve()
         },
@@ -166,7 +186,10 @@ function backoff(client: MqttClient, log: (l: Level, m: string) => void) {
   client.on('connect', () => (client.options.reconnectPeriod = RECONNECT_MIN_MS))
   client.on('offline', () => log('warn', 'connection to the external broker lost; reconnecting'))
   client.on('reconnect', () => {
-    client.options.reconnectPeriod = Math.min(RECONNECT_MAX_MS, (client.options.reconnectPeriod ?? 0) * 2)
+    client.options.reconnectPeriod = Math.min(
+      RECONNECT_MAX_MS,
+      (client.options.reconnectPeriod ?? 0) * 2,
+    )
   })
 }
 
@@ -176,14 +199,24 @@ function backoff(client: MqttClient, log: (l: Level, m: string) => void) {
  * device's response message (payload form 4) then confirms delivery (publishStatus 2).
  */
 function commandSender(client: MqttClient) {
-  return (device: DeviceIdentity, topic: string, payload: Buffer, opts: { qos?: 0 | 1; timeoutMs?: number } = {}) =>
+  return (
+    device: DeviceIdentity,
+    topic: string,
+    payload: Buffer,
+    opts: { qos?: 0 | 1; timeoutMs?: number } = {},
+  ) =>
     new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), opts.timeoutMs ?? 30_000)
       const properties = { userProperties: { [ORIGIN_PROPERTY]: '1' } }
-      client.publish(mountpoint(device) + topic, payload, { qos: opts.qos ?? 1, properties }, (err) => {
-        clearTimeout(timer)
-        resolve(!err)
-      })
+      client.publish(
+        mountpoint(device) + topic,
+        payload,
+        { qos: opts.qos ?? 1, properties },
+        (err) => {
+          clearTimeout(timer)
+          resolve(!err)
+        },
+      )
     })
 }
 
@@ -197,8 +230,12 @@ function emqxKick(config: BrokerDeps['config'], log: (l: Level, m: string) => vo
     const url = `${config.EMQX_API_URL.replace(/\/$/, '')}/api/v5/clients/${encodeURIComponent(deviceID)}`
     const auth = Buffer.from(`${config.EMQX_API_KEY}:${config.EMQX_API_SECRET}`).toString('base64')
     try {
-      const res = await fetch(url, { method: 'DELETE', headers: { authorization: `Basic ${auth}` } })
-      if (res.status !== 204 && res.status !== 404) log('warn', `kick ${deviceID}: EMQX answered ${res.status}`)
+      const res = await fetch(url, {
+        method: 'DELETE',
+        headers: { authorization: `Basic ${auth}` },
+      })
+      if (res.status !== 204 && res.status !== 404)
+        log('warn', `kick ${deviceID}: EMQX answered ${res.status}`)
     } catch (e) {
       log('warn', `kick ${deviceID}: ${(e as Error).message}`)
     }

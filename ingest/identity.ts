@@ -56,15 +56,21 @@ export class DeviceDirectory {
     this.generation++
     const known = this.byIntID.get(id)
     this.byIntID.delete(id)
-    for (const key of [deviceID, known?.deviceID]) if (key && this.idOfDeviceID.get(key) === id) this.idOfDeviceID.delete(key)
-    if (known && this.idOfUsername.get(known.deviceUsername) === id) this.idOfUsername.delete(known.deviceUsername)
+    for (const key of [deviceID, known?.deviceID])
+      if (key && this.idOfDeviceID.get(key) === id) this.idOfDeviceID.delete(key)
+    if (known && this.idOfUsername.get(known.deviceUsername) === id)
+      this.idOfUsername.delete(known.deviceUsername)
   }
 
   private dropProduct(productIntID: number) {
-    for (const d of [...this.byIntID.values()]) if (d.productIntID === productIntID) this.drop(d.id, d.deviceID)
+    for (const d of [...this.byIntID.values()])
+      if (d.productIntID === productIntID) this.drop(d.id, d.deviceID)
   }
 
-  private async load(key: 'id' | 'deviceID' | 'deviceUsername', value: string | number): Promise<DeviceIdentity | undefined> {
+  private async load(
+    key: 'id' | 'deviceID' | 'deviceUsername',
+    value: string | number,
+  ): Promise<DeviceIdentity | undefined> {
     const generation = this.generation
     const identity = await this.repo.device(key, value)
     if (identity && generation === this.generation) this.remember(identity)

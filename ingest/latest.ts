@@ -33,7 +33,8 @@ export class LatestValues {
         this.devices.set(key, entry)
       }
       const cur = entry.values.get(p.dataPointID)
-      if (!cur || cur.time <= p.time) entry.values.set(p.dataPointID, { time: p.time, value: p.value })
+      if (!cur || cur.time <= p.time)
+        entry.values.set(p.dataPointID, { time: p.time, value: p.value })
     }
   }
 

@@ -72,7 +72,9 @@ export class ModelCache {
 
   /** The model of product `productIntID`. */
   product(productIntID: number): Promise<ProductModel> {
-    return this.products.get(productIntID, async () => buildModel(productIntID, await this.repo.productModel(productIntID)))
+    return this.products.get(productIntID, async () =>
+      buildModel(productIntID, await this.repo.productModel(productIntID)),
+    )
   }
 
   /** The child devices of gateway `gatewayIntID` by deviceID. */
@@ -93,14 +95,24 @@ export class ModelCache {
 /** Builds the lookup maps of a product model from its rows. */
 export function buildModel(
   productIntID: number,
-  rows: { points: ModelPoint[]; streams: Array<{ id: number; topic: string; streamType: number; pointIntIDs: number[] }> },
+  rows: {
+    points: ModelPoint[]
+    streams: Array<{ id: number; topic: string; streamType: number; pointIntIDs: number[] }>
+  },
 ): ProductModel {
   const byIntID = new Map(rows.points.map((p) => [Number(p.id), p]))
   const streams = new Map<string, StreamModel>()
   for (const s of rows.streams) {
     if (!REPORT_TYPES.has(s.streamType)) continue
-    const ids = s.pointIntIDs.map((id) => byIntID.get(id)?.dataPointID).filter((x): x is string => x !== undefined)
-    streams.set(normalizeTopic(s.topic), { id: s.id, topic: s.topic, streamType: s.streamType, dataPointIDs: new Set(ids) })
+    const ids = s.pointIntIDs
+      .map((id) => byIntID.get(id)?.dataPointID)
+      .filter((x): x is string => x !== undefined)
+    streams.set(normalizeTopic(s.topic), {
+      id: s.id,
+      topic: s.topic,
+      streamType: s.streamType,
+      dataPointIDs: new Set(ids),
+    })
   }
   return { productIntID, streams, points: new Map(rows.points.map((p) => [p.dataPointID, p])) }
 }

@@ -25,7 +25,10 @@ export const EVENT_PAYLOAD_BYTES = 64 * 1024
 export const TRUNCATED_MARKER = '...[truncated]'
 const MAX_REASON = 2000
 
-type Sender = Pick<DeviceIdentity, 'id' | 'tenantID' | 'deviceID' | 'deviceName' | 'productIntID' | 'productID'>
+type Sender = Pick<
+  DeviceIdentity,
+  'id' | 'tenantID' | 'deviceID' | 'deviceName' | 'productIntID' | 'productID'
+>
 
 /** The values of one device of an uplink, checked: what to store, what not and why, notes (limits). */
 interface DeviceResult {
@@ -73,20 +76,34 @@ function eventOf(d: Sender, uplink: Uplink, payload: string, r: DeviceResult): E
  * Checks one device's values against its product model: the data point must exist, belong to `stream` (when
  * given) and fit its pointDataType. Values outside a point's limits are stored, with a note.
  */
-function checkValues(d: Sender, model: ProductModel, stream: StreamModel | undefined, values: RawValue[], out: DeviceResult) {
+function checkValues(
+  d: Sender,
+  model: ProductModel,
+  stream: StreamModel | undefined,
+  values: RawValue[],
+  out: DeviceResult,
+) {
   for (const v of values) {
     const id = v.dataPointID
     const point = model.points.get(id)
     const reject = (errorCode: string, message: string) =>
       out.rejected.push({ dataPointID: id, deviceID: d.deviceID, errorCode, message })
     if (!point) reject('DATA_NOT_FOUND', `${id}: no such data point`)
-    else if (stream && !stream.dataPointIDs.has(id)) reject('DATA_NOT_FOUND', `${id}: not a data point of the stream on topic ${stream.topic}`)
+    else if (stream && !stream.dataPointIDs.has(id))
+      reject('DATA_NOT_FOUND', `${id}: not a data point of the stream on topic ${stream.topic}`)
     else {
       const c = checkValue(point, v.value)
       if (!c.ok) reject('FORM_INVALID', `${id}: ${c.reason}`)
       else {
         if (c.violation) out.notes.push(`${id}: ${JSON.stringify(c.value)} ${c.violation}`)
-        out.points.push({ tenantID: d.tenantID, productID: d.productID, deviceID: d.deviceID, dataPointID: id, time: v.time, value: c.value })
+        out.points.push({
+          tenantID: d.tenantID,
+          productID: d.productID,
+          deviceID: d.deviceID,
+          dataPointID: id,
+          time: v.time,
+          value: c.value,
+        })
       }
     }
   }
@@ -106,11 +123,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       onCommitted: (points) => latest.update(points),
     },
   )
-  const onDeleted = (e: { tenantID: string; deviceID: string }) => latest.forget(e.tenantID, e.deviceID)
+  const onDeleted = (e: { tenantID: string; deviceID: string }) =>
+    latest.forget(e.tenantID, e.deviceID)
   bus.on('device.deleted', onDeleted)
 
   /** Writes the uplink's events and points; resolves with the outcome once committed. */
-  async function commit(points: TelemetryPoint[], events: EventInput[], rejected: Rejection[]): Promise<UplinkOutcome> {
+  async function commit(
+    points: TelemetryPoint[],
+    events: EventInput[],
+    rejected: Rejection[],
+  ): Promise<UplinkOutcome> {
     await writer.submit(points, events)
     return { accepted: points.length, rejected }
   }
@@ -120,12 +142,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const results: Array<{ child: IngestDevice; raw: string; r: DeviceResult }> = []
     if (!decoded.devices.length) return results
     const gateway = uplink.device
-    const known = gateway.kind === 'gateway' ? await models.childrenOf(gateway.id) : new Map<string, IngestDevice>()
+    const known =
+      gateway.kind === 'gateway'
+        ? await models.childrenOf(gateway.id)
+        : new Map<string, IngestDevice>()
     for (const entry of decoded.devices) {
       const child = known.get(entry.deviceID)
       if (!child) {
-        const why = gateway.kind === 'gateway' ? 'not a device of this gateway' : 'only a gateway may send for other devices'
-        own.rejected.push({ deviceID: entry.deviceID, errorCode: 'DATA_NOT_FOUND', message: `devices: ${entry.deviceID} is ${why}` })
+        const why =
+          gateway.kind === 'gateway'
+            ? 'not a device of this gateway'
+            : 'only a gateway may send for other devices'
+        own.rejected.push({
+          deviceID: entry.deviceID,
+          errorCode: 'DATA_NOT_FOUND',
+          message: `devices: ${entry.deviceID} is ${why}`,
+        })
         continue
       }
       const r = newResult()
@@ -160,12 +192,18 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return commit([], [eventOf(d, uplink, payload, r)], r.rejected)
     }
     if (uplink.payload.length > MAX_PAYLOAD_BYTES)
-      return single('PAYLOAD_TOO_LARGE', `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`)
+      return single(
+        'PAYLOAD_TOO_LARGE',
+        `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
+      )
     const decoded = decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
     if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
     if (decoded.form === 'response') {
       // a device acknowledging a command: its control log (issued, 1) becomes acknowledged (2)
-      await meta.logs.setControlLogStatus(decoded.taskID, 2, { whenStatus: 1, tenantID: d.tenantID })
+      await meta.logs.setControlLogStatus(decoded.taskID, 2, {
+        whenStatus: 1,
+        tenantID: d.tenantID,
+      })
       return commit([], [eventOf(d, uplink, payload, newResult())], [])
     }
     const model = await models.product(d.productIntID)
@@ -176,7 +214,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     checkValues(d, model, stream, decoded.values, own)
     const kids = await children(uplink, decoded, own)
     const points = [...own.points, ...kids.flatMap((k) => k.r.points)]
-    const events = [eventOf(d, uplink, payload, own), ...kids.map((k) => eventOf(k.child, uplink, eventPayload(k.raw), k.r))]
+    const events = [
+      eventOf(d, uplink, payload, own),
+      ...kids.map((k) => eventOf(k.child, uplink, eventPayload(k.raw), k.r)),
+    ]
     return commit(points, events, [...own.rejected, ...kids.flatMap((k) => k.r.rejected)])
   }
 

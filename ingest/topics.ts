@@ -67,7 +67,13 @@ const PROTOCOLS = new Set(Object.values(PROTOCOL_NAMES))
 export function parseMounted(full: string): MountedTopic | undefined {
   const levels = full.split('/')
   if (levels.length < 6 || levels[0] !== '') return undefined
-  const [, protocol, tenantID, productID, deviceID] = levels as [string, string, string, string, string]
+  const [, protocol, tenantID, productID, deviceID] = levels as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ]
   if (!PROTOCOLS.has(protocol) || !tenantID || !productID || !deviceID) return undefined
   return { protocol, tenantID, productID, deviceID, topic: levels.slice(5).join('/') }
 }
@@ -81,7 +87,10 @@ export function mountedTopic(device: Parameters<typeof mountpoint>[0], topic: st
  * The topic relative to the device's mountpoint, or undefined when `full` is not strictly under it
  * (another device's prefix, the prefix itself, or anything outside).
  */
-export function relativeTopic(device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>, full: string) {
+export function relativeTopic(
+  device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
+  full: string,
+) {
   const prefix = mountpoint(device)
   if (!full.startsWith(prefix) || full.length === prefix.length) return undefined
   return full.slice(prefix.length)

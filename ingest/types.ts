@@ -72,7 +72,12 @@ export interface BrokerHandle {
    * Publishes a command to a device (QoS 1): resolves true when the device acknowledged it (PUBACK),
    * false when it is offline or did not acknowledge in time.
    */
-  publish(device: DeviceIdentity, topic: string, payload: Buffer, opts?: { qos?: 0 | 1; timeoutMs?: number }): Promise<boolean>
+  publish(
+    device: DeviceIdentity,
+    topic: string,
+    payload: Buffer,
+    opts?: { qos?: 0 | 1; timeoutMs?: number },
+  ): Promise<boolean>
   close(): Promise<void>
 }
 
@@ -88,6 +93,8 @@ export const PROTOCOL_NAMES: Record<number, string> = {
 }
 
 /** The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. */
-export function mountpoint(d: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>): string {
+export function mountpoint(
+  d: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
+): string {
   return `/${PROTOCOL_NAMES[d.cloudProtocol] ?? 'mqtt'}/${d.tenantID}/${d.productID}/${d.deviceID}/`
 }

@@ -12,7 +12,8 @@ export interface PointSpec {
 }
 
 /** A value that fits its data point: what to store, and a note when it is outside the point's limits. */
-export type Checked = { ok: true; value: TelemetryValue; violation?: string } | { ok: false; reason: string }
+export type Checked =
+  { ok: true; value: TelemetryValue; violation?: string } | { ok: false; reason: string }
 
 const INT32: [number, number] = [-(2 ** 31), 2 ** 31 - 1]
 const UINT32: [number, number] = [0, 2 ** 32 - 1]
@@ -21,7 +22,12 @@ const UINT64: [number, number] = [0, Number.MAX_SAFE_INTEGER]
 const FLOAT32_MAX = 3.4028234663852886e38
 
 /** Integer point types and their range (spec: Data point › pointDataType; 64-bit types within JS safe integers). */
-const INTEGER_RANGES: Record<number, [number, number]> = { 15: INT32, 16: UINT32, 21: INT64, 22: UINT64 }
+const INTEGER_RANGES: Record<number, [number, number]> = {
+  15: INT32,
+  16: UINT32,
+  21: INT64,
+  22: UINT64,
+}
 const FLOAT_TYPES = new Set([1, 17, 18, 25])
 const STRING_TYPES = new Set([3, 11, 12])
 const BINARY_TYPES = new Set([13, 14])
@@ -46,8 +52,10 @@ function describe(v: unknown): string {
 
 /** Notes a numeric value outside upperLimit/lowerLimit: it is stored anyway, the event records it. */
 function limits(p: PointSpec, n: number): Checked {
-  if (p.upperLimit !== null && n > p.upperLimit) return { ok: true, value: n, violation: `above upperLimit ${p.upperLimit}` }
-  if (p.lowerLimit !== null && n < p.lowerLimit) return { ok: true, value: n, violation: `below lowerLimit ${p.lowerLimit}` }
+  if (p.upperLimit !== null && n > p.upperLimit)
+    return { ok: true, value: n, violation: `above upperLimit ${p.upperLimit}` }
+  if (p.lowerLimit !== null && n < p.lowerLimit)
+    return { ok: true, value: n, violation: `below lowerLimit ${p.lowerLimit}` }
   return { ok: true, value: n }
 }
 
@@ -59,7 +67,8 @@ function checkNumber(p: PointSpec, v: unknown): Checked {
     if (!Number.isInteger(n)) return fail(`expected an integer, got ${describe(v)}`)
     if (n < range[0] || n > range[1]) return fail(`${n} is out of range [${range[0]}, ${range[1]}]`)
   }
-  if (p.pointDataType === 17 && Math.abs(n) > FLOAT32_MAX) return fail(`${n} does not fit a single float`)
+  if (p.pointDataType === 17 && Math.abs(n) > FLOAT32_MAX)
+    return fail(`${n} does not fit a single float`)
   return limits(p, n)
 }
 
@@ -105,21 +114,27 @@ function checkGeo(v: unknown): Checked {
     lon = asNumber(o.lon ?? o.lng ?? o.longitude)
     lat = asNumber(o.lat ?? o.latitude)
   }
-  if (lon === undefined || lat === undefined) return fail(`expected a location {lon, lat} or "lon,lat", got ${describe(v)}`)
-  if (lon < -180 || lon > 180 || lat < -90 || lat > 90) return fail(`location ${lon},${lat} is out of range`)
+  if (lon === undefined || lat === undefined)
+    return fail(`expected a location {lon, lat} or "lon,lat", got ${describe(v)}`)
+  if (lon < -180 || lon > 180 || lat < -90 || lat > 90)
+    return fail(`location ${lon},${lat} is out of range`)
   return { ok: true, value: `${lon},${lat}` }
 }
 
 function checkBit(v: unknown): Checked {
   const b = checkBoolean(v)
-  return b.ok ? { ok: true, value: b.value ? 1 : 0 } : fail(`expected a bit (0/1), got ${describe(v)}`)
+  return b.ok
+    ? { ok: true, value: b.value ? 1 : 0 }
+    : fail(`expected a bit (0/1), got ${describe(v)}`)
 }
 
 /** Time values: epoch seconds, epoch ms (> 10^12) or a date-time text → epoch ms. */
 function checkTime(v: unknown): Checked {
   if (typeof v === 'string' && asNumber(v) === undefined) {
     const ms = Date.parse(v)
-    return Number.isFinite(ms) ? { ok: true, value: ms } : fail(`expected a time, got ${describe(v)}`)
+    return Number.isFinite(ms)
+      ? { ok: true, value: ms }
+      : fail(`expected a time, got ${describe(v)}`)
   }
   const n = asNumber(v)
   if (n === undefined || n < 0) return fail(`expected a time, got ${describe(v)}`)
@@ -144,7 +159,10 @@ export function checkValue(p: PointSpec, v: unknown): Checked {
   if (BINARY_TYPES.has(t)) return checkBinary(p, v)
   if (BOOLEAN_TYPES.has(t)) return checkBoolean(v)
   if (t === 6) return checkGeo(v)
-  if (t === 4) return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? { ok: true, value: v } : fail(`expected a fault code (text or number), got ${describe(v)}`)
+  if (t === 4)
+    return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+      ? { ok: true, value: v }
+      : fail(`expected a fault code (text or number), got ${describe(v)}`)
   if (t === 19) return checkBit(v)
   if (t === 24) return checkTime(v)
   return fail(`unsupported pointDataType ${t}`)

@@ -113,7 +113,10 @@ export class BatchWriter {
   private take(): Item[] {
     let n = 0
     let size = 0
-    while (n < this.pending.length && (n === 0 || size + this.pending[n]!.size <= this.opts.batchPoints)) {
+    while (
+      n < this.pending.length &&
+      (n === 0 || size + this.pending[n]!.size <= this.opts.batchPoints)
+    ) {
       size += this.pending[n]!.size
       n++
     }

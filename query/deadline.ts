@@ -17,7 +17,8 @@ export class Deadline {
 
   /** Throws QueryTimeout once the budget is spent. */
   check() {
-    if (Date.now() > this.at) throw new QueryTimeout(`the query took longer than ${this.ms} ms (QUERY_TIMEOUT_MS)`)
+    if (Date.now() > this.at)
+      throw new QueryTimeout(`the query took longer than ${this.ms} ms (QUERY_TIMEOUT_MS)`)
   }
 
   /**
@@ -27,7 +28,11 @@ export class Deadline {
   async race<T>(work: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new QueryTimeout(`the query took longer than ${this.ms} ms (QUERY_TIMEOUT_MS)`)), Math.max(0, this.at - Date.now()))
+      timer = setTimeout(
+        () =>
+          reject(new QueryTimeout(`the query took longer than ${this.ms} ms (QUERY_TIMEOUT_MS)`)),
+        Math.max(0, this.at - Date.now()),
+      )
     })
     try {
       const out = await Promise.race([work, late])

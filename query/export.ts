@@ -18,12 +18,19 @@ export interface ExportPoint {
 const EXPORT_CHUNK_ROWS = 8192
 
 /** CSV (RFC 4180, header row) or NDJSON rows of raw values, a chunk of rows at a time. */
-export async function* exportRows(slices: AsyncIterable<SeriesSlice>, format: 'csv' | 'ndjson', points: Map<string, ExportPoint>, fmt: WireTimeFormatter) {
+export async function* exportRows(
+  slices: AsyncIterable<SeriesSlice>,
+  format: 'csv' | 'ndjson',
+  points: Map<string, ExportPoint>,
+  fmt: WireTimeFormatter,
+) {
   const csv = format === 'csv'
   if (csv) yield csvLine(['dataPointIntID', 'dataPointID', 'time', 'timestamp', 'value'])
   for await (const s of slices) {
     const p = points.get(s.dataPointID)!
-    const head = csv ? csvLine([p.id, p.dataPointID]).slice(0, -2) : `{"dataPointIntID":${p.id},"dataPointID":${JSON.stringify(p.dataPointID)},"time":"`
+    const head = csv
+      ? csvLine([p.id, p.dataPointID]).slice(0, -2)
+      : `{"dataPointIntID":${p.id},"dataPointID":${JSON.stringify(p.dataPointID)},"time":"`
     for (let from = 0; from < s.time.length; from += EXPORT_CHUNK_ROWS) {
       const to = Math.min(s.time.length, from + EXPORT_CHUNK_ROWS)
       let text = ''
@@ -38,4 +45,3 @@ export async function* exportRows(slices: AsyncIterable<SeriesSlice>, format: 'c
     }
   }
 }
-

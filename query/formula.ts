@@ -18,27 +18,91 @@ const parse = math.parse
 const disabled = (name: string) => () => {
   throw new FormulaError(`function ${name} is disabled`)
 }
-const DISABLED = ['import', 'createUnit', 'evaluate', 'parse', 'simplify', 'simplifyConstant', 'simplifyCore',
-  'derivative', 'compile', 'resolve', 'reviver', 'rationalize', 'leafCount', 'parser', 'chain', 'help', 'replacer']
+const DISABLED = [
+  'import',
+  'createUnit',
+  'evaluate',
+  'parse',
+  'simplify',
+  'simplifyConstant',
+  'simplifyCore',
+  'derivative',
+  'compile',
+  'resolve',
+  'reviver',
+  'rationalize',
+  'leafCount',
+  'parser',
+  'chain',
+  'help',
+  'replacer',
+]
 math.import(Object.fromEntries(DISABLED.map((n) => [n, disabled(n)])), { override: true })
 
 /** Math functions a formula may call. */
 export const FUNCTIONS: ReadonlySet<string> = new Set([
-  'abs', 'sqrt', 'cbrt', 'pow', 'exp', 'log', 'log10', 'log2', 'min', 'max', 'round', 'floor', 'ceil', 'fix',
-  'sign', 'mod', 'hypot', 'sin', 'cos', 'tan', 'asin', 'acos', 'atan', 'atan2', 'sinh', 'cosh', 'tanh',
+  'abs',
+  'sqrt',
+  'cbrt',
+  'pow',
+  'exp',
+  'log',
+  'log10',
+  'log2',
+  'min',
+  'max',
+  'round',
+  'floor',
+  'ceil',
+  'fix',
+  'sign',
+  'mod',
+  'hypot',
+  'sin',
+  'cos',
+  'tan',
+  'asin',
+  'acos',
+  'atan',
+  'atan2',
+  'sinh',
+  'cosh',
+  'tanh',
 ])
 
 /** Operators (mathjs function names of OperatorNode) a formula may use: arithmetic, comparison, logic. */
 const OPERATORS: ReadonlySet<string> = new Set([
-  'add', 'subtract', 'multiply', 'divide', 'pow', 'mod', 'unaryMinus', 'unaryPlus',
-  'larger', 'smaller', 'largerEq', 'smallerEq', 'equal', 'unequal', 'and', 'or', 'not', 'xor',
+  'add',
+  'subtract',
+  'multiply',
+  'divide',
+  'pow',
+  'mod',
+  'unaryMinus',
+  'unaryPlus',
+  'larger',
+  'smaller',
+  'largerEq',
+  'smallerEq',
+  'equal',
+  'unequal',
+  'and',
+  'or',
+  'not',
+  'xor',
 ])
 
 const CONSTANTS: ReadonlySet<string> = new Set(['pi', 'e', 'PI', 'E'])
 
 /** Node kinds that may appear at all (everything else: assignments, accessors, objects, arrays, blocks ...). */
 const NODES: ReadonlySet<string> = new Set([
-  'ConstantNode', 'SymbolNode', 'OperatorNode', 'FunctionNode', 'ParenthesisNode', 'ConditionalNode', 'RelationalNode',
+  'ConstantNode',
+  'SymbolNode',
+  'OperatorNode',
+  'FunctionNode',
+  'ParenthesisNode',
+  'ConditionalNode',
+  'RelationalNode',
 ])
 
 /** At most this many characters: formulas are short, and the parser recurses. */
@@ -51,7 +115,14 @@ export interface Formula {
   evaluate(scope: Record<string, number>): number
 }
 
-type Node = MathNode & { type: string; name?: string; fn?: Node; args?: Node[]; value?: unknown; op?: string }
+type Node = MathNode & {
+  type: string
+  name?: string
+  fn?: Node
+  args?: Node[]
+  value?: unknown
+  op?: string
+}
 
 /**
  * Parses and checks `expr` once; the result evaluates fast (compile once per metric, evaluate per time).
@@ -59,7 +130,8 @@ type Node = MathNode & { type: string; name?: string; fn?: Node; args?: Node[]; 
  * one of `allowedIds` (all unknown names are listed).
  */
 export function compileFormula(expr: string, allowedIds: readonly string[]): Formula {
-  if (expr.length > MAX_FORMULA_LENGTH) throw new FormulaError(`at most ${MAX_FORMULA_LENGTH} characters`)
+  if (expr.length > MAX_FORMULA_LENGTH)
+    throw new FormulaError(`at most ${MAX_FORMULA_LENGTH} characters`)
   let tree: Node
   try {
     tree = parse(expr) as Node
@@ -77,7 +149,8 @@ export function compileFormula(expr: string, allowedIds: readonly string[]): For
   const rewritten = tree.transform((node, path) => {
     const n = node as Node
     if (isDp(n)) return ref(dpArgument(n))
-    if (n.type === 'SymbolNode' && path !== 'fn') return CONSTANTS.has(n.name!) && !allowed.has(n.name!) ? n : ref(n.name!)
+    if (n.type === 'SymbolNode' && path !== 'fn')
+      return CONSTANTS.has(n.name!) && !allowed.has(n.name!) ? n : ref(n.name!)
     checkNode(n)
     return n
   }) as Node
@@ -100,11 +173,13 @@ function dpArgument(n: Node): string {
 function checkNode(n: Node) {
   if (!NODES.has(n.type)) throw new FormulaError(`${describe(n.type)} is not allowed in a formula`)
   if (n.type === 'FunctionNode') {
-    if (n.fn?.type !== 'SymbolNode') throw new FormulaError('only plain math functions may be called')
+    if (n.fn?.type !== 'SymbolNode')
+      throw new FormulaError('only plain math functions may be called')
     if (!FUNCTIONS.has(n.fn.name!)) throw new FormulaError(`function ${n.fn.name} is not allowed`)
   }
   const fn = (n as unknown as { fn?: unknown }).fn
-  if (n.type === 'OperatorNode' && !OPERATORS.has(String(fn))) throw new FormulaError(`operator ${n.op} is not allowed`)
+  if (n.type === 'OperatorNode' && !OPERATORS.has(String(fn)))
+    throw new FormulaError(`operator ${n.op} is not allowed`)
   if (n.type === 'ConstantNode' && typeof n.value !== 'number' && typeof n.value !== 'boolean')
     throw new FormulaError(`constant ${JSON.stringify(n.value) ?? String(n.value)} is not allowed`)
 }

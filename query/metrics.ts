@@ -8,7 +8,13 @@
  *   InfluxDB), or over the formula's values (aggregateData 1) computed here with the same windows.
  * Raw inputs are read a day at a time, so memory stays bounded by the answer, not by the range.
  */
-import type { AggregateFn, Series, SeriesRange, TelemetryStore, TelemetryValue } from '../store/telemetry.ts'
+import type {
+  AggregateFn,
+  Series,
+  SeriesRange,
+  TelemetryStore,
+  TelemetryValue,
+} from '../store/telemetry.ts'
 import { windowBounds, WindowAggregator } from '../store/windows.ts'
 import { Downsampler } from '../store/downsample.ts'
 import { daySlices, narrowed } from '../store/slices.ts'
@@ -71,7 +77,10 @@ const CACHE_SIZE = 500
 const formulas = new Map<string, Formula | FormulaError>()
 
 /** The compiled formula of a metric (cached per metric edit), or the error that stops it. */
-export function metricFormula(m: MetricSpec, productPoints: readonly string[]): Formula | FormulaError {
+export function metricFormula(
+  m: MetricSpec,
+  productPoints: readonly string[],
+): Formula | FormulaError {
   const key = `${m.id}\u0000${String(m.updateAt)}\u0000${m.expressions}\u0000${productPoints.join('\u0000')}`
   let f = formulas.get(key)
   if (f) return f
@@ -96,7 +105,12 @@ const asNumber = (v: TelemetryValue | undefined): number | undefined =>
  * Evaluates `f` at every time where each input has a numeric value; hands each finite result to `sink`.
  * The input with fewest values drives; the others are walked forward with one cursor each.
  */
-export function evaluateAligned(f: Formula, inputs: readonly string[], raw: Map<string, Series>, sink: (t: number, v: number) => void) {
+export function evaluateAligned(
+  f: Formula,
+  inputs: readonly string[],
+  raw: Map<string, Series>,
+  sink: (t: number, v: number) => void,
+) {
   const series = inputs.map((dp) => raw.get(dp) ?? { time: [], value: [] })
   if (series.length === 0) return
   let driver = 0
@@ -124,10 +138,22 @@ export function evaluateAligned(f: Formula, inputs: readonly string[], raw: Map<
 }
 
 /** Runs a formula over the range a day at a time, handing each result to `sink`. */
-async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, own: string, sink: (t: number, v: number) => void) {
+async function runFormula(
+  store: TelemetryStore,
+  q: MetricsQuery,
+  f: Formula,
+  own: string,
+  sink: (t: number, v: number) => void,
+) {
   const inputs = inputsOf(f, own)
   const unique = [...new Set(inputs)]
-  const whole: SeriesRange = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: unique, start: q.range.start, end: q.range.end }
+  const whole: SeriesRange = {
+    tenantID: q.tenantID,
+    deviceID: q.deviceID,
+    dataPointIDs: unique,
+    start: q.range.start,
+    end: q.range.end,
+  }
   const part = await within(q.budget, narrowed(store, whole))
   for (const range of part ? daySlices(part) : []) {
     if (range.start > part!.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
@@ -136,9 +162,19 @@ async function runFormula(store: TelemetryStore, q: MetricsQuery, f: Formula, ow
 }
 
 /** The series of each metric (by id): formula values, or window aggregates labelled by window start. */
-export async function metricsData(store: TelemetryStore, q: MetricsQuery, metrics: readonly MetricSpec[]): Promise<Map<number, Series>> {
+export async function metricsData(
+  store: TelemetryStore,
+  q: MetricsQuery,
+  metrics: readonly MetricSpec[],
+): Promise<Map<number, Series>> {
   const out = new Map<number, Series>()
-  const raw: RawQuery = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: [], range: q.range, budget: q.budget }
+  const raw: RawQuery = {
+    tenantID: q.tenantID,
+    deviceID: q.deviceID,
+    dataPointIDs: [],
+    range: q.range,
+    budget: q.budget,
+  }
   // aggregates of raw data points: one store call per function, all their data points together
   const byFn = new Map<AggregateFn, MetricSpec[]>()
   // windows of formula aggregates, computed once (the store computes its own for raw aggregates)
@@ -149,7 +185,10 @@ export async function metricsData(store: TelemetryStore, q: MetricsQuery, metric
     out.set(m.id, { time: [], value: [] })
     const fn = m.metricType === 2 ? AGGREGATES[m.aggregateType ?? 0] : undefined
     if (m.metricType === 2 && !fn) continue
-    const formula = m.metricType === 1 || (fn && m.aggregateData === 1) ? metricFormula(m, q.productPoints) : undefined
+    const formula =
+      m.metricType === 1 || (fn && m.aggregateData === 1)
+        ? metricFormula(m, q.productPoints)
+        : undefined
     if (formula instanceof FormulaError) continue
     if (fn && !formula) {
       if (!byFn.has(fn)) byFn.set(fn, [])
@@ -160,12 +199,17 @@ export async function metricsData(store: TelemetryStore, q: MetricsQuery, metric
       out.set(m.id, agg.result())
     } else if (formula) {
       if (q.maxPoints === undefined)
-        await checkRawSize(store, { ...raw, dataPointIDs: [...new Set(inputsOf(formula, m.dataPointID))] }, q.limit, 'set maxPoints, or ask for an aggregate metric')
+        await checkRawSize(
+          store,
+          { ...raw, dataPointIDs: [...new Set(inputsOf(formula, m.dataPointID))] },
+          q.limit,
+          'set maxPoints, or ask for an aggregate metric',
+        )
       const whole: Series = { time: [], value: [] }
       let sampled: Downsampler | undefined
       await runFormula(store, q, formula, m.dataPointID, (t, v) => {
         if (sampled) return sampled.add([t], [v])
-        whole.time.push(t), whole.value.push(v)
+        ;(whole.time.push(t), whole.value.push(v))
         if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
           sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints)
           sampled.add(whole.time, whole.value)
@@ -176,7 +220,13 @@ export async function metricsData(store: TelemetryStore, q: MetricsQuery, metric
   }
   for (const [fn, ms] of byFn) {
     const dps = [...new Set(ms.map((m) => m.dataPointID))]
-    const range = { tenantID: q.tenantID, deviceID: q.deviceID, dataPointIDs: dps, start: q.range.start, end: q.range.end }
+    const range = {
+      tenantID: q.tenantID,
+      deviceID: q.deviceID,
+      dataPointIDs: dps,
+      start: q.range.start,
+      end: q.range.end,
+    }
     const r = await within(q.budget, store.aggregate(range, fn, { every: q.window, tz: q.tz }))
     for (const m of ms) out.set(m.id, r.get(m.dataPointID)!)
   }

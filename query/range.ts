@@ -12,7 +12,12 @@ export const TIME_UNITS = ['hour', 'day', 'week', 'month'] as const
 export type TimeUnit = (typeof TIME_UNITS)[number]
 
 /** CONTRACT §6: the default aggregate window of each time_unit. */
-export const DEFAULT_WINDOW: Record<TimeUnit, string> = { hour: '1m', day: '1h', week: '6h', month: '1d' }
+export const DEFAULT_WINDOW: Record<TimeUnit, string> = {
+  hour: '1m',
+  day: '1h',
+  week: '6h',
+  month: '1d',
+}
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -51,7 +56,15 @@ function unitBefore(t: number, unit: TimeUnit, tz: string): number {
   const y = wall.getUTCFullYear()
   const m = wall.getUTCMonth() - 1
   const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate()
-  const back = Date.UTC(y, m, Math.min(wall.getUTCDate(), lastDay), wall.getUTCHours(), wall.getUTCMinutes(), wall.getUTCSeconds(), wall.getUTCMilliseconds())
+  const back = Date.UTC(
+    y,
+    m,
+    Math.min(wall.getUTCDate(), lastDay),
+    wall.getUTCHours(),
+    wall.getUTCMinutes(),
+    wall.getUTCSeconds(),
+    wall.getUTCMilliseconds(),
+  )
   return clock.toEpoch(back)
 }
 
@@ -72,19 +85,34 @@ export function resolveRange(p: RangeParams, tz: string, now: number): QueryRang
     const text = p[name]
     if (text === undefined || text === '') return undefined
     const t = parseTime(text, tz)
-    if (t === null) errors[name] = 'not a time: use YYYY-MM-DD HH:MM:SS or epoch seconds/milliseconds'
+    if (t === null)
+      errors[name] = 'not a time: use YYYY-MM-DD HH:MM:SS or epoch seconds/milliseconds'
     return t ?? undefined
   }
   const start = time('startTime')
   const endAt = time('endTime')
-  if (start !== undefined && endAt !== undefined && start > endAt) errors.startTime = 'must not be after endTime'
+  if (start !== undefined && endAt !== undefined && start > endAt)
+    errors.startTime = 'must not be after endTime'
   if (Object.keys(errors).length) throw new QueryParamError(errors)
 
   if (start === undefined && endAt === undefined) {
-    return { start: unitBefore(now, unit, tz), end: now + 1, param: 'time_unit', window: DEFAULT_WINDOW[unit] }
+    return {
+      start: unitBefore(now, unit, tz),
+      end: now + 1,
+      param: 'time_unit',
+      window: DEFAULT_WINDOW[unit],
+    }
   }
   const end = endAt === undefined ? now + 1 : Math.floor(endAt / 1000) * 1000 + 1000
   const from = start ?? unitBefore(end, unit, tz)
-  if (from >= end) throw new QueryParamError({ startTime: 'must be before endTime (and not in the future when endTime is not given)' })
-  return { start: from, end, param: 'startTime', window: p.time_unit ? DEFAULT_WINDOW[unit] : windowForSpan(end - from) }
+  if (from >= end)
+    throw new QueryParamError({
+      startTime: 'must be before endTime (and not in the future when endTime is not given)',
+    })
+  return {
+    start: from,
+    end,
+    param: 'startTime',
+    window: p.time_unit ? DEFAULT_WINDOW[unit] : windowForSpan(end - from),
+  }
 }

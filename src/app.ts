@@ -17,10 +17,13 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err
   if (err instanceof NotFound) return new ApiError('DATA_NOT_FOUND', { [err.field]: err.message })
   if (err instanceof Conflict) return new ApiError('DATA_EXISTED', { [err.field]: err.message })
-  if (err instanceof Referenced) return new ApiError('REFERENCED_ERROR', { [err.field]: err.message })
+  if (err instanceof Referenced)
+    return new ApiError('REFERENCED_ERROR', { [err.field]: err.message })
   if (err instanceof Invalid) return new ApiError('FORM_INVALID', { [err.field]: err.message })
-  if (err instanceof Unavailable) return new ApiError('SERVICE_UNAVAILABLE', {}, err.message, { 'Retry-After': '5' })
-  if (isForeignKeyViolation(err)) return new ApiError('REFERENCED_ERROR', { ids: 'the record is still in use' })
+  if (err instanceof Unavailable)
+    return new ApiError('SERVICE_UNAVAILABLE', {}, err.message, { 'Retry-After': '5' })
+  if (isForeignKeyViolation(err))
+    return new ApiError('REFERENCED_ERROR', { ids: 'the record is still in use' })
   return new ApiError('INTERNAL_ERROR')
 }
 
@@ -57,7 +60,11 @@ export function createApp(deps: Deps) {
   const importLimit = limit(deps.config.IMPORT_BODY_LIMIT)
   const ingestLimit = limit(deps.config.INGEST_BODY_LIMIT)
   const limitOf = (path: string) =>
-    path === '/api/v1/devices_import' ? importLimit : path === '/api/v1/ingest' ? ingestLimit : apiLimit
+    path === '/api/v1/devices_import'
+      ? importLimit
+      : path === '/api/v1/ingest'
+        ? ingestLimit
+        : apiLimit
   app.use('/api/v1/*', (c, next) => limitOf(c.req.path)(c, next))
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
@@ -71,14 +78,18 @@ export function createApp(deps: Deps) {
     const allowed = matchers.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
     if (allowed.length) {
       c.header('Allow', [...new Set(allowed)].join(', '))
-      return send(c, new ApiError('METHOD_NOT_ALLOWED', { method: `${c.req.method} is not allowed here` }))
+      return send(
+        c,
+        new ApiError('METHOD_NOT_ALLOWED', { method: `${c.req.method} is not allowed here` }),
+      )
     }
     return send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${path}` }))
   })
 
   app.onError((err, c) => {
     const e = toApiError(err)
-    if (e.status >= 500 && !(err instanceof Unavailable)) console.error(`[http] ${c.req.method} ${c.req.path} failed:`, err)
+    if (e.status >= 500 && !(err instanceof Unavailable))
+      console.error(`[http] ${c.req.method} ${c.req.path} failed:`, err)
     return send(c, e)
   })
 

@@ -19,5 +19,9 @@ export async function ensureFirstAdmin(config: Config, accounts: AccountsRepo) {
     { tenantID, tenantName: 'default' },
     { username: 'admin', email: config.ADMIN_EMAIL, passwordHash: await hashPassword(password) },
   )
-  return { email: config.ADMIN_EMAIL, tenantID, password: config.ADMIN_PASSWORD ? undefined : password }
+  return {
+    email: config.ADMIN_EMAIL,
+    tenantID,
+    password: config.ADMIN_PASSWORD ? undefined : password,
+  }
 }

@@ -2,51 +2,65 @@ import { z } from 'zod'
 
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback)
 const optionalPort = z.coerce.number().int().min(0).max(65535).optional()
-const flag = z.enum(['true', 'false', '1', '0']).default('false').transform((v) => v === 'true' || v === '1')
+const flag = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1')
 
 /** Every setting of the service, read from the environment. Defaults are the ones in the README's table. */
-const ConfigSchema = z
-  .object({
-    PORT: port(8080),
-    HOST: z.string().default('0.0.0.0'),
-    DATA_DIR: z.string().default('./data'),
-    DATABASE_URL: z.string().optional(),
-    DATABASE_AUTH_TOKEN: z.string().optional(),
-    INFLUX_URL: z.url().optional(),
-    INFLUX_TOKEN: z.string().optional(),
-    INFLUX_ORG: z.string().optional(),
-    INFLUX_BUCKET: z.string().optional(),
-    MQTT_PORT: port(1883),
-    MQTT_WS_PORT: port(8083),
-    MQTTS_PORT: optionalPort,
-    MQTTS_CERT_FILE: z.string().optional(),
-    MQTTS_KEY_FILE: z.string().optional(),
-    MQTT_URL: z.string().optional(),
-    MQTT_USERNAME: z.string().optional(),
-    MQTT_PASSWORD: z.string().optional(),
-    MQTT_SHARE_GROUP: z.string().regex(/^[^/+#$]+$/, 'no /, +, # or $').default('devicecloud'),
-    EMQX_API_URL: z.url().optional(),
-    EMQX_API_KEY: z.string().optional(),
-    EMQX_API_SECRET: z.string().optional(),
-    EMQX_HOOK_SECRET: z.string().min(16).optional(),
-    ADMIN_EMAIL: z.email().default('admin@devicecloud.local'),
-    ADMIN_PASSWORD: z.string().min(8).optional(),
-    JWT_SECRET: z.string().min(16).optional(),
-    TIMEZONE: z
-      .string()
-      .default('UTC')
-      .refine(isTimeZone, { message: 'not an IANA time zone' }),
-    ALLOW_SIGNUP: flag,
-    BODY_LIMIT: z.coerce.number().int().positive().default(1024 * 1024),
-    IMPORT_BODY_LIMIT: z.coerce.number().int().positive().default(10 * 1024 * 1024),
-    INGEST_QUEUE_POINTS: z.coerce.number().int().positive().default(200_000),
-    INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
-    INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
-    INGEST_BODY_LIMIT: z.coerce.number().int().positive().default(16 * 1024 * 1024),
-    QUERY_MAX_POINTS: z.coerce.number().int().positive().default(1_000_000),
-    QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
-    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-  })
+const ConfigSchema = z.object({
+  PORT: port(8080),
+  HOST: z.string().default('0.0.0.0'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: z.string().optional(),
+  DATABASE_AUTH_TOKEN: z.string().optional(),
+  INFLUX_URL: z.url().optional(),
+  INFLUX_TOKEN: z.string().optional(),
+  INFLUX_ORG: z.string().optional(),
+  INFLUX_BUCKET: z.string().optional(),
+  MQTT_PORT: port(1883),
+  MQTT_WS_PORT: port(8083),
+  MQTTS_PORT: optionalPort,
+  MQTTS_CERT_FILE: z.string().optional(),
+  MQTTS_KEY_FILE: z.string().optional(),
+  MQTT_URL: z.string().optional(),
+  MQTT_USERNAME: z.string().optional(),
+  MQTT_PASSWORD: z.string().optional(),
+  MQTT_SHARE_GROUP: z
+    .string()
+    .regex(/^[^/+#$]+$/, 'no /, +, # or $')
+    .default('devicecloud'),
+  EMQX_API_URL: z.url().optional(),
+  EMQX_API_KEY: z.string().optional(),
+  EMQX_API_SECRET: z.string().optional(),
+  EMQX_HOOK_SECRET: z.string().min(16).optional(),
+  ADMIN_EMAIL: z.email().default('admin@devicecloud.local'),
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  JWT_SECRET: z.string().min(16).optional(),
+  TIMEZONE: z.string().default('UTC').refine(isTimeZone, { message: 'not an IANA time zone' }),
+  ALLOW_SIGNUP: flag,
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
+  IMPORT_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(10 * 1024 * 1024),
+  INGEST_QUEUE_POINTS: z.coerce.number().int().positive().default(200_000),
+  INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
+  INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
+  INGEST_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(16 * 1024 * 1024),
+  QUERY_MAX_POINTS: z.coerce.number().int().positive().default(1_000_000),
+  QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+})
 
 export type RawConfig = z.infer<typeof ConfigSchema>
 export type Config = RawConfig & { DATABASE_URL: string }
@@ -65,14 +79,22 @@ export class ConfigError extends Error {}
 
 /** The only reader of the environment. Throws one ConfigError that lists every bad key. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const input = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''))
+  const input = Object.fromEntries(
+    Object.entries(env).filter(([, v]) => v !== undefined && v !== ''),
+  )
   const parsed = ConfigSchema.safeParse(input)
-  const lines = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
+  const lines = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
   if (input.INFLUX_URL && !(input.INFLUX_TOKEN && input.INFLUX_ORG && input.INFLUX_BUCKET))
     lines.push('INFLUX_URL: INFLUX_TOKEN, INFLUX_ORG and INFLUX_BUCKET are required with it')
   if (input.EMQX_API_URL && !(input.EMQX_API_KEY && input.EMQX_API_SECRET))
     lines.push('EMQX_API_URL: EMQX_API_KEY and EMQX_API_SECRET are required with it')
-  if (!parsed.success || lines.length) throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
+  if (!parsed.success || lines.length)
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`)
   const c = parsed.data
-  return { ...c, DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db` }
+  return {
+    ...c,
+    DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db`,
+  }
 }

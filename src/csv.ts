@@ -69,7 +69,10 @@ export function parseCsv(text: string): string[][] {
 }
 
 /** CSV with a header row → objects keyed by the header's field names (empty cells are absent). */
-export function parseCsvRecords(text: string): { header: string[]; records: Array<Record<string, string>> } {
+export function parseCsvRecords(text: string): {
+  header: string[]
+  records: Array<Record<string, string>>
+} {
   const [header = [], ...rows] = parseCsv(text)
   const names = header.map((h) => h.trim())
   const records = rows.map((cells) => {

@@ -6,9 +6,13 @@ async function main() {
   const service = await startService(config)
   console.log(`[devicecloud] API on ${service.url}/api/v1 (docs: ${service.url}/docs)`)
   if (service.firstAdmin) {
-    console.log(`[devicecloud] created the first admin ${service.firstAdmin.email} (tenant ${service.firstAdmin.tenantID})`)
+    console.log(
+      `[devicecloud] created the first admin ${service.firstAdmin.email} (tenant ${service.firstAdmin.tenantID})`,
+    )
     if (service.firstAdmin.password)
-      console.log(`[devicecloud] its generated password, shown once: ${service.firstAdmin.password}`)
+      console.log(
+        `[devicecloud] its generated password, shown once: ${service.firstAdmin.password}`,
+      )
   }
   let stopping = false
   const stop = async (signal: string) => {

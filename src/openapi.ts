@@ -10,7 +10,11 @@ const ErrorBody = z.object({
 })
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as Json
   return rest
 }
 
@@ -18,7 +22,12 @@ function queryParameters(schema: z.ZodType): Json[] {
   const js = jsonSchema(schema, 'input')
   const props = (js.properties ?? {}) as Record<string, Json>
   const required = new Set((js.required ?? []) as string[])
-  return Object.entries(props).map(([name, s]) => ({ name, in: 'query', required: required.has(name), schema: s }))
+  return Object.entries(props).map(([name, s]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema: s,
+  }))
 }
 
 const errorResponse = (description: string) => ({
@@ -36,7 +45,10 @@ function operation(def: RouteDef): Json {
   const status = String(def.status ?? 200)
   const responses: Json = {
     [status]: def.response
-      ? { description: 'OK', content: { 'application/json': { schema: jsonSchema(def.response, 'output') } } }
+      ? {
+          description: 'OK',
+          content: { 'application/json': { schema: jsonSchema(def.response, 'output') } },
+        }
       : { description: 'No content' },
     400: errorResponse('Bad request or invalid parameter'),
     422: errorResponse('The body fails validation'),
@@ -45,7 +57,8 @@ function operation(def: RouteDef): Json {
     responses[401] = errorResponse('Missing or bad credentials')
     responses[403] = errorResponse('The role may not do this')
   }
-  if (def.path.includes(':') || def.body) responses[404] = errorResponse('No such record in the tenant')
+  if (def.path.includes(':') || def.body)
+    responses[404] = errorResponse('No such record in the tenant')
   const op: Json = {
     operationId: `${def.method}${def.path.replace(/[/:](\w)/g, (_, ch: string) => ch.toUpperCase()).replace(/\W/g, '')}`,
     summary: def.summary,
@@ -55,8 +68,17 @@ function operation(def: RouteDef): Json {
   }
   if (def.description) op.description = def.description
   if (def.public) op.security = []
-  if (def.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(def.body, 'input') } } }
-  if (def.rawBody) op.requestBody = { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: {} } }
+  if (def.body)
+    op.requestBody = {
+      required: true,
+      content: { 'application/json': { schema: jsonSchema(def.body, 'input') } },
+    }
+  if (def.rawBody)
+    op.requestBody = {
+      required: true,
+      description: def.rawBody.description,
+      content: { [def.rawBody.contentType]: {} },
+    }
   return op
 }
 
@@ -80,8 +102,17 @@ export function buildOpenApi(defs: readonly RouteDef[], version: string): Json {
     security: [{ bearer: [] }, { application: [] }],
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'token from POST /api/v1/login' },
-        application: { type: 'http', scheme: 'basic', description: 'appID:appToken of an application' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'token from POST /api/v1/login',
+        },
+        application: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'appID:appToken of an application',
+        },
       },
       schemas: { Error: jsonSchema(ErrorBody, 'output') },
     },
@@ -90,8 +121,7 @@ export function buildOpenApi(defs: readonly RouteDef[], version: string): Json {
   }
 }
 
-const esc = (s: unknown) =>
-  String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
+const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
 
 function typeOf(s: Json | undefined): string {
   if (!s) return ''
@@ -102,11 +132,15 @@ function typeOf(s: Json | undefined): string {
 }
 
 function fieldsTable(schema: Json | undefined): string {
-  const props = (schema?.properties ?? (schema?.properties as undefined)) as Record<string, Json> | undefined
+  const props = (schema?.properties ?? (schema?.properties as undefined)) as
+    Record<string, Json> | undefined
   if (!props) return schema ? `<p><code>${esc(typeOf(schema))}</code></p>` : ''
   const req = new Set((schema?.required ?? []) as string[])
   const rows = Object.entries(props)
-    .map(([k, v]) => `<tr><td><code>${esc(k)}</code>${req.has(k) ? ' *' : ''}</td><td>${esc(typeOf(v))}</td><td>${esc(v.description ?? '')}</td></tr>`)
+    .map(
+      ([k, v]) =>
+        `<tr><td><code>${esc(k)}</code>${req.has(k) ? ' *' : ''}</td><td>${esc(typeOf(v))}</td><td>${esc(v.description ?? '')}</td></tr>`,
+    )
     .join('')
   return `<table><tr><th>field</th><th>type</th><th>notes</th></tr>${rows}</table>`
 }
@@ -120,7 +154,10 @@ export function renderDocs(doc: Json): string {
       const params = (op.parameters as Json[]).filter((p) => !String(p.name).match(/_(like|in)$/))
       const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined
       const ok = Object.entries(op.responses as Record<string, Json>)[0]!
-      const okSchema = ((ok[1].content as Record<string, Json> | undefined)?.['application/json'] as Json | undefined)?.schema as Json | undefined
+      const okSchema = (
+        (ok[1].content as Record<string, Json> | undefined)?.['application/json'] as
+          Json | undefined
+      )?.schema as Json | undefined
       const html = `<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3>
 <p>${esc(op.summary)}</p>
 ${params.length ? `<h4>Parameters</h4><table><tr><th>name</th><th>in</th><th>type</th></tr>${params.map((p) => `<tr><td><code>${esc(p.name)}</code>${p.required ? ' *' : ''}</td><td>${esc(p.in)}</td><td>${esc(typeOf(p.schema as Json))}</td></tr>`).join('')}</table>` : ''}
@@ -131,7 +168,9 @@ ${body?.['application/json'] ? `<h4>Body</h4>${fieldsTable(body['application/jso
     }
   }
   const nav = [...byTag.keys()].map((t) => `<a href="#${esc(t)}">${esc(t)}</a>`).join(' · ')
-  const body = [...byTag.entries()].map(([t, ops]) => `<h2 id="${esc(t)}">${esc(t)}</h2>${ops.join('\n')}`).join('\n')
+  const body = [...byTag.entries()]
+    .map(([t, ops]) => `<h2 id="${esc(t)}">${esc(t)}</h2>${ops.join('\n')}`)
+    .join('\n')
   const info = doc.info as Json
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(info.title)}</title>
 <style>body{font:14px/1.5 system-ui,sans-serif;max-width:1100px;margin:auto;padding:1em}code{background:#f3f3f3;padding:0 .2em}

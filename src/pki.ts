@@ -65,7 +65,10 @@ export async function createCa(tenantID: string, now = Date.now()): Promise<Cert
     keys,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign,
+        true,
+      ),
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   })
@@ -74,14 +77,20 @@ export async function createCa(tenantID: string, now = Date.now()): Promise<Cert
 
 async function importCaKey(pem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(pem)
-  return subtle.importKey('pkcs8', der, { name: ALG.name, namedCurve: ALG.namedCurve }, false, ['sign'])
+  return subtle.importKey('pkcs8', der, { name: ALG.name, namedCurve: ALG.namedCurve }, false, [
+    'sign',
+  ])
 }
 
 /**
  * A new key pair and a client certificate for it, signed by `ca`: subject CN `cn`, keyUsage digitalSignature
  * (critical), extKeyUsage clientAuth, not a CA, a random serial, valid about 2 years.
  */
-export async function issueClientCert(ca: CertAndKey, cn: string, now = Date.now()): Promise<CertAndKey> {
+export async function issueClientCert(
+  ca: CertAndKey,
+  cn: string,
+  now = Date.now(),
+): Promise<CertAndKey> {
   const caCert = new x509.X509Certificate(ca.cert)
   const keys = await newKeys()
   const notAfter = Math.min(now + CLIENT_DAYS * DAY, caCert.notAfter.getTime())

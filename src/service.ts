@@ -34,11 +34,15 @@ export async function startService(config: Config): Promise<Service> {
   const telemetry = await createTelemetryStore(config)
   const pipeline = createPipeline({ config, meta, telemetry, bus })
   const brokerDeps = { config, meta, pipeline, bus }
-  const broker = config.MQTT_URL ? await connectExternalBroker(brokerDeps) : await startBroker(brokerDeps)
+  const broker = config.MQTT_URL
+    ? await connectExternalBroker(brokerDeps)
+    : await startBroker(brokerDeps)
   const deps: Deps = { config, meta, auth, tasks, bus, telemetry, pipeline, broker }
   const { app } = createApp(deps)
   const server: ServerType = await new Promise((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () => resolve(s))
+    const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
+      resolve(s),
+    )
   })
   const port = (server.address() as AddressInfo).port
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST

@@ -42,7 +42,12 @@ export interface TaskRunner {
    * Records a waiting task of `tenant` and runs `work` in the background (status 2 running, then 3 done
    * with the result, or 4 failed with a message). Resolves once the task is recorded, before the work runs.
    */
-  start(tenant: string, userIntID: number | null, taskName: string, work: TaskWork): Promise<TaskStarted>
+  start(
+    tenant: string,
+    userIntID: number | null,
+    taskName: string,
+    work: TaskWork,
+  ): Promise<TaskStarted>
   /** Resolves when no task of this runner is running any more (shutdown, tests). */
   idle(): Promise<void>
   /** How many tasks of this runner are running now. */
@@ -100,7 +105,8 @@ export function createTaskRunner(store: TaskStore, opts: TaskRunnerOptions = {})
     let resultJson: string
     try {
       await store.markRunning(taskID)
-      const progress: ReportProgress = (p, message) => store.report(taskID, clamp(p), message ?? null)
+      const progress: ReportProgress = (p, message) =>
+        store.report(taskID, clamp(p), message ?? null)
       resultJson = JSON.stringify((await work(progress)) ?? null) ?? 'null'
     } catch (e) {
       onError(taskID, e)

@@ -9,7 +9,11 @@
 import type { Series, SeriesRange, SeriesSlice, TelemetryValue } from './telemetry.ts'
 
 /** The buckets of a downsample: how many, and their width in whole ms (the last may reach past `end`). */
-export function bucketsOf(start: number, end: number, maxPoints: number): { count: number; width: number } {
+export function bucketsOf(
+  start: number,
+  end: number,
+  maxPoints: number,
+): { count: number; width: number } {
   const count = Math.max(1, Math.floor(maxPoints / 2))
   return { count, width: Math.max(1, Math.ceil((end - start) / count)) }
 }
@@ -104,7 +108,11 @@ export function downsample(s: Series, start: number, end: number, maxPoints: num
  * TelemetryStore.downsample over a store's stream(): each point's values are kept whole until they pass
  * `maxPoints`, then go through a Downsampler; memory O(maxPoints) per point whatever the range.
  */
-export async function downsampleStream(slices: AsyncIterable<SeriesSlice>, range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
+export async function downsampleStream(
+  slices: AsyncIterable<SeriesSlice>,
+  range: SeriesRange,
+  maxPoints: number,
+): Promise<Map<string, Series>> {
   const out = new Map<string, Series>()
   for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
   const sampling = new Map<string, Downsampler>()
@@ -116,7 +124,9 @@ export async function downsampleStream(slices: AsyncIterable<SeriesSlice>, range
       d.add(whole.time, whole.value)
     }
     if (d) d.add(slice.time, slice.value)
-    else for (let i = 0; i < slice.time.length; i++) whole.time.push(slice.time[i]!), whole.value.push(slice.value[i]!)
+    else
+      for (let i = 0; i < slice.time.length; i++)
+        (whole.time.push(slice.time[i]!), whole.value.push(slice.value[i]!))
   }
   for (const [dp, d] of sampling) out.set(dp, d.result())
   return out

@@ -3,21 +3,30 @@ export class StoreError extends Error {}
 
 /** No record with that id in the caller's tenant (field names the input that pointed at it). */
 export class NotFound extends StoreError {
-  constructor(readonly field = 'id', message = 'not found') {
+  constructor(
+    readonly field = 'id',
+    message = 'not found',
+  ) {
     super(message)
   }
 }
 
 /** A unique value is taken. */
 export class Conflict extends StoreError {
-  constructor(readonly field: string, message = 'already exists') {
+  constructor(
+    readonly field: string,
+    message = 'already exists',
+  ) {
     super(message)
   }
 }
 
 /** A delete was refused because the record is still used. */
 export class Referenced extends StoreError {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message)
   }
 }
@@ -27,7 +36,10 @@ export class Unavailable extends StoreError {}
 
 /** The input breaks a rule only the store can check (e.g. a change not allowed while records depend on it). */
 export class Invalid extends StoreError {
-  constructor(readonly field: string, message: string) {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
     super(message)
   }
 }

@@ -12,5 +12,7 @@ export async function createTelemetryStore(config: Config): Promise<TelemetrySto
       org: config.INFLUX_ORG!,
       bucket: config.INFLUX_BUCKET!,
     })
-  return LibsqlTelemetryStore.open({ url: `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db` })
+  return LibsqlTelemetryStore.open({
+    url: `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`,
+  })
 }

@@ -9,7 +9,8 @@ export const SLICE_MS = 86_400_000
 
 /** The ranges of [range.start, range.end) cut into slices of SLICE_MS, in time order. */
 export function* daySlices<R extends { start: number; end: number }>(range: R): Generator<R> {
-  for (let t = range.start; t < range.end; t += SLICE_MS) yield { ...range, start: t, end: Math.min(t + SLICE_MS, range.end) }
+  for (let t = range.start; t < range.end; t += SLICE_MS)
+    yield { ...range, start: t, end: Math.min(t + SLICE_MS, range.end) }
 }
 
 /** What a day-by-day read needs of a store. */
@@ -19,7 +20,10 @@ export interface DayReader {
 }
 
 /** The range narrowed to the store's extent of its values (undefined: no values), so empty years are not read. */
-export async function narrowed<R extends SeriesRange>(store: Pick<DayReader, 'extent'>, range: R): Promise<R | undefined> {
+export async function narrowed<R extends SeriesRange>(
+  store: Pick<DayReader, 'extent'>,
+  range: R,
+): Promise<R | undefined> {
   const e = await store.extent(range)
   return e && { ...range, start: Math.max(range.start, e.start), end: Math.min(range.end, e.end) }
 }
@@ -29,7 +33,11 @@ export async function narrowed<R extends SeriesRange>(store: Pick<DayReader, 'ex
  * time over the point's extent, non-empty slices only. `pause` runs before each read (the embedded store lets the
  * event loop turn).
  */
-export async function* streamByDay(range: SeriesRange, store: DayReader, pause?: () => Promise<void>): AsyncIterable<SeriesSlice> {
+export async function* streamByDay(
+  range: SeriesRange,
+  store: DayReader,
+  pause?: () => Promise<void>,
+): AsyncIterable<SeriesSlice> {
   for (const dp of new Set(range.dataPointIDs)) {
     const part = await narrowed(store, { ...range, dataPointIDs: [dp] })
     if (!part) continue

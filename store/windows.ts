@@ -100,7 +100,13 @@ export const MAX_WINDOWS = 100_000
  * [b[i], b[i+1]), labelled b[i]. Throws WindowError when `every` does not parse or there would be more than
  * `maxWindows` windows.
  */
-export function windowBounds(start: number, end: number, every: string, tz: string, maxWindows = MAX_WINDOWS): number[] {
+export function windowBounds(
+  start: number,
+  end: number,
+  every: string,
+  tz: string,
+  maxWindows = MAX_WINDOWS,
+): number[] {
   const e = parseEvery(every)
   if (!e) throw new WindowError(`not a duration like 1m, 15m, 1h, 1d or 1mo: ${every}`)
   if (end <= start) return [start, start + 1]
@@ -121,14 +127,19 @@ export function windowBounds(start: number, end: number, every: string, tz: stri
     k0 = Math.floor(wallStart / len)
     step = (k) => k * len
   }
-  const estimate = e.unit === 'mo' ? (end - start) / (28 * DAY_MS * e.n) : (end - start) / (e.unit === 'd' ? e.n * DAY_MS : e.n * UNIT_MS[e.unit])
-  if (estimate > maxWindows) throw new WindowError(`more than ${maxWindows} windows of ${every} in the range`)
+  const estimate =
+    e.unit === 'mo'
+      ? (end - start) / (28 * DAY_MS * e.n)
+      : (end - start) / (e.unit === 'd' ? e.n * DAY_MS : e.n * UNIT_MS[e.unit])
+  if (estimate > maxWindows)
+    throw new WindowError(`more than ${maxWindows} windows of ${every} in the range`)
   while (clock.toEpoch(step(k0)) > start) k0--
   const bounds = [clock.toEpoch(step(k0))]
   for (let k = k0 + 1; bounds[bounds.length - 1]! < end; k++) {
     const b = clock.toEpoch(step(k))
     if (b > bounds[bounds.length - 1]!) bounds.push(b)
-    if (bounds.length > maxWindows + 1) throw new WindowError(`more than ${maxWindows} windows of ${every} in the range`)
+    if (bounds.length > maxWindows + 1)
+      throw new WindowError(`more than ${maxWindows} windows of ${every} in the range`)
   }
   return bounds
 }

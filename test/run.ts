@@ -37,18 +37,29 @@ const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
 
 function runFile(file: string): Promise<Result> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'test/_support/child.ts'), file], {
-      cwd: root,
-      env: { ...process.env, FORCE_COLOR: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'test/_support/child.ts'), file],
+      {
+        cwd: root,
+        env: { ...process.env, FORCE_COLOR: '0' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     let output = ''
     child.stdout.on('data', (d) => (output += d))
     child.stderr.on('data', (d) => (output += d))
     child.on('close', (code) => {
       const text = strip(output)
       const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(text)?.[1] ?? 0)
-      resolve({ file, total: num('Total'), passed: num('Passed'), skipped: num('Skipped'), code: code ?? 1, output: text })
+      resolve({
+        file,
+        total: num('Total'),
+        passed: num('Passed'),
+        skipped: num('Skipped'),
+        code: code ?? 1,
+        output: text,
+      })
     })
   })
 }
@@ -64,7 +75,13 @@ async function worker() {
     // a file that registered no tests on purpose (e.g. no InfluxDB here) is reported, not failed
     const label = ok ? 'ok  ' : r.code === 0 && r.total === 0 ? 'skip' : 'FAIL'
     process.stdout.write(`${label} ${relative(root, file)} (${r.passed}/${r.total})\n`)
-    if (!ok) process.stdout.write(r.output.split('\n').map((l) => `    ${l}`).join('\n') + '\n')
+    if (!ok)
+      process.stdout.write(
+        r.output
+          .split('\n')
+          .map((l) => `    ${l}`)
+          .join('\n') + '\n',
+      )
   }
 }
 await Promise.all(Array.from({ length: Math.max(1, parallel) }, worker))

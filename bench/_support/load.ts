@@ -59,8 +59,18 @@ const t0 = performance.now()
 const { latencies, errors } = await run(opts.seconds, true)
 const elapsed = (performance.now() - t0) / 1000
 latencies.sort((a, b) => a - b)
-const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2))
+const pct = (p: number) =>
+  Number(
+    (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(2),
+  )
 console.log(
-  JSON.stringify({ requests: latencies.length, errors, rps: Math.round(latencies.length / elapsed), p50: pct(0.5), p99: pct(0.99), max: pct(1) }),
+  JSON.stringify({
+    requests: latencies.length,
+    errors,
+    rps: Math.round(latencies.length / elapsed),
+    p50: pct(0.5),
+    p99: pct(0.99),
+    max: pct(1),
+  }),
 )
 agent.destroy()

@@ -75,7 +75,20 @@ recording = false
 const seconds = (performance.now() - r0) / 1000
 stopping = true
 latencies.sort((a, b) => a - b)
-const pct = (p: number) => Number((latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1))
-console.log(JSON.stringify({ acked, seconds, rate: Math.round(acked / seconds), p50: pct(0.5), p99: pct(0.99), errors, connectMs }))
+const pct = (p: number) =>
+  Number(
+    (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1),
+  )
+console.log(
+  JSON.stringify({
+    acked,
+    seconds,
+    rate: Math.round(acked / seconds),
+    p50: pct(0.5),
+    p99: pct(0.99),
+    errors,
+    connectMs,
+  }),
+)
 await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})))
 process.exit(0)

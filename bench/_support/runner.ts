@@ -26,7 +26,10 @@ export function load(opts: {
   warmup?: number
   headers?: Record<string, string>
 }): Promise<LoadResult> {
-  return childJson(join(import.meta.dirname, 'load.ts'), JSON.stringify({ seconds: 5, warmup: 1, ...opts }))
+  return childJson(
+    join(import.meta.dirname, 'load.ts'),
+    JSON.stringify({ seconds: 5, warmup: 1, ...opts }),
+  )
 }
 
 /** A markdown table of rows. */
@@ -54,7 +57,10 @@ export function mqttLoad(opts: {
   warmup?: number
   points: number
 }): Promise<MqttLoadResult> {
-  return childJson(join(import.meta.dirname, 'mqtt-load.ts'), JSON.stringify({ warmup: 2, ...opts }))
+  return childJson(
+    join(import.meta.dirname, 'mqtt-load.ts'),
+    JSON.stringify({ warmup: 2, ...opts }),
+  )
 }
 
 /**
@@ -68,7 +74,9 @@ export function childJson<T>(file: string, arg: string): Promise<T> {
     arg = `@${path}`
   }
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, arg], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', file, arg], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     let out = ''
     child.stdout.on('data', (d) => (out += d))
     child.on('close', (code) => {

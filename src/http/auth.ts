@@ -23,7 +23,10 @@ export class Authenticator {
   issue(user: { id: number; tenantID: string; role: string }, remember = false) {
     const iat = Math.floor(Date.now() / 1000)
     const exp = iat + (remember ? REMEMBER_DAYS : TOKEN_DAYS) * 86_400
-    return { token: signJwt({ sub: user.id, tid: user.tenantID, role: user.role, iat, exp }, this.secret), exp }
+    return {
+      token: signJwt({ sub: user.id, tid: user.tenantID, role: user.role, iat, exp }, this.secret),
+      exp,
+    }
   }
 
   forget(userIntID: number) {
@@ -45,7 +48,13 @@ export class Authenticator {
     if (!claims) return 'invalid or expired token'
     const user = await this.user(claims.sub)
     if (!user || user.tenantID !== claims.tid) return 'invalid or expired token'
-    return { tenantID: user.tenantID, userIntID: user.id, username: user.username, role: user.role, kind: 'user' }
+    return {
+      tenantID: user.tenantID,
+      userIntID: user.id,
+      username: user.username,
+      role: user.role,
+      kind: 'user',
+    }
   }
 
   private async basic(value: string): Promise<Caller | string> {
@@ -57,8 +66,15 @@ export class Authenticator {
     // compare even when the app is unknown, so timing does not tell which appIDs exist
     const ok = safeEqual(given, app?.tokenHash ?? hashToken('')) && app !== undefined
     if (!ok || !app) return 'invalid application credentials'
-    if (app.expiredAt !== null && app.expiredAt <= Date.now()) return 'application credentials expired'
-    return { tenantID: app.tenantID, userIntID: null, username: app.appName, role: app.role as Role, kind: 'application' }
+    if (app.expiredAt !== null && app.expiredAt <= Date.now())
+      return 'application credentials expired'
+    return {
+      tenantID: app.tenantID,
+      userIntID: null,
+      username: app.appName,
+      role: app.role as Role,
+      kind: 'application',
+    }
   }
 
   private async user(id: number): Promise<UserRecord | undefined> {

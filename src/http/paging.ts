@@ -29,11 +29,16 @@ export type FilterFields = Record<string, FieldType>
  * `f` (exact), `f_like` (case-insensitive substring), `f_in` (comma list). With `times`, `startTime`/`endTime`.
  * Unknown parameters are ignored. Output: the store's ListArgs.
  */
-export function listQuery<const F extends FilterFields>(fields: F, opts: { times?: boolean; extra?: z.ZodRawShape } = {}) {
+export function listQuery<const F extends FilterFields>(
+  fields: F,
+  opts: { times?: boolean; extra?: z.ZodRawShape } = {},
+) {
   const shape: Record<string, z.ZodType> = {
     _page: page,
     _limit: limit,
-    _sort: z.enum(['id', 'createAt', 'updateAt', ...Object.keys(fields)] as [string, ...string[]]).optional(),
+    _sort: z
+      .enum(['id', 'createAt', 'updateAt', ...Object.keys(fields)] as [string, ...string[]])
+      .optional(),
     _order: z.enum(['asc', 'desc']).optional(),
   }
   for (const [name, type] of Object.entries(fields)) {
@@ -53,7 +58,8 @@ export function listQuery<const F extends FilterFields>(fields: F, opts: { times
       const like = q[`${name}_like`]
       const inList = q[`${name}_in`]
       if (eq !== undefined) filters.push({ field: name, op: 'eq', value: eq as string | number })
-      if (typeof like === 'string' && like !== '') filters.push({ field: name, op: 'like', value: like })
+      if (typeof like === 'string' && like !== '')
+        filters.push({ field: name, op: 'like', value: like })
       if (inList !== undefined) {
         const values = Array.isArray(inList) ? inList : String(inList).split(',').filter(Boolean)
         filters.push({ field: name, op: 'in', value: type === 'int' ? values.map(Number) : values })
@@ -80,5 +86,10 @@ export function pageOf<T>(items: T[], count: number, args: { page: number; limit
   return { items, meta: { count, limit: args.limit, page: args.page } }
 }
 
-export const PageMeta = z.object({ count: z.number().int(), limit: z.number().int(), page: z.number().int() })
-export const Page = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), meta: PageMeta })
+export const PageMeta = z.object({
+  count: z.number().int(),
+  limit: z.number().int(),
+  page: z.number().int(),
+})
+export const Page = <T extends z.ZodType>(item: T) =>
+  z.object({ items: z.array(item), meta: PageMeta })

@@ -38,7 +38,10 @@ export interface Input<D extends RouteDef> {
   params: Record<string, string>
 }
 
-export type Handler<D extends RouteDef> = (c: Context<AppEnv>, input: Input<D>) => Response | Promise<Response>
+export type Handler<D extends RouteDef> = (
+  c: Context<AppEnv>,
+  input: Input<D>,
+) => Response | Promise<Response>
 
 /** zod issues → `errors` with every failing field (STYLE: Errors). */
 export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
@@ -80,7 +83,8 @@ export class Router {
 function authorize(c: Context<AppEnv>, def: RouteDef) {
   const caller = c.get('caller')
   if (!caller) throw new ApiError('AUTH_FAILED', { authorization: 'missing credentials' })
-  if (def.admin && caller.role !== 'admin') throw new ApiError('PERMISSION_DENIED', { role: 'admin role required' })
+  if (def.admin && caller.role !== 'admin')
+    throw new ApiError('PERMISSION_DENIED', { role: 'admin role required' })
   if (def.method !== 'get' && caller.role === 'viewer' && !def.viewerMayWrite)
     throw new ApiError('PERMISSION_DENIED', { role: 'viewers may only read' })
 }

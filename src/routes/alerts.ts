@@ -2,7 +2,12 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { CurrentAlert, CurrentAlertListQuery, HistoryAlert, HistoryAlertListQuery } from '../schemas/alerts.ts'
+import {
+  CurrentAlert,
+  CurrentAlertListQuery,
+  HistoryAlert,
+  HistoryAlertListQuery,
+} from '../schemas/alerts.ts'
 import { alertWire } from '../wire/alerts.ts'
 
 const tag = 'Alerts'
@@ -12,11 +17,24 @@ export function alertRoutes({ meta }: Deps) {
   const r = new Router()
 
   r.route(
-    { method: 'get', path: '/current_alerts', tag, summary: 'Current alerts', query: CurrentAlertListQuery, response: Page(CurrentAlert) },
+    {
+      method: 'get',
+      path: '/current_alerts',
+      tag,
+      summary: 'Current alerts',
+      query: CurrentAlertListQuery,
+      response: Page(CurrentAlert),
+    },
     async (c, { query }) => {
       const { items, count } = await meta.alerts.current(c.get('tenant'), query)
       const ctx = wireCtx(c)
-      return c.json(pageOf(items.map((a) => alertWire.current(a, ctx)), count, query))
+      return c.json(
+        pageOf(
+          items.map((a) => alertWire.current(a, ctx)),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -36,16 +54,36 @@ export function alertRoutes({ meta }: Deps) {
   )
 
   r.route(
-    { method: 'get', path: '/history_alerts', tag, summary: 'History alerts', query: HistoryAlertListQuery, response: Page(HistoryAlert) },
+    {
+      method: 'get',
+      path: '/history_alerts',
+      tag,
+      summary: 'History alerts',
+      query: HistoryAlertListQuery,
+      response: Page(HistoryAlert),
+    },
     async (c, { query }) => {
       const { items, count } = await meta.alerts.history(c.get('tenant'), query)
       const ctx = wireCtx(c)
-      return c.json(pageOf(items.map((a) => alertWire.history(a, ctx)), count, query))
+      return c.json(
+        pageOf(
+          items.map((a) => alertWire.history(a, ctx)),
+          count,
+          query,
+        ),
+      )
     },
   )
 
   r.route(
-    { method: 'delete', path: '/history_alerts', tag, summary: 'Delete history alerts', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/history_alerts',
+      tag,
+      summary: 'Delete history alerts',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { query }) => {
       await meta.alerts.deleteHistory(c.get('tenant'), query.ids)
       return c.body(null, 204)

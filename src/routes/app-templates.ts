@@ -2,7 +2,13 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { AppTemplate, AppTemplateCreate, AppTemplateUpdate, ConsoleTemplate, appTemplateFilters } from '../schemas/app-templates.ts'
+import {
+  AppTemplate,
+  AppTemplateCreate,
+  AppTemplateUpdate,
+  ConsoleTemplate,
+  appTemplateFilters,
+} from '../schemas/app-templates.ts'
 import { assertValid, productUnchanged } from '../rules/product-model.ts'
 import { appTemplateWire } from '../wire/app-templates.ts'
 
@@ -24,12 +30,26 @@ export function appTemplateRoutes({ meta }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await templates.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((x) => appTemplateWire.detail(x, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((x) => appTemplateWire.detail(x, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/app_templates/:id', tag, summary: 'App template detail', response: AppTemplate }, async (c, { id }) =>
-    c.json(appTemplateWire.detail(await templates.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    {
+      method: 'get',
+      path: '/app_templates/:id',
+      tag,
+      summary: 'App template detail',
+      response: AppTemplate,
+    },
+    async (c, { id }) =>
+      c.json(appTemplateWire.detail(await templates.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -68,7 +88,14 @@ export function appTemplateRoutes({ meta }: Deps) {
   )
 
   r.route(
-    { method: 'delete', path: '/app_templates', tag, summary: 'Delete app templates', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/app_templates',
+      tag,
+      summary: 'Delete app templates',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { query }) => {
       await templates.delete(c.get('tenant'), query.ids)
       return c.body(null, 204)
@@ -86,7 +113,13 @@ export function appTemplateRoutes({ meta }: Deps) {
     },
     async (c, { id, query }) => {
       const { items, count } = await templates.ofDevice(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((x) => appTemplateWire.console(x, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((x) => appTemplateWire.console(x, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 

@@ -33,13 +33,26 @@ export function certRoutes({ meta }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await meta.certs.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((x) => certWire.list(x, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((x) => certWire.list(x, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
   r.route(
-    { method: 'get', path: '/certs/:id', tag, summary: 'Certificate detail with its PEM texts', response: Cert },
-    async (c, { id }) => c.json(certWire.detail(await meta.certs.get(c.get('tenant'), id), wireCtx(c))),
+    {
+      method: 'get',
+      path: '/certs/:id',
+      tag,
+      summary: 'Certificate detail with its PEM texts',
+      response: Cert,
+    },
+    async (c, { id }) =>
+      c.json(certWire.detail(await meta.certs.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -106,7 +119,13 @@ function deviceBindingRoutes(r: Router, meta: Deps['meta']) {
     },
     async (c, { id, query }) => {
       const { items, count } = await meta.certs.devices(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((x) => certWire.device(x, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((x) => certWire.device(x, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -126,7 +145,14 @@ function deviceBindingRoutes(r: Router, meta: Deps['meta']) {
       await meta.certs.bindDevices(tenant, id, body.devicesIntID)
       const first = { page: 1, limit: 10, filters: [] }
       const { items, count } = await meta.certs.devices(tenant, id, first)
-      return c.json(pageOf(items.map((x) => certWire.device(x, wireCtx(c))), count, first), 201)
+      return c.json(
+        pageOf(
+          items.map((x) => certWire.device(x, wireCtx(c))),
+          count,
+          first,
+        ),
+        201,
+      )
     },
   )
 

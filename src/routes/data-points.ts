@@ -2,7 +2,13 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { DataPoint, DataPointCreate, DataPointListItem, DataPointUpdate, dataPointFilters } from '../schemas/data-points.ts'
+import {
+  DataPoint,
+  DataPointCreate,
+  DataPointListItem,
+  DataPointUpdate,
+  dataPointFilters,
+} from '../schemas/data-points.ts'
 import { dataPointErrors, type PointFields } from '../rules/data-points.ts'
 import { assertValid, productUnchanged } from '../rules/product-model.ts'
 import { dataPointWire } from '../wire/data-points.ts'
@@ -24,12 +30,26 @@ export function dataPointRoutes({ meta, bus }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await points.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((p) => dataPointWire.list(p, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((p) => dataPointWire.list(p, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/data_points/:id', tag, summary: 'Data point detail', response: DataPoint }, async (c, { id }) =>
-    c.json(dataPointWire.detail(await points.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    {
+      method: 'get',
+      path: '/data_points/:id',
+      tag,
+      summary: 'Data point detail',
+      response: DataPoint,
+    },
+    async (c, { id }) =>
+      c.json(dataPointWire.detail(await points.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -88,10 +108,16 @@ export function dataPointRoutes({ meta, bus }: Deps) {
       const tenant = c.get('tenant')
       // the products to tell ingest about; ids that are not the tenant's are left to the delete's own 404
       const products = await Promise.all(
-        query.ids.map((id) => points.get(tenant, id).then((p) => Number(p.productIntID), () => undefined)),
+        query.ids.map((id) =>
+          points.get(tenant, id).then(
+            (p) => Number(p.productIntID),
+            () => undefined,
+          ),
+        ),
       )
       await points.delete(tenant, query.ids)
-      for (const productIntID of new Set(products)) if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
+      for (const productIntID of new Set(products))
+        if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
       return c.body(null, 204)
     },
   )

@@ -2,7 +2,13 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { DataStream, DataStreamCreate, DataStreamListItem, DataStreamUpdate, dataStreamFilters } from '../schemas/data-streams.ts'
+import {
+  DataStream,
+  DataStreamCreate,
+  DataStreamListItem,
+  DataStreamUpdate,
+  dataStreamFilters,
+} from '../schemas/data-streams.ts'
 import { assertValid, productUnchanged } from '../rules/product-model.ts'
 import { dataStreamWire } from '../wire/data-streams.ts'
 
@@ -27,12 +33,26 @@ export function dataStreamRoutes({ meta, bus }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await streams.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((s) => dataStreamWire.list(s, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((s) => dataStreamWire.list(s, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/data_streams/:id', tag, summary: 'Data stream detail', response: DataStream }, async (c, { id }) =>
-    c.json(dataStreamWire.detail(await streams.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    {
+      method: 'get',
+      path: '/data_streams/:id',
+      tag,
+      summary: 'Data stream detail',
+      response: DataStream,
+    },
+    async (c, { id }) =>
+      c.json(dataStreamWire.detail(await streams.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -89,10 +109,16 @@ export function dataStreamRoutes({ meta, bus }: Deps) {
       const tenant = c.get('tenant')
       // the products to tell ingest about; ids that are not the tenant's are left to the delete's own 404
       const products = await Promise.all(
-        query.ids.map((id) => streams.get(tenant, id).then((s) => Number(s.productIntID), () => undefined)),
+        query.ids.map((id) =>
+          streams.get(tenant, id).then(
+            (s) => Number(s.productIntID),
+            () => undefined,
+          ),
+        ),
       )
       await streams.delete(tenant, query.ids)
-      for (const productIntID of new Set(products)) if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
+      for (const productIntID of new Set(products))
+        if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
       return c.body(null, 204)
     },
   )

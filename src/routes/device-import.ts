@@ -17,7 +17,8 @@ export interface ImportError {
 export function csvRecordToBody(rec: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = {}
   for (const [field, text] of Object.entries(rec)) {
-    if (DEVICE_CSV_NUMBERS.has(field)) body[field] = text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text
+    if (DEVICE_CSV_NUMBERS.has(field))
+      body[field] = text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text
     else if (DEVICE_CSV_JSON.has(field)) body[field] = parseJsonCell(text)
     else body[field] = text
   }
@@ -52,12 +53,18 @@ export async function importDevices(
     const rowErrors = await importOne(repo, tenant, userIntID, rec)
     if (rowErrors.length) errors.push(...rowErrors.map((e) => ({ row, ...e })))
     else success++
-    if (i % 50 === 49 || i === records.length - 1) await report((100 * (i + 1)) / records.length, `row ${row}`)
+    if (i % 50 === 49 || i === records.length - 1)
+      await report((100 * (i + 1)) / records.length, `row ${row}`)
   }
   return { success, failed: records.length - success, errors }
 }
 
-async function importOne(repo: DevicesRepo, tenant: string, userIntID: number | null, rec: Record<string, string>) {
+async function importOne(
+  repo: DevicesRepo,
+  tenant: string,
+  userIntID: number | null,
+  rec: Record<string, string>,
+) {
   const parsed = DeviceCreate.safeParse(csvRecordToBody(rec))
   if (!parsed.success) return fieldErrors(issuesToErrors(parsed.error.issues))
   try {
@@ -65,9 +72,11 @@ async function importOne(repo: DevicesRepo, tenant: string, userIntID: number | 
     return []
   } catch (e) {
     if (e instanceof ApiError) return fieldErrors(e.errors)
-    if (e instanceof Conflict || e instanceof NotFound) return [{ field: e.field, message: e.message }]
+    if (e instanceof Conflict || e instanceof NotFound)
+      return [{ field: e.field, message: e.message }]
     throw e
   }
 }
 
-const fieldErrors = (errors: Record<string, string>) => Object.entries(errors).map(([field, message]) => ({ field, message }))
+const fieldErrors = (errors: Record<string, string>) =>
+  Object.entries(errors).map(([field, message]) => ({ field, message }))

@@ -12,7 +12,11 @@ import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
 import type { CurrentDevice, DevicesRepo, ProductRef } from '../../store/libsql/devices.ts'
 import type { CurrentGateway } from '../../store/libsql/gateways.ts'
-import type { CredentialFields, DeviceFields, GatewayFields } from '../../store/libsql/device-columns.ts'
+import type {
+  CredentialFields,
+  DeviceFields,
+  GatewayFields,
+} from '../../store/libsql/device-columns.ts'
 
 const fail = (code: 'DATA_NOT_FOUND' | 'FORM_INVALID', errors: FieldErrors) => {
   if (Object.keys(errors).length) throw new ApiError(code, errors)
@@ -29,9 +33,14 @@ function withCredentials<T extends CredentialFields>(d: Draft<T>): T {
 }
 
 /** The tenant's product named by productID (the body's, else the stored one's); 404 errors.productID. */
-async function productOf(repo: DevicesRepo, tenant: string, productID: string | undefined): Promise<ProductRef> {
+async function productOf(
+  repo: DevicesRepo,
+  tenant: string,
+  productID: string | undefined,
+): Promise<ProductRef> {
   const product = productID === undefined ? undefined : await repo.product(tenant, productID)
-  if (!product) throw new ApiError('DATA_NOT_FOUND', { productID: `no product ${productID ?? ''}`.trim() })
+  if (!product)
+    throw new ApiError('DATA_NOT_FOUND', { productID: `no product ${productID ?? ''}`.trim() })
   return product
 }
 
@@ -49,11 +58,18 @@ export async function prepareDevice(
   const product = await productOf(repo, tenant, body.productID ?? current?.productID)
   const draft = keepApplicableLinks(deviceDraft(body, current, product.id), product.cloudProtocol)
   const notFound: FieldErrors = {}
-  if (draft.gateway !== null && !(await repo.gatewayExists(tenant, draft.gateway))) notFound.gateway = 'no such gateway'
-  const ancestry = draft.parentDevice === null ? [] : await repo.ancestry(tenant, draft.parentDevice)
+  if (draft.gateway !== null && !(await repo.gatewayExists(tenant, draft.gateway)))
+    notFound.gateway = 'no such gateway'
+  const ancestry =
+    draft.parentDevice === null ? [] : await repo.ancestry(tenant, draft.parentDevice)
   if (draft.parentDevice !== null && ancestry.length === 0) notFound.parentDevice = 'no such device'
   fail('DATA_NOT_FOUND', notFound)
-  const ctx = { protocol: product.cloudProtocol, givenProtocol: body.cloudProtocol, selfId: current?.id, ancestry }
+  const ctx = {
+    protocol: product.cloudProtocol,
+    givenProtocol: body.cloudProtocol,
+    selfId: current?.id,
+    ancestry,
+  }
   fail('FORM_INVALID', { ...deviceRules(draft, ctx), ...credentialRules(current, body) })
   return withCredentials<DeviceFields>(draft)
 }

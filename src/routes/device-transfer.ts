@@ -26,27 +26,45 @@ export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
     },
     async (c, { query }) => {
       const tenant = c.get('tenant')
-      const { taskID, statusUrl } = await tasks.start(tenant, c.get('caller').userIntID, 'devices_export', async (report) => {
-        let csv = csvLine(DEVICE_CSV_FIELDS)
-        let count = 0
-        for (let page = 1; ; page++) {
-          const { items, count: total } = await meta.devices.list(tenant, { ...query, page, limit: PAGE, sort: 'id', order: 'asc' }, {
-            groupID: query.raw.groupID as string | undefined,
+      const { taskID, statusUrl } = await tasks.start(
+        tenant,
+        c.get('caller').userIntID,
+        'devices_export',
+        async (report) => {
+          let csv = csvLine(DEVICE_CSV_FIELDS)
+          let count = 0
+          for (let page = 1; ; page++) {
+            const { items, count: total } = await meta.devices.list(
+              tenant,
+              { ...query, page, limit: PAGE, sort: 'id', order: 'asc' },
+              {
+                groupID: query.raw.groupID as string | undefined,
+              },
+            )
+            for (const d of items) csv += csvLine(DEVICE_CSV_FIELDS.map((f) => d[f]))
+            count += items.length
+            await report(total ? (100 * count) / total : 100)
+            if (items.length < PAGE) break
+          }
+          await meta.tasks.putFile(tenant, taskID, {
+            name: 'devices.csv',
+            contentType: 'text/csv; charset=utf-8',
+            content: csv,
           })
-          for (const d of items) csv += csvLine(DEVICE_CSV_FIELDS.map((f) => d[f]))
-          count += items.length
-          await report(total ? (100 * count) / total : 100)
-          if (items.length < PAGE) break
-        }
-        await meta.tasks.putFile(tenant, taskID, { name: 'devices.csv', contentType: 'text/csv; charset=utf-8', content: csv })
-        return { count, fileUrl: `/api/v1/devices_export/${taskID}` }
-      })
+          return { count, fileUrl: `/api/v1/devices_export/${taskID}` }
+        },
+      )
       return c.json({ statusUrl }, 202)
     },
   )
 
   r.route(
-    { method: 'get', path: '/devices_export/:taskID', tag, summary: 'Download the CSV of a finished export' },
+    {
+      method: 'get',
+      path: '/devices_export/:taskID',
+      tag,
+      summary: 'Download the CSV of a finished export',
+    },
     async (c, { params }) => {
       const file = await meta.tasks.getFile(c.get('tenant'), params.taskID ?? '')
       return c.body(file.content, 200, {
@@ -62,7 +80,10 @@ export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
       path: '/devices_import',
       tag,
       summary: 'Import devices from a CSV file (multipart field `file`, the devices_export shape)',
-      rawBody: { contentType: 'multipart/form-data', description: '`file`: UTF-8 CSV with a header row of device field names' },
+      rawBody: {
+        contentType: 'multipart/form-data',
+        description: '`file`: UTF-8 CSV with a header row of device field names',
+      },
       response: TaskAccepted,
       status: 202,
       description: `At most ${config.IMPORT_BODY_LIMIT} bytes. The task result is {success, failed, errors: [{row, field, message}]}; row 1 is the header.`,
@@ -76,7 +97,8 @@ export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
         if (e instanceof CsvError) throw new ApiError('FORM_INVALID', { file: e.message })
         throw e
       }
-      if (records.length === 0) throw new ApiError('FORM_INVALID', { file: 'no device rows under the header' })
+      if (records.length === 0)
+        throw new ApiError('FORM_INVALID', { file: 'no device rows under the header' })
       const tenant = c.get('tenant')
       const userIntID = c.get('caller').userIntID
       const { statusUrl } = await tasks.start(tenant, userIntID, 'devices_import', (report) =>
@@ -93,7 +115,8 @@ export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
 async function uploadedText(req: Request): Promise<string> {
   const type = req.headers.get('content-type') ?? ''
   if (type.startsWith('text/csv')) return req.text()
-  if (!type.startsWith('multipart/form-data')) throw new ApiError('BAD_REQUEST', { file: 'send multipart/form-data with a `file` field' })
+  if (!type.startsWith('multipart/form-data'))
+    throw new ApiError('BAD_REQUEST', { file: 'send multipart/form-data with a `file` field' })
   let form: FormData
   try {
     form = await req.formData()

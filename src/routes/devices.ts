@@ -40,19 +40,27 @@ export function deviceRoutes({ meta, bus }: Deps) {
       method: 'get',
       path: '/devices',
       tag,
-      summary: 'List devices (?parentDevice= children of a device, ?gateway= devices under a gateway, ?groupID=)',
+      summary:
+        'List devices (?parentDevice= children of a device, ?gateway= devices under a gateway, ?groupID=)',
       query: DeviceListQuery,
       response: Page(DeviceListItem),
     },
     async (c, { query }) => {
       const groupID = query.raw.groupID as string | undefined
       const { items, count } = await repo.list(c.get('tenant'), query, { groupID })
-      return c.json(pageOf(items.map((d) => deviceWire.list(d, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((d) => deviceWire.list(d, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: Device }, async (c, { id }) =>
-    c.json(deviceWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: Device },
+    async (c, { id }) => c.json(deviceWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -67,13 +75,24 @@ export function deviceRoutes({ meta, bus }: Deps) {
     },
     async (c, { body }) => {
       const tenant = c.get('tenant')
-      const created = await repo.create(tenant, c.get('caller').userIntID, await prepareDevice(repo, tenant, body))
+      const created = await repo.create(
+        tenant,
+        c.get('caller').userIntID,
+        await prepareDevice(repo, tenant, body),
+      )
       return c.json(deviceWire.write(created, wireCtx(c)), 201)
     },
   )
 
   r.route(
-    { method: 'put', path: '/devices/:id', tag, summary: 'Edit a device', body: DeviceUpdate, response: DeviceWrite },
+    {
+      method: 'put',
+      path: '/devices/:id',
+      tag,
+      summary: 'Edit a device',
+      body: DeviceUpdate,
+      response: DeviceWrite,
+    },
     async (c, { id, body }) => {
       const tenant = c.get('tenant')
       const fields = await prepareDevice(repo, tenant, body, await repo.current(tenant, id))
@@ -88,7 +107,8 @@ export function deviceRoutes({ meta, bus }: Deps) {
       method: 'delete',
       path: '/devices',
       tag,
-      summary: 'Delete devices (refused while they have child devices; group, policy and cert links are removed)',
+      summary:
+        'Delete devices (refused while they have child devices; group, policy and cert links are removed)',
       query: IdsQuery,
       status: 204,
     },
@@ -96,7 +116,8 @@ export function deviceRoutes({ meta, bus }: Deps) {
       const tenant = c.get('tenant')
       const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
       await repo.delete(tenant, query.ids)
-      for (const [id, deviceID] of deviceIDs) bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
+      for (const [id, deviceID] of deviceIDs)
+        bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
       return c.body(null, 204)
     },
   )

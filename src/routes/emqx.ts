@@ -3,7 +3,14 @@ import type { Deps } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { safeEqual } from '../security.ts'
-import { EmqxAck, EmqxAcl, EmqxAuth, EmqxEvent, EmqxResult, type EmqxEventBody } from '../schemas/emqx.ts'
+import {
+  EmqxAck,
+  EmqxAcl,
+  EmqxAuth,
+  EmqxEvent,
+  EmqxResult,
+  type EmqxEventBody,
+} from '../schemas/emqx.ts'
 import { AclChecker } from '../../ingest/acl.ts'
 import { ConnectionTracker } from '../../ingest/connections.ts'
 import { checkCredentials } from '../../ingest/credentials.ts'
@@ -37,7 +44,8 @@ export function emqxRoutes({ config, meta, bus }: Deps) {
   const tracker = new ConnectionTracker(meta)
   /** clientid → its current session: EMQX's connected_at and the object ConnectionTracker tells sessions by. */
   const sessions = new Map<string, { connectedAt: number | undefined; session: object }>()
-  const serviceAccount = (username?: string) => !!config.MQTT_USERNAME && username === config.MQTT_USERNAME
+  const serviceAccount = (username?: string) =>
+    !!config.MQTT_USERNAME && username === config.MQTT_USERNAME
 
   r.app.use('/emqx/*', async (c: Context, next: Next) => {
     const secret = config.EMQX_HOOK_SECRET
@@ -49,10 +57,20 @@ export function emqxRoutes({ config, meta, bus }: Deps) {
 
   const hook = { tag, public: true, description, method: 'post' } as const
 
-  r.route({ ...hook, path: '/emqx/auth', summary: 'EMQX HTTP authenticator', body: EmqxAuth, response: EmqxResult },
+  r.route(
+    {
+      ...hook,
+      path: '/emqx/auth',
+      summary: 'EMQX HTTP authenticator',
+      body: EmqxAuth,
+      response: EmqxResult,
+    },
     async (c, { body }) => {
       if (serviceAccount(body.username))
-        return c.json({ result: safeEqual(body.password ?? '', config.MQTT_PASSWORD ?? '') ? 'allow' : 'deny', is_superuser: true })
+        return c.json({
+          result: safeEqual(body.password ?? '', config.MQTT_PASSWORD ?? '') ? 'allow' : 'deny',
+          is_superuser: true,
+        })
       const presented = {
         clientId: body.clientid,
         username: body.username,
@@ -62,41 +80,75 @@ export function emqxRoutes({ config, meta, bus }: Deps) {
       }
       const verdict = await checkCredentials(directory, presented)
       if (verdict.ok) return c.json({ result: 'allow', is_superuser: false })
-      await tracker.refused({ clientId: body.clientid, ip: hostOf(body.peerhost), device: verdict.device })
+      await tracker.refused({
+        clientId: body.clientid,
+        ip: hostOf(body.peerhost),
+        device: verdict.device,
+      })
       return c.json({ result: 'deny' })
-    })
+    },
+  )
 
-  r.route({ ...hook, path: '/emqx/acl', summary: 'EMQX HTTP authorizer', body: EmqxAcl, response: EmqxResult },
+  r.route(
+    {
+      ...hook,
+      path: '/emqx/acl',
+      summary: 'EMQX HTTP authorizer',
+      body: EmqxAcl,
+      response: EmqxResult,
+    },
     async (c, { body }) => {
       if (serviceAccount(body.username)) return c.json({ result: 'allow' })
       const device = await directory.byDeviceID(body.clientid)
       if (!device || device.blocked) return c.json({ result: 'deny' })
-      const ok = body.action === 'publish' ? await acl.canPublish(device, body.topic) : await acl.canSubscribe(device, body.topic)
+      const ok =
+        body.action === 'publish'
+          ? await acl.canPublish(device, body.topic)
+          : await acl.canSubscribe(device, body.topic)
       return c.json({ result: ok ? 'allow' : 'deny' })
-    })
+    },
+  )
 
-  r.route({ ...hook, path: '/emqx/events', summary: 'EMQX client connected/disconnected events', body: EmqxEvent, response: EmqxAck },
+  r.route(
+    {
+      ...hook,
+      path: '/emqx/events',
+      summary: 'EMQX client connected/disconnected events',
+      body: EmqxEvent,
+      response: EmqxAck,
+    },
     async (c, { body }) => {
       const device = await directory.byDeviceID(body.clientid)
       if (!device) return c.json({})
       if (body.event === 'client.connected') await connected(device, body)
       if (body.event === 'client.disconnected') await disconnected(device, body)
       return c.json({})
-    })
+    },
+  )
 
   async function connected(device: DeviceIdentity, e: EmqxEventBody) {
     const session = { key: `${e.clientid}#${e.connected_at ?? Date.now()}` }
     sessions.set(e.clientid, { connectedAt: e.connected_at, session })
-    await tracker.connected(device, { ip: hostOf(e.peername), keepAlive: e.keepalive ?? 0, session })
+    await tracker.connected(device, {
+      ip: hostOf(e.peername),
+      keepAlive: e.keepalive ?? 0,
+      session,
+    })
   }
 
   /** A replaced session (takeover) or an older one than the current is logged but never marks the device offline. */
   async function disconnected(device: DeviceIdentity, e: EmqxEventBody) {
     const current = sessions.get(e.clientid)
-    const stale = REPLACED.has(e.reason ?? '') || (e.connected_at !== undefined && current?.connectedAt !== undefined
-      && e.connected_at !== current.connectedAt)
+    const stale =
+      REPLACED.has(e.reason ?? '') ||
+      (e.connected_at !== undefined &&
+        current?.connectedAt !== undefined &&
+        e.connected_at !== current.connectedAt)
     if (!stale && current) sessions.delete(e.clientid)
-    await tracker.disconnected(device, !stale && current ? current.session : { key: `${e.clientid}#stale` })
+    await tracker.disconnected(
+      device,
+      !stale && current ? current.session : { key: `${e.clientid}#stale` },
+    )
   }
 
   return r

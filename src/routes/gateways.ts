@@ -2,7 +2,13 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { Gateway, GatewayCreate, GatewayListItem, GatewayUpdate, gatewayFilters } from '../schemas/gateways.ts'
+import {
+  Gateway,
+  GatewayCreate,
+  GatewayListItem,
+  GatewayUpdate,
+  gatewayFilters,
+} from '../schemas/gateways.ts'
 import { gatewayWire } from '../wire/gateways.ts'
 import { prepareGateway } from './device-input.ts'
 import { deviceIDsOf } from './devices.ts'
@@ -24,12 +30,20 @@ export function gatewayRoutes({ meta, bus }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await repo.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((g) => gatewayWire.list(g, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((g) => gatewayWire.list(g, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/gateways/:id', tag, summary: 'Gateway detail', response: Gateway }, async (c, { id }) =>
-    c.json(gatewayWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    { method: 'get', path: '/gateways/:id', tag, summary: 'Gateway detail', response: Gateway },
+    async (c, { id }) =>
+      c.json(gatewayWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -45,15 +59,33 @@ export function gatewayRoutes({ meta, bus }: Deps) {
     async (c, { body }) => {
       const tenant = c.get('tenant')
       const fields = await prepareGateway(meta.devices, tenant, body)
-      return c.json(gatewayWire.detail(await repo.create(tenant, c.get('caller').userIntID, fields), wireCtx(c)), 201)
+      return c.json(
+        gatewayWire.detail(
+          await repo.create(tenant, c.get('caller').userIntID, fields),
+          wireCtx(c),
+        ),
+        201,
+      )
     },
   )
 
   r.route(
-    { method: 'put', path: '/gateways/:id', tag, summary: 'Edit a gateway', body: GatewayUpdate, response: Gateway },
+    {
+      method: 'put',
+      path: '/gateways/:id',
+      tag,
+      summary: 'Edit a gateway',
+      body: GatewayUpdate,
+      response: Gateway,
+    },
     async (c, { id, body }) => {
       const tenant = c.get('tenant')
-      const fields = await prepareGateway(meta.devices, tenant, body, await repo.current(tenant, id))
+      const fields = await prepareGateway(
+        meta.devices,
+        tenant,
+        body,
+        await repo.current(tenant, id),
+      )
       const updated = await repo.update(tenant, id, fields)
       bus.emit('device.changed', { tenantID: tenant, id, deviceID: String(updated.deviceID) })
       return c.json(gatewayWire.detail(updated, wireCtx(c)))
@@ -73,7 +105,8 @@ export function gatewayRoutes({ meta, bus }: Deps) {
       const tenant = c.get('tenant')
       const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
       await repo.delete(tenant, query.ids)
-      for (const [id, deviceID] of deviceIDs) bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
+      for (const [id, deviceID] of deviceIDs)
+        bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
       return c.body(null, 204)
     },
   )

@@ -24,19 +24,42 @@ export function groupRoutes({ meta }: Deps) {
   const r = new Router()
 
   r.route(
-    { method: 'get', path: '/groups', tag, summary: 'List groups', query: listQuery(groupFilters), response: Page(GroupListItem) },
+    {
+      method: 'get',
+      path: '/groups',
+      tag,
+      summary: 'List groups',
+      query: listQuery(groupFilters),
+      response: Page(GroupListItem),
+    },
     async (c, { query }) => {
       const { items, count } = await meta.groups.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((g) => groupWire.list(g, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((g) => groupWire.list(g, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group }, async (c, { id }) =>
-    c.json(groupWire.detail(await meta.groups.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    { method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group },
+    async (c, { id }) =>
+      c.json(groupWire.detail(await meta.groups.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
-    { method: 'post', path: '/groups', tag, summary: 'Create a group of one product', body: GroupCreate, response: Group, status: 201 },
+    {
+      method: 'post',
+      path: '/groups',
+      tag,
+      summary: 'Create a group of one product',
+      body: GroupCreate,
+      response: Group,
+      status: 201,
+    },
     async (c, { body }) => {
       const created = await meta.groups.create(c.get('tenant'), c.get('caller').userIntID, body)
       return c.json(groupWire.detail(created, wireCtx(c)), 201)
@@ -49,15 +72,24 @@ export function groupRoutes({ meta }: Deps) {
       path: '/groups/:id',
       tag,
       summary: 'Edit a group',
-      description: 'productID can change only while the group has no devices (422 errors.productID).',
+      description:
+        'productID can change only while the group has no devices (422 errors.productID).',
       body: GroupUpdate,
       response: Group,
     },
-    async (c, { id, body }) => c.json(groupWire.detail(await meta.groups.update(c.get('tenant'), id, body), wireCtx(c))),
+    async (c, { id, body }) =>
+      c.json(groupWire.detail(await meta.groups.update(c.get('tenant'), id, body), wireCtx(c))),
   )
 
   r.route(
-    { method: 'delete', path: '/groups', tag, summary: 'Delete groups (refused while they have devices)', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/groups',
+      tag,
+      summary: 'Delete groups (refused while they have devices)',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { query }) => {
       await meta.groups.delete(c.get('tenant'), query.ids)
       return c.body(null, 204)
@@ -81,7 +113,13 @@ function memberRoutes(r: Router, meta: Deps['meta']) {
     },
     async (c, { id, query }) => {
       const { items, count } = await meta.groups.members.list(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((d) => groupDeviceWire.list(d, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((d) => groupDeviceWire.list(d, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -99,11 +137,21 @@ function memberRoutes(r: Router, meta: Deps['meta']) {
       status: 201,
     },
     async (c, { id, body }) =>
-      c.json(groupWire.added(await meta.groups.members.add(c.get('tenant'), id, body.ids), wireCtx(c)), 201),
+      c.json(
+        groupWire.added(await meta.groups.members.add(c.get('tenant'), id, body.ids), wireCtx(c)),
+        201,
+      ),
   )
 
   r.route(
-    { method: 'delete', path: '/groups/:id/devices', tag, summary: 'Remove devices from a group', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/groups/:id/devices',
+      tag,
+      summary: 'Remove devices from a group',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { id, query }) => {
       await meta.groups.members.remove(c.get('tenant'), id, query.ids)
       return c.body(null, 204)
@@ -115,10 +163,12 @@ function memberRoutes(r: Router, meta: Deps['meta']) {
       method: 'get',
       path: '/platform_select/groups/:id/not_joined_devices',
       tag,
-      summary: "Devices of the group's product not in the group (select options, newest first, at most 1000)",
+      summary:
+        "Devices of the group's product not in the group (select options, newest first, at most 1000)",
       query: NotJoinedDevicesQuery,
       response: z.array(SelectOption),
     },
-    async (c, { id, query }) => c.json(await meta.groups.members.notJoined(c.get('tenant'), id, query.deviceName_like)),
+    async (c, { id, query }) =>
+      c.json(await meta.groups.members.notJoined(c.get('tenant'), id, query.deviceName_like)),
   )
 }

@@ -8,26 +8,36 @@ import { issuesToErrors } from '../http/router.ts'
 import { IngestMessage, MAX_INGEST_MESSAGES } from '../schemas/ingest.ts'
 import type { IngestDevice, IngestModelRepo } from '../../store/libsql/ingest-model.ts'
 
-const gunzipAsync = promisify(gunzip) as (buf: Buffer, opts: { maxOutputLength: number }) => Promise<Buffer>
+const gunzipAsync = promisify(gunzip) as (
+  buf: Buffer,
+  opts: { maxOutputLength: number },
+) => Promise<Buffer>
 
 /** Who sends: a device (or gateway) by its credentials, or an API caller of a tenant. */
-export type IngestSender = { kind: 'device'; device: IngestDevice } | { kind: 'caller'; tenantID: string }
+export type IngestSender =
+  { kind: 'device'; device: IngestDevice } | { kind: 'caller'; tenantID: string }
 
 /** One message of the body: parsed, or why not. */
-export type ParsedMessage = { ok: true; message: IngestMessage } | { ok: false; errorCode: string; message: string }
+export type ParsedMessage =
+  { ok: true; message: IngestMessage } | { ok: false; errorCode: string; message: string }
 
 /**
  * Device credentials `Basic base64(deviceUsername:token)` (CONTRACT §5), or the API caller the auth middleware
  * found. Tokens are compared in constant time (also when no device has that username). Blocked → 403.
  */
-export async function ingestSender(c: Context<AppEnv>, repo: IngestModelRepo): Promise<IngestSender> {
+export async function ingestSender(
+  c: Context<AppEnv>,
+  repo: IngestModelRepo,
+): Promise<IngestSender> {
   const caller = c.get('caller')
   if (caller) {
-    if (caller.role === 'viewer') throw new ApiError('PERMISSION_DENIED', { role: 'viewers may only read' })
+    if (caller.role === 'viewer')
+      throw new ApiError('PERMISSION_DENIED', { role: 'viewers may only read' })
     return { kind: 'caller', tenantID: caller.tenantID }
   }
   const header = c.req.header('authorization') ?? ''
-  const fail = () => new ApiError('AUTH_FAILED', { authorization: 'invalid device or API credentials' })
+  const fail = () =>
+    new ApiError('AUTH_FAILED', { authorization: 'invalid device or API credentials' })
   if (!/^basic /i.test(header)) throw fail()
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
@@ -38,7 +48,8 @@ export async function ingestSender(c: Context<AppEnv>, repo: IngestModelRepo): P
   for (const d of candidates) if (safeEqual(token, d.token) && !found) found = d
   if (!candidates.length) safeEqual(token, '\u0000'.repeat(token.length + 1))
   if (!found) throw fail()
-  if (found.blocked) throw new ApiError('PERMISSION_DENIED', { authorization: 'the device is blocked' })
+  if (found.blocked)
+    throw new ApiError('PERMISSION_DENIED', { authorization: 'the device is blocked' })
   return { kind: 'device', device: found }
 }
 
@@ -53,23 +64,37 @@ export async function ingestBytes(c: Context<AppEnv>, limit: number): Promise<Bu
     return await gunzipAsync(raw, { maxOutputLength: limit })
   } catch (err) {
     if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new ApiError('PAYLOAD_TOO_LARGE', { body: `at most ${limit} bytes after decompression` })
+      throw new ApiError('PAYLOAD_TOO_LARGE', {
+        body: `at most ${limit} bytes after decompression`,
+      })
     throw new ApiError('BAD_REQUEST', { body: 'not valid gzip' })
   }
 }
 
 function checkMessage(v: unknown): ParsedMessage {
   if (v === null || typeof v !== 'object' || Array.isArray(v))
-    return { ok: false, errorCode: 'BAD_REQUEST', message: 'a message must be a JSON object {deviceID?, topic, payload}' }
+    return {
+      ok: false,
+      errorCode: 'BAD_REQUEST',
+      message: 'a message must be a JSON object {deviceID?, topic, payload}',
+    }
   const r = IngestMessage.safeParse(v)
   if (r.success) return { ok: true, message: r.data }
   const errors = issuesToErrors(r.error.issues)
-  return { ok: false, errorCode: 'FORM_INVALID', message: Object.entries(errors).map(([k, m]) => `${k}: ${m}`).join('; ') }
+  return {
+    ok: false,
+    errorCode: 'FORM_INVALID',
+    message: Object.entries(errors)
+      .map(([k, m]) => `${k}: ${m}`)
+      .join('; '),
+  }
 }
 
 function tooMany(n: number) {
   if (n > MAX_INGEST_MESSAGES)
-    throw new ApiError('FORM_INVALID', { messages: `at most ${MAX_INGEST_MESSAGES} messages, got ${n}` })
+    throw new ApiError('FORM_INVALID', {
+      messages: `at most ${MAX_INGEST_MESSAGES} messages, got ${n}`,
+    })
 }
 
 /**
@@ -98,7 +123,8 @@ export function ingestMessages(text: string, contentType: string): ParsedMessage
     throw new ApiError('BAD_REQUEST', { body: 'must be a JSON object' })
   if (!('messages' in json)) return [checkMessage(json)]
   const list = (json as { messages: unknown }).messages
-  if (!Array.isArray(list)) throw new ApiError('FORM_INVALID', { messages: 'must be an array of messages' })
+  if (!Array.isArray(list))
+    throw new ApiError('FORM_INVALID', { messages: 'must be an array of messages' })
   tooMany(list.length)
   return list.map(checkMessage)
 }

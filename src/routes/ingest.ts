@@ -9,25 +9,44 @@ import { IngestModelRepo, type IngestDevice } from '../../store/libsql/ingest-mo
 import { Backpressure, mountpoint, type Pipeline, type UplinkOutcome } from '../../ingest/types.ts'
 
 type Rejected = { index: number; errorCode: string; message: string }
-type Resolved = { ok: true; device: IngestDevice } | { ok: false; errorCode: string; message: string }
+type Resolved =
+  { ok: true; device: IngestDevice } | { ok: false; errorCode: string; message: string }
 
 /** The device a message is for: the sender itself, a child of the sending gateway, or a device of the caller's tenant. */
-async function targetOf(sender: IngestSender, m: IngestMessage, repo: IngestModelRepo): Promise<Resolved> {
-  const foreign = (id: string): Resolved => ({ ok: false, errorCode: 'DATA_NOT_FOUND', message: `deviceID: no device ${id}` })
+async function targetOf(
+  sender: IngestSender,
+  m: IngestMessage,
+  repo: IngestModelRepo,
+): Promise<Resolved> {
+  const foreign = (id: string): Resolved => ({
+    ok: false,
+    errorCode: 'DATA_NOT_FOUND',
+    message: `deviceID: no device ${id}`,
+  })
   let device: IngestDevice | undefined
   if (sender.kind === 'device') {
     const self = sender.device
     if (m.deviceID === undefined || m.deviceID === self.deviceID) return { ok: true, device: self }
     device = await repo.deviceByDeviceID(m.deviceID)
     // a gateway's credentials may send for its own devices (CONTRACT §5), nobody else's
-    if (!device || self.kind !== 'gateway' || device.gatewayIntID !== self.id) return foreign(m.deviceID)
+    if (!device || self.kind !== 'gateway' || device.gatewayIntID !== self.id)
+      return foreign(m.deviceID)
   } else {
     if (m.deviceID === undefined)
-      return { ok: false, errorCode: 'FORM_INVALID', message: 'deviceID: required with API credentials' }
+      return {
+        ok: false,
+        errorCode: 'FORM_INVALID',
+        message: 'deviceID: required with API credentials',
+      }
     device = await repo.deviceByDeviceID(m.deviceID)
     if (!device || device.tenantID !== sender.tenantID) return foreign(m.deviceID)
   }
-  if (device.blocked) return { ok: false, errorCode: 'PERMISSION_DENIED', message: `deviceID: ${device.deviceID} is blocked` }
+  if (device.blocked)
+    return {
+      ok: false,
+      errorCode: 'PERMISSION_DENIED',
+      message: `deviceID: ${device.deviceID} is blocked`,
+    }
   return { ok: true, device }
 }
 
@@ -46,11 +65,19 @@ function remoteIP(c: Context<AppEnv>): string | null {
 }
 
 /** Submits every resolved message; per-message rejections; 429 when nothing could be queued for backpressure. */
-async function submitAll(pipeline: Pipeline, c: Context<AppEnv>, sender: IngestSender, messages: ReturnType<typeof ingestMessages>, repo: IngestModelRepo) {
+async function submitAll(
+  pipeline: Pipeline,
+  c: Context<AppEnv>,
+  sender: IngestSender,
+  messages: ReturnType<typeof ingestMessages>,
+  repo: IngestModelRepo,
+) {
   const rejected: Rejected[] = []
   const receivedAt = Date.now()
   const ip = remoteIP(c)
-  const targets = await Promise.all(messages.map((m) => (m.ok ? targetOf(sender, m.message, repo) : m)))
+  const targets = await Promise.all(
+    messages.map((m) => (m.ok ? targetOf(sender, m.message, repo) : m)),
+  )
   const work = targets.map(async (t, index): Promise<UplinkOutcome | undefined> => {
     if (!t.ok) {
       rejected.push({ index, errorCode: t.errorCode, message: 'message' in t ? t.message : '' })
@@ -58,9 +85,17 @@ async function submitAll(pipeline: Pipeline, c: Context<AppEnv>, sender: IngestS
     }
     const m = (messages[index] as { message: IngestMessage }).message
     const topic = relativeTopic(t.device, m.topic)
-    const outcome = await pipeline.submit({ device: t.device, topic, payload: payloadBytes(m.payload), receivedAt, ip })
+    const outcome = await pipeline.submit({
+      device: t.device,
+      topic,
+      payload: payloadBytes(m.payload),
+      receivedAt,
+      ip,
+    })
     if (outcome.rejected.length) {
-      const text = outcome.rejected.map((r) => (r.deviceID && r.deviceID !== t.device.deviceID ? `${r.deviceID}: ${r.message}` : r.message))
+      const text = outcome.rejected.map((r) =>
+        r.deviceID && r.deviceID !== t.device.deviceID ? `${r.deviceID}: ${r.message}` : r.message,
+      )
       rejected.push({ index, errorCode: outcome.rejected[0]!.errorCode, message: text.join('; ') })
     }
     return outcome
@@ -71,17 +106,24 @@ async function submitAll(pipeline: Pipeline, c: Context<AppEnv>, sender: IngestS
   let busy = 0
   for (const [index, s] of settled.entries()) {
     if (s.status === 'fulfilled') {
-      if (s.value) (accepted += s.value.accepted), queued++
+      if (s.value) ((accepted += s.value.accepted), queued++)
     } else if (s.reason instanceof Backpressure) {
       busy++
-      rejected.push({ index, errorCode: 'TOO_MANY_REQUESTS', message: 'the ingest queue is full; retry later' })
+      rejected.push({
+        index,
+        errorCode: 'TOO_MANY_REQUESTS',
+        message: 'the ingest queue is full; retry later',
+      })
     } else throw s.reason
   }
   if (busy && !queued) throw tooMany()
   return { accepted, rejected: rejected.sort((a, b) => a.index - b.index) }
 }
 
-const tooMany = () => new ApiError('TOO_MANY_REQUESTS', { body: 'the ingest queue is full' }, undefined, { 'Retry-After': '1' })
+const tooMany = () =>
+  new ApiError('TOO_MANY_REQUESTS', { body: 'the ingest queue is full' }, undefined, {
+    'Retry-After': '1',
+  })
 
 /** HTTP uplink (CONTRACT §5): device credentials or an API caller; one message, `{messages}`, or NDJSON. */
 export function ingestRoutes({ config, meta, pipeline }: Deps) {
@@ -105,7 +147,8 @@ export function ingestRoutes({ config, meta, pipeline }: Deps) {
       public: true,
       rawBody: {
         contentType: 'application/json',
-        description: '{deviceID?, topic, payload} or {"messages": [...]}; or application/x-ndjson, one message per line',
+        description:
+          '{deviceID?, topic, payload} or {"messages": [...]}; or application/x-ndjson, one message per line',
       },
     },
     async (c) => {

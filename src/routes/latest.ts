@@ -16,7 +16,8 @@ export function latestRoutes({ meta, pipeline }: Deps) {
       path: '/devices/:id/latest',
       tag: 'Devices',
       summary: "Last value of each of the device's data points",
-      description: "Every data point of the device's product, with its last stored value and time (null when none).",
+      description:
+        "Every data point of the device's product, with its last stored value and time (null when none).",
       response: LatestValues,
     },
     async (c, { id }) => {

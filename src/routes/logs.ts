@@ -32,7 +32,13 @@ function pageJson(
   query: { page: number; limit: number },
 ) {
   const ctx = wireCtx(c)
-  return c.json(pageOf(items.map((row) => wire(row, ctx)), count, query))
+  return c.json(
+    pageOf(
+      items.map((row) => wire(row, ctx)),
+      count,
+      query,
+    ),
+  )
 }
 
 /** Connection logs, uplink messages and downlink messages: account-wide, per device, per gateway, per group. */
@@ -41,23 +47,55 @@ export function logRoutes({ meta }: Deps) {
   const logs = meta.logs
 
   r.route(
-    { method: 'get', path: '/device_connect_logs', tag, summary: 'Connection logs', query: ConnectLogListQuery, response: Page(ConnectLog) },
-    async (c, { query }) => pageJson(c, await logs.connectLogs(c.get('tenant'), query), connectLogWire.list, query),
+    {
+      method: 'get',
+      path: '/device_connect_logs',
+      tag,
+      summary: 'Connection logs',
+      query: ConnectLogListQuery,
+      response: Page(ConnectLog),
+    },
+    async (c, { query }) =>
+      pageJson(c, await logs.connectLogs(c.get('tenant'), query), connectLogWire.list, query),
   )
 
   r.route(
-    { method: 'get', path: '/device_events', tag, summary: 'Uplink messages', query: EventListQuery, response: Page(Event) },
-    async (c, { query }) => pageJson(c, await logs.events(c.get('tenant'), query), eventWire.list, query),
+    {
+      method: 'get',
+      path: '/device_events',
+      tag,
+      summary: 'Uplink messages',
+      query: EventListQuery,
+      response: Page(Event),
+    },
+    async (c, { query }) =>
+      pageJson(c, await logs.events(c.get('tenant'), query), eventWire.list, query),
   )
 
   r.route(
-    { method: 'get', path: '/device_control_logs', tag, summary: 'Downlink messages', query: ControlLogListQuery, response: Page(ControlLog) },
-    async (c, { query }) => pageJson(c, await logs.controlLogs(c.get('tenant'), query), controlLogWire.list, query),
+    {
+      method: 'get',
+      path: '/device_control_logs',
+      tag,
+      summary: 'Downlink messages',
+      query: ControlLogListQuery,
+      response: Page(ControlLog),
+    },
+    async (c, { query }) =>
+      pageJson(c, await logs.controlLogs(c.get('tenant'), query), controlLogWire.list, query),
   )
 
   r.route(
-    { method: 'get', path: '/devices/:id/events', tag, summary: 'Uplink messages of a device', query: EventListQuery, response: Page(Event) },
-    async (c, { id, query }) => pageJson(c, await logs.deviceEvents(c.get('tenant'), id, query), eventWire.list, query),
+    {
+      method: 'get',
+      path: '/devices/:id/events',
+      tag,
+      summary: 'Uplink messages of a device',
+      query: EventListQuery,
+      response: Page(Event),
+    },
+    async (c, { id, query }) =>
+      pageJson(c, await logs.deviceEvents(c.get('tenant'), id, query), eventWire.list, query),
   )
 
   r.route(
@@ -69,7 +107,13 @@ export function logRoutes({ meta }: Deps) {
       query: ConnectLogListQuery,
       response: Page(ConnectLog),
     },
-    async (c, { id, query }) => pageJson(c, await logs.deviceConnectLogs(c.get('tenant'), id, query), connectLogWire.list, query),
+    async (c, { id, query }) =>
+      pageJson(
+        c,
+        await logs.deviceConnectLogs(c.get('tenant'), id, query),
+        connectLogWire.list,
+        query,
+      ),
   )
 
   r.route(
@@ -81,7 +125,13 @@ export function logRoutes({ meta }: Deps) {
       query: ControlLogListQuery,
       response: Page(ControlLog),
     },
-    async (c, { id, query }) => pageJson(c, await logs.deviceControlLogs(c.get('tenant'), id, query), controlLogWire.list, query),
+    async (c, { id, query }) =>
+      pageJson(
+        c,
+        await logs.deviceControlLogs(c.get('tenant'), id, query),
+        controlLogWire.list,
+        query,
+      ),
   )
 
   r.route(
@@ -94,7 +144,12 @@ export function logRoutes({ meta }: Deps) {
       response: Page(GatewayEvent),
     },
     async (c, { id, query }) =>
-      pageJson(c, await logs.deviceEvents(c.get('tenant'), id, query, 'gateway'), eventWire.gateway, query),
+      pageJson(
+        c,
+        await logs.deviceEvents(c.get('tenant'), id, query, 'gateway'),
+        eventWire.gateway,
+        query,
+      ),
   )
 
   r.route(
@@ -107,7 +162,12 @@ export function logRoutes({ meta }: Deps) {
       response: Page(GatewayControlLog),
     },
     async (c, { id, query }) =>
-      pageJson(c, await logs.deviceControlLogs(c.get('tenant'), id, query, 'gateway'), controlLogWire.gateway, query),
+      pageJson(
+        c,
+        await logs.deviceControlLogs(c.get('tenant'), id, query, 'gateway'),
+        controlLogWire.gateway,
+        query,
+      ),
   )
 
   r.route(
@@ -119,7 +179,13 @@ export function logRoutes({ meta }: Deps) {
       query: GroupControlLogListQuery,
       response: Page(GroupControlLog),
     },
-    async (c, { id, query }) => pageJson(c, await logs.groupControlLogs(c.get('tenant'), id, query), controlLogWire.group, query),
+    async (c, { id, query }) =>
+      pageJson(
+        c,
+        await logs.groupControlLogs(c.get('tenant'), id, query),
+        controlLogWire.group,
+        query,
+      ),
   )
 
   return r

@@ -3,7 +3,14 @@ import type { MetaStore } from '../../store/libsql/meta.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { Metric, MetricCreate, MetricListItem, MetricRecord, MetricUpdate, metricFilters } from '../schemas/metrics.ts'
+import {
+  Metric,
+  MetricCreate,
+  MetricListItem,
+  MetricRecord,
+  MetricUpdate,
+  metricFilters,
+} from '../schemas/metrics.ts'
 import { defaultMetricType, metricErrors, type MetricFields } from '../rules/metrics.ts'
 import { assertValid } from '../rules/product-model.ts'
 import { metricWire } from '../wire/metrics.ts'
@@ -43,12 +50,20 @@ export function metricRoutes({ meta }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await metrics.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((m) => metricWire.list(m, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((m) => metricWire.list(m, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
-  r.route({ method: 'get', path: '/metrics/:id', tag, summary: 'Metric detail', response: Metric }, async (c, { id }) =>
-    c.json(metricWire.detail(await metrics.get(c.get('tenant'), id), wireCtx(c))),
+  r.route(
+    { method: 'get', path: '/metrics/:id', tag, summary: 'Metric detail', response: Metric },
+    async (c, { id }) =>
+      c.json(metricWire.detail(await metrics.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -63,7 +78,11 @@ export function metricRoutes({ meta }: Deps) {
     },
     async (c, { body }) => {
       const tenant = c.get('tenant')
-      const defaults = { metricType: defaultMetricType(body), aggregateData: body.aggregateData ?? 2, isShow: body.isShow ?? 1 }
+      const defaults = {
+        metricType: defaultMetricType(body),
+        aggregateData: body.aggregateData ?? 2,
+        isShow: body.isShow ?? 1,
+      }
       const record = { ...body, ...defaults }
       const { point, reads } = await checked(meta, tenant, record)
       const created = await metrics.create(tenant, c.get('caller').userIntID, point, record, reads)
@@ -72,7 +91,14 @@ export function metricRoutes({ meta }: Deps) {
   )
 
   r.route(
-    { method: 'put', path: '/metrics/:id', tag, summary: 'Edit a metric', body: MetricUpdate, response: MetricRecord },
+    {
+      method: 'put',
+      path: '/metrics/:id',
+      tag,
+      summary: 'Edit a metric',
+      body: MetricUpdate,
+      response: MetricRecord,
+    },
     async (c, { id, body }) => {
       const tenant = c.get('tenant')
       const current = await metrics.get(tenant, id)
@@ -83,7 +109,14 @@ export function metricRoutes({ meta }: Deps) {
   )
 
   r.route(
-    { method: 'delete', path: '/metrics', tag, summary: 'Delete metrics', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/metrics',
+      tag,
+      summary: 'Delete metrics',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { query }) => {
       await metrics.delete(c.get('tenant'), query.ids)
       return c.body(null, 204)

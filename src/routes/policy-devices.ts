@@ -17,11 +17,14 @@ import {
 import { policyDeviceWire, policyWire } from '../wire/policies.ts'
 
 const tag = 'Policies'
-const candidateQuery = listQuery(policyCandidateFilters, { extra: { groupName_like: z.string().optional() } })
+const candidateQuery = listQuery(policyCandidateFilters, {
+  extra: { groupName_like: z.string().optional() },
+})
 
 /** Bindings of policies and devices, from the policy side. */
 export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bus']) {
-  const changed = (tenantID: string, deviceIntIDs: number[]) => bus.emit('acl.changed', { tenantID, deviceIntIDs })
+  const changed = (tenantID: string, deviceIntIDs: number[]) =>
+    bus.emit('acl.changed', { tenantID, deviceIntIDs })
   r.route(
     {
       method: 'get',
@@ -33,7 +36,13 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
     },
     async (c, { id, query }) => {
       const { items, count } = await meta.policies.bindings.devices(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((d) => policyDeviceWire.bound(d, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((d) => policyDeviceWire.bound(d, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -53,12 +62,22 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
     async (c, { id, body }) => {
       await meta.policies.bindings.bindDevices(c.get('tenant'), id, body.devicesIntID)
       changed(c.get('tenant'), body.devicesIntID)
-      return c.json(policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)), 201)
+      return c.json(
+        policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)),
+        201,
+      )
     },
   )
 
   r.route(
-    { method: 'delete', path: '/policies/:id/devices', tag, summary: 'Unbind devices from a policy', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/policies/:id/devices',
+      tag,
+      summary: 'Unbind devices from a policy',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { id, query }) => {
       await meta.policies.bindings.unbindDevices(c.get('tenant'), id, query.ids)
       changed(c.get('tenant'), query.ids)
@@ -79,8 +98,19 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
     async (c, { id, query }) => {
       const groupLike = query.raw.groupName_like as string | undefined
       const bindings = meta.policies.bindings
-      const { items, count } = await bindings.candidateDevices(c.get('tenant'), id, query, groupLike || undefined)
-      return c.json(pageOf(items.map((d) => policyDeviceWire.candidate(d, wireCtx(c))), count, query))
+      const { items, count } = await bindings.candidateDevices(
+        c.get('tenant'),
+        id,
+        query,
+        groupLike || undefined,
+      )
+      return c.json(
+        pageOf(
+          items.map((d) => policyDeviceWire.candidate(d, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -88,7 +118,11 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
 }
 
 /** Bindings of policies and devices, from the device side (`/devices/:id/policies`). */
-function deviceSideRoutes(r: Router, meta: Deps['meta'], changed: (tenantID: string, ids: number[]) => void) {
+function deviceSideRoutes(
+  r: Router,
+  meta: Deps['meta'],
+  changed: (tenantID: string, ids: number[]) => void,
+) {
   r.route(
     {
       method: 'get',
@@ -100,7 +134,13 @@ function deviceSideRoutes(r: Router, meta: Deps['meta'], changed: (tenantID: str
     },
     async (c, { id, query }) => {
       const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((p) => policyWire.list(p, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((p) => policyWire.list(p, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -110,7 +150,8 @@ function deviceSideRoutes(r: Router, meta: Deps['meta'], changed: (tenantID: str
       path: '/devices/:id/policies',
       tag,
       summary: 'Bind policies to a device',
-      description: 'Idempotent; unknown or foreign ids are 404 errors.ids. Answers the first page of the device policies.',
+      description:
+        'Idempotent; unknown or foreign ids are 404 errors.ids. Answers the first page of the device policies.',
       body: DevicePoliciesBind,
       response: Page(PolicyListItem),
       status: 201,
@@ -120,12 +161,26 @@ function deviceSideRoutes(r: Router, meta: Deps['meta'], changed: (tenantID: str
       changed(c.get('tenant'), [id])
       const query = { page: 1, limit: 10, filters: [] }
       const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((p) => policyWire.list(p, wireCtx(c))), count, query), 201)
+      return c.json(
+        pageOf(
+          items.map((p) => policyWire.list(p, wireCtx(c))),
+          count,
+          query,
+        ),
+        201,
+      )
     },
   )
 
   r.route(
-    { method: 'delete', path: '/devices/:id/policies', tag, summary: 'Unbind policies from a device', query: IdsQuery, status: 204 },
+    {
+      method: 'delete',
+      path: '/devices/:id/policies',
+      tag,
+      summary: 'Unbind policies from a device',
+      query: IdsQuery,
+      status: 204,
+    },
     async (c, { id, query }) => {
       await meta.policies.bindings.unbindPolicies(c.get('tenant'), id, query.ids)
       changed(c.get('tenant'), [id])
@@ -143,8 +198,18 @@ function deviceSideRoutes(r: Router, meta: Deps['meta'], changed: (tenantID: str
       response: Page(PolicyListItem),
     },
     async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.candidatePolicies(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((p) => policyWire.list(p, wireCtx(c))), count, query))
+      const { items, count } = await meta.policies.bindings.candidatePolicies(
+        c.get('tenant'),
+        id,
+        query,
+      )
+      return c.json(
+        pageOf(
+          items.map((p) => policyWire.list(p, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 }

@@ -29,13 +29,26 @@ export function productResourceRoutes({ meta }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await resources.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((x) => productResourceWire.detail(x, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((x) => productResourceWire.detail(x, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
   r.route(
-    { method: 'get', path: '/product_resources/:id', tag, summary: 'Product resource detail', response: ProductResource },
-    async (c, { id }) => c.json(productResourceWire.detail(await resources.get(c.get('tenant'), id), wireCtx(c))),
+    {
+      method: 'get',
+      path: '/product_resources/:id',
+      tag,
+      summary: 'Product resource detail',
+      response: ProductResource,
+    },
+    async (c, { id }) =>
+      c.json(productResourceWire.detail(await resources.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -69,7 +82,9 @@ export function productResourceRoutes({ meta }: Deps) {
       const tenant = c.get('tenant')
       const current = await resources.get(tenant, id)
       assertValid(productUnchanged('productIntID', body.productIntID, current.productIntID))
-      return c.json(productResourceWire.detail(await resources.update(tenant, id, body), wireCtx(c)))
+      return c.json(
+        productResourceWire.detail(await resources.update(tenant, id, body), wireCtx(c)),
+      )
     },
   )
 

@@ -22,7 +22,13 @@ export function subscriptionRoutes({ meta, bus }: Deps) {
     },
     async (c, { id, query }) => {
       const { items, count } = await meta.subscriptions.list(c.get('tenant'), id, query)
-      return c.json(pageOf(items.map((s) => subscriptionWire.detail(s, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((s) => subscriptionWire.detail(s, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 
@@ -32,7 +38,8 @@ export function subscriptionRoutes({ meta, bus }: Deps) {
       path: '/devices/:id/subscriptions',
       tag,
       summary: 'Add a subscription to a device',
-      description: "topic is an MQTT topic filter relative to the device's topic prefix; qos 0, 1 or 2 (default 1).",
+      description:
+        "topic is an MQTT topic filter relative to the device's topic prefix; qos 0, 1 or 2 (default 1).",
       body: SubscriptionCreate,
       response: Subscription,
       status: 201,

@@ -21,7 +21,13 @@ export function taskRoutes({ meta }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await meta.tasks.list(c.get('tenant'), query)
-      return c.json(pageOf(items.map((x) => taskWire.list(x, wireCtx(c))), count, query))
+      return c.json(
+        pageOf(
+          items.map((x) => taskWire.list(x, wireCtx(c))),
+          count,
+          query,
+        ),
+      )
     },
   )
 

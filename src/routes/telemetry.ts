@@ -3,14 +3,25 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { wireCtx, type AppEnv } from '../http/env.ts'
 import { paramInvalid } from '../errors.ts'
-import { MetricsData, MetricsDataQuery, OriginalData, OriginalDataQuery } from '../schemas/telemetry.ts'
+import {
+  MetricsData,
+  MetricsDataQuery,
+  OriginalData,
+  OriginalDataQuery,
+} from '../schemas/telemetry.ts'
 import { metricWire } from '../wire/metrics.ts'
 import { IngestModelRepo } from '../../store/libsql/ingest-model.ts'
 import type { Series } from '../../store/telemetry.ts'
 import { parseEvery, WindowError } from '../../store/windows.ts'
 import { WireTimeFormatter } from '../../query/format.ts'
 import { metricSpecOf, metricsData } from '../../query/metrics.ts'
-import { readDownsampled, readWhole, selectPoints, streamRaw, type RawQuery } from '../../query/original.ts'
+import {
+  readDownsampled,
+  readWhole,
+  selectPoints,
+  streamRaw,
+  type RawQuery,
+} from '../../query/original.ts'
 import { exportRows } from '../../query/export.ts'
 import { textStream } from '../http/stream.ts'
 import { Deadline } from '../../query/deadline.ts'
@@ -29,7 +40,11 @@ function translate(e: unknown, windowParam: string): never {
 }
 
 /** A streamed export as a download named after `base` (characters outside [A-Za-z0-9_.-] replaced). */
-function download(body: ReadableStream<Uint8Array>, format: 'csv' | 'ndjson', base: string): Response {
+function download(
+  body: ReadableStream<Uint8Array>,
+  format: 'csv' | 'ndjson',
+  base: string,
+): Response {
   const csv = format === 'csv'
   return new Response(body, {
     headers: {
@@ -60,7 +75,8 @@ export function telemetryRoutes({ meta, telemetry, config }: Deps) {
     return found
   }
 
-  const rangeOf = (c: Context<AppEnv>, q: RangeParams) => params(() => resolveRange(q, c.get('tz'), Date.now()))
+  const rangeOf = (c: Context<AppEnv>, q: RangeParams) =>
+    params(() => resolveRange(q, c.get('tz'), Date.now()))
 
   r.route(
     {
@@ -80,23 +96,39 @@ metricType is accepted and ignored.`,
       const { device, points: all } = await deviceOf(c, query.deviceID)
       const points = params(() => selectPoints(all, query.dataPointID))
       const range = rangeOf(c, query)
-      const q: RawQuery = { tenantID: device.tenantID, deviceID: device.deviceID, dataPointIDs: points.map((p) => p.dataPointID), range }
+      const q: RawQuery = {
+        tenantID: device.tenantID,
+        deviceID: device.deviceID,
+        dataPointIDs: points.map((p) => p.dataPointID),
+        range,
+      }
       const fmt = new WireTimeFormatter(c.get('tz'))
 
       if (query.format === 'csv' || query.format === 'ndjson') {
-        const rows = exportRows(streamRaw(telemetry, q), query.format, new Map(points.map((p) => [p.dataPointID, p])), fmt)
+        const rows = exportRows(
+          streamRaw(telemetry, q),
+          query.format,
+          new Map(points.map((p) => [p.dataPointID, p])),
+          fmt,
+        )
         return download(textStream(rows), query.format, `${device.deviceID}-original-data`)
       }
 
       const budgeted = { ...q, budget: new Deadline(config.QUERY_TIMEOUT_MS) }
-      const data = await (query.maxPoints === undefined
-        ? readWhole(telemetry, budgeted, config.QUERY_MAX_POINTS)
-        : readDownsampled(telemetry, budgeted, query.maxPoints)
+      const data = await (
+        query.maxPoints === undefined
+          ? readWhole(telemetry, budgeted, config.QUERY_MAX_POINTS)
+          : readDownsampled(telemetry, budgeted, query.maxPoints)
       ).catch((e) => translate(e, 'interval'))
       return c.json(
         points.map((p) => {
           const s: Series = data.get(p.dataPointID) ?? { time: [], value: [] }
-          return { dataPointIntID: p.id, dataPointID: p.dataPointID, dataPointName: p.dataPointName, originalData: { time: fmt.all(s.time), value: s.value } }
+          return {
+            dataPointIntID: p.id,
+            dataPointID: p.dataPointID,
+            dataPointName: p.dataPointName,
+            originalData: { time: fmt.all(s.time), value: s.value },
+          }
         }),
       )
     },
@@ -121,7 +153,11 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
       const range = rangeOf(c, query)
       if (query.interval !== undefined && !parseEvery(query.interval))
         throw paramInvalid({ interval: 'not a duration like 1m, 5m, 1h, 1d or 1mo' })
-      const rows = await meta.metrics.forProduct(c.get('tenant'), device.productIntID, query.metricType)
+      const rows = await meta.metrics.forProduct(
+        c.get('tenant'),
+        device.productIntID,
+        query.metricType,
+      )
       const tz = c.get('tz')
       const q = {
         tenantID: device.tenantID,
@@ -142,7 +178,10 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
       return c.json(
         rows.map((m) => {
           const s = data.get(Number(m.id)) ?? { time: [], value: [] }
-          return { ...metricWire.detail(m, ctx), metricData: { time: fmt.all(s.time), value: s.value } }
+          return {
+            ...metricWire.detail(m, ctx),
+            metricData: { time: fmt.all(s.time), value: s.value },
+          }
         }),
       )
     },

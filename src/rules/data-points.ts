@@ -18,7 +18,13 @@ export const COMMON_TYPES = [1, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16, 17, 18, 19]
 /** Point data types of Modbus products only. */
 export const MODBUS_TYPES = [21, 22, 23, 24, 25]
 /** Fields that only a numeric (type 1) point may carry. */
-export const NUMERIC_ONLY = ['unitName', 'unitSymbol', 'upperLimit', 'lowerLimit', 'dataStep'] as const
+export const NUMERIC_ONLY = [
+  'unitName',
+  'unitSymbol',
+  'upperLimit',
+  'lowerLimit',
+  'dataStep',
+] as const
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== ''
 
@@ -32,25 +38,32 @@ export function pointTypeForProtocol(p: PointFields, cloudProtocol: number): Fie
 
 /** spec: Endpoints › Data points, constraint 1: faultValue is required when pointDataType is 4. */
 export function faultValueRequired(p: PointFields): FieldErrors {
-  return p.pointDataType === 4 && !given(p.faultValue) ? { faultValue: 'required when pointDataType is 4 (fault)' } : {}
+  return p.pointDataType === 4 && !given(p.faultValue)
+    ? { faultValue: 'required when pointDataType is 4 (fault)' }
+    : {}
 }
 
 /** spec: Endpoints › Data points, constraint 2: registerAddr is required for Modbus products. */
 export function registerAddrRequired(p: PointFields, cloudProtocol: number): FieldErrors {
-  return cloudProtocol === MODBUS && !given(p.registerAddr) ? { registerAddr: 'required for Modbus products' } : {}
+  return cloudProtocol === MODBUS && !given(p.registerAddr)
+    ? { registerAddr: 'required for Modbus products' }
+    : {}
 }
 
 /** spec: Endpoints › Data points, constraint 3: unit, limit and step fields apply to numeric type 1 only. */
 export function numericOnlyFields(p: PointFields): FieldErrors {
   if (p.pointDataType === 1) return {}
   const errors: FieldErrors = {}
-  for (const f of NUMERIC_ONLY) if (given(p[f])) errors[f] = 'only for numeric data points (pointDataType 1)'
+  for (const f of NUMERIC_ONLY)
+    if (given(p[f])) errors[f] = 'only for numeric data points (pointDataType 1)'
   return errors
 }
 
 /** spec: Resources › Data point, upperLimit/lowerLimit: a range, so lowerLimit may not exceed upperLimit. */
 export function limitsOrdered(p: PointFields): FieldErrors {
-  return typeof p.lowerLimit === 'number' && typeof p.upperLimit === 'number' && p.lowerLimit > p.upperLimit
+  return typeof p.lowerLimit === 'number' &&
+    typeof p.upperLimit === 'number' &&
+    p.lowerLimit > p.upperLimit
     ? { lowerLimit: 'must not be greater than upperLimit' }
     : {}
 }

@@ -3,9 +3,21 @@
  * edit"), as pure functions: each returns an errors object naming every failing field (empty when all is well).
  */
 import type { FieldErrors } from '../errors.ts'
-import type { CredentialFields, DeviceFields, GatewayFields } from '../../store/libsql/device-columns.ts'
+import type {
+  CredentialFields,
+  DeviceFields,
+  GatewayFields,
+} from '../../store/libsql/device-columns.ts'
 
-export const Protocol = { MQTT: 1, CoAP: 2, LwM2M: 3, LoRa: 4, HTTP: 5, WebSocket: 6, Modbus: 7 } as const
+export const Protocol = {
+  MQTT: 1,
+  CoAP: 2,
+  LwM2M: 3,
+  LoRa: 4,
+  HTTP: 5,
+  WebSocket: 6,
+  Modbus: 7,
+} as const
 export const UpLink = { cloud: 1, gateway: 2, device: 3 } as const
 export const TERMINAL = 1
 
@@ -65,7 +77,11 @@ export function mergeDraft<T extends object>(empty: T, body: object, current: T 
 }
 
 /** A device draft from a create or edit body. */
-export const deviceDraft = (body: object, current: DeviceDraft | undefined, productIntID: number): DeviceDraft => ({
+export const deviceDraft = (
+  body: object,
+  current: DeviceDraft | undefined,
+  productIntID: number,
+): DeviceDraft => ({
   ...mergeDraft(EMPTY, body, current),
   productIntID,
 })
@@ -94,12 +110,17 @@ const EMPTY_GATEWAY: GatewayDraft = {
 }
 
 /** A gateway draft from a create or edit body. */
-export const gatewayDraft = (body: object, current: GatewayDraft | undefined, productIntID: number): GatewayDraft => ({
+export const gatewayDraft = (
+  body: object,
+  current: GatewayDraft | undefined,
+  productIntID: number,
+): GatewayDraft => ({
   ...mergeDraft(EMPTY_GATEWAY, body, current),
   productIntID,
 })
 
-const isLoraAbp = (d: DeviceDraft, protocol: number) => protocol === Protocol.LoRa && d.lora?.type === 'abp'
+const isLoraAbp = (d: DeviceDraft, protocol: number) =>
+  protocol === Protocol.LoRa && d.lora?.type === 'abp'
 
 /**
  * spec: Devices › rules 3-5 and 6 (LoRa abp): `gateway` matters when upLinkSystem is 2 or the device is LoRa abp,
@@ -119,10 +140,13 @@ export function keepApplicableLinks(d: DeviceDraft, protocol: number): DeviceDra
 export function upLinkRules(d: DeviceDraft): FieldErrors {
   const errors: FieldErrors = {}
   // spec: Devices › rule 2
-  if (d.deviceType === TERMINAL && d.upLinkSystem === null) errors.upLinkSystem = 'required when deviceType is 1'
-  if (d.deviceType !== TERMINAL && d.upLinkSystem !== null) errors.upLinkSystem = 'must be empty unless deviceType is 1'
+  if (d.deviceType === TERMINAL && d.upLinkSystem === null)
+    errors.upLinkSystem = 'required when deviceType is 1'
+  if (d.deviceType !== TERMINAL && d.upLinkSystem !== null)
+    errors.upLinkSystem = 'must be empty unless deviceType is 1'
   // spec: Devices › rule 3
-  if (d.upLinkSystem === UpLink.gateway && d.gateway === null) errors.gateway = 'required when upLinkSystem is 2'
+  if (d.upLinkSystem === UpLink.gateway && d.gateway === null)
+    errors.gateway = 'required when upLinkSystem is 2'
   // spec: Devices › rules 4 and 5
   if (d.upLinkSystem === UpLink.device && d.parentDevice === null)
     errors.parentDevice = 'required when upLinkSystem is 3'
@@ -133,10 +157,15 @@ export function upLinkRules(d: DeviceDraft): FieldErrors {
  * spec: Devices › rules 4-5: parentDevice is a valid device, i.e. (DeviceCloud) neither the device itself nor one
  * of its descendants. `ancestry` is the chain [parentDevice, its parent, ...] read from the store.
  */
-export function parentRules(selfId: number | undefined, parentDevice: number | null, ancestry: number[]): FieldErrors {
+export function parentRules(
+  selfId: number | undefined,
+  parentDevice: number | null,
+  ancestry: number[],
+): FieldErrors {
   if (parentDevice === null || selfId === undefined) return {}
   if (parentDevice === selfId) return { parentDevice: 'a device cannot be its own parent' }
-  if (ancestry.includes(selfId)) return { parentDevice: 'would make a cycle: the device is an ancestor of this parent' }
+  if (ancestry.includes(selfId))
+    return { parentDevice: 'would make a cycle: the device is an ancestor of this parent' }
   return {}
 }
 
@@ -146,8 +175,15 @@ export function cloudProtocolRule(given: number | undefined, productProtocol: nu
   return { cloudProtocol: `must be ${productProtocol}, the cloud protocol of the product` }
 }
 
-const missing = (errors: FieldErrors, d: Record<string, unknown>, fields: string[], why: string, prefix = '') => {
-  for (const f of fields) if (d[f] === null || d[f] === undefined) errors[prefix + f] ??= `required ${why}`
+const missing = (
+  errors: FieldErrors,
+  d: Record<string, unknown>,
+  fields: string[],
+  why: string,
+  prefix = '',
+) => {
+  for (const f of fields)
+    if (d[f] === null || d[f] === undefined) errors[prefix + f] ??= `required ${why}`
 }
 
 /** spec: Devices › rules 1 and 6: the fields each cloud protocol requires in addition. */
@@ -183,16 +219,25 @@ export function loraRules(d: DeviceDraft): FieldErrors {
   const errors: FieldErrors = {}
   const lora = d.lora ?? {}
   const type = lora.type
-  if (type !== 'otaa' && type !== 'abp') return { 'lora.type': 'required for LoRa products: otaa or abp' }
+  if (type !== 'otaa' && type !== 'abp')
+    return { 'lora.type': 'required for LoRa products: otaa or abp' }
   if (type === 'otaa') {
-    if (d.deviceID === null) errors.deviceID = 'required for LoRa otaa: the DevEUI, 16 hex characters'
+    if (d.deviceID === null)
+      errors.deviceID = 'required for LoRa otaa: the DevEUI, 16 hex characters'
     else if (!DEV_EUI.test(d.deviceID)) errors.deviceID = 'must be the DevEUI: 16 hex characters'
     missing(errors, lora, ['appEUI', 'appKey', 'fcntCheck', 'canJoin'], 'for LoRa otaa', 'lora.')
   } else {
     if (d.gateway === null) errors.gateway = 'required for LoRa abp'
-    if (d.deviceID === null) errors.deviceID = 'required for LoRa abp: the DevAddr, 8 hex characters'
+    if (d.deviceID === null)
+      errors.deviceID = 'required for LoRa abp: the DevAddr, 8 hex characters'
     else if (!DEV_ADDR.test(d.deviceID)) errors.deviceID = 'must be the DevAddr: 8 hex characters'
-    missing(errors, lora, ['region', 'nwkSKey', 'appSKey', 'fcntUp', 'fcntDown', 'fcntCheck'], 'for LoRa abp', 'lora.')
+    missing(
+      errors,
+      lora,
+      ['region', 'nwkSKey', 'appSKey', 'fcntUp', 'fcntDown', 'fcntCheck'],
+      'for LoRa abp',
+      'lora.',
+    )
   }
   return errors
 }
@@ -201,12 +246,16 @@ export function loraRules(d: DeviceDraft): FieldErrors {
  * Credentials are generated when omitted and never change afterwards (lead's decision: deviceID is the MQTT client
  * id and part of every topic). Sending the stored value back is fine.
  */
-export function credentialRules(current: Partial<CredentialFields> | undefined, body: object): FieldErrors {
+export function credentialRules(
+  current: Partial<CredentialFields> | undefined,
+  body: object,
+): FieldErrors {
   if (!current) return {}
   const given = body as Record<string, unknown>
   const errors: FieldErrors = {}
   for (const f of CREDENTIALS)
-    if (given[f] !== undefined && given[f] !== null && given[f] !== current[f]) errors[f] = 'cannot be changed'
+    if (given[f] !== undefined && given[f] !== null && given[f] !== current[f])
+      errors[f] = 'cannot be changed'
   return errors
 }
 

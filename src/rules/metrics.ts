@@ -18,7 +18,8 @@ export interface PointKey {
 /** The symbol a formula uses for the metric's own data point (CONTRACT §6). */
 export const OWN_POINT = 'value'
 
-const given = (s: string | null | undefined): s is string => typeof s === 'string' && s.trim() !== ''
+const given = (s: string | null | undefined): s is string =>
+  typeof s === 'string' && s.trim() !== ''
 
 /** CONTRACT §6: on create, metricType may be omitted: 1 when expressions is given, else 2. */
 export function defaultMetricType(m: MetricFields): number {
@@ -27,7 +28,9 @@ export function defaultMetricType(m: MetricFields): number {
 
 /** spec: Resources › Metric, metricType 1 "formula": a formula metric needs its expressions. */
 export function expressionsRequired(m: MetricFields): FieldErrors {
-  return m.metricType === 1 && !given(m.expressions) ? { expressions: 'required for a formula metric (metricType 1)' } : {}
+  return m.metricType === 1 && !given(m.expressions)
+    ? { expressions: 'required for a formula metric (metricType 1)' }
+    : {}
 }
 
 /** spec: Resources › Metric, metricType 2 "aggregate" with aggregateType 1 to 4: an aggregate metric needs it. */
@@ -39,14 +42,20 @@ export function aggregateTypeRequired(m: MetricFields): FieldErrors {
 
 /** CONTRACT §6: aggregateData 1 aggregates the formula's values, so there must be a formula. */
 export function formulaForAggregateData(m: MetricFields): FieldErrors {
-  return m.aggregateData === 1 && !given(m.expressions) ? { expressions: 'required when aggregateData is 1 (formula value)' } : {}
+  return m.aggregateData === 1 && !given(m.expressions)
+    ? { expressions: 'required when aggregateData is 1 (formula value)' }
+    : {}
 }
 
 /**
  * CONTRACT §6: expressions is a mathjs expression over the product's dataPointIDs and `value` (the metric's own
  * point). Returns the ids of the data points it reads, or the error naming what is wrong.
  */
-export function checkFormula(expr: string, own: PointKey, points: readonly PointKey[]): { reads: number[] } | { error: string } {
+export function checkFormula(
+  expr: string,
+  own: PointKey,
+  points: readonly PointKey[],
+): { reads: number[] } | { error: string } {
   try {
     const { symbols } = compileFormula(expr, [...points.map((p) => p.dataPointID), OWN_POINT])
     const byID = new Map(points.map((p) => [p.dataPointID, p.id]))
@@ -64,7 +73,11 @@ export function metricErrors(
   own: PointKey,
   points: readonly PointKey[],
 ): { errors: FieldErrors; reads: number[] } {
-  const errors = { ...expressionsRequired(m), ...aggregateTypeRequired(m), ...formulaForAggregateData(m) }
+  const errors = {
+    ...expressionsRequired(m),
+    ...aggregateTypeRequired(m),
+    ...formulaForAggregateData(m),
+  }
   if (!given(m.expressions) || errors.expressions) return { errors, reads: [] }
   const formula = checkFormula(m.expressions, own, points)
   if ('error' in formula) return { errors: { ...errors, expressions: formula.error }, reads: [] }

@@ -10,5 +10,7 @@ export function assertValid(errors: FieldErrors) {
  * are all of that product. Sending the same product back in an edit is fine.
  */
 export function productUnchanged(field: string, sent: unknown, stored: unknown): FieldErrors {
-  return sent !== undefined && sent !== null && String(sent) !== String(stored) ? { [field]: 'cannot be changed' } : {}
+  return sent !== undefined && sent !== null && String(sent) !== String(stored)
+    ? { [field]: 'cannot be changed' }
+    : {}
 }

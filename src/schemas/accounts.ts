@@ -3,7 +3,10 @@ import { name, Int, NullableInt, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 const email = z.email({ error: 'must be an email address' }).max(200)
-const password = z.string({ error: 'required, a string' }).min(8, { error: 'at least 8 characters' }).max(200)
+const password = z
+  .string({ error: 'required, a string' })
+  .min(8, { error: 'at least 8 characters' })
+  .max(200)
 const role = z.enum(['admin', 'user', 'viewer'], { error: 'must be admin, user or viewer' })
 
 export const Login = z.object({
@@ -55,6 +58,18 @@ export const Application = z.object({
 })
 /** The create answer is the only time appToken is shown. */
 export const ApplicationCreated = Application.extend({ appToken: Str })
-export const ApplicationCreate = z.object({ appName: name(50), role: role.default('user'), expiredAt })
-export const ApplicationUpdate = z.object({ appName: name(50).optional(), role: role.optional(), expiredAt })
-export const applicationFilters = { appName: 'text', appID: 'text', role: 'text' } satisfies FilterFields
+export const ApplicationCreate = z.object({
+  appName: name(50),
+  role: role.default('user'),
+  expiredAt,
+})
+export const ApplicationUpdate = z.object({
+  appName: name(50).optional(),
+  role: role.optional(),
+  expiredAt,
+})
+export const applicationFilters = {
+  appName: 'text',
+  appID: 'text',
+  role: 'text',
+} satisfies FilterFields

@@ -31,4 +31,8 @@ export const alertFilters = {
 } satisfies FilterFields
 
 export const CurrentAlertListQuery = timedListQuery(alertFilters, ['startTime', 'alertTimes'])
-export const HistoryAlertListQuery = timedListQuery(alertFilters, ['startTime', 'endTime', 'alertTimes'])
+export const HistoryAlertListQuery = timedListQuery(alertFilters, [
+  'startTime',
+  'endTime',
+  'alertTimes',
+])

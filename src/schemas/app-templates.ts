@@ -1,5 +1,16 @@
 import { z } from 'zod'
-import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  intID,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import { relativeTopic } from './data-streams.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -10,7 +21,11 @@ export const DefaultValue = z.object({
   dataPointName: z.string({ error: 'must be a string' }).max(100).nullish(),
   enum: z.array(z.unknown(), { error: 'must be an array or null' }).max(1000).nullish(),
   pointDataType: enumCode('pointDataType').nullish(),
-  value: z.union([z.string().max(1000), z.number(), z.boolean()], { error: 'must be a string, number or boolean' }).nullish(),
+  value: z
+    .union([z.string().max(1000), z.number(), z.boolean()], {
+      error: 'must be a string, number or boolean',
+    })
+    .nullish(),
 })
 
 /** App template (spec: Resources › App template), with productName beside productID. */
@@ -45,7 +60,12 @@ export const AppTemplate = z.object({
  * The device console form (spec: App template): no itemID, itemName, itemOperations, objectID; adds `value`, the
  * template data point's last value as text (null until the telemetry side provides it).
  */
-export const ConsoleTemplate = AppTemplate.omit({ itemID: true, itemName: true, itemOperations: true, objectID: true }).extend({
+export const ConsoleTemplate = AppTemplate.omit({
+  itemID: true,
+  itemName: true,
+  itemOperations: true,
+  objectID: true,
+}).extend({
   value: NullableStr,
 })
 
@@ -65,7 +85,9 @@ export const AppTemplateCreate = z.object({
   dataStreamIntID: intID.nullish(),
   dataTransType: enumCode('dataTransType').nullish(),
   enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
-  places: z.tuple([z.number().int(), z.number().int()], { error: 'must be an array of two integers' }).nullish(),
+  places: z
+    .tuple([z.number().int(), z.number().int()], { error: 'must be an array of two integers' })
+    .nullish(),
   instanceID: idText,
   itemID: idText,
   itemName: text(100),

@@ -18,7 +18,13 @@ export const Cert = z.object({
 })
 
 /** Certificate in a list (spec: Certificate › List). */
-export const CertListItem = Cert.pick({ id: true, name: true, enable: true, enableLabel: true, createAt: true })
+export const CertListItem = Cert.pick({
+  id: true,
+  name: true,
+  enable: true,
+  enableLabel: true,
+  createAt: true,
+})
 
 /** X.509's ub-common-name is 64; control characters have no place in a name matched at the TLS handshake. */
 const commonName = z
@@ -32,7 +38,10 @@ export const CertCreate = z.object({
   name: name(50),
   enable: enumCode('certEnable'),
   /** The client certificate's common name; a random 16-character id when absent, null or blank. */
-  CN: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), commonName.nullish()),
+  CN: z.preprocess(
+    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
+    commonName.nullish(),
+  ),
 })
 
 /** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */

@@ -19,10 +19,17 @@ export const name = (max = 100) =>
     .max(max, { error: `at most ${max} characters` })
 
 /** An optional text field; null clears it. */
-export const text = (max = 1000) => z.string({ error: 'must be a string' }).max(max, { error: `at most ${max} characters` }).nullish()
+export const text = (max = 1000) =>
+  z
+    .string({ error: 'must be a string' })
+    .max(max, { error: `at most ${max} characters` })
+    .nullish()
 
 /** An integer record id in a body. */
-export const intID = z.number({ error: 'must be an integer id' }).int({ error: 'must be an integer id' }).positive({ error: 'must be an integer id' })
+export const intID = z
+  .number({ error: 'must be an integer id' })
+  .int({ error: 'must be an integer id' })
+  .positive({ error: 'must be an integer id' })
 
 /** A number that may arrive as a numeric string and is stored as a number (spec: Data points create). */
 export const looseNumber = z.preprocess(
@@ -36,7 +43,10 @@ export const looseInt = z.preprocess(
   z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }),
 )
 
-export const Timestamp = z.string().nullable().meta({ description: 'YYYY-MM-DD HH:MM:SS in the service time zone' })
+export const Timestamp = z
+  .string()
+  .nullable()
+  .meta({ description: 'YYYY-MM-DD HH:MM:SS in the service time zone' })
 export const Label = z.string().nullable()
 export const Int = z.number().int()
 export const NullableInt = z.number().int().nullable()

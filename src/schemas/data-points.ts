@@ -1,5 +1,17 @@
 import { z } from 'zod'
-import { enumCode, looseInt, looseNumber, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  looseInt,
+  looseNumber,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 const NullableNum = z.number().nullable()

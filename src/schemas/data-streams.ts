@@ -1,5 +1,17 @@
 import { z } from 'zod'
-import { enumCode, intID, looseInt, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  intID,
+  looseInt,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** Data stream detail (spec: Resources › Data stream). */

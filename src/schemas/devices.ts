@@ -1,5 +1,16 @@
 import { z } from 'zod'
-import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  intID,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** Device (Variant A), detail form: every field of the spec's table, in its order. */
@@ -91,9 +102,10 @@ export const DeviceWrite = Device.omit({
   createUser: true,
 })
 
-const hex = (n: number) => z.string({ error: `must be ${n} hex characters` }).regex(new RegExp(`^[0-9A-Fa-f]{${n}}$`), {
-  error: `must be ${n} hex characters`,
-})
+const hex = (n: number) =>
+  z.string({ error: `must be ${n} hex characters` }).regex(new RegExp(`^[0-9A-Fa-f]{${n}}$`), {
+    error: `must be ${n} hex characters`,
+  })
 
 /** A number that may arrive as a numeric string, within [min, max]. */
 const bounded = (min: number, max: number) =>
@@ -119,11 +131,19 @@ export const Lora = z.looseObject({
   appKey: hex(32).nullish(),
   nwkSKey: hex(32).nullish(),
   appSKey: hex(32).nullish(),
-  region: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).max(32).nullish(),
+  region: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .max(32)
+    .nullish(),
   fcntUp: intIn(0, 4294967295).nullish(),
   fcntDown: intIn(0, 4294967295).nullish(),
-  fcntCheck: z.union([z.number().int(), z.boolean()], { error: 'must be an integer or a boolean' }).nullish(),
-  canJoin: z.union([z.boolean(), z.number().int()], { error: 'must be a boolean or an integer' }).nullish(),
+  fcntCheck: z
+    .union([z.number().int(), z.boolean()], { error: 'must be an integer or a boolean' })
+    .nullish(),
+  canJoin: z
+    .union([z.boolean(), z.number().int()], { error: 'must be a boolean or an integer' })
+    .nullish(),
 })
 
 /** deviceID is the MQTT client id and part of every topic: no `/`, `+`, `#` (lead's decision). */
@@ -156,7 +176,9 @@ export const describedFields = {
   deviceConsolePort: intIn(1, 65535).nullish(),
   deviceConsoleUsername: text(100),
   location: z
-    .union([z.record(z.string(), z.unknown()), z.string().max(500)], { error: 'must be a JSON object or a string' })
+    .union([z.record(z.string(), z.unknown()), z.string().max(500)], {
+      error: 'must be a JSON object or a string',
+    })
     .nullish(),
 }
 

@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  intID,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** Group detail (spec: Group, Variant A). */

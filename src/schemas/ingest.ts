@@ -10,13 +10,20 @@ export const MAX_INGEST_MESSAGES = 10_000
  * `payload` is any uplink form: a JSON object, or the payload's JSON text.
  */
 export const IngestMessage = z.object({
-  deviceID: z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' }).optional(),
+  deviceID: z
+    .string({ error: 'must be a string' })
+    .min(1, { error: 'must not be empty' })
+    .optional(),
   topic: z
     .string({ error: 'required, a string' })
     .min(1, { error: 'must not be empty' })
     .max(1000, { error: 'at most 1000 characters' })
     .refine((t) => !/[+#\u0000]/.test(t), { error: 'must not contain wildcards' }),
-  payload: z.unknown().refine((v) => v !== undefined && v !== null, { error: 'required: an uplink payload (object or JSON text)' }),
+  payload: z
+    .unknown()
+    .refine((v) => v !== undefined && v !== null, {
+      error: 'required: an uplink payload (object or JSON text)',
+    }),
 })
 export type IngestMessage = z.infer<typeof IngestMessage>
 

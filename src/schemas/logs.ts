@@ -38,7 +38,9 @@ export const Event = z.object({
 })
 
 /** A gateway's own uplink messages: gatewayName instead of deviceName (spec: Gateways › events). */
-export const GatewayEvent = Event.omit({ deviceName: true, productName: true }).extend({ gatewayName: NullableStr })
+export const GatewayEvent = Event.omit({ deviceName: true, productName: true }).extend({
+  gatewayName: NullableStr,
+})
 
 /** Downlink message (spec: Downlink message (control log) record); taskID ties it to the command's acknowledgement. */
 export const ControlLog = z.object({
@@ -77,7 +79,9 @@ export const GatewayControlLog = z.object({
   id: Int,
   deviceIntID: NullableInt,
   createUser: NullableStr,
-  payload: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string()]).nullable(),
+  payload: z
+    .union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string()])
+    .nullable(),
   createAt: Timestamp,
 })
 
@@ -92,8 +96,14 @@ const timeParam = z
  * The query of a time-ordered list: listQuery with startTime/endTime (strictly validated) and `_sort` also
  * accepting the `sortable` fields that are not filters (msgTime, startTime ...).
  */
-export function timedListQuery<const F extends FilterFields>(fields: F, sortable: readonly string[] = []) {
-  const sorts = ['id', 'createAt', 'updateAt', ...sortable, ...Object.keys(fields)] as [string, ...string[]]
+export function timedListQuery<const F extends FilterFields>(
+  fields: F,
+  sortable: readonly string[] = [],
+) {
+  const sorts = ['id', 'createAt', 'updateAt', ...sortable, ...Object.keys(fields)] as [
+    string,
+    ...string[],
+  ]
   return listQuery(fields, {
     times: true,
     extra: { startTime: timeParam, endTime: timeParam, _sort: z.enum(sorts).optional() },
@@ -106,7 +116,12 @@ export const connectLogFilters = {
   IP: 'text',
   connectStatus: 'int',
 } satisfies FilterFields
-export const eventFilters = { deviceName: 'text', deviceID: 'text', topic: 'text', status: 'int' } satisfies FilterFields
+export const eventFilters = {
+  deviceName: 'text',
+  deviceID: 'text',
+  topic: 'text',
+  status: 'int',
+} satisfies FilterFields
 export const gatewayEventFilters = { topic: 'text', status: 'int' } satisfies FilterFields
 export const controlLogFilters = {
   deviceName: 'text',

@@ -1,5 +1,16 @@
 import { z } from 'zod'
-import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  intID,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { oneOf } from './data-points.ts'
 
@@ -54,7 +65,10 @@ export const MetricCreate = z.object({
   metricName: name(50),
   dataPointIntID: intID,
   metricType: enumCode('metricType').optional(),
-  expressions: z.string({ error: 'must be a string' }).max(1000, { error: 'at most 1000 characters' }).nullish(),
+  expressions: z
+    .string({ error: 'must be a string' })
+    .max(1000, { error: 'at most 1000 characters' })
+    .nullish(),
   expressionsLabel: text(1000),
   aggregateType: enumCode('aggregateType').nullish(),
   aggregateData: enumCode('aggregateData').nullish(),

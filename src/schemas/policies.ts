@@ -1,5 +1,16 @@
 import { z } from 'zod'
-import { enumCode, intID, name, text, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  intID,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import { topicFilterProblem } from '../rules/policies.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -59,7 +70,10 @@ export const policyDeviceFilters = { deviceName: 'text', deviceID: 'text' } sati
 /** A device that can still be bound (spec: platform_select/policies/{id}/not_joined_devices). */
 export const PolicyCandidateDevice = z.object({ id: Int, deviceName: Str, productName: Str })
 
-export const policyCandidateFilters = { deviceName: 'text', productName: 'text' } satisfies FilterFields
+export const policyCandidateFilters = {
+  deviceName: 'text',
+  productName: 'text',
+} satisfies FilterFields
 
 const idList = (what: string) =>
   z

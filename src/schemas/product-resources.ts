@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { intID, looseInt, name, text, Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  intID,
+  looseInt,
+  name,
+  text,
+  Int,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /**

@@ -22,4 +22,6 @@ export const TaskListItem = TaskStatus.omit({ result: true }).extend({
 export const taskFilters = { taskName: 'text', status: 'int' } satisfies FilterFields
 
 /** Answer of every asynchronous call (202). */
-export const TaskStarted = z.object({ statusUrl: Str.meta({ description: '/task_status/<taskID>' }) })
+export const TaskStarted = z.object({
+  statusUrl: Str.meta({ description: '/task_status/<taskID>' }),
+})

@@ -3,7 +3,10 @@ import { Metric } from './metrics.ts'
 
 /** CONTRACT §6 range parameters (query/range.ts resolves them). */
 const rangeParams = {
-  deviceID: z.string({ error: 'required' }).min(1, { error: 'required' }).max(100, { error: 'at most 100 characters' }),
+  deviceID: z
+    .string({ error: 'required' })
+    .min(1, { error: 'required' })
+    .max(100, { error: 'at most 100 characters' }),
   time_unit: z.string().optional(),
   startTime: z.string().optional(),
   endTime: z.string().optional(),
@@ -25,7 +28,10 @@ export const OriginalDataQuery = z.object({
 
 export const MetricsDataQuery = z.object({
   ...rangeParams,
-  metricType: z.enum(['1', '2'], { error: 'must be 1 (formula) or 2 (aggregate)' }).transform(Number).optional(),
+  metricType: z
+    .enum(['1', '2'], { error: 'must be 1 (formula) or 2 (aggregate)' })
+    .transform(Number)
+    .optional(),
   interval: z.string().optional(),
 })
 
@@ -43,5 +49,7 @@ export const OriginalData = z.array(
 
 /** spec: metrics_data answer, metric records with metricData. */
 export const MetricsData = z.array(
-  Metric.extend({ metricData: z.object({ time: z.array(z.string()), value: z.array(z.number()) }) }),
+  Metric.extend({
+    metricData: z.object({ time: z.array(z.string()), value: z.array(z.number()) }),
+  }),
 )

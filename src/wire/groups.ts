@@ -9,5 +9,8 @@ export const groupWire = createSerializer(
 /** Members of a group: `statusLabel` uses the same enumeration as `deviceStatusLabel`. */
 export const groupDeviceWire = createSerializer(
   { list: GroupDevice },
-  { labels: { deviceType: 'deviceType', deviceStatus: 'deviceStatus', status: 'deviceStatus' }, times: ['createAt'] },
+  {
+    labels: { deviceType: 'deviceType', deviceStatus: 'deviceStatus', status: 'deviceStatus' },
+    times: ['createAt'],
+  },
 )

@@ -4,7 +4,12 @@ import { createSerializer } from './shape.ts'
 export const metricWire = createSerializer(
   { detail: Metric, record: MetricRecord, list: MetricListItem },
   {
-    labels: { metricType: 'metricType', aggregateType: 'aggregateType', aggregateData: 'aggregateData', chartType: 'chartType' },
+    labels: {
+      metricType: 'metricType',
+      aggregateType: 'aggregateType',
+      aggregateData: 'aggregateData',
+      chartType: 'chartType',
+    },
     times: ['createAt', 'updateAt'],
   },
 )

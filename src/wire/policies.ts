@@ -3,7 +3,11 @@ import { createSerializer } from './shape.ts'
 
 export const policyWire = createSerializer(
   { detail: Policy, list: PolicyListItem },
-  { labels: { access: 'access', allow: 'allow' }, times: ['createAt', 'updateAt'], json: ['mqtt_acl'] },
+  {
+    labels: { access: 'access', allow: 'allow' },
+    times: ['createAt', 'updateAt'],
+    json: ['mqtt_acl'],
+  },
 )
 
 /** Devices bound to a policy, and devices that can still be bound. */

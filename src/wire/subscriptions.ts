@@ -1,4 +1,7 @@
 import { Subscription } from '../schemas/subscriptions.ts'
 import { createSerializer } from './shape.ts'
 
-export const subscriptionWire = createSerializer({ detail: Subscription }, { times: ['createAt', 'updateAt'] })
+export const subscriptionWire = createSerializer(
+  { detail: Subscription },
+  { times: ['createAt', 'updateAt'] },
+)

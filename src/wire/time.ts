@@ -55,7 +55,7 @@ export function zoneOffset(ms: number, tz: string): number {
   if (tz === 'UTC') return 0
   const p = partsAt(ms, tz)
   const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second)
-  return asUtc - (ms - (ms % 1000 + 1000) % 1000)
+  return asUtc - (ms - (((ms % 1000) + 1000) % 1000))
 }
 
 /**
@@ -85,8 +85,16 @@ export function parseTime(text: string, tz: string): number | null {
     }
     return null
   }
-  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [number, number, number, number, number, number]
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null
+  const [year, month, day, hour, minute, second] = m.slice(1).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+    return null
   const check = new Date(Date.UTC(year, month - 1, day))
   if (check.getUTCDate() !== day) return null
   return localToEpoch({ year, month, day, hour, minute, second }, tz)

@@ -15,5 +15,7 @@ export function toStoreError(err: unknown, what: string, field = 'points'): Stor
     return DATA_STATUSES.has(err.statusCode) ? new Invalid(field, detail) : new Unavailable(detail)
   }
   const e = err as { code?: string; message?: string; name?: string }
-  return new Unavailable(`${what}: InfluxDB unavailable: ${e?.code ?? e?.name ?? 'error'} ${e?.message ?? ''}`.trim())
+  return new Unavailable(
+    `${what}: InfluxDB unavailable: ${e?.code ?? e?.name ?? 'error'} ${e?.message ?? ''}`.trim(),
+  )
 }

@@ -1,4 +1,9 @@
-import { flux, fluxDuration, fluxExpression, type ParameterizedQuery } from '@influxdata/influxdb-client'
+import {
+  flux,
+  fluxDuration,
+  fluxExpression,
+  type ParameterizedQuery,
+} from '@influxdata/influxdb-client'
 import type { AggregateFn } from '../telemetry.ts'
 import { parseEvery } from '../windows.ts'
 import { FIELD, LATEST_RANGE, MEASUREMENT } from './options.ts'
@@ -51,7 +56,13 @@ const FLUX_FN: Record<AggregateFn, ParameterizedQuery> = {
  * (`location`), empty windows left out. Flux labels the first window by the range start when the range begins
  * mid-window; the store relabels with store/windows.ts. Throws on a window text that is not a duration.
  */
-export function aggregateQuery(bucket: string, r: ReadRange, fn: AggregateFn, every: string, tz: string): ParameterizedQuery {
+export function aggregateQuery(
+  bucket: string,
+  r: ReadRange,
+  fn: AggregateFn,
+  every: string,
+  tz: string,
+): ParameterizedQuery {
   if (!parseEvery(every)) throw new TypeError(`not a window duration: ${every}`)
   const f = FLUX_FN[fn]
   if (!f) throw new TypeError(`not an aggregate: ${String(fn)}`)
@@ -93,7 +104,9 @@ export function extremesQuery(bucket: string, r: ReadRange, widthMs: number): Pa
   const offset = fluxDuration(`${((r.start % widthMs) + widthMs) % widthMs}ms`)
   const numbers = flux`r._field == ${FIELD.number}`
   const others = flux`r._field == ${FIELD.string} or r._field == ${FIELD.boolean}`
-  const windows = (field: ParameterizedQuery) => flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
+  const windows = (
+    field: ParameterizedQuery,
+  ) => flux`${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end))}
   |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
   |> filter(fn: (r) => ${field})
   |> window(every: ${every}, offset: ${offset})`
@@ -107,7 +120,11 @@ export function extremesQuery(bucket: string, r: ReadRange, widthMs: number): Pa
 }
 
 /** The last value of every data point of a device (one row per point and field). */
-export function latestQuery(bucket: string, tenantID: string, deviceID: string): ParameterizedQuery {
+export function latestQuery(
+  bucket: string,
+  tenantID: string,
+  deviceID: string,
+): ParameterizedQuery {
   return flux`${deviceSeries(bucket, tenantID, deviceID, LATEST_RANGE.start, LATEST_RANGE.stop)}
   |> last()
   |> keep(columns: ["_time", "_value", "_field", "point"])`

@@ -34,7 +34,8 @@ function seriesKey(cache: Map<string, string>, t: TelemetryPoint): string {
     checkTag('productID', t.productID)
     checkTag('deviceID', t.deviceID)
     checkTag('dataPointID', t.dataPointID)
-    key = `${escape.measurement(MEASUREMENT)},device=${escape.tag(t.deviceID)},point=${escape.tag(t.dataPointID)}` +
+    key =
+      `${escape.measurement(MEASUREMENT)},device=${escape.tag(t.deviceID)},point=${escape.tag(t.dataPointID)}` +
       `,product=${escape.tag(t.productID)},tenant=${escape.tag(t.tenantID)}`
     cache.set(id, key)
   }

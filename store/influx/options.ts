@@ -46,7 +46,10 @@ export const QUERY_GZIP = false
 export const ALL_TIME = { start: '1970-01-01T00:00:00Z', stop: '2262-01-01T00:00:00Z' } as const
 
 /** Epoch-ms bounds InfluxDB can store (int64 nanoseconds); reads are clamped to them. */
-export const TIME_LIMITS = { min: Date.parse('1677-09-22T00:00:00Z'), max: Date.parse(ALL_TIME.stop) } as const
+export const TIME_LIMITS = {
+  min: Date.parse('1677-09-22T00:00:00Z'),
+  max: Date.parse(ALL_TIME.stop),
+} as const
 
 /** Read bounds of `latest`: from the epoch to far in the future, so device clocks ahead of ours still count. */
 export const LATEST_RANGE = { start: new Date(0), stop: new Date(ALL_TIME.stop) } as const

@@ -29,9 +29,18 @@ export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSin
         if (tableMeta !== meta) {
           meta = tableMeta
           const idx = (label: string) => tableMeta.column(label).index
-          at = { time: idx('_time'), value: idx('_value'), field: idx('_field'), point: idx('point') }
+          at = {
+            time: idx('_time'),
+            value: idx('_value'),
+            field: idx('_field'),
+            point: idx('point'),
+          }
         }
-        sink(values[at.point]!, Date.parse(values[at.time]!), decode(values[at.field], values[at.value]!))
+        sink(
+          values[at.point]!,
+          Date.parse(values[at.time]!),
+          decode(values[at.field], values[at.value]!),
+        )
       },
       error: (err) => reject(toStoreError(err, 'query', 'query')),
       complete: () => resolve(),
@@ -40,7 +49,11 @@ export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSin
 }
 
 /** Runs the query and hands every row to `sink` as an object of its columns (small results: counts). */
-export function queryRowsRaw(api: QueryApi, query: ParameterizedQuery, sink: (row: Record<string, string>) => void): Promise<void> {
+export function queryRowsRaw(
+  api: QueryApi,
+  query: ParameterizedQuery,
+  sink: (row: Record<string, string>) => void,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     api.queryRows(query, {
       next: (values, meta) => sink(meta.toObject(values) as Record<string, string>),
@@ -68,7 +81,7 @@ export function normalize(s: Series): Series {
   for (const i of order) {
     const n = out.time.length
     if (n > 0 && out.time[n - 1] === s.time[i]) out.value[n - 1] = s.value[i]!
-    else out.time.push(s.time[i]!), out.value.push(s.value[i]!)
+    else (out.time.push(s.time[i]!), out.value.push(s.value[i]!))
   }
   return out
 }

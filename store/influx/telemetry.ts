@@ -10,7 +10,15 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
-import { aggregateQuery, countByPointQuery, devicePredicate, extentQuery, extremesQuery, latestQuery, readRawQuery } from './flux.ts'
+import {
+  aggregateQuery,
+  countByPointQuery,
+  devicePredicate,
+  extentQuery,
+  extremesQuery,
+  latestQuery,
+  readRawQuery,
+} from './flux.ts'
 import { toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
@@ -49,7 +57,11 @@ export class InfluxTelemetryStore implements TelemetryStore {
 
   /** Creates the client; does not contact InfluxDB (the service starts while InfluxDB is briefly down). */
   static async open(opts: InfluxOptions): Promise<InfluxTelemetryStore> {
-    const client = new InfluxDB({ url: opts.url, token: opts.token, timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS })
+    const client = new InfluxDB({
+      url: opts.url,
+      token: opts.token,
+      timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    })
     return new InfluxTelemetryStore(client, opts)
   }
 
@@ -70,7 +82,7 @@ export class InfluxTelemetryStore implements TelemetryStore {
     const query = readRawQuery(this.opts.bucket, r)
     await queryRows(this.#query, query, (point, time, value) => {
       const s = out.get(point)
-      if (s) s.time.push(time), s.value.push(value)
+      if (s) (s.time.push(time), s.value.push(value))
     })
     for (const [id, s] of out) out.set(id, normalize(s))
     return out
@@ -80,16 +92,24 @@ export class InfluxTelemetryStore implements TelemetryStore {
    * Per-window aggregates computed by Flux (`aggregateWindow` with `timezone.location`), relabelled with the
    * true window starts of store/windows.ts (Flux labels a window cut by the range start with the range start).
    */
-  async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+  async aggregate(
+    range: SeriesRange,
+    fn: AggregateFn,
+    window: WindowSpec,
+  ): Promise<Map<string, Series>> {
     const out = new Map<string, Series>()
     for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
     const r = this.clamp(range)
     if (!r) return out
     const bounds = windowBounds(r.start, r.end, window.every, window.tz)
-    await queryRows(this.#query, aggregateQuery(this.opts.bucket, r, fn, window.every, window.tz), (point, time, value) => {
-      const s = out.get(point)
-      if (s) s.time.push(bounds[windowIndex(bounds, time)]!), s.value.push(value)
-    })
+    await queryRows(
+      this.#query,
+      aggregateQuery(this.opts.bucket, r, fn, window.every, window.tz),
+      (point, time, value) => {
+        const s = out.get(point)
+        if (s) (s.time.push(bounds[windowIndex(bounds, time)]!), s.value.push(value))
+      },
+    )
     for (const [id, s] of out) out.set(id, normalize(s))
     return out
   }
@@ -104,15 +124,22 @@ export class InfluxTelemetryStore implements TelemetryStore {
     const r = this.clamp(range)
     if (!r) return out
     const counts = await this.countByPoint(r)
-    const few = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > 0 && counts.get(id)! <= maxPoints)
+    const few = r.dataPointIDs.filter(
+      (id) => (counts.get(id) ?? 0) > 0 && counts.get(id)! <= maxPoints,
+    )
     const many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints)
-    if (few.length) for (const [id, s] of await this.readRaw({ ...r, dataPointIDs: few })) out.set(id, s)
+    if (few.length)
+      for (const [id, s] of await this.readRaw({ ...r, dataPointIDs: few })) out.set(id, s)
     if (many.length) {
       const { width } = bucketsOf(r.start, r.end, maxPoints)
-      await queryRows(this.#query, extremesQuery(this.opts.bucket, { ...r, dataPointIDs: many }, width), (point, time, value) => {
-        const s = out.get(point)
-        if (s) s.time.push(time), s.value.push(value)
-      })
+      await queryRows(
+        this.#query,
+        extremesQuery(this.opts.bucket, { ...r, dataPointIDs: many }, width),
+        (point, time, value) => {
+          const s = out.get(point)
+          if (s) (s.time.push(time), s.value.push(value))
+        },
+      )
       for (const id of many) out.set(id, normalize(out.get(id)!))
     }
     return out
@@ -164,10 +191,14 @@ export class InfluxTelemetryStore implements TelemetryStore {
 
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const out = new Map<string, LastValue>()
-    await queryRows(this.#query, latestQuery(this.opts.bucket, tenantID, deviceID), (point, time, value) => {
-      const seen = out.get(point)
-      if (!seen || time >= seen.time) out.set(point, { time, value })
-    })
+    await queryRows(
+      this.#query,
+      latestQuery(this.opts.bucket, tenantID, deviceID),
+      (point, time, value) => {
+        const seen = out.get(point)
+        if (!seen || time >= seen.time) out.set(point, { time, value })
+      },
+    )
     return out
   }
 

@@ -55,7 +55,14 @@ export class BatchWriter {
     let reject!: (err: unknown) => void
     const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
     done.catch(() => {}) // callers get the rejection; this only keeps an unawaited one from crashing
-    const gen: Generation = { queued: 0, settled: 0, sealed: false, done, resolve, reject } as Generation
+    const gen: Generation = {
+      queued: 0,
+      settled: 0,
+      sealed: false,
+      done,
+      resolve,
+      reject,
+    } as Generation
     gen.api = this.client.getWriteApi(this.org, this.bucket, PRECISION, {
       ...WRITE_OPTIONS,
       writeSuccess: (lines) => this.#answered(gen, lines.length),

@@ -61,7 +61,10 @@ export class AccountsRepo {
 
   /** Stores `value` unless the key is set already; returns the value in force. */
   async settingOnce(key: string, value: string): Promise<string> {
-    await this.db.run('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING', [key, value])
+    await this.db.run(
+      'INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING',
+      [key, value],
+    )
     return (await this.setting(key)) ?? value
   }
 
@@ -70,11 +73,17 @@ export class AccountsRepo {
   }
 
   /** Creates a tenant and its first admin in one transaction. */
-  async createTenant(t: { tenantID: string; tenantName: string }, admin: Omit<UserRecord, 'id' | 'tenantID' | 'role'>) {
+  async createTenant(
+    t: { tenantID: string; tenantName: string },
+    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role'>,
+  ) {
     const now = Date.now()
     try {
       const [, user] = await this.db.batch([
-        { sql: 'INSERT INTO tenants (tenant_id, tenant_name, create_at) VALUES (?, ?, ?)', args: [t.tenantID, t.tenantName, now] },
+        {
+          sql: 'INSERT INTO tenants (tenant_id, tenant_name, create_at) VALUES (?, ?, ?)',
+          args: [t.tenantID, t.tenantName, now],
+        },
         {
           sql: `INSERT INTO users (tenant_id, username, email, password_hash, role, create_at) VALUES (?, ?, ?, ?, 'admin', ?)`,
           args: [t.tenantID, admin.username, admin.email, admin.passwordHash, now],
@@ -108,12 +117,18 @@ export class AccountsRepo {
   }
 
   async getUser(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${USER_COLUMNS} FROM users u WHERE u.tenant_id = ? AND u.id = ?`, [tenant, id])
+    const r = await this.db.one(`${USER_COLUMNS} FROM users u WHERE u.tenant_id = ? AND u.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound()
     return r as Row
   }
 
-  async createUser(tenant: string, u: { username: string; email: string; passwordHash: string; role: string }) {
+  async createUser(
+    tenant: string,
+    u: { username: string; email: string; passwordHash: string; role: string },
+  ) {
     try {
       const r = await this.db.run(
         'INSERT INTO users (tenant_id, username, email, password_hash, role, create_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -126,14 +141,26 @@ export class AccountsRepo {
     }
   }
 
-  async updateUser(tenant: string, id: number, u: { username?: string; email?: string; passwordHash?: string; role?: string }) {
+  async updateUser(
+    tenant: string,
+    id: number,
+    u: { username?: string; email?: string; passwordHash?: string; role?: string },
+  ) {
     await this.getUser(tenant, id)
     try {
       await this.db.run(
         `UPDATE users SET username = coalesce(?, username), email = coalesce(?, email),
            password_hash = coalesce(?, password_hash), role = coalesce(?, role), update_at = ?
          WHERE tenant_id = ? AND id = ?`,
-        [u.username ?? null, u.email ?? null, u.passwordHash ?? null, u.role ?? null, Date.now(), tenant, id],
+        [
+          u.username ?? null,
+          u.email ?? null,
+          u.passwordHash ?? null,
+          u.role ?? null,
+          Date.now(),
+          tenant,
+          id,
+        ],
       )
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('email', 'this email is already registered')
@@ -151,7 +178,10 @@ export class AccountsRepo {
   }
 
   async getApplication(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${APP_COLUMNS} FROM applications a WHERE a.tenant_id = ? AND a.id = ?`, [tenant, id])
+    const r = await this.db.one(
+      `${APP_COLUMNS} FROM applications a WHERE a.tenant_id = ? AND a.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound()
     return r as Row
   }
@@ -167,7 +197,14 @@ export class AccountsRepo {
 
   async createApplication(
     tenant: string,
-    a: { appName: string; appID: string; tokenHash: string; role: string; expiredAt: number | null; userIntID: number | null },
+    a: {
+      appName: string
+      appID: string
+      tokenHash: string
+      role: string
+      expiredAt: number | null
+      userIntID: number | null
+    },
   ) {
     const r = await this.db.run(
       `INSERT INTO applications (tenant_id, app_name, app_id, token_hash, role, expired_at, user_int_id, create_at)
@@ -177,12 +214,24 @@ export class AccountsRepo {
     return this.getApplication(tenant, r.lastId)
   }
 
-  async updateApplication(tenant: string, id: number, a: { appName?: string; role?: string; expiredAt?: number | null }) {
+  async updateApplication(
+    tenant: string,
+    id: number,
+    a: { appName?: string; role?: string; expiredAt?: number | null },
+  ) {
     await this.getApplication(tenant, id)
     await this.db.run(
       `UPDATE applications SET app_name = coalesce(?, app_name), role = coalesce(?, role),
          expired_at = CASE WHEN ? THEN ? ELSE expired_at END, update_at = ? WHERE tenant_id = ? AND id = ?`,
-      [a.appName ?? null, a.role ?? null, a.expiredAt !== undefined ? 1 : 0, a.expiredAt ?? null, Date.now(), tenant, id],
+      [
+        a.appName ?? null,
+        a.role ?? null,
+        a.expiredAt !== undefined ? 1 : 0,
+        a.expiredAt ?? null,
+        Date.now(),
+        tenant,
+        id,
+      ],
     )
     return this.getApplication(tenant, id)
   }
@@ -194,8 +243,14 @@ export class AccountsRepo {
   /** Deletes `ids` of a tenant-owned table, all or none: an id not in the tenant is NotFound. */
   private async deleteIn(table: 'users' | 'applications', tenant: string, ids: number[]) {
     const marks = ids.map(() => '?').join(',')
-    const found = await this.db.one(`SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [tenant, ...ids])
+    const found = await this.db.one(
+      `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`,
+      [tenant, ...ids],
+    )
     if (Number(found?.n) !== ids.length) throw new NotFound('ids')
-    await this.db.run(`DELETE FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [tenant, ...ids])
+    await this.db.run(`DELETE FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [
+      tenant,
+      ...ids,
+    ])
   }
 }

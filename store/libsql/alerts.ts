@@ -49,8 +49,16 @@ const CURRENT = spec('current_alerts')
 const HISTORY = spec('history_alerts')
 
 const RAISE_COLUMNS = [
-  'tenant_id', 'alert_name', 'alert_content', 'alert_severity', 'alert_detail', 'device_int_id', 'device_id',
-  'device_name', 'start_time', 'create_at',
+  'tenant_id',
+  'alert_name',
+  'alert_content',
+  'alert_severity',
+  'alert_detail',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'start_time',
+  'create_at',
 ]
 /** An open alert with the same tenant, name and device is counted again and shows the latest values. */
 const RAISE_UPSERT = `ON CONFLICT (tenant_id, alert_name, coalesce(device_id, '')) DO UPDATE SET
@@ -87,10 +95,20 @@ export class AlertsRepo {
     if (!rows.length) return []
     const now = Date.now()
     const values = rows.map((r): InValue[] => [
-      r.tenantID, r.alertName, r.alertContent ?? null, r.alertSeverity, detailText(r.alertDetail),
-      r.deviceIntID ?? null, r.deviceID ?? null, r.deviceName ?? null, r.time ?? now, now,
+      r.tenantID,
+      r.alertName,
+      r.alertContent ?? null,
+      r.alertSeverity,
+      detailText(r.alertDetail),
+      r.deviceIntID ?? null,
+      r.deviceID ?? null,
+      r.deviceName ?? null,
+      r.time ?? now,
+      now,
     ])
-    const results = await this.db.batch(insertRows('current_alerts', RAISE_COLUMNS, values, RAISE_UPSERT))
+    const results = await this.db.batch(
+      insertRows('current_alerts', RAISE_COLUMNS, values, RAISE_UPSERT),
+    )
     return results.flatMap((rs) => rs.rows.map((r) => Number(r.id)))
   }
 
@@ -118,7 +136,11 @@ export class AlertsRepo {
     await this.db.run(sql, [tenant, ...ids])
   }
 
-  private async requireAll(table: 'current_alerts' | 'history_alerts', tenant: string, ids: number[]) {
+  private async requireAll(
+    table: 'current_alerts' | 'history_alerts',
+    tenant: string,
+    ids: number[],
+  ) {
     const r = await this.db.one(
       `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
       [tenant, ...ids],

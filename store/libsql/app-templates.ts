@@ -2,7 +2,15 @@ import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
-import { deleteChecked, insertOf, pointRefs, productRef, setClause, streamRef, type ProductRef } from './product-model.ts'
+import {
+  deleteChecked,
+  insertOf,
+  pointRefs,
+  productRef,
+  setClause,
+  streamRef,
+  type ProductRef,
+} from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.template_name AS templateName, x.template_type AS templateType,
   p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
@@ -69,14 +77,20 @@ export class AppTemplatesRepo {
 
   /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
   async ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
-    const d = await this.db.one('SELECT product_int_id FROM devices WHERE tenant_id = ? AND id = ?', [tenant, deviceIntID])
+    const d = await this.db.one(
+      'SELECT product_int_id FROM devices WHERE tenant_id = ? AND id = ?',
+      [tenant, deviceIntID],
+    )
     if (!d) throw new NotFound('id', `no device ${deviceIntID}`)
     return listPage(this.db, OF_PRODUCT, [tenant, Number(d.product_int_id)], q, this.tz)
   }
 
   /** One template of the tenant, or NotFound. */
   async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound('id', `no app template ${id}`)
     return r as Row
   }
@@ -87,9 +101,19 @@ export class AppTemplatesRepo {
   }
 
   /** Creates a template of `productIntID`; its data point and stream must be of that product. */
-  async create(tenant: string, userIntID: number | null, productIntID: number, input: AppTemplateInput): Promise<Row> {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    productIntID: number,
+    input: AppTemplateInput,
+  ): Promise<Row> {
     await this.checkRefs(tenant, productIntID, input)
-    const fixed = { tenant_id: tenant, product_int_id: productIntID, user_int_id: userIntID, create_at: Date.now() }
+    const fixed = {
+      tenant_id: tenant,
+      product_int_id: productIntID,
+      user_int_id: userIntID,
+      create_at: Date.now(),
+    }
     const [r] = await this.db.batch([insertOf('app_templates', COLS, input, fixed, JSON_FIELDS)])
     return this.get(tenant, Number(r!.lastInsertRowid))
   }
@@ -115,6 +139,11 @@ export class AppTemplatesRepo {
 
   /** All or none (nothing refers to an app template). */
   delete(tenant: string, ids: number[]) {
-    return deleteChecked(this.db, tenant, { table: 'app_templates', nameColumn: 'template_name', uses: {} }, ids)
+    return deleteChecked(
+      this.db,
+      tenant,
+      { table: 'app_templates', nameColumn: 'template_name', uses: {} },
+      ids,
+    )
   }
 }

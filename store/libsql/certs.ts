@@ -54,7 +54,10 @@ export class CertsRepo {
 
   /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
   async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE c.tenant_id = ? AND c.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE c.tenant_id = ? AND c.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound()
     return r as Row
   }
@@ -94,7 +97,17 @@ export class CertsRepo {
       const r = await this.db.run(
         `INSERT INTO certs (tenant_id, name, enable, cn, cert, key, root, user_int_id, create_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [tenant, input.name, input.enable, cn, issued.cert, issued.key, ca.cert, userIntID, Date.now()],
+        [
+          tenant,
+          input.name,
+          input.enable,
+          cn,
+          issued.cert,
+          issued.key,
+          ca.cert,
+          userIntID,
+          Date.now(),
+        ],
       )
       return this.get(tenant, r.lastId)
     } catch (e) {
@@ -110,7 +123,11 @@ export class CertsRepo {
   }
 
   /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
-  async update(tenant: string, id: number, input: Partial<Pick<CertInput, 'name' | 'enable'>>): Promise<Row> {
+  async update(
+    tenant: string,
+    id: number,
+    input: Partial<Pick<CertInput, 'name' | 'enable'>>,
+  ): Promise<Row> {
     await this.get(tenant, id)
     if (input.name !== undefined) await this.assertNameFree(tenant, input.name, id)
     try {
@@ -137,7 +154,10 @@ export class CertsRepo {
     if (rows.length !== ids.length) throw new NotFound('ids')
     const used = rows.find((r) => Number(r.devices) > 0)
     if (used)
-      throw new Referenced('ids', `certificate ${used.id} (${used.name}) is still bound to ${used.devices} devices`)
+      throw new Referenced(
+        'ids',
+        `certificate ${used.id} (${used.name}) is still bound to ${used.devices} devices`,
+      )
     await this.db.run(`DELETE FROM certs WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
       tenant,
       ...ids,
@@ -180,7 +200,8 @@ export class CertsRepo {
        WHERE d.tenant_id = ? AND cd.cert_int_id = ? AND cd.device_int_id IN (${marks(deviceIntIDs.length)})`,
       [tenant, id, ...deviceIntIDs],
     )
-    if (bound.length !== deviceIntIDs.length) throw new NotFound('ids', 'not bound to this certificate')
+    if (bound.length !== deviceIntIDs.length)
+      throw new NotFound('ids', 'not bound to this certificate')
     await this.db.run(
       `DELETE FROM cert_devices WHERE cert_int_id = ? AND device_int_id IN (${marks(deviceIntIDs.length)})`,
       [id, ...deviceIntIDs],

@@ -2,7 +2,14 @@ import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
-import { conflictOf, deleteChecked, insertOf, productRef, setClause, type ProductRef } from './product-model.ts'
+import {
+  conflictOf,
+  deleteChecked,
+  insertOf,
+  productRef,
+  setClause,
+  type ProductRef,
+} from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.data_point_id AS dataPointID, x.data_point_name AS dataPointName,
   p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
@@ -72,7 +79,10 @@ export class DataPointsRepo {
 
   /** One data point of the tenant, or NotFound naming `field`. */
   async get(tenant: string, id: number, field = 'id'): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound(field, `no data point ${id}`)
     return r as Row
   }
@@ -83,8 +93,18 @@ export class DataPointsRepo {
   }
 
   /** Creates a point of `productIntID` (checked by the caller); DATA_EXISTED on a taken dataPointID or name. */
-  async create(tenant: string, userIntID: number | null, productIntID: number, input: DataPointInput): Promise<Row> {
-    const fixed = { tenant_id: tenant, product_int_id: productIntID, user_int_id: userIntID, create_at: Date.now() }
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    productIntID: number,
+    input: DataPointInput,
+  ): Promise<Row> {
+    const fixed = {
+      tenant_id: tenant,
+      product_int_id: productIntID,
+      user_int_id: userIntID,
+      create_at: Date.now(),
+    }
     try {
       const [r] = await this.db.batch([insertOf('data_points', COLS, input, fixed, JSON_FIELDS)])
       return this.get(tenant, Number(r!.lastInsertRowid))
@@ -99,8 +119,12 @@ export class DataPointsRepo {
   async update(tenant: string, id: number, patch: DataPointInput): Promise<Row> {
     const current = await this.get(tenant, id)
     if (patch.dataPointID !== undefined && patch.dataPointID !== current.dataPointID) {
-      const used = await this.db.one('SELECT count(*) AS n FROM metric_points WHERE data_point_int_id = ?', [id])
-      if (Number(used?.n) > 0) throw new Invalid('dataPointID', `used by the formula of ${used!.n} metric(s)`)
+      const used = await this.db.one(
+        'SELECT count(*) AS n FROM metric_points WHERE data_point_int_id = ?',
+        [id],
+      )
+      if (Number(used?.n) > 0)
+        throw new Invalid('dataPointID', `used by the formula of ${used!.n} metric(s)`)
     }
     const set = setClause(COLS, patch, JSON_FIELDS)
     try {
@@ -116,16 +140,22 @@ export class DataPointsRepo {
 
   /** All or none; refused while a stream, metric (own point or formula), product resource or app template uses one. */
   delete(tenant: string, ids: number[]) {
-    return deleteChecked(this.db, tenant, {
-      table: 'data_points',
-      nameColumn: 'data_point_name',
-      uses: {
-        dataStreams: 'SELECT count(*) FROM stream_points s WHERE s.data_point_int_id = x.id',
-        metrics: `SELECT count(*) FROM metrics m WHERE m.data_point_int_id = x.id OR m.id IN
+    return deleteChecked(
+      this.db,
+      tenant,
+      {
+        table: 'data_points',
+        nameColumn: 'data_point_name',
+        uses: {
+          dataStreams: 'SELECT count(*) FROM stream_points s WHERE s.data_point_int_id = x.id',
+          metrics: `SELECT count(*) FROM metrics m WHERE m.data_point_int_id = x.id OR m.id IN
           (SELECT mp.metric_int_id FROM metric_points mp WHERE mp.data_point_int_id = x.id)`,
-        productResources: 'SELECT count(*) FROM product_resources r WHERE r.data_point_int_id = x.id',
-        appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_point_int_id = x.id',
+          productResources:
+            'SELECT count(*) FROM product_resources r WHERE r.data_point_int_id = x.id',
+          appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_point_int_id = x.id',
+        },
       },
-    }, ids)
+      ids,
+    )
   }
 }

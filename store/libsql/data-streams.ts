@@ -3,7 +3,15 @@ import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
-import { conflictOf, deleteChecked, insertOf, pointRefs, productRef, setClause, type ProductRef } from './product-model.ts'
+import {
+  conflictOf,
+  deleteChecked,
+  insertOf,
+  pointRefs,
+  productRef,
+  setClause,
+  type ProductRef,
+} from './product-model.ts'
 
 const POINTS = `(SELECT json_group_array(id) FROM (SELECT sp.data_point_int_id AS id FROM stream_points sp
     WHERE sp.stream_int_id = x.id ORDER BY sp.data_point_int_id)) AS dataPoints,
@@ -14,7 +22,8 @@ const BASE = `SELECT x.id AS id, p.product_id AS productID, x.product_int_id AS 
   x.stream_name AS streamName, x.stream_type AS streamType, x.stream_data_type AS streamDataType, x.topic AS topic,
   x.detail AS detail, x.user_int_id AS userIntID, x.create_at AS createAt, x.update_at AS updateAt`
 
-const FROM = 'FROM data_streams x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id'
+const FROM =
+  'FROM data_streams x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id'
 
 const list: ListSpec = {
   columns: BASE,
@@ -64,23 +73,44 @@ export class DataStreamsRepo {
 
   /** One stream with its data point ids and names, or NotFound naming `field`. */
   async get(tenant: string, id: number, field = 'id'): Promise<Row> {
-    const r = await this.db.one(`${BASE}, ${POINTS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    const r = await this.db.one(`${BASE}, ${POINTS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound(field, `no data stream ${id}`)
     return r as Row
   }
 
   /** The product of a create body: by productIntID when given, else by productID (one of them is required). */
-  product(tenant: string, body: { productID?: string; productIntID?: number }): Promise<ProductRef> {
+  product(
+    tenant: string,
+    body: { productID?: string; productIntID?: number },
+  ): Promise<ProductRef> {
     if (body.productIntID === undefined && body.productID === undefined)
       throw new Invalid('productID', 'required (or productIntID)')
-    return productRef(this.db, tenant, body, body.productIntID !== undefined ? 'productIntID' : 'productID')
+    return productRef(
+      this.db,
+      tenant,
+      body,
+      body.productIntID !== undefined ? 'productIntID' : 'productID',
+    )
   }
 
   /** Creates the stream and its point links in one batch; the points must be of the same product. */
-  async create(tenant: string, userIntID: number | null, product: ProductRef, input: DataStreamInput): Promise<Row> {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    product: ProductRef,
+    input: DataStreamInput,
+  ): Promise<Row> {
     const ids = input.dataPoints ?? []
     await pointRefs(this.db, tenant, product.id, ids, 'dataPoints')
-    const fixed = { tenant_id: tenant, product_int_id: product.id, user_int_id: userIntID, create_at: Date.now() }
+    const fixed = {
+      tenant_id: tenant,
+      product_int_id: product.id,
+      user_int_id: userIntID,
+      create_at: Date.now(),
+    }
     const byTopic = 'SELECT id FROM data_streams WHERE product_int_id = ? AND topic = ?'
     try {
       const [r] = await this.db.batch([
@@ -119,14 +149,24 @@ export class DataStreamsRepo {
 
   /** All or none; refused while an app template or metric references the stream. Links go in the same batch. */
   delete(tenant: string, ids: number[]) {
-    return deleteChecked(this.db, tenant, {
-      table: 'data_streams',
-      nameColumn: 'stream_name',
-      uses: {
-        appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_stream_int_id = x.id',
-        metrics: 'SELECT count(*) FROM metrics m WHERE m.data_stream_int_id = x.id',
+    return deleteChecked(
+      this.db,
+      tenant,
+      {
+        table: 'data_streams',
+        nameColumn: 'stream_name',
+        uses: {
+          appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_stream_int_id = x.id',
+          metrics: 'SELECT count(*) FROM metrics m WHERE m.data_stream_int_id = x.id',
+        },
+        before: (ids) => [
+          {
+            sql: `DELETE FROM stream_points WHERE stream_int_id IN (${marks(ids.length)})`,
+            args: ids,
+          },
+        ],
       },
-      before: (ids) => [{ sql: `DELETE FROM stream_points WHERE stream_int_id IN (${marks(ids.length)})`, args: ids }],
-    }, ids)
+      ids,
+    )
   }
 }

@@ -1,4 +1,10 @@
-import { createClient, type Client, type InArgs, type InStatement, type ResultSet } from '@libsql/client'
+import {
+  createClient,
+  type Client,
+  type InArgs,
+  type InStatement,
+  type ResultSet,
+} from '@libsql/client'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -52,7 +58,9 @@ export class Db {
   async read(statements: Array<{ sql: string; args: InArgs }>): Promise<Row[][]> {
     const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
     const results: ResultSet[] =
-      wrapped.length === 1 ? [await this.client.execute(wrapped[0]!)] : await this.client.batch(wrapped, 'read')
+      wrapped.length === 1
+        ? [await this.client.execute(wrapped[0]!)]
+        : await this.client.batch(wrapped, 'read')
     return results.map((rs, i) => {
       const { sql } = statements[i]!
       if (wrapped[i]!.sql !== sql) return rs.rows.map((r) => JSON.parse(r[0] as string) as Row)
@@ -65,7 +73,12 @@ export class Db {
     if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value!)
     const unique = new Set(columns).size === columns.length && columns.length > 0
     const ok = SELECT.test(sql) && unique && columns.every((c) => /^[A-Za-z_][\w]*$/.test(c))
-    this.shapes.set(sql, ok ? `SELECT json_object(${columns.map((c) => `'${c}', "${c}"`).join(', ')}) FROM (${sql})` : null)
+    this.shapes.set(
+      sql,
+      ok
+        ? `SELECT json_object(${columns.map((c) => `'${c}', "${c}"`).join(', ')}) FROM (${sql})`
+        : null,
+    )
   }
 
   async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
@@ -105,7 +118,9 @@ export async function migrate(db: Db, dir: string): Promise<string[]> {
   await db.run(
     'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
   )
-  const done = new Set((await db.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)))
+  const done = new Set(
+    (await db.all('SELECT version FROM schema_migrations')).map((r) => Number(r.version)),
+  )
   const files = readdirSync(dir)
     .filter((f) => /^\d+_.+\.sql$/.test(f))
     .sort()
@@ -116,7 +131,10 @@ export async function migrate(db: Db, dir: string): Promise<string[]> {
     const statements = splitSql(readFileSync(join(dir, file), 'utf8'))
     await db.batch([
       ...statements,
-      { sql: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', args: [version, file, Date.now()] },
+      {
+        sql: 'INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)',
+        args: [version, file, Date.now()],
+      },
     ])
     applied.push(file)
   }

@@ -113,7 +113,10 @@ export const GATEWAY_COLUMNS: Record<keyof GatewayFields, string> = {
 export const JSON_FIELDS = new Set(['location', 'lora', 'metaData', 'scopes'])
 
 /** The args of a write, in the order of `cols`; JSON fields are serialized. */
-export function columnValues<T extends object>(cols: Record<keyof T, string>, fields: T): InValue[] {
+export function columnValues<T extends object>(
+  cols: Record<keyof T, string>,
+  fields: T,
+): InValue[] {
   return (Object.keys(cols) as Array<keyof T>).map((k) => {
     const v = fields[k] as unknown
     if (v === undefined || v === null) return null
@@ -158,14 +161,20 @@ export function conflictOf(e: unknown, nameField: string): Conflict | undefined 
   const cols = uniqueColumns(e)
   if (cols.includes('devices.device_id')) return new Conflict('deviceID')
   if (cols.includes('devices.device_name')) return new Conflict(nameField)
-  if (cols.includes('devices.mod_bus_index')) return new Conflict('modBusIndex', 'already used by a sibling device')
+  if (cols.includes('devices.mod_bus_index'))
+    return new Conflict('modBusIndex', 'already used by a sibling device')
   return undefined
 }
 
 /** The statements deleting devices or gateways with their links (group, policy, cert, subscription). */
 export function deleteStatements(tenant: string, kind: 'device' | 'gateway', ids: number[]) {
   // group memberships, policy/cert bindings and subscriptions go with the device (triggers of migration 020)
-  return [{ sql: `DELETE FROM devices WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`, args: [tenant, kind, ...ids] }]
+  return [
+    {
+      sql: `DELETE FROM devices WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`,
+      args: [tenant, kind, ...ids],
+    },
+  ]
 }
 
 /** How one kind of row of the devices table is written: its columns and the wire name of its name field. */
@@ -184,13 +193,26 @@ async function writeRow(db: Db, nameField: string, sql: string, args: InValue[])
 }
 
 /** Inserts a device or gateway; Conflict names deviceID, the name field or modBusIndex. Returns its id. */
-export async function insertRow<T extends object>(db: Db, k: RowKind<T>, tenant: string, userIntID: number | null, f: T) {
+export async function insertRow<T extends object>(
+  db: Db,
+  k: RowKind<T>,
+  tenant: string,
+  userIntID: number | null,
+  f: T,
+) {
   const args: InValue[] = [tenant, k.kind, userIntID, Date.now(), ...columnValues(k.columns, f)]
   return (await writeRow(db, k.nameField, insertSql(k.columns), args)).lastId
 }
 
 /** Replaces every stored field of a device or gateway and sets updateAt; NotFound when not in the tenant. */
-export async function updateRow<T extends object>(db: Db, k: RowKind<T>, tenant: string, id: number, f: T) {
+export async function updateRow<T extends object>(
+  db: Db,
+  k: RowKind<T>,
+  tenant: string,
+  id: number,
+  f: T,
+) {
   const args = [...columnValues(k.columns, f), Date.now(), tenant, k.kind, id]
-  if ((await writeRow(db, k.nameField, updateSql(k.columns), args)).changes === 0) throw new NotFound()
+  if ((await writeRow(db, k.nameField, updateSql(k.columns), args)).changes === 0)
+    throw new NotFound()
 }

@@ -14,7 +14,11 @@ import {
 import { GatewaysRepo } from './gateways.ts'
 
 /** How this repository's rows are written. */
-const ROW: RowKind<DeviceFields> = { kind: 'device', columns: DEVICE_COLUMNS, nameField: 'deviceName' }
+const ROW: RowKind<DeviceFields> = {
+  kind: 'device',
+  columns: DEVICE_COLUMNS,
+  nameField: 'deviceName',
+}
 
 const COLUMNS = `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName,
   d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
@@ -93,7 +97,13 @@ export class DevicesRepo {
   /** A page of devices; `groupID` narrows to members of that group. */
   list(tenant: string, q: ListArgs, opts: { groupID?: string } = {}): Promise<Page> {
     if (opts.groupID === undefined) return listPage(this.db, list, [tenant], q, this.tz)
-    return listPage(this.db, { ...list, where: `${WHERE} AND ${IN_GROUP}` }, [tenant, opts.groupID], q, this.tz)
+    return listPage(
+      this.db,
+      { ...list, where: `${WHERE} AND ${IN_GROUP}` },
+      [tenant, opts.groupID],
+      q,
+      this.tz,
+    )
   }
 
   /** The detail row (wire names, JSON as text, times as epoch ms); NotFound when not in the tenant. */
@@ -116,12 +126,17 @@ export class DevicesRepo {
        FROM products WHERE tenant_id = ? AND product_id = ?`,
       [tenant, productID],
     )
-    return r ? { id: Number(r.id), productID: String(r.productID), cloudProtocol: Number(r.cloudProtocol) } : undefined
+    return r
+      ? { id: Number(r.id), productID: String(r.productID), cloudProtocol: Number(r.cloudProtocol) }
+      : undefined
   }
 
   /** True when `id` is a gateway of the tenant. */
   async gatewayExists(tenant: string, id: number): Promise<boolean> {
-    const r = await this.db.one(`SELECT 1 FROM devices WHERE tenant_id = ? AND kind = 'gateway' AND id = ?`, [tenant, id])
+    const r = await this.db.one(
+      `SELECT 1 FROM devices WHERE tenant_id = ? AND kind = 'gateway' AND id = ?`,
+      [tenant, id],
+    )
     return r !== undefined
   }
 
@@ -167,7 +182,11 @@ export class DevicesRepo {
     )
     if (rows.length !== ids.length) throw new NotFound('ids')
     const used = rows.find((r) => Number(r.children) > 0)
-    if (used) throw new Referenced('ids', `device ${used.id} (${used.name}) still has ${used.children} child devices`)
+    if (used)
+      throw new Referenced(
+        'ids',
+        `device ${used.id} (${used.name}) still has ${used.children} child devices`,
+      )
     await this.db.batch(deleteStatements(tenant, 'device', ids))
   }
 }

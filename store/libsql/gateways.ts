@@ -13,7 +13,11 @@ import {
 } from './device-columns.ts'
 
 /** How this repository's rows are written. */
-const ROW: RowKind<GatewayFields> = { kind: 'gateway', columns: GATEWAY_COLUMNS, nameField: 'gatewayName' }
+const ROW: RowKind<GatewayFields> = {
+  kind: 'gateway',
+  columns: GATEWAY_COLUMNS,
+  nameField: 'gatewayName',
+}
 
 const COLUMNS = `SELECT d.id AS id, d.device_name AS gatewayName, d.device_id AS deviceID,
   d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
@@ -27,7 +31,8 @@ const COLUMNS = `SELECT d.id AS id, d.device_name AS gatewayName, d.device_id AS
   d.device_console_username AS deviceConsoleUsername, u.username AS createUser, d.user_int_id AS userIntID,
   d.create_at AS createAt, d.update_at AS updateAt`
 
-const FROM = 'FROM devices d JOIN products p ON p.id = d.product_int_id LEFT JOIN users u ON u.id = d.user_int_id'
+const FROM =
+  'FROM devices d JOIN products p ON p.id = d.product_int_id LEFT JOIN users u ON u.id = d.user_int_id'
 
 const WHERE = `d.tenant_id = ? AND d.kind = 'gateway'`
 
@@ -78,7 +83,11 @@ export class GatewaysRepo {
   /** The stored fields of a gateway, for merging an edit into them. */
   async current(tenant: string, id: number): Promise<CurrentGateway> {
     const row = await this.get(tenant, id)
-    return { ...fieldsOf<GatewayFields>(GATEWAY_COLUMNS, row), id, productID: String(row.productID) }
+    return {
+      ...fieldsOf<GatewayFields>(GATEWAY_COLUMNS, row),
+      id,
+      productID: String(row.productID),
+    }
   }
 
   /** Stores a new gateway; Conflict names deviceID, gatewayName. */
@@ -105,7 +114,11 @@ export class GatewaysRepo {
     )
     if (rows.length !== ids.length) throw new NotFound('ids')
     const used = rows.find((r) => Number(r.devices) > 0)
-    if (used) throw new Referenced('ids', `gateway ${used.id} (${used.name}) still has ${used.devices} devices`)
+    if (used)
+      throw new Referenced(
+        'ids',
+        `gateway ${used.id} (${used.name}) still has ${used.devices} devices`,
+      )
     await this.db.batch(deleteStatements(tenant, 'gateway', ids))
   }
 }

@@ -88,7 +88,11 @@ export class GroupMembersRepo {
   }
 
   /** Devices of the group's product not in the group, newest first, at most SELECT_CAP, as select options. */
-  async notJoined(tenant: string, groupIntID: number, nameLike?: string): Promise<Array<{ label: string; value: number }>> {
+  async notJoined(
+    tenant: string,
+    groupIntID: number,
+    nameLike?: string,
+  ): Promise<Array<{ label: string; value: number }>> {
     const g = await this.group(tenant, groupIntID)
     const like = nameLike ? `AND d.device_name LIKE ? ESCAPE '\\'` : ''
     const rows = await this.db.all(
@@ -102,13 +106,20 @@ export class GroupMembersRepo {
   }
 
   /** The tenant's group `id` (its product and groupID); NotFound otherwise. */
-  private async group(tenant: string, id: number): Promise<{ productIntID: number; productID: string; groupID: string }> {
+  private async group(
+    tenant: string,
+    id: number,
+  ): Promise<{ productIntID: number; productID: string; groupID: string }> {
     const r = await this.db.one(
       `SELECT g.product_int_id AS productIntID, p.product_id AS productID, g.group_id AS groupID
        FROM groups g JOIN products p ON p.id = g.product_int_id WHERE g.tenant_id = ? AND g.id = ?`,
       [tenant, id],
     )
     if (!r) throw new NotFound()
-    return { productIntID: Number(r.productIntID), productID: String(r.productID), groupID: String(r.groupID) }
+    return {
+      productIntID: Number(r.productIntID),
+      productID: String(r.productID),
+      groupID: String(r.groupID),
+    }
   }
 }

@@ -50,7 +50,11 @@ const POINT_SELECT = `SELECT id, data_point_id AS dataPointID, data_point_name A
 const asDevice = (r: Row) => r as unknown as IngestDevice
 
 /** The lookup keys of a device identity. */
-const DEVICE_KEYS = { id: 'd.id', deviceID: 'd.device_id', deviceUsername: 'd.device_username' } as const
+const DEVICE_KEYS = {
+  id: 'd.id',
+  deviceID: 'd.device_id',
+  deviceUsername: 'd.device_username',
+} as const
 
 /** The reads of the uplink pipeline and HTTP ingest: device identities and product models. */
 export class IngestModelRepo {
@@ -58,7 +62,9 @@ export class IngestModelRepo {
 
   /** Devices and gateways with this deviceUsername (not unique: the caller compares tokens). */
   async devicesByUsername(username: string): Promise<IngestDevice[]> {
-    return (await this.db.all(`${DEVICE_SELECT} WHERE d.device_username = ?`, [username])).map(asDevice)
+    return (await this.db.all(`${DEVICE_SELECT} WHERE d.device_username = ?`, [username])).map(
+      asDevice,
+    )
   }
 
   /** The device or gateway with this deviceID (unique across tenants), if any. */
@@ -67,18 +73,28 @@ export class IngestModelRepo {
   }
 
   /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */
-  async device(key: keyof typeof DEVICE_KEYS, value: string | number): Promise<IngestDevice | undefined> {
-    const r = await this.db.one(`${DEVICE_SELECT} WHERE ${DEVICE_KEYS[key]} = ? ORDER BY d.id LIMIT 1`, [value])
+  async device(
+    key: keyof typeof DEVICE_KEYS,
+    value: string | number,
+  ): Promise<IngestDevice | undefined> {
+    const r = await this.db.one(
+      `${DEVICE_SELECT} WHERE ${DEVICE_KEYS[key]} = ? ORDER BY d.id LIMIT 1`,
+      [value],
+    )
     return r && asDevice(r)
   }
 
   /** The devices connected through gateway `gatewayIntID`. */
   async childrenOf(gatewayIntID: number): Promise<IngestDevice[]> {
-    return (await this.db.all(`${DEVICE_SELECT} WHERE d.gateway_int_id = ?`, [gatewayIntID])).map(asDevice)
+    return (await this.db.all(`${DEVICE_SELECT} WHERE d.gateway_int_id = ?`, [gatewayIntID])).map(
+      asDevice,
+    )
   }
 
   /** A product's data points and data streams (with their points), for decoding uplinks. */
-  async productModel(productIntID: number): Promise<{ points: ModelPoint[]; streams: ModelStream[] }> {
+  async productModel(
+    productIntID: number,
+  ): Promise<{ points: ModelPoint[]; streams: ModelStream[] }> {
     const [points, streams, links] = await this.db.read([
       { sql: POINT_SELECT, args: [productIntID] },
       {
@@ -114,10 +130,15 @@ export class IngestModelRepo {
    */
   async deviceWithPoints(tenant: string, key: number | string) {
     const column = typeof key === 'number' ? 'd.id' : 'd.device_id'
-    const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND ${column} = ?`, [tenant, key])
+    const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND ${column} = ?`, [
+      tenant,
+      key,
+    ])
     if (!d) return undefined
     const device = asDevice(d)
-    const points = (await this.db.all(POINT_SELECT, [device.productIntID])) as unknown as ModelPoint[]
+    const points = (await this.db.all(POINT_SELECT, [
+      device.productIntID,
+    ])) as unknown as ModelPoint[]
     return { device, points }
   }
 }

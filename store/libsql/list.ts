@@ -27,7 +27,13 @@ export interface ListSpec {
 }
 
 /** Runs a page query and its count in one read transaction. */
-export async function listPage(db: Db, spec: ListSpec, baseArgs: InValue[], q: ListArgs, tz: string): Promise<Page> {
+export async function listPage(
+  db: Db,
+  spec: ListSpec,
+  baseArgs: InValue[],
+  q: ListArgs,
+  tz: string,
+): Promise<Page> {
   const conds = [spec.where]
   const args: InValue[] = [...baseArgs]
   for (const f of q.filters) {
@@ -55,19 +61,19 @@ export async function listPage(db: Db, spec: ListSpec, baseArgs: InValue[], q: L
     args.push(parseTime(q.endTime, tz))
   }
   const where = conds.map((c) => `(${c})`).join(' AND ')
-  const baseOnly = spec.count && q.filters.every((f) => spec.fields[f.field]?.startsWith(`${spec.count!.baseAlias}.`))
+  const baseOnly =
+    spec.count &&
+    q.filters.every((f) => spec.fields[f.field]?.startsWith(`${spec.count!.baseAlias}.`))
   const countFrom = baseOnly ? spec.count!.from : spec.from
   const sortExpr = sortExpression(spec, q.sort)
   const dir = q.order === 'asc' ? 'ASC' : q.order === 'desc' ? 'DESC' : q.sort ? 'ASC' : 'DESC'
-  const [rows, count] = await db.read(
-    [
-      {
-        sql: `${spec.columns} ${spec.from} WHERE ${where} ORDER BY ${sortExpr} ${dir}, ${spec.idField} ${dir} LIMIT ? OFFSET ?`,
-        args: [...args, q.limit, (q.page - 1) * q.limit],
-      },
-      { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
-    ],
-  )
+  const [rows, count] = await db.read([
+    {
+      sql: `${spec.columns} ${spec.from} WHERE ${where} ORDER BY ${sortExpr} ${dir}, ${spec.idField} ${dir} LIMIT ? OFFSET ?`,
+      args: [...args, q.limit, (q.page - 1) * q.limit],
+    },
+    { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
+  ])
   return { items: rows!, count: Number(count![0]?.n ?? 0) }
 }
 

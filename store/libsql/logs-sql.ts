@@ -8,7 +8,12 @@ export const ROWS_PER_INSERT = 500
  * One multi-row `INSERT INTO table (columns) VALUES (...), (...)` per chunk of ROWS_PER_INSERT rows (never one
  * statement per row). `suffix` is appended as is (an ON CONFLICT clause, RETURNING id); it never holds values.
  */
-export function insertRows(table: string, columns: readonly string[], rows: InValue[][], suffix = ''): InStatement[] {
+export function insertRows(
+  table: string,
+  columns: readonly string[],
+  rows: InValue[][],
+  suffix = '',
+): InStatement[] {
   const tuple = `(${columns.map(() => '?').join(', ')})`
   const out: InStatement[] = []
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
@@ -96,4 +101,5 @@ export const controlLogSpec = (where: string): ListSpec => ({
 /** Device downlinks: rows that name a device (a group's own row names none). */
 export const DEVICE_ROWS = ' AND (c.device_int_id IS NOT NULL OR c.device_id IS NOT NULL)'
 /** A group's own rows: the group's commands, not their per-device deliveries. */
-export const GROUP_ROWS = ' AND c.group_int_id = ? AND c.device_int_id IS NULL AND c.device_id IS NULL'
+export const GROUP_ROWS =
+  ' AND c.group_int_id = ? AND c.device_int_id IS NULL AND c.device_id IS NULL'

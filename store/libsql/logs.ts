@@ -3,7 +3,14 @@ import type { Db } from './db.ts'
 import type { ListArgs, Page } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage } from './list.ts'
-import { connectLogSpec, controlLogSpec, DEVICE_ROWS, eventSpec, GROUP_ROWS, insertRows } from './logs-sql.ts'
+import {
+  connectLogSpec,
+  controlLogSpec,
+  DEVICE_ROWS,
+  eventSpec,
+  GROUP_ROWS,
+  insertRows,
+} from './logs-sql.ts'
 
 /** One connection attempt (CONTRACT §5: every attempt is logged; a refused one has status 2). */
 export interface ConnectLogInput {
@@ -76,15 +83,46 @@ export interface PruneResult {
 }
 
 const CONNECT_COLUMNS = [
-  'tenant_id', 'device_int_id', 'device_id', 'device_name', 'connect_status', 'ip', 'keep_alive', 'msg_time', 'create_at',
+  'tenant_id',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'connect_status',
+  'ip',
+  'keep_alive',
+  'msg_time',
+  'create_at',
 ]
 const EVENT_COLUMNS = [
-  'tenant_id', 'device_int_id', 'device_id', 'device_name', 'product_int_id', 'topic', 'payload', 'ip', 'status',
-  'reason', 'msg_time', 'create_at',
+  'tenant_id',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'product_int_id',
+  'topic',
+  'payload',
+  'ip',
+  'status',
+  'reason',
+  'msg_time',
+  'create_at',
 ]
 const CONTROL_COLUMNS = [
-  'tenant_id', 'device_int_id', 'device_id', 'device_name', 'group_int_id', 'group_id', 'group_name', 'task_id',
-  'topic', 'payload', 'publish_status', 'publish_user', 'user_int_id', 'msg_time', 'create_at',
+  'tenant_id',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'group_int_id',
+  'group_id',
+  'group_name',
+  'task_id',
+  'topic',
+  'payload',
+  'publish_status',
+  'publish_user',
+  'user_int_id',
+  'msg_time',
+  'create_at',
 ]
 /** Rows deleted per prune statement, so a large prune never holds the write lock for long. */
 const PRUNE_CHUNK = 5000
@@ -117,24 +155,55 @@ export class LogsRepo {
   /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
   async deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID)
-    return listPage(this.db, connectLogSpec(' AND l.device_int_id = ?'), [tenant, deviceIntID], q, this.tz)
+    return listPage(
+      this.db,
+      connectLogSpec(' AND l.device_int_id = ?'),
+      [tenant, deviceIntID],
+      q,
+      this.tz,
+    )
   }
 
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  async deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway'): Promise<Page> {
+  async deviceEvents(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+    kind?: 'gateway',
+  ): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(this.db, eventSpec(' AND e.device_int_id = ?'), [tenant, deviceIntID], q, this.tz)
+    return listPage(
+      this.db,
+      eventSpec(' AND e.device_int_id = ?'),
+      [tenant, deviceIntID],
+      q,
+      this.tz,
+    )
   }
 
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  async deviceControlLogs(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway'): Promise<Page> {
+  async deviceControlLogs(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+    kind?: 'gateway',
+  ): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(this.db, controlLogSpec(' AND c.device_int_id = ?'), [tenant, deviceIntID], q, this.tz)
+    return listPage(
+      this.db,
+      controlLogSpec(' AND c.device_int_id = ?'),
+      [tenant, deviceIntID],
+      q,
+      this.tz,
+    )
   }
 
   /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
   async groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page> {
-    const g = await this.db.one('SELECT id FROM groups WHERE tenant_id = ? AND id = ?', [tenant, groupIntID])
+    const g = await this.db.one('SELECT id FROM groups WHERE tenant_id = ? AND id = ?', [
+      tenant,
+      groupIntID,
+    ])
     if (!g) throw new NotFound()
     return listPage(this.db, controlLogSpec(GROUP_ROWS), [tenant, groupIntID], q, this.tz)
   }
@@ -150,8 +219,15 @@ export class LogsRepo {
     if (!rows.length) return 0
     const now = Date.now()
     const values = rows.map((r): InValue[] => [
-      r.tenantID, r.deviceIntID ?? null, r.deviceID, r.deviceName ?? null, r.connectStatus, r.IP ?? null,
-      r.keepAlive ?? null, r.msgTime ?? now, now,
+      r.tenantID,
+      r.deviceIntID ?? null,
+      r.deviceID,
+      r.deviceName ?? null,
+      r.connectStatus,
+      r.IP ?? null,
+      r.keepAlive ?? null,
+      r.msgTime ?? now,
+      now,
     ])
     await this.db.batch(insertRows('connect_logs', CONNECT_COLUMNS, values))
     return rows.length
@@ -162,8 +238,18 @@ export class LogsRepo {
     if (!rows.length) return 0
     const now = Date.now()
     const values = rows.map((r): InValue[] => [
-      r.tenantID, r.deviceIntID ?? null, r.deviceID, r.deviceName ?? null, r.productIntID ?? null, r.topic ?? null,
-      r.payload ?? null, r.IP ?? null, r.status ?? 1, r.reason ?? null, r.msgTime ?? now, now,
+      r.tenantID,
+      r.deviceIntID ?? null,
+      r.deviceID,
+      r.deviceName ?? null,
+      r.productIntID ?? null,
+      r.topic ?? null,
+      r.payload ?? null,
+      r.IP ?? null,
+      r.status ?? 1,
+      r.reason ?? null,
+      r.msgTime ?? now,
+      now,
     ])
     await this.db.batch(insertRows('events', EVENT_COLUMNS, values))
     return rows.length
@@ -180,11 +266,25 @@ export class LogsRepo {
     if (!rows.length) return []
     const now = Date.now()
     const values = rows.map((r): InValue[] => [
-      r.tenantID, r.deviceIntID ?? null, r.deviceID ?? null, r.deviceName ?? null, r.groupIntID ?? null,
-      r.groupID ?? null, r.groupName ?? null, r.taskID ?? null, r.topic ?? null, r.payload ?? null,
-      r.publishStatus, r.publishUser ?? null, r.userIntID ?? null, r.msgTime ?? now, now,
+      r.tenantID,
+      r.deviceIntID ?? null,
+      r.deviceID ?? null,
+      r.deviceName ?? null,
+      r.groupIntID ?? null,
+      r.groupID ?? null,
+      r.groupName ?? null,
+      r.taskID ?? null,
+      r.topic ?? null,
+      r.payload ?? null,
+      r.publishStatus,
+      r.publishUser ?? null,
+      r.userIntID ?? null,
+      r.msgTime ?? now,
+      now,
     ])
-    const results = await this.db.batch(insertRows('control_logs', CONTROL_COLUMNS, values, 'RETURNING id'))
+    const results = await this.db.batch(
+      insertRows('control_logs', CONTROL_COLUMNS, values, 'RETURNING id'),
+    )
     return results.flatMap((rs) => rs.rows.map((r) => Number(r.id)))
   }
 
@@ -226,7 +326,10 @@ export class LogsRepo {
     }
   }
 
-  private async pruneTable(table: 'events' | 'connect_logs' | 'control_logs', cutoff: number): Promise<number> {
+  private async pruneTable(
+    table: 'events' | 'connect_logs' | 'control_logs',
+    cutoff: number,
+  ): Promise<number> {
     let total = 0
     for (;;) {
       const r = await this.db.run(

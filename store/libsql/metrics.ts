@@ -3,7 +3,14 @@ import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
-import { conflictOf, deleteChecked, insertOf, setClause, streamRef, type PointRef } from './product-model.ts'
+import {
+  conflictOf,
+  deleteChecked,
+  insertOf,
+  setClause,
+  streamRef,
+  type PointRef,
+} from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.metric_name AS metricName, x.metric_type AS metricType,
   x.data_point_int_id AS dataPointIntID, d.data_point_name AS dataPointName, d.data_point_id AS dataPointID,
@@ -72,13 +79,20 @@ export class MetricsRepo {
   /** The tenant's metrics of a product (detail rows with their point's dataPointID), by id; one metricType or all. */
   forProduct(tenant: string, productIntID: number, metricType?: number): Promise<Row[]> {
     const byType = metricType === undefined ? '' : ' AND x.metric_type = ?'
-    const args = metricType === undefined ? [tenant, productIntID] : [tenant, productIntID, metricType]
-    return this.db.all(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`, args)
+    const args =
+      metricType === undefined ? [tenant, productIntID] : [tenant, productIntID, metricType]
+    return this.db.all(
+      `${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
+      args,
+    )
   }
 
   /** One metric of the tenant (with its product's id and its point's dataPointID), or NotFound. */
   async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound('id', `no metric ${id}`)
     return r as Row
   }
@@ -87,7 +101,10 @@ export class MetricsRepo {
    * The metric's data point (`dataPointIntID` of the tenant, else NotFound naming that field) and every data point
    * of its product: what a formula may name.
    */
-  async pointsFor(tenant: string, dataPointIntID: number): Promise<{ point: PointRef; points: PointRef[] }> {
+  async pointsFor(
+    tenant: string,
+    dataPointIntID: number,
+  ): Promise<{ point: PointRef; points: PointRef[] }> {
     const points = (await this.db.all(
       `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName, product_int_id AS productIntID
        FROM data_points WHERE tenant_id = ?
@@ -100,9 +117,20 @@ export class MetricsRepo {
   }
 
   /** Creates a metric of `point`'s product with the links to the points its formula `reads`, in one batch. */
-  async create(tenant: string, userIntID: number | null, point: PointRef, input: MetricInput, reads: number[]): Promise<Row> {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    point: PointRef,
+    input: MetricInput,
+    reads: number[],
+  ): Promise<Row> {
     await this.checkStream(tenant, point.productIntID, input.dataStreamIntID)
-    const fixed = { tenant_id: tenant, product_int_id: point.productIntID, user_int_id: userIntID, create_at: Date.now() }
+    const fixed = {
+      tenant_id: tenant,
+      product_int_id: point.productIntID,
+      user_int_id: userIntID,
+      create_at: Date.now(),
+    }
     const byName = 'SELECT id FROM metrics WHERE product_int_id = ? AND metric_name = ?'
     try {
       const [r] = await this.db.batch([
@@ -137,16 +165,27 @@ export class MetricsRepo {
 
   /** A dataStreamIntID must be a stream of the metric's product (404 unknown, 422 another product's). */
   private async checkStream(tenant: string, productIntID: number, id: unknown) {
-    if (typeof id === 'number') await streamRef(this.db, tenant, productIntID, id, 'dataStreamIntID')
+    if (typeof id === 'number')
+      await streamRef(this.db, tenant, productIntID, id, 'dataStreamIntID')
   }
 
   /** All or none (nothing refers to a metric); its formula links go in the same batch. */
   delete(tenant: string, ids: number[]) {
-    return deleteChecked(this.db, tenant, {
-      table: 'metrics',
-      nameColumn: 'metric_name',
-      uses: {},
-      before: (ids) => [{ sql: `DELETE FROM metric_points WHERE metric_int_id IN (${marks(ids.length)})`, args: ids }],
-    }, ids)
+    return deleteChecked(
+      this.db,
+      tenant,
+      {
+        table: 'metrics',
+        nameColumn: 'metric_name',
+        uses: {},
+        before: (ids) => [
+          {
+            sql: `DELETE FROM metric_points WHERE metric_int_id IN (${marks(ids.length)})`,
+            args: ids,
+          },
+        ],
+      },
+      ids,
+    )
   }
 }

@@ -21,7 +21,13 @@ export function policyListSpec(where = 'x.tenant_id = ?'): ListSpec {
     columns: COLUMNS,
     from: FROM,
     where,
-    fields: { name: 'x.name', topic: 'x.topic', access: 'x.access', allow: 'x.allow', updateAt: 'x.update_at' },
+    fields: {
+      name: 'x.name',
+      topic: 'x.topic',
+      access: 'x.access',
+      allow: 'x.allow',
+      updateAt: 'x.update_at',
+    },
     timeField: 'x.create_at',
     idField: 'x.id',
   }
@@ -55,13 +61,20 @@ export class PoliciesRepo {
 
   /** One policy of the tenant with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
   async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS}, ${ACL} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS}, ${ACL} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound()
     return r as Row
   }
 
   /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
-  async create(tenant: string, userIntID: number | null, p: Required<Omit<PolicyInput, 'description'>> & PolicyInput) {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
+  ) {
     try {
       const r = await this.db.run(
         `INSERT INTO policies (tenant_id, name, topic, access, allow, description, user_int_id, create_at)
@@ -83,8 +96,17 @@ export class PoliciesRepo {
         `UPDATE policies SET name = coalesce(?, name), topic = coalesce(?, topic), access = coalesce(?, access),
            allow = coalesce(?, allow), description = CASE WHEN ? THEN ? ELSE description END, update_at = ?
          WHERE tenant_id = ? AND id = ?`,
-        [p.name ?? null, p.topic ?? null, p.access ?? null, p.allow ?? null, p.description !== undefined ? 1 : 0,
-          p.description ?? null, Date.now(), tenant, id],
+        [
+          p.name ?? null,
+          p.topic ?? null,
+          p.access ?? null,
+          p.allow ?? null,
+          p.description !== undefined ? 1 : 0,
+          p.description ?? null,
+          Date.now(),
+          tenant,
+          id,
+        ],
       )
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('name')
@@ -107,7 +129,13 @@ export class PoliciesRepo {
     }
     for (const r of rows)
       if (Number(r.devices) > 0)
-        throw new Referenced('ids', `policy ${r.id} (${r.name}) is bound to ${r.devices} devices; unbind them first`)
-    await this.db.run(`DELETE FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [tenant, ...ids])
+        throw new Referenced(
+          'ids',
+          `policy ${r.id} (${r.name}) is bound to ${r.devices} devices; unbind them first`,
+        )
+    await this.db.run(`DELETE FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+      tenant,
+      ...ids,
+    ])
   }
 }

@@ -14,8 +14,10 @@ const bound: ListSpec = {
   idField: 'd.id',
 }
 
-const NOT_BOUND = 'NOT EXISTS (SELECT 1 FROM policy_devices pd WHERE pd.policy_int_id = ? AND pd.device_int_id = d.id)'
-const BOUND_TO_DEVICE = 'EXISTS (SELECT 1 FROM policy_devices pd WHERE pd.policy_int_id = x.id AND pd.device_int_id = ?)'
+const NOT_BOUND =
+  'NOT EXISTS (SELECT 1 FROM policy_devices pd WHERE pd.policy_int_id = ? AND pd.device_int_id = d.id)'
+const BOUND_TO_DEVICE =
+  'EXISTS (SELECT 1 FROM policy_devices pd WHERE pd.policy_int_id = x.id AND pd.device_int_id = ?)'
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups g ON g.id = gd.group_int_id
   WHERE gd.device_int_id = d.id AND g.group_name LIKE ? ESCAPE '\\')`
 
@@ -57,10 +59,10 @@ export class PolicyBindingsRepo {
   async bindDevices(tenant: string, policyIntID: number, ids: number[]) {
     await this.policy(tenant, policyIntID)
     if (!ids.length) return
-    const rows = await this.db.all(`SELECT id FROM devices WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
-      tenant,
-      ...ids,
-    ])
+    const rows = await this.db.all(
+      `SELECT id FROM devices WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
+      [tenant, ...ids],
+    )
     const unknown = missing(ids, rows)
     if (unknown.length) throw new NotFound('devicesIntID', `no device ${unknown.join(', ')}`)
     await this.db.run(
@@ -77,9 +79,18 @@ export class PolicyBindingsRepo {
   }
 
   /** A page of the tenant's devices not bound to the policy; `groupNameLike` keeps devices of a matching group. */
-  async candidateDevices(tenant: string, policyIntID: number, q: ListArgs, groupNameLike?: string): Promise<Page> {
+  async candidateDevices(
+    tenant: string,
+    policyIntID: number,
+    q: ListArgs,
+    groupNameLike?: string,
+  ): Promise<Page> {
     await this.policy(tenant, policyIntID)
-    const args: InValue[] = [tenant, policyIntID, ...(groupNameLike ? [likeArg(groupNameLike)] : [])]
+    const args: InValue[] = [
+      tenant,
+      policyIntID,
+      ...(groupNameLike ? [likeArg(groupNameLike)] : []),
+    ]
     return listPage(this.db, candidates(Boolean(groupNameLike)), args, q, this.tz)
   }
 
@@ -94,10 +105,10 @@ export class PolicyBindingsRepo {
   async bindPolicies(tenant: string, deviceIntID: number, ids: number[]) {
     await this.device(tenant, deviceIntID)
     if (!ids.length) return
-    const rows = await this.db.all(`SELECT id FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
-      tenant,
-      ...ids,
-    ])
+    const rows = await this.db.all(
+      `SELECT id FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
+      [tenant, ...ids],
+    )
     const unknown = missing(ids, rows)
     if (unknown.length) throw new NotFound('ids', `no policy ${unknown.join(', ')}`)
     await this.db.run(
@@ -121,7 +132,13 @@ export class PolicyBindingsRepo {
   }
 
   /** Deletes the bindings (`owner` fixed, `ids` on the other side), all or none. Column names are constants. */
-  private async unbind(owner: number, idColumn: Side, ownerColumn: Side, ids: number[], why: string) {
+  private async unbind(
+    owner: number,
+    idColumn: Side,
+    ownerColumn: Side,
+    ids: number[],
+    why: string,
+  ) {
     const rows = await this.db.all(
       `SELECT ${idColumn} AS id FROM policy_devices WHERE ${ownerColumn} = ? AND ${idColumn} IN (${marks(ids.length)})`,
       [owner, ...ids],
@@ -136,11 +153,15 @@ export class PolicyBindingsRepo {
 
   /** NotFound unless `id` is a policy of the tenant. */
   private async policy(tenant: string, id: number) {
-    if (!(await this.db.one('SELECT id FROM policies WHERE tenant_id = ? AND id = ?', [tenant, id]))) throw new NotFound()
+    if (
+      !(await this.db.one('SELECT id FROM policies WHERE tenant_id = ? AND id = ?', [tenant, id]))
+    )
+      throw new NotFound()
   }
 
   /** NotFound unless `id` is a device or gateway of the tenant. */
   private async device(tenant: string, id: number) {
-    if (!(await this.db.one('SELECT id FROM devices WHERE tenant_id = ? AND id = ?', [tenant, id]))) throw new NotFound()
+    if (!(await this.db.one('SELECT id FROM devices WHERE tenant_id = ? AND id = ?', [tenant, id])))
+      throw new NotFound()
   }
 }

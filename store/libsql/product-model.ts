@@ -44,7 +44,13 @@ export interface PointRef {
  * The tenant's data points `ids`, each of which must belong to product `productIntID`: an id not in the tenant is
  * NotFound, a point of another product is Invalid; both name `field` and the offending id.
  */
-export async function pointRefs(db: Db, tenant: string, productIntID: number, ids: number[], field: string) {
+export async function pointRefs(
+  db: Db,
+  tenant: string,
+  productIntID: number,
+  ids: number[],
+  field: string,
+) {
   return refsOfProduct<PointRef>(db, tenant, productIntID, ids, field, {
     sql: `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName, product_int_id AS productIntID
           FROM data_points`,
@@ -59,7 +65,13 @@ export interface StreamRef {
 }
 
 /** The tenant's data stream `id`, which must be a stream of product `productIntID` (see pointRefs). */
-export async function streamRef(db: Db, tenant: string, productIntID: number, id: number, field: string) {
+export async function streamRef(
+  db: Db,
+  tenant: string,
+  productIntID: number,
+  id: number,
+  field: string,
+) {
   const [r] = await refsOfProduct<StreamRef>(db, tenant, productIntID, [id], field, {
     sql: 'SELECT id, stream_name AS streamName, product_int_id AS productIntID FROM data_streams',
     what: 'data stream',
@@ -76,12 +88,16 @@ async function refsOfProduct<T extends { id: unknown; productIntID: unknown }>(
   q: { sql: string; what: string },
 ): Promise<T[]> {
   if (ids.length === 0) return []
-  const rows = (await db.all(`${q.sql} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [tenant, ...ids])) as unknown as T[]
+  const rows = (await db.all(`${q.sql} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+    tenant,
+    ...ids,
+  ])) as unknown as T[]
   const byId = new Map(rows.map((r) => [Number(r.id), r]))
   const missing = ids.filter((id) => !byId.has(id))
   if (missing.length) throw new NotFound(field, `no ${q.what} ${missing.join(', ')}`)
   const foreign = ids.filter((id) => Number(byId.get(id)!.productIntID) !== productIntID)
-  if (foreign.length) throw new Invalid(field, `${q.what} ${foreign.join(', ')} belongs to another product`)
+  if (foreign.length)
+    throw new Invalid(field, `${q.what} ${foreign.join(', ')} belongs to another product`)
   return ids.map((id) => byId.get(id)!)
 }
 
@@ -89,7 +105,11 @@ async function refsOfProduct<T extends { id: unknown; productIntID: unknown }>(
  * `col = ?, ...` for the fields of `patch` that `cols` knows (wire field → column); the SQL text comes only from
  * `cols`. Fields listed in `json` are stored as JSON text.
  */
-export function setClause(cols: Record<string, string>, patch: Record<string, unknown>, json: readonly string[] = []) {
+export function setClause(
+  cols: Record<string, string>,
+  patch: Record<string, unknown>,
+  json: readonly string[] = [],
+) {
   const sets: string[] = []
   const args: InValue[] = []
   for (const [field, column] of Object.entries(cols)) {
@@ -109,7 +129,10 @@ export function insertOf(
   json: readonly string[] = [],
 ): InStatement {
   const names = [...Object.keys(fixed), ...Object.values(cols)]
-  const args = [...Object.values(fixed), ...Object.keys(cols).map((f) => toValue(record[f], json.includes(f)))]
+  const args = [
+    ...Object.values(fixed),
+    ...Object.keys(cols).map((f) => toValue(record[f], json.includes(f))),
+  ]
   return { sql: `INSERT INTO ${table} (${names.join(', ')}) VALUES (${marks(names.length)})`, args }
 }
 
@@ -123,7 +146,8 @@ function toValue(v: unknown, json: boolean): InValue {
 export function conflictOf(e: unknown, fields: Record<string, string>): never {
   if (isUniqueViolation(e)) {
     const cols = uniqueColumns(e).map((c) => c.split('.').pop())
-    for (const [column, field] of Object.entries(fields)) if (cols.includes(column)) throw new Conflict(field)
+    for (const [column, field] of Object.entries(fields))
+      if (cols.includes(column)) throw new Conflict(field)
   }
   throw e
 }
@@ -149,11 +173,17 @@ export async function deleteChecked(db: Db, tenant: string, spec: DeleteSpec, id
   )
   if (rows.length !== ids.length) throw new NotFound('ids')
   for (const r of rows) {
-    const used = uses.filter(([label]) => Number(r[label]) > 0).map(([label]) => `${r[label]} ${label}`)
-    if (used.length) throw new Referenced('ids', `${r.id} (${r.name}) is still used by ${used.join(', ')}`)
+    const used = uses
+      .filter(([label]) => Number(r[label]) > 0)
+      .map(([label]) => `${r[label]} ${label}`)
+    if (used.length)
+      throw new Referenced('ids', `${r.id} (${r.name}) is still used by ${used.join(', ')}`)
   }
   await db.batch([
     ...(spec.before?.(ids) ?? []),
-    { sql: `DELETE FROM ${spec.table} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, args: [tenant, ...ids] },
+    {
+      sql: `DELETE FROM ${spec.table} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
+      args: [tenant, ...ids],
+    },
   ])
 }

@@ -2,7 +2,14 @@ import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
-import { deleteChecked, insertOf, pointRefs, productRef, setClause, type ProductRef } from './product-model.ts'
+import {
+  deleteChecked,
+  insertOf,
+  pointRefs,
+  productRef,
+  setClause,
+  type ProductRef,
+} from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.code_value AS codeValue, coalesce(x.item_name, x.code_value) AS codeValueLabel,
   x.data_point_int_id AS dataPointIntID, d.data_point_name AS dataPointName, p.product_id AS productID,
@@ -50,7 +57,10 @@ export class ProductResourcesRepo {
 
   /** One resource of the tenant, or NotFound. */
   async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound('id', `no product resource ${id}`)
     return r as Row
   }
@@ -61,9 +71,19 @@ export class ProductResourcesRepo {
   }
 
   /** Creates a resource of `productIntID`; its dataPointIntID must be a point of that product. */
-  async create(tenant: string, userIntID: number | null, productIntID: number, input: ProductResourceInput): Promise<Row> {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    productIntID: number,
+    input: ProductResourceInput,
+  ): Promise<Row> {
     await this.checkPoint(tenant, productIntID, input.dataPointIntID)
-    const fixed = { tenant_id: tenant, product_int_id: productIntID, user_int_id: userIntID, create_at: Date.now() }
+    const fixed = {
+      tenant_id: tenant,
+      product_int_id: productIntID,
+      user_int_id: userIntID,
+      create_at: Date.now(),
+    }
     const [r] = await this.db.batch([insertOf('product_resources', COLS, input, fixed)])
     return this.get(tenant, Number(r!.lastInsertRowid))
   }
@@ -81,11 +101,17 @@ export class ProductResourcesRepo {
   }
 
   private async checkPoint(tenant: string, productIntID: number, id: unknown) {
-    if (typeof id === 'number') await pointRefs(this.db, tenant, productIntID, [id], 'dataPointIntID')
+    if (typeof id === 'number')
+      await pointRefs(this.db, tenant, productIntID, [id], 'dataPointIntID')
   }
 
   /** All or none (nothing refers to a product resource). */
   delete(tenant: string, ids: number[]) {
-    return deleteChecked(this.db, tenant, { table: 'product_resources', nameColumn: 'code_value', uses: {} }, ids)
+    return deleteChecked(
+      this.db,
+      tenant,
+      { table: 'product_resources', nameColumn: 'code_value', uses: {} },
+      ids,
+    )
   }
 }

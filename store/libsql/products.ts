@@ -51,25 +51,43 @@ export class ProductsRepo {
   }
 
   async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE p.tenant_id = ? AND p.id = ?`, [tenant, id])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE p.tenant_id = ? AND p.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound()
     return r as Row
   }
 
   /** By the string productID; NotFound names `field`. */
   async byProductID(tenant: string, productID: string, field = 'productID'): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE p.tenant_id = ? AND p.product_id = ?`, [tenant, productID])
+    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE p.tenant_id = ? AND p.product_id = ?`, [
+      tenant,
+      productID,
+    ])
     if (!r) throw new NotFound(field, `no product ${productID}`)
     return r as Row
   }
 
-  async create(tenant: string, userIntID: number | null, p: Required<Pick<ProductInput, 'productName' | 'cloudProtocol'>> & ProductInput) {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    p: Required<Pick<ProductInput, 'productName' | 'cloudProtocol'>> & ProductInput,
+  ) {
     for (let attempt = 0; ; attempt++) {
       try {
         const r = await this.db.run(
           `INSERT INTO products (tenant_id, product_id, product_name, description, cloud_protocol, user_int_id, create_at)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          [tenant, randomId(6), p.productName, p.description ?? null, p.cloudProtocol, userIntID, Date.now()],
+          [
+            tenant,
+            randomId(6),
+            p.productName,
+            p.description ?? null,
+            p.cloudProtocol,
+            userIntID,
+            Date.now(),
+          ],
         )
         return this.get(tenant, r.lastId)
       } catch (e) {
@@ -82,13 +100,25 @@ export class ProductsRepo {
 
   async update(tenant: string, id: number, p: ProductInput) {
     const current = await this.get(tenant, id)
-    if (p.cloudProtocol !== undefined && p.cloudProtocol !== current.cloudProtocol && Number(current.deviceCount) > 0)
+    if (
+      p.cloudProtocol !== undefined &&
+      p.cloudProtocol !== current.cloudProtocol &&
+      Number(current.deviceCount) > 0
+    )
       throw new Invalid('cloudProtocol', 'cannot change the protocol of a product that has devices')
     try {
       await this.db.run(
         `UPDATE products SET product_name = coalesce(?, product_name), cloud_protocol = coalesce(?, cloud_protocol),
            description = CASE WHEN ? THEN ? ELSE description END, update_at = ? WHERE tenant_id = ? AND id = ?`,
-        [p.productName ?? null, p.cloudProtocol ?? null, p.description !== undefined ? 1 : 0, p.description ?? null, Date.now(), tenant, id],
+        [
+          p.productName ?? null,
+          p.cloudProtocol ?? null,
+          p.description !== undefined ? 1 : 0,
+          p.description ?? null,
+          Date.now(),
+          tenant,
+          id,
+        ],
       )
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('productName')
@@ -113,11 +143,23 @@ export class ProductsRepo {
     )
     if (rows.length !== ids.length) throw new NotFound('ids')
     for (const r of rows) {
-      const used = ['devices', 'groups', 'dataPoints', 'dataStreams', 'metrics', 'resources', 'appTemplates']
+      const used = [
+        'devices',
+        'groups',
+        'dataPoints',
+        'dataStreams',
+        'metrics',
+        'resources',
+        'appTemplates',
+      ]
         .filter((k) => Number(r[k]) > 0)
         .map((k) => `${r[k]} ${k}`)
-      if (used.length) throw new Referenced('ids', `product ${r.id} (${r.name}) still has ${used.join(', ')}`)
+      if (used.length)
+        throw new Referenced('ids', `product ${r.id} (${r.name}) still has ${used.join(', ')}`)
     }
-    await this.db.run(`DELETE FROM products WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [tenant, ...ids])
+    await this.db.run(`DELETE FROM products WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+      tenant,
+      ...ids,
+    ])
   }
 }

@@ -38,17 +38,24 @@ export class SubscriptionsRepo {
   }
 
   /** Adds a subscription; a topic the device already has is Conflict `topic`. */
-  async create(tenant: string, deviceIntID: number, s: { topic: string; qos: number }): Promise<Row> {
+  async create(
+    tenant: string,
+    deviceIntID: number,
+    s: { topic: string; qos: number },
+  ): Promise<Row> {
     await this.device(tenant, deviceIntID)
     try {
       const r = await this.db.run(
         'INSERT INTO device_subscriptions (tenant_id, device_int_id, topic, qos, create_at) VALUES (?, ?, ?, ?, ?)',
         [tenant, deviceIntID, s.topic, s.qos, Date.now()],
       )
-      const row = await this.db.one(`${COLUMNS} FROM device_subscriptions s WHERE s.id = ?`, [r.lastId])
+      const row = await this.db.one(`${COLUMNS} FROM device_subscriptions s WHERE s.id = ?`, [
+        r.lastId,
+      ])
       return row as Row
     } catch (e) {
-      if (isUniqueViolation(e)) throw new Conflict('topic', 'the device already subscribes to this topic')
+      if (isUniqueViolation(e))
+        throw new Conflict('topic', 'the device already subscribes to this topic')
       throw e
     }
   }
@@ -62,7 +69,8 @@ export class SubscriptionsRepo {
     )
     const found = new Set(rows.map((r) => Number(r.id)))
     const absent = ids.filter((i) => !found.has(i))
-    if (absent.length) throw new NotFound('ids', `no subscription ${absent.join(', ')} of this device`)
+    if (absent.length)
+      throw new NotFound('ids', `no subscription ${absent.join(', ')} of this device`)
     await this.db.run(
       `DELETE FROM device_subscriptions WHERE tenant_id = ? AND device_int_id = ? AND id IN (${marks(ids.length)})`,
       [tenant, deviceIntID, ...ids],
@@ -71,6 +79,7 @@ export class SubscriptionsRepo {
 
   /** NotFound unless `id` is a device or gateway of the tenant. */
   private async device(tenant: string, id: number) {
-    if (!(await this.db.one('SELECT id FROM devices WHERE tenant_id = ? AND id = ?', [tenant, id]))) throw new NotFound()
+    if (!(await this.db.one('SELECT id FROM devices WHERE tenant_id = ? AND id = ?', [tenant, id])))
+      throw new NotFound()
   }
 }

@@ -65,12 +65,22 @@ export class TasksRepo {
 
   /** Progress (0..100) and an optional message of a waiting or running task. */
   async report(taskID: string, progress: number, message: string | null): Promise<void> {
-    await this.set(taskID, 'progress = ?, message = coalesce(?, message)', [progress, message], ACTIVE)
+    await this.set(
+      taskID,
+      'progress = ?, message = coalesce(?, message)',
+      [progress, message],
+      ACTIVE,
+    )
   }
 
   /** → done, progress 100, with the JSON text of the result. */
   async finish(taskID: string, resultJson: string): Promise<void> {
-    await this.set(taskID, 'status = ?, progress = 100, result = ?', [TaskState.done, resultJson], ACTIVE)
+    await this.set(
+      taskID,
+      'status = ?, progress = 100, result = ?',
+      [TaskState.done, resultJson],
+      ACTIVE,
+    )
   }
 
   /** → failed, with a message for the caller. */
@@ -83,7 +93,11 @@ export class TasksRepo {
    * before any task runs, since a task lives only in the process that started it. Returns how many it marked.
    */
   /** Keeps a file a task produced (e.g. the CSV of an export), replacing an earlier one of the same task. */
-  async putFile(tenant: string, taskID: string, file: { name: string; contentType: string; content: string }) {
+  async putFile(
+    tenant: string,
+    taskID: string,
+    file: { name: string; contentType: string; content: string },
+  ) {
     await this.db.run(
       `INSERT OR REPLACE INTO task_files (task_id, tenant_id, file_name, content_type, content, create_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -92,7 +106,10 @@ export class TasksRepo {
   }
 
   /** The file of a task of the tenant; NotFound (errors.taskID) otherwise. */
-  async getFile(tenant: string, taskID: string): Promise<{ name: string; contentType: string; content: string }> {
+  async getFile(
+    tenant: string,
+    taskID: string,
+  ): Promise<{ name: string; contentType: string; content: string }> {
     const r = await this.db.one(
       'SELECT file_name AS name, content_type AS contentType, content FROM task_files WHERE tenant_id = ? AND task_id = ?',
       [tenant, taskID],
@@ -110,7 +127,12 @@ export class TasksRepo {
   }
 
   /** Updates a task only while it is in one of the `from` states (a finished task stays as it ended). */
-  private async set(taskID: string, assignments: string, args: Array<string | number | null>, from: number[]) {
+  private async set(
+    taskID: string,
+    assignments: string,
+    args: Array<string | number | null>,
+    from: number[],
+  ) {
     await this.db.run(
       `UPDATE tasks SET ${assignments}, update_at = ? WHERE task_id = ? AND status IN (${marks(from.length)})`,
       [...args, Date.now(), taskID, ...from],

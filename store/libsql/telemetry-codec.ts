@@ -24,7 +24,11 @@ export interface WalBatch {
 }
 
 /** Encodes the points of one commit (series ids resolved) into one WAL blob. */
-export function encodeWal(seriesIds: Uint32Array, times: Float64Array, values: readonly TelemetryValue[]): Uint8Array {
+export function encodeWal(
+  seriesIds: Uint32Array,
+  times: Float64Array,
+  values: readonly TelemetryValue[],
+): Uint8Array {
   const n = seriesIds.length
   const strings: string[] = []
   const nums = new Float64Array(n)
@@ -61,7 +65,9 @@ export function decodeWal(blob: ArrayBuffer): WalBatch {
   const nums = new Float64Array(blob, 8 + 8 * n, n)
   const seriesIds = new Uint32Array(blob.slice(8 + 16 * n, 8 + 20 * n))
   const kinds = new Uint8Array(blob, 8 + 20 * n, n)
-  const strings: string[] = head[1] ? JSON.parse(Buffer.from(blob, 8 + 21 * n, head[1]).toString('utf8')) : []
+  const strings: string[] = head[1]
+    ? JSON.parse(Buffer.from(blob, 8 + 21 * n, head[1]).toString('utf8'))
+    : []
   const values: TelemetryValue[] = new Array(n)
   for (let i = 0; i < n; i++) {
     const k = kinds[i]
@@ -90,7 +96,12 @@ export interface EncodedChunk {
 }
 
 /** Encodes sorted, duplicate-free times and their values (from index `from`, `n` of them). */
-export function encodeChunk(times: ArrayLike<number>, values: ArrayLike<TelemetryValue>, from: number, n: number): EncodedChunk {
+export function encodeChunk(
+  times: ArrayLike<number>,
+  values: ArrayLike<TelemetryValue>,
+  from: number,
+  n: number,
+): EncodedChunk {
   const t0 = times[from]!
   const step = n >= 2 ? times[from + 1]! - t0 : 0
   let regular = n >= 2
@@ -122,7 +133,15 @@ export function encodeChunk(times: ArrayLike<number>, values: ArrayLike<Telemetr
     vals = new Uint8Array(f.buffer)
   } else vals = Buffer.from(JSON.stringify(Array.prototype.slice.call(values, from, from + n)))
   if (stats.count === 0) stats.min = stats.max = 0
-  return { n, tStart: t0, tEnd: times[from + n - 1]!, kind: numeric ? KIND_F64 : KIND_JSON, times: new Uint8Array(t.buffer), vals, stats }
+  return {
+    n,
+    tStart: t0,
+    tEnd: times[from + n - 1]!,
+    kind: numeric ? KIND_F64 : KIND_JSON,
+    times: new Uint8Array(t.buffer),
+    vals,
+    stats,
+  }
 }
 
 /** Decodes the times of a chunk. */

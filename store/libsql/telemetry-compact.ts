@@ -55,16 +55,25 @@ const SELECT_BUCKET = `SELECT id, n, seq, kind, times, vals FROM chunks
  * Merges the chunks of each candidate bucket into one chunk in one transaction; the caller holds the store's
  * lock so no flush, delete or other compaction interleaves. Returns how many chunks each bucket now has.
  */
-export async function compactBuckets(client: Client, list: readonly Candidate[]): Promise<number[]> {
+export async function compactBuckets(
+  client: Client,
+  list: readonly Candidate[],
+): Promise<number[]> {
   const args = (c: Candidate) => [c.seriesId, c.bucket, c.bucket + BUCKET_MS]
   const counts = await client.batch(
-    list.map((c) => ({ sql: 'SELECT count(*) FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ?', args: args(c) })),
+    list.map((c) => ({
+      sql: 'SELECT count(*) FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ?',
+      args: args(c),
+    })),
     'read',
   )
   const crowded = list.filter((_, i) => Number(counts[i]!.rows[0]![0]) > 1)
   const result = list.map((_, i) => Number(counts[i]!.rows[0]![0]))
   if (crowded.length === 0) return result
-  const rows = await client.batch(crowded.map((c) => ({ sql: SELECT_BUCKET, args: args(c) })), 'read')
+  const rows = await client.batch(
+    crowded.map((c) => ({ sql: SELECT_BUCKET, args: args(c) })),
+    'read',
+  )
   const stmts: InStatement[] = []
   crowded.forEach((c, i) => stmts.push(...mergeStatements(c.seriesId, rows[i]!.rows)))
   await client.batch(stmts, 'write')
@@ -83,6 +92,9 @@ function mergeStatements(seriesId: number, rows: Row[]): InStatement[] {
   const ids = rows.map((r) => Number(r.id))
   return [
     { sql: `DELETE FROM chunks WHERE id IN (${marks(ids.length)})`, args: ids },
-    ...insertChunks([{ seriesId, chunk: encodeChunk(merged.time, merged.value, 0, merged.time.length) }], seq),
+    ...insertChunks(
+      [{ seriesId, chunk: encodeChunk(merged.time, merged.value, 0, merged.time.length) }],
+      seq,
+    ),
   ]
 }

@@ -19,7 +19,11 @@ export const SCHEMA_VERSION = 2
  * The client gets one connection (`concurrency: 1`), so these per-connection settings cannot silently revert
  * on a second connection; `client.transaction()` is never used.
  */
-const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL', 'PRAGMA busy_timeout = 5000']
+const PRAGMAS = [
+  'PRAGMA journal_mode = WAL',
+  'PRAGMA synchronous = NORMAL',
+  'PRAGMA busy_timeout = 5000',
+]
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)',
@@ -34,7 +38,9 @@ const SCHEMA = [
 ]
 
 /** Version 1 files get the statistics columns; their old chunks keep nulls there and are decoded when aggregated. */
-const UPGRADE_TO_2 = ['vmin REAL', 'vmax REAL', 'vsum REAL', 'vcnt INTEGER'].map((c) => `ALTER TABLE chunks ADD COLUMN ${c}`)
+const UPGRADE_TO_2 = ['vmin REAL', 'vmax REAL', 'vsum REAL', 'vcnt INTEGER'].map(
+  (c) => `ALTER TABLE chunks ADD COLUMN ${c}`,
+)
 
 /** Opens the file (creating its directory), applies the settings and the schema, refuses a newer schema. */
 export async function openTelemetryClient(url: string): Promise<Client> {
@@ -48,8 +54,15 @@ export async function openTelemetryClient(url: string): Promise<Client> {
     await client.batch(SCHEMA, 'write')
     const v = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'")
     const version = Number(v.rows[0]?.value)
-    if (version > SCHEMA_VERSION) throw new Error(`telemetry database ${url} has schema ${version}, newer than ${SCHEMA_VERSION}`)
-    if (version < 2) await client.batch([...UPGRADE_TO_2, "UPDATE meta SET value = 2 WHERE key = 'schema_version'"], 'write')
+    if (version > SCHEMA_VERSION)
+      throw new Error(
+        `telemetry database ${url} has schema ${version}, newer than ${SCHEMA_VERSION}`,
+      )
+    if (version < 2)
+      await client.batch(
+        [...UPGRADE_TO_2, "UPDATE meta SET value = 2 WHERE key = 'schema_version'"],
+        'write',
+      )
     return client
   } catch (e) {
     client.close()
@@ -96,7 +109,11 @@ export async function loadState(client: Client): Promise<StoredState> {
     nextSeriesId: Number(next!.rows[0]![0]) + 1,
     seq: Number(seq!.rows[0]?.[0] ?? 0),
     wal: wal!.rows.map((r) => r[0] as ArrayBuffer),
-    crowded: crowded!.rows.map((r) => ({ seriesId: Number(r[0]), bucket: Number(r[1]), chunks: Number(r[2]) })),
+    crowded: crowded!.rows.map((r) => ({
+      seriesId: Number(r[0]),
+      bucket: Number(r[1]),
+      chunks: Number(r[2]),
+    })),
   }
 }
 
@@ -116,7 +133,10 @@ export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
 }
 
 /** Multi-row INSERTs of chunks of one seq. */
-export function insertChunks(chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>, seq: number): InStatement[] {
+export function insertChunks(
+  chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>,
+  seq: number,
+): InStatement[] {
   const out: InStatement[] = []
   for (let i = 0; i < chunks.length; i += ROWS_PER_INSERT) {
     const part = chunks.slice(i, i + ROWS_PER_INSERT)
@@ -124,7 +144,18 @@ export function insertChunks(chunks: ReadonlyArray<{ seriesId: number; chunk: En
       sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt)
             VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       args: part.flatMap(({ seriesId, chunk: c }) => [
-        seriesId, c.tStart, c.tEnd, c.n, seq, c.kind, c.times, c.vals, c.stats.min, c.stats.max, c.stats.sum, c.stats.count,
+        seriesId,
+        c.tStart,
+        c.tEnd,
+        c.n,
+        seq,
+        c.kind,
+        c.times,
+        c.vals,
+        c.stats.min,
+        c.stats.max,
+        c.stats.sum,
+        c.stats.count,
       ]),
     })
   }

@@ -119,12 +119,14 @@ export function mergeRuns(runs: Run[]): Series {
   if (disjoint) {
     const time: number[] = []
     const value: TelemetryValue[] = []
-    for (const r of byStart) for (let i = 0; i < r.time.length; i++) time.push(r.time[i]!), value.push(r.value[i]!)
+    for (const r of byStart)
+      for (let i = 0; i < r.time.length; i++) (time.push(r.time[i]!), value.push(r.value[i]!))
     return { time, value }
   }
   const time: number[] = []
   const value: TelemetryValue[] = []
-  for (const r of live) for (let i = 0; i < r.time.length; i++) time.push(r.time[i]!), value.push(r.value[i]!)
+  for (const r of live)
+    for (let i = 0; i < r.time.length; i++) (time.push(r.time[i]!), value.push(r.value[i]!))
   return dedupeSorted(stableSortByTime(time, value))
 }
 

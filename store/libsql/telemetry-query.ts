@@ -36,8 +36,16 @@ export class TelemetryReads {
     const wanted = this.view.seriesOf(range)
     if (wanted.length === 0 || range.start >= range.end) return out
     // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
-    const mem = this.memtableRuns(wanted.map(([, id]) => id), range)
-    const runs = await readChunks(this.view.client, wanted.map(([, id]) => id), range.start, range.end)
+    const mem = this.memtableRuns(
+      wanted.map(([, id]) => id),
+      range,
+    )
+    const runs = await readChunks(
+      this.view.client,
+      wanted.map(([, id]) => id),
+      range.start,
+      range.end,
+    )
     for (const [dp, id] of wanted) {
       const m = mem.get(id)
       out.set(dp, mergeRuns(m ? [...runs.get(id)!, m] : runs.get(id)!))
@@ -51,10 +59,16 @@ export class TelemetryReads {
    * whole hours, a past hour stored as one chunk counts by the min/max/sum/count kept beside it, without decoding
    * its values; hours with several chunks, rewrites still in the memtable or cut by the range are decoded.
    */
-  async aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+  async aggregate(
+    range: SeriesRange,
+    fn: AggregateFn,
+    window: WindowSpec,
+  ): Promise<Map<string, Series>> {
     const bounds = windowBounds(range.start, range.end, window.every, window.tz)
     const aggs = new Map(range.dataPointIDs.map((dp) => [dp, new WindowAggregator(bounds, fn)]))
-    const hourly = bounds.every((b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS))
+    const hourly = bounds.every(
+      (b, i) => b % BUCKET_MS === 0 && (i === 0 || b - bounds[i - 1]! >= BUCKET_MS),
+    )
     const part = await narrowed(this, range)
     for (const slice of part ? daySlices(part) : []) {
       if (slice.start > part!.start) await nextTurn()
@@ -65,19 +79,33 @@ export class TelemetryReads {
   }
 
   /** One slice of aggregate(), using chunk statistics where they are exact (see aggregate). */
-  private async aggregateSlice(range: SeriesRange, bounds: readonly number[], aggs: Map<string, WindowAggregator>) {
+  private async aggregateSlice(
+    range: SeriesRange,
+    bounds: readonly number[],
+    aggs: Map<string, WindowAggregator>,
+  ) {
     const wanted = this.view.seriesOf(range)
     if (wanted.length === 0) return
     // the memtable first, as readRaw: a flush committing meanwhile only adds chunks of values we already hold
-    const mem = this.memtableRuns(wanted.map(([, id]) => id), range)
-    const chunks = await readChunksForAggregate(this.view.client, wanted.map(([, id]) => id), range.start, range.end)
+    const mem = this.memtableRuns(
+      wanted.map(([, id]) => id),
+      range,
+    )
+    const chunks = await readChunksForAggregate(
+      this.view.client,
+      wanted.map(([, id]) => id),
+      range.start,
+      range.end,
+    )
     for (const [dp, id] of wanted) {
       const agg = aggs.get(dp)!
       const mine = chunks.filter((c) => c.seriesId === id)
       const m = mem.get(id)
       const summaries = mine.filter((c) => c.stats).sort((x, y) => x.bucket - y.bucket)
       const exact = summaries.every(
-        (c) => windowIndex(bounds, c.bucket) === windowIndex(bounds, c.bucket + BUCKET_MS - 1) && !(m && holdsAny(m.time, c.bucket, c.bucket + BUCKET_MS)),
+        (c) =>
+          windowIndex(bounds, c.bucket) === windowIndex(bounds, c.bucket + BUCKET_MS - 1) &&
+          !(m && holdsAny(m.time, c.bucket, c.bucket + BUCKET_MS)),
       )
       if (!exact) {
         const s = (await this.readRaw({ ...range, dataPointIDs: [dp] })).get(dp)!
@@ -124,7 +152,7 @@ export class TelemetryReads {
       last = Math.max(last, run.time[run.time.length - 1]!)
     }
     const chunks = await chunkExtent(this.view.client, ids, range.start, range.end)
-    if (chunks) (first = Math.min(first, chunks.first)), (last = Math.max(last, chunks.last))
+    if (chunks) ((first = Math.min(first, chunks.first)), (last = Math.max(last, chunks.last)))
     if (first > last) return undefined
     return { start: Math.max(range.start, bucketOf(first)), end: Math.min(range.end, last + 1) }
   }

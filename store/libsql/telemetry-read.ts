@@ -11,7 +11,12 @@ import { BUCKET_MS, bucketOf, marks } from './telemetry-db.ts'
 import { clip, type Run } from './telemetry-memtable.ts'
 
 /** The values of each series' chunks in [start, end), one run per chunk, oldest seq first. */
-export async function readChunks(client: Client, ids: readonly number[], start: number, end: number): Promise<Map<number, Run[]>> {
+export async function readChunks(
+  client: Client,
+  ids: readonly number[],
+  start: number,
+  end: number,
+): Promise<Map<number, Run[]>> {
   const rs = await client.execute({
     sql: `SELECT series_id, n, kind, times, vals FROM chunks WHERE series_id IN (${marks(ids.length)})
             AND t_start >= ? AND t_start < ? AND t_end >= ? ORDER BY seq, id`,
@@ -20,7 +25,10 @@ export async function readChunks(client: Client, ids: readonly number[], start: 
   const runs = new Map<number, Run[]>(ids.map((id) => [id, []]))
   for (const r of rs.rows) {
     const n = Number(r[1])
-    const run = { time: decodeTimes(r[3] as ArrayBuffer, n), value: decodeValues(r[4] as ArrayBuffer, n, Number(r[2])) }
+    const run = {
+      time: decodeTimes(r[3] as ArrayBuffer, n),
+      value: decodeValues(r[4] as ArrayBuffer, n, Number(r[2])),
+    }
     runs.get(Number(r[0]))!.push(clip(run, start, end))
   }
   return runs
@@ -33,11 +41,17 @@ const LATEST_SQL = `SELECT * FROM (SELECT series_id, t_end, seq, n, kind, vals F
   AND t_start >= (SELECT max(t_start) FROM chunks WHERE series_id = ?) - ${BUCKET_MS})`
 
 /** The newest value of each series kept in chunks: the greatest t_end, the higher seq at equal times. */
-export async function newestInChunks(client: Client, ids: readonly number[]): Promise<Map<number, LastValue>> {
+export async function newestInChunks(
+  client: Client,
+  ids: readonly number[],
+): Promise<Map<number, LastValue>> {
   const newest = new Map<number, { t: number; seq: number; row: Row }>()
   for (let i = 0; i < ids.length; i += LATEST_STEP) {
     const part = ids.slice(i, i + LATEST_STEP)
-    const rs = await client.execute({ sql: part.map(() => LATEST_SQL).join(' UNION ALL '), args: part.flatMap((id) => [id, id]) })
+    const rs = await client.execute({
+      sql: part.map(() => LATEST_SQL).join(' UNION ALL '),
+      args: part.flatMap((id) => [id, id]),
+    })
     for (const row of rs.rows) {
       const [id, t, seq] = [Number(row[0]), Number(row[1]), Number(row[2])]
       const best = newest.get(id)
@@ -46,7 +60,10 @@ export async function newestInChunks(client: Client, ids: readonly number[]): Pr
   }
   const out = new Map<number, LastValue>()
   for (const [id, { t, row }] of newest)
-    out.set(id, { time: t, value: lastValue(row[5] as ArrayBuffer, Number(row[3]), Number(row[4])) })
+    out.set(id, {
+      time: t,
+      value: lastValue(row[5] as ArrayBuffer, Number(row[3]), Number(row[4])),
+    })
   return out
 }
 
@@ -54,7 +71,12 @@ export async function newestInChunks(client: Client, ids: readonly number[]): Pr
  * The number of chunk values of the series in [start, end): chunks wholly inside by their counts (no decoding),
  * the ones crossing an edge by decoding their times.
  */
-export async function countChunks(client: Client, ids: readonly number[], start: number, end: number): Promise<number> {
+export async function countChunks(
+  client: Client,
+  ids: readonly number[],
+  start: number,
+  end: number,
+): Promise<number> {
   const [inside, edges] = await client.batch(
     [
       {
@@ -71,7 +93,8 @@ export async function countChunks(client: Client, ids: readonly number[], start:
     'read',
   )
   let n = Number(inside!.rows[0]![0])
-  for (const r of edges!.rows) for (const t of decodeTimes(r[1] as ArrayBuffer, Number(r[0]))) if (t >= start && t < end) n++
+  for (const r of edges!.rows)
+    for (const t of decodeTimes(r[1] as ArrayBuffer, Number(r[0]))) if (t >= start && t < end) n++
   return n
 }
 
@@ -91,7 +114,12 @@ export interface AggregateChunk {
  * bucket wholly inside the range whose only chunk has statistics comes back as those statistics, without its
  * blobs; every other chunk with its values. Oldest seq first, as readChunks.
  */
-export async function readChunksForAggregate(client: Client, ids: readonly number[], start: number, end: number): Promise<AggregateChunk[]> {
+export async function readChunksForAggregate(
+  client: Client,
+  ids: readonly number[],
+  start: number,
+  end: number,
+): Promise<AggregateChunk[]> {
   const bucket = `(t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS})`
   const rs = await client.execute({
     sql: `SELECT series_id, b, n, kind, vmin, vmax, vsum, vcnt, summary, CASE WHEN summary THEN NULL ELSE times END,
@@ -105,20 +133,35 @@ export async function readChunksForAggregate(client: Client, ids: readonly numbe
   return rs.rows.map((r) => {
     const seriesId = Number(r[0])
     const b = Number(r[1])
-    if (Number(r[8])) return { seriesId, bucket: b, stats: { min: Number(r[4]), max: Number(r[5]), sum: Number(r[6]), count: Number(r[7]) } }
+    if (Number(r[8]))
+      return {
+        seriesId,
+        bucket: b,
+        stats: { min: Number(r[4]), max: Number(r[5]), sum: Number(r[6]), count: Number(r[7]) },
+      }
     const n = Number(r[2])
-    const run = { time: decodeTimes(r[9] as ArrayBuffer, n), value: decodeValues(r[10] as ArrayBuffer, n, Number(r[3])) }
+    const run = {
+      time: decodeTimes(r[9] as ArrayBuffer, n),
+      value: decodeValues(r[10] as ArrayBuffer, n, Number(r[3])),
+    }
     return { seriesId, bucket: b, run: clip(run, start, end) }
   })
 }
 
 /** The earliest t_start and latest t_end of the series' chunks overlapping [start, end), or undefined when none. */
-export async function chunkExtent(client: Client, ids: readonly number[], start: number, end: number): Promise<{ first: number; last: number } | undefined> {
+export async function chunkExtent(
+  client: Client,
+  ids: readonly number[],
+  start: number,
+  end: number,
+): Promise<{ first: number; last: number } | undefined> {
   const rs = await client.execute({
     sql: `SELECT min(t_start), max(t_end) FROM chunks WHERE series_id IN (${marks(ids.length)})
             AND t_start >= ? AND t_start < ? AND t_end >= ?`,
     args: [...ids, bucketOf(start), end, start],
   })
   const row = rs.rows[0]
-  return row?.[0] === null || row?.[0] === undefined ? undefined : { first: Number(row[0]), last: Number(row[1]) }
+  return row?.[0] === null || row?.[0] === undefined
+    ? undefined
+    : { first: Number(row[0]), last: Number(row[1]) }
 }

@@ -30,7 +30,16 @@ import type {
 } from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetry-codec.ts'
 import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
-import { BUCKET_MS, bucketOf, insertChunks, insertSeries, loadState, marks, openTelemetryClient, type SeriesRow } from './telemetry-db.ts'
+import {
+  BUCKET_MS,
+  bucketOf,
+  insertChunks,
+  insertSeries,
+  loadState,
+  marks,
+  openTelemetryClient,
+  type SeriesRow,
+} from './telemetry-db.ts'
 import { lowerBound, Memtable } from './telemetry-memtable.ts'
 import { newestInChunks } from './telemetry-read.ts'
 import { TelemetryReads } from './telemetry-query.ts'
@@ -100,7 +109,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     private nextSeriesId: number,
     private seq: number,
   ) {
-    this.reads = new TelemetryReads({ client, memtable: () => this.memtable, seriesOf: (range) => this.seriesOf(range) })
+    this.reads = new TelemetryReads({
+      client,
+      memtable: () => this.memtable,
+      seriesOf: (range) => this.seriesOf(range),
+    })
   }
 
   /** Opens (or creates) the store file, replays its WAL and starts the flusher. */
@@ -177,7 +190,9 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** [dataPointID, series id] of the range's data points that have a series, each once. */
   private seriesOf(range: SeriesRange): Array<readonly [string, number]> {
     const dev = this.devices.get(deviceKey(range.tenantID, range.deviceID))
-    return [...new Set(range.dataPointIDs)].flatMap((dp) => (dev?.has(dp) ? [[dp, dev.get(dp)!] as const] : []))
+    return [...new Set(range.dataPointIDs)].flatMap((dp) =>
+      dev?.has(dp) ? [[dp, dev.get(dp)!] as const] : [],
+    )
   }
 
   /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
@@ -225,14 +240,25 @@ export class LibsqlTelemetryStore implements TelemetryStore {
    * Returns the number of buckets examined.
    */
   async compact(all = false): Promise<number> {
-    const due = this.compaction.due(this.opts.now(), this.opts.compactGraceMs, this.opts.maxChunksPerBucket, all)
+    const due = this.compaction.due(
+      this.opts.now(),
+      this.opts.compactGraceMs,
+      this.opts.maxChunksPerBucket,
+      all,
+    )
     for (let i = 0; i < due.length && !this.closed; i += COMPACT_STEP) {
       const part = due.slice(i, i + COMPACT_STEP)
       await this.exclusive(async () => {
         if (this.closed) return
         const counts = await compactBuckets(this.client, part)
         const now = this.opts.now()
-        part.forEach((c, k) => this.compaction.settle(c, counts[k]!, c.bucket + BUCKET_MS + this.opts.compactGraceMs <= now))
+        part.forEach((c, k) =>
+          this.compaction.settle(
+            c,
+            counts[k]!,
+            c.bucket + BUCKET_MS + this.opts.compactGraceMs <= now,
+          ),
+        )
       })
     }
     return due.length
@@ -278,9 +304,16 @@ export class LibsqlTelemetryStore implements TelemetryStore {
         values[i++] = p.value
       }
     try {
-      await this.client.batch([...insertSeries(fresh), { sql: 'INSERT INTO wal (data) VALUES (?)', args: [encodeWal(sids, times, values)] }], 'write')
+      await this.client.batch(
+        [
+          ...insertSeries(fresh),
+          { sql: 'INSERT INTO wal (data) VALUES (?)', args: [encodeWal(sids, times, values)] },
+        ],
+        'write',
+      )
     } catch (e) {
-      for (const s of fresh) this.devices.get(deviceKey(s.tenantID, s.deviceID))?.delete(s.dataPointID)
+      for (const s of fresh)
+        this.devices.get(deviceKey(s.tenantID, s.deviceID))?.delete(s.dataPointID)
       for (const call of g.calls) call.reject(e)
       return
     }
@@ -297,7 +330,12 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     const key = deviceKey(p.tenantID, p.deviceID)
     const id = this.devices.get(key)?.get(p.dataPointID)
     if (id !== undefined) return id
-    const row = { id: this.nextSeriesId++, tenantID: p.tenantID, deviceID: p.deviceID, dataPointID: p.dataPointID }
+    const row = {
+      id: this.nextSeriesId++,
+      tenantID: p.tenantID,
+      deviceID: p.deviceID,
+      dataPointID: p.dataPointID,
+    }
     fresh.push(row)
     this.remember(row)
     return row.id
@@ -318,7 +356,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     const chunks: Array<{ seriesId: number; chunk: EncodedChunk }> = []
     for (const [seriesId, buf] of this.memtable.series) {
       const { time, value } = buf.normalize()
-      for (let i = 0; i < time.length; ) {
+      for (let i = 0; i < time.length;) {
         const j = lowerBound(time, bucketOf(time[i]!) + BUCKET_MS, i)
         chunks.push({ seriesId, chunk: encodeChunk(time, value, i, j - i) })
         i = j
@@ -356,7 +394,13 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
 function invalid(p: TelemetryPoint): boolean {
   const v = p?.value
-  const okValue = typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
-  return !(okValue && Number.isFinite(p.time) && typeof p.tenantID === 'string' && typeof p.deviceID === 'string' &&
-    typeof p.dataPointID === 'string')
+  const okValue =
+    typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+  return !(
+    okValue &&
+    Number.isFinite(p.time) &&
+    typeof p.tenantID === 'string' &&
+    typeof p.deviceID === 'string' &&
+    typeof p.dataPointID === 'string'
+  )
 }

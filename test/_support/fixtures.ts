@@ -9,7 +9,13 @@ export async function insertDevice(
   t: TestService,
   tenantID: string,
   productIntID: number,
-  fields: { deviceName?: string; deviceID?: string; kind?: 'device' | 'gateway'; gatewayIntID?: number; parentIntID?: number } = {},
+  fields: {
+    deviceName?: string
+    deviceID?: string
+    kind?: 'device' | 'gateway'
+    gatewayIntID?: number
+    parentIntID?: number
+  } = {},
 ): Promise<number> {
   const r = await t.svc.deps.meta.db.run(
     `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,

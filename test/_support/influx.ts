@@ -30,15 +30,24 @@ interface Server {
 function fromEnv(): Server | undefined {
   const { INFLUX_URL: url, INFLUX_TOKEN: token, INFLUX_ORG: org } = process.env
   if (!url) return undefined
-  if (!token || !org) throw new Error('INFLUX_URL is set: INFLUX_TOKEN and INFLUX_ORG are required too')
+  if (!token || !org)
+    throw new Error('INFLUX_URL is set: INFLUX_TOKEN and INFLUX_ORG are required too')
   return { url: url.replace(/\/$/, ''), token, org, stop() {} }
 }
 
 /** Starts a local influxd when one is built; stops it on exit (also on SIGINT/SIGTERM). */
 function startLocal(): Server | undefined {
   if (spawnSync('bash', [SCRIPT, 'path'], { stdio: 'ignore' }).status !== 0) return undefined
-  const out = execFileSync('bash', [SCRIPT, 'start'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
-  const env = Object.fromEntries(out.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]))
+  const out = execFileSync('bash', [SCRIPT, 'start'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const env = Object.fromEntries(
+    out
+      .trim()
+      .split('\n')
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  )
   const pid = env.INFLUXD_PID!
   const dir = env.INFLUXD_DIR!
   let stopped = false
@@ -70,11 +79,19 @@ async function api<T>(server: Server, method: string, path: string, body?: unkno
 
 /** Creates a bucket with infinite retention in the server's org; returns its name and id. */
 async function createBucket(server: Server): Promise<{ name: string; id: string }> {
-  const orgs = await api<{ orgs: { id: string }[] }>(server, 'GET', `/api/v2/orgs?org=${encodeURIComponent(server.org)}`)
+  const orgs = await api<{ orgs: { id: string }[] }>(
+    server,
+    'GET',
+    `/api/v2/orgs?org=${encodeURIComponent(server.org)}`,
+  )
   const orgID = orgs.orgs[0]?.id
   if (!orgID) throw new Error(`InfluxDB org ${server.org} not found`)
   const name = `test_${process.pid}_${randomBytes(4).toString('hex')}`
-  const bucket = await api<{ id: string }>(server, 'POST', '/api/v2/buckets', { orgID, name, retentionRules: [] })
+  const bucket = await api<{ id: string }>(server, 'POST', '/api/v2/buckets', {
+    orgID,
+    name,
+    retentionRules: [],
+  })
   return { name, id: bucket.id }
 }
 

@@ -22,12 +22,18 @@ export class Client {
     readonly lang?: string,
   ) {}
 
-  async call<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+  async call<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Reply<T>> {
     const h: Record<string, string> = { ...headers }
     if (this.authorization) h.authorization ??= this.authorization
     if (this.lang) h['accept-language'] ??= this.lang
     let payload: string | Uint8Array | undefined
-    if (typeof body === 'string' || body instanceof Uint8Array) payload = body as string | Uint8Array
+    if (typeof body === 'string' || body instanceof Uint8Array)
+      payload = body as string | Uint8Array
     else if (body !== undefined) {
       payload = JSON.stringify(body)
       h['content-type'] ??= 'application/json'
@@ -40,10 +46,14 @@ export class Client {
     } catch {}
     return { status: res.status, body: parsed as T, headers: res.headers, text }
   }
-  get = <T = any>(path: string, headers?: Record<string, string>) => this.call<T>('GET', path, undefined, headers)
-  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.call<T>('POST', path, body, headers)
-  put = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => this.call<T>('PUT', path, body, headers)
-  del = <T = any>(path: string, headers?: Record<string, string>) => this.call<T>('DELETE', path, undefined, headers)
+  get = <T = any>(path: string, headers?: Record<string, string>) =>
+    this.call<T>('GET', path, undefined, headers)
+  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.call<T>('POST', path, body, headers)
+  put = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.call<T>('PUT', path, body, headers)
+  del = <T = any>(path: string, headers?: Record<string, string>) =>
+    this.call<T>('DELETE', path, undefined, headers)
 
   /** The same caller asking for English labels. */
   english() {
@@ -105,11 +115,18 @@ export async function startTestService(env: Record<string, string> = {}): Promis
         tenantName: `Tenant ${n}`,
       })
       if (r.status !== 201) throw new Error(`signup failed: ${r.text}`)
-      return Object.assign(new Client(svc.url, `Bearer ${r.body.token}`), { tenantID: r.body.tenantID as string })
+      return Object.assign(new Client(svc.url, `Bearer ${r.body.token}`), {
+        tenantID: r.body.tenantID as string,
+      })
     },
     async userWithRole(role) {
       const email = `${role}${++seq}-${Date.now()}@test.local`
-      const r = await admin.post('/api/v1/users', { username: `${role}${seq}`, email, password: 'user-password-1', role })
+      const r = await admin.post('/api/v1/users', {
+        username: `${role}${seq}`,
+        email,
+        password: 'user-password-1',
+        role,
+      })
       if (r.status !== 201) throw new Error(`user create failed: ${r.text}`)
       return new Client(svc.url, `Bearer ${(await login(email, 'user-password-1')).token}`)
     },

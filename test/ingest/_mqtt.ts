@@ -14,7 +14,12 @@ export interface Connected {
 /** Connects and resolves on CONNACK, error or close (never rejects; at most `timeoutMs`). */
 export function connect(url: string, opts: IClientOptions, timeoutMs = 4000): Promise<Connected> {
   return new Promise((resolve) => {
-    const client = mqtt.connect(url, { reconnectPeriod: 0, connectTimeout: timeoutMs, protocolVersion: 4, ...opts })
+    const client = mqtt.connect(url, {
+      reconnectPeriod: 0,
+      connectTimeout: timeoutMs,
+      protocolVersion: 4,
+      ...opts,
+    })
     const timer = setTimeout(() => done({ client, error: new Error('timeout') }), timeoutMs + 500)
     let settled = false
     const done = (r: Connected) => {
@@ -30,7 +35,11 @@ export function connect(url: string, opts: IClientOptions, timeoutMs = 4000): Pr
 }
 
 /** The credentials of a device record as the API answers it. */
-export const credentials = (d: { deviceID: string; deviceUsername: string; token: string }): IClientOptions => ({
+export const credentials = (d: {
+  deviceID: string
+  deviceUsername: string
+  token: string
+}): IClientOptions => ({
   clientId: d.deviceID,
   username: d.deviceUsername,
   password: d.token,
@@ -40,7 +49,11 @@ export const mqttUrl = (t: TestService) => `mqtt://127.0.0.1:${t.svc.deps.broker
 export const wsUrl = (t: TestService) => `ws://127.0.0.1:${t.svc.deps.broker.wsPort}/mqtt`
 
 /** Connects a device with its own credentials; throws unless accepted. */
-export async function connectDevice(t: TestService, d: any, opts: IClientOptions = {}): Promise<MqttClient> {
+export async function connectDevice(
+  t: TestService,
+  d: any,
+  opts: IClientOptions = {},
+): Promise<MqttClient> {
   const r = await connect(mqttUrl(t), { ...credentials(d), ...opts })
   if (!r.connack) throw new Error(`device ${d.deviceID} not connected: ${r.error?.message}`)
   return r.client
@@ -50,7 +63,8 @@ export async function connectDevice(t: TestService, d: any, opts: IClientOptions
 export async function devices(t: TestService, n: number, extra: Record<string, unknown> = {}) {
   const product = await newProduct(t.admin)
   const list = []
-  for (let i = 0; i < n; i++) list.push(await newDevice(t.admin, mqttBody(product.productID, extra)))
+  for (let i = 0; i < n; i++)
+    list.push(await newDevice(t.admin, mqttBody(product.productID, extra)))
   return { product, devices: list }
 }
 
@@ -62,12 +76,19 @@ export async function fullTopic(t: TestService, d: any, topic: string): Promise<
     [d.id],
   )
   if (!row) throw new Error(`no device ${d.id}`)
-  const protocol = ({ 1: 'mqtt', 2: 'coap', 3: 'lwm2m', 4: 'lora', 5: 'http', 6: 'websocket', 7: 'modbus' } as any)[row.cloudProtocol as number]
+  const protocol = (
+    { 1: 'mqtt', 2: 'coap', 3: 'lwm2m', 4: 'lora', 5: 'http', 6: 'websocket', 7: 'modbus' } as any
+  )[row.cloudProtocol as number]
   return `/${protocol}/${row.tenantID}/${row.productID}/${d.deviceID}/${topic}`
 }
 
 /** Polls `fn` until `ok` holds or `timeoutMs` passes; returns the last value. */
-export async function until<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 3000, stepMs = 25): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T>,
+  ok: (v: T) => boolean,
+  timeoutMs = 3000,
+  stepMs = 25,
+): Promise<T> {
   const end = Date.now() + timeoutMs
   let v = await fn()
   while (!ok(v) && Date.now() < end) {

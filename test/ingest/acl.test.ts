@@ -77,31 +77,50 @@ async function policy(topic: string, access: number, allow: number, devices: num
   return p.body.id as number
 }
 
-checker('own prefix only :: another device, a wildcard above the prefix, $SYS and the bare prefix refused', async () => {
-  const mp = mountpoint(device)
-  assert.ok(await acl.canPublish(device, `${mp}telemetry`))
-  assert.ok(await acl.canSubscribe(device, `${mp}#`))
-  assert.not.ok(await acl.canPublish(device, `${mountpoint(other)}telemetry`))
-  assert.not.ok(await acl.canSubscribe(device, `${mountpoint(other)}#`))
-  const [, proto, tenant, product] = mp.split('/')
-  for (const f of ['#', `/${proto}/#`, `/${proto}/${tenant}/+/+/#`, `/${proto}/${tenant}/${product}/+/telemetry`, '$SYS/#', '+/#'])
-    assert.not.ok(await acl.canSubscribe(device, f), f)
-  assert.not.ok(await acl.canPublish(device, mp))
-  assert.not.ok(await acl.canPublish(device, mp.slice(0, -1)))
-  assert.not.ok(await acl.canPublish(device, 'telemetry'), 'a relative topic is not under the prefix')
-})
+checker(
+  'own prefix only :: another device, a wildcard above the prefix, $SYS and the bare prefix refused',
+  async () => {
+    const mp = mountpoint(device)
+    assert.ok(await acl.canPublish(device, `${mp}telemetry`))
+    assert.ok(await acl.canSubscribe(device, `${mp}#`))
+    assert.not.ok(await acl.canPublish(device, `${mountpoint(other)}telemetry`))
+    assert.not.ok(await acl.canSubscribe(device, `${mountpoint(other)}#`))
+    const [, proto, tenant, product] = mp.split('/')
+    for (const f of [
+      '#',
+      `/${proto}/#`,
+      `/${proto}/${tenant}/+/+/#`,
+      `/${proto}/${tenant}/${product}/+/telemetry`,
+      '$SYS/#',
+      '+/#',
+    ])
+      assert.not.ok(await acl.canSubscribe(device, f), f)
+    assert.not.ok(await acl.canPublish(device, mp))
+    assert.not.ok(await acl.canPublish(device, mp.slice(0, -1)))
+    assert.not.ok(
+      await acl.canPublish(device, 'telemetry'),
+      'a relative topic is not under the prefix',
+    )
+  },
+)
 
-checker('policy bound through the API :: narrows at once (cache dropped on acl.changed)', async () => {
-  const mp = mountpoint(device)
-  assert.ok(await acl.canPublish(device, `${mp}secret/x`)) // cached: no policy yet
-  const id = await policy('secret/#', 0, 0, [device.id])
-  assert.not.ok(await acl.canPublish(device, `${mp}secret/x`))
-  assert.ok(await acl.canPublish(device, `${mp}public`))
-  assert.ok(await acl.canPublish(other, `${mountpoint(other)}secret/x`), 'not bound to the other device')
-  const del = await t.admin.del(`/api/v1/policies/${id}/devices?ids=${device.id}`)
-  assert.is(del.status, 204)
-  assert.ok(await acl.canPublish(device, `${mp}secret/x`), 'unbound: allowed again')
-})
+checker(
+  'policy bound through the API :: narrows at once (cache dropped on acl.changed)',
+  async () => {
+    const mp = mountpoint(device)
+    assert.ok(await acl.canPublish(device, `${mp}secret/x`)) // cached: no policy yet
+    const id = await policy('secret/#', 0, 0, [device.id])
+    assert.not.ok(await acl.canPublish(device, `${mp}secret/x`))
+    assert.ok(await acl.canPublish(device, `${mp}public`))
+    assert.ok(
+      await acl.canPublish(other, `${mountpoint(other)}secret/x`),
+      'not bound to the other device',
+    )
+    const del = await t.admin.del(`/api/v1/policies/${id}/devices?ids=${device.id}`)
+    assert.is(del.status, 204)
+    assert.ok(await acl.canPublish(device, `${mp}secret/x`), 'unbound: allowed again')
+  },
+)
 
 checker('policy edited through the API :: cache dropped for the tenant', async () => {
   const mp = mountpoint(other)

@@ -13,10 +13,15 @@ acl.before(async () => {
 })
 acl.after(async () => t.close())
 
-const identity = async (d: any) => (await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byId(d.id))!
+const identity = async (d: any) =>
+  (await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byId(d.id))!
 
 /** Publishes QoS 1: 'acked' on PUBACK, 'closed' when the broker closes the connection first (1.5 s at most). */
-async function publish(c: MqttClient, topic: string, payload = '{"x":1}'): Promise<'acked' | 'closed' | 'nothing'> {
+async function publish(
+  c: MqttClient,
+  topic: string,
+  payload = '{"x":1}',
+): Promise<'acked' | 'closed' | 'nothing'> {
   const closed = closedWithin(c, 1500).then((x) => (x ? ('closed' as const) : ('nothing' as const)))
   const acked = c.publishAsync(topic, payload, { qos: 1 }).then(
     () => 'acked' as const,
@@ -39,52 +44,73 @@ async function subscribe(c: MqttClient, filters: string[]): Promise<number[]> {
 async function policy(topic: string, access: number, allow: number, deviceIntIDs: number[]) {
   const p = await t.admin.post('/api/v1/policies', { name: uniq('pol'), topic, access, allow })
   assert.is(p.status, 201, p.text)
-  const b = await t.admin.post(`/api/v1/policies/${p.body.id}/devices`, { devicesIntID: deviceIntIDs })
+  const b = await t.admin.post(`/api/v1/policies/${p.body.id}/devices`, {
+    devicesIntID: deviceIntIDs,
+  })
   assert.is(b.status, 201, b.text)
 }
 
 acl('publish under its own prefix :: PUBACK', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
   assert.is(await publish(c, await fullTopic(t, d, 'anything')), 'acked')
   end(c)
 })
 
-acl('publish outside its prefix (a relative topic) :: aedes closes the connection, no PUBACK', async () => {
-  const { devices: [d] } = await devices(t, 1)
-  const c = await connectDevice(t, d)
-  assert.is(await publish(c, 'telemetry'), 'closed')
-  end(c)
-})
+acl(
+  'publish outside its prefix (a relative topic) :: aedes closes the connection, no PUBACK',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    assert.is(await publish(c, 'telemetry'), 'closed')
+    end(c)
+  },
+)
 
 acl("publish under another device's prefix :: connection closed", async () => {
-  const { devices: [a, b] } = await devices(t, 2)
+  const {
+    devices: [a, b],
+  } = await devices(t, 2)
   const c = await connectDevice(t, a)
   assert.is(await publish(c, await fullTopic(t, b, 'telemetry')), 'closed')
   end(c)
 })
 
 acl('publish to $SYS :: connection closed', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
   assert.is(await publish(c, '$SYS/x'), 'closed')
   end(c)
 })
 
 acl('policy deny publish secret/# :: secret/x closes, public/x acked', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   await policy('secret/#', 0, 0, [d.id])
   let c = await connectDevice(t, d)
   assert.is(await publish(c, await fullTopic(t, d, 'public/x')), 'acked')
   assert.is(await publish(c, await fullTopic(t, d, 'secret/x')), 'closed')
   end(c)
   c = await connectDevice(t, d)
-  assert.is(await publish(c, await fullTopic(t, d, 'secret')), 'closed', '# matches the parent level')
+  assert.is(
+    await publish(c, await fullTopic(t, d, 'secret')),
+    'closed',
+    '# matches the parent level',
+  )
   end(c)
 })
 
 acl('policy allow publish up/+ :: up/a acked, up/a/b and other topics close', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   await policy('up/+', 2, 1, [d.id])
   let c = await connectDevice(t, d)
   assert.is(await publish(c, await fullTopic(t, d, 'up/a')), 'acked')
@@ -95,83 +121,121 @@ acl('policy allow publish up/+ :: up/a acked, up/a/b and other topics close', as
   end(c)
 })
 
-acl('subscribe outside its prefix or over a deny :: SUBACK 128, allowed filters granted', async () => {
-  const { devices: [d, other] } = await devices(t, 2)
-  await policy('private/#', 1, 0, [d.id])
-  const c = await connectDevice(t, d)
-  const own = await fullTopic(t, d, '')
-  const granted = await subscribe(c, [
-    `${own}cmd/+`,
-    `${own}#`, // could receive private/...
-    `${own}private/a`,
-    await fullTopic(t, other, '#'),
-    '#',
-    '/mqtt/#',
-    `${own}public/#`,
-  ])
-  assert.equal(granted, [1, 128, 128, 128, 128, 128, 1])
-  assert.ok(c.connected, 'a refused filter does not disconnect')
-  end(c)
-})
+acl(
+  'subscribe outside its prefix or over a deny :: SUBACK 128, allowed filters granted',
+  async () => {
+    const {
+      devices: [d, other],
+    } = await devices(t, 2)
+    await policy('private/#', 1, 0, [d.id])
+    const c = await connectDevice(t, d)
+    const own = await fullTopic(t, d, '')
+    const granted = await subscribe(c, [
+      `${own}cmd/+`,
+      `${own}#`, // could receive private/...
+      `${own}private/a`,
+      await fullTopic(t, other, '#'),
+      '#',
+      '/mqtt/#',
+      `${own}public/#`,
+    ])
+    assert.equal(granted, [1, 128, 128, 128, 128, 128, 1])
+    assert.ok(c.connected, 'a refused filter does not disconnect')
+    end(c)
+  },
+)
 
-acl('inbox :: the service publishes, the device receives it on <mountpoint>inbox and acknowledges', async () => {
-  const { devices: [d] } = await devices(t, 1)
-  const c = await connectDevice(t, d)
-  const got = new Promise<[string, string]>((resolve) => c.on('message', (topic, p) => resolve([topic, p.toString()])))
-  await sleep(100)
-  const ok = await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('{"data_type":"request"}'), { timeoutMs: 2000 })
-  assert.is(ok, true)
-  assert.equal(await got, [await fullTopic(t, d, 'inbox'), '{"data_type":"request"}'])
-  end(c)
-})
+acl(
+  'inbox :: the service publishes, the device receives it on <mountpoint>inbox and acknowledges',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    const got = new Promise<[string, string]>((resolve) =>
+      c.on('message', (topic, p) => resolve([topic, p.toString()])),
+    )
+    await sleep(100)
+    const ok = await t.svc.deps.broker.publish(
+      await identity(d),
+      'inbox',
+      Buffer.from('{"data_type":"request"}'),
+      { timeoutMs: 2000 },
+    )
+    assert.is(ok, true)
+    assert.equal(await got, [await fullTopic(t, d, 'inbox'), '{"data_type":"request"}'])
+    end(c)
+  },
+)
 
 acl('command to a device that does not acknowledge :: false after timeoutMs', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
   c.handleMessage = (_packet, _cb) => {} // never PUBACK
   const t0 = Date.now()
-  const ok = await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x'), { timeoutMs: 300 })
+  const ok = await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x'), {
+    timeoutMs: 300,
+  })
   assert.is(ok, false)
   assert.ok(Date.now() - t0 >= 290)
   end(c)
 })
 
 acl('command to an offline device :: false at once; QoS 0 :: true once written', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   assert.is(await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x')), false)
   const c = await connectDevice(t, d)
-  assert.is(await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x'), { qos: 0 }), true)
+  assert.is(
+    await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x'), { qos: 0 }),
+    true,
+  )
   end(c)
 })
 
 acl('many commands in flight to one device :: each acknowledged separately', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
   const seen: string[] = []
   c.on('message', (_t, p) => seen.push(p.toString()))
   const dev = await identity(d)
   const results = await Promise.all(
-    Array.from({ length: 20 }, (_, i) => t.svc.deps.broker.publish(dev, `inbox`, Buffer.from(`m${i}`), { timeoutMs: 3000 })),
+    Array.from({ length: 20 }, (_, i) =>
+      t.svc.deps.broker.publish(dev, `inbox`, Buffer.from(`m${i}`), { timeoutMs: 3000 }),
+    ),
   )
   assert.equal(results, Array(20).fill(true))
   assert.is(seen.length, 20)
   end(c)
 })
 
-acl('stored subscriptions :: applied on connect (the device gets its own publish back on cmd/+ only)', async () => {
-  const { devices: [d] } = await devices(t, 1)
-  const s = await t.admin.post(`/api/v1/devices/${d.id}/subscriptions`, { topic: 'cmd/+', qos: 1 })
-  assert.is(s.status, 201, s.text)
-  const c = await connectDevice(t, d)
-  const got: string[] = []
-  c.on('message', (topic) => got.push(topic))
-  await sleep(100)
-  assert.is(await publish(c, await fullTopic(t, d, 'cmd/reboot')), 'acked')
-  assert.is(await publish(c, await fullTopic(t, d, 'other')), 'acked')
-  await sleep(300)
-  assert.equal(got, [await fullTopic(t, d, 'cmd/reboot')])
-  end(c)
-})
+acl(
+  'stored subscriptions :: applied on connect (the device gets its own publish back on cmd/+ only)',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const s = await t.admin.post(`/api/v1/devices/${d.id}/subscriptions`, {
+      topic: 'cmd/+',
+      qos: 1,
+    })
+    assert.is(s.status, 201, s.text)
+    const c = await connectDevice(t, d)
+    const got: string[] = []
+    c.on('message', (topic) => got.push(topic))
+    await sleep(100)
+    assert.is(await publish(c, await fullTopic(t, d, 'cmd/reboot')), 'acked')
+    assert.is(await publish(c, await fullTopic(t, d, 'other')), 'acked')
+    await sleep(300)
+    assert.equal(got, [await fullTopic(t, d, 'cmd/reboot')])
+    end(c)
+  },
+)
 
 acl('HTTP still answers :: after the refusals', async () => {
   assert.is((await t.admin.get('/api/v1/devices')).status, 200)

@@ -3,11 +3,28 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTestService, ADMIN_EMAIL, ADMIN_PASSWORD, Client, type TestService } from '../_support/service.ts'
+import {
+  startTestService,
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  Client,
+  type TestService,
+} from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 import { loadConfig } from '../../src/config.ts'
 import { startService } from '../../src/service.ts'
-import { closedWithin, connect, connectDevice, credentials, devices, end, mqttUrl, sleep, until, wsUrl } from './_mqtt.ts'
+import {
+  closedWithin,
+  connect,
+  connectDevice,
+  credentials,
+  devices,
+  end,
+  mqttUrl,
+  sleep,
+  until,
+  wsUrl,
+} from './_mqtt.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 let t: TestService
@@ -19,31 +36,49 @@ auth.before(async () => {
 auth.after(async () => t.close())
 
 const detail = async (id: number) => (await t.admin.get(`/api/v1/devices/${id}`)).body
-const logsOf = async (id: number) => (await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body.items as any[]
+const logsOf = async (id: number) =>
+  (await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body.items as any[]
 const statuses = async (id: number) => (await logsOf(id)).map((l) => l.connectStatus)
 
-auth('good credentials :: CONNACK 0, log status 1, device online with clientIP, connectedAt, keepAlive', async () => {
-  const { devices: [d] } = await devices(t, 1)
-  const r = await connect(mqttUrl(t), { ...credentials(d), keepalive: 42 })
-  assert.ok(r.connack, r.error?.message)
-  assert.is(r.connack!.returnCode, 0)
-  const online = await until(() => detail(d.id), (b) => b.deviceStatus === 1)
-  assert.is(online.deviceStatus, 1)
-  assert.is(online.clientIP, '127.0.0.1')
-  assert.match(online.connectedAt, TIME)
-  assert.is(online.keepAlive, 42)
-  const logs = await logsOf(d.id)
-  assert.is(logs.length, 1)
-  assert.is(logs[0].connectStatus, 1)
-  assert.is(logs[0].IP, '127.0.0.1')
-  assert.is(logs[0].keepAlive, 42)
-  assert.is(logs[0].deviceID, d.deviceID)
-  r.client.end()
-  const offline = await until(() => detail(d.id), (b) => b.deviceStatus === 0)
-  assert.is(offline.deviceStatus, 0)
-  assert.is(offline.clientIP, '127.0.0.1', 'the last address is kept')
-  assert.equal(await until(() => statuses(d.id), (s) => s.length === 2), [1, 0])
-})
+auth(
+  'good credentials :: CONNACK 0, log status 1, device online with clientIP, connectedAt, keepAlive',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const r = await connect(mqttUrl(t), { ...credentials(d), keepalive: 42 })
+    assert.ok(r.connack, r.error?.message)
+    assert.is(r.connack!.returnCode, 0)
+    const online = await until(
+      () => detail(d.id),
+      (b) => b.deviceStatus === 1,
+    )
+    assert.is(online.deviceStatus, 1)
+    assert.is(online.clientIP, '127.0.0.1')
+    assert.match(online.connectedAt, TIME)
+    assert.is(online.keepAlive, 42)
+    const logs = await logsOf(d.id)
+    assert.is(logs.length, 1)
+    assert.is(logs[0].connectStatus, 1)
+    assert.is(logs[0].IP, '127.0.0.1')
+    assert.is(logs[0].keepAlive, 42)
+    assert.is(logs[0].deviceID, d.deviceID)
+    r.client.end()
+    const offline = await until(
+      () => detail(d.id),
+      (b) => b.deviceStatus === 0,
+    )
+    assert.is(offline.deviceStatus, 0)
+    assert.is(offline.clientIP, '127.0.0.1', 'the last address is kept')
+    assert.equal(
+      await until(
+        () => statuses(d.id),
+        (s) => s.length === 2,
+      ),
+      [1, 0],
+    )
+  },
+)
 
 for (const [name, change] of [
   ['wrong token', (o: any) => ({ ...o, password: 'not-the-token' })],
@@ -51,12 +86,20 @@ for (const [name, change] of [
   ['no password', (o: any) => ({ ...o, password: undefined })],
 ] as const) {
   auth(`${name} :: CONNACK 5 not authorized, log status 2, device stays offline`, async () => {
-    const { devices: [d] } = await devices(t, 1)
+    const {
+      devices: [d],
+    } = await devices(t, 1)
     const r = await connect(mqttUrl(t), change(credentials(d)))
     assert.is(r.connack, undefined)
     assert.is(r.error?.code, 5, r.error?.message)
     r.client.end(true)
-    assert.equal(await until(() => statuses(d.id), (s) => s.length === 1), [2])
+    assert.equal(
+      await until(
+        () => statuses(d.id),
+        (s) => s.length === 1,
+      ),
+      [2],
+    )
     assert.is((await detail(d.id)).deviceStatus, 0)
   })
 }
@@ -67,7 +110,11 @@ auth('unknown device :: CONNACK 5, a status 2 log row in no tenant', async () =>
   assert.is(r.error?.code, 5, r.error?.message)
   r.client.end(true)
   const rows = await until(
-    () => t.svc.deps.meta.db.all('SELECT tenant_id, connect_status, ip FROM connect_logs WHERE device_id = ?', [clientId]),
+    () =>
+      t.svc.deps.meta.db.all(
+        'SELECT tenant_id, connect_status, ip FROM connect_logs WHERE device_id = ?',
+        [clientId],
+      ),
     (x) => x.length > 0,
   )
   assert.equal(rows, [{ tenant_id: null, connect_status: 2, ip: '127.0.0.1' }])
@@ -76,30 +123,59 @@ auth('unknown device :: CONNACK 5, a status 2 log row in no tenant', async () =>
 })
 
 auth('blocked device :: CONNACK 5, log status 2', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   assert.is((await t.admin.put(`/api/v1/devices/${d.id}`, { blocked: 1 })).status, 200)
   const r = await connect(mqttUrl(t), credentials(d))
   assert.is(r.error?.code, 5)
   r.client.end(true)
-  assert.equal(await until(() => statuses(d.id), (s) => s.length === 1), [2])
+  assert.equal(
+    await until(
+      () => statuses(d.id),
+      (s) => s.length === 1,
+    ),
+    [2],
+  )
 })
 
 auth('blocking a connected device :: disconnected within 1 s, then refused, offline', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
-  await until(() => detail(d.id), (b) => b.deviceStatus === 1)
+  await until(
+    () => detail(d.id),
+    (b) => b.deviceStatus === 1,
+  )
   const closed = closedWithin(c, 1000)
   assert.is((await t.admin.put(`/api/v1/devices/${d.id}`, { blocked: 1 })).status, 200)
   assert.ok(await closed, 'kicked within a second')
   const again = await connect(mqttUrl(t), credentials(d))
   assert.is(again.error?.code, 5)
   again.client.end(true)
-  assert.is((await until(() => detail(d.id), (b) => b.deviceStatus === 0)).deviceStatus, 0)
-  assert.equal(await until(() => statuses(d.id), (s) => s.length === 3), [1, 0, 2])
+  assert.is(
+    (
+      await until(
+        () => detail(d.id),
+        (b) => b.deviceStatus === 0,
+      )
+    ).deviceStatus,
+    0,
+  )
+  assert.equal(
+    await until(
+      () => statuses(d.id),
+      (s) => s.length === 3,
+    ),
+    [1, 0, 2],
+  )
 })
 
 auth('an edit that keeps it unblocked :: the session stays', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
   assert.is((await t.admin.put(`/api/v1/devices/${d.id}`, { description: 'renamed' })).status, 200)
   assert.not.ok(await closedWithin(c, 700))
@@ -107,7 +183,9 @@ auth('an edit that keeps it unblocked :: the session stays', async () => {
 })
 
 auth('deleting a connected device :: disconnected within 1 s', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const c = await connectDevice(t, d)
   const closed = closedWithin(c, 1000)
   assert.is((await t.admin.del(`/api/v1/devices?ids=${d.id}`)).status, 204)
@@ -118,25 +196,48 @@ auth('deleting a connected device :: disconnected within 1 s', async () => {
 })
 
 auth('takeover by client id :: the first session is closed, the device stays online', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const first = await connectDevice(t, d)
-  await until(() => detail(d.id), (b) => b.deviceStatus === 1)
+  await until(
+    () => detail(d.id),
+    (b) => b.deviceStatus === 1,
+  )
   const firstClosed = closedWithin(first, 2000)
   const second = await connectDevice(t, d, { keepalive: 17 })
   assert.ok(await firstClosed, 'first session closed')
   assert.ok(second.connected)
-  assert.equal(await until(() => statuses(d.id), (s) => s.length === 3), [1, 0, 1])
+  assert.equal(
+    await until(
+      () => statuses(d.id),
+      (s) => s.length === 3,
+    ),
+    [1, 0, 1],
+  )
   await sleep(200) // a late write of the old session must not land after the new one
   const b = await detail(d.id)
   assert.is(b.deviceStatus, 1)
   assert.is(b.keepAlive, 17)
   end(second)
-  assert.is((await until(() => detail(d.id), (x) => x.deviceStatus === 0)).deviceStatus, 0)
+  assert.is(
+    (
+      await until(
+        () => detail(d.id),
+        (x) => x.deviceStatus === 0,
+      )
+    ).deviceStatus,
+    0,
+  )
 })
 
 auth('late disconnect of a taken-over session :: never marks the new one offline', async () => {
-  const { devices: [d] } = await devices(t, 1)
-  const tracker = new (await import('../../ingest/connections.ts')).ConnectionTracker(t.svc.deps.meta)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const tracker = new (await import('../../ingest/connections.ts')).ConnectionTracker(
+    t.svc.deps.meta,
+  )
   const { DeviceDirectory } = await import('../../ingest/identity.ts')
   const identity = (await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byId(d.id))!
   const oldSession = {}
@@ -153,14 +254,23 @@ auth('late disconnect of a taken-over session :: never marks the new one offline
 })
 
 auth('MQTT over WebSocket on /mqtt :: connects, online, receives its inbox', async () => {
-  const { devices: [d] } = await devices(t, 1)
+  const {
+    devices: [d],
+  } = await devices(t, 1)
   const r = await connect(wsUrl(t), credentials(d))
   assert.ok(r.connack, r.error?.message)
-  const online = await until(() => detail(d.id), (b) => b.deviceStatus === 1)
+  const online = await until(
+    () => detail(d.id),
+    (b) => b.deviceStatus === 1,
+  )
   assert.is(online.clientIP, '127.0.0.1')
-  const got = new Promise<string>((resolve) => r.client.once('message', (topic, p) => resolve(`${topic} ${p}`)))
+  const got = new Promise<string>((resolve) =>
+    r.client.once('message', (topic, p) => resolve(`${topic} ${p}`)),
+  )
   await sleep(100) // the inbox subscription is made right after CONNACK
-  const identity = (await t.svc.deps.broker.publish(await idOf(d), 'inbox', Buffer.from('ping'), { timeoutMs: 2000 }))
+  const identity = await t.svc.deps.broker.publish(await idOf(d), 'inbox', Buffer.from('ping'), {
+    timeoutMs: 2000,
+  })
   assert.ok(identity, 'acknowledged')
   assert.match(await got, /\/inbox ping$/)
   r.client.end()
@@ -169,21 +279,47 @@ auth('MQTT over WebSocket on /mqtt :: connects, online, receives its inbox', asy
   bad.client.end(true)
 })
 
-auth('MQTT 5 client :: good credentials connect (online), bad ones get reason 135, each logged', async () => {
-  const { devices: [d] } = await devices(t, 1)
-  const ok = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
-  assert.ok(ok.connack, 'connected with MQTT 5')
-  assert.is(ok.connack!.reasonCode, 0)
-  assert.ok(ok.client.connected)
-  assert.is((await until(() => detail(d.id), (x) => x.deviceStatus === 1)).deviceStatus, 1)
-  ok.client.end()
-  await until(() => detail(d.id), (x) => x.deviceStatus === 0)
-  const bad = await connect(mqttUrl(t), { ...credentials(d), password: 'wrong', protocolVersion: 5 })
-  assert.is(bad.connack, undefined)
-  assert.is(bad.error?.code, 135)
-  bad.client.end(true)
-  assert.equal(await until(() => statuses(d.id), (s) => s.length === 3), [1, 0, 2])
-})
+auth(
+  'MQTT 5 client :: good credentials connect (online), bad ones get reason 135, each logged',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const ok = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
+    assert.ok(ok.connack, 'connected with MQTT 5')
+    assert.is(ok.connack!.reasonCode, 0)
+    assert.ok(ok.client.connected)
+    assert.is(
+      (
+        await until(
+          () => detail(d.id),
+          (x) => x.deviceStatus === 1,
+        )
+      ).deviceStatus,
+      1,
+    )
+    ok.client.end()
+    await until(
+      () => detail(d.id),
+      (x) => x.deviceStatus === 0,
+    )
+    const bad = await connect(mqttUrl(t), {
+      ...credentials(d),
+      password: 'wrong',
+      protocolVersion: 5,
+    })
+    assert.is(bad.connack, undefined)
+    assert.is(bad.error?.code, 135)
+    bad.client.end(true)
+    assert.equal(
+      await until(
+        () => statuses(d.id),
+        (s) => s.length === 3,
+      ),
+      [1, 0, 2],
+    )
+  },
+)
 
 auth('HTTP still answers :: after all of the above', async () => {
   assert.is((await t.admin.get('/api/v1/products')).status, 200)
@@ -198,7 +334,16 @@ const restart = suite('broker: restart')
 
 restart('devices online when the service stopped :: offline after start-up', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-restart-'))
-  const env = { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', MQTT_WS_PORT: '0', ADMIN_EMAIL, ADMIN_PASSWORD, LOG_LEVEL: 'error' }
+  const env = {
+    DATA_DIR: dir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    LOG_LEVEL: 'error',
+  }
   try {
     const a = await startService(loadConfig(env))
     const product = await a.deps.meta.db.run(
@@ -211,7 +356,9 @@ restart('devices online when the service stopped :: offline after start-up', asy
     )
     await a.close() // as a crash would leave it: device_status 1
     const b = await startService(loadConfig(env))
-    const row = await b.deps.meta.db.one("SELECT device_status FROM devices WHERE device_id = 'dev-restart'")
+    const row = await b.deps.meta.db.one(
+      "SELECT device_status FROM devices WHERE device_id = 'dev-restart'",
+    )
     assert.is(row?.device_status, 0)
     await b.close()
   } finally {
@@ -219,30 +366,51 @@ restart('devices online when the service stopped :: offline after start-up', asy
   }
 })
 
-restart('close() with devices connected :: resolves, their disconnects are logged before the database closes', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-close-'))
-  const env = { DATA_DIR: dir, PORT: '0', HOST: '127.0.0.1', MQTT_PORT: '0', MQTT_WS_PORT: '0', ADMIN_EMAIL, ADMIN_PASSWORD, LOG_LEVEL: 'error' }
-  try {
-    const a = await startService(loadConfig(env))
-    const login = await new Client(a.url).post('/api/v1/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })
-    const admin = new Client(a.url, `Bearer ${login.body.token}`)
-    const product = await newProduct(admin)
-    const d = await newDevice(admin, mqttBody(product.productID))
-    const r = await connect(`mqtt://127.0.0.1:${a.deps.broker.port}`, credentials(d))
-    assert.ok(r.connack)
-    const closing = a.close()
-    const done = await Promise.race([closing.then(() => true), sleep(8000).then(() => false)])
-    assert.ok(done, 'close() resolved')
-    assert.ok(await closedWithin(r.client, 1000), 'the device was disconnected')
-    r.client.end(true)
-    const b = await startService(loadConfig(env))
-    const rows = await b.deps.meta.db.all('SELECT id, connect_status, msg_time FROM connect_logs WHERE device_id = ? ORDER BY id', [d.deviceID])
-    assert.equal(rows.map((x) => x.connect_status), [1, 0])
-    await b.close()
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+restart(
+  'close() with devices connected :: resolves, their disconnects are logged before the database closes',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-close-'))
+    const env = {
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MQTT_PORT: '0',
+      MQTT_WS_PORT: '0',
+      ADMIN_EMAIL,
+      ADMIN_PASSWORD,
+      LOG_LEVEL: 'error',
+    }
+    try {
+      const a = await startService(loadConfig(env))
+      const login = await new Client(a.url).post('/api/v1/login', {
+        email: ADMIN_EMAIL,
+        password: ADMIN_PASSWORD,
+      })
+      const admin = new Client(a.url, `Bearer ${login.body.token}`)
+      const product = await newProduct(admin)
+      const d = await newDevice(admin, mqttBody(product.productID))
+      const r = await connect(`mqtt://127.0.0.1:${a.deps.broker.port}`, credentials(d))
+      assert.ok(r.connack)
+      const closing = a.close()
+      const done = await Promise.race([closing.then(() => true), sleep(8000).then(() => false)])
+      assert.ok(done, 'close() resolved')
+      assert.ok(await closedWithin(r.client, 1000), 'the device was disconnected')
+      r.client.end(true)
+      const b = await startService(loadConfig(env))
+      const rows = await b.deps.meta.db.all(
+        'SELECT id, connect_status, msg_time FROM connect_logs WHERE device_id = ? ORDER BY id',
+        [d.deviceID],
+      )
+      assert.equal(
+        rows.map((x) => x.connect_status),
+        [1, 0],
+      )
+      await b.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
 
 auth.run()
 restart.run()

@@ -35,7 +35,10 @@ const withCert = (d: any, cert: { cert: string; key: string }) => ({
 })
 
 const statuses = async (id: number) =>
-  ((await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body.items as any[]).map((l) => l.connectStatus)
+  (
+    (await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body
+      .items as any[]
+  ).map((l) => l.connectStatus)
 
 const tls = suite('broker: MQTT over TLS, certificate devices')
 tls.before(async () => {
@@ -49,51 +52,71 @@ tls('certificate bound and enabled :: connects over TLS, online', async () => {
   await bind(t.admin, cert.id, device.id)
   const r = await connect(tlsUrl(), withCert(device, cert))
   assert.ok(r.connack, r.error?.message)
-  const detail = await until(() => t.admin.get(`/api/v1/devices/${device.id}`), (x) => x.body.deviceStatus === 1)
+  const detail = await until(
+    () => t.admin.get(`/api/v1/devices/${device.id}`),
+    (x) => x.body.deviceStatus === 1,
+  )
   assert.is(detail.body.deviceStatus, 1)
   end(r.client)
 })
 
-tls('refusals :: unbound, disabled, another tenant CA with the same CN, no certificate, plain TCP', async () => {
-  const { device } = await certDevice(t.admin)
-  const cn = `cn-${device.deviceID.slice(0, 8)}`
-  const unbound = await newCert(t.admin, cn)
-  const expectRefused = async (url: string, opts: object, why: string) => {
-    const r = await connect(url, opts)
-    assert.is(r.connack, undefined, why)
-    assert.is(r.error?.code, 5, `${why}: ${r.error?.message}`)
-    r.client.end(true)
-  }
-  await expectRefused(tlsUrl(), withCert(device, unbound), 'not bound')
-  const other = await t.newTenant()
-  const foreign = await newCert(other, cn) // same CN, issued by the other tenant's CA
-  const bound = await newCert(t.admin, `${cn}-b`)
-  await bind(t.admin, bound.id, device.id)
-  await expectRefused(tlsUrl(), withCert(device, { cert: foreign.cert, key: foreign.key }), 'foreign CA')
-  await expectRefused(tlsUrl(), { clientId: device.deviceID, username: device.deviceUsername, rejectUnauthorized: false }, 'no certificate')
-  await expectRefused(mqttUrl(t), { ...credentials(device) }, 'plain TCP')
-  assert.is((await t.admin.put(`/api/v1/certs/${bound.id}`, { enable: 0 })).status, 200)
-  await expectRefused(tlsUrl(), withCert(device, bound), 'disabled')
-  assert.is((await t.admin.put(`/api/v1/certs/${bound.id}`, { enable: 1 })).status, 200)
-  const ok = await connect(tlsUrl(), withCert(device, bound))
-  assert.ok(ok.connack, 're-enabled')
-  end(ok.client)
-  const s = await until(() => statuses(device.id), (x) => x.length >= 7)
-  assert.equal(s.slice(0, 5), [2, 2, 2, 2, 2])
-})
+tls(
+  'refusals :: unbound, disabled, another tenant CA with the same CN, no certificate, plain TCP',
+  async () => {
+    const { device } = await certDevice(t.admin)
+    const cn = `cn-${device.deviceID.slice(0, 8)}`
+    const unbound = await newCert(t.admin, cn)
+    const expectRefused = async (url: string, opts: object, why: string) => {
+      const r = await connect(url, opts)
+      assert.is(r.connack, undefined, why)
+      assert.is(r.error?.code, 5, `${why}: ${r.error?.message}`)
+      r.client.end(true)
+    }
+    await expectRefused(tlsUrl(), withCert(device, unbound), 'not bound')
+    const other = await t.newTenant()
+    const foreign = await newCert(other, cn) // same CN, issued by the other tenant's CA
+    const bound = await newCert(t.admin, `${cn}-b`)
+    await bind(t.admin, bound.id, device.id)
+    await expectRefused(
+      tlsUrl(),
+      withCert(device, { cert: foreign.cert, key: foreign.key }),
+      'foreign CA',
+    )
+    await expectRefused(
+      tlsUrl(),
+      { clientId: device.deviceID, username: device.deviceUsername, rejectUnauthorized: false },
+      'no certificate',
+    )
+    await expectRefused(mqttUrl(t), { ...credentials(device) }, 'plain TCP')
+    assert.is((await t.admin.put(`/api/v1/certs/${bound.id}`, { enable: 0 })).status, 200)
+    await expectRefused(tlsUrl(), withCert(device, bound), 'disabled')
+    assert.is((await t.admin.put(`/api/v1/certs/${bound.id}`, { enable: 1 })).status, 200)
+    const ok = await connect(tlsUrl(), withCert(device, bound))
+    assert.ok(ok.connack, 're-enabled')
+    end(ok.client)
+    const s = await until(
+      () => statuses(device.id),
+      (x) => x.length >= 7,
+    )
+    assert.equal(s.slice(0, 5), [2, 2, 2, 2, 2])
+  },
+)
 
-tls('token device over TLS :: accepted with its token; a certificate alone is not enough', async () => {
-  const product = await newProduct(t.admin)
-  const device = await newDevice(t.admin, mqttBody(product.productID))
-  const r = await connect(tlsUrl(), { ...credentials(device), rejectUnauthorized: false })
-  assert.ok(r.connack, r.error?.message)
-  end(r.client)
-  const cert = await newCert(t.admin, `tok-${device.deviceID.slice(0, 8)}`)
-  await bind(t.admin, cert.id, device.id)
-  const noToken = await connect(tlsUrl(), withCert(device, cert))
-  assert.is(noToken.error?.code, 5)
-  noToken.client.end(true)
-})
+tls(
+  'token device over TLS :: accepted with its token; a certificate alone is not enough',
+  async () => {
+    const product = await newProduct(t.admin)
+    const device = await newDevice(t.admin, mqttBody(product.productID))
+    const r = await connect(tlsUrl(), { ...credentials(device), rejectUnauthorized: false })
+    assert.ok(r.connack, r.error?.message)
+    end(r.client)
+    const cert = await newCert(t.admin, `tok-${device.deviceID.slice(0, 8)}`)
+    await bind(t.admin, cert.id, device.id)
+    const noToken = await connect(tlsUrl(), withCert(device, cert))
+    assert.is(noToken.error?.code, 5)
+    noToken.client.end(true)
+  },
+)
 
 tls('uplink over TLS :: QoS 1 value stored before the PUBACK', async () => {
   const { product, device } = await certDevice(t.admin)
@@ -103,9 +126,22 @@ tls('uplink over TLS :: QoS 1 value stored before the PUBACK', async () => {
   await bind(t.admin, cert.id, device.id)
   const r = await connect(tlsUrl(), withCert(device, cert))
   assert.ok(r.connack, r.error?.message)
-  await r.client.publishAsync(await fullTopic(t, device, stream.topic), JSON.stringify({ temp: 36.6 }), { qos: 1 })
-  const tenantID = String((await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))?.tenant_id)
-  const series = await t.svc.deps.telemetry.readRaw({ tenantID, deviceID: device.deviceID, dataPointIDs: ['temp'], start: 0, end: Date.now() + 1000 })
+  await r.client.publishAsync(
+    await fullTopic(t, device, stream.topic),
+    JSON.stringify({ temp: 36.6 }),
+    { qos: 1 },
+  )
+  const tenantID = String(
+    (await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))
+      ?.tenant_id,
+  )
+  const series = await t.svc.deps.telemetry.readRaw({
+    tenantID,
+    deviceID: device.deviceID,
+    dataPointIDs: ['temp'],
+    start: 0,
+    end: Date.now() + 1000,
+  })
   assert.equal(series.get('temp')!.value, [36.6])
   end(r.client)
 })

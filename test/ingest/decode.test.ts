@@ -23,7 +23,12 @@ decode('form 2 event :: {time, value} in s or ms, bare values at receivedAt', ()
     JSON.stringify({
       data_type: 'event',
       stream_id: 's1',
-      data: { temp: { time: 1700000000, value: 21.5 }, hum: { time: 1700000000123, value: 40 }, on: true, loc: { lon: 1, lat: 2 } },
+      data: {
+        temp: { time: 1700000000, value: 21.5 },
+        hum: { time: 1700000000123, value: 40 },
+        on: true,
+        loc: { lon: 1, lat: 2 },
+      },
     }),
     NOW,
   )
@@ -41,10 +46,20 @@ decode('form 2 event :: {time, value} in s or ms, bare values at receivedAt', ()
 })
 
 decode('form 2 with an unreadable time :: the value is a problem, the others stay', () => {
-  const d = decodePayload('{"data_type":"event","data":{"a":{"time":"soon","value":1},"b":{"value":2}}}', NOW)
+  const d = decodePayload(
+    '{"data_type":"event","data":{"a":{"time":"soon","value":1},"b":{"value":2}}}',
+    NOW,
+  )
   if (d.form !== 'event') return assert.unreachable()
   assert.equal(d.values, [{ dataPointID: 'b', time: NOW, value: 2 }])
-  assert.equal(d.problems, [{ dataPointID: 'a', deviceID: undefined, errorCode: 'FORM_INVALID', message: 'a: unreadable time' }])
+  assert.equal(d.problems, [
+    {
+      dataPointID: 'a',
+      deviceID: undefined,
+      errorCode: 'FORM_INVALID',
+      message: 'a: unreadable time',
+    },
+  ])
 })
 
 decode('form 3 gateway :: own points and one list per child; bad entries are problems', () => {
@@ -70,7 +85,10 @@ decode('form 3 gateway :: own points and one list per child; bad entries are pro
       ['c2', [{ dataPointID: 'temp', time: NOW, value: 4 }], payload.data.devices[1]],
     ],
   )
-  assert.equal(d.problems.map((p) => p.message), ['devices[2]: expected {device_id, data}', 'devices[3]: expected {device_id, data}'])
+  assert.equal(
+    d.problems.map((p) => p.message),
+    ['devices[2]: expected {device_id, data}', 'devices[3]: expected {device_id, data}'],
+  )
 })
 
 decode('form 3 without gateway points :: devices only', () => {
@@ -84,12 +102,18 @@ decode('a data point named gateway with {time, value} :: still form 2', () => {
 })
 
 decode('form 4 response :: task id and code', () => {
-  assert.equal(decodePayload('{"data_type":"response","result":{"task_id":"t-1","code":200}}', NOW), {
-    form: 'response',
-    taskID: 't-1',
-    code: 200,
+  assert.equal(
+    decodePayload('{"data_type":"response","result":{"task_id":"t-1","code":200}}', NOW),
+    {
+      form: 'response',
+      taskID: 't-1',
+      code: 200,
+    },
+  )
+  assert.equal(decodePayload('{"data_type":"response","result":{}}', NOW), {
+    form: 'invalid',
+    reason: 'response without result.task_id',
   })
-  assert.equal(decodePayload('{"data_type":"response","result":{}}', NOW), { form: 'invalid', reason: 'response without result.task_id' })
 })
 
 decode('malformed and non-object payloads :: invalid with a reason, never a throw', () => {
@@ -103,7 +127,8 @@ decode('malformed and non-object payloads :: invalid with a reason, never a thro
     ['{"data_type":"event","data":[1]}', 'event payload without a data object'],
     ['{"data_type":"bogus"}', 'unknown data_type "bogus"'],
   ]
-  for (const [text, reason] of cases) assert.equal(decodePayload(text, NOW), { form: 'invalid', reason }, text)
+  for (const [text, reason] of cases)
+    assert.equal(decodePayload(text, NOW), { form: 'invalid', reason }, text)
 })
 
 decode('payloadTime :: s, ms, numeric text, ISO text; garbage undefined', () => {

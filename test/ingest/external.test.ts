@@ -34,10 +34,23 @@ async function freePort(): Promise<number> {
 async function startMosquitto() {
   const dir = mkdtempSync(join(tmpdir(), 'mosquitto-'))
   const port = await freePort()
-  writeFileSync(join(dir, 'mosquitto.conf'), `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`)
-  const proc: ChildProcess = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], { stdio: 'ignore' })
+  writeFileSync(
+    join(dir, 'mosquitto.conf'),
+    `listener ${port} 127.0.0.1\nallow_anonymous true\npersistence false\n`,
+  )
+  const proc: ChildProcess = spawn('mosquitto', ['-c', join(dir, 'mosquitto.conf')], {
+    stdio: 'ignore',
+  })
   const up = await until(
-    () => new Promise<boolean>((r) => tcpConnect(port, '127.0.0.1').once('connect', function (this: any) { this.end(); r(true) }).once('error', () => r(false))),
+    () =>
+      new Promise<boolean>((r) =>
+        tcpConnect(port, '127.0.0.1')
+          .once('connect', function (this: any) {
+            this.end()
+            r(true)
+          })
+          .once('error', () => r(false)),
+      ),
     5000,
   )
   if (!up) throw new Error('mosquitto did not start (is the mosquitto package installed?)')
@@ -58,7 +71,9 @@ function client(url: string, opts: mqtt.IClientOptions = {}): Promise<MqttClient
   })
 }
 const publish = (c: MqttClient, topic: string, payload: string, qos: 0 | 1 = 1) =>
-  new Promise<void>((resolve, reject) => c.publish(topic, payload, { qos }, (e) => (e ? reject(e) : resolve())))
+  new Promise<void>((resolve, reject) =>
+    c.publish(topic, payload, { qos }, (e) => (e ? reject(e) : resolve())),
+  )
 
 let broker: Awaited<ReturnType<typeof startMosquitto>>
 
@@ -69,46 +84,63 @@ acks.before(async () => {
 })
 acks.after(() => broker.stop())
 
-acks('a message held by its handler :: no PUBACK (receiveMaximum 1 keeps the next one back) until it resolves', async () => {
-  const seen: string[] = []
-  const release: Array<() => void> = []
-  const svc = connectAcking(broker.url, { clientId: 'acking-1', properties: { receiveMaximum: 1 }, reconnectPeriod: 0 }, async (_t, p) => {
-    seen.push(p.toString())
-    await new Promise<void>((r) => release.push(r))
-    return 0
-  })
-  await new Promise((r) => svc.once('connect', r))
-  await new Promise((r) => svc.subscribe('$share/g1//+/+/+/+/#', { qos: 1 }, r))
-  const dev = await client(broker.url)
-  await publish(dev, '/mqtt/t/p/d/telemetry', 'm1')
-  await publish(dev, '/mqtt/t/p/d/telemetry', 'm2')
-  await until(() => seen.length === 1, 2000)
-  await sleep(300)
-  assert.equal(seen, ['m1'], 'm2 waits for the PUBACK of m1')
-  release.shift()!()
-  assert.ok(await until(() => seen.length === 2, 2000), 'm2 arrives once m1 is acknowledged')
-  release.shift()!()
-  dev.end(true)
-  await new Promise((r) => svc.end(false, {}, () => r(null)))
-})
+acks(
+  'a message held by its handler :: no PUBACK (receiveMaximum 1 keeps the next one back) until it resolves',
+  async () => {
+    const seen: string[] = []
+    const release: Array<() => void> = []
+    const svc = connectAcking(
+      broker.url,
+      { clientId: 'acking-1', properties: { receiveMaximum: 1 }, reconnectPeriod: 0 },
+      async (_t, p) => {
+        seen.push(p.toString())
+        await new Promise<void>((r) => release.push(r))
+        return 0
+      },
+    )
+    await new Promise((r) => svc.once('connect', r))
+    await new Promise((r) => svc.subscribe('$share/g1//+/+/+/+/#', { qos: 1 }, r))
+    const dev = await client(broker.url)
+    await publish(dev, '/mqtt/t/p/d/telemetry', 'm1')
+    await publish(dev, '/mqtt/t/p/d/telemetry', 'm2')
+    await until(() => seen.length === 1, 2000)
+    await sleep(300)
+    assert.equal(seen, ['m1'], 'm2 waits for the PUBACK of m1')
+    release.shift()!()
+    assert.ok(await until(() => seen.length === 2, 2000), 'm2 arrives once m1 is acknowledged')
+    release.shift()!()
+    dev.end(true)
+    await new Promise((r) => svc.end(false, {}, () => r(null)))
+  },
+)
 
-acks('several held messages :: handled concurrently (up to receiveMaximum), not one per PUBACK', async () => {
-  const seen: string[] = []
-  const release: Array<() => void> = []
-  const svc = connectAcking(broker.url, { clientId: 'acking-2', properties: { receiveMaximum: 10 }, reconnectPeriod: 0 }, async (_t, p) => {
-    seen.push(p.toString())
-    await new Promise<void>((r) => release.push(r))
-    return 0
-  })
-  await new Promise((r) => svc.once('connect', r))
-  await new Promise((r) => svc.subscribe('/+/+/+/+/#', { qos: 1 }, r))
-  const dev = await client(broker.url)
-  for (let i = 0; i < 5; i++) await publish(dev, '/mqtt/t/p/d/x', `c${i}`)
-  assert.ok(await until(() => seen.length === 5, 2000), `all 5 in flight at once, saw ${seen.length}`)
-  for (const r of release.splice(0)) r()
-  dev.end(true)
-  await new Promise((r) => svc.end(false, {}, () => r(null)))
-})
+acks(
+  'several held messages :: handled concurrently (up to receiveMaximum), not one per PUBACK',
+  async () => {
+    const seen: string[] = []
+    const release: Array<() => void> = []
+    const svc = connectAcking(
+      broker.url,
+      { clientId: 'acking-2', properties: { receiveMaximum: 10 }, reconnectPeriod: 0 },
+      async (_t, p) => {
+        seen.push(p.toString())
+        await new Promise<void>((r) => release.push(r))
+        return 0
+      },
+    )
+    await new Promise((r) => svc.once('connect', r))
+    await new Promise((r) => svc.subscribe('/+/+/+/+/#', { qos: 1 }, r))
+    const dev = await client(broker.url)
+    for (let i = 0; i < 5; i++) await publish(dev, '/mqtt/t/p/d/x', `c${i}`)
+    assert.ok(
+      await until(() => seen.length === 5, 2000),
+      `all 5 in flight at once, saw ${seen.length}`,
+    )
+    for (const r of release.splice(0)) r()
+    dev.end(true)
+    await new Promise((r) => svc.end(false, {}, () => r(null)))
+  },
+)
 
 // ---------------------------------------------------------------- the service in external mode
 const ext = suite('external broker mode (MQTT_URL) against Mosquitto')
@@ -119,9 +151,15 @@ let devStream: any
 ext.before(async () => {
   broker = await startMosquitto()
   t = await startTestService({ MQTT_URL: broker.url, LOG_LEVEL: 'warn' })
-  const product = (await t.admin.post('/api/v1/products', { productName: 'Ext', cloudProtocol: 1 })).body
+  const product = (await t.admin.post('/api/v1/products', { productName: 'Ext', cloudProtocol: 1 }))
+    .body
   const r = await t.admin.post('/api/v1/devices', {
-    productID: product.productID, deviceName: 'ext-dev', deviceType: 1, upLinkSystem: 1, cloudProtocol: 1, authType: 1,
+    productID: product.productID,
+    deviceName: 'ext-dev',
+    deviceType: 1,
+    upLinkSystem: 1,
+    cloudProtocol: 1,
+    authType: 1,
   })
   assert.is(r.status, 201, r.text)
   dev = r.body
@@ -134,7 +172,10 @@ ext.after(async () => {
 })
 
 const eventsOf = async (svc: TestService, deviceIntID: number) =>
-  (await svc.svc.deps.meta.db.all('SELECT topic, payload, ip FROM events WHERE device_int_id = ? ORDER BY id', [deviceIntID])) as any[]
+  (await svc.svc.deps.meta.db.all(
+    'SELECT topic, payload, ip FROM events WHERE device_int_id = ? ORDER BY id',
+    [deviceIntID],
+  )) as any[]
 
 ext('no embedded broker :: port and wsPort null, handle has a stable client id', async () => {
   const b = t.svc.deps.broker as any
@@ -143,65 +184,107 @@ ext('no embedded broker :: port and wsPort null, handle has a stable client id',
   assert.match(b.clientId, /^devicecloud-.+-\d+/)
 })
 
-ext('a device publishes QoS 1 to its full topic :: stored as an event with topic and raw payload', async () => {
-  const d = await client(broker.url, { clientId: dev.deviceID })
-  await publish(d, `${devStream}telemetry`, '{"temp":21.5}')
-  await publish(d, `${devStream}telemetry`, 'not json {', 0)
-  const rows = await until(async () => ((await eventsOf(t, dev.id)).length >= 2 ? eventsOf(t, dev.id) : undefined))
-  d.end(true)
-  assert.ok(rows, 'events stored')
-  // messages are handled concurrently: their events may be committed in either order
-  const stored = rows!.map((r) => [r.topic, r.payload, r.ip]).sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1))
-  assert.equal(stored, [['telemetry', 'not json {', null], ['telemetry', '{"temp":21.5}', null]])
-  const api = await t.admin.get(`/api/v1/devices/${dev.id}/events`)
-  assert.is(api.status, 200)
-  assert.is(api.body.meta.count, 2)
-})
-
-ext('unknown device, mismatched tenant, non-mountpoint topic :: dropped and logged, nothing stored', async () => {
-  const warnings: string[] = []
-  const warn = console.warn
-  console.warn = (...a: unknown[]) => void warnings.push(a.join(' '))
-  try {
-    const b = t.svc.deps.broker as any
-    const before = { ...b.stats }
-    const count = (await eventsOf(t, dev.id)).length
-    const d = await client(broker.url)
-    await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/no-such-device/telemetry`, '{"a":1}')
-    await publish(d, `/mqtt/other-tenant/${dev.productID}/${dev.deviceID}/telemetry`, '{"a":2}')
-    await publish(d, `/coap/${dev.tenantID}/${dev.productID}/${dev.deviceID}/telemetry`, '{"a":3}')
-    await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/${dev.deviceID}`, '{"a":4}')
-    assert.ok(await until(() => b.stats.dropped - before.dropped === 4, 3000), `dropped ${b.stats.dropped - before.dropped}`)
+ext(
+  'a device publishes QoS 1 to its full topic :: stored as an event with topic and raw payload',
+  async () => {
+    const d = await client(broker.url, { clientId: dev.deviceID })
+    await publish(d, `${devStream}telemetry`, '{"temp":21.5}')
+    await publish(d, `${devStream}telemetry`, 'not json {', 0)
+    const rows = await until(async () =>
+      (await eventsOf(t, dev.id)).length >= 2 ? eventsOf(t, dev.id) : undefined,
+    )
     d.end(true)
-    assert.is(b.stats.submitted, before.submitted)
-    assert.is((await eventsOf(t, dev.id)).length, count)
-    assert.is(warnings.length, 4)
-    assert.ok(warnings[0]!.includes('no-such-device') && warnings[0]!.includes('unknown device'), warnings[0])
-    assert.ok(warnings[1]!.includes('other-tenant') && warnings[1]!.includes('not its mountpoint'), warnings[1])
-  } finally {
-    console.warn = warn
-  }
-})
+    assert.ok(rows, 'events stored')
+    // messages are handled concurrently: their events may be committed in either order
+    const stored = rows!
+      .map((r) => [r.topic, r.payload, r.ip])
+      .sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1))
+    assert.equal(stored, [
+      ['telemetry', 'not json {', null],
+      ['telemetry', '{"temp":21.5}', null],
+    ])
+    const api = await t.admin.get(`/api/v1/devices/${dev.id}/events`)
+    assert.is(api.status, 200)
+    assert.is(api.body.meta.count, 2)
+  },
+)
 
-ext('publish to a device :: reaches it on its full topic, true; not ingested back as an uplink', async () => {
-  const identity = await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byDeviceID(dev.deviceID)
-  const d = await client(broker.url, { clientId: dev.deviceID, protocolVersion: 5 })
-  await new Promise((r) => d.subscribe([`${devStream}inbox`, `${devStream}ctrl`], { qos: 1 }, r))
-  const got: Array<[string, string]> = []
-  d.on('message', (topic, payload) => got.push([topic, payload.toString()]))
-  const b = t.svc.deps.broker
-  const count = (await eventsOf(t, dev.id)).length
-  assert.is(await b.publish(identity!, 'inbox', Buffer.from('{"data_type":"request","task_id":"t1"}'), { timeoutMs: 3000 }), true)
-  assert.is(await b.publish(identity!, 'ctrl', Buffer.from('{"x":1}'), { timeoutMs: 3000 }), true)
-  assert.ok(await until(() => got.length === 2, 3000))
-  assert.equal(got, [[`${devStream}inbox`, '{"data_type":"request","task_id":"t1"}'], [`${devStream}ctrl`, '{"x":1}']])
-  await sleep(200)
-  assert.is((await eventsOf(t, dev.id)).length, count, 'commands are not uplinks')
-  d.end(true)
-})
+ext(
+  'unknown device, mismatched tenant, non-mountpoint topic :: dropped and logged, nothing stored',
+  async () => {
+    const warnings: string[] = []
+    const warn = console.warn
+    console.warn = (...a: unknown[]) => void warnings.push(a.join(' '))
+    try {
+      const b = t.svc.deps.broker as any
+      const before = { ...b.stats }
+      const count = (await eventsOf(t, dev.id)).length
+      const d = await client(broker.url)
+      await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/no-such-device/telemetry`, '{"a":1}')
+      await publish(d, `/mqtt/other-tenant/${dev.productID}/${dev.deviceID}/telemetry`, '{"a":2}')
+      await publish(
+        d,
+        `/coap/${dev.tenantID}/${dev.productID}/${dev.deviceID}/telemetry`,
+        '{"a":3}',
+      )
+      await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/${dev.deviceID}`, '{"a":4}')
+      assert.ok(
+        await until(() => b.stats.dropped - before.dropped === 4, 3000),
+        `dropped ${b.stats.dropped - before.dropped}`,
+      )
+      d.end(true)
+      assert.is(b.stats.submitted, before.submitted)
+      assert.is((await eventsOf(t, dev.id)).length, count)
+      assert.is(warnings.length, 4)
+      assert.ok(
+        warnings[0]!.includes('no-such-device') && warnings[0]!.includes('unknown device'),
+        warnings[0],
+      )
+      assert.ok(
+        warnings[1]!.includes('other-tenant') && warnings[1]!.includes('not its mountpoint'),
+        warnings[1],
+      )
+    } finally {
+      console.warn = warn
+    }
+  },
+)
+
+ext(
+  'publish to a device :: reaches it on its full topic, true; not ingested back as an uplink',
+  async () => {
+    const identity = await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byDeviceID(
+      dev.deviceID,
+    )
+    const d = await client(broker.url, { clientId: dev.deviceID, protocolVersion: 5 })
+    await new Promise((r) => d.subscribe([`${devStream}inbox`, `${devStream}ctrl`], { qos: 1 }, r))
+    const got: Array<[string, string]> = []
+    d.on('message', (topic, payload) => got.push([topic, payload.toString()]))
+    const b = t.svc.deps.broker
+    const count = (await eventsOf(t, dev.id)).length
+    assert.is(
+      await b.publish(identity!, 'inbox', Buffer.from('{"data_type":"request","task_id":"t1"}'), {
+        timeoutMs: 3000,
+      }),
+      true,
+    )
+    assert.is(await b.publish(identity!, 'ctrl', Buffer.from('{"x":1}'), { timeoutMs: 3000 }), true)
+    assert.ok(await until(() => got.length === 2, 3000))
+    assert.equal(got, [
+      [`${devStream}inbox`, '{"data_type":"request","task_id":"t1"}'],
+      [`${devStream}ctrl`, '{"x":1}'],
+    ])
+    await sleep(200)
+    assert.is((await eventsOf(t, dev.id)).length, count, 'commands are not uplinks')
+    d.end(true)
+  },
+)
 
 ext('two nodes in one share group :: split the messages, each stored once', async () => {
-  t2 = await startTestService({ MQTT_URL: broker.url, DATABASE_URL: `file:${t.dir}/devicecloud.db` })
+  t2 = await startTestService({
+    MQTT_URL: broker.url,
+    DATABASE_URL: `file:${t.dir}/devicecloud.db`,
+  })
   const [b1, b2] = [t.svc.deps.broker as any, t2.svc.deps.broker as any]
   assert.is.not(b1.clientId, b2.clientId)
   const [s1, s2] = [b1.stats.submitted, b2.stats.submitted]
@@ -216,7 +299,10 @@ ext('two nodes in one share group :: split the messages, each stored once', asyn
   assert.ok(n1 > 0 && n2 > 0, `both nodes got messages: ${n1} + ${n2}`)
   const rows = (await eventsOf(t, dev.id)).slice(count)
   assert.is(rows.length, N)
-  assert.equal(rows.map((r) => JSON.parse(r.payload).n).sort((a: number, b: number) => a - b), [...Array(N).keys()])
+  assert.equal(
+    rows.map((r) => JSON.parse(r.payload).n).sort((a: number, b: number) => a - b),
+    [...Array(N).keys()],
+  )
 })
 
 acks.run()

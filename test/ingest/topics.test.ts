@@ -31,7 +31,9 @@ const MATCHES: Array<[string, string, boolean]> = [
   ['A', 'a', false], // case-sensitive
 ]
 for (const [filter, topic, expected] of MATCHES) {
-  match(`${filter} vs ${topic} :: ${expected}`, () => assert.is(topicMatches(filter, topic), expected))
+  match(`${filter} vs ${topic} :: ${expected}`, () =>
+    assert.is(topicMatches(filter, topic), expected),
+  )
 }
 
 const covers = suite('filterCovers')
@@ -49,7 +51,9 @@ const COVERS: Array<[string, string, boolean]> = [
   ['+', 'a/b', false],
 ]
 for (const [outer, inner, expected] of COVERS) {
-  covers(`${outer} covers ${inner} :: ${expected}`, () => assert.is(filterCovers(outer, inner), expected))
+  covers(`${outer} covers ${inner} :: ${expected}`, () =>
+    assert.is(filterCovers(outer, inner), expected),
+  )
 }
 
 const intersect = suite('filtersIntersect')
@@ -78,25 +82,51 @@ mount('full topic of a relative one :: /mqtt/T1/P1/D1/telemetry', () => {
 })
 
 mount('parse a full topic :: its parts and the relative topic', () => {
-  assert.equal(parseMounted('/mqtt/T1/P1/D1/a/b'), { protocol: 'mqtt', tenantID: 'T1', productID: 'P1', deviceID: 'D1', topic: 'a/b' })
-  assert.equal(parseMounted('/lwm2m/T/P/D/'), { protocol: 'lwm2m', tenantID: 'T', productID: 'P', deviceID: 'D', topic: '' })
+  assert.equal(parseMounted('/mqtt/T1/P1/D1/a/b'), {
+    protocol: 'mqtt',
+    tenantID: 'T1',
+    productID: 'P1',
+    deviceID: 'D1',
+    topic: 'a/b',
+  })
+  assert.equal(parseMounted('/lwm2m/T/P/D/'), {
+    protocol: 'lwm2m',
+    tenantID: 'T',
+    productID: 'P',
+    deviceID: 'D',
+    topic: '',
+  })
 })
 
 mount('parse topics that are not mountpoint topics :: undefined', () => {
-  for (const t of ['mqtt/T1/P1/D1/x', '/mqtt/T1/P1/D1', '/ftp/T1/P1/D1/x', '/mqtt//P1/D1/x', '', '#'])
+  for (const t of [
+    'mqtt/T1/P1/D1/x',
+    '/mqtt/T1/P1/D1',
+    '/ftp/T1/P1/D1/x',
+    '/mqtt//P1/D1/x',
+    '',
+    '#',
+  ])
     assert.is(parseMounted(t), undefined, t)
 })
 
-mount('relative topic under the own prefix only :: undefined for another device, the prefix itself, outside', () => {
-  assert.is(relativeTopic(device, '/mqtt/T1/P1/D1/telemetry'), 'telemetry')
-  assert.is(relativeTopic(device, '/mqtt/T1/P1/D1/a/#'), 'a/#')
-  assert.is(relativeTopic(device, '/mqtt/T1/P1/D2/telemetry'), undefined)
-  assert.is(relativeTopic(device, '/mqtt/T1/P1/D1/'), undefined)
-  assert.is(relativeTopic(device, '/mqtt/T1/P1/D1'), undefined)
-  assert.is(relativeTopic(device, '/mqtt/T1/P1/D10/x'), undefined)
-  assert.is(relativeTopic(device, 'telemetry'), undefined)
-  assert.is(relativeTopic(device, '/coap/T1/P1/D1/x'), undefined, 'another protocol is another prefix')
-})
+mount(
+  'relative topic under the own prefix only :: undefined for another device, the prefix itself, outside',
+  () => {
+    assert.is(relativeTopic(device, '/mqtt/T1/P1/D1/telemetry'), 'telemetry')
+    assert.is(relativeTopic(device, '/mqtt/T1/P1/D1/a/#'), 'a/#')
+    assert.is(relativeTopic(device, '/mqtt/T1/P1/D2/telemetry'), undefined)
+    assert.is(relativeTopic(device, '/mqtt/T1/P1/D1/'), undefined)
+    assert.is(relativeTopic(device, '/mqtt/T1/P1/D1'), undefined)
+    assert.is(relativeTopic(device, '/mqtt/T1/P1/D10/x'), undefined)
+    assert.is(relativeTopic(device, 'telemetry'), undefined)
+    assert.is(
+      relativeTopic(device, '/coap/T1/P1/D1/x'),
+      undefined,
+      'another protocol is another prefix',
+    )
+  },
+)
 
 match.run()
 covers.run()

@@ -92,14 +92,17 @@ values('booleans 5, 23 and bit 19 :: true/false and 0/1; bit stored as 0/1', () 
   assert.match(bad(19, 3), 'expected a bit')
 })
 
-values('geolocation 6 :: {lon, lat}, [lon, lat] or "lon,lat" stored as "lon,lat"; range checked', () => {
-  assert.is(ok(6, { lon: 116.4, lat: 39.9 }).value, '116.4,39.9')
-  assert.is(ok(6, '116.4, 39.9').value, '116.4,39.9')
-  assert.is(ok(6, [1, 2]).value, '1,2')
-  assert.match(bad(6, { lon: 200, lat: 0 }), 'out of range')
-  assert.match(bad(6, 'somewhere'), 'expected a location')
-  bad(6, 5)
-})
+values(
+  'geolocation 6 :: {lon, lat}, [lon, lat] or "lon,lat" stored as "lon,lat"; range checked',
+  () => {
+    assert.is(ok(6, { lon: 116.4, lat: 39.9 }).value, '116.4,39.9')
+    assert.is(ok(6, '116.4, 39.9').value, '116.4,39.9')
+    assert.is(ok(6, [1, 2]).value, '1,2')
+    assert.match(bad(6, { lon: 200, lat: 0 }), 'out of range')
+    assert.match(bad(6, 'somewhere'), 'expected a location')
+    bad(6, 5)
+  },
+)
 
 values('fault 4 :: text or number as given', () => {
   assert.is(ok(4, 'E42').value, 'E42')

@@ -40,7 +40,10 @@ function writer(opts: Partial<WriterOptions> = {}, committed: TelemetryPoint[][]
         if (ctx.fail) throw new Error('disk on fire')
         pendingPoints = points.length
         const sql = `INSERT INTO pts VALUES ${points.map(() => '(?, ?, ?, ?)').join(', ')}`
-        await ctx.db.run(sql, points.flatMap((p) => [p.deviceID, p.dataPointID, p.time, Number(p.value)]))
+        await ctx.db.run(
+          sql,
+          points.flatMap((p) => [p.deviceID, p.dataPointID, p.time, Number(p.value)]),
+        )
       },
       async writeEvents(events) {
         await new Promise((r) => setTimeout(r, 5))
@@ -49,13 +52,32 @@ function writer(opts: Partial<WriterOptions> = {}, committed: TelemetryPoint[][]
         pendingPoints = 0
       },
     },
-    { batchPoints: 100, queuePoints: 1000, lingerMs: 15, onCommitted: (p) => committed.push([...p]), ...opts },
+    {
+      batchPoints: 100,
+      queuePoints: 1000,
+      lingerMs: 15,
+      onCommitted: (p) => committed.push([...p]),
+      ...opts,
+    },
   )
 }
 
 const pts = (n: number, device = 'd1', t0 = 1000): TelemetryPoint[] =>
-  Array.from({ length: n }, (_, i) => ({ tenantID: 't', productID: 'p', deviceID: device, dataPointID: `dp${i}`, time: t0 + i, value: i }))
-const ev = (deviceID = 'd1'): EventInput => ({ tenantID: 't', deviceID, topic: 'x', payload: '{}', status: 1 })
+  Array.from({ length: n }, (_, i) => ({
+    tenantID: 't',
+    productID: 'p',
+    deviceID: device,
+    dataPointID: `dp${i}`,
+    time: t0 + i,
+    value: i,
+  }))
+const ev = (deviceID = 'd1'): EventInput => ({
+  tenantID: 't',
+  deviceID,
+  topic: 'x',
+  payload: '{}',
+  status: 1,
+})
 const count = async (sql: string) => Number((await ctx.db.one(sql))!.n)
 
 const w = suite('BatchWriter (real libSQL file)')
@@ -65,19 +87,26 @@ w.after.each(() => {
   rmSync(ctx.dir, { recursive: true, force: true })
 })
 
-w('three submits within the linger :: one flush, each promise resolves after the commit', async () => {
-  const committed: TelemetryPoint[][] = []
-  const bw = writer({}, committed)
-  const all = Promise.all([bw.submit(pts(2), [ev()]), bw.submit(pts(3, 'd2'), [ev('d2')]), bw.submit([], [ev('d3')])])
-  assert.is(await count('SELECT count(*) AS n FROM events'), 0)
-  await all
-  assert.is(await count('SELECT count(*) AS n FROM events'), 3)
-  assert.is(await count('SELECT count(*) AS n FROM pts'), 5)
-  assert.equal(ctx.flushes, [{ points: 5, events: 3 }])
-  assert.is(committed.length, 1)
-  assert.is(committed[0]!.length, 5)
-  assert.is(bw.size, 0)
-})
+w(
+  'three submits within the linger :: one flush, each promise resolves after the commit',
+  async () => {
+    const committed: TelemetryPoint[][] = []
+    const bw = writer({}, committed)
+    const all = Promise.all([
+      bw.submit(pts(2), [ev()]),
+      bw.submit(pts(3, 'd2'), [ev('d2')]),
+      bw.submit([], [ev('d3')]),
+    ])
+    assert.is(await count('SELECT count(*) AS n FROM events'), 0)
+    await all
+    assert.is(await count('SELECT count(*) AS n FROM events'), 3)
+    assert.is(await count('SELECT count(*) AS n FROM pts'), 5)
+    assert.equal(ctx.flushes, [{ points: 5, events: 3 }])
+    assert.is(committed.length, 1)
+    assert.is(committed[0]!.length, 5)
+    assert.is(bw.size, 0)
+  },
+)
 
 w('batch size reached :: the flush starts without waiting for the linger', async () => {
   const bw = writer({ batchPoints: 10, lingerMs: 60_000 })
@@ -90,53 +119,71 @@ w('batch size reached :: the flush starts without waiting for the linger', async
   assert.equal(ctx.flushes, [{ points: 9, events: 1 }])
 })
 
-w('items arriving during a flush :: written in the next flush, batches capped at batchPoints', async () => {
-  const bw = writer({ batchPoints: 20, lingerMs: 1 })
-  const first = bw.submit(pts(10), [ev()])
-  await new Promise((r) => setTimeout(r, 3)) // the first flush is under way
-  const rest = Array.from({ length: 6 }, (_, i) => bw.submit(pts(9, `d${i}`), [ev(`d${i}`)]))
-  await Promise.all([first, ...rest])
-  assert.is(await count('SELECT count(*) AS n FROM pts'), 64)
-  assert.ok(ctx.flushes.length >= 3, JSON.stringify(ctx.flushes))
-  for (const f of ctx.flushes) assert.ok(f.points + f.events <= 20, JSON.stringify(ctx.flushes))
-})
+w(
+  'items arriving during a flush :: written in the next flush, batches capped at batchPoints',
+  async () => {
+    const bw = writer({ batchPoints: 20, lingerMs: 1 })
+    const first = bw.submit(pts(10), [ev()])
+    await new Promise((r) => setTimeout(r, 3)) // the first flush is under way
+    const rest = Array.from({ length: 6 }, (_, i) => bw.submit(pts(9, `d${i}`), [ev(`d${i}`)]))
+    await Promise.all([first, ...rest])
+    assert.is(await count('SELECT count(*) AS n FROM pts'), 64)
+    assert.ok(ctx.flushes.length >= 3, JSON.stringify(ctx.flushes))
+    for (const f of ctx.flushes) assert.ok(f.points + f.events <= 20, JSON.stringify(ctx.flushes))
+  },
+)
 
-w('queue full :: submit throws Backpressure synchronously; an empty queue takes an oversized item', async () => {
-  const bw = writer({ queuePoints: 10, lingerMs: 30 })
-  const big = bw.submit(pts(30), [ev()]) // empty queue: taken although over the bound
-  assert.throws(() => bw.submit(pts(1), [ev()]), (e: unknown) => e instanceof Backpressure && e.retryAfterSeconds === 1)
-  await big
-  await bw.submit(pts(3), [ev()]) // room again after the commit
-  assert.is(await count('SELECT count(*) AS n FROM pts'), 33)
-})
+w(
+  'queue full :: submit throws Backpressure synchronously; an empty queue takes an oversized item',
+  async () => {
+    const bw = writer({ queuePoints: 10, lingerMs: 30 })
+    const big = bw.submit(pts(30), [ev()]) // empty queue: taken although over the bound
+    assert.throws(
+      () => bw.submit(pts(1), [ev()]),
+      (e: unknown) => e instanceof Backpressure && e.retryAfterSeconds === 1,
+    )
+    await big
+    await bw.submit(pts(3), [ev()]) // room again after the commit
+    assert.is(await count('SELECT count(*) AS n FROM pts'), 33)
+  },
+)
 
-w('saturated and drained :: set at the high-water mark, cleared at the low-water mark', async () => {
-  const bw = writer({ queuePoints: 10, lingerMs: 30, highWater: 0.8, lowWater: 0.5 })
-  await bw.drained() // not saturated: resolves at once
-  const a = bw.submit(pts(3), [ev()])
-  assert.is(bw.saturated, false)
-  const b = bw.submit(pts(3), [ev()])
-  assert.is(bw.saturated, true)
-  let drained = false
-  const d = bw.drained().then(() => (drained = true))
-  assert.is(drained, false)
-  await Promise.all([a, b, d])
-  assert.is(drained, true)
-  assert.is(bw.saturated, false)
-})
+w(
+  'saturated and drained :: set at the high-water mark, cleared at the low-water mark',
+  async () => {
+    const bw = writer({ queuePoints: 10, lingerMs: 30, highWater: 0.8, lowWater: 0.5 })
+    await bw.drained() // not saturated: resolves at once
+    const a = bw.submit(pts(3), [ev()])
+    assert.is(bw.saturated, false)
+    const b = bw.submit(pts(3), [ev()])
+    assert.is(bw.saturated, true)
+    let drained = false
+    const d = bw.drained().then(() => (drained = true))
+    assert.is(drained, false)
+    await Promise.all([a, b, d])
+    assert.is(drained, true)
+    assert.is(bw.saturated, false)
+  },
+)
 
-w('a failed flush :: every item of it rejects, nothing of it is kept, later submits work', async () => {
-  const bw = writer({ lingerMs: 5 })
-  ctx.fail = true
-  const results = await Promise.allSettled([bw.submit(pts(2), [ev()]), bw.submit(pts(2), [ev()])])
-  assert.equal(results.map((r) => r.status), ['rejected', 'rejected'])
-  assert.match(String((results[0] as PromiseRejectedResult).reason), 'disk on fire')
-  assert.is(await count('SELECT count(*) AS n FROM pts'), 0)
-  assert.is(bw.size, 0)
-  ctx.fail = false
-  await bw.submit(pts(2), [ev()])
-  assert.is(await count('SELECT count(*) AS n FROM pts'), 2)
-})
+w(
+  'a failed flush :: every item of it rejects, nothing of it is kept, later submits work',
+  async () => {
+    const bw = writer({ lingerMs: 5 })
+    ctx.fail = true
+    const results = await Promise.allSettled([bw.submit(pts(2), [ev()]), bw.submit(pts(2), [ev()])])
+    assert.equal(
+      results.map((r) => r.status),
+      ['rejected', 'rejected'],
+    )
+    assert.match(String((results[0] as PromiseRejectedResult).reason), 'disk on fire')
+    assert.is(await count('SELECT count(*) AS n FROM pts'), 0)
+    assert.is(bw.size, 0)
+    ctx.fail = false
+    await bw.submit(pts(2), [ev()])
+    assert.is(await count('SELECT count(*) AS n FROM pts'), 2)
+  },
+)
 
 w('flush() with a long linger :: commits everything queued now', async () => {
   const bw = writer({ lingerMs: 60_000 })

@@ -37,12 +37,20 @@ formula('dp("t-1") for a dashed id :: rewritten to a safe symbol', () => {
 })
 
 formula('math functions, constants, comparisons, conditionals :: allowed', () => {
-  const f = compileFormula('round(sqrt(pow(temp, 2)) + abs(-1) + max(hum, 3) + log10(100) + floor(1.7) + mod(7, 4), 2)', IDS)
+  const f = compileFormula(
+    'round(sqrt(pow(temp, 2)) + abs(-1) + max(hum, 3) + log10(100) + floor(1.7) + mod(7, 4), 2)',
+    IDS,
+  )
   assert.is(f.evaluate({ temp: 4, hum: 1 }), 4 + 1 + 3 + 2 + 1 + 3)
   const c = compileFormula('temp > 30 ? 1 : 0', IDS)
   assert.is(c.evaluate({ temp: 31 }), 1)
   assert.is(compileFormula('temp >= 30', IDS).evaluate({ temp: 1 }), 0)
-  assert.ok(Math.abs(compileFormula('cos(pi) + exp(0) + log(1) + ceil(0.1) + 2 temp', IDS).evaluate({ temp: 1 }) - 3) < 1e-12)
+  assert.ok(
+    Math.abs(
+      compileFormula('cos(pi) + exp(0) + log(1) + ceil(0.1) + 2 temp', IDS).evaluate({ temp: 1 }) -
+        3,
+    ) < 1e-12,
+  )
 })
 
 formula('data point ids that shadow names :: the data point wins; constants not listed', () => {
@@ -55,10 +63,35 @@ formula('data point ids that shadow names :: the data point wins; constants not 
 
 formula('hostile inputs :: FormulaError', () => {
   for (const expr of [
-    'import({}, {})', "createUnit('x')", 'evaluate("1")', 'parse("1")', 'simplify("x")', 'derivative("x", "x")',
-    'compile("1")', 'f(x) = x', 'a = 1', 'temp = 1', '[1,2]', '{}', '{a: 1}', 'x.constructor', 'temp.constructor',
-    'temp["constructor"]', 'cos.constructor("return process")', 'cos.constructor("return process")()', 'temp; hum', '1:3',
-    'temp to cm', "temp'", '"abc"', 'null', 'factorial(3)', 'dp(temp)', 'dp("t-1", "x")', 'chain(1)', 'typeOf(1)',
+    'import({}, {})',
+    "createUnit('x')",
+    'evaluate("1")',
+    'parse("1")',
+    'simplify("x")',
+    'derivative("x", "x")',
+    'compile("1")',
+    'f(x) = x',
+    'a = 1',
+    'temp = 1',
+    '[1,2]',
+    '{}',
+    '{a: 1}',
+    'x.constructor',
+    'temp.constructor',
+    'temp["constructor"]',
+    'cos.constructor("return process")',
+    'cos.constructor("return process")()',
+    'temp; hum',
+    '1:3',
+    'temp to cm',
+    "temp'",
+    '"abc"',
+    'null',
+    'factorial(3)',
+    'dp(temp)',
+    'dp("t-1", "x")',
+    'chain(1)',
+    'typeOf(1)',
   ])
     rejects(expr)
 })
@@ -89,7 +122,10 @@ formula('too long :: FormulaError', () => {
 
 formula('evaluation edges :: missing value throws, non-real results are NaN', () => {
   const f = compileFormula('temp + hum', IDS)
-  assert.throws(() => f.evaluate({ temp: 1 }), (e: Error) => e instanceof FormulaError && /hum/.test(e.message))
+  assert.throws(
+    () => f.evaluate({ temp: 1 }),
+    (e: Error) => e instanceof FormulaError && /hum/.test(e.message),
+  )
   assert.ok(Number.isNaN(compileFormula('sqrt(-1)', IDS).evaluate({})))
   assert.is(compileFormula('1 / 0', IDS).evaluate({}), Infinity)
 })

@@ -9,7 +9,12 @@ const test = suite('metrics evaluation')
 
 const run = (expr: string, inputs: string[], raw: Record<string, Series>) => {
   const out: Array<[number, number]> = []
-  evaluateAligned(compileFormula(expr, [...Object.keys(raw), 'value']), inputs, new Map(Object.entries(raw)), (t, v) => out.push([t, v]))
+  evaluateAligned(
+    compileFormula(expr, [...Object.keys(raw), 'value']),
+    inputs,
+    new Map(Object.entries(raw)),
+    (t, v) => out.push([t, v]),
+  )
   return out
 }
 
@@ -18,19 +23,46 @@ test('evaluateAligned :: only times where every input has a number; booleans cou
     a: { time: [1, 2, 3, 4, 6], value: [10, 20, 30, 'x', 60] },
     b: { time: [2, 3, 4, 5, 6], value: [true, 3, 4, 5, false] },
   }
-  assert.equal(run('a * b', ['a', 'b'], raw), [[2, 20], [3, 90], [6, 0]])
-  assert.equal(run('a + 1', ['a'], raw), [[1, 11], [2, 21], [3, 31], [6, 61]])
+  assert.equal(run('a * b', ['a', 'b'], raw), [
+    [2, 20],
+    [3, 90],
+    [6, 0],
+  ])
+  assert.equal(run('a + 1', ['a'], raw), [
+    [1, 11],
+    [2, 21],
+    [3, 31],
+    [6, 61],
+  ])
 })
 
 test('evaluateAligned :: non-finite results are left out; no input values, no results', () => {
   const raw = { a: { time: [1, 2, 3], value: [0, 1, -1] }, b: { time: [], value: [] } }
-  assert.equal(run('1 / a', ['a'], raw), [[2, 1], [3, -1]])
-  assert.equal(run('sqrt(a)', ['a'], raw), [[1, 0], [2, 1]], 'sqrt(-1) is complex: not a number, left out')
+  assert.equal(run('1 / a', ['a'], raw), [
+    [2, 1],
+    [3, -1],
+  ])
+  assert.equal(
+    run('sqrt(a)', ['a'], raw),
+    [
+      [1, 0],
+      [2, 1],
+    ],
+    'sqrt(-1) is complex: not a number, left out',
+  )
   assert.equal(run('a + b', ['a', 'b'], raw), [])
 })
 
 test('metricFormula :: compiled once per metric edit; an edit compiles again; a broken formula is its error', () => {
-  const m: MetricSpec = { id: 7, metricType: 1, dataPointID: 'a', expressions: 'a * 2', aggregateType: null, aggregateData: null, updateAt: 'v1' }
+  const m: MetricSpec = {
+    id: 7,
+    metricType: 1,
+    dataPointID: 'a',
+    expressions: 'a * 2',
+    aggregateType: null,
+    aggregateData: null,
+    updateAt: 'v1',
+  }
   const f1 = metricFormula(m, ['a', 'b'])
   assert.ok(!(f1 instanceof FormulaError))
   assert.is(metricFormula(m, ['a', 'b']), f1, 'cached')

@@ -9,7 +9,12 @@ const influx = await influxForTests()
 if (influx) {
   queryCases(
     'InfluxDB store',
-    async () => ({ INFLUX_URL: influx.url, INFLUX_TOKEN: influx.token, INFLUX_ORG: influx.org, INFLUX_BUCKET: influx.bucket }),
+    async () => ({
+      INFLUX_URL: influx.url,
+      INFLUX_TOKEN: influx.token,
+      INFLUX_ORG: influx.org,
+      INFLUX_BUCKET: influx.bucket,
+    }),
     () => influx.stop(),
   )
 } else if (process.env.CI) {

@@ -16,11 +16,19 @@ const HOUR = 60 * MIN
 const T0 = Date.parse('2026-11-01T23:00:00Z')
 /** The 1 Hz day of the downsampling cases: 2026-11-05 00:00 Berlin. */
 const D0 = Date.parse('2026-11-04T23:00:00Z')
-const SPIKES = new Map([[5_000, 1000], [40_000, -1000], [80_000, 999]])
+const SPIKES = new Map([
+  [5_000, 1000],
+  [40_000, -1000],
+  [80_000, 999],
+])
 
 type Row = [time: number, values: Record<string, unknown>]
 
-export function queryCases(name: string, env: () => Promise<Record<string, string> | undefined>, cleanup: () => Promise<void> = async () => {}) {
+export function queryCases(
+  name: string,
+  env: () => Promise<Record<string, string> | undefined>,
+  cleanup: () => Promise<void> = async () => {},
+) {
   const test = suite(`telemetry queries: ${name}`)
   let t: TestService
   let c: Client
@@ -37,7 +45,12 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
     for (let i = 0; i < rows.length; i += 10_000) {
       const messages = rows.slice(i, i + 10_000).map(([time, values]) => ({
         topic: 'telemetry',
-        payload: { data_type: 'event', data: Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { time, value }])) },
+        payload: {
+          data_type: 'event',
+          data: Object.fromEntries(
+            Object.entries(values).map(([k, value]) => [k, { time, value }]),
+          ),
+        },
       }))
       const r = await auth.post('/api/v1/ingest', { messages })
       assert.is(r.status, 202, r.text)
@@ -46,10 +59,15 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
   }
 
   const q = (path: string, params: Record<string, string | number>) =>
-    c.get(`/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`)
+    c.get(
+      `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`,
+    )
 
   async function metric(body: Record<string, unknown>) {
-    const r = await c.post('/api/v1/metrics', { metricName: `m-${Math.random().toString(36).slice(2, 10)}`, ...body })
+    const r = await c.post('/api/v1/metrics', {
+      metricName: `m-${Math.random().toString(36).slice(2, 10)}`,
+      ...body,
+    })
     assert.is(r.status, 201, r.text)
     return r.body
   }
@@ -60,9 +78,20 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
     c = t.admin
     foreign = await t.newTenant()
     product = await mkProduct(c)
-    for (const [id, extra] of [['temp', {}], ['hum', {}], ['flow-rate', {}], ['name', { pointDataType: 3 }], ['on', { pointDataType: 5 }]] as const)
+    for (const [id, extra] of [
+      ['temp', {}],
+      ['hum', {}],
+      ['flow-rate', {}],
+      ['name', { pointDataType: 3 }],
+      ['on', { pointDataType: 5 }],
+    ] as const)
       points[id] = await mkPoint(c, product.id, id, extra)
-    await mkStream(c, product.productID, Object.values(points).map((p) => p.id), { topic: 'telemetry' })
+    await mkStream(
+      c,
+      product.productID,
+      Object.values(points).map((p) => p.id),
+      { topic: 'telemetry' },
+    )
     dev = await newDevice(c, mqttBody(product.productID))
     dst = await newDevice(c, mqttBody(product.productID))
     big = await newDevice(c, mqttBody(product.productID))
@@ -77,8 +106,12 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
     ])
     // a value of 1 every 30 minutes around both DST changes of 2026
     const dstRows: Row[] = []
-    for (const [from, to] of [['2026-03-28T20:00:00Z', '2026-03-30T02:00:00Z'], ['2026-10-24T19:00:00Z', '2026-10-26T03:00:00Z']] as const)
-      for (let time = Date.parse(from); time < Date.parse(to); time += 30 * MIN) dstRows.push([time, { temp: 1 }])
+    for (const [from, to] of [
+      ['2026-03-28T20:00:00Z', '2026-03-30T02:00:00Z'],
+      ['2026-10-24T19:00:00Z', '2026-10-26T03:00:00Z'],
+    ] as const)
+      for (let time = Date.parse(from); time < Date.parse(to); time += 30 * MIN)
+        dstRows.push([time, { temp: 1 }])
     await ingest(dst, dstRows)
     // a day at 1 Hz with three spikes
     const rows: Row[] = []
@@ -99,37 +132,76 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
     const by = Object.fromEntries(r.body.map((e: any) => [e.dataPointID, e]))
     assert.equal(Object.keys(by).sort(), ['flow-rate', 'hum', 'name', 'on', 'temp'])
     assert.equal(by.temp.originalData, {
-      time: ['2026-11-02 00:00:00', '2026-11-02 00:30:00', '2026-11-02 01:00:00', '2026-11-02 02:30:00'],
+      time: [
+        '2026-11-02 00:00:00',
+        '2026-11-02 00:30:00',
+        '2026-11-02 01:00:00',
+        '2026-11-02 02:30:00',
+      ],
       value: [10, 20, 30, -5],
     })
-    assert.equal(by.name.originalData, { time: ['2026-11-02 00:00:00', '2026-11-02 01:00:00'], value: ['a', 'b'] })
+    assert.equal(by.name.originalData, {
+      time: ['2026-11-02 00:00:00', '2026-11-02 01:00:00'],
+      value: ['a', 'b'],
+    })
     assert.equal(by.on.originalData, { time: ['2026-11-02 00:30:00'], value: [true] })
     assert.is(by.temp.dataPointIntID, points.temp.id)
     assert.is(by.temp.dataPointName, points.temp.dataPointName)
   })
 
   test('original_data :: dataPointID narrows; endTime is inclusive; metricType is ignored; epoch times work', async () => {
-    const r = await q('original_data', { deviceID: dev.deviceID, dataPointID: 'hum,flow-rate', startTime: String(T0 / 1000), endTime: '2026-11-02 01:30:00', metricType: 2 })
+    const r = await q('original_data', {
+      deviceID: dev.deviceID,
+      dataPointID: 'hum,flow-rate',
+      startTime: String(T0 / 1000),
+      endTime: '2026-11-02 01:30:00',
+      metricType: 2,
+    })
     assert.is(r.status, 200, r.text)
-    assert.equal(r.body.map((e: any) => [e.dataPointID, e.originalData.value]), [['hum', [2, 4, 8]], ['flow-rate', [1]]])
+    assert.equal(
+      r.body.map((e: any) => [e.dataPointID, e.originalData.value]),
+      [
+        ['hum', [2, 4, 8]],
+        ['flow-rate', [1]],
+      ],
+    )
   })
 
   test('original_data :: an empty range gives empty arrays, not an error', async () => {
-    const r = await q('original_data', { deviceID: dev.deviceID, startTime: '2020-01-01 00:00:00', endTime: '2020-01-02 00:00:00' })
+    const r = await q('original_data', {
+      deviceID: dev.deviceID,
+      startTime: '2020-01-01 00:00:00',
+      endTime: '2020-01-02 00:00:00',
+    })
     assert.is(r.status, 200, r.text)
     assert.is(r.body.length, 5)
     for (const e of r.body) assert.equal(e.originalData, { time: [], value: [] })
-    const m = await q('metrics_data', { deviceID: dev.deviceID, startTime: '2020-01-01 00:00:00', endTime: '2020-01-02 00:00:00' })
+    const m = await q('metrics_data', {
+      deviceID: dev.deviceID,
+      startTime: '2020-01-01 00:00:00',
+      endTime: '2020-01-02 00:00:00',
+    })
     assert.is(m.status, 200, m.text)
     for (const e of m.body) assert.equal(e.metricData, { time: [], value: [] })
   })
 
   test('original_data :: a day at 1 Hz whole (86,400 values); maxPoints=1000 keeps every spike', async () => {
-    const whole = await q('original_data', { deviceID: big.deviceID, dataPointID: 'temp', startTime: '2026-11-05 00:00:00', endTime: '2026-11-05 23:59:59' })
+    const whole = await q('original_data', {
+      deviceID: big.deviceID,
+      dataPointID: 'temp',
+      startTime: '2026-11-05 00:00:00',
+      endTime: '2026-11-05 23:59:59',
+    })
     assert.is(whole.status, 200, whole.text.slice(0, 300))
     assert.is(whole.body[0].originalData.value.length, 86_400)
     assert.is(whole.body[0].originalData.time.length, 86_400)
-    const r = await q('original_data', { deviceID: big.deviceID, dataPointID: 'temp', startTime: '2026-11-05 00:00:00', endTime: '2026-11-05 23:59:59', maxPoints: 1000 })
+    const r = await q('original_data', {
+      deviceID: big.deviceID,
+      dataPointID: 'temp',
+      startTime: '2026-11-05 00:00:00',
+      endTime: '2026-11-05 23:59:59',
+      maxPoints: 1000,
+    })
     assert.is(r.status, 200, r.text.slice(0, 300))
     const { time, value } = r.body[0].originalData
     assert.ok(value.length <= 1000 && value.length >= 900, `${value.length} values`)
@@ -138,8 +210,17 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
     assert.ok(value.includes(0) && value.includes(99), 'the ordinary extremes too')
     assert.equal([...time].sort(), time, 'ascending')
     assert.is(time[value.indexOf(1000)], '2026-11-05 01:23:20', 'the spike keeps its time')
-    const few = await q('original_data', { deviceID: dev.deviceID, dataPointID: 'temp', ...day, maxPoints: 1000 })
-    assert.equal(few.body[0].originalData.value, [10, 20, 30, -5], 'fewer values than maxPoints come back whole')
+    const few = await q('original_data', {
+      deviceID: dev.deviceID,
+      dataPointID: 'temp',
+      ...day,
+      maxPoints: 1000,
+    })
+    assert.equal(
+      few.body[0].originalData.value,
+      [10, 20, 30, -5],
+      'fewer values than maxPoints come back whole',
+    )
   })
 
   test('original_data :: CSV and NDJSON stream every row, beyond the JSON limit', async () => {
@@ -147,7 +228,11 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
     const before = config.QUERY_MAX_POINTS
     config.QUERY_MAX_POINTS = 50_000
     try {
-      const params = { deviceID: big.deviceID, startTime: '2026-11-05 00:00:00', endTime: '2026-11-05 23:59:59' }
+      const params = {
+        deviceID: big.deviceID,
+        startTime: '2026-11-05 00:00:00',
+        endTime: '2026-11-05 23:59:59',
+      }
       const refused = await q('original_data', params)
       assert.is(refused.status, 400, refused.text.slice(0, 300))
       assert.is(refused.body.errorCode, 'PARAMETER_INVALID')
@@ -155,7 +240,10 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       const csv = await q('original_data', { ...params, format: 'csv' })
       assert.is(csv.status, 200)
       assert.match(csv.headers.get('content-type')!, /^text\/csv/)
-      assert.is(csv.headers.get('content-disposition'), `attachment; filename="${big.deviceID}-original-data.csv"`)
+      assert.is(
+        csv.headers.get('content-disposition'),
+        `attachment; filename="${big.deviceID}-original-data.csv"`,
+      )
       const lines = csv.text.trimEnd().split('\r\n')
       assert.is(lines.length, 86_401)
       assert.is(lines[0], 'dataPointIntID,dataPointID,time,timestamp,value')
@@ -165,12 +253,34 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       assert.is(nd.status, 200)
       const rows = nd.text.trimEnd().split('\n')
       assert.is(rows.length, 86_400)
-      assert.equal(JSON.parse(rows[86_399]!), { dataPointIntID: points.temp.id, dataPointID: 'temp', time: '2026-11-05 23:59:59', timestamp: D0 + 86_399_000, value: 99 })
-      const decades = await q('original_data', { deviceID: dev.deviceID, dataPointID: 'temp', startTime: '1970-01-02 00:00:00', endTime: '2099-12-31 23:59:59', format: 'csv' })
-      assert.is(decades.text.trimEnd().split('\r\n').length, 5, 'a 130-year export reads only where the values are')
+      assert.equal(JSON.parse(rows[86_399]!), {
+        dataPointIntID: points.temp.id,
+        dataPointID: 'temp',
+        time: '2026-11-05 23:59:59',
+        timestamp: D0 + 86_399_000,
+        value: 99,
+      })
+      const decades = await q('original_data', {
+        deviceID: dev.deviceID,
+        dataPointID: 'temp',
+        startTime: '1970-01-02 00:00:00',
+        endTime: '2099-12-31 23:59:59',
+        format: 'csv',
+      })
+      assert.is(
+        decades.text.trimEnd().split('\r\n').length,
+        5,
+        'a 130-year export reads only where the values are',
+      )
       const mixed = await q('original_data', { deviceID: dev.deviceID, ...day, format: 'csv' })
-      assert.ok(mixed.text.includes(`${points.name.id},name,2026-11-02 01:00:00,${T0 + HOUR},b\r\n`), mixed.text)
-      assert.ok(mixed.text.includes(`${points.on.id},on,2026-11-02 00:30:00,${T0 + 30 * MIN},true\r\n`), mixed.text)
+      assert.ok(
+        mixed.text.includes(`${points.name.id},name,2026-11-02 01:00:00,${T0 + HOUR},b\r\n`),
+        mixed.text,
+      )
+      assert.ok(
+        mixed.text.includes(`${points.on.id},on,2026-11-02 00:30:00,${T0 + 30 * MIN},true\r\n`),
+        mixed.text,
+      )
     } finally {
       config.QUERY_MAX_POINTS = before
     }
@@ -179,37 +289,85 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
   test('metrics_data :: formula metrics at aligned times, dp("...") for ids with a dash, value = own point', async () => {
     const product2 = product
     const m1 = await metric({ dataPointIntID: points.temp.id, expressions: 'temp * hum' })
-    const m2 = await metric({ dataPointIntID: points.temp.id, expressions: 'dp("flow-rate") + value' })
+    const m2 = await metric({
+      dataPointIntID: points.temp.id,
+      expressions: 'dp("flow-rate") + value',
+    })
     assert.is(m1.metricType, 1, 'metricType 1 when expressions is given')
     const r = await q('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 1 })
     assert.is(r.status, 200, r.text)
     const by = new Map(r.body.map((m: any) => [m.id, m]))
-    assert.equal((by.get(m1.id) as any).metricData, { time: ['2026-11-02 00:00:00', '2026-11-02 00:30:00', '2026-11-02 02:30:00'], value: [20, 80, -5] })
-    assert.equal((by.get(m2.id) as any).metricData, { time: ['2026-11-02 00:00:00', '2026-11-02 02:30:00'], value: [11, -2] })
+    assert.equal((by.get(m1.id) as any).metricData, {
+      time: ['2026-11-02 00:00:00', '2026-11-02 00:30:00', '2026-11-02 02:30:00'],
+      value: [20, 80, -5],
+    })
+    assert.equal((by.get(m2.id) as any).metricData, {
+      time: ['2026-11-02 00:00:00', '2026-11-02 02:30:00'],
+      value: [11, -2],
+    })
     assert.ok(r.body.every((m: any) => m.metricType === 1))
-    assert.is((by.get(m1.id) as any).metricName, m1.metricName, 'the metric record fields of the spec')
+    assert.is(
+      (by.get(m1.id) as any).metricName,
+      m1.metricName,
+      'the metric record fields of the spec',
+    )
     assert.is((by.get(m1.id) as any).productID, product2.productID)
   })
 
   test('metrics_data :: aggregates per hourly window labelled by start, empty windows omitted, aggregateData 1 and 2', async () => {
-    const fns = { 1: [20, 30, -5], 2: [10, 30, -5], 3: [15, 30, -5], 4: [30, 30, -5] } as Record<number, number[]>
+    const fns = { 1: [20, 30, -5], 2: [10, 30, -5], 3: [15, 30, -5], 4: [30, 30, -5] } as Record<
+      number,
+      number[]
+    >
     const ids: Record<number, number> = {}
-    for (const type of [1, 2, 3, 4]) ids[type] = (await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: type })).id
-    const onFormula = await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: 4, aggregateData: 1, expressions: 'temp * hum' })
+    for (const type of [1, 2, 3, 4])
+      ids[type] = (
+        await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: type })
+      ).id
+    const onFormula = await metric({
+      dataPointIntID: points.temp.id,
+      metricType: 2,
+      aggregateType: 4,
+      aggregateData: 1,
+      expressions: 'temp * hum',
+    })
     const hum = await metric({ dataPointIntID: points.hum.id, metricType: 2, aggregateType: 1 })
     const r = await q('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 2 })
     assert.is(r.status, 200, r.text)
     const by = new Map<number, any>(r.body.map((m: any) => [m.id, m]))
     const hours = ['2026-11-02 00:00:00', '2026-11-02 01:00:00', '2026-11-02 02:00:00']
-    for (const type of [1, 2, 3, 4]) assert.equal(by.get(ids[type]!).metricData, { time: hours, value: fns[type] }, `aggregateType ${type}`)
-    assert.equal(by.get(onFormula.id).metricData, { time: [hours[0], hours[2]], value: [100, -5] }, 'sum of formula values')
+    for (const type of [1, 2, 3, 4])
+      assert.equal(
+        by.get(ids[type]!).metricData,
+        { time: hours, value: fns[type] },
+        `aggregateType ${type}`,
+      )
+    assert.equal(
+      by.get(onFormula.id).metricData,
+      { time: [hours[0], hours[2]], value: [100, -5] },
+      'sum of formula values',
+    )
     assert.equal(by.get(hum.id).metricData, { time: hours, value: [4, 8, 1] })
     assert.ok(r.body.every((m: any) => m.metricType === 2))
     const both = await q('metrics_data', { deviceID: dev.deviceID, ...day })
-    assert.ok(both.body.some((m: any) => m.metricType === 1) && both.body.some((m: any) => m.metricType === 2), 'both types when metricType is absent')
-    const half = await q('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 2, interval: '30m' })
+    assert.ok(
+      both.body.some((m: any) => m.metricType === 1) &&
+        both.body.some((m: any) => m.metricType === 2),
+      'both types when metricType is absent',
+    )
+    const half = await q('metrics_data', {
+      deviceID: dev.deviceID,
+      ...day,
+      metricType: 2,
+      interval: '30m',
+    })
     assert.equal(half.body.find((m: any) => m.id === ids[4]).metricData, {
-      time: ['2026-11-02 00:00:00', '2026-11-02 00:30:00', '2026-11-02 01:00:00', '2026-11-02 02:30:00'],
+      time: [
+        '2026-11-02 00:00:00',
+        '2026-11-02 00:30:00',
+        '2026-11-02 01:00:00',
+        '2026-11-02 02:30:00',
+      ],
       value: [10, 20, 30, -5],
     })
   })
@@ -221,40 +379,100 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       assert.is(r.status, 200, r.text)
       return r.body.find((m: any) => m.id === sum.id).metricData
     }
-    for (const [date, hours] of [['2026-03-29', 23], ['2026-10-25', 25]] as const) {
-      assert.equal(await get({ startTime: `${date} 00:00:00`, endTime: `${date} 23:59:59`, interval: '1d' }), { time: [`${date} 00:00:00`], value: [hours * 2] })
-      const hourly = await get({ startTime: `${date} 00:00:00`, endTime: `${date} 23:59:59`, interval: '1h' })
-      assert.is(hourly.time.length, hours === 23 ? 23 : 24, 'local hours (the repeated 02:00 is one window)')
-      assert.is(hourly.value.reduce((a: number, b: number) => a + b, 0), hours * 2)
+    for (const [date, hours] of [
+      ['2026-03-29', 23],
+      ['2026-10-25', 25],
+    ] as const) {
+      assert.equal(
+        await get({ startTime: `${date} 00:00:00`, endTime: `${date} 23:59:59`, interval: '1d' }),
+        { time: [`${date} 00:00:00`], value: [hours * 2] },
+      )
+      const hourly = await get({
+        startTime: `${date} 00:00:00`,
+        endTime: `${date} 23:59:59`,
+        interval: '1h',
+      })
+      assert.is(
+        hourly.time.length,
+        hours === 23 ? 23 : 24,
+        'local hours (the repeated 02:00 is one window)',
+      )
+      assert.is(
+        hourly.value.reduce((a: number, b: number) => a + b, 0),
+        hours * 2,
+      )
       if (hours === 25) assert.is(hourly.value[hourly.time.indexOf(`${date} 02:00:00`)], 4)
       else assert.not.ok(hourly.time.includes(`${date} 02:00:00`), 'the skipped hour has no window')
     }
     const days = await get({ startTime: '2026-03-28 21:00:00', endTime: '2026-03-30 02:59:59' })
-    assert.equal(days, { time: ['2026-03-28 18:00:00', '2026-03-29 00:00:00', '2026-03-29 06:00:00', '2026-03-29 12:00:00', '2026-03-29 18:00:00', '2026-03-30 00:00:00'], value: [6, 10, 12, 12, 12, 6] }, 'a span over a day defaults to 6 h windows, labelled by their local start')
+    assert.equal(
+      days,
+      {
+        time: [
+          '2026-03-28 18:00:00',
+          '2026-03-29 00:00:00',
+          '2026-03-29 06:00:00',
+          '2026-03-29 12:00:00',
+          '2026-03-29 18:00:00',
+          '2026-03-30 00:00:00',
+        ],
+        value: [6, 10, 12, 12, 12, 6],
+      },
+      'a span over a day defaults to 6 h windows, labelled by their local start',
+    )
   })
 
   test('metrics_data :: default windows per time_unit (1m for an hour, 1h for a day)', async () => {
     const now = Date.now()
     const fresh = await newDevice(c, mqttBody(product.productID))
-    await ingest(fresh, [[now - 150_000, { temp: 1 }], [now - 90_000, { temp: 2 }], [now - 80_000, { temp: 3 }]])
+    await ingest(fresh, [
+      [now - 150_000, { temp: 1 }],
+      [now - 90_000, { temp: 2 }],
+      [now - 80_000, { temp: 3 }],
+    ])
     const sum = await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: 4 })
-    const r = await q('metrics_data', { deviceID: fresh.deviceID, metricType: 2, time_unit: 'hour' })
+    const r = await q('metrics_data', {
+      deviceID: fresh.deviceID,
+      metricType: 2,
+      time_unit: 'hour',
+    })
     assert.is(r.status, 200, r.text)
     const data = r.body.find((m: any) => m.id === sum.id).metricData
-    assert.is(data.value.reduce((a: number, b: number) => a + b, 0), 6)
-    assert.ok(data.time.every((s: string) => s.endsWith(':00')), 'minute windows')
+    assert.is(
+      data.value.reduce((a: number, b: number) => a + b, 0),
+      6,
+    )
+    assert.ok(
+      data.time.every((s: string) => s.endsWith(':00')),
+      'minute windows',
+    )
     assert.ok(data.value.length >= 2 && data.value.length <= 3)
     const d = await q('metrics_data', { deviceID: fresh.deviceID, metricType: 2, time_unit: 'day' })
     const dayData = d.body.find((m: any) => m.id === sum.id).metricData
-    assert.ok(dayData.time.every((s: string) => s.endsWith(':00:00')), 'hour windows')
-    const o = await q('original_data', { deviceID: fresh.deviceID, dataPointID: 'temp', time_unit: 'week' })
+    assert.ok(
+      dayData.time.every((s: string) => s.endsWith(':00:00')),
+      'hour windows',
+    )
+    const o = await q('original_data', {
+      deviceID: fresh.deviceID,
+      dataPointID: 'temp',
+      time_unit: 'week',
+    })
     assert.equal(o.body[0].originalData.value, [1, 2, 3])
   })
 
   test('bad ranges and parameters :: 400 PARAMETER_INVALID naming the parameter', async () => {
     const cases: Array<[string, Record<string, string | number>, string]> = [
       ['original_data', { deviceID: dev.deviceID, time_unit: 'year' }, 'time_unit'],
-      ['original_data', { deviceID: dev.deviceID, startTime: '2026-11-03 00:00:00', endTime: '2026-11-02 00:00:00' }, 'startTime'],
+      [
+        'original_data',
+        {
+          deviceID: dev.deviceID,
+          startTime: '2026-11-03 00:00:00',
+          endTime: '2026-11-02 00:00:00',
+        },
+        'startTime',
+      ],
       ['original_data', { deviceID: dev.deviceID, startTime: 'yesterday' }, 'startTime'],
       ['original_data', { deviceID: dev.deviceID, endTime: '2026-13-01 00:00:00' }, 'endTime'],
       ['original_data', { deviceID: 'no-such-device' }, 'deviceID'],
@@ -264,7 +482,17 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       ['original_data', { deviceID: dev.deviceID, maxPoints: 'many' }, 'maxPoints'],
       ['original_data', { deviceID: dev.deviceID, format: 'xml' }, 'format'],
       ['metrics_data', { deviceID: dev.deviceID, interval: '5x' }, 'interval'],
-      ['metrics_data', { deviceID: dev.deviceID, interval: '1s', startTime: '2026-01-01 00:00:00', endTime: '2026-11-01 00:00:00', metricType: 2 }, 'interval'],
+      [
+        'metrics_data',
+        {
+          deviceID: dev.deviceID,
+          interval: '1s',
+          startTime: '2026-01-01 00:00:00',
+          endTime: '2026-11-01 00:00:00',
+          metricType: 2,
+        },
+        'interval',
+      ],
       ['metrics_data', { deviceID: dev.deviceID, metricType: 3 }, 'metricType'],
       ['metrics_data', { deviceID: dev.deviceID, time_unit: 'fortnight' }, 'time_unit'],
     ]
@@ -291,7 +519,9 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
 
   test('tenant isolation :: another tenant cannot read the device (400 deviceID, as an unknown one)', async () => {
     for (const path of ['original_data', 'metrics_data']) {
-      const r = await foreign.get(`/api/v1/${path}?deviceID=${encodeURIComponent(dev.deviceID)}&startTime=2026-11-02%2000:00:00`)
+      const r = await foreign.get(
+        `/api/v1/${path}?deviceID=${encodeURIComponent(dev.deviceID)}&startTime=2026-11-02%2000:00:00`,
+      )
       assert.is(r.status, 400, r.text)
       assert.is(r.body.errors.deviceID, 'no such device')
     }
@@ -300,11 +530,20 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
   test('query timeout :: a query slower than QUERY_TIMEOUT_MS answers 503, the service stays up', async () => {
     const config = t.svc.deps.config
     const before = config.QUERY_TIMEOUT_MS
-    const formula = await metric({ dataPointIntID: points.temp.id, expressions: 'temp * 2 + sqrt(abs(temp))' })
+    const formula = await metric({
+      dataPointIntID: points.temp.id,
+      expressions: 'temp * 2 + sqrt(abs(temp))',
+    })
     config.QUERY_TIMEOUT_MS = 1
     try {
       // 90 day-slices of reads and 86,400 formula evaluations: far more than 1 ms
-      const params = { deviceID: big.deviceID, metricType: 1, startTime: '2026-08-10 00:00:00', endTime: '2026-11-06 00:00:00', maxPoints: 100 }
+      const params = {
+        deviceID: big.deviceID,
+        metricType: 1,
+        startTime: '2026-08-10 00:00:00',
+        endTime: '2026-11-06 00:00:00',
+        maxPoints: 100,
+      }
       const r = await q('metrics_data', params)
       assert.is(r.status, 503, r.text.slice(0, 300))
       assert.is(r.body.errorCode, 'SERVICE_UNAVAILABLE')
@@ -315,7 +554,10 @@ export function queryCases(name: string, env: () => Promise<Record<string, strin
       assert.is(ok.status, 200, ok.text.slice(0, 300))
       const data = ok.body.find((m: any) => m.id === formula.id).metricData
       assert.ok(data.value.length > 0 && data.value.length <= 100)
-      assert.ok(data.value.includes(2000 + Math.sqrt(1000)), 'the spike survives downsampling of formula values')
+      assert.ok(
+        data.value.includes(2000 + Math.sqrt(1000)),
+        'the spike survives downsampling of formula values',
+      )
     } finally {
       config.QUERY_TIMEOUT_MS = before
     }

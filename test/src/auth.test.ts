@@ -1,6 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, startTestService, type TestService } from '../_support/service.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  Client,
+  startTestService,
+  type TestService,
+} from '../_support/service.ts'
 
 let t: TestService
 
@@ -13,13 +19,26 @@ login.after(async () => t.close())
 login('good credentials :: 201 with token and session fields', async () => {
   const r = await t.anon.post('/api/v1/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })
   assert.is(r.status, 201)
-  assert.equal(Object.keys(r.body).sort(), ['email', 'expiresAt', 'role', 'tenantID', 'token', 'userIntID', 'username'])
+  assert.equal(Object.keys(r.body).sort(), [
+    'email',
+    'expiresAt',
+    'role',
+    'tenantID',
+    'token',
+    'userIntID',
+    'username',
+  ])
   assert.is(r.body.email, ADMIN_EMAIL)
   assert.is(r.body.role, 'admin')
   const days = (Date.parse(r.body.expiresAt.replace(' ', 'T') + 'Z') - Date.now()) / 86_400_000
   assert.ok(days > 2.9 && days <= 3, `token life ${days} days`)
-  const remember = await t.anon.post('/api/v1/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD, remember: true })
-  const long = (Date.parse(remember.body.expiresAt.replace(' ', 'T') + 'Z') - Date.now()) / 86_400_000
+  const remember = await t.anon.post('/api/v1/login', {
+    email: ADMIN_EMAIL,
+    password: ADMIN_PASSWORD,
+    remember: true,
+  })
+  const long =
+    (Date.parse(remember.body.expiresAt.replace(' ', 'T') + 'Z') - Date.now()) / 86_400_000
   assert.ok(long > 29.9 && long <= 30, `remember life ${long} days`)
 })
 
@@ -47,7 +66,13 @@ login('forged, tampered or foreign-scheme tokens :: 401', async () => {
   const [h, p, s] = good.split('.')
   const claims = JSON.parse(Buffer.from(p!, 'base64url').toString())
   const forged = `${h}.${Buffer.from(JSON.stringify({ ...claims, role: 'admin', sub: 999 })).toString('base64url')}.${s}`
-  for (const auth of [`Bearer ${forged}`, 'Bearer abc', `Token ${good}`, 'Basic !!!', `Basic ${Buffer.from('x:y').toString('base64')}`]) {
+  for (const auth of [
+    `Bearer ${forged}`,
+    'Bearer abc',
+    `Token ${good}`,
+    'Basic !!!',
+    `Basic ${Buffer.from('x:y').toString('base64')}`,
+  ]) {
     const r = await new Client(t.url, auth).get('/api/v1/products')
     assert.is(r.status, 401, auth)
   }
@@ -55,7 +80,12 @@ login('forged, tampered or foreign-scheme tokens :: 401', async () => {
 
 login('deleted user token :: 401 at once', async () => {
   const email = `gone-${Date.now()}@test.local`
-  const u = await t.admin.post('/api/v1/users', { username: 'gone', email, password: 'gone-password', role: 'user' })
+  const u = await t.admin.post('/api/v1/users', {
+    username: 'gone',
+    email,
+    password: 'gone-password',
+    role: 'user',
+  })
   const s = await t.anon.post('/api/v1/login', { email, password: 'gone-password' })
   const gone = new Client(t.url, `Bearer ${s.body.token}`)
   assert.is((await gone.get('/api/v1/products')).status, 200)
@@ -64,13 +94,32 @@ login('deleted user token :: 401 at once', async () => {
 })
 
 login('signup :: new tenant with its admin, isolated', async () => {
-  const r = await t.anon.post('/api/v1/signup', { email: 'new@tenant.io', username: 'n', password: 'password-9', tenantName: 'New' })
+  const r = await t.anon.post('/api/v1/signup', {
+    email: 'new@tenant.io',
+    username: 'n',
+    password: 'password-9',
+    tenantName: 'New',
+  })
   assert.is(r.status, 201)
-  assert.is.not(r.body.tenantID, (await t.anon.post('/api/v1/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).body.tenantID)
-  const dup = await t.anon.post('/api/v1/signup', { email: 'NEW@tenant.io', username: 'n', password: 'password-9', tenantName: 'New' })
+  assert.is.not(
+    r.body.tenantID,
+    (await t.anon.post('/api/v1/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })).body
+      .tenantID,
+  )
+  const dup = await t.anon.post('/api/v1/signup', {
+    email: 'NEW@tenant.io',
+    username: 'n',
+    password: 'password-9',
+    tenantName: 'New',
+  })
   assert.is(dup.status, 400)
   assert.is(dup.body.errorCode, 'DATA_EXISTED')
-  const bad = await t.anon.post('/api/v1/signup', { email: 'not-an-email', username: '', password: 'short', tenantName: 'x' })
+  const bad = await t.anon.post('/api/v1/signup', {
+    email: 'not-an-email',
+    username: '',
+    password: 'short',
+    tenantName: 'x',
+  })
   assert.is(bad.status, 422)
   assert.equal(Object.keys(bad.body.errors).sort(), ['email', 'password', 'username'])
 })
@@ -83,7 +132,10 @@ users.after(async () => t.close())
 
 users('user roles :: user may write products, not users; viewer only reads', async () => {
   const user = await t.userWithRole('user')
-  assert.is((await user.post('/api/v1/products', { productName: 'by user', cloudProtocol: 1 })).status, 201)
+  assert.is(
+    (await user.post('/api/v1/products', { productName: 'by user', cloudProtocol: 1 })).status,
+    201,
+  )
   const r = await user.get('/api/v1/users')
   assert.is(r.status, 403)
   assert.is(r.body.errorCode, 'PERMISSION_DENIED')
@@ -92,7 +144,12 @@ users('user roles :: user may write products, not users; viewer only reads', asy
 })
 
 users('users CRUD :: list, detail, edit role, password never shown', async () => {
-  const c = await t.admin.post('/api/v1/users', { username: 'bob', email: 'bob@x.io', password: 'bob-password', role: 'viewer' })
+  const c = await t.admin.post('/api/v1/users', {
+    username: 'bob',
+    email: 'bob@x.io',
+    password: 'bob-password',
+    role: 'viewer',
+  })
   assert.is(c.status, 201)
   assert.not.ok('password' in c.body || 'passwordHash' in c.body)
   const list = await t.admin.get('/api/v1/users?email_like=bob')
@@ -100,29 +157,46 @@ users('users CRUD :: list, detail, edit role, password never shown', async () =>
   const e = await t.admin.put(`/api/v1/users/${c.body.id}`, { role: 'user' })
   assert.is(e.body.role, 'user')
   assert.ok(e.body.updateAt)
-  const bad = await t.admin.post('/api/v1/users', { username: 'x', email: 'bob@x.io', password: 'p', role: 'root' })
+  const bad = await t.admin.post('/api/v1/users', {
+    username: 'x',
+    email: 'bob@x.io',
+    password: 'p',
+    role: 'root',
+  })
   assert.is(bad.status, 422)
   assert.equal(Object.keys(bad.body.errors).sort(), ['password', 'role'])
   const self = await t.admin.del(`/api/v1/users?ids=1`)
   assert.is(self.status, 400)
 })
 
-users('application :: token shown once, Basic auth works with its role, expired refused', async () => {
-  const c = await t.admin.post('/api/v1/applications', { appName: 'edge', role: 'viewer' })
-  assert.is(c.status, 201)
-  assert.match(c.body.appToken, /^[A-Za-z0-9]{40}$/)
-  const basic = new Client(t.url, `Basic ${Buffer.from(`${c.body.appID}:${c.body.appToken}`).toString('base64')}`)
-  assert.is((await basic.get('/api/v1/products')).status, 200)
-  assert.is((await basic.post('/api/v1/products', { productName: 'app', cloudProtocol: 1 })).status, 403)
-  const detail = await t.admin.get(`/api/v1/applications/${c.body.id}`)
-  assert.not.ok('appToken' in detail.body)
-  const wrong = new Client(t.url, `Basic ${Buffer.from(`${c.body.appID}:nope`).toString('base64')}`)
-  assert.is((await wrong.get('/api/v1/products')).status, 401)
-  await t.admin.put(`/api/v1/applications/${c.body.id}`, { expiredAt: '2001-01-01 00:00:00' })
-  assert.is((await basic.get('/api/v1/products')).status, 401)
-  const other = await t.newTenant()
-  assert.is((await other.get(`/api/v1/applications/${c.body.id}`)).status, 404)
-})
+users(
+  'application :: token shown once, Basic auth works with its role, expired refused',
+  async () => {
+    const c = await t.admin.post('/api/v1/applications', { appName: 'edge', role: 'viewer' })
+    assert.is(c.status, 201)
+    assert.match(c.body.appToken, /^[A-Za-z0-9]{40}$/)
+    const basic = new Client(
+      t.url,
+      `Basic ${Buffer.from(`${c.body.appID}:${c.body.appToken}`).toString('base64')}`,
+    )
+    assert.is((await basic.get('/api/v1/products')).status, 200)
+    assert.is(
+      (await basic.post('/api/v1/products', { productName: 'app', cloudProtocol: 1 })).status,
+      403,
+    )
+    const detail = await t.admin.get(`/api/v1/applications/${c.body.id}`)
+    assert.not.ok('appToken' in detail.body)
+    const wrong = new Client(
+      t.url,
+      `Basic ${Buffer.from(`${c.body.appID}:nope`).toString('base64')}`,
+    )
+    assert.is((await wrong.get('/api/v1/products')).status, 401)
+    await t.admin.put(`/api/v1/applications/${c.body.id}`, { expiredAt: '2001-01-01 00:00:00' })
+    assert.is((await basic.get('/api/v1/products')).status, 401)
+    const other = await t.newTenant()
+    assert.is((await other.get(`/api/v1/applications/${c.body.id}`)).status, 404)
+  },
+)
 
 login.run()
 users.run()

@@ -7,12 +7,25 @@ const csv = suite('csv')
 csv('round trip :: quotes, commas, line breaks, JSON, nulls', () => {
   const cells = ['plain', 'a,b', 'say "hi"', 'two\nlines', { lat: 1.5 }, null, 42, ' padded ']
   const parsed = parseCsv(csvLine(cells) + csvLine(['x']))
-  assert.equal(parsed[0], ['plain', 'a,b', 'say "hi"', 'two\nlines', '{"lat":1.5}', '', '42', ' padded '])
+  assert.equal(parsed[0], [
+    'plain',
+    'a,b',
+    'say "hi"',
+    'two\nlines',
+    '{"lat":1.5}',
+    '',
+    '42',
+    ' padded ',
+  ])
   assert.equal(parsed[1], ['x'])
 })
 
 csv('BOM, LF endings, no final newline, blank lines :: parsed', () => {
-  assert.equal(parseCsv('\ufeffa,b\n1,2\n\n3,4'), [['a', 'b'], ['1', '2'], ['3', '4']])
+  assert.equal(parseCsv('\ufeffa,b\n1,2\n\n3,4'), [
+    ['a', 'b'],
+    ['1', '2'],
+    ['3', '4'],
+  ])
 })
 
 csv('unterminated quote :: CsvError with the line', () => {

@@ -15,7 +15,11 @@ http.after(async () => t.close())
 http('unknown path :: 404 DATA_NOT_FOUND errors.url in the error shape', async () => {
   const r = await t.admin.get('/api/v1/nothing-here')
   assert.is(r.status, 404)
-  assert.equal(r.body, { errorCode: 'DATA_NOT_FOUND', message: r.body.message, errors: { url: 'no such path: /api/v1/nothing-here' } })
+  assert.equal(r.body, {
+    errorCode: 'DATA_NOT_FOUND',
+    message: r.body.message,
+    errors: { url: 'no such path: /api/v1/nothing-here' },
+  })
   assert.match(r.headers.get('content-type')!, /application\/json/)
 })
 
@@ -27,7 +31,10 @@ http('wrong method :: 405 METHOD_NOT_ALLOWED with Allow', async () => {
 })
 
 http('body over the limit :: 413 PAYLOAD_TOO_LARGE', async () => {
-  const r = await t.admin.post('/api/v1/products', { productName: 'x'.repeat(5000), cloudProtocol: 1 })
+  const r = await t.admin.post('/api/v1/products', {
+    productName: 'x'.repeat(5000),
+    cloudProtocol: 1,
+  })
   assert.is(r.status, 413)
   assert.is(r.body.errorCode, 'PAYLOAD_TOO_LARGE')
 })

@@ -30,7 +30,13 @@ const main = suite('process')
 
 main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-  const p = start({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: join(dir, 'data'), MQTT_PORT: '0', MQTT_WS_PORT: '0' })
+  const p = start({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(dir, 'data'),
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+  })
   const m = await p.until(/API on (http:\/\/[\d.:]+)/)
   assert.ok(m, p.output())
   assert.match(p.output(), /generated password, shown once: \S{16}/)

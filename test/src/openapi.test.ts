@@ -23,7 +23,10 @@ openapi('every mounted route :: documented with its method', async () => {
   const { app } = createApp(t.svc.deps)
   const doc = (await t.anon.get('/api/v1/openapi.json')).body
   const mounted = app.routes
-    .filter((r) => r.path.startsWith('/api/v1/') && r.method !== 'ALL' && r.path !== '/api/v1/openapi.json')
+    .filter(
+      (r) =>
+        r.path.startsWith('/api/v1/') && r.method !== 'ALL' && r.path !== '/api/v1/openapi.json',
+    )
     .map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:(\w+)/g, '{$1}')}`)
   assert.ok(mounted.length > 10)
   const missing = mounted.filter((m) => {
@@ -32,8 +35,13 @@ openapi('every mounted route :: documented with its method', async () => {
   })
   assert.equal(missing, [])
   // and nothing documented that is not mounted
-  const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m} ${p}`))
-  assert.equal(documented.filter((d) => !mounted.includes(d)), [])
+  const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([p, ops]) =>
+    Object.keys(ops).map((m) => `${m} ${p}`),
+  )
+  assert.equal(
+    documented.filter((d) => !mounted.includes(d)),
+    [],
+  )
 })
 
 openapi('request schemas :: come from the validating zod schemas', async () => {
@@ -42,8 +50,13 @@ openapi('request schemas :: come from the validating zod schemas', async () => {
   const schema = create.requestBody.content['application/json'].schema
   assert.equal(schema.required.sort(), ['cloudProtocol', 'productName'])
   const list = doc.paths['/api/v1/products'].get.parameters.map((p: any) => p.name)
-  for (const p of ['_page', '_limit', '_sort', '_order', 'productName_like']) assert.ok(list.includes(p), p)
-  assert.equal(create.responses['201'].content['application/json'].schema.properties.cloudProtocolLabel !== undefined, true)
+  for (const p of ['_page', '_limit', '_sort', '_order', 'productName_like'])
+    assert.ok(list.includes(p), p)
+  assert.equal(
+    create.responses['201'].content['application/json'].schema.properties.cloudProtocolLabel !==
+      undefined,
+    true,
+  )
 })
 
 openapi('/docs :: readable HTML reference listing the routes', async () => {

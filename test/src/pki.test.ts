@@ -9,43 +9,52 @@ const pki = suite('pki')
 
 const days = (c: X509Certificate) => (Date.parse(c.validTo) - Date.parse(c.validFrom)) / DAY
 
-pki('createCa :: self-signed CA, CN DeviceCloud CA <tenant>, CA constraints and key usages, 10 years', async () => {
-  const ca = await createCa('tenantA')
-  assert.match(ca.cert, /^-----BEGIN CERTIFICATE-----\n/)
-  assert.match(ca.key, /^-----BEGIN PRIVATE KEY-----\n/)
-  const root = new X509Certificate(ca.cert)
-  assert.is(root.subject, 'CN=DeviceCloud CA tenantA')
-  assert.is(root.issuer, root.subject)
-  assert.ok(root.ca)
-  assert.ok(root.verify(root.publicKey))
-  assert.ok(root.checkPrivateKey(createPrivateKey(ca.key)))
-  assert.ok(Math.abs(days(root) - CA_DAYS) < 1, String(days(root)))
-  const parsed = new x509.X509Certificate(ca.cert)
-  const bc = parsed.getExtension(x509.BasicConstraintsExtension)!
-  assert.ok(bc.ca && bc.critical)
-  const ku = parsed.getExtension(x509.KeyUsagesExtension)!
-  assert.is(ku.usages, x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign)
-  assert.ok(ku.critical)
-})
+pki(
+  'createCa :: self-signed CA, CN DeviceCloud CA <tenant>, CA constraints and key usages, 10 years',
+  async () => {
+    const ca = await createCa('tenantA')
+    assert.match(ca.cert, /^-----BEGIN CERTIFICATE-----\n/)
+    assert.match(ca.key, /^-----BEGIN PRIVATE KEY-----\n/)
+    const root = new X509Certificate(ca.cert)
+    assert.is(root.subject, 'CN=DeviceCloud CA tenantA')
+    assert.is(root.issuer, root.subject)
+    assert.ok(root.ca)
+    assert.ok(root.verify(root.publicKey))
+    assert.ok(root.checkPrivateKey(createPrivateKey(ca.key)))
+    assert.ok(Math.abs(days(root) - CA_DAYS) < 1, String(days(root)))
+    const parsed = new x509.X509Certificate(ca.cert)
+    const bc = parsed.getExtension(x509.BasicConstraintsExtension)!
+    assert.ok(bc.ca && bc.critical)
+    const ku = parsed.getExtension(x509.KeyUsagesExtension)!
+    assert.is(ku.usages, x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign)
+    assert.ok(ku.critical)
+  },
+)
 
-pki('issueClientCert :: signed by the CA, CN as given, clientAuth, digitalSignature, not a CA, ~2 years', async () => {
-  const ca = await createCa('tenantB')
-  const issued = await issueClientCert(ca, 'device-cn-1')
-  const root = new X509Certificate(ca.cert)
-  const cert = new X509Certificate(issued.cert)
-  assert.is(cert.subject, 'CN=device-cn-1')
-  assert.is(cert.issuer, 'CN=DeviceCloud CA tenantB')
-  assert.ok(cert.verify(root.publicKey))
-  assert.ok(cert.checkIssued(root))
-  assert.not.ok(cert.ca)
-  assert.equal(cert.keyUsage, ['1.3.6.1.5.5.7.3.2'])
-  assert.ok(Math.abs(days(cert) - CLIENT_DAYS) < 1, String(days(cert)))
-  assert.ok(Date.parse(cert.validFrom) <= Date.now())
-  const parsed = new x509.X509Certificate(issued.cert)
-  assert.is(parsed.getExtension(x509.KeyUsagesExtension)!.usages, x509.KeyUsageFlags.digitalSignature)
-  assert.not.ok(parsed.getExtension(x509.BasicConstraintsExtension)!.ca)
-  assert.ok(parsed.getExtension(x509.AuthorityKeyIdentifierExtension))
-})
+pki(
+  'issueClientCert :: signed by the CA, CN as given, clientAuth, digitalSignature, not a CA, ~2 years',
+  async () => {
+    const ca = await createCa('tenantB')
+    const issued = await issueClientCert(ca, 'device-cn-1')
+    const root = new X509Certificate(ca.cert)
+    const cert = new X509Certificate(issued.cert)
+    assert.is(cert.subject, 'CN=device-cn-1')
+    assert.is(cert.issuer, 'CN=DeviceCloud CA tenantB')
+    assert.ok(cert.verify(root.publicKey))
+    assert.ok(cert.checkIssued(root))
+    assert.not.ok(cert.ca)
+    assert.equal(cert.keyUsage, ['1.3.6.1.5.5.7.3.2'])
+    assert.ok(Math.abs(days(cert) - CLIENT_DAYS) < 1, String(days(cert)))
+    assert.ok(Date.parse(cert.validFrom) <= Date.now())
+    const parsed = new x509.X509Certificate(issued.cert)
+    assert.is(
+      parsed.getExtension(x509.KeyUsagesExtension)!.usages,
+      x509.KeyUsageFlags.digitalSignature,
+    )
+    assert.not.ok(parsed.getExtension(x509.BasicConstraintsExtension)!.ca)
+    assert.ok(parsed.getExtension(x509.AuthorityKeyIdentifierExtension))
+  },
+)
 
 pki('client key :: matches the certificate (sign with key, verify with cert)', async () => {
   const ca = await createCa('tenantC')

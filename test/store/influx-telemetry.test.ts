@@ -16,8 +16,21 @@ let seq = 0
 /** A tenant no other test uses, so cases never see each other's values. */
 const newTenant = () => `tenant-${process.pid}-${++seq}`
 
-function pt(tenantID: string, deviceID: string, dataPointID: string, time: number, value: TelemetryValue) {
-  return { tenantID, productID: 'prod-1', deviceID, dataPointID, time, value } satisfies TelemetryPoint
+function pt(
+  tenantID: string,
+  deviceID: string,
+  dataPointID: string,
+  time: number,
+  value: TelemetryValue,
+) {
+  return {
+    tenantID,
+    productID: 'prod-1',
+    deviceID,
+    dataPointID,
+    time,
+    value,
+  } satisfies TelemetryPoint
 }
 
 const ALL = { start: 0, end: Date.parse('2100-01-01') }
@@ -42,162 +55,320 @@ function storeSuite(opts: InfluxOptions) {
     await ctx.store.close()
   })
 
-  s('write then readRaw :: values per point time ascending, an empty entry for a point without values', async ({ store }) => {
-    const t = newTenant()
-    await store.write([pt(t, 'd1', 'temp', 3000, 23.5), pt(t, 'd1', 'temp', 1000, 21), pt(t, 'd1', 'hum', 2000, 40)])
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['temp', 'hum', 'none'], ...ALL })
-    assert.equal([...got.keys()], ['temp', 'hum', 'none'])
-    assert.equal(got.get('temp'), { time: [1000, 3000], value: [21, 23.5] })
-    assert.equal(got.get('hum'), { time: [2000], value: [40] })
-    assert.equal(got.get('none'), { time: [], value: [] })
-  })
+  s(
+    'write then readRaw :: values per point time ascending, an empty entry for a point without values',
+    async ({ store }) => {
+      const t = newTenant()
+      await store.write([
+        pt(t, 'd1', 'temp', 3000, 23.5),
+        pt(t, 'd1', 'temp', 1000, 21),
+        pt(t, 'd1', 'hum', 2000, 40),
+      ])
+      const got = await store.readRaw({
+        tenantID: t,
+        deviceID: 'd1',
+        dataPointIDs: ['temp', 'hum', 'none'],
+        ...ALL,
+      })
+      assert.equal([...got.keys()], ['temp', 'hum', 'none'])
+      assert.equal(got.get('temp'), { time: [1000, 3000], value: [21, 23.5] })
+      assert.equal(got.get('hum'), { time: [2000], value: [40] })
+      assert.equal(got.get('none'), { time: [], value: [] })
+    },
+  )
 
-  s('readRaw range :: start inclusive, end exclusive; empty range and no points answer without a query', async ({ store }) => {
-    const t = newTenant()
-    await store.write([1000, 2000, 3000].map((time) => pt(t, 'd1', 'p', time, time / 1000)))
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['p'], start: 2000, end: 3000 })
-    assert.equal(got.get('p'), { time: [2000], value: [2] })
-    const empty = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['p'], start: 3000, end: 3000 })
-    assert.equal(empty.get('p'), { time: [], value: [] })
-    assert.is((await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: [], ...ALL })).size, 0)
-  })
+  s(
+    'readRaw range :: start inclusive, end exclusive; empty range and no points answer without a query',
+    async ({ store }) => {
+      const t = newTenant()
+      await store.write([1000, 2000, 3000].map((time) => pt(t, 'd1', 'p', time, time / 1000)))
+      const got = await store.readRaw({
+        tenantID: t,
+        deviceID: 'd1',
+        dataPointIDs: ['p'],
+        start: 2000,
+        end: 3000,
+      })
+      assert.equal(got.get('p'), { time: [2000], value: [2] })
+      const empty = await store.readRaw({
+        tenantID: t,
+        deviceID: 'd1',
+        dataPointIDs: ['p'],
+        start: 3000,
+        end: 3000,
+      })
+      assert.equal(empty.get('p'), { time: [], value: [] })
+      assert.is(
+        (await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: [], ...ALL })).size,
+        0,
+      )
+    },
+  )
 
-  s('integer then float on one point :: no field type conflict, both stored as numbers', async ({ store }) => {
-    const t = newTenant()
-    await store.write([pt(t, 'd1', 'n', 1000, 1)])
-    await store.write([pt(t, 'd1', 'n', 2000, 1.5)])
-    await store.write([pt(t, 'd1', 'n', 3000, -7)])
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['n'], ...ALL })
-    assert.equal(got.get('n'), { time: [1000, 2000, 3000], value: [1, 1.5, -7] })
-  })
+  s(
+    'integer then float on one point :: no field type conflict, both stored as numbers',
+    async ({ store }) => {
+      const t = newTenant()
+      await store.write([pt(t, 'd1', 'n', 1000, 1)])
+      await store.write([pt(t, 'd1', 'n', 2000, 1.5)])
+      await store.write([pt(t, 'd1', 'n', 3000, -7)])
+      const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['n'], ...ALL })
+      assert.equal(got.get('n'), { time: [1000, 2000, 3000], value: [1, 1.5, -7] })
+    },
+  )
 
-  s('same tenant, device, point and time written twice :: one value, the last written', async ({ store }) => {
-    const t = newTenant()
-    await store.write([pt(t, 'd1', 'p', 1000, 1)])
-    await store.write([pt(t, 'd1', 'p', 1000, 2), pt(t, 'd1', 's', 1000, 'a')])
-    await store.write([pt(t, 'd1', 's', 1000, 'b')])
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['p', 's'], ...ALL })
-    assert.equal(got.get('p'), { time: [1000], value: [2] })
-    assert.equal(got.get('s'), { time: [1000], value: ['b'] })
-  })
+  s(
+    'same tenant, device, point and time written twice :: one value, the last written',
+    async ({ store }) => {
+      const t = newTenant()
+      await store.write([pt(t, 'd1', 'p', 1000, 1)])
+      await store.write([pt(t, 'd1', 'p', 1000, 2), pt(t, 'd1', 's', 1000, 'a')])
+      await store.write([pt(t, 'd1', 's', 1000, 'b')])
+      const got = await store.readRaw({
+        tenantID: t,
+        deviceID: 'd1',
+        dataPointIDs: ['p', 's'],
+        ...ALL,
+      })
+      assert.equal(got.get('p'), { time: [1000], value: [2] })
+      assert.equal(got.get('s'), { time: [1000], value: ['b'] })
+    },
+  )
 
   s('strings and booleans :: read back verbatim with their types', async ({ store }) => {
     const t = newTenant()
     const text = 'quote " backslash \\ comma, equals= space  unicode 温度 newline\nend'
-    await store.write([pt(t, 'd1', 's', 1000, text), pt(t, 'd1', 'b', 1000, true), pt(t, 'd1', 'b', 2000, false)])
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['s', 'b'], ...ALL })
+    await store.write([
+      pt(t, 'd1', 's', 1000, text),
+      pt(t, 'd1', 'b', 1000, true),
+      pt(t, 'd1', 'b', 2000, false),
+    ])
+    const got = await store.readRaw({
+      tenantID: t,
+      deviceID: 'd1',
+      dataPointIDs: ['s', 'b'],
+      ...ALL,
+    })
     assert.equal(got.get('s'), { time: [1000], value: [text] })
     assert.equal(got.get('b'), { time: [1000, 2000], value: [true, false] })
   })
 
-  s('a string with a carriage return :: comes back without it (InfluxDB\'s CSV drops \\r, README)', async ({ store }) => {
-    const t = newTenant()
-    await store.write([pt(t, 'd1', 's', 1000, 'a\r\nb\rc')])
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['s'], ...ALL })
-    assert.equal(got.get('s'), { time: [1000], value: ['a\nbc'] })
-  })
+  s(
+    "a string with a carriage return :: comes back without it (InfluxDB's CSV drops \\r, README)",
+    async ({ store }) => {
+      const t = newTenant()
+      await store.write([pt(t, 'd1', 's', 1000, 'a\r\nb\rc')])
+      const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['s'], ...ALL })
+      assert.equal(got.get('s'), { time: [1000], value: ['a\nbc'] })
+    },
+  )
 
-  s('latest :: the last value of each point with one; other devices and tenants not mixed in', async ({ store }) => {
-    const t = newTenant()
-    const other = newTenant()
-    await store.write([pt(t, 'd1', 'a', 1000, 1), pt(t, 'd1', 'a', 5000, 5), pt(t, 'd1', 'b', 2000, 'x')])
-    await store.write([pt(t, 'd2', 'a', 9000, 9), pt(other, 'd1', 'a', 9000, 99), pt(other, 'd1', 'c', 1, 1)])
-    const got = await store.latest(t, 'd1')
-    assert.equal(Object.fromEntries(got), { a: { time: 5000, value: 5 }, b: { time: 2000, value: 'x' } })
-    assert.equal((await store.latest(t, 'nobody')).size, 0)
-  })
+  s(
+    'latest :: the last value of each point with one; other devices and tenants not mixed in',
+    async ({ store }) => {
+      const t = newTenant()
+      const other = newTenant()
+      await store.write([
+        pt(t, 'd1', 'a', 1000, 1),
+        pt(t, 'd1', 'a', 5000, 5),
+        pt(t, 'd1', 'b', 2000, 'x'),
+      ])
+      await store.write([
+        pt(t, 'd2', 'a', 9000, 9),
+        pt(other, 'd1', 'a', 9000, 99),
+        pt(other, 'd1', 'c', 1, 1),
+      ])
+      const got = await store.latest(t, 'd1')
+      assert.equal(Object.fromEntries(got), {
+        a: { time: 5000, value: 5 },
+        b: { time: 2000, value: 'x' },
+      })
+      assert.equal((await store.latest(t, 'nobody')).size, 0)
+    },
+  )
 
   s('the same deviceID in two tenants :: reads never mix them', async ({ store }) => {
     const a = newTenant()
     const b = newTenant()
     await store.write([pt(a, 'shared', 'p', 1000, 1), pt(b, 'shared', 'p', 1000, 2)])
-    const got = await store.readRaw({ tenantID: a, deviceID: 'shared', dataPointIDs: ['p'], ...ALL })
+    const got = await store.readRaw({
+      tenantID: a,
+      deviceID: 'shared',
+      dataPointIDs: ['p'],
+      ...ALL,
+    })
     assert.equal(got.get('p'), { time: [1000], value: [1] })
   })
 
-  s('hostile deviceID and dataPointID :: stored and read verbatim, Flux injection harmless', async ({ store }) => {
-    const t = newTenant()
-    const device = 'x") |> drop() //'
-    const point = 'p" or r.point != "'
-    await store.write([pt(t, device, point, 1000, 1), pt(t, 'plain', 'p', 1000, 2), pt(t, 'a b,c=d"e\\f', 'q', 1, true)])
-    const got = await store.readRaw({ tenantID: t, deviceID: device, dataPointIDs: [point, 'p'], ...ALL })
-    assert.equal(got.get(point), { time: [1000], value: [1] })
-    assert.equal(got.get('p'), { time: [], value: [] })
-    assert.equal(Object.fromEntries(await store.latest(t, device)), { [point]: { time: 1000, value: 1 } })
-    assert.equal(Object.fromEntries(await store.latest(t, 'a b,c=d"e\\f')), { q: { time: 1, value: true } })
-    const injected = await store.readRaw({ tenantID: t, deviceID: 'plain" or r.device != "', dataPointIDs: ['p'], ...ALL })
-    assert.equal(injected.get('p'), { time: [], value: [] })
-    assert.equal((await store.latest(`${t}" or true or "`, 'plain')).size, 0)
-  })
+  s(
+    'hostile deviceID and dataPointID :: stored and read verbatim, Flux injection harmless',
+    async ({ store }) => {
+      const t = newTenant()
+      const device = 'x") |> drop() //'
+      const point = 'p" or r.point != "'
+      await store.write([
+        pt(t, device, point, 1000, 1),
+        pt(t, 'plain', 'p', 1000, 2),
+        pt(t, 'a b,c=d"e\\f', 'q', 1, true),
+      ])
+      const got = await store.readRaw({
+        tenantID: t,
+        deviceID: device,
+        dataPointIDs: [point, 'p'],
+        ...ALL,
+      })
+      assert.equal(got.get(point), { time: [1000], value: [1] })
+      assert.equal(got.get('p'), { time: [], value: [] })
+      assert.equal(Object.fromEntries(await store.latest(t, device)), {
+        [point]: { time: 1000, value: 1 },
+      })
+      assert.equal(Object.fromEntries(await store.latest(t, 'a b,c=d"e\\f')), {
+        q: { time: 1, value: true },
+      })
+      const injected = await store.readRaw({
+        tenantID: t,
+        deviceID: 'plain" or r.device != "',
+        dataPointIDs: ['p'],
+        ...ALL,
+      })
+      assert.equal(injected.get('p'), { time: [], value: [] })
+      assert.equal((await store.latest(`${t}" or true or "`, 'plain')).size, 0)
+    },
+  )
 
-  s('aggregate and count with hostile ids, windows and zones :: harmless; bad windows and functions refused before Flux', async ({ store }) => {
-    const t = newTenant()
-    const device = 'x") |> drop() //'
-    const point = 'p" or r.point != "'
-    await store.write([pt(t, device, point, 1000, 4), pt(t, device, point, 2000, 6), pt(t, 'plain', 'p', 1000, 100)])
-    const range = { tenantID: t, deviceID: device, dataPointIDs: [point], start: 0, end: 3_600_000 }
-    assert.equal((await store.aggregate(range, 'sum', { every: '1h', tz: 'UTC' })).get(point), { time: [0], value: [10] })
-    assert.is(await store.count(range), 2)
-    assert.is(await store.count({ ...range, deviceID: 'plain" or r.device != "', dataPointIDs: ['p'] }), 0)
-    for (const every of ['1h) |> drop(', '1h, fn: sum', '', '1w'])
-      await rejects(store.aggregate(range, 'sum', { every, tz: 'UTC' }), Error, /duration/)
-    await rejects(store.aggregate(range, 'drop' as never, { every: '1h', tz: 'UTC' }), TypeError, /not an aggregate/)
-    // a zone name is a Flux string literal: a quoted one is just an unknown zone, which Flux refuses
-    await rejects(store.aggregate(range, 'sum', { every: '1h', tz: 'UTC") |> drop() //' }), Error)
-  })
+  s(
+    'aggregate and count with hostile ids, windows and zones :: harmless; bad windows and functions refused before Flux',
+    async ({ store }) => {
+      const t = newTenant()
+      const device = 'x") |> drop() //'
+      const point = 'p" or r.point != "'
+      await store.write([
+        pt(t, device, point, 1000, 4),
+        pt(t, device, point, 2000, 6),
+        pt(t, 'plain', 'p', 1000, 100),
+      ])
+      const range = {
+        tenantID: t,
+        deviceID: device,
+        dataPointIDs: [point],
+        start: 0,
+        end: 3_600_000,
+      }
+      assert.equal((await store.aggregate(range, 'sum', { every: '1h', tz: 'UTC' })).get(point), {
+        time: [0],
+        value: [10],
+      })
+      assert.is(await store.count(range), 2)
+      assert.is(
+        await store.count({ ...range, deviceID: 'plain" or r.device != "', dataPointIDs: ['p'] }),
+        0,
+      )
+      for (const every of ['1h) |> drop(', '1h, fn: sum', '', '1w'])
+        await rejects(store.aggregate(range, 'sum', { every, tz: 'UTC' }), Error, /duration/)
+      await rejects(
+        store.aggregate(range, 'drop' as never, { every: '1h', tz: 'UTC' }),
+        TypeError,
+        /not an aggregate/,
+      )
+      // a zone name is a Flux string literal: a quoted one is just an unknown zone, which Flux refuses
+      await rejects(store.aggregate(range, 'sum', { every: '1h', tz: 'UTC") |> drop() //' }), Error)
+    },
+  )
 
   s('deleteDevice :: removes only that device of that tenant, over all time', async ({ store }) => {
     const t = newTenant()
     const other = newTenant()
-    await store.write([pt(t, 'gone', 'p', 1, 1), pt(t, 'gone', 'p', Date.parse('2090-01-01'), 2), pt(t, 'kept', 'p', 1, 3)])
+    await store.write([
+      pt(t, 'gone', 'p', 1, 1),
+      pt(t, 'gone', 'p', Date.parse('2090-01-01'), 2),
+      pt(t, 'kept', 'p', 1, 3),
+    ])
     await store.write([pt(other, 'gone', 'p', 1, 4)])
     await store.deleteDevice(t, 'gone')
     assert.equal((await store.latest(t, 'gone')).size, 0)
     assert.equal(Object.fromEntries(await store.latest(t, 'kept')), { p: { time: 1, value: 3 } })
-    assert.equal(Object.fromEntries(await store.latest(other, 'gone')), { p: { time: 1, value: 4 } })
+    assert.equal(Object.fromEntries(await store.latest(other, 'gone')), {
+      p: { time: 1, value: 4 },
+    })
   })
 
-  s('deleteDevice with a hostile deviceID :: deletes that device only, the predicate is not injectable', async ({ store }) => {
-    const t = newTenant()
-    const hostile = 'x" AND device!="y'
-    await store.write([pt(t, hostile, 'p', 1, 1), pt(t, 'x', 'p', 1, 2), pt(t, 'z', 'p', 1, 3)])
-    await store.deleteDevice(t, hostile)
-    await store.deleteDevice(t, 'q\\" AND tenant!="none')
-    assert.equal((await store.latest(t, hostile)).size, 0)
-    assert.equal(Object.fromEntries(await store.latest(t, 'x')), { p: { time: 1, value: 2 } })
-    assert.equal(Object.fromEntries(await store.latest(t, 'z')), { p: { time: 1, value: 3 } })
-  })
+  s(
+    'deleteDevice with a hostile deviceID :: deletes that device only, the predicate is not injectable',
+    async ({ store }) => {
+      const t = newTenant()
+      const hostile = 'x" AND device!="y'
+      await store.write([pt(t, hostile, 'p', 1, 1), pt(t, 'x', 'p', 1, 2), pt(t, 'z', 'p', 1, 3)])
+      await store.deleteDevice(t, hostile)
+      await store.deleteDevice(t, 'q\\" AND tenant!="none')
+      assert.equal((await store.latest(t, hostile)).size, 0)
+      assert.equal(Object.fromEntries(await store.latest(t, 'x')), { p: { time: 1, value: 2 } })
+      assert.equal(Object.fromEntries(await store.latest(t, 'z')), { p: { time: 1, value: 3 } })
+    },
+  )
 
-  s('20 concurrent write calls :: each resolves after its points are readable', async ({ store }) => {
-    const t = newTenant()
-    await Promise.all(
-      Array.from({ length: 20 }, async (_, i) => {
-        await store.write([pt(t, 'd1', `p${i}`, 1000, i), pt(t, 'd1', `p${i}`, 2000, i + 0.5)])
-        const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: [`p${i}`], ...ALL })
-        assert.equal(got.get(`p${i}`), { time: [1000, 2000], value: [i, i + 0.5] })
-      }),
-    )
-  })
+  s(
+    '20 concurrent write calls :: each resolves after its points are readable',
+    async ({ store }) => {
+      const t = newTenant()
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          await store.write([pt(t, 'd1', `p${i}`, 1000, i), pt(t, 'd1', `p${i}`, 2000, i + 0.5)])
+          const got = await store.readRaw({
+            tenantID: t,
+            deviceID: 'd1',
+            dataPointIDs: [`p${i}`],
+            ...ALL,
+          })
+          assert.equal(got.get(`p${i}`), { time: [1000, 2000], value: [i, i + 0.5] })
+        }),
+      )
+    },
+  )
 
-  s('a write larger than one batch (12,000 points) :: resolves after all of it is stored', async ({ store }) => {
-    const t = newTenant()
-    const points = Array.from({ length: 12_000 }, (_, i) => pt(t, 'd1', `p${i % 3}`, 1_000_000 + i, i))
-    await store.write(points)
-    const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['p0', 'p1', 'p2'], ...ALL })
-    assert.equal([0, 1, 2].map((k) => got.get(`p${k}`)!.time.length), [4000, 4000, 4000])
-    assert.equal(got.get('p2')!.value.slice(0, 3), [2, 5, 8])
-  })
+  s(
+    'a write larger than one batch (12,000 points) :: resolves after all of it is stored',
+    async ({ store }) => {
+      const t = newTenant()
+      const points = Array.from({ length: 12_000 }, (_, i) =>
+        pt(t, 'd1', `p${i % 3}`, 1_000_000 + i, i),
+      )
+      await store.write(points)
+      const got = await store.readRaw({
+        tenantID: t,
+        deviceID: 'd1',
+        dataPointIDs: ['p0', 'p1', 'p2'],
+        ...ALL,
+      })
+      assert.equal(
+        [0, 1, 2].map((k) => got.get(`p${k}`)!.time.length),
+        [4000, 4000, 4000],
+      )
+      assert.equal(got.get('p2')!.value.slice(0, 3), [2, 5, 8])
+    },
+  )
 
-  s('points InfluxDB cannot represent :: Invalid naming the field, nothing of the call stored', async ({ store }) => {
-    const t = newTenant()
-    const good = pt(t, 'd1', 'p', 1000, 1)
-    const err = await rejects(store.write([good, pt(t, 'd1', 'p', 2000, Number.NaN)]), Invalid)
-    assert.is((err as Invalid).field, 'value')
-    assert.is(((await rejects(store.write([pt(t, 'd1', '', 1, 1)]), Invalid)) as Invalid).field, 'dataPointID')
-    assert.is(((await rejects(store.write([pt(t, 'd\\', 'p', 1, 1)]), Invalid)) as Invalid).field, 'deviceID')
-    assert.is(((await rejects(store.write([pt(t, 'd1', 'p', 1.5, 1)]), Invalid)) as Invalid).field, 'time')
-    assert.equal((await store.latest(t, 'd1')).size, 0)
-  })
+  s(
+    'points InfluxDB cannot represent :: Invalid naming the field, nothing of the call stored',
+    async ({ store }) => {
+      const t = newTenant()
+      const good = pt(t, 'd1', 'p', 1000, 1)
+      const err = await rejects(store.write([good, pt(t, 'd1', 'p', 2000, Number.NaN)]), Invalid)
+      assert.is((err as Invalid).field, 'value')
+      assert.is(
+        ((await rejects(store.write([pt(t, 'd1', '', 1, 1)]), Invalid)) as Invalid).field,
+        'dataPointID',
+      )
+      assert.is(
+        ((await rejects(store.write([pt(t, 'd\\', 'p', 1, 1)]), Invalid)) as Invalid).field,
+        'deviceID',
+      )
+      assert.is(
+        ((await rejects(store.write([pt(t, 'd1', 'p', 1.5, 1)]), Invalid)) as Invalid).field,
+        'time',
+      )
+      assert.equal((await store.latest(t, 'd1')).size, 0)
+    },
+  )
 
   s.run()
 }
@@ -233,7 +404,10 @@ function failureSuite(opts: InfluxOptions, stop: () => Promise<void>) {
   const range = { tenantID: 't', deviceID: 'd1', dataPointIDs: ['p'], ...ALL }
 
   f('URL on a closed port :: every call rejects with Unavailable within 2 s', async () => {
-    const store = await InfluxTelemetryStore.open({ ...opts, url: `http://127.0.0.1:${await closedPort()}` })
+    const store = await InfluxTelemetryStore.open({
+      ...opts,
+      url: `http://127.0.0.1:${await closedPort()}`,
+    })
     const t0 = Date.now()
     await rejects(store.write([p]), Unavailable, /ECONNREFUSED/)
     await rejects(store.readRaw(range), Unavailable)
@@ -243,17 +417,20 @@ function failureSuite(opts: InfluxOptions, stop: () => Promise<void>) {
     await store.close()
   })
 
-  f('an InfluxDB that accepts and never answers :: Unavailable after the request timeout, no hang', async () => {
-    const silent = await silentServer()
-    const store = await InfluxTelemetryStore.open({ ...opts, url: silent.url, timeoutMs: 300 })
-    const t0 = Date.now()
-    await rejects(store.write([p]), Unavailable)
-    await rejects(store.readRaw(range), Unavailable)
-    const took = Date.now() - t0
-    assert.ok(took >= 500 && took < 3000, `took ${took} ms`)
-    await store.close()
-    await silent.close()
-  })
+  f(
+    'an InfluxDB that accepts and never answers :: Unavailable after the request timeout, no hang',
+    async () => {
+      const silent = await silentServer()
+      const store = await InfluxTelemetryStore.open({ ...opts, url: silent.url, timeoutMs: 300 })
+      const t0 = Date.now()
+      await rejects(store.write([p]), Unavailable)
+      await rejects(store.readRaw(range), Unavailable)
+      const took = Date.now() - t0
+      assert.ok(took >= 500 && took < 3000, `took ${took} ms`)
+      await store.close()
+      await silent.close()
+    },
+  )
 
   f('a bad token :: write and read reject with Unavailable naming the 401', async () => {
     const store = await InfluxTelemetryStore.open({ ...opts, token: 'not-a-token' })
@@ -287,7 +464,12 @@ if (!influx) {
     test.run()
   } else console.log(INFLUX_MISSING)
 } else {
-  const opts: InfluxOptions = { url: influx.url, token: influx.token, org: influx.org, bucket: influx.bucket }
+  const opts: InfluxOptions = {
+    url: influx.url,
+    token: influx.token,
+    org: influx.org,
+    bucket: influx.bucket,
+  }
   telemetryContract('influxdb', () => InfluxTelemetryStore.open(opts))
   storeSuite(opts)
   failureSuite(opts, () => influx.stop())

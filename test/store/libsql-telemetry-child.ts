@@ -15,7 +15,14 @@ export const MAX_BATCHES = 400
 export function batch(k: number, deviceID = 'dev'): TelemetryPoint[] {
   return Array.from({ length: PER_BATCH }, (_, i) => {
     const n = k * PER_BATCH + i
-    return { tenantID: 't1', productID: 'p', deviceID, dataPointID: i % 2 ? 'a' : 'b', time: BASE + n * 100, value: i % 2 ? n : `s${n}` }
+    return {
+      tenantID: 't1',
+      productID: 'p',
+      deviceID,
+      dataPointID: i % 2 ? 'a' : 'b',
+      time: BASE + n * 100,
+      value: i % 2 ? n : `s${n}`,
+    }
   })
 }
 

@@ -21,9 +21,21 @@ telemetryContract('libsql', () => LibsqlTelemetryStore.open({ url: contractUrl }
 
 const HOUR = 3_600_000
 const DAY_MS = 24 * HOUR
-const open = (url: string, o: Partial<LibsqlTelemetryOptions> = {}) => LibsqlTelemetryStore.open({ url, flushIntervalMs: 0, ...o })
-const pts = (deviceID: string, dp: string, rows: Array<[number, TelemetryValue]>): TelemetryPoint[] =>
-  rows.map(([time, value]) => ({ tenantID: 't1', productID: 'p', deviceID, dataPointID: dp, time, value }))
+const open = (url: string, o: Partial<LibsqlTelemetryOptions> = {}) =>
+  LibsqlTelemetryStore.open({ url, flushIntervalMs: 0, ...o })
+const pts = (
+  deviceID: string,
+  dp: string,
+  rows: Array<[number, TelemetryValue]>,
+): TelemetryPoint[] =>
+  rows.map(([time, value]) => ({
+    tenantID: 't1',
+    productID: 'p',
+    deviceID,
+    dataPointID: dp,
+    time,
+    value,
+  }))
 
 /** Reads a table of the store's file from a second connection. */
 async function raw(url: string, sql: string): Promise<number> {
@@ -37,13 +49,20 @@ async function raw(url: string, sql: string): Promise<number> {
 
 /** Runs the child in `mode` and SIGKILLs it as soon as it printed `acked <k>` with k ≥ killAt; returns k. */
 function runChild(url: string, mode: string, killAt: number): Promise<number> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'libsql-telemetry-child.ts'), url, mode], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(import.meta.dirname, 'libsql-telemetry-child.ts'), url, mode],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   let out = ''
   let acked = -1
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (child.kill('SIGKILL'), reject(new Error(`child timed out: ${out}`))), 30_000)
+    const timer = setTimeout(
+      () => (child.kill('SIGKILL'), reject(new Error(`child timed out: ${out}`))),
+      30_000,
+    )
     child.stdout.on('data', (d: Buffer) => {
       out += d
       for (const m of out.matchAll(/acked (\d+)/g)) acked = Math.max(acked, Number(m[1]))
@@ -61,7 +80,13 @@ function runChild(url: string, mode: string, killAt: number): Promise<number> {
 /** Asserts batches 0..acked of the child are all there and every other batch is all or nothing. */
 async function assertBatches(store: LibsqlTelemetryStore, acked: number, deviceID = 'dev') {
   const end = BASE + MAX_BATCHES * PER_BATCH * 100
-  const r = await store.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ['a', 'b'], start: BASE, end })
+  const r = await store.readRaw({
+    tenantID: 't1',
+    deviceID,
+    dataPointIDs: ['a', 'b'],
+    start: BASE,
+    end,
+  })
   const got = new Map<number, TelemetryValue>()
   for (const dp of ['a', 'b']) r.get(dp)!.time.forEach((t, i) => got.set(t, r.get(dp)!.value[i]!))
   let complete = 0
@@ -86,75 +111,144 @@ t('connection settings :: WAL journal and synchronous NORMAL', async () => {
   await s.close()
 })
 
-t('kill -9 while flushes and compactions race the writes :: every acked write reads back', async () => {
-  const url = newUrl()
-  const acked = await runChild(url, 'flushing', 30)
-  const s = await open(url)
-  await assertBatches(s, acked)
-  await s.close()
-  assert.ok((await raw(url, 'SELECT count(*) FROM chunks')) > 0, 'the child flushed before it died')
-})
+t(
+  'kill -9 while flushes and compactions race the writes :: every acked write reads back',
+  async () => {
+    const url = newUrl()
+    const acked = await runChild(url, 'flushing', 30)
+    const s = await open(url)
+    await assertBatches(s, acked)
+    await s.close()
+    assert.ok(
+      (await raw(url, 'SELECT count(*) FROM chunks')) > 0,
+      'the child flushed before it died',
+    )
+  },
+)
 
-t('wal replay :: values only in the WAL at kill -9 are read after restart, then flushed on close', async () => {
-  const url = newUrl()
-  const acked = await runChild(url, 'wal', 5)
-  assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 0)
-  assert.ok((await raw(url, 'SELECT count(*) FROM wal')) >= acked + 1)
-  const s = await open(url)
-  await assertBatches(s, acked)
-  const latest = await s.latest('t1', 'dev')
-  assert.ok(latest.get('a')!.time >= BASE + ((acked + 1) * PER_BATCH - 1) * 100)
-  await s.close()
-  assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
-  assert.ok((await raw(url, 'SELECT count(*) FROM chunks')) > 0)
-  const again = await open(url)
-  await assertBatches(again, acked)
-  await again.close()
-})
+t(
+  'wal replay :: values only in the WAL at kill -9 are read after restart, then flushed on close',
+  async () => {
+    const url = newUrl()
+    const acked = await runChild(url, 'wal', 5)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 0)
+    assert.ok((await raw(url, 'SELECT count(*) FROM wal')) >= acked + 1)
+    const s = await open(url)
+    await assertBatches(s, acked)
+    const latest = await s.latest('t1', 'dev')
+    assert.ok(latest.get('a')!.time >= BASE + ((acked + 1) * PER_BATCH - 1) * 100)
+    await s.close()
+    assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
+    assert.ok((await raw(url, 'SELECT count(*) FROM chunks')) > 0)
+    const again = await open(url)
+    await assertBatches(again, acked)
+    await again.close()
+  },
+)
 
-t('deleted device, then kill -9 :: WAL replay does not bring it back, its series ids are not reused', async () => {
-  const url = newUrl()
-  await runChild(url, 'delete', 0)
-  assert.ok((await raw(url, 'SELECT count(*) FROM wal')) > 0)
-  const s = await open(url)
-  const gone = await s.readRaw({ tenantID: 't1', deviceID: 'gone', dataPointIDs: ['a', 'b'], start: BASE, end: BASE + 10 * HOUR })
-  assert.equal(gone.get('a'), { time: [], value: [] })
-  assert.is((await s.latest('t1', 'gone')).size, 0)
-  const kept = await s.readRaw({ tenantID: 't1', deviceID: 'kept', dataPointIDs: ['a', 'b'], start: BASE, end: BASE + 10 * HOUR })
-  assert.is(kept.get('a')!.time.length + kept.get('b')!.time.length, PER_BATCH)
-  await s.write(batch(2, 'new'))
-  await s.close()
-  assert.is(await raw(url, "SELECT min(id) FROM series WHERE device_id = 'new'"), 5, 'ids of deleted series are never reused')
-})
+t(
+  'deleted device, then kill -9 :: WAL replay does not bring it back, its series ids are not reused',
+  async () => {
+    const url = newUrl()
+    await runChild(url, 'delete', 0)
+    assert.ok((await raw(url, 'SELECT count(*) FROM wal')) > 0)
+    const s = await open(url)
+    const gone = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'gone',
+      dataPointIDs: ['a', 'b'],
+      start: BASE,
+      end: BASE + 10 * HOUR,
+    })
+    assert.equal(gone.get('a'), { time: [], value: [] })
+    assert.is((await s.latest('t1', 'gone')).size, 0)
+    const kept = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'kept',
+      dataPointIDs: ['a', 'b'],
+      start: BASE,
+      end: BASE + 10 * HOUR,
+    })
+    assert.is(kept.get('a')!.time.length + kept.get('b')!.time.length, PER_BATCH)
+    await s.write(batch(2, 'new'))
+    await s.close()
+    assert.is(
+      await raw(url, "SELECT min(id) FROM series WHERE device_id = 'new'"),
+      5,
+      'ids of deleted series are never reused',
+    )
+  },
+)
 
-t('compaction of a past hour :: one chunk per hour, duplicates resolved by the later write', async () => {
-  const url = newUrl()
-  const s = await open(url)
-  const h = BASE + 5 * HOUR
-  await s.write(pts('d', 'x', [[h, 1], [h + 1000, 2], [h + HOUR + 5, 'next hour']]))
-  await s.flush()
-  await s.write(pts('d', 'x', [[h + 1000, 20], [h + 2000, 3]]))
-  await s.flush()
-  await s.write(pts('d', 'x', [[h + 2000, true], [h - 1, 0]]))
-  await s.flush()
-  assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 5)
-  const before = await s.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x'], start: h - HOUR, end: h + 2 * HOUR })
-  assert.ok((await s.compact()) >= 3)
-  assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 3, 'hours h-1, h and h+1: one chunk each')
-  const after = await s.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x'], start: h - HOUR, end: h + 2 * HOUR })
-  assert.equal(after.get('x'), {
-    time: [h - 1, h, h + 1000, h + 2000, h + HOUR + 5],
-    value: [0, 1, 20, true, 'next hour'],
-  })
-  assert.equal(after, before)
-  await s.write(pts('d', 'x', [[h + 1000, 21]]))
-  await s.close()
-  const again = await open(url)
-  await again.compact(true)
-  const last = await again.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x'], start: h, end: h + HOUR })
-  assert.equal(last.get('x')!.value, [1, 21, true])
-  await again.close()
-})
+t(
+  'compaction of a past hour :: one chunk per hour, duplicates resolved by the later write',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    const h = BASE + 5 * HOUR
+    await s.write(
+      pts('d', 'x', [
+        [h, 1],
+        [h + 1000, 2],
+        [h + HOUR + 5, 'next hour'],
+      ]),
+    )
+    await s.flush()
+    await s.write(
+      pts('d', 'x', [
+        [h + 1000, 20],
+        [h + 2000, 3],
+      ]),
+    )
+    await s.flush()
+    await s.write(
+      pts('d', 'x', [
+        [h + 2000, true],
+        [h - 1, 0],
+      ]),
+    )
+    await s.flush()
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 5)
+    const before = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x'],
+      start: h - HOUR,
+      end: h + 2 * HOUR,
+    })
+    assert.ok((await s.compact()) >= 3)
+    assert.is(
+      await raw(url, 'SELECT count(*) FROM chunks'),
+      3,
+      'hours h-1, h and h+1: one chunk each',
+    )
+    const after = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x'],
+      start: h - HOUR,
+      end: h + 2 * HOUR,
+    })
+    assert.equal(after.get('x'), {
+      time: [h - 1, h, h + 1000, h + 2000, h + HOUR + 5],
+      value: [0, 1, 20, true, 'next hour'],
+    })
+    assert.equal(after, before)
+    await s.write(pts('d', 'x', [[h + 1000, 21]]))
+    await s.close()
+    const again = await open(url)
+    await again.compact(true)
+    const last = await again.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x'],
+      start: h,
+      end: h + HOUR,
+    })
+    assert.equal(last.get('x')!.value, [1, 21, true])
+    await again.close()
+  },
+)
 
 t('compaction of the current hour :: only once it holds maxChunksPerBucket chunks', async () => {
   const url = newUrl()
@@ -176,65 +270,158 @@ t('a day at 1 Hz after compaction :: 24 chunk rows, read whole', async () => {
   const url = newUrl()
   const s = await open(url)
   for (let k = 0; k < 86_400; k += 20_000)
-    await s.write(pts('d', 'x', Array.from({ length: Math.min(20_000, 86_400 - k) }, (_, i) => [BASE + (k + i) * 1000, (k + i) * 0.5])))
+    await s.write(
+      pts(
+        'd',
+        'x',
+        Array.from({ length: Math.min(20_000, 86_400 - k) }, (_, i) => [
+          BASE + (k + i) * 1000,
+          (k + i) * 0.5,
+        ]),
+      ),
+    )
   await s.flush()
   await s.compact(true)
   assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 24)
-  const r = (await s.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x'], start: BASE, end: BASE + 24 * HOUR })).get('x')!
+  const r = (
+    await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x'],
+      start: BASE,
+      end: BASE + 24 * HOUR,
+    })
+  ).get('x')!
   assert.is(r.time.length, 86_400)
   assert.is(r.value[86_399], 86_399 * 0.5)
-  assert.is(await raw(url, 'SELECT max(length(times)) FROM chunks'), 16, 'regular times stored as [t0, step]')
+  assert.is(
+    await raw(url, 'SELECT max(length(times)) FROM chunks'),
+    16,
+    'regular times stored as [t0, step]',
+  )
   await s.close()
 })
 
-t('flushes and compactions racing writes :: nothing lost, the last sequential write wins', async () => {
-  const url = newUrl()
-  const s = await open(url, { flushIntervalMs: 3, flushPoints: 700, maxChunksPerBucket: 2, compactGraceMs: 0 })
-  const background: Promise<unknown>[] = []
-  const writes = Array.from({ length: 40 }, (_, k) =>
-    s.write(pts('d', 'x', Array.from({ length: 250 }, (_, i) => [BASE + (i * 40 + k) * 1000, k * 1000 + i]))))
-  for (let k = 0; k < 10; k++) background.push(s.flush(), s.compact(true))
-  await Promise.all([...writes, ...background])
-  for (let round = 0; round < 15; round++) {
-    background.push(s.flush(), s.compact(true))
-    await s.write(pts('d', 'y', Array.from({ length: 100 }, (_, i) => [BASE + i * 60_000, round % 2 ? `r${round}` : round])))
-  }
-  await Promise.all(background)
-  const r = await s.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x', 'y'], start: BASE, end: BASE + 10 * HOUR })
-  const x = r.get('x')!
-  assert.is(x.time.length, 40 * 250)
-  x.time.forEach((tm, j) => {
-    const n = (tm - BASE) / 1000
-    if (x.value[j] !== (n % 40) * 1000 + Math.floor(n / 40)) assert.unreachable(`x at ${n}: ${x.value[j]}`)
-  })
-  assert.equal(r.get('y')!.value, Array.from({ length: 100 }, () => 14))
-  await s.close()
-})
+t(
+  'flushes and compactions racing writes :: nothing lost, the last sequential write wins',
+  async () => {
+    const url = newUrl()
+    const s = await open(url, {
+      flushIntervalMs: 3,
+      flushPoints: 700,
+      maxChunksPerBucket: 2,
+      compactGraceMs: 0,
+    })
+    const background: Promise<unknown>[] = []
+    const writes = Array.from({ length: 40 }, (_, k) =>
+      s.write(
+        pts(
+          'd',
+          'x',
+          Array.from({ length: 250 }, (_, i) => [BASE + (i * 40 + k) * 1000, k * 1000 + i]),
+        ),
+      ),
+    )
+    for (let k = 0; k < 10; k++) background.push(s.flush(), s.compact(true))
+    await Promise.all([...writes, ...background])
+    for (let round = 0; round < 15; round++) {
+      background.push(s.flush(), s.compact(true))
+      await s.write(
+        pts(
+          'd',
+          'y',
+          Array.from({ length: 100 }, (_, i) => [
+            BASE + i * 60_000,
+            round % 2 ? `r${round}` : round,
+          ]),
+        ),
+      )
+    }
+    await Promise.all(background)
+    const r = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x', 'y'],
+      start: BASE,
+      end: BASE + 10 * HOUR,
+    })
+    const x = r.get('x')!
+    assert.is(x.time.length, 40 * 250)
+    x.time.forEach((tm, j) => {
+      const n = (tm - BASE) / 1000
+      if (x.value[j] !== (n % 40) * 1000 + Math.floor(n / 40))
+        assert.unreachable(`x at ${n}: ${x.value[j]}`)
+    })
+    assert.equal(
+      r.get('y')!.value,
+      Array.from({ length: 100 }, () => 14),
+    )
+    await s.close()
+  },
+)
 
-t('one series receiving numbers, strings and booleans :: each value keeps its type through flush and compaction', async () => {
-  const url = newUrl()
-  const s = await open(url)
-  await s.write(pts('d', 'x', [[BASE, 1], [BASE + 1, 'one'], [BASE + 2, true]]))
-  await s.flush()
-  await s.write(pts('d', 'x', [[BASE + 3, false], [BASE + 4, ''], [BASE + 5, 0]]))
-  const want = { time: [0, 1, 2, 3, 4, 5].map((x) => BASE + x), value: [1, 'one', true, false, '', 0] }
-  const read = () => s.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x'], start: BASE, end: BASE + HOUR })
-  assert.equal((await read()).get('x'), want)
-  await s.flush()
-  await s.compact(true)
-  assert.equal((await read()).get('x'), want)
-  await s.close()
-})
+t(
+  'one series receiving numbers, strings and booleans :: each value keeps its type through flush and compaction',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    await s.write(
+      pts('d', 'x', [
+        [BASE, 1],
+        [BASE + 1, 'one'],
+        [BASE + 2, true],
+      ]),
+    )
+    await s.flush()
+    await s.write(
+      pts('d', 'x', [
+        [BASE + 3, false],
+        [BASE + 4, ''],
+        [BASE + 5, 0],
+      ]),
+    )
+    const want = {
+      time: [0, 1, 2, 3, 4, 5].map((x) => BASE + x),
+      value: [1, 'one', true, false, '', 0],
+    }
+    const read = () =>
+      s.readRaw({
+        tenantID: 't1',
+        deviceID: 'd',
+        dataPointIDs: ['x'],
+        start: BASE,
+        end: BASE + HOUR,
+      })
+    assert.equal((await read()).get('x'), want)
+    await s.flush()
+    await s.compact(true)
+    assert.equal((await read()).get('x'), want)
+    await s.close()
+  },
+)
 
 t('invalid points :: rejected with TypeError, nothing of the call stored', async () => {
   const s = await open(newUrl())
   for (const value of [NaN, Infinity, undefined, null, { a: 1 }] as unknown as TelemetryValue[]) {
-    const err = await s.write(pts('d', 'x', [[BASE, 1], [BASE + 1, value]])).catch((e) => e)
+    const err = await s
+      .write(
+        pts('d', 'x', [
+          [BASE, 1],
+          [BASE + 1, value],
+        ]),
+      )
+      .catch((e) => e)
     assert.instance(err, TypeError)
   }
   const badTime = await s.write(pts('d', 'x', [[NaN, 1]])).catch((e) => e)
   assert.instance(badTime, TypeError)
-  const r = await s.readRaw({ tenantID: 't1', deviceID: 'd', dataPointIDs: ['x'], start: BASE, end: BASE + HOUR })
+  const r = await s.readRaw({
+    tenantID: 't1',
+    deviceID: 'd',
+    dataPointIDs: ['x'],
+    start: BASE,
+    end: BASE + HOUR,
+  })
   assert.equal(r.get('x'), { time: [], value: [] })
   await s.close()
   const closed = await s.write(pts('d', 'x', [[BASE, 1]])).catch((e) => e)
@@ -244,7 +431,13 @@ t('invalid points :: rejected with TypeError, nothing of the call stored', async
 t('memtable over flushPoints :: flushed to chunks without a timer, WAL emptied', async () => {
   const url = newUrl()
   const s = await open(url, { flushPoints: 100 })
-  await s.write(pts('d', 'x', Array.from({ length: 150 }, (_, i) => [BASE + i, i])))
+  await s.write(
+    pts(
+      'd',
+      'x',
+      Array.from({ length: 150 }, (_, i) => [BASE + i, i]),
+    ),
+  )
   await s.write(pts('d', 'x', [[BASE + 500, 1]])) // queued behind the flush the first write triggered
   assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1)
   assert.is(await raw(url, 'SELECT count(*) FROM wal'), 1)
@@ -257,11 +450,24 @@ t('memtable over flushPoints :: flushed to chunks without a timer, WAL emptied',
  */
 async function assertAggregatesMatch(s: LibsqlTelemetryStore, label: string, seed: number) {
   let x = seed
-  const rnd = () => ((x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
-  const cases: Array<[string, string]> = [['1h', 'UTC'], ['2h', 'UTC'], ['6h', 'Europe/Berlin'], ['1d', 'Europe/Berlin'], ['1h', 'Asia/Kolkata'], ['15m', 'UTC'], ['1mo', 'UTC']]
+  const rnd = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+  const cases: Array<[string, string]> = [
+    ['1h', 'UTC'],
+    ['2h', 'UTC'],
+    ['6h', 'Europe/Berlin'],
+    ['1d', 'Europe/Berlin'],
+    ['1h', 'Asia/Kolkata'],
+    ['15m', 'UTC'],
+    ['1mo', 'UTC'],
+  ]
   for (let k = 0; k < 40; k++) {
-    const start = AGG_BASE - 6 * HOUR + Math.floor(rnd() * 80) * 1_800_000 + (rnd() < 0.3 ? Math.floor(rnd() * 1e6) : 0)
-    const end = start + Math.floor(rnd() * 60 + 1) * HOUR + (rnd() < 0.3 ? Math.floor(rnd() * 1e6) : 0)
+    const start =
+      AGG_BASE -
+      6 * HOUR +
+      Math.floor(rnd() * 80) * 1_800_000 +
+      (rnd() < 0.3 ? Math.floor(rnd() * 1e6) : 0)
+    const end =
+      start + Math.floor(rnd() * 60 + 1) * HOUR + (rnd() < 0.3 ? Math.floor(rnd() * 1e6) : 0)
     const [every, tz] = cases[k % cases.length]!
     const range = { tenantID: 't1', deviceID: 'agg', dataPointIDs: ['a', 'b', 'none'], start, end }
     const raw = await s.readRaw(range)
@@ -273,7 +479,13 @@ async function assertAggregatesMatch(s: LibsqlTelemetryStore, label: string, see
         const have = got.get(dp)!
         const what = `${label}: ${fn} ${dp} ${every} ${tz} [${start}, ${end})`
         assert.equal(have.time, want.time, what)
-        have.value.forEach((v, i) => assert.ok(Math.abs((v as number) - want.value[i]!) <= 1e-9 * Math.max(1, Math.abs(want.value[i]!)), `${what} #${i}: ${v} vs ${want.value[i]}`))
+        have.value.forEach((v, i) =>
+          assert.ok(
+            Math.abs((v as number) - want.value[i]!) <=
+              1e-9 * Math.max(1, Math.abs(want.value[i]!)),
+            `${what} #${i}: ${v} vs ${want.value[i]}`,
+          ),
+        )
       }
     }
   }
@@ -281,39 +493,54 @@ async function assertAggregatesMatch(s: LibsqlTelemetryStore, label: string, see
 
 const AGG_BASE = Date.UTC(2026, 2, 28)
 
-t('aggregate with chunk statistics :: equals windows over the raw values, through flushes, compaction, rewrites and an old file', async () => {
-  const url = newUrl()
-  let s = await open(url)
-  // three days of `a` every 10 s (numbers), `b` every minute (numbers with some strings)
-  const a: Array<[number, TelemetryValue]> = []
-  const b: Array<[number, TelemetryValue]> = []
-  for (let t = AGG_BASE - DAY_MS; t < AGG_BASE + 2 * DAY_MS; t += 10_000) a.push([t, Math.round(Math.sin(t / 7e6) * 1000) / 8])
-  for (let t = AGG_BASE - DAY_MS; t < AGG_BASE + 2 * DAY_MS; t += 60_000) b.push([t, t % 7 === 0 ? 'x' : (t / 60_000) % 113])
-  await s.write([...pts('agg', 'a', a), ...pts('agg', 'b', b)])
-  await assertAggregatesMatch(s, 'memtable only', 1)
-  await s.flush()
-  await s.compact(true)
-  await assertAggregatesMatch(s, 'one chunk per hour', 2)
-  // rewrites: some into compacted hours (memtable), then flushed as second chunks of those hours
-  await s.write(pts('agg', 'a', [[AGG_BASE + 5 * HOUR + 10_000, 1e6], [AGG_BASE + 30 * HOUR, -1e6], [AGG_BASE + 30 * HOUR + 5, 3]]))
-  await assertAggregatesMatch(s, 'rewrites in the memtable', 3)
-  await s.flush()
-  await assertAggregatesMatch(s, 'hours with two chunks', 4)
-  await s.close()
-  // an old (schema 1) file: no statistics columns; reopening adds them, its chunks are decoded
-  const c = createClient({ url })
-  for (const col of ['vmin', 'vmax', 'vsum', 'vcnt']) await c.execute(`ALTER TABLE chunks DROP COLUMN ${col}`)
-  await c.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
-  c.close()
-  s = await open(url)
-  assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 2)
-  const old = await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')
-  assert.is(old, await raw(url, 'SELECT count(*) FROM chunks'))
-  await assertAggregatesMatch(s, 'schema 1 chunks', 5)
-  await s.compact(true)
-  assert.ok(await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL') < old, 'merged hours get statistics')
-  await assertAggregatesMatch(s, 'after compaction', 6)
-  await s.close()
-})
+t(
+  'aggregate with chunk statistics :: equals windows over the raw values, through flushes, compaction, rewrites and an old file',
+  async () => {
+    const url = newUrl()
+    let s = await open(url)
+    // three days of `a` every 10 s (numbers), `b` every minute (numbers with some strings)
+    const a: Array<[number, TelemetryValue]> = []
+    const b: Array<[number, TelemetryValue]> = []
+    for (let t = AGG_BASE - DAY_MS; t < AGG_BASE + 2 * DAY_MS; t += 10_000)
+      a.push([t, Math.round(Math.sin(t / 7e6) * 1000) / 8])
+    for (let t = AGG_BASE - DAY_MS; t < AGG_BASE + 2 * DAY_MS; t += 60_000)
+      b.push([t, t % 7 === 0 ? 'x' : (t / 60_000) % 113])
+    await s.write([...pts('agg', 'a', a), ...pts('agg', 'b', b)])
+    await assertAggregatesMatch(s, 'memtable only', 1)
+    await s.flush()
+    await s.compact(true)
+    await assertAggregatesMatch(s, 'one chunk per hour', 2)
+    // rewrites: some into compacted hours (memtable), then flushed as second chunks of those hours
+    await s.write(
+      pts('agg', 'a', [
+        [AGG_BASE + 5 * HOUR + 10_000, 1e6],
+        [AGG_BASE + 30 * HOUR, -1e6],
+        [AGG_BASE + 30 * HOUR + 5, 3],
+      ]),
+    )
+    await assertAggregatesMatch(s, 'rewrites in the memtable', 3)
+    await s.flush()
+    await assertAggregatesMatch(s, 'hours with two chunks', 4)
+    await s.close()
+    // an old (schema 1) file: no statistics columns; reopening adds them, its chunks are decoded
+    const c = createClient({ url })
+    for (const col of ['vmin', 'vmax', 'vsum', 'vcnt'])
+      await c.execute(`ALTER TABLE chunks DROP COLUMN ${col}`)
+    await c.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
+    c.close()
+    s = await open(url)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 2)
+    const old = await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')
+    assert.is(old, await raw(url, 'SELECT count(*) FROM chunks'))
+    await assertAggregatesMatch(s, 'schema 1 chunks', 5)
+    await s.compact(true)
+    assert.ok(
+      (await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')) < old,
+      'merged hours get statistics',
+    )
+    await assertAggregatesMatch(s, 'after compaction', 6)
+    await s.close()
+  },
+)
 
 t.run()

@@ -24,11 +24,26 @@ const BASE = Math.floor(Date.now() / HOUR) * HOUR - 2 * DAY
 const uid = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`
 
 /** Points of one device: [dataPointID, time offset from BASE, value]. */
-function pts(tenantID: string, deviceID: string, rows: Array<[string, number, TelemetryValue]>): TelemetryPoint[] {
-  return rows.map(([dataPointID, dt, value]) => ({ tenantID, productID: 'p1', deviceID, dataPointID, time: BASE + dt, value }))
+function pts(
+  tenantID: string,
+  deviceID: string,
+  rows: Array<[string, number, TelemetryValue]>,
+): TelemetryPoint[] {
+  return rows.map(([dataPointID, dt, value]) => ({
+    tenantID,
+    productID: 'p1',
+    deviceID,
+    dataPointID,
+    time: BASE + dt,
+    value,
+  }))
 }
 
-export function telemetryContract(name: string, open: () => Promise<TelemetryStore>, opts: ContractOptions = {}) {
+export function telemetryContract(
+  name: string,
+  open: () => Promise<TelemetryStore>,
+  opts: ContractOptions = {},
+) {
   const test = suite(`telemetry contract: ${name}`)
   let store: TelemetryStore
 
@@ -44,35 +59,74 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     await store?.close()
   })
 
-  const read = (tenantID: string, deviceID: string, dataPointIDs: string[], start = BASE, end = BASE + DAY) =>
-    store.readRaw({ tenantID, deviceID, dataPointIDs, start, end })
+  const read = (
+    tenantID: string,
+    deviceID: string,
+    dataPointIDs: string[],
+    start = BASE,
+    end = BASE + DAY,
+  ) => store.readRaw({ tenantID, deviceID, dataPointIDs, start, end })
 
   test('numbers round trip :: same values and times, numbers stay numbers', async () => {
     const [t, d] = [uid('t'), uid('d')]
     const values = [0, 1, -1, 21.5, -273.15, 1e15, 0.1 + 0.2, 123456789.125]
-    await store.write(pts(t, d, values.map((v, i) => ['temp', i * 1000, v])))
+    await store.write(
+      pts(
+        t,
+        d,
+        values.map((v, i) => ['temp', i * 1000, v]),
+      ),
+    )
     const r = await read(t, d, ['temp'])
     assert.equal(r.get('temp'), { time: values.map((_, i) => BASE + i * 1000), value: values })
   })
 
   test('strings round trip :: unicode, quotes and SQL-looking text verbatim', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    const values = ['on', 'héllo 温度 ✓', 'a "quoted", \\ back\\slash', "x'); DROP TABLE chunks; --", 'line\nbreak', '42']
-    await store.write(pts(t, d, values.map((v, i) => ['state', i, v])))
+    const values = [
+      'on',
+      'héllo 温度 ✓',
+      'a "quoted", \\ back\\slash',
+      "x'); DROP TABLE chunks; --",
+      'line\nbreak',
+      '42',
+    ]
+    await store.write(
+      pts(
+        t,
+        d,
+        values.map((v, i) => ['state', i, v]),
+      ),
+    )
     const r = await read(t, d, ['state'])
     assert.equal(r.get('state'), { time: values.map((_, i) => BASE + i), value: values })
   })
 
   test('booleans round trip :: true and false stay booleans', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['on', 0, true], ['on', 10, false], ['on', 20, true]]))
+    await store.write(
+      pts(t, d, [
+        ['on', 0, true],
+        ['on', 10, false],
+        ['on', 20, true],
+      ]),
+    )
     const r = await read(t, d, ['on'])
     assert.equal(r.get('on'), { time: [BASE, BASE + 10, BASE + 20], value: [true, false, true] })
   })
 
   test('types side by side :: each data point keeps its own type', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['n', 5, 1], ['s', 5, '1'], ['b', 5, true], ['n', 6, 0], ['s', 6, ''], ['b', 6, false]]))
+    await store.write(
+      pts(t, d, [
+        ['n', 5, 1],
+        ['s', 5, '1'],
+        ['b', 5, true],
+        ['n', 6, 0],
+        ['s', 6, ''],
+        ['b', 6, false],
+      ]),
+    )
     const r = await read(t, d, ['n', 's', 'b'])
     assert.equal(r.get('n'), { time: [BASE + 5, BASE + 6], value: [1, 0] })
     assert.equal(r.get('s'), { time: [BASE + 5, BASE + 6], value: ['1', ''] })
@@ -81,7 +135,13 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('range edges :: start inclusive, end exclusive', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [0, 1000, 2000, 3000, 4000].map((dt) => ['x', dt, dt / 1000])))
+    await store.write(
+      pts(
+        t,
+        d,
+        [0, 1000, 2000, 3000, 4000].map((dt) => ['x', dt, dt / 1000]),
+      ),
+    )
     const r = await read(t, d, ['x'], BASE + 1000, BASE + 3000)
     assert.equal(r.get('x'), { time: [BASE + 1000, BASE + 2000], value: [1, 2] })
     const one = await read(t, d, ['x'], BASE + 4000, BASE + 4001)
@@ -95,11 +155,20 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
   test('range across days :: values outside are left out, inside all there', async () => {
     const [t, d] = [uid('t'), uid('d')]
     const offsets = [-DAY, -1, 0, HOUR, DAY - 1, DAY, 2 * DAY]
-    await store.write(pts(t, d, offsets.map((dt, i) => ['x', dt, i])))
+    await store.write(
+      pts(
+        t,
+        d,
+        offsets.map((dt, i) => ['x', dt, i]),
+      ),
+    )
     const r = await read(t, d, ['x'])
     assert.equal(r.get('x'), { time: [BASE, BASE + HOUR, BASE + DAY - 1], value: [2, 3, 4] })
     const all = await read(t, d, ['x'], BASE - 2 * DAY, BASE + 3 * DAY)
-    assert.equal(all.get('x')!.time, offsets.map((dt) => BASE + dt))
+    assert.equal(
+      all.get('x')!.time,
+      offsets.map((dt) => BASE + dt),
+    )
   })
 
   test('unknown data points and devices :: every requested id gets empty arrays', async () => {
@@ -119,18 +188,41 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     const devices = Array.from({ length: 20 }, (_, i) => `dev-${i}`)
     const dps = Array.from({ length: 10 }, (_, i) => `dp${i}`)
     const points = devices.flatMap((d, di) =>
-      pts(t, d, dps.flatMap((dp, pi) => [0, 1, 2].map((k) => [dp, k * 1000, di * 1000 + pi * 10 + k] as [string, number, number]))))
+      pts(
+        t,
+        d,
+        dps.flatMap((dp, pi) =>
+          [0, 1, 2].map((k) => [dp, k * 1000, di * 1000 + pi * 10 + k] as [string, number, number]),
+        ),
+      ),
+    )
     await store.write(points)
     for (const [di, d] of devices.entries()) {
       const r = await read(t, d, dps)
-      for (const [pi, dp] of dps.entries()) assert.equal(r.get(dp)!.value, [0, 1, 2].map((k) => di * 1000 + pi * 10 + k), `${d}/${dp}`)
+      for (const [pi, dp] of dps.entries())
+        assert.equal(
+          r.get(dp)!.value,
+          [0, 1, 2].map((k) => di * 1000 + pi * 10 + k),
+          `${d}/${dp}`,
+        )
     }
   })
 
   test('same time written again later :: one value, the last written', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['x', 0, 1], ['x', 1000, 2], ['s', 0, 'old']]))
-    await store.write(pts(t, d, [['x', 1000, 20], ['s', 0, 'new']]))
+    await store.write(
+      pts(t, d, [
+        ['x', 0, 1],
+        ['x', 1000, 2],
+        ['s', 0, 'old'],
+      ]),
+    )
+    await store.write(
+      pts(t, d, [
+        ['x', 1000, 20],
+        ['s', 0, 'new'],
+      ]),
+    )
     await store.write(pts(t, d, [['x', 1000, 200]]))
     const r = await read(t, d, ['x', 's'])
     assert.equal(r.get('x'), { time: [BASE, BASE + 1000], value: [1, 200] })
@@ -139,26 +231,65 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('same time twice in one call :: the later one in the call wins', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['x', 0, 1], ['x', 0, 2], ['x', 5, 3], ['x', 0, 4]]))
+    await store.write(
+      pts(t, d, [
+        ['x', 0, 1],
+        ['x', 0, 2],
+        ['x', 5, 3],
+        ['x', 0, 4],
+      ]),
+    )
     const r = await read(t, d, ['x'])
     assert.equal(r.get('x'), { time: [BASE, BASE + 5], value: [4, 3] })
   })
 
   test('out-of-order writes :: read time ascending', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['x', 5000, 5], ['x', 1000, 1], ['x', 3000, 3]]))
-    await store.write(pts(t, d, [['x', 4000, 4], ['x', 0, 0], ['x', HOUR + 2, 9]]))
+    await store.write(
+      pts(t, d, [
+        ['x', 5000, 5],
+        ['x', 1000, 1],
+        ['x', 3000, 3],
+      ]),
+    )
+    await store.write(
+      pts(t, d, [
+        ['x', 4000, 4],
+        ['x', 0, 0],
+        ['x', HOUR + 2, 9],
+      ]),
+    )
     await store.write(pts(t, d, [['x', 2000, 2]]))
     const r = await read(t, d, ['x'])
-    assert.equal(r.get('x'), { time: [0, 1000, 2000, 3000, 4000, 5000, HOUR + 2].map((x) => BASE + x), value: [0, 1, 2, 3, 4, 5, 9] })
+    assert.equal(r.get('x'), {
+      time: [0, 1000, 2000, 3000, 4000, 5000, HOUR + 2].map((x) => BASE + x),
+      value: [0, 1, 2, 3, 4, 5, 9],
+    })
   })
 
   test('latest :: newest value per data point, older late writes do not replace it', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['a', 0, 1], ['a', 2000, 3], ['a', 1000, 2], ['b', 500, 'x'], ['c', 7, true]]))
+    await store.write(
+      pts(t, d, [
+        ['a', 0, 1],
+        ['a', 2000, 3],
+        ['a', 1000, 2],
+        ['b', 500, 'x'],
+        ['c', 7, true],
+      ]),
+    )
     let last = await store.latest(t, d)
-    assert.equal(Object.fromEntries(last), { a: { time: BASE + 2000, value: 3 }, b: { time: BASE + 500, value: 'x' }, c: { time: BASE + 7, value: true } })
-    await store.write(pts(t, d, [['a', 1500, 99], ['b', 600, 'y']]))
+    assert.equal(Object.fromEntries(last), {
+      a: { time: BASE + 2000, value: 3 },
+      b: { time: BASE + 500, value: 'x' },
+      c: { time: BASE + 7, value: true },
+    })
+    await store.write(
+      pts(t, d, [
+        ['a', 1500, 99],
+        ['b', 600, 'y'],
+      ]),
+    )
     await store.write(pts(t, d, [['a', 2000, 4]]))
     last = await store.latest(t, d)
     assert.equal(last.get('a'), { time: BASE + 2000, value: 4 })
@@ -168,7 +299,13 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('deleteDevice :: values and latest gone, other devices kept, new writes stored', async () => {
     const [t, d, keep] = [uid('t'), uid('d'), uid('keep')]
-    await store.write([...pts(t, d, [['x', 0, 1], ['y', 1, 'a']]), ...pts(t, keep, [['x', 0, 5]])])
+    await store.write([
+      ...pts(t, d, [
+        ['x', 0, 1],
+        ['y', 1, 'a'],
+      ]),
+      ...pts(t, keep, [['x', 0, 5]]),
+    ])
     await store.deleteDevice(t, d)
     const r = await read(t, d, ['x', 'y'])
     assert.equal(Object.fromEntries(r), { x: { time: [], value: [] }, y: { time: [], value: [] } })
@@ -181,7 +318,13 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('tenant isolation :: the same deviceID in two tenants never mixes', async () => {
     const [a, b, d] = [uid('ta'), uid('tb'), uid('d')]
-    await store.write([...pts(a, d, [['x', 0, 1], ['only-a', 0, 'a']]), ...pts(b, d, [['x', 0, 2]])])
+    await store.write([
+      ...pts(a, d, [
+        ['x', 0, 1],
+        ['only-a', 0, 'a'],
+      ]),
+      ...pts(b, d, [['x', 0, 2]]),
+    ])
     assert.equal((await read(a, d, ['x'])).get('x')!.value, [1])
     assert.equal((await read(b, d, ['x', 'only-a'])).get('x')!.value, [2])
     assert.equal((await read(b, d, ['only-a'])).get('only-a')!.value, [])
@@ -195,7 +338,10 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     const [t, d] = [uid('t'), uid('d')]
     const n = 86_400
     for (let s = 0; s < n; s += 5000) {
-      const rows = Array.from({ length: Math.min(5000, n - s) }, (_, i) => ['v', (s + i) * 1000, (s + i) % 1000] as [string, number, number])
+      const rows = Array.from(
+        { length: Math.min(5000, n - s) },
+        (_, i) => ['v', (s + i) * 1000, (s + i) % 1000] as [string, number, number],
+      )
       await store.write(pts(t, d, rows))
     }
     const r = (await read(t, d, ['v']))!.get('v')!
@@ -208,15 +354,35 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('concurrent writes :: all stored', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await Promise.all(Array.from({ length: 20 }, (_, k) => store.write(pts(t, d, [0, 1, 2].map((i) => ['x', k * 10 + i, k * 10 + i])))))
+    await Promise.all(
+      Array.from({ length: 20 }, (_, k) =>
+        store.write(
+          pts(
+            t,
+            d,
+            [0, 1, 2].map((i) => ['x', k * 10 + i, k * 10 + i]),
+          ),
+        ),
+      ),
+    )
     const r = (await read(t, d, ['x'])).get('x')!
-    assert.equal(r.value, Array.from({ length: 60 }, (_, i) => Math.floor(i / 3) * 10 + (i % 3)))
+    assert.equal(
+      r.value,
+      Array.from({ length: 60 }, (_, i) => Math.floor(i / 3) * 10 + (i % 3)),
+    )
     await store.write([])
   })
 
   test('close and reopen :: values and latest survive', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await store.write(pts(t, d, [['x', 0, 1.25], ['x', 1000, 2.5], ['s', 0, 'kept'], ['b', 0, false]]))
+    await store.write(
+      pts(t, d, [
+        ['x', 0, 1.25],
+        ['x', 1000, 2.5],
+        ['s', 0, 'kept'],
+        ['b', 0, false],
+      ]),
+    )
     await store.close()
     store = await open()
     const r = await read(t, d, ['x', 's', 'b'])
@@ -226,21 +392,47 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     assert.equal((await store.latest(t, d)).get('x'), { time: BASE + 1000, value: 2.5 })
   })
 
-
   // ---- aggregates, counts and streams (issue 5) ----------------------------------------------------------------
 
   const MIN = 60_000
   /** Writes [time, value] pairs of one data point at absolute times; returns the range helper. */
   const writeAt = async (t: string, d: string, dp: string, rows: Array<[number, TelemetryValue]>) =>
-    store.write(rows.map(([time, value]) => ({ tenantID: t, productID: 'p1', deviceID: d, dataPointID: dp, time, value })))
-  const agg = (t: string, d: string, dps: string[], start: number, end: number, fn: 'max' | 'min' | 'mean' | 'sum', every: string, tz = 'UTC') =>
+    store.write(
+      rows.map(([time, value]) => ({
+        tenantID: t,
+        productID: 'p1',
+        deviceID: d,
+        dataPointID: dp,
+        time,
+        value,
+      })),
+    )
+  const agg = (
+    t: string,
+    d: string,
+    dps: string[],
+    start: number,
+    end: number,
+    fn: 'max' | 'min' | 'mean' | 'sum',
+    every: string,
+    tz = 'UTC',
+  ) =>
     store.aggregate({ tenantID: t, deviceID: d, dataPointIDs: dps, start, end }, fn, { every, tz })
 
   test('aggregate 1h in UTC :: max, min, mean, sum of hand-computed windows, labelled by start, empty omitted', async () => {
     const [t, d] = [uid('t'), uid('d')]
     // hour 0: 1, 2, 6 | hour 1: nothing | hour 2: -4, 10.5 | a string and a boolean in hour 0 are ignored
-    await writeAt(t, d, 'x', [[BASE, 1], [BASE + 20 * MIN, 2], [BASE + 59 * MIN, 6], [BASE + 2 * HOUR, -4], [BASE + 2 * HOUR + 1, 10.5]])
-    await writeAt(t, d, 'y', [[BASE + 5 * MIN, 'on'], [BASE + 6 * MIN, true]])
+    await writeAt(t, d, 'x', [
+      [BASE, 1],
+      [BASE + 20 * MIN, 2],
+      [BASE + 59 * MIN, 6],
+      [BASE + 2 * HOUR, -4],
+      [BASE + 2 * HOUR + 1, 10.5],
+    ])
+    await writeAt(t, d, 'y', [
+      [BASE + 5 * MIN, 'on'],
+      [BASE + 6 * MIN, true],
+    ])
     const range = [BASE, BASE + 3 * HOUR] as const
     const expect = { max: [6, 10.5], min: [1, -4], mean: [3, 3.25], sum: [9, 6.5] } as const
     for (const fn of ['max', 'min', 'mean', 'sum'] as const) {
@@ -253,21 +445,42 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('aggregate windows :: 15m windows on the quarter hours; a range starting mid-window labels its true start', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await writeAt(t, d, 'x', [[BASE + 10 * MIN, 1], [BASE + 14 * MIN, 3], [BASE + 15 * MIN, 5], [BASE + 44 * MIN, 7], [BASE + 45 * MIN, 9]])
+    await writeAt(t, d, 'x', [
+      [BASE + 10 * MIN, 1],
+      [BASE + 14 * MIN, 3],
+      [BASE + 15 * MIN, 5],
+      [BASE + 44 * MIN, 7],
+      [BASE + 45 * MIN, 9],
+    ])
     const r = await agg(t, d, ['x'], BASE + 12 * MIN, BASE + HOUR, 'sum', '15m')
-    assert.equal(r.get('x'), { time: [BASE, BASE + 15 * MIN, BASE + 30 * MIN, BASE + 45 * MIN], value: [3, 5, 7, 9] })
+    assert.equal(r.get('x'), {
+      time: [BASE, BASE + 15 * MIN, BASE + 30 * MIN, BASE + 45 * MIN],
+      value: [3, 5, 7, 9],
+    })
   })
 
   test('aggregate 1h in Asia/Kolkata :: windows start at local full hours (UTC :30)', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await writeAt(t, d, 'x', [[BASE + 10 * MIN, 1], [BASE + 29 * MIN, 2], [BASE + 30 * MIN, 3], [BASE + 89 * MIN, 4], [BASE + 90 * MIN, 5]])
+    await writeAt(t, d, 'x', [
+      [BASE + 10 * MIN, 1],
+      [BASE + 29 * MIN, 2],
+      [BASE + 30 * MIN, 3],
+      [BASE + 89 * MIN, 4],
+      [BASE + 90 * MIN, 5],
+    ])
     const r = await agg(t, d, ['x'], BASE, BASE + 3 * HOUR, 'sum', '1h', 'Asia/Kolkata')
-    assert.equal(r.get('x'), { time: [BASE - 30 * MIN, BASE + 30 * MIN, BASE + 90 * MIN], value: [3, 7, 5] })
+    assert.equal(r.get('x'), {
+      time: [BASE - 30 * MIN, BASE + 30 * MIN, BASE + 90 * MIN],
+      value: [3, 7, 5],
+    })
   })
 
   // 2026-03-29 (23 h) and 2026-10-25 (25 h) in Europe/Berlin: a value every 30 minutes from 3 h before the local
   // midnight starting the day to 2 h after the one ending it
-  for (const [day, start, hours] of [['2026-03-29', '2026-03-28T23:00:00Z', 23], ['2026-10-25', '2026-10-24T22:00:00Z', 25]] as const) {
+  for (const [day, start, hours] of [
+    ['2026-03-29', '2026-03-28T23:00:00Z', 23],
+    ['2026-10-25', '2026-10-24T22:00:00Z', 25],
+  ] as const) {
     test(`aggregate 1d across DST in Europe/Berlin :: ${day} is ${hours} hours long`, async () => {
       const [t, d] = [uid('t'), uid('d')]
       const midnight = Date.parse(start)
@@ -277,7 +490,11 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
       for (let time = from; time < to; time += 30 * MIN) rows.push([time, 1])
       await writeAt(t, d, 'x', rows)
       const r = await agg(t, d, ['x'], from, to, 'sum', '1d', 'Europe/Berlin')
-      assert.equal(r.get('x'), { time: [midnight - DAY, midnight, next], value: [6, hours * 2, 4] }, 'labels: local midnights')
+      assert.equal(
+        r.get('x'),
+        { time: [midnight - DAY, midnight, next], value: [6, hours * 2, 4] },
+        'labels: local midnights',
+      )
     })
   }
 
@@ -288,7 +505,10 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     for (let i = 0; i < 5 * 6; i++) rows.push([from + i * 10 * MIN, 1])
     await writeAt(t, d, 'x', rows)
     const r = await agg(t, d, ['x'], from, from + 5 * HOUR, 'sum', '1h', 'Europe/Berlin')
-    assert.equal(r.get('x'), { time: [from, from + HOUR, from + 2 * HOUR, from + 4 * HOUR], value: [6, 6, 12, 6] })
+    assert.equal(r.get('x'), {
+      time: [from, from + HOUR, from + 2 * HOUR, from + 4 * HOUR],
+      value: [6, 6, 12, 6],
+    })
   })
 
   test('aggregate 1mo in Europe/Berlin :: windows at local first days of months', async () => {
@@ -296,7 +516,14 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
     const feb1 = Date.parse('2026-01-31T23:00:00Z')
     const mar1 = Date.parse('2026-02-28T23:00:00Z')
     const apr1 = Date.parse('2026-03-31T22:00:00Z')
-    await writeAt(t, d, 'x', [[feb1, 4], [feb1 + DAY, 8], [mar1 - 1, 99], [mar1, 1], [apr1 - 1, 3], [apr1, 50]])
+    await writeAt(t, d, 'x', [
+      [feb1, 4],
+      [feb1 + DAY, 8],
+      [mar1 - 1, 99],
+      [mar1, 1],
+      [apr1 - 1, 3],
+      [apr1, 50],
+    ])
     const r = await agg(t, d, ['x'], feb1, apr1 + DAY, 'max', '1mo', 'Europe/Berlin')
     assert.equal(r.get('x'), { time: [feb1, mar1, apr1], value: [99, 3, 50] })
     const m = await agg(t, d, ['x'], feb1, apr1 + DAY, 'mean', '1mo', 'Europe/Berlin')
@@ -306,55 +533,115 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
   test('aggregate of an empty range or unknown device :: empty series, not an error', async () => {
     const [t, d] = [uid('t'), uid('d')]
     const r = await agg(t, d, ['x', 'y'], BASE, BASE + DAY, 'mean', '1h')
-    assert.equal([...r.entries()], [['x', { time: [], value: [] }], ['y', { time: [], value: [] }]])
+    assert.equal(
+      [...r.entries()],
+      [
+        ['x', { time: [], value: [] }],
+        ['y', { time: [], value: [] }],
+      ],
+    )
   })
 
   test('count :: values in [start, end) of the requested data points together', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await writeAt(t, d, 'x', Array.from({ length: 100 }, (_, i) => [BASE + i * 60_000, i] as [number, number]))
-    await writeAt(t, d, 'y', Array.from({ length: 50 }, (_, i) => [BASE + i * 60_000, `s${i}`] as [number, string]))
-    const range = (dps: string[], start: number, end: number) => ({ tenantID: t, deviceID: d, dataPointIDs: dps, start, end })
+    await writeAt(
+      t,
+      d,
+      'x',
+      Array.from({ length: 100 }, (_, i) => [BASE + i * 60_000, i] as [number, number]),
+    )
+    await writeAt(
+      t,
+      d,
+      'y',
+      Array.from({ length: 50 }, (_, i) => [BASE + i * 60_000, `s${i}`] as [number, string]),
+    )
+    const range = (dps: string[], start: number, end: number) => ({
+      tenantID: t,
+      deviceID: d,
+      dataPointIDs: dps,
+      start,
+      end,
+    })
     assert.is(await store.count(range(['x', 'y'], BASE, BASE + DAY)), 150)
     assert.is(await store.count(range(['x'], BASE + 10 * MIN, BASE + 20 * MIN)), 10)
     assert.is(await store.count(range(['y', 'nope'], BASE + 40 * MIN, BASE + DAY)), 10)
     assert.is(await store.count(range(['x'], BASE + DAY, BASE + 2 * DAY)), 0)
-    assert.is(await store.count({ ...range(['x'], BASE, BASE + DAY), tenantID: uid('t') }), 0, 'another tenant sees nothing')
+    assert.is(
+      await store.count({ ...range(['x'], BASE, BASE + DAY), tenantID: uid('t') }),
+      0,
+      'another tenant sees nothing',
+    )
   })
 
   test('stream :: every value once, data point by data point, time ascending, in bounded slices', async () => {
     const [t, d] = [uid('t'), uid('d')]
     const n = 3 * 24 * 60
-    await writeAt(t, d, 'x', Array.from({ length: n }, (_, i) => [BASE - DAY + i * MIN, i] as [number, number]))
-    await writeAt(t, d, 'y', [[BASE, 'a'], [BASE + 1, 'b']])
+    await writeAt(
+      t,
+      d,
+      'x',
+      Array.from({ length: n }, (_, i) => [BASE - DAY + i * MIN, i] as [number, number]),
+    )
+    await writeAt(t, d, 'y', [
+      [BASE, 'a'],
+      [BASE + 1, 'b'],
+    ])
     const seen: Array<[string, number, number]> = []
     let x = 0
     let last = -Infinity
-    for await (const s of store.stream({ tenantID: t, deviceID: d, dataPointIDs: ['x', 'y', 'z'], start: BASE - DAY, end: BASE + 2 * DAY })) {
+    for await (const s of store.stream({
+      tenantID: t,
+      deviceID: d,
+      dataPointIDs: ['x', 'y', 'z'],
+      start: BASE - DAY,
+      end: BASE + 2 * DAY,
+    })) {
       seen.push([s.dataPointID, s.time.length, s.value.length])
       assert.ok(s.time.length <= 86_400 * 1.01, 'a slice is bounded')
       if (s.dataPointID === 'x') {
-        for (const tm of s.time) assert.ok(tm > last, 'ascending'), (last = tm)
+        for (const tm of s.time) (assert.ok(tm > last, 'ascending'), (last = tm))
         x += s.time.length
       }
     }
     assert.is(x, n)
-    assert.equal(seen.filter(([dp]) => dp !== 'x'), [['y', 2, 2]])
-    assert.equal(seen.map(([dp]) => dp), [...seen.filter(([dp]) => dp === 'x').map(() => 'x'), 'y'])
+    assert.equal(
+      seen.filter(([dp]) => dp !== 'x'),
+      [['y', 2, 2]],
+    )
+    assert.equal(
+      seen.map(([dp]) => dp),
+      [...seen.filter(([dp]) => dp === 'x').map(() => 'x'), 'y'],
+    )
   })
 
-  test('downsample :: a point over maxPoints keeps each bucket\'s min and max (first and last for strings), others whole', async () => {
+  test("downsample :: a point over maxPoints keeps each bucket's min and max (first and last for strings), others whole", async () => {
     const [t, d] = [uid('t'), uid('d')]
     const n = 5000
     // distinct values (no ties), with a spike and a dip; strings every 7 s; a short series
-    const x = Array.from({ length: n }, (_, i) => [BASE + i * 1000, i === 1234 ? 1e6 : i === 4321 ? -1e6 : Math.sin(i / 37) * 100 + i / 1e4] as [number, number])
+    const x = Array.from(
+      { length: n },
+      (_, i) =>
+        [
+          BASE + i * 1000,
+          i === 1234 ? 1e6 : i === 4321 ? -1e6 : Math.sin(i / 37) * 100 + i / 1e4,
+        ] as [number, number],
+    )
     const s = Array.from({ length: 600 }, (_, i) => [BASE + i * 7000, `s${i}`] as [number, string])
     await writeAt(t, d, 'x', x)
     await writeAt(t, d, 's', s)
-    await writeAt(t, d, 'few', [[BASE + 5, 1], [BASE + 6, 2], [BASE + 7, 3]])
+    await writeAt(t, d, 'few', [
+      [BASE + 5, 1],
+      [BASE + 6, 2],
+      [BASE + 7, 3],
+    ])
     const start = BASE - 500
     const end = BASE + n * 1000 + 333
     const maxPoints = 101
-    const r = await store.downsample({ tenantID: t, deviceID: d, dataPointIDs: ['x', 's', 'few', 'none'], start, end }, maxPoints)
+    const r = await store.downsample(
+      { tenantID: t, deviceID: d, dataPointIDs: ['x', 's', 'few', 'none'], start, end },
+      maxPoints,
+    )
     // the reference: 50 buckets of ceil((end - start) / 50) ms from start
     const width = Math.ceil((end - start) / 50)
     const expect = (rows: Array<[number, TelemetryValue]>, numeric: boolean) => {
@@ -375,7 +662,11 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
       return { time: kept.map((k) => k[0]), value: kept.map((k) => k[1]) }
     }
     assert.equal(r.get('x'), expect(x, true))
-    assert.ok(r.get('x')!.time.length <= maxPoints && r.get('x')!.value.includes(1e6) && r.get('x')!.value.includes(-1e6))
+    assert.ok(
+      r.get('x')!.time.length <= maxPoints &&
+        r.get('x')!.value.includes(1e6) &&
+        r.get('x')!.value.includes(-1e6),
+    )
     assert.equal(r.get('s'), expect(s, false))
     assert.equal(r.get('few'), { time: [BASE + 5, BASE + 6, BASE + 7], value: [1, 2, 3] })
     assert.equal(r.get('none'), { time: [], value: [] })
@@ -383,15 +674,28 @@ export function telemetryContract(name: string, open: () => Promise<TelemetrySto
 
   test('extent :: a part of the range holding every value, none for empty points; long ranges read only that part', async () => {
     const [t, d] = [uid('t'), uid('d')]
-    await writeAt(t, d, 'x', [[BASE + 5 * MIN, 1], [BASE + 3 * HOUR, 2], [BASE + 3 * HOUR + 1, 'late']])
-    const range = (dps: string[], start: number, end: number) => ({ tenantID: t, deviceID: d, dataPointIDs: dps, start, end })
+    await writeAt(t, d, 'x', [
+      [BASE + 5 * MIN, 1],
+      [BASE + 3 * HOUR, 2],
+      [BASE + 3 * HOUR + 1, 'late'],
+    ])
+    const range = (dps: string[], start: number, end: number) => ({
+      tenantID: t,
+      deviceID: d,
+      dataPointIDs: dps,
+      start,
+      end,
+    })
     const e = await store.extent(range(['x', 'y'], BASE - 10 * DAY, BASE + 10 * DAY))
     assert.ok(e && e.start <= BASE + 5 * MIN && e.end > BASE + 3 * HOUR + 1, JSON.stringify(e))
     assert.ok(e!.start >= BASE - 10 * DAY && e!.end <= BASE + 10 * DAY)
     assert.is(await store.extent(range(['y'], BASE - DAY, BASE + DAY)), undefined)
     assert.is(await store.extent(range(['x'], BASE + 4 * HOUR, BASE + DAY)), undefined)
     const clipped = await store.extent(range(['x'], BASE + HOUR, BASE + DAY))
-    assert.ok(clipped && clipped.start >= BASE + HOUR && clipped.start <= BASE + 3 * HOUR, JSON.stringify(clipped))
+    assert.ok(
+      clipped && clipped.start >= BASE + HOUR && clipped.start <= BASE + 3 * HOUR,
+      JSON.stringify(clipped),
+    )
     // 130 years: the stream and a monthly aggregate touch only the part with values
     const all = range(['x', 'y'], 0, Date.parse('2100-01-01'))
     const slices: Array<[string, number]> = []

@@ -33,16 +33,32 @@ export async function buildWorld(c: Client, t: TestService): Promise<World> {
   const on = await mkPoint(c, product.id, 'on', { pointDataType: 5 })
   const loc = await mkPoint(c, product.id, 'loc', { pointDataType: 6 })
   await mkPoint(c, product.id, 'secret')
-  const stream = await mkStream(c, product.productID, [temp.id, hum.id, name.id, on.id, loc.id], { topic: 'telemetry' })
+  const stream = await mkStream(c, product.productID, [temp.id, hum.id, name.id, on.id, loc.id], {
+    topic: 'telemetry',
+  })
   const gwProduct = await mkProduct(c)
   const up = await mkPoint(c, gwProduct.id, 'up')
   await mkStream(c, gwProduct.productID, [up.id], { topic: 'gw', streamType: 3 })
   const device = await newDevice(c, mqttBody(product.productID))
   const gateway = await newGateway(c, gwProduct.productID)
-  const child = await newDevice(c, mqttBody(product.productID, { upLinkSystem: 2, gateway: gateway.id }))
+  const child = await newDevice(
+    c,
+    mqttBody(product.productID, { upLinkSystem: 2, gateway: gateway.id }),
+  )
   const other = await newDevice(c, mqttBody(product.productID))
-  const row = await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id])
-  return { product, stream, device, gwProduct, gateway, child, other, tenantID: String(row!.tenant_id) }
+  const row = await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [
+    device.id,
+  ])
+  return {
+    product,
+    stream,
+    device,
+    gwProduct,
+    gateway,
+    child,
+    other,
+    tenantID: String(row!.tenant_id),
+  }
 }
 
 /** The events of a device, newest first, as the API lists them. */
@@ -53,9 +69,22 @@ export async function eventsOf(c: Client, deviceID: string): Promise<any[]> {
 }
 
 /** Raw stored values of a device's data points (the telemetry store itself). */
-export async function stored(t: TestService, tenantID: string, deviceID: string, ids: string[]): Promise<Record<string, any[]>> {
-  const m = await t.svc.deps.telemetry.readRaw({ tenantID, deviceID, dataPointIDs: ids, start: 0, end: Date.now() + 86_400_000 })
-  return Object.fromEntries([...m].map(([k, s]) => [k, s.time.map((time, i) => [time, s.value[i]])]))
+export async function stored(
+  t: TestService,
+  tenantID: string,
+  deviceID: string,
+  ids: string[],
+): Promise<Record<string, any[]>> {
+  const m = await t.svc.deps.telemetry.readRaw({
+    tenantID,
+    deviceID,
+    dataPointIDs: ids,
+    start: 0,
+    end: Date.now() + 86_400_000,
+  })
+  return Object.fromEntries(
+    [...m].map(([k, s]) => [k, s.time.map((time, i) => [time, s.value[i]])]),
+  )
 }
 
 /** With INGEST_TEST_STORE=influx (and INFLUX_* set), the ingest suites run over that InfluxDB instead of the embedded store. */

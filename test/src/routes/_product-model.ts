@@ -10,14 +10,22 @@ let n = 0
 export const uniq = () => `${++n}-${Date.now() % 100000}`
 
 /** Creates a product (MQTT unless told) and returns its record. */
-export async function mkProduct(c: Client, cloudProtocol = 1): Promise<{ id: number; productID: string; productName: string }> {
+export async function mkProduct(
+  c: Client,
+  cloudProtocol = 1,
+): Promise<{ id: number; productID: string; productName: string }> {
   const r = await c.post('/api/v1/products', { productName: `P-${uniq()}`, cloudProtocol })
   assert.is(r.status, 201, r.text)
   return r.body
 }
 
 /** Creates a numeric data point of the product and returns its record. */
-export async function mkPoint(c: Client, productIntID: number, dataPointID: string, extra: object = {}) {
+export async function mkPoint(
+  c: Client,
+  productIntID: number,
+  dataPointID: string,
+  extra: object = {},
+) {
   const r = await c.post('/api/v1/data_points', {
     dataPointName: `name ${dataPointID} ${uniq()}`,
     dataPointID,
@@ -31,7 +39,12 @@ export async function mkPoint(c: Client, productIntID: number, dataPointID: stri
 }
 
 /** Creates a data stream of the product over `dataPoints` and returns its record. */
-export async function mkStream(c: Client, productID: string, dataPoints: number[], extra: object = {}) {
+export async function mkStream(
+  c: Client,
+  productID: string,
+  dataPoints: number[],
+  extra: object = {},
+) {
   const r = await c.post('/api/v1/data_streams', {
     productID,
     streamName: `S-${uniq()}`,

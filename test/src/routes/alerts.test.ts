@@ -27,15 +27,19 @@ const hot = (over: Partial<AlertInput> = {}): AlertInput => ({
   ...over,
 })
 
-const current = async (q = '', c: Client = t.admin) => (await c.get(`/api/v1/current_alerts${q}`)).body
-const history = async (q = '', c: Client = t.admin) => (await c.get(`/api/v1/history_alerts${q}`)).body
+const current = async (q = '', c: Client = t.admin) =>
+  (await c.get(`/api/v1/current_alerts${q}`)).body
+const history = async (q = '', c: Client = t.admin) =>
+  (await c.get(`/api/v1/history_alerts${q}`)).body
 
 const s = suite('current and history alerts')
 s.before(async () => {
   t = await startTestService()
   alerts = t.svc.deps.meta.alerts
   tenantA = await tenantOf(t)
-  const product = (await t.admin.post('/api/v1/products', { productName: 'Heaters', cloudProtocol: 1 })).body
+  const product = (
+    await t.admin.post('/api/v1/products', { productName: 'Heaters', cloudProtocol: 1 })
+  ).body
   devInt = await insertDevice(t, tenantA, product.id, { deviceName: 'heater-1', deviceID: 'H1' })
   viewer = await t.userWithRole('viewer')
 })
@@ -62,51 +66,82 @@ s('raise then list :: exact record, zh label, alertDetail object, startTime', as
     updateAt: null,
   })
   assert.equal(Object.keys(r.body.items[0]), [
-    'id', 'alertName', 'alertContent', 'alertSeverity', 'alertSeverityLabel', 'alertTimes', 'alertDetail', 'deviceID',
-    'deviceName', 'startTime', 'createAt', 'updateAt',
+    'id',
+    'alertName',
+    'alertContent',
+    'alertSeverity',
+    'alertSeverityLabel',
+    'alertTimes',
+    'alertDetail',
+    'deviceID',
+    'deviceName',
+    'startTime',
+    'createAt',
+    'updateAt',
   ])
 })
 
-s('raise again :: same open alert counted (alertTimes), latest detail; other device or name opens a new one', async () => {
-  const first = (await current('?alertName=Overheat')).items[0]
-  const ids = await alerts.raise([hot({ alertDetail: { temp: 90 }, time: at(1) }), hot({ alertDetail: { temp: 95 }, time: at(2) })])
-  assert.equal(ids, [first.id, first.id])
-  const again = (await current('?alertName=Overheat&deviceID=H1')).items[0]
-  assert.is(again.alertTimes, 3)
-  assert.equal(again.alertDetail, { temp: 95 })
-  assert.is(again.startTime, '2024-03-01 10:00:00')
-  assert.match(again.updateAt, TIME)
-  await alerts.raise([
-    hot({ deviceIntID: null, deviceID: 'H2', deviceName: 'heater-2' }),
-    hot({ alertName: 'Low battery', alertSeverity: 4, alertDetail: { battery: 5 } }),
-    { tenantID: tenantA, alertName: 'Broker down', alertSeverity: 2 },
-    { tenantID: tenantA, alertName: 'Broker down', alertSeverity: 2 },
-  ])
-  const all = await current('?_limit=100')
-  assert.is(all.meta.count, 4)
-  const broker = all.items.find((a: any) => a.alertName === 'Broker down')
-  assert.equal([broker.alertTimes, broker.deviceID, broker.alertDetail, broker.alertContent], [2, null, null, null])
-})
+s(
+  'raise again :: same open alert counted (alertTimes), latest detail; other device or name opens a new one',
+  async () => {
+    const first = (await current('?alertName=Overheat')).items[0]
+    const ids = await alerts.raise([
+      hot({ alertDetail: { temp: 90 }, time: at(1) }),
+      hot({ alertDetail: { temp: 95 }, time: at(2) }),
+    ])
+    assert.equal(ids, [first.id, first.id])
+    const again = (await current('?alertName=Overheat&deviceID=H1')).items[0]
+    assert.is(again.alertTimes, 3)
+    assert.equal(again.alertDetail, { temp: 95 })
+    assert.is(again.startTime, '2024-03-01 10:00:00')
+    assert.match(again.updateAt, TIME)
+    await alerts.raise([
+      hot({ deviceIntID: null, deviceID: 'H2', deviceName: 'heater-2' }),
+      hot({ alertName: 'Low battery', alertSeverity: 4, alertDetail: { battery: 5 } }),
+      { tenantID: tenantA, alertName: 'Broker down', alertSeverity: 2 },
+      { tenantID: tenantA, alertName: 'Broker down', alertSeverity: 2 },
+    ])
+    const all = await current('?_limit=100')
+    assert.is(all.meta.count, 4)
+    const broker = all.items.find((a: any) => a.alertName === 'Broker down')
+    assert.equal(
+      [broker.alertTimes, broker.deviceID, broker.alertDetail, broker.alertContent],
+      [2, null, null, null],
+    )
+  },
+)
 
-s('filters and labels :: alertName_like, deviceID, deviceName_like, alertSeverity, English', async () => {
-  const en = t.admin.english()
-  assert.equal((await current('?alertSeverity=4', en)).items.map((a: any) => a.alertSeverityLabel), ['Warning'])
-  assert.is((await current('?alertName_like=HEAT')).meta.count, 2)
-  assert.is((await current('?deviceID=H2')).meta.count, 1)
-  assert.is((await current('?deviceName_like=heater-1')).meta.count, 2)
-  assert.is((await current('?alertSeverity_in=1,2')).meta.count, 3)
-  assert.is((await current(`?alertName_like=${enc("'; DELETE FROM current_alerts; --")}`)).meta.count, 0)
-  const bad = await t.admin.get('/api/v1/current_alerts?alertSeverity=urgent')
-  assert.is(bad.status, 400)
-  assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
-  assert.ok(bad.body.errors.alertSeverity)
-})
+s(
+  'filters and labels :: alertName_like, deviceID, deviceName_like, alertSeverity, English',
+  async () => {
+    const en = t.admin.english()
+    assert.equal(
+      (await current('?alertSeverity=4', en)).items.map((a: any) => a.alertSeverityLabel),
+      ['Warning'],
+    )
+    assert.is((await current('?alertName_like=HEAT')).meta.count, 2)
+    assert.is((await current('?deviceID=H2')).meta.count, 1)
+    assert.is((await current('?deviceName_like=heater-1')).meta.count, 2)
+    assert.is((await current('?alertSeverity_in=1,2')).meta.count, 3)
+    assert.is(
+      (await current(`?alertName_like=${enc("'; DELETE FROM current_alerts; --")}`)).meta.count,
+      0,
+    )
+    const bad = await t.admin.get('/api/v1/current_alerts?alertSeverity=urgent')
+    assert.is(bad.status, 400)
+    assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
+    assert.ok(bad.body.errors.alertSeverity)
+  },
+)
 
 s('time range and sorting :: on createAt; bad startTime 400', async () => {
   assert.is((await current(`?startTime=${enc('2000-01-01 00:00:00')}`)).meta.count, 4)
   assert.is((await current(`?endTime=${enc('2000-01-01 00:00:00')}`)).meta.count, 0)
   const sorted = await current('?_sort=alertTimes&_order=desc')
-  assert.equal(sorted.items.map((a: any) => a.alertTimes), [3, 2, 1, 1])
+  assert.equal(
+    sorted.items.map((a: any) => a.alertTimes),
+    [3, 2, 1, 1],
+  )
   const bad = await t.admin.get(`/api/v1/current_alerts?startTime=${enc('01/03/2024 10:00')}`)
   assert.is(bad.status, 400)
   assert.equal(Object.keys(bad.body.errors), ['startTime'])
@@ -129,7 +164,11 @@ s('clear with an unknown id :: 404 errors.ids, nothing moved; bad ids 400', asyn
   const id = (await current()).items[0].id
   const r = await t.admin.del(`/api/v1/current_alerts?ids=${id},987654`)
   assert.is(r.status, 404)
-  assert.equal(r.body, { errorCode: 'DATA_NOT_FOUND', message: r.body.message, errors: { ids: 'not found' } })
+  assert.equal(r.body, {
+    errorCode: 'DATA_NOT_FOUND',
+    message: r.body.message,
+    errors: { ids: 'not found' },
+  })
   assert.is((await current()).meta.count, 4)
   assert.is((await history()).meta.count, 0)
   const bad = await t.admin.del('/api/v1/current_alerts?ids=1,x')
@@ -155,8 +194,19 @@ s('clear :: 204, moved to history with endTime, same id and count; gone from cur
   const { updateAt: _before, ...unchanged } = hotOne
   assert.equal(rest, { ...unchanged, alertSeverityLabel: 'Urgent' })
   assert.equal(Object.keys(moved), [
-    'id', 'alertName', 'alertContent', 'alertSeverity', 'alertSeverityLabel', 'alertTimes', 'alertDetail', 'deviceID',
-    'deviceName', 'startTime', 'endTime', 'createAt', 'updateAt',
+    'id',
+    'alertName',
+    'alertContent',
+    'alertSeverity',
+    'alertSeverityLabel',
+    'alertTimes',
+    'alertDetail',
+    'deviceID',
+    'deviceName',
+    'startTime',
+    'endTime',
+    'createAt',
+    'updateAt',
   ])
   assert.is((await t.admin.del(`/api/v1/current_alerts?ids=${hotOne.id}`)).status, 404)
 })
@@ -174,22 +224,27 @@ s('history filters :: endTime sortable, alertSeverity, time range', async () => 
   assert.is((await history(`?endTime=${enc('2000-01-01 00:00:00')}`)).meta.count, 0)
 })
 
-s('tenant isolation :: B sees no alerts, cannot clear or delete A alerts (404), A keeps them', async () => {
-  const b = await t.newTenant()
-  assert.equal(await current('', b), { items: [], meta: { count: 0, limit: 10, page: 1 } })
-  assert.is((await history('', b)).meta.count, 0)
-  const a = (await current()).items[0].id
-  const hA = (await history()).items[0].id
-  const r1 = await b.del(`/api/v1/current_alerts?ids=${a}`)
-  assert.is(r1.status, 404)
-  assert.is(r1.body.errorCode, 'DATA_NOT_FOUND')
-  assert.is((await b.del(`/api/v1/history_alerts?ids=${hA}`)).status, 404)
-  await alerts.raise([{ tenantID: b.tenantID, alertName: 'Overheat', alertSeverity: 1, deviceID: 'H1' }])
-  assert.is((await current('', b)).meta.count, 1)
-  assert.is((await current('?alertName=Overheat&deviceID=H1')).items[0].alertTimes, 1)
-  assert.is((await current()).meta.count, 3)
-  assert.is((await history()).meta.count, 2)
-})
+s(
+  'tenant isolation :: B sees no alerts, cannot clear or delete A alerts (404), A keeps them',
+  async () => {
+    const b = await t.newTenant()
+    assert.equal(await current('', b), { items: [], meta: { count: 0, limit: 10, page: 1 } })
+    assert.is((await history('', b)).meta.count, 0)
+    const a = (await current()).items[0].id
+    const hA = (await history()).items[0].id
+    const r1 = await b.del(`/api/v1/current_alerts?ids=${a}`)
+    assert.is(r1.status, 404)
+    assert.is(r1.body.errorCode, 'DATA_NOT_FOUND')
+    assert.is((await b.del(`/api/v1/history_alerts?ids=${hA}`)).status, 404)
+    await alerts.raise([
+      { tenantID: b.tenantID, alertName: 'Overheat', alertSeverity: 1, deviceID: 'H1' },
+    ])
+    assert.is((await current('', b)).meta.count, 1)
+    assert.is((await current('?alertName=Overheat&deviceID=H1')).items[0].alertTimes, 1)
+    assert.is((await current()).meta.count, 3)
+    assert.is((await history()).meta.count, 2)
+  },
+)
 
 s('delete history :: 204 all or nothing, unknown 404', async () => {
   const ids = (await history()).items.map((a: any) => a.id)

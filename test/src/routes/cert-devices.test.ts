@@ -11,17 +11,26 @@ const bindings = suite('cert devices')
 bindings.before(async () => {
   t = await startTestService()
   tenant = await tenantOf(t)
-  productIntID = (await t.admin.post('/api/v1/products', { productName: 'Cert product', cloudProtocol: 1 })).body.id
+  productIntID = (
+    await t.admin.post('/api/v1/products', { productName: 'Cert product', cloudProtocol: 1 })
+  ).body.id
 })
 bindings.after(async () => t.close())
 
 const newCert = async (name: string, enable = 1, client: Client = t.admin) =>
-  (await client.post('/api/v1/certs', { name, enable, CN: `cn-${name}` })).body as { id: number; CN: string }
+  (await client.post('/api/v1/certs', { name, enable, CN: `cn-${name}` })).body as {
+    id: number
+    CN: string
+  }
 
 bindings('bind :: 201 with the page of bound devices {id, deviceID, deviceName}', async () => {
   const c = await newCert('bind1')
   const d1 = await insertDevice(t, tenant, productIntID, { deviceName: 'dev-a', deviceID: 'devA' })
-  const d2 = await insertDevice(t, tenant, productIntID, { deviceName: 'dev-b', deviceID: 'devB', kind: 'gateway' })
+  const d2 = await insertDevice(t, tenant, productIntID, {
+    deviceName: 'dev-b',
+    deviceID: 'devB',
+    kind: 'gateway',
+  })
   const r = await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d1, d2] })
   assert.is(r.status, 201)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
@@ -34,13 +43,19 @@ bindings('bind :: 201 with the page of bound devices {id, deviceID, deviceName}'
   )
   const list = await t.admin.get(`/api/v1/certs/${c.id}/devices?deviceName_like=-b`)
   assert.is(list.status, 200)
-  assert.equal(list.body, { items: [{ id: d2, deviceID: 'devB', deviceName: 'dev-b' }], meta: { count: 1, limit: 10, page: 1 } })
+  assert.equal(list.body, {
+    items: [{ id: d2, deviceID: 'devB', deviceName: 'dev-b' }],
+    meta: { count: 1, limit: 10, page: 1 },
+  })
 })
 
 bindings('bind twice :: idempotent, no duplicates', async () => {
   const c = await newCert('bind2')
   const d = await insertDevice(t, tenant, productIntID)
-  assert.is((await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d, d] })).status, 201)
+  assert.is(
+    (await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d, d] })).status,
+    201,
+  )
   const again = await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d] })
   assert.is(again.status, 201)
   assert.is(again.body.meta.count, 1)
@@ -50,9 +65,14 @@ bindings('bind unknown or foreign device :: 404 errors.devicesIntID, nothing bou
   const c = await newCert('bind3')
   const mine = await insertDevice(t, tenant, productIntID)
   const other = await t.newTenant()
-  const otherProduct = (await other.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })).body.id
+  const otherProduct = (
+    await other.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })
+  ).body.id
   const foreign = await insertDevice(t, other.tenantID, otherProduct)
-  for (const ids of [[mine, 987654], [mine, foreign]]) {
+  for (const ids of [
+    [mine, 987654],
+    [mine, foreign],
+  ]) {
     const r = await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: ids })
     assert.is(r.status, 404)
     assert.is(r.body.errorCode, 'DATA_NOT_FOUND')
@@ -67,18 +87,31 @@ bindings('bind unknown or foreign device :: 404 errors.devicesIntID, nothing bou
 
 bindings('bind bad bodies :: 422 errors.devicesIntID', async () => {
   const c = await newCert('bind4')
-  for (const body of [{}, { devicesIntID: [] }, { devicesIntID: 'x' }, { devicesIntID: [1.5] }, { devicesIntID: ['1'] }]) {
+  for (const body of [
+    {},
+    { devicesIntID: [] },
+    { devicesIntID: 'x' },
+    { devicesIntID: [1.5] },
+    { devicesIntID: ['1'] },
+  ]) {
     const r = await t.admin.post(`/api/v1/certs/${c.id}/devices`, body)
     assert.is(r.status, 422, JSON.stringify(body))
     assert.is(r.body.errorCode, 'FORM_INVALID')
-    assert.ok(Object.keys(r.body.errors).some((k) => k.startsWith('devicesIntID')), JSON.stringify(r.body.errors))
+    assert.ok(
+      Object.keys(r.body.errors).some((k) => k.startsWith('devicesIntID')),
+      JSON.stringify(r.body.errors),
+    )
   }
   assert.is((await t.admin.post('/api/v1/certs/999999/devices', { devicesIntID: [1] })).status, 404)
 })
 
 bindings('unbind :: 204, all or none, unbound id 404', async () => {
   const c = await newCert('unbind')
-  const [d1, d2, d3] = [await insertDevice(t, tenant, productIntID), await insertDevice(t, tenant, productIntID), await insertDevice(t, tenant, productIntID)]
+  const [d1, d2, d3] = [
+    await insertDevice(t, tenant, productIntID),
+    await insertDevice(t, tenant, productIntID),
+    await insertDevice(t, tenant, productIntID),
+  ]
   await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d1, d2] })
   const partly = await t.admin.del(`/api/v1/certs/${c.id}/devices?ids=${d1},${d3}`)
   assert.is(partly.status, 404)
@@ -87,7 +120,10 @@ bindings('unbind :: 204, all or none, unbound id 404', async () => {
   const r = await t.admin.del(`/api/v1/certs/${c.id}/devices?ids=${d1}`)
   assert.is(r.status, 204)
   assert.is(r.text, '')
-  assert.equal((await t.admin.get(`/api/v1/certs/${c.id}/devices`)).body.items.map((d: any) => d.id), [d2])
+  assert.equal(
+    (await t.admin.get(`/api/v1/certs/${c.id}/devices`)).body.items.map((d: any) => d.id),
+    [d2],
+  )
   assert.is((await t.admin.del(`/api/v1/certs/${c.id}/devices?ids=x`)).status, 400)
 })
 
@@ -112,7 +148,8 @@ bindings('certsForDevice :: CNs of enabled bound certificates only', async () =>
   const on2 = await newCert('on2')
   const off = await newCert('off', 0)
   await newCert('unbound')
-  for (const c of [on1, on2, off]) await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d] })
+  for (const c of [on1, on2, off])
+    await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d] })
   assert.equal(await repo.certsForDevice(d), ['cn-on1', 'cn-on2'])
   assert.equal(await repo.certsForDevice(lonely), [])
   assert.equal(await repo.certsForDevice(987654), [])

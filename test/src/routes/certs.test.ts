@@ -13,7 +13,8 @@ certs.before(async () => {
 })
 certs.after(async () => t.close())
 
-const create = (body: Record<string, unknown>, client = t.admin) => client.post('/api/v1/certs', body)
+const create = (body: Record<string, unknown>, client = t.admin) =>
+  client.post('/api/v1/certs', body)
 
 certs('create :: 201 detail with PEM texts, zh label, createUser, updateAt null', async () => {
   const r = await create({ name: 'Gateway cert', enable: 1, CN: 'gw-001' })
@@ -24,29 +25,51 @@ certs('create :: 201 detail with PEM texts, zh label, createUser, updateAt null'
   assert.match(cert, /^-----BEGIN CERTIFICATE-----\n[\s\S]+-----END CERTIFICATE-----\n?$/)
   assert.match(key, /^-----BEGIN PRIVATE KEY-----\n[\s\S]+-----END PRIVATE KEY-----\n?$/)
   assert.match(root, /^-----BEGIN CERTIFICATE-----\n/)
-  assert.equal(rest, { name: 'Gateway cert', enable: 1, enableLabel: '可用', CN: 'gw-001', createUser: 'admin', updateAt: null })
-  assert.equal(Object.keys(r.body), ['id', 'name', 'enable', 'enableLabel', 'CN', 'cert', 'key', 'root', 'createUser', 'createAt', 'updateAt'])
+  assert.equal(rest, {
+    name: 'Gateway cert',
+    enable: 1,
+    enableLabel: '可用',
+    CN: 'gw-001',
+    createUser: 'admin',
+    updateAt: null,
+  })
+  assert.equal(Object.keys(r.body), [
+    'id',
+    'name',
+    'enable',
+    'enableLabel',
+    'CN',
+    'cert',
+    'key',
+    'root',
+    'createUser',
+    'createAt',
+    'updateAt',
+  ])
   const back = await t.admin.get(`/api/v1/certs/${id}`)
   assert.is(back.status, 200)
   assert.equal(back.body, r.body)
 })
 
-certs('issued certificate :: verifies against root, CN matches, key matches, checkIssued', async () => {
-  const r = await create({ name: 'Crypto', enable: 1, CN: 'sensor-42' })
-  const cert = new X509Certificate(r.body.cert)
-  const root = new X509Certificate(r.body.root)
-  assert.ok(cert.verify(root.publicKey))
-  assert.ok(cert.checkIssued(root))
-  assert.is(cert.subject, 'CN=sensor-42')
-  assert.is(root.subject, `CN=DeviceCloud CA ${await tenantOf(t)}`)
-  assert.ok(root.ca)
-  assert.not.ok(cert.ca)
-  assert.equal(cert.keyUsage, ['1.3.6.1.5.5.7.3.2'])
-  const key = createPrivateKey(r.body.key)
-  const sig = createSign('SHA256').update('message').sign(key)
-  assert.ok(createVerify('SHA256').update('message').verify(cert.publicKey, sig))
-  assert.ok(cert.checkPrivateKey(key))
-})
+certs(
+  'issued certificate :: verifies against root, CN matches, key matches, checkIssued',
+  async () => {
+    const r = await create({ name: 'Crypto', enable: 1, CN: 'sensor-42' })
+    const cert = new X509Certificate(r.body.cert)
+    const root = new X509Certificate(r.body.root)
+    assert.ok(cert.verify(root.publicKey))
+    assert.ok(cert.checkIssued(root))
+    assert.is(cert.subject, 'CN=sensor-42')
+    assert.is(root.subject, `CN=DeviceCloud CA ${await tenantOf(t)}`)
+    assert.ok(root.ca)
+    assert.not.ok(cert.ca)
+    assert.equal(cert.keyUsage, ['1.3.6.1.5.5.7.3.2'])
+    const key = createPrivateKey(r.body.key)
+    const sig = createSign('SHA256').update('message').sign(key)
+    assert.ok(createVerify('SHA256').update('message').verify(cert.publicKey, sig))
+    assert.ok(cert.checkPrivateKey(key))
+  },
+)
 
 certs('CA per tenant :: one root shared by a tenant, another tenant gets its own', async () => {
   const a1 = await create({ name: 'Root A1', enable: 1 })
@@ -63,7 +86,10 @@ certs('CA per tenant :: one root shared by a tenant, another tenant gets its own
   assert.ok(certB.verify(rootB.publicKey))
   assert.not.ok(certB.verify(rootA.publicKey))
   assert.not.ok(certB.checkIssued(rootA))
-  const cas = await t.svc.deps.meta.db.all('SELECT tenant_id FROM tenant_cas WHERE tenant_id IN (?, ?)', [await tenantOf(t), other.tenantID])
+  const cas = await t.svc.deps.meta.db.all(
+    'SELECT tenant_id FROM tenant_cas WHERE tenant_id IN (?, ?)',
+    [await tenantOf(t), other.tenantID],
+  )
   assert.is(cas.length, 2)
 })
 
@@ -113,7 +139,9 @@ certs('bad values :: 422 naming every field', async () => {
 })
 
 certs('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/certs', '{nope', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', '/api/v1/certs', '{nope', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
   assert.is((await t.admin.post('/api/v1/certs', [1])).status, 400)
@@ -123,50 +151,79 @@ certs('duplicate name :: 400 DATA_EXISTED errors.name; free in another tenant', 
   await create({ name: 'Dup', enable: 1 })
   const r = await create({ name: 'Dup', enable: 0 })
   assert.is(r.status, 400)
-  assert.equal(r.body, { errorCode: 'DATA_EXISTED', message: r.body.message, errors: { name: 'already exists' } })
+  assert.equal(r.body, {
+    errorCode: 'DATA_EXISTED',
+    message: r.body.message,
+    errors: { name: 'already exists' },
+  })
   const other = await t.newTenant()
   assert.is((await create({ name: 'Dup', enable: 1 }, other)).status, 201)
 })
 
 certs('list :: list fields only, filters, English label', async () => {
-  for (const [n, e] of [['L-one', 1], ['L-two', 0], ['L-three', 1]] as const) await create({ name: n, enable: e })
+  for (const [n, e] of [
+    ['L-one', 1],
+    ['L-two', 0],
+    ['L-three', 1],
+  ] as const)
+    await create({ name: n, enable: e })
   const r = await t.admin.english().get('/api/v1/certs?name_like=l-')
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
-  assert.equal(r.body.items.map((c: any) => c.name), ['L-three', 'L-two', 'L-one'])
+  assert.equal(
+    r.body.items.map((c: any) => c.name),
+    ['L-three', 'L-two', 'L-one'],
+  )
   const item = r.body.items[1]
   assert.equal(Object.keys(item), ['id', 'name', 'enable', 'enableLabel', 'createAt'])
   assert.is(item.enableLabel, 'Unusable')
   const enabled = await t.admin.get('/api/v1/certs?name_like=l-&enable=1&_sort=name&_order=asc')
-  assert.equal(enabled.body.items.map((c: any) => c.name), ['L-one', 'L-three'])
+  assert.equal(
+    enabled.body.items.map((c: any) => c.name),
+    ['L-one', 'L-three'],
+  )
   const bad = await t.admin.get('/api/v1/certs?enable=x')
   assert.is(bad.status, 400)
   assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
   assert.ok(bad.body.errors.enable)
 })
 
-certs('edit :: whole record sent back, name and enable changed, PEM texts kept, updateAt set', async () => {
-  const c = await create({ name: 'Edit me', enable: 1 })
-  const r = await t.admin.put(`/api/v1/certs/${c.body.id}`, { ...c.body, name: 'Edited', enable: 0 })
-  assert.is(r.status, 200)
-  assert.is(r.body.name, 'Edited')
-  assert.is(r.body.enable, 0)
-  assert.is(r.body.enableLabel, '不可用')
-  assert.match(r.body.updateAt, TIME)
-  for (const k of ['CN', 'cert', 'key', 'root', 'createAt']) assert.is(r.body[k], c.body[k], k)
-  const partial = await t.admin.put(`/api/v1/certs/${c.body.id}`, { enable: 1 })
-  assert.is(partial.status, 200)
-  assert.is(partial.body.name, 'Edited')
-  assert.is(partial.body.enable, 1)
-  // PEM line endings are not a change
-  const crlf = await t.admin.put(`/api/v1/certs/${c.body.id}`, { cert: c.body.cert.replace(/\n/g, '\r\n') })
-  assert.is(crlf.status, 200)
-})
+certs(
+  'edit :: whole record sent back, name and enable changed, PEM texts kept, updateAt set',
+  async () => {
+    const c = await create({ name: 'Edit me', enable: 1 })
+    const r = await t.admin.put(`/api/v1/certs/${c.body.id}`, {
+      ...c.body,
+      name: 'Edited',
+      enable: 0,
+    })
+    assert.is(r.status, 200)
+    assert.is(r.body.name, 'Edited')
+    assert.is(r.body.enable, 0)
+    assert.is(r.body.enableLabel, '不可用')
+    assert.match(r.body.updateAt, TIME)
+    for (const k of ['CN', 'cert', 'key', 'root', 'createAt']) assert.is(r.body[k], c.body[k], k)
+    const partial = await t.admin.put(`/api/v1/certs/${c.body.id}`, { enable: 1 })
+    assert.is(partial.status, 200)
+    assert.is(partial.body.name, 'Edited')
+    assert.is(partial.body.enable, 1)
+    // PEM line endings are not a change
+    const crlf = await t.admin.put(`/api/v1/certs/${c.body.id}`, {
+      cert: c.body.cert.replace(/\n/g, '\r\n'),
+    })
+    assert.is(crlf.status, 200)
+  },
+)
 
 certs('edit immutable fields :: 422 naming each changed one', async () => {
   const c = await create({ name: 'Fixed', enable: 1 })
   const other = await create({ name: 'Other', enable: 1 })
-  const r = await t.admin.put(`/api/v1/certs/${c.body.id}`, { ...c.body, CN: 'new-cn', cert: other.body.cert, key: other.body.key })
+  const r = await t.admin.put(`/api/v1/certs/${c.body.id}`, {
+    ...c.body,
+    CN: 'new-cn',
+    cert: other.body.cert,
+    key: other.body.key,
+  })
   assert.is(r.status, 422)
   assert.is(r.body.errorCode, 'FORM_INVALID')
   assert.equal(Object.keys(r.body.errors).sort(), ['CN', 'cert', 'key'])

@@ -19,7 +19,11 @@ async function waitTask(client: Client, statusUrl: string) {
 function upload(client: Client, csv: string) {
   const form = new FormData()
   form.set('file', new Blob([csv], { type: 'text/csv' }), 'devices.csv')
-  return fetch(`${client.url}/api/v1/devices_import`, { method: 'POST', headers: { authorization: client.authorization! }, body: form })
+  return fetch(`${client.url}/api/v1/devices_import`, {
+    method: 'POST',
+    headers: { authorization: client.authorization! },
+    body: form,
+  })
 }
 
 const device = (name: string, extra: Record<string, unknown> = {}) => ({
@@ -35,12 +39,18 @@ const device = (name: string, extra: Record<string, unknown> = {}) => ({
 const transfer = suite('devices export and import')
 transfer.before(async () => {
   t = await startTestService({ IMPORT_BODY_LIMIT: '20000' })
-  productID = (await t.admin.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })).body.productID
+  productID = (await t.admin.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })).body
+    .productID
 })
 transfer.after(async () => t.close())
 
 transfer('export :: 202 statusUrl, task done, CSV with a header row of field names', async () => {
-  for (const n of ['e1', 'e2', 'e3']) assert.is((await t.admin.post('/api/v1/devices', device(n, { location: { city: 'Köln, "DE"' } }))).status, 201)
+  for (const n of ['e1', 'e2', 'e3'])
+    assert.is(
+      (await t.admin.post('/api/v1/devices', device(n, { location: { city: 'Köln, "DE"' } })))
+        .status,
+      201,
+    )
   const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
   assert.is(r.status, 202)
   assert.match(r.body.statusUrl, /^\/task_status\/[\w-]+$/)
@@ -62,39 +72,57 @@ transfer('export then import after delete :: the same devices come back', async 
   const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
   const task = await waitTask(t.admin, r.body.statusUrl)
   const csv = (await t.admin.get(task.result.fileUrl)).text
-  const before = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')).body.items
-  assert.is((await t.admin.del(`/api/v1/devices?ids=${before.map((d: any) => d.id).join(',')}`)).status, 204)
+  const before = (
+    await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')
+  ).body.items
+  assert.is(
+    (await t.admin.del(`/api/v1/devices?ids=${before.map((d: any) => d.id).join(',')}`)).status,
+    204,
+  )
   const imp = await upload(t.admin, csv)
   assert.is(imp.status, 202)
   const done = await waitTask(t.admin, ((await imp.json()) as any).statusUrl)
   assert.equal(done.result, { success: 3, failed: 0, errors: [] })
-  const after = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')).body.items
-  assert.equal(after.map((d: any) => [d.deviceID, d.token, d.deviceName]), before.map((d: any) => [d.deviceID, d.token, d.deviceName]))
+  const after = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc'))
+    .body.items
+  assert.equal(
+    after.map((d: any) => [d.deviceID, d.token, d.deviceName]),
+    before.map((d: any) => [d.deviceID, d.token, d.deviceName]),
+  )
 })
 
-transfer('import with bad rows :: per-row errors, good rows created, bad rows create nothing', async () => {
-  const csv = [
-    'deviceName,productID,deviceType,upLinkSystem,cloudProtocol,authType,deviceID,latitude',
-    `ok-1,${productID},1,1,1,1,,`,
-    `,${productID},1,1,9,1,,`,
-    `ok-2,${productID},1,1,1,1,dup-id-1,`,
-    `dup-2,${productID},1,1,1,1,dup-id-1,`,
-    `far,${productID},1,1,1,1,,200`,
-    `nop,NOPE,1,1,1,1,,`,
-  ].join('\n')
-  const res = await upload(t.admin, csv)
-  assert.is(res.status, 202)
-  const done = await waitTask(t.admin, ((await res.json()) as any).statusUrl)
-  assert.is(done.result.success, 2)
-  assert.is(done.result.failed, 4)
-  const byRow = (row: number) => done.result.errors.filter((e: any) => e.row === row).map((e: any) => e.field).sort()
-  assert.equal(byRow(3), ['cloudProtocol', 'deviceName'])
-  assert.equal(byRow(5), ['deviceID'])
-  assert.equal(byRow(6), ['latitude'])
-  assert.equal(byRow(7), ['productID'])
-  const names = (await t.admin.get('/api/v1/devices?deviceName_in=ok-1,ok-2,dup-2,far,nop')).body.items.map((d: any) => d.deviceName)
-  assert.equal(names.sort(), ['ok-1', 'ok-2'])
-})
+transfer(
+  'import with bad rows :: per-row errors, good rows created, bad rows create nothing',
+  async () => {
+    const csv = [
+      'deviceName,productID,deviceType,upLinkSystem,cloudProtocol,authType,deviceID,latitude',
+      `ok-1,${productID},1,1,1,1,,`,
+      `,${productID},1,1,9,1,,`,
+      `ok-2,${productID},1,1,1,1,dup-id-1,`,
+      `dup-2,${productID},1,1,1,1,dup-id-1,`,
+      `far,${productID},1,1,1,1,,200`,
+      `nop,NOPE,1,1,1,1,,`,
+    ].join('\n')
+    const res = await upload(t.admin, csv)
+    assert.is(res.status, 202)
+    const done = await waitTask(t.admin, ((await res.json()) as any).statusUrl)
+    assert.is(done.result.success, 2)
+    assert.is(done.result.failed, 4)
+    const byRow = (row: number) =>
+      done.result.errors
+        .filter((e: any) => e.row === row)
+        .map((e: any) => e.field)
+        .sort()
+    assert.equal(byRow(3), ['cloudProtocol', 'deviceName'])
+    assert.equal(byRow(5), ['deviceID'])
+    assert.equal(byRow(6), ['latitude'])
+    assert.equal(byRow(7), ['productID'])
+    const names = (
+      await t.admin.get('/api/v1/devices?deviceName_in=ok-1,ok-2,dup-2,far,nop')
+    ).body.items.map((d: any) => d.deviceName)
+    assert.equal(names.sort(), ['ok-1', 'ok-2'])
+  },
+)
 
 transfer('bad uploads :: 400 not multipart, 422 broken CSV or no rows, 413 too large', async () => {
   const json = await t.admin.post('/api/v1/devices_import', { file: 'x' })

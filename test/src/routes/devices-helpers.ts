@@ -13,8 +13,18 @@ export async function newProduct(c: Client, cloudProtocol = 1): Promise<any> {
 }
 
 /** Creates a gateway on `productID` and returns its record. */
-export async function newGateway(c: Client, productID: string, extra: Record<string, unknown> = {}): Promise<any> {
-  const r = await c.post('/api/v1/gateways', { gatewayName: uniq('gw'), productID, gatewayProtocol: 7, authType: 1, ...extra })
+export async function newGateway(
+  c: Client,
+  productID: string,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
+  const r = await c.post('/api/v1/gateways', {
+    gatewayName: uniq('gw'),
+    productID,
+    gatewayProtocol: 7,
+    authType: 1,
+    ...extra,
+  })
   if (r.status !== 201) throw new Error(`gateway create failed: ${r.text}`)
   return r.body
 }

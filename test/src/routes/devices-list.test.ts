@@ -6,7 +6,14 @@ import { mqttBody, newDevice, newGateway, newProduct, uniq } from './devices-hel
 let t: TestService
 let mqtt: any
 
-const LIST_OMITS = ['clientIP', 'connectedAt', 'createUser', 'gatewayName', 'keepAlive', 'parentDeviceName']
+const LIST_OMITS = [
+  'clientIP',
+  'connectedAt',
+  'createUser',
+  'gatewayName',
+  'keepAlive',
+  'parentDeviceName',
+]
 
 const list = suite('devices list')
 list.before(async () => {
@@ -22,17 +29,26 @@ list('list :: page envelope, list form with labels, newest first', async () => {
   const r = await t.admin.get(`/api/v1/devices?productID=${p.productID}`)
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
-  assert.equal(r.body.items.map((d: any) => d.id), [b.id, a.id])
+  assert.equal(
+    r.body.items.map((d: any) => d.id),
+    [b.id, a.id],
+  )
   const item = r.body.items[0]
   for (const k of LIST_OMITS) assert.not.ok(k in item, k)
-  assert.equal([item.productIntID, item.productName, item.cloudProtocolLabel, item.authTypeLabel], [p.id, p.productName, 'MQTT', 'Token'])
+  assert.equal(
+    [item.productIntID, item.productName, item.cloudProtocolLabel, item.authTypeLabel],
+    [p.id, p.productName, 'MQTT', 'Token'],
+  )
   assert.equal([item.deviceTypeLabel, item.deviceStatusLabel], ['终端', '离线'])
 })
 
 list('English labels :: Accept-Language en', async () => {
   const d = await newDevice(t.admin, mqttBody(mqtt.productID))
   const r = await t.admin.english().get(`/api/v1/devices?deviceID=${d.deviceID}`)
-  assert.equal([r.body.items[0].deviceTypeLabel, r.body.items[0].deviceStatusLabel], ['Terminal', 'Offline'])
+  assert.equal(
+    [r.body.items[0].deviceTypeLabel, r.body.items[0].deviceStatusLabel],
+    ['Terminal', 'Offline'],
+  )
 })
 
 list('paging :: _limit and _page, clamp, bad values 400', async () => {
@@ -50,43 +66,68 @@ list('paging :: _limit and _page, clamp, bad values 400', async () => {
   assert.ok(badInt.body.errors.parentDevice)
 })
 
-list('filters :: deviceName, deviceName_like, deviceID, productIntID, manufacturer, serialNumber', async () => {
-  const p = await newProduct(t.admin, 1)
-  const name = uniq('Sensor-Alpha')
-  const d = await newDevice(t.admin, mqttBody(p.productID, { deviceName: name, manufacturer: 'Bosch', serialNumber: 'SN-77' }))
-  await newDevice(t.admin, mqttBody(p.productID))
-  const ids = async (q: string) => (await t.admin.get(`/api/v1/devices?productIntID=${p.id}&${q}`)).body.items.map((x: any) => x.id)
-  assert.equal(await ids(`deviceName=${name}`), [d.id])
-  assert.equal(await ids('deviceName_like=sensor-alpha'), [d.id])
-  assert.equal(await ids(`deviceID=${d.deviceID}`), [d.id])
-  assert.equal(await ids(`deviceID_like=${d.deviceID.slice(3, 12)}`), [d.id])
-  assert.equal(await ids('manufacturer=Bosch'), [d.id])
-  assert.equal(await ids('serialNumber_like=sn-7'), [d.id])
-  assert.is((await ids('')).length, 2)
-})
+list(
+  'filters :: deviceName, deviceName_like, deviceID, productIntID, manufacturer, serialNumber',
+  async () => {
+    const p = await newProduct(t.admin, 1)
+    const name = uniq('Sensor-Alpha')
+    const d = await newDevice(
+      t.admin,
+      mqttBody(p.productID, { deviceName: name, manufacturer: 'Bosch', serialNumber: 'SN-77' }),
+    )
+    await newDevice(t.admin, mqttBody(p.productID))
+    const ids = async (q: string) =>
+      (await t.admin.get(`/api/v1/devices?productIntID=${p.id}&${q}`)).body.items.map(
+        (x: any) => x.id,
+      )
+    assert.equal(await ids(`deviceName=${name}`), [d.id])
+    assert.equal(await ids('deviceName_like=sensor-alpha'), [d.id])
+    assert.equal(await ids(`deviceID=${d.deviceID}`), [d.id])
+    assert.equal(await ids(`deviceID_like=${d.deviceID.slice(3, 12)}`), [d.id])
+    assert.equal(await ids('manufacturer=Bosch'), [d.id])
+    assert.equal(await ids('serialNumber_like=sn-7'), [d.id])
+    assert.is((await ids('')).length, 2)
+  },
+)
 
-list('filters :: integer codes (deviceType, deviceType_like, authType, blocked, upLinkSystem, cloudProtocol, deviceStatus)', async () => {
-  const p = await newProduct(t.admin, 5)
-  const phone = await newDevice(t.admin, mqttBody(p.productID, { cloudProtocol: 5, deviceType: 3, upLinkSystem: null, authType: 2 }))
-  const term = await newDevice(t.admin, mqttBody(p.productID, { cloudProtocol: 5, blocked: 1 }))
-  const ids = async (q: string) => (await t.admin.get(`/api/v1/devices?productID=${p.productID}&${q}`)).body.items.map((x: any) => x.id)
-  assert.equal(await ids('deviceType=3'), [phone.id])
-  assert.equal(await ids('deviceType_like=3'), [phone.id])
-  assert.equal(await ids('deviceType_in=1,3'), [term.id, phone.id])
-  assert.equal(await ids('authType=2'), [phone.id])
-  assert.equal(await ids('blocked=1'), [term.id])
-  assert.equal(await ids('upLinkSystem=1'), [term.id])
-  assert.equal(await ids('cloudProtocol=5'), [term.id, phone.id])
-  assert.equal(await ids('cloudProtocol=1'), [])
-  assert.equal(await ids('deviceStatus=0'), [term.id, phone.id])
-})
+list(
+  'filters :: integer codes (deviceType, deviceType_like, authType, blocked, upLinkSystem, cloudProtocol, deviceStatus)',
+  async () => {
+    const p = await newProduct(t.admin, 5)
+    const phone = await newDevice(
+      t.admin,
+      mqttBody(p.productID, { cloudProtocol: 5, deviceType: 3, upLinkSystem: null, authType: 2 }),
+    )
+    const term = await newDevice(t.admin, mqttBody(p.productID, { cloudProtocol: 5, blocked: 1 }))
+    const ids = async (q: string) =>
+      (await t.admin.get(`/api/v1/devices?productID=${p.productID}&${q}`)).body.items.map(
+        (x: any) => x.id,
+      )
+    assert.equal(await ids('deviceType=3'), [phone.id])
+    assert.equal(await ids('deviceType_like=3'), [phone.id])
+    assert.equal(await ids('deviceType_in=1,3'), [term.id, phone.id])
+    assert.equal(await ids('authType=2'), [phone.id])
+    assert.equal(await ids('blocked=1'), [term.id])
+    assert.equal(await ids('upLinkSystem=1'), [term.id])
+    assert.equal(await ids('cloudProtocol=5'), [term.id, phone.id])
+    assert.equal(await ids('cloudProtocol=1'), [])
+    assert.equal(await ids('deviceStatus=0'), [term.id, phone.id])
+  },
+)
 
 list('filters :: gateway, parentDevice and groupID', async () => {
   const gw = await newGateway(t.admin, mqtt.productID)
   const parent = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const underGw = await newDevice(t.admin, mqttBody(mqtt.productID, { upLinkSystem: 2, gateway: gw.id }))
-  const child = await newDevice(t.admin, mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id }))
-  const ids = async (q: string) => (await t.admin.get(`/api/v1/devices?${q}`)).body.items.map((x: any) => x.id)
+  const underGw = await newDevice(
+    t.admin,
+    mqttBody(mqtt.productID, { upLinkSystem: 2, gateway: gw.id }),
+  )
+  const child = await newDevice(
+    t.admin,
+    mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id }),
+  )
+  const ids = async (q: string) =>
+    (await t.admin.get(`/api/v1/devices?${q}`)).body.items.map((x: any) => x.id)
   assert.equal(await ids(`gateway=${gw.id}`), [underGw.id])
   assert.equal(await ids(`parentDevice=${parent.id}`), [child.id])
   assert.equal(await ids(`parentDevice=${child.id}`), [])
@@ -97,7 +138,10 @@ list('filters :: gateway, parentDevice and groupID', async () => {
     [parent.tenantID, groupID, groupID, mqtt.id, Date.now()],
   )
   for (const id of [parent.id, child.id])
-    await db.run('INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (?, ?, ?)', [g.lastId, id, Date.now()])
+    await db.run(
+      'INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+      [g.lastId, id, Date.now()],
+    )
   assert.equal(await ids(`groupID=${groupID}`), [child.id, parent.id])
   assert.equal(await ids(`groupID=${groupID}&parentDevice=${parent.id}`), [child.id])
   assert.equal(await ids('groupID=no-such-group'), [])
@@ -112,9 +156,15 @@ list('gateways are not devices :: never listed, /devices/:id 404', async () => {
 
 list('sorting :: _sort=deviceName&_order=asc; unknown field 400', async () => {
   const p = await newProduct(t.admin, 1)
-  for (const n of ['b', 'c', 'a']) await newDevice(t.admin, mqttBody(p.productID, { deviceName: `${p.productID}-${n}` }))
-  const r = await t.admin.get(`/api/v1/devices?productID=${p.productID}&_sort=deviceName&_order=asc`)
-  assert.equal(r.body.items.map((d: any) => d.deviceName.slice(-1)), ['a', 'b', 'c'])
+  for (const n of ['b', 'c', 'a'])
+    await newDevice(t.admin, mqttBody(p.productID, { deviceName: `${p.productID}-${n}` }))
+  const r = await t.admin.get(
+    `/api/v1/devices?productID=${p.productID}&_sort=deviceName&_order=asc`,
+  )
+  assert.equal(
+    r.body.items.map((d: any) => d.deviceName.slice(-1)),
+    ['a', 'b', 'c'],
+  )
   assert.is((await t.admin.get('/api/v1/devices?_sort=token')).status, 400)
 })
 
@@ -170,35 +220,55 @@ del('bad, missing or unknown ids :: 400 PARAMETER_INVALID / 404, nothing deleted
   assert.is((await t.admin.get(`/api/v1/devices/${d.id}`)).status, 200)
 })
 
-del('device with child devices :: 400 REFERENCED_ERROR errors.ids; with its children :: 204', async () => {
-  const parent = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const child = await newDevice(t.admin, mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id }))
-  const r = await t.admin.del(`/api/v1/devices?ids=${parent.id}`)
-  assert.is(r.status, 400)
-  assert.is(r.body.errorCode, 'REFERENCED_ERROR')
-  assert.match(r.body.errors.ids, /child devices/)
-  assert.is((await t.admin.get(`/api/v1/devices/${parent.id}`)).status, 200)
-  assert.is((await t.admin.del(`/api/v1/devices?ids=${parent.id},${child.id}`)).status, 204)
-})
+del(
+  'device with child devices :: 400 REFERENCED_ERROR errors.ids; with its children :: 204',
+  async () => {
+    const parent = await newDevice(t.admin, mqttBody(mqtt.productID))
+    const child = await newDevice(
+      t.admin,
+      mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id }),
+    )
+    const r = await t.admin.del(`/api/v1/devices?ids=${parent.id}`)
+    assert.is(r.status, 400)
+    assert.is(r.body.errorCode, 'REFERENCED_ERROR')
+    assert.match(r.body.errors.ids, /child devices/)
+    assert.is((await t.admin.get(`/api/v1/devices/${parent.id}`)).status, 200)
+    assert.is((await t.admin.del(`/api/v1/devices?ids=${parent.id},${child.id}`)).status, 204)
+  },
+)
 
 del('device in a group, bound to a policy and a cert :: 204, links removed', async () => {
   const d = await newDevice(t.admin, mqttBody(mqtt.productID))
   const db = t.svc.deps.meta.db
   const now = Date.now()
-  const g = await db.run('INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)', [
-    d.tenantID, uniq('g'), uniq('g'), mqtt.id, now,
-  ])
-  const p = await db.run('INSERT INTO policies (tenant_id, name, topic, access, allow, create_at) VALUES (?, ?, ?, 0, 1, ?)', [
-    d.tenantID, uniq('p'), 'a/b', now,
-  ])
+  const g = await db.run(
+    'INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)',
+    [d.tenantID, uniq('g'), uniq('g'), mqtt.id, now],
+  )
+  const p = await db.run(
+    'INSERT INTO policies (tenant_id, name, topic, access, allow, create_at) VALUES (?, ?, ?, 0, 1, ?)',
+    [d.tenantID, uniq('p'), 'a/b', now],
+  )
   const c = await db.run(
     `INSERT INTO certs (tenant_id, name, enable, cn, cert, key, root, create_at) VALUES (?, ?, 1, 'cn', 'c', 'k', 'r', ?)`,
     [d.tenantID, uniq('c'), now],
   )
-  await db.run('INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (?, ?, ?)', [g.lastId, d.id, now])
-  await db.run('INSERT INTO policy_devices (policy_int_id, device_int_id, create_at) VALUES (?, ?, ?)', [p.lastId, d.id, now])
-  await db.run('INSERT INTO cert_devices (cert_int_id, device_int_id, create_at) VALUES (?, ?, ?)', [c.lastId, d.id, now])
-  await db.run('INSERT INTO device_subscriptions (tenant_id, device_int_id, topic, create_at) VALUES (?, ?, ?, ?)', [d.tenantID, d.id, 't', now])
+  await db.run(
+    'INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+    [g.lastId, d.id, now],
+  )
+  await db.run(
+    'INSERT INTO policy_devices (policy_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+    [p.lastId, d.id, now],
+  )
+  await db.run(
+    'INSERT INTO cert_devices (cert_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+    [c.lastId, d.id, now],
+  )
+  await db.run(
+    'INSERT INTO device_subscriptions (tenant_id, device_int_id, topic, create_at) VALUES (?, ?, ?, ?)',
+    [d.tenantID, d.id, 't', now],
+  )
   assert.is((await t.admin.del(`/api/v1/devices?ids=${d.id}`)).status, 204)
   for (const table of ['group_devices', 'policy_devices', 'cert_devices', 'device_subscriptions']) {
     const row = await db.one(`SELECT count(*) AS n FROM ${table} WHERE device_int_id = ?`, [d.id])
@@ -210,7 +280,10 @@ del('device in a group, bound to a policy and a cert :: 204, links removed', asy
 del('a deleted deviceID and name :: free again', async () => {
   const d = await newDevice(t.admin, mqttBody(mqtt.productID, { deviceID: uniq('reuse') }))
   await t.admin.del(`/api/v1/devices?ids=${d.id}`)
-  const again = await t.admin.post('/api/v1/devices', mqttBody(mqtt.productID, { deviceID: d.deviceID, deviceName: d.deviceName }))
+  const again = await t.admin.post(
+    '/api/v1/devices',
+    mqttBody(mqtt.productID, { deviceID: d.deviceID, deviceName: d.deviceName }),
+  )
   assert.is(again.status, 201)
 })
 

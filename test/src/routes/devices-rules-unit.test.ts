@@ -11,7 +11,8 @@ import {
   upLinkRules,
 } from '../../../src/rules/devices.ts'
 
-const draft = (fields: Record<string, unknown> = {}) => deviceDraft({ deviceName: 'd', authType: 1, upLinkSystem: 1, ...fields }, undefined, 1)
+const draft = (fields: Record<string, unknown> = {}) =>
+  deviceDraft({ deviceName: 'd', authType: 1, upLinkSystem: 1, ...fields }, undefined, 1)
 
 const rules = suite('device rules (pure functions)')
 
@@ -57,15 +58,32 @@ rules('cloudProtocolRule :: must be the product protocol when given', () => {
 rules('protocolRules :: extra required fields per protocol', () => {
   assert.equal(Object.keys(protocolRules(draft({ authType: null }), 6)), ['authType'])
   assert.equal(Object.keys(protocolRules(draft({ authType: null }), 3)).sort(), ['IMEI', 'autoSub'])
-  assert.equal(Object.keys(protocolRules(draft({ authType: null }), 7)).sort(), ['authType', 'modBusIndex'])
+  assert.equal(Object.keys(protocolRules(draft({ authType: null }), 7)).sort(), [
+    'authType',
+    'modBusIndex',
+  ])
   assert.equal(protocolRules(draft({ modBusIndex: 0 }), 7), {})
 })
 
 rules('loraRules :: otaa and abp rows', () => {
-  const otaa = { type: 'otaa', appEUI: '0'.repeat(16), appKey: '0'.repeat(32), fcntCheck: 0, canJoin: false }
+  const otaa = {
+    type: 'otaa',
+    appEUI: '0'.repeat(16),
+    appKey: '0'.repeat(32),
+    fcntCheck: 0,
+    canJoin: false,
+  }
   assert.equal(loraRules(draft({ deviceID: 'ABCDEF0123456789', lora: otaa })), {})
   assert.equal(Object.keys(loraRules(draft({ deviceID: 'ABCDEF01', lora: otaa }))), ['deviceID'])
-  const abp = { type: 'abp', region: 'CN470', nwkSKey: 'a'.repeat(32), appSKey: 'b'.repeat(32), fcntUp: 1, fcntDown: 2, fcntCheck: 0 }
+  const abp = {
+    type: 'abp',
+    region: 'CN470',
+    nwkSKey: 'a'.repeat(32),
+    appSKey: 'b'.repeat(32),
+    fcntUp: 1,
+    fcntDown: 2,
+    fcntCheck: 0,
+  }
   assert.equal(loraRules(draft({ deviceID: 'ABCDEF01', gateway: 3, lora: abp })), {})
   assert.equal(Object.keys(loraRules(draft({ deviceID: 'ABCDEF01', lora: abp }))), ['gateway'])
 })
@@ -74,7 +92,9 @@ rules('credentialRules :: changed values refused, same or absent accepted', () =
   const current = { deviceID: 'a', deviceUsername: 'b', token: 'c' }
   assert.equal(credentialRules(undefined, { deviceID: 'x' }), {})
   assert.equal(credentialRules(current, { deviceID: 'a', token: null }), {})
-  assert.equal(credentialRules(current, { deviceUsername: 'z' }), { deviceUsername: 'cannot be changed' })
+  assert.equal(credentialRules(current, { deviceUsername: 'z' }), {
+    deviceUsername: 'cannot be changed',
+  })
 })
 
 rules.run()

@@ -8,11 +8,45 @@ let mqtt: any
 
 /** Keys of the write form (spec: create response = stored record without labels, productIntID, productName). */
 const WRITE_KEYS = [
-  'id', 'deviceID', 'deviceName', 'deviceUsername', 'token', 'authType', 'blocked', 'deviceStatus', 'deviceType',
-  'upLinkSystem', 'gateway', 'parentDevice', 'parentDeviceName', 'productID', 'cloudProtocol', 'modBusIndex', 'carrier',
-  'physicalNetwork', 'IMEI', 'IMSI', 'autoSub', 'manufacturer', 'serialNumber', 'softVersion', 'hardwareVersion',
-  'description', 'deviceConsoleIP', 'deviceConsolePort', 'deviceConsoleUsername', 'latitude', 'longitude', 'location',
-  'lora', 'metaData', 'scopes', 'tenantID', 'userIntID', 'createAt', 'updateAt',
+  'id',
+  'deviceID',
+  'deviceName',
+  'deviceUsername',
+  'token',
+  'authType',
+  'blocked',
+  'deviceStatus',
+  'deviceType',
+  'upLinkSystem',
+  'gateway',
+  'parentDevice',
+  'parentDeviceName',
+  'productID',
+  'cloudProtocol',
+  'modBusIndex',
+  'carrier',
+  'physicalNetwork',
+  'IMEI',
+  'IMSI',
+  'autoSub',
+  'manufacturer',
+  'serialNumber',
+  'softVersion',
+  'hardwareVersion',
+  'description',
+  'deviceConsoleIP',
+  'deviceConsolePort',
+  'deviceConsoleUsername',
+  'latitude',
+  'longitude',
+  'location',
+  'lora',
+  'metaData',
+  'scopes',
+  'tenantID',
+  'userIntID',
+  'createAt',
+  'updateAt',
 ]
 
 const create = suite('devices create')
@@ -23,7 +57,13 @@ create.before(async () => {
 create.after(async () => t.close())
 
 create('MQTT terminal on the cloud :: 201 write form, no labels, updateAt null', async () => {
-  const body = mqttBody(mqtt.productID, { manufacturer: 'ACME', carrier: 2, physicalNetwork: 4, latitude: 31.2, longitude: 121.5 })
+  const body = mqttBody(mqtt.productID, {
+    manufacturer: 'ACME',
+    carrier: 2,
+    physicalNetwork: 4,
+    latitude: 31.2,
+    longitude: 121.5,
+  })
   const r = await t.admin.post('/api/v1/devices', body)
   assert.is(r.status, 201)
   assert.equal(Object.keys(r.body), WRITE_KEYS)
@@ -52,7 +92,10 @@ create('credentials omitted :: three generated 36-character values, all differen
 
 create('credentials given :: stored as chosen', async () => {
   const deviceID = uniq('my.dev:01_a')
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID, { deviceID, deviceUsername: 'user-1', token: 'secret-1' }))
+  const d = await newDevice(
+    t.admin,
+    mqttBody(mqtt.productID, { deviceID, deviceUsername: 'user-1', token: 'secret-1' }),
+  )
   assert.equal([d.deviceID, d.deviceUsername, d.token], [deviceID, 'user-1', 'secret-1'])
 })
 
@@ -60,13 +103,20 @@ create('detail :: every spec field, zh labels, detail-only fields', async () => 
   const c = await newDevice(t.admin, mqttBody(mqtt.productID, { carrier: 1, physicalNetwork: 1 }))
   const r = await t.admin.get(`/api/v1/devices/${c.id}`)
   assert.is(r.status, 200)
-  for (const k of ['gatewayName', 'parentDeviceName', 'clientIP', 'connectedAt', 'keepAlive']) assert.is(r.body[k], null, k)
+  for (const k of ['gatewayName', 'parentDeviceName', 'clientIP', 'connectedAt', 'keepAlive'])
+    assert.is(r.body[k], null, k)
   assert.is(r.body.createUser, 'admin')
   assert.is(r.body.productIntID, mqtt.id)
   assert.is(r.body.productName, mqtt.productName)
   assert.is(r.body.tenantID, c.tenantID)
   assert.equal(
-    [r.body.authTypeLabel, r.body.deviceStatusLabel, r.body.deviceTypeLabel, r.body.cloudProtocolLabel, r.body.upLinkSystemLabel],
+    [
+      r.body.authTypeLabel,
+      r.body.deviceStatusLabel,
+      r.body.deviceTypeLabel,
+      r.body.cloudProtocolLabel,
+      r.body.upLinkSystemLabel,
+    ],
     ['Token', '离线', '终端', 'MQTT', '云'],
   )
   assert.is(r.body.carrierLabel, '中国电信')
@@ -76,24 +126,47 @@ create('detail in English :: labels from Accept-Language', async () => {
   const c = await newDevice(t.admin, mqttBody(mqtt.productID, { authType: 2, physicalNetwork: 5 }))
   const r = await t.admin.english().get(`/api/v1/devices/${c.id}`)
   assert.equal(
-    [r.body.authTypeLabel, r.body.deviceStatusLabel, r.body.deviceTypeLabel, r.body.upLinkSystemLabel, r.body.physicalNetworkLabel],
+    [
+      r.body.authTypeLabel,
+      r.body.deviceStatusLabel,
+      r.body.deviceTypeLabel,
+      r.body.upLinkSystemLabel,
+      r.body.physicalNetworkLabel,
+    ],
     ['Certificate', 'Offline', 'Terminal', 'Cloud', 'NB-IOT'],
   )
 })
 
-create('JSON fields :: location object or string, lora, metaData, scopes returned parsed', async () => {
-  const json = { location: { city: 'Hangzhou', floor: 3 }, metaData: { a: [1, 2] }, scopes: [{ lat: 1, lng: 2 }], lora: { x: 1 } }
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID, json))
-  assert.equal([d.location, d.metaData, d.scopes, d.lora], [json.location, json.metaData, json.scopes, json.lora])
-  const s = await newDevice(t.admin, mqttBody(mqtt.productID, { location: 'Room 101' }))
-  assert.is((await t.admin.get(`/api/v1/devices/${s.id}`)).body.location, 'Room 101')
-  const bad = await t.admin.post('/api/v1/devices', mqttBody(mqtt.productID, { location: 5, metaData: [1], scopes: {} }))
-  assert.is(bad.status, 422)
-  assert.equal(Object.keys(bad.body.errors).sort(), ['location', 'metaData', 'scopes'])
-})
+create(
+  'JSON fields :: location object or string, lora, metaData, scopes returned parsed',
+  async () => {
+    const json = {
+      location: { city: 'Hangzhou', floor: 3 },
+      metaData: { a: [1, 2] },
+      scopes: [{ lat: 1, lng: 2 }],
+      lora: { x: 1 },
+    }
+    const d = await newDevice(t.admin, mqttBody(mqtt.productID, json))
+    assert.equal(
+      [d.location, d.metaData, d.scopes, d.lora],
+      [json.location, json.metaData, json.scopes, json.lora],
+    )
+    const s = await newDevice(t.admin, mqttBody(mqtt.productID, { location: 'Room 101' }))
+    assert.is((await t.admin.get(`/api/v1/devices/${s.id}`)).body.location, 'Room 101')
+    const bad = await t.admin.post(
+      '/api/v1/devices',
+      mqttBody(mqtt.productID, { location: 5, metaData: [1], scopes: {} }),
+    )
+    assert.is(bad.status, 422)
+    assert.equal(Object.keys(bad.body.errors).sort(), ['location', 'metaData', 'scopes'])
+  },
+)
 
 create('numbers as strings :: latitude and longitude stored as numbers', async () => {
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID, { latitude: '30.5', longitude: '-120' }))
+  const d = await newDevice(
+    t.admin,
+    mqttBody(mqtt.productID, { latitude: '30.5', longitude: '-120' }),
+  )
   assert.equal([d.latitude, d.longitude], [30.5, -120])
 })
 
@@ -101,22 +174,54 @@ create('missing fields :: 422 FORM_INVALID naming each', async () => {
   const r = await t.admin.post('/api/v1/devices', {})
   assert.is(r.status, 422)
   assert.is(r.body.errorCode, 'FORM_INVALID')
-  assert.equal(Object.keys(r.body.errors).sort(), ['cloudProtocol', 'deviceName', 'deviceType', 'productID'])
+  assert.equal(Object.keys(r.body.errors).sort(), [
+    'cloudProtocol',
+    'deviceName',
+    'deviceType',
+    'productID',
+  ])
 })
 
 create('out of range and wrong types :: 422 naming every field', async () => {
   const r = await t.admin.post(
     '/api/v1/devices',
     mqttBody(mqtt.productID, {
-      deviceType: 2, upLinkSystem: 4, authType: 3, blocked: 2, carrier: 5, physicalNetwork: 7, autoSub: 2,
-      latitude: 91, longitude: -181, deviceConsolePort: 70000, modBusIndex: 256, deviceName: 'x'.repeat(51),
-      gateway: 'a', parentDevice: -1, description: 5, token: '',
+      deviceType: 2,
+      upLinkSystem: 4,
+      authType: 3,
+      blocked: 2,
+      carrier: 5,
+      physicalNetwork: 7,
+      autoSub: 2,
+      latitude: 91,
+      longitude: -181,
+      deviceConsolePort: 70000,
+      modBusIndex: 256,
+      deviceName: 'x'.repeat(51),
+      gateway: 'a',
+      parentDevice: -1,
+      description: 5,
+      token: '',
     }),
   )
   assert.is(r.status, 422)
   assert.equal(Object.keys(r.body.errors).sort(), [
-    'authType', 'autoSub', 'blocked', 'carrier', 'description', 'deviceConsolePort', 'deviceName', 'deviceType',
-    'gateway', 'latitude', 'longitude', 'modBusIndex', 'parentDevice', 'physicalNetwork', 'token', 'upLinkSystem',
+    'authType',
+    'autoSub',
+    'blocked',
+    'carrier',
+    'description',
+    'deviceConsolePort',
+    'deviceName',
+    'deviceType',
+    'gateway',
+    'latitude',
+    'longitude',
+    'modBusIndex',
+    'parentDevice',
+    'physicalNetwork',
+    'token',
+    'upLinkSystem',
   ])
   assert.match(r.body.errors.carrier, /one of 1, 2, 3, 4/)
   assert.match(r.body.errors.latitude, /-90 to 90/)
@@ -142,32 +247,54 @@ create('unknown or foreign productID :: 404 DATA_NOT_FOUND errors.productID', as
   assert.ok(f.body.errors.productID)
 })
 
-create('duplicate deviceName :: 400 DATA_EXISTED errors.deviceName; free in another tenant', async () => {
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const r = await t.admin.post('/api/v1/devices', mqttBody(mqtt.productID, { deviceName: d.deviceName }))
-  assert.is(r.status, 400)
-  assert.equal(r.body, { errorCode: 'DATA_EXISTED', message: r.body.message, errors: { deviceName: 'already exists' } })
-  const other = await t.newTenant()
-  const p = await newProduct(other, 1)
-  assert.is((await other.post('/api/v1/devices', mqttBody(p.productID, { deviceName: d.deviceName }))).status, 201)
-})
+create(
+  'duplicate deviceName :: 400 DATA_EXISTED errors.deviceName; free in another tenant',
+  async () => {
+    const d = await newDevice(t.admin, mqttBody(mqtt.productID))
+    const r = await t.admin.post(
+      '/api/v1/devices',
+      mqttBody(mqtt.productID, { deviceName: d.deviceName }),
+    )
+    assert.is(r.status, 400)
+    assert.equal(r.body, {
+      errorCode: 'DATA_EXISTED',
+      message: r.body.message,
+      errors: { deviceName: 'already exists' },
+    })
+    const other = await t.newTenant()
+    const p = await newProduct(other, 1)
+    assert.is(
+      (await other.post('/api/v1/devices', mqttBody(p.productID, { deviceName: d.deviceName })))
+        .status,
+      201,
+    )
+  },
+)
 
-create('deviceID taken, even in another tenant or by a gateway :: 400 DATA_EXISTED errors.deviceID', async () => {
-  const deviceID = uniq('shared')
-  await newDevice(t.admin, mqttBody(mqtt.productID, { deviceID }))
-  const other = await t.newTenant()
-  const p = await newProduct(other, 1)
-  const r = await other.post('/api/v1/devices', mqttBody(p.productID, { deviceID }))
-  assert.is(r.status, 400)
-  assert.equal(r.body.errors, { deviceID: 'already exists' })
-  const gw = await newGateway(t.admin, mqtt.productID)
-  const g = await t.admin.post('/api/v1/devices', mqttBody(mqtt.productID, { deviceID: gw.deviceID }))
-  assert.is(g.status, 400)
-  assert.equal(g.body.errors, { deviceID: 'already exists' })
-})
+create(
+  'deviceID taken, even in another tenant or by a gateway :: 400 DATA_EXISTED errors.deviceID',
+  async () => {
+    const deviceID = uniq('shared')
+    await newDevice(t.admin, mqttBody(mqtt.productID, { deviceID }))
+    const other = await t.newTenant()
+    const p = await newProduct(other, 1)
+    const r = await other.post('/api/v1/devices', mqttBody(p.productID, { deviceID }))
+    assert.is(r.status, 400)
+    assert.equal(r.body.errors, { deviceID: 'already exists' })
+    const gw = await newGateway(t.admin, mqtt.productID)
+    const g = await t.admin.post(
+      '/api/v1/devices',
+      mqttBody(mqtt.productID, { deviceID: gw.deviceID }),
+    )
+    assert.is(g.status, 400)
+    assert.equal(g.body.errors, { deviceID: 'already exists' })
+  },
+)
 
 create('non-JSON or non-object body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/devices', '{nope', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', '/api/v1/devices', '{nope', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
   assert.is((await t.admin.post('/api/v1/devices', [1])).status, 400)
@@ -175,8 +302,13 @@ create('non-JSON or non-object body :: 400 BAD_REQUEST', async () => {
 
 create('SQL-looking strings :: stored verbatim', async () => {
   const deviceName = `x'); DROP TABLE devices; -- ${uniq('s')}`
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID, { deviceName, description: "' OR 1=1 --" }))
-  const back = await t.admin.get(`/api/v1/devices?deviceName_like=${encodeURIComponent("DROP TABLE")}`)
+  const d = await newDevice(
+    t.admin,
+    mqttBody(mqtt.productID, { deviceName, description: "' OR 1=1 --" }),
+  )
+  const back = await t.admin.get(
+    `/api/v1/devices?deviceName_like=${encodeURIComponent('DROP TABLE')}`,
+  )
   assert.is(back.body.meta.count, 1)
   assert.is(back.body.items[0].deviceName, deviceName)
   assert.is(d.description, "' OR 1=1 --")
@@ -209,14 +341,21 @@ edit.after(async () => t.close())
 edit('whole record as read sent back :: 200 write form, updateAt set', async () => {
   const c = await newDevice(t.admin, mqttBody(mqtt.productID))
   const read = (await t.admin.get(`/api/v1/devices/${c.id}`)).body
-  const r = await t.admin.put(`/api/v1/devices/${c.id}`, { ...read, deviceName: `${c.deviceName}-2`, softVersion: '2.0' })
+  const r = await t.admin.put(`/api/v1/devices/${c.id}`, {
+    ...read,
+    deviceName: `${c.deviceName}-2`,
+    softVersion: '2.0',
+  })
   assert.is(r.status, 200)
   assert.equal(Object.keys(r.body), WRITE_KEYS)
   assert.is(r.body.deviceName, `${c.deviceName}-2`)
   assert.is(r.body.softVersion, '2.0')
   assert.match(r.body.updateAt, TIME)
   assert.is(r.body.createAt, c.createAt)
-  assert.equal([r.body.deviceID, r.body.deviceUsername, r.body.token], [c.deviceID, c.deviceUsername, c.token])
+  assert.equal(
+    [r.body.deviceID, r.body.deviceUsername, r.body.token],
+    [c.deviceID, c.deviceUsername, c.token],
+  )
 })
 
 edit('blocked :: settable on edit', async () => {
@@ -224,25 +363,46 @@ edit('blocked :: settable on edit', async () => {
   const r = await t.admin.put(`/api/v1/devices/${c.id}`, { blocked: 1 })
   assert.is(r.status, 200)
   assert.is(r.body.blocked, 1)
-  assert.is((await t.admin.get(`/api/v1/devices?blocked=1&productID=${mqtt.productID}`)).body.meta.count, 1)
+  assert.is(
+    (await t.admin.get(`/api/v1/devices?blocked=1&productID=${mqtt.productID}`)).body.meta.count,
+    1,
+  )
   assert.is((await t.admin.put(`/api/v1/devices/${c.id}`, { blocked: 3 })).status, 422)
 })
 
 edit('absent fields keep, null clears :: 200', async () => {
-  const c = await newDevice(t.admin, mqttBody(mqtt.productID, { description: 'd', manufacturer: 'm', location: { a: 1 } }))
+  const c = await newDevice(
+    t.admin,
+    mqttBody(mqtt.productID, { description: 'd', manufacturer: 'm', location: { a: 1 } }),
+  )
   const r = await t.admin.put(`/api/v1/devices/${c.id}`, { description: null })
   assert.is(r.status, 200)
   assert.equal([r.body.description, r.body.manufacturer, r.body.location], [null, 'm', { a: 1 }])
 })
 
-edit('changed credential :: 422 errors.<field> cannot be changed; same value accepted', async () => {
-  const c = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const r = await t.admin.put(`/api/v1/devices/${c.id}`, { deviceID: 'other', deviceUsername: 'other', token: 'other' })
-  assert.is(r.status, 422)
-  assert.equal(r.body.errors, { deviceID: 'cannot be changed', deviceUsername: 'cannot be changed', token: 'cannot be changed' })
-  const same = await t.admin.put(`/api/v1/devices/${c.id}`, { deviceID: c.deviceID, deviceUsername: c.deviceUsername, token: c.token })
-  assert.is(same.status, 200)
-})
+edit(
+  'changed credential :: 422 errors.<field> cannot be changed; same value accepted',
+  async () => {
+    const c = await newDevice(t.admin, mqttBody(mqtt.productID))
+    const r = await t.admin.put(`/api/v1/devices/${c.id}`, {
+      deviceID: 'other',
+      deviceUsername: 'other',
+      token: 'other',
+    })
+    assert.is(r.status, 422)
+    assert.equal(r.body.errors, {
+      deviceID: 'cannot be changed',
+      deviceUsername: 'cannot be changed',
+      token: 'cannot be changed',
+    })
+    const same = await t.admin.put(`/api/v1/devices/${c.id}`, {
+      deviceID: c.deviceID,
+      deviceUsername: c.deviceUsername,
+      token: c.token,
+    })
+    assert.is(same.status, 200)
+  },
+)
 
 edit('rename onto a taken name :: 400 DATA_EXISTED errors.deviceName', async () => {
   const a = await newDevice(t.admin, mqttBody(mqtt.productID))
@@ -265,10 +425,16 @@ edit('rules hold on edit :: upLinkSystem 2 without gateway is 422 errors.gateway
 edit('moving to another product :: cloudProtocol must follow the product', async () => {
   const c = await newDevice(t.admin, mqttBody(mqtt.productID))
   const http = await newProduct(t.admin, 5)
-  const stale = await t.admin.put(`/api/v1/devices/${c.id}`, { productID: http.productID, cloudProtocol: 1 })
+  const stale = await t.admin.put(`/api/v1/devices/${c.id}`, {
+    productID: http.productID,
+    cloudProtocol: 1,
+  })
   assert.is(stale.status, 422)
   assert.ok(stale.body.errors.cloudProtocol)
-  const r = await t.admin.put(`/api/v1/devices/${c.id}`, { productID: http.productID, cloudProtocol: 5 })
+  const r = await t.admin.put(`/api/v1/devices/${c.id}`, {
+    productID: http.productID,
+    cloudProtocol: 5,
+  })
   assert.is(r.status, 200)
   assert.equal([r.body.productID, r.body.cloudProtocol], [http.productID, 5])
 })

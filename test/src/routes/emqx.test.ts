@@ -9,19 +9,31 @@ let dev: any
 let other: any
 
 const createDevice = async (name: string) => {
-  const productID = (await t.admin.post('/api/v1/products', { productName: `P ${name}`, cloudProtocol: 1 })).body.productID
+  const productID = (
+    await t.admin.post('/api/v1/products', { productName: `P ${name}`, cloudProtocol: 1 })
+  ).body.productID
   const r = await t.admin.post('/api/v1/devices', {
-    productID, deviceName: name, deviceType: 1, upLinkSystem: 1, cloudProtocol: 1, authType: 1,
+    productID,
+    deviceName: name,
+    deviceType: 1,
+    upLinkSystem: 1,
+    cloudProtocol: 1,
+    authType: 1,
   })
   assert.is(r.status, 201, r.text)
   return r.body
 }
 const full = (d: any, topic: string) => `/mqtt/${d.tenantID}/${d.productID}/${d.deviceID}/${topic}`
-const connectLogs = async (d: any) => (await t.admin.get(`/api/v1/devices/${d.id}/connect_logs?_sort=id&_order=asc`)).body.items
+const connectLogs = async (d: any) =>
+  (await t.admin.get(`/api/v1/devices/${d.id}/connect_logs?_sort=id&_order=asc`)).body.items
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function start() {
-  t = await startTestService({ EMQX_HOOK_SECRET: SECRET, MQTT_USERNAME: 'svc', MQTT_PASSWORD: 'svc-password' })
+  t = await startTestService({
+    EMQX_HOOK_SECRET: SECRET,
+    MQTT_USERNAME: 'svc',
+    MQTT_PASSWORD: 'svc-password',
+  })
   dev = await createDevice('emqx-dev')
   other = await createDevice('emqx-other')
 }
@@ -74,47 +86,80 @@ auth.before(start)
 auth.after(async () => t.close())
 
 auth('right deviceID, username and token :: allow', async () => {
-  const r = await t.anon.post('/api/v1/emqx/auth', {
-    clientid: dev.deviceID, username: dev.deviceUsername, password: dev.token, peerhost: '10.1.2.3',
-  }, H)
+  const r = await t.anon.post(
+    '/api/v1/emqx/auth',
+    {
+      clientid: dev.deviceID,
+      username: dev.deviceUsername,
+      password: dev.token,
+      peerhost: '10.1.2.3',
+    },
+    H,
+  )
   assert.is(r.status, 200)
   assert.equal(r.body, { result: 'allow', is_superuser: false })
 })
 
-auth('wrong token, wrong username, unknown client :: deny and a refused connect log (status 2)', async () => {
-  const before = (await connectLogs(dev)).length
-  const cases = [
-    { clientid: dev.deviceID, username: dev.deviceUsername, password: 'wrong', peerhost: '10.9.9.9' },
-    { clientid: dev.deviceID, username: other.deviceUsername, password: dev.token },
-    { clientid: dev.deviceID, username: dev.deviceUsername },
-    { clientid: 'no-such-device', username: dev.deviceUsername, password: dev.token },
-    { clientid: "x' OR 1=1 --", username: '', password: '' },
-  ]
-  for (const body of cases) {
-    const r = await t.anon.post('/api/v1/emqx/auth', body, H)
-    assert.is(r.status, 200)
-    assert.equal(r.body, { result: 'deny' }, JSON.stringify(body))
-  }
-  const logs = await connectLogs(dev)
-  assert.is(logs.length, before + 3)
-  assert.equal(logs.slice(-3).map((l: any) => l.connectStatus), [2, 2, 2])
-  assert.is(logs.at(-3).IP, '10.9.9.9')
-  // an unknown client belongs to no tenant: its refused log has no tenant and is seen in the table only
-  const row = await t.svc.deps.meta.db.one('SELECT tenant_id, connect_status FROM connect_logs WHERE device_id = ?', ['no-such-device'])
-  assert.equal([row?.tenant_id, row?.connect_status], [null, 2])
-})
+auth(
+  'wrong token, wrong username, unknown client :: deny and a refused connect log (status 2)',
+  async () => {
+    const before = (await connectLogs(dev)).length
+    const cases = [
+      {
+        clientid: dev.deviceID,
+        username: dev.deviceUsername,
+        password: 'wrong',
+        peerhost: '10.9.9.9',
+      },
+      { clientid: dev.deviceID, username: other.deviceUsername, password: dev.token },
+      { clientid: dev.deviceID, username: dev.deviceUsername },
+      { clientid: 'no-such-device', username: dev.deviceUsername, password: dev.token },
+      { clientid: "x' OR 1=1 --", username: '', password: '' },
+    ]
+    for (const body of cases) {
+      const r = await t.anon.post('/api/v1/emqx/auth', body, H)
+      assert.is(r.status, 200)
+      assert.equal(r.body, { result: 'deny' }, JSON.stringify(body))
+    }
+    const logs = await connectLogs(dev)
+    assert.is(logs.length, before + 3)
+    assert.equal(
+      logs.slice(-3).map((l: any) => l.connectStatus),
+      [2, 2, 2],
+    )
+    assert.is(logs.at(-3).IP, '10.9.9.9')
+    // an unknown client belongs to no tenant: its refused log has no tenant and is seen in the table only
+    const row = await t.svc.deps.meta.db.one(
+      'SELECT tenant_id, connect_status FROM connect_logs WHERE device_id = ?',
+      ['no-such-device'],
+    )
+    assert.equal([row?.tenant_id, row?.connect_status], [null, 2])
+  },
+)
 
 auth('blocked device with the right token :: deny', async () => {
   const d = await createDevice('emqx-blocked')
   assert.is((await t.admin.put(`/api/v1/devices/${d.id}`, { blocked: 1 })).status, 200)
-  const r = await t.anon.post('/api/v1/emqx/auth', { clientid: d.deviceID, username: d.deviceUsername, password: d.token }, H)
+  const r = await t.anon.post(
+    '/api/v1/emqx/auth',
+    { clientid: d.deviceID, username: d.deviceUsername, password: d.token },
+    H,
+  )
   assert.equal(r.body, { result: 'deny' })
 })
 
 auth('the service account :: allow as superuser; its wrong password :: deny', async () => {
-  const ok = await t.anon.post('/api/v1/emqx/auth', { clientid: 'devicecloud-x-1', username: 'svc', password: 'svc-password' }, H)
+  const ok = await t.anon.post(
+    '/api/v1/emqx/auth',
+    { clientid: 'devicecloud-x-1', username: 'svc', password: 'svc-password' },
+    H,
+  )
   assert.equal(ok.body, { result: 'allow', is_superuser: true })
-  const bad = await t.anon.post('/api/v1/emqx/auth', { clientid: 'devicecloud-x-1', username: 'svc', password: 'nope' }, H)
+  const bad = await t.anon.post(
+    '/api/v1/emqx/auth',
+    { clientid: 'devicecloud-x-1', username: 'svc', password: 'nope' },
+    H,
+  )
   assert.is(bad.body.result, 'deny')
 })
 
@@ -124,7 +169,13 @@ acl.before(start)
 acl.after(async () => t.close())
 
 const check = async (d: any, action: string, topic: string) =>
-  (await t.anon.post('/api/v1/emqx/acl', { clientid: d.deviceID, username: d.deviceUsername, topic, action }, H)).body.result
+  (
+    await t.anon.post(
+      '/api/v1/emqx/acl',
+      { clientid: d.deviceID, username: d.deviceUsername, topic, action },
+      H,
+    )
+  ).body.result
 
 acl('own mountpoint :: allow publish and subscribe', async () => {
   assert.is(await check(dev, 'publish', full(dev, 'telemetry')), 'allow')
@@ -132,7 +183,7 @@ acl('own mountpoint :: allow publish and subscribe', async () => {
   assert.is(await check(dev, 'subscribe', full(dev, 'cmd/#')), 'allow')
 })
 
-acl('another device\'s prefix, outside any mountpoint, wildcard publish :: deny', async () => {
+acl("another device's prefix, outside any mountpoint, wildcard publish :: deny", async () => {
   assert.is(await check(dev, 'publish', full(other, 'telemetry')), 'deny')
   assert.is(await check(dev, 'subscribe', full(other, '#')), 'deny')
   assert.is(await check(dev, 'publish', 'telemetry'), 'deny')
@@ -142,8 +193,18 @@ acl('another device\'s prefix, outside any mountpoint, wildcard publish :: deny'
 })
 
 acl('policies bound to the device :: narrow publish and subscribe', async () => {
-  const deny = await t.admin.post('/api/v1/policies', { name: 'no secrets', topic: 'secret/#', access: 0, allow: 0 })
-  const subOnly = await t.admin.post('/api/v1/policies', { name: 'only cmd', topic: 'cmd/+', access: 1, allow: 1 })
+  const deny = await t.admin.post('/api/v1/policies', {
+    name: 'no secrets',
+    topic: 'secret/#',
+    access: 0,
+    allow: 0,
+  })
+  const subOnly = await t.admin.post('/api/v1/policies', {
+    name: 'only cmd',
+    topic: 'cmd/+',
+    access: 1,
+    allow: 1,
+  })
   assert.is(deny.status, 201, deny.text)
   for (const p of [deny.body, subOnly.body]) {
     const b = await t.admin.post(`/api/v1/policies/${p.id}/devices`, { devicesIntID: [dev.id] })
@@ -153,11 +214,24 @@ acl('policies bound to the device :: narrow publish and subscribe', async () => 
   assert.is(await check(dev, 'publish', full(dev, 'telemetry')), 'allow')
   assert.is(await check(dev, 'subscribe', full(dev, 'cmd/a')), 'allow')
   assert.is(await check(dev, 'subscribe', full(dev, 'inbox')), 'deny')
-  assert.is(await check(other, 'publish', full(other, 'secret/x')), 'allow', 'other device unaffected')
+  assert.is(
+    await check(other, 'publish', full(other, 'secret/x')),
+    'allow',
+    'other device unaffected',
+  )
 })
 
 acl('the service account :: allow anywhere', async () => {
-  const r = await t.anon.post('/api/v1/emqx/acl', { clientid: 'devicecloud-x', username: 'svc', topic: '$share/g//+/+/+/+/#', action: 'subscribe' }, H)
+  const r = await t.anon.post(
+    '/api/v1/emqx/acl',
+    {
+      clientid: 'devicecloud-x',
+      username: 'svc',
+      topic: '$share/g//+/+/+/+/#',
+      action: 'subscribe',
+    },
+    H,
+  )
   assert.equal(r.body, { result: 'allow' })
 })
 
@@ -169,28 +243,61 @@ events.after(async () => t.close())
 const event = (body: object) => t.anon.post('/api/v1/emqx/events', body, H)
 const detail = async (d: any) => (await t.admin.get(`/api/v1/devices/${d.id}`)).body
 
-events('client.connected :: 200 {}, device online with clientIP and keepAlive, connect log status 1', async () => {
-  const r = await event({ event: 'client.connected', clientid: dev.deviceID, peername: '192.0.2.7:50211', keepalive: 45, connected_at: 1000 })
-  assert.is(r.status, 200)
-  assert.equal(r.body, {})
-  const d = await detail(dev)
-  assert.equal([d.deviceStatus, d.clientIP, d.keepAlive], [1, '192.0.2.7', 45])
-  assert.ok(d.connectedAt)
-  const last = (await connectLogs(dev)).at(-1)
-  assert.equal([last.connectStatus, last.IP, last.keepAlive], [1, '192.0.2.7', 45])
-})
+events(
+  'client.connected :: 200 {}, device online with clientIP and keepAlive, connect log status 1',
+  async () => {
+    const r = await event({
+      event: 'client.connected',
+      clientid: dev.deviceID,
+      peername: '192.0.2.7:50211',
+      keepalive: 45,
+      connected_at: 1000,
+    })
+    assert.is(r.status, 200)
+    assert.equal(r.body, {})
+    const d = await detail(dev)
+    assert.equal([d.deviceStatus, d.clientIP, d.keepAlive], [1, '192.0.2.7', 45])
+    assert.ok(d.connectedAt)
+    const last = (await connectLogs(dev)).at(-1)
+    assert.equal([last.connectStatus, last.IP, last.keepAlive], [1, '192.0.2.7', 45])
+  },
+)
 
-events('takeover then the old session\'s late disconnect :: device stays online', async () => {
-  await event({ event: 'client.connected', clientid: dev.deviceID, peername: '[2001:db8::1]:4000', keepalive: 30, connected_at: 2000 })
-  await event({ event: 'client.disconnected', clientid: dev.deviceID, reason: 'takenover', connected_at: 1000 })
-  await event({ event: 'client.disconnected', clientid: dev.deviceID, reason: 'normal', connected_at: 1000 })
+events("takeover then the old session's late disconnect :: device stays online", async () => {
+  await event({
+    event: 'client.connected',
+    clientid: dev.deviceID,
+    peername: '[2001:db8::1]:4000',
+    keepalive: 30,
+    connected_at: 2000,
+  })
+  await event({
+    event: 'client.disconnected',
+    clientid: dev.deviceID,
+    reason: 'takenover',
+    connected_at: 1000,
+  })
+  await event({
+    event: 'client.disconnected',
+    clientid: dev.deviceID,
+    reason: 'normal',
+    connected_at: 1000,
+  })
   const d = await detail(dev)
   assert.equal([d.deviceStatus, d.clientIP], [1, '2001:db8::1'])
-  assert.equal((await connectLogs(dev)).slice(-3).map((l: any) => l.connectStatus), [1, 0, 0])
+  assert.equal(
+    (await connectLogs(dev)).slice(-3).map((l: any) => l.connectStatus),
+    [1, 0, 0],
+  )
 })
 
 events('client.disconnected of the current session :: offline, connect log status 0', async () => {
-  const r = await event({ event: 'client.disconnected', clientid: dev.deviceID, reason: 'normal', connected_at: 2000 })
+  const r = await event({
+    event: 'client.disconnected',
+    clientid: dev.deviceID,
+    reason: 'normal',
+    connected_at: 2000,
+  })
   assert.is(r.status, 200)
   assert.is((await detail(dev)).deviceStatus, 0)
   assert.is((await connectLogs(dev)).at(-1).connectStatus, 0)
@@ -198,7 +305,16 @@ events('client.disconnected of the current session :: offline, connect log statu
 
 events('unknown clients and other events :: 200 {} and nothing written', async () => {
   const before = (await t.admin.get('/api/v1/device_connect_logs?_limit=1')).body.meta.count
-  assert.equal((await event({ event: 'client.connected', clientid: 'devicecloud-node-1', peername: '1.2.3.4:1' })).body, {})
+  assert.equal(
+    (
+      await event({
+        event: 'client.connected',
+        clientid: 'devicecloud-node-1',
+        peername: '1.2.3.4:1',
+      })
+    ).body,
+    {},
+  )
   assert.equal((await event({ event: 'message.publish', clientid: other.deviceID })).body, {})
   await sleep(50)
   assert.is((await t.admin.get('/api/v1/device_connect_logs?_limit=1')).body.meta.count, before)

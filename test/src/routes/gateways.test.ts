@@ -7,11 +7,38 @@ let t: TestService
 let prod: any
 
 const DETAIL_KEYS = [
-  'id', 'gatewayName', 'deviceID', 'deviceUsername', 'token', 'authType', 'authTypeLabel', 'blocked', 'deviceStatus',
-  'deviceStatusLabel', 'gatewayProtocol', 'gatewayProtocolLabel', 'upLinkNetwork', 'upLinkNetworkLabel', 'upLinkProtocol',
-  'upLinkProtocolLabel', 'mac', 'productID', 'productName', 'manufacturer', 'serialNumber', 'softVersion', 'hardwareVersion',
-  'description', 'location', 'deviceConsoleIP', 'deviceConsolePort', 'deviceConsoleUsername', 'createUser', 'userIntID',
-  'createAt', 'updateAt',
+  'id',
+  'gatewayName',
+  'deviceID',
+  'deviceUsername',
+  'token',
+  'authType',
+  'authTypeLabel',
+  'blocked',
+  'deviceStatus',
+  'deviceStatusLabel',
+  'gatewayProtocol',
+  'gatewayProtocolLabel',
+  'upLinkNetwork',
+  'upLinkNetworkLabel',
+  'upLinkProtocol',
+  'upLinkProtocolLabel',
+  'mac',
+  'productID',
+  'productName',
+  'manufacturer',
+  'serialNumber',
+  'softVersion',
+  'hardwareVersion',
+  'description',
+  'location',
+  'deviceConsoleIP',
+  'deviceConsolePort',
+  'deviceConsoleUsername',
+  'createUser',
+  'userIntID',
+  'createAt',
+  'updateAt',
 ]
 
 const gwBody = (extra: Record<string, unknown> = {}) => ({
@@ -39,14 +66,26 @@ crud('create :: 201 detail with zh labels, generated credentials, updateAt null'
   assert.is(r.status, 201)
   assert.equal(Object.keys(r.body), DETAIL_KEYS)
   assert.equal(
-    [r.body.gatewayProtocolLabel, r.body.upLinkNetworkLabel, r.body.upLinkProtocolLabel, r.body.authTypeLabel, r.body.deviceStatusLabel],
+    [
+      r.body.gatewayProtocolLabel,
+      r.body.upLinkNetworkLabel,
+      r.body.upLinkProtocolLabel,
+      r.body.authTypeLabel,
+      r.body.deviceStatusLabel,
+    ],
     ['Modbus', '4G', 'MQTT', 'Token', '离线'],
   )
   const creds = [r.body.deviceID, r.body.deviceUsername, r.body.token]
   for (const v of creds) assert.match(v, /^[A-Za-z0-9]{36}$/)
   assert.is(new Set(creds).size, 3)
-  assert.equal([r.body.gatewayName, r.body.mac, r.body.location, r.body.createUser], [body.gatewayName, body.mac, body.location, 'admin'])
-  assert.equal([r.body.productID, r.body.productName, r.body.blocked, r.body.deviceConsolePort], [prod.productID, prod.productName, 0, 22])
+  assert.equal(
+    [r.body.gatewayName, r.body.mac, r.body.location, r.body.createUser],
+    [body.gatewayName, body.mac, body.location, 'admin'],
+  )
+  assert.equal(
+    [r.body.productID, r.body.productName, r.body.blocked, r.body.deviceConsolePort],
+    [prod.productID, prod.productName, 0, 22],
+  )
   assert.match(r.body.createAt, TIME)
   assert.is(r.body.updateAt, null)
 })
@@ -55,30 +94,59 @@ crud('detail in English :: labels from Accept-Language', async () => {
   const g = await newGateway(t.admin, prod.productID, { upLinkNetwork: 4, authType: 2 })
   const r = await t.admin.english().get(`/api/v1/gateways/${g.id}`)
   assert.is(r.status, 200)
-  assert.equal([r.body.upLinkNetworkLabel, r.body.authTypeLabel, r.body.deviceStatusLabel], ['Wi-Fi', 'Certificate', 'Offline'])
+  assert.equal(
+    [r.body.upLinkNetworkLabel, r.body.authTypeLabel, r.body.deviceStatusLabel],
+    ['Wi-Fi', 'Certificate', 'Offline'],
+  )
   assert.not.ok('deviceCount' in r.body)
 })
 
 crud('missing fields :: 422 naming each', async () => {
   const r = await t.admin.post('/api/v1/gateways', {})
   assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), ['authType', 'gatewayName', 'gatewayProtocol', 'productID'])
+  assert.equal(Object.keys(r.body.errors).sort(), [
+    'authType',
+    'gatewayName',
+    'gatewayProtocol',
+    'productID',
+  ])
 })
 
 crud('bad enumerations, MAC, port, location :: 422 naming each', async () => {
   const r = await t.admin.post(
     '/api/v1/gateways',
-    gwBody({ gatewayProtocol: 8, upLinkNetwork: 6, upLinkProtocol: 0, authType: 3, blocked: 2, mac: '00:1A:2B:3C:4D', deviceConsolePort: 0, location: 3, deviceID: 'a/b' }),
+    gwBody({
+      gatewayProtocol: 8,
+      upLinkNetwork: 6,
+      upLinkProtocol: 0,
+      authType: 3,
+      blocked: 2,
+      mac: '00:1A:2B:3C:4D',
+      deviceConsolePort: 0,
+      location: 3,
+      deviceID: 'a/b',
+    }),
   )
   assert.is(r.status, 422)
   assert.equal(Object.keys(r.body.errors).sort(), [
-    'authType', 'blocked', 'deviceConsolePort', 'deviceID', 'gatewayProtocol', 'location', 'mac', 'upLinkNetwork', 'upLinkProtocol',
+    'authType',
+    'blocked',
+    'deviceConsolePort',
+    'deviceID',
+    'gatewayProtocol',
+    'location',
+    'mac',
+    'upLinkNetwork',
+    'upLinkProtocol',
   ])
   for (const mac of ['001A2B3C4D5E', '00:1A-2B:3C:4D:5E', 'GG:1A:2B:3C:4D:5E']) {
     const m = await t.admin.post('/api/v1/gateways', gwBody({ mac }))
     assert.equal(Object.keys(m.body.errors ?? {}), ['mac'], mac)
   }
-  assert.is((await t.admin.post('/api/v1/gateways', gwBody({ mac: 'aa-bb-cc-dd-ee-ff' }))).status, 201)
+  assert.is(
+    (await t.admin.post('/api/v1/gateways', gwBody({ mac: 'aa-bb-cc-dd-ee-ff' }))).status,
+    201,
+  )
 })
 
 crud('unknown or foreign productID :: 404 errors.productID', async () => {
@@ -103,7 +171,11 @@ crud('duplicate gatewayName or deviceID :: 400 DATA_EXISTED naming the field', a
 
 crud('chosen credentials :: stored', async () => {
   const deviceID = uniq('gw.id')
-  const g = await newGateway(t.admin, prod.productID, { deviceID, deviceUsername: 'gw-user', token: 'gw-token' })
+  const g = await newGateway(t.admin, prod.productID, {
+    deviceID,
+    deviceUsername: 'gw-user',
+    token: 'gw-token',
+  })
   assert.equal([g.deviceID, g.deviceUsername, g.token], [deviceID, 'gw-user', 'gw-token'])
 })
 
@@ -111,18 +183,32 @@ crud('list :: deviceCount of devices under each gateway, list form, filters', as
   const p = await newProduct(t.admin, 1)
   const g = await newGateway(t.admin, p.productID, { gatewayProtocol: 4 })
   const empty = await newGateway(t.admin, p.productID, { gatewayProtocol: 7 })
-  for (let i = 0; i < 2; i++) await newDevice(t.admin, mqttBody(p.productID, { upLinkSystem: 2, gateway: g.id }))
+  for (let i = 0; i < 2; i++)
+    await newDevice(t.admin, mqttBody(p.productID, { upLinkSystem: 2, gateway: g.id }))
   const r = await t.admin.get(`/api/v1/gateways?productID=${p.productID}`)
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
-  assert.equal(r.body.items.map((x: any) => [x.id, x.deviceCount]), [[empty.id, 0], [g.id, 2]])
+  assert.equal(
+    r.body.items.map((x: any) => [x.id, x.deviceCount]),
+    [
+      [empty.id, 0],
+      [g.id, 2],
+    ],
+  )
   assert.not.ok('createUser' in r.body.items[0])
-  const ids = async (q: string) => (await t.admin.get(`/api/v1/gateways?productID=${p.productID}&${q}`)).body.items.map((x: any) => x.id)
+  const ids = async (q: string) =>
+    (await t.admin.get(`/api/v1/gateways?productID=${p.productID}&${q}`)).body.items.map(
+      (x: any) => x.id,
+    )
   assert.equal(await ids('gatewayProtocol=4'), [g.id])
-  assert.ok((await ids(`gatewayName_like=${g.gatewayName.slice(0, 8).toUpperCase()}`)).includes(g.id))
+  assert.ok(
+    (await ids(`gatewayName_like=${g.gatewayName.slice(0, 8).toUpperCase()}`)).includes(g.id),
+  )
   assert.equal(await ids(`deviceID=${empty.deviceID}`), [empty.id])
   assert.equal(await ids('_limit=1&_page=2'), [g.id])
-  const en = await t.admin.english().get(`/api/v1/gateways?productID=${p.productID}&gatewayProtocol=4`)
+  const en = await t.admin
+    .english()
+    .get(`/api/v1/gateways?productID=${p.productID}&gatewayProtocol=4`)
   assert.is(en.body.items[0].gatewayProtocolLabel, 'LoRa')
 })
 
@@ -136,9 +222,17 @@ crud('devices are not gateways :: never listed, /gateways/:id 404', async () => 
 crud('edit whole record as read :: 200, updateAt set, blocked settable', async () => {
   const g = await newGateway(t.admin, prod.productID)
   const read = (await t.admin.get(`/api/v1/gateways/${g.id}`)).body
-  const r = await t.admin.put(`/api/v1/gateways/${g.id}`, { ...read, gatewayName: `${g.gatewayName}-2`, blocked: 1, location: 'roof' })
+  const r = await t.admin.put(`/api/v1/gateways/${g.id}`, {
+    ...read,
+    gatewayName: `${g.gatewayName}-2`,
+    blocked: 1,
+    location: 'roof',
+  })
   assert.is(r.status, 200)
-  assert.equal([r.body.gatewayName, r.body.blocked, r.body.location], [`${g.gatewayName}-2`, 1, 'roof'])
+  assert.equal(
+    [r.body.gatewayName, r.body.blocked, r.body.location],
+    [`${g.gatewayName}-2`, 1, 'roof'],
+  )
   assert.match(r.body.updateAt, TIME)
   assert.equal([r.body.deviceID, r.body.token], [g.deviceID, g.token])
   const cleared = await t.admin.put(`/api/v1/gateways/${g.id}`, { mac: null })
@@ -148,7 +242,10 @@ crud('edit whole record as read :: 200, updateAt set, blocked settable', async (
 
 crud('edit a credential :: 422 cannot be changed', async () => {
   const g = await newGateway(t.admin, prod.productID)
-  const r = await t.admin.put(`/api/v1/gateways/${g.id}`, { deviceID: 'new-id', token: 'new-token' })
+  const r = await t.admin.put(`/api/v1/gateways/${g.id}`, {
+    deviceID: 'new-id',
+    token: 'new-token',
+  })
   assert.is(r.status, 422)
   assert.equal(r.body.errors, { deviceID: 'cannot be changed', token: 'cannot be changed' })
 })
@@ -193,7 +290,9 @@ crud('viewer :: reads, writes 403', async () => {
 })
 
 crud('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/gateways', 'nope', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', '/api/v1/gateways', 'nope', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
 })

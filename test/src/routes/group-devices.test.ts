@@ -9,7 +9,10 @@ let tenant: string
 let n = 0
 
 async function product(client = t.admin) {
-  const r = await client.post('/api/v1/products', { productName: `P${++n}-${Date.now()}`, cloudProtocol: 1 })
+  const r = await client.post('/api/v1/products', {
+    productName: `P${++n}-${Date.now()}`,
+    cloudProtocol: 1,
+  })
   assert.is(r.status, 201, r.text)
   return r.body as { id: number; productID: string; productName: string }
 }
@@ -25,7 +28,8 @@ async function setup(count = 2) {
   const p = await product()
   const g = await group(p.productID)
   const devices: number[] = []
-  for (let i = 0; i < count; i++) devices.push(await insertDevice(t, tenant, p.id, { deviceName: `d${++n}` }))
+  for (let i = 0; i < count; i++)
+    devices.push(await insertDevice(t, tenant, p.id, { deviceName: `d${++n}` }))
   return { p, g, devices }
 }
 
@@ -41,7 +45,9 @@ members('add :: 201 {groupIntID, groupID, added, deviceCount}; again is idempote
   const r = await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: devices })
   assert.is(r.status, 201)
   assert.equal(r.body, { groupIntID: g.id, groupID: g.groupID, added: 2, deviceCount: 2 })
-  const again = await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: [devices[0], devices[0]] })
+  const again = await t.admin.post(`/api/v1/groups/${g.id}/devices`, {
+    ids: [devices[0], devices[0]],
+  })
   assert.is(again.status, 201)
   assert.equal(again.body, { groupIntID: g.id, groupID: g.groupID, added: 0, deviceCount: 2 })
   assert.is((await t.admin.get(`/api/v1/groups/${g.id}`)).body.deviceCount, 2)
@@ -62,7 +68,7 @@ members('add unknown, foreign or gateway id :: 404 errors.ids, nothing added', a
   assert.is((await t.admin.get(`/api/v1/groups/${g.id}`)).body.deviceCount, 0)
 })
 
-members("add a device of another product :: 422 errors.ids naming the device", async () => {
+members('add a device of another product :: 422 errors.ids naming the device', async () => {
   const { g } = await setup(0)
   const p2 = await product()
   const stranger = await insertDevice(t, tenant, p2.id, { deviceName: 'wrong-product' })
@@ -77,9 +83,14 @@ members('add with bad body :: 422 errors.ids, 400 non-JSON, 404 unknown group', 
   for (const body of [{}, { ids: [] }, { ids: 'x' }, { ids: ['1'] }, { ids: [-1] }]) {
     const r = await t.admin.post(`/api/v1/groups/${g.id}/devices`, body)
     assert.is(r.status, 422, JSON.stringify(body))
-    assert.ok(Object.keys(r.body.errors).some((k) => k.startsWith('ids')), JSON.stringify(body))
+    assert.ok(
+      Object.keys(r.body.errors).some((k) => k.startsWith('ids')),
+      JSON.stringify(body),
+    )
   }
-  const raw = await t.admin.call('POST', `/api/v1/groups/${g.id}/devices`, 'ids=1', { 'content-type': 'application/json' })
+  const raw = await t.admin.call('POST', `/api/v1/groups/${g.id}/devices`, 'ids=1', {
+    'content-type': 'application/json',
+  })
   assert.is(raw.status, 400)
   assert.is(raw.body.errorCode, 'BAD_REQUEST')
   assert.is((await t.admin.post('/api/v1/groups/999999/devices', { ids: devices })).status, 404)
@@ -108,13 +119,21 @@ members('list :: page of devices with Variant A and B status fields, labels, fil
     productID: p.productID,
     productName: p.productName,
   })
-  assert.equal(r.body.items.map((d: any) => d.id), [...devices].reverse())
+  assert.equal(
+    r.body.items.map((d: any) => d.id),
+    [...devices].reverse(),
+  )
   const en = await t.admin.english().get(`/api/v1/groups/${g.id}/devices?deviceID=${deviceID}`)
   assert.is(en.body.meta.count, 1)
   assert.is(en.body.items[0].statusLabel, 'Online')
   assert.is(en.body.items[0].deviceTypeLabel, 'Terminal')
-  const byName = await t.admin.get(`/api/v1/groups/${g.id}/devices?deviceName_like=${encodeURIComponent(deviceName)}`)
-  assert.equal(byName.body.items.map((d: any) => d.id), [devices[0]])
+  const byName = await t.admin.get(
+    `/api/v1/groups/${g.id}/devices?deviceName_like=${encodeURIComponent(deviceName)}`,
+  )
+  assert.equal(
+    byName.body.items.map((d: any) => d.id),
+    [devices[0]],
+  )
   assert.is((await t.admin.get('/api/v1/groups/999999/devices')).status, 404)
 })
 
@@ -136,25 +155,38 @@ members('remove :: 204, all or none; a non-member is 404 errors.ids', async () =
   assert.is((await t.admin.del(`/api/v1/groups?ids=${g.id}`)).status, 204)
 })
 
-members('not_joined_devices :: plain array of {label, value}, only the product, filter deviceName_like', async () => {
-  const { p, g, devices } = await setup(3)
-  await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: [devices[0]] })
-  await insertDevice(t, tenant, p.id, { kind: 'gateway', deviceName: 'gw-not-a-member' })
-  await insertDevice(t, tenant, (await product()).id, { deviceName: 'other-product' })
-  const r = await t.admin.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)
-  assert.is(r.status, 200)
-  const names = await t.svc.deps.meta.db.all('SELECT id, device_name FROM devices WHERE id IN (?, ?)', [devices[1]!, devices[2]!])
-  const label = (id: number) => String(names.find((x) => Number(x.id) === id)?.device_name)
-  assert.equal(r.body, [
-    { label: label(devices[2]!), value: devices[2] },
-    { label: label(devices[1]!), value: devices[1] },
-  ])
-  const filtered = await t.admin.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices?deviceName_like=${label(devices[1]!)}`)
-  assert.equal(filtered.body, [{ label: label(devices[1]!), value: devices[1] }])
-  const pct = await t.admin.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices?deviceName_like=%25`)
-  assert.equal(pct.body, [])
-  assert.is((await t.admin.get('/api/v1/platform_select/groups/999999/not_joined_devices')).status, 404)
-})
+members(
+  'not_joined_devices :: plain array of {label, value}, only the product, filter deviceName_like',
+  async () => {
+    const { p, g, devices } = await setup(3)
+    await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: [devices[0]] })
+    await insertDevice(t, tenant, p.id, { kind: 'gateway', deviceName: 'gw-not-a-member' })
+    await insertDevice(t, tenant, (await product()).id, { deviceName: 'other-product' })
+    const r = await t.admin.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)
+    assert.is(r.status, 200)
+    const names = await t.svc.deps.meta.db.all(
+      'SELECT id, device_name FROM devices WHERE id IN (?, ?)',
+      [devices[1]!, devices[2]!],
+    )
+    const label = (id: number) => String(names.find((x) => Number(x.id) === id)?.device_name)
+    assert.equal(r.body, [
+      { label: label(devices[2]!), value: devices[2] },
+      { label: label(devices[1]!), value: devices[1] },
+    ])
+    const filtered = await t.admin.get(
+      `/api/v1/platform_select/groups/${g.id}/not_joined_devices?deviceName_like=${label(devices[1]!)}`,
+    )
+    assert.equal(filtered.body, [{ label: label(devices[1]!), value: devices[1] }])
+    const pct = await t.admin.get(
+      `/api/v1/platform_select/groups/${g.id}/not_joined_devices?deviceName_like=%25`,
+    )
+    assert.equal(pct.body, [])
+    assert.is(
+      (await t.admin.get('/api/v1/platform_select/groups/999999/not_joined_devices')).status,
+      404,
+    )
+  },
+)
 
 members('device deleted :: its memberships go with it', async () => {
   const { g, devices } = await setup(2)
@@ -170,7 +202,10 @@ members('tenant isolation :: foreign group 404 on every member call', async () =
   assert.is((await other.get(`/api/v1/groups/${g.id}/devices`)).status, 404)
   assert.is((await other.post(`/api/v1/groups/${g.id}/devices`, { ids: devices })).status, 404)
   assert.is((await other.del(`/api/v1/groups/${g.id}/devices?ids=${devices[0]}`)).status, 404)
-  assert.is((await other.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)).status, 404)
+  assert.is(
+    (await other.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)).status,
+    404,
+  )
   assert.is((await t.admin.get(`/api/v1/groups/${g.id}`)).body.deviceCount, 1)
 })
 
@@ -180,7 +215,10 @@ members('viewer write :: 403 on add and remove, list allowed', async () => {
   assert.is((await viewer.post(`/api/v1/groups/${g.id}/devices`, { ids: devices })).status, 403)
   assert.is((await viewer.del(`/api/v1/groups/${g.id}/devices?ids=${devices[0]}`)).status, 403)
   assert.is((await viewer.get(`/api/v1/groups/${g.id}/devices`)).status, 200)
-  assert.is((await viewer.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)).status, 200)
+  assert.is(
+    (await viewer.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)).status,
+    200,
+  )
 })
 
 members.run()

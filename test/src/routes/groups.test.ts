@@ -10,7 +10,10 @@ let n = 0
 
 /** A new product of the admin's tenant (or of `client`). */
 async function product(client = t.admin, cloudProtocol = 1) {
-  const r = await client.post('/api/v1/products', { productName: `P${++n}-${Date.now()}`, cloudProtocol })
+  const r = await client.post('/api/v1/products', {
+    productName: `P${++n}-${Date.now()}`,
+    cloudProtocol,
+  })
   assert.is(r.status, 201, r.text)
   return r.body as { id: number; productID: string; productName: string }
 }
@@ -30,7 +33,11 @@ groups.after(async () => t.close())
 
 groups('create :: 201 with the stored record, generated groupID, updateAt null', async () => {
   const p = await product()
-  const r = await t.admin.post('/api/v1/groups', { productID: p.productID, groupName: 'Floor 1', description: 'north' })
+  const r = await t.admin.post('/api/v1/groups', {
+    productID: p.productID,
+    groupName: 'Floor 1',
+    description: 'north',
+  })
   assert.is(r.status, 201)
   const { id, groupID, createAt, ...rest } = r.body
   assert.type(id, 'number')
@@ -45,7 +52,18 @@ groups('create :: 201 with the stored record, generated groupID, updateAt null',
     createUser: 'admin',
     updateAt: null,
   })
-  assert.equal(Object.keys(r.body), ['id', 'groupID', 'groupName', 'description', 'productID', 'productName', 'deviceCount', 'createUser', 'createAt', 'updateAt'])
+  assert.equal(Object.keys(r.body), [
+    'id',
+    'groupID',
+    'groupName',
+    'description',
+    'productID',
+    'productName',
+    'deviceCount',
+    'createUser',
+    'createAt',
+    'updateAt',
+  ])
   const detail = await t.admin.get(`/api/v1/groups/${id}`)
   assert.is(detail.status, 200)
   assert.equal(detail.body, r.body)
@@ -59,13 +77,19 @@ groups('missing fields :: 422 FORM_INVALID naming productID and groupName', asyn
 })
 
 groups('wrong types and blank name :: 422 naming every field', async () => {
-  const r = await t.admin.post('/api/v1/groups', { productID: 12, groupName: '   ', description: 5 })
+  const r = await t.admin.post('/api/v1/groups', {
+    productID: 12,
+    groupName: '   ',
+    description: 5,
+  })
   assert.is(r.status, 422)
   assert.equal(Object.keys(r.body.errors).sort(), ['description', 'groupName', 'productID'])
 })
 
 groups('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/groups', '{"productID":', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', '/api/v1/groups', '{"productID":', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
 })
@@ -82,23 +106,36 @@ groups('unknown or foreign productID :: 404 DATA_NOT_FOUND errors.productID', as
   assert.ok(f.body.errors.productID)
 })
 
-groups('duplicate groupName :: 400 DATA_EXISTED errors.groupName; free in another tenant', async () => {
-  const p = await product()
-  await t.admin.post('/api/v1/groups', { productID: p.productID, groupName: 'Dup' })
-  const r = await t.admin.post('/api/v1/groups', { productID: p.productID, groupName: 'Dup' })
-  assert.is(r.status, 400)
-  assert.equal(r.body, { errorCode: 'DATA_EXISTED', message: r.body.message, errors: { groupName: 'already exists' } })
-  const other = await t.newTenant()
-  const theirs = await product(other)
-  assert.is((await other.post('/api/v1/groups', { productID: theirs.productID, groupName: 'Dup' })).status, 201)
-})
+groups(
+  'duplicate groupName :: 400 DATA_EXISTED errors.groupName; free in another tenant',
+  async () => {
+    const p = await product()
+    await t.admin.post('/api/v1/groups', { productID: p.productID, groupName: 'Dup' })
+    const r = await t.admin.post('/api/v1/groups', { productID: p.productID, groupName: 'Dup' })
+    assert.is(r.status, 400)
+    assert.equal(r.body, {
+      errorCode: 'DATA_EXISTED',
+      message: r.body.message,
+      errors: { groupName: 'already exists' },
+    })
+    const other = await t.newTenant()
+    const theirs = await product(other)
+    assert.is(
+      (await other.post('/api/v1/groups', { productID: theirs.productID, groupName: 'Dup' }))
+        .status,
+      201,
+    )
+  },
+)
 
 groups('SQL-looking name :: stored verbatim', async () => {
   const p = await product()
   const name = "g'); DROP TABLE groups; --"
   const r = await t.admin.post('/api/v1/groups', { productID: p.productID, groupName: name })
   assert.is(r.status, 201)
-  const back = await t.admin.get(`/api/v1/groups?groupName_like=${encodeURIComponent('DROP TABLE')}`)
+  const back = await t.admin.get(
+    `/api/v1/groups?groupName_like=${encodeURIComponent('DROP TABLE')}`,
+  )
   assert.is(back.body.meta.count, 1)
   assert.is(back.body.items[0].groupName, name)
 })
@@ -107,15 +144,32 @@ groups('list :: page envelope, list fields, filters', async () => {
   const p = await product()
   const a = await group(p.productID, t.admin, { groupName: 'L-Alpha', description: 'first' })
   await group(p.productID, t.admin, { groupName: 'L-Beta' })
-  await insertDevice(t, tenant, p.id).then((d) => t.admin.post(`/api/v1/groups/${a.id}/devices`, { ids: [d] }))
+  await insertDevice(t, tenant, p.id).then((d) =>
+    t.admin.post(`/api/v1/groups/${a.id}/devices`, { ids: [d] }),
+  )
   const r = await t.admin.get('/api/v1/groups?groupName_like=l-a')
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 1, limit: 10, page: 1 })
   const item = r.body.items[0]
-  assert.equal(Object.keys(item), ['id', 'groupID', 'groupName', 'description', 'productID', 'productName', 'deviceCount', 'createAt', 'updateAt'])
+  assert.equal(Object.keys(item), [
+    'id',
+    'groupID',
+    'groupName',
+    'description',
+    'productID',
+    'productName',
+    'deviceCount',
+    'createAt',
+    'updateAt',
+  ])
   assert.is(item.deviceCount, 1)
-  const byProduct = await t.admin.get(`/api/v1/groups?productID=${p.productID}&_sort=groupName&_order=desc`)
-  assert.equal(byProduct.body.items.map((g: any) => g.groupName), ['L-Beta', 'L-Alpha'])
+  const byProduct = await t.admin.get(
+    `/api/v1/groups?productID=${p.productID}&_sort=groupName&_order=desc`,
+  )
+  assert.equal(
+    byProduct.body.items.map((g: any) => g.groupName),
+    ['L-Beta', 'L-Alpha'],
+  )
   assert.is((await t.admin.get(`/api/v1/groups?groupID=${a.groupID}`)).body.items[0].id, a.id)
   assert.is((await t.admin.get('/api/v1/groups?description_like=FIRST')).body.items[0].id, a.id)
   const newest = await t.admin.get(`/api/v1/groups?productID=${p.productID}`)
@@ -126,7 +180,12 @@ groups('edit :: 200, updateAt set, whole record accepted, product change while e
   const p1 = await product()
   const p2 = await product()
   const g = await group(p1.productID)
-  const r = await t.admin.put(`/api/v1/groups/${g.id}`, { ...g, groupName: 'Renamed', productID: p2.productID, description: null })
+  const r = await t.admin.put(`/api/v1/groups/${g.id}`, {
+    ...g,
+    groupName: 'Renamed',
+    productID: p2.productID,
+    description: null,
+  })
   assert.is(r.status, 200)
   assert.is(r.body.groupName, 'Renamed')
   assert.is(r.body.productID, p2.productID)
@@ -187,7 +246,9 @@ groups('delete a group with devices :: 400 REFERENCED_ERROR, nothing deleted', a
   const p = await product()
   const empty = await group(p.productID)
   const full = await group(p.productID)
-  await t.admin.post(`/api/v1/groups/${full.id}/devices`, { ids: [await insertDevice(t, tenant, p.id)] })
+  await t.admin.post(`/api/v1/groups/${full.id}/devices`, {
+    ids: [await insertDevice(t, tenant, p.id)],
+  })
   const r = await t.admin.del(`/api/v1/groups?ids=${empty.id},${full.id}`)
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'REFERENCED_ERROR')

@@ -10,7 +10,8 @@ import { IngestModelRepo } from '../../../store/libsql/ingest-model.ts'
 
 let t: TestService
 let w: World
-const post = (c: Client, body: unknown) => c.call('POST', '/api/v1/ingest', JSON.stringify(body), { 'content-type': 'application/json' })
+const post = (c: Client, body: unknown) =>
+  c.call('POST', '/api/v1/ingest', JSON.stringify(body), { 'content-type': 'application/json' })
 
 const queue = suite('POST /api/v1/ingest: backpressure')
 queue.before(async () => {
@@ -20,55 +21,98 @@ queue.before(async () => {
 })
 queue.after(() => t.close())
 
-queue('queue full :: 429 TOO_MANY_REQUESTS with Retry-After; accepted again once drained', async () => {
-  const dev = new Client(t.url, basic(w.device))
-  const first = post(dev, { topic: 'telemetry', payload: { temp: 1 } })
-  const end = Date.now() + 2_000
-  while (!t.svc.deps.pipeline.saturated && Date.now() < end) await new Promise((r) => setTimeout(r, 5))
-  assert.ok(t.svc.deps.pipeline.saturated, 'the first request should fill the queue')
-  const second = await post(dev, { topic: 'telemetry', payload: { temp: 2 } })
-  assert.equal([second.status, second.body.errorCode, second.headers.get('retry-after')], [429, 'TOO_MANY_REQUESTS', '1'])
-  const f = await first
-  assert.equal([f.status, f.body], [202, { accepted: 1, rejected: [] }])
-  await t.svc.deps.pipeline.drained()
-  const third = await post(dev, { topic: 'telemetry', payload: { temp: 3 } })
-  assert.equal([third.status, third.body], [202, { accepted: 1, rejected: [] }])
-})
+queue(
+  'queue full :: 429 TOO_MANY_REQUESTS with Retry-After; accepted again once drained',
+  async () => {
+    const dev = new Client(t.url, basic(w.device))
+    const first = post(dev, { topic: 'telemetry', payload: { temp: 1 } })
+    const end = Date.now() + 2_000
+    while (!t.svc.deps.pipeline.saturated && Date.now() < end)
+      await new Promise((r) => setTimeout(r, 5))
+    assert.ok(t.svc.deps.pipeline.saturated, 'the first request should fill the queue')
+    const second = await post(dev, { topic: 'telemetry', payload: { temp: 2 } })
+    assert.equal(
+      [second.status, second.body.errorCode, second.headers.get('retry-after')],
+      [429, 'TOO_MANY_REQUESTS', '1'],
+    )
+    const f = await first
+    assert.equal([f.status, f.body], [202, { accepted: 1, rejected: [] }])
+    await t.svc.deps.pipeline.drained()
+    const third = await post(dev, { topic: 'telemetry', payload: { temp: 3 } })
+    assert.equal([third.status, third.body], [202, { accepted: 1, rejected: [] }])
+  },
+)
 
-queue('a batch larger than the queue while it is busy :: queued messages accepted, the others TOO_MANY_REQUESTS', async () => {
-  const dev = new Client(t.url, basic(w.device))
-  const msgs = Array.from({ length: 3 }, (_, i) => ({ topic: 'telemetry', payload: { hum: i } }))
-  const r = await post(dev, { messages: msgs })
-  assert.is(r.status, 202, r.text)
-  assert.is(r.body.accepted, 1)
-  assert.equal(r.body.rejected.map((x: any) => [x.index, x.errorCode]), [[1, 'TOO_MANY_REQUESTS'], [2, 'TOO_MANY_REQUESTS']])
-})
+queue(
+  'a batch larger than the queue while it is busy :: queued messages accepted, the others TOO_MANY_REQUESTS',
+  async () => {
+    const dev = new Client(t.url, basic(w.device))
+    const msgs = Array.from({ length: 3 }, (_, i) => ({ topic: 'telemetry', payload: { hum: i } }))
+    const r = await post(dev, { messages: msgs })
+    assert.is(r.status, 202, r.text)
+    assert.is(r.body.accepted, 1)
+    assert.equal(
+      r.body.rejected.map((x: any) => [x.index, x.errorCode]),
+      [
+        [1, 'TOO_MANY_REQUESTS'],
+        [2, 'TOO_MANY_REQUESTS'],
+      ],
+    )
+  },
+)
 
 queue.run()
 
 const close = suite('service close (the SIGTERM path)')
 
-close('uplinks queued with a long linger :: close() commits them at once, nothing is lost', async () => {
-  const s = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '1000' })
-  const world = await buildWorld(s.admin, s)
-  const device = (await new IngestModelRepo(s.svc.deps.meta.db).deviceByDeviceID(world.device.deviceID))!
-  const pipeline = s.svc.deps.pipeline
-  const outcomes = Array.from({ length: 20 }, (_, i) =>
-    pipeline.submit({ device, topic: 'telemetry', payload: Buffer.from(JSON.stringify({ data_type: 'event', data: { hum: { time: 1700000000 + i, value: i } } })), receivedAt: Date.now(), ip: null }),
-  )
-  const started = Date.now()
-  await s.svc.close()
-  assert.ok(Date.now() - started < 900, `close took ${Date.now() - started} ms: it waited for the linger`)
-  assert.equal((await Promise.all(outcomes)).map((o) => o.accepted), Array(20).fill(1))
-  const db = await openDb({ url: `file:${s.dir}/devicecloud.db` })
-  const n = await db.one('SELECT count(*) AS n FROM events WHERE device_id = ?', [world.device.deviceID])
-  db.close()
-  assert.is(Number(n!.n), 20)
-  const telemetry = await createTelemetryStore(loadConfig({ DATA_DIR: s.dir, ...storeEnv() }))
-  const raw = await telemetry.readRaw({ tenantID: world.tenantID, deviceID: world.device.deviceID, dataPointIDs: ['hum'], start: 0, end: 2e12 })
-  await telemetry.close()
-  assert.is(raw.get('hum')!.time.length, 20)
-  rmSync(s.dir, { recursive: true, force: true })
-})
+close(
+  'uplinks queued with a long linger :: close() commits them at once, nothing is lost',
+  async () => {
+    const s = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '1000' })
+    const world = await buildWorld(s.admin, s)
+    const device = (await new IngestModelRepo(s.svc.deps.meta.db).deviceByDeviceID(
+      world.device.deviceID,
+    ))!
+    const pipeline = s.svc.deps.pipeline
+    const outcomes = Array.from({ length: 20 }, (_, i) =>
+      pipeline.submit({
+        device,
+        topic: 'telemetry',
+        payload: Buffer.from(
+          JSON.stringify({ data_type: 'event', data: { hum: { time: 1700000000 + i, value: i } } }),
+        ),
+        receivedAt: Date.now(),
+        ip: null,
+      }),
+    )
+    const started = Date.now()
+    await s.svc.close()
+    assert.ok(
+      Date.now() - started < 900,
+      `close took ${Date.now() - started} ms: it waited for the linger`,
+    )
+    assert.equal(
+      (await Promise.all(outcomes)).map((o) => o.accepted),
+      Array(20).fill(1),
+    )
+    const db = await openDb({ url: `file:${s.dir}/devicecloud.db` })
+    const n = await db.one('SELECT count(*) AS n FROM events WHERE device_id = ?', [
+      world.device.deviceID,
+    ])
+    db.close()
+    assert.is(Number(n!.n), 20)
+    const telemetry = await createTelemetryStore(loadConfig({ DATA_DIR: s.dir, ...storeEnv() }))
+    const raw = await telemetry.readRaw({
+      tenantID: world.tenantID,
+      deviceID: world.device.deviceID,
+      dataPointIDs: ['hum'],
+      start: 0,
+      end: 2e12,
+    })
+    await telemetry.close()
+    assert.is(raw.get('hum')!.time.length, 20)
+    rmSync(s.dir, { recursive: true, force: true })
+  },
+)
 
 close.run()

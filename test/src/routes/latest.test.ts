@@ -15,43 +15,88 @@ latest.before(async () => {
 latest.after(() => t.close())
 
 const ingest = (c: Client, payload: unknown) =>
-  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), { 'content-type': 'application/json' })
+  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
+    'content-type': 'application/json',
+  })
 
-latest('a device without values :: every data point of its product with null time and value', async () => {
-  const r = await t.admin.get(`/api/v1/devices/${w.other.id}/latest`)
-  assert.is(r.status, 200, r.text)
-  assert.equal(r.body.map((x: any) => [x.dataPointID, x.time, x.value]), [
-    ['temp', null, null], ['hum', null, null], ['name', null, null], ['on', null, null], ['loc', null, null], ['secret', null, null],
-  ])
-  assert.equal(Object.keys(r.body[0]), ['dataPointIntID', 'dataPointID', 'dataPointName', 'pointDataType', 'time', 'value'])
-  assert.is(r.body[1].pointDataType, 16)
-})
+latest(
+  'a device without values :: every data point of its product with null time and value',
+  async () => {
+    const r = await t.admin.get(`/api/v1/devices/${w.other.id}/latest`)
+    assert.is(r.status, 200, r.text)
+    assert.equal(
+      r.body.map((x: any) => [x.dataPointID, x.time, x.value]),
+      [
+        ['temp', null, null],
+        ['hum', null, null],
+        ['name', null, null],
+        ['on', null, null],
+        ['loc', null, null],
+        ['secret', null, null],
+      ],
+    )
+    assert.equal(Object.keys(r.body[0]), [
+      'dataPointIntID',
+      'dataPointID',
+      'dataPointName',
+      'pointDataType',
+      'time',
+      'value',
+    ])
+    assert.is(r.body[1].pointDataType, 16)
+  },
+)
 
-latest('after ingest :: the newest value per data point; an older time does not replace it', async () => {
-  const dev = new Client(t.url, basic(w.device))
-  await ingest(dev, { data_type: 'event', data: { temp: { time: 1700000000, value: 20 }, name: { time: 1700000000, value: 'a' } } })
-  await ingest(dev, { data_type: 'event', data: { temp: { time: 1700000060, value: 25 }, on: { time: 1700000060, value: 0 } } })
-  await ingest(dev, { data_type: 'event', data: { temp: { time: 1699999000, value: 1 } } })
-  const r = await t.admin.get(`/api/v1/devices/${w.device.id}/latest`)
-  const by = Object.fromEntries(r.body.map((x: any) => [x.dataPointID, [x.time, x.value]]))
-  assert.equal(by.temp, ['2023-11-14 22:14:20', 25])
-  assert.equal(by.name, ['2023-11-14 22:13:20', 'a'])
-  assert.equal(by.on, ['2023-11-14 22:14:20', false])
-  assert.equal(by.hum, [null, null])
-  assert.match(by.temp[0], TIME)
-})
+latest(
+  'after ingest :: the newest value per data point; an older time does not replace it',
+  async () => {
+    const dev = new Client(t.url, basic(w.device))
+    await ingest(dev, {
+      data_type: 'event',
+      data: { temp: { time: 1700000000, value: 20 }, name: { time: 1700000000, value: 'a' } },
+    })
+    await ingest(dev, {
+      data_type: 'event',
+      data: { temp: { time: 1700000060, value: 25 }, on: { time: 1700000060, value: 0 } },
+    })
+    await ingest(dev, { data_type: 'event', data: { temp: { time: 1699999000, value: 1 } } })
+    const r = await t.admin.get(`/api/v1/devices/${w.device.id}/latest`)
+    const by = Object.fromEntries(r.body.map((x: any) => [x.dataPointID, [x.time, x.value]]))
+    assert.equal(by.temp, ['2023-11-14 22:14:20', 25])
+    assert.equal(by.name, ['2023-11-14 22:13:20', 'a'])
+    assert.equal(by.on, ['2023-11-14 22:14:20', false])
+    assert.equal(by.hum, [null, null])
+    assert.match(by.temp[0], TIME)
+  },
+)
 
-latest('values written before a restart of the cache :: read from the telemetry store', async () => {
-  // a second pipeline over the same stores has an empty cache: it must read the store
-  await t.svc.deps.telemetry.write([{ tenantID: w.tenantID, productID: w.product.productID, deviceID: w.child.deviceID, dataPointID: 'hum', time: 1700000000000, value: 12 }])
-  const r = await t.admin.get(`/api/v1/devices/${w.child.id}/latest`)
-  const hum = r.body.find((x: any) => x.dataPointID === 'hum')
-  assert.equal([hum.time, hum.value], ['2023-11-14 22:13:20', 12])
-})
+latest(
+  'values written before a restart of the cache :: read from the telemetry store',
+  async () => {
+    // a second pipeline over the same stores has an empty cache: it must read the store
+    await t.svc.deps.telemetry.write([
+      {
+        tenantID: w.tenantID,
+        productID: w.product.productID,
+        deviceID: w.child.deviceID,
+        dataPointID: 'hum',
+        time: 1700000000000,
+        value: 12,
+      },
+    ])
+    const r = await t.admin.get(`/api/v1/devices/${w.child.id}/latest`)
+    const hum = r.body.find((x: any) => x.dataPointID === 'hum')
+    assert.equal([hum.time, hum.value], ['2023-11-14 22:13:20', 12])
+  },
+)
 
 latest('another tenant’s device, an unknown id, a bad id :: 404 DATA_NOT_FOUND', async () => {
   const other = await t.newTenant()
-  for (const path of [`/api/v1/devices/${w.device.id}/latest`, '/api/v1/devices/999999/latest', '/api/v1/devices/abc/latest']) {
+  for (const path of [
+    `/api/v1/devices/${w.device.id}/latest`,
+    '/api/v1/devices/999999/latest',
+    '/api/v1/devices/abc/latest',
+  ]) {
     const r = await (path.includes(String(w.device.id)) ? other : t.admin).get(path)
     assert.equal([r.status, r.body.errorCode], [404, 'DATA_NOT_FOUND'], path)
   }

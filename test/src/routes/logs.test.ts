@@ -19,7 +19,8 @@ async function setup() {
   t = await startTestService()
   logs = t.svc.deps.meta.logs
   tenantA = await tenantOf(t)
-  productA = (await t.admin.post('/api/v1/products', { productName: 'Meters', cloudProtocol: 1 })).body
+  productA = (await t.admin.post('/api/v1/products', { productName: 'Meters', cloudProtocol: 1 }))
+    .body
   devA = await insertDevice(t, tenantA, productA.id, { deviceName: 'meter-1', deviceID: 'M1' })
   devA2 = await insertDevice(t, tenantA, productA.id, { deviceName: 'meter-2', deviceID: 'M2' })
 }
@@ -29,9 +30,35 @@ const connect = suite('GET /device_connect_logs')
 connect.before(async () => {
   await setup()
   await logs.addConnectLogs([
-    { tenantID: tenantA, deviceIntID: devA, deviceID: 'M1', deviceName: 'meter-1', connectStatus: 1, IP: '10.0.0.1', keepAlive: 60, msgTime: at(1) },
-    { tenantID: tenantA, deviceIntID: devA, deviceID: 'M1', deviceName: 'meter-1', connectStatus: 0, IP: '10.0.0.1', keepAlive: 60, msgTime: at(5) },
-    { tenantID: tenantA, deviceIntID: devA2, deviceID: 'M2', deviceName: 'meter-2', connectStatus: 2, IP: '192.168.1.9', msgTime: at(3) },
+    {
+      tenantID: tenantA,
+      deviceIntID: devA,
+      deviceID: 'M1',
+      deviceName: 'meter-1',
+      connectStatus: 1,
+      IP: '10.0.0.1',
+      keepAlive: 60,
+      msgTime: at(1),
+    },
+    {
+      tenantID: tenantA,
+      deviceIntID: devA,
+      deviceID: 'M1',
+      deviceName: 'meter-1',
+      connectStatus: 0,
+      IP: '10.0.0.1',
+      keepAlive: 60,
+      msgTime: at(5),
+    },
+    {
+      tenantID: tenantA,
+      deviceIntID: devA2,
+      deviceID: 'M2',
+      deviceName: 'meter-2',
+      connectStatus: 2,
+      IP: '192.168.1.9',
+      msgTime: at(3),
+    },
     { tenantID: null, deviceID: 'ghost', connectStatus: 2, IP: '6.6.6.6', msgTime: at(4) },
   ])
 })
@@ -41,13 +68,25 @@ connect('list :: page envelope, newest first by msgTime, exact record with zh la
   const r = await t.admin.get('/api/v1/device_connect_logs')
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
-  assert.equal(r.body.items.map((l: any) => l.msgTime), ['2024-03-01 10:05:00', '2024-03-01 10:03:00', '2024-03-01 10:01:00'])
+  assert.equal(
+    r.body.items.map((l: any) => l.msgTime),
+    ['2024-03-01 10:05:00', '2024-03-01 10:03:00', '2024-03-01 10:01:00'],
+  )
   const { id, createAt, ...rest } = r.body.items[0]
   assert.type(id, 'number')
   assert.match(createAt, TIME)
   assert.equal(Object.keys(r.body.items[0]), [
-    'id', 'deviceID', 'deviceName', 'IP', 'keepAlive', 'tenantID', 'connectStatus', 'connectStatusLabel', 'msgTime',
-    'createAt', 'updateAt',
+    'id',
+    'deviceID',
+    'deviceName',
+    'IP',
+    'keepAlive',
+    'tenantID',
+    'connectStatus',
+    'connectStatusLabel',
+    'msgTime',
+    'createAt',
+    'updateAt',
   ])
   assert.equal(rest, {
     deviceID: 'M1',
@@ -64,24 +103,40 @@ connect('list :: page envelope, newest first by msgTime, exact record with zh la
 
 connect('English labels :: Online, Offline, Authentication failed', async () => {
   const r = await t.admin.english().get('/api/v1/device_connect_logs')
-  assert.equal(r.body.items.map((l: any) => l.connectStatusLabel), ['Offline', 'Authentication failed', 'Online'])
+  assert.equal(
+    r.body.items.map((l: any) => l.connectStatusLabel),
+    ['Offline', 'Authentication failed', 'Online'],
+  )
 })
 
-connect('filters :: deviceName_like, deviceID, IP_like, connectStatus, connectStatus_in', async () => {
-  const q = async (s: string) => (await t.admin.get(`/api/v1/device_connect_logs?${s}`)).body
-  assert.is((await q('deviceName_like=METER-2')).meta.count, 1)
-  assert.is((await q('deviceID=M1')).meta.count, 2)
-  assert.is((await q('IP_like=192.168')).items[0].deviceID, 'M2')
-  assert.equal((await q('connectStatus=1')).items.map((l: any) => l.msgTime), ['2024-03-01 10:01:00'])
-  assert.is((await q('connectStatus_in=0,2')).meta.count, 2)
-  assert.is((await q('deviceID=ghost')).meta.count, 0)
-})
+connect(
+  'filters :: deviceName_like, deviceID, IP_like, connectStatus, connectStatus_in',
+  async () => {
+    const q = async (s: string) => (await t.admin.get(`/api/v1/device_connect_logs?${s}`)).body
+    assert.is((await q('deviceName_like=METER-2')).meta.count, 1)
+    assert.is((await q('deviceID=M1')).meta.count, 2)
+    assert.is((await q('IP_like=192.168')).items[0].deviceID, 'M2')
+    assert.equal(
+      (await q('connectStatus=1')).items.map((l: any) => l.msgTime),
+      ['2024-03-01 10:01:00'],
+    )
+    assert.is((await q('connectStatus_in=0,2')).meta.count, 2)
+    assert.is((await q('deviceID=ghost')).meta.count, 0)
+  },
+)
 
 connect('time range :: startTime and endTime inclusive, on msgTime', async () => {
-  const r = await t.admin.get(`/api/v1/device_connect_logs?startTime=${encodeURIComponent('2024-03-01 10:03:00')}&endTime=${encodeURIComponent('2024-03-01 10:05:00')}`)
+  const r = await t.admin.get(
+    `/api/v1/device_connect_logs?startTime=${encodeURIComponent('2024-03-01 10:03:00')}&endTime=${encodeURIComponent('2024-03-01 10:05:00')}`,
+  )
   assert.is(r.status, 200)
-  assert.equal(r.body.items.map((l: any) => l.msgTime), ['2024-03-01 10:05:00', '2024-03-01 10:03:00'])
-  const none = await t.admin.get(`/api/v1/device_connect_logs?endTime=${encodeURIComponent('2024-03-01 10:00:59')}`)
+  assert.equal(
+    r.body.items.map((l: any) => l.msgTime),
+    ['2024-03-01 10:05:00', '2024-03-01 10:03:00'],
+  )
+  const none = await t.admin.get(
+    `/api/v1/device_connect_logs?endTime=${encodeURIComponent('2024-03-01 10:00:59')}`,
+  )
   assert.is(none.body.meta.count, 0)
 })
 
@@ -103,7 +158,10 @@ connect('bad time or integer filter :: 400 PARAMETER_INVALID naming the paramete
 
 connect('sorting :: _sort=msgTime asc, _sort=IP desc', async () => {
   const asc = await t.admin.get('/api/v1/device_connect_logs?_sort=msgTime&_order=asc')
-  assert.equal(asc.body.items.map((l: any) => l.msgTime), ['2024-03-01 10:01:00', '2024-03-01 10:03:00', '2024-03-01 10:05:00'])
+  assert.equal(
+    asc.body.items.map((l: any) => l.msgTime),
+    ['2024-03-01 10:01:00', '2024-03-01 10:03:00', '2024-03-01 10:05:00'],
+  )
   const ip = await t.admin.get('/api/v1/device_connect_logs?_sort=IP&_order=desc')
   assert.is(ip.body.items[0].IP, '192.168.1.9')
 })
@@ -188,25 +246,28 @@ events('value not stored :: status 0 with the reason, payload verbatim', async (
   assert.is(e.msgTime, '2024-03-01 09:59:00')
 })
 
-events('paging through 2,000 events :: every id once, order kept, _limit clamped to 1000', async () => {
-  const seen = new Set<number>()
-  let last = Infinity
-  for (let page = 1; page <= 3; page++) {
-    const r = await t.admin.get(`/api/v1/device_events?_limit=1000&_page=${page}&status=1`)
-    assert.equal(r.body.meta, { count: 2000, limit: 1000, page })
-    for (const e of r.body.items) {
-      const ms = Date.parse(e.msgTime.replace(' ', 'T') + 'Z')
-      assert.ok(ms <= last)
-      last = ms
-      seen.add(e.id)
+events(
+  'paging through 2,000 events :: every id once, order kept, _limit clamped to 1000',
+  async () => {
+    const seen = new Set<number>()
+    let last = Infinity
+    for (let page = 1; page <= 3; page++) {
+      const r = await t.admin.get(`/api/v1/device_events?_limit=1000&_page=${page}&status=1`)
+      assert.equal(r.body.meta, { count: 2000, limit: 1000, page })
+      for (const e of r.body.items) {
+        const ms = Date.parse(e.msgTime.replace(' ', 'T') + 'Z')
+        assert.ok(ms <= last)
+        last = ms
+        seen.add(e.id)
+      }
+      if (page === 3) assert.equal(r.body.items, [])
     }
-    if (page === 3) assert.equal(r.body.items, [])
-  }
-  assert.is(seen.size, 2000)
-  const big = await t.admin.get('/api/v1/device_events?_limit=5000')
-  assert.is(big.body.meta.limit, 1000)
-  assert.is(big.body.items.length, 1000)
-})
+    assert.is(seen.size, 2000)
+    const big = await t.admin.get('/api/v1/device_events?_limit=5000')
+    assert.is(big.body.meta.limit, 1000)
+    assert.is(big.body.items.length, 1000)
+  },
+)
 
 events('filters :: topic, topic_like, deviceID, deviceName_like combined', async () => {
   const q = async (s: string) => (await t.admin.get(`/api/v1/device_events?${s}`)).body.meta.count
@@ -222,7 +283,9 @@ events('filters :: topic, topic_like, deviceID, deviceName_like combined', async
 events('time range :: exact count over 2,000 rows; sort ascending', async () => {
   const s = encodeURIComponent('2024-03-01 11:00:00')
   const e = encodeURIComponent('2024-03-01 11:59:59')
-  const r = await t.admin.get(`/api/v1/device_events?startTime=${s}&endTime=${e}&_sort=msgTime&_order=asc&_limit=100`)
+  const r = await t.admin.get(
+    `/api/v1/device_events?startTime=${s}&endTime=${e}&_sort=msgTime&_order=asc&_limit=100`,
+  )
   assert.is(r.body.meta.count, 60)
   assert.is(r.body.items[0].msgTime, '2024-03-01 11:00:00')
   assert.is(r.body.items[59].msgTime, '2024-03-01 11:59:00')
@@ -250,12 +313,51 @@ control.before(async () => {
   )
   const base = { tenantID: tenantA, publishUser: 'admin', userIntID: 1 }
   const ids = await logs.addControlLogs([
-    { ...base, deviceIntID: devA, deviceID: 'M1', deviceName: 'meter-1', topic: 'inbox', payload: '{"on":1}', publishStatus: 2, taskID: 'T1', msgTime: at(1) },
-    { ...base, deviceIntID: devA2, deviceID: 'M2', deviceName: 'meter-2', topic: 'cmd/reset', payload: 'reset', publishStatus: 0, taskID: 'T2', msgTime: at(2) },
-    { ...base, groupIntID: g.lastId, groupID: 'G1', groupName: 'floor-1', topic: 'inbox', payload: 'all on', publishStatus: 3, msgTime: at(3) },
+    {
+      ...base,
+      deviceIntID: devA,
+      deviceID: 'M1',
+      deviceName: 'meter-1',
+      topic: 'inbox',
+      payload: '{"on":1}',
+      publishStatus: 2,
+      taskID: 'T1',
+      msgTime: at(1),
+    },
+    {
+      ...base,
+      deviceIntID: devA2,
+      deviceID: 'M2',
+      deviceName: 'meter-2',
+      topic: 'cmd/reset',
+      payload: 'reset',
+      publishStatus: 0,
+      taskID: 'T2',
+      msgTime: at(2),
+    },
+    {
+      ...base,
+      groupIntID: g.lastId,
+      groupID: 'G1',
+      groupName: 'floor-1',
+      topic: 'inbox',
+      payload: 'all on',
+      publishStatus: 3,
+      msgTime: at(3),
+    },
   ])
   assert.is(ids.length, 3)
-  taskLog = await logs.addControlLog({ ...base, deviceIntID: devA, deviceID: 'M1', deviceName: 'meter-1', topic: 'inbox', payload: 'ping', publishStatus: 1, taskID: 'T3', msgTime: at(4) })
+  taskLog = await logs.addControlLog({
+    ...base,
+    deviceIntID: devA,
+    deviceID: 'M1',
+    deviceName: 'meter-1',
+    topic: 'inbox',
+    payload: 'ping',
+    publishStatus: 1,
+    taskID: 'T3',
+    msgTime: at(4),
+  })
 })
 control.after(async () => t.close())
 
@@ -279,36 +381,59 @@ control('list :: device rows only, newest first, exact record with zh label', as
     updateAt: null,
   })
   assert.equal(Object.keys(r.body.items[0]), [
-    'id', 'deviceIntID', 'deviceID', 'deviceName', 'topic', 'payload', 'publishStatus', 'publishStatusLabel', 'publishUser',
-    'userIntID', 'taskID', 'createAt', 'updateAt',
+    'id',
+    'deviceIntID',
+    'deviceID',
+    'deviceName',
+    'topic',
+    'payload',
+    'publishStatus',
+    'publishStatusLabel',
+    'publishUser',
+    'userIntID',
+    'taskID',
+    'createAt',
+    'updateAt',
   ])
 })
 
 control('English labels and filters :: publishStatus, topic_like, deviceName_like', async () => {
   const en = t.admin.english()
   const failed = await en.get('/api/v1/device_control_logs?publishStatus=0')
-  assert.equal(failed.body.items.map((l: any) => [l.deviceID, l.publishStatusLabel]), [['M2', 'Failed to issue']])
+  assert.equal(
+    failed.body.items.map((l: any) => [l.deviceID, l.publishStatusLabel]),
+    [['M2', 'Failed to issue']],
+  )
   assert.is((await en.get('/api/v1/device_control_logs?topic_like=reset')).body.meta.count, 1)
-  assert.is((await en.get('/api/v1/device_control_logs?deviceName_like=meter-1')).body.meta.count, 2)
-  assert.is((await en.get('/api/v1/device_control_logs?taskID=T1')).body.items[0].publishStatusLabel, 'Sent successfully')
+  assert.is(
+    (await en.get('/api/v1/device_control_logs?deviceName_like=meter-1')).body.meta.count,
+    2,
+  )
+  assert.is(
+    (await en.get('/api/v1/device_control_logs?taskID=T1')).body.items[0].publishStatusLabel,
+    'Sent successfully',
+  )
   const bad = await en.get('/api/v1/device_control_logs?publishStatus=x')
   assert.is(bad.status, 400)
   assert.ok(bad.body.errors.publishStatus)
 })
 
-control('setControlLogStatus :: by id, by taskID, guarded by whenStatus; updateAt set', async () => {
-  assert.is(await logs.setControlLogStatus(taskLog, 0, { whenStatus: 2 }), 0)
-  assert.is(await logs.setControlLogStatus('T3', 2, { whenStatus: 1, tenantID: tenantA }), 1)
-  assert.is(await logs.setControlLogStatus('T3', 0, { whenStatus: 1 }), 0)
-  let r = await t.admin.get('/api/v1/device_control_logs?taskID=T3')
-  assert.is(r.body.items[0].publishStatus, 2)
-  assert.match(r.body.items[0].updateAt, TIME)
-  assert.is(await logs.setControlLogStatus(taskLog, 0), 1)
-  r = await t.admin.get('/api/v1/device_control_logs?taskID=T3')
-  assert.is(r.body.items[0].publishStatus, 0)
-  assert.is(await logs.setControlLogStatus('T3', 2, { tenantID: 'someone-else' }), 0)
-  assert.is(await logs.setControlLogStatus('no-such-task', 2), 0)
-})
+control(
+  'setControlLogStatus :: by id, by taskID, guarded by whenStatus; updateAt set',
+  async () => {
+    assert.is(await logs.setControlLogStatus(taskLog, 0, { whenStatus: 2 }), 0)
+    assert.is(await logs.setControlLogStatus('T3', 2, { whenStatus: 1, tenantID: tenantA }), 1)
+    assert.is(await logs.setControlLogStatus('T3', 0, { whenStatus: 1 }), 0)
+    let r = await t.admin.get('/api/v1/device_control_logs?taskID=T3')
+    assert.is(r.body.items[0].publishStatus, 2)
+    assert.match(r.body.items[0].updateAt, TIME)
+    assert.is(await logs.setControlLogStatus(taskLog, 0), 1)
+    r = await t.admin.get('/api/v1/device_control_logs?taskID=T3')
+    assert.is(r.body.items[0].publishStatus, 0)
+    assert.is(await logs.setControlLogStatus('T3', 2, { tenantID: 'someone-else' }), 0)
+    assert.is(await logs.setControlLogStatus('no-such-task', 2), 0)
+  },
+)
 
 control('tenant isolation :: another tenant lists none', async () => {
   const other = await t.newTenant()
@@ -322,43 +447,75 @@ const port = suite('LogsRepo write port and retention')
 port.before(setup)
 port.after(async () => t.close())
 
-port('multi-row inserts :: 1,200 connect logs across statements, all written in one call', async () => {
-  const rows = Array.from({ length: 1200 }, (_, i) => ({ tenantID: tenantA, deviceID: 'M1', connectStatus: i % 2, msgTime: at(i) }))
-  assert.is(await logs.addConnectLogs(rows), 1200)
-  assert.is(await logs.addConnectLogs([]), 0)
-  assert.is((await t.admin.get('/api/v1/device_connect_logs?deviceID=M1')).body.meta.count, 1200)
-})
+port(
+  'multi-row inserts :: 1,200 connect logs across statements, all written in one call',
+  async () => {
+    const rows = Array.from({ length: 1200 }, (_, i) => ({
+      tenantID: tenantA,
+      deviceID: 'M1',
+      connectStatus: i % 2,
+      msgTime: at(i),
+    }))
+    assert.is(await logs.addConnectLogs(rows), 1200)
+    assert.is(await logs.addConnectLogs([]), 0)
+    assert.is((await t.admin.get('/api/v1/device_connect_logs?deviceID=M1')).body.meta.count, 1200)
+  },
+)
 
 port('addControlLogs :: ids in input order; addControlLog one id', async () => {
-  const rows = Array.from({ length: 700 }, (_, i) => ({ tenantID: tenantA, deviceID: 'M2', topic: `t${i}`, publishStatus: 1 }))
+  const rows = Array.from({ length: 700 }, (_, i) => ({
+    tenantID: tenantA,
+    deviceID: 'M2',
+    topic: `t${i}`,
+    publishStatus: 1,
+  }))
   const ids = await logs.addControlLogs(rows)
   assert.is(ids.length, 700)
   assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]!))
-  const last = await t.svc.deps.meta.db.one('SELECT topic FROM control_logs WHERE id = ?', [ids[699]!])
+  const last = await t.svc.deps.meta.db.one('SELECT topic FROM control_logs WHERE id = ?', [
+    ids[699]!,
+  ])
   assert.is(last?.topic, 't699')
   assert.equal(await logs.addControlLogs([]), [])
 })
 
-port('prune :: deletes rows older than the age from all three tables, keeps newer ones', async () => {
-  const now = at(10_000)
-  const day = 86_400_000
-  const old = now - 40 * day
-  const events = Array.from({ length: 6500 }, (_, i) => ({ tenantID: tenantA, deviceID: 'P', topic: 'x', msgTime: old + i }))
-  await logs.addEvents([...events, { tenantID: tenantA, deviceID: 'P', topic: 'keep', msgTime: now - day }])
-  await logs.addConnectLogs([
-    { tenantID: tenantA, deviceID: 'P', connectStatus: 1, msgTime: old },
-    { tenantID: tenantA, deviceID: 'P', connectStatus: 0, msgTime: now },
-  ])
-  await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: old })
-  await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: now })
-  const before = await t.svc.deps.meta.db.one('SELECT count(*) AS n FROM connect_logs WHERE msg_time < ?', [now - 30 * day])
-  const result = await logs.prune(30 * day, now)
-  assert.equal(result, { events: 6500, connectLogs: Number(before?.n), controlLogs: 1 })
-  const left = await t.admin.get('/api/v1/device_events?deviceID=P')
-  assert.equal(left.body.items.map((e: any) => e.topic), ['keep'])
-  assert.is((await t.admin.get('/api/v1/device_connect_logs?deviceID=P')).body.meta.count, 1)
-  assert.is((await t.admin.get('/api/v1/device_control_logs?deviceID=P')).body.meta.count, 1)
-  assert.equal(await logs.prune(30 * day, now), { events: 0, connectLogs: 0, controlLogs: 0 })
-})
+port(
+  'prune :: deletes rows older than the age from all three tables, keeps newer ones',
+  async () => {
+    const now = at(10_000)
+    const day = 86_400_000
+    const old = now - 40 * day
+    const events = Array.from({ length: 6500 }, (_, i) => ({
+      tenantID: tenantA,
+      deviceID: 'P',
+      topic: 'x',
+      msgTime: old + i,
+    }))
+    await logs.addEvents([
+      ...events,
+      { tenantID: tenantA, deviceID: 'P', topic: 'keep', msgTime: now - day },
+    ])
+    await logs.addConnectLogs([
+      { tenantID: tenantA, deviceID: 'P', connectStatus: 1, msgTime: old },
+      { tenantID: tenantA, deviceID: 'P', connectStatus: 0, msgTime: now },
+    ])
+    await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: old })
+    await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: now })
+    const before = await t.svc.deps.meta.db.one(
+      'SELECT count(*) AS n FROM connect_logs WHERE msg_time < ?',
+      [now - 30 * day],
+    )
+    const result = await logs.prune(30 * day, now)
+    assert.equal(result, { events: 6500, connectLogs: Number(before?.n), controlLogs: 1 })
+    const left = await t.admin.get('/api/v1/device_events?deviceID=P')
+    assert.equal(
+      left.body.items.map((e: any) => e.topic),
+      ['keep'],
+    )
+    assert.is((await t.admin.get('/api/v1/device_connect_logs?deviceID=P')).body.meta.count, 1)
+    assert.is((await t.admin.get('/api/v1/device_control_logs?deviceID=P')).body.meta.count, 1)
+    assert.equal(await logs.prune(30 * day, now), { events: 0, connectLogs: 0, controlLogs: 0 })
+  },
+)
 
 port.run()

@@ -9,7 +9,13 @@ let tenant: string
 let n = 0
 
 async function policy(client = t.admin, extra: Record<string, unknown> = {}) {
-  const r = await client.post('/api/v1/policies', { name: `pol${++n}`, topic: 'data/#', access: 0, allow: 1, ...extra })
+  const r = await client.post('/api/v1/policies', {
+    name: `pol${++n}`,
+    topic: 'data/#',
+    access: 0,
+    allow: 1,
+    ...extra,
+  })
   assert.is(r.status, 201, r.text)
   return r.body
 }
@@ -22,7 +28,13 @@ policies.before(async () => {
 policies.after(async () => t.close())
 
 policies('create :: 201 with the stored record, zh labels, empty mqtt_acl', async () => {
-  const r = await t.admin.post('/api/v1/policies', { name: 'Read cmds', topic: 'cmd/+', access: 1, allow: 1, description: 'd' })
+  const r = await t.admin.post('/api/v1/policies', {
+    name: 'Read cmds',
+    topic: 'cmd/+',
+    access: 1,
+    allow: 1,
+    description: 'd',
+  })
   assert.is(r.status, 201)
   const { id, createAt, userIntID, ...rest } = r.body
   assert.type(id, 'number')
@@ -40,7 +52,21 @@ policies('create :: 201 with the stored record, zh labels, empty mqtt_acl', asyn
     createUser: 'admin',
     updateAt: null,
   })
-  assert.equal(Object.keys(r.body), ['id', 'name', 'topic', 'access', 'accessLabel', 'allow', 'allowLabel', 'description', 'mqtt_acl', 'userIntID', 'createUser', 'createAt', 'updateAt'])
+  assert.equal(Object.keys(r.body), [
+    'id',
+    'name',
+    'topic',
+    'access',
+    'accessLabel',
+    'allow',
+    'allowLabel',
+    'description',
+    'mqtt_acl',
+    'userIntID',
+    'createUser',
+    'createAt',
+    'updateAt',
+  ])
   const en = await t.admin.english().get(`/api/v1/policies/${id}`)
   assert.is(en.status, 200)
   assert.is(en.body.accessLabel, 'Subscribe')
@@ -54,12 +80,20 @@ policies('missing fields :: 422 naming name, topic, access, allow', async () => 
   assert.equal(Object.keys(r.body.errors).sort(), ['access', 'allow', 'name', 'topic'])
 })
 
-policies('access and allow out of range or wrong type :: 422 errors.access, errors.allow', async () => {
-  const r = await t.admin.post('/api/v1/policies', { name: 'x', topic: 'a', access: 3, allow: '1' })
-  assert.is(r.status, 422)
-  assert.match(r.body.errors.access, /one of 0, 1, 2/)
-  assert.match(r.body.errors.allow, /one of 0, 1/)
-})
+policies(
+  'access and allow out of range or wrong type :: 422 errors.access, errors.allow',
+  async () => {
+    const r = await t.admin.post('/api/v1/policies', {
+      name: 'x',
+      topic: 'a',
+      access: 3,
+      allow: '1',
+    })
+    assert.is(r.status, 422)
+    assert.match(r.body.errors.access, /one of 0, 1, 2/)
+    assert.match(r.body.errors.allow, /one of 0, 1/)
+  },
+)
 
 policies('invalid topic filters :: 422 errors.topic with the reason', async () => {
   const cases: Array<[string, RegExp]> = [
@@ -72,18 +106,30 @@ policies('invalid topic filters :: 422 errors.topic with the reason', async () =
     ['a\u0000b', /NUL/],
   ]
   for (const [topic, why] of cases) {
-    const r = await t.admin.post('/api/v1/policies', { name: `bad${++n}`, topic, access: 0, allow: 1 })
+    const r = await t.admin.post('/api/v1/policies', {
+      name: `bad${++n}`,
+      topic,
+      access: 0,
+      allow: 1,
+    })
     assert.is(r.status, 422, topic)
     assert.equal(Object.keys(r.body.errors), ['topic'], topic)
     assert.match(r.body.errors.topic, why, topic)
   }
-  const notString = await t.admin.post('/api/v1/policies', { name: 'x', topic: 5, access: 0, allow: 1 })
+  const notString = await t.admin.post('/api/v1/policies', {
+    name: 'x',
+    topic: 5,
+    access: 0,
+    allow: 1,
+  })
   assert.is(notString.status, 422)
   assert.ok(notString.body.errors.topic)
 })
 
 policies('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/policies', 'name=x', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', '/api/v1/policies', 'name=x', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
 })
@@ -92,9 +138,16 @@ policies('duplicate name :: 400 DATA_EXISTED errors.name; free in another tenant
   await policy(t.admin, { name: 'Dup' })
   const r = await t.admin.post('/api/v1/policies', { name: 'Dup', topic: 'a', access: 0, allow: 0 })
   assert.is(r.status, 400)
-  assert.equal(r.body, { errorCode: 'DATA_EXISTED', message: r.body.message, errors: { name: 'already exists' } })
+  assert.equal(r.body, {
+    errorCode: 'DATA_EXISTED',
+    message: r.body.message,
+    errors: { name: 'already exists' },
+  })
   const other = await t.newTenant()
-  assert.is((await other.post('/api/v1/policies', { name: 'Dup', topic: 'a', access: 0, allow: 0 })).status, 201)
+  assert.is(
+    (await other.post('/api/v1/policies', { name: 'Dup', topic: 'a', access: 0, allow: 0 })).status,
+    201,
+  )
 })
 
 policies('SQL-looking values :: stored verbatim', async () => {
@@ -107,36 +160,73 @@ policies('SQL-looking values :: stored verbatim', async () => {
   assert.is(back.body.items[0].topic, "x'/+/#")
 })
 
-policies('list :: page envelope, list fields, filters name_like, topic_like, access, allow', async () => {
-  const a = await policy(t.admin, { name: 'L-one', topic: 'telemetry/+', access: 2, allow: 0 })
-  await policy(t.admin, { name: 'L-two', topic: 'cmd', access: 1, allow: 1 })
-  const r = await t.admin.get('/api/v1/policies?name_like=l-')
-  assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
-  assert.equal(r.body.items.map((p: any) => p.name), ['L-two', 'L-one'])
-  assert.equal(Object.keys(r.body.items[0]), ['id', 'name', 'topic', 'access', 'accessLabel', 'allow', 'allowLabel', 'description', 'userIntID', 'createAt', 'updateAt'])
-  assert.equal((await t.admin.get('/api/v1/policies?name_like=l-&access=2')).body.items.map((p: any) => p.id), [a.id])
-  assert.equal((await t.admin.get('/api/v1/policies?name_like=l-&allow=0')).body.items.map((p: any) => p.id), [a.id])
-  assert.equal((await t.admin.get('/api/v1/policies?topic_like=TELEMETRY')).body.items.map((p: any) => p.id), [a.id])
-  const bad = await t.admin.get('/api/v1/policies?access=x')
-  assert.is(bad.status, 400)
-  assert.ok(bad.body.errors.access)
-})
+policies(
+  'list :: page envelope, list fields, filters name_like, topic_like, access, allow',
+  async () => {
+    const a = await policy(t.admin, { name: 'L-one', topic: 'telemetry/+', access: 2, allow: 0 })
+    await policy(t.admin, { name: 'L-two', topic: 'cmd', access: 1, allow: 1 })
+    const r = await t.admin.get('/api/v1/policies?name_like=l-')
+    assert.is(r.status, 200)
+    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+    assert.equal(
+      r.body.items.map((p: any) => p.name),
+      ['L-two', 'L-one'],
+    )
+    assert.equal(Object.keys(r.body.items[0]), [
+      'id',
+      'name',
+      'topic',
+      'access',
+      'accessLabel',
+      'allow',
+      'allowLabel',
+      'description',
+      'userIntID',
+      'createAt',
+      'updateAt',
+    ])
+    assert.equal(
+      (await t.admin.get('/api/v1/policies?name_like=l-&access=2')).body.items.map(
+        (p: any) => p.id,
+      ),
+      [a.id],
+    )
+    assert.equal(
+      (await t.admin.get('/api/v1/policies?name_like=l-&allow=0')).body.items.map((p: any) => p.id),
+      [a.id],
+    )
+    assert.equal(
+      (await t.admin.get('/api/v1/policies?topic_like=TELEMETRY')).body.items.map((p: any) => p.id),
+      [a.id],
+    )
+    const bad = await t.admin.get('/api/v1/policies?access=x')
+    assert.is(bad.status, 400)
+    assert.ok(bad.body.errors.access)
+  },
+)
 
-policies('edit :: 200, updateAt set, whole record as read accepted, absent fields kept', async () => {
-  const p = await policy()
-  const r = await t.admin.put(`/api/v1/policies/${p.id}`, { ...p, name: 'Edited', topic: 'up/#', access: 2 })
-  assert.is(r.status, 200)
-  assert.is(r.body.name, 'Edited')
-  assert.is(r.body.topic, 'up/#')
-  assert.is(r.body.access, 2)
-  assert.is(r.body.accessLabel, '发布和订阅')
-  assert.is(r.body.allow, p.allow)
-  assert.match(r.body.updateAt, TIME)
-  const keep = await t.admin.put(`/api/v1/policies/${p.id}`, { description: 'only' })
-  assert.is(keep.body.topic, 'up/#')
-  assert.is(keep.body.description, 'only')
-})
+policies(
+  'edit :: 200, updateAt set, whole record as read accepted, absent fields kept',
+  async () => {
+    const p = await policy()
+    const r = await t.admin.put(`/api/v1/policies/${p.id}`, {
+      ...p,
+      name: 'Edited',
+      topic: 'up/#',
+      access: 2,
+    })
+    assert.is(r.status, 200)
+    assert.is(r.body.name, 'Edited')
+    assert.is(r.body.topic, 'up/#')
+    assert.is(r.body.access, 2)
+    assert.is(r.body.accessLabel, '发布和订阅')
+    assert.is(r.body.allow, p.allow)
+    assert.match(r.body.updateAt, TIME)
+    const keep = await t.admin.put(`/api/v1/policies/${p.id}`, { description: 'only' })
+    assert.is(keep.body.topic, 'up/#')
+    assert.is(keep.body.description, 'only')
+  },
+)
 
 policies('edit errors :: bad topic 422, duplicate name 400, unknown id 404', async () => {
   const a = await policy()
@@ -164,7 +254,9 @@ policies('delete :: 204, then 404; unknown 404; bad ids 400', async () => {
 })
 
 policies('delete a bound policy :: 400 REFERENCED_ERROR, nothing deleted', async () => {
-  const product = (await t.admin.post('/api/v1/products', { productName: 'Pdel', cloudProtocol: 1 })).body
+  const product = (
+    await t.admin.post('/api/v1/products', { productName: 'Pdel', cloudProtocol: 1 })
+  ).body
   const bound = await policy()
   const free = await policy()
   const d = await insertDevice(t, tenant, product.id)
@@ -188,7 +280,10 @@ policies('tenant isolation :: foreign id 404, never listed', async () => {
 policies('viewer write :: 403 PERMISSION_DENIED, read allowed', async () => {
   const viewer = await t.userWithRole('viewer')
   const p = await policy()
-  assert.is((await viewer.post('/api/v1/policies', { name: 'v', topic: 'a', access: 0, allow: 0 })).status, 403)
+  assert.is(
+    (await viewer.post('/api/v1/policies', { name: 'v', topic: 'a', access: 0, allow: 0 })).status,
+    403,
+  )
   assert.is((await viewer.put(`/api/v1/policies/${p.id}`, { name: 'v' })).status, 403)
   const del = await viewer.del(`/api/v1/policies?ids=${p.id}`)
   assert.is(del.status, 403)

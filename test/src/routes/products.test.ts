@@ -12,7 +12,11 @@ products.before(async () => {
 products.after(async () => t.close())
 
 products('create :: 201 with the stored record, zh label, updateAt null', async () => {
-  const r = await t.admin.post('/api/v1/products', { productName: 'Thermo', cloudProtocol: 1, description: 'a' })
+  const r = await t.admin.post('/api/v1/products', {
+    productName: 'Thermo',
+    cloudProtocol: 1,
+    description: 'a',
+  })
   assert.is(r.status, 201)
   const { id, productID, createAt, ...rest } = r.body
   assert.type(id, 'number')
@@ -32,7 +36,9 @@ products('create :: 201 with the stored record, zh label, updateAt null', async 
 
 products('detail in English :: label from Accept-Language', async () => {
   const c = await t.admin.post('/api/v1/products', { productName: 'Modbus box', cloudProtocol: 7 })
-  const r = await t.admin.get(`/api/v1/products/${c.body.id}`, { 'accept-language': 'en-US,en;q=0.9' })
+  const r = await t.admin.get(`/api/v1/products/${c.body.id}`, {
+    'accept-language': 'en-US,en;q=0.9',
+  })
   assert.is(r.status, 200)
   assert.is(r.body.cloudProtocolLabel, 'Modbus')
   assert.is(r.body.description, null)
@@ -58,7 +64,9 @@ products('wrong type :: 422', async () => {
 })
 
 products('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/products', '{nope', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', '/api/v1/products', '{nope', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
   const arr = await t.admin.post('/api/v1/products', [1, 2])
@@ -70,21 +78,31 @@ products('duplicate name :: 400 DATA_EXISTED errors.productName', async () => {
   await t.admin.post('/api/v1/products', { productName: 'Dup', cloudProtocol: 1 })
   const r = await t.admin.post('/api/v1/products', { productName: 'Dup', cloudProtocol: 2 })
   assert.is(r.status, 400)
-  assert.equal(r.body, { errorCode: 'DATA_EXISTED', message: r.body.message, errors: { productName: 'already exists' } })
+  assert.equal(r.body, {
+    errorCode: 'DATA_EXISTED',
+    message: r.body.message,
+    errors: { productName: 'already exists' },
+  })
 })
 
 products('SQL-looking name :: stored verbatim', async () => {
   const name = "x'); DROP TABLE products; --"
   const r = await t.admin.post('/api/v1/products', { productName: name, cloudProtocol: 1 })
   assert.is(r.status, 201)
-  const back = await t.admin.get(`/api/v1/products?productName_like=${encodeURIComponent("DROP TABLE")}`)
+  const back = await t.admin.get(
+    `/api/v1/products?productName_like=${encodeURIComponent('DROP TABLE')}`,
+  )
   assert.is(back.body.meta.count, 1)
   assert.is(back.body.items[0].productName, name)
 })
 
 products('edit :: 200, updateAt set, whole record sent back accepted', async () => {
   const c = await t.admin.post('/api/v1/products', { productName: 'Edit me', cloudProtocol: 1 })
-  const r = await t.admin.put(`/api/v1/products/${c.body.id}`, { ...c.body, productName: 'Edited', description: 'd' })
+  const r = await t.admin.put(`/api/v1/products/${c.body.id}`, {
+    ...c.body,
+    productName: 'Edited',
+    description: 'd',
+  })
   assert.is(r.status, 200)
   assert.is(r.body.productName, 'Edited')
   assert.is(r.body.description, 'd')
@@ -101,13 +119,18 @@ products('edit unknown id :: 404 DATA_NOT_FOUND', async () => {
 })
 
 products('list :: page envelope, filters, sorting', async () => {
-  for (const n of ['Alpha', 'Beta', 'Gamma']) await t.admin.post('/api/v1/products', { productName: `L-${n}`, cloudProtocol: 5 })
+  for (const n of ['Alpha', 'Beta', 'Gamma'])
+    await t.admin.post('/api/v1/products', { productName: `L-${n}`, cloudProtocol: 5 })
   const r = await t.admin.get('/api/v1/products?productName_like=l-&_sort=productName&_order=desc')
   assert.is(r.status, 200)
-  assert.equal(r.body.items.map((p: any) => p.productName), ['L-Gamma', 'L-Beta', 'L-Alpha'])
+  assert.equal(
+    r.body.items.map((p: any) => p.productName),
+    ['L-Gamma', 'L-Beta', 'L-Alpha'],
+  )
   assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
   const item = r.body.items[0]
-  for (const k of ['appCount', 'dataPointCount', 'dataStreamCount', 'itemCount', 'deviceCount']) assert.is(item[k], 0, k)
+  for (const k of ['appCount', 'dataPointCount', 'dataStreamCount', 'itemCount', 'deviceCount'])
+    assert.is(item[k], 0, k)
   assert.not.ok('createUser' in item)
   const byProto = await t.admin.get('/api/v1/products?cloudProtocol=5&_limit=2&_page=2')
   assert.equal(byProto.body.meta, { count: 3, limit: 2, page: 2 })
@@ -159,7 +182,10 @@ products('tenant isolation :: foreign id 404, never listed', async () => {
   const list = await other.get('/api/v1/products')
   assert.equal(list.body.meta.count, 0)
   // the same name is free in another tenant
-  assert.is((await other.post('/api/v1/products', { productName: 'Secret', cloudProtocol: 1 })).status, 201)
+  assert.is(
+    (await other.post('/api/v1/products', { productName: 'Secret', cloudProtocol: 1 })).status,
+    201,
+  )
 })
 
 products('viewer write :: 403 PERMISSION_DENIED, read allowed', async () => {

@@ -14,7 +14,8 @@ const subs = suite('device subscriptions')
 subs.before(async () => {
   t = await startTestService()
   tenant = await tenantOf(t)
-  productIntID = (await t.admin.post('/api/v1/products', { productName: 'Subs', cloudProtocol: 1 })).body.id
+  productIntID = (await t.admin.post('/api/v1/products', { productName: 'Subs', cloudProtocol: 1 }))
+    .body.id
 })
 subs.after(async () => t.close())
 
@@ -31,8 +32,14 @@ subs('create :: 201 {id, topic, qos, createAt, updateAt}, qos default 1', async 
 
 subs('qos as number or numeric string :: stored as a number', async () => {
   const d = await device()
-  assert.is((await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'a', qos: 0 })).body.qos, 0)
-  assert.is((await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'b', qos: '2' })).body.qos, 2)
+  assert.is(
+    (await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'a', qos: 0 })).body.qos,
+    0,
+  )
+  assert.is(
+    (await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'b', qos: '2' })).body.qos,
+    2,
+  )
 })
 
 subs('invalid topic and qos :: 422 FORM_INVALID naming both', async () => {
@@ -51,54 +58,76 @@ subs('invalid topic and qos :: 422 FORM_INVALID naming both', async () => {
     assert.is(bad.status, 422, topic)
     assert.ok(bad.body.errors.topic, topic)
   }
-  const fraction = await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'a', qos: 1.5 })
+  const fraction = await t.admin.post(`/api/v1/devices/${d}/subscriptions`, {
+    topic: 'a',
+    qos: 1.5,
+  })
   assert.is(fraction.status, 422)
   assert.ok(fraction.body.errors.qos)
 })
 
 subs('non-JSON body :: 400 BAD_REQUEST', async () => {
   const d = await device()
-  const r = await t.admin.call('POST', `/api/v1/devices/${d}/subscriptions`, 'topic', { 'content-type': 'application/json' })
+  const r = await t.admin.call('POST', `/api/v1/devices/${d}/subscriptions`, 'topic', {
+    'content-type': 'application/json',
+  })
   assert.is(r.status, 400)
   assert.is(r.body.errorCode, 'BAD_REQUEST')
 })
 
-subs('duplicate topic for the device :: 400 DATA_EXISTED errors.topic; other device may', async () => {
-  const d = await device()
-  await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'dup/#' })
-  const r = await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'dup/#', qos: 0 })
-  assert.is(r.status, 400)
-  assert.is(r.body.errorCode, 'DATA_EXISTED')
-  assert.ok(r.body.errors.topic)
-  assert.is((await t.admin.post(`/api/v1/devices/${await device()}/subscriptions`, { topic: 'dup/#' })).status, 201)
-})
+subs(
+  'duplicate topic for the device :: 400 DATA_EXISTED errors.topic; other device may',
+  async () => {
+    const d = await device()
+    await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'dup/#' })
+    const r = await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'dup/#', qos: 0 })
+    assert.is(r.status, 400)
+    assert.is(r.body.errorCode, 'DATA_EXISTED')
+    assert.ok(r.body.errors.topic)
+    assert.is(
+      (await t.admin.post(`/api/v1/devices/${await device()}/subscriptions`, { topic: 'dup/#' }))
+        .status,
+      201,
+    )
+  },
+)
 
 subs('SQL-looking topic :: stored verbatim', async () => {
   const d = await device()
   const topic = "x'); DROP TABLE device_subscriptions; --"
   assert.is((await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic })).status, 201)
-  const r = await t.admin.get(`/api/v1/devices/${d}/subscriptions?topic_like=${encodeURIComponent('DROP')}`)
-  assert.equal(r.body.items.map((s: any) => s.topic), [topic])
+  const r = await t.admin.get(
+    `/api/v1/devices/${d}/subscriptions?topic_like=${encodeURIComponent('DROP')}`,
+  )
+  assert.equal(
+    r.body.items.map((s: any) => s.topic),
+    [topic],
+  )
 })
 
 subs('list :: page of the device subscriptions only, newest first, filters', async () => {
   const d = await device()
   const other = await device()
-  const a = (await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'l/a', qos: 0 })).body
+  const a = (await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'l/a', qos: 0 }))
+    .body
   const b = (await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'l/b' })).body
   await t.admin.post(`/api/v1/devices/${other}/subscriptions`, { topic: 'l/c' })
   const r = await t.admin.get(`/api/v1/devices/${d}/subscriptions`)
   assert.is(r.status, 200)
   assert.equal(r.body, { items: [b, a], meta: { count: 2, limit: 10, page: 1 } })
   assert.equal((await t.admin.get(`/api/v1/devices/${d}/subscriptions?qos=0`)).body.items, [a])
-  assert.equal((await t.admin.get(`/api/v1/devices/${d}/subscriptions?_limit=1&_page=2`)).body.items, [a])
+  assert.equal(
+    (await t.admin.get(`/api/v1/devices/${d}/subscriptions?_limit=1&_page=2`)).body.items,
+    [a],
+  )
 })
 
 subs('delete :: 204, all or none; another device subscription is 404 errors.ids', async () => {
   const d = await device()
   const other = await device()
   const a = (await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'del/a' })).body
-  const theirs = (await t.admin.post(`/api/v1/devices/${other}/subscriptions`, { topic: 'del/b' })).body
+  const theirs = (await t.admin.post(`/api/v1/devices/${other}/subscriptions`, { topic: 'del/b' }))
+    .body
   const wrong = await t.admin.del(`/api/v1/devices/${d}/subscriptions?ids=${a.id},${theirs.id}`)
   assert.is(wrong.status, 404)
   assert.match(wrong.body.errors.ids, new RegExp(String(theirs.id)))
@@ -114,7 +143,10 @@ subs('delete :: 204, all or none; another device subscription is 404 errors.ids'
 
 subs('unknown device :: 404 on every call', async () => {
   assert.is((await t.admin.get('/api/v1/devices/999999/subscriptions')).status, 404)
-  assert.is((await t.admin.post('/api/v1/devices/999999/subscriptions', { topic: 'a' })).status, 404)
+  assert.is(
+    (await t.admin.post('/api/v1/devices/999999/subscriptions', { topic: 'a' })).status,
+    404,
+  )
   assert.is((await t.admin.del('/api/v1/devices/999999/subscriptions?ids=1')).status, 404)
 })
 
@@ -122,7 +154,10 @@ subs('device deleted :: its subscriptions go with it', async () => {
   const d = await device()
   await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'gone' })
   await t.svc.deps.meta.db.run('DELETE FROM devices WHERE id = ?', [d])
-  const left = await t.svc.deps.meta.db.one('SELECT count(*) AS n FROM device_subscriptions WHERE device_int_id = ?', [d])
+  const left = await t.svc.deps.meta.db.one(
+    'SELECT count(*) AS n FROM device_subscriptions WHERE device_int_id = ?',
+    [d],
+  )
   assert.is(Number(left?.n), 0)
 })
 

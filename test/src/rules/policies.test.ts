@@ -5,7 +5,19 @@ import { TOPIC_MAX, topicFilterProblem } from '../../../src/rules/policies.ts'
 const topics = suite('topicFilterProblem')
 
 topics('plain and wildcard filters :: valid', () => {
-  for (const t of ['inbox', 'data/temp', '+', '#', 'a/+/c', 'a/#', '+/+/#', 'a//b', 'a/b/', 'x'.repeat(TOPIC_MAX), 'датчик/温度'])
+  for (const t of [
+    'inbox',
+    'data/temp',
+    '+',
+    '#',
+    'a/+/c',
+    'a/#',
+    '+/+/#',
+    'a//b',
+    'a/b/',
+    'x'.repeat(TOPIC_MAX),
+    'датчик/温度',
+  ])
     assert.is(topicFilterProblem(t), null, t)
 })
 
@@ -27,11 +39,13 @@ topics('leading slash :: refused as not relative', () => {
 })
 
 topics('# not alone or not last :: refused', () => {
-  for (const t of ['#/a', 'a/#/b', 'a#', 'a/b#', '##']) assert.match(topicFilterProblem(t)!, /'#' is only allowed/, t)
+  for (const t of ['#/a', 'a/#/b', 'a#', 'a/b#', '##'])
+    assert.match(topicFilterProblem(t)!, /'#' is only allowed/, t)
 })
 
 topics('+ inside a level :: refused', () => {
-  for (const t of ['a+', 'a/+b', 'a/b+/c', '++']) assert.match(topicFilterProblem(t)!, /'\+' is only allowed/, t)
+  for (const t of ['a+', 'a/+b', 'a/b+/c', '++'])
+    assert.match(topicFilterProblem(t)!, /'\+' is only allowed/, t)
 })
 
 topics.run()
