@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { Hono } from 'hono'
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
-import { loadConfig } from '../src/config.ts'
+import { loadConfig } from '../src/kernel/config.ts'
 import { startService } from '../src/service.ts'
-import { randomId } from '../src/security.ts'
+import { randomId } from '../src/kernel/secrets.ts'
 import { load, table } from './_support/runner.ts'
 
 const DEVICES = 10_000

@@ -12,7 +12,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../src/config.ts'
+import { loadConfig } from '../src/kernel/config.ts'
 import { startService, type Service } from '../src/service.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
 import { INFLUX_MISSING, influxForTests } from '../test/_support/influx.ts'

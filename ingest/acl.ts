@@ -1,5 +1,5 @@
 import type { Db } from '../store/libsql/db.ts'
-import type { Bus } from '../src/bus.ts'
+import type { Bus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 import {
   filterCovers,

@@ -1,4 +1,4 @@
-import { safeEqual } from '../src/security.ts'
+import { safeEqual } from '../src/kernel/secrets.ts'
 import type { DeviceDirectory } from './identity.ts'
 import type { DeviceIdentity } from './types.ts'
 

@@ -1,6 +1,6 @@
 import type { Db } from '../store/libsql/db.ts'
 import { IngestModelRepo } from '../store/libsql/ingest-model.ts'
-import type { Bus } from '../src/bus.ts'
+import type { Bus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 
 /** Most identities kept in memory; the oldest is dropped first. */

@@ -1,4 +1,4 @@
-import type { Bus } from '../src/bus.ts'
+import type { Bus } from '../src/kernel/events.ts'
 import type { IngestDevice, IngestModelRepo, ModelPoint } from '../store/libsql/ingest-model.ts'
 
 /** A data stream as the decoder matches it: its topic and the dataPointIDs it carries. */

@@ -1,5 +1,5 @@
-import type { Config } from '../src/config.ts'
-import type { Bus } from '../src/bus.ts'
+import type { Config } from '../src/kernel/config.ts'
+import type { Bus } from '../src/kernel/events.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
 import type { EventInput } from '../store/libsql/logs.ts'
 import { IngestModelRepo, type IngestDevice } from '../store/libsql/ingest-model.ts'

@@ -5,7 +5,7 @@
  * NDJSON: one object per row with the same fields.
  */
 import type { SeriesSlice } from '../store/telemetry.ts'
-import { csvCell, csvLine } from '../src/csv.ts'
+import { csvCell, csvLine } from '../src/kernel/csv.ts'
 import type { WireTimeFormatter } from './format.ts'
 
 /** The data point fields an export row carries. */

@@ -4,9 +4,11 @@
  * milliseconds). `endTime` is inclusive to the end of its second; only `startTime` runs to now; only `endTime`
  * covers the unit before it. Errors name the parameter (400 PARAMETER_INVALID).
  */
-import type { FieldErrors } from '../src/errors.ts'
-import { parseTime } from '../src/wire/time.ts'
+import { parseTime } from '../src/kernel/time.ts'
 import { ZoneClock } from '../store/windows.ts'
+
+/** Parameter name → what is wrong with it (the HTTP layer answers 400 PARAMETER_INVALID with it). */
+type FieldErrors = Record<string, string>
 
 export const TIME_UNITS = ['hour', 'day', 'week', 'month'] as const
 export type TimeUnit = (typeof TIME_UNITS)[number]

@@ -1,6 +1,6 @@
-import type { Config } from './config.ts'
+import type { Config } from './kernel/config.ts'
 import type { AccountsRepo } from '../store/libsql/accounts.ts'
-import { hashPassword, randomId } from './security.ts'
+import { hashPassword, randomId } from './kernel/secrets.ts'
 
 /** The JWT secret: JWT_SECRET, or a random one kept in the metadata store so tokens survive restarts. */
 export async function jwtSecret(config: Config, accounts: AccountsRepo): Promise<string> {

@@ -1,8 +1,8 @@
-import type { Config } from './config.ts'
+import type { Config } from './kernel/config.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
 import type { Authenticator } from './http/auth.ts'
 import type { TaskRunner } from './tasks.ts'
-import type { Bus } from './bus.ts'
+import type { Bus } from './kernel/events.ts'
 import type { TelemetryStore } from '../store/telemetry.ts'
 import type { BrokerHandle, Pipeline } from '../ingest/types.ts'
 

@@ -1,4 +1,4 @@
-import { loadConfig, ConfigError } from './config.ts'
+import { loadConfig, ConfigError } from './kernel/config.ts'
 import { startService } from './service.ts'
 
 async function main() {

@@ -1,4 +1,4 @@
-import type { Config } from '../src/config.ts'
+import type { Config } from '../src/kernel/config.ts'
 import type { TelemetryStore } from './telemetry.ts'
 import { LibsqlTelemetryStore } from './libsql/telemetry.ts'
 import { InfluxTelemetryStore } from './influx/telemetry.ts'

@@ -13,7 +13,7 @@
  * InfluxDB 2.7: an autumn hour window 02:00-03:00 in Europe/Berlin holds two real hours; a spring day 23).
  */
 
-import { zoneOffset } from '../src/wire/time.ts'
+import { zoneOffset } from '../src/kernel/time.ts'
 
 /** A window length: `n` times `unit`. */
 export interface Every {

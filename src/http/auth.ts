@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AccountsRepo, UserRecord } from '../../store/libsql/accounts.ts'
-import { hashToken, safeEqual, signJwt, verifyJwt } from '../security.ts'
+import { hashToken, safeEqual, signJwt, verifyJwt } from '../kernel/secrets.ts'
 import type { AppEnv, Caller, Role } from './env.ts'
 
 const USER_TTL_MS = 5_000

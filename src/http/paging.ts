@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { TIME_PATTERN } from '../wire/time.ts'
+import { TIME_PATTERN } from '../kernel/time.ts'
 import type { ListArgs, Filter, FieldType } from '../../store/types.ts'
 
 export const MAX_LIMIT = 1000

@@ -1,5 +1,5 @@
 import { ApiError, type FieldErrors } from '../errors.ts'
-import { randomCredential } from '../security.ts'
+import { randomCredential } from '../kernel/secrets.ts'
 import {
   credentialRules,
   deviceDraft,

@@ -2,7 +2,7 @@ import type { Context, Next } from 'hono'
 import type { Deps } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
-import { safeEqual } from '../security.ts'
+import { safeEqual } from '../kernel/secrets.ts'
 import {
   EmqxAck,
   EmqxAcl,

@@ -2,7 +2,7 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
 import { LatestValues } from '../schemas/ingest.ts'
-import { formatTime } from '../wire/time.ts'
+import { formatTime } from '../kernel/time.ts'
 import { IngestModelRepo } from '../../store/libsql/ingest-model.ts'
 
 /** The last value of every data point of a device (issue 4: GET /api/v1/devices/{deviceIntID}/latest). */

@@ -19,11 +19,9 @@ export const IngestMessage = z.object({
     .min(1, { error: 'must not be empty' })
     .max(1000, { error: 'at most 1000 characters' })
     .refine((t) => !/[+#\u0000]/.test(t), { error: 'must not contain wildcards' }),
-  payload: z
-    .unknown()
-    .refine((v) => v !== undefined && v !== null, {
-      error: 'required: an uplink payload (object or JSON text)',
-    }),
+  payload: z.unknown().refine((v) => v !== undefined && v !== null, {
+    error: 'required: an uplink payload (object or JSON text)',
+  }),
 })
 export type IngestMessage = z.infer<typeof IngestMessage>
 

@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
 import { listQuery, type FilterFields } from '../http/paging.ts'
-import { parseTime, TIME_PATTERN } from '../wire/time.ts'
+import { parseTime, TIME_PATTERN } from '../kernel/time.ts'
 
 /** Connection log record (spec: Connection log record, Variant A; status 2 = authentication failed, CONTRACT §5). */
 export const ConnectLog = z.object({

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import { enumerations, type EnumName } from '../enums.ts'
-import { formatTime } from './time.ts'
+import { formatTime } from '../kernel/time.ts'
 
 export type Lang = 'zh' | 'en'
 export type Row = Record<string, unknown>

@@ -3,8 +3,8 @@ import type { ListArgs, Page, Row } from '../types.ts'
 import { Conflict, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
-import { randomId } from '../../src/security.ts'
-import { createCa, issueClientCert, type CertAndKey } from '../../src/pki.ts'
+import { randomId } from '../../src/kernel/secrets.ts'
+import { createCa, issueClientCert, type CertAndKey } from '../../src/kernel/pki.ts'
 
 const COLUMNS = `SELECT c.id AS id, c.name AS name, c.enable AS enable, c.cn AS CN, c.cert AS cert,
   c.key AS key, c.root AS root, c.user_int_id AS userIntID, u.username AS createUser,

@@ -4,7 +4,7 @@ import { Conflict, Invalid, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 import { GroupMembersRepo } from './group-devices.ts'
-import { randomId } from '../../src/security.ts'
+import { randomId } from '../../src/kernel/secrets.ts'
 
 const COLUMNS = `SELECT g.id AS id, g.group_id AS groupID, g.group_name AS groupName, g.description AS description,
   p.product_id AS productID, p.product_name AS productName, g.product_int_id AS productIntID,

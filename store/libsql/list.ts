@@ -1,7 +1,7 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
-import { parseTime } from '../../src/wire/time.ts'
+import { parseTime } from '../../src/kernel/time.ts'
 
 /**
  * How one list reads from SQL. `fields` maps every filterable or sortable wire field to a SQL expression;

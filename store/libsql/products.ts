@@ -3,7 +3,7 @@ import type { ListArgs, Page, Row } from '../types.ts'
 import { Conflict, Invalid, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
-import { randomId } from '../../src/security.ts'
+import { randomId } from '../../src/kernel/secrets.ts'
 
 const COUNTS = `
   (SELECT count(*) FROM devices d WHERE d.product_int_id = p.id AND d.kind = 'device') AS deviceCount,

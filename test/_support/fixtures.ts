@@ -1,4 +1,4 @@
-import { randomId } from '../../src/security.ts'
+import { randomId } from '../../src/kernel/secrets.ts'
 import type { TestService } from './service.ts'
 
 /**

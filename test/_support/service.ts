@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../../src/config.ts'
+import { loadConfig } from '../../src/kernel/config.ts'
 import { startService, type Service } from '../../src/service.ts'
 
 export const ADMIN_EMAIL = 'admin@test.local'

@@ -2,7 +2,7 @@
  * The service in a child process, for the kill -9 test: starts it on DATA_DIR with free ports and prints one
  * JSON line `{"url", "mqttPort"}` on stdout once it listens. The parent kills it with SIGKILL.
  */
-import { loadConfig } from '../../src/config.ts'
+import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 
 const svc = await startService(

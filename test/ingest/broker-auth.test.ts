@@ -11,7 +11,7 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-import { loadConfig } from '../../src/config.ts'
+import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 import {
   closedWithin,

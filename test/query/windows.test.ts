@@ -8,7 +8,7 @@ import {
   WindowError,
   ZoneClock,
 } from '../../store/windows.ts'
-import { formatTime, localToEpoch } from '../../src/wire/time.ts'
+import { formatTime, localToEpoch } from '../../src/kernel/time.ts'
 import { WireTimeFormatter } from '../../query/format.ts'
 import { QueryParamError, resolveRange } from '../../query/range.ts'
 import { Downsampler, downsample } from '../../store/downsample.ts'

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
-import { loadConfig, ConfigError } from '../../src/config.ts'
+import { loadConfig, ConfigError } from '../../src/kernel/config.ts'
 import { pickLang } from '../../src/http/env.ts'
 
 let t: TestService

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { parseCsvRecords } from '../../../src/csv.ts'
+import { parseCsvRecords } from '../../../src/kernel/csv.ts'
 import { DEVICE_CSV_FIELDS } from '../../../src/schemas/device-transfer.ts'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
 

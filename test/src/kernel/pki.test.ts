@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { X509Certificate, createPrivateKey, createSign, createVerify } from 'node:crypto'
 import * as x509 from '@peculiar/x509'
-import { createCa, issueClientCert, CA_DAYS, CLIENT_DAYS } from '../../src/pki.ts'
+import { createCa, issueClientCert, CA_DAYS, CLIENT_DAYS } from '../../../src/kernel/pki.ts'
 
 const DAY = 86_400_000
 const pki = suite('pki')

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { csvLine, parseCsv, parseCsvRecords, CsvError } from '../../src/csv.ts'
+import { csvLine, parseCsv, parseCsvRecords, CsvError } from '../../../src/kernel/csv.ts'
 
 const csv = suite('csv')
 
