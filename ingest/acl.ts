@@ -1,5 +1,5 @@
 import type { Db } from '../store/libsql/db.ts'
-import type { Bus } from '../src/kernel/events.ts'
+import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 import {
   filterCovers,
@@ -75,7 +75,7 @@ export class AclChecker {
 
   constructor(
     private readonly db: Db,
-    bus: Bus,
+    bus: EventBus,
     private readonly max = ACL_CACHE_MAX,
   ) {
     bus.on('acl.changed', (e) => {

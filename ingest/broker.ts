@@ -12,7 +12,7 @@ import { Aedes, type Client } from 'aedes'
 import memoryPersistenceModule from 'aedes-persistence'
 import { WebSocketServer, createWebSocketStream } from 'ws'
 import type { Config } from '../src/kernel/config.ts'
-import type { Bus } from '../src/kernel/events.ts'
+import type { EventBus } from '../src/kernel/events.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
 import { mountpoint, type BrokerHandle, type DeviceIdentity, type Pipeline } from './types.ts'
 import { DeviceDirectory } from './identity.ts'
@@ -26,7 +26,7 @@ export interface BrokerDeps {
   config: Config
   meta: MetaStore
   pipeline: Pipeline
-  bus: Bus
+  bus: EventBus
 }
 
 /** Default time a device has to acknowledge a command (CONTRACT §5 COMMAND_TIMEOUT). */
@@ -232,7 +232,7 @@ class BrokerEvents {
  * is re-read and its session closed when it is gone, blocked or its credentials changed.
  */
 function watchDevices(
-  bus: Bus,
+  bus: EventBus,
   clients: Clients,
   hooks: BrokerHooks,
   directory: DeviceDirectory,

@@ -1,6 +1,6 @@
 import type { Db } from '../store/libsql/db.ts'
 import { IngestModelRepo } from '../store/libsql/ingest-model.ts'
-import type { Bus } from '../src/kernel/events.ts'
+import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 
 /** Most identities kept in memory; the oldest is dropped first. */
@@ -21,7 +21,7 @@ export class DeviceDirectory {
 
   constructor(
     db: Db,
-    bus: Bus,
+    bus: EventBus,
     private readonly max = DIRECTORY_MAX,
   ) {
     this.repo = new IngestModelRepo(db)

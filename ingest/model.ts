@@ -1,4 +1,4 @@
-import type { Bus } from '../src/kernel/events.ts'
+import type { EventBus } from '../src/kernel/events.ts'
 import type { IngestDevice, IngestModelRepo, ModelPoint } from '../store/libsql/ingest-model.ts'
 
 /** A data stream as the decoder matches it: its topic and the dataPointIDs it carries. */
@@ -63,7 +63,7 @@ export class ModelCache {
 
   constructor(
     private repo: IngestModelRepo,
-    private bus?: Bus,
+    private bus?: EventBus,
   ) {
     bus?.on('model.changed', this.onModel)
     bus?.on('device.changed', this.onDevice)

@@ -1,5 +1,5 @@
 import type { Config } from '../src/kernel/config.ts'
-import type { Bus } from '../src/kernel/events.ts'
+import type { EventBus } from '../src/kernel/events.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
 import type { EventInput } from '../store/libsql/logs.ts'
 import { IngestModelRepo, type IngestDevice } from '../store/libsql/ingest-model.ts'
@@ -15,7 +15,7 @@ export interface PipelineDeps {
   config: Config
   meta: MetaStore
   telemetry: TelemetryStore
-  bus: Bus
+  bus: EventBus
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection (CONTRACT §5 leaves it open). */

@@ -2,7 +2,7 @@ import type { Config } from './kernel/config.ts'
 import type { MetaStore } from '../store/libsql/meta.ts'
 import type { Authenticator } from './http/auth.ts'
 import type { TaskRunner } from './tasks.ts'
-import type { Bus } from './kernel/events.ts'
+import type { EventBus } from './kernel/events.ts'
 import type { TelemetryStore } from '../store/telemetry.ts'
 import type { BrokerHandle, Pipeline } from '../ingest/types.ts'
 
@@ -12,7 +12,7 @@ export interface Deps {
   meta: MetaStore
   auth: Authenticator
   tasks: TaskRunner
-  bus: Bus
+  bus: EventBus
   telemetry: TelemetryStore
   pipeline: Pipeline
   broker: BrokerHandle

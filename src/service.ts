@@ -8,7 +8,7 @@ import { openDb } from '../store/libsql/db.ts'
 import { createMetaStore } from '../store/libsql/meta.ts'
 import type { Deps } from './deps.ts'
 import { createTaskRunner } from './tasks.ts'
-import { Bus } from './kernel/events.ts'
+import { EventBus } from './kernel/events.ts'
 import { createTelemetryStore } from '../store/index.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
@@ -30,7 +30,7 @@ export async function startService(config: Config): Promise<Service> {
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
   await meta.tasks.failInterruptedTasks()
   const tasks = createTaskRunner(meta.tasks)
-  const bus = new Bus()
+  const bus = new EventBus()
   const telemetry = await createTelemetryStore(config)
   const pipeline = createPipeline({ config, meta, telemetry, bus })
   const brokerDeps = { config, meta, pipeline, bus }

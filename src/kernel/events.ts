@@ -1,15 +1,35 @@
 import { EventEmitter } from 'node:events'
 
+/** A device or gateway record, as events name it. */
+export interface DeviceRef {
+  tenantID: string
+  /** The record id (`deviceIntID`). */
+  id: number
+  deviceID: string
+  kind: 'device' | 'gateway'
+}
+
 /**
- * In-process notifications from the API to ingest: a device's credentials or blocked flag changed (the broker
- * drops cached identities and kicks a blocked device), a device was deleted, a product's model (data points,
- * streams) changed (the uplink decoder drops its cached model), a policy or subscription binding changed.
+ * The domain events: what a write announces after its commit. The domain services in src/services emit them, and
+ * only they do; listeners (ingest's caches and the broker today; commands, alerts, webhooks and the live stream
+ * later) react to them and never ask the HTTP layer. Payloads are plain data, safe to hand to any listener.
  */
-export interface BusEvents {
-  'device.changed': [{ tenantID: string; id: number; deviceID: string }]
-  'device.deleted': [{ tenantID: string; id: number; deviceID: string }]
+export interface DomainEvents {
+  /** A device or gateway was created. */
+  'device.created': [DeviceRef]
+  /** A device's or gateway's stored fields changed (credentials, blocked flag, product, links). */
+  'device.changed': [DeviceRef & { blocked: boolean }]
+  /** A device or gateway and everything keyed by it were deleted. */
+  'device.deleted': [DeviceRef]
+  /** A product's model (the product, its data points or streams) changed: cached models are stale. */
   'model.changed': [{ tenantID: string; productIntID: number }]
+  /** A data point and its stored values were deleted. */
+  'dataPoint.deleted': [{ tenantID: string; productIntID: number; productID: string; dataPointID: string }]
+  /** Policy or subscription bindings of these devices (or of the whole tenant) changed. */
   'acl.changed': [{ tenantID: string; deviceIntIDs: number[] | 'all' }]
 }
 
-export class Bus extends EventEmitter<BusEvents> {}
+export type DomainEventName = keyof DomainEvents
+
+/** The one in-process channel of domain events (typed; synchronous listeners; a listener's throw is its own). */
+export class EventBus extends EventEmitter<DomainEvents> {}

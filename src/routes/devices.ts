@@ -97,7 +97,13 @@ export function deviceRoutes({ meta, bus }: Deps) {
       const tenant = c.get('tenant')
       const fields = await prepareDevice(repo, tenant, body, await repo.current(tenant, id))
       const updated = await repo.update(tenant, id, fields)
-      bus.emit('device.changed', { tenantID: tenant, id, deviceID: String(updated.deviceID) })
+      bus.emit('device.changed', {
+        tenantID: tenant,
+        id,
+        deviceID: String(updated.deviceID),
+        kind: 'device',
+        blocked: Number(updated.blocked) === 1,
+      })
       return c.json(deviceWire.write(updated, wireCtx(c)))
     },
   )
@@ -117,7 +123,7 @@ export function deviceRoutes({ meta, bus }: Deps) {
       const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
       await repo.delete(tenant, query.ids)
       for (const [id, deviceID] of deviceIDs)
-        bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
+        bus.emit('device.deleted', { tenantID: tenant, id, deviceID, kind: 'device' })
       return c.body(null, 204)
     },
   )

@@ -87,7 +87,13 @@ export function gatewayRoutes({ meta, bus }: Deps) {
         await repo.current(tenant, id),
       )
       const updated = await repo.update(tenant, id, fields)
-      bus.emit('device.changed', { tenantID: tenant, id, deviceID: String(updated.deviceID) })
+      bus.emit('device.changed', {
+        tenantID: tenant,
+        id,
+        deviceID: String(updated.deviceID),
+        kind: 'gateway',
+        blocked: Number(updated.blocked) === 1,
+      })
       return c.json(gatewayWire.detail(updated, wireCtx(c)))
     },
   )
@@ -106,7 +112,7 @@ export function gatewayRoutes({ meta, bus }: Deps) {
       const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
       await repo.delete(tenant, query.ids)
       for (const [id, deviceID] of deviceIDs)
-        bus.emit('device.deleted', { tenantID: tenant, id, deviceID })
+        bus.emit('device.deleted', { tenantID: tenant, id, deviceID, kind: 'gateway' })
       return c.body(null, 204)
     },
   )
