@@ -37,7 +37,7 @@ export interface Series {
   value: TelemetryValue[]
 }
 
-/** What an aggregate computes per window (CONTRACT §6: aggregateType 1 max, 2 min, 3 mean, 4 sum). */
+/** What an aggregate computes per window (aggregateType 1 max, 2 min, 3 mean, 4 sum). */
 export type AggregateFn = 'max' | 'min' | 'mean' | 'sum'
 
 /**
@@ -107,6 +107,14 @@ export interface TelemetryStore {
   latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>>
   /** Deletes every value of a device (the device was deleted). */
   deleteDevice(tenantID: string, deviceID: string): Promise<void>
+  /**
+   * Deletes every value of one data point of every device of a product in a tenant (the product's data point was
+   * deleted): the same dataPointID of other products or tenants, and the product's other data points, stay.
+   * Resolves once reads, latest() included, no longer see them; later writes of the data point are stored anew.
+   * Which product a value belongs to: the one it was written with (InfluxDB, a tag per value); the embedded store
+   * keeps one product per device, the one its latest write named (a device moved to another product moves whole).
+   */
+  deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void>
   /** Flushes what is buffered and releases resources. */
   close(): Promise<void>
 }

@@ -135,7 +135,30 @@ function predicateString(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`
 }
 
+/** `_measurement="telemetry" AND key="value" ...`: each tag value a predicate string literal. */
+function predicate(tags: ReadonlyArray<readonly [string, string]>): string {
+  return [['_measurement', MEASUREMENT] as const, ...tags]
+    .map(([key, value]) => `${key}=${predicateString(value)}`)
+    .join(' AND ')
+}
+
 /** The delete-API predicate selecting every series of one device of one tenant. */
 export function devicePredicate(tenantID: string, deviceID: string): string {
-  return `_measurement=${predicateString(MEASUREMENT)} AND tenant=${predicateString(tenantID)} AND device=${predicateString(deviceID)}`
+  return predicate([
+    ['tenant', tenantID],
+    ['device', deviceID],
+  ])
+}
+
+/** The delete-API predicate selecting one data point's series of every device of one product of one tenant. */
+export function dataPointPredicate(
+  tenantID: string,
+  productID: string,
+  dataPointID: string,
+): string {
+  return predicate([
+    ['tenant', tenantID],
+    ['product', productID],
+    ['point', dataPointID],
+  ])
 }

@@ -4,8 +4,12 @@ import type { TelemetryPoint, TelemetryValue } from '../telemetry.ts'
 import { FIELD, MEASUREMENT, TIME_LIMITS } from './options.ts'
 
 /** Line protocol cannot carry these tag values: empty (the tag vanishes), a trailing `\`, line breaks. */
+export function storableTag(value: string): boolean {
+  return !(value === '' || value.endsWith('\\') || /[\n\r]/.test(value))
+}
+
 function checkTag(field: string, value: string): void {
-  if (value === '' || value.endsWith('\\') || /[\n\r]/.test(value))
+  if (!storableTag(value))
     throw new Invalid(field, `${field} cannot be stored in InfluxDB: ${JSON.stringify(value)}`)
 }
 

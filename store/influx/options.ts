@@ -42,14 +42,20 @@ export const WRITE_OPTIONS = Object.freeze({
 /** Query options: Flux, no response gzip (the CSV decodes faster than it inflates on loopback). */
 export const QUERY_GZIP = false
 
-/** Delete range bounds: "all time" for a device's delete (InfluxDB times are int64 nanoseconds). */
-export const ALL_TIME = { start: '1970-01-01T00:00:00Z', stop: '2262-01-01T00:00:00Z' } as const
+/**
+ * Delete range bounds: "all time" for the deletes (InfluxDB times are int64 nanoseconds: 1677-09-21 to 2262-04-11),
+ * the same bounds writes accept, so values before 1970 go too.
+ */
+export const ALL_TIME = { start: '1677-09-22T00:00:00Z', stop: '2262-01-01T00:00:00Z' } as const
 
-/** Epoch-ms bounds InfluxDB can store (int64 nanoseconds); reads are clamped to them. */
+/** Epoch-ms bounds InfluxDB can store (int64 nanoseconds); writes outside are refused, reads are clamped to them. */
 export const TIME_LIMITS = {
-  min: Date.parse('1677-09-22T00:00:00Z'),
+  min: Date.parse(ALL_TIME.start),
   max: Date.parse(ALL_TIME.stop),
 } as const
 
-/** Read bounds of `latest`: from the epoch to far in the future, so device clocks ahead of ours still count. */
-export const LATEST_RANGE = { start: new Date(0), stop: new Date(ALL_TIME.stop) } as const
+/** Read bounds of `latest`: every time a write accepts, so device clocks ahead of ours (or far behind) count. */
+export const LATEST_RANGE = {
+  start: new Date(TIME_LIMITS.min),
+  stop: new Date(TIME_LIMITS.max),
+} as const

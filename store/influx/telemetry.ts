@@ -13,19 +13,20 @@ import { toStoreError } from './errors.ts'
 import {
   aggregateQuery,
   countByPointQuery,
+  dataPointPredicate,
   devicePredicate,
   extentQuery,
   extremesQuery,
   latestQuery,
   readRawQuery,
 } from './flux.ts'
-import { toLines } from './lines.ts'
+import { storableTag, toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
 import { windowBounds, windowIndex } from '../windows.ts'
 import { bucketsOf } from '../downsample.ts'
 import { streamByDay } from '../slices.ts'
-import { BatchWriter } from './writer.ts'
+import { InfluxLineWriter } from './line-writer.ts'
 
 export interface InfluxOptions {
   url: string
@@ -44,14 +45,14 @@ export interface InfluxOptions {
  */
 export class InfluxTelemetryStore implements TelemetryStore {
   readonly kind = 'influxdb'
-  readonly #writer: BatchWriter
+  readonly #writer: InfluxLineWriter
   readonly #query: QueryApi
 
   private constructor(
     private readonly client: InfluxDB,
     private readonly opts: InfluxOptions,
   ) {
-    this.#writer = new BatchWriter(client, opts.org, opts.bucket)
+    this.#writer = new InfluxLineWriter(client, opts.org, opts.bucket)
     this.#query = client.getQueryApi({ org: opts.org, type: 'flux', gzip: QUERY_GZIP })
   }
 
@@ -204,9 +205,23 @@ export class InfluxTelemetryStore implements TelemetryStore {
 
   /** Deletes every value of the device over all time (InfluxDB's delete API, predicate on tenant and device). */
   async deleteDevice(tenantID: string, deviceID: string): Promise<void> {
+    await this.deleteWhere(devicePredicate(tenantID, deviceID))
+  }
+
+  /**
+   * Deletes every value of one data point of the product's devices over all time (the delete API, predicate on
+   * the tenant, product and point tags). Ids no tag can hold were never stored: nothing is sent for them.
+   */
+  async deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void> {
+    if (![tenantID, productID, dataPointID].every(storableTag)) return
+    await this.deleteWhere(dataPointPredicate(tenantID, productID, dataPointID))
+  }
+
+  /** POST /api/v2/delete of every value matching `predicate` over all time; resolves once InfluxDB answered 204. */
+  private async deleteWhere(predicate: string): Promise<void> {
     const { org, bucket } = this.opts
     const path = `/api/v2/delete?org=${encodeURIComponent(org)}&bucket=${encodeURIComponent(bucket)}`
-    const body = { ...ALL_TIME, predicate: devicePredicate(tenantID, deviceID) }
+    const body = { ...ALL_TIME, predicate }
     try {
       await this.client.transport.request(path, body, { method: 'POST' })
     } catch (err) {

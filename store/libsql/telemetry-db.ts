@@ -11,8 +11,12 @@ import type { EncodedChunk } from './telemetry-codec.ts'
 export const BUCKET_MS = 3_600_000
 export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
 
-/** 1: chunks without statistics; 2: chunks keep vmin, vmax, vsum, vcnt (null in rows written by version 1). */
-export const SCHEMA_VERSION = 2
+/**
+ * 1: chunks without statistics; 2: chunks keep vmin, vmax, vsum, vcnt (null in rows written by version 1);
+ * 3: series keep product_id, the product of the device's latest write (null in rows of version 2 until the device
+ * is written again).
+ */
+export const SCHEMA_VERSION = 3
 
 /**
  * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
@@ -28,7 +32,8 @@ const PRAGMAS = [
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)',
   `CREATE TABLE IF NOT EXISTS series (id INTEGER PRIMARY KEY AUTOINCREMENT, tenant_id TEXT NOT NULL,
-     device_id TEXT NOT NULL, data_point_id TEXT NOT NULL, UNIQUE (tenant_id, device_id, data_point_id))`,
+     device_id TEXT NOT NULL, data_point_id TEXT NOT NULL, product_id TEXT,
+     UNIQUE (tenant_id, device_id, data_point_id))`,
   'CREATE TABLE IF NOT EXISTS wal (id INTEGER PRIMARY KEY, data BLOB NOT NULL)',
   `CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, t_start INTEGER NOT NULL,
      t_end INTEGER NOT NULL, n INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, times BLOB NOT NULL,
@@ -37,10 +42,20 @@ const SCHEMA = [
   `INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('seq', 0)`,
 ]
 
-/** Version 1 files get the statistics columns; their old chunks keep nulls there and are decoded when aggregated. */
-const UPGRADE_TO_2 = ['vmin REAL', 'vmax REAL', 'vsum REAL', 'vcnt INTEGER'].map(
-  (c) => `ALTER TABLE chunks ADD COLUMN ${c}`,
-)
+/**
+ * The statements taking a file from the version before each key to that version: version 1 files get the
+ * statistics columns (their old chunks keep nulls there and are decoded when aggregated); version 2 files get the
+ * series' product (null until the device is written again: deleteDataPoint cannot match such series before).
+ */
+const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
+  [
+    2,
+    ['vmin REAL', 'vmax REAL', 'vsum REAL', 'vcnt INTEGER'].map(
+      (c) => `ALTER TABLE chunks ADD COLUMN ${c}`,
+    ),
+  ],
+  [3, ['ALTER TABLE series ADD COLUMN product_id TEXT']],
+]
 
 /** Opens the file (creating its directory), applies the settings and the schema, refuses a newer schema. */
 export async function openTelemetryClient(url: string): Promise<Client> {
@@ -58,9 +73,10 @@ export async function openTelemetryClient(url: string): Promise<Client> {
       throw new Error(
         `telemetry database ${url} has schema ${version}, newer than ${SCHEMA_VERSION}`,
       )
-    if (version < 2)
+    const steps = UPGRADES.filter(([to]) => to > version).flatMap(([, sql]) => sql)
+    if (steps.length)
       await client.batch(
-        [...UPGRADE_TO_2, "UPDATE meta SET value = 2 WHERE key = 'schema_version'"],
+        [...steps, `UPDATE meta SET value = ${SCHEMA_VERSION} WHERE key = 'schema_version'`],
         'write',
       )
     return client
@@ -75,6 +91,8 @@ export interface SeriesRow {
   tenantID: string
   deviceID: string
   dataPointID: string
+  /** The product of the device's latest write; null in series of version 2 files not written since. */
+  productID: string | null
 }
 
 /** What start-up needs: every series, the next series id and chunk seq, the WAL rows in order. */
@@ -90,7 +108,7 @@ export interface StoredState {
 export async function loadState(client: Client): Promise<StoredState> {
   const [series, next, seq, wal, crowded] = await client.batch(
     [
-      'SELECT id, tenant_id, device_id, data_point_id FROM series',
+      'SELECT id, tenant_id, device_id, data_point_id, product_id FROM series',
       "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'series'), 0) AS last",
       "SELECT value FROM meta WHERE key = 'seq'",
       'SELECT data FROM wal ORDER BY id',
@@ -105,6 +123,7 @@ export async function loadState(client: Client): Promise<StoredState> {
       tenantID: String(r[1]),
       deviceID: String(r[2]),
       dataPointID: String(r[3]),
+      productID: r[4] === null ? null : String(r[4]),
     })),
     nextSeriesId: Number(next!.rows[0]![0]) + 1,
     seq: Number(seq!.rows[0]?.[0] ?? 0),
@@ -125,8 +144,9 @@ export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const part = rows.slice(i, i + ROWS_PER_INSERT)
     out.push({
-      sql: `INSERT INTO series (id, tenant_id, device_id, data_point_id) VALUES ${part.map(() => '(?, ?, ?, ?)').join(', ')}`,
-      args: part.flatMap((r) => [r.id, r.tenantID, r.deviceID, r.dataPointID]),
+      sql: `INSERT INTO series (id, tenant_id, device_id, data_point_id, product_id)
+            VALUES ${part.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      args: part.flatMap((r) => [r.id, r.tenantID, r.deviceID, r.dataPointID, r.productID]),
     })
   }
   return out
@@ -158,6 +178,30 @@ export function insertChunks(
         c.stats.count,
       ]),
     })
+  }
+  return out
+}
+
+/** Every series of a device now belongs to `productID` (the device was written under another product). */
+export function moveSeries(tenantID: string, deviceID: string, productID: string): InStatement {
+  return {
+    sql: 'UPDATE series SET product_id = ? WHERE tenant_id = ? AND device_id = ?',
+    args: [productID, tenantID, deviceID],
+  }
+}
+
+/** Ids per DELETE: far below SQLite's limit of bound parameters. */
+const IDS_PER_DELETE = 500
+
+/** DELETEs of some series and every chunk of theirs (their WAL values are skipped on replay: unknown ids). */
+export function deleteSeries(ids: readonly number[]): InStatement[] {
+  const out: InStatement[] = []
+  for (let i = 0; i < ids.length; i += IDS_PER_DELETE) {
+    const part = ids.slice(i, i + IDS_PER_DELETE)
+    out.push(
+      { sql: `DELETE FROM chunks WHERE series_id IN (${marks(part.length)})`, args: part },
+      { sql: `DELETE FROM series WHERE id IN (${marks(part.length)})`, args: part },
+    )
   }
   return out
 }

@@ -9,10 +9,10 @@
  *   rows in the same transaction. Compaction (telemetry-compact.ts) later merges an hour's chunks into one.
  * - Start-up replays the WAL into the memtable. A crash between any two steps leaves every acknowledged value
  *   either in the WAL or in chunks (both atomically switched), so it reads back after restart.
- * - Reads (telemetry-query.ts) take the memtable's values first, then the chunks in one query, and merge them:
+ * - Reads (telemetry-reads.ts) take the memtable's values first, then the chunks in one query, and merge them:
  *   time ascending, the later write winning at equal times (memtable over chunks, higher seq over lower).
  *
- * Why chunks: reading 86,400 rows through @libsql/client costs ~540 ms (BASELINES.md); 24 hour chunks of Float64
+ * Why chunks: reading 86,400 rows through @libsql/client costs ~540 ms; 24 hour chunks of Float64
  * bytes decode in a few ms. One process owns the file: two stores on one file would allocate the same series ids.
  * Every mutation (commit, flush, compaction step, delete) runs under one FIFO lock, so they never interleave.
  */
@@ -33,16 +33,17 @@ import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import {
   BUCKET_MS,
   bucketOf,
+  deleteSeries,
   insertChunks,
   insertSeries,
   loadState,
-  marks,
+  moveSeries,
   openTelemetryClient,
-  type SeriesRow,
 } from './telemetry-db.ts'
 import { lowerBound, Memtable } from './telemetry-memtable.ts'
-import { newestInChunks } from './telemetry-read.ts'
-import { TelemetryReads } from './telemetry-query.ts'
+import { newestInChunks } from './telemetry-chunk-reads.ts'
+import { SeriesIndex, type SeriesChanges } from './telemetry-series.ts'
+import { TelemetryReads } from './telemetry-reads.ts'
 import { downsampleStream } from '../downsample.ts'
 
 export interface LibsqlTelemetryOptions {
@@ -86,12 +87,9 @@ interface Group {
   points: number
 }
 
-const deviceKey = (tenantID: string, deviceID: string) => `${tenantID}\u0000${deviceID}`
-
 export class LibsqlTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
-  /** tenant\0device → data point → series id. */
-  private devices = new Map<string, Map<string, number>>()
+  private readonly series: SeriesIndex
   private memtable = new Memtable()
   private walRows = 0
   private tail: Promise<unknown> = Promise.resolve()
@@ -106,9 +104,10 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   private constructor(
     private readonly client: Client,
     private readonly opts: Required<LibsqlTelemetryOptions>,
-    private nextSeriesId: number,
+    nextSeriesId: number,
     private seq: number,
   ) {
+    this.series = new SeriesIndex(nextSeriesId)
     this.reads = new TelemetryReads({
       client,
       memtable: () => this.memtable,
@@ -122,7 +121,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     const client = await openTelemetryClient(opts.url)
     const state = await loadState(client)
     const store = new LibsqlTelemetryStore(client, opts, state.nextSeriesId, state.seq)
-    for (const s of state.series) store.remember(s)
+    for (const s of state.series) store.series.remember(s)
     const known = new Set(state.series.map((s) => s.id))
     for (const blob of state.wal) {
       const { seriesIds, times, values } = decodeWal(blob)
@@ -162,7 +161,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return this.reads.readRaw(range)
   }
 
-  /** Per-window aggregates (store/windows.ts semantics), from chunk statistics where exact (telemetry-query.ts). */
+  /** Per-window aggregates (store/windows.ts semantics), from chunk statistics where exact (telemetry-reads.ts). */
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
     return this.reads.aggregate(range, fn, window)
   }
@@ -172,12 +171,12 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return downsampleStream(this.reads.stream(range), range, maxPoints)
   }
 
-  /** How many values the range holds (an upper bound until compaction merges rewrites; see telemetry-query.ts). */
+  /** How many values the range holds (an upper bound until compaction merges rewrites; see telemetry-reads.ts). */
   count(range: SeriesRange): Promise<number> {
     return this.reads.count(range)
   }
 
-  /** The part of the range holding its values (see telemetry-query.ts). */
+  /** The part of the range holding its values (see telemetry-reads.ts). */
   extent(range: SeriesRange): Promise<{ start: number; end: number } | undefined> {
     return this.reads.extent(range)
   }
@@ -189,7 +188,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /** [dataPointID, series id] of the range's data points that have a series, each once. */
   private seriesOf(range: SeriesRange): Array<readonly [string, number]> {
-    const dev = this.devices.get(deviceKey(range.tenantID, range.deviceID))
+    const dev = this.series.of(range.tenantID, range.deviceID)?.points
     return [...new Set(range.dataPointIDs)].flatMap((dp) =>
       dev?.has(dp) ? [[dp, dev.get(dp)!] as const] : [],
     )
@@ -198,7 +197,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const out = new Map<string, LastValue>()
-    const dev = this.devices.get(deviceKey(tenantID, deviceID))
+    const dev = this.series.of(tenantID, deviceID)?.points
     if (!dev || dev.size === 0) return out
     const mem = new Map([...dev].map(([dp, id]) => [dp, this.memtable.get(id)?.last()]))
     const chunks = await newestInChunks(this.client, [...dev.values()])
@@ -213,20 +212,37 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /** Deletes the device's series, chunks and memtable values (its WAL rows are skipped on replay). */
   deleteDevice(tenantID: string, deviceID: string): Promise<void> {
+    return this.dropSeries(
+      () => this.series.idsOfDevice(tenantID, deviceID),
+      () => this.series.forgetDevice(tenantID, deviceID),
+    )
+  }
+
+  /**
+   * Deletes the data point's series of every device of the product in the tenant (the product its latest write
+   * named), with their chunks and memtable values; their WAL rows are skipped on replay. A later write of the
+   * data point starts a new series.
+   */
+  deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void> {
+    return this.dropSeries(
+      () => this.series.idsOfDataPoint(tenantID, productID, dataPointID),
+      () => this.series.forgetDataPoint(tenantID, productID, dataPointID),
+    )
+  }
+
+  /**
+   * Under the lock: deletes the series `ids()` names (rows, chunks: their statistics go with them) in one
+   * transaction, then `forget()`s them and drops their memtable values. Their ids are never given out again, so
+   * WAL rows still holding their values are skipped when replayed, and flushes write only what the memtable holds.
+   */
+  private dropSeries(ids: () => number[], forget: () => void): Promise<void> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
     return this.exclusive(async () => {
-      const key = deviceKey(tenantID, deviceID)
-      const ids = [...(this.devices.get(key)?.values() ?? [])]
-      if (ids.length === 0) return
-      await this.client.batch(
-        [
-          { sql: `DELETE FROM chunks WHERE series_id IN (${marks(ids.length)})`, args: ids },
-          { sql: `DELETE FROM series WHERE id IN (${marks(ids.length)})`, args: ids },
-        ],
-        'write',
-      )
-      this.devices.delete(key)
-      for (const id of ids) this.memtable.delete(id)
+      const gone = ids()
+      if (gone.length === 0) return
+      await this.client.batch(deleteSeries(gone), 'write')
+      forget()
+      for (const id of gone) this.memtable.delete(id)
     })
   }
 
@@ -290,30 +306,33 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return run
   }
 
-  /** Commits one group of write() calls as one WAL row (+ new series), then applies it to the memtable. */
+  /**
+   * Commits one group of write() calls as one WAL row (+ new series, + the product of devices now written under
+   * another one), then applies it to the memtable.
+   */
   private async commit(g: Group) {
-    const fresh: SeriesRow[] = []
+    const changes: SeriesChanges = { fresh: [], moved: new Map() }
     const sids = new Uint32Array(g.points)
     const times = new Float64Array(g.points)
     const values: TelemetryValue[] = new Array(g.points)
     let i = 0
     for (const call of g.calls)
       for (const p of call.points) {
-        sids[i] = this.seriesId(p, fresh)
+        sids[i] = this.series.resolve(p, changes)
         times[i] = Math.round(p.time)
         values[i++] = p.value
       }
     try {
       await this.client.batch(
         [
-          ...insertSeries(fresh),
+          ...insertSeries(changes.fresh),
+          ...[...changes.moved.keys()].map((d) => moveSeries(d.tenantID, d.deviceID, d.productID!)),
           { sql: 'INSERT INTO wal (data) VALUES (?)', args: [encodeWal(sids, times, values)] },
         ],
         'write',
       )
     } catch (e) {
-      for (const s of fresh)
-        this.devices.get(deviceKey(s.tenantID, s.deviceID))?.delete(s.dataPointID)
+      this.series.undo(changes)
       for (const call of g.calls) call.reject(e)
       return
     }
@@ -324,28 +343,6 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       this.flushQueued = true
       this.flush().catch(this.opts.onError)
     }
-  }
-
-  private seriesId(p: TelemetryPoint, fresh: SeriesRow[]): number {
-    const key = deviceKey(p.tenantID, p.deviceID)
-    const id = this.devices.get(key)?.get(p.dataPointID)
-    if (id !== undefined) return id
-    const row = {
-      id: this.nextSeriesId++,
-      tenantID: p.tenantID,
-      deviceID: p.deviceID,
-      dataPointID: p.dataPointID,
-    }
-    fresh.push(row)
-    this.remember(row)
-    return row.id
-  }
-
-  private remember(s: SeriesRow) {
-    const key = deviceKey(s.tenantID, s.deviceID)
-    let dev = this.devices.get(key)
-    if (!dev) this.devices.set(key, (dev = new Map()))
-    dev.set(s.dataPointID, s.id)
   }
 
   /** Memtable → chunks (one per series and hour) + WAL emptied, in one transaction. Holds the lock. */
@@ -400,6 +397,7 @@ function invalid(p: TelemetryPoint): boolean {
     okValue &&
     Number.isFinite(p.time) &&
     typeof p.tenantID === 'string' &&
+    typeof p.productID === 'string' &&
     typeof p.deviceID === 'string' &&
     typeof p.dataPointID === 'string'
   )

@@ -307,6 +307,78 @@ function storeSuite(opts: InfluxOptions) {
   )
 
   s(
+    'deleteDataPoint with hostile ids :: deletes that point of that product only, the predicate is not injectable',
+    async ({ store }) => {
+      const t = newTenant()
+      const [product, point] = ['p" AND point!="none', 'x" AND product!="y\\z']
+      const at = (productID: string, dataPointID: string, value: number) => ({
+        ...pt(t, 'd1', dataPointID, value, value),
+        productID,
+      })
+      await store.write([
+        at(product, point, 1),
+        at(product, 'x', 2),
+        at('p', point, 3),
+        at('p', 'x', 4),
+      ])
+      await store.deleteDataPoint(t, product, point)
+      await store.deleteDataPoint(t, 'q\\" AND tenant!="none', 'x')
+      await store.deleteDataPoint(t, 'p', 'x") |> drop() //')
+      const got = await store.readRaw({
+        tenantID: t,
+        deviceID: 'd1',
+        dataPointIDs: [point, 'x'],
+        ...ALL,
+      })
+      assert.equal(Object.fromEntries(got), {
+        [point]: { time: [3], value: [3] },
+        x: { time: [2, 4], value: [2, 4] },
+      })
+    },
+  )
+
+  s(
+    'values before 1970 and far ahead :: latest() answers them, deleteDataPoint and deleteDevice remove them',
+    async ({ store }) => {
+      const t = newTenant()
+      const times = [Date.parse('1700-01-01'), -1, 0, Date.parse('2200-01-01')]
+      const old = pt(t, 'd3', 'x', times[0]!, 3)
+      await store.write([
+        ...times.flatMap((time) => [
+          pt(t, 'd1', 'x', time, 1),
+          { ...pt(t, 'd2', 'x', time, 2), productID: 'other' },
+        ]),
+        old,
+      ])
+      assert.equal((await store.latest(t, 'd3')).get('x'), { time: old.time, value: 3 })
+      assert.equal((await store.latest(t, 'd1')).get('x'), { time: times[3], value: 1 })
+      await store.deleteDataPoint(t, 'prod-1', 'x')
+      await store.deleteDevice(t, 'd2')
+      const all = { dataPointIDs: ['x'], start: old.time, end: Date.parse('2261-01-01') }
+      for (const deviceID of ['d1', 'd2', 'd3']) {
+        const got = await store.readRaw({ tenantID: t, deviceID, ...all })
+        assert.equal(got.get('x'), { time: [], value: [] }, deviceID)
+        assert.is((await store.latest(t, deviceID)).size, 0, deviceID)
+      }
+    },
+  )
+
+  s(
+    'deleteDataPoint of a device that changed product :: values are deleted by the product they were written with',
+    async ({ store }) => {
+      const t = newTenant()
+      await store.write([{ ...pt(t, 'd1', 'x', 1000, 1), productID: 'old' }])
+      await store.write([{ ...pt(t, 'd1', 'x', 2000, 2), productID: 'new' }])
+      await store.deleteDataPoint(t, 'old', 'x')
+      assert.equal(Object.fromEntries(await store.latest(t, 'd1')), {
+        x: { time: 2000, value: 2 },
+      })
+      const got = await store.readRaw({ tenantID: t, deviceID: 'd1', dataPointIDs: ['x'], ...ALL })
+      assert.equal(got.get('x'), { time: [2000], value: [2] })
+    },
+  )
+
+  s(
     '20 concurrent write calls :: each resolves after its points are readable',
     async ({ store }) => {
       const t = newTenant()
@@ -413,6 +485,8 @@ function failureSuite(opts: InfluxOptions, stop: () => Promise<void>) {
     await rejects(store.readRaw(range), Unavailable)
     await rejects(store.latest('t', 'd1'), Unavailable)
     await rejects(store.deleteDevice('t', 'd1'), Unavailable)
+    await rejects(store.deleteDataPoint('t', 'p', 'x'), Unavailable)
+    await store.deleteDataPoint('t', '', 'x') // an id no tag can hold: nothing stored, nothing sent
     assert.ok(Date.now() - t0 < 2000, `took ${Date.now() - t0} ms`)
     await store.close()
   })

@@ -2,7 +2,8 @@
  * Child process of test/store/libsql-telemetry.test.ts (not a test file): opens the embedded telemetry store on
  * argv[2] and writes batches, printing `acked <k>` after write k resolved, until the test SIGKILLs it.
  * Modes (argv[3]): `flushing` (flushes and compactions every few ms race the writes), `wal` (nothing leaves the
- * WAL), `delete` (writes two devices, deletes one, then acks and waits: the WAL still holds the deleted values).
+ * WAL), `delete` (writes two devices, deletes one, then acks and waits: the WAL still holds the deleted values),
+ * `delete-point` (writes two devices, deletes data point `a` of product `p`, then acks and waits, as `delete`).
  */
 import { LibsqlTelemetryStore } from '../../store/libsql/telemetry.ts'
 import type { TelemetryPoint } from '../../store/telemetry.ts'
@@ -40,6 +41,10 @@ if (process.argv[1]?.endsWith('libsql-telemetry-child.ts')) {
   if (mode === 'delete') {
     await store.write([...batch(1, 'kept'), ...batch(0, 'gone')]) // gone gets the highest series ids
     await store.deleteDevice('t1', 'gone')
+    process.stdout.write('acked 0\n')
+  } else if (mode === 'delete-point') {
+    await store.write([...batch(1, 'kept'), ...batch(0, 'gone')])
+    await store.deleteDataPoint('t1', 'p', 'a')
     process.stdout.write('acked 0\n')
   } else {
     for (let k = 0; k < MAX_BATCHES; k++) {

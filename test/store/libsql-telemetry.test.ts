@@ -17,7 +17,12 @@ let files = 0
 const newUrl = () => `file:${join(dir, `t${++files}.db`)}`
 
 const contractUrl = newUrl()
-telemetryContract('libsql', () => LibsqlTelemetryStore.open({ url: contractUrl }))
+telemetryContract('libsql', () => LibsqlTelemetryStore.open({ url: contractUrl }), {
+  settle: async (s) => {
+    await s.flush()
+    await s.compact(true)
+  },
+})
 
 const HOUR = 3_600_000
 const DAY_MS = 24 * HOUR
@@ -177,6 +182,168 @@ t(
       5,
       'ids of deleted series are never reused',
     )
+  },
+)
+
+t(
+  'deleted data point, then kill -9 :: WAL replay does not bring it back, the other point stays, ids not reused',
+  async () => {
+    const url = newUrl()
+    await runChild(url, 'delete-point', 0)
+    assert.ok((await raw(url, 'SELECT count(*) FROM wal')) > 0)
+    const s = await open(url)
+    const range = { tenantID: 't1', dataPointIDs: ['a', 'b'], start: BASE, end: BASE + 10 * HOUR }
+    for (const deviceID of ['kept', 'gone']) {
+      const r = await s.readRaw({ ...range, deviceID })
+      assert.equal(r.get('a'), { time: [], value: [] }, `${deviceID}: a deleted`)
+      assert.is(r.get('b')!.time.length, PER_BATCH / 2, `${deviceID}: b kept`)
+      assert.equal([...(await s.latest('t1', deviceID)).keys()], ['b'])
+    }
+    await s.write(batch(2, 'kept'))
+    await s.close()
+    assert.is(
+      await raw(url, "SELECT count(*) FROM series WHERE data_point_id = 'a' AND id <= 4"),
+      0,
+      'ids of deleted series are never reused',
+    )
+    assert.is(await raw(url, "SELECT count(*) FROM series WHERE product_id = 'p'"), 3)
+  },
+)
+
+t(
+  'deleteDataPoint over 1,200 devices with flushed, compacted and memtable values :: all of them gone, statistics too',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    const devices = Array.from({ length: 1200 }, (_, i) => `d${i}`)
+    const write = (dt: number, v: number) =>
+      s.write(
+        devices.flatMap((d) => [
+          ...pts(d, 'x', [[BASE + dt, v]]),
+          ...pts(d, 'y', [[BASE + dt, v]]),
+        ]),
+      )
+    await write(0, 1)
+    await s.flush()
+    await write(1000, 2)
+    await s.flush()
+    await s.compact(true)
+    await write(2000, 3)
+    await s.deleteDataPoint('t1', 'p', 'x')
+    const range = { tenantID: 't1', dataPointIDs: ['x', 'y'], start: BASE, end: BASE + HOUR }
+    const sums = await s.aggregate({ ...range, deviceID: 'd777' }, 'sum', {
+      every: '1h',
+      tz: 'UTC',
+    })
+    assert.equal(Object.fromEntries(sums), {
+      x: { time: [], value: [] },
+      y: { time: [BASE], value: [6] },
+    })
+    await s.flush()
+    assert.is(await raw(url, "SELECT count(*) FROM series WHERE data_point_id = 'x'"), 0)
+    assert.is(await raw(url, 'SELECT count(*) FROM series'), 1200)
+    assert.is(await raw(url, 'SELECT sum(n) FROM chunks'), 3600)
+    assert.is(await raw(url, 'SELECT sum(vsum) FROM chunks'), 1200 * 6)
+    await s.close()
+  },
+)
+
+t(
+  'a device written under another product :: its series move with it; deleteDataPoint of the old product leaves them',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    const at = (deviceID: string, productID: string, dp: string, dt: number, value: number) => ({
+      tenantID: 't1',
+      productID,
+      deviceID,
+      dataPointID: dp,
+      time: BASE + dt,
+      value,
+    })
+    await s.write([
+      at('moved', 'old', 'x', 0, 1),
+      at('moved', 'old', 'y', 0, 2),
+      at('stays', 'old', 'x', 0, 3),
+    ])
+    await s.flush()
+    await s.write([at('moved', 'new', 'x', 1000, 4)])
+    assert.is(await raw(url, "SELECT count(*) FROM series WHERE product_id = 'new'"), 2)
+    await s.deleteDataPoint('t1', 'old', 'x')
+    const read = (deviceID: string) =>
+      s.readRaw({
+        tenantID: 't1',
+        deviceID,
+        dataPointIDs: ['x', 'y'],
+        start: BASE,
+        end: BASE + HOUR,
+      })
+    assert.equal((await read('moved')).get('x'), { time: [BASE, BASE + 1000], value: [1, 4] })
+    assert.equal((await read('stays')).get('x'), { time: [], value: [] })
+    await s.close()
+    const again = await open(url)
+    await again.deleteDataPoint('t1', 'new', 'x')
+    assert.equal(Object.fromEntries(await again.latest('t1', 'moved')), {
+      y: { time: BASE, value: 2 },
+    })
+    await again.close()
+  },
+)
+
+t(
+  'a schema 2 file :: opens as schema 3; its series get their product when their device is written again',
+  async () => {
+    const url = newUrl()
+    let s = await open(url)
+    await s.write([...pts('d', 'x', [[BASE, 1]]), ...pts('idle', 'x', [[BASE, 2]])])
+    await s.close()
+    const c = createClient({ url })
+    await c.execute('ALTER TABLE series DROP COLUMN product_id')
+    await c.execute("UPDATE meta SET value = 2 WHERE key = 'schema_version'")
+    c.close()
+    s = await open(url)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 3)
+    assert.is(await raw(url, 'SELECT count(*) FROM series WHERE product_id IS NULL'), 2)
+    await s.write(pts('d', 'y', [[BASE + 1, 3]]))
+    assert.is(await raw(url, "SELECT count(*) FROM series WHERE product_id = 'p'"), 2)
+    await s.deleteDataPoint('t1', 'p', 'x')
+    const x = (deviceID: string) =>
+      s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ['x'], start: BASE, end: BASE + HOUR })
+    assert.equal((await x('d')).get('x'), { time: [], value: [] })
+    assert.equal((await x('idle')).get('x'), { time: [BASE], value: [2] }, 'product unknown: kept')
+    await s.close()
+  },
+)
+
+t(
+  'a write that fails :: new series and product changes of the call are undone in memory',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    await s.write(pts('d', 'x', [[BASE, 1]]))
+    const c = createClient({ url })
+    await c.execute(
+      "CREATE TRIGGER no_wal BEFORE INSERT ON wal BEGIN SELECT RAISE(ABORT, 'refused'); END",
+    )
+    const moved = pts('d', 'y', [[BASE, 2]]).map((p) => ({ ...p, productID: 'q' }))
+    assert.match(String(await s.write(moved).catch((e) => e)), /refused/)
+    await c.execute('DROP TRIGGER no_wal')
+    c.close()
+    await s.deleteDataPoint('t1', 'q', 'x')
+    const r = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x', 'y'],
+      start: BASE,
+      end: BASE + HOUR,
+    })
+    assert.equal(Object.fromEntries(r), {
+      x: { time: [BASE], value: [1] },
+      y: { time: [], value: [] },
+    })
+    await s.deleteDataPoint('t1', 'p', 'x')
+    assert.is((await s.latest('t1', 'd')).size, 0)
+    await s.close()
   },
 )
 
@@ -526,10 +693,11 @@ t(
     const c = createClient({ url })
     for (const col of ['vmin', 'vmax', 'vsum', 'vcnt'])
       await c.execute(`ALTER TABLE chunks DROP COLUMN ${col}`)
+    await c.execute('ALTER TABLE series DROP COLUMN product_id')
     await c.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
     c.close()
     s = await open(url)
-    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 2)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 3)
     const old = await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')
     assert.is(old, await raw(url, 'SELECT count(*) FROM chunks'))
     await assertAggregatesMatch(s, 'schema 1 chunks', 5)

@@ -4,16 +4,21 @@
  * `open()` returns a store on the SAME persistent storage every time it is called (a file, a bucket); cases
  * never keep two stores open at once and use fresh random tenant ids, so storage shared between cases and
  * runs does no harm. Nothing here depends on timing beyond what the port promises: once write() (or
- * deleteDevice()) resolves, reads see its effect.
+ * deleteDevice(), deleteDataPoint()) resolves, reads see its effect.
  */
 import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TelemetryPoint, TelemetryStore, TelemetryValue } from '../../store/telemetry.ts'
 
-export interface ContractOptions {
+export interface ContractOptions<S extends TelemetryStore = TelemetryStore> {
   /** Skip every case (e.g. no InfluxDB reachable), naming why. */
   skip?: string
+  /**
+   * Moves what the store holds in memory to its long-term form (the embedded store: flush the memtable to chunks
+   * and compact them), so cases cover values in both forms; absent when every value is stored one way.
+   */
+  settle?: (store: S) => Promise<void>
 }
 
 const HOUR = 3_600_000
@@ -39,13 +44,28 @@ function pts(
   }))
 }
 
-export function telemetryContract(
+/** Points of several products and devices: [productID, deviceID, dataPointID, time offset from BASE, value]. */
+function productPts(
+  tenantID: string,
+  rows: Array<[string, string, string, number, TelemetryValue]>,
+): TelemetryPoint[] {
+  return rows.map(([productID, deviceID, dataPointID, dt, value]) => ({
+    tenantID,
+    productID,
+    deviceID,
+    dataPointID,
+    time: BASE + dt,
+    value,
+  }))
+}
+
+export function telemetryContract<S extends TelemetryStore>(
   name: string,
-  open: () => Promise<TelemetryStore>,
-  opts: ContractOptions = {},
+  open: () => Promise<S>,
+  opts: ContractOptions<S> = {},
 ) {
   const test = suite(`telemetry contract: ${name}`)
-  let store: TelemetryStore
+  let store: S
 
   if (opts.skip) {
     test.skip(`every case :: skipped (${opts.skip})`, () => {})
@@ -66,6 +86,18 @@ export function telemetryContract(
     start = BASE,
     end = BASE + DAY,
   ) => store.readRaw({ tenantID, deviceID, dataPointIDs, start, end })
+  const settle = async () => opts.settle?.(store)
+  /** Every read of a device's data points over [BASE - DAY, BASE + 2 DAY): raw, count, extent, hourly sums. */
+  const everything = async (tenantID: string, deviceID: string, dataPointIDs: string[]) => {
+    const range = { tenantID, deviceID, dataPointIDs, start: BASE - DAY, end: BASE + 2 * DAY }
+    return {
+      raw: Object.fromEntries(await store.readRaw(range)),
+      count: await store.count(range),
+      extent: (await store.extent(range)) !== undefined,
+      sums: Object.fromEntries(await store.aggregate(range, 'sum', { every: '1h', tz: 'UTC' })),
+      latest: Object.fromEntries(await store.latest(tenantID, deviceID)),
+    }
+  }
 
   test('numbers round trip :: same values and times, numbers stay numbers', async () => {
     const [t, d] = [uid('t'), uid('d')]
@@ -334,6 +366,150 @@ export function telemetryContract(
     assert.equal((await read(a, d, ['x'])).get('x')!.value, [])
   })
 
+  test('deleteDevice, then the same deviceID written again :: only the new values answer, also after reopen', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    await store.write(
+      pts(t, d, [
+        ['x', 0, 1],
+        ['x', 1000, 2],
+        ['y', 0, 'a'],
+      ]),
+    )
+    await settle()
+    await store.write(
+      pts(t, d, [
+        ['x', 2000, 3],
+        ['y', HOUR, 'b'],
+      ]),
+    )
+    await store.deleteDevice(t, d)
+    await store.write(
+      pts(t, d, [
+        ['x', 1000, 20],
+        ['z', 500, true],
+      ]),
+    )
+    const want = {
+      raw: {
+        x: { time: [BASE + 1000], value: [20] },
+        y: { time: [], value: [] },
+        z: { time: [BASE + 500], value: [true] },
+      },
+      count: 2,
+      extent: true,
+      sums: {
+        x: { time: [BASE], value: [20] },
+        y: { time: [], value: [] },
+        z: { time: [], value: [] },
+      },
+      latest: { x: { time: BASE + 1000, value: 20 }, z: { time: BASE + 500, value: true } },
+    }
+    assert.equal(await everything(t, d, ['x', 'y', 'z']), want, 'new values in memory')
+    await settle()
+    assert.equal(await everything(t, d, ['x', 'y', 'z']), want, 'settled')
+    await store.close()
+    store = await open()
+    assert.equal(await everything(t, d, ['x', 'y', 'z']), want, 'reopened')
+  })
+
+  test('deleteDataPoint :: that point of every device of that product goes; other points, products and tenants stay', async () => {
+    const [t, other, pa, pb] = [uid('t'), uid('t'), uid('pa'), uid('pb')]
+    const [d1, d2, d3] = [uid('d1'), uid('d2'), uid('d3')]
+    const first = (tenant: string) =>
+      productPts(tenant, [
+        [pa, d1, 'temp', 0, 1],
+        [pa, d1, 'hum', 0, 50],
+        [pa, d2, 'temp', 0, 2],
+        [pb, d3, 'temp', 0, 3],
+      ])
+    await store.write([...first(t), ...first(other)])
+    await settle()
+    // a second chunk of the same hours, merged by the next settle; then values only in memory (write-ahead log)
+    await store.write(
+      productPts(t, [
+        [pa, d1, 'temp', 1000, 11],
+        [pa, d2, 'temp', HOUR, 12],
+      ]),
+    )
+    await settle()
+    await store.write([
+      ...productPts(t, [
+        [pa, d1, 'temp', 2000, 21],
+        [pa, d1, 'hum', 2000, 51],
+        [pa, d2, 'temp', 2000, 22],
+        [pb, d3, 'temp', 2000, 23],
+      ]),
+      ...productPts(other, [[pa, d1, 'temp', 2000, 31]]),
+    ])
+    await store.deleteDataPoint(t, pa, 'temp')
+    const none = { time: [], value: [] }
+    const check = async (when: string) => {
+      assert.equal(
+        await everything(t, d1, ['temp', 'hum']),
+        {
+          raw: { temp: none, hum: { time: [BASE, BASE + 2000], value: [50, 51] } },
+          count: 2,
+          extent: true,
+          sums: { temp: none, hum: { time: [BASE], value: [101] } },
+          latest: { hum: { time: BASE + 2000, value: 51 } },
+        },
+        `${when}: d1 keeps hum only`,
+      )
+      assert.equal(
+        await everything(t, d2, ['temp']),
+        { raw: { temp: none }, count: 0, extent: false, sums: { temp: none }, latest: {} },
+        `${when}: d2 has nothing left`,
+      )
+      assert.equal(
+        (await everything(t, d3, ['temp'])).raw.temp,
+        { time: [BASE, BASE + 2000], value: [3, 23] },
+        `${when}: the same dataPointID of another product stays`,
+      )
+      assert.equal(
+        (await everything(other, d1, ['temp'])).latest,
+        { temp: { time: BASE + 2000, value: 31 }, hum: { time: BASE, value: 50 } },
+        `${when}: another tenant's product of the same ids stays`,
+      )
+      assert.equal(
+        (await read(other, d2, ['temp'])).get('temp'),
+        { time: [BASE], value: [2] },
+        `${when}: another tenant's device stays`,
+      )
+    }
+    await check('in memory')
+    await settle()
+    await check('settled')
+    await store.write(productPts(t, [[pa, d1, 'temp', 3000, 41]]))
+    assert.equal((await read(t, d1, ['temp'])).get('temp'), { time: [BASE + 3000], value: [41] })
+    assert.equal((await store.latest(t, d1)).get('temp'), { time: BASE + 3000, value: 41 })
+    assert.is((await read(t, d2, ['temp'])).get('temp')!.time.length, 0)
+    await store.deleteDataPoint(t, uid('nope'), 'temp')
+    await store.deleteDataPoint(uid('t'), pa, 'temp')
+    await store.deleteDataPoint(t, pa, 'never-written')
+    assert.equal((await read(t, d3, ['temp'])).get('temp')!.value, [3, 23])
+  })
+
+  test('deleteDataPoint of values only in memory, then close and reopen :: they stay deleted, the rest survives', async () => {
+    const [t, p, d] = [uid('t'), uid('p'), uid('d')]
+    await store.write(
+      productPts(t, [
+        [p, d, 'x', 0, 1],
+        [p, d, 'x', 1000, 2],
+        [p, d, 'y', 0, 'kept'],
+      ]),
+    )
+    await store.deleteDataPoint(t, p, 'x')
+    await store.close()
+    store = await open()
+    assert.equal(Object.fromEntries(await read(t, d, ['x', 'y'])), {
+      x: { time: [], value: [] },
+      y: { time: [BASE], value: ['kept'] },
+    })
+    assert.equal(Object.fromEntries(await store.latest(t, d)), {
+      y: { time: BASE, value: 'kept' },
+    })
+  })
+
   test('a day at 1 Hz (86,400 values) :: read back complete and in order', async () => {
     const [t, d] = [uid('t'), uid('d')]
     const n = 86_400
@@ -392,7 +568,7 @@ export function telemetryContract(
     assert.equal((await store.latest(t, d)).get('x'), { time: BASE + 1000, value: 2.5 })
   })
 
-  // ---- aggregates, counts and streams (issue 5) ----------------------------------------------------------------
+  // ---- aggregates, counts and streams ----------------------------------------------------------------------
 
   const MIN = 60_000
   /** Writes [time, value] pairs of one data point at absolute times; returns the range helper. */
