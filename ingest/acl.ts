@@ -1,4 +1,4 @@
-import type { Db } from '../store/libsql/db.ts'
+import type { AclRule, PolicyRepository } from '../store/types.ts'
 import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 import {
@@ -9,14 +9,7 @@ import {
   topicMatches,
 } from './topics.ts'
 
-/** A policy rule bound to a device: a topic filter relative to its mountpoint. */
-export interface AclRule {
-  topic: string
-  /** 0 publish, 1 subscribe, 2 both (enum `access`). */
-  access: number
-  /** 0 deny, 1 allow (enum `allow`). */
-  allow: number
-}
+export type { AclRule }
 
 interface Rules {
   allow: string[]
@@ -64,7 +57,7 @@ export function subscribeAllowed(rules: Rules, relative: string): boolean {
 }
 
 /**
- * Topic access of devices (CONTRACT §5): a device reaches only topics under its own mountpoint
+ * Topic access of devices: a device reaches only topics under its own mountpoint
  * `/{protocol}/{tenantID}/{productID}/{deviceID}/`, narrowed by the policies bound to it (allow/deny, publish/
  * subscribe, `+`/`#` filters relative to the mountpoint). Topics and filters given here are FULL topics.
  * Rules are cached per device (bounded) and dropped on `acl.changed` and `device.changed`.
@@ -74,7 +67,7 @@ export class AclChecker {
   private generation = 0
 
   constructor(
-    private readonly db: Db,
+    private readonly policies: Pick<PolicyRepository, 'rulesOfDevice'>,
     bus: EventBus,
     private readonly max = ACL_CACHE_MAX,
   ) {
@@ -110,19 +103,7 @@ export class AclChecker {
     const hit = this.cache.get(device.id)
     if (hit) return hit.rules
     const generation = this.generation
-    const rows = await this.db.all(
-      `SELECT p.topic AS topic, p.access AS access, p.allow AS allow
-       FROM policy_devices pd JOIN policies p ON p.id = pd.policy_int_id
-       WHERE pd.device_int_id = ? AND p.tenant_id = ?`,
-      [device.id, device.tenantID],
-    )
-    const rules = compileRules(
-      rows.map((r) => ({
-        topic: String(r.topic),
-        access: Number(r.access),
-        allow: Number(r.allow),
-      })),
-    )
+    const rules = compileRules(await this.policies.rulesOfDevice(device.tenantID, device.id))
     if (generation === this.generation) {
       if (this.cache.size >= this.max) this.cache.delete(this.cache.keys().next().value!)
       this.cache.set(device.id, { tenantID: device.tenantID, rules })

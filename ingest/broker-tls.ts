@@ -1,5 +1,5 @@
 /**
- * MQTT over TLS (MQTTS_PORT) for devices that authenticate with a client certificate (authType 2, CONTRACT §5):
+ * MQTT over TLS (MQTTS_PORT) for devices that authenticate with a client certificate (authType 2):
  * the listener asks every client for a certificate, and a certificate counts only when the device's own tenant CA
  * issued it, it is within its validity, and its CN is the CN of an enabled certificate bound to the device.
  * Token devices may use the listener too (TLS is then only the transport).
@@ -12,14 +12,17 @@ import type { Socket } from 'node:net'
 import type { Aedes, Client } from 'aedes'
 import type { Config } from '../src/kernel/config.ts'
 import { createCa, type CertAndKey } from '../src/kernel/pki.ts'
-import type { MetaStore } from '../store/libsql/meta.ts'
+import type { MetaStore } from '../store/types.ts'
 import type { DeviceIdentity } from './types.ts'
 
 /**
  * The listener's certificate: MQTTS_CERT_FILE / MQTTS_KEY_FILE, or a self-signed one made once and kept in the
  * metadata settings (devices must then trust it explicitly: production deployments configure their own).
  */
-export async function serverCredentials(config: Config, meta: MetaStore): Promise<CertAndKey> {
+export async function serverCredentials(
+  config: Config,
+  meta: Pick<MetaStore, 'accounts'>,
+): Promise<CertAndKey> {
   if (config.MQTTS_CERT_FILE && config.MQTTS_KEY_FILE)
     return {
       cert: readFileSync(config.MQTTS_CERT_FILE, 'utf8'),

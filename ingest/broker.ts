@@ -13,11 +13,11 @@ import memoryPersistenceModule from 'aedes-persistence'
 import { WebSocketServer, createWebSocketStream } from 'ws'
 import type { Config } from '../src/kernel/config.ts'
 import type { EventBus } from '../src/kernel/events.ts'
-import type { MetaStore } from '../store/libsql/meta.ts'
+import type { MetaStore } from '../store/types.ts'
 import { mountpoint, type BrokerHandle, type DeviceIdentity, type Pipeline } from './types.ts'
-import { DeviceDirectory } from './identity.ts'
-import { AclChecker } from './acl.ts'
-import { ConnectionTracker } from './connections.ts'
+import type { DeviceDirectory } from './identity.ts'
+import type { ConnectionTracker } from './connections.ts'
+import type { Gatekeepers } from './gate.ts'
 import { BrokerHooks, type Session } from './broker-hooks.ts'
 import { Commands } from './broker-commands.ts'
 import { listenTls, serverCredentials, verifiedClientCN } from './broker-tls.ts'
@@ -27,9 +27,11 @@ export interface BrokerDeps {
   meta: MetaStore
   pipeline: Pipeline
   bus: EventBus
+  /** The process's one device directory, ACL checker and connection tracker (ingest/gate.ts). */
+  gatekeepers: Gatekeepers
 }
 
-/** Default time a device has to acknowledge a command (CONTRACT §5 COMMAND_TIMEOUT). */
+/** Default time a device has to acknowledge a command (COMMAND_TIMEOUT). */
 const COMMAND_TIMEOUT_MS = 30_000
 /** How long close() waits for uplinks being committed. */
 const CLOSE_WAIT_MS = 10_000
@@ -56,12 +58,10 @@ function ackingPersistence() {
 /** Starts the embedded broker; every device is offline until it connects to it. */
 export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const { config, meta, pipeline, bus } = deps
+  const { directory, acl, tracker, certsForDevice } = deps.gatekeepers
   const log = (message: string, e?: unknown) => {
     if (config.LOG_LEVEL !== 'silent') console.error(`[broker] ${message}`, e ?? '')
   }
-  const directory = new DeviceDirectory(meta.db, bus)
-  const acl = new AclChecker(meta.db, bus)
-  const tracker = new ConnectionTracker(meta)
   const commands = new Commands()
   await tracker.allOffline()
   const hooks = new BrokerHooks({
@@ -71,12 +71,12 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     pipeline,
     commands,
     log,
-    certsForDevice: (id) => meta.certs.certsForDevice(id),
+    certsForDevice,
     clientCertCN: (client, device) =>
       verifiedClientCN(client, device, (tenant) => meta.certs.caCert(tenant)),
   })
   const broker = await Aedes.createBroker({
-    concurrency: 0, // the default (100) lets mqemitter recurse until the stack overflows under bursts (BASELINES)
+    concurrency: 0, // the default (100) lets mqemitter recurse until the stack overflows under bursts
     persistence: ackingPersistence(),
     preConnect: hooks.preConnect,
     authenticate: hooks.authenticate,
@@ -228,7 +228,7 @@ class BrokerEvents {
 }
 
 /**
- * Blocking, credential changes and deletes take effect on a live session within a second (issue 4): the device
+ * Blocking, credential changes and deletes take effect on a live session within a second: the device
  * is re-read and its session closed when it is gone, blocked or its credentials changed.
  */
 function watchDevices(

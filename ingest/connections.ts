@@ -1,9 +1,7 @@
-import type { InStatement } from '@libsql/client'
-import type { MetaStore } from '../store/libsql/meta.ts'
-import type { ConnectLogInput } from '../store/libsql/logs.ts'
+import type { ConnectionState, ConnectLogInput, MetaStore } from '../store/types.ts'
 import type { DeviceIdentity } from './types.ts'
 
-/** connect_logs.connect_status (CONTRACT §5). */
+/** connect_logs.connect_status. */
 export const CONNECT_STATUS = { offline: 0, online: 1, refused: 2 } as const
 
 interface Waiter {
@@ -12,21 +10,21 @@ interface Waiter {
 }
 
 /**
- * Connection state of devices (issue 4 › Connection state): one connection log per connect (status 1), disconnect
+ * Connection state of devices: one connection log per connect (status 1), disconnect
  * (0) and refused attempt (2), and `devices.device_status/client_ip/connected_at/keep_alive` kept current.
  * Sessions are told apart by object identity (the broker's client): a disconnect of a session that is no longer
  * the device's current one (taken over) is logged but never marks the device offline.
- * Writes are batched: everything recorded while a write is running goes in the next single transaction, so a
- * storm of 1,000 connects costs a few transactions, not 2,000.
+ * Writes are batched: everything recorded while a write is running goes in the next single transaction
+ * (`meta.connections.record`), so a storm of 1,000 connects costs a few transactions, not 2,000.
  */
 export class ConnectionTracker {
   private current = new Map<number, object>()
   private logs: ConnectLogInput[] = []
-  private states = new Map<number, InStatement>()
+  private states = new Map<number, ConnectionState>()
   private waiters: Waiter[] = []
   private running: Promise<void> | null = null
 
-  constructor(private readonly meta: MetaStore) {}
+  constructor(private readonly meta: Pick<MetaStore, 'connections'>) {}
 
   /** A device's session is established (after CONNACK). */
   async connected(
@@ -40,9 +38,12 @@ export class ConnectionTracker {
       IP: s.ip,
       keepAlive: s.keepAlive,
     })
-    this.setState(device.id, {
-      sql: 'UPDATE devices SET device_status = 1, client_ip = ?, connected_at = ?, keep_alive = ? WHERE id = ?',
-      args: [s.ip, now, s.keepAlive, device.id],
+    this.setState({
+      deviceIntID: device.id,
+      online: true,
+      ip: s.ip,
+      connectedAt: now,
+      keepAlive: s.keepAlive,
     })
     return this.schedule()
   }
@@ -52,10 +53,7 @@ export class ConnectionTracker {
     this.logs.push(logOf(device, CONNECT_STATUS.offline, Date.now()))
     if (this.current.get(device.id) === session) {
       this.current.delete(device.id)
-      this.setState(device.id, {
-        sql: 'UPDATE devices SET device_status = 0 WHERE id = ?',
-        args: [device.id],
-      })
+      this.setState({ deviceIntID: device.id, online: false })
     }
     return this.schedule()
   }
@@ -82,7 +80,7 @@ export class ConnectionTracker {
   /** At start-up: no device is connected to this (new) broker, so every device is offline until it connects. */
   async allOffline(): Promise<void> {
     this.current.clear()
-    await this.meta.db.run('UPDATE devices SET device_status = 0 WHERE device_status <> 0')
+    await this.meta.connections.allOffline()
   }
 
   /** True when the session is the device's current one. */
@@ -95,9 +93,9 @@ export class ConnectionTracker {
     if (this.logs.length || this.states.size || this.running) await this.schedule()
   }
 
-  private setState(id: number, statement: InStatement) {
-    this.states.delete(id) // keep the order of the last change per device
-    this.states.set(id, statement)
+  private setState(state: ConnectionState) {
+    this.states.delete(state.deviceIntID) // keep the order of the last change per device
+    this.states.set(state.deviceIntID, state)
   }
 
   private schedule(): Promise<void> {
@@ -117,8 +115,7 @@ export class ConnectionTracker {
       this.states = new Map()
       this.waiters = []
       try {
-        if (states.length) await this.meta.db.batch(states)
-        await this.meta.logs.addConnectLogs(logs)
+        await this.meta.connections.record({ states, logs })
         for (const w of waiters) w.resolve()
       } catch (e) {
         for (const w of waiters) w.reject(e)

@@ -20,11 +20,11 @@ export type CredentialsResult =
   | { ok: true; device: DeviceIdentity }
   | { ok: false; reason: 'unknown' | 'blocked' | 'bad-credentials'; device?: DeviceIdentity }
 
-/** authType of devices that authenticate with a client certificate (CONTRACT §5). */
+/** authType of devices that authenticate with a client certificate. */
 const AUTH_CERT = 2
 
 /**
- * Checks a device's credentials (CONTRACT §5): client id = deviceID, username = deviceUsername,
+ * Checks a device's credentials: client id = deviceID, username = deviceUsername,
  * password = token (compared in constant time). An authType 2 device must present a verified client certificate
  * whose CN is the CN of an enabled certificate bound to it. Unknown and blocked devices are refused.
  */

@@ -19,7 +19,7 @@ export interface ChildValues {
   problems: Rejection[]
 }
 
-/** An uplink payload decoded into per-device value lists (CONTRACT §5, the four forms). */
+/** An uplink payload decoded into per-device value lists (any of the four forms, see decodePayload). */
 export type Decoded =
   | { form: 'invalid'; reason: string }
   | { form: 'response'; taskID: string; code: unknown }
@@ -132,7 +132,7 @@ function decodeResponse(o: Obj): Decoded {
 }
 
 /**
- * Decodes an uplink payload (CONTRACT §5): 1 plain `{dp: value}`; 2 `{"data_type":"event","data":{dp:{time,value}}}`;
+ * Decodes an uplink payload: 1 plain `{dp: value}`; 2 `{"data_type":"event","data":{dp:{time,value}}}`;
  * 3 the same with `data.gateway` and `data.devices[{device_id, data}]`; 4 `{"data_type":"response","result":{task_id}}`.
  * Pure; never throws: malformed JSON, a non-object or an unknown data_type is `form: 'invalid'` with a reason.
  */

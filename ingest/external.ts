@@ -2,7 +2,6 @@ import { hostname } from 'node:os'
 import type { IPublishPacket, MqttClient } from 'mqtt'
 import type { BrokerDeps } from './broker.ts'
 import { connectAcking } from './external-acks.ts'
-import { DeviceDirectory } from './identity.ts'
 import { parseMounted, relativeTopic } from './topics.ts'
 import { Backpressure, mountpoint, type BrokerHandle, type DeviceIdentity } from './types.ts'
 
@@ -31,10 +30,11 @@ export interface ExternalBrokerHandle extends BrokerHandle {
 }
 
 /**
- * MQTT_URL mode (issue 4 › 7): no embedded broker. The service is one client of an external broker (EMQX,
- * Mosquitto), reads every device's uplink through the shared subscription `$share/<MQTT_SHARE_GROUP>//+/+/+/+/#`
- * (several service nodes split the load) and acknowledges each QoS 1 message only once the pipeline committed it.
- * Device authentication, ACL and connection events are the broker's business: EMQX calls src/routes/emqx.ts.
+ * MQTT_URL mode (README › External broker): no embedded broker. The service is one client of an external broker
+ * (EMQX, Mosquitto), reads every device's uplink through the shared subscription
+ * `$share/<MQTT_SHARE_GROUP>//+/+/+/+/#` (several service nodes split the load) and acknowledges each QoS 1
+ * message only once the pipeline committed it. Device authentication, ACL and connection events are the broker's
+ * business: EMQX calls src/routes/emqx.ts, which asks the same gatekeepers (DeviceGate).
  */
 export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalBrokerHandle> {
   const { config, pipeline, bus } = deps
@@ -42,7 +42,7 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
     if (RANK[level]! >= RANK[config.LOG_LEVEL]!)
       console[level === 'debug' ? 'log' : level](`[mqtt-external] ${msg}`)
   }
-  const directory = new DeviceDirectory(deps.meta.db, bus)
+  const { directory } = deps.gatekeepers
   const nth = ++nodesInProcess
   const clientId = `devicecloud-${hostname()}-${process.pid}${nth > 1 ? `-${nth}` : ''}`
   /** What this node did with the messages it received (diagnostics and tests). */

@@ -1,5 +1,4 @@
-import type { Db } from '../store/libsql/db.ts'
-import { IngestModelRepo } from '../store/libsql/ingest-model.ts'
+import type { IngestRepository } from '../store/types.ts'
 import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 
@@ -7,8 +6,8 @@ import type { DeviceIdentity } from './types.ts'
 export const DIRECTORY_MAX = 100_000
 
 /**
- * Devices and gateways as ingest sees them (credentials, product, mountpoint parts), read from the devices table
- * joined with products and cached. The cache is bounded and drops a device on `device.changed` / `device.deleted`
+ * Devices and gateways as ingest sees them (credentials, product, mountpoint parts), read from the metadata
+ * store and cached. The cache is bounded and drops a device on `device.changed` / `device.deleted`
  * and a product's devices on `model.changed`; a read that raced with such an event is not cached.
  */
 export class DeviceDirectory {
@@ -17,14 +16,12 @@ export class DeviceDirectory {
   private idOfUsername = new Map<string, number>()
   /** Bumped on every invalidation: a read started before it must not fill the cache. */
   private generation = 0
-  private readonly repo: IngestModelRepo
 
   constructor(
-    db: Db,
+    private readonly repo: Pick<IngestRepository, 'device'>,
     bus: EventBus,
     private readonly max = DIRECTORY_MAX,
   ) {
-    this.repo = new IngestModelRepo(db)
     bus.on('device.changed', (e) => this.drop(e.id, e.deviceID))
     bus.on('device.deleted', (e) => this.drop(e.id, e.deviceID))
     bus.on('model.changed', (e) => this.dropProduct(e.productIntID))

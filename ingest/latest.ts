@@ -1,6 +1,10 @@
+import type { DomainEvents, EventBus } from '../src/kernel/events.ts'
 import type { LastValue, TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 
 interface DeviceEntry {
+  tenantID: string
+  /** The productID of the device's last written point; unknown for an entry read from the store alone. */
+  productID?: string
   values: Map<string, LastValue>
   /** True once the store's latest values were merged in (entries made by writes alone are partial). */
   complete: boolean
@@ -11,9 +15,10 @@ const MAX_DEVICES = 100_000
 /**
  * The last value of each data point per device: updated after each committed flush, completed from
  * `telemetry.latest()` on the first read of a device (values written before a restart). Bounded: the oldest
- * devices are forgotten first (they are read from the store again when asked).
+ * devices are forgotten first (they are read from the store again when asked). With `listen(bus)`, a deleted
+ * device or data point is forgotten at once.
  */
-export class LatestValues {
+export class LatestValuesCache {
   private devices = new Map<string, DeviceEntry>()
 
   constructor(private telemetry: Pick<TelemetryStore, 'latest'>) {}
@@ -22,16 +27,21 @@ export class LatestValues {
     return `${tenantID}\u0000${deviceID}`
   }
 
+  private add(key: string, entry: DeviceEntry) {
+    if (this.devices.size >= MAX_DEVICES) this.devices.delete(this.devices.keys().next().value!)
+    this.devices.set(key, entry)
+  }
+
   /** Records committed points; an older time never replaces a newer one. */
   update(points: readonly TelemetryPoint[]) {
     for (const p of points) {
-      const key = LatestValues.key(p.tenantID, p.deviceID)
+      const key = LatestValuesCache.key(p.tenantID, p.deviceID)
       let entry = this.devices.get(key)
       if (!entry) {
-        if (this.devices.size >= MAX_DEVICES) this.devices.delete(this.devices.keys().next().value!)
-        entry = { values: new Map(), complete: false }
-        this.devices.set(key, entry)
+        entry = { tenantID: p.tenantID, values: new Map(), complete: false }
+        this.add(key, entry)
       }
+      entry.productID = p.productID
       const cur = entry.values.get(p.dataPointID)
       if (!cur || cur.time <= p.time)
         entry.values.set(p.dataPointID, { time: p.time, value: p.value })
@@ -40,7 +50,7 @@ export class LatestValues {
 
   /** The last values of a device's data points. */
   async get(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
-    const key = LatestValues.key(tenantID, deviceID)
+    const key = LatestValuesCache.key(tenantID, deviceID)
     const entry = this.devices.get(key)
     if (entry?.complete) return entry.values
     const stored = await this.telemetry.latest(tenantID, deviceID)
@@ -53,13 +63,37 @@ export class LatestValues {
       now.complete = true
       return now.values
     }
-    if (this.devices.size >= MAX_DEVICES) this.devices.delete(this.devices.keys().next().value!)
-    this.devices.set(key, { values: stored, complete: true })
+    this.add(key, { tenantID, values: stored, complete: true })
     return stored
   }
 
   /** Forgets a device (deleted). */
   forget(tenantID: string, deviceID: string) {
-    this.devices.delete(LatestValues.key(tenantID, deviceID))
+    this.devices.delete(LatestValuesCache.key(tenantID, deviceID))
+  }
+
+  /**
+   * Forgets one data point of a product's devices (the point and its values were deleted). A device whose product
+   * is not known here and that has a value of that dataPointID is forgotten whole (read again when asked).
+   */
+  forgetDataPoint(tenantID: string, productID: string, dataPointID: string) {
+    for (const [key, entry] of [...this.devices]) {
+      if (entry.tenantID !== tenantID || !entry.values.has(dataPointID)) continue
+      if (entry.productID === productID) entry.values.delete(dataPointID)
+      else if (entry.productID === undefined) this.devices.delete(key)
+    }
+  }
+
+  /** Forgets what the bus says is deleted ('device.deleted', 'dataPoint.deleted'); returns the unsubscribe. */
+  listen(bus: EventBus): () => void {
+    const onDevice = (...[e]: DomainEvents['device.deleted']) => this.forget(e.tenantID, e.deviceID)
+    const onPoint = (...[e]: DomainEvents['dataPoint.deleted']) =>
+      this.forgetDataPoint(e.tenantID, e.productID, e.dataPointID)
+    bus.on('device.deleted', onDevice)
+    bus.on('dataPoint.deleted', onPoint)
+    return () => {
+      bus.off('device.deleted', onDevice)
+      bus.off('dataPoint.deleted', onPoint)
+    }
   }
 }

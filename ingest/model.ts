@@ -1,5 +1,5 @@
 import type { EventBus } from '../src/kernel/events.ts'
-import type { IngestDevice, IngestModelRepo, ModelPoint } from '../store/libsql/ingest-model.ts'
+import type { IngestDevice, IngestRepository, ModelPoint, ModelStream } from '../store/types.ts'
 
 /** A data stream as the decoder matches it: its topic and the dataPointIDs it carries. */
 export interface StreamModel {
@@ -17,7 +17,7 @@ export interface ProductModel {
   points: Map<string, ModelPoint>
 }
 
-/** Stream types a device reports on (spec: streamType 1 and 3). */
+/** Stream types a device reports on (streamType 1 and 3). */
 const REPORT_TYPES = new Set([1, 3])
 /** How long a cached model or gateway's child list is trusted without a bus event (edits of other nodes). */
 const TTL_MS = 5_000
@@ -52,7 +52,7 @@ class TtlCache<K, T> {
 }
 
 /**
- * Per-product models and per-gateway child lists, read from the metadata DB and cached; dropped on the bus's
+ * Per-product models and per-gateway child lists, read from the metadata store and cached; dropped on the bus's
  * 'model.changed' (and 'device.changed'/'device.deleted' for child lists), and re-read after 5 s regardless.
  */
 export class ModelCache {
@@ -62,7 +62,7 @@ export class ModelCache {
   private readonly onDevice = () => this.children.clear()
 
   constructor(
-    private repo: IngestModelRepo,
+    private repo: Pick<IngestRepository, 'productModel' | 'childrenOf'>,
     private bus?: EventBus,
   ) {
     bus?.on('model.changed', this.onModel)
@@ -95,10 +95,7 @@ export class ModelCache {
 /** Builds the lookup maps of a product model from its rows. */
 export function buildModel(
   productIntID: number,
-  rows: {
-    points: ModelPoint[]
-    streams: Array<{ id: number; topic: string; streamType: number; pointIntIDs: number[] }>
-  },
+  rows: { points: ModelPoint[]; streams: ModelStream[] },
 ): ProductModel {
   const byIntID = new Map(rows.points.map((p) => [Number(p.id), p]))
   const streams = new Map<string, StreamModel>()

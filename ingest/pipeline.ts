@@ -1,15 +1,13 @@
 import type { Config } from '../src/kernel/config.ts'
 import type { EventBus } from '../src/kernel/events.ts'
-import type { MetaStore } from '../store/libsql/meta.ts'
-import type { EventInput } from '../store/libsql/logs.ts'
-import { IngestModelRepo, type IngestDevice } from '../store/libsql/ingest-model.ts'
+import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
 import { decodePayload, type ChildValues, type RawValue } from './decode.ts'
 import { checkValue } from './values.ts'
 import { ModelCache, normalizeTopic, type ProductModel, type StreamModel } from './model.ts'
-import { BatchWriter } from './writer.ts'
-import { LatestValues } from './latest.ts'
+import { UplinkBatchWriter } from './writer.ts'
+import { LatestValuesCache } from './latest.ts'
 
 export interface PipelineDeps {
   config: Config
@@ -18,7 +16,7 @@ export interface PipelineDeps {
   bus: EventBus
 }
 
-/** Payloads larger than this are not decoded: the event records the rejection (CONTRACT §5 leaves it open). */
+/** Payloads larger than this are not decoded: the event records the rejection. */
 export const MAX_PAYLOAD_BYTES = 256 * 1024
 /** Event rows keep at most this much of the raw payload, then a marker. */
 export const EVENT_PAYLOAD_BYTES = 64 * 1024
@@ -112,9 +110,10 @@ function checkValues(
 /** Decode → check against the product model → batching writer → resolves when values and events are committed. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { config, meta, telemetry, bus } = deps
-  const models = new ModelCache(new IngestModelRepo(meta.db), bus)
-  const latest = new LatestValues(telemetry)
-  const writer = new BatchWriter(
+  const models = new ModelCache(meta.ingest, bus)
+  const latest = new LatestValuesCache(telemetry)
+  const offLatest = latest.listen(bus)
+  const writer = new UplinkBatchWriter(
     { writePoints: (p) => telemetry.write(p), writeEvents: (e) => meta.logs.addEvents(e) },
     {
       batchPoints: config.INGEST_BATCH_POINTS,
@@ -123,10 +122,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       onCommitted: (points) => latest.update(points),
     },
   )
-  const onDeleted = (e: { tenantID: string; deviceID: string }) =>
-    latest.forget(e.tenantID, e.deviceID)
-  bus.on('device.deleted', onDeleted)
-
   /** Writes the uplink's events and points; resolves with the outcome once committed. */
   async function commit(
     points: TelemetryPoint[],
@@ -171,7 +166,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /**
    * Receipt times strictly increase per device (by a millisecond when two uplinks arrive in the same one), so
-   * plain values, timed at receipt (CONTRACT §5), of two quick uplinks never overwrite each other.
+   * plain values, timed at receipt, of two quick uplinks never overwrite each other.
    */
   const lastReceipt = new Map<number, number>()
   function receiptTime(deviceIntID: number, t: number): number {
@@ -232,7 +227,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     async close() {
       await writer.close()
       models.close()
-      bus.off('device.deleted', onDeleted)
+      offLatest()
     },
   }
 }

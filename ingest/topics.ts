@@ -1,5 +1,5 @@
 /**
- * MQTT topics and topic filters (MQTT 3.1.1 §4.7), and the device mountpoint of CONTRACT §5:
+ * MQTT topics and topic filters (MQTT 3.1.1 §4.7), and the device mountpoint:
  * `/{protocol}/{tenantID}/{productID}/{deviceID}/{topic}`.
  */
 import { mountpoint, PROTOCOL_NAMES, type DeviceIdentity } from './types.ts'

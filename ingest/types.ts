@@ -4,15 +4,15 @@
  * writer, and resolves each uplink once it is durable.
  */
 import type { LastValue } from '../store/telemetry.ts'
-import type { IngestDevice } from '../store/libsql/ingest-model.ts'
+import type { IngestDevice } from '../store/types.ts'
 
-/** A device or gateway as ingest knows it (one row of the devices table, read by store/libsql/ingest-model.ts). */
+/** A device or gateway as ingest knows it (the metadata store's IngestRepository reads it). */
 export type DeviceIdentity = IngestDevice
 
 /** A message a device sent, as the broker or HTTP ingest received it. */
 export interface Uplink {
   device: DeviceIdentity
-  /** The topic relative to the device's mountpoint (CONTRACT §5), e.g. `telemetry` or `inbox`. */
+  /** The topic relative to the device's mountpoint, e.g. `telemetry` or `inbox`. */
   topic: string
   payload: Buffer
   /** Epoch ms when the platform received it (the time of plain payloads). */
@@ -81,7 +81,43 @@ export interface BrokerHandle {
   close(): Promise<void>
 }
 
-/** Lower-case protocol names of the mountpoint (CONTRACT §5). */
+/** A connection attempt an external broker asks about (EMQX's HTTP authenticator). */
+export interface ConnectAttempt {
+  /** The MQTT client id: the deviceID. */
+  clientId: string
+  username?: string
+  password?: string
+  /** The CN of the client certificate the broker verified, when there is one. */
+  certCN?: string
+  ip: string | null
+}
+
+/** A session an external broker reports (EMQX's client.connected / client.disconnected events). */
+export interface SessionEvent {
+  clientId: string
+  /** The broker's time of the session's connect (epoch ms), which tells one session of a client from the next. */
+  connectedAt?: number
+}
+
+/**
+ * Ingest's gatekeeping as the hooks of an external broker (src/routes/emqx.ts) need it: the same device
+ * directory, ACL checker and connection tracker the brokers of this process use (ingest/gate.ts).
+ */
+export interface DeviceGate {
+  /** Checks a device's credentials; a refused attempt is logged (connection log status 2). */
+  authenticate(attempt: ConnectAttempt): Promise<boolean>
+  /** May the device with that client id publish to (subscribe to) the full topic? No for unknown or blocked ones. */
+  authorize(clientId: string, action: 'publish' | 'subscribe', topic: string): Promise<boolean>
+  /** A device's session is established: it is online, and the connect is logged. Unknown client ids are ignored. */
+  connected(e: SessionEvent & { ip: string | null; keepAlive: number }): Promise<void>
+  /**
+   * A device's session ended: the disconnect is logged, and the device is offline unless the session was
+   * `replaced` by a newer one or is older than the device's current session.
+   */
+  disconnected(e: SessionEvent & { replaced: boolean }): Promise<void>
+}
+
+/** Lower-case protocol names of the mountpoint. */
 export const PROTOCOL_NAMES: Record<number, string> = {
   1: 'mqtt',
   2: 'coap',

@@ -21,7 +21,7 @@ const INT64: [number, number] = [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGE
 const UINT64: [number, number] = [0, Number.MAX_SAFE_INTEGER]
 const FLOAT32_MAX = 3.4028234663852886e38
 
-/** Integer point types and their range (spec: Data point › pointDataType; 64-bit types within JS safe integers). */
+/** Integer point types (pointDataType) and their range (64-bit types within JS safe integers). */
 const INTEGER_RANGES: Record<number, [number, number]> = {
   15: INT32,
   16: UINT32,
@@ -141,13 +141,13 @@ function checkTime(v: unknown): Checked {
   return { ok: true, value: epochMs(n) }
 }
 
-/** Epoch seconds or milliseconds (CONTRACT §5: milliseconds when > 10^12) → milliseconds. */
+/** Epoch seconds or milliseconds (milliseconds when > 10^12) → milliseconds. */
 export function epochMs(n: number): number {
   return n > 1e12 ? Math.round(n) : Math.round(n * 1000)
 }
 
 /**
- * Checks a value against its data point's `pointDataType` (spec: Data point) and returns what to store:
+ * Checks a value against its data point's `pointDataType` and returns what to store:
  * numbers for the numeric, integer, bit and time types, booleans for 5/23, text for strings, binaries (hex or
  * base64) and geolocations (`"lon,lat"`), faults as given (text or number). Never throws.
  */

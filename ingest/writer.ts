@@ -1,4 +1,4 @@
-import type { EventInput } from '../store/libsql/logs.ts'
+import type { EventInput } from '../store/types.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
 import { Backpressure } from './types.ts'
 
@@ -31,11 +31,11 @@ interface Item {
 }
 
 /**
- * The batching writer: a bounded queue of {points, events} items. One flush at a time writes up to `batchPoints`
+ * The uplink batch writer: a bounded queue of {points, events} items. One flush at a time writes up to `batchPoints`
  * with `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects
  * when it failed. Items that arrive during a flush go in the next one (group commit), so batches grow with load.
  */
-export class BatchWriter {
+export class UplinkBatchWriter {
   private pending: Item[] = []
   private pendingSize = 0
   /** Points pending or being written. */

@@ -7,12 +7,12 @@ import { pickLang, type AppEnv } from './http/env.ts'
 import type { RouteDef } from './http/router.ts'
 import { buildOpenApi, renderDocs } from './openapi.ts'
 import { allRoutes } from './routes/index.ts'
+import { wireShapes, type WireShapes } from './wire/shapes.ts'
 import { Conflict, Invalid, NotFound, Referenced, Unavailable } from '../store/errors.ts'
-import { isForeignKeyViolation } from '../store/libsql/sql-errors.ts'
 
 export const VERSION = '0.1.0'
 
-/** Store errors → the contract's error (STYLE: translated in one place). Unknown errors are 500 without details. */
+/** Store errors → the API's error, translated in this one place. Unknown errors are 500 without details. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err
   if (err instanceof NotFound) return new ApiError('DATA_NOT_FOUND', { [err.field]: err.message })
@@ -22,8 +22,6 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof Invalid) return new ApiError('FORM_INVALID', { [err.field]: err.message })
   if (err instanceof Unavailable)
     return new ApiError('SERVICE_UNAVAILABLE', {}, err.message, { 'Retry-After': '5' })
-  if (isForeignKeyViolation(err))
-    return new ApiError('REFERENCED_ERROR', { ids: 'the record is still in use' })
   return new ApiError('INTERNAL_ERROR')
 }
 
@@ -36,9 +34,9 @@ function send(c: Context, e: ApiError) {
 const matcher = (def: RouteDef) => new RegExp(`^/api/v1${def.path.replace(/:\w+/g, '[^/]+')}/?$`)
 
 /** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
-export function createApp(deps: Deps) {
+export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
   const app = new Hono<AppEnv>()
-  const routers = allRoutes(deps)
+  const routers = allRoutes(deps, shapes)
   const defs = routers.flatMap((r) => r.defs)
   const matchers = defs.map((d) => [d, matcher(d)] as const)
   let openapi: Record<string, unknown> | undefined

@@ -1,17 +1,17 @@
 import type { Config } from './kernel/config.ts'
-import type { AccountsRepo } from '../store/libsql/accounts.ts'
+import type { AccountRepository } from '../store/types.ts'
 import { hashPassword, randomId } from './kernel/secrets.ts'
 
 /** The JWT secret: JWT_SECRET, or a random one kept in the metadata store so tokens survive restarts. */
-export async function jwtSecret(config: Config, accounts: AccountsRepo): Promise<string> {
+export async function jwtSecret(config: Config, accounts: AccountRepository): Promise<string> {
   return config.JWT_SECRET ?? accounts.settingOnce('jwt_secret', randomId(48))
 }
 
 /**
- * Creates the first tenant and its admin when no user exists (CONTRACT §1). Returns the generated password
+ * Creates the first tenant and its admin when no user exists. Returns the generated password
  * when one was generated, so that it can be shown exactly once.
  */
-export async function ensureFirstAdmin(config: Config, accounts: AccountsRepo) {
+export async function ensureFirstAdmin(config: Config, accounts: AccountRepository) {
   if ((await accounts.userCount()) > 0) return undefined
   const password = config.ADMIN_PASSWORD ?? randomId(16)
   const tenantID = `T${randomId(9)}`

@@ -1,19 +1,24 @@
 import type { Config } from './kernel/config.ts'
-import type { MetaStore } from '../store/libsql/meta.ts'
+import type { MetaStore } from '../store/types.ts'
 import type { Authenticator } from './http/auth.ts'
 import type { TaskRunner } from './tasks.ts'
 import type { EventBus } from './kernel/events.ts'
 import type { TelemetryStore } from '../store/telemetry.ts'
-import type { BrokerHandle, Pipeline } from '../ingest/types.ts'
+import type { BrokerHandle, DeviceGate, Pipeline } from '../ingest/types.ts'
+import type { Services } from './services/index.ts'
 
 /** Everything routes may use; src/main.ts (and the tests) build it. */
 export interface Deps {
   config: Config
   meta: MetaStore
+  /** Every write goes through these. */
+  services: Services
   auth: Authenticator
   tasks: TaskRunner
   bus: EventBus
   telemetry: TelemetryStore
   pipeline: Pipeline
   broker: BrokerHandle
+  /** Device authentication, ACL and connection state for an external broker's hooks (src/routes/emqx.ts). */
+  gate: DeviceGate
 }

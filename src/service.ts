@@ -4,15 +4,15 @@ import type { Config } from './kernel/config.ts'
 import { createApp } from './app.ts'
 import { Authenticator } from './http/auth.ts'
 import { ensureFirstAdmin, jwtSecret } from './bootstrap.ts'
-import { openDb } from '../store/libsql/db.ts'
-import { createMetaStore } from '../store/libsql/meta.ts'
 import type { Deps } from './deps.ts'
 import { createTaskRunner } from './tasks.ts'
+import { createServices } from './services/index.ts'
 import { EventBus } from './kernel/events.ts'
-import { createTelemetryStore } from '../store/index.ts'
+import { createStores } from '../store/index.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
+import { createGatekeepers } from '../ingest/gate.ts'
 
 export interface Service {
   deps: Deps
@@ -24,20 +24,34 @@ export interface Service {
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
 export async function startService(config: Config): Promise<Service> {
-  const db = await openDb({ url: config.DATABASE_URL, authToken: config.DATABASE_AUTH_TOKEN })
-  const meta = createMetaStore(db, { tz: config.TIMEZONE })
+  const stores = await createStores(config)
+  const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
   await meta.tasks.failInterruptedTasks()
   const tasks = createTaskRunner(meta.tasks)
   const bus = new EventBus()
-  const telemetry = await createTelemetryStore(config)
+  const services = createServices({ meta, telemetry, events: bus })
+  bus.on('user.changed', (e) => auth.forget(e.id))
+  bus.on('user.deleted', (e) => auth.forget(e.id))
   const pipeline = createPipeline({ config, meta, telemetry, bus })
-  const brokerDeps = { config, meta, pipeline, bus }
+  const gatekeepers = createGatekeepers({ meta, bus })
+  const brokerDeps = { config, meta, pipeline, bus, gatekeepers }
   const broker = config.MQTT_URL
     ? await connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
-  const deps: Deps = { config, meta, auth, tasks, bus, telemetry, pipeline, broker }
+  const deps: Deps = {
+    config,
+    meta,
+    services,
+    auth,
+    tasks,
+    bus,
+    telemetry,
+    pipeline,
+    broker,
+    gate: gatekeepers.gate,
+  }
   const { app } = createApp(deps)
   const server: ServerType = await new Promise((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: config.HOST }, () =>
@@ -58,8 +72,7 @@ export async function startService(config: Config): Promise<Service> {
       await pipeline.flush()
       await pipeline.close()
       await tasks.idle()
-      await telemetry.close()
-      db.close()
+      await stores.close()
     },
   }
 }

@@ -1,5 +1,5 @@
 /**
- * A small in-process runner of asynchronous tasks (CONTRACT §7). An asynchronous endpoint starts its work here
+ * A small in-process runner of asynchronous tasks. An asynchronous endpoint starts its work here
  * and answers 202 with the `statusUrl`; the caller polls `GET /api/v1/task_status/<taskID>`.
  *
  * ```ts
@@ -16,10 +16,13 @@
  * A task lives only in the process that started it: at start-up, call `tasks.failInterruptedTasks()` on the
  * store so that tasks left waiting or running by a stopped process read as failed.
  */
-import type { TasksRepo } from '../store/libsql/tasks.ts'
+import type { TaskRepository } from '../store/types.ts'
 
 /** What the runner needs of the task store. */
-export type TaskStore = Pick<TasksRepo, 'create' | 'markRunning' | 'report' | 'finish' | 'fail'>
+export type TaskStore = Pick<
+  TaskRepository,
+  'create' | 'markRunning' | 'report' | 'finish' | 'fail'
+>
 
 /** Reports progress (0 to 100, clamped and rounded) and optionally a message the caller sees while it runs. */
 export type ReportProgress = (progress: number, message?: string) => Promise<void>
@@ -33,7 +36,7 @@ export type TaskWork = (report: ReportProgress) => Promise<unknown>
 /** The answer of an asynchronous call: send `{statusUrl}` with status 202. */
 export interface TaskStarted {
   taskID: string
-  /** `/task_status/<taskID>`, relative to `/api/v1` (spec: Endpoints › conventions). */
+  /** `/task_status/<taskID>`, relative to `/api/v1`. */
   statusUrl: string
 }
 

@@ -1,4 +1,4 @@
-/** Errors the stores throw; src/app.ts translates them into the contract's error body in one place. */
+/** Errors the stores throw; src/app.ts translates them into the API's error body in one place. */
 export class StoreError extends Error {}
 
 /** No record with that id in the caller's tenant (field names the input that pointed at it). */

@@ -12,16 +12,16 @@ export interface Filter {
   value: string | number | Array<string | number>
 }
 
-/** A page request as the HTTP layer validated it (CONTRACT §4). */
+/** A page request as the HTTP layer validated it. */
 export interface ListArgs {
   page: number
   limit: number
   sort?: string
   order?: 'asc' | 'desc'
   filters: Filter[]
-  /** `YYYY-MM-DD HH:MM:SS` in the service's time zone (logs). */
-  startTime?: string
-  endTime?: string
+  /** Inclusive bounds of the list's time field (logs: msgTime; alerts: createAt), epoch milliseconds. */
+  startTime?: number
+  endTime?: number
 }
 
 /** A stored record with its wire field names (camelCase), times as epoch milliseconds. */
@@ -31,3 +31,5 @@ export interface Page<T = Row> {
   items: T[]
   count: number
 }
+
+export * from './metadata.ts'

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import type { AccountsRepo, UserRecord } from '../../store/libsql/accounts.ts'
+import type { AccountRepository, UserRecord } from '../../store/types.ts'
 import { hashToken, safeEqual, signJwt, verifyJwt } from '../kernel/secrets.ts'
 import type { AppEnv, Caller, Role } from './env.ts'
 
@@ -8,7 +8,7 @@ export const TOKEN_DAYS = 3
 export const REMEMBER_DAYS = 30
 
 /**
- * Resolves API callers (CONTRACT §2): `Bearer <jwt>` of a user, or `Basic base64(appID:appToken)` of an
+ * Resolves API callers: `Bearer <jwt>` of a user, or `Basic base64(appID:appToken)` of an
  * application. Users are re-read at most every 5 s (and at once after an edit), so a deleted user or a
  * changed role takes effect promptly.
  */
@@ -16,7 +16,7 @@ export class Authenticator {
   private users = new Map<number, { user: UserRecord | undefined; at: number }>()
 
   constructor(
-    private accounts: AccountsRepo,
+    private accounts: AccountRepository,
     private secret: string,
   ) {}
 

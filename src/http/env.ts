@@ -39,3 +39,8 @@ export function pickLang(header: string | undefined): Lang {
 export function wireCtx(c: { get(key: 'lang'): Lang; get(key: 'tz'): string }) {
   return { lang: c.get('lang'), tz: c.get('tz') }
 }
+
+/** The services' view of the caller: the tenant a write happens in and the user it is recorded for. */
+export function actorOf(c: { get(key: 'tenant'): string; get(key: 'caller'): Caller }) {
+  return { tenant: c.get('tenant'), userIntID: c.get('caller').userIntID }
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { TIME_PATTERN } from '../kernel/time.ts'
+import { parseTime, TIME_PATTERN } from '../kernel/time.ts'
 import type { ListArgs, Filter, FieldType } from '../../store/types.ts'
 
 export const MAX_LIMIT = 1000
@@ -21,13 +21,37 @@ const intList = z
   .transform((s) => [...new Set(s.split(',').map(Number))])
 const timeText = z.string().regex(TIME_PATTERN, 'must be YYYY-MM-DD HH:MM:SS')
 
+/** The wire `startTime`/`endTime` of a list query, kept until resolveListTimes knows the caller's time zone. */
+const WIRE_TIMES = Symbol('wireTimes')
+
+/** What a list query schema outputs: the store's ListArgs, plus every parameter as given. */
+export type ListQueryArgs = ListArgs & {
+  raw: Record<string, unknown>
+  [WIRE_TIMES]?: { startTime?: string; endTime?: string }
+}
+
+/**
+ * Sets `startTime`/`endTime` of a parsed list query (ListArgs: epoch ms) from its wire times
+ * (`YYYY-MM-DD HH:MM:SS` in `tz`, the service's TIMEZONE). The router calls it on every parsed query; values that
+ * are not list queries are left alone.
+ */
+export function resolveListTimes(parsed: unknown, tz: string): void {
+  if (parsed === null || typeof parsed !== 'object' || !(WIRE_TIMES in parsed)) return
+  const q = parsed as ListQueryArgs
+  const wire = q[WIRE_TIMES]!
+  const at = (text: string | undefined) =>
+    text === undefined ? undefined : (parseTime(text, tz) ?? undefined)
+  q.startTime = at(wire.startTime)
+  q.endTime = at(wire.endTime)
+}
+
 /** The filterable (and sortable) fields of one list: wire field name → its type. */
 export type FilterFields = Record<string, FieldType>
 
 /**
- * The query schema of a list (CONTRACT §4): `_page`, `_limit`, `_sort`, `_order`, and for each field `f`:
+ * The query schema of a list: `_page`, `_limit`, `_sort`, `_order`, and for each field `f`:
  * `f` (exact), `f_like` (case-insensitive substring), `f_in` (comma list). With `times`, `startTime`/`endTime`.
- * Unknown parameters are ignored. Output: the store's ListArgs.
+ * Unknown parameters are ignored. Output: the store's ListArgs, its times resolved by resolveListTimes.
  */
 export function listQuery<const F extends FilterFields>(
   fields: F,
@@ -51,7 +75,7 @@ export function listQuery<const F extends FilterFields>(
     shape.endTime = timeText.optional()
   }
   Object.assign(shape, opts.extra ?? {})
-  return z.object(shape).transform((q): ListArgs & { raw: Record<string, unknown> } => {
+  return z.object(shape).transform((q): ListQueryArgs => {
     const filters: Filter[] = []
     for (const [name, type] of Object.entries(fields)) {
       const eq = q[name]
@@ -65,23 +89,25 @@ export function listQuery<const F extends FilterFields>(
         filters.push({ field: name, op: 'in', value: type === 'int' ? values.map(Number) : values })
       }
     }
-    return {
+    const out: ListQueryArgs = {
       page: (q._page as number | undefined) ?? 1,
       limit: (q._limit as number | undefined) ?? 10,
       sort: q._sort as string | undefined,
       order: q._order as 'asc' | 'desc' | undefined,
       filters,
-      startTime: q.startTime as string | undefined,
-      endTime: q.endTime as string | undefined,
       raw: q,
     }
+    const startTime = q.startTime as string | undefined
+    const endTime = q.endTime as string | undefined
+    if (startTime !== undefined || endTime !== undefined) out[WIRE_TIMES] = { startTime, endTime }
+    return out
   })
 }
 
-/** `?ids=1,2,3` of deletes (CONTRACT §4). */
+/** `?ids=1,2,3` of deletes. */
 export const IdsQuery = z.object({ ids: intList })
 
-/** The page envelope of every list (spec: Conventions 6). */
+/** The page envelope of every list. */
 export function pageOf<T>(items: T[], count: number, args: { page: number; limit: number }) {
   return { items, meta: { count, limit: args.limit, page: args.page } }
 }

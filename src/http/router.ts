@@ -1,7 +1,8 @@
 import { Hono, type Context } from 'hono'
 import type { z } from 'zod'
-import { ApiError, type FieldErrors } from '../errors.ts'
+import { ApiError, issuesToErrors } from '../errors.ts'
 import type { AppEnv } from './env.ts'
+import { resolveListTimes } from './paging.ts'
 
 export type Method = 'get' | 'post' | 'put' | 'delete'
 
@@ -43,16 +44,6 @@ export type Handler<D extends RouteDef> = (
   input: Input<D>,
 ) => Response | Promise<Response>
 
-/** zod issues → `errors` with every failing field (STYLE: Errors). */
-export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
-  const errors: FieldErrors = {}
-  for (const issue of issues) {
-    const key = issue.path.map(String).join('.') || 'body'
-    if (!(key in errors)) errors[key] = issue.message
-  }
-  return errors
-}
-
 /**
  * A Hono sub-app that records its routes. Each route's query and body are validated by its zod schemas before
  * the handler runs: a bad query parameter is 400 PARAMETER_INVALID, a non-JSON body 400 BAD_REQUEST, an invalid
@@ -92,6 +83,7 @@ function authorize(c: Context<AppEnv>, def: RouteDef) {
 function parseQuery(schema: z.ZodType, c: Context<AppEnv>) {
   const r = schema.safeParse(c.req.query())
   if (!r.success) throw new ApiError('PARAMETER_INVALID', issuesToErrors(r.error.issues))
+  resolveListTimes(r.data, c.get('tz'))
   return r.data
 }
 

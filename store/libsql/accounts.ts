@@ -1,27 +1,17 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  AccountRepository,
+  ApplicationInput,
+  ApplicationRecord,
+  ListArgs,
+  Page,
+  Row,
+  UserInput,
+  UserRecord,
+} from '../types.ts'
 import { Conflict, NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
-
-export interface UserRecord {
-  id: number
-  tenantID: string
-  username: string
-  email: string
-  passwordHash: string
-  role: 'admin' | 'user' | 'viewer'
-}
-
-export interface ApplicationRecord {
-  id: number
-  tenantID: string
-  appID: string
-  tokenHash: string
-  appName: string
-  role: 'admin' | 'user' | 'viewer'
-  expiredAt: number | null
-}
 
 const USER_COLUMNS = `SELECT u.id AS id, u.tenant_id AS tenantID, u.username AS username, u.email AS email,
   u.role AS role, u.create_at AS createAt, u.update_at AS updateAt`
@@ -48,11 +38,8 @@ const appList: ListSpec = {
 }
 
 /** Tenants, their users and applications (API keys), and service-wide settings. */
-export class AccountsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class AccountsRepo implements AccountRepository {
+  constructor(private readonly db: Db) {}
 
   async setting(key: string): Promise<string | undefined> {
     const r = await this.db.one('SELECT value FROM settings WHERE key = ?', [key])
@@ -113,7 +100,7 @@ export class AccountsRepo {
   }
 
   listUsers(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, userList, [tenant], q, this.tz)
+    return listPage(this.db, userList, [tenant], q)
   }
 
   async getUser(tenant: string, id: number): Promise<Row> {
@@ -125,10 +112,7 @@ export class AccountsRepo {
     return r as Row
   }
 
-  async createUser(
-    tenant: string,
-    u: { username: string; email: string; passwordHash: string; role: string },
-  ) {
+  async createUser(tenant: string, u: UserInput) {
     try {
       const r = await this.db.run(
         'INSERT INTO users (tenant_id, username, email, password_hash, role, create_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -141,11 +125,7 @@ export class AccountsRepo {
     }
   }
 
-  async updateUser(
-    tenant: string,
-    id: number,
-    u: { username?: string; email?: string; passwordHash?: string; role?: string },
-  ) {
+  async updateUser(tenant: string, id: number, u: Partial<UserInput>) {
     await this.getUser(tenant, id)
     try {
       await this.db.run(
@@ -174,7 +154,7 @@ export class AccountsRepo {
   }
 
   listApplications(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, appList, [tenant], q, this.tz)
+    return listPage(this.db, appList, [tenant], q)
   }
 
   async getApplication(tenant: string, id: number): Promise<Row> {
@@ -195,17 +175,7 @@ export class AccountsRepo {
     return r as unknown as ApplicationRecord | undefined
   }
 
-  async createApplication(
-    tenant: string,
-    a: {
-      appName: string
-      appID: string
-      tokenHash: string
-      role: string
-      expiredAt: number | null
-      userIntID: number | null
-    },
-  ) {
+  async createApplication(tenant: string, a: ApplicationInput) {
     const r = await this.db.run(
       `INSERT INTO applications (tenant_id, app_name, app_id, token_hash, role, expired_at, user_int_id, create_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,

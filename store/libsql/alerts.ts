@@ -1,25 +1,9 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page } from '../types.ts'
+import type { AlertInput, AlertRepository, ListArgs, Page } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { insertRows } from './logs-sql.ts'
-
-/** One occurrence of an alert condition. */
-export interface AlertInput {
-  tenantID: string
-  alertName: string
-  alertContent?: string | null
-  /** 1 urgent, 2 major, 3 minor, 4 warning (enumeration alertSeverity). */
-  alertSeverity: number
-  /** The triggering values (any JSON value, stored as JSON text; usually an object). */
-  alertDetail?: unknown
-  deviceIntID?: number | null
-  deviceID?: string | null
-  deviceName?: string | null
-  /** Epoch milliseconds the condition was seen; the startTime of a new alert. Default now. */
-  time?: number
-}
 
 const COLUMNS = `a.id AS id, a.alert_name AS alertName, a.alert_content AS alertContent,
   a.alert_severity AS alertSeverity, a.alert_times AS alertTimes, a.alert_detail AS alertDetail,
@@ -70,20 +54,17 @@ const MOVED = `tenant_id, alert_name, alert_content, alert_severity, alert_times
   device_id, device_name, start_time, create_at`
 
 /** Current (open) and history (handled) alerts of a tenant. */
-export class AlertsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class AlertsRepo implements AlertRepository {
+  constructor(private readonly db: Db) {}
 
   /** Open alerts, newest first (createAt). */
   current(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, CURRENT, [tenant], q, this.tz)
+    return listPage(this.db, CURRENT, [tenant], q)
   }
 
   /** Handled alerts, newest first (createAt). */
   history(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, HISTORY, [tenant], q, this.tz)
+    return listPage(this.db, HISTORY, [tenant], q)
   }
 
   /**

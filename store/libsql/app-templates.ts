@@ -1,5 +1,12 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  AppTemplateInput,
+  AppTemplateRepository,
+  ListArgs,
+  ModelProductRef,
+  Page,
+  Row,
+} from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
 import {
@@ -9,7 +16,6 @@ import {
   productRef,
   setClause,
   streamRef,
-  type ProductRef,
 } from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.template_name AS templateName, x.template_type AS templateType,
@@ -42,7 +48,7 @@ const listOf = (where: string): ListSpec => ({
 const LIST = listOf('x.tenant_id = ?')
 const OF_PRODUCT = listOf('x.tenant_id = ? AND x.product_int_id = ?')
 
-const COLS = {
+const COLS: Record<keyof AppTemplateInput, string> = {
   templateName: 'template_name',
   templateType: 'template_type',
   topic: 'topic',
@@ -61,18 +67,13 @@ const COLS = {
 }
 const JSON_FIELDS = ['enum', 'places', 'defaultValues']
 
-export type AppTemplateInput = { [K in keyof typeof COLS]?: unknown }
-
 /** App templates: controls of a product's app, bound to one of its data points and streams. */
-export class AppTemplatesRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class AppTemplatesRepo implements AppTemplateRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of templates; `productID` of another tenant matches nothing. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, LIST, [tenant], q, this.tz)
+    return listPage(this.db, LIST, [tenant], q)
   }
 
   /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
@@ -82,7 +83,7 @@ export class AppTemplatesRepo {
       [tenant, deviceIntID],
     )
     if (!d) throw new NotFound('id', `no device ${deviceIntID}`)
-    return listPage(this.db, OF_PRODUCT, [tenant, Number(d.product_int_id)], q, this.tz)
+    return listPage(this.db, OF_PRODUCT, [tenant, Number(d.product_int_id)], q)
   }
 
   /** One template of the tenant, or NotFound. */
@@ -96,7 +97,7 @@ export class AppTemplatesRepo {
   }
 
   /** The product of a new template (404 errors.productID when not the tenant's). */
-  product(tenant: string, productID: string): Promise<ProductRef> {
+  product(tenant: string, productID: string): Promise<ModelProductRef> {
     return productRef(this.db, tenant, { productID }, 'productID')
   }
 

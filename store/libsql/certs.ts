@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { CertInput, CertRepository, ListArgs, Page, Row } from '../types.ts'
 import { Conflict, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
@@ -29,27 +29,17 @@ const deviceList: ListSpec = {
   idField: 'd.id',
 }
 
-export interface CertInput {
-  name: string
-  enable: number
-  /** Common name of the client certificate; a random 16-character id when absent. */
-  CN?: string | null
-}
-
 /**
- * Certificates of a tenant (spec: Certificate), the tenant's CA that signs them, and their bindings to devices
- * (CONTRACT §5: an authType 2 device presents a client certificate whose CN is that of an enabled,
+ * Certificates of a tenant, the tenant's CA that signs them, and their bindings to devices
+ * (an authType 2 device presents a client certificate whose CN is that of an enabled,
  * bound certificate).
  */
-export class CertsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class CertsRepo implements CertRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of the tenant's certificates (id, name, enable, createAt). */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
@@ -62,17 +52,17 @@ export class CertsRepo {
     return r as Row
   }
 
-  /**
-   * The tenant's CA (certificate and key), created on first use. Two concurrent first uses may both generate
-   * one: the first stored wins and both callers get it. The key is for signing only; the API shows the
-   * certificate alone, as `root`. The broker's TLS listener may use the certificate to verify clients.
-   */
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates with it). */
   async caCert(tenant: string): Promise<string | undefined> {
     const row = await this.db.one('SELECT cert FROM tenant_cas WHERE tenant_id = ?', [tenant])
     return row ? String(row.cert) : undefined
   }
 
+  /**
+   * The tenant's CA (certificate and key), created on first use. Two concurrent first uses may both generate
+   * one: the first stored wins and both callers get it. The key is for signing only; the API shows the
+   * certificate alone, as `root`. The broker's TLS listener may use the certificate to verify clients.
+   */
   async ca(tenant: string): Promise<CertAndKey> {
     const read = () => this.db.one('SELECT cert, key FROM tenant_cas WHERE tenant_id = ?', [tenant])
     let row = await read()
@@ -167,7 +157,7 @@ export class CertsRepo {
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
   async devices(tenant: string, id: number, q: ListArgs): Promise<Page> {
     await this.get(tenant, id)
-    return listPage(this.db, deviceList, [tenant, id], q, this.tz)
+    return listPage(this.db, deviceList, [tenant, id], q)
   }
 
   /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
@@ -210,7 +200,7 @@ export class CertsRepo {
 
   /**
    * The common names of the enabled certificates bound to a device, for the broker: an authType 2 device may
-   * connect with a client certificate whose CN is one of these (CONTRACT §5). Only certificates of the device's
+   * connect with a client certificate whose CN is one of these. Only certificates of the device's
    * own tenant count.
    */
   async certsForDevice(deviceIntID: number): Promise<string[]> {

@@ -1,14 +1,20 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  DataPointInput,
+  DataPointRepository,
+  ListArgs,
+  ModelProductRef,
+  Page,
+  Row,
+} from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
 import {
-  conflictOf,
   deleteChecked,
   insertOf,
   productRef,
+  rethrowAsConflict,
   setClause,
-  type ProductRef,
 } from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.data_point_id AS dataPointID, x.data_point_name AS dataPointName,
@@ -41,7 +47,7 @@ const list: ListSpec = {
 }
 
 /** Writable wire fields → columns (productIntID only on insert). */
-const COLS = {
+const COLS: Record<keyof DataPointInput, string> = {
   dataPointID: 'data_point_id',
   dataPointName: 'data_point_name',
   pointDataType: 'point_data_type',
@@ -63,18 +69,13 @@ const COLS = {
 const JSON_FIELDS = ['enum']
 const UNIQUE = { data_point_id: 'dataPointID', data_point_name: 'dataPointName' }
 
-export type DataPointInput = { [K in keyof typeof COLS]?: unknown }
-
 /** Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. */
-export class DataPointsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class DataPointsRepo implements DataPointRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of data points; `productID` of another tenant matches nothing. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** One data point of the tenant, or NotFound naming `field`. */
@@ -88,7 +89,7 @@ export class DataPointsRepo {
   }
 
   /** The product a new data point goes to (404 errors.productIntID when not the tenant's). */
-  product(tenant: string, productIntID: number): Promise<ProductRef> {
+  product(tenant: string, productIntID: number): Promise<ModelProductRef> {
     return productRef(this.db, tenant, { productIntID }, 'productIntID')
   }
 
@@ -109,7 +110,7 @@ export class DataPointsRepo {
       const [r] = await this.db.batch([insertOf('data_points', COLS, input, fixed, JSON_FIELDS)])
       return this.get(tenant, Number(r!.lastInsertRowid))
     } catch (e) {
-      conflictOf(e, UNIQUE)
+      rethrowAsConflict(e, UNIQUE)
     }
   }
 
@@ -133,7 +134,7 @@ export class DataPointsRepo {
         [...set.args, Date.now(), tenant, id],
       )
     } catch (e) {
-      conflictOf(e, UNIQUE)
+      rethrowAsConflict(e, UNIQUE)
     }
     return this.get(tenant, id)
   }

@@ -1,16 +1,22 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  DataStreamInput,
+  DataStreamRepository,
+  ListArgs,
+  ModelProductRef,
+  Page,
+  Row,
+} from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import {
-  conflictOf,
   deleteChecked,
   insertOf,
   pointRefs,
   productRef,
+  rethrowAsConflict,
   setClause,
-  type ProductRef,
 } from './product-model.ts'
 
 const POINTS = `(SELECT json_group_array(id) FROM (SELECT sp.data_point_int_id AS id FROM stream_points sp
@@ -42,7 +48,7 @@ const list: ListSpec = {
   idField: 'x.id',
 }
 
-const COLS = {
+const COLS: Record<Exclude<keyof DataStreamInput, 'dataPoints'>, string> = {
   streamName: 'stream_name',
   streamType: 'stream_type',
   streamDataType: 'stream_data_type',
@@ -51,8 +57,6 @@ const COLS = {
 }
 const UNIQUE = { topic: 'topic', stream_name: 'streamName' }
 
-export type DataStreamInput = { [K in keyof typeof COLS]?: unknown } & { dataPoints?: number[] }
-
 /** Links of stream `streamSql` (a subquery giving its id) to the points of `ids`. */
 const linkPoints = (streamSql: string, streamArgs: InValue[], ids: number[]): InStatement => ({
   sql: `INSERT INTO stream_points (stream_int_id, data_point_int_id) SELECT (${streamSql}), j.value FROM json_each(?) j`,
@@ -60,15 +64,12 @@ const linkPoints = (streamSql: string, streamArgs: InValue[], ids: number[]): In
 })
 
 /** Data streams: topic-bound sets of data points of one product; links in stream_points. */
-export class DataStreamsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class DataStreamsRepo implements DataStreamRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of streams (list form); `productID` of another tenant matches nothing. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** One stream with its data point ids and names, or NotFound naming `field`. */
@@ -85,7 +86,7 @@ export class DataStreamsRepo {
   product(
     tenant: string,
     body: { productID?: string; productIntID?: number },
-  ): Promise<ProductRef> {
+  ): Promise<ModelProductRef> {
     if (body.productIntID === undefined && body.productID === undefined)
       throw new Invalid('productID', 'required (or productIntID)')
     return productRef(
@@ -100,7 +101,7 @@ export class DataStreamsRepo {
   async create(
     tenant: string,
     userIntID: number | null,
-    product: ProductRef,
+    product: ModelProductRef,
     input: DataStreamInput,
   ): Promise<Row> {
     const ids = input.dataPoints ?? []
@@ -119,7 +120,7 @@ export class DataStreamsRepo {
       ])
       return this.get(tenant, Number(r!.lastInsertRowid))
     } catch (e) {
-      conflictOf(e, UNIQUE)
+      rethrowAsConflict(e, UNIQUE)
     }
   }
 
@@ -142,7 +143,7 @@ export class DataStreamsRepo {
         ...links,
       ])
     } catch (e) {
-      conflictOf(e, UNIQUE)
+      rethrowAsConflict(e, UNIQUE)
     }
     return this.get(tenant, id)
   }

@@ -8,6 +8,7 @@ import {
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { storeErrorOf } from './sql-errors.ts'
 
 /** Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout. */
 const LOCAL_PRAGMAS = [
@@ -37,6 +38,9 @@ const SELECT = /^\s*(SELECT|WITH)\b/i
  * (a 45-column detail row: 0.2 ms). So once a SELECT has run, its column names are learnt and later runs of the
  * same SQL text select one `json_object(...)` per row instead, parsed with JSON.parse (4-5x faster). Values
  * keep their types (numbers, strings, null); metadata holds no BLOBs.
+ *
+ * Errors: constraint violations leave here as store errors (store/errors.ts): a FOREIGN KEY violation as
+ * Referenced, a UNIQUE one as Conflict, the driver's error as their `cause` (see storeErrorOf).
  */
 export class Db {
   private shapes = new Map<string, string | null>()
@@ -57,10 +61,15 @@ export class Db {
   /** Several SELECTs in one read transaction (a page and its count see the same data). */
   async read(statements: Array<{ sql: string; args: InArgs }>): Promise<Row[][]> {
     const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
-    const results: ResultSet[] =
-      wrapped.length === 1
-        ? [await this.client.execute(wrapped[0]!)]
-        : await this.client.batch(wrapped, 'read')
+    let results: ResultSet[]
+    try {
+      results =
+        wrapped.length === 1
+          ? [await this.client.execute(wrapped[0]!)]
+          : await this.client.batch(wrapped, 'read')
+    } catch (e) {
+      throw storeErrorOf(e)
+    }
     return results.map((rs, i) => {
       const { sql } = statements[i]!
       if (wrapped[i]!.sql !== sql) return rs.rows.map((r) => JSON.parse(r[0] as string) as Row)
@@ -82,12 +91,21 @@ export class Db {
   }
 
   async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
-    const r = await this.client.execute({ sql, args })
-    return { changes: r.rowsAffected, lastId: Number(r.lastInsertRowid ?? 0) }
+    try {
+      const r = await this.client.execute({ sql, args })
+      return { changes: r.rowsAffected, lastId: Number(r.lastInsertRowid ?? 0) }
+    } catch (e) {
+      throw storeErrorOf(e)
+    }
   }
 
-  async batch(statements: InStatement[]) {
-    return this.client.batch(statements, 'write')
+  /** Several writes in one transaction; all or none. */
+  async batch(statements: InStatement[]): Promise<ResultSet[]> {
+    try {
+      return await this.client.batch(statements, 'write')
+    } catch (e) {
+      throw storeErrorOf(e)
+    }
   }
 
   close() {

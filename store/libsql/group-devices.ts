@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page } from '../types.ts'
+import type { GroupMemberRepository, ListArgs, MembersAdded, Page } from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 
@@ -21,23 +21,20 @@ const members: ListSpec = {
 export const likeArg = (text: string) => `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
 
 /** Members of groups: devices (kind 'device') of the group's product. */
-export class GroupMembersRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class GroupMembersRepo implements GroupMemberRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of the group's devices; NotFound when the group is not the tenant's. */
   async list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page> {
     await this.group(tenant, groupIntID)
-    return listPage(this.db, members, [groupIntID, tenant], q, this.tz)
+    return listPage(this.db, members, [groupIntID, tenant], q)
   }
 
   /**
    * Adds devices to the group; members already there stay (idempotent). Every id must be a device of the tenant
    * (else NotFound `ids`) of the group's product (else Invalid `ids`). Answers how many were new and the count now.
    */
-  async add(tenant: string, groupIntID: number, ids: number[]) {
+  async add(tenant: string, groupIntID: number, ids: number[]): Promise<MembersAdded> {
     const g = await this.group(tenant, groupIntID)
     const rows = await this.db.all(
       `SELECT id, device_name AS name, product_int_id AS productIntID FROM devices

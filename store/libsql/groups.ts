@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { GroupInput, GroupRepository, ListArgs, Page, Row } from '../types.ts'
 import { Conflict, Invalid, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
@@ -29,26 +29,17 @@ const list: ListSpec = {
   idField: 'g.id',
 }
 
-export interface GroupInput {
-  productID?: string
-  groupName?: string
-  description?: string | null
-}
-
 /** Groups of a tenant: each bundles devices of one product (members: `members`). */
-export class GroupsRepo {
+export class GroupsRepo implements GroupRepository {
   readonly members: GroupMembersRepo
 
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {
-    this.members = new GroupMembersRepo(db, tz)
+  constructor(private readonly db: Db) {
+    this.members = new GroupMembersRepo(db)
   }
 
   /** A page of the tenant's groups with their member counts. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** One group of the tenant; NotFound when missing or foreign. */
@@ -127,7 +118,7 @@ export class GroupsRepo {
     return this.get(tenant, id)
   }
 
-  /** Deletes all of `ids` or none: refused while a group still has devices (CONTRACT §3). */
+  /** Deletes all of `ids` or none: refused while a group still has devices. */
   async delete(tenant: string, ids: number[]) {
     const rows = await this.db.all(
       `SELECT g.id AS id, g.group_name AS name,

@@ -1,41 +1,11 @@
 import type { Db, Row } from './db.ts'
-
-/** A device as ingest knows it (the shape of ingest/types.ts DeviceIdentity). */
-export interface IngestDevice {
-  id: number
-  tenantID: string
-  kind: 'device' | 'gateway'
-  deviceID: string
-  deviceName: string
-  deviceUsername: string
-  token: string
-  authType: number | null
-  blocked: number
-  productIntID: number
-  productID: string
-  cloudProtocol: number
-  gatewayIntID: number | null
-  parentDeviceIntID: number | null
-}
-
-/** A data point of a product, with what the value check needs. */
-export interface ModelPoint {
-  id: number
-  dataPointID: string
-  dataPointName: string
-  pointDataType: number
-  upperLimit: number | null
-  lowerLimit: number | null
-  binarySize: number | null
-}
-
-export interface ModelStream {
-  id: number
-  topic: string
-  streamType: number
-  /** Record ids of the stream's data points. */
-  pointIntIDs: number[]
-}
+import type {
+  DeviceKey,
+  IngestDevice,
+  IngestRepository,
+  ModelPoint,
+  ModelStream,
+} from '../types.ts'
 
 const DEVICE_SELECT = `SELECT d.id, d.tenant_id AS tenantID, d.kind, d.device_id AS deviceID, d.device_name AS deviceName,
   d.device_username AS deviceUsername, d.token, d.auth_type AS authType, d.blocked, d.product_int_id AS productIntID,
@@ -50,15 +20,15 @@ const POINT_SELECT = `SELECT id, data_point_id AS dataPointID, data_point_name A
 const asDevice = (r: Row) => r as unknown as IngestDevice
 
 /** The lookup keys of a device identity. */
-const DEVICE_KEYS = {
+const DEVICE_KEYS: Record<DeviceKey, string> = {
   id: 'd.id',
   deviceID: 'd.device_id',
   deviceUsername: 'd.device_username',
-} as const
+}
 
 /** The reads of the uplink pipeline and HTTP ingest: device identities and product models. */
-export class IngestModelRepo {
-  constructor(readonly db: Db) {}
+export class IngestModelRepo implements IngestRepository {
+  constructor(private readonly db: Db) {}
 
   /** Devices and gateways with this deviceUsername (not unique: the caller compares tokens). */
   async devicesByUsername(username: string): Promise<IngestDevice[]> {
@@ -73,10 +43,7 @@ export class IngestModelRepo {
   }
 
   /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */
-  async device(
-    key: keyof typeof DEVICE_KEYS,
-    value: string | number,
-  ): Promise<IngestDevice | undefined> {
+  async device(key: DeviceKey, value: string | number): Promise<IngestDevice | undefined> {
     const r = await this.db.one(
       `${DEVICE_SELECT} WHERE ${DEVICE_KEYS[key]} = ? ORDER BY d.id LIMIT 1`,
       [value],
@@ -128,7 +95,10 @@ export class IngestModelRepo {
    * The tenant's device or gateway whose record id (a number) or deviceID (a string) is `key`, with its product's
    * data points; undefined when the tenant has none such.
    */
-  async deviceWithPoints(tenant: string, key: number | string) {
+  async deviceWithPoints(
+    tenant: string,
+    key: number | string,
+  ): Promise<{ device: IngestDevice; points: ModelPoint[] } | undefined> {
     const column = typeof key === 'number' ? 'd.id' : 'd.device_id'
     const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND ${column} = ?`, [
       tenant,

@@ -1,7 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
-import { parseTime } from '../../src/kernel/time.ts'
 
 /**
  * How one list reads from SQL. `fields` maps every filterable or sortable wire field to a SQL expression;
@@ -26,13 +25,12 @@ export interface ListSpec {
   count?: { from: string; baseAlias: string }
 }
 
-/** Runs a page query and its count in one read transaction. */
+/** Runs a page query and its count in one read transaction; startTime/endTime (epoch ms) bound `timeField`. */
 export async function listPage(
   db: Db,
   spec: ListSpec,
   baseArgs: InValue[],
   q: ListArgs,
-  tz: string,
 ): Promise<Page> {
   const conds = [spec.where]
   const args: InValue[] = [...baseArgs]
@@ -52,13 +50,13 @@ export async function listPage(
       args.push(...values)
     }
   }
-  if (q.startTime) {
+  if (q.startTime !== undefined) {
     conds.push(`${spec.timeField} >= ?`)
-    args.push(parseTime(q.startTime, tz))
+    args.push(q.startTime)
   }
-  if (q.endTime) {
+  if (q.endTime !== undefined) {
     conds.push(`${spec.timeField} <= ?`)
-    args.push(parseTime(q.endTime, tz))
+    args.push(q.endTime)
   }
   const where = conds.map((c) => `(${c})`).join(' AND ')
   const baseOnly =

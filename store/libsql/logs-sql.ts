@@ -1,5 +1,6 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { ListSpec } from './list.ts'
+import type { ConnectLogInput, ControlLogInput, EventInput } from '../types.ts'
 
 /** Rows per multi-row INSERT: 500 rows × at most 16 columns stays far below SQLite's 32,766 variables. */
 export const ROWS_PER_INSERT = 500
@@ -103,3 +104,103 @@ export const DEVICE_ROWS = ' AND (c.device_int_id IS NOT NULL OR c.device_id IS 
 /** A group's own rows: the group's commands, not their per-device deliveries. */
 export const GROUP_ROWS =
   ' AND c.group_int_id = ? AND c.device_int_id IS NULL AND c.device_id IS NULL'
+
+const CONNECT_COLUMNS = [
+  'tenant_id',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'connect_status',
+  'ip',
+  'keep_alive',
+  'msg_time',
+  'create_at',
+]
+const EVENT_COLUMNS = [
+  'tenant_id',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'product_int_id',
+  'topic',
+  'payload',
+  'ip',
+  'status',
+  'reason',
+  'msg_time',
+  'create_at',
+]
+const CONTROL_COLUMNS = [
+  'tenant_id',
+  'device_int_id',
+  'device_id',
+  'device_name',
+  'group_int_id',
+  'group_id',
+  'group_name',
+  'task_id',
+  'topic',
+  'payload',
+  'publish_status',
+  'publish_user',
+  'user_int_id',
+  'msg_time',
+  'create_at',
+]
+
+/** The multi-row INSERTs of connection logs written at `now` (their default msgTime). */
+export function connectLogInserts(rows: readonly ConnectLogInput[], now: number): InStatement[] {
+  const values = rows.map((r): InValue[] => [
+    r.tenantID,
+    r.deviceIntID ?? null,
+    r.deviceID,
+    r.deviceName ?? null,
+    r.connectStatus,
+    r.IP ?? null,
+    r.keepAlive ?? null,
+    r.msgTime ?? now,
+    now,
+  ])
+  return insertRows('connect_logs', CONNECT_COLUMNS, values)
+}
+
+/** The multi-row INSERTs of uplink messages written at `now`. */
+export function eventInserts(rows: readonly EventInput[], now: number): InStatement[] {
+  const values = rows.map((r): InValue[] => [
+    r.tenantID,
+    r.deviceIntID ?? null,
+    r.deviceID,
+    r.deviceName ?? null,
+    r.productIntID ?? null,
+    r.topic ?? null,
+    r.payload ?? null,
+    r.IP ?? null,
+    r.status ?? 1,
+    r.reason ?? null,
+    r.msgTime ?? now,
+    now,
+  ])
+  return insertRows('events', EVENT_COLUMNS, values)
+}
+
+/** The multi-row INSERTs of control logs written at `now`, each answering the new rows' ids. */
+export function controlLogInserts(rows: readonly ControlLogInput[], now: number): InStatement[] {
+  const values = rows.map((r): InValue[] => [
+    r.tenantID,
+    r.deviceIntID ?? null,
+    r.deviceID ?? null,
+    r.deviceName ?? null,
+    r.groupIntID ?? null,
+    r.groupID ?? null,
+    r.groupName ?? null,
+    r.taskID ?? null,
+    r.topic ?? null,
+    r.payload ?? null,
+    r.publishStatus,
+    r.publishUser ?? null,
+    r.userIntID ?? null,
+    r.msgTime ?? now,
+    now,
+  ])
+  return insertRows('control_logs', CONTROL_COLUMNS, values, 'RETURNING id')
+}

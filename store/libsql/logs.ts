@@ -1,129 +1,27 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page } from '../types.ts'
+import type {
+  ConnectLogInput,
+  ControlLogInput,
+  EventInput,
+  ListArgs,
+  LogRepository,
+  Page,
+  PruneResult,
+} from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage } from './list.ts'
 import {
+  connectLogInserts,
   connectLogSpec,
+  controlLogInserts,
   controlLogSpec,
   DEVICE_ROWS,
+  eventInserts,
   eventSpec,
   GROUP_ROWS,
-  insertRows,
 } from './logs-sql.ts'
 
-/** One connection attempt (CONTRACT §5: every attempt is logged; a refused one has status 2). */
-export interface ConnectLogInput {
-  /** Null when the client id matched no device (the log then shows in no tenant's list). */
-  tenantID: string | null
-  deviceIntID?: number | null
-  /** The MQTT client id. */
-  deviceID: string
-  deviceName?: string | null
-  /** 0 offline (disconnected), 1 online (connected), 2 authentication failed. */
-  connectStatus: number
-  IP?: string | null
-  keepAlive?: number | null
-  /** Epoch milliseconds of the connect/disconnect; default now. */
-  msgTime?: number
-}
-
-/** One uplink message, logged with its raw payload (CONTRACT §5). */
-export interface EventInput {
-  tenantID: string
-  deviceIntID?: number | null
-  deviceID: string
-  /** The device's name at the time (logs outlive the device record). */
-  deviceName?: string | null
-  /** Shows the product's name in the list (Variant B). */
-  productIntID?: number | null
-  /** The device's relative topic. */
-  topic?: string | null
-  payload?: string | null
-  IP?: string | null
-  /** 1 (default): every value was stored as a data point; 0: some or all were not, `reason` says why. */
-  status?: number
-  reason?: string | null
-  /** Epoch milliseconds the platform received it; default now. */
-  msgTime?: number
-}
-
-/**
- * One downlink. A command to a device names the device; a group command writes one row naming the group and no
- * device (the group's control log); deliveries of a group command to its devices may add one row per device
- * (device fields set, group fields optional) which show in the device logs only.
- */
-export interface ControlLogInput {
-  tenantID: string
-  deviceIntID?: number | null
-  deviceID?: string | null
-  deviceName?: string | null
-  groupIntID?: number | null
-  groupID?: string | null
-  groupName?: string | null
-  /** The task_id sent in the command envelope; acknowledgements find the log by it. */
-  taskID?: string | null
-  topic?: string | null
-  /** The payload as the caller gave it (text; gateway logs parse it as JSON when they can). */
-  payload?: string | null
-  /** 0 failed, 1 issued, 2 acknowledged, 3 no receipt needed (CONTRACT §5). */
-  publishStatus: number
-  /** The issuing user's name (shown as publishUser, and createUser in gateway logs). */
-  publishUser?: string | null
-  userIntID?: number | null
-  /** Epoch milliseconds it was issued; default now. */
-  msgTime?: number
-}
-
-/** What prune removed, per table. */
-export interface PruneResult {
-  events: number
-  connectLogs: number
-  controlLogs: number
-}
-
-const CONNECT_COLUMNS = [
-  'tenant_id',
-  'device_int_id',
-  'device_id',
-  'device_name',
-  'connect_status',
-  'ip',
-  'keep_alive',
-  'msg_time',
-  'create_at',
-]
-const EVENT_COLUMNS = [
-  'tenant_id',
-  'device_int_id',
-  'device_id',
-  'device_name',
-  'product_int_id',
-  'topic',
-  'payload',
-  'ip',
-  'status',
-  'reason',
-  'msg_time',
-  'create_at',
-]
-const CONTROL_COLUMNS = [
-  'tenant_id',
-  'device_int_id',
-  'device_id',
-  'device_name',
-  'group_int_id',
-  'group_id',
-  'group_name',
-  'task_id',
-  'topic',
-  'payload',
-  'publish_status',
-  'publish_user',
-  'user_int_id',
-  'msg_time',
-  'create_at',
-]
 /** Rows deleted per prune statement, so a large prune never holds the write lock for long. */
 const PRUNE_CHUNK = 5000
 
@@ -131,37 +29,28 @@ const PRUNE_CHUNK = 5000
  * Connection logs, uplink messages (events) and downlink messages (control logs). The read side serves the
  * log lists; the write side is the port the ingest pipeline uses (multi-row INSERTs, one transaction per call).
  */
-export class LogsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class LogsRepo implements LogRepository {
+  constructor(private readonly db: Db) {}
 
   /** Connection logs of the tenant, newest first (msgTime). */
   connectLogs(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, connectLogSpec(), [tenant], q, this.tz)
+    return listPage(this.db, connectLogSpec(), [tenant], q)
   }
 
   /** Uplink messages of the tenant, newest first. */
   events(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, eventSpec(), [tenant], q, this.tz)
+    return listPage(this.db, eventSpec(), [tenant], q)
   }
 
   /** Device downlinks of the tenant (not the groups' own rows), newest first. */
   controlLogs(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, controlLogSpec(DEVICE_ROWS), [tenant], q, this.tz)
+    return listPage(this.db, controlLogSpec(DEVICE_ROWS), [tenant], q)
   }
 
   /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
   async deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID)
-    return listPage(
-      this.db,
-      connectLogSpec(' AND l.device_int_id = ?'),
-      [tenant, deviceIntID],
-      q,
-      this.tz,
-    )
+    return listPage(this.db, connectLogSpec(' AND l.device_int_id = ?'), [tenant, deviceIntID], q)
   }
 
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
@@ -172,13 +61,7 @@ export class LogsRepo {
     kind?: 'gateway',
   ): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(
-      this.db,
-      eventSpec(' AND e.device_int_id = ?'),
-      [tenant, deviceIntID],
-      q,
-      this.tz,
-    )
+    return listPage(this.db, eventSpec(' AND e.device_int_id = ?'), [tenant, deviceIntID], q)
   }
 
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
@@ -189,13 +72,7 @@ export class LogsRepo {
     kind?: 'gateway',
   ): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(
-      this.db,
-      controlLogSpec(' AND c.device_int_id = ?'),
-      [tenant, deviceIntID],
-      q,
-      this.tz,
-    )
+    return listPage(this.db, controlLogSpec(' AND c.device_int_id = ?'), [tenant, deviceIntID], q)
   }
 
   /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
@@ -205,7 +82,7 @@ export class LogsRepo {
       groupIntID,
     ])
     if (!g) throw new NotFound()
-    return listPage(this.db, controlLogSpec(GROUP_ROWS), [tenant, groupIntID], q, this.tz)
+    return listPage(this.db, controlLogSpec(GROUP_ROWS), [tenant, groupIntID], q)
   }
 
   private async ownDevice(tenant: string, id: number, kind?: 'gateway') {
@@ -217,41 +94,14 @@ export class LogsRepo {
   /** Appends connection logs in one transaction (multi-row INSERTs). Returns how many were written. */
   async addConnectLogs(rows: readonly ConnectLogInput[]): Promise<number> {
     if (!rows.length) return 0
-    const now = Date.now()
-    const values = rows.map((r): InValue[] => [
-      r.tenantID,
-      r.deviceIntID ?? null,
-      r.deviceID,
-      r.deviceName ?? null,
-      r.connectStatus,
-      r.IP ?? null,
-      r.keepAlive ?? null,
-      r.msgTime ?? now,
-      now,
-    ])
-    await this.db.batch(insertRows('connect_logs', CONNECT_COLUMNS, values))
+    await this.db.batch(connectLogInserts(rows, Date.now()))
     return rows.length
   }
 
   /** Appends uplink messages in one transaction (multi-row INSERTs). Returns how many were written. */
   async addEvents(rows: readonly EventInput[]): Promise<number> {
     if (!rows.length) return 0
-    const now = Date.now()
-    const values = rows.map((r): InValue[] => [
-      r.tenantID,
-      r.deviceIntID ?? null,
-      r.deviceID,
-      r.deviceName ?? null,
-      r.productIntID ?? null,
-      r.topic ?? null,
-      r.payload ?? null,
-      r.IP ?? null,
-      r.status ?? 1,
-      r.reason ?? null,
-      r.msgTime ?? now,
-      now,
-    ])
-    await this.db.batch(insertRows('events', EVENT_COLUMNS, values))
+    await this.db.batch(eventInserts(rows, Date.now()))
     return rows.length
   }
 
@@ -264,27 +114,7 @@ export class LogsRepo {
   /** Appends control logs in one transaction (multi-row INSERTs); returns their ids in input order. */
   async addControlLogs(rows: readonly ControlLogInput[]): Promise<number[]> {
     if (!rows.length) return []
-    const now = Date.now()
-    const values = rows.map((r): InValue[] => [
-      r.tenantID,
-      r.deviceIntID ?? null,
-      r.deviceID ?? null,
-      r.deviceName ?? null,
-      r.groupIntID ?? null,
-      r.groupID ?? null,
-      r.groupName ?? null,
-      r.taskID ?? null,
-      r.topic ?? null,
-      r.payload ?? null,
-      r.publishStatus,
-      r.publishUser ?? null,
-      r.userIntID ?? null,
-      r.msgTime ?? now,
-      now,
-    ])
-    const results = await this.db.batch(
-      insertRows('control_logs', CONTROL_COLUMNS, values, 'RETURNING id'),
-    )
+    const results = await this.db.batch(controlLogInserts(rows, Date.now()))
     return results.flatMap((rs) => rs.rows.map((r) => Number(r.id)))
   }
 

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts'
+import type { MetaStore } from '../types.ts'
 import { AccountsRepo } from './accounts.ts'
 import { ProductsRepo } from './products.ts'
 import { DevicesRepo } from './devices.ts'
@@ -14,28 +15,34 @@ import { CertsRepo } from './certs.ts'
 import { TasksRepo } from './tasks.ts'
 import { LogsRepo } from './logs.ts'
 import { AlertsRepo } from './alerts.ts'
+import { IngestModelRepo } from './ingest-model.ts'
+import { ConnectionsRepo } from './connections.ts'
 
-/** The metadata store: one repository per resource family over one libSQL database. */
-export function createMetaStore(db: Db, opts: { tz: string }) {
-  const { tz } = opts
+/**
+ * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
+ * `close()` closes it.
+ */
+export function createMetaStore(db: Db): MetaStore {
   return {
-    db,
-    accounts: new AccountsRepo(db, tz),
-    products: new ProductsRepo(db, tz),
-    devices: new DevicesRepo(db, tz),
-    groups: new GroupsRepo(db, tz),
-    policies: new PoliciesRepo(db, tz),
-    subscriptions: new SubscriptionsRepo(db, tz),
-    dataPoints: new DataPointsRepo(db, tz),
-    dataStreams: new DataStreamsRepo(db, tz),
-    metrics: new MetricsRepo(db, tz),
-    productResources: new ProductResourcesRepo(db, tz),
-    appTemplates: new AppTemplatesRepo(db, tz),
-    certs: new CertsRepo(db, tz),
-    tasks: new TasksRepo(db, tz),
-    logs: new LogsRepo(db, tz),
-    alerts: new AlertsRepo(db, tz),
+    accounts: new AccountsRepo(db),
+    products: new ProductsRepo(db),
+    devices: new DevicesRepo(db),
+    groups: new GroupsRepo(db),
+    policies: new PoliciesRepo(db),
+    subscriptions: new SubscriptionsRepo(db),
+    dataPoints: new DataPointsRepo(db),
+    dataStreams: new DataStreamsRepo(db),
+    metrics: new MetricsRepo(db),
+    productResources: new ProductResourcesRepo(db),
+    appTemplates: new AppTemplatesRepo(db),
+    certs: new CertsRepo(db),
+    tasks: new TasksRepo(db),
+    logs: new LogsRepo(db),
+    alerts: new AlertsRepo(db),
+    ingest: new IngestModelRepo(db),
+    connections: new ConnectionsRepo(db),
+    async close() {
+      db.close()
+    },
   }
 }
-
-export type MetaStore = ReturnType<typeof createMetaStore>

@@ -1,15 +1,14 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, MetricInput, MetricRepository, Page, PointRef, Row } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import {
-  conflictOf,
   deleteChecked,
   insertOf,
+  rethrowAsConflict,
   setClause,
   streamRef,
-  type PointRef,
 } from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.metric_name AS metricName, x.metric_type AS metricType,
@@ -40,7 +39,7 @@ const list: ListSpec = {
   idField: 'x.id',
 }
 
-const COLS = {
+const COLS: Record<keyof MetricInput, string> = {
   metricName: 'metric_name',
   metricType: 'metric_type',
   dataPointIntID: 'data_point_int_id',
@@ -56,8 +55,6 @@ const COLS = {
 }
 const UNIQUE = { metric_name: 'metricName' }
 
-export type MetricInput = { [K in keyof typeof COLS]?: unknown }
-
 /** Links a metric (its id from `metricSql`) to the data points its formula reads. */
 const insertReads = (metricSql: string, args: InValue[], reads: number[]): InStatement => ({
   sql: `INSERT INTO metric_points (metric_int_id, data_point_int_id) SELECT (${metricSql}), j.value FROM json_each(?) j`,
@@ -65,15 +62,12 @@ const insertReads = (metricSql: string, args: InValue[], reads: number[]): InSta
 })
 
 /** Formula and aggregate metrics over the data points of a product. */
-export class MetricsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class MetricsRepo implements MetricRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of metrics (list form); `productID` of another tenant matches nothing. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** The tenant's metrics of a product (detail rows with their point's dataPointID), by id; one metricType or all. */
@@ -139,7 +133,7 @@ export class MetricsRepo {
       ])
       return this.get(tenant, Number(r!.lastInsertRowid))
     } catch (e) {
-      conflictOf(e, UNIQUE)
+      rethrowAsConflict(e, UNIQUE)
     }
   }
 
@@ -158,7 +152,7 @@ export class MetricsRepo {
         insertReads('SELECT ?', [id], reads),
       ])
     } catch (e) {
-      conflictOf(e, UNIQUE)
+      rethrowAsConflict(e, UNIQUE)
     }
     return this.get(tenant, id)
   }

@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { AclRule, ListArgs, Page, PolicyInput, PolicyRepository, Row } from '../types.ts'
 import { Conflict, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
@@ -35,28 +35,17 @@ export function policyListSpec(where = 'x.tenant_id = ?'): ListSpec {
 
 const list = policyListSpec()
 
-export interface PolicyInput {
-  name?: string
-  topic?: string
-  access?: number
-  allow?: number
-  description?: string | null
-}
-
 /** Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. */
-export class PoliciesRepo {
+export class PoliciesRepo implements PolicyRepository {
   readonly bindings: PolicyBindingsRepo
 
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {
-    this.bindings = new PolicyBindingsRepo(db, tz, policyListSpec)
+  constructor(private readonly db: Db) {
+    this.bindings = new PolicyBindingsRepo(db, policyListSpec)
   }
 
   /** A page of the tenant's policies. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** One policy of the tenant with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
@@ -115,7 +104,7 @@ export class PoliciesRepo {
     return this.get(tenant, id)
   }
 
-  /** Deletes all of `ids` or none: refused while a policy is bound to devices (CONTRACT §3). */
+  /** Deletes all of `ids` or none: refused while a policy is bound to devices. */
   async delete(tenant: string, ids: number[]) {
     const rows = await this.db.all(
       `SELECT x.id AS id, x.name AS name,
@@ -137,5 +126,20 @@ export class PoliciesRepo {
       tenant,
       ...ids,
     ])
+  }
+
+  /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */
+  async rulesOfDevice(tenant: string, deviceIntID: number): Promise<AclRule[]> {
+    const rows = await this.db.all(
+      `SELECT p.topic AS topic, p.access AS access, p.allow AS allow
+       FROM policy_devices pd JOIN policies p ON p.id = pd.policy_int_id
+       WHERE pd.device_int_id = ? AND p.tenant_id = ?`,
+      [deviceIntID, tenant],
+    )
+    return rows.map((r) => ({
+      topic: String(r.topic),
+      access: Number(r.access),
+      allow: Number(r.allow),
+    }))
   }
 }

@@ -1,6 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page } from '../types.ts'
+import type { ListArgs, Page, PolicyBindingRepository } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { likeArg } from './group-devices.ts'
@@ -42,17 +42,16 @@ function missing(ids: number[], rows: Array<Record<string, unknown>>): number[] 
  * Bindings of policies to devices (devices and gateways alike), seen from either side. Binding is idempotent;
  * unbinding is all or none. Every id is checked against the caller's tenant first.
  */
-export class PolicyBindingsRepo {
+export class PolicyBindingsRepo implements PolicyBindingRepository {
   constructor(
-    readonly db: Db,
-    readonly tz: string,
+    private readonly db: Db,
     private readonly policyList: (where: string) => ListSpec,
   ) {}
 
   /** A page of the devices bound to the tenant's policy `policyIntID`. */
   async devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page> {
     await this.policy(tenant, policyIntID)
-    return listPage(this.db, bound, [policyIntID, tenant], q, this.tz)
+    return listPage(this.db, bound, [policyIntID, tenant], q)
   }
 
   /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
@@ -91,14 +90,14 @@ export class PolicyBindingsRepo {
       policyIntID,
       ...(groupNameLike ? [likeArg(groupNameLike)] : []),
     ]
-    return listPage(this.db, candidates(Boolean(groupNameLike)), args, q, this.tz)
+    return listPage(this.db, candidates(Boolean(groupNameLike)), args, q)
   }
 
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
   async policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
     await this.device(tenant, deviceIntID)
     const where = `x.tenant_id = ? AND ${BOUND_TO_DEVICE}`
-    return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q, this.tz)
+    return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
   }
 
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
@@ -128,7 +127,7 @@ export class PolicyBindingsRepo {
   async candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
     await this.device(tenant, deviceIntID)
     const where = `x.tenant_id = ? AND NOT ${BOUND_TO_DEVICE}`
-    return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q, this.tz)
+    return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
   }
 
   /** Deletes the bindings (`owner` fixed, `ids` on the other side), all or none. Column names are constants. */

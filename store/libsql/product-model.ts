@@ -1,17 +1,11 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
+import type { ModelProductRef, PointRef, StreamRef } from '../types.ts'
 import { Conflict, Invalid, NotFound, Referenced } from '../errors.ts'
 import { marks } from './list.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 
 /** Helpers shared by the product-model repositories: data points, streams, metrics, resources, app templates. */
-
-export interface ProductRef {
-  id: number
-  productID: string
-  productName: string
-  cloudProtocol: number
-}
 
 /**
  * The tenant's product by record id or by string productID (whichever is given); NotFound names `field`.
@@ -22,7 +16,7 @@ export async function productRef(
   tenant: string,
   key: { productIntID?: number | null; productID?: string | null },
   field: string,
-): Promise<ProductRef> {
+): Promise<ModelProductRef> {
   const byInt = key.productIntID !== undefined && key.productIntID !== null
   const r = await db.one(
     `SELECT id, product_id AS productID, product_name AS productName, cloud_protocol AS cloudProtocol
@@ -30,14 +24,7 @@ export async function productRef(
     [tenant, byInt ? key.productIntID! : (key.productID ?? '')],
   )
   if (!r) throw new NotFound(field, `no product ${byInt ? key.productIntID : key.productID}`)
-  return r as unknown as ProductRef
-}
-
-export interface PointRef {
-  id: number
-  dataPointID: string
-  dataPointName: string
-  productIntID: number
+  return r as unknown as ModelProductRef
 }
 
 /**
@@ -56,12 +43,6 @@ export async function pointRefs(
           FROM data_points`,
     what: 'data point',
   })
-}
-
-export interface StreamRef {
-  id: number
-  streamName: string
-  productIntID: number
 }
 
 /** The tenant's data stream `id`, which must be a stream of product `productIntID` (see pointRefs). */
@@ -143,7 +124,7 @@ function toValue(v: unknown, json: boolean): InValue {
 }
 
 /** Rethrows a UNIQUE violation as Conflict on the wire field of the first matching column of `fields`. */
-export function conflictOf(e: unknown, fields: Record<string, string>): never {
+export function rethrowAsConflict(e: unknown, fields: Record<string, string>): never {
   if (isUniqueViolation(e)) {
     const cols = uniqueColumns(e).map((c) => c.split('.').pop())
     for (const [column, field] of Object.entries(fields))

@@ -1,15 +1,15 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  ListArgs,
+  ModelProductRef,
+  Page,
+  ProductResourceInput,
+  ProductResourceRepository,
+  Row,
+} from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
-import {
-  deleteChecked,
-  insertOf,
-  pointRefs,
-  productRef,
-  setClause,
-  type ProductRef,
-} from './product-model.ts'
+import { deleteChecked, insertOf, pointRefs, productRef, setClause } from './product-model.ts'
 
 const COLUMNS = `SELECT x.id AS id, x.code_value AS codeValue, coalesce(x.item_name, x.code_value) AS codeValueLabel,
   x.data_point_int_id AS dataPointIntID, d.data_point_name AS dataPointName, p.product_id AS productID,
@@ -34,25 +34,20 @@ const list: ListSpec = {
   idField: 'x.id',
 }
 
-const COLS = {
+const COLS: Record<keyof ProductResourceInput, string> = {
   codeValue: 'code_value',
   dataPointIntID: 'data_point_int_id',
   productItemIntID: 'product_item_int_id',
   itemName: 'item_name',
 }
 
-export type ProductResourceInput = { [K in keyof typeof COLS]?: unknown }
-
 /** Product resources: codes of a product, optionally bound to one of its data points. */
-export class ProductResourcesRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class ProductResourcesRepo implements ProductResourceRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of resources; `productID` of another tenant matches nothing. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** One resource of the tenant, or NotFound. */
@@ -66,7 +61,7 @@ export class ProductResourcesRepo {
   }
 
   /** The product of a new resource (404 errors.productIntID when not the tenant's). */
-  product(tenant: string, productIntID: number): Promise<ProductRef> {
+  product(tenant: string, productIntID: number): Promise<ModelProductRef> {
     return productRef(this.db, tenant, { productIntID }, 'productIntID')
   }
 

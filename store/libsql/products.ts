@@ -1,8 +1,8 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, ProductInput, ProductRepository, Row } from '../types.ts'
 import { Conflict, Invalid, NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
-import { isUniqueViolation } from './sql-errors.ts'
+import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 
 const COUNTS = `
@@ -33,21 +33,12 @@ const list: ListSpec = {
   idField: 'p.id',
 }
 
-export interface ProductInput {
-  productName?: string
-  cloudProtocol?: number
-  description?: string | null
-}
-
 /** Products of a tenant. */
-export class ProductsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class ProductsRepo implements ProductRepository {
+  constructor(private readonly db: Db) {}
 
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   async get(tenant: string, id: number): Promise<Row> {
@@ -92,7 +83,7 @@ export class ProductsRepo {
         return this.get(tenant, r.lastId)
       } catch (e) {
         if (!isUniqueViolation(e)) throw e
-        if (/product_name/.test((e as Error).message)) throw new Conflict('productName')
+        if (uniqueColumns(e).includes('products.product_name')) throw new Conflict('productName')
         if (attempt > 5) throw e
       }
     }

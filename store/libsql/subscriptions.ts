@@ -1,5 +1,5 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, Row, SubscriptionRepository } from '../types.ts'
 import { Conflict, NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
@@ -16,16 +16,13 @@ const list: ListSpec = {
 }
 
 /** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */
-export class SubscriptionsRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class SubscriptionsRepo implements SubscriptionRepository {
+  constructor(private readonly db: Db) {}
 
   /** A page of the subscriptions of the tenant's device `deviceIntID`; NotFound when the device is not the tenant's. */
   async list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
     await this.device(tenant, deviceIntID)
-    return listPage(this.db, list, [tenant, deviceIntID], q, this.tz)
+    return listPage(this.db, list, [tenant, deviceIntID], q)
   }
 
   /** Every subscription of a device (for the broker), oldest first. */

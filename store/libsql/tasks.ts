@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto'
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import {
+  INTERRUPTED,
+  TaskState,
+  type ListArgs,
+  type Page,
+  type Row,
+  type TaskFile,
+  type TaskRepository,
+} from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
-
-/** Task states (CONTRACT §7; enumeration `taskStatus`). */
-export const TaskState = { waiting: 1, running: 2, done: 3, failed: 4 } as const
-
-/** The message of a task that was waiting or running when its process stopped. */
-export const INTERRUPTED = 'interrupted by a restart'
 
 /** States a task can still leave. */
 const ACTIVE = [TaskState.waiting, TaskState.running]
@@ -26,11 +28,8 @@ const list: ListSpec = {
 }
 
 /** Asynchronous tasks of a tenant and their progress; src/tasks.ts runs them. */
-export class TasksRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class TasksRepo implements TaskRepository {
+  constructor(private readonly db: Db) {}
 
   /** Records a new waiting task and returns its taskID (a UUID). */
   async create(tenant: string, userIntID: number | null, taskName: string): Promise<string> {
@@ -55,7 +54,7 @@ export class TasksRepo {
 
   /** A page of the tenant's tasks, newest first by default. */
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** waiting → running. */
@@ -88,16 +87,8 @@ export class TasksRepo {
     await this.set(taskID, 'status = ?, message = ?', [TaskState.failed, message], ACTIVE)
   }
 
-  /**
-   * Marks every task still waiting or running as failed ('interrupted by a restart'): call once at start-up,
-   * before any task runs, since a task lives only in the process that started it. Returns how many it marked.
-   */
   /** Keeps a file a task produced (e.g. the CSV of an export), replacing an earlier one of the same task. */
-  async putFile(
-    tenant: string,
-    taskID: string,
-    file: { name: string; contentType: string; content: string },
-  ) {
+  async putFile(tenant: string, taskID: string, file: TaskFile) {
     await this.db.run(
       `INSERT OR REPLACE INTO task_files (task_id, tenant_id, file_name, content_type, content, create_at)
        VALUES (?, ?, ?, ?, ?, ?)`,
@@ -106,10 +97,7 @@ export class TasksRepo {
   }
 
   /** The file of a task of the tenant; NotFound (errors.taskID) otherwise. */
-  async getFile(
-    tenant: string,
-    taskID: string,
-  ): Promise<{ name: string; contentType: string; content: string }> {
+  async getFile(tenant: string, taskID: string): Promise<TaskFile> {
     const r = await this.db.one(
       'SELECT file_name AS name, content_type AS contentType, content FROM task_files WHERE tenant_id = ? AND task_id = ?',
       [tenant, taskID],
@@ -118,6 +106,10 @@ export class TasksRepo {
     return { name: String(r.name), contentType: String(r.contentType), content: String(r.content) }
   }
 
+  /**
+   * Marks every task still waiting or running as failed ('interrupted by a restart'): call once at start-up,
+   * before any task runs, since a task lives only in the process that started it. Returns how many it marked.
+   */
   async failInterruptedTasks(): Promise<number> {
     const r = await this.db.run(
       'UPDATE tasks SET status = ?, message = ?, update_at = ? WHERE status IN (?, ?)',

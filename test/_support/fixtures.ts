@@ -17,7 +17,7 @@ export async function insertDevice(
     parentIntID?: number
   } = {},
 ): Promise<number> {
-  const r = await t.svc.deps.meta.db.run(
+  const r = await t.db.run(
     `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
        device_type, up_link_system, gateway_int_id, parent_device_int_id, create_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, 1, 1, ?, ?, ?, ?)`,
@@ -40,6 +40,6 @@ export async function insertDevice(
 
 /** The tenantID of a client (from its session). */
 export async function tenantOf(t: TestService): Promise<string> {
-  const row = await t.svc.deps.meta.db.one('SELECT tenant_id FROM users ORDER BY id LIMIT 1')
+  const row = await t.db.one('SELECT tenant_id FROM users ORDER BY id LIMIT 1')
   return String(row?.tenant_id)
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService, type Service } from '../../src/service.ts'
+import { openDb, type Db } from '../../store/libsql/db.ts'
 
 export const ADMIN_EMAIL = 'admin@test.local'
 export const ADMIN_PASSWORD = 'admin-password-1'
@@ -61,10 +62,20 @@ export class Client {
   }
 }
 
+/**
+ * A libSQL handle of its own on a service's metadata database, for raw SQL in tests (the MetaStore port has no
+ * `db`). The caller closes it.
+ */
+export function openSql(svc: Service): Promise<Db> {
+  return openDb({ url: svc.deps.config.DATABASE_URL })
+}
+
 export interface TestService {
   svc: Service
   url: string
   dir: string
+  /** Raw SQL on the service's metadata database (its own connection; closed by close()). */
+  db: Db
   /** The first tenant's admin. */
   admin: Client
   anon: Client
@@ -100,10 +111,12 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     return r.body as { token: string; tenantID: string }
   }
   const admin = new Client(svc.url, `Bearer ${(await login(ADMIN_EMAIL, ADMIN_PASSWORD)).token}`)
+  const db = await openSql(svc)
   return {
     svc,
     url: svc.url,
     dir,
+    db,
     admin,
     anon,
     async newTenant() {
@@ -132,6 +145,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     },
     async close() {
       await svc.close()
+      db.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

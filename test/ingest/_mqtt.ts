@@ -68,9 +68,9 @@ export async function devices(t: TestService, n: number, extra: Record<string, u
   return { product, devices: list }
 }
 
-/** The full topic of a device's relative topic (CONTRACT §5), from the stored record. */
+/** The full topic of a device's relative topic, from the stored record. */
 export async function fullTopic(t: TestService, d: any, topic: string): Promise<string> {
-  const row = await t.svc.deps.meta.db.one(
+  const row = await t.db.one(
     `SELECT d.tenant_id AS tenantID, p.product_id AS productID, p.cloud_protocol AS cloudProtocol
      FROM devices d JOIN products p ON p.id = d.product_int_id WHERE d.id = ?`,
     [d.id],

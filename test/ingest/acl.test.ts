@@ -62,8 +62,8 @@ checker.before(async () => {
   const product = await newProduct(t.admin)
   const a = await newDevice(t.admin, mqttBody(product.productID))
   const b = await newDevice(t.admin, mqttBody(product.productID))
-  dir = new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus)
-  acl = new AclChecker(t.svc.deps.meta.db, t.svc.deps.bus)
+  dir = new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus)
+  acl = new AclChecker(t.svc.deps.meta.policies, t.svc.deps.bus)
   device = (await dir.byId(a.id))!
   other = (await dir.byId(b.id))!
 })

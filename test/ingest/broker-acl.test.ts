@@ -14,7 +14,7 @@ acl.before(async () => {
 acl.after(async () => t.close())
 
 const identity = async (d: any) =>
-  (await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byId(d.id))!
+  (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
 
 /** Publishes QoS 1: 'acked' on PUBACK, 'closed' when the broker closes the connection first (1.5 s at most). */
 async function publish(

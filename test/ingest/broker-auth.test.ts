@@ -8,6 +8,7 @@ import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
   Client,
+  openSql,
   type TestService,
 } from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
@@ -111,10 +112,9 @@ auth('unknown device :: CONNACK 5, a status 2 log row in no tenant', async () =>
   r.client.end(true)
   const rows = await until(
     () =>
-      t.svc.deps.meta.db.all(
-        'SELECT tenant_id, connect_status, ip FROM connect_logs WHERE device_id = ?',
-        [clientId],
-      ),
+      t.db.all('SELECT tenant_id, connect_status, ip FROM connect_logs WHERE device_id = ?', [
+        clientId,
+      ]),
     (x) => x.length > 0,
   )
   assert.equal(rows, [{ tenant_id: null, connect_status: 2, ip: '127.0.0.1' }])
@@ -239,7 +239,7 @@ auth('late disconnect of a taken-over session :: never marks the new one offline
     t.svc.deps.meta,
   )
   const { DeviceDirectory } = await import('../../ingest/identity.ts')
-  const identity = (await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byId(d.id))!
+  const identity = (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
   const oldSession = {}
   const newSession = {}
   await tracker.connected(identity, { ip: '10.0.0.1', keepAlive: 60, session: oldSession })
@@ -327,7 +327,7 @@ auth('HTTP still answers :: after all of the above', async () => {
 
 async function idOf(d: any) {
   const { DeviceDirectory } = await import('../../ingest/identity.ts')
-  return (await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byId(d.id))!
+  return (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
 }
 
 const restart = suite('broker: restart')
@@ -346,19 +346,21 @@ restart('devices online when the service stopped :: offline after start-up', asy
   }
   try {
     const a = await startService(loadConfig(env))
-    const product = await a.deps.meta.db.run(
+    const sqlA = await openSql(a)
+    const product = await sqlA.run(
       "INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES ('t', 'p1', 'p', 1, 0)",
     )
-    await a.deps.meta.db.run(
+    await sqlA.run(
       `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, device_status, create_at)
        VALUES ('t', ?, 'dev-restart', 'n', 'u', 'k', 1, 0)`,
       [product.lastId],
     )
+    sqlA.close()
     await a.close() // as a crash would leave it: device_status 1
     const b = await startService(loadConfig(env))
-    const row = await b.deps.meta.db.one(
-      "SELECT device_status FROM devices WHERE device_id = 'dev-restart'",
-    )
+    const sqlB = await openSql(b)
+    const row = await sqlB.one("SELECT device_status FROM devices WHERE device_id = 'dev-restart'")
+    sqlB.close()
     assert.is(row?.device_status, 0)
     await b.close()
   } finally {
@@ -397,10 +399,12 @@ restart(
       assert.ok(await closedWithin(r.client, 1000), 'the device was disconnected')
       r.client.end(true)
       const b = await startService(loadConfig(env))
-      const rows = await b.deps.meta.db.all(
+      const sqlB = await openSql(b)
+      const rows = await sqlB.all(
         'SELECT id, connect_status, msg_time FROM connect_logs WHERE device_id = ? ORDER BY id',
         [d.deviceID],
       )
+      sqlB.close()
       assert.equal(
         rows.map((x) => x.connect_status),
         [1, 0],

@@ -21,9 +21,7 @@ burst(
     const clients: MqttClient[] = await Promise.all(list.map((d) => connectDevice(t, d)))
     const topics = await Promise.all(list.map((d) => fullTopic(t, d, 'no-stream')))
     const online = await until(
-      async () =>
-        (await t.svc.deps.meta.db.one('SELECT count(*) AS n FROM devices WHERE device_status = 1'))
-          ?.n,
+      async () => (await t.db.one('SELECT count(*) AS n FROM devices WHERE device_status = 1'))?.n,
       (n) => n === PUBLISHERS,
       10_000,
     )
@@ -44,9 +42,7 @@ burst(
     const health = await t.admin.get('/api/v1/products')
     assert.is(health.status, 200, 'HTTP answers during the aftermath')
     const offline = await until(
-      async () =>
-        (await t.svc.deps.meta.db.one('SELECT count(*) AS n FROM devices WHERE device_status = 1'))
-          ?.n,
+      async () => (await t.db.one('SELECT count(*) AS n FROM devices WHERE device_status = 1'))?.n,
       (n) => n === 0,
       15_000,
     )
@@ -56,7 +52,7 @@ burst(
       async () =>
         Number(
           (
-            await t.svc.deps.meta.db.one(
+            await t.db.one(
               `SELECT count(*) AS n FROM events WHERE device_int_id IN (${ids.map(() => '?').join(',')})`,
               ids,
             )
@@ -67,7 +63,7 @@ burst(
       200,
     )
     assert.ok(events >= PUBLISHERS * PER_PUBLISHER * 0.99, `events logged: ${events}`)
-    const logs = await t.svc.deps.meta.db.one(
+    const logs = await t.db.one(
       `SELECT sum(connect_status = 1) AS up, sum(connect_status = 0) AS down FROM connect_logs WHERE device_int_id IN (${ids.map(() => '?').join(',')})`,
       ids,
     )

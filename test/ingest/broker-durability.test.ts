@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt from 'mqtt'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../_support/service.ts'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, openSql } from '../_support/service.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
@@ -139,15 +139,15 @@ kill9(
         const stored = new Set(series.value as number[])
         const lost = acked.filter((i) => !stored.has(i))
         assert.equal(lost, [], `acknowledged but lost: ${lost.length} of ${acked.length}`)
-        const events = await svc.deps.meta.db.one(
-          'SELECT count(*) AS n FROM events WHERE device_id = ?',
-          [device.deviceID],
-        )
+        const sql = await openSql(svc)
+        const events = await sql.one('SELECT count(*) AS n FROM events WHERE device_id = ?', [
+          device.deviceID,
+        ])
         assert.ok(Number(events?.n) >= KILL_AT, 'every acknowledged uplink is also an event')
-        const row = await svc.deps.meta.db.one(
-          'SELECT device_status FROM devices WHERE device_id = ?',
-          [device.deviceID],
-        )
+        const row = await sql.one('SELECT device_status FROM devices WHERE device_id = ?', [
+          device.deviceID,
+        ])
+        sql.close()
         assert.is(row?.device_status, 0, 'offline after the restart')
       } finally {
         await svc.close()

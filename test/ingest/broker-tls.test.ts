@@ -132,8 +132,7 @@ tls('uplink over TLS :: QoS 1 value stored before the PUBACK', async () => {
     { qos: 1 },
   )
   const tenantID = String(
-    (await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))
-      ?.tenant_id,
+    (await t.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))?.tenant_id,
   )
   const series = await t.svc.deps.telemetry.readRaw({
     tenantID,

@@ -12,8 +12,7 @@ async function setup(t: TestService) {
   const stream = await mkStream(t.admin, product.productID, [point.id])
   const device = await newDevice(t.admin, mqttBody(product.productID))
   const tenantID = String(
-    (await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))
-      ?.tenant_id,
+    (await t.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))?.tenant_id,
   )
   return { product, stream, device, tenantID, topic: await fullTopic(t, device, stream.topic) }
 }

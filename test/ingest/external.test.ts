@@ -172,10 +172,9 @@ ext.after(async () => {
 })
 
 const eventsOf = async (svc: TestService, deviceIntID: number) =>
-  (await svc.svc.deps.meta.db.all(
-    'SELECT topic, payload, ip FROM events WHERE device_int_id = ? ORDER BY id',
-    [deviceIntID],
-  )) as any[]
+  (await svc.db.all('SELECT topic, payload, ip FROM events WHERE device_int_id = ? ORDER BY id', [
+    deviceIntID,
+  ])) as any[]
 
 ext('no embedded broker :: port and wsPort null, handle has a stable client id', async () => {
   const b = t.svc.deps.broker as any
@@ -253,7 +252,7 @@ ext(
 ext(
   'publish to a device :: reaches it on its full topic, true; not ingested back as an uplink',
   async () => {
-    const identity = await new DeviceDirectory(t.svc.deps.meta.db, t.svc.deps.bus).byDeviceID(
+    const identity = await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byDeviceID(
       dev.deviceID,
     )
     const d = await client(broker.url, { clientId: dev.deviceID, protocolVersion: 5 })

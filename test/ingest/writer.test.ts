@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
-import type { EventInput } from '../../store/libsql/logs.ts'
+import type { EventInput } from '../../store/types.ts'
 import type { TelemetryPoint } from '../../store/telemetry.ts'
-import { BatchWriter, type WriterOptions } from '../../ingest/writer.ts'
+import { UplinkBatchWriter, type WriterOptions } from '../../ingest/writer.ts'
 import { Backpressure } from '../../ingest/types.ts'
 
 /**
@@ -32,9 +32,9 @@ async function setup() {
 }
 
 function writer(opts: Partial<WriterOptions> = {}, committed: TelemetryPoint[][] = []) {
-  const logs = createMetaStore(ctx.db, { tz: 'UTC' }).logs
+  const logs = createMetaStore(ctx.db).logs
   let pendingPoints = 0
-  return new BatchWriter(
+  return new UplinkBatchWriter(
     {
       async writePoints(points) {
         if (ctx.fail) throw new Error('disk on fire')
@@ -80,7 +80,7 @@ const ev = (deviceID = 'd1'): EventInput => ({
 })
 const count = async (sql: string) => Number((await ctx.db.one(sql))!.n)
 
-const w = suite('BatchWriter (real libSQL file)')
+const w = suite('UplinkBatchWriter (real libSQL file)')
 w.before.each(setup)
 w.after.each(() => {
   ctx.db.close()

@@ -1,0 +1,174 @@
+import type { ListArgs, Page, Row } from '../types.ts'
+import type { CertAndKey } from '../../src/kernel/pki.ts'
+
+export interface GroupInput {
+  productID?: string
+  groupName?: string
+  description?: string | null
+}
+
+/** Groups of a tenant: each bundles devices of one product (members: `members`). */
+export interface GroupRepository {
+  readonly members: GroupMemberRepository
+  /** A page of the tenant's groups with their member counts. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One group of the tenant; NotFound when missing or foreign. */
+  get(tenant: string, id: number): Promise<Row>
+  /** Creates a group with a generated groupID; the product is named by its productID (NotFound('productID')). */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    g: Required<Pick<GroupInput, 'productID' | 'groupName'>> & GroupInput,
+  ): Promise<Row>
+  /** Edits a group; absent fields keep their values. The product may change only while the group is empty. */
+  update(tenant: string, id: number, g: GroupInput): Promise<Row>
+  /** Deletes all of `ids` or none: refused (Referenced) while a group still has devices. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** What adding members answers. */
+export interface MembersAdded {
+  groupIntID: number
+  groupID: string
+  /** Members that were new. */
+  added: number
+  /** Members now. */
+  deviceCount: number
+}
+
+/** Members of groups: devices (kind 'device') of the group's product. */
+export interface GroupMemberRepository {
+  /** A page of the group's devices; NotFound when the group is not the tenant's. */
+  list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page>
+  /**
+   * Adds devices to the group; members already there stay (idempotent). Every id must be a device of the tenant
+   * (else NotFound `ids`) of the group's product (else Invalid `ids`).
+   */
+  add(tenant: string, groupIntID: number, ids: number[]): Promise<MembersAdded>
+  /** Removes devices from the group, all or none: an id that is not a member is NotFound `ids`. */
+  remove(tenant: string, groupIntID: number, ids: number[]): Promise<void>
+  /** Devices of the group's product not in the group, newest first, capped, as select options. */
+  notJoined(
+    tenant: string,
+    groupIntID: number,
+    nameLike?: string,
+  ): Promise<Array<{ label: string; value: number }>>
+}
+
+export interface PolicyInput {
+  name?: string
+  topic?: string
+  access?: number
+  allow?: number
+  description?: string | null
+}
+
+/** A policy rule bound to a device: a topic filter relative to its mountpoint. */
+export interface AclRule {
+  topic: string
+  /** 0 publish, 1 subscribe, 2 both (enum `access`). */
+  access: number
+  /** 0 deny, 1 allow (enum `allow`). */
+  allow: number
+}
+
+/** Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. */
+export interface PolicyRepository {
+  readonly bindings: PolicyBindingRepository
+  /** A page of the tenant's policies. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One policy with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
+  get(tenant: string, id: number): Promise<Row>
+  /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
+  ): Promise<Row>
+  /** Edits a policy; absent fields keep their values. */
+  update(tenant: string, id: number, p: PolicyInput): Promise<Row>
+  /** Deletes all of `ids` or none: refused (Referenced) while a policy is bound to devices. */
+  delete(tenant: string, ids: number[]): Promise<void>
+  /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */
+  rulesOfDevice(tenant: string, deviceIntID: number): Promise<AclRule[]>
+}
+
+/**
+ * Bindings of policies to devices (devices and gateways alike), seen from either side. Binding is idempotent;
+ * unbinding is all or none. Every id is checked against the caller's tenant first.
+ */
+export interface PolicyBindingRepository {
+  /** A page of the devices bound to the tenant's policy `policyIntID`. */
+  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page>
+  /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
+  bindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
+  /** Unbinds devices from a policy; an id not bound to it is NotFound `ids`. */
+  unbindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
+  /** A page of the tenant's devices not bound to the policy; `groupNameLike` keeps devices of a matching group. */
+  candidateDevices(
+    tenant: string,
+    policyIntID: number,
+    q: ListArgs,
+    groupNameLike?: string,
+  ): Promise<Page>
+  /** A page of the policies bound to the tenant's device `deviceIntID`. */
+  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
+  bindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+  /** Unbinds policies from a device; an id not bound to it is NotFound `ids`. */
+  unbindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+  /** A page of the tenant's policies not yet bound to the device. */
+  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+}
+
+/** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */
+export interface SubscriptionRepository {
+  /** A page of the subscriptions of the tenant's device; NotFound when the device is not the tenant's. */
+  list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  /** Every subscription of a device (for the broker), oldest first. */
+  ofDevice(deviceIntID: number): Promise<Array<{ topic: string; qos: number }>>
+  /** Adds a subscription; a topic the device already has is Conflict `topic`. */
+  create(tenant: string, deviceIntID: number, s: { topic: string; qos: number }): Promise<Row>
+  /** Deletes subscriptions of the device, all or none (NotFound `ids`). */
+  delete(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+}
+
+export interface CertInput {
+  name: string
+  enable: number
+  /** Common name of the client certificate; a random 16-character id when absent. */
+  CN?: string | null
+}
+
+/**
+ * Certificates of a tenant, the tenant's CA that signs them, and their bindings to devices (an authType 2 device
+ * presents a client certificate whose CN is that of an enabled, bound certificate).
+ */
+export interface CertRepository {
+  /** A page of the tenant's certificates (id, name, enable, createAt). */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
+  get(tenant: string, id: number): Promise<Row>
+  /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates). */
+  caCert(tenant: string): Promise<string | undefined>
+  /** The tenant's CA (certificate and key), created on first use; concurrent first uses agree on one. */
+  ca(tenant: string): Promise<CertAndKey>
+  /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
+  create(tenant: string, userIntID: number | null, input: CertInput): Promise<Row>
+  /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
+  update(
+    tenant: string,
+    id: number,
+    input: Partial<Pick<CertInput, 'name' | 'enable'>>,
+  ): Promise<Row>
+  /** Deletes all of `ids` or none: NotFound, or Referenced while bound to devices. */
+  delete(tenant: string, ids: number[]): Promise<void>
+  /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
+  devices(tenant: string, id: number, q: ListArgs): Promise<Page>
+  /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
+  bindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
+  /** Unbinds devices from certificate `id`: all or none; NotFound('ids') for one not bound. */
+  unbindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
+  /** The CNs of the enabled certificates of the device's own tenant bound to it, for the broker. */
+  certsForDevice(deviceIntID: number): Promise<string[]>
+}

@@ -1,0 +1,117 @@
+import type { ListArgs, Page, Row } from '../types.ts'
+
+/** Connection credentials, shared by devices and gateways (the broker authenticates both alike). */
+export interface CredentialFields {
+  deviceID: string
+  deviceUsername: string
+  token: string
+}
+
+/** Descriptive fields devices and gateways share. */
+export interface DescribedFields {
+  manufacturer: string | null
+  serialNumber: string | null
+  softVersion: string | null
+  hardwareVersion: string | null
+  description: string | null
+  deviceConsoleIP: string | null
+  deviceConsolePort: number | null
+  deviceConsoleUsername: string | null
+  location: unknown
+}
+
+/** Everything a device write stores, under its wire names (the repository's input; every field present). */
+export interface DeviceFields extends CredentialFields, DescribedFields {
+  productIntID: number
+  deviceName: string
+  authType: number | null
+  blocked: number
+  deviceType: number
+  upLinkSystem: number | null
+  gateway: number | null
+  parentDevice: number | null
+  modBusIndex: number | null
+  carrier: number | null
+  physicalNetwork: number | null
+  IMEI: string | null
+  IMSI: string | null
+  autoSub: number | null
+  latitude: number | null
+  longitude: number | null
+  lora: Record<string, unknown> | null
+  metaData: Record<string, unknown> | null
+  scopes: unknown[] | null
+}
+
+/** Everything a gateway write stores; the name lives in device_name. */
+export interface GatewayFields extends CredentialFields, DescribedFields {
+  productIntID: number
+  gatewayName: string
+  authType: number | null
+  blocked: number
+  gatewayProtocol: number | null
+  upLinkNetwork: number | null
+  upLinkProtocol: number | null
+  mac: string | null
+}
+
+/** The product a device write points at. */
+export interface ProductRef {
+  id: number
+  productID: string
+  cloudProtocol: number
+}
+
+/** A stored device as a write's fields, plus what an edit needs to know about it. */
+export type CurrentDevice = DeviceFields & { id: number; productID: string }
+
+/** A stored gateway as a write's fields, plus its id and productID. */
+export type CurrentGateway = GatewayFields & { id: number; productID: string }
+
+/**
+ * Devices of a tenant (kind 'device'); gateways are `.gateways`. Rows carry wire names, JSON fields as text and
+ * times as epoch ms.
+ */
+export interface DeviceRepository {
+  readonly gateways: GatewayRepository
+  /** A page of devices; `groupID` narrows to members of that group. */
+  list(tenant: string, q: ListArgs, opts?: { groupID?: string }): Promise<Page>
+  /** The detail row; NotFound when not a device of the tenant. */
+  get(tenant: string, id: number): Promise<Row>
+  /** The stored fields of a device, for merging an edit into them. */
+  current(tenant: string, id: number): Promise<CurrentDevice>
+  /** The tenant's product with that productID, or undefined. */
+  product(tenant: string, productID: string): Promise<ProductRef | undefined>
+  /** True when `id` is a gateway of the tenant. */
+  gatewayExists(tenant: string, id: number): Promise<boolean>
+  /**
+   * The chain of device ids from `id` up through its parents ([id, parent, grandparent ...]); empty when `id` is
+   * not a device of the tenant. A device whose chain contains itself would close a cycle.
+   */
+  ancestry(tenant: string, id: number): Promise<number[]>
+  /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
+  create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<Row>
+  /** Replaces every stored field of a device with `f` and sets updateAt; NotFound, Conflict as create. */
+  update(tenant: string, id: number, f: DeviceFields): Promise<Row>
+  /**
+   * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices not deleted with it.
+   * Its links (groups, policies, certificates, subscriptions) and its logs and alerts go with it.
+   */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** Gateways of a tenant: rows of the devices table with kind 'gateway', so their credentials work like a device's. */
+export interface GatewayRepository {
+  /** A page of gateways. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** The detail row (with deviceCount); NotFound when not a gateway of the tenant. */
+  get(tenant: string, id: number): Promise<Row>
+  /** The stored fields of a gateway, for merging an edit into them. */
+  current(tenant: string, id: number): Promise<CurrentGateway>
+  /** Stores a new gateway; Conflict names deviceID or gatewayName. */
+  create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<Row>
+  /** Replaces every stored field of a gateway with `f` and sets updateAt. */
+  update(tenant: string, id: number, f: GatewayFields): Promise<Row>
+  /** Deletes all of `ids` or none; refused (Referenced) while devices hang off a gateway. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}

@@ -1,0 +1,90 @@
+import type { ConnectLogInput } from './logs.ts'
+
+/** A device or gateway as ingest knows it: credentials, product and the parts of its mountpoint. */
+export interface IngestDevice {
+  id: number
+  tenantID: string
+  kind: 'device' | 'gateway'
+  deviceID: string
+  deviceName: string
+  deviceUsername: string
+  token: string
+  authType: number | null
+  blocked: number
+  productIntID: number
+  productID: string
+  cloudProtocol: number
+  gatewayIntID: number | null
+  parentDeviceIntID: number | null
+}
+
+/** A data point of a product, with what the value check needs. */
+export interface ModelPoint {
+  id: number
+  dataPointID: string
+  dataPointName: string
+  pointDataType: number
+  upperLimit: number | null
+  lowerLimit: number | null
+  binarySize: number | null
+}
+
+/** A data stream of a product, with the record ids of its data points. */
+export interface ModelStream {
+  id: number
+  topic: string
+  streamType: number
+  /** Record ids of the stream's data points. */
+  pointIntIDs: number[]
+}
+
+/** How a device identity is looked up. */
+export type DeviceKey = 'id' | 'deviceID' | 'deviceUsername'
+
+/** The reads of the uplink pipeline, the broker and HTTP ingest: device identities and product models. */
+export interface IngestRepository {
+  /** Devices and gateways with this deviceUsername (not unique: the caller compares tokens). */
+  devicesByUsername(username: string): Promise<IngestDevice[]>
+  /** The device or gateway with this deviceID (unique across tenants), if any. */
+  deviceByDeviceID(deviceID: string): Promise<IngestDevice | undefined>
+  /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */
+  device(key: DeviceKey, value: string | number): Promise<IngestDevice | undefined>
+  /** The devices connected through gateway `gatewayIntID`. */
+  childrenOf(gatewayIntID: number): Promise<IngestDevice[]>
+  /** A product's data points and data streams (with their points), for decoding uplinks. */
+  productModel(productIntID: number): Promise<{ points: ModelPoint[]; streams: ModelStream[] }>
+  /**
+   * The tenant's device or gateway whose record id (a number) or deviceID (a string) is `key`, with its product's
+   * data points; undefined when the tenant has none such.
+   */
+  deviceWithPoints(
+    tenant: string,
+    key: number | string,
+  ): Promise<{ device: IngestDevice; points: ModelPoint[] } | undefined>
+}
+
+/** The connection state of one device or gateway, as the broker last saw it. */
+export type ConnectionState =
+  | {
+      deviceIntID: number
+      online: true
+      ip: string | null
+      /** Epoch ms of the connect. */
+      connectedAt: number
+      keepAlive: number
+    }
+  | { deviceIntID: number; online: false }
+
+/** Connection state of devices (deviceStatus, clientIP, connectedAt, keepAlive) and the connection logs. */
+export interface ConnectionRepository {
+  /**
+   * Writes the devices' states (in order; a device's last state wins) and appends the connection logs, in one
+   * transaction.
+   */
+  record(batch: {
+    states: readonly ConnectionState[]
+    logs: readonly ConnectLogInput[]
+  }): Promise<void>
+  /** Marks every device offline (at start-up no device is connected yet). Returns how many changed. */
+  allOffline(): Promise<number>
+}

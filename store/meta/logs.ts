@@ -1,0 +1,151 @@
+import type { ListArgs, Page } from '../types.ts'
+
+/** One connection attempt (every attempt is logged; a refused one has status 2). */
+export interface ConnectLogInput {
+  /** Null when the client id matched no device (the log then shows in no tenant's list). */
+  tenantID: string | null
+  deviceIntID?: number | null
+  /** The MQTT client id. */
+  deviceID: string
+  deviceName?: string | null
+  /** 0 offline (disconnected), 1 online (connected), 2 authentication failed. */
+  connectStatus: number
+  IP?: string | null
+  keepAlive?: number | null
+  /** Epoch milliseconds of the connect/disconnect; default now. */
+  msgTime?: number
+}
+
+/** One uplink message, logged with its raw payload. */
+export interface EventInput {
+  tenantID: string
+  deviceIntID?: number | null
+  deviceID: string
+  /** The device's name at the time. */
+  deviceName?: string | null
+  /** Shows the product's name in the list. */
+  productIntID?: number | null
+  /** The device's relative topic. */
+  topic?: string | null
+  payload?: string | null
+  IP?: string | null
+  /** 1 (default): every value was stored as a data point; 0: some or all were not, `reason` says why. */
+  status?: number
+  reason?: string | null
+  /** Epoch milliseconds the platform received it; default now. */
+  msgTime?: number
+}
+
+/**
+ * One downlink. A command to a device names the device; a group command writes one row naming the group and no
+ * device (the group's control log); deliveries of a group command to its devices may add one row per device
+ * (device fields set, group fields optional) which show in the device logs only.
+ */
+export interface ControlLogInput {
+  tenantID: string
+  deviceIntID?: number | null
+  deviceID?: string | null
+  deviceName?: string | null
+  groupIntID?: number | null
+  groupID?: string | null
+  groupName?: string | null
+  /** The task_id sent in the command envelope; acknowledgements find the log by it. */
+  taskID?: string | null
+  topic?: string | null
+  /** The payload as the caller gave it (text; gateway logs parse it as JSON when they can). */
+  payload?: string | null
+  /** 0 failed, 1 issued, 2 acknowledged, 3 no receipt needed. */
+  publishStatus: number
+  /** The issuing user's name (shown as publishUser, and createUser in gateway logs). */
+  publishUser?: string | null
+  userIntID?: number | null
+  /** Epoch milliseconds it was issued; default now. */
+  msgTime?: number
+}
+
+/** What prune removed, per table. */
+export interface PruneResult {
+  events: number
+  connectLogs: number
+  controlLogs: number
+}
+
+/**
+ * Connection logs, uplink messages (events) and downlink messages (control logs). The read side serves the log
+ * lists (newest first by msgTime; startTime/endTime bound msgTime); the write side is what ingest appends
+ * (multi-row, one transaction per call).
+ */
+export interface LogRepository {
+  /** Connection logs of the tenant. */
+  connectLogs(tenant: string, q: ListArgs): Promise<Page>
+  /** Uplink messages of the tenant. */
+  events(tenant: string, q: ListArgs): Promise<Page>
+  /** Device downlinks of the tenant (not the groups' own rows). */
+  controlLogs(tenant: string, q: ListArgs): Promise<Page>
+  /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
+  deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
+  deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway'): Promise<Page>
+  /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
+  deviceControlLogs(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+    kind?: 'gateway',
+  ): Promise<Page>
+  /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
+  groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page>
+  /** Appends connection logs in one transaction. Returns how many were written. */
+  addConnectLogs(rows: readonly ConnectLogInput[]): Promise<number>
+  /** Appends uplink messages in one transaction. Returns how many were written. */
+  addEvents(rows: readonly EventInput[]): Promise<number>
+  /** Appends one control log; returns its id. */
+  addControlLog(row: ControlLogInput): Promise<number>
+  /** Appends control logs in one transaction; returns their ids in input order. */
+  addControlLogs(rows: readonly ControlLogInput[]): Promise<number[]>
+  /**
+   * Sets the publishStatus of a control log by record id (number) or of every log of a task (taskID string),
+   * and its updateAt. With `whenStatus`, only logs currently in that status change. Returns how many changed.
+   */
+  setControlLogStatus(
+    ref: number | string,
+    publishStatus: number,
+    opts?: { whenStatus?: number; tenantID?: string },
+  ): Promise<number>
+  /** Retention: deletes logs whose msgTime is more than `olderThanMs` before `now`, in chunks. */
+  prune(olderThanMs: number, now?: number): Promise<PruneResult>
+}
+
+/** One occurrence of an alert condition. */
+export interface AlertInput {
+  tenantID: string
+  alertName: string
+  alertContent?: string | null
+  /** 1 urgent, 2 major, 3 minor, 4 warning (enumeration alertSeverity). */
+  alertSeverity: number
+  /** The triggering values (any JSON value; usually an object). */
+  alertDetail?: unknown
+  deviceIntID?: number | null
+  deviceID?: string | null
+  deviceName?: string | null
+  /** Epoch milliseconds the condition was seen; the startTime of a new alert. Default now. */
+  time?: number
+}
+
+/** Current (open) and history (handled) alerts of a tenant. */
+export interface AlertRepository {
+  /** Open alerts, newest first (createAt). */
+  current(tenant: string, q: ListArgs): Promise<Page>
+  /** Handled alerts, newest first (createAt). */
+  history(tenant: string, q: ListArgs): Promise<Page>
+  /**
+   * Raises alerts: each row opens a current alert, or, when one is open with the same tenant, alertName and
+   * deviceID, increments its alertTimes and takes the row's content, severity and detail. One transaction;
+   * returns the alert ids in input order.
+   */
+  raise(rows: readonly AlertInput[]): Promise<number[]>
+  /** Handles current alerts: all of `ids` move to the history with endTime `now`, or none (NotFound('ids')). */
+  clear(tenant: string, ids: number[], now?: number): Promise<void>
+  /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */
+  deleteHistory(tenant: string, ids: number[]): Promise<void>
+}

@@ -1,0 +1,240 @@
+import type { ListArgs, Page, Row } from '../types.ts'
+
+export interface ProductInput {
+  productName?: string
+  cloudProtocol?: number
+  description?: string | null
+}
+
+/** Products of a tenant. Rows carry counts of their devices and model records. */
+export interface ProductRepository {
+  /** A page of the tenant's products. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One product of the tenant; NotFound otherwise. */
+  get(tenant: string, id: number): Promise<Row>
+  /** By the string productID; NotFound names `field`. */
+  byProductID(tenant: string, productID: string, field?: string): Promise<Row>
+  /** Creates a product with a generated productID; Conflict('productName'). */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    p: Required<Pick<ProductInput, 'productName' | 'cloudProtocol'>> & ProductInput,
+  ): Promise<Row>
+  /** Edits a product; the protocol cannot change while it has devices (Invalid('cloudProtocol')). */
+  update(tenant: string, id: number, p: ProductInput): Promise<Row>
+  /** Deletes all of `ids` or none: refused while a product still has devices, groups or model records. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** A product as the product-model repositories answer it. */
+export interface ModelProductRef {
+  id: number
+  productID: string
+  productName: string
+  cloudProtocol: number
+}
+
+/** A data point as a metric's formula may name it. */
+export interface PointRef {
+  id: number
+  dataPointID: string
+  dataPointName: string
+  productIntID: number
+}
+
+/** A data stream as a reference to it is checked. */
+export interface StreamRef {
+  id: number
+  streamName: string
+  productIntID: number
+}
+
+/** Writable fields of a data point (validated by the caller; absent ones are not written). */
+export type DataPointInput = {
+  dataPointID?: unknown
+  dataPointName?: unknown
+  pointDataType?: unknown
+  dataTransType?: unknown
+  unitName?: unknown
+  unitSymbol?: unknown
+  upperLimit?: unknown
+  lowerLimit?: unknown
+  dataStep?: unknown
+  binarySize?: unknown
+  faultValue?: unknown
+  isDiscard?: unknown
+  enum?: unknown
+  isLocationType?: unknown
+  locationType?: unknown
+  registerAddr?: unknown
+  detail?: unknown
+}
+
+/** Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. */
+export interface DataPointRepository {
+  /** A page of data points; `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One data point of the tenant, or NotFound naming `field`. */
+  get(tenant: string, id: number, field?: string): Promise<Row>
+  /** The product a new data point goes to (NotFound('productIntID') when not the tenant's). */
+  product(tenant: string, productIntID: number): Promise<ModelProductRef>
+  /** Creates a point of `productIntID`; Conflict on a taken dataPointID or name. */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    productIntID: number,
+    input: DataPointInput,
+  ): Promise<Row>
+  /** Writes the fields of `patch`; a dataPointID that formula metrics read cannot change (Invalid). */
+  update(tenant: string, id: number, patch: DataPointInput): Promise<Row>
+  /** All or none; refused while a stream, metric, product resource or app template uses one. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** Writable fields of a data stream; `dataPoints` (record ids) replaces its points when given. */
+export type DataStreamInput = {
+  streamName?: unknown
+  streamType?: unknown
+  streamDataType?: unknown
+  topic?: unknown
+  detail?: unknown
+  dataPoints?: number[]
+}
+
+/** Data streams: topic-bound sets of data points of one product. */
+export interface DataStreamRepository {
+  /** A page of streams (list form); `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One stream with its data point ids and names, or NotFound naming `field`. */
+  get(tenant: string, id: number, field?: string): Promise<Row>
+  /** The product of a create body: by productIntID when given, else by productID (one is required). */
+  product(
+    tenant: string,
+    body: { productID?: string; productIntID?: number },
+  ): Promise<ModelProductRef>
+  /** Creates the stream and its point links in one transaction; the points must be of the same product. */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    product: ModelProductRef,
+    input: DataStreamInput,
+  ): Promise<Row>
+  /** Writes the fields of `patch`; `dataPoints`, when given, replaces the links (same transaction). */
+  update(tenant: string, id: number, patch: DataStreamInput): Promise<Row>
+  /** All or none; refused while an app template or metric references the stream. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** Writable fields of a metric. */
+export type MetricInput = {
+  metricName?: unknown
+  metricType?: unknown
+  dataPointIntID?: unknown
+  aggregateType?: unknown
+  aggregateData?: unknown
+  chartType?: unknown
+  expressions?: unknown
+  expressionsLabel?: unknown
+  isShow?: unknown
+  productItemIntID?: unknown
+  remark?: unknown
+  dataStreamIntID?: unknown
+}
+
+/** Formula and aggregate metrics over the data points of a product. */
+export interface MetricRepository {
+  /** A page of metrics (list form); `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** The tenant's metrics of a product (detail rows), by id; one metricType or all. */
+  forProduct(tenant: string, productIntID: number, metricType?: number): Promise<Row[]>
+  /** One metric of the tenant, or NotFound. */
+  get(tenant: string, id: number): Promise<Row>
+  /** The metric's data point (else NotFound('dataPointIntID')) and every data point of its product. */
+  pointsFor(
+    tenant: string,
+    dataPointIntID: number,
+  ): Promise<{ point: PointRef; points: PointRef[] }>
+  /** Creates a metric of `point`'s product with the links to the points its formula `reads`. */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    point: PointRef,
+    input: MetricInput,
+    reads: number[],
+  ): Promise<Row>
+  /** Writes the fields of `patch` and replaces the formula links by `reads` (same transaction). */
+  update(tenant: string, id: number, patch: MetricInput, reads: number[]): Promise<Row>
+  /** All or none (nothing refers to a metric). */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** Writable fields of a product resource. */
+export type ProductResourceInput = {
+  codeValue?: unknown
+  dataPointIntID?: unknown
+  productItemIntID?: unknown
+  itemName?: unknown
+}
+
+/** Product resources: codes of a product, optionally bound to one of its data points. */
+export interface ProductResourceRepository {
+  /** A page of resources; `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One resource of the tenant, or NotFound. */
+  get(tenant: string, id: number): Promise<Row>
+  /** The product of a new resource (NotFound('productIntID') when not the tenant's). */
+  product(tenant: string, productIntID: number): Promise<ModelProductRef>
+  /** Creates a resource of `productIntID`; its dataPointIntID must be a point of that product. */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    productIntID: number,
+    input: ProductResourceInput,
+  ): Promise<Row>
+  /** Writes the fields of `patch` (a new dataPointIntID is checked as on create). */
+  update(tenant: string, id: number, patch: ProductResourceInput): Promise<Row>
+  /** All or none. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}
+
+/** Writable fields of an app template. */
+export type AppTemplateInput = {
+  templateName?: unknown
+  templateType?: unknown
+  topic?: unknown
+  dataPointIntID?: unknown
+  dataStreamIntID?: unknown
+  dataTransType?: unknown
+  enum?: unknown
+  places?: unknown
+  instanceID?: unknown
+  itemID?: unknown
+  itemName?: unknown
+  itemOperations?: unknown
+  objectID?: unknown
+  productItemIntID?: unknown
+  defaultValues?: unknown
+}
+
+/** App templates: controls of a product's app, bound to one of its data points and streams. */
+export interface AppTemplateRepository {
+  /** A page of templates; `productID` of another tenant matches nothing. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
+  ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  /** One template of the tenant, or NotFound. */
+  get(tenant: string, id: number): Promise<Row>
+  /** The product of a new template (NotFound('productID') when not the tenant's). */
+  product(tenant: string, productID: string): Promise<ModelProductRef>
+  /** Creates a template of `productIntID`; its data point and stream must be of that product. */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    productIntID: number,
+    input: AppTemplateInput,
+  ): Promise<Row>
+  /** Writes the fields of `patch` (a new data point or stream is checked as on create). */
+  update(tenant: string, id: number, patch: AppTemplateInput): Promise<Row>
+  /** All or none. */
+  delete(tenant: string, ids: number[]): Promise<void>
+}

@@ -1,0 +1,61 @@
+/**
+ * The metadata store's port: one repository per resource family. store/libsql implements it
+ * (createMetaStore); the HTTP layer, the services and ingest see only these interfaces. Stores take and return
+ * times as epoch milliseconds; they throw the errors of store/errors.ts (NotFound, Conflict, Referenced, Invalid,
+ * Unavailable), never a driver's.
+ */
+import type { AccountRepository } from './meta/accounts.ts'
+import type {
+  CertRepository,
+  GroupRepository,
+  PolicyRepository,
+  SubscriptionRepository,
+} from './meta/access.ts'
+import type { DeviceRepository } from './meta/devices.ts'
+import type { ConnectionRepository, IngestRepository } from './meta/ingest.ts'
+import type { AlertRepository, LogRepository } from './meta/logs.ts'
+import type {
+  AppTemplateRepository,
+  DataPointRepository,
+  DataStreamRepository,
+  MetricRepository,
+  ProductRepository,
+  ProductResourceRepository,
+} from './meta/product-model.ts'
+import type { TaskRepository } from './meta/tasks.ts'
+
+export type * from './meta/accounts.ts'
+export type * from './meta/access.ts'
+export type * from './meta/devices.ts'
+export type * from './meta/ingest.ts'
+export type * from './meta/logs.ts'
+export type * from './meta/product-model.ts'
+export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
+
+/** The metadata store: tenants, devices, the product model, access rules, logs, alerts and tasks. */
+export interface MetaStore {
+  accounts: AccountRepository
+  products: ProductRepository
+  /** Devices; gateways are `devices.gateways`. */
+  devices: DeviceRepository
+  /** Groups; their members are `groups.members`. */
+  groups: GroupRepository
+  /** Policies; their bindings to devices are `policies.bindings`. */
+  policies: PolicyRepository
+  subscriptions: SubscriptionRepository
+  dataPoints: DataPointRepository
+  dataStreams: DataStreamRepository
+  metrics: MetricRepository
+  productResources: ProductResourceRepository
+  appTemplates: AppTemplateRepository
+  certs: CertRepository
+  tasks: TaskRepository
+  logs: LogRepository
+  alerts: AlertRepository
+  /** What ingest reads: device identities and product models. */
+  ingest: IngestRepository
+  /** What ingest writes about connections: device states and connection logs. */
+  connections: ConnectionRepository
+  /** Closes the store (after every other user of it stopped). */
+  close(): Promise<void>
+}

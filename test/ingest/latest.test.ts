@@ -1,0 +1,101 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { EventBus } from '../../src/kernel/events.ts'
+import { LatestValuesCache } from '../../ingest/latest.ts'
+import type { LastValue, TelemetryPoint } from '../../store/telemetry.ts'
+
+/** A telemetry store whose latest() answers `stored` and counts its reads. */
+function storeOf(stored: Record<string, Record<string, LastValue>> = {}) {
+  const reads: string[] = []
+  return {
+    reads,
+    async latest(tenantID: string, deviceID: string) {
+      reads.push(`${tenantID}/${deviceID}`)
+      return new Map(Object.entries(stored[`${tenantID}/${deviceID}`] ?? {}))
+    },
+  }
+}
+
+const point = (
+  deviceID: string,
+  dataPointID: string,
+  time: number,
+  over: Partial<TelemetryPoint> = {},
+): TelemetryPoint => ({
+  tenantID: 'T1',
+  productID: 'P1',
+  deviceID,
+  dataPointID,
+  time,
+  value: time,
+  ...over,
+})
+
+const ids = (m: Map<string, LastValue>) => [...m.keys()].sort()
+
+const latest = suite('LatestValuesCache: deletes on the bus')
+
+latest('device.deleted :: the device is forgotten, the next read asks the store', async () => {
+  const store = storeOf()
+  const bus = new EventBus()
+  const values = new LatestValuesCache(store)
+  values.listen(bus)
+  values.update([point('d1', 'temp', 1000)])
+  assert.equal(ids(await values.get('T1', 'd1')), ['temp'])
+  bus.emit('device.deleted', { tenantID: 'T1', id: 7, deviceID: 'd1', kind: 'device' })
+  assert.equal(ids(await values.get('T1', 'd1')), [])
+  assert.equal(store.reads, ['T1/d1', 'T1/d1'])
+})
+
+latest('dataPoint.deleted :: the point goes from that product’s devices only', async () => {
+  const bus = new EventBus()
+  const values = new LatestValuesCache(storeOf())
+  values.listen(bus)
+  values.update([
+    point('d1', 'temp', 1000),
+    point('d1', 'hum', 1000),
+    point('d2', 'temp', 1000, { productID: 'P2' }),
+    point('d3', 'temp', 1000, { tenantID: 'T2' }),
+  ])
+  for (const d of ['d1', 'd2']) await values.get('T1', d)
+  await values.get('T2', 'd3')
+  bus.emit('dataPoint.deleted', {
+    tenantID: 'T1',
+    productIntID: 1,
+    productID: 'P1',
+    dataPointID: 'temp',
+  })
+  assert.equal(ids(await values.get('T1', 'd1')), ['hum'])
+  assert.equal(ids(await values.get('T1', 'd2')), ['temp'])
+  assert.equal(ids(await values.get('T2', 'd3')), ['temp'])
+})
+
+latest('dataPoint.deleted, a device read from the store only :: read again', async () => {
+  const store = storeOf({ 'T1/d1': { temp: { time: 5, value: 1 }, hum: { time: 5, value: 2 } } })
+  const bus = new EventBus()
+  const values = new LatestValuesCache(store)
+  values.listen(bus)
+  assert.equal(ids(await values.get('T1', 'd1')), ['hum', 'temp'])
+  bus.emit('dataPoint.deleted', {
+    tenantID: 'T1',
+    productIntID: 1,
+    productID: 'P1',
+    dataPointID: 'temp',
+  })
+  await values.get('T1', 'd1')
+  assert.equal(store.reads, ['T1/d1', 'T1/d1'])
+})
+
+latest('unsubscribed :: events no longer reach it', async () => {
+  const bus = new EventBus()
+  const values = new LatestValuesCache(storeOf())
+  const off = values.listen(bus)
+  values.update([point('d1', 'temp', 1000)])
+  off()
+  bus.emit('device.deleted', { tenantID: 'T1', id: 7, deviceID: 'd1', kind: 'device' })
+  assert.equal(ids(await values.get('T1', 'd1')), ['temp'])
+  assert.is(bus.listenerCount('device.deleted'), 0)
+  assert.is(bus.listenerCount('dataPoint.deleted'), 0)
+})
+
+latest.run()
