@@ -1,13 +1,11 @@
 /**
- * The spec's cross-field rules of devices and gateways ("Create device, Variant A" and "Field rules for create and
- * edit"), as pure functions: each returns an errors object naming every failing field (empty when all is well).
+ * The cross-field rules of device and gateway creates and edits, as pure functions: each returns an errors object
+ * naming every failing field (empty when all is well).
  */
 import type { FieldErrors } from '../errors.ts'
-import type {
-  CredentialFields,
-  DeviceFields,
-  GatewayFields,
-} from '../../store/libsql/device-columns.ts'
+import type { CredentialFields, DeviceFields, GatewayFields } from '../../store/types.ts'
+import { DEVICE_TABLE, GATEWAY_TABLE } from '../../store/fields/devices.ts'
+import { emptyValues } from '../../store/fields/table.ts'
 
 export const Protocol = {
   MQTT: 1,
@@ -30,43 +28,11 @@ export type GatewayDraft = Draft<GatewayFields>
 
 export const CREDENTIALS = ['deviceID', 'deviceUsername', 'token'] as const
 
-/** Every field of a device write with its value when nothing was given. */
-const EMPTY: DeviceDraft = {
-  productIntID: 0,
-  deviceID: null,
-  deviceName: '',
-  deviceUsername: null,
-  token: null,
-  authType: null,
-  blocked: 0,
-  deviceType: TERMINAL,
-  upLinkSystem: null,
-  gateway: null,
-  parentDevice: null,
-  modBusIndex: null,
-  carrier: null,
-  physicalNetwork: null,
-  IMEI: null,
-  IMSI: null,
-  autoSub: null,
-  manufacturer: null,
-  serialNumber: null,
-  softVersion: null,
-  hardwareVersion: null,
-  description: null,
-  deviceConsoleIP: null,
-  deviceConsolePort: null,
-  deviceConsoleUsername: null,
-  latitude: null,
-  longitude: null,
-  location: null,
-  lora: null,
-  metaData: null,
-  scopes: null,
-}
+/** Every field of a device write with its value when nothing was given (from the field table). */
+const EMPTY = emptyValues(DEVICE_TABLE) as DeviceDraft
 
 /**
- * The body merged over the stored fields (spec: Endpoints › "Edit requests send the whole record as read"):
+ * The body merged over the stored fields (an edit may send back the whole record as read):
  * absent fields keep their value, null clears, unknown fields are ignored.
  */
 export function mergeDraft<T extends object>(empty: T, body: object, current: T | undefined): T {
@@ -86,28 +52,7 @@ export const deviceDraft = (
   productIntID,
 })
 
-const EMPTY_GATEWAY: GatewayDraft = {
-  productIntID: 0,
-  gatewayName: '',
-  deviceID: null,
-  deviceUsername: null,
-  token: null,
-  authType: null,
-  blocked: 0,
-  gatewayProtocol: null,
-  upLinkNetwork: null,
-  upLinkProtocol: null,
-  mac: null,
-  manufacturer: null,
-  serialNumber: null,
-  softVersion: null,
-  hardwareVersion: null,
-  description: null,
-  deviceConsoleIP: null,
-  deviceConsolePort: null,
-  deviceConsoleUsername: null,
-  location: null,
-}
+const EMPTY_GATEWAY = emptyValues(GATEWAY_TABLE) as GatewayDraft
 
 /** A gateway draft from a create or edit body. */
 export const gatewayDraft = (
@@ -123,7 +68,7 @@ const isLoraAbp = (d: DeviceDraft, protocol: number) =>
   protocol === Protocol.LoRa && d.lora?.type === 'abp'
 
 /**
- * spec: Devices › rules 3-5 and 6 (LoRa abp): `gateway` matters when upLinkSystem is 2 or the device is LoRa abp,
+ * `gateway` matters when upLinkSystem is 2 or the device is LoRa abp,
  * `parentDevice` when upLinkSystem is 3. A link that does not apply is dropped, so an edit that moves a device to
  * the cloud may send back the stale link it read.
  */
@@ -136,25 +81,25 @@ export function keepApplicableLinks(d: DeviceDraft, protocol: number): DeviceDra
   }
 }
 
-/** spec: Devices › rules 2-5 (how a device reaches the platform). */
+/** How a device reaches the platform: upLinkSystem and the link it needs. */
 export function upLinkRules(d: DeviceDraft): FieldErrors {
   const errors: FieldErrors = {}
-  // spec: Devices › rule 2
+  // rule: a terminal (deviceType 1) needs upLinkSystem; other device types have none
   if (d.deviceType === TERMINAL && d.upLinkSystem === null)
     errors.upLinkSystem = 'required when deviceType is 1'
   if (d.deviceType !== TERMINAL && d.upLinkSystem !== null)
     errors.upLinkSystem = 'must be empty unless deviceType is 1'
-  // spec: Devices › rule 3
+  // rule: upLinkSystem 2 (through a gateway) needs gateway
   if (d.upLinkSystem === UpLink.gateway && d.gateway === null)
     errors.gateway = 'required when upLinkSystem is 2'
-  // spec: Devices › rules 4 and 5
+  // rule: upLinkSystem 3 (through a parent device) needs parentDevice
   if (d.upLinkSystem === UpLink.device && d.parentDevice === null)
     errors.parentDevice = 'required when upLinkSystem is 3'
   return errors
 }
 
 /**
- * spec: Devices › rules 4-5: parentDevice is a valid device, i.e. (DeviceCloud) neither the device itself nor one
+ * parentDevice is a valid device: neither the device itself nor one
  * of its descendants. `ancestry` is the chain [parentDevice, its parent, ...] read from the store.
  */
 export function parentRules(
@@ -169,7 +114,7 @@ export function parentRules(
   return {}
 }
 
-/** spec: Device › cloudProtocol "from the product": a given cloudProtocol must be the product's. */
+/** cloudProtocol comes from the product: a given cloudProtocol must be the product's. */
 export function cloudProtocolRule(given: number | undefined, productProtocol: number): FieldErrors {
   if (given === undefined || given === productProtocol) return {}
   return { cloudProtocol: `must be ${productProtocol}, the cloud protocol of the product` }
@@ -186,7 +131,7 @@ const missing = (
     if (d[f] === null || d[f] === undefined) errors[prefix + f] ??= `required ${why}`
 }
 
-/** spec: Devices › rules 1 and 6: the fields each cloud protocol requires in addition. */
+/** The fields each cloud protocol requires in addition. */
 export function protocolRules(d: DeviceDraft, protocol: number): FieldErrors {
   const errors: FieldErrors = {}
   const fields = d as unknown as Record<string, unknown>
@@ -204,7 +149,7 @@ export function protocolRules(d: DeviceDraft, protocol: number): FieldErrors {
       Object.assign(errors, loraRules(d))
       break
     case Protocol.Modbus:
-      // spec: Devices › rule 1 (modBusIndex) and rule 6 (modBusIndex, authType)
+      // rule: a Modbus device needs modBusIndex and authType
       missing(errors, fields, ['modBusIndex', 'authType'], 'for Modbus products')
       break
   }
@@ -214,7 +159,7 @@ export function protocolRules(d: DeviceDraft, protocol: number): FieldErrors {
 const DEV_EUI = /^[0-9A-Fa-f]{16}$/
 const DEV_ADDR = /^[0-9A-Fa-f]{8}$/
 
-/** spec: Devices › rule 6, the two LoRa rows (member formats are checked by the schema). */
+/** LoRa devices: otaa or abp, each with its own members (member formats are checked by the schema). */
 export function loraRules(d: DeviceDraft): FieldErrors {
   const errors: FieldErrors = {}
   const lora = d.lora ?? {}
@@ -243,8 +188,8 @@ export function loraRules(d: DeviceDraft): FieldErrors {
 }
 
 /**
- * Credentials are generated when omitted and never change afterwards (lead's decision: deviceID is the MQTT client
- * id and part of every topic). Sending the stored value back is fine.
+ * Credentials are generated when omitted and never change afterwards (deviceID is the MQTT client id and part of
+ * every topic). Sending the stored value back is fine.
  */
 export function credentialRules(
   current: Partial<CredentialFields> | undefined,

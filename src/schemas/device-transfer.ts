@@ -1,62 +1,18 @@
 import { z } from 'zod'
 import { Int, Str } from './common.ts'
+import { DEVICE_TABLE } from '../../store/fields/devices.ts'
+import { csvColumns } from '../../store/fields/table.ts'
 
-/** The CSV columns of devices_export, in order; devices_import reads the same header (CONTRACT §7). */
-export const DEVICE_CSV_FIELDS = [
-  'deviceName',
-  'deviceID',
-  'productID',
-  'deviceType',
-  'upLinkSystem',
-  'gateway',
-  'parentDevice',
-  'cloudProtocol',
-  'authType',
-  'deviceUsername',
-  'token',
-  'blocked',
-  'modBusIndex',
-  'carrier',
-  'physicalNetwork',
-  'IMEI',
-  'IMSI',
-  'autoSub',
-  'manufacturer',
-  'serialNumber',
-  'softVersion',
-  'hardwareVersion',
-  'description',
-  'deviceConsoleIP',
-  'deviceConsolePort',
-  'deviceConsoleUsername',
-  'latitude',
-  'longitude',
-  'location',
-  'lora',
-  'metaData',
-  'scopes',
-] as const
+const CSV = csvColumns(DEVICE_TABLE)
+
+/** The CSV columns of devices_export, in order; devices_import reads the same header (the field table's). */
+export const DEVICE_CSV_FIELDS = CSV.map(([field]) => field)
 
 /** Columns whose CSV text is a number. */
-export const DEVICE_CSV_NUMBERS = new Set([
-  'deviceType',
-  'upLinkSystem',
-  'gateway',
-  'parentDevice',
-  'cloudProtocol',
-  'authType',
-  'blocked',
-  'modBusIndex',
-  'carrier',
-  'physicalNetwork',
-  'autoSub',
-  'deviceConsolePort',
-  'latitude',
-  'longitude',
-])
+export const DEVICE_CSV_NUMBERS = new Set(CSV.filter(([, k]) => k === 'number').map(([f]) => f))
 
 /** Columns whose CSV text is JSON (location may also be plain text). */
-export const DEVICE_CSV_JSON = new Set(['location', 'lora', 'metaData', 'scopes'])
+export const DEVICE_CSV_JSON = new Set(CSV.filter(([, k]) => k === 'json').map(([f]) => f))
 
 export const TaskAccepted = z.object({ statusUrl: Str })
 

@@ -11,9 +11,10 @@ import {
   Str,
   Timestamp,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { DEVICE_TABLE } from '../../store/fields/devices.ts'
+import { filterFields } from '../../store/fields/table.ts'
 
-/** Device (Variant A), detail form: every field of the spec's table, in its order. */
+/** Device, detail form: every field. */
 export const Device = z.object({
   id: Int,
   deviceID: Str,
@@ -70,8 +71,7 @@ export const Device = z.object({
   updateAt: Timestamp,
 })
 
-/** spec: Device (Variant A) › "The list form omits clientIP, connectedAt, createUser, gatewayName, keepAlive,
- * parentDeviceName". */
+/** The list form omits clientIP, connectedAt, createUser, gatewayName, keepAlive and parentDeviceName. */
 export const DeviceListItem = Device.omit({
   clientIP: true,
   connectedAt: true,
@@ -82,8 +82,8 @@ export const DeviceListItem = Device.omit({
 })
 
 /**
- * spec: Devices › create: "the stored record without label fields, productIntID and productName"; parentDeviceName
- * is in "detail and write responses", the other detail-only fields are not. Create and edit answer this form.
+ * The write form: the stored record without label fields, productIntID and productName; parentDeviceName is in
+ * detail and write answers, the other detail-only fields are not. Create and edit answer this form.
  */
 export const DeviceWrite = Device.omit({
   authTypeLabel: true,
@@ -124,7 +124,7 @@ const intIn = (min: number, max: number) =>
     .min(min, { error: `must be an integer from ${min} to ${max}` })
     .max(max, { error: `must be an integer from ${min} to ${max}` })
 
-/** The formats of the LoRa members (spec: Devices › rule 6); which members are required is a rule (src/rules). */
+/** The formats of the LoRa members; which members are required is a rule (src/rules). */
 export const Lora = z.looseObject({
   type: z.enum(['otaa', 'abp'], { error: 'must be otaa or abp' }).nullish(),
   appEUI: hex(16).nullish(),
@@ -146,7 +146,7 @@ export const Lora = z.looseObject({
     .nullish(),
 })
 
-/** deviceID is the MQTT client id and part of every topic: no `/`, `+`, `#` (lead's decision). */
+/** deviceID is the MQTT client id and part of every topic: no `/`, `+`, `#`. */
 export const DEVICE_ID_PATTERN = /^[A-Za-z0-9_.:-]{1,64}$/
 
 const credential = (max: number) =>
@@ -182,7 +182,7 @@ export const describedFields = {
     .nullish(),
 }
 
-/** spec: Devices › "Create device, Variant A, body fields" (+ field rules, checked in src/rules/devices.ts). */
+/** Create device body fields (the cross-field rules are checked in src/rules/devices.ts). */
 export const DeviceCreate = z.object({
   productID: name(64),
   deviceName: name(50),
@@ -211,26 +211,10 @@ export const DeviceCreate = z.object({
 /** Edit: the whole record as read may come back; absent fields keep their values, null clears optional ones. */
 export const DeviceUpdate = DeviceCreate.partial()
 
-export const deviceFilters = {
-  deviceName: 'text',
-  deviceID: 'text',
-  productID: 'text',
-  productIntID: 'int',
-  productName: 'text',
-  deviceType: 'int',
-  deviceStatus: 'int',
-  blocked: 'int',
-  authType: 'int',
-  cloudProtocol: 'int',
-  upLinkSystem: 'int',
-  parentDevice: 'int',
-  gateway: 'int',
-  manufacturer: 'text',
-  serialNumber: 'text',
-  modBusIndex: 'int',
-} satisfies FilterFields
+/** List filters (and sort keys) of devices: the field table's. */
+export const deviceFilters = filterFields(DEVICE_TABLE)
 
-/** `groupID`: devices that are members of the group with that groupID (Variant B filter). */
+/** `groupID`: devices that are members of the group with that groupID. */
 export const deviceListExtra = { groupID: z.string().optional() }
 
 export type DeviceCreate = z.infer<typeof DeviceCreate>

@@ -1,9 +1,10 @@
 import { z } from 'zod'
 import { enumCode, name, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
 import { credentialFields, describedFields } from './devices.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
+import { filterFields } from '../../store/fields/table.ts'
 
-/** Gateway: the spec's table, in its order (deviceCount is list only, createUser detail only). */
+/** Gateway: every field (deviceCount is list only, createUser detail only). */
 const GatewayFields = z.object({
   id: Int,
   gatewayName: Str,
@@ -47,7 +48,7 @@ export const GatewayListItem = GatewayFields.omit({ createUser: true })
 export const MAC_PATTERN = /^[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}$/
 
 /**
- * Create a gateway (the spec does not show it; DeviceCloud's shape). The gateway is stored with devices
+ * Create a gateway. The gateway is stored with devices
  * (kind 'gateway'), so its credentials work like a device's.
  */
 export const GatewayCreate = z.object({
@@ -68,19 +69,8 @@ export const GatewayCreate = z.object({
 
 export const GatewayUpdate = GatewayCreate.partial()
 
-export const gatewayFilters = {
-  gatewayName: 'text',
-  deviceID: 'text',
-  productID: 'text',
-  productName: 'text',
-  gatewayProtocol: 'int',
-  upLinkNetwork: 'int',
-  upLinkProtocol: 'int',
-  authType: 'int',
-  blocked: 'int',
-  deviceStatus: 'int',
-  mac: 'text',
-} satisfies FilterFields
+/** List filters (and sort keys) of gateways: the field table's. */
+export const gatewayFilters = filterFields(GATEWAY_TABLE)
 
 export type GatewayCreate = z.infer<typeof GatewayCreate>
 export type GatewayUpdate = z.infer<typeof GatewayUpdate>

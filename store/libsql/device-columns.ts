@@ -1,116 +1,20 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { Row } from '../types.ts'
+import type { DeviceFields, GatewayFields, Row } from '../types.ts'
 import { Conflict, NotFound } from '../errors.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 import { marks } from './list.ts'
+import { DEVICE_TABLE, GATEWAY_TABLE } from '../fields/devices.ts'
+import { jsonFields, writeColumns } from '../fields/table.ts'
 
-/** Connection credentials, shared by devices and gateways (the broker authenticates both alike). */
-export interface CredentialFields {
-  deviceID: string
-  deviceUsername: string
-  token: string
-}
-
-/** Descriptive fields devices and gateways share. */
-export interface DescribedFields {
-  manufacturer: string | null
-  serialNumber: string | null
-  softVersion: string | null
-  hardwareVersion: string | null
-  description: string | null
-  deviceConsoleIP: string | null
-  deviceConsolePort: number | null
-  deviceConsoleUsername: string | null
-  location: unknown
-}
-
-/** Everything a device write stores, under its wire names (the repo's input; every field present). */
-export interface DeviceFields extends CredentialFields, DescribedFields {
-  productIntID: number
-  deviceName: string
-  authType: number | null
-  blocked: number
-  deviceType: number
-  upLinkSystem: number | null
-  gateway: number | null
-  parentDevice: number | null
-  modBusIndex: number | null
-  carrier: number | null
-  physicalNetwork: number | null
-  IMEI: string | null
-  IMSI: string | null
-  autoSub: number | null
-  latitude: number | null
-  longitude: number | null
-  lora: Record<string, unknown> | null
-  metaData: Record<string, unknown> | null
-  scopes: unknown[] | null
-}
-
-/** Everything a gateway write stores; the name lives in device_name. */
-export interface GatewayFields extends CredentialFields, DescribedFields {
-  productIntID: number
-  gatewayName: string
-  authType: number | null
-  blocked: number
-  gatewayProtocol: number | null
-  upLinkNetwork: number | null
-  upLinkProtocol: number | null
-  mac: string | null
-}
-
-const SHARED = {
-  productIntID: 'product_int_id',
-  deviceID: 'device_id',
-  deviceUsername: 'device_username',
-  token: 'token',
-  authType: 'auth_type',
-  blocked: 'blocked',
-  manufacturer: 'manufacturer',
-  serialNumber: 'serial_number',
-  softVersion: 'soft_version',
-  hardwareVersion: 'hardware_version',
-  description: 'description',
-  deviceConsoleIP: 'device_console_ip',
-  deviceConsolePort: 'device_console_port',
-  deviceConsoleUsername: 'device_console_username',
-  location: 'location',
-} as const
-
-/** Wire field → column of a device write. */
-export const DEVICE_COLUMNS: Record<keyof DeviceFields, string> = {
-  ...SHARED,
-  deviceName: 'device_name',
-  deviceType: 'device_type',
-  upLinkSystem: 'up_link_system',
-  gateway: 'gateway_int_id',
-  parentDevice: 'parent_device_int_id',
-  modBusIndex: 'mod_bus_index',
-  carrier: 'carrier',
-  physicalNetwork: 'physical_network',
-  IMEI: 'imei',
-  IMSI: 'imsi',
-  autoSub: 'auto_sub',
-  latitude: 'latitude',
-  longitude: 'longitude',
-  lora: 'lora',
-  metaData: 'meta_data',
-  scopes: 'scopes',
-}
+/** Wire field → column of a device write (the field table's writable fields). */
+export const DEVICE_COLUMNS = writeColumns(DEVICE_TABLE) as Record<keyof DeviceFields, string>
 
 /** Wire field → column of a gateway write. */
-export const GATEWAY_COLUMNS: Record<keyof GatewayFields, string> = {
-  ...SHARED,
-  gatewayName: 'device_name',
-  gatewayProtocol: 'gateway_protocol',
-  upLinkNetwork: 'up_link_network',
-  upLinkProtocol: 'up_link_protocol',
-  mac: 'mac',
-}
+export const GATEWAY_COLUMNS = writeColumns(GATEWAY_TABLE) as Record<keyof GatewayFields, string>
 
 /** Fields stored as JSON text and returned parsed. */
-export const JSON_FIELDS = new Set(['location', 'lora', 'metaData', 'scopes'])
+export const JSON_FIELDS = new Set([...jsonFields(DEVICE_TABLE), ...jsonFields(GATEWAY_TABLE)])
 
 /** The args of a write, in the order of `cols`; JSON fields are serialized. */
 export function columnValues<T extends object>(
@@ -166,9 +70,10 @@ export function conflictOf(e: unknown, nameField: string): Conflict | undefined 
   return undefined
 }
 
-/** The statements deleting devices or gateways with their links (group, policy, cert, subscription). */
+/** The statements deleting devices or gateways with their links, logs and alerts. */
 export function deleteStatements(tenant: string, kind: 'device' | 'gateway', ids: number[]) {
-  // group memberships, policy/cert bindings and subscriptions go with the device (triggers of migration 020)
+  // group memberships, policy/cert bindings and subscriptions go with the device (triggers of migration 020),
+  // and so do its logs and alerts (070)
   return [
     {
       sql: `DELETE FROM devices WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`,

@@ -1,5 +1,13 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  CurrentDevice,
+  DeviceFields,
+  DeviceRepository,
+  ListArgs,
+  Page,
+  ProductRef,
+  Row,
+} from '../types.ts'
 import { NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import {
@@ -8,10 +16,11 @@ import {
   fieldsOf,
   insertRow,
   updateRow,
-  type DeviceFields,
   type RowKind,
 } from './device-columns.ts'
 import { GatewaysRepo } from './gateways.ts'
+import { DEVICE_TABLE } from '../fields/devices.ts'
+import { listExpressions, selectSql } from '../fields/table.ts'
 
 /** How this repository's rows are written. */
 const ROW: RowKind<DeviceFields> = {
@@ -20,20 +29,7 @@ const ROW: RowKind<DeviceFields> = {
   nameField: 'deviceName',
 }
 
-const COLUMNS = `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName,
-  d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
-  d.device_status AS deviceStatus, d.device_type AS deviceType, d.up_link_system AS upLinkSystem,
-  d.gateway_int_id AS gateway, g.device_name AS gatewayName,
-  d.parent_device_int_id AS parentDevice, pd.device_name AS parentDeviceName,
-  p.product_id AS productID, p.id AS productIntID, p.product_name AS productName, p.cloud_protocol AS cloudProtocol,
-  d.mod_bus_index AS modBusIndex, d.carrier AS carrier, d.physical_network AS physicalNetwork,
-  d.imei AS IMEI, d.imsi AS IMSI, d.auto_sub AS autoSub, d.manufacturer AS manufacturer,
-  d.serial_number AS serialNumber, d.soft_version AS softVersion, d.hardware_version AS hardwareVersion,
-  d.description AS description, d.device_console_ip AS deviceConsoleIP, d.device_console_port AS deviceConsolePort,
-  d.device_console_username AS deviceConsoleUsername, d.latitude AS latitude, d.longitude AS longitude,
-  d.location AS location, d.lora AS lora, d.meta_data AS metaData, d.scopes AS scopes,
-  d.client_ip AS clientIP, d.connected_at AS connectedAt, d.keep_alive AS keepAlive, u.username AS createUser,
-  d.tenant_id AS tenantID, d.user_int_id AS userIntID, d.create_at AS createAt, d.update_at AS updateAt`
+const COLUMNS = selectSql(DEVICE_TABLE)
 
 const FROM = `FROM devices d JOIN products p ON p.id = d.product_int_id
   LEFT JOIN devices g ON g.id = d.gateway_int_id
@@ -46,25 +42,8 @@ const list: ListSpec = {
   columns: COLUMNS,
   from: FROM,
   where: WHERE,
-  fields: {
-    deviceName: 'd.device_name',
-    deviceID: 'd.device_id',
-    productID: 'p.product_id',
-    productIntID: 'p.id',
-    productName: 'p.product_name',
-    deviceType: 'd.device_type',
-    deviceStatus: 'd.device_status',
-    blocked: 'd.blocked',
-    authType: 'd.auth_type',
-    cloudProtocol: 'p.cloud_protocol',
-    upLinkSystem: 'd.up_link_system',
-    parentDevice: 'd.parent_device_int_id',
-    gateway: 'd.gateway_int_id',
-    manufacturer: 'd.manufacturer',
-    serialNumber: 'd.serial_number',
-    modBusIndex: 'd.mod_bus_index',
-    updateAt: 'd.update_at',
-  },
+  fields: listExpressions(DEVICE_TABLE),
+
   timeField: 'd.create_at',
   idField: 'd.id',
   count: { from: 'FROM devices d', baseAlias: 'd' },
@@ -73,36 +52,22 @@ const list: ListSpec = {
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups gr ON gr.id = gd.group_int_id
   WHERE gd.device_int_id = d.id AND gr.tenant_id = d.tenant_id AND gr.group_id = ?)`
 
-/** The product a device write points at. */
-export interface ProductRef {
-  id: number
-  productID: string
-  cloudProtocol: number
-}
-
-/** A stored device as a write's fields, plus what an edit needs to know about it. */
-export type CurrentDevice = DeviceFields & { id: number; productID: string }
-
 /** Devices of a tenant (kind 'device' of the devices table); gateways are `.gateways`. */
-export class DevicesRepo {
+export class DevicesRepo implements DeviceRepository {
   readonly gateways: GatewaysRepo
 
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {
-    this.gateways = new GatewaysRepo(db, tz)
+  constructor(private readonly db: Db) {
+    this.gateways = new GatewaysRepo(db)
   }
 
   /** A page of devices; `groupID` narrows to members of that group. */
   list(tenant: string, q: ListArgs, opts: { groupID?: string } = {}): Promise<Page> {
-    if (opts.groupID === undefined) return listPage(this.db, list, [tenant], q, this.tz)
+    if (opts.groupID === undefined) return listPage(this.db, list, [tenant], q)
     return listPage(
       this.db,
       { ...list, where: `${WHERE} AND ${IN_GROUP}` },
       [tenant, opts.groupID],
       q,
-      this.tz,
     )
   }
 
@@ -170,7 +135,8 @@ export class DevicesRepo {
   /**
    * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices that are not deleted with
    * it. Group memberships, policy and certificate bindings and proxy subscriptions are links, not records in use:
-   * the triggers of migration 020 remove them with the device, in the same statement.
+   * the triggers of migration 020 remove them with the device, in the same statement, and those of 070 its
+   * connection logs, uplink and downlink messages and alerts.
    */
   async delete(tenant: string, ids: number[]): Promise<void> {
     const m = marks(ids.length)

@@ -1,5 +1,12 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type {
+  CurrentGateway,
+  GatewayFields,
+  GatewayRepository,
+  ListArgs,
+  Page,
+  Row,
+} from '../types.ts'
 import { NotFound, Referenced } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import {
@@ -8,9 +15,10 @@ import {
   fieldsOf,
   insertRow,
   updateRow,
-  type GatewayFields,
   type RowKind,
 } from './device-columns.ts'
+import { GATEWAY_TABLE } from '../fields/devices.ts'
+import { listExpressions, selectSql } from '../fields/table.ts'
 
 /** How this repository's rows are written. */
 const ROW: RowKind<GatewayFields> = {
@@ -19,17 +27,7 @@ const ROW: RowKind<GatewayFields> = {
   nameField: 'gatewayName',
 }
 
-const COLUMNS = `SELECT d.id AS id, d.device_name AS gatewayName, d.device_id AS deviceID,
-  d.device_username AS deviceUsername, d.token AS token, d.auth_type AS authType, d.blocked AS blocked,
-  d.device_status AS deviceStatus,
-  (SELECT count(*) FROM devices c WHERE c.gateway_int_id = d.id AND c.kind = 'device') AS deviceCount,
-  d.gateway_protocol AS gatewayProtocol, d.up_link_network AS upLinkNetwork, d.up_link_protocol AS upLinkProtocol,
-  d.mac AS mac, p.product_id AS productID, p.id AS productIntID, p.product_name AS productName,
-  d.manufacturer AS manufacturer, d.serial_number AS serialNumber, d.soft_version AS softVersion,
-  d.hardware_version AS hardwareVersion, d.description AS description, d.location AS location,
-  d.device_console_ip AS deviceConsoleIP, d.device_console_port AS deviceConsolePort,
-  d.device_console_username AS deviceConsoleUsername, u.username AS createUser, d.user_int_id AS userIntID,
-  d.create_at AS createAt, d.update_at AS updateAt`
+const COLUMNS = selectSql(GATEWAY_TABLE)
 
 const FROM =
   'FROM devices d JOIN products p ON p.id = d.product_int_id LEFT JOIN users u ON u.id = d.user_int_id'
@@ -40,37 +38,19 @@ const list: ListSpec = {
   columns: COLUMNS,
   from: FROM,
   where: WHERE,
-  fields: {
-    gatewayName: 'd.device_name',
-    deviceID: 'd.device_id',
-    productID: 'p.product_id',
-    productName: 'p.product_name',
-    gatewayProtocol: 'd.gateway_protocol',
-    upLinkNetwork: 'd.up_link_network',
-    upLinkProtocol: 'd.up_link_protocol',
-    authType: 'd.auth_type',
-    blocked: 'd.blocked',
-    deviceStatus: 'd.device_status',
-    mac: 'd.mac',
-    updateAt: 'd.update_at',
-  },
+  fields: listExpressions(GATEWAY_TABLE),
+
   timeField: 'd.create_at',
   idField: 'd.id',
   count: { from: 'FROM devices d', baseAlias: 'd' },
 }
 
-/** A stored gateway as a write's fields, plus its id and productID. */
-export type CurrentGateway = GatewayFields & { id: number; productID: string }
-
 /** Gateways of a tenant: rows of the devices table with kind 'gateway', so their credentials work like a device's. */
-export class GatewaysRepo {
-  constructor(
-    readonly db: Db,
-    readonly tz: string,
-  ) {}
+export class GatewaysRepo implements GatewayRepository {
+  constructor(private readonly db: Db) {}
 
   list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q, this.tz)
+    return listPage(this.db, list, [tenant], q)
   }
 
   /** The detail row (with deviceCount); NotFound when not a gateway of the tenant. */
