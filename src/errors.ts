@@ -1,4 +1,5 @@
-/** The contract's error codes (CONTRACT §3) and their HTTP status. */
+import type { z } from 'zod'
+/** The API's error codes and their HTTP status. */
 export const ErrorCodes = {
   BAD_REQUEST: 400,
   PARAMETER_INVALID: 400,
@@ -60,3 +61,13 @@ export const dataExisted = (field: string, message = 'already exists') =>
   new ApiError('DATA_EXISTED', { [field]: message })
 export const referenced = (field: string, message: string) =>
   new ApiError('REFERENCED_ERROR', { [field]: message })
+
+/** zod issues → `errors` with every failing field. */
+export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
+  const errors: FieldErrors = {}
+  for (const issue of issues) {
+    const key = issue.path.map(String).join('.') || 'body'
+    if (!(key in errors)) errors[key] = issue.message
+  }
+  return errors
+}

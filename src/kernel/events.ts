@@ -24,9 +24,15 @@ export interface DomainEvents {
   /** A product's model (the product, its data points or streams) changed: cached models are stale. */
   'model.changed': [{ tenantID: string; productIntID: number }]
   /** A data point and its stored values were deleted. */
-  'dataPoint.deleted': [{ tenantID: string; productIntID: number; productID: string; dataPointID: string }]
+  'dataPoint.deleted': [
+    { tenantID: string; productIntID: number; productID: string; dataPointID: string },
+  ]
   /** Policy or subscription bindings of these devices (or of the whole tenant) changed. */
   'acl.changed': [{ tenantID: string; deviceIntIDs: number[] | 'all' }]
+  /** A user's role, password or name changed: sessions must re-read the user. */
+  'user.changed': [{ tenantID: string; id: number }]
+  /** A user was deleted: its tokens stop working at once. */
+  'user.deleted': [{ tenantID: string; id: number }]
 }
 
 export type DomainEventName = keyof DomainEvents

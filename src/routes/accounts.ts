@@ -1,16 +1,16 @@
 import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx, type AppEnv } from '../http/env.ts'
+import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
 import { formatTime, parseTime } from '../kernel/time.ts'
-import { hashPassword, hashToken, randomId, verifyPassword } from '../kernel/secrets.ts'
 import * as s from '../schemas/accounts.ts'
-import { applicationWire, userWire } from '../wire/accounts.ts'
 
-/** Login, signup, users and applications (CONTRACT §2). */
-export function accountRoutes({ meta, auth, config }: Deps) {
+/** Login, signup, users and applications. */
+export function accountRoutes({ meta, services, auth, config }: Deps, shapes: WireShapes) {
+  const { applicationWire, userWire } = shapes.accounts
   const r = new Router()
   const tag = 'Accounts'
 
@@ -47,13 +47,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       public: true,
     },
     async (c, { body }) => {
-      const user = await meta.accounts.userByEmail(body.email)
-      if (!user) {
-        await hashPassword(body.password) // same work as a real check: timing does not reveal unknown emails
-        throw new ApiError('AUTH_FAILED', { email: 'no user with this email' })
-      }
-      if (!(await verifyPassword(body.password, user.passwordHash)))
-        throw new ApiError('AUTH_FAILED', { password: 'wrong password' })
+      const user = await services.accounts.authenticate(body.email, body.password)
       return session(c, user, body.remember)
     },
   )
@@ -72,13 +66,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
     async (c, { body }) => {
       if (!config.ALLOW_SIGNUP)
         throw new ApiError('PERMISSION_DENIED', { signup: 'signup is disabled on this service' })
-      const tenantID = `T${randomId(9)}`
-      const passwordHash = await hashPassword(body.password)
-      const id = await meta.accounts.createTenant(
-        { tenantID, tenantName: body.tenantName },
-        { ...body, passwordHash },
-      )
-      return session(c, { id, tenantID, role: 'admin', username: body.username, email: body.email })
+      return session(c, await services.accounts.signup(body))
     },
   )
 
@@ -127,10 +115,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const user = await meta.accounts.createUser(c.get('tenant'), {
-        ...body,
-        passwordHash: await hashPassword(body.password),
-      })
+      const user = await services.accounts.createUser(actorOf(c), body)
       return c.json(userWire.detail(user, wireCtx(c)), 201)
     },
   )
@@ -145,9 +130,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       response: s.User,
     },
     async (c, { id, body }) => {
-      const passwordHash = body.password ? await hashPassword(body.password) : undefined
-      const user = await meta.accounts.updateUser(c.get('tenant'), id, { ...body, passwordHash })
-      auth.forget(id)
+      const user = await services.accounts.updateUser(actorOf(c), id, body)
       return c.json(userWire.detail(user, wireCtx(c)))
     },
   )
@@ -162,10 +145,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      if (query.ids.includes(c.get('caller').userIntID ?? -1))
-        throw new ApiError('REFERENCED_ERROR', { ids: 'you cannot delete yourself' })
-      await meta.accounts.deleteUsers(c.get('tenant'), query.ids)
-      query.ids.forEach((id) => auth.forget(id))
+      await services.accounts.removeUsers(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )
@@ -225,16 +205,12 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const appToken = randomId(40)
-      const app = await meta.accounts.createApplication(c.get('tenant'), {
+      const app = await services.accounts.createApplication(actorOf(c), {
         appName: body.appName,
         role: body.role,
-        appID: `A${randomId(15)}`,
-        tokenHash: hashToken(appToken),
         expiredAt: expiry(body.expiredAt) ?? null,
-        userIntID: c.get('caller').userIntID,
       })
-      return c.json(applicationWire.created({ ...app, appToken }, wireCtx(c)), 201)
+      return c.json(applicationWire.created(app, wireCtx(c)), 201)
     },
   )
   r.route(
@@ -248,7 +224,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       response: s.Application,
     },
     async (c, { id, body }) => {
-      const app = await meta.accounts.updateApplication(c.get('tenant'), id, {
+      const app = await services.accounts.updateApplication(actorOf(c), id, {
         ...body,
         expiredAt: expiry(body.expiredAt),
       })
@@ -266,7 +242,7 @@ export function accountRoutes({ meta, auth, config }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.accounts.deleteApplications(c.get('tenant'), query.ids)
+      await services.accounts.removeApplications(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

@@ -1,19 +1,15 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  CurrentAlert,
-  CurrentAlertListQuery,
-  HistoryAlert,
-  HistoryAlertListQuery,
-} from '../schemas/alerts.ts'
-import { alertWire } from '../wire/alerts.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Alerts'
 
 /** Current and history alerts; deleting a current alert handles it (moves it to the history). */
-export function alertRoutes({ meta }: Deps) {
+export function alertRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const { CurrentAlert, CurrentAlertListQuery, HistoryAlert, HistoryAlertListQuery, alertWire } =
+    shapes.alerts
   const r = new Router()
 
   r.route(
@@ -85,7 +81,7 @@ export function alertRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.alerts.deleteHistory(c.get('tenant'), query.ids)
+      await services.alerts.removeHistory(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

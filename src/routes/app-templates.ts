@@ -1,21 +1,22 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  AppTemplate,
-  AppTemplateCreate,
-  AppTemplateUpdate,
-  ConsoleTemplate,
-  appTemplateFilters,
-} from '../schemas/app-templates.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 import { assertValid, productUnchanged } from '../rules/product-model.ts'
-import { appTemplateWire } from '../wire/app-templates.ts'
 
 const tag = 'App templates'
 
-/** App templates and the device console (the templates of a device's product). The spec shows no create or edit. */
-export function appTemplateRoutes({ meta }: Deps) {
+/** App templates and the device console (the templates of a device's product). */
+export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const {
+    AppTemplate,
+    AppTemplateCreate,
+    AppTemplateUpdate,
+    ConsoleTemplate,
+    appTemplateFilters,
+    appTemplateWire,
+  } = shapes.appTemplates
   const r = new Router()
   const templates = meta.appTemplates
 
@@ -63,9 +64,7 @@ export function appTemplateRoutes({ meta }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const tenant = c.get('tenant')
-      const product = await templates.product(tenant, body.productID)
-      const created = await templates.create(tenant, c.get('caller').userIntID, product.id, body)
+      const created = await services.appTemplates.create(actorOf(c), body)
       return c.json(appTemplateWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -80,10 +79,8 @@ export function appTemplateRoutes({ meta }: Deps) {
       response: AppTemplate,
     },
     async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const current = await templates.get(tenant, id)
-      assertValid(productUnchanged('productID', body.productID, current.productID))
-      return c.json(appTemplateWire.detail(await templates.update(tenant, id, body), wireCtx(c)))
+      const updated = await services.appTemplates.update(actorOf(c), id, body)
+      return c.json(appTemplateWire.detail(updated, wireCtx(c)))
     },
   )
 
@@ -97,7 +94,7 @@ export function appTemplateRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await templates.delete(c.get('tenant'), query.ids)
+      await services.appTemplates.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

@@ -1,25 +1,24 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import { formInvalid } from '../errors.ts'
-import {
-  Cert,
-  CertCreate,
-  CertDevice,
-  CertDevicesBind,
-  CertListItem,
-  CertUpdate,
-  certDeviceFilters,
-  certFilters,
-} from '../schemas/certs.ts'
-import { certImmutableChanges } from '../rules/certs.ts'
-import { certWire } from '../wire/certs.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Certificates'
-const deviceQuery = listQuery(certDeviceFilters)
 
-export function certRoutes({ meta }: Deps) {
+export function certRoutes(deps: Deps, shapes: WireShapes) {
+  const { meta, services } = deps
+  const {
+    Cert,
+    CertCreate,
+    CertDevice,
+    CertDevicesBind,
+    CertListItem,
+    CertUpdate,
+    certDeviceFilters,
+    certFilters,
+    certWire,
+  } = shapes.certs
   const r = new Router()
 
   r.route(
@@ -66,7 +65,7 @@ export function certRoutes({ meta }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await meta.certs.create(c.get('tenant'), c.get('caller').userIntID, body)
+      const created = await services.certs.create(actorOf(c), body)
       return c.json(certWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -81,10 +80,7 @@ export function certRoutes({ meta }: Deps) {
       response: Cert,
     },
     async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const errors = certImmutableChanges(await meta.certs.get(tenant, id), body)
-      if (Object.keys(errors).length) throw formInvalid(errors)
-      return c.json(certWire.detail(await meta.certs.update(tenant, id, body), wireCtx(c)))
+      return c.json(certWire.detail(await services.certs.update(actorOf(c), id, body), wireCtx(c)))
     },
   )
 
@@ -98,16 +94,21 @@ export function certRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.certs.delete(c.get('tenant'), query.ids)
+      await services.certs.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )
 
-  deviceBindingRoutes(r, meta)
+  deviceBindingRoutes(r, deps, shapes.certs)
   return r
 }
 
-function deviceBindingRoutes(r: Router, meta: Deps['meta']) {
+function deviceBindingRoutes(
+  r: Router,
+  { meta, services }: Deps,
+  { CertDevice, CertDevicesBind, certDeviceFilters, certWire }: WireShapes['certs'],
+) {
+  const deviceQuery = listQuery(certDeviceFilters)
   r.route(
     {
       method: 'get',
@@ -142,7 +143,7 @@ function deviceBindingRoutes(r: Router, meta: Deps['meta']) {
     },
     async (c, { id, body }) => {
       const tenant = c.get('tenant')
-      await meta.certs.bindDevices(tenant, id, body.devicesIntID)
+      await services.certs.bindDevices(actorOf(c), id, body.devicesIntID)
       const first = { page: 1, limit: 10, filters: [] }
       const { items, count } = await meta.certs.devices(tenant, id, first)
       return c.json(
@@ -166,7 +167,7 @@ function deviceBindingRoutes(r: Router, meta: Deps['meta']) {
       status: 204,
     },
     async (c, { id, query }) => {
-      await meta.certs.unbindDevices(c.get('tenant'), id, query.ids)
+      await services.certs.unbindDevices(actorOf(c), id, query.ids)
       return c.body(null, 204)
     },
   )

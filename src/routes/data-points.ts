@@ -1,21 +1,20 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  DataPoint,
-  DataPointCreate,
-  DataPointListItem,
-  DataPointUpdate,
-  dataPointFilters,
-} from '../schemas/data-points.ts'
-import { dataPointErrors, type PointFields } from '../rules/data-points.ts'
-import { assertValid, productUnchanged } from '../rules/product-model.ts'
-import { dataPointWire } from '../wire/data-points.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Data points'
 
-export function dataPointRoutes({ meta, bus }: Deps) {
+export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const {
+    DataPoint,
+    DataPointCreate,
+    DataPointListItem,
+    DataPointUpdate,
+    dataPointFilters,
+    dataPointWire,
+  } = shapes.dataPoints
   const r = new Router()
   const points = meta.dataPoints
 
@@ -63,11 +62,7 @@ export function dataPointRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const tenant = c.get('tenant')
-      const product = await points.product(tenant, body.productIntID)
-      assertValid(dataPointErrors(body, product.cloudProtocol))
-      const created = await points.create(tenant, c.get('caller').userIntID, product.id, body)
-      bus.emit('model.changed', { tenantID: tenant, productIntID: product.id })
+      const created = await services.dataPoints.create(actorOf(c), body)
       return c.json(dataPointWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -82,15 +77,7 @@ export function dataPointRoutes({ meta, bus }: Deps) {
       response: DataPoint,
     },
     async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const current = await points.get(tenant, id)
-      const merged = { ...current, ...body } as unknown as PointFields
-      assertValid({
-        ...productUnchanged('productIntID', body.productIntID, current.productIntID),
-        ...dataPointErrors(merged, Number(current.cloudProtocol)),
-      })
-      const updated = await points.update(tenant, id, body)
-      bus.emit('model.changed', { tenantID: tenant, productIntID: Number(current.productIntID) })
+      const updated = await services.dataPoints.update(actorOf(c), id, body)
       return c.json(dataPointWire.detail(updated, wireCtx(c)))
     },
   )
@@ -100,24 +87,12 @@ export function dataPointRoutes({ meta, bus }: Deps) {
       method: 'delete',
       path: '/data_points',
       tag,
-      summary: 'Delete data points (refused while used)',
+      summary: 'Delete data points and their stored values (refused while used)',
       query: IdsQuery,
       status: 204,
     },
     async (c, { query }) => {
-      const tenant = c.get('tenant')
-      // the products to tell ingest about; ids that are not the tenant's are left to the delete's own 404
-      const products = await Promise.all(
-        query.ids.map((id) =>
-          points.get(tenant, id).then(
-            (p) => Number(p.productIntID),
-            () => undefined,
-          ),
-        ),
-      )
-      await points.delete(tenant, query.ids)
-      for (const productIntID of new Set(products))
-        if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
+      await services.dataPoints.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

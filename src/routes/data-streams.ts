@@ -1,24 +1,24 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  DataStream,
-  DataStreamCreate,
-  DataStreamListItem,
-  DataStreamUpdate,
-  dataStreamFilters,
-} from '../schemas/data-streams.ts'
-import { assertValid, productUnchanged } from '../rules/product-model.ts'
-import { dataStreamWire } from '../wire/data-streams.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Data streams'
 
 /**
- * Data streams. The spec lists their writes under the data point paths (a slip); they live at /data_streams.
+ * Data streams; their writes live at /data_streams.
  * streamType 3 and 4 are "only for gateway products", but products carry no gateway flag: all four are accepted.
  */
-export function dataStreamRoutes({ meta, bus }: Deps) {
+export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const {
+    DataStream,
+    DataStreamCreate,
+    DataStreamListItem,
+    DataStreamUpdate,
+    dataStreamFilters,
+    dataStreamWire,
+  } = shapes.dataStreams
   const r = new Router()
   const streams = meta.dataStreams
 
@@ -66,10 +66,7 @@ export function dataStreamRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const tenant = c.get('tenant')
-      const product = await streams.product(tenant, body)
-      const created = await streams.create(tenant, c.get('caller').userIntID, product, body)
-      bus.emit('model.changed', { tenantID: tenant, productIntID: Number(created.productIntID) })
+      const created = await services.dataStreams.create(actorOf(c), body)
       return c.json(dataStreamWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -84,14 +81,7 @@ export function dataStreamRoutes({ meta, bus }: Deps) {
       response: DataStream,
     },
     async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const current = await streams.get(tenant, id)
-      assertValid({
-        ...productUnchanged('productID', body.productID, current.productID),
-        ...productUnchanged('productIntID', body.productIntID, current.productIntID),
-      })
-      const updated = await streams.update(tenant, id, body)
-      bus.emit('model.changed', { tenantID: tenant, productIntID: Number(current.productIntID) })
+      const updated = await services.dataStreams.update(actorOf(c), id, body)
       return c.json(dataStreamWire.detail(updated, wireCtx(c)))
     },
   )
@@ -106,19 +96,7 @@ export function dataStreamRoutes({ meta, bus }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      const tenant = c.get('tenant')
-      // the products to tell ingest about; ids that are not the tenant's are left to the delete's own 404
-      const products = await Promise.all(
-        query.ids.map((id) =>
-          streams.get(tenant, id).then(
-            (s) => Number(s.productIntID),
-            () => undefined,
-          ),
-        ),
-      )
-      await streams.delete(tenant, query.ids)
-      for (const productIntID of new Set(products))
-        if (productIntID) bus.emit('model.changed', { tenantID: tenant, productIntID })
+      await services.dataStreams.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

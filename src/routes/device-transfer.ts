@@ -1,17 +1,17 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
-import { csvLine, parseCsvRecords, CsvError } from '../kernel/csv.ts'
-import { deviceFilters, deviceListExtra } from '../schemas/devices.ts'
-import { DEVICE_CSV_FIELDS, TaskAccepted } from '../schemas/device-transfer.ts'
-import { importDevices } from './device-import.ts'
+import { parseCsvRecords, CsvError } from '../kernel/csv.ts'
+import { actorOf } from '../http/env.ts'
 
 const tag = 'Devices'
-const PAGE = 1000
 
-/** devices_export and devices_import (CONTRACT §7): asynchronous tasks answering 202 {statusUrl}. */
-export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
+/** devices_export and devices_import: asynchronous tasks answering 202 {statusUrl}. */
+export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, shapes: WireShapes) {
+  const { deviceFilters, deviceListExtra } = shapes.devices
+  const { TaskAccepted } = shapes.deviceTransfer
   const r = new Router()
 
   r.route(
@@ -25,34 +25,13 @@ export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
       status: 202,
     },
     async (c, { query }) => {
-      const tenant = c.get('tenant')
+      const actor = actorOf(c)
+      const groupID = query.raw.groupID as string | undefined
       const { taskID, statusUrl } = await tasks.start(
-        tenant,
-        c.get('caller').userIntID,
+        actor.tenant,
+        actor.userIntID,
         'devices_export',
-        async (report) => {
-          let csv = csvLine(DEVICE_CSV_FIELDS)
-          let count = 0
-          for (let page = 1; ; page++) {
-            const { items, count: total } = await meta.devices.list(
-              tenant,
-              { ...query, page, limit: PAGE, sort: 'id', order: 'asc' },
-              {
-                groupID: query.raw.groupID as string | undefined,
-              },
-            )
-            for (const d of items) csv += csvLine(DEVICE_CSV_FIELDS.map((f) => d[f]))
-            count += items.length
-            await report(total ? (100 * count) / total : 100)
-            if (items.length < PAGE) break
-          }
-          await meta.tasks.putFile(tenant, taskID, {
-            name: 'devices.csv',
-            contentType: 'text/csv; charset=utf-8',
-            content: csv,
-          })
-          return { count, fileUrl: `/api/v1/devices_export/${taskID}` }
-        },
+        (report) => services.devices.export(actor, taskID, { ...query, groupID }, report),
       )
       return c.json({ statusUrl }, 202)
     },
@@ -99,10 +78,12 @@ export function deviceTransferRoutes({ meta, tasks, config }: Deps) {
       }
       if (records.length === 0)
         throw new ApiError('FORM_INVALID', { file: 'no device rows under the header' })
-      const tenant = c.get('tenant')
-      const userIntID = c.get('caller').userIntID
-      const { statusUrl } = await tasks.start(tenant, userIntID, 'devices_import', (report) =>
-        importDevices(meta.devices, tenant, userIntID, records, report),
+      const actor = actorOf(c)
+      const { statusUrl } = await tasks.start(
+        actor.tenant,
+        actor.userIntID,
+        'devices_import',
+        (report) => services.devices.import(actor, records, report),
       )
       return c.json({ statusUrl }, 202)
     },

@@ -1,39 +1,16 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  Device,
-  DeviceCreate,
-  DeviceListItem,
-  DeviceUpdate,
-  DeviceWrite,
-  deviceFilters,
-  deviceListExtra,
-} from '../schemas/devices.ts'
-import { deviceWire } from '../wire/devices.ts'
-import { prepareDevice } from './device-input.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Devices'
 
-/**
- * The deviceIDs of the tenant's records among `ids` (read before a delete, for the 'device.deleted' events that
- * make the broker close their sessions). Ids that are not the tenant's are skipped: the delete itself refuses them.
- */
-export async function deviceIDsOf(
-  repo: { get(tenant: string, id: number): Promise<Record<string, unknown>> },
-  tenant: string,
-  ids: number[],
-): Promise<Array<[number, string]>> {
-  const rows = await Promise.all(ids.map((id) => repo.get(tenant, id).catch(() => undefined)))
-  return rows.flatMap((r, i) => (r ? [[ids[i]!, String(r.deviceID)] as [number, string]] : []))
-}
-
-const DeviceListQuery = listQuery(deviceFilters, { extra: deviceListExtra })
-
-export function deviceRoutes({ meta, bus }: Deps) {
+export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const { Device, DeviceCreate, DeviceListItem, DeviceUpdate, DeviceWrite, deviceWire } =
+    shapes.devices
+  const { deviceFilters, deviceListExtra } = shapes.devices
   const r = new Router()
-  const repo = meta.devices
 
   r.route(
     {
@@ -42,15 +19,16 @@ export function deviceRoutes({ meta, bus }: Deps) {
       tag,
       summary:
         'List devices (?parentDevice= children of a device, ?gateway= devices under a gateway, ?groupID=)',
-      query: DeviceListQuery,
+      query: listQuery(deviceFilters, { extra: deviceListExtra }),
       response: Page(DeviceListItem),
     },
     async (c, { query }) => {
       const groupID = query.raw.groupID as string | undefined
-      const { items, count } = await repo.list(c.get('tenant'), query, { groupID })
+      const { items, count } = await meta.devices.list(c.get('tenant'), query, { groupID })
+      const ctx = wireCtx(c)
       return c.json(
         pageOf(
-          items.map((d) => deviceWire.list(d, wireCtx(c))),
+          items.map((d) => deviceWire.list(d, ctx)),
           count,
           query,
         ),
@@ -60,7 +38,8 @@ export function deviceRoutes({ meta, bus }: Deps) {
 
   r.route(
     { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: Device },
-    async (c, { id }) => c.json(deviceWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
+    async (c, { id }) =>
+      c.json(deviceWire.detail(await meta.devices.get(c.get('tenant'), id), wireCtx(c))),
   )
 
   r.route(
@@ -74,12 +53,7 @@ export function deviceRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const tenant = c.get('tenant')
-      const created = await repo.create(
-        tenant,
-        c.get('caller').userIntID,
-        await prepareDevice(repo, tenant, body),
-      )
+      const created = await services.devices.create(actorOf(c), body)
       return c.json(deviceWire.write(created, wireCtx(c)), 201)
     },
   )
@@ -93,19 +67,8 @@ export function deviceRoutes({ meta, bus }: Deps) {
       body: DeviceUpdate,
       response: DeviceWrite,
     },
-    async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const fields = await prepareDevice(repo, tenant, body, await repo.current(tenant, id))
-      const updated = await repo.update(tenant, id, fields)
-      bus.emit('device.changed', {
-        tenantID: tenant,
-        id,
-        deviceID: String(updated.deviceID),
-        kind: 'device',
-        blocked: Number(updated.blocked) === 1,
-      })
-      return c.json(deviceWire.write(updated, wireCtx(c)))
-    },
+    async (c, { id, body }) =>
+      c.json(deviceWire.write(await services.devices.update(actorOf(c), id, body), wireCtx(c))),
   )
 
   r.route(
@@ -114,16 +77,16 @@ export function deviceRoutes({ meta, bus }: Deps) {
       path: '/devices',
       tag,
       summary:
-        'Delete devices (refused while they have child devices; group, policy and cert links are removed)',
+        'Delete devices with everything keyed by them (refused while they have child devices)',
+      description:
+        'Removes their stored values and latest values, events, connection and control logs, alerts, ' +
+        'subscriptions, group memberships and policy and certificate bindings. A device created again with ' +
+        'the same deviceID starts empty.',
       query: IdsQuery,
       status: 204,
     },
     async (c, { query }) => {
-      const tenant = c.get('tenant')
-      const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
-      await repo.delete(tenant, query.ids)
-      for (const [id, deviceID] of deviceIDs)
-        bus.emit('device.deleted', { tenantID: tenant, id, deviceID, kind: 'device' })
+      await services.devices.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

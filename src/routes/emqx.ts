@@ -1,21 +1,10 @@
 import type { Context, Next } from 'hono'
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { safeEqual } from '../kernel/secrets.ts'
-import {
-  EmqxAck,
-  EmqxAcl,
-  EmqxAuth,
-  EmqxEvent,
-  EmqxResult,
-  type EmqxEventBody,
-} from '../schemas/emqx.ts'
-import { AclChecker } from '../../ingest/acl.ts'
-import { ConnectionTracker } from '../../ingest/connections.ts'
-import { checkCredentials } from '../../ingest/credentials.ts'
-import type { DeviceIdentity } from '../../ingest/types.ts'
-import { DeviceDirectory } from '../../ingest/identity.ts'
+import { type EmqxEventBody } from '../schemas/emqx.ts'
 
 const tag = 'EMQX hooks'
 export const HOOK_SECRET_HEADER = 'x-hook-secret'
@@ -33,17 +22,24 @@ export function hostOf(peer: string | undefined): string | null {
   return colon > 0 && peer.indexOf(':') === colon ? peer.slice(0, colon) : peer
 }
 
+/** An EMQX event → the session it reports. */
+function sessionOf(e: EmqxEventBody) {
+  return {
+    clientId: e.clientid,
+    connectedAt: e.connected_at,
+    ip: hostOf(e.peername),
+    keepAlive: e.keepalive ?? 0,
+  }
+}
+
 /**
  * The hooks an EMQX 5 cluster calls for device authentication, authorization (ACL) and client connected /
- * disconnected events. They are public routes guarded by a shared secret (EMQX_HOOK_SECRET).
+ * disconnected events. They are public routes guarded by a shared secret (EMQX_HOOK_SECRET); ingest's DeviceGate
+ * (the gatekeepers the brokers use) decides.
  */
-export function emqxRoutes({ config, meta, bus }: Deps) {
+export function emqxRoutes({ config, gate }: Deps, shapes: WireShapes) {
+  const { EmqxAck, EmqxAcl, EmqxAuth, EmqxEvent, EmqxResult } = shapes.emqx
   const r = new Router()
-  const directory = new DeviceDirectory(meta.db, bus)
-  const acl = new AclChecker(meta.db, bus)
-  const tracker = new ConnectionTracker(meta)
-  /** clientid → its current session: EMQX's connected_at and the object ConnectionTracker tells sessions by. */
-  const sessions = new Map<string, { connectedAt: number | undefined; session: object }>()
   const serviceAccount = (username?: string) =>
     !!config.MQTT_USERNAME && username === config.MQTT_USERNAME
 
@@ -71,21 +67,14 @@ export function emqxRoutes({ config, meta, bus }: Deps) {
           result: safeEqual(body.password ?? '', config.MQTT_PASSWORD ?? '') ? 'allow' : 'deny',
           is_superuser: true,
         })
-      const presented = {
+      const ok = await gate.authenticate({
         clientId: body.clientid,
         username: body.username,
         password: body.password,
         certCN: body.cert_common_name || undefined,
-        certsForDevice: (id: number) => meta.certs.certsForDevice(id),
-      }
-      const verdict = await checkCredentials(directory, presented)
-      if (verdict.ok) return c.json({ result: 'allow', is_superuser: false })
-      await tracker.refused({
-        clientId: body.clientid,
         ip: hostOf(body.peerhost),
-        device: verdict.device,
       })
-      return c.json({ result: 'deny' })
+      return c.json(ok ? { result: 'allow', is_superuser: false } : { result: 'deny' })
     },
   )
 
@@ -99,12 +88,7 @@ export function emqxRoutes({ config, meta, bus }: Deps) {
     },
     async (c, { body }) => {
       if (serviceAccount(body.username)) return c.json({ result: 'allow' })
-      const device = await directory.byDeviceID(body.clientid)
-      if (!device || device.blocked) return c.json({ result: 'deny' })
-      const ok =
-        body.action === 'publish'
-          ? await acl.canPublish(device, body.topic)
-          : await acl.canSubscribe(device, body.topic)
+      const ok = await gate.authorize(body.clientid, body.action, body.topic)
       return c.json({ result: ok ? 'allow' : 'deny' })
     },
   )
@@ -118,38 +102,12 @@ export function emqxRoutes({ config, meta, bus }: Deps) {
       response: EmqxAck,
     },
     async (c, { body }) => {
-      const device = await directory.byDeviceID(body.clientid)
-      if (!device) return c.json({})
-      if (body.event === 'client.connected') await connected(device, body)
-      if (body.event === 'client.disconnected') await disconnected(device, body)
+      if (body.event === 'client.connected') await gate.connected(sessionOf(body))
+      if (body.event === 'client.disconnected')
+        await gate.disconnected({ ...sessionOf(body), replaced: REPLACED.has(body.reason ?? '') })
       return c.json({})
     },
   )
-
-  async function connected(device: DeviceIdentity, e: EmqxEventBody) {
-    const session = { key: `${e.clientid}#${e.connected_at ?? Date.now()}` }
-    sessions.set(e.clientid, { connectedAt: e.connected_at, session })
-    await tracker.connected(device, {
-      ip: hostOf(e.peername),
-      keepAlive: e.keepalive ?? 0,
-      session,
-    })
-  }
-
-  /** A replaced session (takeover) or an older one than the current is logged but never marks the device offline. */
-  async function disconnected(device: DeviceIdentity, e: EmqxEventBody) {
-    const current = sessions.get(e.clientid)
-    const stale =
-      REPLACED.has(e.reason ?? '') ||
-      (e.connected_at !== undefined &&
-        current?.connectedAt !== undefined &&
-        e.connected_at !== current.connectedAt)
-    if (!stale && current) sessions.delete(e.clientid)
-    await tracker.disconnected(
-      device,
-      !stale && current ? current.session : { key: `${e.clientid}#stale` },
-    )
-  }
 
   return r
 }

@@ -1,21 +1,14 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  Gateway,
-  GatewayCreate,
-  GatewayListItem,
-  GatewayUpdate,
-  gatewayFilters,
-} from '../schemas/gateways.ts'
-import { gatewayWire } from '../wire/gateways.ts'
-import { prepareGateway } from './device-input.ts'
-import { deviceIDsOf } from './devices.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Gateways'
 
-export function gatewayRoutes({ meta, bus }: Deps) {
+export function gatewayRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const { Gateway, GatewayCreate, GatewayListItem, GatewayUpdate, gatewayFilters, gatewayWire } =
+    shapes.gateways
   const r = new Router()
   const repo = meta.devices.gateways
 
@@ -30,9 +23,10 @@ export function gatewayRoutes({ meta, bus }: Deps) {
     },
     async (c, { query }) => {
       const { items, count } = await repo.list(c.get('tenant'), query)
+      const ctx = wireCtx(c)
       return c.json(
         pageOf(
-          items.map((g) => gatewayWire.list(g, wireCtx(c))),
+          items.map((g) => gatewayWire.list(g, ctx)),
           count,
           query,
         ),
@@ -57,15 +51,8 @@ export function gatewayRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const tenant = c.get('tenant')
-      const fields = await prepareGateway(meta.devices, tenant, body)
-      return c.json(
-        gatewayWire.detail(
-          await repo.create(tenant, c.get('caller').userIntID, fields),
-          wireCtx(c),
-        ),
-        201,
-      )
+      const created = await services.gateways.create(actorOf(c), body)
+      return c.json(gatewayWire.detail(created, wireCtx(c)), 201)
     },
   )
 
@@ -78,24 +65,8 @@ export function gatewayRoutes({ meta, bus }: Deps) {
       body: GatewayUpdate,
       response: Gateway,
     },
-    async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const fields = await prepareGateway(
-        meta.devices,
-        tenant,
-        body,
-        await repo.current(tenant, id),
-      )
-      const updated = await repo.update(tenant, id, fields)
-      bus.emit('device.changed', {
-        tenantID: tenant,
-        id,
-        deviceID: String(updated.deviceID),
-        kind: 'gateway',
-        blocked: Number(updated.blocked) === 1,
-      })
-      return c.json(gatewayWire.detail(updated, wireCtx(c)))
-    },
+    async (c, { id, body }) =>
+      c.json(gatewayWire.detail(await services.gateways.update(actorOf(c), id, body), wireCtx(c))),
   )
 
   r.route(
@@ -103,16 +74,13 @@ export function gatewayRoutes({ meta, bus }: Deps) {
       method: 'delete',
       path: '/gateways',
       tag,
-      summary: 'Delete gateways (refused while devices hang off them)',
+      summary:
+        'Delete gateways with everything keyed by them (refused while devices hang off them)',
       query: IdsQuery,
       status: 204,
     },
     async (c, { query }) => {
-      const tenant = c.get('tenant')
-      const deviceIDs = await deviceIDsOf(repo, tenant, query.ids)
-      await repo.delete(tenant, query.ids)
-      for (const [id, deviceID] of deviceIDs)
-        bus.emit('device.deleted', { tenantID: tenant, id, deviceID, kind: 'gateway' })
+      await services.gateways.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

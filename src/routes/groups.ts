@@ -1,26 +1,29 @@
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  Group,
-  GroupCreate,
-  GroupDevice,
-  GroupDevicesAdd,
-  GroupDevicesAdded,
-  GroupListItem,
-  GroupUpdate,
-  NotJoinedDevicesQuery,
-  SelectOption,
-  groupDeviceFilters,
-  groupFilters,
-} from '../schemas/groups.ts'
-import { groupDeviceWire, groupWire } from '../wire/groups.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Groups'
 
-export function groupRoutes({ meta }: Deps) {
+export function groupRoutes(deps: Deps, shapes: WireShapes) {
+  const { meta, services } = deps
+  const {
+    Group,
+    GroupCreate,
+    GroupDevice,
+    GroupDevicesAdd,
+    GroupDevicesAdded,
+    GroupListItem,
+    GroupUpdate,
+    NotJoinedDevicesQuery,
+    SelectOption,
+    groupDeviceFilters,
+    groupFilters,
+    groupDeviceWire,
+    groupWire,
+  } = shapes.groups
   const r = new Router()
 
   r.route(
@@ -61,7 +64,7 @@ export function groupRoutes({ meta }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await meta.groups.create(c.get('tenant'), c.get('caller').userIntID, body)
+      const created = await services.groups.create(actorOf(c), body)
       return c.json(groupWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -78,7 +81,7 @@ export function groupRoutes({ meta }: Deps) {
       response: Group,
     },
     async (c, { id, body }) =>
-      c.json(groupWire.detail(await meta.groups.update(c.get('tenant'), id, body), wireCtx(c))),
+      c.json(groupWire.detail(await services.groups.update(actorOf(c), id, body), wireCtx(c))),
   )
 
   r.route(
@@ -91,17 +94,30 @@ export function groupRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.groups.delete(c.get('tenant'), query.ids)
+      await services.groups.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )
 
-  memberRoutes(r, meta)
+  memberRoutes(r, deps, shapes.groups)
   return r
 }
 
 /** The devices of a group and the platform_select helper. */
-function memberRoutes(r: Router, meta: Deps['meta']) {
+function memberRoutes(
+  r: Router,
+  { meta, services }: Deps,
+  {
+    GroupDevice,
+    GroupDevicesAdd,
+    GroupDevicesAdded,
+    NotJoinedDevicesQuery,
+    SelectOption,
+    groupDeviceFilters,
+    groupDeviceWire,
+    groupWire,
+  }: WireShapes['groups'],
+) {
   r.route(
     {
       method: 'get',
@@ -131,14 +147,14 @@ function memberRoutes(r: Router, meta: Deps['meta']) {
       summary: 'Add devices to a group',
       description:
         "Every id must be a device of the tenant (404 errors.ids) of the group's product (422 errors.ids). " +
-        'Adding a member again changes nothing. The answer (not shown in the spec) counts the new members.',
+        'Adding a member again changes nothing. The answer counts the new members.',
       body: GroupDevicesAdd,
       response: GroupDevicesAdded,
       status: 201,
     },
     async (c, { id, body }) =>
       c.json(
-        groupWire.added(await meta.groups.members.add(c.get('tenant'), id, body.ids), wireCtx(c)),
+        groupWire.added(await services.groups.addMembers(actorOf(c), id, body.ids), wireCtx(c)),
         201,
       ),
   )
@@ -153,7 +169,7 @@ function memberRoutes(r: Router, meta: Deps['meta']) {
       status: 204,
     },
     async (c, { id, query }) => {
-      await meta.groups.members.remove(c.get('tenant'), id, query.ids)
+      await services.groups.removeMembers(actorOf(c), id, query.ids)
       return c.body(null, 204)
     },
   )

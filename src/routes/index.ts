@@ -1,5 +1,6 @@
 import type { Deps } from '../deps.ts'
 import type { Router } from '../http/router.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { accountRoutes } from './accounts.ts'
 import { productRoutes } from './products.ts'
 import { deviceRoutes } from './devices.ts'
@@ -22,8 +23,8 @@ import { latestRoutes } from './latest.ts'
 import { telemetryRoutes } from './telemetry.ts'
 import { emqxRoutes } from './emqx.ts'
 
-/** Every route module, in the order they are mounted under /api/v1. */
-export function allRoutes(deps: Deps): Router[] {
+/** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
+export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
   return [
     accountRoutes,
     productRoutes,
@@ -46,5 +47,5 @@ export function allRoutes(deps: Deps): Router[] {
     latestRoutes,
     telemetryRoutes,
     emqxRoutes,
-  ].map((routes) => routes(deps))
+  ].map((routes) => routes(deps, shapes))
 }

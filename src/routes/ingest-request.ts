@@ -4,9 +4,9 @@ import type { Context } from 'hono'
 import type { AppEnv } from '../http/env.ts'
 import { ApiError } from '../errors.ts'
 import { safeEqual } from '../kernel/secrets.ts'
-import { issuesToErrors } from '../http/router.ts'
+import { issuesToErrors } from '../errors.ts'
 import { IngestMessage, MAX_INGEST_MESSAGES } from '../schemas/ingest.ts'
-import type { IngestDevice, IngestModelRepo } from '../../store/libsql/ingest-model.ts'
+import type { IngestDevice, IngestRepository } from '../../store/types.ts'
 
 const gunzipAsync = promisify(gunzip) as (
   buf: Buffer,
@@ -22,12 +22,12 @@ export type ParsedMessage =
   { ok: true; message: IngestMessage } | { ok: false; errorCode: string; message: string }
 
 /**
- * Device credentials `Basic base64(deviceUsername:token)` (CONTRACT §5), or the API caller the auth middleware
+ * Device credentials `Basic base64(deviceUsername:token)`, or the API caller the auth middleware
  * found. Tokens are compared in constant time (also when no device has that username). Blocked → 403.
  */
 export async function ingestSender(
   c: Context<AppEnv>,
-  repo: IngestModelRepo,
+  repo: IngestRepository,
 ): Promise<IngestSender> {
   const caller = c.get('caller')
   if (caller) {

@@ -5,7 +5,7 @@ import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
 import { IngestReply, type IngestMessage } from '../schemas/ingest.ts'
 import { ingestBytes, ingestMessages, ingestSender, type IngestSender } from './ingest-request.ts'
-import { IngestModelRepo, type IngestDevice } from '../../store/libsql/ingest-model.ts'
+import type { IngestDevice, IngestRepository } from '../../store/types.ts'
 import { Backpressure, mountpoint, type Pipeline, type UplinkOutcome } from '../../ingest/types.ts'
 
 type Rejected = { index: number; errorCode: string; message: string }
@@ -16,7 +16,7 @@ type Resolved =
 async function targetOf(
   sender: IngestSender,
   m: IngestMessage,
-  repo: IngestModelRepo,
+  repo: IngestRepository,
 ): Promise<Resolved> {
   const foreign = (id: string): Resolved => ({
     ok: false,
@@ -28,7 +28,7 @@ async function targetOf(
     const self = sender.device
     if (m.deviceID === undefined || m.deviceID === self.deviceID) return { ok: true, device: self }
     device = await repo.deviceByDeviceID(m.deviceID)
-    // a gateway's credentials may send for its own devices (CONTRACT §5), nobody else's
+    // a gateway's credentials may send for its own devices, nobody else's
     if (!device || self.kind !== 'gateway' || device.gatewayIntID !== self.id)
       return foreign(m.deviceID)
   } else {
@@ -70,7 +70,7 @@ async function submitAll(
   c: Context<AppEnv>,
   sender: IngestSender,
   messages: ReturnType<typeof ingestMessages>,
-  repo: IngestModelRepo,
+  repo: IngestRepository,
 ) {
   const rejected: Rejected[] = []
   const receivedAt = Date.now()
@@ -125,10 +125,10 @@ const tooMany = () =>
     'Retry-After': '1',
   })
 
-/** HTTP uplink (CONTRACT §5): device credentials or an API caller; one message, `{messages}`, or NDJSON. */
+/** HTTP uplink: device credentials or an API caller; one message, `{messages}`, or NDJSON. */
 export function ingestRoutes({ config, meta, pipeline }: Deps) {
   const r = new Router()
-  const repo = new IngestModelRepo(meta.db)
+  const repo = meta.ingest
 
   r.route(
     {

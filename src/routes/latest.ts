@@ -3,12 +3,11 @@ import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
 import { LatestValues } from '../schemas/ingest.ts'
 import { formatTime } from '../kernel/time.ts'
-import { IngestModelRepo } from '../../store/libsql/ingest-model.ts'
 
-/** The last value of every data point of a device (issue 4: GET /api/v1/devices/{deviceIntID}/latest). */
+/** The last value of every data point of a device (GET /api/v1/devices/{deviceIntID}/latest). */
 export function latestRoutes({ meta, pipeline }: Deps) {
   const r = new Router()
-  const repo = new IngestModelRepo(meta.db)
+  const repo = meta.ingest
 
   r.route(
     {

@@ -1,26 +1,12 @@
 import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import type { AppEnv } from '../http/env.ts'
 import { Router } from '../http/router.ts'
 import { Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
 import type { Page as StorePage } from '../../store/types.ts'
 import type { Row, WireCtx } from '../wire/shape.ts'
-import {
-  ConnectLog,
-  ConnectLogListQuery,
-  ControlLog,
-  ControlLogListQuery,
-  Event,
-  EventListQuery,
-  GatewayControlLog,
-  GatewayControlLogListQuery,
-  GatewayEvent,
-  GatewayEventListQuery,
-  GroupControlLog,
-  GroupControlLogListQuery,
-} from '../schemas/logs.ts'
-import { connectLogWire, controlLogWire, eventWire } from '../wire/logs.ts'
 
 const tag = 'Logs'
 
@@ -42,7 +28,24 @@ function pageJson(
 }
 
 /** Connection logs, uplink messages and downlink messages: account-wide, per device, per gateway, per group. */
-export function logRoutes({ meta }: Deps) {
+export function logRoutes({ meta }: Deps, shapes: WireShapes) {
+  const {
+    ConnectLog,
+    ConnectLogListQuery,
+    ControlLog,
+    ControlLogListQuery,
+    Event,
+    EventListQuery,
+    GatewayControlLog,
+    GatewayControlLogListQuery,
+    GatewayEvent,
+    GatewayEventListQuery,
+    GroupControlLog,
+    GroupControlLogListQuery,
+    connectLogWire,
+    controlLogWire,
+    eventWire,
+  } = shapes.logs
   const r = new Router()
   const logs = meta.logs
 

@@ -1,20 +1,16 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  Policy,
-  PolicyCreate,
-  PolicyListItem,
-  PolicyUpdate,
-  policyFilters,
-} from '../schemas/policies.ts'
-import { policyWire } from '../wire/policies.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 import { policyBindingRoutes } from './policy-devices.ts'
 
 const tag = 'Policies'
 
-export function policyRoutes({ meta, bus }: Deps) {
+export function policyRoutes(deps: Deps, shapes: WireShapes) {
+  const { meta, services } = deps
+  const { Policy, PolicyCreate, PolicyListItem, PolicyUpdate, policyFilters, policyWire } =
+    shapes.policies
   const r = new Router()
 
   r.route(
@@ -57,7 +53,7 @@ export function policyRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await meta.policies.create(c.get('tenant'), c.get('caller').userIntID, body)
+      const created = await services.policies.create(actorOf(c), body)
       return c.json(policyWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -72,8 +68,7 @@ export function policyRoutes({ meta, bus }: Deps) {
       response: Policy,
     },
     async (c, { id, body }) => {
-      const updated = await meta.policies.update(c.get('tenant'), id, body)
-      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: 'all' })
+      const updated = await services.policies.update(actorOf(c), id, body)
       return c.json(policyWire.detail(updated, wireCtx(c)))
     },
   )
@@ -88,12 +83,11 @@ export function policyRoutes({ meta, bus }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.policies.delete(c.get('tenant'), query.ids)
-      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: 'all' })
+      await services.policies.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )
 
-  policyBindingRoutes(r, meta, bus)
+  policyBindingRoutes(r, deps, shapes)
   return r
 }

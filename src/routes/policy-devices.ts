@@ -2,29 +2,28 @@ import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  DevicePoliciesBind,
-  Policy,
-  PolicyCandidateDevice,
-  PolicyDevice,
-  PolicyDevicesBind,
-  PolicyListItem,
-  policyCandidateFilters,
-  policyDeviceFilters,
-  policyFilters,
-} from '../schemas/policies.ts'
-import { policyDeviceWire, policyWire } from '../wire/policies.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 
 const tag = 'Policies'
-const candidateQuery = listQuery(policyCandidateFilters, {
-  extra: { groupName_like: z.string().optional() },
-})
-
 /** Bindings of policies and devices, from the policy side. */
-export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bus']) {
-  const changed = (tenantID: string, deviceIntIDs: number[]) =>
-    bus.emit('acl.changed', { tenantID, deviceIntIDs })
+export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
+  const {
+    DevicePoliciesBind,
+    Policy,
+    PolicyCandidateDevice,
+    PolicyDevice,
+    PolicyDevicesBind,
+    PolicyListItem,
+    policyCandidateFilters,
+    policyDeviceFilters,
+    policyFilters,
+    policyDeviceWire,
+    policyWire,
+  } = shapes.policies
+  const candidateQuery = listQuery(policyCandidateFilters, {
+    extra: { groupName_like: z.string().optional() },
+  })
   r.route(
     {
       method: 'get',
@@ -60,8 +59,7 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
       status: 201,
     },
     async (c, { id, body }) => {
-      await meta.policies.bindings.bindDevices(c.get('tenant'), id, body.devicesIntID)
-      changed(c.get('tenant'), body.devicesIntID)
+      await services.policyBindings.bindDevices(actorOf(c), id, body.devicesIntID)
       return c.json(
         policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)),
         201,
@@ -79,8 +77,7 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
       status: 204,
     },
     async (c, { id, query }) => {
-      await meta.policies.bindings.unbindDevices(c.get('tenant'), id, query.ids)
-      changed(c.get('tenant'), query.ids)
+      await services.policyBindings.unbindDevices(actorOf(c), id, query.ids)
       return c.body(null, 204)
     },
   )
@@ -114,14 +111,14 @@ export function policyBindingRoutes(r: Router, meta: Deps['meta'], bus: Deps['bu
     },
   )
 
-  deviceSideRoutes(r, meta, changed)
+  deviceSideRoutes(r, { meta, services }, shapes.policies)
 }
 
 /** Bindings of policies and devices, from the device side (`/devices/:id/policies`). */
 function deviceSideRoutes(
   r: Router,
-  meta: Deps['meta'],
-  changed: (tenantID: string, ids: number[]) => void,
+  { meta, services }: Pick<Deps, 'meta' | 'services'>,
+  { DevicePoliciesBind, PolicyListItem, policyFilters, policyWire }: WireShapes['policies'],
 ) {
   r.route(
     {
@@ -157,8 +154,7 @@ function deviceSideRoutes(
       status: 201,
     },
     async (c, { id, body }) => {
-      await meta.policies.bindings.bindPolicies(c.get('tenant'), id, body.ids)
-      changed(c.get('tenant'), [id])
+      await services.policyBindings.bindPolicies(actorOf(c), id, body.ids)
       const query = { page: 1, limit: 10, filters: [] }
       const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
       return c.json(
@@ -182,8 +178,7 @@ function deviceSideRoutes(
       status: 204,
     },
     async (c, { id, query }) => {
-      await meta.policies.bindings.unbindPolicies(c.get('tenant'), id, query.ids)
-      changed(c.get('tenant'), [id])
+      await services.policyBindings.unbindPolicies(actorOf(c), id, query.ids)
       return c.body(null, 204)
     },
   )

@@ -1,20 +1,21 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  ProductResource,
-  ProductResourceCreate,
-  ProductResourceCreated,
-  ProductResourceUpdate,
-  productResourceFilters,
-} from '../schemas/product-resources.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 import { assertValid, productUnchanged } from '../rules/product-model.ts'
-import { productResourceWire } from '../wire/product-resources.ts'
 
 const tag = 'Product resources'
 
-export function productResourceRoutes({ meta }: Deps) {
+export function productResourceRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const {
+    ProductResource,
+    ProductResourceCreate,
+    ProductResourceCreated,
+    ProductResourceUpdate,
+    productResourceFilters,
+    productResourceWire,
+  } = shapes.productResources
   const r = new Router()
   const resources = meta.productResources
 
@@ -62,9 +63,7 @@ export function productResourceRoutes({ meta }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const tenant = c.get('tenant')
-      const product = await resources.product(tenant, body.productIntID)
-      const created = await resources.create(tenant, c.get('caller').userIntID, product.id, body)
+      const created = await services.productResources.create(actorOf(c), body)
       return c.json(productResourceWire.created(created, wireCtx(c)), 201)
     },
   )
@@ -79,12 +78,8 @@ export function productResourceRoutes({ meta }: Deps) {
       response: ProductResource,
     },
     async (c, { id, body }) => {
-      const tenant = c.get('tenant')
-      const current = await resources.get(tenant, id)
-      assertValid(productUnchanged('productIntID', body.productIntID, current.productIntID))
-      return c.json(
-        productResourceWire.detail(await resources.update(tenant, id, body), wireCtx(c)),
-      )
+      const updated = await services.productResources.update(actorOf(c), id, body)
+      return c.json(productResourceWire.detail(updated, wireCtx(c)))
     },
   )
 
@@ -98,7 +93,7 @@ export function productResourceRoutes({ meta }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await resources.delete(c.get('tenant'), query.ids)
+      await services.productResources.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

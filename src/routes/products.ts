@@ -1,19 +1,14 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import {
-  Product,
-  ProductCreate,
-  ProductListItem,
-  ProductUpdate,
-  productFilters,
-} from '../schemas/products.ts'
-import { productWire } from '../wire/products.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Products'
 
-export function productRoutes({ meta, bus }: Deps) {
+export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const { Product, ProductCreate, ProductListItem, ProductUpdate, productFilters, productWire } =
+    shapes.products
   const r = new Router()
 
   r.route(
@@ -54,7 +49,7 @@ export function productRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await meta.products.create(c.get('tenant'), c.get('caller').userIntID, body)
+      const created = await services.products.create(actorOf(c), body)
       return c.json(productWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -69,8 +64,7 @@ export function productRoutes({ meta, bus }: Deps) {
       response: Product,
     },
     async (c, { id, body }) => {
-      const updated = await meta.products.update(c.get('tenant'), id, body)
-      bus.emit('model.changed', { tenantID: c.get('tenant'), productIntID: id })
+      const updated = await services.products.update(actorOf(c), id, body)
       return c.json(productWire.detail(updated, wireCtx(c)))
     },
   )
@@ -85,7 +79,7 @@ export function productRoutes({ meta, bus }: Deps) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.products.delete(c.get('tenant'), query.ids)
+      await services.products.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

@@ -1,14 +1,15 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import { Subscription, SubscriptionCreate, subscriptionFilters } from '../schemas/subscriptions.ts'
-import { subscriptionWire } from '../wire/subscriptions.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Devices'
 
 /** A device's proxy subscriptions: stored here, applied by the broker. */
-export function subscriptionRoutes({ meta, bus }: Deps) {
+export function subscriptionRoutes({ meta, services }: Deps, shapes: WireShapes) {
+  const { Subscription, SubscriptionCreate, subscriptionFilters, subscriptionWire } =
+    shapes.subscriptions
   const r = new Router()
 
   r.route(
@@ -45,8 +46,7 @@ export function subscriptionRoutes({ meta, bus }: Deps) {
       status: 201,
     },
     async (c, { id, body }) => {
-      const created = await meta.subscriptions.create(c.get('tenant'), id, body)
-      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: [id] })
+      const created = await services.subscriptions.create(actorOf(c), id, body)
       return c.json(subscriptionWire.detail(created, wireCtx(c)), 201)
     },
   )
@@ -61,8 +61,7 @@ export function subscriptionRoutes({ meta, bus }: Deps) {
       status: 204,
     },
     async (c, { id, query }) => {
-      await meta.subscriptions.delete(c.get('tenant'), id, query.ids)
-      bus.emit('acl.changed', { tenantID: c.get('tenant'), deviceIntIDs: [id] })
+      await services.subscriptions.remove(actorOf(c), id, query.ids)
       return c.body(null, 204)
     },
   )

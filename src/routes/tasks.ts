@@ -1,13 +1,13 @@
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { listQuery, Page, pageOf } from '../http/paging.ts'
 import { wireCtx } from '../http/env.ts'
-import { TaskListItem, TaskStatus, taskFilters } from '../schemas/tasks.ts'
-import { taskWire } from '../wire/tasks.ts'
 
 const tag = 'Tasks'
 
-export function taskRoutes({ meta }: Deps) {
+export function taskRoutes({ meta }: Deps, shapes: WireShapes) {
+  const { TaskListItem, TaskStatus, taskFilters, taskWire } = shapes.tasks
   const r = new Router()
 
   r.route(

@@ -10,7 +10,6 @@ import {
   OriginalDataQuery,
 } from '../schemas/telemetry.ts'
 import { metricWire } from '../wire/metrics.ts'
-import { IngestModelRepo } from '../../store/libsql/ingest-model.ts'
 import type { Series } from '../../store/telemetry.ts'
 import { parseEvery, WindowError } from '../../store/windows.ts'
 import { WireTimeFormatter } from '../../query/format.ts'
@@ -63,10 +62,10 @@ function params<T>(check: () => T): T {
   }
 }
 
-/** Telemetry queries (issue 5, CONTRACT §6): original_data and metrics_data. */
+/** Telemetry queries (README › Telemetry queries): original_data and metrics_data. */
 export function telemetryRoutes({ meta, telemetry, config }: Deps) {
   const r = new Router()
-  const repo = new IngestModelRepo(meta.db)
+  const repo = meta.ingest
 
   /** The tenant's device by deviceID with its points; an unknown or foreign deviceID is 400 naming it. */
   async function deviceOf(c: Context<AppEnv>, deviceID: string) {

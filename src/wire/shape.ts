@@ -55,7 +55,7 @@ function parseJson(v: unknown): unknown {
 }
 
 /** One serializer per form (list, detail, write ...): the form's zod object gives the fields and their order. */
-export type Serializer<F extends string> = Record<F, (row: Row, ctx: WireCtx) => Row>
+export type Serializer<F extends string> = Record<F, (row: object, ctx: WireCtx) => Row>
 
 /**
  * Builds the serializers of one resource. Each form is a zod object whose keys are the wire fields, in order;
@@ -68,7 +68,8 @@ export function createSerializer<F extends string>(
   const out = {} as Serializer<F>
   for (const form of Object.keys(forms) as F[]) {
     const ops = compile(Object.keys(forms[form].shape), spec)
-    out[form] = (row, ctx) => {
+    out[form] = (record, ctx) => {
+      const row = record as Row
       const o: Row = {}
       for (const [key, op] of ops) o[key] = op(row, ctx)
       return o

@@ -114,3 +114,37 @@ export async function influxForTests(): Promise<InfluxForTests | undefined> {
 
 /** The line an influx test file prints when it registers no tests. */
 export const INFLUX_MISSING = 'InfluxDB not available: build it with scripts/influxd.sh build'
+
+/**
+ * Runs a service-level suite on a real InfluxDB: `cases(name, env, cleanup)` gets the INFLUX_* settings of a fresh
+ * bucket. Without an InfluxDB it registers nothing (and says so), except under CI, where that is a failing test.
+ */
+export async function onInflux(
+  cases: (
+    name: string,
+    env: () => Promise<Record<string, string>>,
+    cleanup: () => Promise<void>,
+  ) => void,
+): Promise<void> {
+  const influx = await influxForTests()
+  if (influx) {
+    const env = {
+      INFLUX_URL: influx.url,
+      INFLUX_TOKEN: influx.token,
+      INFLUX_ORG: influx.org,
+      INFLUX_BUCKET: influx.bucket,
+    }
+    cases(
+      'InfluxDB store',
+      async () => env,
+      () => influx.stop(),
+    )
+  } else if (process.env.CI) {
+    const { test } = await import('uvu')
+    const assert = await import('uvu/assert')
+    test('InfluxDB in CI :: available (.ci/run builds it with scripts/influxd.sh build)', () => {
+      assert.unreachable(`${INFLUX_MISSING} (CI is set, so the InfluxDB half must run)`)
+    })
+    test.run()
+  } else console.log(INFLUX_MISSING)
+}

@@ -10,19 +10,21 @@ import {
 } from '../rules/devices.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
-import type { CurrentDevice, DevicesRepo, ProductRef } from '../../store/libsql/devices.ts'
-import type { CurrentGateway } from '../../store/libsql/gateways.ts'
 import type {
   CredentialFields,
+  CurrentDevice,
+  CurrentGateway,
   DeviceFields,
+  DeviceRepository,
   GatewayFields,
-} from '../../store/libsql/device-columns.ts'
+  ProductRef,
+} from '../../store/types.ts'
 
 const fail = (code: 'DATA_NOT_FOUND' | 'FORM_INVALID', errors: FieldErrors) => {
   if (Object.keys(errors).length) throw new ApiError(code, errors)
 }
 
-/** The credentials a write lacks, generated (36 characters each, spec: Limits). */
+/** The credentials a write lacks, generated (36 characters each). */
 function withCredentials<T extends CredentialFields>(d: Draft<T>): T {
   return {
     ...d,
@@ -34,7 +36,7 @@ function withCredentials<T extends CredentialFields>(d: Draft<T>): T {
 
 /** The tenant's product named by productID (the body's, else the stored one's); 404 errors.productID. */
 async function productOf(
-  repo: DevicesRepo,
+  repo: DeviceRepository,
   tenant: string,
   productID: string | undefined,
 ): Promise<ProductRef> {
@@ -50,7 +52,7 @@ async function productOf(
  * then the omitted credentials are generated.
  */
 export async function prepareDevice(
-  repo: DevicesRepo,
+  repo: DeviceRepository,
   tenant: string,
   body: DeviceUpdate,
   current?: CurrentDevice,
@@ -76,7 +78,7 @@ export async function prepareDevice(
 
 /** A gateway create or edit body → the fields to store (404 errors.productID, 422 on a changed credential). */
 export async function prepareGateway(
-  repo: DevicesRepo,
+  repo: DeviceRepository,
   tenant: string,
   body: GatewayUpdate,
   current?: CurrentGateway,

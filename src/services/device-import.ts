@@ -1,11 +1,8 @@
-import { ApiError } from '../errors.ts'
-import { issuesToErrors } from '../http/router.ts'
+import { ApiError, issuesToErrors } from '../errors.ts'
 import { DeviceCreate } from '../schemas/devices.ts'
 import { DEVICE_CSV_JSON, DEVICE_CSV_NUMBERS } from '../schemas/device-transfer.ts'
 import type { ReportProgress } from '../tasks.ts'
-import type { DevicesRepo } from '../../store/libsql/devices.ts'
 import { Conflict, NotFound } from '../../store/errors.ts'
-import { prepareDevice } from './device-input.ts'
 
 export interface ImportError {
   row: number
@@ -35,14 +32,12 @@ function parseJsonCell(text: string): unknown {
 }
 
 /**
- * Creates one device per CSV record, each validated exactly as POST /api/v1/devices validates (schema, spec
+ * Creates one device per CSV record, each validated exactly as POST /api/v1/devices validates (schema, field
  * rules, references, uniqueness). A failing row creates nothing and adds one error per failing field; row numbers
  * count the header as row 1.
  */
 export async function importDevices(
-  repo: DevicesRepo,
-  tenant: string,
-  userIntID: number | null,
+  create: (body: DeviceCreate) => Promise<unknown>,
   records: Array<Record<string, string>>,
   report: ReportProgress,
 ) {
@@ -50,7 +45,7 @@ export async function importDevices(
   let success = 0
   for (const [i, rec] of records.entries()) {
     const row = i + 2
-    const rowErrors = await importOne(repo, tenant, userIntID, rec)
+    const rowErrors = await importOne(create, rec)
     if (rowErrors.length) errors.push(...rowErrors.map((e) => ({ row, ...e })))
     else success++
     if (i % 50 === 49 || i === records.length - 1)
@@ -60,15 +55,13 @@ export async function importDevices(
 }
 
 async function importOne(
-  repo: DevicesRepo,
-  tenant: string,
-  userIntID: number | null,
+  create: (body: DeviceCreate) => Promise<unknown>,
   rec: Record<string, string>,
 ) {
   const parsed = DeviceCreate.safeParse(csvRecordToBody(rec))
   if (!parsed.success) return fieldErrors(issuesToErrors(parsed.error.issues))
   try {
-    await repo.create(tenant, userIntID, await prepareDevice(repo, tenant, parsed.data))
+    await create(parsed.data)
     return []
   } catch (e) {
     if (e instanceof ApiError) return fieldErrors(e.errors)

@@ -1,0 +1,18 @@
+import type { GroupCreate, GroupUpdate } from '../schemas/groups.ts'
+import type { Actor, ServiceDeps } from './types.ts'
+
+/** Groups of devices of one product, and their members. */
+export function groupService({ meta }: ServiceDeps) {
+  return {
+    create: (a: Actor, body: GroupCreate) => meta.groups.create(a.tenant, a.userIntID, body),
+    /** productID can change only while the group has no devices (422 errors.productID). */
+    update: (a: Actor, id: number, body: GroupUpdate) => meta.groups.update(a.tenant, id, body),
+    /** Refused (Referenced) while a group has devices. */
+    remove: (a: Actor, ids: number[]) => meta.groups.delete(a.tenant, ids),
+    /** Adds devices of the group's product; answers how many were new members. */
+    addMembers: (a: Actor, groupIntID: number, ids: number[]) =>
+      meta.groups.members.add(a.tenant, groupIntID, ids),
+    removeMembers: (a: Actor, groupIntID: number, ids: number[]) =>
+      meta.groups.members.remove(a.tenant, groupIntID, ids),
+  }
+}

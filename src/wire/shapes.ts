@@ -1,0 +1,72 @@
+import * as accountsSchemas from '../schemas/accounts.ts'
+import * as accountsWire from './accounts.ts'
+import * as alertsSchemas from '../schemas/alerts.ts'
+import * as alertsWire from './alerts.ts'
+import * as appTemplatesSchemas from '../schemas/app-templates.ts'
+import * as appTemplatesWire from './app-templates.ts'
+import * as certsSchemas from '../schemas/certs.ts'
+import * as certsWire from './certs.ts'
+import * as dataPointsSchemas from '../schemas/data-points.ts'
+import * as dataPointsWire from './data-points.ts'
+import * as dataStreamsSchemas from '../schemas/data-streams.ts'
+import * as dataStreamsWire from './data-streams.ts'
+import * as deviceTransferSchemas from '../schemas/device-transfer.ts'
+import * as devicesSchemas from '../schemas/devices.ts'
+import * as devicesWire from './devices.ts'
+import * as emqxSchemas from '../schemas/emqx.ts'
+import * as gatewaysSchemas from '../schemas/gateways.ts'
+import * as gatewaysWire from './gateways.ts'
+import * as groupsSchemas from '../schemas/groups.ts'
+import * as groupsWire from './groups.ts'
+import * as ingestSchemas from '../schemas/ingest.ts'
+import * as logsSchemas from '../schemas/logs.ts'
+import * as logsWire from './logs.ts'
+import * as metricsSchemas from '../schemas/metrics.ts'
+import * as metricsWire from './metrics.ts'
+import * as policiesSchemas from '../schemas/policies.ts'
+import * as policiesWire from './policies.ts'
+import * as productResourcesSchemas from '../schemas/product-resources.ts'
+import * as productResourcesWire from './product-resources.ts'
+import * as productsSchemas from '../schemas/products.ts'
+import * as productsWire from './products.ts'
+import * as subscriptionsSchemas from '../schemas/subscriptions.ts'
+import * as subscriptionsWire from './subscriptions.ts'
+import * as tasksSchemas from '../schemas/tasks.ts'
+import * as tasksWire from './tasks.ts'
+import * as telemetrySchemas from '../schemas/telemetry.ts'
+
+/**
+ * The wire shapes of the API, chosen in this one place: for each resource its request schemas (create, edit,
+ * list filters), its response schemas and its serializers. Route modules receive them as a parameter and never
+ * import schemas or serializers themselves, so that another shape of the same API can be served by the same
+ * routes and services.
+ */
+export const shapesA = {
+  accounts: { ...accountsSchemas, ...accountsWire },
+  alerts: { ...alertsSchemas, ...alertsWire },
+  appTemplates: { ...appTemplatesSchemas, ...appTemplatesWire },
+  certs: { ...certsSchemas, ...certsWire },
+  dataPoints: { ...dataPointsSchemas, ...dataPointsWire },
+  dataStreams: { ...dataStreamsSchemas, ...dataStreamsWire },
+  deviceTransfer: { ...deviceTransferSchemas },
+  devices: { ...devicesSchemas, ...devicesWire },
+  emqx: { ...emqxSchemas },
+  gateways: { ...gatewaysSchemas, ...gatewaysWire },
+  groups: { ...groupsSchemas, ...groupsWire },
+  ingest: { ...ingestSchemas },
+  logs: { ...logsSchemas, ...logsWire },
+  metrics: { ...metricsSchemas, ...metricsWire },
+  policies: { ...policiesSchemas, ...policiesWire },
+  productResources: { ...productResourcesSchemas, ...productResourcesWire },
+  products: { ...productsSchemas, ...productsWire },
+  subscriptions: { ...subscriptionsSchemas, ...subscriptionsWire },
+  tasks: { ...tasksSchemas, ...tasksWire },
+  telemetry: { ...telemetrySchemas },
+}
+
+export type WireShapes = typeof shapesA
+
+/** The shapes the service serves. */
+export function wireShapes(): WireShapes {
+  return shapesA
+}
