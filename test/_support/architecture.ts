@@ -1,0 +1,209 @@
+/**
+ * The dependency rules (which folder may import which, and each driver only in its home folder) as a pure
+ * checker over a list of imports, and the reader that lists the imports of the tree. test/architecture.test.ts
+ * runs both.
+ *
+ * Imports are read with TypeScript's own pre-processor (`ts.preProcessFile`): `import ... from`, `import '...'`,
+ * `export ... from` and `import('...')` with a literal, never text inside comments, strings or templates.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, posix, relative, sep } from 'node:path'
+import ts from 'typescript'
+
+/** The folders whose files are checked (test/ and bench/ are not). */
+export const CHECKED = ['src', 'ingest', 'query', 'store'] as const
+
+/** One import of one file. */
+export interface ImportRef {
+  /** The importing file, relative to the repository root, `/` separators. */
+  file: string
+  /** The specifier as written. */
+  specifier: string
+  /** A relative specifier resolved to a repository path (`store/libsql/db.ts`); undefined for packages. */
+  path?: string
+  /** The package a bare specifier names: `hono` for `hono/body-limit`, `@hono/node-server`, `node:fs`. */
+  pkg?: string
+}
+
+export type Rule =
+  | 'http layer imports a store adapter'
+  | 'ingest or query imports a store adapter'
+  | 'routes import ingest internals'
+  | 'lower folder imports src outside src/kernel'
+  | 'driver imported outside its home'
+  | 'folders import each other in a circle'
+
+export const RULES: readonly Rule[] = [
+  'http layer imports a store adapter',
+  'ingest or query imports a store adapter',
+  'routes import ingest internals',
+  'lower folder imports src outside src/kernel',
+  'driver imported outside its home',
+  'folders import each other in a circle',
+]
+
+/** One import breaking one rule. */
+export interface Violation {
+  rule: Rule
+  file: string
+  specifier: string
+  /** What is wrong, e.g. the package's home or the circle. */
+  why: string
+}
+
+const under = (path: string | undefined, ...dirs: string[]) =>
+  path !== undefined && dirs.some((d) => path.startsWith(`${d}/`))
+
+const ADAPTERS = ['store/libsql', 'store/influx']
+
+/** Each driver package and the only folder that may import it (hono, which has folders it may not enter, apart). */
+const HOMES: ReadonlyArray<{ match: (pkg: string) => boolean; home: string }> = [
+  { match: (p) => p === '@libsql/client', home: 'store/libsql' },
+  { match: (p) => p === '@influxdata/influxdb-client', home: 'store/influx' },
+  {
+    match: (p) => p === 'mqtt' || p === 'aedes' || p.startsWith('aedes-') || p === 'ws',
+    home: 'ingest',
+  },
+]
+const isHono = (pkg: string) => pkg === 'hono' || pkg.startsWith('@hono/')
+
+/** The rules one import breaks, apart from circles (they need the whole graph). */
+function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
+  const { file, path, pkg } = i
+  const out: Array<{ rule: Rule; why: string }> = []
+  if (under(file, 'src/routes', 'src/http') && under(path, ...ADAPTERS))
+    out.push({ rule: 'http layer imports a store adapter', why: `${path}: use the store ports` })
+  if (under(file, 'ingest', 'query') && under(path, ...ADAPTERS))
+    out.push({
+      rule: 'ingest or query imports a store adapter',
+      why: `${path}: use the store ports`,
+    })
+  if (under(file, 'src/routes') && under(path, 'ingest') && path !== 'ingest/types.ts')
+    out.push({ rule: 'routes import ingest internals', why: `${path}: only ingest/types.ts` })
+  if (under(file, 'ingest', 'query', 'store') && under(path, 'src') && !under(path, 'src/kernel'))
+    out.push({ rule: 'lower folder imports src outside src/kernel', why: `${path}` })
+  if (pkg === undefined) return out
+  const driver = HOMES.find((h) => h.match(pkg))
+  if (driver && !under(file, driver.home))
+    out.push({ rule: 'driver imported outside its home', why: `${pkg}: only in ${driver.home}/` })
+  if (isHono(pkg) && under(file, 'ingest', 'query', 'store'))
+    out.push({
+      rule: 'driver imported outside its home',
+      why: `${pkg}: not in ingest, query, store`,
+    })
+  return out
+}
+
+/** The node of the folder graph a repository path belongs to (src/kernel is its own), if a checked one. */
+export function folderOf(path: string): string | undefined {
+  if (under(path, 'src/kernel')) return 'src/kernel'
+  return CHECKED.find((d) => under(path, d))
+}
+
+/** Every elementary circle of a small directed graph, each once, starting at its least node. */
+export function circles(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const nodes = [
+    ...new Set([...edges.keys(), ...[...edges.values()].flatMap((s) => [...s])]),
+  ].sort()
+  const out: string[][] = []
+  const walk = (start: string, path: string[]) => {
+    for (const next of edges.get(path[path.length - 1]!) ?? []) {
+      if (next === start) out.push([...path])
+      else if (next > start && !path.includes(next)) walk(start, [...path, next])
+    }
+  }
+  for (const n of nodes) walk(n, [n])
+  return out
+}
+
+/** The folder circles and every import forming one of their edges. */
+function circleViolations(imports: readonly ImportRef[]): Violation[] {
+  const byEdge = new Map<string, ImportRef[]>()
+  const edges = new Map<string, Set<string>>()
+  for (const i of imports) {
+    const [a, b] = [folderOf(i.file), i.path === undefined ? undefined : folderOf(i.path)]
+    if (!a || !b || a === b) continue
+    if (!edges.has(a)) edges.set(a, new Set())
+    edges.get(a)!.add(b)
+    const key = `${a} → ${b}`
+    byEdge.set(key, [...(byEdge.get(key) ?? []), i])
+  }
+  return circles(edges).flatMap((c) => {
+    const circle = [...c, c[0]!].join(' → ')
+    return c.flatMap((a, k) =>
+      (byEdge.get(`${a} → ${c[(k + 1) % c.length]!}`) ?? []).map((i) => ({
+        rule: 'folders import each other in a circle' as const,
+        file: i.file,
+        specifier: i.specifier,
+        why: circle,
+      })),
+    )
+  })
+}
+
+/** Every import breaking a rule, in file order, then the circles. */
+export function checkImports(imports: readonly ImportRef[]): Violation[] {
+  const direct = imports.flatMap((i) =>
+    fileRules(i).map((v) => ({ ...v, file: i.file, specifier: i.specifier })),
+  )
+  return [...direct, ...circleViolations(imports)]
+}
+
+/** `file: specifier (why)` lines of some violations, for a failure message. */
+export function listViolations(violations: readonly Violation[]): string {
+  return violations.map((v) => `  ${v.file}: '${v.specifier}' (${v.why})`).join('\n')
+}
+
+/** The package of a bare specifier: `@scope/name` or the first segment. */
+export function packageOf(specifier: string): string {
+  const parts = specifier.split('/')
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!
+}
+
+/** A relative specifier of `file` as a repository path, matched to an existing file when `exists` finds one. */
+export function resolveRelative(
+  file: string,
+  specifier: string,
+  exists: (path: string) => boolean = () => false,
+): string {
+  const base = posix.normalize(posix.join(posix.dirname(file), specifier))
+  const candidates = [
+    base,
+    base.replace(/\.js$/, '.ts'),
+    `${base}.ts`,
+    posix.join(base, 'index.ts'),
+  ]
+  return candidates.find(exists) ?? base
+}
+
+/** The imports of one file's source text. */
+export function importsOf(
+  file: string,
+  source: string,
+  exists?: (path: string) => boolean,
+): ImportRef[] {
+  return ts
+    .preProcessFile(source, true, true)
+    .importedFiles.map(({ fileName: specifier }) =>
+      specifier.startsWith('.')
+        ? { file, specifier, path: resolveRelative(file, specifier, exists) }
+        : { file, specifier, pkg: packageOf(specifier) },
+    )
+}
+
+/** Every .ts file under the checked folders of `root` and their imports. */
+export function readTree(root: string): { files: string[]; imports: ImportRef[] } {
+  const files: string[] = []
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = join(dir, name)
+      if (name === 'node_modules' || name.startsWith('.')) continue
+      if (statSync(full).isDirectory()) walk(full)
+      else if (name.endsWith('.ts')) files.push(relative(root, full).split(sep).join('/'))
+    }
+  }
+  for (const d of CHECKED) if (existsSync(join(root, d))) walk(join(root, d))
+  const exists = (p: string) => existsSync(join(root, p)) && statSync(join(root, p)).isFile()
+  const imports = files.flatMap((f) => importsOf(f, readFileSync(join(root, f), 'utf8'), exists))
+  return { files, imports }
+}

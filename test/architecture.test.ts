@@ -1,0 +1,288 @@
+/**
+ * The dependency rules (which folder may import which) over every .ts file of src/, ingest/, query/ and store/:
+ * one case per rule on the real tree, listing each offending file and import, and one case per rule feeding the
+ * checker (test/_support/architecture.ts) a small import list that breaks it, so each rule is shown to fail.
+ */
+import { join } from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import {
+  RULES,
+  checkImports,
+  circles,
+  importsOf,
+  listViolations,
+  readTree,
+  type ImportRef,
+  type Rule,
+  type Violation,
+} from './_support/architecture.ts'
+
+const arch = suite('architecture')
+
+const root = join(import.meta.dirname, '..')
+const tree = readTree(root)
+const found = checkImports(tree.imports)
+
+/** The imports of a made-up tree: [file, specifier] pairs, read as `import x from '<specifier>'`. */
+const synthetic = (pairs: Array<[string, string]>): ImportRef[] =>
+  pairs.flatMap(([file, specifier]) => importsOf(file, `import x from '${specifier}'\n`))
+
+const only = (rule: Rule, vs: readonly Violation[]) => vs.filter((v) => v.rule === rule)
+
+/** Asserts the tree breaks `rule` nowhere, else lists every offending import. */
+function clean(rule: Rule) {
+  const vs = only(rule, found)
+  assert.ok(vs.length === 0, `${vs.length} import(s) break "${rule}":\n${listViolations(vs)}`)
+}
+
+arch(
+  'reading the tree :: every .ts file of src, ingest, query, store with resolved imports',
+  () => {
+    assert.ok(tree.files.length > 100, `${tree.files.length} files`)
+    assert.ok(tree.files.includes('store/telemetry.ts') && tree.files.includes('src/main.ts'))
+    assert.not.ok(tree.files.some((f) => f.startsWith('test/') || f.startsWith('bench/')))
+    const kernel = tree.imports.find(
+      (i) => i.file === 'store/index.ts' && i.path === 'src/kernel/config.ts',
+    )
+    assert.ok(kernel, 'store/index.ts → src/kernel/config.ts resolved')
+    assert.ok(
+      tree.imports.some((i) => i.file.startsWith('store/libsql/') && i.pkg === '@libsql/client'),
+    )
+    assert.equal(
+      found.filter((v) => !RULES.includes(v.rule)),
+      [],
+    )
+  },
+)
+
+arch(
+  'importsOf :: from, export from, side effect, type and dynamic imports; none in comments or strings',
+  () => {
+    const source = [
+      "import a from './a.ts'",
+      "import type { B } from '../store/b.ts'",
+      'import {',
+      '  c,',
+      "} from 'hono/body-limit'",
+      "import './side.ts'",
+      "export * from './e.ts'",
+      "export type { F } from '@hono/node-server'",
+      "// import g from 'mqtt'",
+      "/* import h from 'ws' */",
+      'const s = "import i from \'aedes\'"',
+      "const m = await import('./dyn.ts')",
+      "const t = `import('aedes-x')`",
+      'math.import({ a: 1 })',
+    ].join('\n')
+    assert.equal(importsOf('ingest/x/y.ts', source), [
+      { file: 'ingest/x/y.ts', specifier: './a.ts', path: 'ingest/x/a.ts' },
+      { file: 'ingest/x/y.ts', specifier: '../store/b.ts', path: 'ingest/store/b.ts' },
+      { file: 'ingest/x/y.ts', specifier: 'hono/body-limit', pkg: 'hono' },
+      { file: 'ingest/x/y.ts', specifier: './side.ts', path: 'ingest/x/side.ts' },
+      { file: 'ingest/x/y.ts', specifier: './e.ts', path: 'ingest/x/e.ts' },
+      { file: 'ingest/x/y.ts', specifier: '@hono/node-server', pkg: '@hono/node-server' },
+      { file: 'ingest/x/y.ts', specifier: './dyn.ts', path: 'ingest/x/dyn.ts' },
+    ])
+  },
+)
+
+arch('allowed imports :: nothing reported', () => {
+  const ok = synthetic([
+    ['src/routes/devices.ts', '../services/devices.ts'],
+    ['src/routes/emqx.ts', '../../ingest/types.ts'],
+    ['src/routes/devices.ts', 'hono'],
+    ['src/main.ts', '../store/libsql/meta.ts'],
+    ['src/main.ts', '../ingest/broker.ts'],
+    ['ingest/writer.ts', '../store/telemetry.ts'],
+    ['ingest/writer.ts', '../src/kernel/events.ts'],
+    ['ingest/broker.ts', 'aedes'],
+    ['ingest/broker.ts', 'aedes-persistence'],
+    ['ingest/ws.ts', 'ws'],
+    ['query/original.ts', '../store/types.ts'],
+    ['store/index.ts', '../src/kernel/config.ts'],
+    ['store/index.ts', './libsql/meta.ts'],
+    ['store/libsql/db.ts', '@libsql/client'],
+    ['store/influx/flux.ts', '@influxdata/influxdb-client'],
+    ['src/kernel/config.ts', 'zod'],
+  ])
+  assert.equal(checkImports(ok), [])
+})
+
+// ---- each rule on a made-up tree: the checker reports it ---------------------------------------------------
+
+arch('a route or http module importing a store adapter :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/routes/devices.ts', '../../store/libsql/devices.ts'],
+      ['src/http/auth.ts', '../../store/influx/telemetry.ts'],
+      ['src/routes/devices.ts', '../../store/types.ts'],
+    ]),
+  )
+  assert.equal(vs, [
+    {
+      rule: 'http layer imports a store adapter',
+      file: 'src/routes/devices.ts',
+      specifier: '../../store/libsql/devices.ts',
+      why: 'store/libsql/devices.ts: use the store ports',
+    },
+    {
+      rule: 'http layer imports a store adapter',
+      file: 'src/http/auth.ts',
+      specifier: '../../store/influx/telemetry.ts',
+      why: 'store/influx/telemetry.ts: use the store ports',
+    },
+  ])
+})
+
+arch('ingest or query importing a store adapter :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['ingest/auth.ts', '../store/libsql/devices.ts'],
+      ['query/flux.ts', '../store/influx/flux.ts'],
+    ]),
+  )
+  assert.equal(
+    vs.map((v) => [v.rule, v.file, v.specifier]),
+    [
+      ['ingest or query imports a store adapter', 'ingest/auth.ts', '../store/libsql/devices.ts'],
+      ['ingest or query imports a store adapter', 'query/flux.ts', '../store/influx/flux.ts'],
+    ],
+  )
+})
+
+arch('a route importing ingest internals :: reported, ingest/types.ts allowed', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/routes/emqx.ts', '../../ingest/auth.ts'],
+      ['src/routes/emqx.ts', '../../ingest/types.ts'],
+    ]),
+  )
+  assert.equal(vs, [
+    {
+      rule: 'routes import ingest internals',
+      file: 'src/routes/emqx.ts',
+      specifier: '../../ingest/auth.ts',
+      why: 'ingest/auth.ts: only ingest/types.ts',
+    },
+  ])
+})
+
+arch('ingest, query or store importing src outside src/kernel :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['ingest/writer.ts', '../src/errors.ts'],
+      ['query/metrics.ts', '../src/schemas/metrics.ts'],
+      ['store/libsql/devices.ts', '../../src/enums.ts'],
+      ['store/index.ts', '../src/kernel/config.ts'],
+    ]),
+  )
+  assert.equal(
+    only('lower folder imports src outside src/kernel', vs).map((v) => [v.file, v.why]),
+    [
+      ['ingest/writer.ts', 'src/errors.ts'],
+      ['query/metrics.ts', 'src/schemas/metrics.ts'],
+      ['store/libsql/devices.ts', 'src/enums.ts'],
+    ],
+  )
+})
+
+arch('a driver imported outside its home, hono below src :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/routes/telemetry.ts', '@libsql/client'],
+      ['store/influx/telemetry.ts', '@libsql/client'],
+      ['query/flux.ts', '@influxdata/influxdb-client'],
+      ['src/main.ts', 'mqtt'],
+      ['store/libsql/db.ts', 'aedes'],
+      ['src/routes/emqx.ts', 'aedes-persistence'],
+      ['src/http/stream.ts', 'ws'],
+      ['ingest/http.ts', 'hono'],
+      ['query/http.ts', 'hono/body-limit'],
+      ['store/server.ts', '@hono/node-server'],
+    ]),
+  )
+  assert.equal(
+    vs.map((v) => `${v.rule}: ${v.file} ${v.why}`),
+    [
+      'driver imported outside its home: src/routes/telemetry.ts @libsql/client: only in store/libsql/',
+      'driver imported outside its home: store/influx/telemetry.ts @libsql/client: only in store/libsql/',
+      'driver imported outside its home: query/flux.ts @influxdata/influxdb-client: only in store/influx/',
+      'driver imported outside its home: src/main.ts mqtt: only in ingest/',
+      'driver imported outside its home: store/libsql/db.ts aedes: only in ingest/',
+      'driver imported outside its home: src/routes/emqx.ts aedes-persistence: only in ingest/',
+      'driver imported outside its home: src/http/stream.ts ws: only in ingest/',
+      'driver imported outside its home: ingest/http.ts hono: not in ingest, query, store',
+      'driver imported outside its home: query/http.ts hono: not in ingest, query, store',
+      'driver imported outside its home: store/server.ts @hono/node-server: not in ingest, query, store',
+    ],
+  )
+})
+
+arch('folders importing each other in a circle :: each import of the circle reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/main.ts', '../ingest/broker.ts'],
+      ['ingest/broker.ts', '../store/telemetry.ts'],
+      ['ingest/broker.ts', '../src/kernel/events.ts'],
+      ['store/telemetry.ts', '../query/windows.ts'],
+      ['query/windows.ts', '../ingest/types.ts'],
+      ['src/kernel/events.ts', '../../store/types.ts'],
+    ]),
+  )
+  assert.equal(
+    only('folders import each other in a circle', vs).map(
+      (v) => `${v.file} '${v.specifier}': ${v.why}`,
+    ),
+    [
+      "ingest/broker.ts '../store/telemetry.ts': ingest → store → query → ingest",
+      "store/telemetry.ts '../query/windows.ts': ingest → store → query → ingest",
+      "query/windows.ts '../ingest/types.ts': ingest → store → query → ingest",
+      "ingest/broker.ts '../src/kernel/events.ts': ingest → src/kernel → store → query → ingest",
+      "src/kernel/events.ts '../../store/types.ts': ingest → src/kernel → store → query → ingest",
+      "store/telemetry.ts '../query/windows.ts': ingest → src/kernel → store → query → ingest",
+      "query/windows.ts '../ingest/types.ts': ingest → src/kernel → store → query → ingest",
+    ],
+  )
+  assert.equal(
+    circles(
+      new Map([
+        ['a', new Set(['b'])],
+        ['b', new Set(['a', 'c'])],
+        ['c', new Set<string>()],
+      ]),
+    ),
+    [['a', 'b']],
+  )
+  assert.equal(circles(new Map([['a', new Set(['b'])]])), [])
+})
+
+// ---- the real tree ------------------------------------------------------------------------------------------
+
+arch(
+  'src/routes and src/http of the tree :: import nothing under store/libsql or store/influx',
+  () => clean('http layer imports a store adapter'),
+)
+
+arch('ingest and query of the tree :: import nothing under store/libsql or store/influx', () =>
+  clean('ingest or query imports a store adapter'),
+)
+
+arch('src/routes of the tree :: imports nothing of ingest but ingest/types.ts', () =>
+  clean('routes import ingest internals'),
+)
+
+arch('ingest, query and store of the tree :: import nothing of src but src/kernel', () =>
+  clean('lower folder imports src outside src/kernel'),
+)
+
+arch(
+  'drivers in the tree :: each imported only in its home, hono nowhere in ingest, query, store',
+  () => clean('driver imported outside its home'),
+)
+
+arch('folder graph of the tree (src, src/kernel, ingest, query, store) :: no circle', () =>
+  clean('folders import each other in a circle'),
+)
+
+arch.run()
