@@ -1,5 +1,5 @@
 /**
- * API benchmark (issue 2): list and detail of devices with 10,000 devices stored, requests/s and p99 at 10 and
+ * API benchmark: list and detail of devices with 10,000 devices stored, requests/s and p99 at 10 and
  * 100 concurrent connections, against a bare hono route answering the same JSON in the same run (the ceiling).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { loadConfig } from '../src/kernel/config.ts'
 import { startService } from '../src/service.ts'
 import { randomId } from '../src/kernel/secrets.ts'
+import { openSql } from '../test/_support/service.ts'
 import { load, table } from './_support/runner.ts'
 
 const DEVICES = 10_000
@@ -42,7 +43,7 @@ const product = await json('/api/v1/products', {
 })
 
 // 10,000 devices in multi-row inserts
-const db = svc.deps.meta.db
+const db = await openSql(svc)
 for (let start = 0; start < DEVICES; start += 500) {
   const rows = Array.from({ length: Math.min(500, DEVICES - start) }, (_, i) => start + i)
   await db.run(
@@ -119,6 +120,7 @@ console.log(
   ),
 )
 bareServer.close()
+db.close()
 await svc.close()
 rmSync(dir, { recursive: true, force: true })
 process.exit(0)

@@ -1,5 +1,5 @@
 /**
- * InfluxDB telemetry store benchmark (issue 4): write throughput with 5,000-point batches (one call at a time and
+ * InfluxDB telemetry store benchmark: write throughput with 5,000-point batches (one call at a time and
  * 4 in parallel) against a raw gzip POST of the same line protocol to /api/v2/write (the ceiling), and readRaw
  * of 86,400 points (one data point, one day at 1 s). Uses INFLUX_URL when set, else starts its own influxd with
  * scripts/influxd.sh; skips with a message when neither is there.

@@ -1,5 +1,5 @@
 /**
- * Ingest benchmarks (issue 4), embedded store, load generators in their own processes on the same 2 cores:
+ * Ingest benchmarks, embedded store, load generators in their own processes on the same 2 cores:
  * 1. MQTT QoS 1, 1,000 devices, 10 data points per message: stored data points/s (a PUBACK means committed),
  *    against the broker alone passing the same messages with no processing (aedes, no auth, same settings).
  * 2. The same with 10x the messages in flight: peak RSS stays bounded.
@@ -16,6 +16,7 @@ import { startService } from '../src/service.ts'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../ingest/types.ts'
 import { mqttLoad, table } from './_support/runner.ts'
+import { openSql } from '../test/_support/service.ts'
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -90,9 +91,10 @@ const devices = Array.from({ length: DEVICES }, (_, i) => ({
   username: randomId(36),
   token: randomId(36),
 }))
+const sql = await openSql(svc)
 for (let s = 0; s < DEVICES; s += 500) {
   const rows = devices.slice(s, s + 500)
-  await svc.deps.meta.db.run(
+  await sql.run(
     `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
        device_type, up_link_system, create_at) VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, ?)").join(', ')}`,
     rows.flatMap((d) => [
@@ -106,6 +108,7 @@ for (let s = 0; s < DEVICES; s += 500) {
     ]),
   )
 }
+sql.close()
 const topicOf = (deviceID: string) =>
   `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
 

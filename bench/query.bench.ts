@@ -1,5 +1,5 @@
 /**
- * Telemetry query benchmark (issue 5), `npm run bench -- query`: one device, 10 data points, 7 days at 1 Hz
+ * Telemetry query benchmark, `npm run bench -- query`: one device, 10 data points, 7 days at 1 Hz
  * (6,048,000 values) stored, on the embedded store and (when one is built or INFLUX_URL is set) on InfluxDB.
  * The service runs in this process with its real HTTP server; requests go over loopback one at a time:
  * - original_data, one data point, one day (86,400 values), whole and with maxPoints=1000;
@@ -17,6 +17,7 @@ import { startService, type Service } from '../src/service.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
 import { INFLUX_MISSING, influxForTests } from '../test/_support/influx.ts'
 import { table } from './_support/runner.ts'
+import { openSql } from '../test/_support/service.ts'
 
 const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 20)
 const DAYS = 7
@@ -123,10 +124,11 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
         aggregateType: 3,
       })
     ).json()
+    const sql = await openSql(svc)
     const tenantID = String(
-      (await svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))!
-        .tenant_id,
+      (await sql.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))!.tenant_id,
     )
+    sql.close()
 
     // 7 days x 10 points at 1 Hz, written through the store in 100,000-value calls (4 in flight)
     const t0 = performance.now()

@@ -1,5 +1,5 @@
 /**
- * CSV and NDJSON exports of original_data (CONTRACT §6 `format=csv|ndjson`): rows of raw values as text chunks,
+ * CSV and NDJSON exports of original_data (`format=csv|ndjson`): rows of raw values as text chunks,
  * produced as the store streams slices, so an export of a month at 1 Hz never sits in memory.
  * CSV: RFC 4180 with a header row, columns dataPointIntID, dataPointID, time (wire time), timestamp (epoch ms), value.
  * NDJSON: one object per row with the same fields.

@@ -1,10 +1,10 @@
 import { all, create, type MathNode } from 'mathjs'
 
 /**
- * Formula metrics (CONTRACT §6): a mathjs expression over the product's dataPointIDs, and `value` for the metric's
+ * Formula metrics: a mathjs expression over the product's dataPointIDs, and `value` for the metric's
  * own data point. A dataPointID that is not a plain identifier (it contains `-`) is written `dp("the-id")`.
  *
- * Formulas go only through the ONE restricted mathjs instance below (STYLE: Data and I/O). Two layers keep them
+ * Formulas go only through the ONE restricted mathjs instance below. Two layers keep them
  * harmless: the instance's dangerous functions throw (the pattern of the mathjs "security" page), and every parsed
  * tree is walked against an allow-list of node kinds, operators, functions and symbols before it is compiled.
  */

@@ -1,5 +1,5 @@
 /**
- * metrics_data (CONTRACT §6): the values of a device's metrics over a range.
+ * metrics_data: the values of a device's metrics over a range.
  * - Formula metrics (metricType 1): the metric's mathjs formula (query/formula.ts, compiled once and cached) at
  *   every time where all its inputs have a value: inputs of different data points are aligned by equal times (a
  *   message carries its data points with one time). Results that are not finite numbers are left out.
@@ -26,7 +26,7 @@ import type { QueryRange } from './range.ts'
 /** The symbol of a formula for the metric's own data point (src/rules/metrics.ts OWN_POINT). */
 const OWN = 'value'
 
-/** CONTRACT §6: aggregateType 1 max, 2 min, 3 mean, 4 sum. */
+/** aggregateType 1 max, 2 min, 3 mean, 4 sum. */
 export const AGGREGATES: Record<number, AggregateFn> = { 1: 'max', 2: 'min', 3: 'mean', 4: 'sum' }
 
 /** What metrics_data needs of a metric. */

@@ -1,5 +1,5 @@
 /**
- * original_data (CONTRACT §6): raw values of a device's data points over a range, whole (bounded by
+ * original_data: raw values of a device's data points over a range, whole (bounded by
  * QUERY_MAX_POINTS), downsampled to `maxPoints` (read slice by slice, memory O(maxPoints)), or streamed.
  */
 import type { Series, SeriesRange, TelemetryStore } from '../store/telemetry.ts'

@@ -1,5 +1,5 @@
 /**
- * The time range of a telemetry query (CONTRACT §6): `time_unit` (hour, day (default), week, month) for "the
+ * The time range of a telemetry query: `time_unit` (hour, day (default), week, month) for "the
  * last unit up to now", or `startTime`/`endTime` (`YYYY-MM-DD HH:MM:SS` in TIMEZONE, or epoch seconds or
  * milliseconds). `endTime` is inclusive to the end of its second; only `startTime` runs to now; only `endTime`
  * covers the unit before it. Errors name the parameter (400 PARAMETER_INVALID).
@@ -13,7 +13,7 @@ type FieldErrors = Record<string, string>
 export const TIME_UNITS = ['hour', 'day', 'week', 'month'] as const
 export type TimeUnit = (typeof TIME_UNITS)[number]
 
-/** CONTRACT §6: the default aggregate window of each time_unit. */
+/** The default aggregate window of each time_unit. */
 export const DEFAULT_WINDOW: Record<TimeUnit, string> = {
   hour: '1m',
   day: '1h',

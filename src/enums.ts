@@ -1,6 +1,5 @@
 /**
- * Every enumeration of the spec with its zh and en labels (data copied from the contract's enumerations.json;
- * nothing reads ../shared at run time).
+ * Every enumeration of the API with its zh and en labels.
  */
 export const enumerations = {
   cloudProtocol: {

@@ -1,5 +1,5 @@
 /**
- * Certificates for devices that authenticate with a client certificate (authType 2, CONTRACT §5).
+ * Certificates for devices that authenticate with a client certificate (authType 2).
  * Each tenant has its own certificate authority; client certificates are signed by it.
  * Keys are ECDSA P-256 made with WebCrypto; certificates and keys travel as PEM text
  * (certificate: `CERTIFICATE`, key: PKCS#8 `PRIVATE KEY`).

@@ -53,7 +53,7 @@ export function randomId(length: number, alphabet = ALNUM): string {
   return out
 }
 
-/** A random 36-character credential (deviceID, deviceUsername, token when omitted: spec Limits). */
+/** A random 36-character credential (deviceID, deviceUsername, token when omitted). */
 export const randomCredential = () => randomId(36)
 
 export interface JwtClaims {

@@ -1,4 +1,4 @@
-/** Timestamps on the wire are `YYYY-MM-DD HH:MM:SS` in the configured IANA zone (spec: Conventions 2). */
+/** Timestamps on the wire are `YYYY-MM-DD HH:MM:SS` in the configured IANA zone. */
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 

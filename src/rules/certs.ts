@@ -6,9 +6,8 @@ export const IMMUTABLE_CERT_FIELDS = ['CN', 'cert', 'key', 'root'] as const
 const normalize = (v: unknown) => (typeof v === 'string' ? v.replace(/\s+/g, '') : v)
 
 /**
- * The immutable fields an edit tries to change. An edit may send back the record as read (CONTRACT §4),
+ * The immutable fields an edit tries to change. An edit may send back the record as read,
  * so a field equal to the stored value (PEM line breaks aside) is no change; absent or null is no change.
- * No spec line covers certificate edits (spec: Endpoints › Certificates, "Editing ... not shown").
  */
 export function certImmutableChanges(
   stored: Record<string, unknown>,

@@ -28,7 +28,7 @@ export const NUMERIC_ONLY = [
 
 const given = (v: unknown) => v !== undefined && v !== null && v !== ''
 
-/** spec: Resources › Data point, pointDataType: 21 to 25 are the Modbus products' types. */
+/** pointDataType 21 to 25 are the Modbus products' types. */
 export function pointTypeForProtocol(p: PointFields, cloudProtocol: number): FieldErrors {
   const allowed = cloudProtocol === MODBUS ? [...COMMON_TYPES, ...MODBUS_TYPES] : COMMON_TYPES
   return allowed.includes(p.pointDataType)
@@ -36,21 +36,21 @@ export function pointTypeForProtocol(p: PointFields, cloudProtocol: number): Fie
     : { pointDataType: `must be one of ${allowed.join(', ')} for this product's protocol` }
 }
 
-/** spec: Endpoints › Data points, constraint 1: faultValue is required when pointDataType is 4. */
+/** faultValue is required when pointDataType is 4. */
 export function faultValueRequired(p: PointFields): FieldErrors {
   return p.pointDataType === 4 && !given(p.faultValue)
     ? { faultValue: 'required when pointDataType is 4 (fault)' }
     : {}
 }
 
-/** spec: Endpoints › Data points, constraint 2: registerAddr is required for Modbus products. */
+/** registerAddr is required for Modbus products. */
 export function registerAddrRequired(p: PointFields, cloudProtocol: number): FieldErrors {
   return cloudProtocol === MODBUS && !given(p.registerAddr)
     ? { registerAddr: 'required for Modbus products' }
     : {}
 }
 
-/** spec: Endpoints › Data points, constraint 3: unit, limit and step fields apply to numeric type 1 only. */
+/** unit, limit and step fields apply to numeric type 1 only. */
 export function numericOnlyFields(p: PointFields): FieldErrors {
   if (p.pointDataType === 1) return {}
   const errors: FieldErrors = {}
@@ -59,7 +59,7 @@ export function numericOnlyFields(p: PointFields): FieldErrors {
   return errors
 }
 
-/** spec: Resources › Data point, upperLimit/lowerLimit: a range, so lowerLimit may not exceed upperLimit. */
+/** upperLimit/lowerLimit are a range, so lowerLimit may not exceed upperLimit. */
 export function limitsOrdered(p: PointFields): FieldErrors {
   return typeof p.lowerLimit === 'number' &&
     typeof p.upperLimit === 'number' &&

@@ -15,32 +15,32 @@ export interface PointKey {
   dataPointID: string
 }
 
-/** The symbol a formula uses for the metric's own data point (CONTRACT §6). */
+/** The symbol a formula uses for the metric's own data point. */
 export const OWN_POINT = 'value'
 
 const given = (s: string | null | undefined): s is string =>
   typeof s === 'string' && s.trim() !== ''
 
-/** CONTRACT §6: on create, metricType may be omitted: 1 when expressions is given, else 2. */
+/** On create, metricType may be omitted: 1 when expressions is given, else 2. */
 export function defaultMetricType(m: MetricFields): number {
   return m.metricType ?? (given(m.expressions) ? 1 : 2)
 }
 
-/** spec: Resources › Metric, metricType 1 "formula": a formula metric needs its expressions. */
+/** metricType 1 "formula": a formula metric needs its expressions. */
 export function expressionsRequired(m: MetricFields): FieldErrors {
   return m.metricType === 1 && !given(m.expressions)
     ? { expressions: 'required for a formula metric (metricType 1)' }
     : {}
 }
 
-/** spec: Resources › Metric, metricType 2 "aggregate" with aggregateType 1 to 4: an aggregate metric needs it. */
+/** metricType 2 "aggregate" with aggregateType 1 to 4: an aggregate metric needs it. */
 export function aggregateTypeRequired(m: MetricFields): FieldErrors {
   return m.metricType === 2 && (m.aggregateType === null || m.aggregateType === undefined)
     ? { aggregateType: 'required for an aggregate metric (metricType 2)' }
     : {}
 }
 
-/** CONTRACT §6: aggregateData 1 aggregates the formula's values, so there must be a formula. */
+/** aggregateData 1 aggregates the formula's values, so there must be a formula. */
 export function formulaForAggregateData(m: MetricFields): FieldErrors {
   return m.aggregateData === 1 && !given(m.expressions)
     ? { expressions: 'required when aggregateData is 1 (formula value)' }
@@ -48,7 +48,7 @@ export function formulaForAggregateData(m: MetricFields): FieldErrors {
 }
 
 /**
- * CONTRACT §6: expressions is a mathjs expression over the product's dataPointIDs and `value` (the metric's own
+ * expressions is a mathjs expression over the product's dataPointIDs and `value` (the metric's own
  * point). Returns the ids of the data points it reads, or the error naming what is wrong.
  */
 export function checkFormula(

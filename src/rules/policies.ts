@@ -1,6 +1,6 @@
 /**
  * Topic filters of policies and device subscriptions. A device's topics are relative to its mountpoint
- * `/{protocol}/{tenantID}/{productID}/{deviceID}/` (CONTRACT §5), so a filter here is the part after it.
+ * `/{protocol}/{tenantID}/{productID}/{deviceID}/`, so a filter here is the part after it.
  */
 
 /** Longest topic filter a policy or a subscription may hold. */
@@ -9,7 +9,7 @@ export const TOPIC_MAX = 200
 /**
  * Why `topic` is not a valid MQTT topic filter relative to a device's mountpoint, or null when it is.
  * Wildcards follow MQTT 3.1.1 §4.7.1: `#` only as the whole last level, `+` only as a whole level.
- * spec: Policies › topic; Subscription › topic; CONTRACT §5 (topics a device uses are relative).
+ * Policy and subscription topics are relative, as are the topics a device uses.
  */
 export function topicFilterProblem(topic: string): string | null {
   if (topic.length === 0) return 'must not be empty'

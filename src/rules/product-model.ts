@@ -1,12 +1,12 @@
 import { formInvalid, type FieldErrors } from '../errors.ts'
 
-/** Throws one 422 FORM_INVALID naming every failing field, when there is any (CONTRACT §3). */
+/** Throws one 422 FORM_INVALID naming every failing field, when there is any. */
 export function assertValid(errors: FieldErrors) {
   if (Object.keys(errors).length) throw formInvalid(errors)
 }
 
 /**
- * Decision (the spec is silent): a model record's product is fixed once created, since its links (points, streams)
+ * Decision: a model record's product is fixed once created, since its links (points, streams)
  * are all of that product. Sending the same product back in an edit is fine.
  */
 export function productUnchanged(field: string, sent: unknown, stored: unknown): FieldErrors {

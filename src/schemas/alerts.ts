@@ -3,7 +3,7 @@ import { Int, Label, NullableStr, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { timedListQuery } from './logs.ts'
 
-/** Current alert (spec: Alert). alertDetail is the object of the triggering values. */
+/** Current alert. alertDetail is the object of the triggering values. */
 export const CurrentAlert = z.object({
   id: Int,
   alertName: Str,

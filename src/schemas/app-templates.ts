@@ -14,7 +14,7 @@ import {
 import { relativeTopic } from './data-streams.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** One entry of defaultValues (spec: Resources › App template). */
+/** One entry of an app template's defaultValues. */
 export const DefaultValue = z.object({
   id: intID.nullish(),
   dataPointID: z.string({ error: 'must be a string' }).max(64).nullish(),
@@ -28,7 +28,7 @@ export const DefaultValue = z.object({
     .nullish(),
 })
 
-/** App template (spec: Resources › App template), with productName beside productID. */
+/** App template, with productName beside productID. */
 export const AppTemplate = z.object({
   id: Int,
   templateName: Str,
@@ -57,7 +57,7 @@ export const AppTemplate = z.object({
 })
 
 /**
- * The device console form (spec: App template): no itemID, itemName, itemOperations, objectID; adds `value`, the
+ * The device console form of an app template: no itemID, itemName, itemOperations, objectID; adds `value`, the
  * template data point's last value as text (null until the telemetry side provides it).
  */
 export const ConsoleTemplate = AppTemplate.omit({
@@ -75,7 +75,7 @@ const idText = z
   .transform(String)
   .nullish()
 
-/** Create body (the spec shows none); the product by its productID. */
+/** Create body; the product by its productID. */
 export const AppTemplateCreate = z.object({
   templateName: name(50),
   templateType: enumCode('templateType'),

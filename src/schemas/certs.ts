@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { enumCode, intID, name, Int, Label, NullableStr, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** Certificate detail (spec: Certificate). The key-like texts are the real PEM texts of the tenant. */
+/** Certificate detail. The key-like texts are the real PEM texts of the tenant. */
 export const Cert = z.object({
   id: Int,
   name: Str,
@@ -17,7 +17,7 @@ export const Cert = z.object({
   updateAt: Timestamp,
 })
 
-/** Certificate in a list (spec: Certificate › List). */
+/** Certificate in a list. */
 export const CertListItem = Cert.pick({
   id: true,
   name: true,

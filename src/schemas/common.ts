@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { codes, type EnumName } from '../enums.ts'
 
-/** An integer code of one of the spec's enumerations; the error lists the allowed codes. */
+/** An integer code of one of the enumerations (src/enums.ts); the error lists the allowed codes. */
 export function enumCode(name: EnumName) {
   const allowed = codes(name)
   return z
@@ -31,7 +31,7 @@ export const intID = z
   .int({ error: 'must be an integer id' })
   .positive({ error: 'must be an integer id' })
 
-/** A number that may arrive as a numeric string and is stored as a number (spec: Data points create). */
+/** A number that may arrive as a numeric string and is stored as a number (e.g. data point create). */
 export const looseNumber = z.preprocess(
   (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
   z.number({ error: 'must be a number' }).finite(),

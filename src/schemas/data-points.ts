@@ -16,7 +16,7 @@ import type { FilterFields } from '../http/paging.ts'
 
 const NullableNum = z.number().nullable()
 
-/** Data point detail (spec: Resources › Data point); productIntID added so that an edit can send it back. */
+/** Data point detail; productIntID added so that an edit can send it back. */
 export const DataPoint = z.object({
   id: Int,
   dataPointID: Str,
@@ -48,7 +48,10 @@ export const DataPoint = z.object({
 
 export const DataPointListItem = DataPoint.omit({ createUser: true })
 
-/** Letters, digits, underscore and hyphen, starting with a letter or underscore (CONTRACT §6: `dp("the-id")`). */
+/**
+ * Letters, digits, underscore and hyphen, starting with a letter or underscore (a formula names an id with `-` as
+ * `dp("the-id")`).
+ */
 export const DATA_POINT_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
 
 /** An integer flag or code outside the enumerations table (isLocationType, isDiscard, isShow). */
@@ -57,7 +60,7 @@ export function oneOf(values: number[]) {
   return z.number({ error }).refine((n) => values.includes(n), { error })
 }
 
-/** Create body (spec: Endpoints › Data points POST); numbers may arrive as numeric strings. */
+/** Create body; numbers may arrive as numeric strings. */
 export const DataPointCreate = z.object({
   dataPointName: name(50),
   dataPointID: z.string({ error: 'required, a string' }).regex(DATA_POINT_ID, {

@@ -14,7 +14,7 @@ import {
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** Data stream detail (spec: Resources › Data stream). */
+/** Data stream detail. */
 export const DataStream = z.object({
   id: Int,
   productID: Str,
@@ -33,7 +33,7 @@ export const DataStream = z.object({
   updateAt: Timestamp,
 })
 
-/** The list form (spec: Data stream, list form) plus productID. */
+/** The list form plus productID. */
 export const DataStreamListItem = DataStream.pick({
   id: true,
   productID: true,
@@ -47,7 +47,7 @@ export const DataStreamListItem = DataStream.pick({
 })
 
 /**
- * A topic relative to the device's mountpoint (CONTRACT §5): no wildcards, no leading '/', at most 200 characters.
+ * A topic relative to the device's mountpoint: no wildcards, no leading '/', at most 200 characters.
  */
 export const relativeTopic = z
   .string({ error: 'required, a string' })
@@ -57,7 +57,7 @@ export const relativeTopic = z
   .refine((t) => !t.startsWith('/'), { error: 'is relative to the device: no leading /' })
   .refine((t) => !/[\u0000-\u001f]/.test(t), { error: 'must not contain control characters' })
 
-/** Create body (the spec shows none: CONTRACT decides). The product by productID, or by productIntID. */
+/** Create body. The product by productID, or by productIntID. */
 export const DataStreamCreate = z.object({
   productID: z.string({ error: 'must be a string' }).optional(),
   productIntID: looseInt.optional(),

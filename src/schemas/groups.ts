@@ -12,7 +12,7 @@ import {
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** Group detail (spec: Group, Variant A). */
+/** Group detail. */
 export const Group = z.object({
   id: Int,
   groupID: Str,
@@ -45,7 +45,7 @@ export const groupFilters = {
   description: 'text',
 } satisfies FilterFields
 
-/** Add devices to a group (spec: POST /groups/{id}/devices). */
+/** Add devices to a group (POST /groups/{id}/devices). */
 export const GroupDevicesAdd = z.object({
   ids: z
     .array(intID, { error: 'required, an array of device ids' })
@@ -54,7 +54,7 @@ export const GroupDevicesAdd = z.object({
     .transform((ids) => [...new Set(ids)]),
 })
 
-/** Answer of adding devices (the spec does not show it): how many were new, and the members now. */
+/** Answer of adding devices: how many were new, and the members now. */
 export const GroupDevicesAdded = z.object({
   groupIntID: Int,
   groupID: Str,
@@ -62,7 +62,7 @@ export const GroupDevicesAdded = z.object({
   deviceCount: Int,
 })
 
-/** A member of a group: Variant A device fields plus Variant B's `status`/`statusLabel` (same value). */
+/** A member of a group: device fields plus `status`/`statusLabel` (the same value as deviceStatus). */
 export const GroupDevice = z.object({
   id: Int,
   deviceID: Str,

@@ -1,11 +1,11 @@
 import { z } from 'zod'
 import { Int, Str, Timestamp } from './common.ts'
 
-/** Most messages in one `POST /api/v1/ingest` (CONTRACT §5). */
+/** Most messages in one `POST /api/v1/ingest`. */
 export const MAX_INGEST_MESSAGES = 10_000
 
 /**
- * One uplink message of HTTP ingest (CONTRACT §5). `deviceID` is required for API callers (a device of their
+ * One uplink message of HTTP ingest. `deviceID` is required for API callers (a device of their
  * tenant) and optional with device credentials (the device itself, or a child device of the gateway).
  * `payload` is any uplink form: a JSON object, or the payload's JSON text.
  */

@@ -3,7 +3,7 @@ import { Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.t
 import { listQuery, type FilterFields } from '../http/paging.ts'
 import { parseTime, TIME_PATTERN } from '../kernel/time.ts'
 
-/** Connection log record (spec: Connection log record, Variant A; status 2 = authentication failed, CONTRACT §5). */
+/** Connection log record (status 2 = authentication failed). */
 export const ConnectLog = z.object({
   id: Int,
   deviceID: Str,
@@ -19,8 +19,8 @@ export const ConnectLog = z.object({
 })
 
 /**
- * Uplink message (spec: Uplink message (event) record). `status` 1: the values were stored as data points;
- * 0: some or all were not, and `reason` says why (CONTRACT §5). productName is Variant B's global-list field.
+ * Uplink message (event) record. `status` 1: the values were stored as data points; 0: some or all were not,
+ * and `reason` says why. productName is shown in the tenant-wide list.
  */
 export const Event = z.object({
   id: Int,
@@ -37,12 +37,12 @@ export const Event = z.object({
   updateAt: Timestamp,
 })
 
-/** A gateway's own uplink messages: gatewayName instead of deviceName (spec: Gateways › events). */
+/** A gateway's own uplink messages: gatewayName instead of deviceName. */
 export const GatewayEvent = Event.omit({ deviceName: true, productName: true }).extend({
   gatewayName: NullableStr,
 })
 
-/** Downlink message (spec: Downlink message (control log) record); taskID ties it to the command's acknowledgement. */
+/** Downlink message (control log) record; taskID ties it to the command's acknowledgement. */
 export const ControlLog = z.object({
   id: Int,
   deviceIntID: NullableInt,

@@ -14,7 +14,7 @@ import {
 import type { FilterFields } from '../http/paging.ts'
 import { oneOf } from './data-points.ts'
 
-/** Metric detail (spec: Resources › Metric), with productName beside productID. */
+/** Metric detail, with productName beside productID. */
 export const Metric = z.object({
   id: Int,
   metricName: Str,
@@ -41,7 +41,7 @@ export const Metric = z.object({
   updateAt: Timestamp,
 })
 
-/** The metric record of write answers (spec: Metrics POST "metric record (without labels)"). */
+/** The metric record of write answers (without labels). */
 export const MetricRecord = Metric.omit({
   metricTypeLabel: true,
   aggregateTypeLabel: true,
@@ -49,7 +49,7 @@ export const MetricRecord = Metric.omit({
   chartTypeLabel: true,
 })
 
-/** The list form (spec: Metrics GET list) plus the product. */
+/** The list form plus the product. */
 export const MetricListItem = Metric.pick({
   id: true,
   metricName: true,
@@ -60,7 +60,7 @@ export const MetricListItem = Metric.pick({
   productName: true,
 })
 
-/** Create body: the product comes from dataPointIntID; metricType defaults by the rules (CONTRACT §6). */
+/** Create body: the product comes from dataPointIntID; metricType defaults by the rules (src/rules/metrics.ts). */
 export const MetricCreate = z.object({
   metricName: name(50),
   dataPointIntID: intID,

@@ -20,7 +20,7 @@ export const TopicFilter = z.string({ error: 'required, a string' }).superRefine
   if (problem) ctx.addIssue({ code: 'custom', message: problem })
 })
 
-/** Policy detail (spec: Policy). `mqtt_acl` holds one `{id}` per bound device (the device record id). */
+/** Policy detail. `mqtt_acl` holds one `{id}` per bound device (the device record id). */
 export const Policy = z.object({
   id: Int,
   name: Str,
@@ -57,7 +57,7 @@ export const policyFilters = {
   allow: 'int',
 } satisfies FilterFields
 
-/** A device bound to a policy (spec: GET /policies/{id}/devices). */
+/** A device bound to a policy (GET /policies/{id}/devices). */
 export const PolicyDevice = z.object({
   id: Int,
   deviceID: Str,
@@ -67,7 +67,7 @@ export const PolicyDevice = z.object({
 
 export const policyDeviceFilters = { deviceName: 'text', deviceID: 'text' } satisfies FilterFields
 
-/** A device that can still be bound (spec: platform_select/policies/{id}/not_joined_devices). */
+/** A device that can still be bound (GET /platform_select/policies/{id}/not_joined_devices). */
 export const PolicyCandidateDevice = z.object({ id: Int, deviceName: Str, productName: Str })
 
 export const policyCandidateFilters = {
@@ -82,10 +82,10 @@ const idList = (what: string) =>
     .optional()
     .transform((ids) => [...new Set(ids ?? [])])
 
-/** Bind devices to a policy; the spec marks the list optional, an absent list binds nothing. */
+/** Bind devices to a policy; the list is optional, an absent list binds nothing. */
 export const PolicyDevicesBind = z.object({ devicesIntID: idList('device') })
 
-/** Bind policies to a device; the spec marks the list optional, an absent list binds nothing. */
+/** Bind policies to a device; the list is optional, an absent list binds nothing. */
 export const DevicePoliciesBind = z.object({ ids: idList('policy') })
 
 export type PolicyCreate = z.infer<typeof PolicyCreate>

@@ -13,7 +13,7 @@ import {
 import type { FilterFields } from '../http/paging.ts'
 
 /**
- * Product resource (spec: Resources › Product resource), with the product. There is no codeValue dictionary:
+ * Product resource, with the product. There is no codeValue dictionary:
  * codeValueLabel is the itemName, or the codeValue itself.
  */
 export const ProductResource = z.object({
@@ -30,7 +30,7 @@ export const ProductResource = z.object({
   updateAt: Timestamp,
 })
 
-/** The create answer (spec: Product resources POST). */
+/** The create answer of product resources. */
 export const ProductResourceCreated = z.object({
   codeValue: Str,
   createAt: Timestamp,

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { enumCode, name, text, Int, Label, NullableStr, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** Product detail (Variant A). */
+/** Product detail. */
 export const Product = z.object({
   id: Int,
   productID: Str,

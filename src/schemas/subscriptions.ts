@@ -3,7 +3,7 @@ import { looseInt, Int, Str, Timestamp } from './common.ts'
 import { TopicFilter } from './policies.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** A device's proxy subscription (spec: Subscription). */
+/** A device's proxy subscription. */
 export const Subscription = z.object({
   id: Int,
   topic: Str,
@@ -12,7 +12,7 @@ export const Subscription = z.object({
   updateAt: Timestamp,
 })
 
-/** The spec documents qos as a string and shows a number: both are accepted, stored as a number. */
+/** qos may arrive as a string or a number: both are accepted, stored as a number. */
 export const SubscriptionCreate = z.object({
   topic: TopicFilter,
   qos: looseInt

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { Int, Label, NullableStr, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-/** The task-status resource a statusUrl points at (CONTRACT §7). */
+/** The task-status resource a statusUrl points at. */
 export const TaskStatus = z.object({
   taskID: Str,
   status: Int.meta({ description: '1 waiting, 2 running, 3 done, 4 failed' }),

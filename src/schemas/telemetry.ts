@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { Metric } from './metrics.ts'
 
-/** CONTRACT §6 range parameters (query/range.ts resolves them). */
+/** The range parameters of telemetry queries (query/range.ts resolves them). */
 const rangeParams = {
   deviceID: z
     .string({ error: 'required' })
@@ -22,7 +22,7 @@ export const OriginalDataQuery = z.object({
   ...rangeParams,
   dataPointID: z.string().max(10_000).optional(),
   format: z.enum(['json', 'csv', 'ndjson'], { error: 'must be json, csv or ndjson' }).optional(),
-  /** Accepted and ignored (CONTRACT §6). */
+  /** Accepted and ignored. */
   metricType: z.string().optional(),
 })
 
@@ -37,7 +37,7 @@ export const MetricsDataQuery = z.object({
 
 const TelemetryValue = z.union([z.number(), z.string(), z.boolean()])
 
-/** spec: original_data answer, one entry per data point (dataPointID added beside dataPointIntID). */
+/** The original_data answer, one entry per data point (dataPointID added beside dataPointIntID). */
 export const OriginalData = z.array(
   z.object({
     dataPointIntID: z.number().int(),
@@ -47,7 +47,7 @@ export const OriginalData = z.array(
   }),
 )
 
-/** spec: metrics_data answer, metric records with metricData. */
+/** The metrics_data answer, metric records with metricData. */
 export const MetricsData = z.array(
   Metric.extend({
     metricData: z.object({ time: z.array(z.string()), value: z.array(z.number()) }),

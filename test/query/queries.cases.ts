@@ -1,6 +1,6 @@
 /**
- * original_data and metrics_data over the real service (issue 5), one suite run on each telemetry store:
- * known values are written through HTTP ingest (CONTRACT §5 form 2, with times), then read back through the API
+ * original_data and metrics_data over the real service, one suite run on each telemetry store:
+ * known values are written through HTTP ingest (payload form 2, with times), then read back through the API
  * in TIMEZONE Europe/Berlin (so the DST days are 23 and 25 hours long). Every expected number is computed by hand.
  */
 import { suite } from 'uvu'
@@ -306,11 +306,7 @@ export function queryCases(
       value: [11, -2],
     })
     assert.ok(r.body.every((m: any) => m.metricType === 1))
-    assert.is(
-      (by.get(m1.id) as any).metricName,
-      m1.metricName,
-      'the metric record fields of the spec',
-    )
+    assert.is((by.get(m1.id) as any).metricName, m1.metricName, 'the metric record fields')
     assert.is((by.get(m1.id) as any).productID, product2.productID)
   })
 

@@ -46,9 +46,7 @@ export async function buildWorld(c: Client, t: TestService): Promise<World> {
     mqttBody(product.productID, { upLinkSystem: 2, gateway: gateway.id }),
   )
   const other = await newDevice(c, mqttBody(product.productID))
-  const row = await t.svc.deps.meta.db.one('SELECT tenant_id FROM devices WHERE id = ?', [
-    device.id,
-  ])
+  const row = await t.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id])
   return {
     product,
     stream,

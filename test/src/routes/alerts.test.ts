@@ -2,14 +2,14 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
-import type { AlertsRepo, AlertInput } from '../../../store/libsql/alerts.ts'
+import type { AlertInput, AlertRepository } from '../../../store/types.ts'
 
 const at = (minutes: number) => Date.UTC(2024, 2, 1, 10, 0, 0) + minutes * 60_000
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 const enc = encodeURIComponent
 
 let t: TestService
-let alerts: AlertsRepo
+let alerts: AlertRepository
 let tenantA: string
 let devInt: number
 let viewer: Client

@@ -86,10 +86,10 @@ certs('CA per tenant :: one root shared by a tenant, another tenant gets its own
   assert.ok(certB.verify(rootB.publicKey))
   assert.not.ok(certB.verify(rootA.publicKey))
   assert.not.ok(certB.checkIssued(rootA))
-  const cas = await t.svc.deps.meta.db.all(
-    'SELECT tenant_id FROM tenant_cas WHERE tenant_id IN (?, ?)',
-    [await tenantOf(t), other.tenantID],
-  )
+  const cas = await t.db.all('SELECT tenant_id FROM tenant_cas WHERE tenant_id IN (?, ?)', [
+    await tenantOf(t),
+    other.tenantID,
+  ])
   assert.is(cas.length, 2)
 })
 

@@ -131,7 +131,7 @@ list('filters :: gateway, parentDevice and groupID', async () => {
   assert.equal(await ids(`gateway=${gw.id}`), [underGw.id])
   assert.equal(await ids(`parentDevice=${parent.id}`), [child.id])
   assert.equal(await ids(`parentDevice=${child.id}`), [])
-  const db = t.svc.deps.meta.db
+  const db = t.db
   const groupID = uniq('grp')
   const g = await db.run(
     'INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)',
@@ -239,7 +239,7 @@ del(
 
 del('device in a group, bound to a policy and a cert :: 204, links removed', async () => {
   const d = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const db = t.svc.deps.meta.db
+  const db = t.db
   const now = Date.now()
   const g = await db.run(
     'INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)',

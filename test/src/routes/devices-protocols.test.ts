@@ -31,7 +31,7 @@ const abp = () => ({
   fcntCheck: 0,
 })
 
-const protocols = suite('devices per-protocol rules (spec: Devices › rules 1 and 6)')
+const protocols = suite('devices per-protocol rules (fields each cloud protocol requires)')
 protocols.before(async () => {
   t = await startTestService()
   lwm2m = await newProduct(t.admin, 3)

@@ -6,7 +6,7 @@ import { mqttBody, newDevice, newGateway, newProduct } from './devices-helpers.t
 let t: TestService
 let mqtt: any
 
-const uplink = suite('devices uplink rules (spec: Devices › rules 2-5)')
+const uplink = suite('devices uplink rules (deviceType, upLinkSystem, gateway, parentDevice)')
 uplink.before(async () => {
   t = await startTestService()
   mqtt = await newProduct(t.admin, 1)
@@ -181,7 +181,7 @@ uplink('several rules broken :: 422 names every field', async () => {
 
 uplink.run()
 
-const auth = suite('devices authType rule (spec: Devices › rule 6)')
+const auth = suite('devices authType rule')
 auth.before(async () => {
   t = await startTestService()
 })

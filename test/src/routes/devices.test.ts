@@ -6,7 +6,7 @@ import { mqttBody, newDevice, newGateway, newProduct, TIME, uniq } from './devic
 let t: TestService
 let mqtt: any
 
-/** Keys of the write form (spec: create response = stored record without labels, productIntID, productName). */
+/** Keys of the write form (the create answer: the stored record without labels, productIntID, productName). */
 const WRITE_KEYS = [
   'id',
   'deviceID',
@@ -99,7 +99,7 @@ create('credentials given :: stored as chosen', async () => {
   assert.equal([d.deviceID, d.deviceUsername, d.token], [deviceID, 'user-1', 'secret-1'])
 })
 
-create('detail :: every spec field, zh labels, detail-only fields', async () => {
+create('detail :: every device field, zh labels, detail-only fields', async () => {
   const c = await newDevice(t.admin, mqttBody(mqtt.productID, { carrier: 1, physicalNetwork: 1 }))
   const r = await t.admin.get(`/api/v1/devices/${c.id}`)
   assert.is(r.status, 200)

@@ -129,7 +129,7 @@ auth(
     )
     assert.is(logs.at(-3).IP, '10.9.9.9')
     // an unknown client belongs to no tenant: its refused log has no tenant and is seen in the table only
-    const row = await t.svc.deps.meta.db.one(
+    const row = await t.db.one(
       'SELECT tenant_id, connect_status FROM connect_logs WHERE device_id = ?',
       ['no-such-device'],
     )

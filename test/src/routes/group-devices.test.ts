@@ -96,10 +96,10 @@ members('add with bad body :: 422 errors.ids, 400 non-JSON, 404 unknown group', 
   assert.is((await t.admin.post('/api/v1/groups/999999/devices', { ids: devices })).status, 404)
 })
 
-members('list :: page of devices with Variant A and B status fields, labels, filters', async () => {
+members('list :: page of devices with both status fields, labels, filters', async () => {
   const { p, g, devices } = await setup(3)
   await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: devices })
-  await t.svc.deps.meta.db.run('UPDATE devices SET device_status = 1 WHERE id = ?', [devices[0]!])
+  await t.db.run('UPDATE devices SET device_status = 1 WHERE id = ?', [devices[0]!])
   const r = await t.admin.get(`/api/v1/groups/${g.id}/devices`)
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
@@ -164,10 +164,10 @@ members(
     await insertDevice(t, tenant, (await product()).id, { deviceName: 'other-product' })
     const r = await t.admin.get(`/api/v1/platform_select/groups/${g.id}/not_joined_devices`)
     assert.is(r.status, 200)
-    const names = await t.svc.deps.meta.db.all(
-      'SELECT id, device_name FROM devices WHERE id IN (?, ?)',
-      [devices[1]!, devices[2]!],
-    )
+    const names = await t.db.all('SELECT id, device_name FROM devices WHERE id IN (?, ?)', [
+      devices[1]!,
+      devices[2]!,
+    ])
     const label = (id: number) => String(names.find((x) => Number(x.id) === id)?.device_name)
     assert.equal(r.body, [
       { label: label(devices[2]!), value: devices[2] },
@@ -191,7 +191,7 @@ members(
 members('device deleted :: its memberships go with it', async () => {
   const { g, devices } = await setup(2)
   await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: devices })
-  await t.svc.deps.meta.db.run('DELETE FROM devices WHERE id = ?', [devices[0]!])
+  await t.db.run('DELETE FROM devices WHERE id = ?', [devices[0]!])
   assert.is((await t.admin.get(`/api/v1/groups/${g.id}`)).body.deviceCount, 1)
 })
 

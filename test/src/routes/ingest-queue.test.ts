@@ -6,7 +6,6 @@ import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
 import { openDb } from '../../../store/libsql/db.ts'
 import { createTelemetryStore } from '../../../store/index.ts'
-import { IngestModelRepo } from '../../../store/libsql/ingest-model.ts'
 
 let t: TestService
 let w: World
@@ -70,9 +69,7 @@ close(
   async () => {
     const s = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '1000' })
     const world = await buildWorld(s.admin, s)
-    const device = (await new IngestModelRepo(s.svc.deps.meta.db).deviceByDeviceID(
-      world.device.deviceID,
-    ))!
+    const device = (await s.svc.deps.meta.ingest.deviceByDeviceID(world.device.deviceID))!
     const pipeline = s.svc.deps.pipeline
     const outcomes = Array.from({ length: 20 }, (_, i) =>
       pipeline.submit({

@@ -308,10 +308,7 @@ forms(
       payload: { data_type: 'response', result: { task_id: 'task-77', code: 200 } },
     })
     assert.equal(r.body, { accepted: 0, rejected: [] })
-    const row = await t.svc.deps.meta.db.one(
-      'SELECT publish_status FROM control_logs WHERE id = ?',
-      [id],
-    )
+    const row = await t.db.one('SELECT publish_status FROM control_logs WHERE id = ?', [id])
     assert.is(row!.publish_status, 2)
     const [e] = await eventsOf(t.admin, w.device.deviceID)
     assert.equal([e.status, e.topic], [1, 'inbox'])
@@ -488,7 +485,7 @@ bodies(
     assert.is(unknown.status, 401)
     const bearer = await post(new Client(t.url, 'Bearer nonsense'), msg)
     assert.is(bearer.status, 401)
-    await t.svc.deps.meta.db.run('UPDATE devices SET blocked = 1 WHERE id = ?', [w.other.id])
+    await t.db.run('UPDATE devices SET blocked = 1 WHERE id = ?', [w.other.id])
     const blocked = await post(new Client(t.url, basic(w.other)), msg)
     assert.equal([blocked.status, blocked.body.errorCode], [403, 'PERMISSION_DENIED'])
     const byCaller = await post(t.admin, { ...msg, deviceID: w.other.deviceID })

@@ -2,14 +2,14 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
-import type { LogsRepo } from '../../../store/libsql/logs.ts'
+import type { LogRepository } from '../../../store/types.ts'
 
 const at = (minutes: number) => Date.UTC(2024, 2, 1, 10, 0, 0) + minutes * 60_000
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 const enc = encodeURIComponent
 
 let t: TestService
-let logs: LogsRepo
+let logs: LogRepository
 let tenantA: string
 let dev: number
 let other: number
@@ -22,7 +22,7 @@ let foreignGroup: number
 let tenantB: Awaited<ReturnType<TestService['newTenant']>>
 
 async function insertGroup(tenant: string, productIntID: number, groupID: string) {
-  const r = await t.svc.deps.meta.db.run(
+  const r = await t.db.run(
     'INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)',
     [tenant, groupID, `group ${groupID}`, productIntID, Date.now()],
   )

@@ -2,14 +2,14 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
-import type { LogsRepo } from '../../../store/libsql/logs.ts'
+import type { LogRepository } from '../../../store/types.ts'
 
 /** 2024-03-01 10:00:00 UTC (the tests' TIMEZONE is UTC) plus `minutes`. */
 const at = (minutes: number) => Date.UTC(2024, 2, 1, 10, 0, 0) + minutes * 60_000
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
 let t: TestService
-let logs: LogsRepo
+let logs: LogRepository
 let tenantA: string
 let productA: { id: number; productName: string }
 let devA: number
@@ -307,7 +307,7 @@ const control = suite('GET /device_control_logs')
 let taskLog = 0
 control.before(async () => {
   await setup()
-  const g = await t.svc.deps.meta.db.run(
+  const g = await t.db.run(
     `INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, 'G1', 'floor-1', ?, ?)`,
     [tenantA, productA.id, Date.now()],
   )
@@ -472,9 +472,7 @@ port('addControlLogs :: ids in input order; addControlLog one id', async () => {
   const ids = await logs.addControlLogs(rows)
   assert.is(ids.length, 700)
   assert.ok(ids.every((id, i) => i === 0 || id > ids[i - 1]!))
-  const last = await t.svc.deps.meta.db.one('SELECT topic FROM control_logs WHERE id = ?', [
-    ids[699]!,
-  ])
+  const last = await t.db.one('SELECT topic FROM control_logs WHERE id = ?', [ids[699]!])
   assert.is(last?.topic, 't699')
   assert.equal(await logs.addControlLogs([]), [])
 })
@@ -501,10 +499,9 @@ port(
     ])
     await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: old })
     await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: now })
-    const before = await t.svc.deps.meta.db.one(
-      'SELECT count(*) AS n FROM connect_logs WHERE msg_time < ?',
-      [now - 30 * day],
-    )
+    const before = await t.db.one('SELECT count(*) AS n FROM connect_logs WHERE msg_time < ?', [
+      now - 30 * day,
+    ])
     const result = await logs.prune(30 * day, now)
     assert.equal(result, { events: 6500, connectLogs: Number(before?.n), controlLogs: 1 })
     const left = await t.admin.get('/api/v1/device_events?deviceID=P')

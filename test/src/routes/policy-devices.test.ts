@@ -266,7 +266,7 @@ bindings('device deleted :: its bindings go with it, the policy can be deleted',
   const pol = await policy()
   const { ids } = await devices(1)
   await t.admin.post(`/api/v1/policies/${pol.id}/devices`, { devicesIntID: ids })
-  await t.svc.deps.meta.db.run('DELETE FROM devices WHERE id = ?', [ids[0]!])
+  await t.db.run('DELETE FROM devices WHERE id = ?', [ids[0]!])
   assert.equal((await t.admin.get(`/api/v1/policies/${pol.id}`)).body.mqtt_acl, [])
   assert.is((await t.admin.del(`/api/v1/policies?ids=${pol.id}`)).status, 204)
 })

@@ -11,7 +11,7 @@ resources.before(async () => {
 })
 resources.after(async () => t.close())
 
-resources('create with a numeric-string productIntID :: 201 in the spec shape', async () => {
+resources('create with a numeric-string productIntID :: 201 in the write shape', async () => {
   const p = await mkProduct(t.admin)
   const pt = await mkPoint(t.admin, p.id, 'sn')
   const r = await t.admin.post('/api/v1/product_resources', {

@@ -153,8 +153,8 @@ subs('unknown device :: 404 on every call', async () => {
 subs('device deleted :: its subscriptions go with it', async () => {
   const d = await device()
   await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic: 'gone' })
-  await t.svc.deps.meta.db.run('DELETE FROM devices WHERE id = ?', [d])
-  const left = await t.svc.deps.meta.db.one(
+  await t.db.run('DELETE FROM devices WHERE id = ?', [d])
+  const left = await t.db.one(
     'SELECT count(*) AS n FROM device_subscriptions WHERE device_int_id = ?',
     [d],
   )

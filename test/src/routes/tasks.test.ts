@@ -8,7 +8,7 @@ import {
   TaskFailure,
   type TaskRunner,
 } from '../../../src/tasks.ts'
-import { INTERRUPTED } from '../../../store/libsql/tasks.ts'
+import { INTERRUPTED } from '../../../store/types.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 let t: TestService

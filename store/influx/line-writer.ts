@@ -22,7 +22,7 @@ interface Generation {
  * The WriteApi may send a full batch while lines are still being added; its writeSuccess/writeFailed hooks
  * count answered lines, so batches it sends on its own are awaited too.
  */
-export class BatchWriter {
+export class InfluxLineWriter {
   #current: Generation | undefined
   readonly #open = new Set<Generation>()
   #closed = false

@@ -1,7 +1,9 @@
 /**
- * Chunk reads of the embedded telemetry store: the chunks of some series overlapping a range (one query), and
- * the newest value per series kept in chunks. Chunks never cross an hour bucket, so `t_start ≥ bucket(start)`
- * bounds the index range scan on (series_id, t_start).
+ * The SQL reads of the `chunks` table of the embedded telemetry store, which telemetry-reads.ts merges with the
+ * memtable: the chunks of some series overlapping a range (one query; for aggregates, whole-hour chunks as their
+ * statistics alone), their value count and time extent, and the newest value per series kept in chunks.
+ * Chunks never cross an hour bucket, so `t_start ≥ bucket(start)` bounds the index range scan on
+ * (series_id, t_start).
  */
 import type { Client, Row } from '@libsql/client'
 import type { LastValue } from '../telemetry.ts'

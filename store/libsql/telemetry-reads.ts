@@ -1,15 +1,20 @@
 /**
- * The reads of the embedded telemetry store (store/libsql/telemetry.ts): raw values, aggregates, counts and
- * streams over the memtable and the chunks. Every read takes the memtable's values first, then the chunks in one
- * query, and merges them (time ascending, the later write winning at equal times): a flush committing in between
- * only adds chunks holding values the read already has.
+ * The reads of the embedded telemetry store (store/libsql/telemetry.ts): raw values, aggregates, counts, extents
+ * and streams over the memtable and the chunks (telemetry-chunk-reads.ts). Every read takes the memtable's values
+ * first, then the chunks in one query, and merges them (time ascending, the later write winning at equal times):
+ * a flush committing in between only adds chunks holding values the read already has.
  */
 import type { Client } from '@libsql/client'
 import type { AggregateFn, Series, SeriesRange, SeriesSlice, WindowSpec } from '../telemetry.ts'
 import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
 import { BUCKET_MS, bucketOf } from './telemetry-db.ts'
 import { lowerBound, mergeRuns, type Memtable, type Run } from './telemetry-memtable.ts'
-import { chunkExtent, countChunks, readChunks, readChunksForAggregate } from './telemetry-read.ts'
+import {
+  chunkExtent,
+  countChunks,
+  readChunks,
+  readChunksForAggregate,
+} from './telemetry-chunk-reads.ts'
 import { daySlices, narrowed, streamByDay } from '../slices.ts'
 
 /**
