@@ -44,7 +44,7 @@ export function alertRoutes({ meta, services }: Deps, shapes: WireShapes) {
       status: 204,
     },
     async (c, { query }) => {
-      await meta.alerts.clear(c.get('tenant'), query.ids)
+      await services.alerts.clear(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )
