@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { once } from 'node:events'
-import { Aedes, type Client } from 'aedes'
+import { Aedes, type Client, type PublishPacket } from 'aedes'
 import memoryPersistenceModule from 'aedes-persistence'
 import { WebSocketServer, createWebSocketStream } from 'ws'
 import type { Config } from '../src/kernel/config.ts'
@@ -72,6 +72,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     commands,
     log,
     certsForDevice,
+    denyAction: () => config.ACL_DENY_ACTION ?? 'ignore',
     clientCertCN: (client, device) =>
       verifiedClientCN(client, device, (tenant) => meta.certs.caCert(tenant)),
   })
@@ -109,6 +110,14 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     port: (tcp.address() as AddressInfo).port,
     wsPort: (ws.address() as AddressInfo).port,
     tlsPort: tls ? (tls.tls.address() as AddressInfo).port : null,
+    confirmsDelivery: true,
+    publishTopic: (topic, payload) =>
+      new Promise<boolean>((resolve) => {
+        if (hooks.closing) return resolve(false)
+        const packet = { cmd: 'publish', topic, payload, qos: 0, retain: false, dup: false }
+        broker.publish(packet as PublishPacket, (err) => resolve(!err))
+      }),
+    connected: (device) => !hooks.closing && sessionOf(device) !== undefined,
     async kick(deviceID) {
       clients[deviceID]?.close()
     },
@@ -186,6 +195,7 @@ class BrokerEvents {
   private ready(client: Client) {
     const s = this.hooks.sessions.get(client)
     if (!s || s.state !== 'connecting') return
+    this.hooks.forms.ready(client)
     this.online(client, s)
     this.subscribeDefaults(client, s.device).catch((e) =>
       this.log(`auto-subscribe of ${s.device.deviceID} failed`, e),

@@ -1,4 +1,5 @@
 import type { ConnectionState, ConnectLogInput, MetaStore } from '../store/types.ts'
+import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 
 /** connect_logs.connect_status. */
@@ -24,7 +25,10 @@ export class ConnectionTracker {
   private waiters: Waiter[] = []
   private running: Promise<void> | null = null
 
-  constructor(private readonly meta: Pick<MetaStore, 'connections'>) {}
+  constructor(
+    private readonly meta: Pick<MetaStore, 'connections'>,
+    private readonly bus?: EventBus,
+  ) {}
 
   /** A device's session is established (after CONNACK). */
   async connected(
@@ -45,17 +49,21 @@ export class ConnectionTracker {
       connectedAt: now,
       keepAlive: s.keepAlive,
     })
-    return this.schedule()
+    await this.schedule()
+    // announced once recorded, and only while it is still the device's session (queued commands go out now)
+    if (this.current.get(device.id) === s.session) this.bus?.emit('device.online', refOf(device))
   }
 
   /** A device's session ended. Marks it offline only when `session` is still its current session. */
   async disconnected(device: DeviceIdentity, session: object): Promise<void> {
     this.logs.push(logOf(device, CONNECT_STATUS.offline, Date.now()))
-    if (this.current.get(device.id) === session) {
+    const wasCurrent = this.current.get(device.id) === session
+    if (wasCurrent) {
       this.current.delete(device.id)
       this.setState({ deviceIntID: device.id, online: false })
     }
-    return this.schedule()
+    await this.schedule()
+    if (wasCurrent) this.bus?.emit('device.offline', refOf(device))
   }
 
   /** A connection attempt was refused (unknown device, wrong credentials, blocked, unsupported protocol). */
@@ -135,3 +143,10 @@ function logOf(device: DeviceIdentity, connectStatus: number, msgTime: number): 
     msgTime,
   }
 }
+
+const refOf = (d: DeviceIdentity) => ({
+  tenantID: d.tenantID,
+  id: d.id,
+  deviceID: d.deviceID,
+  kind: d.kind,
+})

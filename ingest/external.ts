@@ -126,6 +126,14 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
     tlsPort: null,
     clientId,
     stats,
+    // the device's PUBACK stays between it and the external broker: its response message confirms delivery
+    confirmsDelivery: false,
+    publishTopic: (topic: string, payload: Buffer) =>
+      new Promise<boolean>((resolve) => {
+        const properties = { userProperties: { [ORIGIN_PROPERTY]: '1' } }
+        client.publish(topic, payload, { qos: 0, properties }, (err) => resolve(!err))
+      }),
+    connected: () => !closing,
     kick,
     publish,
     async close() {

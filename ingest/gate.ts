@@ -26,7 +26,7 @@ export function createGatekeepers(deps: { meta: MetaStore; bus: EventBus }): Gat
   const { meta, bus } = deps
   const directory = new DeviceDirectory(meta.ingest, bus)
   const acl = new AclChecker(meta.policies, bus)
-  const tracker = new ConnectionTracker(meta)
+  const tracker = new ConnectionTracker(meta, bus)
   const certsForDevice = (id: number) => meta.certs.certsForDevice(id)
   const gate = new HookGate(directory, acl, tracker, certsForDevice)
   return { directory, acl, tracker, certsForDevice, gate }

@@ -194,12 +194,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     const decoded = decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
     if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
     if (decoded.form === 'response') {
-      // a device acknowledging a command: its control log (issued, 1) becomes acknowledged (2)
-      await meta.logs.setControlLogStatus(decoded.taskID, 2, {
-        whenStatus: 1,
+      // a device answering a command: the command service records the outcome once the event is committed
+      const code = typeof decoded.code === 'number' && Number.isFinite(decoded.code) ? decoded.code : null
+      const answer = {
         tenantID: d.tenantID,
-      })
-      return commit([], [eventOf(d, uplink, payload, newResult())], [])
+        deviceIntID: d.id,
+        deviceID: d.deviceID,
+        taskID: decoded.taskID,
+        code,
+        payload,
+      }
+      const outcome = await commit([], [eventOf(d, uplink, payload, newResult())], [])
+      bus.emit('device.response', answer)
+      return outcome
     }
     const model = await models.product(d.productIntID)
     const stream = model.streams.get(normalizeTopic(uplink.topic))
@@ -216,11 +223,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return commit(points, events, [...own.rejected, ...kids.flatMap((k) => k.r.rejected)])
   }
 
+  /** An uplink refused before decoding: only its event, with the reason. */
+  function refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome> {
+    const d = uplink.device
+    const r = newResult()
+    r.rejected.push({ deviceID: d.deviceID, errorCode, message })
+    return commit([], [eventOf(d, uplink, eventPayload(uplink.payload), r)], r.rejected)
+  }
+
   return {
     get saturated() {
       return writer.saturated
     },
     submit,
+    refuse,
     latest: (tenantID, deviceID) => latest.get(tenantID, deviceID),
     drained: () => writer.drained(),
     flush: () => writer.flush(),

@@ -48,6 +48,11 @@ export interface Pipeline {
    * Resolves once both are committed (a QoS 1 PUBACK may be sent then). Throws Backpressure when the queue is full.
    */
   submit(uplink: Uplink): Promise<UplinkOutcome>
+  /**
+   * Records an uplink refused before decoding (e.g. a publish the ACL refuses): only its event, rejected with
+   * `errorCode` and `message` as the reason. Resolves once committed. Throws Backpressure when the queue is full.
+   */
+  refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome>
   /** True while the queue is above its high-water mark: readers should pause until `drained`. */
   readonly saturated: boolean
   /** Resolves when the queue is back below its low-water mark. */
@@ -66,6 +71,15 @@ export interface BrokerHandle {
   readonly wsPort: number | null
   /** The MQTT over TLS port (MQTTS_PORT), or null when off. */
   readonly tlsPort: number | null
+  /**
+   * True when the broker sees a device's PUBACK (the embedded broker): a QoS 1 publish that resolves true was
+   * delivered. Through an external broker it only means the broker took the message.
+   */
+  readonly confirmsDelivery: boolean
+  /** Whether the device has a session this front can publish to (an external broker: assumed). */
+  connected(device: DeviceIdentity): boolean
+  /** Publishes QoS 0 to a full topic (a group topic): true once the broker took it. */
+  publishTopic(topic: string, payload: Buffer): Promise<boolean>
   /** Disconnects a device's session, if it has one (blocked, deleted). */
   kick(deviceID: string): Promise<void>
   /**

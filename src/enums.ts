@@ -161,6 +161,7 @@ export const enumerations = {
   scheduleType: {
     1: { zh: '定时执行', en: 'Once at a time' },
     2: { zh: '间隔执行', en: 'Every interval' },
+    3: { zh: 'Cron 表达式', en: 'Cron expression' },
   },
   locationType: {
     1: { zh: '经度', en: 'Longitude' },
@@ -188,7 +189,19 @@ export const enumerations = {
     24: { zh: '时间', en: 'Time' },
     25: { zh: '浮点', en: 'Float' },
   },
-} as const satisfies Record<string, Record<number, { zh: string; en: string }>>
+  commandStatus: {
+    queued: { zh: '排队中', en: 'Queued' },
+    sent: { zh: '已下发', en: 'Sent' },
+    delivered: { zh: '已送达', en: 'Delivered' },
+    succeeded: { zh: '执行成功', en: 'Succeeded' },
+    failed: { zh: '执行失败', en: 'Failed' },
+    timed_out: { zh: '超时', en: 'Timed out' },
+    expired: { zh: '已过期', en: 'Expired' },
+    canceled: { zh: '已取消', en: 'Canceled' },
+    unsent: { zh: '未下发', en: 'Not sent' },
+  },
+
+} as const satisfies Record<string, Record<string | number, { zh: string; en: string }>>
 
 export type EnumName = keyof typeof enumerations
 

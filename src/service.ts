@@ -28,10 +28,10 @@ export async function startService(config: Config): Promise<Service> {
   const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
-  await meta.tasks.failInterruptedTasks()
+  // group publishes follow their members' commands, which survive a restart
+  await meta.tasks.failInterruptedTasks(['group_publish'])
   const tasks = createTaskRunner(meta.tasks)
   const bus = new EventBus()
-  const services = createServices({ meta, telemetry, events: bus })
   bus.on('user.changed', (e) => auth.forget(e.id))
   bus.on('user.deleted', (e) => auth.forget(e.id))
   const pipeline = createPipeline({ config, meta, telemetry, bus })
@@ -40,6 +40,8 @@ export async function startService(config: Config): Promise<Service> {
   const broker = config.MQTT_URL
     ? await connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
+  const services = createServices({ meta, telemetry, events: bus, broker, config })
+  await services.commands.start()
   const deps: Deps = {
     config,
     meta,
@@ -68,6 +70,7 @@ export async function startService(config: Config): Promise<Service> {
     async close() {
       // stop taking work, commit what was accepted, then close the stores
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      services.commands.close()
       await broker.close()
       await pipeline.flush()
       await pipeline.close()

@@ -23,6 +23,7 @@ import type {
   ProductResourceRepository,
 } from './meta/product-model.ts'
 import type { TaskRepository } from './meta/tasks.ts'
+import type { CommandRepository } from './meta/commands.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -30,6 +31,8 @@ export type * from './meta/devices.ts'
 export type * from './meta/ingest.ts'
 export type * from './meta/logs.ts'
 export type * from './meta/product-model.ts'
+export { FINAL_STATUSES, publishStatusOf } from './meta/commands.ts'
+export type * from './meta/commands.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
 
 /** The metadata store: tenants, devices, the product model, access rules, logs, alerts and tasks. */
@@ -52,6 +55,8 @@ export interface MetaStore {
   tasks: TaskRepository
   logs: LogRepository
   alerts: AlertRepository
+  /** Commands to devices and groups: control logs with a lifecycle. */
+  commands: CommandRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

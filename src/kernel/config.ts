@@ -59,6 +59,10 @@ const ConfigSchema = z.object({
     .default(16 * 1024 * 1024),
   QUERY_MAX_POINTS: z.coerce.number().int().positive().default(1_000_000),
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Seconds a command waits for its acknowledgement unless the caller gives `timeout`. */
+  COMMAND_TIMEOUT: z.coerce.number().int().min(1).max(3600).default(30),
+  /** What the broker does when a device publishes where its ACL refuses: drop it (ignore) or disconnect. */
+  ACL_DENY_ACTION: z.enum(['ignore', 'disconnect']).default('ignore'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 

@@ -9,6 +9,23 @@ export interface DeviceRef {
   kind: 'device' | 'gateway'
 }
 
+/** A command's state change, as listeners (the group task, webhooks, the live stream) see it. */
+export interface CommandEvent {
+  tenantID: string
+  taskID: string
+  deviceIntID: number | null
+  deviceID: string | null
+  /** Set for a group command's own row. */
+  groupID: string | null
+  /** The group command's row id, for a member of a group publish. */
+  parentID: number | null
+  scheduleID: number | null
+  commandStatus: string
+  publishStatus: number
+  /** Epoch ms of the change. */
+  at: number
+}
+
 /**
  * The domain events: what a write announces after its commit. The domain services in src/services emit them, and
  * only they do; listeners (ingest's caches and the broker today; commands, alerts, webhooks and the live stream
@@ -29,6 +46,24 @@ export interface DomainEvents {
   ]
   /** Policy or subscription bindings of these devices (or of the whole tenant) changed. */
   'acl.changed': [{ tenantID: string; deviceIntIDs: number[] | 'all' }]
+  /** A device's session was established (ingest, after the connection was recorded). */
+  'device.online': [DeviceRef]
+  /** A device's current session ended. */
+  'device.offline': [DeviceRef]
+  /** A device answered a command (payload form 4): the command service records the outcome. */
+  'device.response': [
+    {
+      tenantID: string
+      deviceIntID: number
+      deviceID: string
+      taskID: string
+      code: number | null
+      /** The response message as the device sent it. */
+      payload: string
+    },
+  ]
+  /** A command changed state (every transition of its lifecycle). */
+  'command.status': [CommandEvent]
   /** A user's role, password or name changed: sessions must re-read the user. */
   'user.changed': [{ tenantID: string; id: number }]
   /** A user was deleted: its tokens stop working at once. */

@@ -22,6 +22,7 @@ import { ingestRoutes } from './ingest.ts'
 import { latestRoutes } from './latest.ts'
 import { telemetryRoutes } from './telemetry.ts'
 import { emqxRoutes } from './emqx.ts'
+import { commandRoutes } from './commands.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -42,6 +43,7 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     subscriptionRoutes,
     taskRoutes,
     logRoutes,
+    commandRoutes,
     alertRoutes,
     ingestRoutes,
     latestRoutes,

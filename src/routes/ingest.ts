@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
+import type { WireShapes } from '../wire/shapes.ts'
 import type { AppEnv } from '../http/env.ts'
 import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
@@ -126,7 +127,8 @@ const tooMany = () =>
   })
 
 /** HTTP uplink: device credentials or an API caller; one message, `{messages}`, or NDJSON. */
-export function ingestRoutes({ config, meta, pipeline }: Deps) {
+export function ingestRoutes({ config, meta, pipeline, services }: Deps, shapes: WireShapes) {
+  const { PollQuery, PolledCommands } = shapes.commands
   const r = new Router()
   const repo = meta.ingest
 
@@ -157,6 +159,28 @@ export function ingestRoutes({ config, meta, pipeline }: Deps) {
       const messages = ingestMessages(text, c.req.header('content-type') ?? '')
       if (pipeline.saturated) throw tooMany()
       return c.json(await submitAll(pipeline, c, sender, messages, repo), 202)
+    },
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/ingest/commands',
+      tag: 'Ingest',
+      summary: 'A device fetches its queued commands (long poll with ?wait=0..30 s)',
+      description:
+        'Authorization: Basic base64(deviceUsername:token) of the device. Answers the commands queued for it, ' +
+        'oldest first, and marks them delivered; with `wait` it waits for one to arrive when none is queued. ' +
+        'Answer a command through POST /ingest with {"data_type":"response","result":{"task_id":…,"code":200}}.',
+      query: PollQuery,
+      response: PolledCommands,
+      public: true,
+    },
+    async (c, { query }) => {
+      const sender = await ingestSender(c, repo)
+      if (sender.kind !== 'device')
+        throw new ApiError('PERMISSION_DENIED', { authorization: 'device credentials required' })
+      return c.json({ items: await services.commands.poll(sender.device, query.wait ?? 0) })
     },
   )
 

@@ -55,6 +55,16 @@ export const ControlLog = z.object({
   publishUser: NullableStr,
   userIntID: NullableInt,
   taskID: NullableStr,
+  commandStatus: NullableStr,
+  commandStatusLabel: Label,
+  qos: NullableInt,
+  sentAt: Timestamp,
+  deliveredAt: Timestamp,
+  respondedAt: Timestamp,
+  responseCode: NullableInt,
+  responsePayload: NullableStr,
+  expiresAt: Timestamp,
+  scheduleID: NullableInt,
   createAt: Timestamp,
   updateAt: Timestamp,
 })
@@ -70,6 +80,13 @@ export const GroupControlLog = z.object({
   publishStatusLabel: Label,
   publishUser: NullableStr,
   userIntID: NullableInt,
+  taskID: NullableStr,
+  commandStatus: NullableStr,
+  commandStatusLabel: Label,
+  qos: NullableInt,
+  needAck: NullableInt,
+  expiresAt: Timestamp,
+  scheduleID: NullableInt,
   createAt: Timestamp,
   updateAt: Timestamp,
 })
@@ -82,6 +99,17 @@ export const GatewayControlLog = z.object({
   payload: z
     .union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string()])
     .nullable(),
+  taskID: NullableStr,
+  commandStatus: NullableStr,
+  commandStatusLabel: Label,
+  qos: NullableInt,
+  sentAt: Timestamp,
+  deliveredAt: Timestamp,
+  respondedAt: Timestamp,
+  responseCode: NullableInt,
+  responsePayload: NullableStr,
+  expiresAt: Timestamp,
+  scheduleID: NullableInt,
   createAt: Timestamp,
 })
 
@@ -129,14 +157,21 @@ export const controlLogFilters = {
   topic: 'text',
   publishStatus: 'int',
   taskID: 'text',
+  commandStatus: 'text',
 } satisfies FilterFields
 export const groupControlLogFilters = {
   groupName: 'text',
   groupID: 'text',
   topic: 'text',
   publishStatus: 'int',
+  taskID: 'text',
+  commandStatus: 'text',
 } satisfies FilterFields
-export const gatewayControlLogFilters = { createUser: 'text' } satisfies FilterFields
+export const gatewayControlLogFilters = {
+  createUser: 'text',
+  taskID: 'text',
+  commandStatus: 'text',
+} satisfies FilterFields
 
 export const ConnectLogListQuery = timedListQuery(connectLogFilters, ['msgTime'])
 export const EventListQuery = timedListQuery(eventFilters, ['msgTime'])

@@ -7,6 +7,7 @@ import { policyService } from './policies.ts'
 import { productModelService } from './product-model.ts'
 import { productResourceService } from './product-resources.ts'
 import type { ServiceDeps } from './types.ts'
+import { commandService, type CommandDeps } from './commands.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
 
@@ -14,7 +15,7 @@ export type { Actor, ServiceDeps } from './types.ts'
  * The domain services: one home for every write. Routes, CSV import and ingest's hooks call these; each runs the
  * rules, calls the store ports, performs every effect and then emits its domain event (src/kernel/events.ts).
  */
-export function createServices(deps: ServiceDeps) {
+export function createServices(deps: ServiceDeps & Pick<CommandDeps, 'broker' | 'config' | 'now'>) {
   const model = productModelService(deps)
   const resources = productResourceService(deps)
   const policies = policyService(deps)
@@ -35,6 +36,8 @@ export function createServices(deps: ServiceDeps) {
     subscriptions: policies.subscriptions,
     certs: certService(deps),
     alerts: alertService(deps),
+    /** Commands to devices and groups; `start()` once the broker runs, `close()` before it stops. */
+    commands: commandService({ ...deps, events: deps.events }),
   }
 }
 

@@ -19,7 +19,10 @@ export const eventWire = createSerializer({ list: Event, gateway: GatewayEvent }
 
 const controlLogForms = createSerializer(
   { list: ControlLog, group: GroupControlLog, gateway: GatewayControlLog },
-  { labels: { publishStatus: 'publishStatus' }, times },
+  {
+    labels: { publishStatus: 'publishStatus', commandStatus: 'commandStatus' },
+    times: [...times, 'sentAt', 'deliveredAt', 'respondedAt', 'expiresAt'],
+  },
 )
 
 /** A gateway control log's payload: the stored JSON when it is an object or array, else the stored text. */

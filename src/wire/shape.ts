@@ -30,13 +30,13 @@ function compile(keys: readonly string[], spec: WireSpec): Array<[string, Op]> {
     const labelOf = key.endsWith('Label') ? spec.labels?.[key.slice(0, -5)] : undefined
     if (labelOf) {
       const base = key.slice(0, -5)
-      const table = enumerations[labelOf] as Record<number, { zh: string; en: string }>
+      const table = enumerations[labelOf] as Record<string, { zh: string; en: string }>
       return [
         key,
         (r, c) =>
           r[base] === null || r[base] === undefined
             ? null
-            : (table[Number(r[base])]?.[c.lang] ?? null),
+            : (table[String(r[base])]?.[c.lang] ?? null),
       ]
     }
     if (times.has(key)) return [key, (r, c) => formatTime(r[key] as number | null, c.tz)]

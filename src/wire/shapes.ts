@@ -5,6 +5,8 @@ import * as alertsWire from './alerts.ts'
 import * as appTemplatesSchemas from '../schemas/app-templates.ts'
 import * as appTemplatesWire from './app-templates.ts'
 import * as certsSchemas from '../schemas/certs.ts'
+import * as commandsSchemas from '../schemas/commands.ts'
+import * as commandsWire from './commands.ts'
 import * as certsWire from './certs.ts'
 import * as dataPointsSchemas from '../schemas/data-points.ts'
 import * as dataPointsWire from './data-points.ts'
@@ -46,6 +48,7 @@ export const shapesA = {
   alerts: { ...alertsSchemas, ...alertsWire },
   appTemplates: { ...appTemplatesSchemas, ...appTemplatesWire },
   certs: { ...certsSchemas, ...certsWire },
+  commands: { ...commandsSchemas, ...commandsWire },
   dataPoints: { ...dataPointsSchemas, ...dataPointsWire },
   dataStreams: { ...dataStreamsSchemas, ...dataStreamsWire },
   deviceTransfer: { ...deviceTransferSchemas },

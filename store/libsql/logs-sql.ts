@@ -75,6 +75,9 @@ const controlColumns = `SELECT c.id AS id, c.device_int_id AS deviceIntID, c.dev
   c.device_name AS deviceName, c.group_id AS groupID, c.group_name AS groupName, c.topic AS topic,
   c.payload AS payload, c.publish_status AS publishStatus, c.publish_user AS publishUser,
   c.publish_user AS createUser, c.user_int_id AS userIntID, c.task_id AS taskID, c.msg_time AS msgTime,
+  c.command_status AS commandStatus, c.qos AS qos, c.need_ack AS needAck, c.sent_at AS sentAt,
+  c.delivered_at AS deliveredAt, c.responded_at AS respondedAt, c.response_code AS responseCode,
+  c.response_payload AS responsePayload, c.expires_at AS expiresAt, c.schedule_id AS scheduleID,
   c.create_at AS createAt, c.update_at AS updateAt`
 
 /** Control logs of a tenant; `where` picks device rows, one device's or one group's. */
@@ -90,6 +93,7 @@ export const controlLogSpec = (where: string): ListSpec => ({
     topic: 'c.topic',
     publishStatus: 'c.publish_status',
     taskID: 'c.task_id',
+    commandStatus: 'c.command_status',
     createUser: 'c.publish_user',
     msgTime: 'c.msg_time',
     createAt: 'c.create_at',

@@ -17,6 +17,7 @@ import { LogsRepo } from './logs.ts'
 import { AlertsRepo } from './alerts.ts'
 import { IngestModelRepo } from './ingest-model.ts'
 import { ConnectionsRepo } from './connections.ts'
+import { CommandsRepo } from './commands.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -39,6 +40,7 @@ export function createMetaStore(db: Db): MetaStore {
     tasks: new TasksRepo(db),
     logs: new LogsRepo(db),
     alerts: new AlertsRepo(db),
+    commands: new CommandsRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),
     async close() {

@@ -63,11 +63,16 @@ export class TasksRepo implements TaskRepository {
   }
 
   /** Progress (0..100) and an optional message of a waiting or running task. */
-  async report(taskID: string, progress: number, message: string | null): Promise<void> {
+  async report(
+    taskID: string,
+    progress: number,
+    message: string | null,
+    resultJson?: string,
+  ): Promise<void> {
     await this.set(
       taskID,
-      'progress = ?, message = coalesce(?, message)',
-      [progress, message],
+      'progress = ?, message = coalesce(?, message), result = coalesce(?, result)',
+      [progress, message, resultJson ?? null],
       ACTIVE,
     )
   }
@@ -110,10 +115,13 @@ export class TasksRepo implements TaskRepository {
    * Marks every task still waiting or running as failed ('interrupted by a restart'): call once at start-up,
    * before any task runs, since a task lives only in the process that started it. Returns how many it marked.
    */
-  async failInterruptedTasks(): Promise<number> {
+  async failInterruptedTasks(exceptNames: readonly string[] = []): Promise<number> {
+    const except = exceptNames.map(() => '?').join(', ')
     const r = await this.db.run(
-      'UPDATE tasks SET status = ?, message = ?, update_at = ? WHERE status IN (?, ?)',
-      [TaskState.failed, INTERRUPTED, Date.now(), ...ACTIVE],
+      `UPDATE tasks SET status = ?, message = ?, update_at = ? WHERE status IN (?, ?)${
+        exceptNames.length ? ` AND task_name NOT IN (${except})` : ''
+      }`,
+      [TaskState.failed, INTERRUPTED, Date.now(), ...ACTIVE, ...exceptNames],
     )
     return r.changes
   }

@@ -24,7 +24,12 @@ export interface TaskRepository {
   /** waiting → running. */
   markRunning(taskID: string): Promise<void>
   /** Progress (0..100) and an optional message of a waiting or running task. */
-  report(taskID: string, progress: number, message: string | null): Promise<void>
+  report(
+    taskID: string,
+    progress: number,
+    message: string | null,
+    resultJson?: string,
+  ): Promise<void>
   /** → done, progress 100, with the JSON text of the result. */
   finish(taskID: string, resultJson: string): Promise<void>
   /** → failed, with a message for the caller. */
@@ -37,5 +42,5 @@ export interface TaskRepository {
    * Marks every task still waiting or running as failed (INTERRUPTED): call once at start-up, before any task
    * runs, since a task lives only in the process that started it. Returns how many it marked.
    */
-  failInterruptedTasks(): Promise<number>
+  failInterruptedTasks(exceptNames?: readonly string[]): Promise<number>
 }

@@ -293,23 +293,30 @@ forms(
 )
 
 forms(
-  'command response (form 4) :: the issued control log becomes acknowledged, no values',
+  'command response (form 4) :: the command succeeds with its code, no values stored',
   async () => {
-    const logs = t.svc.deps.meta.logs
-    const id = await logs.addControlLog({
-      tenantID: w.tenantID,
-      deviceIntID: w.device.id,
+    const cmd = await t.admin.post('/api/v1/device_publish', {
       deviceID: w.device.deviceID,
-      taskID: 'task-77',
-      publishStatus: 1,
+      payload: 'ping',
+      ttl: 60,
     })
+    assert.is(cmd.status, 201, cmd.text)
+    const taskID = cmd.body.taskID
+    assert.is((await dev.get('/api/v1/ingest/commands')).body.items[0].taskID, taskID)
     const r = await post(dev, {
       topic: 'inbox',
-      payload: { data_type: 'response', result: { task_id: 'task-77', code: 200 } },
+      payload: { data_type: 'response', result: { task_id: taskID, code: 200 } },
     })
     assert.equal(r.body, { accepted: 0, rejected: [] })
-    const row = await t.db.one('SELECT publish_status FROM control_logs WHERE id = ?', [id])
-    assert.is(row!.publish_status, 2)
+    let row: Record<string, unknown> | undefined
+    for (let i = 0; i < 40 && row?.command_status !== 'succeeded'; i++) {
+      await new Promise((ok) => setTimeout(ok, 25))
+      row = await t.db.one(
+        'SELECT publish_status, command_status, response_code FROM control_logs WHERE task_id = ?',
+        [taskID],
+      )
+    }
+    assert.equal(row, { publish_status: 2, command_status: 'succeeded', response_code: 200 })
     const [e] = await eventsOf(t.admin, w.device.deviceID)
     assert.equal([e.status, e.topic], [1, 'inbox'])
   },

@@ -337,6 +337,17 @@ scoped(
       'deviceIntID',
       'createUser',
       'payload',
+      'taskID',
+      'commandStatus',
+      'commandStatusLabel',
+      'qos',
+      'sentAt',
+      'deliveredAt',
+      'respondedAt',
+      'responseCode',
+      'responsePayload',
+      'expiresAt',
+      'scheduleID',
       'createAt',
     ])
     assert.equal(structured.payload, {
@@ -370,6 +381,13 @@ scoped(
       publishStatusLabel: '无需回执',
       publishUser: 'admin',
       userIntID: 1,
+      taskID: null,
+      commandStatus: null,
+      commandStatusLabel: null,
+      qos: null,
+      needAck: null,
+      expiresAt: null,
+      scheduleID: null,
       updateAt: null,
     })
     const en = await t.admin.english().get(`/api/v1/groups/${group}/control_logs?publishStatus=0`)

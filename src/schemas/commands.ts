@@ -1,0 +1,96 @@
+import { z } from 'zod'
+import { intID, Int, Label, Str } from './common.ts'
+
+const seconds = (min: number, max: number) =>
+  z
+    .number({ error: `must be an integer from ${min} to ${max}` })
+    .int({ error: `must be an integer from ${min} to ${max}` })
+    .min(min, { error: `must be an integer from ${min} to ${max}` })
+    .max(max, { error: `must be an integer from ${min} to ${max}` })
+
+/** The text to publish; a JSON object or array is accepted and sent as JSON. */
+const payload = z
+  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+    error: 'required: the text (or JSON) to publish',
+  })
+  .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+  .refine((v) => Buffer.byteLength(v) <= 256 * 1024, { error: 'at most 256 KiB' })
+
+const qos = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' })
+const topic = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .max(255, { error: 'at most 255 characters' })
+
+/** What every command takes beside its target. */
+const commandFields = {
+  payload,
+  topic: topic.optional(),
+  qos: qos.optional(),
+  timeout: seconds(1, 3600).optional(),
+  ttl: seconds(0, 604_800).optional(),
+}
+
+/** `POST /device_publish`: the device by deviceID and/or deviceIntID. */
+export const DevicePublish = z
+  .object({
+    deviceID: z.string({ error: 'must be a string' }).min(1).max(64).optional(),
+    deviceIntID: intID.optional(),
+    ...commandFields,
+    wait: seconds(0, 60).optional(),
+  })
+  .refine((b) => b.deviceID !== undefined || b.deviceIntID !== undefined, {
+    error: 'deviceID or deviceIntID is required',
+    path: ['deviceID'],
+    when: (p) => typeof p.value === 'object' && p.value !== null, // named with the other failing fields
+  })
+
+export const PublishAnswer = z.object({
+  publishStatus: Int,
+  publishStatusLabel: Label,
+  taskID: Str,
+  commandStatus: Str,
+  commandStatusLabel: Label,
+})
+
+/** `POST /group_publish`: the group by groupID and/or groupIntID. */
+export const GroupPublish = z
+  .object({
+    groupID: z.string({ error: 'must be a string' }).min(1).max(64).optional(),
+    groupIntID: intID.optional(),
+    ...commandFields,
+    needAck: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
+    ratePerSecond: seconds(1, 100_000).optional(),
+  })
+  .refine((b) => b.groupID !== undefined || b.groupIntID !== undefined, {
+    error: 'groupID or groupIntID is required',
+    path: ['groupID'],
+    when: (p) => typeof p.value === 'object' && p.value !== null,
+  })
+
+export const GroupPublishAnswer = z.object({ statusUrl: Str, taskID: Str })
+
+/** `DELETE /device_publish?taskIDs=a,b`. */
+export const CancelQuery = z.object({
+  taskIDs: z
+    .string({ error: 'required: taskIDs separated by commas' })
+    .regex(/^[\w-]{1,64}(,[\w-]{1,64}){0,999}$/, { error: 'taskIDs separated by commas' })
+    .transform((s) => [...new Set(s.split(','))]),
+})
+
+/** `GET /ingest/commands?wait=`: seconds to wait for a command (0 to 30). */
+export const PollQuery = z.object({
+  wait: z
+    .string()
+    .regex(/^\d{1,2}$/, { error: 'must be an integer from 0 to 30' })
+    .transform(Number)
+    .pipe(z.number().max(30, { error: 'must be an integer from 0 to 30' }))
+    .optional(),
+})
+
+export const PolledCommands = z.object({
+  items: z.array(z.object({ taskID: Str, topic: Str, payload: Str })),
+})
+
+export type DevicePublish = z.infer<typeof DevicePublish>
+export type GroupPublish = z.infer<typeof GroupPublish>

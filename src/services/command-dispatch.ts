@@ -1,0 +1,218 @@
+/**
+ * Sends stored commands and follows each through its lifecycle: queued → sent → delivered (the device's PUBACK on
+ * the embedded broker) → succeeded/failed (its response message), or timed_out / expired / canceled / unsent.
+ * Every change is a compare-and-set in the store (so several nodes never move one command twice) followed by a
+ * `command.status` event. The loops are rows claimed in libSQL, not in-process timers alone: a queued command is
+ * sent by whichever node claims it, and a node that dies leaves its claims to expire.
+ */
+import { randomUUID } from 'node:crypto'
+import type { EventBus } from '../kernel/events.ts'
+import type { BrokerHandle, DeviceIdentity } from '../../ingest/types.ts'
+import {
+  publishStatusOf,
+  type CommandRecord,
+  type CommandStatus,
+  type MetaStore,
+  type Transition,
+  type TransitionFields,
+} from '../../store/types.ts'
+
+/** How long a node's claim on a command it is sending lasts beyond the command's timeout. */
+const CLAIM_MS = 15_000
+/** Queued commands a dispatcher pass claims at most. */
+const DISPATCH_BATCH = 500
+
+export interface DispatchDeps {
+  meta: MetaStore
+  events: EventBus
+  broker: BrokerHandle
+  /** Epoch ms now (an injected clock in tests). */
+  now: () => number
+  log: (message: string, e?: unknown) => void
+}
+
+/** The message a device receives: `{"data_type":"request","task_id":…,"data":<payload>}` (JSON kept as JSON). */
+export function envelope(taskID: string, payload: string): Buffer {
+  let data: unknown = payload
+  try {
+    data = JSON.parse(payload)
+  } catch {
+    // not JSON: sent as a string
+  }
+  return Buffer.from(JSON.stringify({ data_type: 'request', task_id: taskID, data }))
+}
+
+export const newTaskID = () => randomUUID()
+
+export class CommandDispatcher {
+  private identities = new Map<number, DeviceIdentity | undefined>()
+
+  constructor(private readonly d: DispatchDeps) {}
+
+  /** Announces moved commands (after their commit). */
+  announce(moved: readonly CommandRecord[]) {
+    const at = this.d.now()
+    for (const c of moved)
+      this.d.events.emit('command.status', {
+        tenantID: c.tenantID,
+        taskID: c.taskID,
+        deviceIntID: c.deviceIntID,
+        deviceID: c.deviceID,
+        groupID: c.deviceIntID === null ? c.groupID : null,
+        parentID: c.parentID,
+        scheduleID: c.scheduleID,
+        commandStatus: c.commandStatus,
+        publishStatus: c.publishStatus,
+        at,
+      })
+  }
+
+  /** Moves one command and announces it; answers it when it moved. */
+  async move(
+    c: CommandRecord,
+    from: readonly CommandStatus[],
+    to: CommandStatus,
+    fields: TransitionFields = {},
+  ): Promise<CommandRecord | undefined> {
+    const change: Transition = { id: c.id, from, to, fields, publishStatus: statusOf(c, to) }
+    const [moved] = await this.d.meta.commands.transition([change])
+    if (moved) this.announce([moved])
+    return moved
+  }
+
+  /** The device of a command as ingest knows it (cached for one dispatcher pass). */
+  async identity(deviceIntID: number): Promise<DeviceIdentity | undefined> {
+    if (!this.identities.has(deviceIntID))
+      this.identities.set(deviceIntID, await this.d.meta.ingest.device('id', deviceIntID))
+    return this.identities.get(deviceIntID)
+  }
+
+  /**
+   * Sends claimed queued commands of one device in order: each becomes `sent` (one transaction for all), then
+   * they are published in that order; PUBACKs and timeouts are followed in the background.
+   */
+  async sendAll(device: DeviceIdentity, commands: readonly CommandRecord[]): Promise<void> {
+    if (!commands.length) return
+    const now = this.d.now()
+    const changes = commands.map((c): Transition => ({
+      id: c.id,
+      from: ['queued'],
+      to: 'sent',
+      publishStatus: statusOf(c, 'sent'),
+      fields: {
+        sentAt: now,
+        deadlineAt: c.qos === 1 ? now + c.timeoutMs : null,
+        dispatchAt: null,
+        claimedUntil: null,
+      },
+    }))
+    const sent = await this.d.meta.commands.transition(changes)
+    this.announce(sent)
+    for (const c of sent)
+      void this.follow(device, c).catch((e) => this.d.log('command follow-up failed', e))
+  }
+
+  /** Publishes a sent command and records what became of it. */
+  private async follow(device: DeviceIdentity, c: CommandRecord) {
+    const ok = await this.d.broker.publish(device, c.topic, envelope(c.taskID, c.payload), {
+      qos: c.qos,
+      timeoutMs: c.timeoutMs,
+    })
+    const now = this.d.now()
+    if (c.qos === 0) {
+      if (!ok) await this.move(c, ['sent'], 'unsent')
+      return
+    }
+    if (ok && this.d.broker.confirmsDelivery) {
+      await this.move(c, ['sent'], 'delivered', { deliveredAt: now, deadlineAt: null })
+      return
+    }
+    if (ok) return // an external broker took it: the response message (or the deadline) decides
+    if (c.expiresAt !== null && c.expiresAt > now && !this.d.broker.connected(device)) {
+      // the device went away before acknowledging: with a ttl it gets the command again on reconnect
+      await this.move(c, ['sent'], 'queued', { deadlineAt: null, dispatchAt: null })
+      return
+    }
+    await this.move(c, ['sent'], 'timed_out', { deadlineAt: null })
+  }
+
+  /** A device connected: its queued commands go out, oldest first. */
+  async deviceOnline(deviceIntID: number): Promise<void> {
+    const now = this.d.now()
+    const device = await this.d.meta.ingest.device('id', deviceIntID)
+    if (!device || device.blocked) return
+    const queued = await this.d.meta.commands.claimQueued(deviceIntID, now, now + CLAIM_MS)
+    await this.sendAll(device, queued)
+  }
+
+  /**
+   * One pass over queued commands due for dispatch (group members, commands left by a stopped node): each is sent
+   * when its device is connected here, waits for the device when it has a ttl, and is `unsent` otherwise.
+   */
+  async dispatchDue(): Promise<number> {
+    const now = this.d.now()
+    const due = await this.d.meta.commands.claimDue(now, now + CLAIM_MS, DISPATCH_BATCH)
+    this.identities.clear()
+    const byDevice = new Map<number, CommandRecord[]>()
+    const waiting: Transition[] = []
+    const unsent: Transition[] = []
+    for (const c of due) {
+      const device = c.deviceIntID === null ? undefined : await this.identity(c.deviceIntID)
+      if (device && !device.blocked && this.d.broker.connected(device)) {
+        const list = byDevice.get(device.id) ?? []
+        list.push(c)
+        byDevice.set(device.id, list)
+      } else if (device && !device.blocked && c.expiresAt !== null && c.expiresAt > now) {
+        waiting.push({
+          id: c.id,
+          from: ['queued'],
+          to: 'queued',
+          publishStatus: statusOf(c, 'queued'),
+          fields: { dispatchAt: null, claimedUntil: null },
+        })
+      } else
+        unsent.push({
+          id: c.id,
+          from: ['queued'],
+          to: 'unsent',
+          publishStatus: 0,
+          fields: { dispatchAt: null, claimedUntil: null },
+        })
+    }
+    await this.d.meta.commands.transition(waiting)
+    this.announce(await this.d.meta.commands.transition(unsent))
+    for (const [deviceIntID, list] of byDevice)
+      await this.sendAll((await this.identity(deviceIntID))!, list)
+    return due.length
+  }
+
+  /** Commands past their deadline or expiry (also those a stopped process left `sent`). */
+  async sweep(): Promise<void> {
+    this.announce(await this.d.meta.commands.sweep(this.d.now()))
+  }
+
+  /** A device's response message. */
+  async respond(e: {
+    tenantID: string
+    deviceIntID: number
+    taskID: string
+    code: number | null
+    payload: string
+  }): Promise<CommandRecord | undefined> {
+    const moved = await this.d.meta.commands.respond(
+      e.tenantID,
+      e.deviceIntID,
+      e.taskID,
+      e.code,
+      e.payload,
+      this.d.now(),
+    )
+    if (moved) this.announce([moved])
+    return moved
+  }
+}
+
+/** The publishStatus a command shows in state `to`. */
+export function statusOf(c: { qos: number; needAck?: number | null }, to: CommandStatus): number {
+  return publishStatusOf(to, c.qos === 1 && c.needAck !== 0)
+}

@@ -1,0 +1,307 @@
+import type { EventBus } from '../kernel/events.ts'
+import { ApiError } from '../errors.ts'
+import { mountpoint, type BrokerHandle, type DeviceIdentity } from '../../ingest/types.ts'
+import type { CommandRecord, MetaStore } from '../../store/types.ts'
+import { CommandDispatcher, newTaskID, statusOf } from './command-dispatch.ts'
+import { groupCommands } from './group-commands.ts'
+import type { Actor } from './types.ts'
+
+/** A command to one device as a caller (or a schedule) asks for it. */
+export interface DeviceCommandInput {
+  deviceID?: string
+  deviceIntID?: number
+  /** Relative topic (default `inbox`), or the device's full topic. */
+  topic?: string
+  payload: string
+  qos?: 0 | 1
+  /** Seconds to wait for the acknowledgement (default COMMAND_TIMEOUT). */
+  timeout?: number
+  /** Seconds an offline device's command waits for it (0: not at all). */
+  ttl?: number
+}
+
+/** What a device publish answers. */
+export interface CommandAnswer {
+  taskID: string
+  commandStatus: string
+  publishStatus: number
+}
+
+export interface CommandDeps {
+  meta: MetaStore
+  events: EventBus
+  broker: BrokerHandle
+  config: { COMMAND_TIMEOUT: number }
+  now?: () => number
+  log?: (message: string, e?: unknown) => void
+}
+
+const IDEMPOTENCY_MS = 24 * 3600_000
+/** How often the sweeper and the dispatcher look at the store. */
+const SWEEP_MS = 1000
+const DISPATCH_MS = 200
+
+/**
+ * Commands to devices and groups, now: stored before they are published, followed through their lifecycle, and
+ * announced on every change (`command.status`). `start()` runs the loops; `close()` stops them.
+ */
+export function commandService(deps: CommandDeps) {
+  const { meta, events, broker } = deps
+  const now = deps.now ?? Date.now
+  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[commands] ${m}`, e ?? ''))
+  const dispatcher = new CommandDispatcher({ meta, events, broker, now, log })
+  const groups = groupCommands({
+    meta,
+    events,
+    broker,
+    dispatcher,
+    now,
+    log,
+    defaults: deps.config,
+  })
+  /** taskID → callers waiting for it to be delivered, answered or final. */
+  const waiters = new Map<string, Set<() => void>>()
+  /** deviceIntID → HTTP pollers waiting for a queued command. */
+  const pollers = new Map<number, Set<() => void>>()
+  const wake = <K>(map: Map<K, Set<() => void>>, key: K) => {
+    for (const f of map.get(key) ?? []) f()
+  }
+  const timers: NodeJS.Timeout[] = []
+  let closed = false
+
+  const onStatus = (e: { taskID: string; commandStatus: string; deviceIntID: number | null }) => {
+    if (e.commandStatus !== 'queued' && e.commandStatus !== 'sent') wake(waiters, e.taskID)
+    if (e.commandStatus === 'queued' && e.deviceIntID !== null) wake(pollers, e.deviceIntID)
+  }
+  const guard = (what: string, p: Promise<unknown>) => void p.catch((e) => log(`${what} failed`, e))
+  const onOnline = (e: { id: number }) =>
+    guard('delivery on connect', dispatcher.deviceOnline(e.id))
+  const onResponse = (e: Parameters<CommandDispatcher['respond']>[0]) =>
+    guard('command response', dispatcher.respond(e))
+
+  /** The tenant's device named by deviceID and/or deviceIntID; 404 errors.deviceID otherwise. */
+  async function deviceOf(tenant: string, input: DeviceCommandInput): Promise<DeviceIdentity> {
+    const byID =
+      input.deviceID === undefined
+        ? undefined
+        : await meta.ingest.device('deviceID', input.deviceID)
+    const byIntID =
+      input.deviceIntID === undefined
+        ? undefined
+        : await meta.ingest.device('id', input.deviceIntID)
+    const d = byID ?? byIntID
+    const mismatch = byID && byIntID && byID.id !== byIntID.id
+    if (!d || d.tenantID !== tenant || mismatch)
+      throw new ApiError('DATA_NOT_FOUND', { deviceID: 'no such device' })
+    return d
+  }
+
+  /** Stores a command for a device and sends it at once when the device is connected here. */
+  async function toDevice(
+    a: Actor & { username?: string | null },
+    input: DeviceCommandInput,
+    opts: { scheduleID?: number } = {},
+  ): Promise<CommandAnswer> {
+    const device = await deviceOf(a.tenant, input)
+    if (device.blocked && opts.scheduleID === undefined)
+      throw new ApiError('FORM_INVALID', { deviceID: 'the device is blocked' })
+    const t = now()
+    const qos = input.qos ?? 1
+    const timeoutMs = (input.timeout ?? deps.config.COMMAND_TIMEOUT) * 1000
+    const ttlMs = (input.ttl ?? 0) * 1000
+    const online = !device.blocked && broker.connected(device)
+    const status = online || (ttlMs > 0 && !device.blocked) ? 'queued' : 'unsent'
+    const [cmd] = await meta.commands.create([
+      {
+        tenantID: a.tenant,
+        taskID: newTaskID(),
+        deviceIntID: device.id,
+        deviceID: device.deviceID,
+        deviceName: device.deviceName,
+        topic: relativeTopic(device, input.topic ?? 'inbox'),
+        payload: input.payload,
+        qos,
+        timeoutMs,
+        expiresAt: ttlMs > 0 ? t + ttlMs : null,
+        status,
+        dispatchAt: null,
+        claimedUntil: online ? t + timeoutMs + 15_000 : null,
+        scheduleID: opts.scheduleID ?? null,
+        publishUser: a.username ?? null,
+        userIntID: a.userIntID,
+      },
+    ])
+    dispatcher.announce([cmd!])
+    if (online) await dispatcher.sendAll(device, [cmd!])
+    return answerOf((await meta.commands.get(a.tenant, cmd!.taskID)) ?? cmd!)
+  }
+
+  /** Resolves once the command is delivered, answered or final, or after `seconds`. */
+  async function wait(
+    tenant: string,
+    taskID: string,
+    seconds: number,
+  ): Promise<CommandRecord | undefined> {
+    const settled = (c: CommandRecord | undefined) =>
+      !c || (c.commandStatus !== 'queued' && c.commandStatus !== 'sent')
+    let c = await meta.commands.get(tenant, taskID)
+    if (seconds <= 0 || settled(c)) return c
+    await new Promise<void>((resolve) => {
+      const set = waiters.get(taskID) ?? new Set()
+      waiters.set(taskID, set)
+      const done = () => {
+        clearTimeout(timer)
+        set.delete(done)
+        if (!set.size) waiters.delete(taskID)
+        resolve()
+      }
+      const timer = setTimeout(done, seconds * 1000)
+      set.add(done)
+    })
+    c = await meta.commands.get(tenant, taskID)
+    return c
+  }
+
+  return {
+    toDevice,
+    toGroup: groups.toGroup,
+
+    /**
+     * A device publish as the API answers it: with `wait`, once the command is delivered, answered or final;
+     * with an Idempotency-Key, a retry within 24 h answers the first call's answer instead of sending again.
+     */
+    async publish(
+      a: Actor & { username?: string | null },
+      input: DeviceCommandInput & { wait?: number },
+      idempotencyKey?: string,
+    ): Promise<CommandAnswer> {
+      if (idempotencyKey) {
+        const earlier = await meta.commands.claimKey(
+          a.tenant,
+          'device_publish',
+          idempotencyKey,
+          now(),
+          IDEMPOTENCY_MS,
+        )
+        if (earlier) {
+          if (earlier.answer) return JSON.parse(earlier.answer) as CommandAnswer
+          throw new ApiError('DATA_EXISTED', {
+            'Idempotency-Key': 'a call with this key is still running',
+          })
+        }
+      }
+      try {
+        let answer = await toDevice(a, input)
+        if (input.wait) answer = answerOf((await wait(a.tenant, answer.taskID, input.wait))!)
+        if (idempotencyKey)
+          await meta.commands.saveKey(
+            a.tenant,
+            'device_publish',
+            idempotencyKey,
+            JSON.stringify(answer),
+          )
+        return answer
+      } catch (e) {
+        if (idempotencyKey)
+          await meta.commands.saveKey(a.tenant, 'device_publish', idempotencyKey, null)
+        throw e
+      }
+    },
+
+    /** Cancels the tenant's queued commands among `taskIDs`; others are left as they are. */
+    async cancel(a: Actor, taskIDs: string[]): Promise<void> {
+      dispatcher.announce(await meta.commands.cancel(a.tenant, taskIDs, now()))
+    },
+
+    /**
+     * An HTTP device fetches its queued commands (they count as delivered); with `wait` (seconds) it waits for
+     * one to arrive when none is queued.
+     */
+    async poll(device: DeviceIdentity, waitSeconds: number) {
+      const take = async () => {
+        const t = now()
+        const queued = await meta.commands.claimQueued(device.id, t, t + 15_000)
+        const moved = await meta.commands.transition(
+          queued.map((c) => ({
+            id: c.id,
+            from: ['queued'] as const,
+            to: 'delivered' as const,
+            publishStatus: statusOf(c, 'delivered'),
+            fields: { sentAt: t, deliveredAt: t, dispatchAt: null, claimedUntil: null },
+          })),
+        )
+        dispatcher.announce(moved)
+        return moved.sort((x, y) => x.id - y.id)
+      }
+      let items = await take()
+      const end = now() + waitSeconds * 1000
+      while (!items.length && !closed && now() < end) {
+        await new Promise<void>((resolve) => {
+          const set = pollers.get(device.id) ?? new Set()
+          pollers.set(device.id, set)
+          const done = () => {
+            clearTimeout(timer)
+            set.delete(done)
+            if (!set.size) pollers.delete(device.id)
+            resolve()
+          }
+          // also look again every second: another node may have queued one
+          const timer = setTimeout(done, Math.min(1000, Math.max(0, end - now())))
+          set.add(done)
+        })
+        items = await take()
+      }
+      return items.map((c) => ({ taskID: c.taskID, topic: c.topic, payload: c.payload }))
+    },
+
+    /** Starts the loops: commands a stopped process left behind first, then the sweeper and the dispatcher. */
+    async start() {
+      events.on('command.status', onStatus)
+      events.on('device.online', onOnline)
+      events.on('device.response', onResponse)
+      await dispatcher.sweep()
+      await groups.resume()
+      let dispatching = false
+      timers.push(
+        setInterval(() => guard('sweep', dispatcher.sweep()), SWEEP_MS),
+        setInterval(() => {
+          if (dispatching) return
+          dispatching = true
+          guard(
+            'dispatch',
+            dispatcher.dispatchDue().finally(() => (dispatching = false)),
+          )
+        }, DISPATCH_MS),
+      )
+      for (const t of timers) t.unref()
+    },
+
+    close() {
+      closed = true
+      for (const t of timers) clearInterval(t)
+      events.off('command.status', onStatus)
+      events.off('device.online', onOnline)
+      events.off('device.response', onResponse)
+      groups.close()
+      for (const set of [...waiters.values(), ...pollers.values()]) for (const f of [...set]) f()
+    },
+  }
+}
+
+export type CommandService = ReturnType<typeof commandService>
+
+/** The answer of a device publish. */
+export function answerOf(c: CommandRecord): CommandAnswer {
+  return { taskID: c.taskID, commandStatus: c.commandStatus, publishStatus: c.publishStatus }
+}
+
+/** A command's topic relative to the device's mountpoint: the device's full topic is accepted too. */
+function relativeTopic(device: DeviceIdentity, topic: string): string {
+  const prefix = mountpoint(device)
+  const rel = topic.startsWith(prefix) ? topic.slice(prefix.length) : topic.replace(/^\/+/, '')
+  if (!rel || /[+#]/.test(rel) || rel.startsWith('/'))
+    throw new ApiError('FORM_INVALID', {
+      topic: 'a topic without wildcards, relative or under the device',
+    })
+  return rel
+}

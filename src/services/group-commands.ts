@@ -1,0 +1,202 @@
+/**
+ * Commands to a group: with `needAck` 1, one command per member device (each with its own lifecycle and control
+ * log, paced by `ratePerSecond`), a group control log holding the payload, and a task whose progress and result
+ * follow the members' outcomes; with `needAck` 0, one QoS 0 publish to the group topic and only the group's log.
+ * Members are stored before anything is sent, so a node that stops in the middle leaves them to the dispatcher of
+ * whichever node runs next.
+ */
+import type { EventBus } from '../kernel/events.ts'
+import { ApiError } from '../errors.ts'
+import type { BrokerHandle } from '../../ingest/types.ts'
+import { PROTOCOL_NAMES } from '../../ingest/types.ts'
+import type { CommandInput, MetaStore, Row } from '../../store/types.ts'
+import { envelope, newTaskID, type CommandDispatcher } from './command-dispatch.ts'
+import type { Actor } from './types.ts'
+
+export interface GroupCommandRequest {
+  groupID?: string
+  groupIntID?: number
+  topic?: string
+  payload: string
+  qos?: 0 | 1
+  timeout?: number
+  ttl?: number
+  /** 1 (default): one command per member, with receipts; 0: one publish to the group topic. */
+  needAck?: 0 | 1
+  /** Members sent per second (default: as fast as the dispatcher goes). */
+  ratePerSecond?: number
+}
+
+interface GroupDeps {
+  meta: MetaStore
+  events: EventBus
+  broker: BrokerHandle
+  dispatcher: CommandDispatcher
+  now: () => number
+  log: (message: string, e?: unknown) => void
+  defaults: { COMMAND_TIMEOUT: number }
+}
+
+/** How often a group task's progress is written while its members move. */
+const PROGRESS_MS = 250
+const MEMBER_PAGE = 5000
+
+export function groupCommands(d: GroupDeps) {
+  const { meta, events } = d
+  /** Group command row id → its tenant and task, for the groups whose members are still moving. */
+  const open = new Map<number, { tenant: string; taskID: string }>()
+  const dirty = new Set<number>()
+  let timer: NodeJS.Timeout | undefined
+
+  async function groupOf(tenant: string, r: GroupCommandRequest): Promise<Row> {
+    if (r.groupIntID !== undefined) {
+      const g = await meta.groups.get(tenant, r.groupIntID).catch(() => undefined)
+      if (g && (r.groupID === undefined || g.groupID === r.groupID)) return g
+    } else if (r.groupID !== undefined) {
+      const filters = [{ field: 'groupID', op: 'eq' as const, value: r.groupID }]
+      const { items } = await meta.groups.list(tenant, { page: 1, limit: 1, filters })
+      if (items[0]) return items[0]
+    }
+    throw new ApiError('DATA_NOT_FOUND', { groupID: 'no such group' })
+  }
+
+  async function members(tenant: string, groupIntID: number): Promise<Row[]> {
+    const out: Row[] = []
+    for (let page = 1; ; page++) {
+      const q = { page, limit: MEMBER_PAGE, filters: [], sort: 'id', order: 'asc' as const }
+      const { items } = await meta.groups.members.list(tenant, groupIntID, q)
+      out.push(...items)
+      if (items.length < MEMBER_PAGE) return out
+    }
+  }
+
+  /** Writes the task's progress (and, when no member is pending, its result and the group log's outcome). */
+  async function progress(parentID: number) {
+    const g = open.get(parentID)
+    if (!g) return
+    const counts = await meta.commands.groupCounts(parentID)
+    const done = counts.total - counts.pending
+    const pct = counts.total ? Math.floor((100 * done) / counts.total) : 100
+    if (counts.pending > 0) {
+      await meta.tasks.report(
+        g.taskID,
+        pct,
+        `${done} of ${counts.total} members settled`,
+        JSON.stringify(counts),
+      )
+      return
+    }
+    open.delete(parentID)
+    await meta.tasks.finish(g.taskID, JSON.stringify(counts))
+    const row = await meta.commands.get(g.tenant, g.taskID)
+    if (row)
+      await d.dispatcher.move(row, ['queued', 'sent'], counts.failed ? 'failed' : 'delivered', {
+        deliveredAt: d.now(),
+      })
+  }
+
+  const onStatus = (e: { parentID: number | null }) => {
+    if (e.parentID === null || !open.has(e.parentID)) return
+    dirty.add(e.parentID)
+    timer ??= setTimeout(flush, PROGRESS_MS)
+  }
+  function flush() {
+    timer = undefined
+    const ids = [...dirty]
+    dirty.clear()
+    for (const id of ids) void progress(id).catch((e) => d.log('group progress failed', e))
+  }
+
+  return {
+    /** Publishes to a group; answers its task (the group log and the members are stored first). */
+    async toGroup(
+      a: Actor & { username?: string | null },
+      r: GroupCommandRequest,
+      opts: { scheduleID?: number } = {},
+    ): Promise<{ taskID: string; statusUrl: string }> {
+      const g = await groupOf(a.tenant, r)
+      const t = d.now()
+      const needAck = r.needAck ?? 1
+      const qos = needAck === 0 ? 0 : (r.qos ?? 1)
+      const timeoutMs = (r.timeout ?? d.defaults.COMMAND_TIMEOUT) * 1000
+      const ttlMs = (r.ttl ?? 0) * 1000
+      const topic = (r.topic ?? 'inbox').replace(/^\/+/, '')
+      if (!topic || /[+#]/.test(topic))
+        throw new ApiError('FORM_INVALID', { topic: 'a relative topic without wildcards' })
+      const taskID = await meta.tasks.create(a.tenant, a.userIntID, 'group_publish')
+      const group = await meta.commands.createGroup({
+        tenantID: a.tenant,
+        taskID,
+        groupIntID: Number(g.id),
+        groupID: String(g.groupID),
+        groupName: String(g.groupName),
+        topic: needAck === 0 ? `group/${g.groupID}` : topic,
+        payload: r.payload,
+        qos,
+        timeoutMs,
+        expiresAt: ttlMs > 0 ? t + ttlMs : null,
+        needAck,
+        status: needAck === 0 ? 'sent' : 'queued',
+        scheduleID: opts.scheduleID ?? null,
+        publishUser: a.username ?? null,
+        userIntID: a.userIntID,
+      })
+      d.dispatcher.announce([group])
+      if (needAck === 0) {
+        await meta.tasks.markRunning(taskID)
+        const product = await meta.products.get(a.tenant, Number(g.productIntID))
+        const protocol = PROTOCOL_NAMES[Number(product.cloudProtocol)] ?? 'mqtt'
+        const full = `/${protocol}/${a.tenant}/${g.productID}/group/${g.groupID}`
+        const ok = await d.broker.publishTopic(full, envelope(taskID, r.payload))
+        if (!ok) await d.dispatcher.move(group, ['sent'], 'unsent')
+        await meta.tasks.finish(taskID, JSON.stringify({ published: ok }))
+        return { taskID, statusUrl: `/task_status/${taskID}` }
+      }
+      await meta.tasks.markRunning(taskID)
+      const list = await members(a.tenant, Number(g.id))
+      const rate = r.ratePerSecond
+      const rows = list.map((m, i): CommandInput => ({
+        tenantID: a.tenant,
+        taskID: newTaskID(),
+        deviceIntID: Number(m.id),
+        deviceID: String(m.deviceID),
+        deviceName: String(m.deviceName),
+        topic,
+        payload: r.payload,
+        qos,
+        timeoutMs,
+        expiresAt: ttlMs > 0 ? t + ttlMs : null,
+        status: 'queued',
+        dispatchAt: rate ? t + Math.floor((i * 1000) / rate) : t,
+        parentID: group.id,
+        groupIntID: Number(g.id),
+        groupID: String(g.groupID),
+        groupName: String(g.groupName),
+        scheduleID: opts.scheduleID ?? null,
+        publishUser: a.username ?? null,
+        userIntID: a.userIntID,
+      }))
+      open.set(group.id, { tenant: a.tenant, taskID })
+      await meta.commands.create(rows)
+      dirty.add(group.id)
+      timer ??= setTimeout(flush, PROGRESS_MS)
+      void d.dispatcher.dispatchDue().catch((e) => d.log('dispatch failed', e))
+      return { taskID, statusUrl: `/task_status/${taskID}` }
+    },
+
+    /** Picks up the group commands a stopped process left with members still moving. */
+    async resume() {
+      events.on('command.status', onStatus)
+      for (const g of await meta.commands.openGroups()) {
+        open.set(g.id, { tenant: g.tenantID, taskID: g.taskID })
+        dirty.add(g.id)
+      }
+      if (dirty.size) timer ??= setTimeout(flush, PROGRESS_MS)
+    },
+
+    close() {
+      events.off('command.status', onStatus)
+      if (timer) clearTimeout(timer)
+    },
+  }
+}
