@@ -195,7 +195,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
     if (decoded.form === 'response') {
       // a device answering a command: the command service records the outcome once the event is committed
-      const code = typeof decoded.code === 'number' && Number.isFinite(decoded.code) ? decoded.code : null
+      const code =
+        typeof decoded.code === 'number' && Number.isFinite(decoded.code) ? decoded.code : null
       const answer = {
         tenantID: d.tenantID,
         deviceIntID: d.id,

@@ -200,7 +200,6 @@ export const enumerations = {
     canceled: { zh: '已取消', en: 'Canceled' },
     unsent: { zh: '未下发', en: 'Not sent' },
   },
-
 } as const satisfies Record<string, Record<string | number, { zh: string; en: string }>>
 
 export type EnumName = keyof typeof enumerations
