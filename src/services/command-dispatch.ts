@@ -44,8 +44,16 @@ export function envelope(taskID: string, payload: string): Buffer {
 
 export const newTaskID = () => randomUUID()
 
+interface PendingChanges {
+  changes: readonly Transition[]
+  resolve(moved: Array<CommandRecord | undefined>): void
+  reject(e: unknown): void
+}
+
 export class CommandDispatcher {
   private identities = new Map<number, DeviceIdentity | undefined>()
+  private pending: PendingChanges[] = []
+  private flushing = false
 
   constructor(private readonly d: DispatchDeps) {}
 
@@ -74,10 +82,42 @@ export class CommandDispatcher {
     to: CommandStatus,
     fields: TransitionFields = {},
   ): Promise<CommandRecord | undefined> {
-    const change: Transition = { id: c.id, from, to, fields, publishStatus: statusOf(c, to) }
-    const [moved] = await this.d.meta.commands.transition([change])
-    if (moved) this.announce([moved])
+    const [moved] = await this.apply([
+      { id: c.id, from, to, fields, publishStatus: statusOf(c, to) },
+    ])
     return moved
+  }
+
+  /**
+   * Applies transitions and announces those that moved. Transitions asked for in the same turn of the event loop
+   * share one transaction (a group's thousands of PUBACKs cost a few writes, not one each); answers, per change,
+   * the command when it moved.
+   */
+  apply(changes: readonly Transition[]): Promise<Array<CommandRecord | undefined>> {
+    if (!changes.length) return Promise.resolve([])
+    return new Promise((resolve, reject) => {
+      this.pending.push({ changes, resolve, reject })
+      if (!this.flushing) {
+        this.flushing = true
+        setImmediate(() => void this.flush())
+      }
+    })
+  }
+
+  private async flush() {
+    while (this.pending.length) {
+      const batch = this.pending
+      this.pending = []
+      try {
+        const moved = await this.d.meta.commands.transition(batch.flatMap((b) => b.changes))
+        const byID = new Map(moved.map((m) => [m.id, m]))
+        this.announce(moved)
+        for (const b of batch) b.resolve(b.changes.map((c) => byID.get(c.id)))
+      } catch (e) {
+        for (const b of batch) b.reject(e)
+      }
+    }
+    this.flushing = false
   }
 
   /** The device of a command as ingest knows it (cached for one dispatcher pass). */
