@@ -18,7 +18,7 @@ import {
 } from '../../store/types.ts'
 
 /** How long a node's claim on a command it is sending lasts beyond the command's timeout. */
-const CLAIM_MS = 15_000
+const CLAIM_MS = 5_000
 /** Queued commands a dispatcher pass claims at most. */
 const DISPATCH_BATCH = 500
 

@@ -15,6 +15,7 @@ const svc = await startService(
     ADMIN_EMAIL: process.env.ADMIN_EMAIL,
     ADMIN_PASSWORD: process.env.ADMIN_PASSWORD,
     LOG_LEVEL: 'error',
+    COMMAND_TIMEOUT: process.env.COMMAND_TIMEOUT,
   }),
 )
 process.stdout.write(JSON.stringify({ url: svc.url, mqttPort: svc.deps.broker.port }) + '\n')
