@@ -279,6 +279,37 @@ ext(
   },
 )
 
+ext(
+  'device_publish through the external broker :: sent (no PUBACK seen), delivered and answered by the response',
+  async () => {
+    const d = await client(broker.url, { clientId: dev.deviceID })
+    const got: any[] = []
+    d.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString())))
+    await new Promise((r) => d.subscribe(`${devStream}inbox`, { qos: 1 }, r))
+    const r = await t.admin.post('/api/v1/device_publish', {
+      deviceID: dev.deviceID,
+      payload: '{"x":2}',
+      timeout: 10,
+      wait: 1,
+    })
+    assert.is(r.status, 201, r.text)
+    assert.equal([r.body.commandStatus, r.body.publishStatus], ['sent', 1])
+    assert.ok(await until(() => got.length === 1, 3000))
+    assert.equal(got[0], { data_type: 'request', task_id: r.body.taskID, data: { x: 2 } })
+    const response = { data_type: 'response', result: { task_id: r.body.taskID, code: 200 } }
+    await publish(d, `${devStream}telemetry`, JSON.stringify(response))
+    const log = await until(async () => {
+      const l = (await t.admin.get(`/api/v1/device_control_logs?taskID=${r.body.taskID}`)).body
+        .items[0]
+      return l?.commandStatus === 'succeeded' ? l : undefined
+    }, 5000)
+    d.end(true)
+    assert.ok(log, 'the response made it succeeded')
+    assert.is(log.publishStatus, 2)
+    assert.ok(log.deliveredAt && log.respondedAt)
+  },
+)
+
 ext('two nodes in one share group :: split the messages, each stored once', async () => {
   t2 = await startTestService({
     MQTT_URL: broker.url,
