@@ -1,16 +1,20 @@
 /**
- * The embedded broker's decisions (aedes hooks): who may connect, publish and subscribe, and what happens to an
- * uplink. Every hook is wrapped: an exception answers the client (refusal or disconnect), never the process.
+ * The embedded broker's decisions (aedes hooks): who may connect, publish and subscribe, what happens to an
+ * uplink, and in which form a device receives a message. A device names topics and filters relative to its
+ * mountpoint or in full (topics.ts `deviceTopic`); the broker routes on full topics. Every hook is wrapped: an
+ * exception answers the client (refusal or disconnect), never the process.
  */
+import type { EventEmitter } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { AedesPublishPacket, Client, ConnectPacket, PublishPacket, Subscription } from 'aedes'
 import { checkCredentials } from './credentials.ts'
 import type { DeviceDirectory } from './identity.ts'
 import type { AclChecker } from './acl.ts'
 import type { ConnectionTracker } from './connections.ts'
-import { Backpressure, type DeviceIdentity, type Pipeline } from './types.ts'
-import { relativeTopic } from './topics.ts'
+import { Backpressure, mountpoint, type DeviceIdentity, type Pipeline } from './types.ts'
+import { deviceTopic } from './topics.ts'
 import type { Commands } from './broker-commands.ts'
+import { SubscriptionForms, type Qos } from './broker-forms.ts'
 
 /** A device's session: set when it authenticated, looked up by the aedes client object (not by id). */
 export interface Session {
@@ -31,11 +35,17 @@ export interface HookDeps {
   /** The verified CN of the client certificate of a TLS connection (authType 2 devices), if any. */
   clientCertCN: (client: Client, device: DeviceIdentity) => Promise<string | undefined>
   log: (message: string, e?: unknown) => void
+  /** What a refused PUBLISH costs the device: nothing more (ignore) or its connection (disconnect). */
+  denyAction: () => 'ignore' | 'disconnect'
 }
 
 type AuthError = Error & { returnCode: number }
 const NOT_AUTHORIZED = 5
 const SERVER_UNAVAILABLE = 3
+/** MQTT 5 reason code 0x87. */
+const V5_NOT_AUTHORIZED = 0x87
+/** Where a refused PUBLISH of an MQTT 3.1.1 client goes once acknowledged: no subscription can name it. */
+const NOWHERE = '$devicecloud/refused'
 
 function authError(message: string, returnCode: number): AuthError {
   return Object.assign(new Error(message), { returnCode })
@@ -50,22 +60,38 @@ export function ipOf(client: Client): string | null {
 
 export class BrokerHooks {
   readonly sessions = new WeakMap<Client, Session>()
-  /** Subscriptions the service makes for a device (inbox, stored ones): not subject to the device's ACL. */
+  /**
+   * Subscriptions the service makes for a device (inbox, stored ones): not subject to the device's ACL, and
+   * delivered in the relative form.
+   */
   readonly serverSubs = new WeakSet<object>()
+  /** The form (relative or full) in which each device subscribed. */
+  readonly forms = new SubscriptionForms()
   private keepAlives = new WeakMap<Client, number>()
+  private cleanStarts = new WeakMap<Client, boolean>()
   private inflight = 0
   private idleWaiters: Array<() => void> = []
   closing = false
 
   constructor(private readonly d: HookDeps) {}
 
-  /** Remembers the keep-alive; logs a refused attempt for protocol versions the broker cannot serve. */
+  /**
+   * Remembers the keep-alive and the clean-start flag, and watches the client's UNSUBSCRIBEs (see `unsubscribing`);
+   * logs a refused attempt for protocol versions the broker cannot serve.
+   */
   preConnect = (
     client: Client,
     packet: ConnectPacket,
     cb: (e: Error | null, ok: boolean) => void,
   ) => {
     this.keepAlives.set(client, packet.keepalive ?? 0)
+    this.cleanStarts.set(client, packet.clean !== false)
+    // aedes has no hook for UNSUBSCRIBE: its packets are rewritten as they leave the client's parser (aedes 2
+    // calls preConnect synchronously from that parser's CONNECT, so no later packet is missed)
+    const parser = (client as unknown as { _parser?: EventEmitter })._parser
+    parser?.prependListener('packet', (p: { cmd?: string; unsubscriptions?: string[] }) => {
+      if (p.cmd === 'unsubscribe') this.unsubscribing(client, p)
+    })
     if (![3, 4, 5].includes(packet.protocolVersion ?? 4))
       this.logRefused(client, packet.clientId ?? '')
     cb(null, true) // aedes answers an unsupported version with CONNACK 1 (unacceptable protocol version)
@@ -123,13 +149,16 @@ export class BrokerHooks {
       keepAlive: this.keepAlives.get(client) ?? 0,
       state: 'connecting',
     })
+    this.forms.began(client, this.cleanStarts.get(client) ?? true)
     return null
   }
 
   /**
-   * A device's PUBLISH: within its ACL, its relative topic goes to the pipeline and the callback (hence the QoS 1
-   * PUBACK) waits until the pipeline committed it. Backpressure waits for the queue to drain (aedes reads no more
-   * from this socket meanwhile); only a store failure disconnects the device (it resends what was not acked).
+   * A device's PUBLISH, relative or full: within its ACL, it is routed on its full topic, its relative topic goes
+   * to the pipeline and the callback (hence the QoS 1 PUBACK) waits until the pipeline committed it. One the ACL
+   * refuses is recorded as a rejected event and dropped (`refused`). Backpressure waits for the queue to drain
+   * (aedes reads no more from this socket meanwhile); only a store failure disconnects the device (it resends
+   * what was not acked).
    */
   authorizePublish = (
     client: Client | null,
@@ -158,17 +187,46 @@ export class BrokerHooks {
 
   private async ingest(client: Client, packet: PublishPacket): Promise<Error | null> {
     const session = this.sessions.get(client)
-    if (!session || packet.topic.startsWith('$SYS/')) return new Error('not authorized')
+    if (!session) return new Error('not authorized')
     const { device, ip } = session
-    if (!(await this.d.acl.canPublish(device, packet.topic)))
-      return new Error(`not authorized: ${packet.topic}`)
-    const topic = relativeTopic(device, packet.topic)!
+    const t = deviceTopic(device, packet.topic)
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
+    // a refused topic outside the prefix is recorded as the device gave it
+    const topic = t?.relative ?? packet.topic
     const uplink = { device, topic, payload, receivedAt: Date.now(), ip }
+    if (!t || !(await this.d.acl.canPublish(device, t.full))) {
+      await this.commit(() => this.d.pipeline.refuse(uplink, 'PERMISSION_DENIED', 'not authorized'))
+      return this.refused(client, packet)
+    }
+    packet.topic = t.full
+    await this.commit(() => this.d.pipeline.submit(uplink))
+    return null
+  }
+
+  /**
+   * A refused PUBLISH: MQTT 5 clients get the error (aedes answers QoS 1 and 2 with reason code 0x87) and stay
+   * connected; MQTT 3.1.1 has no such code, so the message is acknowledged as usual and routed nowhere: a client
+   * that re-sends unacknowledged messages on reconnect would otherwise loop. The disconnect action closes both.
+   */
+  private refused(client: Client, packet: PublishPacket): Error | null {
+    const err = new Error(`not authorized: ${packet.topic}`)
+    if (this.d.denyAction() === 'disconnect') {
+      // aedes closes a 3.1.1 client on the error; an MQTT 5 one is told why
+      if (client.version === 5) client.disconnect({ reasonCode: V5_NOT_AUTHORIZED })
+      return err
+    }
+    if (client.version === 5) return err
+    packet.topic = NOWHERE
+    packet.retain = false
+    return null
+  }
+
+  /** Runs a pipeline write, waiting out backpressure. */
+  private async commit(write: () => Promise<unknown>): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.d.pipeline.submit(uplink)
-        return null
+        await write()
+        return
       } catch (e) {
         if (!(e instanceof Backpressure) || this.closing) throw e
         await this.d.pipeline.drained()
@@ -190,17 +248,31 @@ export class BrokerHooks {
     })
   }
 
-  /** SUBSCRIBE: allowed filters get their QoS, refused ones SUBACK 128. */
+  /**
+   * SUBSCRIBE, relative or full: allowed filters are subscribed on their full filter (so aedes stores that one)
+   * and their form remembered; refused ones get SUBACK 0x80 (3.1.1) or 0x87 (5), the connection stays. Before
+   * the CONNACK, aedes restores the stored full filters of a resumed session: their forms are kept.
+   */
   authorizeSubscribe = (
     client: Client,
     sub: Subscription,
     cb: (e: Error | null, s?: Subscription | null) => void,
   ) => {
-    if (this.serverSubs.has(sub)) return cb(null, sub)
+    if (this.serverSubs.has(sub)) {
+      this.forms.serviceSubscribed(client, sub.topic, sub.qos as Qos)
+      return cb(null, sub)
+    }
     const session = this.sessions.get(client)
-    if (!session) return cb(null, null)
-    this.d.acl.canSubscribe(session.device, sub.topic).then(
-      (ok) => cb(null, ok ? sub : null),
+    const t = session && deviceTopic(session.device, sub.topic)
+    if (!session || !t) return cb(null, null)
+    this.d.acl.canSubscribe(session.device, t.full).then(
+      (ok) => {
+        if (!ok) return cb(null, null)
+        if (this.forms.connecting(client)) this.forms.restoring(client, t.full)
+        else sub.qos = this.forms.subscribed(client, t, sub.qos as Qos)
+        sub.topic = t.full
+        cb(null, sub)
+      },
       (e) => {
         this.d.log('subscribe check failed', e)
         cb(null, null)
@@ -208,13 +280,33 @@ export class BrokerHooks {
     )
   }
 
-  /** Outgoing messages: commands get their packet identifier here so that the PUBACK can be matched. */
-  authorizeForward = (client: Client, packet: AedesPublishPacket): AedesPublishPacket | null => {
+  /** An UNSUBSCRIBE, before aedes handles it: each filter becomes the one aedes holds (see SubscriptionForms). */
+  private unsubscribing(client: Client, packet: { unsubscriptions?: string[] }) {
+    const session = this.sessions.get(client)
+    if (!session || !packet.unsubscriptions) return
     try {
-      this.d.commands.assignMessageId(client, packet)
+      packet.unsubscriptions = packet.unsubscriptions.map((u) => {
+        const t = deviceTopic(session.device, u)
+        return t ? this.forms.unsubscribed(client, t) : u
+      })
+    } catch (e) {
+      this.d.log('unsubscribe failed', e)
+    }
+  }
+
+  /**
+   * Outgoing messages: in the form the device subscribed with; commands get their packet identifier here so
+   * that the PUBACK can be matched.
+   */
+  authorizeForward = (client: Client, packet: AedesPublishPacket): AedesPublishPacket | null => {
+    let out = packet
+    try {
+      const session = this.sessions.get(client)
+      if (session) out = this.forms.forward(client, mountpoint(session.device), packet)
+      this.d.commands.assignMessageId(client, out)
     } catch (e) {
       this.d.log('forward failed', e)
     }
-    return packet
+    return out
   }
 }

@@ -178,6 +178,10 @@ class BrokerEvents {
       guard('clientReady', (c: Client) => this.ready(c)),
     )
     broker.on(
+      'connackSent',
+      guard('connackSent', (_p, c: Client) => this.hooks.forms.connacked(c)),
+    )
+    broker.on(
       'clientDisconnect',
       guard('clientDisconnect', (c: Client) => this.gone(c)),
     )
@@ -195,7 +199,6 @@ class BrokerEvents {
   private ready(client: Client) {
     const s = this.hooks.sessions.get(client)
     if (!s || s.state !== 'connecting') return
-    this.hooks.forms.ready(client)
     this.online(client, s)
     this.subscribeDefaults(client, s.device).catch((e) =>
       this.log(`auto-subscribe of ${s.device.deviceID} failed`, e),

@@ -95,3 +95,40 @@ export function relativeTopic(
   if (!full.startsWith(prefix) || full.length === prefix.length) return undefined
   return full.slice(prefix.length)
 }
+
+/** A topic or topic filter a device gave, placed under its mountpoint. */
+export interface DeviceTopic {
+  /** The full topic (or filter): what the broker routes on and the ACL checks. */
+  full: string
+  /** The part under the device's mountpoint. */
+  relative: string
+  /** True when the device gave the full topic, false when it gave the relative one. */
+  absolute: boolean
+}
+
+/**
+ * Places a topic or filter a device gave under its mountpoint, as a listener mountpoint does: one that starts with
+ * the device's own full prefix is taken as it is; any other is relative and gets the prefix in front. Undefined
+ * when it names something outside: a `$` system topic, the bare prefix, or a full topic of another mountpoint or
+ * above one (`/mqtt/…`, `/+/…`, `/#`).
+ */
+export function deviceTopic(
+  device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
+  topic: string,
+): DeviceTopic | undefined {
+  const prefix = mountpoint(device)
+  if (topic.startsWith(prefix)) {
+    const relative = topic.slice(prefix.length)
+    return relative ? { full: topic, relative, absolute: true } : undefined
+  }
+  if (topic.startsWith('$') || namesMountpoint(topic)) return undefined
+  return { full: prefix + topic, relative: topic, absolute: false }
+}
+
+/** True when the topic or filter starts like a full topic: `/{protocol}/`, `/+` or `/#`. */
+function namesMountpoint(topic: string): boolean {
+  if (!topic.startsWith('/')) return false
+  const end = topic.indexOf('/', 1)
+  const first = end < 0 ? topic.slice(1) : topic.slice(1, end)
+  return first === '+' || first === '#' || PROTOCOLS.has(first)
+}

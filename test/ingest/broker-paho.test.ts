@@ -1,0 +1,97 @@
+/**
+ * A device no one here wrote: Eclipse paho-mqtt (Python, 1.x or 2.x) over MQTT 3.1.1. Runs with the first of
+ * $PAHO_PYTHON, python3, /usr/bin/python3 that imports paho; without one the file registers no test (skipped).
+ */
+import { spawn, spawnSync } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { join } from 'node:path'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startTestService, type TestService } from '../_support/service.ts'
+import { DeviceDirectory } from '../../ingest/identity.ts'
+import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
+import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
+
+const SCRIPT = join(import.meta.dirname, '_paho_device.py')
+
+const python = [process.env.PAHO_PYTHON, 'python3', '/usr/bin/python3'].find(
+  (p) => p && spawnSync(p, ['-c', 'import paho.mqtt.client'], { stdio: 'ignore' }).status === 0,
+)
+
+/** Runs the paho device; calls `onLine` with each JSON line it prints; resolves with all of them on exit. */
+function runDevice(args: string[], onLine: (line: any) => void): Promise<any[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(python!, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const lines: any[] = []
+    let stderr = ''
+    const timer = setTimeout(() => child.kill(), 30_000)
+    child.stderr.on('data', (d) => (stderr += d))
+    createInterface({ input: child.stdout }).on('line', (text) => {
+      const line = JSON.parse(text)
+      lines.push(line)
+      onLine(line)
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      if (code === 0) resolve(lines)
+      else reject(new Error(`paho device exited ${code}: ${stderr}`))
+    })
+  })
+}
+
+let t: TestService
+const paho = suite('broker: a paho-mqtt device (MQTT 3.1.1)')
+paho.before(async () => {
+  t = await startTestService()
+})
+paho.after(async () => t.close())
+
+paho(
+  'inbox command, a refused QoS 1 publish, then an allowed one :: inbox, PUBACK, connected, no resend',
+  async () => {
+    const product = await newProduct(t.admin)
+    const point = await mkPoint(t.admin, product.id, 'temp')
+    const stream = await mkStream(t.admin, product.productID, [point.id])
+    const d = await newDevice(t.admin, mqttBody(product.productID))
+    const p = await t.admin.post('/api/v1/policies', {
+      name: uniq('pol'),
+      topic: stream.topic,
+      access: 0,
+      allow: 0,
+    })
+    await t.admin.post(`/api/v1/policies/${p.body.id}/devices`, { devicesIntID: [d.id] })
+    const device = (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
+    let acked: Promise<boolean> | undefined
+    const lines = await runDevice(
+      [
+        '127.0.0.1',
+        String(t.svc.deps.broker.port),
+        d.deviceID,
+        d.deviceUsername,
+        d.token,
+        stream.topic,
+      ],
+      (line) => {
+        if (line.step === 'subscribed')
+          acked = t.svc.deps.broker.publish(device, 'inbox', Buffer.from('{"cmd":"on"}'))
+      },
+    )
+    assert.equal(lines, [
+      { step: 'subscribed', granted: [1] },
+      { step: 'message', received: ['inbox', '{"cmd":"on"}'] },
+      { step: 'refused', acked: true, connected: true },
+      { step: 'allowed', acked: true, disconnects: 0 },
+    ])
+    assert.is(await acked, true, 'the command was acknowledged')
+    const events = (
+      await t.admin.get(`/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`)
+    ).body.items.map((e: any) => [e.topic, e.reason])
+    assert.equal(events, [
+      [stream.topic, 'not authorized'],
+      ['paho/ok', 'no data stream for topic paho/ok'],
+    ])
+  },
+)
+
+if (python) paho.run()

@@ -1,0 +1,328 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import type { MqttClient } from 'mqtt'
+import { startTestService, type TestService } from '../_support/service.ts'
+import { DeviceDirectory } from '../../ingest/identity.ts'
+import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
+import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
+import { connectDevice, devices, end, fullTopic, sleep, until } from './_mqtt.ts'
+
+let t: TestService
+let directory: DeviceDirectory
+const identity = async (d: any) => (await directory.byId(d.id))!
+
+/** Collects the topics (and payloads) a client receives. */
+function inboxOf(c: MqttClient) {
+  const got: Array<[string, string]> = []
+  c.on('message', (topic, p) => got.push([topic, p.toString()]))
+  return got
+}
+
+/** Sends a command to the device's `inbox` as the service does; true when acknowledged. */
+const command = async (d: any, body = '{"data_type":"request"}') =>
+  t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from(body), { timeoutMs: 2000 })
+
+/** SUBACK granted codes (MQTT.js rejects when one is a failure: the codes are read from the error). */
+async function subscribe(c: MqttClient, filters: string[], opts: { qos: 0 | 1 } = { qos: 1 }) {
+  try {
+    return (await c.subscribeAsync(filters, opts)).map((g) => g.qos)
+  } catch (e: any) {
+    if (e?.packet?.granted) return e.packet.granted as number[]
+    throw e
+  }
+}
+
+const both = suite('broker: a device names topics relative or in full')
+both.before(async () => {
+  t = await startTestService()
+  directory = new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus)
+})
+both.after(async () => t.close())
+
+both(
+  'uplink to the relative and to the full topic of a stream :: both stored under the relative topic',
+  async () => {
+    const product = await newProduct(t.admin)
+    const point = await mkPoint(t.admin, product.id, 'temp')
+    const stream = await mkStream(t.admin, product.productID, [point.id])
+    const d = await newDevice(t.admin, mqttBody(product.productID))
+    const start = Math.floor(Date.now() / 1000) - 60
+    const c = await connectDevice(t, d)
+    await c.publishAsync(stream.topic, '{"temp":1}', { qos: 1 })
+    await c.publishAsync(await fullTopic(t, d, stream.topic), '{"temp":2}', { qos: 1 })
+    const events = await t.admin.get(
+      `/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`,
+    )
+    assert.is(events.status, 200, events.text)
+    assert.equal(
+      events.body.items.map((e: any) => [e.topic, e.payload, e.status]),
+      [
+        [stream.topic, '{"temp":1}', 1],
+        [stream.topic, '{"temp":2}', 1],
+      ],
+    )
+    const data = await t.admin.get(
+      `/api/v1/original_data?deviceID=${d.deviceID}&dataPointID=temp&startTime=${start}&endTime=${start + 3600}`,
+    )
+    assert.is(data.status, 200, data.text)
+    assert.equal(data.body[0].originalData.value, [1, 2])
+    end(c)
+  },
+)
+
+both(
+  'subscribe relative and full, and above the prefix :: SUBACK granted, granted, 128',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    const filters = [
+      'inbox',
+      await fullTopic(t, d, 'cmd/+'),
+      '#',
+      '/mqtt/#',
+      '/#',
+      '/+/x',
+      '$SYS/#',
+    ]
+    assert.equal(await subscribe(c, filters), [1, 1, 1, 128, 128, 128, 128])
+    assert.ok(c.connected)
+    end(c)
+  },
+)
+
+both(
+  "no subscription of the device's own :: the command arrives on inbox (the service's, relative)",
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    const got = inboxOf(c)
+    await sleep(100) // the service's subscription is made after the CONNACK
+    assert.is(await command(d, '{"n":0}'), true)
+    await until(
+      async () => got.length,
+      (n) => n >= 1,
+    )
+    assert.equal(got, [['inbox', '{"n":0}']])
+    end(c)
+  },
+)
+
+both('subscribed to inbox :: the command arrives on inbox and is acknowledged', async () => {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d)
+  const got = inboxOf(c)
+  assert.equal(await subscribe(c, ['inbox']), [1])
+  assert.is(await command(d, '{"n":1}'), true)
+  await until(
+    async () => got.length,
+    (n) => n >= 1,
+  )
+  assert.equal(got, [['inbox', '{"n":1}']])
+  end(c)
+})
+
+both('subscribed to the full inbox topic :: the command arrives on the full topic', async () => {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d)
+  const got = inboxOf(c)
+  const full = await fullTopic(t, d, 'inbox')
+  assert.equal(await subscribe(c, [full]), [1])
+  assert.is(await command(d, '{"n":2}'), true)
+  await until(
+    async () => got.length,
+    (n) => n >= 1,
+  )
+  assert.equal(got, [[full, '{"n":2}']])
+  end(c)
+})
+
+both('subscribed both ways :: one copy in each form', async () => {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d)
+  const got = inboxOf(c)
+  const full = await fullTopic(t, d, 'inbox')
+  assert.equal(await subscribe(c, ['inbox', full]), [1, 1])
+  assert.is(await command(d, '{"n":3}'), true)
+  await until(
+    async () => got.length,
+    (n) => n >= 2,
+  )
+  await sleep(100)
+  assert.equal(got.sort(), [
+    [full, '{"n":3}'],
+    ['inbox', '{"n":3}'],
+  ])
+  end(c)
+})
+
+both('relative # :: everything under the prefix, in the relative form, once', async () => {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d)
+  const got = inboxOf(c)
+  assert.equal(await subscribe(c, ['#']), [1])
+  assert.is(await command(d, '{"n":4}'), true)
+  await c.publishAsync('echo/1', 'e1', { qos: 1 })
+  await c.publishAsync(await fullTopic(t, d, 'echo/2'), 'e2', { qos: 1 })
+  await until(
+    async () => got.length,
+    (n) => n >= 3,
+  )
+  await sleep(100)
+  assert.equal(got, [
+    ['inbox', '{"n":4}'],
+    ['echo/1', 'e1'],
+    ['echo/2', 'e2'],
+  ])
+  end(c)
+})
+
+both(
+  'a device publishing to its own subscription :: delivered in the form subscribed',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    const got = inboxOf(c)
+    const full = await fullTopic(t, d, 'loop/full')
+    assert.equal(await subscribe(c, ['loop/rel', full]), [1, 1])
+    await c.publishAsync(await fullTopic(t, d, 'loop/rel'), 'a', { qos: 1 })
+    await c.publishAsync('loop/full', 'b', { qos: 1 })
+    await until(
+      async () => got.length,
+      (n) => n >= 2,
+    )
+    assert.equal(got, [
+      ['loop/rel', 'a'],
+      [full, 'b'],
+    ])
+    end(c)
+  },
+)
+
+both('QoS 0 subscription to inbox :: the command is delivered at QoS 0', async () => {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d)
+  const qos: number[] = []
+  c.on('message', (_topic, _p, packet) => qos.push(packet.qos))
+  assert.equal(await subscribe(c, ['inbox'], { qos: 0 }), [0])
+  await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x'), { timeoutMs: 300 })
+  assert.equal(qos, [0])
+  end(c)
+})
+
+both(
+  'unsubscribe one of two forms :: the other stays; unsubscribe both :: no subscription, a command goes in full',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    const got = inboxOf(c)
+    const full = await fullTopic(t, d, 'inbox')
+    await subscribe(c, ['inbox', full])
+    await c.unsubscribeAsync(full)
+    assert.is(await command(d, '1'), true)
+    await until(
+      async () => got.length,
+      (n) => n >= 1,
+    )
+    await sleep(100)
+    assert.equal(got.splice(0), [['inbox', '1']])
+
+    await subscribe(c, [full])
+    await c.unsubscribeAsync('inbox')
+    assert.is(await command(d, '2'), true)
+    await until(
+      async () => got.length,
+      (n) => n >= 1,
+    )
+    await sleep(100)
+    assert.equal(got.splice(0), [[full, '2']])
+
+    // no subscription to inbox is left (the service's went with the device's): commands still reach the device
+    await c.unsubscribeAsync(full)
+    assert.is(await command(d, '3'), true)
+    await until(
+      async () => got.length,
+      (n) => n >= 1,
+    )
+    assert.equal(got.splice(0), [[full, '3']])
+    end(c)
+  },
+)
+
+both('MQTT 5 device subscribed to inbox :: the command arrives on inbox', async () => {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d, { protocolVersion: 5 })
+  const got = inboxOf(c)
+  assert.equal(await subscribe(c, ['inbox']), [1])
+  assert.is(await command(d, '5'), true)
+  await until(
+    async () => got.length,
+    (n) => n >= 1,
+  )
+  assert.equal(got, [['inbox', '5']])
+  end(c)
+})
+
+both(
+  'resumed session (clean off) :: its subscriptions keep their forms; a clean start forgets them',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const full = await fullTopic(t, d, 'inbox')
+    let c = await connectDevice(t, d, { clean: false })
+    await subscribe(c, [full, 'other/+'])
+    await c.endAsync()
+    c = await connectDevice(t, d, { clean: false })
+    const got = inboxOf(c)
+    await sleep(100) // the service subscribes the device to inbox again: the device's own form stays
+    assert.is(await command(d, 'again'), true)
+    await c.publishAsync('other/x', 'o', { qos: 1 })
+    await until(
+      async () => got.length,
+      (n) => n >= 2,
+    )
+    assert.equal(got, [
+      [full, 'again'],
+      ['other/x', 'o'],
+    ])
+    end(c)
+    c = await connectDevice(t, d, { clean: true })
+    const fresh = inboxOf(c)
+    await sleep(100)
+    assert.is(await command(d, 'clean'), true)
+    await c.publishAsync('other/x', 'gone', { qos: 1 })
+    await until(
+      async () => fresh.length,
+      (n) => n >= 1,
+    )
+    await sleep(100)
+    assert.equal(fresh, [['inbox', 'clean']])
+    end(c)
+  },
+)
+
+both('HTTP still answers :: after all of it', async () => {
+  assert.is((await t.admin.get('/api/v1/devices')).status, 200)
+})
+
+both.run()
