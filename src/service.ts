@@ -23,7 +23,12 @@ export interface Service {
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
-export async function startService(config: Config): Promise<Service> {
+/** Options of startService beside the config (tests): `now` replaces the clock of commands and schedules. */
+export interface ServiceOptions {
+  now?: () => number
+}
+
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
   const stores = await createStores(config)
   const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
@@ -40,8 +45,17 @@ export async function startService(config: Config): Promise<Service> {
   const broker = config.MQTT_URL
     ? await connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
-  const services = createServices({ meta, telemetry, events: bus, broker, config })
+  const services = createServices({
+    meta,
+    telemetry,
+    events: bus,
+    broker,
+    config,
+    now: opts.now,
+    identities: gatekeepers.directory,
+  })
   await services.commands.start()
+  services.schedules.start()
   const deps: Deps = {
     config,
     meta,
@@ -70,6 +84,7 @@ export async function startService(config: Config): Promise<Service> {
     async close() {
       // stop taking work, commit what was accepted, then close the stores
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await services.schedules.close()
       services.commands.close()
       await broker.close()
       await pipeline.flush()

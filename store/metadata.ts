@@ -24,6 +24,7 @@ import type {
 } from './meta/product-model.ts'
 import type { TaskRepository } from './meta/tasks.ts'
 import type { CommandRepository } from './meta/commands.ts'
+import type { ScheduleRepository } from './meta/schedules.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -33,6 +34,7 @@ export type * from './meta/logs.ts'
 export type * from './meta/product-model.ts'
 export { FINAL_STATUSES, publishStatusOf } from './meta/commands.ts'
 export type * from './meta/commands.ts'
+export type * from './meta/schedules.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
 
 /** The metadata store: tenants, devices, the product model, access rules, logs, alerts and tasks. */
@@ -57,6 +59,8 @@ export interface MetaStore {
   alerts: AlertRepository
   /** Commands to devices and groups: control logs with a lifecycle. */
   commands: CommandRepository
+  /** Scheduled commands to devices and groups, fired once per due time across nodes. */
+  schedules: ScheduleRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

@@ -23,6 +23,7 @@ import { latestRoutes } from './latest.ts'
 import { telemetryRoutes } from './telemetry.ts'
 import { emqxRoutes } from './emqx.ts'
 import { commandRoutes } from './commands.ts'
+import { scheduleRoutes } from './schedules.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -44,6 +45,7 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     taskRoutes,
     logRoutes,
     commandRoutes,
+    scheduleRoutes,
     alertRoutes,
     ingestRoutes,
     latestRoutes,

@@ -8,6 +8,7 @@ import { productModelService } from './product-model.ts'
 import { productResourceService } from './product-resources.ts'
 import type { ServiceDeps } from './types.ts'
 import { commandService, type CommandDeps } from './commands.ts'
+import { scheduleService } from './schedules.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
 
@@ -15,7 +16,13 @@ export type { Actor, ServiceDeps } from './types.ts'
  * The domain services: one home for every write. Routes, CSV import and ingest's hooks call these; each runs the
  * rules, calls the store ports, performs every effect and then emits its domain event (src/kernel/events.ts).
  */
-export function createServices(deps: ServiceDeps & Pick<CommandDeps, 'broker' | 'config' | 'now'>) {
+export function createServices(
+  deps: ServiceDeps &
+    Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
+      config: { TIMEZONE: string }
+    },
+) {
+  const commands = commandService({ ...deps, events: deps.events })
   const model = productModelService(deps)
   const resources = productResourceService(deps)
   const policies = policyService(deps)
@@ -37,7 +44,9 @@ export function createServices(deps: ServiceDeps & Pick<CommandDeps, 'broker' | 
     certs: certService(deps),
     alerts: alertService(deps),
     /** Commands to devices and groups; `start()` once the broker runs, `close()` before it stops. */
-    commands: commandService({ ...deps, events: deps.events }),
+    commands,
+    /** Scheduled commands; `start()` after `commands.start()`, `close()` before `commands.close()`. */
+    schedules: scheduleService({ ...deps, commands }),
   }
 }
 

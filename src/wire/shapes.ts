@@ -31,6 +31,8 @@ import * as productResourcesSchemas from '../schemas/product-resources.ts'
 import * as productResourcesWire from './product-resources.ts'
 import * as productsSchemas from '../schemas/products.ts'
 import * as productsWire from './products.ts'
+import * as schedulesSchemas from '../schemas/schedules.ts'
+import * as schedulesWire from './schedules.ts'
 import * as subscriptionsSchemas from '../schemas/subscriptions.ts'
 import * as subscriptionsWire from './subscriptions.ts'
 import * as tasksSchemas from '../schemas/tasks.ts'
@@ -62,6 +64,7 @@ export const shapesA = {
   policies: { ...policiesSchemas, ...policiesWire },
   productResources: { ...productResourcesSchemas, ...productResourcesWire },
   products: { ...productsSchemas, ...productsWire },
+  schedules: { ...schedulesSchemas, ...schedulesWire },
   subscriptions: { ...subscriptionsSchemas, ...subscriptionsWire },
   tasks: { ...tasksSchemas, ...tasksWire },
   telemetry: { ...telemetrySchemas },

@@ -18,6 +18,7 @@ import { AlertsRepo } from './alerts.ts'
 import { IngestModelRepo } from './ingest-model.ts'
 import { ConnectionsRepo } from './connections.ts'
 import { CommandsRepo } from './commands.ts'
+import { SchedulesRepo } from './schedules.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -41,6 +42,7 @@ export function createMetaStore(db: Db): MetaStore {
     logs: new LogsRepo(db),
     alerts: new AlertsRepo(db),
     commands: new CommandsRepo(db),
+    schedules: new SchedulesRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),
     async close() {

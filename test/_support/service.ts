@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/kernel/config.ts'
-import { startService, type Service } from '../../src/service.ts'
+import { startService, type Service, type ServiceOptions } from '../../src/service.ts'
 import { openDb, type Db } from '../../store/libsql/db.ts'
 
 export const ADMIN_EMAIL = 'admin@test.local'
@@ -89,7 +89,10 @@ export interface TestService {
 let seq = 0
 
 /** Starts the real service on a free port over a fresh libSQL file in a temp dir. */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: ServiceOptions = {},
+): Promise<TestService> {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-test-'))
   const config = loadConfig({
     DATA_DIR: dir,
@@ -103,7 +106,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: 'error',
     ...env,
   })
-  const svc = await startService(config)
+  const svc = await startService(config, opts)
   const anon = new Client(svc.url)
   const login = async (email: string, password: string) => {
     const r = await anon.post('/api/v1/login', { email, password })

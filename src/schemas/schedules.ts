@@ -1,0 +1,128 @@
+import { z } from 'zod'
+import {
+  enumCode,
+  intID,
+  name,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
+import { TIME_PATTERN } from '../kernel/time.ts'
+import { MAX_INTERVAL_MINUTES } from '../rules/schedules.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+const range = (min: number, max: number) => `must be an integer from ${min} to ${max}`
+const int = (min: number, max: number) =>
+  z
+    .number({ error: range(min, max) })
+    .int({ error: range(min, max) })
+    .min(min, { error: range(min, max) })
+    .max(max, { error: range(min, max) })
+
+/** The text to publish; a JSON object or array is accepted and sent as JSON. */
+const payload = z
+  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+    error: 'required: the text (or JSON) to publish',
+  })
+  .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+  .refine((v) => Buffer.byteLength(v) <= 256 * 1024, { error: 'at most 256 KiB' })
+
+/** Minutes between firings: an integer, or the same as a numeric string. */
+const intervalMinute = z.preprocess(
+  (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
+  int(1, MAX_INTERVAL_MINUTES),
+)
+
+const scheduleFields = {
+  scheduleName: name(50),
+  scheduleType: enumCode('scheduleType'),
+  /** Once (type 1): the wall time in the service's time zone. */
+  crontabTime: z
+    .string({ error: 'must be YYYY-MM-DD HH:MM:SS' })
+    .regex(TIME_PATTERN, { error: 'must be YYYY-MM-DD HH:MM:SS' })
+    .nullish(),
+  IntervalMinute: intervalMinute.nullish(),
+  cron: z
+    .string({ error: 'must be a 5-field cron expression' })
+    .trim()
+    .max(120, { error: 'at most 120 characters' })
+    .nullish(),
+  topic: z
+    .string({ error: 'must be a string' })
+    .trim()
+    .max(255, { error: 'at most 255 characters' })
+    .refine((v) => !/[+#]/.test(v), { error: 'a topic without wildcards' })
+    .nullish(),
+  payload,
+  qos: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).nullish(),
+  timeout: int(1, 3600).nullish(),
+  ttl: int(0, 604_800).nullish(),
+  enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
+}
+
+const deviceTarget = {
+  deviceID: z.string({ error: 'must be a string' }).min(1).max(64).optional(),
+  deviceIntID: intID.optional(),
+}
+
+const groupTarget = {
+  groupID: z.string({ error: 'must be a string' }).min(1).max(64).optional(),
+  groupIntID: intID.optional(),
+  needAck: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).nullish(),
+}
+
+const DeviceScheduleObject = z.object({ ...deviceTarget, ...scheduleFields })
+const GroupScheduleObject = z.object({ ...groupTarget, ...scheduleFields })
+
+/** A target check that runs even when other fields failed, so that every failing field is named. */
+const always = () => true
+
+/** `POST /device_schedule_publish`: the device by deviceID and/or deviceIntID. */
+export const DeviceScheduleCreate = DeviceScheduleObject.refine(
+  (b) => b.deviceID !== undefined || b.deviceIntID !== undefined,
+  { error: 'deviceID or deviceIntID is required', path: ['deviceID'], when: always },
+)
+
+/** `POST /group_schedule_publish`: the group by groupID and/or groupIntID. */
+export const GroupScheduleCreate = GroupScheduleObject.refine(
+  (b) => b.groupID !== undefined || b.groupIntID !== undefined,
+  { error: 'groupID or groupIntID is required', path: ['groupID'], when: always },
+)
+
+/** Edit: the whole record as read may come back; absent fields keep their values. */
+export const DeviceScheduleUpdate = DeviceScheduleObject.partial()
+export const GroupScheduleUpdate = GroupScheduleObject.partial()
+
+const record = {
+  id: Int,
+  scheduleName: Str,
+  scheduleType: Int,
+  scheduleTypeLabel: Label,
+  crontabTime: Timestamp,
+  IntervalMinute: NullableInt,
+  cron: NullableStr,
+}
+const tail = {
+  topic: NullableStr,
+  payload: Str,
+  nextRunAt: Timestamp,
+  lastRunAt: Timestamp,
+  lastTaskID: NullableStr,
+  enable: Int,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+}
+
+export const DeviceSchedule = z.object({ ...record, deviceID: Str, ...tail })
+export const GroupSchedule = z.object({ ...record, groupID: Str, ...tail })
+
+const filters = { scheduleName: 'text', scheduleType: 'int', enable: 'int', topic: 'text' } as const
+export const deviceScheduleFilters = { ...filters, deviceID: 'text' } satisfies FilterFields
+export const groupScheduleFilters = { ...filters, groupID: 'text' } satisfies FilterFields
+
+/** Any schedule body (create or edit, either kind) as the service takes it. */
+export type ScheduleBody = z.infer<typeof DeviceScheduleUpdate> &
+  z.infer<typeof GroupScheduleUpdate>

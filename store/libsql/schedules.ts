@@ -1,0 +1,168 @@
+import type { InValue } from '@libsql/client'
+import type { Db } from './db.ts'
+import type {
+  ListArgs,
+  Page,
+  ScheduleInput,
+  ScheduleKind,
+  ScheduleRecord,
+  ScheduleRepository,
+} from '../types.ts'
+import { NotFound } from '../errors.ts'
+import { listPage, marks, type ListSpec } from './list.ts'
+
+const COLUMNS = `SELECT s.id AS id, s.tenant_id AS tenantID, s.kind AS kind,
+  coalesce(s.device_int_id, s.group_int_id) AS targetIntID, coalesce(s.device_id, s.group_id) AS targetID,
+  s.device_id AS deviceID, s.group_id AS groupID, s.schedule_name AS scheduleName,
+  s.schedule_type AS scheduleType, s.crontab_time AS crontabTime, s.interval_minute AS IntervalMinute,
+  s.cron AS cron, s.topic AS topic, s.payload AS payload, s.qos AS qos, s.timeout AS timeout, s.ttl AS ttl,
+  s.need_ack AS needAck, s.enable AS enable, s.next_run_at AS nextRunAt, s.last_run_at AS lastRunAt,
+  s.last_task_id AS lastTaskID, s.user_int_id AS userIntID, u.username AS createUser,
+  s.create_at AS createAt, s.update_at AS updateAt`
+
+const FROM = 'FROM schedules s LEFT JOIN users u ON u.id = s.user_int_id'
+
+const list: ListSpec = {
+  columns: COLUMNS,
+  from: FROM,
+  where: 's.tenant_id = ? AND s.kind = ?',
+  fields: {
+    scheduleName: 's.schedule_name',
+    scheduleType: 's.schedule_type',
+    enable: 's.enable',
+    topic: 's.topic',
+    deviceID: 's.device_id',
+    groupID: 's.group_id',
+    nextRunAt: 's.next_run_at',
+    lastRunAt: 's.last_run_at',
+    updateAt: 's.update_at',
+  },
+  timeField: 's.create_at',
+  idField: 's.id',
+  count: { from: 'FROM schedules s', baseAlias: 's' },
+}
+
+/** The columns a caller sets, in order, with the value of each from a ScheduleInput. */
+const WRITABLE: Array<[string, (s: ScheduleInput) => InValue]> = [
+  ['schedule_name', (s) => s.scheduleName],
+  ['schedule_type', (s) => s.scheduleType],
+  ['crontab_time', (s) => s.crontabTime],
+  ['interval_minute', (s) => s.IntervalMinute],
+  ['cron', (s) => s.cron],
+  ['topic', (s) => s.topic],
+  ['payload', (s) => s.payload],
+  ['qos', (s) => s.qos],
+  ['timeout', (s) => s.timeout],
+  ['ttl', (s) => s.ttl],
+  ['need_ack', (s) => s.needAck],
+  ['enable', (s) => s.enable],
+  ['next_run_at', (s) => s.nextRunAt],
+]
+
+/** The target columns of a kind: the device's or the group's record id and string id. */
+function targetColumns(kind: ScheduleKind): [string, string] {
+  return kind === 'device' ? ['device_int_id', 'device_id'] : ['group_int_id', 'group_id']
+}
+
+/** Scheduled commands of a tenant; firing is claimed with a compare-and-set on next_run_at. */
+export class SchedulesRepo implements ScheduleRepository {
+  constructor(private readonly db: Db) {}
+
+  list(tenant: string, kind: ScheduleKind, q: ListArgs): Promise<Page> {
+    return listPage(this.db, list, [tenant, kind], q)
+  }
+
+  async get(tenant: string, kind: ScheduleKind, id: number): Promise<ScheduleRecord> {
+    const r = await this.db.one(
+      `${COLUMNS} ${FROM} WHERE s.tenant_id = ? AND s.kind = ? AND s.id = ?`,
+      [tenant, kind, id],
+    )
+    if (!r) throw new NotFound()
+    return r as unknown as ScheduleRecord
+  }
+
+  async create(
+    tenant: string,
+    kind: ScheduleKind,
+    userIntID: number | null,
+    s: ScheduleInput,
+  ): Promise<ScheduleRecord> {
+    const [intCol, idCol] = targetColumns(kind)
+    const columns = ['tenant_id', 'kind', intCol, idCol, ...WRITABLE.map(([c]) => c)]
+    const r = await this.db.run(
+      `INSERT INTO schedules (${columns.join(', ')}, user_int_id, create_at)
+       VALUES (${marks(columns.length + 2)})`,
+      [
+        tenant,
+        kind,
+        s.targetIntID,
+        s.targetID,
+        ...WRITABLE.map(([, v]) => v(s)),
+        userIntID,
+        Date.now(),
+      ],
+    )
+    return this.get(tenant, kind, r.lastId)
+  }
+
+  async update(
+    tenant: string,
+    kind: ScheduleKind,
+    id: number,
+    s: ScheduleInput,
+  ): Promise<ScheduleRecord> {
+    const [intCol, idCol] = targetColumns(kind)
+    const sets = [intCol, idCol, ...WRITABLE.map(([c]) => c), 'update_at'].map((c) => `${c} = ?`)
+    const { changes } = await this.db.run(
+      `UPDATE schedules SET ${sets.join(', ')} WHERE tenant_id = ? AND kind = ? AND id = ?`,
+      [s.targetIntID, s.targetID, ...WRITABLE.map(([, v]) => v(s)), Date.now(), tenant, kind, id],
+    )
+    if (changes === 0) throw new NotFound()
+    return this.get(tenant, kind, id)
+  }
+
+  async delete(tenant: string, kind: ScheduleKind, ids: number[]): Promise<void> {
+    const rows = await this.db.all(
+      `SELECT id FROM schedules WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`,
+      [tenant, kind, ...ids],
+    )
+    if (rows.length !== ids.length) {
+      const found = new Set(rows.map((r) => Number(r.id)))
+      throw new NotFound('ids', `no schedule ${ids.filter((i) => !found.has(i)).join(', ')}`)
+    }
+    await this.db.run(
+      `DELETE FROM schedules WHERE tenant_id = ? AND kind = ? AND id IN (${marks(ids.length)})`,
+      [tenant, kind, ...ids],
+    )
+  }
+
+  async due(now: number, limit: number): Promise<ScheduleRecord[]> {
+    const rows = await this.db.all(
+      `${COLUMNS} ${FROM} WHERE s.enable = 1 AND s.next_run_at IS NOT NULL AND s.next_run_at <= ?
+       ORDER BY s.next_run_at, s.id LIMIT ?`,
+      [now, limit],
+    )
+    return rows as unknown as ScheduleRecord[]
+  }
+
+  async claim(
+    id: number,
+    dueAt: number,
+    nextRunAt: number | null,
+  ): Promise<ScheduleRecord | undefined> {
+    const [rs] = await this.db.batch([
+      {
+        sql: `UPDATE schedules SET next_run_at = ?, last_run_at = ?, last_task_id = NULL
+          WHERE id = ? AND next_run_at = ? AND enable = 1 RETURNING id, tenant_id AS tenantID, kind`,
+        args: [nextRunAt, dueAt, id, dueAt],
+      },
+    ])
+    const row = rs?.rows[0]
+    if (!row) return undefined
+    return this.get(String(row.tenantID), row.kind as ScheduleKind, id).catch(() => undefined)
+  }
+
+  async setLastTask(id: number, taskID: string): Promise<void> {
+    await this.db.run('UPDATE schedules SET last_task_id = ? WHERE id = ?', [taskID, id])
+  }
+}
