@@ -2,7 +2,13 @@ import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import { mountpoint, type BrokerHandle, type DeviceIdentity } from '../../ingest/types.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
-import { CommandDispatcher, newTaskID, statusOf } from './command-dispatch.ts'
+import {
+  CommandDispatcher,
+  DISPATCH_BATCH,
+  newTaskID,
+  statusOf,
+  type Identities,
+} from './command-dispatch.ts'
 import { groupCommands } from './group-commands.ts'
 import type { Actor } from './types.ts'
 
@@ -28,6 +34,8 @@ export interface CommandAnswer {
 }
 
 export interface CommandDeps {
+  /** Device identities (ingest's cached directory); the store's when not given. */
+  identities?: Identities
   meta: MetaStore
   events: EventBus
   broker: BrokerHandle
@@ -49,7 +57,11 @@ export function commandService(deps: CommandDeps) {
   const { meta, events, broker } = deps
   const now = deps.now ?? Date.now
   const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[commands] ${m}`, e ?? ''))
-  const dispatcher = new CommandDispatcher({ meta, events, broker, now, log })
+  const identities: Identities = deps.identities ?? {
+    byId: (id) => meta.ingest.device('id', id),
+    byDeviceID: (deviceID) => meta.ingest.device('deviceID', deviceID),
+  }
+  const dispatcher = new CommandDispatcher({ identities, meta, events, broker, now, log })
   const groups = groupCommands({
     meta,
     events,
@@ -110,8 +122,8 @@ export function commandService(deps: CommandDeps) {
     const timeoutMs = (input.timeout ?? deps.config.COMMAND_TIMEOUT) * 1000
     const ttlMs = (input.ttl ?? 0) * 1000
     const online = !device.blocked && broker.connected(device)
-    const status = online || (ttlMs > 0 && !device.blocked) ? 'queued' : 'unsent'
-    const [cmd] = await meta.commands.create([
+    const status = online ? 'sent' : ttlMs > 0 && !device.blocked ? 'queued' : 'unsent'
+    const [cmd] = await dispatcher.insert([
       {
         tenantID: a.tenant,
         taskID: newTaskID(),
@@ -124,16 +136,16 @@ export function commandService(deps: CommandDeps) {
         timeoutMs,
         expiresAt: ttlMs > 0 ? t + ttlMs : null,
         status,
+        sentAt: online ? t : null,
+        deadlineAt: online && qos === 1 ? t + timeoutMs : null,
         dispatchAt: null,
-        claimedUntil: online ? t + timeoutMs + 15_000 : null,
         scheduleID: opts.scheduleID ?? null,
         publishUser: a.username ?? null,
         userIntID: a.userIntID,
       },
     ])
-    dispatcher.announce([cmd!])
-    if (online) await dispatcher.sendAll(device, [cmd!])
-    return answerOf((await meta.commands.get(a.tenant, cmd!.taskID)) ?? cmd!)
+    if (online) dispatcher.publishSent(device, [cmd!])
+    return answerOf(cmd!)
   }
 
   /** Resolves once the command is delivered, answered or final, or after `seconds`. */
@@ -262,6 +274,11 @@ export function commandService(deps: CommandDeps) {
       await dispatcher.sweep()
       await groups.resume()
       let dispatching = false
+      // passes follow each other while they find a full batch (a large group), yielding between them
+      const drain = async () => {
+        while (!closed && (await dispatcher.dispatchDue()) >= DISPATCH_BATCH)
+          await new Promise((r) => setImmediate(r))
+      }
       timers.push(
         setInterval(() => guard('sweep', dispatcher.sweep()), SWEEP_MS),
         setInterval(() => {
@@ -269,7 +286,7 @@ export function commandService(deps: CommandDeps) {
           dispatching = true
           guard(
             'dispatch',
-            dispatcher.dispatchDue().finally(() => (dispatching = false)),
+            drain().finally(() => (dispatching = false)),
           )
         }, DISPATCH_MS),
       )

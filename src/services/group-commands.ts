@@ -177,7 +177,7 @@ export function groupCommands(d: GroupDeps) {
         userIntID: a.userIntID,
       }))
       open.set(group.id, { tenant: a.tenant, taskID })
-      await meta.commands.create(rows)
+      d.dispatcher.announce(await meta.commands.create(rows))
       dirty.add(group.id)
       timer ??= setTimeout(flush, PROGRESS_MS)
       void d.dispatcher.dispatchDue().catch((e) => d.log('dispatch failed', e))

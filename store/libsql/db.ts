@@ -120,7 +120,14 @@ export async function openDb(opts: DbOptions, migrationsDir = defaultMigrationsD
     const path = opts.url.slice('file:'.length)
     if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   }
-  const client = createClient({ url: opts.url, authToken: opts.authToken, intMode: 'number' })
+  // one connection for a local file: the pool would otherwise open more under concurrent calls, and the pragmas
+  // below (WAL sync level, busy timeout) are set per connection; every call is synchronous anyway
+  const client = createClient({
+    url: opts.url,
+    authToken: opts.authToken,
+    intMode: 'number',
+    ...(local ? { concurrency: 1 } : {}),
+  })
   const db = new Db(client, local)
   if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
   await migrate(db, migrationsDir)

@@ -44,7 +44,11 @@ export interface CommandInput {
   timeoutMs: number
   /** Epoch ms the command expires while queued; null without a ttl. */
   expiresAt: number | null
-  status: 'queued' | 'unsent'
+  /** `sent` when the caller publishes it at once (then `sentAt` and `deadlineAt` are set). */
+  status: 'queued' | 'sent' | 'unsent'
+  sentAt?: number | null
+  /** When a sent command times out (null: QoS 0, it never does). */
+  deadlineAt?: number | null
   /** When a node should try to send it; null: it waits for the device to connect. */
   dispatchAt: number | null
   /** Stored already claimed by the caller until then (it sends the command itself). */

@@ -95,3 +95,11 @@ paho(
 )
 
 if (python) paho.run()
+else if (process.env.CI) {
+  // CI installs python3-paho-mqtt (.ci/run): there, a missing paho is a failure, not a skip
+  const missing = suite('paho-mqtt in CI')
+  missing('paho-mqtt :: importable by python3', () => {
+    assert.unreachable('python3 cannot import paho.mqtt.client')
+  })
+  missing.run()
+}
