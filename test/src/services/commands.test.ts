@@ -265,4 +265,34 @@ test('QoS 0 :: no receipt needed (publishStatus 3), the device gets it', async (
   assert.is(got[0]!.body.data, 'fire-and-forget')
 })
 
+test('MQTT 5 device :: delivered; control logs filter by commandStatus and taskID', async () => {
+  const d = ds[10]
+  const { got } = await online(d, { protocolVersion: 5 })
+  const r = await publish({ deviceID: d.deviceID, payload: 'v5', wait: 5 })
+  assert.is(r.body.commandStatus, 'delivered')
+  await until(
+    async () => got.length,
+    (n) => n > 0,
+  )
+  assert.equal(got[0], {
+    topic: 'inbox',
+    body: { data_type: 'request', task_id: r.body.taskID, data: 'v5' },
+  })
+  const unsent = await publish({ deviceID: ds[11].deviceID, payload: 'nobody' })
+  const filtered = await c.get(
+    `/api/v1/device_control_logs?commandStatus=unsent&deviceID=${ds[11].deviceID}`,
+  )
+  assert.equal(
+    filtered.body.items.map((l: any) => l.taskID),
+    [unsent.body.taskID],
+  )
+  const en = await c.english().get(`/api/v1/device_control_logs?taskID=${r.body.taskID}`)
+  assert.equal(
+    [en.body.items[0].commandStatusLabel, en.body.items[0].publishStatusLabel],
+    ['Delivered', 'Sent successfully'],
+  )
+  const byDevice = await c.get(`/api/v1/devices/${d.id}/control_logs?commandStatus=delivered`)
+  assert.is(byDevice.body.meta.count, 1)
+})
+
 test.run()
