@@ -146,7 +146,16 @@ export class CommandsRepo implements CommandRepository {
   async transition(changes: readonly Transition[]): Promise<CommandRecord[]> {
     if (!changes.length) return []
     const now = Date.now()
-    const statements: InStatement[] = changes.map((c) => {
+    // changes of one shape (same states, status and fields: a group's PUBACKs) share one UPDATE ... IN (...)
+    const groups = new Map<string, { change: Transition; ids: number[] }>()
+    for (const c of changes) {
+      const key = JSON.stringify([c.from, c.to, c.publishStatus, c.fields ?? {}])
+      const g = groups.get(key)
+      if (g) g.ids.push(c.id)
+      else groups.set(key, { change: c, ids: [c.id] })
+    }
+    const statements: InStatement[] = []
+    for (const { change: c, ids } of groups.values()) {
       const sets = ['command_status = ?', 'publish_status = ?', 'update_at = ?']
       const args: InValue[] = [c.to, c.publishStatus, now]
       for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
@@ -155,12 +164,16 @@ export class CommandsRepo implements CommandRepository {
         sets.push(`${column} = ?`)
         args.push(v)
       }
-      return {
-        sql: `UPDATE control_logs SET ${sets.join(', ')}
-          WHERE id = ? AND command_status IN (${placeholders(c.from.length)}) ${RETURNING}`,
-        args: [...args, c.id, ...c.from],
+      for (let k = 0; k < ids.length; k += 500) {
+        const chunk = ids.slice(k, k + 500)
+        statements.push({
+          sql: `UPDATE control_logs SET ${sets.join(', ')}
+            WHERE id IN (${placeholders(chunk.length)}) AND command_status IN (${placeholders(c.from.length)})
+            ${RETURNING}`,
+          args: [...args, ...chunk, ...c.from],
+        })
       }
-    })
+    }
     const results = await this.db.batch(statements)
     return results.flatMap((rs) => rs.rows.map(toRecord))
   }
