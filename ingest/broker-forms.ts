@@ -4,7 +4,8 @@
  * message going out to the device is delivered in the forms it asked for (twice, once per form, when it
  * subscribed both ways). The subscriptions the service makes for a device (inbox, stored ones) are relative
  * until the device subscribes to the same filter itself, which replaces them. A message that no subscription
- * matches (a command to a topic the device left) goes out with its full topic.
+ * matches (a command to a topic the device left) goes out with its full topic. The service also subscribes a
+ * device to topics outside its mountpoint (its groups' topics): each is delivered under the name given with it.
  */
 import type { AedesPublishPacket, Client, PublishPacket } from 'aedes'
 import { topicMatches, type DeviceTopic } from './topics.ts'
@@ -34,6 +35,8 @@ export class SubscriptionForms {
   /** Until its CONNACK, the full filters aedes restored into a session (those of a resumed one). */
   private restored = new WeakMap<Client, Set<string>>()
   private resumed = new WeakSet<Client>()
+  /** The service's subscriptions outside the device's mountpoint: full topic → the topic delivered. */
+  private aliases = new WeakMap<Client, Map<string, string>>()
   private copies = 0
 
   /** A device authenticated: a clean start forgets its forms, a resumed session takes them back. */
@@ -75,6 +78,23 @@ export class SubscriptionForms {
     const entry = forms.get(full) ?? {}
     if (entry.relative === undefined && entry.full === undefined) entry.service = qos
     forms.set(full, entry)
+  }
+
+  /** The service subscribed the device to `full`, a topic outside its mountpoint, delivered as `deliveredAs`. */
+  aliased(client: Client, full: string, deliveredAs: string) {
+    let aliases = this.aliases.get(client)
+    if (!aliases) this.aliases.set(client, (aliases = new Map()))
+    aliases.set(full, deliveredAs)
+  }
+
+  /** The device is no longer subscribed to `full`, a topic outside its mountpoint. */
+  unaliased(client: Client, full: string) {
+    this.aliases.get(client)?.delete(full)
+  }
+
+  /** The topics outside its mountpoint the service subscribed the device to (full). */
+  aliasesOf(client: Client): string[] {
+    return [...(this.aliases.get(client)?.keys() ?? [])]
   }
 
   /** The device subscribed to `t` with `qos`: returns the QoS the full filter needs (its forms' highest). */
@@ -120,11 +140,15 @@ export class SubscriptionForms {
    * A message on its way to the device (aedes' authorizeForward): returned in the form the device subscribed
    * with (relative: `prefix` taken off), at most at that form's QoS; as it is when no subscription of the device
    * matches it, and when it is a redelivery or the second message. A device subscribed both ways gets the full
-   * form returned and the relative one sent as a second message.
+   * form returned and the relative one sent as a second message. One outside `prefix` goes under the name the
+   * service gave its subscription (`aliased`), if any.
    */
   forward(client: Client, prefix: string, packet: AedesPublishPacket): AedesPublishPacket {
     if (packet.brokerId === COPY_BROKER_ID || packet.messageId !== undefined) return packet
-    if (!packet.topic.startsWith(prefix)) return packet
+    if (!packet.topic.startsWith(prefix)) {
+      const alias = this.aliases.get(client)?.get(packet.topic)
+      return alias === undefined ? packet : { ...packet, topic: alias }
+    }
     const forms = this.formsFor(client, packet.topic)
     if (!forms) return packet
     const relative = packet.topic.slice(prefix.length)

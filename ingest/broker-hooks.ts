@@ -61,10 +61,10 @@ export function ipOf(client: Client): string | null {
 export class BrokerHooks {
   readonly sessions = new WeakMap<Client, Session>()
   /**
-   * Subscriptions the service makes for a device (inbox, stored ones): not subject to the device's ACL, and
-   * delivered in the relative form.
+   * Subscriptions the service makes for a device (inbox, stored ones, its groups' topics; see `serviceSubscription`),
+   * with the name a topic outside the mountpoint is delivered under (null: none).
    */
-  readonly serverSubs = new WeakSet<object>()
+  private readonly serverSubs = new WeakMap<object, string | null>()
   /** The form (relative or full) in which each device subscribed. */
   readonly forms = new SubscriptionForms()
   private keepAlives = new WeakMap<Client, number>()
@@ -74,6 +74,17 @@ export class BrokerHooks {
   closing = false
 
   constructor(private readonly d: HookDeps) {}
+
+  /**
+   * A subscription the service makes for a device, to pass to aedes' `client.subscribe`: not subject to the
+   * device's ACL, and delivered in the relative form; one to a topic outside the mountpoint (a group's) is
+   * delivered as `deliveredAs`.
+   */
+  serviceSubscription(topic: string, qos: Qos, deliveredAs?: string): Subscription {
+    const sub = { topic, qos } as Subscription
+    this.serverSubs.set(sub, deliveredAs ?? null)
+    return sub
+  }
 
   /**
    * Remembers the keep-alive and the clean-start flag, and watches the client's UNSUBSCRIBEs (see `unsubscribing`);
@@ -258,8 +269,10 @@ export class BrokerHooks {
     sub: Subscription,
     cb: (e: Error | null, s?: Subscription | null) => void,
   ) => {
-    if (this.serverSubs.has(sub)) {
-      this.forms.serviceSubscribed(client, sub.topic, sub.qos as Qos)
+    const deliveredAs = this.serverSubs.get(sub)
+    if (deliveredAs !== undefined) {
+      if (deliveredAs === null) this.forms.serviceSubscribed(client, sub.topic, sub.qos as Qos)
+      else this.forms.aliased(client, sub.topic, deliveredAs)
       return cb(null, sub)
     }
     const session = this.sessions.get(client)
@@ -280,14 +293,19 @@ export class BrokerHooks {
     )
   }
 
-  /** An UNSUBSCRIBE, before aedes handles it: each filter becomes the one aedes holds (see SubscriptionForms). */
+  /**
+   * An UNSUBSCRIBE, before aedes handles it: each filter becomes the one aedes holds (see SubscriptionForms). A
+   * device may leave a topic outside its mountpoint the service subscribed it to (a group's) by its full name.
+   */
   private unsubscribing(client: Client, packet: { unsubscriptions?: string[] }) {
     const session = this.sessions.get(client)
     if (!session || !packet.unsubscriptions) return
     try {
       packet.unsubscriptions = packet.unsubscriptions.map((u) => {
         const t = deviceTopic(session.device, u)
-        return t ? this.forms.unsubscribed(client, t) : u
+        if (t) return this.forms.unsubscribed(client, t)
+        this.forms.unaliased(client, u)
+        return u
       })
     } catch (e) {
       this.d.log('unsubscribe failed', e)

@@ -2,7 +2,8 @@
  * The embedded MQTT broker (aedes 2): MQTT 3.1.1 and 5 on MQTT_PORT, MQTT over WebSocket on MQTT_WS_PORT (path
  * /mqtt), MQTT over TLS on MQTTS_PORT (client certificates for authType 2 devices: broker-tls.ts).
  * Devices authenticate with their own credentials, reach only their own mountpoint (narrowed by policies), have
- * their uplinks committed by the pipeline before the PUBACK, and receive commands on `inbox`.
+ * their uplinks committed by the pipeline before the PUBACK, and receive commands on `inbox` and group messages on
+ * `group/{groupID}` (broker-groups.ts).
  */
 import { createServer, type Server, type Socket } from 'node:net'
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http'
@@ -20,6 +21,7 @@ import type { ConnectionTracker } from './connections.ts'
 import type { Gatekeepers } from './gate.ts'
 import { BrokerHooks, type Session } from './broker-hooks.ts'
 import { Commands } from './broker-commands.ts'
+import { GroupSubscriptions } from './broker-groups.ts'
 import { listenTls, serverCredentials, verifiedClientCN } from './broker-tls.ts'
 
 export interface BrokerDeps {
@@ -86,9 +88,11 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     authorizeForward: hooks.authorizeForward,
   })
   const clients = (broker as unknown as { clients: Clients }).clients
-  const events = new BrokerEvents(hooks, tracker, commands, meta, log)
+  const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
+  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log)
   events.attach(broker)
-  const offBus = watchDevices(bus, clients, hooks, directory, log)
+  const offDevices = watchDevices(bus, clients, hooks, directory, groups, log)
+  const offGroups = groups.watch(bus)
 
   const { tcp, sockets } = await listenTcp(broker, config.MQTT_PORT, config.HOST)
   const ws = await listenWs(broker, config.MQTT_WS_PORT, config.HOST, log)
@@ -135,7 +139,8 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     async close() {
       if (hooks.closing) return
       hooks.closing = true
-      offBus()
+      offDevices()
+      offGroups()
       const closed = Promise.all([
         closeServer(tcp),
         closeServer(ws),
@@ -159,6 +164,7 @@ class BrokerEvents {
     private readonly hooks: BrokerHooks,
     private readonly tracker: ConnectionTracker,
     private readonly commands: Commands,
+    private readonly groups: GroupSubscriptions,
     private readonly meta: MetaStore,
     private readonly log: (message: string, e?: unknown) => void,
   ) {}
@@ -203,6 +209,7 @@ class BrokerEvents {
     this.subscribeDefaults(client, s.device).catch((e) =>
       this.log(`auto-subscribe of ${s.device.deviceID} failed`, e),
     )
+    void this.groups.sync(client)
   }
 
   private online(client: Client, s: Session) {
@@ -218,11 +225,9 @@ class BrokerEvents {
     const stored = await this.meta.subscriptions.ofDevice(device.id)
     if (client.closed) return
     const prefix = mountpoint(device)
-    const subs = [{ topic: 'inbox', qos: 1 }, ...stored].map((s) => ({
-      topic: prefix + s.topic,
-      qos: Math.min(s.qos, 2) as 0 | 1 | 2,
-    }))
-    for (const sub of subs) this.hooks.serverSubs.add(sub)
+    const subs = [{ topic: 'inbox', qos: 1 }, ...stored].map((s) =>
+      this.hooks.serviceSubscription(prefix + s.topic, Math.min(s.qos, 2) as 0 | 1 | 2),
+    )
     await new Promise<void>((resolve, reject) =>
       client.subscribe({ subscriptions: subs }, (e) => (e ? reject(e) : resolve())),
     )
@@ -242,13 +247,15 @@ class BrokerEvents {
 
 /**
  * Blocking, credential changes and deletes take effect on a live session within a second: the device
- * is re-read and its session closed when it is gone, blocked or its credentials changed.
+ * is re-read and its session closed when it is gone, blocked or its credentials changed; otherwise its group
+ * subscriptions are brought in line (its product may have changed).
  */
 function watchDevices(
   bus: EventBus,
   clients: Clients,
   hooks: BrokerHooks,
   directory: DeviceDirectory,
+  groups: GroupSubscriptions,
   log: (message: string, e?: unknown) => void,
 ): () => void {
   const onChanged = (e: { id: number; deviceID: string }) => {
@@ -263,8 +270,9 @@ function watchDevices(
           fresh.blocked ||
           fresh.token !== s.device.token ||
           fresh.deviceUsername !== s.device.deviceUsername
-        if (stale) client.close()
-        else s.device = fresh
+        if (stale) return client.close()
+        s.device = fresh
+        void groups.sync(client)
       })
       .catch((err) => log(`re-reading ${e.deviceID} failed`, err))
   }

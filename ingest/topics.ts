@@ -1,6 +1,7 @@
 /**
- * MQTT topics and topic filters (MQTT 3.1.1 §4.7), and the device mountpoint:
- * `/{protocol}/{tenantID}/{productID}/{deviceID}/{topic}`.
+ * MQTT topics and topic filters (MQTT 3.1.1 §4.7), the device mountpoint
+ * `/{protocol}/{tenantID}/{productID}/{deviceID}/{topic}` and the group topic
+ * `/{protocol}/{tenantID}/{productID}/group/{groupID}`.
  */
 import { mountpoint, PROTOCOL_NAMES, type DeviceIdentity } from './types.ts'
 
@@ -94,6 +95,21 @@ export function relativeTopic(
   const prefix = mountpoint(device)
   if (!full.startsWith(prefix) || full.length === prefix.length) return undefined
   return full.slice(prefix.length)
+}
+
+/** The topic a member receives a group's messages on: `group/{groupID}` (relative, like `inbox`). */
+export const groupRelative = (groupID: string) => `group/${groupID}`
+
+/**
+ * The full topic of group `groupID` of the device's product, `/{protocol}/{tenantID}/{productID}/group/{groupID}`:
+ * outside the device's mountpoint, so it reaches it only through the subscription the broker makes for a member.
+ */
+export function groupTopic(
+  device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID'>,
+  groupID: string,
+): string {
+  const protocol = PROTOCOL_NAMES[device.cloudProtocol] ?? 'mqtt'
+  return `/${protocol}/${device.tenantID}/${device.productID}/${groupRelative(groupID)}`
 }
 
 /** A topic or topic filter a device gave, placed under its mountpoint. */

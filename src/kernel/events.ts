@@ -46,6 +46,8 @@ export interface DomainEvents {
   ]
   /** Policy or subscription bindings of these devices (or of the whole tenant) changed. */
   'acl.changed': [{ tenantID: string; deviceIntIDs: number[] | 'all' }]
+  /** Devices were added to or removed from a group (the broker re-reads their group subscriptions). */
+  'groupMembers.changed': [{ tenantID: string; groupIntID: number; deviceIntIDs: number[] }]
   /** A device's session was established (ingest, after the connection was recorded). */
   'device.online': [DeviceRef]
   /** A device's current session ended. */

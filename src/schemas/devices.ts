@@ -160,6 +160,8 @@ export const credentialFields = {
   deviceID: z
     .string({ error: 'must be a string' })
     .regex(DEVICE_ID_PATTERN, { error: '1 to 64 characters of A-Z a-z 0-9 _ . : -' })
+    // its topic prefix would hold every group topic of its product
+    .refine((id) => id !== 'group', { error: '"group" is reserved' })
     .nullish(),
   deviceUsername: credential(100).nullish(),
   token: credential(100).nullish(),

@@ -58,6 +58,19 @@ export class IngestModelRepo implements IngestRepository {
     )
   }
 
+  /** The groupIDs of the groups device `deviceIntID` is a member of (groups of its own product). */
+  async groupsOf(deviceIntID: number): Promise<string[]> {
+    const rows = await this.db.all(
+      `SELECT g.group_id AS groupID FROM group_devices gd
+       JOIN groups g ON g.id = gd.group_int_id
+       JOIN devices d ON d.id = gd.device_int_id AND d.product_int_id = g.product_int_id
+         AND d.tenant_id = g.tenant_id
+       WHERE gd.device_int_id = ? ORDER BY g.id`,
+      [deviceIntID],
+    )
+    return rows.map((r) => String(r.groupID))
+  }
+
   /** A product's data points and data streams (with their points), for decoding uplinks. */
   async productModel(
     productIntID: number,

@@ -51,6 +51,11 @@ export interface IngestRepository {
   device(key: DeviceKey, value: string | number): Promise<IngestDevice | undefined>
   /** The devices connected through gateway `gatewayIntID`. */
   childrenOf(gatewayIntID: number): Promise<IngestDevice[]>
+  /**
+   * The groupIDs of the groups device `deviceIntID` is a member of (groups of its own product), ordered by group
+   * record id: the broker subscribes the device to each group's topic.
+   */
+  groupsOf(deviceIntID: number): Promise<string[]>
   /** A product's data points and data streams (with their points), for decoding uplinks. */
   productModel(productIntID: number): Promise<{ points: ModelPoint[]; streams: ModelStream[] }>
   /**
