@@ -113,7 +113,6 @@ if (profiler)
     process.env.BENCH_PROFILE!,
     JSON.stringify((await profiler.post('Profiler.stop')).profile),
   )
-const task = await api('GET', '/api/v1/task_status?_limit=1', undefined, token)
 
 console.log(
   `${DEVICES} devices connected by one MQTT.js process in ${(r.connectMs / 1000).toFixed(1)} s; embedded broker and store\n`,
@@ -132,7 +131,7 @@ console.log(
     ],
   ),
 )
-console.log(`\ngroup task: ${JSON.stringify(task.items?.[0]?.result ?? null)}\n`)
+console.log('')
 console.log(
   table(
     ['device publish', 'sent', 'rate/s', 'errors', 'received', 'p50 ms', 'p99 ms', 'max ms'],
@@ -152,7 +151,7 @@ console.log(
 )
 loop.disable()
 console.log(
-  `\nstatuses: ${JSON.stringify(r.single.statuses)}; service event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms; load process: ${JSON.stringify(r.loop)}`,
+  `\nstatuses: ${JSON.stringify(r.single.statuses)}; service event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms; load process: ${JSON.stringify(r.loop)}\nslowest (ms after start: answer, receipt): ${JSON.stringify(r.slowest)}`,
 )
 await svc.close()
 rmSync(dir, { recursive: true, force: true })

@@ -83,36 +83,51 @@ onReceipt = undefined
 const groupMs = performance.now() - g0
 const groupReceived = received.size - before
 
-// 2. device publishes, open loop at `rate`/s
+// 2. device publishes, open loop at `rate`/s: 2 s of warm-up (not counted), then `seconds` measured
 const loop = monitorEventLoopDelay({ resolution: 10 })
-loop.enable()
 const sends: Array<{ start: number; taskID?: string; status?: number; answered?: number }> = []
-const p0 = performance.now()
-const total = o.rate * o.seconds
-await new Promise<void>((resolve) => {
-  let i = 0
-  const tick = setInterval(() => {
-    const due = Math.min(total, Math.floor(((performance.now() - p0) / 1000) * o.rate))
-    for (; i < due; i++) {
-      const s: { start: number; taskID?: string; status?: number; answered?: number } = {
-        start: performance.now(),
+let p0 = 0
+let total = 0
+for (const [seconds, measured] of [
+  [2, false],
+  [o.seconds, true],
+] as const) {
+  if (measured) {
+    await new Promise((r) => setTimeout(r, 1000))
+    sends.length = 0
+    loop.enable()
+  }
+  p0 = performance.now()
+  total = o.rate * seconds
+  await openLoop()
+}
+
+function openLoop() {
+  return new Promise<void>((resolve) => {
+    let i = 0
+    const tick = setInterval(() => {
+      const due = Math.min(total, Math.floor(((performance.now() - p0) / 1000) * o.rate))
+      for (; i < due; i++) {
+        const s: { start: number; taskID?: string; status?: number; answered?: number } = {
+          start: performance.now(),
+        }
+        sends.push(s)
+        const d = o.devices[Math.floor(Math.random() * o.devices.length)]!
+        void post('/api/v1/device_publish', { deviceID: d.clientId, payload: '{"cmd":"one"}' })
+          .then((r) => {
+            s.status = r.status
+            s.taskID = r.body.taskID as string
+            s.answered = performance.now()
+          })
+          .catch(() => (s.status = 0))
       }
-      sends.push(s)
-      const d = o.devices[Math.floor(Math.random() * o.devices.length)]!
-      void post('/api/v1/device_publish', { deviceID: d.clientId, payload: '{"cmd":"one"}' })
-        .then((r) => {
-          s.status = r.status
-          s.taskID = r.body.taskID as string
-          s.answered = performance.now()
-        })
-        .catch(() => (s.status = 0))
-    }
-    if (i >= total) {
-      clearInterval(tick)
-      resolve()
-    }
-  }, 5)
-})
+      if (i >= total) {
+        clearInterval(tick)
+        resolve()
+      }
+    }, 5)
+  })
+}
 const sendSeconds = (performance.now() - p0) / 1000
 loop.disable()
 await new Promise((r) => setTimeout(r, 3000)) // the last ones arrive
