@@ -67,6 +67,8 @@ export class CommandDispatcher {
     reject(e: unknown): void
   }> = []
   private inserting = false
+  private online = new Set<number>()
+  private onlineFlush: Promise<void> | undefined
 
   constructor(private readonly d: DispatchDeps) {}
 
@@ -226,13 +228,43 @@ export class CommandDispatcher {
     await this.move(c, ['sent'], 'timed_out', { deadlineAt: null })
   }
 
-  /** A device connected: its queued commands go out, oldest first. */
-  async deviceOnline(deviceIntID: number): Promise<void> {
-    const now = this.d.now()
-    const device = await this.d.identities.byId(deviceIntID)
-    if (!device || device.blocked) return
-    const queued = await this.d.meta.commands.claimQueued(deviceIntID, now, now + CLAIM_MS)
-    await this.sendAll(device, queued)
+  /**
+   * A device connected: its queued commands go out, oldest first. Devices connecting in the same turn of the event
+   * loop are looked up together (a storm of connects costs a few statements, not one each).
+   */
+  deviceOnline(deviceIntID: number): Promise<void> {
+    this.online.add(deviceIntID)
+    this.onlineFlush ??= new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const ids = [...this.online]
+      this.online.clear()
+      this.onlineFlush = undefined
+      const now = this.d.now()
+      const queued = await this.d.meta.commands.claimQueued(ids, now, now + CLAIM_MS)
+      const byDevice = new Map<number, CommandRecord[]>()
+      for (const c of queued)
+        byDevice.set(c.deviceIntID!, [...(byDevice.get(c.deviceIntID!) ?? []), c])
+      await Promise.all(
+        [...byDevice].map(async ([id, list]) => {
+          const device = await this.d.identities.byId(id)
+          if (device && !device.blocked) await this.sendAll(device, list)
+          else await this.release(list)
+        }),
+      )
+    })
+    return this.onlineFlush
+  }
+
+  /** Gives claimed queued commands back (their device cannot take them now). */
+  private async release(list: readonly CommandRecord[]) {
+    await this.d.meta.commands.transition(
+      list.map((c) => ({
+        id: c.id,
+        from: ['queued'] as const,
+        to: 'queued' as const,
+        publishStatus: statusOf(c, 'queued'),
+        fields: { claimedUntil: null },
+      })),
+    )
   }
 
   /**

@@ -191,16 +191,25 @@ export class CommandsRepo implements CommandRepository {
     return rs!.rows.map(toRecord).sort((a, b) => a.id - b.id)
   }
 
-  async claimQueued(deviceIntID: number, now: number, until: number): Promise<CommandRecord[]> {
-    const [rs] = await this.db.batch([
-      {
+  async claimQueued(
+    deviceIntIDs: number | readonly number[],
+    now: number,
+    until: number,
+  ): Promise<CommandRecord[]> {
+    const ids = typeof deviceIntIDs === 'number' ? [deviceIntIDs] : [...deviceIntIDs]
+    if (!ids.length) return []
+    const statements: InStatement[] = []
+    for (let k = 0; k < ids.length; k += 500) {
+      const chunk = ids.slice(k, k + 500)
+      statements.push({
         sql: `UPDATE control_logs SET claimed_until = ? WHERE id IN (
-            SELECT id FROM control_logs WHERE device_int_id = ? AND command_status = 'queued'
-              AND (claimed_until IS NULL OR claimed_until < ?)) ${RETURNING}`,
-        args: [until, deviceIntID, now],
-      },
-    ])
-    return rs!.rows.map(toRecord).sort((a, b) => a.id - b.id)
+            SELECT id FROM control_logs WHERE device_int_id IN (${placeholders(chunk.length)})
+              AND command_status = 'queued' AND (claimed_until IS NULL OR claimed_until < ?)) ${RETURNING}`,
+        args: [until, ...chunk, now],
+      })
+    }
+    const results = await this.db.batch(statements)
+    return results.flatMap((rs) => rs.rows.map(toRecord)).sort((a, b) => a.id - b.id)
   }
 
   async sweep(now: number): Promise<CommandRecord[]> {

@@ -164,7 +164,11 @@ export interface CommandRepository {
    */
   claimDue(now: number, until: number, limit: number): Promise<CommandRecord[]>
   /** Claims the queued commands of a device (it connected or polled), oldest first, until `until`. */
-  claimQueued(deviceIntID: number, now: number, until: number): Promise<CommandRecord[]>
+  claimQueued(
+    deviceIntIDs: number | readonly number[],
+    now: number,
+    until: number,
+  ): Promise<CommandRecord[]>
   /** Moves sent commands past their deadline to timed_out and queued ones past their expiry to expired. */
   sweep(now: number): Promise<CommandRecord[]>
   /** Cancels the tenant's queued commands among `taskIDs` (others are left as they are). */
