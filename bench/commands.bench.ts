@@ -4,84 +4,34 @@
  * 1. a group publish (needAck 1): time from the POST to the last device's receipt, and commands/s;
  * 2. device publishes at 1,000/s (open loop, random devices): latency from the POST to the device's receipt.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../src/kernel/config.ts'
-import { startService } from '../src/service.ts'
 import { randomId } from '../src/kernel/secrets.ts'
 import { childJson, table } from './_support/runner.ts'
-import { openSql } from '../test/_support/service.ts'
+import { startBenchService } from './_support/service.ts'
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000)
 const RATE = Number(process.env.BENCH_RATE ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 
-const dir = mkdtempSync(join(tmpdir(), 'devicecloud-commands-bench-'))
-const svc = await startService(
-  loadConfig({
-    DATA_DIR: dir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-    ADMIN_EMAIL: 'b@b.io',
-    ADMIN_PASSWORD: 'bench-password',
-    LOG_LEVEL: 'error',
-  }),
-)
-const api = async (method: string, path: string, body?: unknown, token?: string) => {
-  const r = await fetch(svc.url + path, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return (await r.json()) as any
-}
-const { token, tenantID } = await api('POST', '/api/v1/login', {
-  email: 'b@b.io',
-  password: 'bench-password',
+const { svc, token, tenantID, api, seedDevices, close } = await startBenchService('commands')
+const product = await api('POST', '/api/v1/products', { productName: 'bench', cloudProtocol: 1 })
+const group = await api('POST', '/api/v1/groups', {
+  productID: product.productID,
+  groupName: 'all',
 })
-const product = await api(
-  'POST',
-  '/api/v1/products',
-  { productName: 'bench', cloudProtocol: 1 },
-  token,
-)
-const group = await api(
-  'POST',
-  '/api/v1/groups',
-  { productID: product.productID, groupName: 'all' },
-  token,
-)
 
 const devices = Array.from({ length: DEVICES }, (_, i) => ({
   clientId: `cmd-${i}`,
   username: randomId(36),
   password: randomId(36),
 }))
-const sql = await openSql(svc)
-for (let s = 0; s < DEVICES; s += 500) {
-  const rows = devices.slice(s, s + 500)
-  await sql.run(
-    `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
-       device_type, up_link_system, create_at) VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, ?)").join(', ')}`,
-    rows.flatMap((d) => [
-      tenantID,
-      product.id,
-      d.clientId,
-      d.clientId,
-      d.username,
-      d.password,
-      Date.now(),
-    ]),
-  )
-}
+const sql = await seedDevices(
+  product.id,
+  devices.map((d) => ({ deviceID: d.clientId, username: d.username, token: d.password })),
+)
 await sql.run(
   `INSERT INTO group_devices (group_int_id, device_int_id, create_at)
    SELECT ?, id, ? FROM devices WHERE tenant_id = ? AND product_int_id = ?`,
@@ -153,6 +103,5 @@ loop.disable()
 console.log(
   `\nstatuses: ${JSON.stringify(r.single.statuses)}; service event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms; load process: ${JSON.stringify(r.loop)}\nslowest (ms after start: answer, receipt): ${JSON.stringify(r.slowest)}`,
 )
-await svc.close()
-rmSync(dir, { recursive: true, force: true })
+await close()
 process.exit(0)

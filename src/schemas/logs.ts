@@ -42,6 +42,21 @@ export const GatewayEvent = Event.omit({ deviceName: true, productName: true }).
   gatewayName: NullableStr,
 })
 
+/** What a control log of a command adds: its lifecycle (commandStatus), times and the device's response. */
+const commandFields = {
+  taskID: NullableStr,
+  commandStatus: NullableStr,
+  commandStatusLabel: Label,
+  qos: NullableInt,
+  sentAt: Timestamp,
+  deliveredAt: Timestamp,
+  respondedAt: Timestamp,
+  responseCode: NullableInt,
+  responsePayload: NullableStr,
+  expiresAt: Timestamp,
+  scheduleID: NullableInt,
+}
+
 /** Downlink message (control log) record; taskID ties it to the command's acknowledgement. */
 export const ControlLog = z.object({
   id: Int,
@@ -54,17 +69,7 @@ export const ControlLog = z.object({
   publishStatusLabel: Label,
   publishUser: NullableStr,
   userIntID: NullableInt,
-  taskID: NullableStr,
-  commandStatus: NullableStr,
-  commandStatusLabel: Label,
-  qos: NullableInt,
-  sentAt: Timestamp,
-  deliveredAt: Timestamp,
-  respondedAt: Timestamp,
-  responseCode: NullableInt,
-  responsePayload: NullableStr,
-  expiresAt: Timestamp,
-  scheduleID: NullableInt,
+  ...commandFields,
   createAt: Timestamp,
   updateAt: Timestamp,
 })
@@ -99,17 +104,7 @@ export const GatewayControlLog = z.object({
   payload: z
     .union([z.record(z.string(), z.unknown()), z.array(z.unknown()), z.string()])
     .nullable(),
-  taskID: NullableStr,
-  commandStatus: NullableStr,
-  commandStatusLabel: Label,
-  qos: NullableInt,
-  sentAt: Timestamp,
-  deliveredAt: Timestamp,
-  respondedAt: Timestamp,
-  responseCode: NullableInt,
-  responsePayload: NullableStr,
-  expiresAt: Timestamp,
-  scheduleID: NullableInt,
+  ...commandFields,
   createAt: Timestamp,
 })
 

@@ -1,51 +1,20 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt from 'mqtt'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, openSql } from '../_support/service.ts'
+import { startChildService } from '../_support/child-service.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 
-const root = join(import.meta.dirname, '..', '..')
-
 /** Starts the service in a child process on `dir`; resolves with its URL and MQTT port. */
-function startChild(dir: string): Promise<{ child: ChildProcess; url: string; mqttPort: number }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'test/ingest/_service-child.ts')],
-    {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`child did not start: ${err}`))
-    }, 20_000)
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
-      out += d
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (!line) return
-      clearTimeout(timer)
-      const { url, mqttPort } = JSON.parse(line)
-      resolve({ child, url, mqttPort })
-    })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`child exited ${code}: ${err}`))
-    })
-  })
-}
+const startChild = (dir: string) =>
+  startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir })
 
 const kill9 = suite('broker: kill -9 right after a PUBACK')
 

@@ -5,55 +5,20 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
+import { startChildService, type ChildService } from '../../_support/child-service.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
 
-const root = join(import.meta.dirname, '..', '..', '..')
 const test = suite('commands: kill -9 in the middle of a group publish')
 
-interface Child {
-  child: ChildProcess
-  url: string
-  mqttPort: number
-}
-
-function startChild(dir: string): Promise<Child> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'test/ingest/_service-child.ts')],
-    {
-      cwd: root,
-      env: { ...process.env, DATA_DIR: dir, ADMIN_EMAIL, ADMIN_PASSWORD, COMMAND_TIMEOUT: '2' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`child did not start: ${err}`))
-    }, 20_000)
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
-      out += d
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (!line) return
-      clearTimeout(timer)
-      resolve({ child, ...JSON.parse(line) })
-    })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`child exited ${code}: ${err}`))
-    })
-  })
-}
+type Child = ChildService<{ url: string; mqttPort: number }>
+const startChild = (dir: string) =>
+  startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir, COMMAND_TIMEOUT: '2' })
 
 async function adminOf(url: string) {
   const login = await new Client(url).post('/api/v1/login', {

@@ -6,51 +6,22 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcess } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
+import { startChildService } from '../../_support/child-service.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
 import { openDb, type Db } from '../../../store/libsql/db.ts'
 
-const root = join(import.meta.dirname, '..', '..', '..')
 const MINUTE = 60_000
 const SPEED = 30
 const SCHEDULES = 10
 
 /** Starts a node in a child process; resolves with its URL once it listens. */
-function startNode(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(root, 'test/src/services/_schedule-child.ts')],
-    {
-      cwd: root,
-      env: { ...process.env, ADMIN_EMAIL, ADMIN_PASSWORD, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  return new Promise((resolve, reject) => {
-    let out = ''
-    let err = ''
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`node did not start: ${err}`))
-    }, 20_000)
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
-      out += d
-      const line = out.split('\n').find((l) => l.startsWith('{'))
-      if (!line) return
-      clearTimeout(timer)
-      resolve({ child, url: JSON.parse(line).url })
-    })
-    child.once('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`node exited ${code}: ${err}`))
-    })
-  })
-}
+const startNode = (env: Record<string, string>) =>
+  startChildService<{ url: string }>('test/src/services/_schedule-child.ts', env)
 
 function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode) return Promise.resolve()

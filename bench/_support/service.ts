@@ -1,0 +1,77 @@
+/**
+ * The service under benchmark, in the bench's own process on a temp data directory, with an admin logged in:
+ * `api(method, path, body?)` calls it as that admin. `seedDevices` inserts many devices of a product at once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { loadConfig } from '../../src/kernel/config.ts'
+import { startService } from '../../src/service.ts'
+import { openSql } from '../../test/_support/service.ts'
+
+export async function startBenchService(name: string) {
+  const dir = mkdtempSync(join(tmpdir(), `devicecloud-${name}-bench-`))
+  const svc = await startService(
+    loadConfig({
+      DATA_DIR: dir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      MQTT_PORT: '0',
+      MQTT_WS_PORT: '0',
+      ADMIN_EMAIL: 'b@b.io',
+      ADMIN_PASSWORD: 'bench-password',
+      LOG_LEVEL: 'error',
+    }),
+  )
+  const call = async (method: string, path: string, body?: unknown, token?: string) => {
+    const r = await fetch(svc.url + path, {
+      method,
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return (await r.json()) as any
+  }
+  const { token, tenantID } = await call('POST', '/api/v1/login', {
+    email: 'b@b.io',
+    password: 'bench-password',
+  })
+  return {
+    svc,
+    dir,
+    token: token as string,
+    tenantID: tenantID as string,
+    api: (method: string, path: string, body?: unknown) => call(method, path, body, token),
+    /** Inserts devices (deviceID, username, token) of `productIntID` straight into the metadata store. */
+    async seedDevices(
+      productIntID: number,
+      devices: ReadonlyArray<{ deviceID: string; username: string; token: string }>,
+    ) {
+      const sql = await openSql(svc)
+      for (let s = 0; s < devices.length; s += 500) {
+        const rows = devices.slice(s, s + 500)
+        await sql.run(
+          `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token,
+             auth_type, device_type, up_link_system, create_at)
+           VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, ?)").join(', ')}`,
+          rows.flatMap((d) => [
+            tenantID,
+            productIntID,
+            d.deviceID,
+            d.deviceID,
+            d.username,
+            d.token,
+            Date.now(),
+          ]),
+        )
+      }
+      return sql
+    },
+    async close() {
+      await svc.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

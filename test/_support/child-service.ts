@@ -1,0 +1,43 @@
+/**
+ * A service in a child process (kill -9 and several-node tests): runs `script` (a file that starts the service and
+ * prints one JSON line such as `{"url", "mqttPort"}` once it listens) with `env` added to the environment, and
+ * resolves with the child and that line's fields. Rejects when the child exits first or after 20 s.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { join } from 'node:path'
+import { ADMIN_EMAIL, ADMIN_PASSWORD } from './service.ts'
+
+const root = join(import.meta.dirname, '..', '..')
+
+export type ChildService<T> = T & { child: ChildProcess }
+
+export function startChildService<T extends object = { url: string; mqttPort: number }>(
+  script: string,
+  env: Record<string, string>,
+): Promise<ChildService<T>> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], {
+    cwd: root,
+    env: { ...process.env, ADMIN_EMAIL, ADMIN_PASSWORD, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    let err = ''
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`${script} did not start: ${err}`))
+    }, 20_000)
+    child.stderr!.on('data', (d) => (err += d))
+    child.stdout!.on('data', (d) => {
+      out += d
+      const line = out.split('\n').find((l) => l.startsWith('{'))
+      if (!line) return
+      clearTimeout(timer)
+      resolve({ child, ...(JSON.parse(line) as T) })
+    })
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${script} exited ${code}: ${err}`))
+    })
+  })
+}
