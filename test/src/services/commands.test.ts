@@ -295,4 +295,26 @@ test('MQTT 5 device :: delivered; control logs filter by commandStatus and taskI
   assert.is(byDevice.body.meta.count, 1)
 })
 
+test('a gateway :: its control log carries the command with a structured payload', async () => {
+  const product = await c.post('/api/v1/products', {
+    productName: `gwp-${Date.now()}`,
+    cloudProtocol: 1,
+  })
+  const gw = await c.post('/api/v1/gateways', {
+    gatewayName: `gw-${Date.now()}`,
+    productID: product.body.productID,
+    gatewayProtocol: 1,
+    authType: 1,
+  })
+  assert.is(gw.status, 201, gw.text)
+  const r = await publish({ deviceIntID: gw.body.id, payload: { func: 1, channel: [] }, ttl: 60 })
+  assert.is(r.status, 201, r.text)
+  assert.is(r.body.commandStatus, 'queued')
+  const logs = (await c.get(`/api/v1/gateways/${gw.body.id}/control_logs?commandStatus=queued`))
+    .body
+  assert.is(logs.meta.count, 1)
+  assert.equal(logs.items[0].payload, { func: 1, channel: [] })
+  assert.equal([logs.items[0].taskID, logs.items[0].commandStatus], [r.body.taskID, 'queued'])
+})
+
 test.run()
