@@ -129,6 +129,13 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     rejected: Rejection[],
   ): Promise<UplinkOutcome> {
     await writer.submit(points, events)
+    if (points.length) {
+      // announced once committed; listeners (alerts, the live stream) only queue work
+      const deviceIntIDs = [
+        ...new Set(events.map((e) => e.deviceIntID ?? 0).filter((id) => id > 0)),
+      ]
+      bus.emit('telemetry.stored', { tenantID: points[0]!.tenantID, deviceIntIDs, values: points })
+    }
     return { accepted: points.length, rejected }
   }
 

@@ -26,6 +26,38 @@ export interface CommandEvent {
   at: number
 }
 
+/** One stored value, as the telemetry events carry it. */
+export interface StoredValue {
+  productID: string
+  deviceID: string
+  dataPointID: string
+  /** Epoch ms. */
+  time: number
+  value: number | string | boolean | { lat: number; lng: number } | null
+}
+
+/** An alert's change, as listeners (webhooks, the live stream) see it. */
+export interface AlertEvent {
+  tenantID: string
+  /** The current (or, once cleared, history) alert's id. */
+  alertID: number
+  /** The rule that raised it; null for the built-in limit and fault alerts. */
+  ruleID: number | null
+  alertName: string
+  alertSeverity: number
+  deviceIntID: number | null
+  deviceID: string | null
+  alertTimes: number
+  /** The values that matched (raised) or that cleared it. */
+  alertDetail: unknown
+  /** Epoch ms of the change. */
+  at: number
+  /** cleared: by the clear condition, by hand, or because its rule was disabled or deleted. */
+  reason?: 'condition' | 'handled' | 'rule'
+  /** acked: who acknowledged it. */
+  ackUser?: string | null
+}
+
 /**
  * The domain events: what a write announces after its commit. The domain services in src/services emit them, and
  * only they do; listeners (ingest's caches and the broker today; commands, alerts, webhooks and the live stream
@@ -64,6 +96,19 @@ export interface DomainEvents {
       payload: string
     },
   ]
+  /**
+   * Values were committed to the telemetry store (after the uplink's acknowledgement is due; listeners must only
+   * queue work, never delay ingest).
+   */
+  'telemetry.stored': [
+    { tenantID: string; deviceIntIDs: readonly number[]; values: readonly StoredValue[] },
+  ]
+  /** An alert was raised (opened) or raised again (alertTimes incremented). */
+  'alert.raised': [AlertEvent]
+  /** An alert moved to the history. */
+  'alert.cleared': [AlertEvent]
+  /** An alert was acknowledged (it stays current). */
+  'alert.acked': [AlertEvent]
   /** A command changed state (every transition of its lifecycle). */
   'command.status': [CommandEvent]
   /** A user's role, password or name changed: sessions must re-read the user. */
