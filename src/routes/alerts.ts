@@ -51,6 +51,20 @@ export function alertRoutes({ meta, services }: Deps, shapes: WireShapes) {
 
   r.route(
     {
+      method: 'post',
+      path: '/current_alerts/:id/ack',
+      tag,
+      summary: 'Acknowledge a current alert: records ackAt and ackUser; it stays open',
+      response: CurrentAlert,
+    },
+    async (c, { id }) => {
+      const a = { ...actorOf(c), username: c.get('caller').username }
+      return c.json(alertWire.current(await services.alerts.ack(a, id), wireCtx(c)))
+    },
+  )
+
+  r.route(
+    {
       method: 'get',
       path: '/history_alerts',
       tag,

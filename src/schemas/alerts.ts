@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import { Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { timedListQuery } from './logs.ts'
 
@@ -15,6 +15,10 @@ export const CurrentAlert = z.object({
   deviceID: NullableStr,
   deviceName: NullableStr,
   startTime: Timestamp,
+  /** The rule that raised it; null for the built-in limit and fault alerts. */
+  ruleID: NullableInt,
+  ackAt: Timestamp,
+  ackUser: NullableStr,
   createAt: Timestamp,
   updateAt: Timestamp,
 })
@@ -28,6 +32,7 @@ export const alertFilters = {
   deviceID: 'text',
   deviceName: 'text',
   alertSeverity: 'int',
+  ruleID: 'int',
 } satisfies FilterFields
 
 export const CurrentAlertListQuery = timedListQuery(alertFilters, ['startTime', 'alertTimes'])

@@ -5,7 +5,7 @@ export const alertWire = createSerializer(
   { current: CurrentAlert, history: HistoryAlert },
   {
     labels: { alertSeverity: 'alertSeverity' },
-    times: ['startTime', 'endTime', 'createAt', 'updateAt'],
+    times: ['startTime', 'endTime', 'ackAt', 'createAt', 'updateAt'],
     json: ['alertDetail'],
   },
 )

@@ -1,6 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { AlertInput, AlertRepository, ListArgs, Page } from '../types.ts'
+import type { AlertInput, AlertRef, AlertRepository, ListArgs, Page, Row } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { insertRows } from './logs-sql.ts'
@@ -8,7 +8,7 @@ import { insertRows } from './logs-sql.ts'
 const COLUMNS = `a.id AS id, a.alert_name AS alertName, a.alert_content AS alertContent,
   a.alert_severity AS alertSeverity, a.alert_times AS alertTimes, a.alert_detail AS alertDetail,
   a.device_id AS deviceID, a.device_name AS deviceName, a.start_time AS startTime, a.create_at AS createAt,
-  a.update_at AS updateAt`
+  a.update_at AS updateAt, a.rule_id AS ruleID, a.ack_at AS ackAt, a.ack_user AS ackUser`
 
 const spec = (table: 'current_alerts' | 'history_alerts'): ListSpec => ({
   columns: `SELECT ${COLUMNS}${table === 'history_alerts' ? ', a.end_time AS endTime' : ''}`,
@@ -19,6 +19,7 @@ const spec = (table: 'current_alerts' | 'history_alerts'): ListSpec => ({
     deviceID: 'a.device_id',
     deviceName: 'a.device_name',
     alertSeverity: 'a.alert_severity',
+    ruleID: 'a.rule_id',
     alertTimes: 'a.alert_times',
     startTime: 'a.start_time',
     ...(table === 'history_alerts' ? { endTime: 'a.end_time' } : {}),
@@ -43,15 +44,56 @@ const RAISE_COLUMNS = [
   'device_name',
   'start_time',
   'create_at',
+  'rule_id',
 ]
-/** An open alert with the same tenant, name and device is counted again and shows the latest values. */
-const RAISE_UPSERT = `ON CONFLICT (tenant_id, alert_name, coalesce(device_id, '')) DO UPDATE SET
-  alert_times = alert_times + 1, alert_content = excluded.alert_content, alert_severity = excluded.alert_severity,
-  alert_detail = excluded.alert_detail, device_name = excluded.device_name, update_at = excluded.create_at
-  RETURNING id`
+/** The open key (migration 110): one open alert per (rule, device), or per (name, device) without a rule. */
+const OPEN_KEY = `(tenant_id, coalesce(rule_id, 0), iif(rule_id IS NULL, alert_name, ''), coalesce(device_id, ''))`
+
+/** The columns of an AlertRef. */
+const REF = `id, tenant_id AS tenantID, rule_id AS ruleID, alert_name AS alertName, alert_severity AS alertSeverity,
+  alert_times AS alertTimes, alert_detail AS alertDetail, device_int_id AS deviceIntID, device_id AS deviceID,
+  ack_user AS ackUser`
+
+/** An open alert with the same key is counted again and shows the latest values. */
+const RAISE_UPSERT = `ON CONFLICT ${OPEN_KEY} DO UPDATE SET
+  alert_times = alert_times + 1, alert_name = excluded.alert_name, alert_content = excluded.alert_content,
+  alert_severity = excluded.alert_severity, alert_detail = excluded.alert_detail,
+  device_name = excluded.device_name, update_at = excluded.create_at
+  RETURNING ${REF}`
 
 const MOVED = `tenant_id, alert_name, alert_content, alert_severity, alert_times, alert_detail, device_int_id,
-  device_id, device_name, start_time, create_at`
+  device_id, device_name, start_time, create_at, rule_id, ack_at, ack_user`
+
+/**
+ * The no-data alerts due at ?1 (now): devices of enabled no-data rules whose last uplink (or the later of the
+ * rule's last edit and the device's creation) is older than the rule's noDataSeconds. The insert does nothing
+ * for an alert already open (another node or an earlier tick opened it).
+ */
+const NO_DATA = `INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
+  SELECT r.tenant_id, r.rule_name, r.alert_content, r.alert_severity,
+    json_object('noDataSeconds', r.no_data_seconds), d.id, d.device_id, d.device_name, ?1, ?2, r.id
+  FROM alert_rules r JOIN devices d ON d.product_int_id = r.product_int_id AND d.tenant_id = r.tenant_id
+  WHERE r.enable = 1 AND r.no_data_seconds IS NOT NULL
+    AND (r.device_int_ids IS NULL OR d.id IN (SELECT value FROM json_each(r.device_int_ids)))
+    AND max(coalesce((SELECT max(e.msg_time) FROM events e WHERE e.device_int_id = d.id), 0),
+      coalesce((SELECT s.since FROM alert_states s WHERE s.rule_id = r.id AND s.device_int_id = d.id), 0),
+      coalesce(r.update_at, r.create_at), d.create_at) < ?1 - r.no_data_seconds * 1000
+    AND NOT EXISTS (SELECT 1 FROM current_alerts c WHERE c.rule_id = r.id AND c.device_int_id = d.id)
+  ON CONFLICT DO NOTHING
+  RETURNING ${REF}`
+
+const refOf = (r: Row): AlertRef => ({
+  id: Number(r.id),
+  tenantID: String(r.tenantID),
+  ruleID: r.ruleID === null || r.ruleID === undefined ? null : Number(r.ruleID),
+  alertName: String(r.alertName),
+  alertSeverity: Number(r.alertSeverity),
+  alertTimes: Number(r.alertTimes),
+  alertDetail: typeof r.alertDetail === 'string' ? JSON.parse(r.alertDetail) : null,
+  deviceIntID: r.deviceIntID === null || r.deviceIntID === undefined ? null : Number(r.deviceIntID),
+  deviceID: (r.deviceID as string | null) ?? null,
+  ackUser: (r.ackUser as string | null) ?? null,
+})
 
 /** Current (open) and history (handled) alerts of a tenant. */
 export class AlertsRepo implements AlertRepository {
@@ -73,6 +115,10 @@ export class AlertsRepo implements AlertRepository {
    * severity and detail. Multi-row INSERTs in one transaction; returns the alert ids in input order.
    */
   async raise(rows: readonly AlertInput[]): Promise<number[]> {
+    return (await this.raiseAlerts(rows)).map((a) => a.id)
+  }
+
+  async raiseAlerts(rows: readonly AlertInput[]): Promise<AlertRef[]> {
     if (!rows.length) return []
     const now = Date.now()
     const values = rows.map((r): InValue[] => [
@@ -86,28 +132,72 @@ export class AlertsRepo implements AlertRepository {
       r.deviceName ?? null,
       r.time ?? now,
       now,
+      r.ruleID ?? null,
     ])
     const results = await this.db.batch(
       insertRows('current_alerts', RAISE_COLUMNS, values, RAISE_UPSERT),
     )
-    return results.flatMap((rs) => rs.rows.map((r) => Number(r.id)))
+    return results.flatMap((rs) => rs.rows.map((r) => refOf(r as unknown as Row)))
+  }
+
+  async raiseNoData(now: number): Promise<AlertRef[]> {
+    const [rs] = await this.db.batch([{ sql: NO_DATA, args: [now, Date.now()] }])
+    return rs!.rows.map((r) => refOf(r as unknown as Row))
+  }
+
+  async close(ids: readonly number[], now: number): Promise<AlertRef[]> {
+    if (!ids.length) return []
+    return this.move(`id IN (${marks(ids.length)})`, [...ids], now)
+  }
+
+  async closeOfRules(ruleIDs: readonly number[], now: number): Promise<AlertRef[]> {
+    if (!ruleIDs.length) return []
+    return this.move(`rule_id IN (${marks(ruleIDs.length)})`, [...ruleIDs], now)
+  }
+
+  async openOf(deviceIntIDs: readonly number[]): Promise<AlertRef[]> {
+    if (!deviceIntIDs.length) return []
+    const rows = await this.db.all(
+      `SELECT ${REF} FROM current_alerts WHERE device_int_id IN (${marks(deviceIntIDs.length)})`,
+      [...deviceIntIDs],
+    )
+    return rows.map(refOf)
+  }
+
+  async ack(tenant: string, id: number, ackUser: string | null, now: number): Promise<Row> {
+    const { changes } = await this.db.run(
+      'UPDATE current_alerts SET ack_at = ?, ack_user = ?, update_at = ? WHERE tenant_id = ? AND id = ?',
+      [now, ackUser, now, tenant, id],
+    )
+    if (!changes) throw new NotFound()
+    const row = await this.db.one(
+      `${CURRENT.columns}, a.device_int_id AS deviceIntID ${CURRENT.from} WHERE a.id = ?`,
+      [id],
+    )
+    if (!row) throw new NotFound()
+    return row
+  }
+
+  /** Moves the open alerts matching `where` to the history (same ids), answering those moved. */
+  private async move(where: string, args: InValue[], now: number): Promise<AlertRef[]> {
+    const results = await this.db.batch([
+      {
+        sql: `INSERT OR IGNORE INTO history_alerts (id, ${MOVED}, end_time, update_at)
+              SELECT id, ${MOVED}, ?, ? FROM current_alerts WHERE ${where}`,
+        args: [now, now, ...args],
+      },
+      { sql: `DELETE FROM current_alerts WHERE ${where} RETURNING ${REF}`, args },
+    ])
+    return results[1]!.rows.map((r) => refOf(r as unknown as Row))
   }
 
   /**
    * Handles (clears) current alerts: all of `ids` move to the history with endTime = `now` (same ids), in one
    * transaction; NotFound('ids') and nothing moved when one is not an open alert of the tenant.
    */
-  async clear(tenant: string, ids: number[], now = Date.now()): Promise<void> {
+  async clear(tenant: string, ids: number[], now = Date.now()): Promise<AlertRef[]> {
     await this.requireAll('current_alerts', tenant, ids)
-    const where = `tenant_id = ? AND id IN (${marks(ids.length)})`
-    await this.db.batch([
-      {
-        sql: `INSERT INTO history_alerts (id, ${MOVED}, end_time, update_at)
-              SELECT id, ${MOVED}, ?, ? FROM current_alerts WHERE ${where}`,
-        args: [now, now, tenant, ...ids],
-      },
-      { sql: `DELETE FROM current_alerts WHERE ${where}`, args: [tenant, ...ids] },
-    ])
+    return this.move(`tenant_id = ? AND id IN (${marks(ids.length)})`, [tenant, ...ids], now)
   }
 
   /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */

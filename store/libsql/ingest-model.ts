@@ -14,7 +14,8 @@ const DEVICE_SELECT = `SELECT d.id, d.tenant_id AS tenantID, d.kind, d.device_id
   FROM devices d JOIN products p ON p.id = d.product_int_id`
 
 const POINT_SELECT = `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName,
-  point_data_type AS pointDataType, upper_limit AS upperLimit, lower_limit AS lowerLimit, binary_size AS binarySize
+  point_data_type AS pointDataType, upper_limit AS upperLimit, lower_limit AS lowerLimit, binary_size AS binarySize,
+  fault_value AS faultValue
   FROM data_points WHERE product_int_id = ? ORDER BY id`
 
 const asDevice = (r: Row) => r as unknown as IngestDevice

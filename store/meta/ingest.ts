@@ -27,6 +27,8 @@ export interface ModelPoint {
   upperLimit: number | null
   lowerLimit: number | null
   binarySize: number | null
+  /** Fault points (pointDataType 4): the value that raises the built-in fault alert. */
+  faultValue?: string | null
 }
 
 /** A data stream of a product, with the record ids of its data points. */

@@ -1,4 +1,4 @@
-import type { ListArgs, Page } from '../types.ts'
+import type { ListArgs, Page, Row } from '../types.ts'
 
 /** One connection attempt (every attempt is logged; a refused one has status 2). */
 export interface ConnectLogInput {
@@ -130,7 +130,26 @@ export interface AlertInput {
   deviceName?: string | null
   /** Epoch milliseconds the condition was seen; the startTime of a new alert. Default now. */
   time?: number
+  /** The alert rule that raised it; none for the built-in limit and fault alerts (and ad-hoc alerts). */
+  ruleID?: number | null
 }
+
+/** An open or moved alert, as the alert engine and the domain events see it. */
+export interface AlertRef {
+  id: number
+  tenantID: string
+  ruleID: number | null
+  alertName: string
+  alertSeverity: number
+  alertTimes: number
+  alertDetail: unknown
+  deviceIntID: number | null
+  deviceID: string | null
+  ackUser?: string | null
+}
+
+/** Why an alert moved to the history. */
+export type ClearReason = 'condition' | 'handled' | 'rule'
 
 /** Current (open) and history (handled) alerts of a tenant. */
 export interface AlertRepository {
@@ -144,8 +163,25 @@ export interface AlertRepository {
    * returns the alert ids in input order.
    */
   raise(rows: readonly AlertInput[]): Promise<number[]>
+  /** As `raise`, answering each alert as it now is (alertTimes 1 when it was opened). */
+  raiseAlerts(rows: readonly AlertInput[]): Promise<AlertRef[]>
+  /**
+   * Opens the no-data alerts due at `now`: for every enabled rule with noDataSeconds, each of its devices whose
+   * last uplink (logged, or seen by the engine), the rule's last edit and the device's creation are all older
+   * than that. Opening is an insert that does nothing when the alert is already open, so that several nodes open
+   * each one once. Answers the alerts opened.
+   */
+  raiseNoData(now: number): Promise<AlertRef[]>
   /** Handles current alerts: all of `ids` move to the history with endTime `now`, or none (NotFound('ids')). */
-  clear(tenant: string, ids: number[], now?: number): Promise<void>
+  clear(tenant: string, ids: number[], now?: number): Promise<AlertRef[]>
+  /** Moves these open alerts (any tenant) to the history; ids no longer open are skipped. Answers those moved. */
+  close(ids: readonly number[], now: number): Promise<AlertRef[]>
+  /** Moves every open alert of these rules to the history. Answers those moved. */
+  closeOfRules(ruleIDs: readonly number[], now: number): Promise<AlertRef[]>
+  /** The open alerts of these devices. */
+  openOf(deviceIntIDs: readonly number[]): Promise<AlertRef[]>
+  /** Records the acknowledgement of an open alert of the tenant; NotFound otherwise. Answers the list record. */
+  ack(tenant: string, id: number, ackUser: string | null, now: number): Promise<Row>
   /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */
   deleteHistory(tenant: string, ids: number[]): Promise<void>
 }

@@ -63,6 +63,9 @@ s('raise then list :: exact record, zh label, alertDetail object, startTime', as
     deviceID: 'H1',
     deviceName: 'heater-1',
     startTime: '2024-03-01 10:00:00',
+    ruleID: null,
+    ackAt: null,
+    ackUser: null,
     updateAt: null,
   })
   assert.equal(Object.keys(r.body.items[0]), [
@@ -76,6 +79,9 @@ s('raise then list :: exact record, zh label, alertDetail object, startTime', as
     'deviceID',
     'deviceName',
     'startTime',
+    'ruleID',
+    'ackAt',
+    'ackUser',
     'createAt',
     'updateAt',
   ])
@@ -204,6 +210,9 @@ s('clear :: 204, moved to history with endTime, same id and count; gone from cur
     'deviceID',
     'deviceName',
     'startTime',
+    'ruleID',
+    'ackAt',
+    'ackUser',
     'endTime',
     'createAt',
     'updateAt',

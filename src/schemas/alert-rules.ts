@@ -1,0 +1,100 @@
+import { z } from 'zod'
+import {
+  enumCode,
+  intID,
+  name,
+  text,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+
+const range = (min: number, max: number) => `must be an integer from ${min} to ${max}`
+const int = (min: number, max: number) =>
+  z
+    .number({ error: range(min, max) })
+    .int({ error: range(min, max) })
+    .min(min, { error: range(min, max) })
+    .max(max, { error: range(min, max) })
+
+const formula = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .max(1000, { error: 'at most 1000 characters' })
+
+const ruleFields = {
+  ruleName: name(50),
+  productID: z.string({ error: 'required, a productID' }).trim().min(1, { error: 'required' }),
+  deviceIntIDs: z
+    .array(intID, { error: 'must be an array of device ids' })
+    .max(1000, { error: 'at most 1000 devices' })
+    .nullish(),
+  condition: formula.nullish(),
+  alertSeverity: enumCode('alertSeverity'),
+  forSeconds: int(0, 86_400).optional(),
+  clearCondition: formula.nullish(),
+  clearForSeconds: int(0, 86_400).optional(),
+  noDataSeconds: int(1, 30 * 86_400).nullish(),
+  alertContent: text(1000),
+  enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
+}
+
+/** `POST /alert_rules`. */
+export const AlertRuleCreate = z.object(ruleFields)
+
+/** Edit: the whole record as read may come back; absent fields keep their values. */
+export const AlertRuleUpdate = z.object(ruleFields).partial()
+
+/** Checked by the service (with the rule's other fields, so that every failing field is named). */
+const time = z.string({ error: 'must be YYYY-MM-DD HH:MM:SS' })
+
+/** `POST /alert_rules/test`: a rule (not stored) over one device's stored values of a range. */
+export const AlertRuleTest = z.object({
+  ...ruleFields,
+  ruleName: name(50).optional(),
+  deviceID: z.string({ error: 'required, a deviceID' }).min(1, { error: 'required' }),
+  startTime: time,
+  endTime: time,
+})
+
+export const AlertRule = z.object({
+  id: Int,
+  ruleName: Str,
+  productID: Str,
+  productName: NullableStr,
+  deviceIntIDs: z.array(Int).nullable(),
+  condition: NullableStr,
+  alertSeverity: Int,
+  alertSeverityLabel: Label,
+  forSeconds: Int,
+  clearCondition: NullableStr,
+  clearForSeconds: Int,
+  noDataSeconds: NullableInt,
+  alertContent: NullableStr,
+  enable: Int,
+  createUser: NullableStr,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** What a dry run answers: the alerts the rule would have raised (endTime null: still open at the end). */
+export const AlertRuleTestAlert = z.object({
+  startTime: Timestamp,
+  endTime: Timestamp,
+  alertTimes: Int,
+})
+export const AlertRuleTestResult = z.array(AlertRuleTestAlert)
+
+export const alertRuleFilters = {
+  ruleName: 'text',
+  productID: 'text',
+  alertSeverity: 'int',
+  enable: 'int',
+} satisfies FilterFields
+
+export type AlertRuleBody = z.infer<typeof AlertRuleUpdate>
+export type AlertRuleTestBody = z.infer<typeof AlertRuleTest>

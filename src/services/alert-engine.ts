@@ -1,0 +1,260 @@
+import type { DomainEvents, EventBus, StoredValue } from '../kernel/events.ts'
+import type {
+  AlertRef,
+  AlertState,
+  ClearReason,
+  IngestDevice,
+  MetaStore,
+  ModelPoint,
+} from '../../store/types.ts'
+import type { TelemetryStore } from '../../store/telemetry.ts'
+import { compileRule, ruleAlert, stepDevice, type LiveRule, type Outcome } from './alert-eval.ts'
+import { alertEventOf } from './alerts.ts'
+
+export interface AlertEngineDeps {
+  meta: MetaStore
+  telemetry: TelemetryStore
+  events: EventBus
+  now?: () => number
+  log?: (message: string, e?: unknown) => void
+}
+
+type Stored = DomainEvents['telemetry.stored'][0]
+
+/** How often no-data rules and waits that have held long enough are looked at. */
+const TICK_MS = 2000
+/** Rules of a product are re-read at least this often (edits on other nodes). */
+const RULES_TTL_MS = 5000
+/** Values queued beyond this are dropped (and logged): evaluation never holds ingest back. */
+const MAX_QUEUED_VALUES = 200_000
+
+/**
+ * The alert engine: evaluates the built-in limit and fault alerts and the alert rules on every committed uplink
+ * (`telemetry.stored`, queued here and evaluated in batches off the ingest path), and no-data rules and pending
+ * waits on a timer. Alerts are opened, counted and cleared through the alert store (one open alert per rule and
+ * device, by its unique key) and announced as `alert.raised` / `alert.cleared` after each commit.
+ */
+export function alertEngine(deps: AlertEngineDeps) {
+  const { meta, telemetry, events } = deps
+  const now = deps.now ?? Date.now
+  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[alerts] ${m}`, e ?? ''))
+  const queue: Stored[] = []
+  let queued = 0
+  let running: Promise<void> | null = null
+  let timer: NodeJS.Timeout | undefined
+  let closed = false
+  const rules = new Map<number, { at: number; rules: LiveRule[] }>()
+  const points = new Map<number, ModelPoint[]>()
+  const devices = new Map<string, IngestDevice>()
+  /** deviceIntID → the latest value of each data point seen here (older ones are read once from the store). */
+  const latest = new Map<number, Map<string, StoredValue['value']>>()
+
+  const emit = (name: 'alert.raised' | 'alert.cleared', a: AlertRef, reason?: ClearReason) =>
+    events.emit(name, alertEventOf(a, now(), reason ? { reason } : {}))
+
+  function onStored(e: Stored) {
+    if (closed) return
+    if (queued + e.values.length > MAX_QUEUED_VALUES) {
+      log(`queue full: ${e.values.length} values not evaluated`)
+      return
+    }
+    queue.push(e)
+    queued += e.values.length
+    kick()
+  }
+
+  function kick() {
+    if (running || !queue.length) return
+    running = drain().finally(() => {
+      running = null
+      kick()
+    })
+  }
+
+  async function drain() {
+    const batch = queue.splice(0)
+    queued = 0
+    try {
+      await evaluateBatch(batch)
+    } catch (e) {
+      log('evaluation failed', e)
+    }
+  }
+
+  async function deviceOf(deviceID: string) {
+    let d = devices.get(deviceID)
+    if (!d) {
+      d = await meta.ingest.device('deviceID', deviceID)
+      if (d) devices.set(deviceID, d)
+    }
+    return d
+  }
+
+  async function pointsOf(productIntID: number) {
+    let p = points.get(productIntID)
+    if (!p) points.set(productIntID, (p = (await meta.ingest.productModel(productIntID)).points))
+    return p
+  }
+
+  async function rulesOf(productIntID: number) {
+    const hit = rules.get(productIntID)
+    if (hit && Date.now() - hit.at < RULES_TTL_MS) return hit.rules
+    const ids = (await pointsOf(productIntID)).map((p) => p.dataPointID)
+    const compiled: LiveRule[] = []
+    for (const r of await meta.alertRules.enabledOf(productIntID)) {
+      const live = compileRule(r, ids)
+      if (live) compiled.push(live)
+    }
+    rules.set(productIntID, { at: Date.now(), rules: compiled })
+    return compiled
+  }
+
+  /** The latest values of a device, completed from the store the first time it is seen. */
+  async function latestOf(d: IngestDevice) {
+    let m = latest.get(d.id)
+    if (!m) {
+      m = new Map()
+      for (const [id, v] of await telemetry.latest(d.tenantID, d.deviceID)) m.set(id, v.value)
+      latest.set(d.id, m)
+    }
+    return m
+  }
+
+  /** Evaluates queued uplinks (each `telemetry.stored` is one), in order per device; one write per kind. */
+  async function evaluateBatch(uplinks: readonly Stored[]) {
+    const byDevice = new Map<IngestDevice, StoredValue[][]>()
+    for (const e of uplinks) {
+      const mine = new Map<IngestDevice, StoredValue[]>()
+      for (const v of e.values) {
+        const d = await deviceOf(v.deviceID)
+        if (d) mine.set(d, [...(mine.get(d) ?? []), v])
+      }
+      for (const [d, vals] of mine) byDevice.set(d, [...(byDevice.get(d) ?? []), vals])
+    }
+    if (!byDevice.size) return
+    const ids = [...byDevice.keys()].map((d) => d.id)
+    const [open, states] = await Promise.all([meta.alerts.openOf(ids), meta.alertRules.states(ids)])
+    const out: Outcome = {
+      t: now(),
+      raise: [],
+      close: new Map(),
+      closeRaised: [],
+      put: [],
+      drop: [],
+    }
+    for (const [d, list] of byDevice) {
+      const mine = open.filter((a) => a.deviceIntID === d.id)
+      const waits = states.filter((s) => s.deviceIntID === d.id)
+      await evaluateDevice(d, list, mine, waits, out)
+    }
+    await meta.alertRules.saveStates(out.put, out.drop)
+    for (const a of await meta.alerts.raiseAlerts(out.raise)) {
+      emit('alert.raised', a)
+      const k = out.closeRaised.find(
+        (x) => x.ruleID === a.ruleID && x.deviceIntID === a.deviceIntID,
+      )
+      if (k) out.close.set(a.id, 'condition')
+    }
+    await closeAlerts(out.close, out.t)
+  }
+
+  /** One device's uplinks in order (its model, latest values and rules read first). */
+  async function evaluateDevice(
+    d: IngestDevice,
+    uplinks: StoredValue[][],
+    open: AlertRef[],
+    waits: AlertState[],
+    out: Outcome,
+  ) {
+    const model = await pointsOf(d.productIntID)
+    const last = await latestOf(d)
+    const live = (await rulesOf(d.productIntID)).filter(
+      (r) => !r.record.deviceIntIDs || r.record.deviceIntIDs.includes(d.id),
+    )
+    stepDevice({ d, uplinks, open, waits, model, last, live }, out)
+  }
+
+  async function closeAlerts(close: Map<number, ClearReason>, t: number) {
+    if (!close.size) return
+    for (const a of await meta.alerts.close([...close.keys()], t))
+      emit('alert.cleared', a, close.get(a.id))
+  }
+
+  /** No-data alerts due, and waits that held long enough while their devices stayed quiet. */
+  async function tick() {
+    const t = now()
+    for (const a of await meta.alerts.raiseNoData(t)) emit('alert.raised', a)
+    for (const s of await meta.alertRules.dueStates(t, 500)) {
+      if (!(await meta.alertRules.claimState(s))) continue
+      const d = await meta.ingest.device('id', s.deviceIntID)
+      const rule = d && (await meta.alertRules.get(d.tenantID, s.ruleID).catch(() => undefined))
+      if (!d || !rule || !rule.enable) continue
+      const current = (await meta.alerts.openOf([d.id])).find((a) => a.ruleID === rule.id)
+      if (s.phase === 'raise' && !current) {
+        const detail = (s.detail ?? {}) as Record<string, unknown>
+        for (const a of await meta.alerts.raiseAlerts([ruleAlert(rule, d, detail, t)]))
+          emit('alert.raised', a)
+      } else if (s.phase === 'clear' && current) {
+        await closeAlerts(new Map([[current.id, 'condition']]), t)
+      }
+    }
+  }
+
+  const forget = {
+    model: (e: { productIntID: number }) => {
+      points.delete(e.productIntID)
+      rules.delete(e.productIntID)
+    },
+    device: (e: { deviceID: string; id: number }) => {
+      devices.delete(e.deviceID)
+      latest.delete(e.id)
+    },
+  }
+
+  return {
+    /** Listens to committed uplinks and model changes and starts the timer. */
+    start() {
+      events.on('telemetry.stored', onStored)
+      events.on('model.changed', forget.model)
+      events.on('device.changed', forget.device)
+      events.on('device.deleted', forget.device)
+      const loop = () => {
+        if (closed) return
+        tick()
+          .catch((e) => log('tick failed', e))
+          .finally(() => {
+            if (!closed) timer = setTimeout(loop, TICK_MS).unref()
+          })
+      }
+      timer = setTimeout(loop, TICK_MS).unref()
+    },
+    /** Rules of this product changed here: read them again at the next evaluation. */
+    invalidate(productIntID: number) {
+      rules.delete(productIntID)
+    },
+    /** Resolves once every value queued so far was evaluated. */
+    async idle() {
+      while (running || queue.length) {
+        kick()
+        await running
+      }
+    },
+    /** Runs one timer turn now (tests). */
+    tick,
+    /** Stops listening; evaluates what was queued. */
+    async close() {
+      closed = true
+      clearTimeout(timer)
+      events.off('telemetry.stored', onStored)
+      events.off('model.changed', forget.model)
+      events.off('device.changed', forget.device)
+      events.off('device.deleted', forget.device)
+      while (running || queue.length) {
+        kick()
+        await running
+      }
+    },
+  }
+}
+
+export type AlertEngine = ReturnType<typeof alertEngine>

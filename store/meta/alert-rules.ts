@@ -1,0 +1,82 @@
+import type { ListArgs, Page } from '../types.ts'
+
+/** The fields of an alert rule a caller sets (the service resolved productID and checked the conditions). */
+export interface AlertRuleInput {
+  ruleName: string
+  productIntID: number
+  /** Record ids of the product's devices the rule watches; null: every device of the product. */
+  deviceIntIDs: number[] | null
+  /** A boolean formula over the product's dataPointIDs; null for a no-data rule. */
+  condition: string | null
+  /** 1 urgent, 2 major, 3 minor, 4 warning. */
+  alertSeverity: number
+  forSeconds: number
+  /** Null: `not (condition)`. */
+  clearCondition: string | null
+  clearForSeconds: number
+  /** Seconds without any uplink that raise the alert (instead of a condition). */
+  noDataSeconds: number | null
+  alertContent: string | null
+  enable: number
+}
+
+/** A stored alert rule. */
+export interface AlertRuleRecord extends AlertRuleInput {
+  id: number
+  tenantID: string
+  productID: string
+  productName: string | null
+  userIntID: number | null
+  createUser: string | null
+  createAt: number
+  updateAt: number | null
+}
+
+/**
+ * A wait in progress for one (rule, device): the condition (phase raise) or clear condition held since `since`;
+ * for a no-data rule (phase seen), `since` is the device's last uplink.
+ */
+export interface AlertState {
+  ruleID: number
+  deviceIntID: number
+  phase: 'raise' | 'clear' | 'seen'
+  /** Epoch ms the condition began to hold (the uplink was seen). */
+  since: number
+  /** The values that matched when it began. */
+  detail: unknown
+}
+
+/** Alert rules of a tenant and the pending waits of the alert engine. */
+export interface AlertRuleRepository {
+  /** A page of the tenant's rules; filters: ruleName, productID, alertSeverity, enable. */
+  list(tenant: string, q: ListArgs): Promise<Page>
+  /** One rule of the tenant; NotFound otherwise. */
+  get(tenant: string, id: number): Promise<AlertRuleRecord>
+  /** Conflict('ruleName') when the tenant has a rule of that name. */
+  create(
+    tenant: string,
+    userIntID: number | null,
+    r: AlertRuleInput,
+    now: number,
+  ): Promise<AlertRuleRecord>
+  /** Replaces a rule's fields (the service merged the edit) and drops its pending waits; NotFound as `get`. */
+  update(tenant: string, id: number, r: AlertRuleInput, now: number): Promise<AlertRuleRecord>
+  /** Deletes all of `ids` or none (NotFound('ids')); their pending waits go with them. */
+  delete(tenant: string, ids: number[]): Promise<void>
+  /** The enabled rules of a product. */
+  enabledOf(productIntID: number): Promise<AlertRuleRecord[]>
+  /** The pending waits of these devices. */
+  states(deviceIntIDs: readonly number[]): Promise<AlertState[]>
+  /**
+   * Records waits (an existing wait of the same phase keeps its `since`; a seen one takes the new time) and drops
+   * others, in one transaction.
+   */
+  saveStates(
+    put: readonly AlertState[],
+    drop: ReadonlyArray<{ ruleID: number; deviceIntID: number }>,
+  ): Promise<void>
+  /** The raise waits that have held long enough by `now` (for devices that went quiet meanwhile). */
+  dueStates(now: number, limit: number): Promise<AlertState[]>
+  /** Removes a wait if it is still the one that began at `since`: true for the one caller (of any node) that did. */
+  claimState(s: AlertState): Promise<boolean>
+}

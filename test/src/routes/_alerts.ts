@@ -1,0 +1,63 @@
+import * as assert from 'uvu/assert'
+import { Client, type TestService } from '../../_support/service.ts'
+import { mkPoint, mkProduct, mkStream } from './_product-model.ts'
+import { mqttBody, newDevice } from './devices-helpers.ts'
+import { basic } from './_ingest.ts'
+import type { AlertEvent } from '../../../src/kernel/events.ts'
+
+/** Helpers of the alert engine suites: a product with temp (0..100), hum and a fault point, devices, a clock. */
+
+export interface AlertWorld {
+  product: any
+  temp: any
+  err: any
+  devices: any[]
+}
+
+/** Product: temp (numeric, limits 0..100), hum (numeric), err (fault, faultValue E1) on stream `telemetry`. */
+export async function alertWorld(c: Client, devices = 6): Promise<AlertWorld> {
+  const product = await mkProduct(c)
+  const temp = await mkPoint(c, product.id, 'temp', { upperLimit: 100, lowerLimit: 0 })
+  const hum = await mkPoint(c, product.id, 'hum')
+  const err = await mkPoint(c, product.id, 'err', { pointDataType: 4, faultValue: 'E1' })
+  await mkStream(c, product.productID, [temp.id, hum.id, err.id], { topic: 'telemetry' })
+  const list = []
+  for (let i = 0; i < devices; i++) list.push(await newDevice(c, mqttBody(product.productID)))
+  return { product, temp, err, devices: list }
+}
+
+/** A clock the tests move forward. */
+export const clock = { offset: 0, now: () => Date.now() + clock.offset }
+
+/** Sends one uplink over HTTP ingest and waits until the alert engine evaluated it. */
+export async function uplink(t: TestService, device: any, payload: object) {
+  const dev = new Client(t.url, basic(device))
+  const r = await dev.call(
+    'POST',
+    '/api/v1/ingest',
+    JSON.stringify({ topic: 'telemetry', payload }),
+    {
+      'content-type': 'application/json',
+    },
+  )
+  assert.is(r.status, 202, r.text)
+  await t.svc.deps.services.alertEngine.idle()
+  return r
+}
+
+/** Every alert event of the service, in order. */
+export function recordEvents(t: TestService) {
+  const seen: Array<{ name: string; e: AlertEvent }> = []
+  for (const name of ['alert.raised', 'alert.cleared', 'alert.acked'] as const)
+    t.svc.deps.bus.on(name, (e) => seen.push({ name, e }))
+  return seen
+}
+
+/** A rule body for the world's product. */
+export const ruleBody = (w: AlertWorld, extra: object = {}) => ({
+  ruleName: `rule-${Math.random().toString(36).slice(2, 8)}`,
+  productID: w.product.productID,
+  condition: 'temp > 80',
+  alertSeverity: 1,
+  ...extra,
+})
