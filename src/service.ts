@@ -54,8 +54,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     now: opts.now,
     identities: gatekeepers.directory,
   })
+  services.webhooks.start()
+  services.eventStream.start()
   await services.commands.start()
   services.schedules.start()
+  services.alertEngine.start()
   const deps: Deps = {
     config,
     meta,
@@ -83,12 +86,15 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     firstAdmin,
     async close() {
       // stop taking work, commit what was accepted, then close the stores
+      services.eventStream.close() // live streams end, so the server can close
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await services.schedules.close()
       services.commands.close()
       await broker.close()
       await pipeline.flush()
+      await services.alertEngine.close()
       await pipeline.close()
+      await services.webhooks.close()
       await tasks.idle()
       await stores.close()
     },

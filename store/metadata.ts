@@ -25,6 +25,8 @@ import type {
 import type { TaskRepository } from './meta/tasks.ts'
 import type { CommandRepository } from './meta/commands.ts'
 import type { ScheduleRepository } from './meta/schedules.ts'
+import type { AlertRuleRepository } from './meta/alert-rules.ts'
+import type { WebhookRepository } from './meta/webhooks.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -35,6 +37,9 @@ export type * from './meta/product-model.ts'
 export { FINAL_STATUSES, publishStatusOf } from './meta/commands.ts'
 export type * from './meta/commands.ts'
 export type * from './meta/schedules.ts'
+export type * from './meta/alert-rules.ts'
+export { OUTBOX_TYPES } from './meta/webhooks.ts'
+export type * from './meta/webhooks.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
 
 /** The metadata store: tenants, devices, the product model, access rules, logs, alerts and tasks. */
@@ -57,10 +62,14 @@ export interface MetaStore {
   tasks: TaskRepository
   logs: LogRepository
   alerts: AlertRepository
+  /** Alert rules and the alert engine's pending waits. */
+  alertRules: AlertRuleRepository
   /** Commands to devices and groups: control logs with a lifecycle. */
   commands: CommandRepository
   /** Scheduled commands to devices and groups, fired once per due time across nodes. */
   schedules: ScheduleRepository
+  /** Webhooks, the outbox of events they and the live stream carry, and the deliveries. */
+  webhooks: WebhookRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

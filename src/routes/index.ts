@@ -18,12 +18,14 @@ import { subscriptionRoutes } from './subscriptions.ts'
 import { taskRoutes } from './tasks.ts'
 import { logRoutes } from './logs.ts'
 import { alertRoutes } from './alerts.ts'
+import { alertRuleRoutes } from './alert-rules.ts'
 import { ingestRoutes } from './ingest.ts'
 import { latestRoutes } from './latest.ts'
 import { telemetryRoutes } from './telemetry.ts'
 import { emqxRoutes } from './emqx.ts'
 import { commandRoutes } from './commands.ts'
 import { scheduleRoutes } from './schedules.ts'
+import { webhookRoutes } from './webhooks.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -46,7 +48,9 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     logRoutes,
     commandRoutes,
     scheduleRoutes,
+    webhookRoutes,
     alertRoutes,
+    alertRuleRoutes,
     ingestRoutes,
     latestRoutes,
     telemetryRoutes,

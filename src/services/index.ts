@@ -9,6 +9,10 @@ import { productResourceService } from './product-resources.ts'
 import type { ServiceDeps } from './types.ts'
 import { commandService, type CommandDeps } from './commands.ts'
 import { scheduleService } from './schedules.ts'
+import { alertEngine } from './alert-engine.ts'
+import { alertRuleService } from './alert-rules.ts'
+import { webhookService } from './webhooks.ts'
+import { eventStreamService } from './event-stream.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
 
@@ -27,7 +31,13 @@ export function createServices(
   const resources = productResourceService(deps)
   const policies = policyService(deps)
   const { devices, gateways } = deviceService(deps)
+  const engine = alertEngine(deps)
+  const webhooks = webhookService(deps)
   return {
+    /** Webhooks and the outbox writer; `start()` before `commands.start()`, `close()` before the stores close. */
+    webhooks,
+    /** The live event stream; `start()` after `webhooks.start()`, `close()` before the HTTP server closes. */
+    eventStream: eventStreamService({ ...deps, onAppended: webhooks.onAppended }),
     accounts: accountService(deps),
     products: model.products,
     dataPoints: model.dataPoints,
@@ -43,6 +53,9 @@ export function createServices(
     subscriptions: policies.subscriptions,
     certs: certService(deps),
     alerts: alertService(deps),
+    /** The alert engine: `start()` with the pipeline, `close()` after the pipeline's last flush. */
+    alertEngine: engine,
+    alertRules: alertRuleService({ ...deps, engine }),
     /** Commands to devices and groups; `start()` once the broker runs, `close()` before it stops. */
     commands,
     /** Scheduled commands; `start()` after `commands.start()`, `close()` before `commands.close()`. */

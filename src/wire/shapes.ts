@@ -2,6 +2,8 @@ import * as accountsSchemas from '../schemas/accounts.ts'
 import * as accountsWire from './accounts.ts'
 import * as alertsSchemas from '../schemas/alerts.ts'
 import * as alertsWire from './alerts.ts'
+import * as alertRulesSchemas from '../schemas/alert-rules.ts'
+import * as alertRulesWire from './alert-rules.ts'
 import * as appTemplatesSchemas from '../schemas/app-templates.ts'
 import * as appTemplatesWire from './app-templates.ts'
 import * as certsSchemas from '../schemas/certs.ts'
@@ -38,6 +40,8 @@ import * as subscriptionsWire from './subscriptions.ts'
 import * as tasksSchemas from '../schemas/tasks.ts'
 import * as tasksWire from './tasks.ts'
 import * as telemetrySchemas from '../schemas/telemetry.ts'
+import * as webhooksSchemas from '../schemas/webhooks.ts'
+import * as webhooksWire from './webhooks.ts'
 
 /**
  * The wire shapes of the API, chosen in this one place: for each resource its request schemas (create, edit,
@@ -48,6 +52,7 @@ import * as telemetrySchemas from '../schemas/telemetry.ts'
 export const shapesA = {
   accounts: { ...accountsSchemas, ...accountsWire },
   alerts: { ...alertsSchemas, ...alertsWire },
+  alertRules: { ...alertRulesSchemas, ...alertRulesWire },
   appTemplates: { ...appTemplatesSchemas, ...appTemplatesWire },
   certs: { ...certsSchemas, ...certsWire },
   commands: { ...commandsSchemas, ...commandsWire },
@@ -68,6 +73,7 @@ export const shapesA = {
   subscriptions: { ...subscriptionsSchemas, ...subscriptionsWire },
   tasks: { ...tasksSchemas, ...tasksWire },
   telemetry: { ...telemetrySchemas },
+  webhooks: { ...webhooksSchemas, ...webhooksWire },
 }
 
 export type WireShapes = typeof shapesA

@@ -15,10 +15,12 @@ import { CertsRepo } from './certs.ts'
 import { TasksRepo } from './tasks.ts'
 import { LogsRepo } from './logs.ts'
 import { AlertsRepo } from './alerts.ts'
+import { AlertRulesRepo } from './alert-rules.ts'
 import { IngestModelRepo } from './ingest-model.ts'
 import { ConnectionsRepo } from './connections.ts'
 import { CommandsRepo } from './commands.ts'
 import { SchedulesRepo } from './schedules.ts'
+import { WebhooksRepo } from './webhooks.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -41,8 +43,10 @@ export function createMetaStore(db: Db): MetaStore {
     tasks: new TasksRepo(db),
     logs: new LogsRepo(db),
     alerts: new AlertsRepo(db),
+    alertRules: new AlertRulesRepo(db),
     commands: new CommandsRepo(db),
     schedules: new SchedulesRepo(db),
+    webhooks: new WebhooksRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),
     async close() {

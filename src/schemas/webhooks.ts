@@ -1,0 +1,80 @@
+import { z } from 'zod'
+import { Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import type { FilterFields } from '../http/paging.ts'
+import { OUTBOX_TYPES } from '../../store/types.ts'
+
+const EventType = z.enum(OUTBOX_TYPES, { error: `must be one of ${OUTBOX_TYPES.join(', ')}` })
+
+/** A webhook as lists and details show it (never its secret). */
+export const Webhook = z.object({
+  id: Int,
+  url: Str,
+  events: z.array(Str),
+  enable: Int,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+/** The create answer: the record and its generated secret, shown this once. */
+export const WebhookCreated = Webhook.extend({ secret: Str })
+
+/** `url` http(s) (a link-local host is refused); `events` default all six; `enable` 0/1 default 1. */
+export const WebhookCreate = z.object({
+  url: z.string({ error: 'required' }).min(1, 'required').max(2000, 'at most 2000 characters'),
+  events: z.array(EventType).optional(),
+  enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
+})
+export const WebhookUpdate = WebhookCreate
+
+/** One delivery of an event to a webhook. */
+export const WebhookDelivery = z.object({
+  id: Int,
+  eventID: Int,
+  type: Str,
+  status: Str,
+  attempts: Int,
+  responseCode: NullableInt,
+  durationMs: NullableInt,
+  lastError: NullableStr,
+  nextTryAt: Timestamp,
+  createAt: Timestamp,
+  updateAt: Timestamp,
+})
+
+export const webhookFilters = { url: 'text', enable: 'int' } satisfies FilterFields
+export const deliveryFilters = {
+  status: 'text',
+  eventID: 'int',
+  type: 'text',
+} satisfies FilterFields
+
+const STREAM_TYPES = [...OUTBOX_TYPES, 'telemetry'] as string[]
+
+/** `types=` (comma list of event types and `telemetry`), `deviceID=`, `lastEventId=` (resume after it). */
+export const StreamQuery = z.object({
+  types: z
+    .string()
+    .optional()
+    .transform((s) =>
+      s
+        ? [
+            ...new Set(
+              s
+                .split(',')
+                .map((t) => t.trim())
+                .filter(Boolean),
+            ),
+          ]
+        : [],
+    )
+    .refine((ts) => ts.every((t) => STREAM_TYPES.includes(t)), {
+      error: `must be a comma list of ${STREAM_TYPES.join(', ')}`,
+    }),
+  deviceID: z.string().min(1).optional(),
+  lastEventId: z
+    .string()
+    .regex(/^\d{1,15}$/, 'must be an event id')
+    .optional(),
+})
+
+export type WebhookCreate = z.infer<typeof WebhookCreate>

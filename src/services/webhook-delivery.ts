@@ -1,0 +1,150 @@
+/**
+ * The webhook delivery loop: claims due pending deliveries in the store (a compare-and-set on `claimed_until`, so
+ * with several nodes each delivery is sent by one), POSTs each event signed with its webhook's secret, and records
+ * the outcome: 2xx within 10 s succeeds; anything else is tried again 10 s later, doubling up to 1 h, until 24 h
+ * after the event, then fails. At most MAX_IN_FLIGHT requests run at once; nothing here is awaited by ingest or
+ * the API.
+ */
+import { createHmac } from 'node:crypto'
+import type { DueDelivery, MetaStore, OutboxEvent } from '../../store/types.ts'
+
+export const MAX_IN_FLIGHT = 16
+export const ATTEMPT_TIMEOUT_MS = 10_000
+export const FIRST_RETRY_MS = 10_000
+export const MAX_RETRY_MS = 3600_000
+export const GIVE_UP_MS = 24 * 3600_000
+/** A claim outlives the attempt's timeout comfortably. */
+const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000
+/** How often the loop looks at the store when nothing woke it. */
+const POLL_MS = 500
+
+export interface DeliveryDeps {
+  meta: MetaStore
+  now: () => number
+  log: (message: string, e?: unknown) => void
+}
+
+/** The body of a delivery (and of a live stream event): `{id, type, time, tenantID, data}`, time in epoch ms. */
+export function eventBody(e: OutboxEvent): string {
+  return `{"id":${e.id},"type":${JSON.stringify(e.type)},"time":${e.time},"tenantID":${JSON.stringify(e.tenantID)},"data":${e.data}}`
+}
+
+/** `sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">` with the webhook's secret. */
+export function signature(secret: string, timestamp: number, body: string): string {
+  return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`
+}
+
+/** When to try again after the `attempts`-th failure, or null to give up. */
+export function nextTry(attempts: number, eventTime: number, now: number): number | null {
+  const delay = Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_MS)
+  const at = now + delay
+  return at > eventTime + GIVE_UP_MS ? null : at
+}
+
+export class WebhookDelivery {
+  private readonly inFlight = new Map<number, Promise<void>>()
+  private readonly stop = new AbortController()
+  private timer: NodeJS.Timeout | undefined
+  private running = false
+  private again = false
+  private closed = false
+
+  constructor(private readonly d: DeliveryDeps) {}
+
+  start() {
+    const loop = () => {
+      this.wake()
+      if (!this.closed) this.timer = setTimeout(loop, POLL_MS).unref()
+    }
+    loop()
+  }
+
+  /** Looks for due deliveries now (events were stored, a delivery was re-queued, a slot freed). */
+  wake() {
+    if (this.closed) return
+    if (this.running) {
+      this.again = true
+      return
+    }
+    this.running = true
+    void this.pass()
+      .catch((e) => this.d.log('delivery pass failed', e))
+      .finally(() => {
+        this.running = false
+        if (this.again) {
+          this.again = false
+          this.wake()
+        }
+      })
+  }
+
+  private async pass() {
+    const free = MAX_IN_FLIGHT - this.inFlight.size
+    if (free <= 0) return
+    const now = this.d.now()
+    const due = await this.d.meta.webhooks.claimDue(now, now + CLAIM_MS, free)
+    for (const delivery of due) {
+      const p = this.send(delivery)
+        .catch((e) => this.d.log('delivery failed', e))
+        .finally(() => {
+          this.inFlight.delete(delivery.id)
+          this.wake()
+        })
+      this.inFlight.set(delivery.id, p)
+    }
+  }
+
+  private async send(delivery: DueDelivery) {
+    const body = eventBody(delivery.event)
+    const timestamp = Math.floor(this.d.now() / 1000)
+    const started = Date.now()
+    let responseCode: number | null = null
+    let lastError: string | null = null
+    try {
+      const res = await fetch(delivery.url, {
+        method: 'POST',
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'DeviceCloud-Webhooks',
+          'x-devicecloud-event': delivery.event.type,
+          'x-devicecloud-delivery': String(delivery.event.id),
+          'x-devicecloud-timestamp': String(timestamp),
+          'x-devicecloud-signature': signature(delivery.secret, timestamp, body),
+        },
+      })
+      responseCode = res.status
+      await res.body?.cancel().catch(() => undefined)
+      if (res.status < 200 || res.status > 299) lastError = `HTTP ${res.status}`
+    } catch (e) {
+      if (this.closed) {
+        await this.d.meta.webhooks.release([delivery])
+        return
+      }
+      lastError = e instanceof Error ? String((e.cause as Error)?.message ?? e.message) : String(e)
+    }
+    const at = this.d.now()
+    const attempts = delivery.attempts + 1
+    const retryAt = lastError === null ? null : nextTry(attempts, delivery.event.time, at)
+    await this.d.meta.webhooks.record({
+      id: delivery.id,
+      claimedUntil: delivery.claimedUntil,
+      status: lastError === null ? 'succeeded' : retryAt === null ? 'failed' : 'pending',
+      nextTryAt: retryAt,
+      responseCode,
+      lastError: lastError?.slice(0, 500) ?? null,
+      durationMs: Date.now() - started,
+      at,
+    })
+  }
+
+  /** Stops the loop; requests under way are aborted and their deliveries given back untried. */
+  async close() {
+    this.closed = true
+    clearTimeout(this.timer)
+    this.stop.abort()
+    await Promise.allSettled([...this.inFlight.values()])
+  }
+}

@@ -1,0 +1,255 @@
+import type { InStatement, InValue } from '@libsql/client'
+import type { Db, Row } from './db.ts'
+import type {
+  DeliveryOutcome,
+  DeliveryRecord,
+  DueDelivery,
+  ListArgs,
+  OutboxEvent,
+  OutboxInput,
+  OutboxType,
+  Page,
+  WebhookInput,
+  WebhookRecord,
+  WebhookRepository,
+} from '../types.ts'
+import { NotFound } from '../errors.ts'
+import { listPage, type ListSpec } from './list.ts'
+
+const HOOK_COLUMNS = `SELECT w.id AS id, w.tenant_id AS tenantID, w.url AS url, w.events AS events,
+  w.enable AS enable, w.user_int_id AS userIntID, w.create_at AS createAt, w.update_at AS updateAt`
+
+const hooks: ListSpec = {
+  columns: HOOK_COLUMNS,
+  from: 'FROM webhooks w',
+  where: 'w.tenant_id = ?',
+  fields: { url: 'w.url', enable: 'w.enable', updateAt: 'w.update_at' },
+  timeField: 'w.create_at',
+  idField: 'w.id',
+}
+
+const deliveryList: ListSpec = {
+  columns: `SELECT d.id AS id, d.webhook_id AS webhookID, d.event_id AS eventID, e.type AS type,
+    d.status AS status, d.attempts AS attempts, d.response_code AS responseCode, d.last_error AS lastError,
+    d.duration_ms AS durationMs, d.next_try_at AS nextTryAt, d.create_at AS createAt, d.update_at AS updateAt`,
+  from: `FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    JOIN outbox_events e ON e.id = d.event_id`,
+  where: 'w.tenant_id = ? AND d.webhook_id = ?',
+  fields: { status: 'd.status', eventID: 'd.event_id', type: 'e.type', attempts: 'd.attempts' },
+  timeField: 'd.id',
+  idField: 'd.id',
+}
+
+const EVENT_COLUMNS = `SELECT id, tenant_id AS tenantID, type, time, device_id AS deviceID, data
+  FROM outbox_events`
+
+const hookOf = (r: Row): WebhookRecord => ({
+  ...(r as unknown as WebhookRecord),
+  events: JSON.parse(String(r.events)) as OutboxType[],
+})
+
+const qs = (n: number) => Array.from({ length: n }, () => '?').join(',')
+
+/** Webhooks, the outbox and deliveries over libSQL. */
+export class WebhooksRepo implements WebhookRepository {
+  constructor(private readonly db: Db) {}
+
+  async list(tenant: string, q: ListArgs): Promise<Page<WebhookRecord>> {
+    const { items, count } = await listPage(this.db, hooks, [tenant], q)
+    return { items: items.map(hookOf), count }
+  }
+
+  async get(tenant: string, id: number): Promise<WebhookRecord> {
+    const r = await this.db.one(
+      `${HOOK_COLUMNS} FROM webhooks w WHERE w.id = ? AND w.tenant_id = ?`,
+      [id, tenant],
+    )
+    if (!r) throw new NotFound()
+    return hookOf(r)
+  }
+
+  async create(
+    tenant: string,
+    input: WebhookInput & { secret: string; userIntID: number | null },
+    now: number,
+  ): Promise<WebhookRecord> {
+    const { lastId } = await this.db.run(
+      `INSERT INTO webhooks (tenant_id, url, events, enable, secret, user_int_id, create_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      [
+        tenant,
+        input.url,
+        JSON.stringify(input.events),
+        input.enable,
+        input.secret,
+        input.userIntID,
+        now,
+      ],
+    )
+    return this.get(tenant, lastId)
+  }
+
+  async update(tenant: string, id: number, input: WebhookInput, now: number) {
+    const { changes } = await this.db.run(
+      `UPDATE webhooks SET url = ?, events = ?, enable = ?, update_at = ? WHERE id = ? AND tenant_id = ?`,
+      [input.url, JSON.stringify(input.events), input.enable, now, id, tenant],
+    )
+    if (changes === 0) throw new NotFound()
+    return this.get(tenant, id)
+  }
+
+  async remove(tenant: string, ids: number[]): Promise<void> {
+    const found = await this.db.all(
+      `SELECT id FROM webhooks WHERE tenant_id = ? AND id IN (${qs(ids.length)})`,
+      [tenant, ...ids],
+    )
+    const have = new Set(found.map((r) => Number(r.id)))
+    const missing = ids.filter((i) => !have.has(i))
+    if (missing.length) throw new NotFound('ids', `no webhook ${missing.join(', ')}`)
+    await this.db.batch([
+      {
+        sql: `DELETE FROM webhook_deliveries WHERE webhook_id IN (${qs(ids.length)})`,
+        args: ids,
+      },
+      {
+        sql: `DELETE FROM webhooks WHERE tenant_id = ? AND id IN (${qs(ids.length)})`,
+        args: [tenant, ...ids],
+      },
+    ])
+  }
+
+  async append(events: readonly OutboxInput[], now: number): Promise<OutboxEvent[]> {
+    if (!events.length) return []
+    const statements: InStatement[] = []
+    for (const e of events) {
+      statements.push({
+        sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data) VALUES (?, ?, ?, ?, ?)
+          RETURNING id`,
+        args: [e.tenantID, e.type, e.time, e.deviceID, e.data],
+      })
+      statements.push({
+        sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_try_at, create_at)
+          SELECT w.id, last_insert_rowid(), 'pending', 0, ?, ? FROM webhooks w
+          WHERE w.tenant_id = ? AND w.enable = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?)`,
+        args: [now, now, e.tenantID, e.type],
+      })
+    }
+    const results = await this.db.batch(statements)
+    return events.map((e, i) => ({ ...e, id: Number(results[2 * i]!.rows[0]![0]) }))
+  }
+
+  async eventsAfter(
+    tenant: string,
+    afterID: number,
+    filter: { types?: readonly string[]; deviceID?: string },
+    limit: number,
+  ): Promise<OutboxEvent[]> {
+    const conds = ['tenant_id = ?', 'id > ?']
+    const args: InValue[] = [tenant, afterID]
+    if (filter.types?.length) {
+      conds.push(`type IN (${qs(filter.types.length)})`)
+      args.push(...filter.types)
+    }
+    if (filter.deviceID !== undefined) {
+      conds.push('device_id = ?')
+      args.push(filter.deviceID)
+    }
+    const rows = await this.db.all(
+      `${EVENT_COLUMNS} WHERE ${conds.join(' AND ')} ORDER BY id LIMIT ?`,
+      [...args, limit],
+    )
+    return rows as unknown as OutboxEvent[]
+  }
+
+  async lastEventID(): Promise<number> {
+    const r = await this.db.one('SELECT coalesce(max(id), 0) AS n FROM outbox_events')
+    return Number(r?.n ?? 0)
+  }
+
+  async claimDue(now: number, until: number, limit: number): Promise<DueDelivery[]> {
+    if (limit <= 0) return []
+    const [rs] = await this.db.batch([
+      {
+        sql: `UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (
+            SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_try_at <= ?
+              AND (claimed_until IS NULL OR claimed_until < ?)
+            ORDER BY next_try_at, id LIMIT ?) RETURNING id`,
+        args: [until, now, now, limit],
+      },
+    ])
+    const ids = rs!.rows.map((r) => Number(r[0]))
+    if (!ids.length) return []
+    const rows = await this.db.all(
+      `SELECT d.id AS id, d.attempts AS attempts, d.claimed_until AS claimedUntil, w.url AS url,
+         w.secret AS secret, e.id AS eventID, e.tenant_id AS tenantID, e.type AS type, e.time AS time,
+         e.device_id AS deviceID, e.data AS data
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN outbox_events e ON e.id = d.event_id
+       WHERE d.id IN (${qs(ids.length)}) AND d.claimed_until = ? ORDER BY d.id`,
+      [...ids, until],
+    )
+    return rows.map((r) => ({
+      id: Number(r.id),
+      attempts: Number(r.attempts),
+      claimedUntil: Number(r.claimedUntil),
+      url: String(r.url),
+      secret: String(r.secret),
+      event: {
+        id: Number(r.eventID),
+        tenantID: String(r.tenantID),
+        type: r.type as OutboxType,
+        time: Number(r.time),
+        deviceID: (r.deviceID as string | null) ?? null,
+        data: String(r.data),
+      },
+    }))
+  }
+
+  async record(o: DeliveryOutcome): Promise<boolean> {
+    const { changes } = await this.db.run(
+      `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_try_at = ?, claimed_until = NULL,
+         response_code = ?, last_error = ?, duration_ms = ?, update_at = ?
+       WHERE id = ? AND claimed_until = ? AND status = 'pending'`,
+      [
+        o.status,
+        o.nextTryAt,
+        o.responseCode,
+        o.lastError,
+        o.durationMs,
+        o.at,
+        o.id,
+        o.claimedUntil,
+      ],
+    )
+    return changes > 0
+  }
+
+  async release(claims: ReadonlyArray<{ id: number; claimedUntil: number }>): Promise<void> {
+    if (!claims.length) return
+    await this.db.batch(
+      claims.map((c) => ({
+        sql: 'UPDATE webhook_deliveries SET claimed_until = NULL WHERE id = ? AND claimed_until = ?',
+        args: [c.id, c.claimedUntil],
+      })),
+    )
+  }
+
+  async deliveries(tenant: string, webhookID: number, q: ListArgs) {
+    await this.get(tenant, webhookID)
+    const page = await listPage(this.db, deliveryList, [tenant, webhookID], q)
+    return page as unknown as Page<DeliveryRecord>
+  }
+
+  async retry(tenant: string, webhookID: number, deliveryID: number, now: number) {
+    const { changes } = await this.db.run(
+      `UPDATE webhook_deliveries SET status = 'pending', next_try_at = ?, claimed_until = NULL, update_at = ?
+       WHERE id = ? AND webhook_id IN (SELECT id FROM webhooks WHERE id = ? AND tenant_id = ?)`,
+      [now, now, deliveryID, webhookID, tenant],
+    )
+    if (changes === 0) throw new NotFound()
+    const r = await this.db.one(
+      `${deliveryList.columns} ${deliveryList.from} WHERE d.id = ? AND w.tenant_id = ?`,
+      [deliveryID, tenant],
+    )
+    return r as unknown as DeliveryRecord
+  }
+}

@@ -1,0 +1,131 @@
+import type { ListArgs, Page } from '../types.ts'
+
+/** The event types that go through the outbox (webhooks and the live stream carry them). */
+export const OUTBOX_TYPES = [
+  'alert.raised',
+  'alert.cleared',
+  'alert.acked',
+  'command.status',
+  'device.online',
+  'device.offline',
+] as const
+
+export type OutboxType = (typeof OUTBOX_TYPES)[number]
+
+/** The fields of a webhook a caller sets. */
+export interface WebhookInput {
+  url: string
+  events: OutboxType[]
+  enable: number
+}
+
+/** A stored webhook (the secret is only read by the delivery loop and shown once on create). */
+export interface WebhookRecord extends WebhookInput {
+  id: number
+  tenantID: string
+  userIntID: number | null
+  createAt: number
+  updateAt: number | null
+}
+
+/** An event to store in the outbox. */
+export interface OutboxInput {
+  tenantID: string
+  type: OutboxType
+  /** Epoch ms of the change. */
+  time: number
+  /** The device it concerns, for stream filters; null when none. */
+  deviceID: string | null
+  /** JSON text of the event's data. */
+  data: string
+}
+
+/** A stored outbox event; `id` is the event id. */
+export interface OutboxEvent extends OutboxInput {
+  id: number
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
+
+/** A delivery as the API lists it. */
+export interface DeliveryRecord {
+  id: number
+  webhookID: number
+  eventID: number
+  type: string
+  status: DeliveryStatus
+  attempts: number
+  responseCode: number | null
+  lastError: string | null
+  durationMs: number | null
+  nextTryAt: number | null
+  createAt: number
+  updateAt: number | null
+}
+
+/** A claimed delivery with what sending it needs. */
+export interface DueDelivery {
+  id: number
+  attempts: number
+  claimedUntil: number
+  url: string
+  secret: string
+  event: OutboxEvent
+}
+
+/** What became of one attempt. */
+export interface DeliveryOutcome {
+  id: number
+  /** The claim this node holds (the write is a compare-and-set on it). */
+  claimedUntil: number
+  status: DeliveryStatus
+  nextTryAt: number | null
+  responseCode: number | null
+  lastError: string | null
+  durationMs: number
+  at: number
+}
+
+/**
+ * Webhooks of a tenant, the outbox of events and the deliveries. Deliveries are claimed with a compare-and-set
+ * on `claimed_until`, so that nodes sharing the store send each one once.
+ */
+export interface WebhookRepository {
+  /** A page of the tenant's webhooks; filters: url, enable. */
+  list(tenant: string, q: ListArgs): Promise<Page<WebhookRecord>>
+  /** One webhook of the tenant; NotFound when missing or foreign. */
+  get(tenant: string, id: number): Promise<WebhookRecord>
+  create(
+    tenant: string,
+    input: WebhookInput & { secret: string; userIntID: number | null },
+    now: number,
+  ): Promise<WebhookRecord>
+  /** NotFound when missing or foreign. */
+  update(tenant: string, id: number, input: WebhookInput, now: number): Promise<WebhookRecord>
+  /** Deletes the tenant's webhooks among `ids` (and their deliveries); NotFound naming ids not found. */
+  remove(tenant: string, ids: number[]): Promise<void>
+  /**
+   * Stores events and, for each, a pending delivery (due at `now`) per enabled webhook of its tenant subscribed
+   * to its type: one transaction. Answers the stored events with their ids, in order.
+   */
+  append(events: readonly OutboxInput[], now: number): Promise<OutboxEvent[]>
+  /** The tenant's events after `afterID`, oldest first, optionally of some types and one device. */
+  eventsAfter(
+    tenant: string,
+    afterID: number,
+    filter: { types?: readonly string[]; deviceID?: string },
+    limit: number,
+  ): Promise<OutboxEvent[]>
+  /** The largest event id (0 when none). */
+  lastEventID(): Promise<number>
+  /** Claims pending deliveries due at `now` (not claimed, or claimed before `now`) until `until`. */
+  claimDue(now: number, until: number, limit: number): Promise<DueDelivery[]>
+  /** Records an attempt; false when the claim was lost meanwhile. */
+  record(outcome: DeliveryOutcome): Promise<boolean>
+  /** Gives claimed deliveries back untried (a stopping node). */
+  release(claims: ReadonlyArray<{ id: number; claimedUntil: number }>): Promise<void>
+  /** A page of one webhook's deliveries (newest first); filters: status, eventID, type. */
+  deliveries(tenant: string, webhookID: number, q: ListArgs): Promise<Page<DeliveryRecord>>
+  /** Re-queues one delivery of the tenant's webhook now; NotFound when missing or foreign. */
+  retry(tenant: string, webhookID: number, deliveryID: number, now: number): Promise<DeliveryRecord>
+}
