@@ -184,6 +184,14 @@ export function stepDevice(
         forMs: rule.record.forSeconds * 1000,
         clearForMs: rule.record.clearForSeconds * 1000,
       })
+      const before = s.wait && s.wait.phase !== 'seen' ? s.wait : null
+      const same =
+        (!before && !next.wait) ||
+        (before &&
+          next.wait &&
+          before.phase === next.wait.phase &&
+          before.since === next.wait.since)
+      if (same && next.action === 'none') continue // nothing changed: nothing to write (the common case)
       const detail = Object.fromEntries(rule.reads.map((id) => [id, last.get(id) ?? null]))
       const key = { ruleID: rule.record.id, deviceIntID: d.id }
       s.wait = next.wait ? { ...key, ...next.wait, detail } : null
