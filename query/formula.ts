@@ -197,8 +197,23 @@ const NODE_NAMES: Record<string, string> = {
 const describe = (type: string) => NODE_NAMES[type] ?? type
 
 function build(tree: Node, safe: Map<string, string>): Formula {
-  const code = tree.compile()
   const pairs = [...safe.entries()]
+  const fast = fastCompile(tree)
+  if (fast)
+    return {
+      symbols: pairs.map(([id]) => id),
+      evaluate(scope) {
+        const inner: Record<string, number> = {}
+        for (const [id, sym] of pairs) {
+          const v = scope[id]
+          if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
+          inner[sym] = v
+        }
+        const out = fast(inner)
+        return typeof out === 'number' ? out : Number(out)
+      },
+    }
+  const code = tree.compile()
   return {
     symbols: pairs.map(([id]) => id),
     evaluate(scope) {
@@ -211,5 +226,117 @@ function build(tree: Node, safe: Map<string, string>): Formula {
       const out: unknown = code.evaluate(inner)
       return typeof out === 'number' ? out : typeof out === 'boolean' ? Number(out) : NaN
     },
+  }
+}
+
+type Fast = (scope: Record<string, number>) => number | boolean
+
+/** mathjs' number comparison: equal within a relative tolerance of 1e-12 (absolute 1e-15). */
+function nearlyEqual(a: number, b: number): boolean {
+  if (Number.isNaN(a) || Number.isNaN(b)) return false
+  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b
+  if (a === b) return true
+  return Math.abs(a - b) <= Math.max(1e-12 * Math.max(Math.abs(a), Math.abs(b)), 1e-15)
+}
+
+const BINARY: Record<string, (a: number, b: number) => number | boolean> = {
+  add: (a, b) => a + b,
+  subtract: (a, b) => a - b,
+  multiply: (a, b) => a * b,
+  divide: (a, b) => a / b,
+  pow: (a, b) => Math.pow(a, b),
+  larger: (a, b) => a > b && !nearlyEqual(a, b),
+  smaller: (a, b) => a < b && !nearlyEqual(a, b),
+  largerEq: (a, b) => a > b || nearlyEqual(a, b),
+  smallerEq: (a, b) => a < b || nearlyEqual(a, b),
+  equal: (a, b) => nearlyEqual(a, b),
+  unequal: (a, b) => !nearlyEqual(a, b),
+  and: (a, b) => !!(a && b),
+  or: (a, b) => !!(a || b),
+  xor: (a, b) => !!((a || b) && !(a && b)),
+}
+const UNARY: Record<string, (a: number) => number | boolean> = {
+  unaryMinus: (a) => -a,
+  unaryPlus: (a) => a,
+  not: (a) => !a,
+}
+/** Functions whose mathjs result on numbers (with `predictable`) is exactly Math's. */
+const MATH: Record<string, (...a: number[]) => number> = {
+  abs: Math.abs,
+  sqrt: Math.sqrt,
+  exp: Math.exp,
+  sin: Math.sin,
+  cos: Math.cos,
+  tan: Math.tan,
+}
+const CONSTANT_VALUES: Record<string, number> = { pi: Math.PI, PI: Math.PI, e: Math.E, E: Math.E }
+
+/**
+ * The checked tree as plain closures, for the common case (numbers, arithmetic, comparisons, logic and a few
+ * functions whose results equal mathjs' exactly): tens of times faster than mathjs' evaluate, which alert rules
+ * need on every uplink. Undefined when the tree uses anything else; mathjs evaluates those.
+ */
+function fastCompile(n: Node): Fast | undefined {
+  const num = (f: Fast | undefined) => f as ((s: Record<string, number>) => number) | undefined
+  switch (n.type) {
+    case 'ConstantNode':
+      return typeof n.value === 'number' || typeof n.value === 'boolean'
+        ? (
+            (v) => () =>
+              v
+          )(n.value)
+        : undefined
+    case 'SymbolNode': {
+      const name = n.name!
+      if (name in CONSTANT_VALUES)
+        return (
+          (v) => () =>
+            v
+        )(CONSTANT_VALUES[name]!)
+      return name.startsWith('__dp') ? (s) => s[name]! : undefined
+    }
+    case 'ParenthesisNode':
+      return fastCompile((n as unknown as { content: Node }).content)
+    case 'OperatorNode': {
+      const fn = String((n as unknown as { fn: unknown }).fn)
+      const args = (n.args ?? []).map((a) => num(fastCompile(a)))
+      if (args.some((a) => !a)) return undefined
+      const [a, b] = args as Array<(s: Record<string, number>) => number>
+      if (args.length === 2 && BINARY[fn]) {
+        const op = BINARY[fn]
+        return (s) => op(a!(s), b!(s))
+      }
+      if (args.length === 1 && UNARY[fn]) {
+        const op = UNARY[fn]
+        return (s) => op(a!(s))
+      }
+      return undefined
+    }
+    case 'FunctionNode': {
+      const f = MATH[n.fn?.name ?? '']
+      const args = (n.args ?? []).map((a) => num(fastCompile(a)))
+      if (!f || !args.length || args.some((a) => !a)) return undefined
+      const fs = args as Array<(s: Record<string, number>) => number>
+      return (s) => f(...fs.map((g) => g(s)))
+    }
+    case 'ConditionalNode': {
+      const c = n as unknown as { condition: Node; trueExpr: Node; falseExpr: Node }
+      const [cond, yes, no] = [c.condition, c.trueExpr, c.falseExpr].map(fastCompile)
+      if (!cond || !yes || !no) return undefined
+      return (s) => (cond(s) ? yes(s) : no(s))
+    }
+    case 'RelationalNode': {
+      const r = n as unknown as { conditionals: string[]; params: Node[] }
+      const params = r.params.map((p) => num(fastCompile(p)))
+      const ops = r.conditionals.map((c) => BINARY[c])
+      if (params.some((p) => !p) || ops.some((o) => !o)) return undefined
+      const ps = params as Array<(s: Record<string, number>) => number>
+      return (s) => {
+        const vals = ps.map((p) => p(s))
+        return ops.every((op, i) => op!(vals[i]!, vals[i + 1]!))
+      }
+    }
+    default:
+      return undefined
   }
 }

@@ -172,7 +172,8 @@ export function stepDevice(
       }
       if (!rule.reads.some((id) => touched.has(id))) continue
       const r = evaluate(rule.raise, scope)
-      const c = evaluate(rule.clear!, scope)
+      // the clear condition only matters while an alert is open
+      const c = s.open ? evaluate(rule.clear!, scope) : false
       if (r === undefined || c === undefined) continue
       const next = step({
         open: !!s.open,
