@@ -21,7 +21,7 @@ export const FINAL_STATUSES: readonly CommandStatus[] = [
 ]
 
 /**
- * The spec's publishStatus of each state: 1 issued (queued, sent), 2 acknowledged (delivered, succeeded), 0 failed
+ * The publishStatus of each state: 1 issued (queued, sent), 2 acknowledged (delivered, succeeded), 0 failed
  * (the rest). A command that needs no receipt (QoS 0, a group's `needAck` 0) shows 3 while it is not final-failed.
  */
 export function publishStatusOf(status: CommandStatus, needsReceipt: boolean): number {
