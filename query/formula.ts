@@ -39,36 +39,47 @@ const DISABLED = [
 ]
 math.import(Object.fromEntries(DISABLED.map((n) => [n, disabled(n)])), { override: true })
 
+/**
+ * Math functions a formula may call, with the number of arguments each takes on numbers: [least, most]
+ * (most Infinity for variadic ones). A call outside that range would only fail at evaluation, so it is refused
+ * when the formula is compiled.
+ */
+const ARITY: Readonly<Record<string, readonly [number, number]>> = {
+  abs: [1, 1],
+  sqrt: [1, 1],
+  cbrt: [1, 1],
+  pow: [2, 2],
+  exp: [1, 1],
+  log: [1, 2],
+  log10: [1, 1],
+  log2: [1, 1],
+  min: [1, Infinity],
+  max: [1, Infinity],
+  round: [1, 2],
+  floor: [1, 2],
+  ceil: [1, 2],
+  fix: [1, 2],
+  sign: [1, 1],
+  mod: [2, 2],
+  hypot: [1, Infinity],
+  sin: [1, 1],
+  cos: [1, 1],
+  tan: [1, 1],
+  asin: [1, 1],
+  acos: [1, 1],
+  atan: [1, 1],
+  atan2: [2, 2],
+  sinh: [1, 1],
+  cosh: [1, 1],
+  tanh: [1, 1],
+}
+
 /** Math functions a formula may call. */
-export const FUNCTIONS: ReadonlySet<string> = new Set([
-  'abs',
-  'sqrt',
-  'cbrt',
-  'pow',
-  'exp',
-  'log',
-  'log10',
-  'log2',
-  'min',
-  'max',
-  'round',
-  'floor',
-  'ceil',
-  'fix',
-  'sign',
-  'mod',
-  'hypot',
-  'sin',
-  'cos',
-  'tan',
-  'asin',
-  'acos',
-  'atan',
-  'atan2',
-  'sinh',
-  'cosh',
-  'tanh',
-])
+export const FUNCTIONS: ReadonlySet<string> = new Set(Object.keys(ARITY))
+
+/** Functions whose second argument is a number of decimals: mathjs accepts only an integer 0 to 15. */
+const DECIMALS: ReadonlySet<string> = new Set(['round', 'floor', 'ceil', 'fix'])
+const MAX_DECIMALS = 15
 
 /** Operators (mathjs function names of OperatorNode) a formula may use: arithmetic, comparison, logic. */
 const OPERATORS: ReadonlySet<string> = new Set([
@@ -176,12 +187,35 @@ function checkNode(n: Node) {
     if (n.fn?.type !== 'SymbolNode')
       throw new FormulaError('only plain math functions may be called')
     if (!FUNCTIONS.has(n.fn.name!)) throw new FormulaError(`function ${n.fn.name} is not allowed`)
+    checkArguments(n.fn.name!, n.args ?? [])
   }
   const fn = (n as unknown as { fn?: unknown }).fn
   if (n.type === 'OperatorNode' && !OPERATORS.has(String(fn)))
     throw new FormulaError(`operator ${n.op} is not allowed`)
   if (n.type === 'ConstantNode' && typeof n.value !== 'number' && typeof n.value !== 'boolean')
     throw new FormulaError(`constant ${JSON.stringify(n.value) ?? String(n.value)} is not allowed`)
+}
+
+/** Throws unless `name` (an allowed function) is called with as many arguments as it takes. */
+function checkArguments(name: string, args: readonly Node[]) {
+  const [least, most] = ARITY[name]!
+  if (args.length < least || args.length > most) {
+    const takes =
+      least === most
+        ? `${least} argument${least === 1 ? '' : 's'}`
+        : most === Infinity
+          ? `at least ${least} argument${least === 1 ? '' : 's'}`
+          : `${least} to ${most} arguments`
+    throw new FormulaError(`function ${name} takes ${takes}, not ${args.length}`)
+  }
+  const digits = args[1]
+  if (DECIMALS.has(name) && digits) {
+    const v = digits.type === 'ConstantNode' ? digits.value : undefined
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_DECIMALS)
+      throw new FormulaError(
+        `the decimals of ${name} must be a whole number from 0 to ${MAX_DECIMALS}, written as is`,
+      )
+  }
 }
 
 const NODE_NAMES: Record<string, string> = {
@@ -203,9 +237,9 @@ function build(tree: Node, safe: Map<string, string>): Formula {
     return {
       symbols: pairs.map(([id]) => id),
       evaluate(scope) {
-        const inner: Record<string, number> = {}
+        const inner: Record<string, number> = Object.create(null)
         for (const [id, sym] of pairs) {
-          const v = scope[id]
+          const v = Object.hasOwn(scope, id) ? scope[id] : undefined
           if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
           inner[sym] = v
         }
@@ -217,11 +251,11 @@ function build(tree: Node, safe: Map<string, string>): Formula {
   return {
     symbols: pairs.map(([id]) => id),
     evaluate(scope) {
-      const inner: Record<string, number> = {}
+      const inner = new Map<string, number>() // mathjs takes a Map as its scope
       for (const [id, sym] of pairs) {
-        const v = scope[id]
+        const v = Object.hasOwn(scope, id) ? scope[id] : undefined
         if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
-        inner[sym] = v
+        inner.set(sym, v)
       }
       const out: unknown = code.evaluate(inner)
       return typeof out === 'number' ? out : typeof out === 'boolean' ? Number(out) : NaN

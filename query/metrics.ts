@@ -87,8 +87,8 @@ export function metricFormula(
   try {
     f = compileFormula(m.expressions ?? '', [...productPoints, OWN])
   } catch (e) {
-    if (!(e instanceof FormulaError)) throw e
-    f = e
+    // whatever stops a stored formula from compiling leaves only that metric without values
+    f = e instanceof FormulaError ? e : new FormulaError((e as Error).message)
   }
   if (formulas.size >= CACHE_SIZE) formulas.delete(formulas.keys().next().value!)
   formulas.set(key, f)
@@ -103,6 +103,7 @@ const asNumber = (v: TelemetryValue | undefined): number | undefined =>
 
 /**
  * Evaluates `f` at every time where each input has a numeric value; hands each finite result to `sink`.
+ * A time where the formula throws is left out, like a non-finite result.
  * The input with fewest values drives; the others are walked forward with one cursor each.
  */
 export function evaluateAligned(
@@ -118,7 +119,8 @@ export function evaluateAligned(
     if (s.time.length < series[driver]!.time.length) driver = i
   })
   const cursors = series.map(() => 0)
-  const scope: Record<string, number> = {}
+  // keyed by dataPointIDs: no prototype, so `__proto__` or `constructor` is an ordinary key
+  const scope: Record<string, number> = Object.create(null)
   const d = series[driver]!
   outer: for (let k = 0; k < d.time.length; k++) {
     const t = d.time[k]!
@@ -132,7 +134,12 @@ export function evaluateAligned(
       if (v === undefined) continue outer
       scope[f.symbols[i]!] = v
     }
-    const out = f.evaluate(scope)
+    let out: number
+    try {
+      out = f.evaluate(scope)
+    } catch {
+      continue // a formula that fails at this time has no value here; the rest of the answer stands
+    }
     if (Number.isFinite(out)) sink(t, out)
   }
 }

@@ -2,10 +2,34 @@
 
 const NEEDS_QUOTES = /[",\r\n]/
 
-/** One CSV cell: null/undefined → empty, objects → JSON, quoted when needed. */
+/**
+ * Text a spreadsheet would run as a formula: it starts with `=`, `+`, `-`, `@`, a tab or a carriage return
+ * (after any single quotes already there, so that stripping one quote on import gives the text back).
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/
+
+/** Text made inert for spreadsheets: formula-like text gets a leading single quote (numbers stay as they are). */
+export function neutralise(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text
+}
+
+/** The inverse of neutralise on an imported cell: one leading quote before formula-like text is dropped. */
+export function unneutralise(text: string): string {
+  return text.startsWith("'") && FORMULA_START.test(text) ? text.slice(1) : text
+}
+
+/**
+ * One CSV cell: null/undefined → empty, objects → JSON, text neutralised against formula injection, quoted when
+ * needed.
+ */
 export function csvCell(value: unknown): string {
   if (value === null || value === undefined) return ''
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value)
+  const text =
+    typeof value === 'object'
+      ? JSON.stringify(value)
+      : typeof value === 'number' || typeof value === 'bigint'
+        ? String(value)
+        : neutralise(String(value))
   return NEEDS_QUOTES.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text
 }
 

@@ -183,8 +183,13 @@ export function replayNoData(
   return out
 }
 
-/** A formula's truth over a scope; undefined when a value it reads is missing. */
+/** A formula's truth over a scope; undefined when a value it reads is missing or the formula throws. */
 export function evaluate(f: Formula, scope: Record<string, number>): boolean | undefined {
-  for (const id of f.symbols) if (typeof scope[id] !== 'number') return undefined
-  return holds(f.evaluate(scope))
+  for (const id of f.symbols)
+    if (!Object.hasOwn(scope, id) || typeof scope[id] !== 'number') return undefined
+  try {
+    return holds(f.evaluate(scope))
+  } catch {
+    return undefined
+  }
 }

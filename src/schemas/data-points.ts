@@ -54,6 +54,16 @@ export const DataPointListItem = DataPoint.omit({ createUser: true })
  */
 export const DATA_POINT_ID = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/
 
+/**
+ * Ids refused although DATA_POINT_ID matches them: names of every JavaScript object's own machinery, which would
+ * read or replace it wherever values are kept by dataPointID.
+ */
+export const RESERVED_DATA_POINT_IDS: ReadonlySet<string> = new Set([
+  '__proto__',
+  'constructor',
+  'prototype',
+])
+
 /** An integer flag or code outside the enumerations table (isLocationType, isDiscard, isShow). */
 export function oneOf(values: number[]) {
   const error = `must be one of ${values.join(', ')}`
@@ -63,9 +73,14 @@ export function oneOf(values: number[]) {
 /** Create body; numbers may arrive as numeric strings. */
 export const DataPointCreate = z.object({
   dataPointName: name(50),
-  dataPointID: z.string({ error: 'required, a string' }).regex(DATA_POINT_ID, {
-    error: 'letters, digits, _ and -, starting with a letter or _, at most 64 characters',
-  }),
+  dataPointID: z
+    .string({ error: 'required, a string' })
+    .regex(DATA_POINT_ID, {
+      error: 'letters, digits, _ and -, starting with a letter or _, at most 64 characters',
+    })
+    .refine((id) => !RESERVED_DATA_POINT_IDS.has(id), {
+      error: `must not be ${[...RESERVED_DATA_POINT_IDS].join(', ')}`,
+    }),
   productIntID: looseInt.pipe(z.number().positive({ error: 'must be a product id' })),
   pointDataType: enumCode('pointDataType'),
   dataTransType: enumCode('dataTransType'),

@@ -36,7 +36,7 @@ export function compileRule(r: AlertRuleRecord, ids: readonly string[]): LiveRul
 
 /** The numeric scope of formulas: numbers as they are, booleans as 1 and 0, other values left out. */
 export function scopeOf(values: ReadonlyMap<string, StoredValue['value']>): Record<string, number> {
-  const scope: Record<string, number> = {}
+  const scope: Record<string, number> = Object.create(null) // keys are dataPointIDs
   for (const [id, v] of values) {
     if (typeof v === 'number') scope[id] = v
     else if (typeof v === 'boolean') scope[id] = v ? 1 : 0

@@ -164,12 +164,16 @@ function timelineOf(series: Map<string, { time: number[]; value: unknown[] }>) {
       else if (typeof v === 'boolean') entries.push({ t, id, v: v ? 1 : 0 })
     })
   entries.sort((x, y) => x.t - y.t)
-  const scope: Record<string, number> = {}
+  const scope: Record<string, number> = Object.create(null) // keys are dataPointIDs
   const out: Array<{ t: number; scope: Record<string, number> }> = []
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!
     scope[e.id] = e.v
-    if (entries[i + 1]?.t !== e.t) out.push({ t: e.t, scope: { ...scope } })
+    if (entries[i + 1]?.t !== e.t)
+      out.push({
+        t: e.t,
+        scope: Object.assign(Object.create(null) as Record<string, number>, scope),
+      })
   }
   return out
 }

@@ -1,4 +1,5 @@
 import { ApiError, issuesToErrors } from '../errors.ts'
+import { unneutralise } from '../kernel/csv.ts'
 import { DeviceCreate } from '../schemas/devices.ts'
 import { DEVICE_CSV_JSON, DEVICE_CSV_NUMBERS } from '../schemas/device-transfer.ts'
 import type { ReportProgress } from '../tasks.ts'
@@ -13,7 +14,8 @@ export interface ImportError {
 /** One CSV record's text cells → the JSON body a device create would get. */
 export function csvRecordToBody(rec: Record<string, string>): Record<string, unknown> {
   const body: Record<string, unknown> = {}
-  for (const [field, text] of Object.entries(rec)) {
+  for (const [field, cell] of Object.entries(rec)) {
+    const text = unneutralise(cell) // export wrote formula-like text with a leading quote
     if (DEVICE_CSV_NUMBERS.has(field))
       body[field] = text.trim() !== '' && Number.isFinite(Number(text)) ? Number(text) : text
     else if (DEVICE_CSV_JSON.has(field)) body[field] = parseJsonCell(text)

@@ -139,4 +139,25 @@ formula('compiled once :: many evaluations are fast', () => {
   assert.ok(performance.now() - start < 2000, 'under 20 µs per evaluation')
 })
 
+formula('functions called with the wrong arguments :: FormulaError naming the function', () => {
+  rejects('pow(temp)', /pow takes 2 arguments, not 1/)
+  rejects('atan2(temp)', /atan2 takes 2 arguments/)
+  rejects('sqrt(temp, 1)', /sqrt takes 1 argument, not 2/)
+  rejects('abs()', /abs takes 1 argument, not 0/)
+  rejects('log(temp, 2, 3)', /log takes 1 to 2 arguments/)
+  rejects('max()', /max takes at least 1 argument/)
+  for (const expr of [
+    'round(temp, -1)',
+    'round(temp, 1e9)',
+    'round(temp, 1.5)',
+    'round(temp, hum)',
+  ])
+    rejects(expr, /decimals of round/)
+  rejects('floor(temp, 16)', /decimals of floor/)
+  assert.is(
+    compileFormula('round(temp, 15) + pow(temp, 2) + max(temp)', IDS).evaluate({ temp: 2 }),
+    8,
+  )
+})
+
 formula.run()

@@ -72,4 +72,38 @@ test('metricFormula :: compiled once per metric edit; an edit compiles again; a 
   assert.instance(metricFormula({ ...m, id: 8, expressions: 'gone + 1' }, ['a']), FormulaError)
 })
 
+test('evaluateAligned :: a time where the formula throws is left out, the other times stay', () => {
+  const f = compileFormula('a + 1', ['a'])
+  const flaky = {
+    ...f,
+    evaluate: (s: Record<string, number>) => (s.a === 2 ? f.evaluate(s) : boom()),
+  }
+  const out: Array<[number, number]> = []
+  const raw = new Map(Object.entries({ a: { time: [1, 2, 3], value: [1, 2, 3] } }))
+  evaluateAligned(flaky, ['a'], raw, (t, v) => out.push([t, v]))
+  assert.equal(out, [[2, 3]])
+})
+
+test('evaluateAligned :: dataPointIDs __proto__ and constructor are ordinary inputs', () => {
+  const raw = {
+    ['__proto__']: { time: [1, 2], value: [3, 4] },
+    constructor: { time: [1, 2], value: [10, 20] },
+  }
+  const out: Array<[number, number]> = []
+  evaluateAligned(
+    compileFormula('dp("__proto__") + constructor', ['__proto__', 'constructor']),
+    ['__proto__', 'constructor'],
+    new Map(Object.entries(raw)),
+    (t, v) => out.push([t, v]),
+  )
+  assert.equal(out, [
+    [1, 13],
+    [2, 24],
+  ])
+})
+
+const boom = (): number => {
+  throw new Error('Too few arguments in function pow')
+}
+
 test.run()

@@ -1,6 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { csvLine, parseCsv, parseCsvRecords, CsvError } from '../../../src/kernel/csv.ts'
+import {
+  csvLine,
+  parseCsv,
+  parseCsvRecords,
+  CsvError,
+  unneutralise,
+} from '../../../src/kernel/csv.ts'
 
 const csv = suite('csv')
 
@@ -43,5 +49,16 @@ csv('records :: keyed by header, empty cells absent', () => {
   assert.equal(header, ['deviceName', 'deviceID', 'IMEI'])
   assert.equal(records, [{ deviceName: 'd1', IMEI: '123' }])
 })
+
+csv(
+  'formula-like text :: a leading quote on export, dropped again on import; numbers as they are',
+  () => {
+    const texts = ['=1+1', '+1', '-1+2', '@SUM(A1)', '\tx', '\rx', "'=x", "''-x"]
+    const line = csvLine([...texts, -5, 'plain', "it's"])
+    assert.is(line, `'=1+1,'+1,'-1+2,'@SUM(A1),'\tx,"'\rx",''=x,'''-x,-5,plain,it's\r\n`)
+    const [cells] = parseCsv(line)
+    assert.equal(cells!.map(unneutralise), [...texts, '-5', 'plain', "it's"])
+  },
+)
 
 csv.run()

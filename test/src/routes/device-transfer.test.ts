@@ -150,4 +150,44 @@ transfer('isolation and roles :: foreign task 404, viewer cannot import', async 
   assert.is((await viewer.get('/api/v1/devices_export')).status, 202)
 })
 
+transfer(
+  'names a spreadsheet would run :: exported with a leading quote, imported back as they were',
+  async () => {
+    const names = ['=HYPERLINK("http://x","y")', '-1+2', "'=already quoted"]
+    for (const n of names) assert.is((await t.admin.post('/api/v1/devices', device(n))).status, 201)
+    const r = await t.admin.get('/api/v1/devices_export')
+    const task = await waitTask(t.admin, r.body.statusUrl)
+    const csv = (await t.admin.get(task.result.fileUrl)).text
+    assert.ok(csv.includes(`\n"'=HYPERLINK(""http://x"",""y"")",`), csv)
+    assert.ok(csv.includes(`\n'-1+2,`), csv)
+    const exported = parseCsvRecords(csv).records.map((x) => x.deviceName)
+    assert.ok(exported.includes(`'=HYPERLINK("http://x","y")`), exported.join('\n'))
+    assert.ok(exported.includes("'-1+2"))
+    assert.ok(exported.includes("''=already quoted"))
+
+    // deviceIDs are unique across tenants: the originals go before the copies come in
+    const ids = (await t.admin.get('/api/v1/devices')).body.items
+      .filter((d: any) => names.includes(d.deviceName))
+      .map((d: any) => d.id)
+    assert.is(ids.length, 3)
+    assert.is((await t.admin.del(`/api/v1/devices?ids=${ids.join(',')}`)).status, 204)
+    const other = await t.newTenant()
+    const otherProduct = (
+      await other.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })
+    ).body.productID
+    const lines = csv.split('\r\n')
+    const mine = lines.filter((l) => /HYPERLINK|'-1\+2|already quoted/.test(l))
+    assert.is(mine.length, 3)
+    const moved = [lines[0]!, ...mine]
+      .map((l) => l.replaceAll(productID, otherProduct))
+      .join('\r\n')
+    const imp = await upload(other, moved)
+    assert.is(imp.status, 202)
+    const done = await waitTask(other, ((await imp.json()) as any).statusUrl)
+    assert.equal(done.result, { success: 3, failed: 0, errors: [] })
+    const got = (await other.get('/api/v1/devices')).body.items.map((d: any) => d.deviceName)
+    assert.equal(got.sort(), [...names].sort())
+  },
+)
+
 transfer.run()
