@@ -122,6 +122,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
         broker.publish(packet as PublishPacket, (err) => resolve(!err))
       }),
     connected: (device) => !hooks.closing && sessionOf(device) !== undefined,
+    healthy: () => !hooks.closing && tcp.listening,
     async kick(deviceID) {
       clients[deviceID]?.close()
     },

@@ -134,6 +134,7 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
         client.publish(topic, payload, { qos: 0, properties }, (err) => resolve(!err))
       }),
     connected: () => !closing,
+    healthy: () => !closing && client.connected,
     kick,
     publish,
     async close() {

@@ -92,6 +92,8 @@ export interface BrokerHandle {
     payload: Buffer,
     opts?: { qos?: 0 | 1; timeoutMs?: number },
   ): Promise<boolean>
+  /** Whether devices can reach the broker now (readiness): embedded, listening; external, connected. */
+  healthy(): boolean
   close(): Promise<void>
 }
 

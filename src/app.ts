@@ -1,10 +1,11 @@
-import { Hono, type Context } from 'hono'
+import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
 import { pickLang, type AppEnv } from './http/env.ts'
 import type { RouteDef } from './http/router.ts'
+import { healthRoutes } from './http/health.ts'
 import { buildOpenApi, renderDocs } from './openapi.ts'
 import { allRoutes } from './routes/index.ts'
 import { wireShapes, type WireShapes } from './wire/shapes.ts'
@@ -27,7 +28,27 @@ export function toApiError(err: unknown): ApiError {
 
 function send(c: Context, e: ApiError) {
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v)
+  // the body was not read: the server closes the connection after this answer (src/service.ts lingerOnClose)
+  if (e.status === 413) c.header('Connection', 'close')
   return c.json(e.toJSON(), e.status as 400)
+}
+
+/** Sent with every answer (errors included); an answer that sets one of them itself keeps its own. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Referrer-Policy': 'no-referrer',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+}
+
+/** /docs is one page with an inline style sheet and links; no scripts, images or frames. */
+export const DOCS_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+const securityHeaders: MiddlewareHandler = async (c, next) => {
+  await next()
+  for (const [k, v] of Object.entries(SECURITY_HEADERS))
+    if (!c.res.headers.has(k)) c.res.headers.set(k, v)
 }
 
 /** A route template → a matcher of concrete paths (for 405 versus 404). */
@@ -42,6 +63,7 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
   let openapi: Record<string, unknown> | undefined
   const document = () => (openapi ??= buildOpenApi(defs, VERSION))
 
+  app.use('*', securityHeaders)
   app.use('*', async (c, next) => {
     c.set('lang', pickLang(c.req.header('accept-language')))
     c.set('tz', deps.config.TIMEZONE)
@@ -67,8 +89,12 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
   app.get('/api/v1/openapi.json', (c) => c.json(document()))
-  app.get('/docs', (c) => c.html(renderDocs(document())))
+  app.get('/docs', (c) => {
+    c.header('Content-Security-Policy', DOCS_CSP)
+    return c.html(renderDocs(document()))
+  })
   app.get('/health', (c) => c.json({ status: 'ok', version: VERSION }))
+  app.route('/', healthRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
 
   app.notFound((c) => {

@@ -6,6 +6,7 @@ import type { EventBus } from './kernel/events.ts'
 import type { TelemetryStore } from '../store/telemetry.ts'
 import type { BrokerHandle, DeviceGate, Pipeline } from '../ingest/types.ts'
 import type { Services } from './services/index.ts'
+import type { Lifecycle } from './http/health.ts'
 
 /** Everything routes may use; src/main.ts (and the tests) build it. */
 export interface Deps {
@@ -21,4 +22,6 @@ export interface Deps {
   broker: BrokerHandle
   /** Device authentication, ACL and connection state for an external broker's hooks (src/routes/emqx.ts). */
   gate: DeviceGate
+  /** Set by the server wiring: readiness (`GET /readyz`) answers 503 while `serving` is false. */
+  lifecycle: Lifecycle
 }

@@ -115,6 +115,8 @@ export interface TelemetryStore {
    * keeps one product per device, the one its latest write named (a device moved to another product moves whole).
    */
   deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void>
+  /** A cheap round trip to the store (readiness checks): resolves when it answers, rejects with Unavailable if not. */
+  ping(): Promise<void>
   /** Flushes what is buffered and releases resources. */
   close(): Promise<void>
 }

@@ -63,6 +63,13 @@ const ConfigSchema = z.object({
   COMMAND_TIMEOUT: z.coerce.number().int().min(1).max(3600).default(30),
   /** What the broker does when a device publishes where its ACL refuses: drop it (ignore) or disconnect. */
   ACL_DENY_ACTION: z.enum(['ignore', 'disconnect']).default('ignore'),
+  /** Milliseconds a client has to send a request's headers; slower connections are closed (slowloris). */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Milliseconds a client has to send a whole request, body included. Counts until the request is received, not
+   * the answer: long polls and the event stream stay open longer.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 
@@ -92,6 +99,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     : parsed.error.issues.map((i) => `${i.path.join('.') || 'config'}: ${i.message}`)
   if (input.INFLUX_URL && !(input.INFLUX_TOKEN && input.INFLUX_ORG && input.INFLUX_BUCKET))
     lines.push('INFLUX_URL: INFLUX_TOKEN, INFLUX_ORG and INFLUX_BUCKET are required with it')
+  if (parsed.success && parsed.data.HTTP_HEADERS_TIMEOUT_MS > parsed.data.HTTP_REQUEST_TIMEOUT_MS)
+    lines.push('HTTP_HEADERS_TIMEOUT_MS: at most HTTP_REQUEST_TIMEOUT_MS')
   if (input.EMQX_API_URL && !(input.EMQX_API_KEY && input.EMQX_API_SECRET))
     lines.push('EMQX_API_URL: EMQX_API_KEY and EMQX_API_SECRET are required with it')
   if (!parsed.success || lines.length)

@@ -229,6 +229,15 @@ export class InfluxTelemetryStore implements TelemetryStore {
     }
   }
 
+  /** InfluxDB's `GET /ping` (204, no token needed). */
+  async ping(): Promise<void> {
+    try {
+      await this.client.transport.request('/ping', null, { method: 'GET' })
+    } catch (err) {
+      throw toStoreError(err, 'ping')
+    }
+  }
+
   /** Waits for the writes in flight; later writes reject with Unavailable. */
   async close(): Promise<void> {
     await this.#writer.close()

@@ -45,6 +45,7 @@ import { newestInChunks } from './telemetry-chunk-reads.ts'
 import { SeriesIndex, type SeriesChanges } from './telemetry-series.ts'
 import { TelemetryReads } from './telemetry-reads.ts'
 import { downsampleStream } from '../downsample.ts'
+import { Unavailable } from '../errors.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -284,6 +285,12 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   async pragmas(): Promise<{ journalMode: string; synchronous: number }> {
     const [j, s] = await this.client.batch(['PRAGMA journal_mode', 'PRAGMA synchronous'], 'read')
     return { journalMode: String(j!.rows[0]![0]), synchronous: Number(s!.rows[0]![0]) }
+  }
+
+  /** One trivial read of the file. */
+  async ping(): Promise<void> {
+    if (this.closed) throw new Unavailable('telemetry store is closed')
+    await this.client.execute('SELECT 1')
   }
 
   /** Flushes everything and closes the file. Writes after close() are refused. */

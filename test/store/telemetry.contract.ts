@@ -99,6 +99,10 @@ export function telemetryContract<S extends TelemetryStore>(
     }
   }
 
+  test('ping :: resolves while the store answers', async () => {
+    await store.ping()
+  })
+
   test('numbers round trip :: same values and times, numbers stay numbers', async () => {
     const [t, d] = [uid('t'), uid('d')]
     const values = [0, 1, -1, 21.5, -273.15, 1e15, 0.1 + 0.2, 123456789.125]

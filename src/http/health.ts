@@ -1,0 +1,66 @@
+import { Hono } from 'hono'
+import type { Deps } from '../deps.ts'
+import type { AppEnv } from './env.ts'
+
+/** Whether the service takes traffic: false during start-up and from the moment close() begins. */
+export interface Lifecycle {
+  serving: boolean
+}
+
+/** How long one readiness check may take before it counts as failed. */
+export const CHECK_TIMEOUT_MS = 2_000
+
+export interface Check {
+  status: 'ok' | 'fail'
+  ms: number
+  error?: string
+}
+
+async function timed(probe: () => Promise<unknown>): Promise<Check> {
+  const started = performance.now()
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no answer in ${CHECK_TIMEOUT_MS} ms`)),
+      CHECK_TIMEOUT_MS,
+    )
+  })
+  try {
+    await Promise.race([probe(), timeout])
+    return { status: 'ok', ms: Math.round(performance.now() - started) }
+  } catch (err) {
+    const error = err instanceof Error ? err.message : String(err)
+    return { status: 'fail', ms: Math.round(performance.now() - started), error }
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * `GET /healthz` (liveness: the process answers) and `GET /readyz` (readiness: one entry per dependency, 503
+ * while any fails or the service is starting or shutting down). Neither needs credentials.
+ */
+export function healthRoutes({ meta, telemetry, broker, lifecycle }: Deps) {
+  const app = new Hono<AppEnv>()
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }))
+
+  app.get('/readyz', async (c) => {
+    const [metadata, store, mqtt] = await Promise.all([
+      timed(() => meta.accounts.userCount()),
+      timed(() => telemetry.ping()),
+      timed(async () => {
+        if (!broker.healthy()) throw new Error('broker is not serving')
+      }),
+    ])
+    const checks = { metadata, telemetry: store, broker: mqtt }
+    const ok = lifecycle.serving && Object.values(checks).every((k) => k.status === 'ok')
+    c.header('Cache-Control', 'no-store')
+    return c.json(
+      { status: ok ? 'ok' : 'fail', serving: lifecycle.serving, checks },
+      ok ? 200 : 503,
+    )
+  })
+
+  return app
+}

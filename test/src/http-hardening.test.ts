@@ -1,0 +1,151 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { connect } from 'node:net'
+import { startTestService, Client, type TestService } from '../_support/service.ts'
+import { buildWorld, basic } from './routes/_ingest.ts'
+
+/** What a raw TCP client reads back after writing `request`, until the server closes (or `limitMs` passes). */
+function rawExchange(port: number, request: Buffer | string, limitMs = 5_000) {
+  return new Promise<{ text: string; closedByServer: boolean; error?: string; ms: number }>(
+    (resolve) => {
+      const started = Date.now()
+      const socket = connect(port, '127.0.0.1')
+      const chunks: Buffer[] = []
+      let error: string | undefined
+      const timer = setTimeout(() => socket.destroy(), limitMs)
+      let closedByServer = false
+      socket.on('data', (c) => chunks.push(c))
+      socket.on('end', () => (closedByServer = true))
+      socket.on('error', (e: NodeJS.ErrnoException) => (error = e.code ?? e.message))
+      socket.on('close', () => {
+        clearTimeout(timer)
+        const text = Buffer.concat(chunks).toString('latin1')
+        resolve({ text, closedByServer, error, ms: Date.now() - started })
+      })
+      socket.write(request)
+    },
+  )
+}
+
+let t: TestService
+const big = 'x'.repeat(2 * 1024 * 1024)
+
+const limits = suite('http: early answers close the connection')
+limits.before(async () => {
+  t = await startTestService()
+})
+limits.after(async () => t.close())
+
+limits(
+  '20 posts of 2 MB :: each sees 413 PAYLOAD_TOO_LARGE, then a normal request works',
+  async () => {
+    for (let i = 0; i < 20; i++) {
+      const r = await t.admin.post('/api/v1/products', big, { 'content-type': 'application/json' })
+      assert.is(r.status, 413, `try ${i}: ${r.text.slice(0, 200)}`)
+      assert.is(r.body.errorCode, 'PAYLOAD_TOO_LARGE')
+      assert.type(r.body.message, 'string')
+      assert.type(r.body.errors.body, 'string')
+      assert.is(r.headers.get('connection'), 'close')
+      assert.is((await t.admin.get('/api/v1/products')).status, 200)
+    }
+  },
+)
+
+limits('raw client writing 2 MB :: reads the whole 413 answer, and the server closes', async () => {
+  const head =
+    `POST /api/v1/products HTTP/1.1\r\nHost: x\r\nAuthorization: ${t.admin.authorization}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n`
+  for (let i = 0; i < 5; i++) {
+    const r = await rawExchange(t.svc.port, Buffer.from(head + big))
+    assert.match(r.text, /^HTTP\/1\.1 413 /, `try ${i}: ${r.error ?? ''} ${r.text.slice(0, 100)}`)
+    assert.match(r.text, /connection: close/i)
+    assert.match(r.text, /"errorCode":"PAYLOAD_TOO_LARGE"/)
+    assert.ok(r.closedByServer, 'the server ends the connection')
+  }
+})
+
+let s: TestService
+const slow = suite('http: slow clients are cut off')
+slow.before(async () => {
+  s = await startTestService({ HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '1000' })
+})
+slow.after(async () => s.close())
+
+slow('a partial header line and then nothing :: the server closes the socket', async () => {
+  const r = await rawExchange(
+    s.svc.port,
+    'GET /api/v1/products HTTP/1.1\r\nHost: x\r\nX-Slow: a',
+    5_000,
+  )
+  assert.ok(r.ms < 4_000, `closed after ${r.ms} ms`)
+  assert.match(r.text, /^(HTTP\/1\.1 408 |$)/)
+})
+
+slow('a long poll and the event stream outlive the request timeout', async () => {
+  const w = await buildWorld(s.admin, s)
+  const dev = new Client(s.url, basic(w.device))
+  const started = Date.now()
+  const poll = dev.get('/api/v1/ingest/commands?wait=2')
+  const abort = new AbortController()
+  const stream = await fetch(`${s.url}/api/v1/events/stream`, {
+    headers: { authorization: s.admin.authorization! },
+    signal: abort.signal,
+  })
+  assert.is(stream.status, 200)
+  const reader = stream.body!.getReader()
+  const r = await poll
+  assert.is(r.status, 200, r.text)
+  assert.ok(Date.now() - started >= 1_900, 'the poll waited its 2 s')
+  // the stream is still open past the 1 s request timeout: the next read is pending, not done or failed
+  const next = await Promise.race([
+    reader.read().then(
+      (x) => (x.done ? 'ended' : 'data'),
+      () => 'failed',
+    ),
+    new Promise((resolve) => setTimeout(() => resolve('pending'), 300)),
+  ])
+  assert.ok(next === 'pending' || next === 'data', String(next))
+  abort.abort()
+})
+
+const headers = suite('http: security headers')
+let h: TestService
+headers.before(async () => {
+  h = await startTestService()
+})
+headers.after(async () => h.close())
+
+const base = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+}
+function assertSecure(res: { headers: Headers }, csp: RegExp) {
+  for (const [k, v] of Object.entries(base)) assert.is(res.headers.get(k), v, k)
+  assert.match(res.headers.get('content-security-policy') ?? '', csp)
+  assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/)
+}
+
+headers(
+  'a JSON route, an error and a 404 :: nosniff, DENY, no-referrer and a strict CSP',
+  async () => {
+    assertSecure(await h.admin.get('/api/v1/products'), /^default-src 'none'/)
+    const denied = await h.anon.get('/api/v1/products')
+    assert.is(denied.status, 401)
+    assertSecure(denied, /^default-src 'none'/)
+    assertSecure(await h.anon.get('/api/v1/nothing-here'), /^default-src 'none'/)
+    assertSecure(await h.anon.get('/healthz'), /^default-src 'none'/)
+  },
+)
+
+headers('/docs :: the same headers, a CSP that allows its inline style sheet only', async () => {
+  const r = await h.anon.get('/docs')
+  assert.is(r.status, 200)
+  assertSecure(r, /default-src 'none'; style-src 'unsafe-inline'/)
+  assert.not.match(r.headers.get('content-security-policy')!, /script-src/)
+  assert.not.match(r.text, /<script/)
+})
+
+limits.run()
+slow.run()
+headers.run()
