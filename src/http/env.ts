@@ -42,5 +42,6 @@ export function wireCtx(c: { get(key: 'lang'): Lang; get(key: 'tz'): string }) {
 
 /** The services' view of the caller: the tenant a write happens in and the user it is recorded for. */
 export function actorOf(c: { get(key: 'tenant'): string; get(key: 'caller'): Caller }) {
-  return { tenant: c.get('tenant'), userIntID: c.get('caller').userIntID }
+  const caller = c.get('caller')
+  return { tenant: c.get('tenant'), userIntID: caller.userIntID, username: caller.username }
 }

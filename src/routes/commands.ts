@@ -17,12 +17,6 @@ export function commandRoutes({ services }: Deps, shapes: WireShapes) {
     commandWire,
   } = shapes.commands
   const r = new Router()
-  const actor = (
-    c: Parameters<typeof actorOf>[0] & { get(k: 'caller'): { username: string } },
-  ) => ({
-    ...actorOf(c),
-    username: c.get('caller').username,
-  })
 
   r.route(
     {
@@ -46,7 +40,7 @@ export function commandRoutes({ services }: Deps, shapes: WireShapes) {
         throw new ApiError('PARAMETER_INVALID', {
           'Idempotency-Key': '1 to 64 printable characters',
         })
-      const answer = await services.commands.publish(actor(c), body, key)
+      const answer = await services.commands.publish(actorOf(c), body, key)
       return c.json(commandWire.answer(answer, wireCtx(c)), 201)
     },
   )
@@ -80,7 +74,7 @@ export function commandRoutes({ services }: Deps, shapes: WireShapes) {
       response: GroupPublishAnswer,
       status: 201,
     },
-    async (c, { body }) => c.json(await services.commands.toGroup(actor(c), body), 201),
+    async (c, { body }) => c.json(await services.commands.toGroup(actorOf(c), body), 201),
   )
 
   return r

@@ -174,11 +174,6 @@ export class CommandDispatcher {
       void this.follow(device, c).catch((e) => this.d.log('command follow-up failed', e))
   }
 
-  /** The device of a command as ingest knows it. */
-  async identity(deviceIntID: number): Promise<DeviceIdentity | undefined> {
-    return this.d.identities.byId(deviceIntID)
-  }
-
   /**
    * Sends claimed queued commands of one device in order: each becomes `sent` (one transaction for all), then
    * they are published in that order; PUBACKs and timeouts are followed in the background.
@@ -278,7 +273,8 @@ export class CommandDispatcher {
     const waiting: Transition[] = []
     const unsent: Transition[] = []
     for (const c of due) {
-      const device = c.deviceIntID === null ? undefined : await this.identity(c.deviceIntID)
+      const device =
+        c.deviceIntID === null ? undefined : await this.d.identities.byId(c.deviceIntID)
       if (device && !device.blocked && this.d.broker.connected(device)) {
         const list = byDevice.get(device.id) ?? []
         list.push(c)
@@ -303,7 +299,7 @@ export class CommandDispatcher {
     await this.d.meta.commands.transition(waiting)
     this.announce(await this.d.meta.commands.transition(unsent))
     for (const [deviceIntID, list] of byDevice)
-      await this.sendAll((await this.identity(deviceIntID))!, list)
+      await this.sendAll((await this.d.identities.byId(deviceIntID))!, list)
     return due.length
   }
 

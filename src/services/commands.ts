@@ -1,6 +1,7 @@
 import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
-import { mountpoint, type BrokerHandle, type DeviceIdentity } from '../../ingest/types.ts'
+import type { BrokerHandle, DeviceIdentity } from '../../ingest/types.ts'
+import { deviceTopic } from '../../ingest/topics.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
 import {
   CommandDispatcher,
@@ -110,7 +111,7 @@ export function commandService(deps: CommandDeps) {
 
   /** Stores a command for a device and sends it at once when the device is connected here. */
   async function toDevice(
-    a: Actor & { username?: string | null },
+    a: Actor,
     input: DeviceCommandInput,
     opts: { scheduleID?: number } = {},
   ): Promise<CommandAnswer> {
@@ -156,22 +157,10 @@ export function commandService(deps: CommandDeps) {
   ): Promise<CommandRecord | undefined> {
     const settled = (c: CommandRecord | undefined) =>
       !c || (c.commandStatus !== 'queued' && c.commandStatus !== 'sent')
-    let c = await meta.commands.get(tenant, taskID)
+    const c = await meta.commands.get(tenant, taskID)
     if (seconds <= 0 || settled(c)) return c
-    await new Promise<void>((resolve) => {
-      const set = waiters.get(taskID) ?? new Set()
-      waiters.set(taskID, set)
-      const done = () => {
-        clearTimeout(timer)
-        set.delete(done)
-        if (!set.size) waiters.delete(taskID)
-        resolve()
-      }
-      const timer = setTimeout(done, seconds * 1000)
-      set.add(done)
-    })
-    c = await meta.commands.get(tenant, taskID)
-    return c
+    await sleepUnless(waiters, taskID, seconds * 1000)
+    return meta.commands.get(tenant, taskID)
   }
 
   return {
@@ -183,7 +172,7 @@ export function commandService(deps: CommandDeps) {
      * with an Idempotency-Key, a retry within 24 h answers the first call's answer instead of sending again.
      */
     async publish(
-      a: Actor & { username?: string | null },
+      a: Actor,
       input: DeviceCommandInput & { wait?: number },
       idempotencyKey?: string,
     ): Promise<CommandAnswer> {
@@ -248,19 +237,8 @@ export function commandService(deps: CommandDeps) {
       let items = await take()
       const end = now() + waitSeconds * 1000
       while (!items.length && !closed && now() < end) {
-        await new Promise<void>((resolve) => {
-          const set = pollers.get(device.id) ?? new Set()
-          pollers.set(device.id, set)
-          const done = () => {
-            clearTimeout(timer)
-            set.delete(done)
-            if (!set.size) pollers.delete(device.id)
-            resolve()
-          }
-          // also look again every second: another node may have queued one
-          const timer = setTimeout(done, Math.min(1000, Math.max(0, end - now())))
-          set.add(done)
-        })
+        // also look again every second: another node may have queued one
+        await sleepUnless(pollers, device.id, Math.min(1000, Math.max(0, end - now())))
         items = await take()
       }
       return items.map((c) => ({ taskID: c.taskID, topic: c.topic, payload: c.payload }))
@@ -312,13 +290,32 @@ export function answerOf(c: CommandRecord): CommandAnswer {
   return { taskID: c.taskID, commandStatus: c.commandStatus, publishStatus: c.publishStatus }
 }
 
-/** A command's topic relative to the device's mountpoint: the device's full topic is accepted too. */
+/**
+ * A command's topic under the device's mountpoint, placed as the broker places a device's own topics (the device's
+ * full topic or a relative one; leading slashes of a relative one dropped); no wildcards.
+ */
 function relativeTopic(device: DeviceIdentity, topic: string): string {
-  const prefix = mountpoint(device)
-  const rel = topic.startsWith(prefix) ? topic.slice(prefix.length) : topic.replace(/^\/+/, '')
-  if (!rel || /[+#]/.test(rel) || rel.startsWith('/'))
+  const placed = deviceTopic(device, topic)
+  const rel = placed?.relative.replace(/^\/+/, '')
+  if (!rel || /[+#]/.test(rel))
     throw new ApiError('FORM_INVALID', {
       topic: 'a topic without wildcards, relative or under the device',
     })
   return rel
+}
+
+/** Resolves after `ms`, or earlier when `wake(map, key)` is called for `key` (each sleeper registers itself). */
+function sleepUnless<K>(map: Map<K, Set<() => void>>, key: K, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const set = map.get(key) ?? new Set()
+    map.set(key, set)
+    const done = () => {
+      clearTimeout(timer)
+      set.delete(done)
+      if (!set.size) map.delete(key)
+      resolve()
+    }
+    const timer = setTimeout(done, ms)
+    set.add(done)
+  })
 }

@@ -110,7 +110,7 @@ export function groupCommands(d: GroupDeps) {
   return {
     /** Publishes to a group; answers its task (the group log and the members are stored first). */
     async toGroup(
-      a: Actor & { username?: string | null },
+      a: Actor,
       r: GroupCommandRequest,
       opts: { scheduleID?: number } = {},
     ): Promise<{ taskID: string; statusUrl: string }> {

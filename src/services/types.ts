@@ -6,6 +6,8 @@ import type { TelemetryStore } from '../../store/telemetry.ts'
 export interface Actor {
   tenant: string
   userIntID: number | null
+  /** The caller's name, recorded as the issuing user of commands (publishUser). */
+  username?: string | null
 }
 
 /** What every domain service is built over: the store ports and the domain event bus. */

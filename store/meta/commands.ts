@@ -10,16 +10,6 @@ export type CommandStatus =
   | 'canceled'
   | 'unsent'
 
-/** States a command never leaves. */
-export const FINAL_STATUSES: readonly CommandStatus[] = [
-  'succeeded',
-  'failed',
-  'timed_out',
-  'expired',
-  'canceled',
-  'unsent',
-]
-
 /**
  * The publishStatus of each state: 1 issued (queued, sent), 2 acknowledged (delivered, succeeded), 0 failed
  * (the rest). A command that needs no receipt (QoS 0, a group's `needAck` 0) shows 3 while it is not final-failed.
