@@ -18,29 +18,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const POINTS = 10
 const RULES = 100
 
-const { svc, tenantID, api, seedDevices, close } = await startBenchService('alerts')
-const product = await api('POST', '/api/v1/products', { productName: 'bench', cloudProtocol: 1 })
-const points: number[] = []
-for (let i = 0; i < POINTS; i++)
-  points.push(
-    (
-      await api('POST', '/api/v1/data_points', {
-        productIntID: product.id,
-        dataPointName: `point ${i}`,
-        dataPointID: `p${i}`,
-        pointDataType: 1,
-        dataTransType: 1,
-      })
-    ).id,
-  )
-await api('POST', '/api/v1/data_streams', {
-  productID: product.productID,
-  streamName: 'telemetry',
-  streamType: 1,
-  streamDataType: 1,
-  topic: 'telemetry',
-  dataPoints: points,
-})
+const { svc, tenantID, api, telemetryProduct, seedDevices, close } =
+  await startBenchService('alerts')
+const product = await telemetryProduct(POINTS)
 const devices = Array.from({ length: DEVICES + 1 }, (_, i) => ({
   deviceID: `al-${i}`,
   username: randomId(36),

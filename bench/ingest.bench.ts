@@ -6,109 +6,28 @@
  * 3. HTTP ingest, 5,000 points per request: points/s, against a raw libSQL multi-row insert of the same rows.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@libsql/client'
-import { loadConfig } from '../src/kernel/config.ts'
-import { startService } from '../src/service.ts'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../ingest/types.ts'
 import { mqttLoad, table } from './_support/runner.ts'
-import { openSql } from '../test/_support/service.ts'
+import { startBenchService } from './_support/service.ts'
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POINTS = 10
 
-const dir = mkdtempSync(join(tmpdir(), 'devicecloud-ingest-bench-'))
-const svc = await startService(
-  loadConfig({
-    DATA_DIR: dir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-    ADMIN_EMAIL: 'b@b.io',
-    ADMIN_PASSWORD: 'bench-password',
-    LOG_LEVEL: 'error',
-  }),
-)
-const api = async (method: string, path: string, body?: unknown, token?: string) => {
-  const r = await fetch(svc.url + path, {
-    method,
-    headers: {
-      'content-type': 'application/json',
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  return (await r.json()) as any
-}
-const { token, tenantID } = await api('POST', '/api/v1/login', {
-  email: 'b@b.io',
-  password: 'bench-password',
-})
-const product = await api(
-  'POST',
-  '/api/v1/products',
-  { productName: 'bench', cloudProtocol: 1 },
-  token,
-)
-const points: number[] = []
-for (let i = 0; i < POINTS; i++) {
-  const dp = await api(
-    'POST',
-    '/api/v1/data_points',
-    {
-      productIntID: product.id,
-      dataPointName: `point ${i}`,
-      dataPointID: `p${i}`,
-      pointDataType: 1,
-      dataTransType: 1,
-    },
-    token,
-  )
-  points.push(dp.id)
-}
-await api(
-  'POST',
-  '/api/v1/data_streams',
-  {
-    productID: product.productID,
-    streamName: 'telemetry',
-    streamType: 1,
-    streamDataType: 1,
-    topic: 'telemetry',
-    dataPoints: points,
-  },
-  token,
-)
-
+const { svc, dir, tenantID, telemetryProduct, seedDevices, close } =
+  await startBenchService('ingest')
+const product = await telemetryProduct(POINTS)
 const devices = Array.from({ length: DEVICES }, (_, i) => ({
   deviceID: `bench-${i}`,
   username: randomId(36),
   token: randomId(36),
 }))
-const sql = await openSql(svc)
-for (let s = 0; s < DEVICES; s += 500) {
-  const rows = devices.slice(s, s + 500)
-  await sql.run(
-    `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
-       device_type, up_link_system, create_at) VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, ?)").join(', ')}`,
-    rows.flatMap((d) => [
-      tenantID,
-      product.id,
-      d.deviceID,
-      d.deviceID,
-      d.username,
-      d.token,
-      Date.now(),
-    ]),
-  )
-}
-sql.close()
+;(await seedDevices(product.id, devices)).close()
 const topicOf = (deviceID: string) =>
   `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
 
@@ -326,6 +245,5 @@ console.log(
       ],
     ),
 )
-await svc.close()
-rmSync(dir, { recursive: true, force: true })
+await close()
 process.exit(0)

@@ -44,6 +44,45 @@ export async function startBenchService(name: string) {
     token: token as string,
     tenantID: tenantID as string,
     api: (method: string, path: string, body?: unknown) => call(method, path, body, token),
+    /** A product with `points` numeric data points p0, p1 ... on one report stream `telemetry`. */
+    async telemetryProduct(points: number) {
+      const product = await call(
+        'POST',
+        '/api/v1/products',
+        { productName: 'bench', cloudProtocol: 1 },
+        token,
+      )
+      const ids: number[] = []
+      for (let i = 0; i < points; i++) {
+        const dp = await call(
+          'POST',
+          '/api/v1/data_points',
+          {
+            productIntID: product.id,
+            dataPointName: `point ${i}`,
+            dataPointID: `p${i}`,
+            pointDataType: 1,
+            dataTransType: 1,
+          },
+          token,
+        )
+        ids.push(dp.id)
+      }
+      await call(
+        'POST',
+        '/api/v1/data_streams',
+        {
+          productID: product.productID,
+          streamName: 'telemetry',
+          streamType: 1,
+          streamDataType: 1,
+          topic: 'telemetry',
+          dataPoints: ids,
+        },
+        token,
+      )
+      return product as { id: number; productID: string }
+    },
     /** Inserts devices (deviceID, username, token) of `productIntID` straight into the metadata store. */
     async seedDevices(
       productIntID: number,
