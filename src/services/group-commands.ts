@@ -8,7 +8,7 @@
 import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import type { BrokerHandle } from '../../ingest/types.ts'
-import { PROTOCOL_NAMES } from '../../ingest/types.ts'
+import { groupRelative, groupTopic } from '../../ingest/topics.ts'
 import type { CommandInput, MetaStore, Row } from '../../store/types.ts'
 import { envelope, newTaskID, type CommandDispatcher } from './command-dispatch.ts'
 import type { Actor } from './types.ts'
@@ -130,7 +130,7 @@ export function groupCommands(d: GroupDeps) {
         groupIntID: Number(g.id),
         groupID: String(g.groupID),
         groupName: String(g.groupName),
-        topic: needAck === 0 ? `group/${g.groupID}` : topic,
+        topic: needAck === 0 ? groupRelative(String(g.groupID)) : topic,
         payload: r.payload,
         qos,
         timeoutMs,
@@ -145,8 +145,14 @@ export function groupCommands(d: GroupDeps) {
       if (needAck === 0) {
         await meta.tasks.markRunning(taskID)
         const product = await meta.products.get(a.tenant, Number(g.productIntID))
-        const protocol = PROTOCOL_NAMES[Number(product.cloudProtocol)] ?? 'mqtt'
-        const full = `/${protocol}/${a.tenant}/${g.productID}/group/${g.groupID}`
+        const full = groupTopic(
+          {
+            cloudProtocol: Number(product.cloudProtocol),
+            tenantID: a.tenant,
+            productID: String(g.productID),
+          },
+          String(g.groupID),
+        )
         const ok = await d.broker.publishTopic(full, envelope(taskID, r.payload))
         if (!ok) await d.dispatcher.move(group, ['sent'], 'unsent')
         await meta.tasks.finish(taskID, JSON.stringify({ published: ok }))
