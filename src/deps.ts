@@ -7,6 +7,7 @@ import type { TelemetryStore } from '../store/telemetry.ts'
 import type { BrokerHandle, DeviceGate, Pipeline } from '../ingest/types.ts'
 import type { Services } from './services/index.ts'
 import type { Lifecycle } from './http/health.ts'
+import type { PublicEndpoints } from './kernel/endpoints.ts'
 
 /** Everything routes may use; src/main.ts (and the tests) build it. */
 export interface Deps {
@@ -22,6 +23,8 @@ export interface Deps {
   broker: BrokerHandle
   /** Device authentication, ACL and connection state for an external broker's hooks (src/routes/emqx.ts). */
   gate: DeviceGate
+  /** Where devices reach the broker, as they are told (onboarding, broker addresses in answers). */
+  endpoints: PublicEndpoints
   /** Set by the server wiring: readiness (`GET /readyz`) answers 503 while `serving` is false. */
   lifecycle: Lifecycle
 }

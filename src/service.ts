@@ -9,6 +9,7 @@ import type { Deps } from './deps.ts'
 import { createTaskRunner } from './tasks.ts'
 import { createServices } from './services/index.ts'
 import { EventBus } from './kernel/events.ts'
+import { publicEndpoints } from './kernel/endpoints.ts'
 import { createStores } from '../store/index.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
@@ -94,6 +95,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     pipeline,
     broker,
     gate: gatekeepers.gate,
+    endpoints: publicEndpoints(config, {
+      mqtt: broker.port,
+      ws: broker.wsPort,
+      mqtts: broker.tlsPort,
+    }),
     lifecycle: { serving: false },
   }
   const { app } = createApp(deps)

@@ -70,6 +70,13 @@ const ConfigSchema = z.object({
    * the answer: long polls and the event stream stay open longer.
    */
   HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Host name devices use to reach this service's broker (onboarding); default HOST, or localhost. */
+  PUBLIC_HOST: z.string().min(1).optional(),
+  /** What devices are told: the broker's URLs as seen from outside (a load balancer, a TLS proxy). */
+  PUBLIC_MQTT_URL: z.url().optional(),
+  PUBLIC_MQTTS_URL: z.url().optional(),
+  PUBLIC_WS_URL: z.url().optional(),
+  PUBLIC_WSS_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 })
 
