@@ -11,10 +11,12 @@ import { checkCredentials } from './credentials.ts'
 import type { DeviceDirectory } from './identity.ts'
 import type { AclChecker } from './acl.ts'
 import type { ConnectionTracker } from './connections.ts'
+import type { RefusalGuard } from './refusals.ts'
 import { Backpressure, mountpoint, type DeviceIdentity, type Pipeline } from './types.ts'
 import { deviceTopic } from './topics.ts'
 import type { Commands } from './broker-commands.ts'
 import { SubscriptionForms, type Qos } from './broker-forms.ts'
+import type { BrokerObserver } from '../src/kernel/metrics.ts'
 
 /** A device's session: set when it authenticated, looked up by the aedes client object (not by id). */
 export interface Session {
@@ -29,12 +31,16 @@ export interface HookDeps {
   directory: DeviceDirectory
   acl: AclChecker
   tracker: ConnectionTracker
+  /** Flapping addresses are refused before their credentials are looked at (and not logged). */
+  refusals: RefusalGuard
   pipeline: Pipeline
   commands: Commands
   certsForDevice: (id: number) => Promise<string[]>
   /** The verified CN of the client certificate of a TLS connection (authType 2 devices), if any. */
   clientCertCN: (client: Client, device: DeviceIdentity) => Promise<string | undefined>
   log: (message: string, e?: unknown) => void
+  /** Told about connections refused and messages received (the service's metrics). */
+  observer?: BrokerObserver
   /** What a refused PUBLISH costs the device: nothing more (ignore) or its connection (disconnect). */
   denyAction: () => 'ignore' | 'disconnect'
 }
@@ -103,8 +109,10 @@ export class BrokerHooks {
     parser?.prependListener('packet', (p: { cmd?: string; unsubscriptions?: string[] }) => {
       if (p.cmd === 'unsubscribe') this.unsubscribing(client, p)
     })
-    if (![3, 4, 5].includes(packet.protocolVersion ?? 4))
+    if (![3, 4, 5].includes(packet.protocolVersion ?? 4)) {
+      this.d.observer?.refused('protocol')
       this.logRefused(client, packet.clientId ?? '')
+    }
     cb(null, true) // aedes answers an unsupported version with CONNACK 1 (unacceptable protocol version)
   }
 
@@ -126,6 +134,7 @@ export class BrokerHooks {
       (err) => cb(err, err === null),
       (e) => {
         this.d.log('authenticate failed', e)
+        this.d.observer?.refused('unavailable')
         cb(authError('server unavailable', SERVER_UNAVAILABLE), false)
       },
     )
@@ -138,7 +147,8 @@ export class BrokerHooks {
   ): Promise<AuthError | null> {
     const ip = ipOf(client)
     const clientId = client.id
-    if (this.closing) return authError('server unavailable', SERVER_UNAVAILABLE)
+    if (this.closing) return this.refuse('unavailable', 'server unavailable', SERVER_UNAVAILABLE)
+    if (this.d.refusals.banned(ip)) return this.refuse('flapping', 'not authorized', NOT_AUTHORIZED)
     const known = await this.d.directory.byDeviceID(clientId)
     const certCN = known?.authType === 2 ? await this.d.clientCertCN(client, known) : undefined
     const r = await checkCredentials(this.d.directory, {
@@ -152,7 +162,7 @@ export class BrokerHooks {
       this.d.tracker
         .refused({ clientId, ip, device: r.device })
         .catch((e) => this.d.log('refused log failed', e))
-      return authError('not authorized', NOT_AUTHORIZED)
+      return this.refuse(r.reason, 'not authorized', NOT_AUTHORIZED)
     }
     this.sessions.set(client, {
       device: r.device,
@@ -162,6 +172,12 @@ export class BrokerHooks {
     })
     this.forms.began(client, this.cleanStarts.get(client) ?? true)
     return null
+  }
+
+  /** A refused CONNECT, counted by reason. */
+  private refuse(reason: string, message: string, returnCode: number): AuthError {
+    this.d.observer?.refused(reason)
+    return authError(message, returnCode)
   }
 
   /**
@@ -177,6 +193,7 @@ export class BrokerHooks {
     cb: (e?: Error | null) => void,
   ) => {
     if (!client) return cb(null) // a will of a session that is gone: routed, not ingested
+    this.d.observer?.messageIn()
     this.inflight++
     this.ingest(client, packet).then(
       (err) => this.settle(cb, err),

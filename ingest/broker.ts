@@ -14,6 +14,8 @@ import memoryPersistenceModule from 'aedes-persistence'
 import { WebSocketServer, createWebSocketStream } from 'ws'
 import type { Config } from '../src/kernel/config.ts'
 import type { EventBus } from '../src/kernel/events.ts'
+import { errorLog, type Logger } from '../src/kernel/log.ts'
+import type { BrokerObserver } from '../src/kernel/metrics.ts'
 import type { MetaStore } from '../store/types.ts'
 import { mountpoint, type BrokerHandle, type DeviceIdentity, type Pipeline } from './types.ts'
 import type { DeviceDirectory } from './identity.ts'
@@ -31,6 +33,10 @@ export interface BrokerDeps {
   bus: EventBus
   /** The process's one device directory, ACL checker and connection tracker (ingest/gate.ts). */
   gatekeepers: Gatekeepers
+  /** Where the broker logs (component `broker`); default: the fallback logger. */
+  logger?: Logger
+  /** Told about connections and messages (the service's metrics). */
+  observer?: BrokerObserver
 }
 
 /** Default time a device has to acknowledge a command (COMMAND_TIMEOUT). */
@@ -60,19 +66,20 @@ function ackingPersistence() {
 /** Starts the embedded broker; every device is offline until it connects to it. */
 export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const { config, meta, pipeline, bus } = deps
-  const { directory, acl, tracker, certsForDevice } = deps.gatekeepers
-  const log = (message: string, e?: unknown) => {
-    if (config.LOG_LEVEL !== 'silent') console.error(`[broker] ${message}`, e ?? '')
-  }
+  const { directory, acl, tracker, refusals, certsForDevice } = deps.gatekeepers
+  const log = errorLog(deps.logger, 'broker')
+  const observer = deps.observer
   const commands = new Commands()
   await tracker.allOffline()
   const hooks = new BrokerHooks({
     directory,
     acl,
     tracker,
+    refusals,
     pipeline,
     commands,
     log,
+    observer,
     certsForDevice,
     denyAction: () => config.ACL_DENY_ACTION ?? 'ignore',
     clientCertCN: (client, device) =>
@@ -89,7 +96,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   })
   const clients = (broker as unknown as { clients: Clients }).clients
   const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
-  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log)
+  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)
   events.attach(broker)
   const offDevices = watchDevices(bus, clients, hooks, directory, groups, log)
   const offGroups = groups.watch(bus)
@@ -119,6 +126,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
       new Promise<boolean>((resolve) => {
         if (hooks.closing) return resolve(false)
         const packet = { cmd: 'publish', topic, payload, qos: 0, retain: false, dup: false }
+        observer?.messageOut()
         broker.publish(packet as PublishPacket, (err) => resolve(!err))
       }),
     connected: (device) => !hooks.closing && sessionOf(device) !== undefined,
@@ -129,6 +137,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     async publish(device, topic, payload, opts = {}) {
       const client = sessionOf(device)
       if (!client || hooks.closing) return false
+      observer?.messageOut()
       return commands.send(
         client,
         mountpoint(device) + topic,
@@ -168,6 +177,7 @@ class BrokerEvents {
     private readonly groups: GroupSubscriptions,
     private readonly meta: MetaStore,
     private readonly log: (message: string, e?: unknown) => void,
+    private readonly observer?: BrokerObserver,
   ) {}
 
   attach(broker: Aedes) {
@@ -215,6 +225,7 @@ class BrokerEvents {
 
   private online(client: Client, s: Session) {
     s.state = 'online'
+    this.observer?.connected()
     const { device, ip, keepAlive } = s
     this.tracker
       .connected(device, { ip, keepAlive, session: client })
@@ -240,6 +251,7 @@ class BrokerEvents {
     if (!s || s.state === 'gone') return
     if (s.state === 'connecting') this.online(client, s) // CONNACK was sent: the connect happened
     s.state = 'gone'
+    this.observer?.disconnected()
     this.tracker
       .disconnected(s.device, client)
       .catch((e) => this.log(`disconnect log of ${s.device.deviceID} failed`, e))

@@ -1,6 +1,7 @@
-import type { ConnectionState, ConnectLogInput, MetaStore } from '../store/types.ts'
+import type { ConnectionState, ConnectLogFold, ConnectLogInput, MetaStore } from '../store/types.ts'
 import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
+import type { RefusalGuard } from './refusals.ts'
 
 /** connect_logs.connect_status. */
 export const CONNECT_STATUS = { offline: 0, online: 1, refused: 2 } as const
@@ -16,11 +17,15 @@ interface Waiter {
  * Sessions are told apart by object identity (the broker's client): a disconnect of a session that is no longer
  * the device's current one (taken over) is logged but never marks the device offline.
  * Writes are batched: everything recorded while a write is running goes in the next single transaction
- * (`meta.connections.record`), so a storm of 1,000 connects costs a few transactions, not 2,000.
+ * (`meta.connections.record`), so a storm of 1,000 connects costs a few transactions, not 2,000. Refused
+ * attempts are throttled by the RefusalGuard: one row per client id and address per window, later refusals
+ * counted into it.
  */
 export class ConnectionTracker {
   private current = new Map<number, object>()
   private logs: ConnectLogInput[] = []
+  /** Refusals to count into rows already recorded: `${clientId}\0${ip}\0${msgTime}` → fold. */
+  private folds = new Map<string, ConnectLogFold>()
   private states = new Map<number, ConnectionState>()
   private waiters: Waiter[] = []
   private running: Promise<void> | null = null
@@ -28,6 +33,7 @@ export class ConnectionTracker {
   constructor(
     private readonly meta: Pick<MetaStore, 'connections'>,
     private readonly bus?: EventBus,
+    private readonly refusals?: RefusalGuard,
   ) {}
 
   /** A device's session is established (after CONNACK). */
@@ -66,13 +72,33 @@ export class ConnectionTracker {
     if (wasCurrent) this.bus?.emit('device.offline', refOf(device))
   }
 
-  /** A connection attempt was refused (unknown device, wrong credentials, blocked, unsupported protocol). */
+  /**
+   * A connection attempt was refused (unknown device, wrong credentials, blocked, unsupported protocol): a new
+   * row, or one more refusal counted into the row of the same client id and address of the current window.
+   */
   async refused(attempt: {
     clientId: string
     ip: string | null
     device?: DeviceIdentity
   }): Promise<void> {
     const d = attempt.device
+    const how = this.refusals?.refused(attempt.clientId, attempt.ip)
+    if (how?.kind === 'fold') {
+      const key = `${attempt.clientId}\0${attempt.ip ?? ''}\0${how.msgTime}`
+      const fold = this.folds.get(key)
+      if (fold) {
+        fold.add++
+        fold.at = how.at
+      } else
+        this.folds.set(key, {
+          deviceID: attempt.clientId,
+          IP: attempt.ip,
+          msgTime: how.msgTime,
+          add: 1,
+          at: how.at,
+        })
+      return this.schedule()
+    }
     this.logs.push({
       tenantID: d?.tenantID ?? null,
       deviceIntID: d?.id ?? null,
@@ -80,7 +106,7 @@ export class ConnectionTracker {
       deviceName: d?.deviceName ?? null,
       connectStatus: CONNECT_STATUS.refused,
       IP: attempt.ip,
-      msgTime: Date.now(),
+      msgTime: how?.msgTime ?? Date.now(),
     })
     return this.schedule()
   }
@@ -98,7 +124,8 @@ export class ConnectionTracker {
 
   /** Resolves when everything recorded so far is written. */
   async idle(): Promise<void> {
-    if (this.logs.length || this.states.size || this.running) await this.schedule()
+    if (this.logs.length || this.states.size || this.folds.size || this.running)
+      await this.schedule()
   }
 
   private setState(state: ConnectionState) {
@@ -118,12 +145,14 @@ export class ConnectionTracker {
     while (this.waiters.length) {
       const logs = this.logs
       const states = [...this.states.values()]
+      const folds = [...this.folds.values()]
       const waiters = this.waiters
       this.logs = []
       this.states = new Map()
+      this.folds = new Map()
       this.waiters = []
       try {
-        await this.meta.connections.record({ states, logs })
+        await this.meta.connections.record({ states, logs, folds })
         for (const w of waiters) w.resolve()
       } catch (e) {
         for (const w of waiters) w.reject(e)

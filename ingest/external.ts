@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import type { IPublishPacket, MqttClient } from 'mqtt'
 import type { BrokerDeps } from './broker.ts'
+import { fallbackLogger } from '../src/kernel/log.ts'
 import { connectAcking } from './external-acks.ts'
 import { parseMounted, relativeTopic } from './topics.ts'
 import { Backpressure, mountpoint, type BrokerHandle, type DeviceIdentity } from './types.ts'
@@ -22,7 +23,6 @@ let nodesInProcess = 0
 export const sharedFilter = (group: string) => `$share/${group}//+/+/+/+/#`
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
-const RANK: Record<string, number> = { debug: 0, info: 1, warn: 2, error: 3, silent: 4 }
 
 export interface ExternalBrokerHandle extends BrokerHandle {
   readonly clientId: string
@@ -38,10 +38,8 @@ export interface ExternalBrokerHandle extends BrokerHandle {
  */
 export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalBrokerHandle> {
   const { config, pipeline, bus } = deps
-  const log = (level: Level, msg: string) => {
-    if (RANK[level]! >= RANK[config.LOG_LEVEL]!)
-      console[level === 'debug' ? 'log' : level](`[mqtt-external] ${msg}`)
-  }
+  const logger = (deps.logger ?? fallbackLogger()).child({ component: 'mqtt-external' })
+  const log = (level: Level, msg: string) => logger[level](msg)
   const { directory } = deps.gatekeepers
   const nth = ++nodesInProcess
   const clientId = `devicecloud-${hostname()}-${process.pid}${nth > 1 ? `-${nth}` : ''}`

@@ -4,32 +4,59 @@
  * checker, one connection tracker.
  */
 import type { EventBus } from '../src/kernel/events.ts'
+import type { Config } from '../src/kernel/config.ts'
 import type { MetaStore } from '../store/types.ts'
 import { AclChecker } from './acl.ts'
 import { ConnectionTracker } from './connections.ts'
 import { checkCredentials } from './credentials.ts'
 import { DeviceDirectory } from './identity.ts'
+import { RefusalGuard } from './refusals.ts'
 import type { ConnectAttempt, DeviceGate, SessionEvent } from './types.ts'
 
 export interface Gatekeepers {
   directory: DeviceDirectory
   acl: AclChecker
   tracker: ConnectionTracker
+  /** Throttles the logging of refused connections and bans flapping addresses (used by the tracker too). */
+  refusals: RefusalGuard
   /** The CNs of the enabled certificates bound to a device (authType 2 devices). */
   certsForDevice(deviceIntID: number): Promise<string[]>
   /** The same gatekeeping as an external broker's hooks ask for it. */
   gate: DeviceGate
 }
 
-/** Builds the directory, the ACL checker and the tracker over the metadata store, and the gate over them. */
-export function createGatekeepers(deps: { meta: MetaStore; bus: EventBus }): Gatekeepers {
-  const { meta, bus } = deps
+/**
+ * Builds the directory, the ACL checker, the refusal guard (its limits from the MQTT_REFUSAL_* and MQTT_FLAP_*
+ * settings, on the clock `now`) and the tracker over the metadata store, and the gate over them.
+ */
+export function createGatekeepers(deps: {
+  meta: MetaStore
+  bus: EventBus
+  config: Pick<
+    Config,
+    | 'MQTT_REFUSAL_LOG_SECONDS'
+    | 'MQTT_FLAP_REFUSALS'
+    | 'MQTT_FLAP_WINDOW_SECONDS'
+    | 'MQTT_FLAP_BAN_SECONDS'
+  >
+  now?: () => number
+}): Gatekeepers {
+  const { meta, bus, config } = deps
   const directory = new DeviceDirectory(meta.ingest, bus)
   const acl = new AclChecker(meta.policies, bus)
-  const tracker = new ConnectionTracker(meta, bus)
+  const refusals = new RefusalGuard(
+    {
+      logSeconds: config.MQTT_REFUSAL_LOG_SECONDS,
+      flapRefusals: config.MQTT_FLAP_REFUSALS,
+      flapWindowSeconds: config.MQTT_FLAP_WINDOW_SECONDS,
+      flapBanSeconds: config.MQTT_FLAP_BAN_SECONDS,
+    },
+    deps.now,
+  )
+  const tracker = new ConnectionTracker(meta, bus, refusals)
   const certsForDevice = (id: number) => meta.certs.certsForDevice(id)
-  const gate = new HookGate(directory, acl, tracker, certsForDevice)
-  return { directory, acl, tracker, certsForDevice, gate }
+  const gate = new HookGate(directory, acl, tracker, refusals, certsForDevice)
+  return { directory, acl, tracker, refusals, certsForDevice, gate }
 }
 
 /**
@@ -43,10 +70,13 @@ class HookGate implements DeviceGate {
     private readonly directory: DeviceDirectory,
     private readonly acl: AclChecker,
     private readonly tracker: ConnectionTracker,
+    private readonly refusals: RefusalGuard,
     private readonly certsForDevice: (id: number) => Promise<string[]>,
   ) {}
 
+  /** A flapping address is denied at once, unlogged; a refusal is logged (throttled). */
   async authenticate(a: ConnectAttempt): Promise<boolean> {
+    if (this.refusals.banned(a.ip)) return false
     const verdict = await checkCredentials(this.directory, {
       clientId: a.clientId,
       username: a.username,

@@ -1,5 +1,6 @@
 import type { Config } from '../src/kernel/config.ts'
 import type { EventBus } from '../src/kernel/events.ts'
+import type { IngestObserver, StoreKind } from '../src/kernel/metrics.ts'
 import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
@@ -14,6 +15,8 @@ export interface PipelineDeps {
   meta: MetaStore
   telemetry: TelemetryStore
   bus: EventBus
+  /** Told about each batch written and each rejection (the service's metrics). */
+  observer?: IngestObserver
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection. */
@@ -113,8 +116,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const models = new ModelCache(meta.ingest, bus)
   const latest = new LatestValuesCache(telemetry)
   const offLatest = latest.listen(bus)
+  const { observer } = deps
+  const store: StoreKind = config.INFLUX_URL ? 'influx' : 'embedded'
+  const writePoints = async (p: readonly TelemetryPoint[]) => {
+    if (!observer) return telemetry.write(p)
+    const started = performance.now()
+    await telemetry.write(p)
+    observer.batchWritten(store, p.length, (performance.now() - started) / 1000)
+  }
   const writer = new UplinkBatchWriter(
-    { writePoints: (p) => telemetry.write(p), writeEvents: (e) => meta.logs.addEvents(e) },
+    { writePoints, writeEvents: (e) => meta.logs.addEvents(e) },
     {
       batchPoints: config.INGEST_BATCH_POINTS,
       queuePoints: config.INGEST_QUEUE_POINTS,
@@ -129,6 +140,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     rejected: Rejection[],
   ): Promise<UplinkOutcome> {
     await writer.submit(points, events)
+    if (observer) for (const r of rejected) observer.rejected(r.errorCode, 1)
     if (points.length) {
       // announced once committed; listeners (alerts, the live stream) only queue work
       const deviceIntIDs = [
@@ -242,6 +254,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   return {
     get saturated() {
       return writer.saturated
+    },
+    get queued() {
+      return writer.size
     },
     submit,
     refuse,

@@ -55,6 +55,8 @@ export interface Pipeline {
   refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome>
   /** True while the queue is above its high-water mark: readers should pause until `drained`. */
   readonly saturated: boolean
+  /** Values and events queued or being written (the ingest queue depth). */
+  readonly queued: number
   /** Resolves when the queue is back below its low-water mark. */
   drained(): Promise<void>
   /** The last value and time of each data point of a device that has one (GET /devices/{id}/latest). */

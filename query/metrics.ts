@@ -103,7 +103,8 @@ const asNumber = (v: TelemetryValue | undefined): number | undefined =>
 
 /**
  * Evaluates `f` at every time where each input has a numeric value; hands each finite result to `sink`.
- * A time where the formula throws is left out, like a non-finite result.
+ * A time where the formula throws is left out, like a non-finite result; the first such error's message is
+ * answered (undefined when every evaluation went through).
  * The input with fewest values drives; the others are walked forward with one cursor each.
  */
 export function evaluateAligned(
@@ -111,8 +112,9 @@ export function evaluateAligned(
   inputs: readonly string[],
   raw: Map<string, Series>,
   sink: (t: number, v: number) => void,
-) {
+): string | undefined {
   const series = inputs.map((dp) => raw.get(dp) ?? { time: [], value: [] })
+  let failed: string | undefined
   if (series.length === 0) return
   let driver = 0
   series.forEach((s, i) => {
@@ -137,14 +139,19 @@ export function evaluateAligned(
     let out: number
     try {
       out = f.evaluate(scope)
-    } catch {
-      continue // a formula that fails at this time has no value here; the rest of the answer stands
+    } catch (e) {
+      failed ??= (e as Error).message || 'the formula failed'
+      continue // a formula that fails at this time has no value here
     }
     if (Number.isFinite(out)) sink(t, out)
   }
+  return failed
 }
 
-/** Runs a formula over the range a day at a time, handing each result to `sink`. */
+/**
+ * Runs a formula over the range a day at a time, handing each result to `sink`; answers the first evaluation
+ * error, if any.
+ */
 async function runFormula(
   store: TelemetryStore,
   q: MetricsQuery,
@@ -162,19 +169,29 @@ async function runFormula(
     end: q.range.end,
   }
   const part = await within(q.budget, narrowed(store, whole))
+  let failed: string | undefined
   for (const range of part ? daySlices(part) : []) {
     if (range.start > part!.start) await new Promise<void>((resolve) => setImmediate(resolve)) // other requests run between days
-    evaluateAligned(f, inputs, await within(q.budget, store.readRaw(range)), sink)
+    failed ??= evaluateAligned(f, inputs, await within(q.budget, store.readRaw(range)), sink)
   }
+  return failed
 }
 
-/** The series of each metric (by id): formula values, or window aggregates labelled by window start. */
+/** One metric's answer: its series, or empty arrays and the reason its formula could not be evaluated. */
+export type MetricSeries = Series & { error?: string }
+
+/**
+ * The series of each metric (by id): formula values, or window aggregates labelled by window start. A formula
+ * that fails (at compile or at any evaluation) leaves its metric with empty arrays and `error`; the other
+ * metrics are answered as usual.
+ */
 export async function metricsData(
   store: TelemetryStore,
   q: MetricsQuery,
   metrics: readonly MetricSpec[],
-): Promise<Map<number, Series>> {
-  const out = new Map<number, Series>()
+): Promise<Map<number, MetricSeries>> {
+  const out = new Map<number, MetricSeries>()
+  const failed = (id: number, error: string) => out.set(id, { time: [], value: [], error })
   const raw: RawQuery = {
     tenantID: q.tenantID,
     deviceID: q.deviceID,
@@ -196,14 +213,18 @@ export async function metricsData(
       m.metricType === 1 || (fn && m.aggregateData === 1)
         ? metricFormula(m, q.productPoints)
         : undefined
-    if (formula instanceof FormulaError) continue
+    if (formula instanceof FormulaError) {
+      failed(m.id, formula.message)
+      continue
+    }
     if (fn && !formula) {
       if (!byFn.has(fn)) byFn.set(fn, [])
       byFn.get(fn)!.push(m)
     } else if (fn && formula) {
       const agg = new WindowAggregator(windows(), fn)
-      await runFormula(store, q, formula, m.dataPointID, (t, v) => agg.add([t], [v]))
-      out.set(m.id, agg.result())
+      const error = await runFormula(store, q, formula, m.dataPointID, (t, v) => agg.add([t], [v]))
+      if (error) failed(m.id, error)
+      else out.set(m.id, agg.result())
     } else if (formula) {
       if (q.maxPoints === undefined)
         await checkRawSize(
@@ -214,7 +235,7 @@ export async function metricsData(
         )
       const whole: Series = { time: [], value: [] }
       let sampled: Downsampler | undefined
-      await runFormula(store, q, formula, m.dataPointID, (t, v) => {
+      const error = await runFormula(store, q, formula, m.dataPointID, (t, v) => {
         if (sampled) return sampled.add([t], [v])
         ;(whole.time.push(t), whole.value.push(v))
         if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
@@ -222,7 +243,8 @@ export async function metricsData(
           sampled.add(whole.time, whole.value)
         }
       })
-      out.set(m.id, sampled ? sampled.result() : whole)
+      if (error) failed(m.id, error)
+      else out.set(m.id, sampled ? sampled.result() : whole)
     }
   }
   for (const [fn, ms] of byFn) {

@@ -1,11 +1,14 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
+import { cors } from 'hono/cors'
 import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
 import { pickLang, type AppEnv } from './http/env.ts'
 import type { RouteDef } from './http/router.ts'
 import { healthRoutes } from './http/health.ts'
+import { metricsRoutes } from './http/metrics.ts'
+import { observeRequests, routeOf } from './http/observe.ts'
 import { buildOpenApi, renderDocs } from './openapi.ts'
 import { allRoutes } from './routes/index.ts'
 import { wireShapes, type WireShapes } from './wire/shapes.ts'
@@ -28,8 +31,6 @@ export function toApiError(err: unknown): ApiError {
 
 function send(c: Context, e: ApiError) {
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v)
-  // the body was not read: the server closes the connection after this answer (src/service.ts lingerOnClose)
-  if (e.status === 413) c.header('Connection', 'close')
   return c.json(e.toJSON(), e.status as 400)
 }
 
@@ -55,14 +56,15 @@ const securityHeaders: MiddlewareHandler = async (c, next) => {
 const matcher = (def: RouteDef) => new RegExp(`^/api/v1${def.path.replace(/:\w+/g, '[^/]+')}/?$`)
 
 /** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
-export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
+export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.config.API_VARIANT)) {
   const app = new Hono<AppEnv>()
   const routers = allRoutes(deps, shapes)
   const defs = routers.flatMap((r) => r.defs)
   const matchers = defs.map((d) => [d, matcher(d)] as const)
   let openapi: Record<string, unknown> | undefined
-  const document = () => (openapi ??= buildOpenApi(defs, VERSION))
+  const document = () => (openapi ??= buildOpenApi(defs, VERSION, deps.config.API_VARIANT))
 
+  app.use('*', observeRequests(deps.metrics, deps.logger))
   app.use('*', securityHeaders)
   app.use('*', async (c, next) => {
     c.set('lang', pickLang(c.req.header('accept-language')))
@@ -85,6 +87,18 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
       : path === '/api/v1/ingest'
         ? ingestLimit
         : apiLimit
+  // browsers may call the API only from the listed origins; without any, no CORS headers at all
+  if (deps.config.CORS_ORIGINS.length)
+    app.use(
+      '/api/v1/*',
+      cors({
+        origin: deps.config.CORS_ORIGINS,
+        allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+        allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
+        exposeHeaders: ['Retry-After', 'X-Request-Id'],
+        maxAge: 600,
+      }),
+    )
   app.use('/api/v1/*', (c, next) => limitOf(c.req.path)(c, next))
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
@@ -95,6 +109,7 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
   })
   app.get('/health', (c) => c.json({ status: 'ok', version: VERSION }))
   app.route('/', healthRoutes(deps))
+  app.route('/', metricsRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
 
   app.notFound((c) => {
@@ -110,10 +125,14 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes()) {
     return send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${path}` }))
   })
 
+  const log = deps.logger.child({ component: 'http' })
   app.onError((err, c) => {
     const e = toApiError(err)
     if (e.status >= 500 && !(err instanceof Unavailable))
-      console.error(`[http] ${c.req.method} ${c.req.path} failed:`, err)
+      log.error(
+        { err, requestId: c.get('requestId'), method: c.req.method, route: routeOf(c) },
+        'request failed',
+      )
     return send(c, e)
   })
 

@@ -8,6 +8,8 @@ import type { BrokerHandle, DeviceGate, Pipeline } from '../ingest/types.ts'
 import type { Services } from './services/index.ts'
 import type { Lifecycle } from './http/health.ts'
 import type { PublicEndpoints } from './kernel/endpoints.ts'
+import type { Metrics } from './kernel/metrics.ts'
+import type { Logger } from './kernel/log.ts'
 
 /** Everything routes may use; src/main.ts (and the tests) build it. */
 export interface Deps {
@@ -27,4 +29,8 @@ export interface Deps {
   endpoints: PublicEndpoints
   /** Set by the server wiring: readiness (`GET /readyz`) answers 503 while `serving` is false. */
   lifecycle: Lifecycle
+  /** The service's metrics (GET /metrics); `noMetrics` when METRICS=false. */
+  metrics: Metrics
+  /** The service's root logger; modules take children of it. */
+  logger: Logger
 }

@@ -30,10 +30,59 @@ function queryParameters(schema: z.ZodType): Json[] {
   }))
 }
 
-const errorResponse = (description: string) => ({
-  description,
+const ERROR_TEXT: Record<number, string> = {
+  400: 'BAD_REQUEST (body not a JSON object), PARAMETER_INVALID, DATA_EXISTED or REFERENCED_ERROR',
+  401: 'AUTH_FAILED: missing or bad credentials',
+  403: 'PERMISSION_DENIED: the role (or the device) may not do this',
+  404: 'DATA_NOT_FOUND: no such record in the tenant (path id, `ids` or an id in the body)',
+  413: 'PAYLOAD_TOO_LARGE: the body is over the limit',
+  422: 'FORM_INVALID: `errors` names every failing field',
+  429: 'TOO_MANY_REQUESTS: try again after `Retry-After` seconds',
+  503: 'SERVICE_UNAVAILABLE: a store is unreachable; try again after `Retry-After` seconds',
+}
+
+const errorResponse = (status: number) => ({
+  description: ERROR_TEXT[status] ?? 'Error',
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 })
+
+/**
+ * The error statuses an operation can answer, from its definition: 400 (query, body or a rule), 401 and 403
+ * behind auth, 404 with a path id, `ids` or a body naming records, 413 with a body, 422 on writes, 503 when a
+ * store is down, and the route's own `errors` (e.g. 429).
+ */
+export function errorStatuses(def: RouteDef): number[] {
+  const body = !!(def.body || def.rawBody)
+  const out = new Set([400, 503, ...(def.errors ?? [])])
+  if (!def.public) [401, 403].forEach((s) => out.add(s))
+  if (def.path.includes(':') || body || def.method === 'delete') out.add(404)
+  if (body) out.add(413)
+  if (def.method !== 'get') out.add(422)
+  return [...out].sort((a, b) => a - b)
+}
+
+function success(def: RouteDef): Json {
+  const content: Json = {}
+  if (def.response) content['application/json'] = { schema: jsonSchema(def.response, 'output') }
+  for (const type of Object.keys(def.produces ?? {})) content[type] = { schema: { type: 'string' } }
+  if (!Object.keys(content).length) return { description: 'No content' }
+  const notes = Object.entries(def.produces ?? {}).map(([type, what]) => `${type}: ${what}`)
+  return { description: ['OK', ...notes].join('. '), content }
+}
+
+function requestBody(def: RouteDef): Json | undefined {
+  if (def.body)
+    return {
+      required: true,
+      content: { 'application/json': { schema: jsonSchema(def.body, 'input') } },
+    }
+  if (!def.rawBody) return undefined
+  const { contentType, description, schema, alternatives } = def.rawBody
+  const content: Json = { [contentType]: schema ? { schema: jsonSchema(schema, 'input') } : {} }
+  for (const type of Object.keys(alternatives ?? {})) content[type] = { schema: { type: 'string' } }
+  const notes = Object.entries(alternatives ?? {}).map(([type, what]) => `${type}: ${what}`)
+  return { required: true, description: [description, ...notes].join('. '), content }
+}
 
 function operation(def: RouteDef): Json {
   const pathParams = [...def.path.matchAll(/:(\w+)/g)].map((m) => ({
@@ -42,23 +91,8 @@ function operation(def: RouteDef): Json {
     required: true,
     schema: { type: m[1] === 'id' ? 'integer' : 'string' },
   }))
-  const status = String(def.status ?? 200)
-  const responses: Json = {
-    [status]: def.response
-      ? {
-          description: 'OK',
-          content: { 'application/json': { schema: jsonSchema(def.response, 'output') } },
-        }
-      : { description: 'No content' },
-    400: errorResponse('Bad request or invalid parameter'),
-    422: errorResponse('The body fails validation'),
-  }
-  if (!def.public) {
-    responses[401] = errorResponse('Missing or bad credentials')
-    responses[403] = errorResponse('The role may not do this')
-  }
-  if (def.path.includes(':') || def.body)
-    responses[404] = errorResponse('No such record in the tenant')
+  const responses: Json = { [String(def.status ?? 200)]: success(def) }
+  for (const status of errorStatuses(def)) responses[status] = errorResponse(status)
   const op: Json = {
     operationId: `${def.method}${def.path.replace(/[/:](\w)/g, (_, ch: string) => ch.toUpperCase()).replace(/\W/g, '')}`,
     summary: def.summary,
@@ -68,22 +102,17 @@ function operation(def: RouteDef): Json {
   }
   if (def.description) op.description = def.description
   if (def.public) op.security = []
-  if (def.body)
-    op.requestBody = {
-      required: true,
-      content: { 'application/json': { schema: jsonSchema(def.body, 'input') } },
-    }
-  if (def.rawBody)
-    op.requestBody = {
-      required: true,
-      description: def.rawBody.description,
-      content: { [def.rawBody.contentType]: {} },
-    }
+  const body = requestBody(def)
+  if (body) op.requestBody = body
   return op
 }
 
 /** The OpenAPI 3.1 document of every route, built from the zod schemas that validate them. */
-export function buildOpenApi(defs: readonly RouteDef[], version: string): Json {
+export function buildOpenApi(
+  defs: readonly RouteDef[],
+  version: string,
+  variant: 'A' | 'B' = 'A',
+): Json {
   const paths: Record<string, Json> = {}
   for (const def of defs) {
     const path = `/api/v1${def.path.replace(/:(\w+)/g, '{$1}')}`
@@ -96,7 +125,9 @@ export function buildOpenApi(defs: readonly RouteDef[], version: string): Json {
       title: 'DeviceCloud API',
       version,
       description:
-        'IoT device management and telemetry. Lists take _page, _limit (max 1000), _sort, _order and field filters; errors are {errorCode, message, errors}.',
+        'IoT device management and telemetry. Lists take _page, _limit (max 1000), _sort, _order and field filters; errors are {errorCode, message, errors}.' +
+        ` API shape: Variant ${variant} (API_VARIANT).`,
+      'x-api-variant': variant,
     },
     servers: [{ url: '/' }],
     security: [{ bearer: [] }, { application: [] }],

@@ -15,6 +15,8 @@ import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
+import { createLogger, type LogDestination } from './kernel/log.ts'
+import { createMetrics, noMetrics } from './kernel/metrics.ts'
 
 export interface Service {
   deps: Deps
@@ -47,26 +49,46 @@ function lingerOnClose(socket: Socket) {
   }
 }
 
-/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
-/** Options of startService beside the config (tests): `now` replaces the clock of commands and schedules. */
-export interface ServiceOptions {
-  now?: () => number
+/** Whether a request came with a body that nothing read (its answer was given early). */
+function bodyUnread(incoming: IncomingMessage): boolean {
+  const length = incoming.headers['content-length']
+  const hasBody =
+    (length !== undefined && length !== '0') || incoming.headers['transfer-encoding'] !== undefined
+  return hasBody && !incoming.readableEnded
 }
 
+/**
+ * Options of startService beside the config (tests): `now` replaces the clock of commands, schedules and the
+ * refused-connection throttle.
+ */
+export interface ServiceOptions {
+  now?: () => number
+  /** Where log lines go instead of stdout (tests read them). */
+  logDestination?: LogDestination
+}
+
+/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
 export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
-  const stores = await createStores(config)
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    destination: opts.logDestination,
+  })
+  const metrics = config.METRICS ? createMetrics() : noMetrics
+  const stores = await createStores(config, { logger })
   const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
   // group publishes follow their members' commands, which survive a restart
   await meta.tasks.failInterruptedTasks(['group_publish'])
-  const tasks = createTaskRunner(meta.tasks)
+  const tasks = createTaskRunner(meta.tasks, { logger })
   const bus = new EventBus()
   bus.on('user.changed', (e) => auth.forget(e.id))
   bus.on('user.deleted', (e) => auth.forget(e.id))
-  const pipeline = createPipeline({ config, meta, telemetry, bus })
-  const gatekeepers = createGatekeepers({ meta, bus })
-  const brokerDeps = { config, meta, pipeline, bus, gatekeepers }
+  bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
+  const pipeline = createPipeline({ config, meta, telemetry, bus, observer: metrics.ingest })
+  const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now })
+  const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
   const broker = config.MQTT_URL
     ? await connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
@@ -78,7 +100,10 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     config,
     now: opts.now,
     identities: gatekeepers.directory,
+    logger,
   })
+  metrics.watch({ queueDepth: () => pipeline.queued })
+  const unwatch = metrics.listen(bus)
   services.webhooks.start()
   services.eventStream.start()
   await services.commands.start()
@@ -101,6 +126,8 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       mqtts: broker.tlsPort,
     }),
     lifecycle: { serving: false },
+    metrics,
+    logger,
   }
   const { app } = createApp(deps)
   const server: ServerType = await new Promise((resolve) => {
@@ -108,8 +135,13 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       {
         fetch: async (req, env) => {
           const res = await app.fetch(req, env)
-          if (res.headers.get('connection') === 'close' && env.incoming instanceof IncomingMessage)
-            lingerOnClose(env.incoming.socket)
+          const incoming = env.incoming
+          if (incoming instanceof IncomingMessage) {
+            // an answer given before the request's body was read (401, 403, 404, 413 ...) ends the connection:
+            // the unread body would otherwise be taken for the next request
+            if (bodyUnread(incoming)) res.headers.set('connection', 'close')
+            if (res.headers.get('connection') === 'close') lingerOnClose(incoming.socket)
+          }
           return res
         },
         port: config.PORT,
@@ -138,6 +170,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       // stop taking work, commit what was accepted, then close the stores
       deps.lifecycle.serving = false // readiness answers 503 from here on
       services.eventStream.close() // live streams end, so the server can close
+      services.commands.releaseWaiters() // and so do long polls
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await services.schedules.close()
       services.commands.close()
@@ -147,6 +180,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       await pipeline.close()
       await services.webhooks.close()
       await tasks.idle()
+      unwatch()
       await stores.close()
     },
   }

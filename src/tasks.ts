@@ -16,6 +16,7 @@
  * A task lives only in the process that started it: at start-up, call `tasks.failInterruptedTasks()` on the
  * store so that tasks left waiting or running by a stopped process read as failed.
  */
+import { fallbackLogger, type Logger } from './kernel/log.ts'
 import type { TaskRepository } from '../store/types.ts'
 
 /** What the runner needs of the task store. */
@@ -63,13 +64,18 @@ export interface TaskRunnerOptions {
    * for errors other than TaskFailure (a TaskFailure is an expected outcome, already in the task's message).
    */
   onError?: (taskID: string, error: unknown) => void
+  /** Where the default onError writes (component `tasks`). */
+  logger?: Logger
 }
 
 /** An error whose message is meant for the caller as it is (other errors are shown by their first line too). */
 export class TaskFailure extends Error {}
 
-const logError = (taskID: string, e: unknown) => {
-  if (!(e instanceof TaskFailure)) console.error(`[tasks] ${taskID} failed:`, e)
+const logErrorTo = (logger: Logger | undefined) => {
+  const log = (logger ?? fallbackLogger()).child({ component: 'tasks' })
+  return (taskID: string, e: unknown) => {
+    if (!(e instanceof TaskFailure)) log.error({ err: e, taskID }, 'task failed')
+  }
 }
 
 const MAX_MESSAGE = 500
@@ -94,7 +100,7 @@ const clamp = (p: number) => (Number.isFinite(p) ? Math.max(0, Math.min(100, Mat
 /** A runner over the task store (`meta.tasks`). */
 export function createTaskRunner(store: TaskStore, opts: TaskRunnerOptions = {}): TaskRunner {
   const inFlight = new Set<Promise<void>>()
-  const log = opts.onError ?? logError
+  const log = opts.onError ?? logErrorTo(opts.logger)
   const onError = (taskID: string, e: unknown) => {
     try {
       log(taskID, e)

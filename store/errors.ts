@@ -43,3 +43,13 @@ export class Invalid extends StoreError {
     super(message)
   }
 }
+
+/** The change would leave a tenant without an admin (demoting or deleting its last one). */
+export class LastAdmin extends StoreError {
+  constructor(
+    readonly field: string,
+    message = 'a tenant keeps at least one admin',
+  ) {
+    super(message)
+  }
+}

@@ -1,4 +1,5 @@
 import type { Config } from '../src/kernel/config.ts'
+import { errorLog, type Logger } from '../src/kernel/log.ts'
 import type { TelemetryStore } from './telemetry.ts'
 import type { MetaStore } from './types.ts'
 import { LibsqlTelemetryStore } from './libsql/telemetry.ts'
@@ -14,8 +15,16 @@ export interface Stores {
   close(): Promise<void>
 }
 
+export interface StoreOptions {
+  /** Where the stores log their background errors (default: the fallback logger). */
+  logger?: Logger
+}
+
 /** The telemetry store the configuration asks for: InfluxDB 2.x when INFLUX_URL is set, else the embedded one. */
-export async function createTelemetryStore(config: Config): Promise<TelemetryStore> {
+export async function createTelemetryStore(
+  config: Config,
+  opts: StoreOptions = {},
+): Promise<TelemetryStore> {
   if (config.INFLUX_URL)
     return InfluxTelemetryStore.open({
       url: config.INFLUX_URL,
@@ -23,8 +32,10 @@ export async function createTelemetryStore(config: Config): Promise<TelemetrySto
       org: config.INFLUX_ORG!,
       bucket: config.INFLUX_BUCKET!,
     })
+  const log = errorLog(opts.logger, 'telemetry')
   return LibsqlTelemetryStore.open({
     url: `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`,
+    onError: (e) => log('background flush failed', e),
   })
 }
 
@@ -32,12 +43,12 @@ export async function createTelemetryStore(config: Config): Promise<TelemetrySto
  * Opens the stores the configuration names: the metadata store in libSQL at DATABASE_URL (a local file or sqld,
  * migrated to the latest schema at open) and the telemetry store (createTelemetryStore).
  */
-export async function createStores(config: Config): Promise<Stores> {
+export async function createStores(config: Config, opts: StoreOptions = {}): Promise<Stores> {
   const db = await openDb({ url: config.DATABASE_URL, authToken: config.DATABASE_AUTH_TOKEN })
   const meta = createMetaStore(db)
   let telemetry: TelemetryStore
   try {
-    telemetry = await createTelemetryStore(config)
+    telemetry = await createTelemetryStore(config, opts)
   } catch (e) {
     await meta.close()
     throw e

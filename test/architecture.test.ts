@@ -49,6 +49,10 @@ arch(
     assert.ok(
       tree.imports.some((i) => i.file.startsWith('store/libsql/') && i.pkg === '@libsql/client'),
     )
+    assert.ok(
+      tree.imports.some((i) => i.file === 'src/kernel/metrics.ts' && i.pkg === 'prom-client'),
+    )
+    assert.ok(tree.imports.some((i) => i.file === 'src/kernel/log.ts' && i.pkg === 'pino'))
     assert.equal(
       found.filter((v) => !RULES.includes(v.rule)),
       [],
@@ -105,6 +109,9 @@ arch('allowed imports :: nothing reported', () => {
     ['store/libsql/db.ts', '@libsql/client'],
     ['store/influx/flux.ts', '@influxdata/influxdb-client'],
     ['src/kernel/config.ts', 'zod'],
+    ['src/kernel/metrics.ts', 'prom-client'],
+    ['src/kernel/log.ts', 'pino'],
+    ['src/kernel/log.ts', 'pino-pretty'],
   ])
   assert.equal(checkImports(ok), [])
 })
@@ -200,6 +207,10 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       ['ingest/http.ts', 'hono'],
       ['query/http.ts', 'hono/body-limit'],
       ['store/server.ts', '@hono/node-server'],
+      ['ingest/pipeline.ts', 'prom-client'],
+      ['src/app.ts', 'prom-client'],
+      ['store/libsql/telemetry.ts', 'pino'],
+      ['src/http/observe.ts', 'pino-pretty'],
     ]),
   )
   assert.equal(
@@ -215,6 +226,10 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       'driver imported outside its home: ingest/http.ts hono: not in ingest, query, store',
       'driver imported outside its home: query/http.ts hono: not in ingest, query, store',
       'driver imported outside its home: store/server.ts @hono/node-server: not in ingest, query, store',
+      'driver imported outside its home: ingest/pipeline.ts prom-client: only in src/kernel/metrics.ts',
+      'driver imported outside its home: src/app.ts prom-client: only in src/kernel/metrics.ts',
+      'driver imported outside its home: store/libsql/telemetry.ts pino: only in src/kernel/log.ts',
+      'driver imported outside its home: src/http/observe.ts pino-pretty: only in src/kernel/log.ts',
     ],
   )
 })
@@ -277,7 +292,7 @@ arch('ingest, query and store of the tree :: import nothing of src but src/kerne
 )
 
 arch(
-  'drivers in the tree :: each imported only in its home, hono nowhere in ingest, query, store',
+  'drivers in the tree :: each imported only in its home (prom-client in src/kernel/metrics.ts, pino in src/kernel/log.ts), hono nowhere in ingest, query, store',
   () => clean('driver imported outside its home'),
 )
 

@@ -1,25 +1,33 @@
 import { z } from 'zod'
-import { parseTime, TIME_PATTERN } from '../kernel/time.ts'
+import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import type { ListArgs, Filter, FieldType } from '../../store/types.ts'
 
 export const MAX_LIMIT = 1000
 
-const intText = (name: string) =>
-  z
-    .string()
-    .regex(/^-?\d+$/, `${name} must be an integer`)
-    .transform(Number)
+/**
+ * An integer query parameter: decimal digits (optionally signed) read as a number. Built as a preprocess so the
+ * OpenAPI document shows what callers send, an integer (with its bounds), rather than a string pattern.
+ */
+const intText = (name: string, min?: number) => {
+  const int = z
+    .number({ error: `${name} must be an integer` })
+    .int({ error: `${name} must be an integer` })
+  return z.preprocess(
+    (v) => (typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v),
+    min === undefined ? int : int.min(min, { error: `${name} must be at least ${min}` }),
+  )
+}
 
-const page = intText('_page').pipe(z.number().int().min(1, '_page must be at least 1')).optional()
-const limit = intText('_limit')
-  .pipe(z.number().int().min(1, '_limit must be at least 1'))
+const page = intText('_page', 1).optional()
+/** Any limit from 1 is accepted; above MAX_LIMIT it is clamped. */
+const limit = intText('_limit', 1)
   .transform((n) => Math.min(n, MAX_LIMIT))
   .optional()
 const intList = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'must be integers separated by commas')
   .transform((s) => [...new Set(s.split(',').map(Number))])
-const timeText = z.string().regex(TIME_PATTERN, 'must be YYYY-MM-DD HH:MM:SS')
+const timeText = z.string().regex(WIRE_TIME, 'must be YYYY-MM-DD HH:MM:SS').meta(WIRE_TIME_DOC)
 
 /** The wire `startTime`/`endTime` of a list query, kept until resolveListTimes knows the caller's time zone. */
 const WIRE_TIMES = Symbol('wireTimes')

@@ -26,7 +26,18 @@ export interface RouteDef {
   public?: boolean
   description?: string
   /** Request body is not JSON (multipart, NDJSON): the handler reads it itself. */
-  rawBody?: { contentType: string; description: string }
+  rawBody?: {
+    contentType: string
+    description: string
+    /** What the handler checks of a body of `contentType` (documentation only). */
+    schema?: z.ZodType
+    /** Other content types it takes: content type → what it holds. */
+    alternatives?: Record<string, string>
+  }
+  /** Non-JSON answers of the success status: content type → what it holds (CSV, NDJSON, SSE). */
+  produces?: Record<string, string>
+  /** Error statuses beyond those the router derives from the definition (see errorStatuses in openapi.ts). */
+  errors?: readonly number[]
 }
 
 type Out<S> = S extends z.ZodType ? z.output<S> : undefined
@@ -73,7 +84,10 @@ export class Router {
 
 function authorize(c: Context<AppEnv>, def: RouteDef) {
   const caller = c.get('caller')
-  if (!caller) throw new ApiError('AUTH_FAILED', { authorization: 'missing credentials' })
+  if (!caller)
+    throw new ApiError('AUTH_FAILED', {
+      authorization: c.get('authProblem') ?? 'missing credentials',
+    })
   if (def.admin && caller.role !== 'admin')
     throw new ApiError('PERMISSION_DENIED', { role: 'admin role required' })
   if (def.method !== 'get' && caller.role === 'viewer' && !def.viewerMayWrite)

@@ -1,3 +1,5 @@
+import { fallbackLogger } from '../kernel/log.ts'
+
 /** A byte stream of the texts `parts` yields, pulled as the client reads (backpressure), cancelled with it. */
 export function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Array> {
   const it = parts[Symbol.asyncIterator]()
@@ -9,7 +11,7 @@ export function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Ar
         if (done) ctrl.close()
         else ctrl.enqueue(enc.encode(value))
       } catch (e) {
-        console.error('[http] response stream failed:', (e as Error).message)
+        fallbackLogger().child({ component: 'http' }).error({ err: e }, 'response stream failed')
         ctrl.error(e)
       }
     },

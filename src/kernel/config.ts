@@ -61,6 +61,18 @@ const ConfigSchema = z.object({
   QUERY_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Seconds a command waits for its acknowledgement unless the caller gives `timeout`. */
   COMMAND_TIMEOUT: z.coerce.number().int().min(1).max(3600).default(30),
+  /** At most one log row of refused MQTT connections per client id and address per this many s (0: each). */
+  MQTT_REFUSAL_LOG_SECONDS: z.coerce.number().int().min(0).max(86_400).default(10),
+  /** Flapping protection: this many refusals of one address within MQTT_FLAP_WINDOW_SECONDS ban it (0: off). */
+  MQTT_FLAP_REFUSALS: z.coerce.number().int().min(0).max(10_000).default(20),
+  MQTT_FLAP_WINDOW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
+  /** How long a flapping address is refused at once, credentials unchecked (0: no ban). */
+  MQTT_FLAP_BAN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /**
+   * The API shape served, one for the whole service: A (the product-model shape) or B (the earlier, simpler
+   * shape of devices, products, groups, logs, commands and policy bindings).
+   */
+  API_VARIANT: z.enum(['A', 'B']).default('A'),
   /** What the broker does when a device publishes where its ACL refuses: drop it (ignore) or disconnect. */
   ACL_DENY_ACTION: z.enum(['ignore', 'disconnect']).default('ignore'),
   /** Milliseconds a client has to send a request's headers; slower connections are closed (slowloris). */
@@ -77,7 +89,37 @@ const ConfigSchema = z.object({
   PUBLIC_MQTTS_URL: z.url().optional(),
   PUBLIC_WS_URL: z.url().optional(),
   PUBLIC_WSS_URL: z.url().optional(),
+  /** Failed logins for one email from one address within LOGIN_WINDOW_SECONDS that lock further tries (0: off). */
+  LOGIN_MAX_FAILURES: z.coerce.number().int().min(0).default(5),
+  LOGIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
+  /** The first lock's length; each further lock in a row doubles it, up to an hour. */
+  LOGIN_LOCK_SECONDS: z.coerce.number().int().positive().default(60),
+  /** Comma-separated origins allowed to call the API from a browser (CORS); none by default. */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    ),
+  /** Device exports a tenant may have waiting or running at once; more answer 429. */
+  EXPORT_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Export files kept per tenant; older ones are deleted when a new one is written. */
+  EXPORT_FILES_KEPT: z.coerce.number().int().positive().default(20),
+  /** Days the event outbox (webhook deliveries, the live stream's resume) keeps events. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** json: one JSON object per line; pretty: readable lines for a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  /** Prometheus metrics at GET /metrics; false: no metrics are kept and /metrics is 404. */
+  METRICS: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  /** When set, GET /metrics needs `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: z.string().min(16).optional(),
 })
 
 export type RawConfig = z.infer<typeof ConfigSchema>

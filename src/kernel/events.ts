@@ -115,6 +115,8 @@ export interface DomainEvents {
   'user.changed': [{ tenantID: string; id: number }]
   /** A user was deleted: its tokens stop working at once. */
   'user.deleted': [{ tenantID: string; id: number }]
+  /** One token was revoked (logout): it stops working at once. */
+  'token.revoked': [{ jti: string }]
 }
 
 export type DomainEventName = keyof DomainEvents

@@ -62,6 +62,10 @@ export interface JwtClaims {
   role: string
   exp: number
   iat: number
+  /** The token's id (logout revokes it). */
+  jti?: string
+  /** The user's token version when issued (a password or role change bumps it). */
+  ver?: number
 }
 
 const b64 = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url')

@@ -73,6 +73,19 @@ export function localToEpoch(p: Parts, tz: string): number {
 export const TIME_PATTERN = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/
 
 /**
+ * A wire time `YYYY-MM-DD HH:MM:SS` whose fields are in range (days up to the month's last, February's 29th
+ * included): what request schemas check. A February 29 of a common year still fails parseTime.
+ */
+export const WIRE_TIME =
+  /^[1-9]\d{3}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|02-(?:0[1-9]|1\d|2[0-8]|29)) (?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d$/
+
+/** How request schemas document WIRE_TIME: February only up to the 28th, since a pattern cannot tell leap years. */
+export const WIRE_TIME_DOC = {
+  pattern: WIRE_TIME.source.replace('2[0-8]|29', '2[0-8]'),
+  description: 'YYYY-MM-DD HH:MM:SS (February 29 too, in leap years)',
+}
+
+/**
  * Parses `YYYY-MM-DD HH:MM:SS` (wall time in `tz`), or a number of epoch seconds/milliseconds.
  * Returns null when the text is not a valid time.
  */

@@ -4,7 +4,7 @@ import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
+import { actorOf, remoteAddress, wireCtx, type AppEnv } from '../http/env.ts'
 import { formatTime, parseTime } from '../kernel/time.ts'
 import * as s from '../schemas/accounts.ts'
 
@@ -16,7 +16,14 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
 
   const session = async (
     c: Context<AppEnv>,
-    user: { id: number; tenantID: string; role: string; username: string; email: string },
+    user: {
+      id: number
+      tenantID: string
+      role: string
+      username: string
+      email: string
+      tokenVersion?: number
+    },
     remember?: boolean,
   ) => {
     const { token, exp } = auth.issue(user, remember)
@@ -45,9 +52,11 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       response: s.Session,
       status: 201,
       public: true,
+      errors: [401, 429],
     },
     async (c, { body }) => {
-      const user = await services.accounts.authenticate(body.email, body.password)
+      const address = remoteAddress(c) ?? 'unknown'
+      const user = await services.accounts.authenticate(body.email, body.password, address)
       return session(c, user, body.remember)
     },
   )
@@ -62,11 +71,31 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       response: s.Session,
       status: 201,
       public: true,
+      errors: [403],
     },
     async (c, { body }) => {
       if (!config.ALLOW_SIGNUP)
         throw new ApiError('PERMISSION_DENIED', { signup: 'signup is disabled on this service' })
       return session(c, await services.accounts.signup(body))
+    },
+  )
+
+  r.route(
+    {
+      method: 'post',
+      path: '/logout',
+      tag,
+      summary: 'Revoke the token of this request',
+      description: 'Other tokens of the user stay valid. Applications log out by being deleted.',
+      status: 204,
+      viewerMayWrite: true,
+    },
+    async (c) => {
+      const token = c.get('caller').token
+      if (!token)
+        throw new ApiError('BAD_REQUEST', { authorization: 'only a user token can log out' })
+      await services.accounts.revokeToken(token.id, token.expiresAt)
+      return c.body(null, 204)
     },
   )
 

@@ -4,7 +4,8 @@ import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
 import { parseCsvRecords, CsvError } from '../kernel/csv.ts'
-import { actorOf } from '../http/env.ts'
+import { DeviceImportForm } from '../schemas/device-transfer.ts'
+import { actorOf, mayReadSecrets } from '../http/env.ts'
 
 const tag = 'Devices'
 
@@ -23,15 +24,26 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       query: listQuery(deviceFilters, { extra: deviceListExtra }),
       response: TaskAccepted,
       status: 202,
+      errors: [429],
     },
     async (c, { query }) => {
       const actor = actorOf(c)
       const groupID = query.raw.groupID as string | undefined
+      if (
+        (await meta.tasks.countActive(actor.tenant, 'devices_export')) >= config.EXPORT_CONCURRENCY
+      )
+        throw new ApiError(
+          'TOO_MANY_REQUESTS',
+          { task: `at most ${config.EXPORT_CONCURRENCY} exports run at once; try again shortly` },
+          undefined,
+          { 'Retry-After': '5' },
+        )
+      const opts = { secrets: mayReadSecrets(c.get('caller')), keep: config.EXPORT_FILES_KEPT }
       const { taskID, statusUrl } = await tasks.start(
         actor.tenant,
         actor.userIntID,
         'devices_export',
-        (report) => services.devices.export(actor, taskID, { ...query, groupID }, report),
+        (report) => services.devices.export(actor, taskID, { ...query, groupID }, report, opts),
       )
       return c.json({ statusUrl }, 202)
     },
@@ -43,9 +55,14 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       path: '/devices_export/:taskID',
       tag,
       summary: 'Download the CSV of a finished export',
+      produces: { 'text/csv': 'the devices, a header row of the create fields (UTF-8)' },
     },
     async (c, { params }) => {
       const file = await meta.tasks.getFile(c.get('tenant'), params.taskID ?? '')
+      if (file.secrets && !mayReadSecrets(c.get('caller')))
+        throw new ApiError('PERMISSION_DENIED', {
+          taskID: 'this export holds device tokens, which viewers may not read',
+        })
       return c.body(file.content, 200, {
         'content-type': file.contentType,
         'content-disposition': `attachment; filename="${file.name}"`,
@@ -62,6 +79,8 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       rawBody: {
         contentType: 'multipart/form-data',
         description: '`file`: UTF-8 CSV with a header row of device field names',
+        schema: DeviceImportForm,
+        alternatives: { 'text/csv': 'the CSV file itself as the body' },
       },
       response: TaskAccepted,
       status: 202,

@@ -2,14 +2,18 @@ import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { actorOf, mayReadSecrets, wireCtx } from '../http/env.ts'
+import { DeviceConnection } from '../schemas/onboarding.ts'
+import { onboardingService } from '../services/onboarding.ts'
 
 const tag = 'Devices'
 
-export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
+export function deviceRoutes(deps: Deps, shapes: WireShapes) {
   const { Device, DeviceCreate, DeviceListItem, DeviceUpdate, DeviceWrite, deviceWire } =
     shapes.devices
-  const { deviceFilters, deviceListExtra } = shapes.devices
+  const devices = shapes.devices.access(deps)
+  const { deviceFilters, deviceListExtra, deviceKinds } = shapes.devices
+  const onboarding = onboardingService(deps)
   const r = new Router()
 
   r.route(
@@ -24,7 +28,7 @@ export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
     async (c, { query }) => {
       const groupID = query.raw.groupID as string | undefined
-      const { items, count } = await meta.devices.list(c.get('tenant'), query, { groupID })
+      const { items, count } = await devices.list(c.get('tenant'), query, { groupID })
       const ctx = wireCtx(c)
       return c.json(
         pageOf(
@@ -39,7 +43,30 @@ export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
   r.route(
     { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: Device },
     async (c, { id }) =>
-      c.json(deviceWire.detail(await meta.devices.get(c.get('tenant'), id), wireCtx(c))),
+      c.json(deviceWire.detail(await devices.get(c.get('tenant'), id), wireCtx(c))),
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/devices/:id/connection',
+      tag,
+      summary:
+        'How the device connects: broker URLs, credentials, topics, example mosquitto commands',
+      description:
+        'The token is shown to the admin and user roles only (viewers read null). Topics are full; the ' +
+        'embedded broker also takes them relative to topicPrefix.',
+      response: DeviceConnection,
+    },
+    async (c, { id }) =>
+      c.json(
+        await onboarding.connection(
+          c.get('tenant'),
+          id,
+          deviceKinds,
+          mayReadSecrets(c.get('caller')),
+        ),
+      ),
   )
 
   r.route(
@@ -53,7 +80,7 @@ export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await services.devices.create(actorOf(c), body)
+      const created = await devices.create(actorOf(c), body)
       return c.json(deviceWire.write(created, wireCtx(c)), 201)
     },
   )
@@ -68,7 +95,7 @@ export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
       response: DeviceWrite,
     },
     async (c, { id, body }) =>
-      c.json(deviceWire.write(await services.devices.update(actorOf(c), id, body), wireCtx(c))),
+      c.json(deviceWire.write(await devices.update(actorOf(c), id, body), wireCtx(c))),
   )
 
   r.route(
@@ -86,7 +113,7 @@ export function deviceRoutes({ meta, services }: Deps, shapes: WireShapes) {
       status: 204,
     },
     async (c, { query }) => {
-      await services.devices.remove(actorOf(c), query.ids)
+      await devices.remove(actorOf(c), query.ids)
       return c.body(null, 204)
     },
   )

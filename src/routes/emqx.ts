@@ -51,7 +51,7 @@ export function emqxRoutes({ config, gate }: Deps, shapes: WireShapes) {
     await next()
   })
 
-  const hook = { tag, public: true, description, method: 'post' } as const
+  const hook = { tag, public: true, description, method: 'post', errors: [401] } as const
 
   r.route(
     {

@@ -2,15 +2,18 @@ import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { actorOf, mayReadSecrets, wireCtx } from '../http/env.ts'
+import { DeviceConnection } from '../schemas/onboarding.ts'
+import { onboardingService } from '../services/onboarding.ts'
 
 const tag = 'Gateways'
 
-export function gatewayRoutes({ meta, services }: Deps, shapes: WireShapes) {
+export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireShapes) {
   const { Gateway, GatewayCreate, GatewayListItem, GatewayUpdate, gatewayFilters, gatewayWire } =
     shapes.gateways
   const r = new Router()
   const repo = meta.devices.gateways
+  const onboarding = onboardingService({ meta, endpoints })
 
   r.route(
     {
@@ -32,6 +35,27 @@ export function gatewayRoutes({ meta, services }: Deps, shapes: WireShapes) {
         ),
       )
     },
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/gateways/:id/connection',
+      tag,
+      summary:
+        'How the gateway connects: broker URLs, credentials, topics, example mosquitto commands',
+      description: 'As /devices/{id}/connection, for a gateway (its children send through it).',
+      response: DeviceConnection,
+    },
+    async (c, { id }) =>
+      c.json(
+        await onboarding.connection(
+          c.get('tenant'),
+          id,
+          ['gateway'],
+          mayReadSecrets(c.get('caller')),
+        ),
+      ),
   )
 
   r.route(

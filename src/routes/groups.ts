@@ -24,6 +24,7 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
     groupDeviceWire,
     groupWire,
   } = shapes.groups
+  const { expand } = shapes.groups
   const r = new Router()
 
   r.route(
@@ -37,9 +38,10 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
     },
     async (c, { query }) => {
       const { items, count } = await meta.groups.list(c.get('tenant'), query)
+      const rows = await expand(meta, c.get('tenant'), items)
       return c.json(
         pageOf(
-          items.map((g) => groupWire.list(g, wireCtx(c))),
+          rows.map((g) => groupWire.list(g, wireCtx(c))),
           count,
           query,
         ),
@@ -49,8 +51,12 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
 
   r.route(
     { method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group },
-    async (c, { id }) =>
-      c.json(groupWire.detail(await meta.groups.get(c.get('tenant'), id), wireCtx(c))),
+    async (c, { id }) => {
+      const [group] = await expand(meta, c.get('tenant'), [
+        await meta.groups.get(c.get('tenant'), id),
+      ])
+      return c.json(groupWire.detail(group!, wireCtx(c)))
+    },
   )
 
   r.route(
@@ -64,8 +70,10 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await services.groups.create(actorOf(c), body)
-      return c.json(groupWire.detail(created, wireCtx(c)), 201)
+      const [created] = await expand(meta, c.get('tenant'), [
+        await services.groups.create(actorOf(c), body),
+      ])
+      return c.json(groupWire.detail(created!, wireCtx(c)), 201)
     },
   )
 
@@ -80,8 +88,12 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
       body: GroupUpdate,
       response: Group,
     },
-    async (c, { id, body }) =>
-      c.json(groupWire.detail(await services.groups.update(actorOf(c), id, body), wireCtx(c))),
+    async (c, { id, body }) => {
+      const [updated] = await expand(meta, c.get('tenant'), [
+        await services.groups.update(actorOf(c), id, body),
+      ])
+      return c.json(groupWire.detail(updated!, wireCtx(c)))
+    },
   )
 
   r.route(

@@ -1,10 +1,10 @@
 import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
-import type { AppEnv } from '../http/env.ts'
+import { remoteAddress, type AppEnv } from '../http/env.ts'
 import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
-import { IngestReply, type IngestMessage } from '../schemas/ingest.ts'
+import { IngestBody, IngestReply, type IngestMessage } from '../schemas/ingest.ts'
 import { ingestBytes, ingestMessages, ingestSender, type IngestSender } from './ingest-request.ts'
 import type { IngestDevice, IngestRepository } from '../../store/types.ts'
 import { Backpressure, mountpoint, type Pipeline, type UplinkOutcome } from '../../ingest/types.ts'
@@ -60,11 +60,6 @@ function relativeTopic(device: IngestDevice, topic: string): string {
   return topic.startsWith(prefix) ? topic.slice(prefix.length) : topic
 }
 
-function remoteIP(c: Context<AppEnv>): string | null {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined
-  return env?.incoming?.socket?.remoteAddress ?? null
-}
-
 /** Submits every resolved message; per-message rejections; 429 when nothing could be queued for backpressure. */
 async function submitAll(
   pipeline: Pipeline,
@@ -75,7 +70,7 @@ async function submitAll(
 ) {
   const rejected: Rejected[] = []
   const receivedAt = Date.now()
-  const ip = remoteIP(c)
+  const ip = remoteAddress(c)
   const targets = await Promise.all(
     messages.map((m) => (m.ok ? targetOf(sender, m.message, repo) : m)),
   )
@@ -147,10 +142,17 @@ export function ingestRoutes({ config, meta, pipeline, services }: Deps, shapes:
       status: 202,
       // device credentials are not API callers: this route authenticates itself (ingestSender)
       public: true,
+      errors: [401, 403, 429],
       rawBody: {
         contentType: 'application/json',
         description:
-          '{deviceID?, topic, payload} or {"messages": [...]}; or application/x-ndjson, one message per line',
+          'one message {deviceID?, topic, payload} or {"messages": [...]}; a message failing its checks is ' +
+          "listed in the 202 answer's `rejected`, not refused. Any content type but NDJSON is read as JSON",
+        schema: IngestBody,
+        alternatives: {
+          'application/x-ndjson':
+            'one message per line (also application/jsonl, application/json-seq)',
+        },
       },
     },
     async (c) => {
@@ -175,6 +177,7 @@ export function ingestRoutes({ config, meta, pipeline, services }: Deps, shapes:
       query: PollQuery,
       response: PolledCommands,
       public: true,
+      errors: [401, 403],
     },
     async (c, { query }) => {
       const sender = await ingestSender(c, repo)

@@ -9,6 +9,7 @@ const tag = 'Products'
 export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
   const { Product, ProductCreate, ProductListItem, ProductUpdate, productFilters, productWire } =
     shapes.products
+  const { expand } = shapes.products
   const r = new Router()
 
   r.route(
@@ -22,9 +23,10 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
     async (c, { query }) => {
       const { items, count } = await meta.products.list(c.get('tenant'), query)
+      const rows = await expand(meta, c.get('tenant'), items)
       return c.json(
         pageOf(
-          items.map((p) => productWire.list(p, wireCtx(c))),
+          rows.map((p) => productWire.list(p, wireCtx(c))),
           count,
           query,
         ),
@@ -34,8 +36,12 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
 
   r.route(
     { method: 'get', path: '/products/:id', tag, summary: 'Product detail', response: Product },
-    async (c, { id }) =>
-      c.json(productWire.detail(await meta.products.get(c.get('tenant'), id), wireCtx(c))),
+    async (c, { id }) => {
+      const [product] = await expand(meta, c.get('tenant'), [
+        await meta.products.get(c.get('tenant'), id),
+      ])
+      return c.json(productWire.detail(product!, wireCtx(c)))
+    },
   )
 
   r.route(
@@ -49,8 +55,10 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
       status: 201,
     },
     async (c, { body }) => {
-      const created = await services.products.create(actorOf(c), body)
-      return c.json(productWire.detail(created, wireCtx(c)), 201)
+      const [created] = await expand(meta, c.get('tenant'), [
+        await services.products.create(actorOf(c), body),
+      ])
+      return c.json(productWire.detail(created!, wireCtx(c)), 201)
     },
   )
 
@@ -64,8 +72,10 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
       response: Product,
     },
     async (c, { id, body }) => {
-      const updated = await services.products.update(actorOf(c), id, body)
-      return c.json(productWire.detail(updated, wireCtx(c)))
+      const [updated] = await expand(meta, c.get('tenant'), [
+        await services.products.update(actorOf(c), id, body),
+      ])
+      return c.json(productWire.detail(updated!, wireCtx(c)))
     },
   )
 

@@ -90,6 +90,10 @@ dataPointID, time, timestamp (epoch ms), value) without the QUERY_MAX_POINTS lim
 metricType is accepted and ignored.`,
       query: OriginalDataQuery,
       response: OriginalData,
+      produces: {
+        'text/csv': 'with format=csv, every value',
+        'application/x-ndjson': 'with format=ndjson, every value',
+      },
     },
     async (c, { query }) => {
       const { device, points: all } = await deviceOf(c, query.deviceID)
@@ -179,7 +183,11 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
           const s = data.get(Number(m.id)) ?? { time: [], value: [] }
           return {
             ...metricWire.detail(m, ctx),
-            metricData: { time: fmt.all(s.time), value: s.value },
+            metricData: {
+              time: fmt.all(s.time),
+              value: s.value,
+              ...(s.error === undefined ? {} : { error: s.error }),
+            },
           }
         }),
       )

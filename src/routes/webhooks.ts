@@ -137,6 +137,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
       path: '/events/stream',
       tag,
       summary: 'The live event stream (Server-Sent Events)',
+      produces: { 'text/event-stream': 'Server-Sent Events until the client disconnects' },
       description:
         "The caller's tenant's events (`id:` the event id, `event:` the type, `data:` as a webhook's body) and " +
         '`telemetry` (`{deviceID, time, values}`, no id), filtered by `types` and `deviceID`; `: ping` every ' +

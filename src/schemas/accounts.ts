@@ -1,8 +1,14 @@
 import { z } from 'zod'
 import { name, Int, NullableInt, Str, Timestamp } from './common.ts'
+import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-const email = z.email({ error: 'must be an email address' }).max(200)
+// zod's email pattern as a plain pattern: the document then states exactly what is accepted (a `format: email`
+// beside it would be read by each client's own, different, email check)
+const email = z
+  .string({ error: 'must be an email address' })
+  .regex(z.regexes.email, { error: 'must be an email address' })
+  .max(200)
 const password = z
   .string({ error: 'required, a string' })
   .min(8, { error: 'at least 8 characters' })
@@ -43,7 +49,8 @@ export const userFilters = { username: 'text', email: 'text', role: 'text' } sat
 
 const expiredAt = z
   .string({ error: 'must be YYYY-MM-DD HH:MM:SS' })
-  .regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, { error: 'must be YYYY-MM-DD HH:MM:SS' })
+  .regex(WIRE_TIME, { error: 'must be YYYY-MM-DD HH:MM:SS' })
+  .meta(WIRE_TIME_DOC)
   .nullish()
 
 export const Application = z.object({

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { WIRE_TIME_DOC } from '../kernel/time.ts'
 import {
   enumCode,
   intID,
@@ -50,7 +51,7 @@ export const AlertRuleCreate = z.object(ruleFields)
 export const AlertRuleUpdate = z.object(ruleFields).partial()
 
 /** Checked by the service (with the rule's other fields, so that every failing field is named). */
-const time = z.string({ error: 'must be YYYY-MM-DD HH:MM:SS' })
+const time = z.string({ error: 'must be YYYY-MM-DD HH:MM:SS' }).meta(WIRE_TIME_DOC)
 
 /** `POST /alert_rules/test`: a rule (not stored) over one device's stored values of a range. */
 export const AlertRuleTest = z.object({

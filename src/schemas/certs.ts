@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { enumCode, intID, name, Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  intID,
+  name,
+  Int,
+  Label,
+  NOT_BLANK,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** Certificate detail. The key-like texts are the real PEM texts of the tenant. */
@@ -10,7 +20,9 @@ export const Cert = z.object({
   enableLabel: Label,
   CN: Str,
   cert: Str.meta({ description: 'client certificate, PEM' }),
-  key: Str.meta({ description: 'private key of the client certificate, PKCS#8 PEM' }),
+  key: NullableStr.meta({
+    description: 'private key of the client certificate, PKCS#8 PEM; null for viewers',
+  }),
   root: Str.meta({ description: "the tenant's CA certificate, PEM" }),
   createUser: NullableStr,
   createAt: Timestamp,
@@ -29,19 +41,17 @@ export const CertListItem = Cert.pick({
 /** X.509's ub-common-name is 64; control characters have no place in a name matched at the TLS handshake. */
 const commonName = z
   .string({ error: 'must be a string' })
+  .regex(NOT_BLANK, { error: 'must not be empty' })
   .trim()
-  .min(1, { error: 'must not be empty' })
   .max(64, { error: 'at most 64 characters' })
-  .regex(/^[^\p{Cc}]*$/u, { error: 'must not contain control characters' })
+  // the C0 and C1 controls (Unicode category Cc), as a range every regex dialect reads
+  .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' })
 
 export const CertCreate = z.object({
   name: name(50),
   enable: enumCode('certEnable'),
-  /** The client certificate's common name; a random 16-character id when absent, null or blank. */
-  CN: z.preprocess(
-    (v) => (typeof v === 'string' && v.trim() === '' ? undefined : v),
-    commonName.nullish(),
-  ),
+  /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
+  CN: commonName.nullish(),
 })
 
 /** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */

@@ -44,6 +44,7 @@ export const DevicePublish = z
     path: ['deviceID'],
     when: (p) => typeof p.value === 'object' && p.value !== null, // named with the other failing fields
   })
+  .meta({ anyOf: [{ required: ['deviceID'] }, { required: ['deviceIntID'] }] })
 
 export const PublishAnswer = z.object({
   publishStatus: Int,
@@ -67,6 +68,7 @@ export const GroupPublish = z
     path: ['groupID'],
     when: (p) => typeof p.value === 'object' && p.value !== null,
   })
+  .meta({ anyOf: [{ required: ['groupID'] }, { required: ['groupIntID'] }] })
 
 export const GroupPublishAnswer = z.object({ statusUrl: Str, taskID: Str })
 
@@ -81,10 +83,14 @@ export const CancelQuery = z.object({
 /** `GET /ingest/commands?wait=`: seconds to wait for a command (0 to 30). */
 export const PollQuery = z.object({
   wait: z
-    .string()
-    .regex(/^\d{1,2}$/, { error: 'must be an integer from 0 to 30' })
-    .transform(Number)
-    .pipe(z.number().max(30, { error: 'must be an integer from 0 to 30' }))
+    .preprocess(
+      (v) => (typeof v === 'string' && /^\d{1,2}$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'must be an integer from 0 to 30' })
+        .int({ error: 'must be an integer from 0 to 30' })
+        .min(0, { error: 'must be an integer from 0 to 30' })
+        .max(30, { error: 'must be an integer from 0 to 30' }),
+    )
     .optional(),
 })
 

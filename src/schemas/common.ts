@@ -8,12 +8,21 @@ export function enumCode(name: EnumName) {
     .number({ error: `must be one of ${allowed.join(', ')}` })
     .int({ error: `must be one of ${allowed.join(', ')}` })
     .refine((n) => allowed.includes(n), { error: `must be one of ${allowed.join(', ')}` })
+    .meta({ enum: allowed })
 }
+
+/**
+ * Text with a character that String.prototype.trim keeps (JavaScript's white space and line terminators are
+ * spelled out, so the documented pattern means the same in every regex dialect).
+ */
+export const NOT_BLANK =
+  /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
 
 /** A required, non-blank text field of at most `max` characters. */
 export const name = (max = 100) =>
   z
     .string({ error: 'required, a string' })
+    .regex(NOT_BLANK, { error: 'must not be empty' })
     .trim()
     .min(1, { error: 'must not be empty' })
     .max(max, { error: `at most ${max} characters` })
@@ -31,17 +40,30 @@ export const intID = z
   .int({ error: 'must be an integer id' })
   .positive({ error: 'must be an integer id' })
 
+const numeric = (v: unknown) =>
+  typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v
+const integral = (v: unknown) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v)
+
 /** A number that may arrive as a numeric string and is stored as a number (e.g. data point create). */
-export const looseNumber = z.preprocess(
-  (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
-  z.number({ error: 'must be a number' }).finite(),
-)
+export const looseNumber = z.preprocess(numeric, z.number({ error: 'must be a number' }).finite())
 
 /** An integer that may arrive as a numeric string. */
 export const looseInt = z.preprocess(
-  (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+  integral,
   z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' }),
 )
+
+/**
+ * looseNumber / looseInt with bounds, e.g. `looseIntOf((n) => n.positive())`: the bounds go inside the
+ * preprocess, where the OpenAPI document shows them (a bound piped after it would not be documented).
+ */
+export const looseNumberOf = (bound: (n: z.ZodNumber) => z.ZodNumber) =>
+  z.preprocess(numeric, bound(z.number({ error: 'must be a number' }).finite()))
+export const looseIntOf = (bound: (n: z.ZodNumber) => z.ZodNumber) =>
+  z.preprocess(
+    integral,
+    bound(z.number({ error: 'must be an integer' }).int({ error: 'must be an integer' })),
+  )
 
 export const Timestamp = z
   .string()

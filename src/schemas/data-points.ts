@@ -1,8 +1,9 @@
 import { z } from 'zod'
 import {
   enumCode,
-  looseInt,
+  looseIntOf,
   looseNumber,
+  looseNumberOf,
   name,
   text,
   Int,
@@ -67,7 +68,10 @@ export const RESERVED_DATA_POINT_IDS: ReadonlySet<string> = new Set([
 /** An integer flag or code outside the enumerations table (isLocationType, isDiscard, isShow). */
 export function oneOf(values: number[]) {
   const error = `must be one of ${values.join(', ')}`
-  return z.number({ error }).refine((n) => values.includes(n), { error })
+  return z
+    .number({ error })
+    .refine((n) => values.includes(n), { error })
+    .meta({ enum: values })
 }
 
 /** Create body; numbers may arrive as numeric strings. */
@@ -80,19 +84,20 @@ export const DataPointCreate = z.object({
     })
     .refine((id) => !RESERVED_DATA_POINT_IDS.has(id), {
       error: `must not be ${[...RESERVED_DATA_POINT_IDS].join(', ')}`,
-    }),
-  productIntID: looseInt.pipe(z.number().positive({ error: 'must be a product id' })),
+    })
+    .meta({ not: { enum: [...RESERVED_DATA_POINT_IDS] } }),
+  productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
   pointDataType: enumCode('pointDataType'),
   dataTransType: enumCode('dataTransType'),
   unitName: text(50),
   unitSymbol: text(20),
   upperLimit: looseNumber.nullish(),
   lowerLimit: looseNumber.nullish(),
-  dataStep: looseNumber.pipe(z.number().positive({ error: 'must be greater than 0' })).nullish(),
+  dataStep: looseNumberOf((n) => n.positive({ error: 'must be greater than 0' })).nullish(),
   enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
   isLocationType: oneOf([0, 1, 2]).nullish(),
   locationType: enumCode('locationType').nullish(),
-  binarySize: looseInt.pipe(z.number().positive({ error: 'must be a positive integer' })).nullish(),
+  binarySize: looseIntOf((n) => n.positive({ error: 'must be a positive integer' })).nullish(),
   faultValue: text(100),
   isDiscard: oneOf([0, 1]).nullish(),
   registerAddr: text(50),

@@ -56,22 +56,25 @@ export const relativeTopic = z
   .refine((t) => !/[+#]/.test(t), { error: 'must not contain the wildcards + or #' })
   .refine((t) => !t.startsWith('/'), { error: 'is relative to the device: no leading /' })
   .refine((t) => !/[\u0000-\u001f]/.test(t), { error: 'must not contain control characters' })
+  .meta({ pattern: '^(?!/)[^+#\\u0000-\\u001f]*$' })
 
 /** Create body. The product by productID, or by productIntID. */
-export const DataStreamCreate = z.object({
-  productID: z.string({ error: 'must be a string' }).optional(),
-  productIntID: looseInt.optional(),
-  streamName: name(50),
-  streamType: enumCode('streamType'),
-  streamDataType: enumCode('streamDataType'),
-  topic: relativeTopic,
-  dataPoints: z
-    .array(intID, { error: 'must be an array of data point ids' })
-    .max(1000)
-    .transform((ids) => [...new Set(ids)])
-    .optional(),
-  detail: text(300),
-})
+export const DataStreamCreate = z
+  .object({
+    productID: z.string({ error: 'must be a string' }).optional(),
+    productIntID: looseInt.optional(),
+    streamName: name(50),
+    streamType: enumCode('streamType'),
+    streamDataType: enumCode('streamDataType'),
+    topic: relativeTopic,
+    dataPoints: z
+      .array(intID, { error: 'must be an array of data point ids' })
+      .max(1000)
+      .transform((ids) => [...new Set(ids)])
+      .optional(),
+    detail: text(300),
+  })
+  .meta({ anyOf: [{ required: ['productID'] }, { required: ['productIntID'] }] })
 
 export const DataStreamUpdate = DataStreamCreate.partial()
 

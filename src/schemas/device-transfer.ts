@@ -21,3 +21,12 @@ export const ImportResult = z.object({
   failed: Int,
   errors: z.array(z.object({ row: Int, field: Str, message: Str })),
 })
+
+/** The multipart form of devices_import (documentation: the handler reads the form itself). */
+export const DeviceImportForm = z.object({
+  file: z.string().meta({
+    contentMediaType: 'text/csv',
+    description:
+      'UTF-8 CSV: a header row of device field names (the devices_export columns), then one row per device',
+  }),
+})

@@ -20,7 +20,7 @@ export const Device = z.object({
   deviceID: Str,
   deviceName: Str,
   deviceUsername: Str,
-  token: Str,
+  token: NullableStr.meta({ description: "the device's token; null for viewers" }),
   authType: NullableInt,
   authTypeLabel: Label,
   blocked: Int,
@@ -162,6 +162,7 @@ export const credentialFields = {
     .regex(DEVICE_ID_PATTERN, { error: '1 to 64 characters of A-Z a-z 0-9 _ . : -' })
     // its topic prefix would hold every group topic of its product
     .refine((id) => id !== 'group', { error: '"group" is reserved' })
+    .meta({ not: { const: 'group' } })
     .nullish(),
   deviceUsername: credential(100).nullish(),
   token: credential(100).nullish(),

@@ -10,7 +10,7 @@ const GatewayFields = z.object({
   gatewayName: Str,
   deviceID: Str,
   deviceUsername: Str,
-  token: Str,
+  token: NullableStr.meta({ description: "the gateway's token; null for viewers" }),
   authType: NullableInt,
   authTypeLabel: Label,
   blocked: Int,

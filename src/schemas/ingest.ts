@@ -45,3 +45,22 @@ export const LatestValue = z.object({
   value: z.union([z.number(), z.string(), z.boolean()]).nullable(),
 })
 export const LatestValues = z.array(LatestValue)
+
+/**
+ * What `POST /ingest` itself refuses: a body that is not a JSON object (400), or `messages` that is not an array of
+ * at most MAX_INGEST_MESSAGES (422). Each message is then checked against IngestMessage on its own and, when it
+ * fails, listed in the answer's `rejected`; so the message fields are documented here, not enforced.
+ */
+export const IngestBody = z
+  .looseObject({
+    deviceID: z.unknown().optional(),
+    topic: z.unknown().optional(),
+    payload: z.unknown().optional(),
+    messages: z.array(z.unknown()).max(MAX_INGEST_MESSAGES).optional(),
+  })
+  .meta({
+    description:
+      'One message {deviceID?, topic, payload} (deviceID required with API credentials; topic a relative or full ' +
+      'mountpoint topic without wildcards; payload a JSON object or its JSON text), or {"messages": [...]} of them.',
+    examples: [{ topic: 'telemetry', payload: { temp: 21.5 } }],
+  })

@@ -1,9 +1,13 @@
 import { z } from 'zod'
 import { Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
 import { listQuery, type FilterFields } from '../http/paging.ts'
-import { parseTime, TIME_PATTERN } from '../kernel/time.ts'
+import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 
-/** Connection log record (status 2 = authentication failed). */
+/**
+ * Connection log record (status 2 = authentication failed). `attempts`: the refusals of that client id from that
+ * address counted into this row (later ones within MQTT_REFUSAL_LOG_SECONDS add to it); 1 for connects and
+ * disconnects.
+ */
 export const ConnectLog = z.object({
   id: Int,
   deviceID: Str,
@@ -13,6 +17,7 @@ export const ConnectLog = z.object({
   tenantID: NullableStr,
   connectStatus: Int,
   connectStatusLabel: Label,
+  attempts: Int,
   msgTime: Timestamp,
   createAt: Timestamp,
   updateAt: Timestamp,
@@ -111,8 +116,9 @@ export const GatewayControlLog = z.object({
 /** `startTime`/`endTime`: the pattern and a real calendar time (2024-02-30 is refused too). */
 const timeParam = z
   .string()
-  .regex(TIME_PATTERN, 'must be YYYY-MM-DD HH:MM:SS')
+  .regex(WIRE_TIME, 'must be YYYY-MM-DD HH:MM:SS')
   .refine((s) => parseTime(s, 'UTC') !== null, 'must be YYYY-MM-DD HH:MM:SS')
+  .meta(WIRE_TIME_DOC)
   .optional()
 
 /**

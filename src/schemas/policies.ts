@@ -11,14 +11,22 @@ import {
   Str,
   Timestamp,
 } from './common.ts'
-import { topicFilterProblem } from '../rules/policies.ts'
+import { TOPIC_MAX, topicFilterProblem } from '../rules/policies.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** A topic filter relative to the device's mountpoint (src/rules/policies.ts). */
-export const TopicFilter = z.string({ error: 'required, a string' }).superRefine((topic, ctx) => {
-  const problem = topicFilterProblem(topic)
-  if (problem) ctx.addIssue({ code: 'custom', message: problem })
-})
+export const TopicFilter = z
+  .string({ error: 'required, a string' })
+  .superRefine((topic, ctx) => {
+    const problem = topicFilterProblem(topic)
+    if (problem) ctx.addIssue({ code: 'custom', message: problem })
+  })
+  // the same rules as a pattern, for the document: levels of anything but / + # NUL, or + alone; # alone last
+  .meta({
+    minLength: 1,
+    maxLength: TOPIC_MAX,
+    pattern: '^(?!/)(?:(?:[^/+#\\u0000]*|\\+)/)*(?:[^/+#\\u0000]*|\\+|#)$',
+  })
 
 /** Policy detail. `mqtt_acl` holds one `{id}` per bound device (the device record id). */
 export const Policy = z.object({
@@ -77,15 +85,15 @@ export const policyCandidateFilters = {
 
 const idList = (what: string) =>
   z
-    .array(intID, { error: `must be an array of ${what} ids` })
+    .array(intID, { error: `required, an array of ${what} ids` })
+    .min(1, { error: `at least one ${what} id` })
     .max(1000, { error: 'at most 1000 ids' })
-    .optional()
-    .transform((ids) => [...new Set(ids ?? [])])
+    .transform((ids) => [...new Set(ids)])
 
-/** Bind devices to a policy; the list is optional, an absent list binds nothing. */
+/** Bind devices to a policy: one or more device ids. */
 export const PolicyDevicesBind = z.object({ devicesIntID: idList('device') })
 
-/** Bind policies to a device; the list is optional, an absent list binds nothing. */
+/** Bind policies to a device: one or more policy ids. */
 export const DevicePoliciesBind = z.object({ ids: idList('policy') })
 
 export type PolicyCreate = z.infer<typeof PolicyCreate>

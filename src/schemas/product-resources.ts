@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import {
   intID,
-  looseInt,
+  looseIntOf,
   name,
   text,
   Int,
@@ -43,7 +43,7 @@ export const ProductResourceCreated = z.object({
 export const ProductResourceCreate = z.object({
   codeValue: name(100),
   dataPointIntID: intID.nullish(),
-  productIntID: looseInt.pipe(z.number().positive({ error: 'must be a product id' })),
+  productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
   productItemIntID: intID.nullish(),
   itemName: text(100),
 })

@@ -10,7 +10,7 @@ import {
   Str,
   Timestamp,
 } from './common.ts'
-import { TIME_PATTERN } from '../kernel/time.ts'
+import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import { MAX_INTERVAL_MINUTES } from '../rules/schedules.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -42,7 +42,8 @@ const scheduleFields = {
   /** Once (type 1): the wall time in the service's time zone. */
   crontabTime: z
     .string({ error: 'must be YYYY-MM-DD HH:MM:SS' })
-    .regex(TIME_PATTERN, { error: 'must be YYYY-MM-DD HH:MM:SS' })
+    .regex(WIRE_TIME, { error: 'must be YYYY-MM-DD HH:MM:SS' })
+    .meta(WIRE_TIME_DOC)
     .nullish(),
   IntervalMinute: intervalMinute.nullish(),
   cron: z
@@ -84,13 +85,13 @@ const always = () => true
 export const DeviceScheduleCreate = DeviceScheduleObject.refine(
   (b) => b.deviceID !== undefined || b.deviceIntID !== undefined,
   { error: 'deviceID or deviceIntID is required', path: ['deviceID'], when: always },
-)
+).meta({ anyOf: [{ required: ['deviceID'] }, { required: ['deviceIntID'] }] })
 
 /** `POST /group_schedule_publish`: the group by groupID and/or groupIntID. */
 export const GroupScheduleCreate = GroupScheduleObject.refine(
   (b) => b.groupID !== undefined || b.groupIntID !== undefined,
   { error: 'groupID or groupIntID is required', path: ['groupID'], when: always },
-)
+).meta({ anyOf: [{ required: ['groupID'] }, { required: ['groupIntID'] }] })
 
 /** Edit: the whole record as read may come back; absent fields keep their values. */
 export const DeviceScheduleUpdate = DeviceScheduleObject.partial()

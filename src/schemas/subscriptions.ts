@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { looseInt, Int, Str, Timestamp } from './common.ts'
+import { looseIntOf, Int, Str, Timestamp } from './common.ts'
 import { TopicFilter } from './policies.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -15,8 +15,9 @@ export const Subscription = z.object({
 /** qos may arrive as a string or a number: both are accepted, stored as a number. */
 export const SubscriptionCreate = z.object({
   topic: TopicFilter,
-  qos: looseInt
-    .refine((n) => n >= 0 && n <= 2, { error: 'must be one of 0, 1, 2' })
+  qos: looseIntOf((n) =>
+    n.min(0, { error: 'must be one of 0, 1, 2' }).max(2, { error: 'must be one of 0, 1, 2' }),
+  )
     .optional()
     .transform((n) => n ?? 1),
 })

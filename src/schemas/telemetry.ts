@@ -20,7 +20,11 @@ const rangeParams = {
 
 export const OriginalDataQuery = z.object({
   ...rangeParams,
-  dataPointID: z.string().max(10_000).optional(),
+  dataPointID: z
+    .string()
+    .regex(/^[\w,-]*$/, { error: 'data point ids separated by commas' })
+    .max(10_000)
+    .optional(),
   format: z.enum(['json', 'csv', 'ndjson'], { error: 'must be json, csv or ndjson' }).optional(),
   /** Accepted and ignored. */
   metricType: z.string().optional(),
@@ -50,6 +54,12 @@ export const OriginalData = z.array(
 /** The metrics_data answer, metric records with metricData. */
 export const MetricsData = z.array(
   Metric.extend({
-    metricData: z.object({ time: z.array(z.string()), value: z.array(z.number()) }),
+    metricData: z.object({
+      time: z.array(z.string()),
+      value: z.array(z.number()),
+      error: z.string().optional().meta({
+        description: "why this metric's formula could not be evaluated (its arrays are then empty)",
+      }),
+    }),
   }),
 )

@@ -2,6 +2,8 @@ import { ApiError } from '../errors.ts'
 import { hashPassword, hashToken, randomId, verifyPassword } from '../kernel/secrets.ts'
 import type { Role } from '../http/env.ts'
 import type { Actor, ServiceDeps } from './types.ts'
+import { LastAdmin } from '../../store/errors.ts'
+import type { LoginPolicy } from '../../store/types.ts'
 
 interface UserInput {
   username?: string
@@ -17,23 +19,73 @@ interface ApplicationInput {
   expiredAt?: number | null
 }
 
+export interface AccountDeps extends Pick<ServiceDeps, 'meta' | 'events'> {
+  config: { LOGIN_MAX_FAILURES: number; LOGIN_WINDOW_SECONDS: number; LOGIN_LOCK_SECONDS: number }
+  now?: () => number
+}
+
+/** The longest a login lock lasts, however often it doubled. */
+const MAX_LOCK_MS = 3600_000
+
 /**
  * Tenants, users and applications. Passwords are stored as scrypt hashes and application tokens as SHA-256
  * digests; the plain token is returned once, at creation. User edits and deletes announce `user.changed` /
- * `user.deleted`, so cached sessions are re-read at once.
+ * `user.deleted`, so cached sessions are re-read at once; a password or role change (or a delete) revokes the
+ * user's tokens. A tenant always keeps one admin. Failed logins are counted per email and client address in the
+ * metadata store (so every process of the service sees them): LOGIN_MAX_FAILURES within LOGIN_WINDOW_SECONDS lock
+ * that pair for LOGIN_LOCK_SECONDS, doubling with each further lock.
  */
-export function accountService({ meta, events }: ServiceDeps) {
+export function accountService({ meta, events, config, now = Date.now }: AccountDeps) {
+  const policy: LoginPolicy = {
+    maxFailures: config.LOGIN_MAX_FAILURES,
+    windowMs: config.LOGIN_WINDOW_SECONDS * 1000,
+    lockMs: config.LOGIN_LOCK_SECONDS * 1000,
+    maxLockMs: MAX_LOCK_MS,
+  }
+  const throttled = policy.maxFailures > 0
+  const tooMany = (until: number) => {
+    const seconds = Math.max(1, Math.ceil((until - now()) / 1000))
+    return new ApiError(
+      'TOO_MANY_REQUESTS',
+      { email: `too many failed logins; try again in ${seconds} s` },
+      undefined,
+      { 'Retry-After': String(seconds) },
+    )
+  }
+  /** Demoting or deleting a tenant's last admin is a 400 naming the field. */
+  const keepAdmin = (e: unknown): never => {
+    if (e instanceof LastAdmin) throw new ApiError('PARAMETER_INVALID', { [e.field]: e.message })
+    throw e
+  }
+
   return {
-    /** The user with these credentials; AUTH_FAILED otherwise (unknown emails cost the same time). */
-    async authenticate(email: string, password: string) {
-      const user = await meta.accounts.userByEmail(email)
-      if (!user) {
-        await hashPassword(password)
-        throw new ApiError('AUTH_FAILED', { email: 'no user with this email' })
+    /**
+     * The user with these credentials; AUTH_FAILED otherwise (unknown emails cost the same time).
+     * TOO_MANY_REQUESTS while failed logins for this email from `address` are locked out.
+     */
+    async authenticate(email: string, password: string, address: string) {
+      if (throttled) {
+        const until = await meta.accounts.loginLockedUntil(email, address, now())
+        if (until) throw tooMany(until)
       }
-      if (!(await verifyPassword(password, user.passwordHash)))
-        throw new ApiError('AUTH_FAILED', { password: 'wrong password' })
+      const user = await meta.accounts.userByEmail(email)
+      const ok = user
+        ? await verifyPassword(password, user.passwordHash)
+        : (await hashPassword(password), false)
+      if (!ok || !user) {
+        if (throttled) await meta.accounts.loginFailed(email, address, now(), policy)
+        throw user
+          ? new ApiError('AUTH_FAILED', { password: 'wrong password' })
+          : new ApiError('AUTH_FAILED', { email: 'no user with this email' })
+      }
+      if (throttled) await meta.accounts.loginSucceeded(email, address)
       return user
+    },
+
+    /** Revokes one token of a user (logout) until it would have expired. */
+    async revokeToken(jti: string, expiresAt: number) {
+      await meta.accounts.revokeToken(jti, expiresAt)
+      events.emit('token.revoked', { jti })
     },
 
     /** A new tenant and its first admin. */
@@ -59,16 +111,18 @@ export function accountService({ meta, events }: ServiceDeps) {
     async updateUser(a: Actor, id: number, body: UserInput) {
       const { password, ...fields } = body
       const passwordHash = password ? await hashPassword(password) : undefined
-      const user = await meta.accounts.updateUser(a.tenant, id, { ...fields, passwordHash })
+      const user = await meta.accounts
+        .updateUser(a.tenant, id, { ...fields, passwordHash })
+        .catch(keepAdmin)
       events.emit('user.changed', { tenantID: a.tenant, id })
       return user
     },
 
-    /** Deletes users; a user cannot delete itself (REFERENCED_ERROR). */
+    /** Deletes users; a user cannot delete itself (REFERENCED_ERROR), nor the tenant's last admin. */
     async removeUsers(a: Actor, ids: number[]) {
       if (ids.includes(a.userIntID ?? -1))
         throw new ApiError('REFERENCED_ERROR', { ids: 'you cannot delete yourself' })
-      await meta.accounts.deleteUsers(a.tenant, ids)
+      await meta.accounts.deleteUsers(a.tenant, ids).catch(keepAdmin)
       for (const id of ids) events.emit('user.deleted', { tenantID: a.tenant, id })
     },
 

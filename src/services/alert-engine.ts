@@ -10,6 +10,7 @@ import type {
 import type { TelemetryStore } from '../../store/telemetry.ts'
 import { compileRule, ruleAlert, stepDevice, type LiveRule, type Outcome } from './alert-eval.ts'
 import { alertEventOf } from './alerts.ts'
+import { errorLog, type Logger } from '../kernel/log.ts'
 
 export interface AlertEngineDeps {
   meta: MetaStore
@@ -17,6 +18,8 @@ export interface AlertEngineDeps {
   events: EventBus
   now?: () => number
   log?: (message: string, e?: unknown) => void
+  /** Where the default `log` writes; default: the fallback logger. */
+  logger?: Logger
 }
 
 type Stored = DomainEvents['telemetry.stored'][0]
@@ -37,7 +40,7 @@ const MAX_QUEUED_VALUES = 200_000
 export function alertEngine(deps: AlertEngineDeps) {
   const { meta, telemetry, events } = deps
   const now = deps.now ?? Date.now
-  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[alerts] ${m}`, e ?? ''))
+  const log = deps.log ?? errorLog(deps.logger, 'alerts')
   const queue: Stored[] = []
   let queued = 0
   let running: Promise<void> | null = null

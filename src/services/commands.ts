@@ -12,6 +12,7 @@ import {
 } from './command-dispatch.ts'
 import { groupCommands } from './group-commands.ts'
 import type { Actor } from './types.ts'
+import { errorLog, type Logger } from '../kernel/log.ts'
 
 /** A command to one device as a caller (or a schedule) asks for it. */
 export interface DeviceCommandInput {
@@ -43,6 +44,8 @@ export interface CommandDeps {
   config: { COMMAND_TIMEOUT: number }
   now?: () => number
   log?: (message: string, e?: unknown) => void
+  /** Where the default `log` writes; default: the fallback logger. */
+  logger?: Logger
 }
 
 const IDEMPOTENCY_MS = 24 * 3600_000
@@ -57,7 +60,7 @@ const DISPATCH_MS = 200
 export function commandService(deps: CommandDeps) {
   const { meta, events, broker } = deps
   const now = deps.now ?? Date.now
-  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[commands] ${m}`, e ?? ''))
+  const log = deps.log ?? errorLog(deps.logger, 'commands')
   const identities: Identities = deps.identities ?? {
     byId: (id) => meta.ingest.device('id', id),
     byDeviceID: (deviceID) => meta.ingest.device('deviceID', deviceID),
@@ -81,6 +84,8 @@ export function commandService(deps: CommandDeps) {
   }
   const timers: NodeJS.Timeout[] = []
   let closed = false
+  /** Shutting down: long polls and waits answer at once (so the HTTP server can close). */
+  let releasing = false
 
   const onStatus = (e: { taskID: string; commandStatus: string; deviceIntID: number | null }) => {
     if (e.commandStatus !== 'queued' && e.commandStatus !== 'sent') wake(waiters, e.taskID)
@@ -149,6 +154,10 @@ export function commandService(deps: CommandDeps) {
     return answerOf(cmd!)
   }
 
+  const wakeAll = () => {
+    for (const set of [...waiters.values(), ...pollers.values()]) for (const f of [...set]) f()
+  }
+
   /** Resolves once the command is delivered, answered or final, or after `seconds`. */
   async function wait(
     tenant: string,
@@ -158,7 +167,7 @@ export function commandService(deps: CommandDeps) {
     const settled = (c: CommandRecord | undefined) =>
       !c || (c.commandStatus !== 'queued' && c.commandStatus !== 'sent')
     const c = await meta.commands.get(tenant, taskID)
-    if (seconds <= 0 || settled(c)) return c
+    if (seconds <= 0 || settled(c) || releasing) return c
     await sleepUnless(waiters, taskID, seconds * 1000)
     return meta.commands.get(tenant, taskID)
   }
@@ -236,7 +245,7 @@ export function commandService(deps: CommandDeps) {
       }
       let items = await take()
       const end = now() + waitSeconds * 1000
-      while (!items.length && !closed && now() < end) {
+      while (!items.length && !closed && !releasing && now() < end) {
         // also look again every second: another node may have queued one
         await sleepUnless(pollers, device.id, Math.min(1000, Math.max(0, end - now())))
         items = await take()
@@ -271,6 +280,15 @@ export function commandService(deps: CommandDeps) {
       for (const t of timers) t.unref()
     },
 
+    /**
+     * Answers every long poll and wait now, and any later one at once (shutdown, before the HTTP server closes:
+     * the loops keep running until `close()`).
+     */
+    releaseWaiters() {
+      releasing = true
+      wakeAll()
+    },
+
     close() {
       closed = true
       for (const t of timers) clearInterval(t)
@@ -278,7 +296,7 @@ export function commandService(deps: CommandDeps) {
       events.off('device.online', onOnline)
       events.off('device.response', onResponse)
       groups.close()
-      for (const set of [...waiters.values(), ...pollers.values()]) for (const f of [...set]) f()
+      wakeAll()
     },
   }
 }

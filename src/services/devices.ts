@@ -2,7 +2,7 @@ import type { ListArgs, Row } from '../../store/types.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
 import type { ReportProgress } from '../tasks.ts'
-import { exportDevices } from './device-export.ts'
+import { exportDevices, type ExportOptions } from './device-export.ts'
 import { importDevices } from './device-import.ts'
 import { prepareDevice, prepareGateway } from './device-input.ts'
 import { readEach, type Actor, type ServiceDeps } from './types.ts'
@@ -54,14 +54,18 @@ export function deviceService({ meta, telemetry, events }: ServiceDeps) {
     },
     /** Refused (Referenced) while a device has child devices that are not deleted with it. */
     remove: (a: Actor, ids: number[]) => remove(a, 'device', ids),
-    /** Creates one device per CSV record, each checked as a create is; a failing row creates nothing. */
-    /** Writes the devices `query` selects as the CSV file of export task `taskID`. */
+    /**
+     * Writes the devices `query` selects as the CSV file of export task `taskID`; tokens only when `opts.secrets`
+     * (the caller may read them); the tenant keeps its `opts.keep` newest files.
+     */
     export: (
       a: Actor,
       taskID: string,
       query: ListArgs & { groupID?: string },
       report: ReportProgress,
-    ) => exportDevices(meta, a.tenant, taskID, query, report),
+      opts: ExportOptions,
+    ) => exportDevices(meta, a.tenant, taskID, query, report, opts),
+    /** Creates one device per CSV record, each checked as a create is; a failing row creates nothing. */
     import: (a: Actor, records: Array<Record<string, string>>, report: ReportProgress) =>
       importDevices((body) => devices.create(a, body), records, report),
   }

@@ -7,6 +7,7 @@
 import type { EventBus, StoredValue } from '../kernel/events.ts'
 import { OUTBOX_TYPES, type MetaStore, type OutboxEvent } from '../../store/types.ts'
 import { eventBody } from './webhook-delivery.ts'
+import { errorLog, type Logger } from '../kernel/log.ts'
 
 export const STREAM_TYPES = [...OUTBOX_TYPES, 'telemetry'] as const
 const POLL_MS = 1000
@@ -49,6 +50,8 @@ export interface EventStreamDeps {
   /** Subscribes to events this node stored; answers the function that stops it. */
   onAppended(f: (stored: readonly OutboxEvent[]) => void): () => void
   log?: (message: string, e?: unknown) => void
+  /** Where the default `log` writes; default: the fallback logger. */
+  logger?: Logger
 }
 
 interface Sub {
@@ -78,7 +81,7 @@ function telemetryMessages(values: readonly StoredValue[], deviceID?: string): S
 
 export function eventStreamService(deps: EventStreamDeps) {
   const { meta, events } = deps
-  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[stream] ${m}`, e ?? ''))
+  const log = deps.log ?? errorLog(deps.logger, 'stream')
   const subs = new Set<Sub>()
   let stopAppended: (() => void) | undefined
 

@@ -1,4 +1,4 @@
-import { accountService } from './accounts.ts'
+import { accountService, type AccountDeps } from './accounts.ts'
 import { alertService } from './alerts.ts'
 import { certService } from './certs.ts'
 import { deviceService } from './devices.ts'
@@ -23,7 +23,7 @@ export type { Actor, ServiceDeps } from './types.ts'
 export function createServices(
   deps: ServiceDeps &
     Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
-      config: { TIMEZONE: string }
+      config: AccountDeps['config'] & { TIMEZONE: string; EVENT_RETENTION_DAYS: number }
     },
 ) {
   const commands = commandService({ ...deps, events: deps.events })
@@ -32,13 +32,13 @@ export function createServices(
   const policies = policyService(deps)
   const { devices, gateways } = deviceService(deps)
   const engine = alertEngine(deps)
-  const webhooks = webhookService(deps)
+  const webhooks = webhookService({ ...deps, retentionDays: deps.config.EVENT_RETENTION_DAYS })
   return {
     /** Webhooks and the outbox writer; `start()` before `commands.start()`, `close()` before the stores close. */
     webhooks,
     /** The live event stream; `start()` after `webhooks.start()`, `close()` before the HTTP server closes. */
     eventStream: eventStreamService({ ...deps, onAppended: webhooks.onAppended }),
-    accounts: accountService(deps),
+    accounts: accountService({ ...deps, now: deps.now }),
     products: model.products,
     dataPoints: model.dataPoints,
     dataStreams: model.dataStreams,

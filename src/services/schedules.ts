@@ -11,6 +11,7 @@ import type { ScheduleBody } from '../schemas/schedules.ts'
 import type { MetaStore, ScheduleInput, ScheduleKind, ScheduleRecord } from '../../store/types.ts'
 import type { CommandService } from './commands.ts'
 import type { Actor } from './types.ts'
+import { errorLog, type Logger } from '../kernel/log.ts'
 
 export interface ScheduleDeps {
   meta: MetaStore
@@ -18,6 +19,8 @@ export interface ScheduleDeps {
   config: { TIMEZONE: string }
   now?: () => number
   log?: (message: string, e?: unknown) => void
+  /** Where the default `log` writes; default: the fallback logger. */
+  logger?: Logger
 }
 
 /** How often a node looks for due schedules, and how many it takes at a time. */
@@ -28,7 +31,7 @@ export function scheduleService(deps: ScheduleDeps) {
   const { meta, commands } = deps
   const tz = deps.config.TIMEZONE
   const now = deps.now ?? Date.now
-  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[schedules] ${m}`, e ?? ''))
+  const log = deps.log ?? errorLog(deps.logger, 'schedules')
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let closed = false

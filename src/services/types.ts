@@ -1,4 +1,5 @@
 import type { EventBus } from '../kernel/events.ts'
+import type { Logger } from '../kernel/log.ts'
 import type { MetaStore } from '../../store/types.ts'
 import type { TelemetryStore } from '../../store/telemetry.ts'
 
@@ -15,6 +16,8 @@ export interface ServiceDeps {
   meta: MetaStore
   telemetry: TelemetryStore
   events: EventBus
+  /** Where the services log (each as its own component); default: the fallback logger. */
+  logger?: Logger
 }
 
 /**

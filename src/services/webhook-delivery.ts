@@ -17,11 +17,16 @@ export const GIVE_UP_MS = 24 * 3600_000
 const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000
 /** How often the loop looks at the store when nothing woke it. */
 const POLL_MS = 500
+/** How often events past their retention are deleted, and how many per statement. */
+const PRUNE_EVERY_MS = 3600_000
+const PRUNE_BATCH = 5_000
 
 export interface DeliveryDeps {
   meta: MetaStore
   now: () => number
   log: (message: string, e?: unknown) => void
+  /** How long events and their delivery log are kept (ms); at least a day, longer than any retry (GIVE_UP_MS). */
+  retentionMs: number
 }
 
 /** The body of a delivery (and of a live stream event): `{id, type, time, tenantID, data}`, time in epoch ms. */
@@ -48,6 +53,7 @@ export class WebhookDelivery {
   private running = false
   private again = false
   private closed = false
+  private prunedAt = -Infinity
 
   constructor(private readonly d: DeliveryDeps) {}
 
@@ -79,9 +85,13 @@ export class WebhookDelivery {
   }
 
   private async pass() {
+    const now = this.d.now()
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = now
+      void this.prune(now - this.d.retentionMs).catch((e) => this.d.log('outbox prune failed', e))
+    }
     const free = MAX_IN_FLIGHT - this.inFlight.size
     if (free <= 0) return
-    const now = this.d.now()
     const due = await this.d.meta.webhooks.claimDue(now, now + CLAIM_MS, free)
     for (const delivery of due) {
       const p = this.send(delivery)
@@ -138,6 +148,15 @@ export class WebhookDelivery {
       durationMs: Date.now() - started,
       at,
     })
+  }
+
+  /**
+   * Deletes events older than `before` with their delivery log, a batch per statement with the event loop free in
+   * between. Every node does it (hourly): deleting is idempotent.
+   */
+  private async prune(before: number) {
+    while (!this.closed && (await this.d.meta.webhooks.prune(before, PRUNE_BATCH)) === PRUNE_BATCH)
+      await new Promise<void>((resolve) => setImmediate(resolve))
   }
 
   /** Stops the loop; requests under way are aborted and their deliveries given back untried. */

@@ -20,14 +20,19 @@ import {
 import { isLinkLocal, webhookUrlProblem } from '../rules/webhooks.ts'
 import { WebhookDelivery } from './webhook-delivery.ts'
 import type { Actor } from './types.ts'
+import { errorLog, type Logger } from '../kernel/log.ts'
 
 export interface WebhookDeps {
   meta: MetaStore
   events: EventBus
   now?: () => number
+  /** Days events (the live stream's and webhooks') and their delivery log are kept. */
+  retentionDays?: number
   /** Addresses a host name resolves to (tests replace it). */
   resolve?: (host: string) => Promise<string[]>
   log?: (message: string, e?: unknown) => void
+  /** Where the default `log` writes; default: the fallback logger. */
+  logger?: Logger
 }
 
 /** What a caller sends to create or edit a webhook. */
@@ -64,8 +69,9 @@ export function webhookService(deps: WebhookDeps) {
   const { meta, events } = deps
   const now = deps.now ?? Date.now
   const resolve = deps.resolve ?? defaultResolve
-  const log = deps.log ?? ((m: string, e?: unknown) => console.error(`[webhooks] ${m}`, e ?? ''))
-  const delivery = new WebhookDelivery({ meta, now, log })
+  const log = deps.log ?? errorLog(deps.logger, 'webhooks')
+  const retentionMs = (deps.retentionDays ?? 7) * 86_400_000
+  const delivery = new WebhookDelivery({ meta, now, log, retentionMs })
   /** Called with every batch of stored events (the live stream listens). */
   const appended = new Set<(stored: readonly OutboxEvent[]) => void>()
   let queue: OutboxInput[] = []

@@ -3,5 +3,5 @@ import { createSerializer } from './shape.ts'
 
 export const certWire = createSerializer(
   { detail: Cert, list: CertListItem, device: CertDevice },
-  { labels: { enable: 'certEnable' }, times: ['createAt', 'updateAt'] },
+  { labels: { enable: 'certEnable' }, times: ['createAt', 'updateAt'], secret: ['key'] },
 )

@@ -10,6 +10,7 @@ export const deviceWire = createSerializer(
   {
     labels: labelFields(DEVICE_TABLE) as Record<string, EnumName>,
     times: timeFields(DEVICE_TABLE),
+    secret: ['token'],
     json: jsonFields(DEVICE_TABLE),
   },
 )

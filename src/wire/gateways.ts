@@ -10,6 +10,7 @@ export const gatewayWire = createSerializer(
   {
     labels: labelFields(GATEWAY_TABLE) as Record<string, EnumName>,
     times: timeFields(GATEWAY_TABLE),
+    secret: ['token'],
     json: jsonFields(GATEWAY_TABLE),
   },
 )

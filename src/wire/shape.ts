@@ -5,10 +5,12 @@ import { formatTime } from '../kernel/time.ts'
 export type Lang = 'zh' | 'en'
 export type Row = Record<string, unknown>
 
-/** What a serializer needs to know about the caller: label language and time zone. */
+/** What a serializer needs to know about the caller: label language, time zone, whether it reads secrets. */
 export interface WireCtx {
   lang: Lang
   tz: string
+  /** False for viewers: the resource's `secret` fields are written as null. */
+  secrets?: boolean
 }
 
 /** How one resource's stored row maps onto its wire fields. */
@@ -19,6 +21,8 @@ export interface WireSpec {
   times?: readonly string[]
   /** Fields holding JSON text, written as parsed JSON. */
   json?: readonly string[]
+  /** Credentials (a device's token, a private key): null unless the caller may read secrets. */
+  secret?: readonly string[]
 }
 
 type Op = (row: Row, ctx: WireCtx) => unknown
@@ -26,7 +30,9 @@ type Op = (row: Row, ctx: WireCtx) => unknown
 function compile(keys: readonly string[], spec: WireSpec): Array<[string, Op]> {
   const times = new Set(spec.times ?? [])
   const json = new Set(spec.json ?? [])
+  const secret = new Set(spec.secret ?? [])
   return keys.map((key): [string, Op] => {
+    if (secret.has(key)) return [key, (r, c) => (c.secrets === false ? null : (r[key] ?? null))]
     const labelOf = key.endsWith('Label') ? spec.labels?.[key.slice(0, -5)] : undefined
     if (labelOf) {
       const base = key.slice(0, -5)

@@ -42,12 +42,34 @@ import * as tasksWire from './tasks.ts'
 import * as telemetrySchemas from '../schemas/telemetry.ts'
 import * as webhooksSchemas from '../schemas/webhooks.ts'
 import * as webhooksWire from './webhooks.ts'
+import type { z } from 'zod'
+import type { FilterFields } from '../http/paging.ts'
+import { deviceAccessA } from '../services/device-access.ts'
+import { deviceAccessB } from '../services/device-access-b.ts'
+import * as devicesSchemasB from '../schemas/devices-b.ts'
+import * as devicesWireB from './devices-b.ts'
+import * as productsSchemasB from '../schemas/products-b.ts'
+import * as productsWireB from './products-b.ts'
+import * as groupsSchemasB from '../schemas/groups-b.ts'
+import * as groupsWireB from './groups-b.ts'
+import { withGroupDevices, withProductDevices } from '../services/members-b.ts'
+import * as logsSchemasB from '../schemas/logs-b.ts'
+import * as logsWireB from './logs-b.ts'
+import * as commandsSchemasB from '../schemas/commands-b.ts'
+import * as policiesSchemasB from '../schemas/policies-b.ts'
+import * as policiesWireB from './policies-b.ts'
+import type { MetaStore, Row } from '../../store/types.ts'
+
+/** Rows as stored: nothing to add. */
+const asStored = async (_meta: MetaStore, _tenant: string, rows: Row[]) => rows
 
 /**
  * The wire shapes of the API, chosen in this one place: for each resource its request schemas (create, edit,
  * list filters), its response schemas and its serializers. Route modules receive them as a parameter and never
  * import schemas or serializers themselves, so that another shape of the same API can be served by the same
- * routes and services.
+ * routes and services. Where a shape needs more than schemas and serializers it brings hooks: `devices.access`
+ * (how device reads and writes map onto the stores and services) and `products.expand`/`groups.expand` (what a
+ * read adds to stored rows); Variant A's are the plain calls.
  */
 export const shapesA = {
   accounts: { ...accountsSchemas, ...accountsWire },
@@ -59,16 +81,22 @@ export const shapesA = {
   dataPoints: { ...dataPointsSchemas, ...dataPointsWire },
   dataStreams: { ...dataStreamsSchemas, ...dataStreamsWire },
   deviceTransfer: { ...deviceTransferSchemas },
-  devices: { ...devicesSchemas, ...devicesWire },
+  devices: {
+    ...devicesSchemas,
+    ...devicesWire,
+    access: deviceAccessA,
+    /** The records `/devices/{id}` addresses: devices only (gateways have their own paths). */
+    deviceKinds: ['device'] as readonly ('device' | 'gateway')[],
+  },
   emqx: { ...emqxSchemas },
   gateways: { ...gatewaysSchemas, ...gatewaysWire },
-  groups: { ...groupsSchemas, ...groupsWire },
+  groups: { ...groupsSchemas, ...groupsWire, expand: asStored },
   ingest: { ...ingestSchemas },
   logs: { ...logsSchemas, ...logsWire },
   metrics: { ...metricsSchemas, ...metricsWire },
   policies: { ...policiesSchemas, ...policiesWire },
   productResources: { ...productResourcesSchemas, ...productResourcesWire },
-  products: { ...productsSchemas, ...productsWire },
+  products: { ...productsSchemas, ...productsWire, expand: asStored },
   schedules: { ...schedulesSchemas, ...schedulesWire },
   subscriptions: { ...subscriptionsSchemas, ...subscriptionsWire },
   tasks: { ...tasksSchemas, ...tasksWire },
@@ -76,9 +104,77 @@ export const shapesA = {
   webhooks: { ...webhooksSchemas, ...webhooksWire },
 }
 
-export type WireShapes = typeof shapesA
+type ShapesA = typeof shapesA
 
-/** The shapes the service serves. */
-export function wireShapes(): WireShapes {
-  return shapesA
+/**
+ * A resource's shape as a variant may vary it: `Forms` (responses, or bodies only the variant's own code reads)
+ * any zod schema, `Bodies` any schema with the output of Variant A's (the variant's schema maps onto it),
+ * `Filters` any list filters.
+ */
+type Varies<
+  T,
+  Forms extends keyof T,
+  Bodies extends keyof T = never,
+  Filters extends keyof T = never,
+> = Omit<T, Forms | Bodies | Filters> & { [P in Forms]: z.ZodType } & {
+  [P in Bodies]: T[P] extends z.ZodType ? z.ZodType<z.output<T[P]>> : never
+} & { [P in Filters]: FilterFields }
+
+/** What routes may rely on: Variant A's shapes, with what Variant B shapes its own way loosened. */
+export type WireShapes = Omit<
+  ShapesA,
+  'devices' | 'products' | 'groups' | 'logs' | 'commands' | 'policies'
+> & {
+  logs: Varies<ShapesA['logs'], 'ConnectLog', 'ConnectLogListQuery'>
+  commands: Varies<ShapesA['commands'], never, 'DevicePublish' | 'GroupPublish'>
+  policies: Varies<ShapesA['policies'], 'PolicyDevice'>
+  devices: Varies<
+    ShapesA['devices'],
+    'Device' | 'DeviceListItem' | 'DeviceWrite' | 'DeviceCreate' | 'DeviceUpdate',
+    never,
+    'deviceFilters'
+  >
+  products: Varies<
+    ShapesA['products'],
+    'Product' | 'ProductListItem',
+    'ProductCreate' | 'ProductUpdate',
+    'productFilters'
+  >
+  groups: Varies<
+    ShapesA['groups'],
+    'Group' | 'GroupListItem' | 'GroupDevice',
+    'GroupCreate' | 'GroupUpdate',
+    'groupFilters'
+  >
+}
+
+/**
+ * Variant B, the earlier, simpler shape of devices, products, groups, logs, commands and policy bindings; every
+ * other resource as in Variant A.
+ */
+export const shapesB: WireShapes = {
+  ...shapesA,
+  devices: {
+    ...shapesA.devices,
+    ...devicesSchemasB,
+    ...devicesWireB,
+    access: deviceAccessB,
+    /** A Variant B device may be a gateway (deviceType 1). */
+    deviceKinds: ['device', 'gateway'],
+  },
+  products: {
+    ...shapesA.products,
+    ...productsSchemasB,
+    ...productsWireB,
+    expand: withProductDevices,
+  },
+  groups: { ...shapesA.groups, ...groupsSchemasB, ...groupsWireB, expand: withGroupDevices },
+  logs: { ...shapesA.logs, ...logsSchemasB, ...logsWireB },
+  commands: { ...shapesA.commands, ...commandsSchemasB },
+  policies: { ...shapesA.policies, ...policiesSchemasB, ...policiesWireB },
+}
+
+/** The shapes the service serves: API_VARIANT's. */
+export function wireShapes(variant: 'A' | 'B' = 'A'): WireShapes {
+  return variant === 'B' ? shapesB : shapesA
 }

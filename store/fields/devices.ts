@@ -212,6 +212,8 @@ export const DEVICE_TABLE = {
   clientIP: { sql: 'd.client_ip' },
   connectedAt: { sql: 'd.connected_at', time: true },
   keepAlive: { sql: 'd.keep_alive' },
+  /** 'device' or 'gateway': Variant B lists both as devices (a gateway is its deviceType 1). */
+  kind: { sql: 'd.kind' },
   ...audit,
 } as const satisfies FieldTable
 

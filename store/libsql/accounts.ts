@@ -8,8 +8,9 @@ import type {
   Row,
   UserInput,
   UserRecord,
+  LoginPolicy,
 } from '../types.ts'
-import { Conflict, NotFound } from '../errors.ts'
+import { Conflict, LastAdmin, NotFound } from '../errors.ts'
 import { listPage, type ListSpec } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
 
@@ -62,7 +63,7 @@ export class AccountsRepo implements AccountRepository {
   /** Creates a tenant and its first admin in one transaction. */
   async createTenant(
     t: { tenantID: string; tenantName: string },
-    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role'>,
+    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role' | 'tokenVersion'>,
   ) {
     const now = Date.now()
     try {
@@ -85,7 +86,8 @@ export class AccountsRepo implements AccountRepository {
 
   async userByEmail(email: string): Promise<UserRecord | undefined> {
     const r = await this.db.one(
-      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role FROM users WHERE email = ?`,
+      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
+         token_version AS tokenVersion FROM users WHERE email = ?`,
       [email],
     )
     return r as unknown as UserRecord | undefined
@@ -93,7 +95,8 @@ export class AccountsRepo implements AccountRepository {
 
   async userById(id: number): Promise<UserRecord | undefined> {
     const r = await this.db.one(
-      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role FROM users WHERE id = ?`,
+      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
+         token_version AS tokenVersion FROM users WHERE id = ?`,
       [id],
     )
     return r as unknown as UserRecord | undefined
@@ -127,30 +130,105 @@ export class AccountsRepo implements AccountRepository {
 
   async updateUser(tenant: string, id: number, u: Partial<UserInput>) {
     await this.getUser(tenant, id)
+    const role = u.role ?? null
+    let changes: number
     try {
-      await this.db.run(
+      // `role` on the right-hand side is the stored one; the WHERE keeps the tenant's last admin an admin
+      ;({ changes } = await this.db.run(
         `UPDATE users SET username = coalesce(?, username), email = coalesce(?, email),
-           password_hash = coalesce(?, password_hash), role = coalesce(?, role), update_at = ?
-         WHERE tenant_id = ? AND id = ?`,
+           password_hash = coalesce(?, password_hash), role = coalesce(?, role),
+           token_version = token_version + (CASE WHEN ? IS NOT NULL OR coalesce(?, role) != role THEN 1 ELSE 0 END),
+           update_at = ?
+         WHERE tenant_id = ? AND id = ?
+           AND NOT (role = 'admin' AND coalesce(?, 'admin') != 'admin'
+             AND (SELECT count(*) FROM users WHERE tenant_id = ? AND role = 'admin') <= 1)`,
         [
           u.username ?? null,
           u.email ?? null,
           u.passwordHash ?? null,
-          u.role ?? null,
+          role,
+          u.passwordHash ?? null,
+          role,
           Date.now(),
           tenant,
           id,
+          role,
+          tenant,
         ],
-      )
+      ))
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('email', 'this email is already registered')
       throw e
     }
+    if (changes === 0) throw new LastAdmin('role', 'the last admin of a tenant cannot be demoted')
     return this.getUser(tenant, id)
   }
 
   async deleteUsers(tenant: string, ids: number[]) {
-    return this.deleteIn('users', tenant, ids)
+    await this.requireAll('users', tenant, ids)
+    const marks = ids.map(() => '?').join(',')
+    // all or none, and only while an admin of the tenant stays
+    const { changes } = await this.db.run(
+      `DELETE FROM users WHERE tenant_id = ? AND id IN (${marks})
+         AND (SELECT count(*) FROM users WHERE tenant_id = ? AND role = 'admin' AND id NOT IN (${marks})) > 0`,
+      [tenant, ...ids, tenant, ...ids],
+    )
+    if (changes === 0) throw new LastAdmin('ids', 'the last admin of a tenant cannot be deleted')
+  }
+
+  async loginLockedUntil(email: string, address: string, now: number) {
+    const r = await this.db.one(
+      'SELECT locked_until AS until FROM login_failures WHERE email = ? AND address = ? AND locked_until > ?',
+      [email, address, now],
+    )
+    return r ? Number(r.until) : 0
+  }
+
+  async loginFailed(email: string, address: string, now: number, p: LoginPolicy) {
+    // a window that ended without a lock in force starts afresh (and so does the doubling)
+    const r = await this.db.one(
+      `INSERT INTO login_failures (email, address, failures, window_start) VALUES (?1, ?2, 1, ?3)
+       ON CONFLICT (email, address) DO UPDATE SET
+         failures = CASE WHEN window_start <= ?4 AND locked_until <= ?3 THEN 1 ELSE failures + 1 END,
+         lockouts = CASE WHEN window_start <= ?4 AND locked_until <= ?3 THEN 0 ELSE lockouts END,
+         window_start = CASE WHEN window_start <= ?4 AND locked_until <= ?3 THEN ?3 ELSE window_start END
+       RETURNING failures, lockouts`,
+      [email, address, now, now - p.windowMs],
+    )
+    const failures = Number(r?.failures ?? 1)
+    const lockouts = Number(r?.lockouts ?? 0)
+    if (failures < p.maxFailures) return 0
+    const until = now + Math.min(p.maxLockMs, p.lockMs * 2 ** Math.min(lockouts, 30))
+    // the window restarts at each lock, so one more failure after it ends locks again, twice as long
+    await this.db.run(
+      `UPDATE login_failures SET locked_until = ?, lockouts = lockouts + 1, window_start = ?
+       WHERE email = ? AND address = ?`,
+      [until, now, email, address],
+    )
+    return until
+  }
+
+  async loginSucceeded(email: string, address: string) {
+    await this.db.run('DELETE FROM login_failures WHERE email = ? AND address = ?', [
+      email,
+      address,
+    ])
+  }
+
+  async revokeToken(jti: string, expiresAt: number) {
+    await this.db.batch([
+      { sql: 'DELETE FROM revoked_tokens WHERE expires_at < ?', args: [Date.now()] },
+      {
+        sql: 'INSERT INTO revoked_tokens (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING',
+        args: [jti, expiresAt],
+      },
+    ])
+  }
+
+  async isTokenRevoked(jti: string) {
+    return (
+      (await this.db.one('SELECT 1 AS x FROM revoked_tokens WHERE jti = ?', [jti])) !== undefined
+    )
   }
 
   listApplications(tenant: string, q: ListArgs): Promise<Page> {
@@ -211,16 +289,22 @@ export class AccountsRepo implements AccountRepository {
   }
 
   /** Deletes `ids` of a tenant-owned table, all or none: an id not in the tenant is NotFound. */
-  private async deleteIn(table: 'users' | 'applications', tenant: string, ids: number[]) {
+  private async deleteIn(table: 'applications', tenant: string, ids: number[]) {
+    await this.requireAll(table, tenant, ids)
+    const marks = ids.map(() => '?').join(',')
+    await this.db.run(`DELETE FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [
+      tenant,
+      ...ids,
+    ])
+  }
+
+  /** NotFound('ids') unless every one of `ids` is a record of the tenant. */
+  private async requireAll(table: 'users' | 'applications', tenant: string, ids: number[]) {
     const marks = ids.map(() => '?').join(',')
     const found = await this.db.one(
       `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`,
       [tenant, ...ids],
     )
     if (Number(found?.n) !== ids.length) throw new NotFound('ids')
-    await this.db.run(`DELETE FROM ${table} WHERE tenant_id = ? AND id IN (${marks})`, [
-      tenant,
-      ...ids,
-    ])
   }
 }

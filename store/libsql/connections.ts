@@ -1,6 +1,11 @@
 import type { InStatement } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ConnectionRepository, ConnectionState, ConnectLogInput } from '../types.ts'
+import type {
+  ConnectionRepository,
+  ConnectionState,
+  ConnectLogFold,
+  ConnectLogInput,
+} from '../types.ts'
 import { connectLogInserts } from './logs-sql.ts'
 
 /** One device's state → its UPDATE of the devices table. */
@@ -13,6 +18,13 @@ function stateUpdate(s: ConnectionState): InStatement {
     : { sql: 'UPDATE devices SET device_status = 0 WHERE id = ?', args: [s.deviceIntID] }
 }
 
+/** Refusals counted into the refused row of that client id, address and time (after the inserts of its batch). */
+const foldUpdate = (f: ConnectLogFold): InStatement => ({
+  sql: `UPDATE connect_logs SET attempts = attempts + ?, update_at = ?
+        WHERE device_id = ? AND msg_time = ? AND connect_status = 2 AND ip IS ?`,
+  args: [f.add, f.at, f.deviceID, f.msgTime, f.IP],
+})
+
 /** Connection state of devices (columns of the devices table) and the connection logs, in libSQL. */
 export class ConnectionsRepo implements ConnectionRepository {
   constructor(private readonly db: Db) {}
@@ -20,10 +32,12 @@ export class ConnectionsRepo implements ConnectionRepository {
   async record(batch: {
     states: readonly ConnectionState[]
     logs: readonly ConnectLogInput[]
+    folds?: readonly ConnectLogFold[]
   }): Promise<void> {
     const statements = [
       ...batch.states.map(stateUpdate),
       ...(batch.logs.length ? connectLogInserts(batch.logs, Date.now()) : []),
+      ...(batch.folds ?? []).map(foldUpdate),
     ]
     if (statements.length) await this.db.batch(statements)
   }

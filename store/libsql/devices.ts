@@ -49,6 +49,8 @@ const list: ListSpec = {
   count: { from: 'FROM devices d', baseAlias: 'd' },
 }
 
+type RowKindName = 'device' | 'gateway'
+
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups gr ON gr.id = gd.group_int_id
   WHERE gd.device_int_id = d.id AND gr.tenant_id = d.tenant_id AND gr.group_id = ?)`
 
@@ -60,15 +62,35 @@ export class DevicesRepo implements DeviceRepository {
     this.gateways = new GatewaysRepo(db)
   }
 
-  /** A page of devices; `groupID` narrows to members of that group. */
-  list(tenant: string, q: ListArgs, opts: { groupID?: string } = {}): Promise<Page> {
-    if (opts.groupID === undefined) return listPage(this.db, list, [tenant], q)
+  /**
+   * A page of devices; `groupID` narrows to members of that group; `kinds` (default devices only) may take
+   * gateways in too, as rows of the same columns.
+   */
+  list(
+    tenant: string,
+    q: ListArgs,
+    opts: { groupID?: string; kinds?: readonly RowKindName[] } = {},
+  ): Promise<Page> {
+    const kinds = opts.kinds ?? ['device']
+    const where = `d.tenant_id = ? AND d.kind IN (${marks(kinds.length)})`
+    if (opts.groupID === undefined)
+      return listPage(this.db, { ...list, where }, [tenant, ...kinds], q)
     return listPage(
       this.db,
-      { ...list, where: `${WHERE} AND ${IN_GROUP}` },
-      [tenant, opts.groupID],
+      { ...list, where: `${where} AND ${IN_GROUP}` },
+      [tenant, ...kinds, opts.groupID],
       q,
     )
+  }
+
+  /** The detail row of a device or a gateway (its `kind` says which); NotFound when neither. */
+  async getAny(tenant: string, id: number): Promise<Row> {
+    const r = await this.db.one(
+      `${COLUMNS} ${FROM} WHERE d.tenant_id = ? AND d.kind IN ('device', 'gateway') AND d.id = ?`,
+      [tenant, id],
+    )
+    if (!r) throw new NotFound()
+    return r as Row
   }
 
   /** The detail row (wire names, JSON as text, times as epoch ms); NotFound when not in the tenant. */

@@ -6,7 +6,8 @@ import { listPage, marks, type ListSpec } from './list.ts'
 import { likeArg } from './group-devices.ts'
 
 const bound: ListSpec = {
-  columns: `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName, d.device_type AS deviceType`,
+  columns: `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName, d.device_type AS deviceType,
+    d.kind AS kind`,
   from: 'FROM policy_devices pd JOIN devices d ON d.id = pd.device_int_id',
   where: 'pd.policy_int_id = ? AND d.tenant_id = ?',
   fields: { deviceName: 'd.device_name', deviceID: 'd.device_id' },

@@ -93,22 +93,52 @@ export class TasksRepo implements TaskRepository {
   }
 
   /** Keeps a file a task produced (e.g. the CSV of an export), replacing an earlier one of the same task. */
-  async putFile(tenant: string, taskID: string, file: TaskFile) {
-    await this.db.run(
-      `INSERT OR REPLACE INTO task_files (task_id, tenant_id, file_name, content_type, content, create_at)
-       VALUES (?, ?, ?, ?, ?, ?)`,
-      [taskID, tenant, file.name, file.contentType, file.content, Date.now()],
+  async putFile(tenant: string, taskID: string, file: TaskFile, keep = Infinity) {
+    const statements = [
+      {
+        sql: `INSERT OR REPLACE INTO task_files (task_id, tenant_id, file_name, content_type, content, secrets, create_at)
+              VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        args: [
+          taskID,
+          tenant,
+          file.name,
+          file.contentType,
+          file.content,
+          file.secrets === false ? 0 : 1,
+          Date.now(),
+        ],
+      },
+    ]
+    if (Number.isFinite(keep))
+      statements.push({
+        sql: `DELETE FROM task_files WHERE tenant_id = ? AND task_id NOT IN
+                (SELECT task_id FROM task_files WHERE tenant_id = ? ORDER BY create_at DESC, rowid DESC LIMIT ?)`,
+        args: [tenant, tenant, keep],
+      })
+    await this.db.batch(statements)
+  }
+
+  async countActive(tenant: string, taskName: string): Promise<number> {
+    const r = await this.db.one(
+      'SELECT count(*) AS n FROM tasks WHERE tenant_id = ? AND task_name = ? AND status IN (?, ?)',
+      [tenant, taskName, TaskState.waiting, TaskState.running],
     )
+    return Number(r?.n ?? 0)
   }
 
   /** The file of a task of the tenant; NotFound (errors.taskID) otherwise. */
   async getFile(tenant: string, taskID: string): Promise<TaskFile> {
     const r = await this.db.one(
-      'SELECT file_name AS name, content_type AS contentType, content FROM task_files WHERE tenant_id = ? AND task_id = ?',
+      'SELECT file_name AS name, content_type AS contentType, content, secrets FROM task_files WHERE tenant_id = ? AND task_id = ?',
       [tenant, taskID],
     )
-    if (!r) throw new NotFound('taskID', 'no file for this task')
-    return { name: String(r.name), contentType: String(r.contentType), content: String(r.content) }
+    if (!r) throw new NotFound('taskID', 'no file for this task (or no longer kept)')
+    return {
+      name: String(r.name),
+      contentType: String(r.contentType),
+      content: String(r.content),
+      secrets: Number(r.secrets) === 1,
+    }
   }
 
   /**

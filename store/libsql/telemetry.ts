@@ -16,6 +16,7 @@
  * bytes decode in a few ms. One process owns the file: two stores on one file would allocate the same series ids.
  * Every mutation (commit, flush, compaction step, delete) runs under one FIFO lock, so they never interleave.
  */
+import { errorLog } from '../../src/kernel/log.ts'
 import type { Client } from '@libsql/client'
 import type {
   AggregateFn,
@@ -70,7 +71,7 @@ export const TELEMETRY_DEFAULTS = {
   maxChunksPerBucket: 64,
   compactGraceMs: 60_000,
   now: Date.now,
-  onError: (e: unknown) => console.error('telemetry store:', e),
+  onError: (e: unknown) => errorLog(undefined, 'telemetry')('background flush failed', e),
 }
 
 /** Buckets compacted per lock hold: writes get the lock in between. */

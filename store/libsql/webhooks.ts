@@ -166,6 +166,14 @@ export class WebhooksRepo implements WebhookRepository {
     return Number(r?.n ?? 0)
   }
 
+  async prune(before: number, limit: number): Promise<number> {
+    const { changes } = await this.db.run(
+      'DELETE FROM outbox_events WHERE id IN (SELECT id FROM outbox_events WHERE time < ? LIMIT ?)',
+      [before, limit],
+    )
+    return changes
+  }
+
   async claimDue(now: number, until: number, limit: number): Promise<DueDelivery[]> {
     if (limit <= 0) return []
     const [rs] = await this.db.batch([

@@ -8,6 +8,18 @@ export interface UserRecord {
   email: string
   passwordHash: string
   role: 'admin' | 'user' | 'viewer'
+  /** Tokens issued under another version are revoked (a password or role change bumps it). */
+  tokenVersion: number
+}
+
+/** Login throttling: failures counted per email and client address. */
+export interface LoginPolicy {
+  /** Failures within `windowMs` that lock further tries. */
+  maxFailures: number
+  windowMs: number
+  /** The first lock's length; each further lock in a row doubles it, up to `maxLockMs`. */
+  lockMs: number
+  maxLockMs: number
 }
 
 /** An application (API key) as the authenticator needs it. */
@@ -51,7 +63,7 @@ export interface AccountRepository {
   /** Creates a tenant and its first admin in one transaction; returns the admin's id. Conflict('email'). */
   createTenant(
     t: { tenantID: string; tenantName: string },
-    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role'>,
+    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role' | 'tokenVersion'>,
   ): Promise<number>
   /** The user with that email (any tenant), for sign-in. */
   userByEmail(email: string): Promise<UserRecord | undefined>
@@ -63,10 +75,26 @@ export interface AccountRepository {
   getUser(tenant: string, id: number): Promise<Row>
   /** Creates a user; Conflict('email') when the email is registered. */
   createUser(tenant: string, u: UserInput): Promise<Row>
-  /** Edits a user; absent fields keep their values. NotFound, Conflict('email'). */
+  /**
+   * Edits a user; absent fields keep their values. A new password or role bumps the user's token version (its
+   * tokens stop working). NotFound, Conflict('email'), LastAdmin('role') when it demotes the tenant's last admin.
+   */
   updateUser(tenant: string, id: number, u: Partial<UserInput>): Promise<Row>
-  /** Deletes all of `ids` or none (NotFound('ids')). */
+  /**
+   * Deletes all of `ids` or none: NotFound('ids') when one is not in the tenant, LastAdmin('ids') when no admin
+   * of the tenant would be left.
+   */
   deleteUsers(tenant: string, ids: number[]): Promise<void>
+  /** Until when (epoch ms) logins for this email from this address are refused; 0 when they are not. */
+  loginLockedUntil(email: string, address: string, now: number): Promise<number>
+  /** Counts a failed login; answers the lock it put in force (epoch ms), or 0. */
+  loginFailed(email: string, address: string, now: number, policy: LoginPolicy): Promise<number>
+  /** Forgets the failures of this email from this address (after a successful login). */
+  loginSucceeded(email: string, address: string): Promise<void>
+  /** Revokes one token (by its id) until it would have expired; expired revocations are dropped. */
+  revokeToken(jti: string, expiresAt: number): Promise<void>
+  /** Whether the token with this id was revoked. */
+  isTokenRevoked(jti: string): Promise<boolean>
   /** A page of the tenant's applications (no token hashes). */
   listApplications(tenant: string, q: ListArgs): Promise<Page>
   /** One application of the tenant; NotFound otherwise. */

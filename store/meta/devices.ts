@@ -74,10 +74,19 @@ export type CurrentGateway = GatewayFields & { id: number; productID: string }
  */
 export interface DeviceRepository {
   readonly gateways: GatewayRepository
-  /** A page of devices; `groupID` narrows to members of that group. */
-  list(tenant: string, q: ListArgs, opts?: { groupID?: string }): Promise<Page>
+  /**
+   * A page of devices; `groupID` narrows to members of that group; `kinds` (default `['device']`) may take
+   * gateways in too, as rows of the device columns.
+   */
+  list(
+    tenant: string,
+    q: ListArgs,
+    opts?: { groupID?: string; kinds?: ReadonlyArray<'device' | 'gateway'> },
+  ): Promise<Page>
   /** The detail row; NotFound when not a device of the tenant. */
   get(tenant: string, id: number): Promise<Row>
+  /** The detail row (device columns, `kind` 'device' or 'gateway') of a device or a gateway; NotFound when neither. */
+  getAny(tenant: string, id: number): Promise<Row>
   /** The stored fields of a device, for merging an edit into them. */
   current(tenant: string, id: number): Promise<CurrentDevice>
   /** The tenant's product with that productID, or undefined. */

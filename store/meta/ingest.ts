@@ -1,4 +1,4 @@
-import type { ConnectLogInput } from './logs.ts'
+import type { ConnectLogFold, ConnectLogInput } from './logs.ts'
 
 /** A device or gateway as ingest knows it: credentials, product and the parts of its mountpoint. */
 export interface IngestDevice {
@@ -85,12 +85,13 @@ export type ConnectionState =
 /** Connection state of devices (deviceStatus, clientIP, connectedAt, keepAlive) and the connection logs. */
 export interface ConnectionRepository {
   /**
-   * Writes the devices' states (in order; a device's last state wins) and appends the connection logs, in one
-   * transaction.
+   * Writes the devices' states (in order; a device's last state wins), appends the connection logs and then counts
+   * `folds` into refused rows (this batch's or earlier ones), in one transaction.
    */
   record(batch: {
     states: readonly ConnectionState[]
     logs: readonly ConnectLogInput[]
+    folds?: readonly ConnectLogFold[]
   }): Promise<void>
   /** Marks every device offline (at start-up no device is connected yet). Returns how many changed. */
   allOffline(): Promise<number>

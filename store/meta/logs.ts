@@ -16,6 +16,19 @@ export interface ConnectLogInput {
   msgTime?: number
 }
 
+/** Refusals counted into a refused connection log recorded before (the row of that client id, address and time). */
+export interface ConnectLogFold {
+  /** The MQTT client id of the row. */
+  deviceID: string
+  IP: string | null
+  /** The row's msgTime (epoch milliseconds). */
+  msgTime: number
+  /** Refusals to add to the row's `attempts`. */
+  add: number
+  /** Epoch milliseconds of the last of them (the row's updateAt). */
+  at: number
+}
+
 /** One uplink message, logged with its raw payload. */
 export interface EventInput {
   tenantID: string

@@ -11,6 +11,8 @@ export interface TaskFile {
   name: string
   contentType: string
   content: string
+  /** Whether it holds credentials (device tokens): only callers who may read secrets download it. Default true. */
+  secrets?: boolean
 }
 
 /** Asynchronous tasks of a tenant and their progress; src/tasks.ts runs them. */
@@ -34,8 +36,13 @@ export interface TaskRepository {
   finish(taskID: string, resultJson: string): Promise<void>
   /** → failed, with a message for the caller. */
   fail(taskID: string, message: string): Promise<void>
-  /** Keeps a file a task produced, replacing an earlier one of the same task. */
-  putFile(tenant: string, taskID: string, file: TaskFile): Promise<void>
+  /**
+   * Keeps a file a task produced, replacing an earlier one of the same task; only the tenant's `keep` newest
+   * files stay (default: all).
+   */
+  putFile(tenant: string, taskID: string, file: TaskFile, keep?: number): Promise<void>
+  /** How many tasks of this name the tenant has waiting or running. */
+  countActive(tenant: string, taskName: string): Promise<number>
   /** The file of a task of the tenant; NotFound('taskID') otherwise. */
   getFile(tenant: string, taskID: string): Promise<TaskFile>
   /**

@@ -118,6 +118,11 @@ export interface WebhookRepository {
   ): Promise<OutboxEvent[]>
   /** The largest event id (0 when none). */
   lastEventID(): Promise<number>
+  /**
+   * Deletes at most `limit` events older than `before` (epoch ms) with their delivery log; answers how many it
+   * deleted. Retention is kept longer than a delivery is retried, so nothing pending is cut short.
+   */
+  prune(before: number, limit: number): Promise<number>
   /** Claims pending deliveries due at `now` (not claimed, or claimed before `now`) until `until`. */
   claimDue(now: number, until: number, limit: number): Promise<DueDelivery[]>
   /** Records an attempt; false when the claim was lost meanwhile. */

@@ -153,3 +153,13 @@ export async function startTestService(
     },
   }
 }
+
+/** Polls a task's `statusUrl` until it is done or failed; answers its status record. */
+export async function waitTask(client: Client, statusUrl: string) {
+  for (let i = 0; i < 400; i++) {
+    const r = await client.get(`/api/v1${statusUrl}`)
+    if (r.body.status >= 3) return r.body
+    await new Promise((res) => setTimeout(res, 25))
+  }
+  throw new Error('task did not finish')
+}

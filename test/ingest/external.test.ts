@@ -148,9 +148,14 @@ let t: TestService
 let t2: TestService
 let dev: any
 let devStream: any
+/** The service's log lines (JSON), read by the "dropped and logged" case. */
+const logLines: string[] = []
 ext.before(async () => {
   broker = await startMosquitto()
-  t = await startTestService({ MQTT_URL: broker.url, LOG_LEVEL: 'warn' })
+  t = await startTestService(
+    { MQTT_URL: broker.url, LOG_LEVEL: 'warn' },
+    { logDestination: { write: (line) => void logLines.push(line) } },
+  )
   const product = (await t.admin.post('/api/v1/products', { productName: 'Ext', cloudProtocol: 1 }))
     .body
   const r = await t.admin.post('/api/v1/devices', {
@@ -211,41 +216,32 @@ ext(
 ext(
   'unknown device, mismatched tenant, non-mountpoint topic :: dropped and logged, nothing stored',
   async () => {
-    const warnings: string[] = []
-    const warn = console.warn
-    console.warn = (...a: unknown[]) => void warnings.push(a.join(' '))
-    try {
-      const b = t.svc.deps.broker as any
-      const before = { ...b.stats }
-      const count = (await eventsOf(t, dev.id)).length
-      const d = await client(broker.url)
-      await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/no-such-device/telemetry`, '{"a":1}')
-      await publish(d, `/mqtt/other-tenant/${dev.productID}/${dev.deviceID}/telemetry`, '{"a":2}')
-      await publish(
-        d,
-        `/coap/${dev.tenantID}/${dev.productID}/${dev.deviceID}/telemetry`,
-        '{"a":3}',
-      )
-      await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/${dev.deviceID}`, '{"a":4}')
-      assert.ok(
-        await until(() => b.stats.dropped - before.dropped === 4, 3000),
-        `dropped ${b.stats.dropped - before.dropped}`,
-      )
-      d.end(true)
-      assert.is(b.stats.submitted, before.submitted)
-      assert.is((await eventsOf(t, dev.id)).length, count)
-      assert.is(warnings.length, 4)
-      assert.ok(
-        warnings[0]!.includes('no-such-device') && warnings[0]!.includes('unknown device'),
-        warnings[0],
-      )
-      assert.ok(
-        warnings[1]!.includes('other-tenant') && warnings[1]!.includes('not its mountpoint'),
-        warnings[1],
-      )
-    } finally {
-      console.warn = warn
-    }
+    const from = logLines.length
+    const warnings = () =>
+      logLines
+        .slice(from)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.level === 'warn' && l.component === 'mqtt-external')
+        .map((l) => String(l.msg))
+    const b = t.svc.deps.broker as any
+    const before = { ...b.stats }
+    const count = (await eventsOf(t, dev.id)).length
+    const d = await client(broker.url)
+    await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/no-such-device/telemetry`, '{"a":1}')
+    await publish(d, `/mqtt/other-tenant/${dev.productID}/${dev.deviceID}/telemetry`, '{"a":2}')
+    await publish(d, `/coap/${dev.tenantID}/${dev.productID}/${dev.deviceID}/telemetry`, '{"a":3}')
+    await publish(d, `/mqtt/${dev.tenantID}/${dev.productID}/${dev.deviceID}`, '{"a":4}')
+    assert.ok(
+      await until(() => b.stats.dropped - before.dropped === 4, 3000),
+      `dropped ${b.stats.dropped - before.dropped}`,
+    )
+    d.end(true)
+    assert.is(b.stats.submitted, before.submitted)
+    assert.is((await eventsOf(t, dev.id)).length, count)
+    const w = warnings()
+    assert.is(w.length, 4)
+    assert.ok(w[0]!.includes('no-such-device') && w[0]!.includes('unknown device'), w[0])
+    assert.ok(w[1]!.includes('other-tenant') && w[1]!.includes('not its mountpoint'), w[1])
   },
 )
 

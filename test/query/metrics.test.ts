@@ -72,7 +72,7 @@ test('metricFormula :: compiled once per metric edit; an edit compiles again; a 
   assert.instance(metricFormula({ ...m, id: 8, expressions: 'gone + 1' }, ['a']), FormulaError)
 })
 
-test('evaluateAligned :: a time where the formula throws is left out, the other times stay', () => {
+test('evaluateAligned :: a time where the formula throws is left out and its error answered', () => {
   const f = compileFormula('a + 1', ['a'])
   const flaky = {
     ...f,
@@ -80,8 +80,14 @@ test('evaluateAligned :: a time where the formula throws is left out, the other 
   }
   const out: Array<[number, number]> = []
   const raw = new Map(Object.entries({ a: { time: [1, 2, 3], value: [1, 2, 3] } }))
-  evaluateAligned(flaky, ['a'], raw, (t, v) => out.push([t, v]))
+  const error = evaluateAligned(flaky, ['a'], raw, (t, v) => out.push([t, v]))
   assert.equal(out, [[2, 3]])
+  assert.type(error, 'string')
+  assert.ok(error!.length > 0)
+  assert.is(
+    evaluateAligned(f, ['a'], raw, () => {}),
+    undefined,
+  )
 })
 
 test('evaluateAligned :: dataPointIDs __proto__ and constructor are ordinary inputs', () => {

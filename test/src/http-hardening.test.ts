@@ -64,6 +64,70 @@ limits('raw client writing 2 MB :: reads the whole 413 answer, and the server cl
   }
 })
 
+limits(
+  'a 401 and a 403 before the body is read :: the answer is read whole and the server closes',
+  async () => {
+    const body = JSON.stringify({ productName: 'p', cloudProtocol: 1, pad: 'y'.repeat(200_000) })
+    const unauth =
+      `POST /api/v1/products HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
+      `Content-Length: ${body.length}\r\n\r\n`
+    const r = await rawExchange(t.svc.port, Buffer.from(unauth + body))
+    assert.match(r.text, /^HTTP\/1\.1 401 /, `${r.error ?? ''} ${r.text.slice(0, 100)}`)
+    assert.match(r.text, /connection: close/i)
+    assert.match(r.text, /"errorCode":"AUTH_FAILED"/)
+    assert.ok(r.closedByServer, 'the server ends the connection')
+    // the same request with good credentials keeps the connection: nothing was left unread
+    const ok = await t.admin.post('/api/v1/products', {
+      productName: 'kept-alive',
+      cloudProtocol: 1,
+    })
+    assert.is(ok.status, 201, ok.text)
+    assert.is.not(ok.headers.get('connection'), 'close')
+  },
+)
+
+limits('no CORS_ORIGINS :: no CORS headers, a preflight is not answered as CORS', async () => {
+  const r = await t.admin.get('/api/v1/products', { origin: 'https://evil.example' })
+  assert.is(r.headers.get('access-control-allow-origin'), null)
+  const pre = await fetch(`${t.svc.url}/api/v1/products`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+  })
+  await pre.arrayBuffer()
+  assert.is(pre.headers.get('access-control-allow-origin'), null)
+})
+
+const corsSuite = suite('http: CORS only for listed origins')
+let co: TestService
+corsSuite.before(async () => {
+  co = await startTestService({ CORS_ORIGINS: 'https://app.example, https://ops.example' })
+})
+corsSuite.after(async () => co.close())
+
+corsSuite(
+  'a listed origin :: allowed, preflight answered; another origin :: not allowed',
+  async () => {
+    const r = await co.admin.get('/api/v1/products', { origin: 'https://ops.example' })
+    assert.is(r.status, 200)
+    assert.is(r.headers.get('access-control-allow-origin'), 'https://ops.example')
+    const pre = await fetch(`${co.svc.url}/api/v1/devices`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: 'https://app.example',
+        'access-control-request-method': 'PUT',
+        'access-control-request-headers': 'authorization, content-type',
+      },
+    })
+    await pre.arrayBuffer()
+    assert.ok(pre.status < 300, String(pre.status))
+    assert.is(pre.headers.get('access-control-allow-origin'), 'https://app.example')
+    assert.match(pre.headers.get('access-control-allow-methods') ?? '', /PUT/)
+    const other = await co.admin.get('/api/v1/products', { origin: 'https://evil.example' })
+    assert.is(other.status, 200)
+    assert.is.not(other.headers.get('access-control-allow-origin'), 'https://evil.example')
+  },
+)
+
 let s: TestService
 const slow = suite('http: slow clients are cut off')
 slow.before(async () => {
@@ -147,5 +211,6 @@ headers('/docs :: the same headers, a CSP that allows its inline style sheet onl
 })
 
 limits.run()
+corsSuite.run()
 slow.run()
 headers.run()

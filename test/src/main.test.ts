@@ -1,7 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn } from 'node:child_process'
-import { mkdtempSync, existsSync, rmSync } from 'node:fs'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdtempSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -9,11 +10,19 @@ const root = join(import.meta.dirname, '../..')
 
 /** Starts `npm start`'s entry point as its own process; resolves with its output and a way to stop it. */
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  return watch(
+    spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
+      cwd: root,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
+}
+
+/** Output, exit and an output matcher of a started process. */
+function watch(
+  child: ChildProcess & { stdout: NodeJS.ReadableStream; stderr: NodeJS.ReadableStream },
+) {
   let output = ''
   child.stdout.on('data', (d) => (output += d))
   child.stderr.on('data', (d) => (output += d))
@@ -25,6 +34,52 @@ function start(env: Record<string, string>) {
   }
   return { child, exited, until, output: () => output }
 }
+
+/** The processes under `pid` (children, their children ...), from /proc: [pid, command line]. */
+function descendants(pid: number): Array<[number, string]> {
+  const parents = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)])
+    } catch {} // gone meanwhile
+  }
+  const out: Array<[number, string]> = []
+  const visit = (p: number) => {
+    for (const c of parents.get(p) ?? []) {
+      let cmd = ''
+      try {
+        cmd = readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
+      } catch {}
+      out.push([c, cmd])
+      visit(c)
+    }
+  }
+  visit(pid)
+  return out
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Resolves with the error code of a TCP connect to the port ('connected' when it was accepted). */
+const dial = (port: number) =>
+  new Promise<string>((resolve) => {
+    const s = connect({ host: '127.0.0.1', port })
+    s.once('connect', () => {
+      s.destroy()
+      resolve('connected')
+    })
+    s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message))
+  })
 
 const main = suite('process')
 
@@ -46,6 +101,192 @@ main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0'
   assert.ok(existsSync(join(dir, 'data', 'devicecloud.db')))
   p.child.kill('SIGTERM')
   assert.is(await p.exited, 0)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** `npm start` exactly as the README says, on free ports over a temp DATA_DIR (`detached`: its own process group). */
+function npmStart(dir: string, detached = false) {
+  return watch(
+    spawn(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['start'], {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        DATA_DIR: join(dir, 'data'),
+        MQTT_PORT: '0',
+        MQTT_WS_PORT: '0',
+        ADMIN_PASSWORD: 'admin-password-1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached,
+    }),
+  )
+}
+
+/** The HTTP, MQTT and WebSocket ports a started service printed. */
+async function portsOf(p: ReturnType<typeof watch>): Promise<number[]> {
+  const api = await p.until(/API on http:\/\/127\.0\.0\.1:(\d+)/)
+  const mqtt = await p.until(/MQTT on mqtt:\/\/127\.0\.0\.1:(\d+), ws:\/\/127\.0\.0\.1:(\d+)\/mqtt/)
+  assert.ok(api && mqtt, p.output())
+  return [api![1], mqtt![1], mqtt![2]].map(Number)
+}
+
+/** Resolves once none of `pids` is alive (at most 5 s); returns those still alive. */
+async function gone(pids: number[]): Promise<number[]> {
+  const deadline = Date.now() + 5_000
+  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+  return pids.filter(alive)
+}
+
+const REFUSED = ['ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED']
+
+main(
+  'npm start, then SIGTERM to npm :: one node process, exit 0, every port closed, no process left',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+    const p = npmStart(dir)
+    const ports = await portsOf(p)
+    assert.equal(await Promise.all(ports.map(dial)), ['connected', 'connected', 'connected'])
+    const tree = descendants(p.child.pid!)
+    assert.is(tree.length, 1, `one process under npm: ${JSON.stringify(tree)}`)
+    assert.match(tree[0]![1], /^node --import tsx src\/main\.ts$/)
+    p.child.kill('SIGTERM')
+    assert.is(await p.exited, 0, p.output())
+    assert.match(p.output(), /SIGTERM: shutting down/)
+    assert.equal(await gone(tree.map(([pid]) => pid)), [], 'no process of it remains')
+    assert.equal(await Promise.all(ports.map(dial)), REFUSED)
+    rmSync(dir, { recursive: true, force: true })
+  },
+)
+
+main(
+  'Ctrl-C (SIGINT to the process group, twice to node) :: one clean shutdown, exit 0',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+    const p = npmStart(dir, true)
+    const ports = await portsOf(p)
+    const pids = [p.child.pid!, ...descendants(p.child.pid!).map(([pid]) => pid)]
+    process.kill(-p.child.pid!, 'SIGINT') // as a terminal does: npm forwards it too
+    assert.is(await p.exited, 0, p.output())
+    assert.is(p.output().match(/SIGINT: shutting down/g)?.length, 1, p.output())
+    assert.not.match(p.output(), /again: exiting now/)
+    assert.equal(await gone(pids), [])
+    assert.equal(await Promise.all(ports.map(dial)), REFUSED)
+    rmSync(dir, { recursive: true, force: true })
+  },
+)
+
+/** Logs in and creates a device; answers the API's URL and the device's Basic credentials. */
+async function deviceOf(port: number) {
+  const url = `http://127.0.0.1:${port}/api/v1`
+  const json = async (path: string, body: unknown, token?: string) => {
+    const res = await fetch(url + path, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+      },
+      body: JSON.stringify(body),
+    })
+    assert.is(res.status, 201, await res.clone().text())
+    return (await res.json()) as Record<string, string>
+  }
+  const { token } = await json('/login', {
+    email: 'admin@devicecloud.local',
+    password: 'admin-password-1',
+  })
+  const { productID } = await json('/products', { productName: 'P', cloudProtocol: 1 }, token)
+  const d = await json(
+    '/devices',
+    { productID, deviceName: 'd', deviceType: 1, upLinkSystem: 1, cloudProtocol: 1, authType: 1 },
+    token,
+  )
+  return { url, basic: Buffer.from(`${d.deviceUsername}:${d.token}`).toString('base64') }
+}
+
+/**
+ * Holds the HTTP server open: a request whose body never comes (the server waits for it until
+ * HTTP_REQUEST_TIMEOUT_MS, 30 s by default).
+ */
+async function holdOpen(port: number): Promise<void> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@devicecloud.local', password: 'admin-password-1' }),
+  })
+  const { token } = (await res.json()) as { token: string }
+  const socket = connect(port, '127.0.0.1')
+  socket.on('error', () => {})
+  socket.write(
+    `POST /api/v1/products HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+  )
+  await new Promise((r) => setTimeout(r, 300)) // the request is in
+}
+
+main('a device long poll open :: SIGTERM ends it with an answer, exit 0 at once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+  const p = npmStart(dir)
+  const ports = await portsOf(p)
+  const { url, basic } = await deviceOf(ports[0]!)
+  const poll = fetch(`${url}/ingest/commands?wait=30`, {
+    headers: { authorization: `Basic ${basic}` },
+  })
+  await new Promise((r) => setTimeout(r, 300)) // the poll is waiting
+  const t0 = Date.now()
+  p.child.kill('SIGTERM')
+  const answer = await poll
+  assert.is(answer.status, 200)
+  assert.equal(await answer.json(), { items: [] })
+  assert.is(await p.exited, 0, p.output())
+  assert.ok(Date.now() - t0 < 5_000, `${Date.now() - t0} ms`)
+  assert.equal(await Promise.all(ports.map(dial)), REFUSED)
+  rmSync(dir, { recursive: true, force: true })
+})
+
+main(
+  'a shutdown held up (a request whose body never comes) :: exit 1 after 10 s, ports closed',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+    const p = start({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: join(dir, 'data'),
+      MQTT_PORT: '0',
+      MQTT_WS_PORT: '0',
+      ADMIN_PASSWORD: 'admin-password-1',
+    })
+    const ports = await portsOf(p)
+    await holdOpen(ports[0]!)
+    const t0 = Date.now()
+    p.child.kill('SIGTERM')
+    assert.is(await p.exited, 1, p.output())
+    const took = Date.now() - t0
+    assert.ok(took >= 9_500 && took < 13_000, `${took} ms`)
+    assert.match(p.output(), /shutdown took over 10 s: exiting/)
+    assert.equal(await Promise.all(ports.map(dial)), REFUSED)
+    rmSync(dir, { recursive: true, force: true })
+  },
+)
+
+main('a second SIGTERM during a held-up shutdown :: exit 1 at once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+  const p = npmStart(dir)
+  const ports = await portsOf(p)
+  await holdOpen(ports[0]!)
+  const pids = descendants(p.child.pid!).map(([pid]) => pid)
+  p.child.kill('SIGTERM')
+  await new Promise((r) => setTimeout(r, 1_500))
+  assert.ok(pids.every(alive), 'still shutting down')
+  const t0 = Date.now()
+  p.child.kill('SIGTERM')
+  await p.exited
+  assert.ok(Date.now() - t0 < 2_000, `${Date.now() - t0} ms`)
+  assert.match(p.output(), /SIGTERM again: exiting now/)
+  assert.equal(await gone(pids), [])
+  assert.equal(await Promise.all(ports.map(dial)), REFUSED)
   rmSync(dir, { recursive: true, force: true })
 })
 

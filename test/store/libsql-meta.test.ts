@@ -179,4 +179,43 @@ meta('list startTime/endTime :: epoch ms bounds of the time field, both inclusiv
   assert.equal(await times({ startTime: 1500, endTime: 2500 }), [2000])
 })
 
+meta(
+  'outbox prune :: old events and their log go, recent ones stay, a batch at a time',
+  async () => {
+    const hook = await ctx.meta.webhooks.create(
+      'T1',
+      {
+        url: 'http://127.0.0.1:9/h',
+        events: ['alert.raised'],
+        enable: 1,
+        secret: 's',
+        userIntID: null,
+      },
+      0,
+    )
+    const event = (time: number) => ({
+      tenantID: 'T1',
+      type: 'alert.raised' as const,
+      time,
+      deviceID: 'd',
+      data: '{}',
+    })
+    const old = await ctx.meta.webhooks.append([1, 2, 3].map(event), 0)
+    const [recent] = await ctx.meta.webhooks.append([event(10_000)], 0)
+    assert.is(old.length, 3)
+    assert.is(await ctx.meta.webhooks.prune(5_000, 2), 2)
+    assert.is(await ctx.meta.webhooks.prune(5_000, 2), 1)
+    assert.is(await ctx.meta.webhooks.prune(5_000, 2), 0)
+    const left = (await ctx.db.all('SELECT id FROM outbox_events')).map((r) => Number(r.id))
+    assert.equal(left, [recent!.id])
+    const log = await ctx.db.all('SELECT event_id FROM webhook_deliveries WHERE webhook_id = ?', [
+      hook.id,
+    ])
+    assert.equal(
+      log.map((r) => Number(r.event_id)),
+      [recent!.id],
+    )
+  },
+)
+
 meta.run()

@@ -2,19 +2,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseCsvRecords } from '../../../src/kernel/csv.ts'
 import { DEVICE_CSV_FIELDS } from '../../../src/schemas/device-transfer.ts'
-import { startTestService, type Client, type TestService } from '../../_support/service.ts'
+import {
+  startTestService,
+  waitTask,
+  type Client,
+  type TestService,
+} from '../../_support/service.ts'
 
 let t: TestService
 let productID: string
-
-async function waitTask(client: Client, statusUrl: string) {
-  for (let i = 0; i < 200; i++) {
-    const r = await client.get(`/api/v1${statusUrl}`)
-    if (r.body.status >= 3) return r.body
-    await new Promise((res) => setTimeout(res, 25))
-  }
-  throw new Error('task did not finish')
-}
 
 function upload(client: Client, csv: string) {
   const form = new FormData()

@@ -2,6 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { mqttBody, newDevice, newGateway, newProduct, uniq } from './devices-helpers.ts'
+import { created, kits, variants } from './_variant.ts'
 
 let t: TestService
 let mqtt: any
@@ -191,100 +192,117 @@ list('viewer :: may list, may not delete', async () => {
 
 list.run()
 
-const del = suite('devices delete')
-del.before(async () => {
-  t = await startTestService()
-  mqtt = await newProduct(t.admin, 1)
-})
-del.after(async () => t.close())
+for (const v of variants) {
+  const k = kits[v]
+  const del = suite(`devices delete (Variant ${v})`)
+  del.before(async () => {
+    t = await startTestService(k.env)
+    mqtt = await created(t.admin, '/api/v1/products', k.productBody())
+  })
+  del.after(async () => t.close())
 
-del('delete :: 204 empty body, then 404', async () => {
-  const a = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const b = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const r = await t.admin.del(`/api/v1/devices?ids=${a.id},${b.id}`)
-  assert.is(r.status, 204)
-  assert.is(r.text, '')
-  assert.is((await t.admin.get(`/api/v1/devices/${a.id}`)).status, 404)
-  assert.is((await t.admin.get(`/api/v1/devices/${b.id}`)).status, 404)
-})
+  del('delete :: 204 empty body, then 404', async () => {
+    const a = await newDevice(t.admin, k.deviceBody(mqtt.productID))
+    const b = await newDevice(t.admin, k.deviceBody(mqtt.productID))
+    const r = await t.admin.del(`/api/v1/devices?ids=${a.id},${b.id}`)
+    assert.is(r.status, 204)
+    assert.is(r.text, '')
+    assert.is((await t.admin.get(`/api/v1/devices/${a.id}`)).status, 404)
+    assert.is((await t.admin.get(`/api/v1/devices/${b.id}`)).status, 404)
+  })
 
-del('bad, missing or unknown ids :: 400 PARAMETER_INVALID / 404, nothing deleted', async () => {
-  const bad = await t.admin.del('/api/v1/devices?ids=abc')
-  assert.is(bad.status, 400)
-  assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
-  assert.ok(bad.body.errors.ids)
-  assert.is((await t.admin.del('/api/v1/devices')).status, 400)
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const mixed = await t.admin.del(`/api/v1/devices?ids=${d.id},987654`)
-  assert.is(mixed.status, 404)
-  assert.is((await t.admin.get(`/api/v1/devices/${d.id}`)).status, 200)
-})
+  del('bad, missing or unknown ids :: 400 PARAMETER_INVALID / 404, nothing deleted', async () => {
+    const bad = await t.admin.del('/api/v1/devices?ids=abc')
+    assert.is(bad.status, 400)
+    assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
+    assert.ok(bad.body.errors.ids)
+    assert.is((await t.admin.del('/api/v1/devices')).status, 400)
+    const d = await newDevice(t.admin, k.deviceBody(mqtt.productID))
+    const mixed = await t.admin.del(`/api/v1/devices?ids=${d.id},987654`)
+    assert.is(mixed.status, 404)
+    assert.is((await t.admin.get(`/api/v1/devices/${d.id}`)).status, 200)
+  })
 
-del(
-  'device with child devices :: 400 REFERENCED_ERROR errors.ids; with its children :: 204',
-  async () => {
-    const parent = await newDevice(t.admin, mqttBody(mqtt.productID))
-    const child = await newDevice(
-      t.admin,
-      mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id }),
+  del(
+    'device with child devices (B: a gateway with its devices) :: 400 REFERENCED_ERROR errors.ids; with its children :: 204',
+    async () => {
+      // Variant B has no parent devices: its devices hang off a gateway (deviceType 1)
+      const parent =
+        k.v === 'A'
+          ? await newDevice(t.admin, k.deviceBody(mqtt.productID))
+          : await k.newGateway(t.admin, mqtt.productID)
+      const child = await newDevice(
+        t.admin,
+        k.v === 'A'
+          ? mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id })
+          : k.childBody(mqtt.productID, parent.id),
+      )
+      const r = await t.admin.del(`/api/v1/devices?ids=${parent.id}`)
+      assert.is(r.status, 400)
+      assert.is(r.body.errorCode, 'REFERENCED_ERROR')
+      assert.match(r.body.errors.ids, k.v === 'A' ? /child devices/ : /devices/)
+      assert.is((await t.admin.get(`/api/v1/devices/${parent.id}`)).status, 200)
+      assert.is((await t.admin.del(`/api/v1/devices?ids=${parent.id},${child.id}`)).status, 204)
+    },
+  )
+
+  del('device in a group, bound to a policy and a cert :: 204, links removed', async () => {
+    const d = await newDevice(t.admin, k.deviceBody(mqtt.productID))
+    const db = t.db
+    const now = Date.now()
+    const g = await db.run(
+      'INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)',
+      [d.tenantID, uniq('g'), uniq('g'), mqtt.id, now],
     )
-    const r = await t.admin.del(`/api/v1/devices?ids=${parent.id}`)
-    assert.is(r.status, 400)
-    assert.is(r.body.errorCode, 'REFERENCED_ERROR')
-    assert.match(r.body.errors.ids, /child devices/)
-    assert.is((await t.admin.get(`/api/v1/devices/${parent.id}`)).status, 200)
-    assert.is((await t.admin.del(`/api/v1/devices?ids=${parent.id},${child.id}`)).status, 204)
-  },
-)
+    const p = await db.run(
+      'INSERT INTO policies (tenant_id, name, topic, access, allow, create_at) VALUES (?, ?, ?, 0, 1, ?)',
+      [d.tenantID, uniq('p'), 'a/b', now],
+    )
+    const c = await db.run(
+      `INSERT INTO certs (tenant_id, name, enable, cn, cert, key, root, create_at) VALUES (?, ?, 1, 'cn', 'c', 'k', 'r', ?)`,
+      [d.tenantID, uniq('c'), now],
+    )
+    await db.run(
+      'INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+      [g.lastId, d.id, now],
+    )
+    await db.run(
+      'INSERT INTO policy_devices (policy_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+      [p.lastId, d.id, now],
+    )
+    await db.run(
+      'INSERT INTO cert_devices (cert_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
+      [c.lastId, d.id, now],
+    )
+    await db.run(
+      'INSERT INTO device_subscriptions (tenant_id, device_int_id, topic, create_at) VALUES (?, ?, ?, ?)',
+      [d.tenantID, d.id, 't', now],
+    )
+    assert.is((await t.admin.del(`/api/v1/devices?ids=${d.id}`)).status, 204)
+    for (const table of [
+      'group_devices',
+      'policy_devices',
+      'cert_devices',
+      'device_subscriptions',
+    ]) {
+      const row = await db.one(`SELECT count(*) AS n FROM ${table} WHERE device_int_id = ?`, [d.id])
+      assert.is(Number(row?.n), 0, table)
+    }
+    assert.ok(
+      await db.one('SELECT 1 FROM groups WHERE id = ?', [g.lastId]),
+      'the group itself stays',
+    )
+  })
 
-del('device in a group, bound to a policy and a cert :: 204, links removed', async () => {
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID))
-  const db = t.db
-  const now = Date.now()
-  const g = await db.run(
-    'INSERT INTO groups (tenant_id, group_id, group_name, product_int_id, create_at) VALUES (?, ?, ?, ?, ?)',
-    [d.tenantID, uniq('g'), uniq('g'), mqtt.id, now],
-  )
-  const p = await db.run(
-    'INSERT INTO policies (tenant_id, name, topic, access, allow, create_at) VALUES (?, ?, ?, 0, 1, ?)',
-    [d.tenantID, uniq('p'), 'a/b', now],
-  )
-  const c = await db.run(
-    `INSERT INTO certs (tenant_id, name, enable, cn, cert, key, root, create_at) VALUES (?, ?, 1, 'cn', 'c', 'k', 'r', ?)`,
-    [d.tenantID, uniq('c'), now],
-  )
-  await db.run(
-    'INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
-    [g.lastId, d.id, now],
-  )
-  await db.run(
-    'INSERT INTO policy_devices (policy_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
-    [p.lastId, d.id, now],
-  )
-  await db.run(
-    'INSERT INTO cert_devices (cert_int_id, device_int_id, create_at) VALUES (?, ?, ?)',
-    [c.lastId, d.id, now],
-  )
-  await db.run(
-    'INSERT INTO device_subscriptions (tenant_id, device_int_id, topic, create_at) VALUES (?, ?, ?, ?)',
-    [d.tenantID, d.id, 't', now],
-  )
-  assert.is((await t.admin.del(`/api/v1/devices?ids=${d.id}`)).status, 204)
-  for (const table of ['group_devices', 'policy_devices', 'cert_devices', 'device_subscriptions']) {
-    const row = await db.one(`SELECT count(*) AS n FROM ${table} WHERE device_int_id = ?`, [d.id])
-    assert.is(Number(row?.n), 0, table)
-  }
-  assert.ok(await db.one('SELECT 1 FROM groups WHERE id = ?', [g.lastId]), 'the group itself stays')
-})
+  del('a deleted deviceID and name :: free again', async () => {
+    const d = await newDevice(t.admin, k.deviceBody(mqtt.productID, { deviceID: uniq('reuse') }))
+    await t.admin.del(`/api/v1/devices?ids=${d.id}`)
+    const again = await t.admin.post(
+      '/api/v1/devices',
+      k.deviceBody(mqtt.productID, { deviceID: d.deviceID, deviceName: d.deviceName }),
+    )
+    assert.is(again.status, 201)
+  })
 
-del('a deleted deviceID and name :: free again', async () => {
-  const d = await newDevice(t.admin, mqttBody(mqtt.productID, { deviceID: uniq('reuse') }))
-  await t.admin.del(`/api/v1/devices?ids=${d.id}`)
-  const again = await t.admin.post(
-    '/api/v1/devices',
-    mqttBody(mqtt.productID, { deviceID: d.deviceID, deviceName: d.deviceName }),
-  )
-  assert.is(again.status, 201)
-})
-
-del.run()
+  del.run()
+}

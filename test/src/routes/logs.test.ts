@@ -84,6 +84,7 @@ connect('list :: page envelope, newest first by msgTime, exact record with zh la
     'tenantID',
     'connectStatus',
     'connectStatusLabel',
+    'attempts',
     'msgTime',
     'createAt',
     'updateAt',
@@ -96,6 +97,7 @@ connect('list :: page envelope, newest first by msgTime, exact record with zh la
     tenantID: tenantA,
     connectStatus: 0,
     connectStatusLabel: '下线',
+    attempts: 1,
     msgTime: '2024-03-01 10:05:00',
     updateAt: null,
   })

@@ -1,6 +1,6 @@
 /**
  * Formulas that pass a syntax check but fail at evaluation: refused when a metric or an alert rule is written,
- * and, when one is stored anyway, left out of metrics_data instead of failing the whole answer.
+ * and, when one is stored anyway, answered empty with its error in metrics_data instead of failing the whole answer.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -118,7 +118,7 @@ safety('data point ids of object machinery :: 422 FORM_INVALID errors.dataPointI
 })
 
 safety(
-  'a stored formula that throws at evaluation :: metrics_data 200, that metric empty, the others served',
+  'a stored formula that fails :: metrics_data 200, that metric empty with metricData.error, the others served',
   async () => {
     const good = await metric('temp * 2')
     assert.is(good.status, 201, good.text)
@@ -134,7 +134,11 @@ safety(
       time: ['2026-11-02 00:00:00', '2026-11-02 00:01:00'],
       value: [20, 40],
     })
-    assert.equal(by.get(bad.body.id)?.metricData, { time: [], value: [] })
+    const failed = by.get(bad.body.id)?.metricData
+    assert.equal({ time: failed?.time, value: failed?.value }, { time: [], value: [] })
+    assert.type(failed?.error, 'string')
+    assert.match(failed.error, /pow/)
+    assert.is(by.get(good.body.id)?.metricData.error, undefined)
   },
 )
 

@@ -6,156 +6,179 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
-import { connectDevice, devices, end, sleep, until } from '../../ingest/_mqtt.ts'
+import { connectDevice, end, sleep, until } from '../../ingest/_mqtt.ts'
+import { created, kits, variants } from '../routes/_variant.ts'
 
-const test = suite('group publish')
-let t: TestService
-let c: Client
-const clients: MqttClient[] = []
+for (const v of variants) {
+  const k = kits[v]
+  const test = suite(`group publish (Variant ${v})`)
+  let t: TestService
+  let c: Client
+  const clients: MqttClient[] = []
 
-test.before(async () => {
-  t = await startTestService({ COMMAND_TIMEOUT: '2' })
-  c = t.admin
-})
-test.after(async () => {
-  for (const m of clients) end(m)
-  await t.close()
-})
-
-/** A product with `n` devices in one group. */
-async function groupOf(n: number) {
-  const { product, devices: ds } = await devices(t, n)
-  const g = await c.post('/api/v1/groups', {
-    productID: product.productID,
-    groupName: `g-${Date.now()}-${n}`,
+  test.before(async () => {
+    t = await startTestService({ ...k.env, COMMAND_TIMEOUT: '2' })
+    c = t.admin
   })
-  assert.is(g.status, 201, g.text)
-  const add = await c.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d: any) => d.id) })
-  assert.is(add.status, 201, add.text)
-  return { group: g.body, ds, product }
-}
+  test.after(async () => {
+    for (const m of clients) end(m)
+    await t.close()
+  })
 
-async function online(d: any) {
-  const m = await connectDevice(t, d)
-  clients.push(m)
-  const got: any[] = []
-  m.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString())))
-  return { m, got }
-}
-
-const taskOf = async (statusUrl: string) => (await c.get(`/api/v1${statusUrl}`)).body
-const settled = (statusUrl: string, ms = 6000) =>
-  until(
-    () => taskOf(statusUrl),
-    (task) => task.status === 3 || task.status === 4,
-    ms,
-  )
-
-test('needAck 1 :: a command per member; offline members unsent; task result counts them', async () => {
-  const { group, ds } = await groupOf(4)
-  const a = await online(ds[0])
-  const b = await online(ds[1])
-  await sleep(150)
-  const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: '{"go":1}' })
-  assert.is(r.status, 201, r.text)
-  assert.equal(Object.keys(r.body).sort(), ['statusUrl', 'taskID'])
-  assert.is(r.body.statusUrl, `/task_status/${r.body.taskID}`)
-  const task = await settled(r.body.statusUrl)
-  assert.is(task.status, 3, JSON.stringify(task))
-  assert.is(task.progress, 100)
-  assert.equal(task.result, { total: 4, delivered: 2, succeeded: 0, failed: 2, pending: 0 })
-  for (const x of [a, b]) {
-    assert.is(x.got.length, 1)
-    assert.is(x.got[0].data.go, 1)
+  /** A new product of the variant and `n` devices of it. */
+  async function devices(n: number) {
+    const product = await created(c, '/api/v1/products', k.productBody())
+    const ds = []
+    for (let i = 0; i < n; i++)
+      ds.push(await created(c, '/api/v1/devices', k.deviceBody(product.productID)))
+    return { product, devices: ds }
   }
-  const own = (await c.get(`/api/v1/groups/${group.id}/control_logs`)).body.items
-  assert.is(own.length, 1)
-  assert.equal(
-    [own[0].taskID, own[0].payload, own[0].commandStatus],
-    [r.body.taskID, '{"go":1}', 'failed'],
-  )
-  const members = (await c.get(`/api/v1/device_control_logs?deviceID=${ds[2].deviceID}`)).body.items
-  assert.equal(
-    members.map((l: any) => l.commandStatus),
-    ['unsent'],
-  )
-  const delivered = (await c.get(`/api/v1/devices/${ds[0].id}/control_logs`)).body.items
-  assert.equal(
-    delivered.map((l: any) => l.commandStatus),
-    ['delivered'],
-  )
-})
 
-test('needAck 1 with ttl :: the task waits for the offline member, done when it connects', async () => {
-  const { group, ds } = await groupOf(2)
-  await online(ds[0])
-  await sleep(150)
-  const r = await c.post('/api/v1/group_publish', {
-    groupIntID: group.id,
-    payload: 'later',
-    ttl: 60,
+  /** The group of a publish: Variant A also takes its record id, Variant B only its groupID. */
+  const target = (g: { id: number; groupID: string }) =>
+    k.v === 'A' ? { groupIntID: g.id } : { groupID: g.groupID }
+
+  /** A product with `n` devices in one group. */
+  async function groupOf(n: number) {
+    const { product, devices: ds } = await devices(n)
+    const g = await c.post(
+      '/api/v1/groups',
+      k.groupBody(product.productID, { groupName: `g-${Date.now()}-${n}` }),
+    )
+    assert.is(g.status, 201, g.text)
+    const add = await c.post(`/api/v1/groups/${g.body.id}/devices`, {
+      ids: ds.map((d: any) => d.id),
+    })
+    assert.is(add.status, 201, add.text)
+    return { group: g.body, ds, product }
+  }
+
+  async function online(d: any) {
+    const m = await connectDevice(t, d)
+    clients.push(m)
+    const got: any[] = []
+    m.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString())))
+    return { m, got }
+  }
+
+  const taskOf = async (statusUrl: string) => (await c.get(`/api/v1${statusUrl}`)).body
+  const settled = (statusUrl: string, ms = 6000) =>
+    until(
+      () => taskOf(statusUrl),
+      (task) => task.status === 3 || task.status === 4,
+      ms,
+    )
+
+  test('needAck 1 :: a command per member; offline members unsent; task result counts them', async () => {
+    const { group, ds } = await groupOf(4)
+    const a = await online(ds[0])
+    const b = await online(ds[1])
+    await sleep(150)
+    const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: '{"go":1}' })
+    assert.is(r.status, 201, r.text)
+    assert.equal(Object.keys(r.body).sort(), ['statusUrl', 'taskID'])
+    assert.is(r.body.statusUrl, `/task_status/${r.body.taskID}`)
+    const task = await settled(r.body.statusUrl)
+    assert.is(task.status, 3, JSON.stringify(task))
+    assert.is(task.progress, 100)
+    assert.equal(task.result, { total: 4, delivered: 2, succeeded: 0, failed: 2, pending: 0 })
+    for (const x of [a, b]) {
+      assert.is(x.got.length, 1)
+      assert.is(x.got[0].data.go, 1)
+    }
+    const own = (await c.get(`/api/v1/groups/${group.id}/control_logs`)).body.items
+    assert.is(own.length, 1)
+    assert.equal(
+      [own[0].taskID, own[0].payload, own[0].commandStatus],
+      [r.body.taskID, '{"go":1}', 'failed'],
+    )
+    const members = (await c.get(`/api/v1/device_control_logs?deviceID=${ds[2].deviceID}`)).body
+      .items
+    assert.equal(
+      members.map((l: any) => l.commandStatus),
+      ['unsent'],
+    )
+    const delivered = (await c.get(`/api/v1/devices/${ds[0].id}/control_logs`)).body.items
+    assert.equal(
+      delivered.map((l: any) => l.commandStatus),
+      ['delivered'],
+    )
   })
-  assert.is(r.status, 201, r.text)
-  const running = await until(
-    () => taskOf(r.body.statusUrl),
-    (task) => task.result?.delivered === 1,
-  )
-  assert.is(running.status, 2)
-  assert.equal(running.result, { total: 2, delivered: 1, succeeded: 0, failed: 0, pending: 1 })
-  const late = await online(ds[1])
-  const task = await settled(r.body.statusUrl)
-  assert.equal(task.result, { total: 2, delivered: 2, succeeded: 0, failed: 0, pending: 0 })
-  assert.is(late.got[0]?.data, 'later')
-})
 
-test('ratePerSecond :: members are paced', async () => {
-  const { group, ds } = await groupOf(5)
-  const times: number[] = []
-  for (const d of ds) (await online(d)).m.on('message', () => times.push(Date.now()))
-  await sleep(150)
-  const r = await c.post('/api/v1/group_publish', {
-    groupID: group.groupID,
-    payload: 'p',
-    ratePerSecond: 5,
+  test('needAck 1 with ttl :: the task waits for the offline member, done when it connects', async () => {
+    const { group, ds } = await groupOf(2)
+    await online(ds[0])
+    await sleep(150)
+    const r = await c.post('/api/v1/group_publish', {
+      ...target(group),
+      payload: 'later',
+      ttl: 60,
+    })
+    assert.is(r.status, 201, r.text)
+    const running = await until(
+      () => taskOf(r.body.statusUrl),
+      (task) => task.result?.delivered === 1,
+    )
+    assert.is(running.status, 2)
+    assert.equal(running.result, { total: 2, delivered: 1, succeeded: 0, failed: 0, pending: 1 })
+    const late = await online(ds[1])
+    const task = await settled(r.body.statusUrl)
+    assert.equal(task.result, { total: 2, delivered: 2, succeeded: 0, failed: 0, pending: 0 })
+    assert.is(late.got[0]?.data, 'later')
   })
-  await settled(r.body.statusUrl)
-  assert.is(times.length, 5)
-  const spread = Math.max(...times) - Math.min(...times)
-  assert.ok(spread >= 600, `5 members at 5/s arrived within ${spread} ms`)
-})
 
-test('bad input :: 404 unknown or foreign group, 422 missing payload/group, viewers 403', async () => {
-  const { group } = await groupOf(1)
-  assert.is((await c.post('/api/v1/group_publish', { groupID: 'nope', payload: 'x' })).status, 404)
-  const other = await t.newTenant()
-  assert.is(
-    (await other.post('/api/v1/group_publish', { groupIntID: group.id, payload: 'x' })).status,
-    404,
-  )
-  const bad = await c.post('/api/v1/group_publish', { needAck: 2, ratePerSecond: 0 })
-  assert.is(bad.status, 422)
-  assert.equal(Object.keys(bad.body.errors).sort(), [
-    'groupID',
-    'needAck',
-    'payload',
-    'ratePerSecond',
-  ])
-  const viewer = await t.userWithRole('viewer')
-  assert.is(
-    (await viewer.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'x' })).status,
-    403,
-  )
-})
-
-test('an empty group :: the task is done at once with zero counts', async () => {
-  const { product } = await devices(t, 0)
-  const g = await c.post('/api/v1/groups', {
-    productID: product.productID,
-    groupName: `empty-${Date.now()}`,
+  test('ratePerSecond :: members are paced', async () => {
+    const { group, ds } = await groupOf(5)
+    const times: number[] = []
+    for (const d of ds) (await online(d)).m.on('message', () => times.push(Date.now()))
+    await sleep(150)
+    const r = await c.post('/api/v1/group_publish', {
+      groupID: group.groupID,
+      payload: 'p',
+      ratePerSecond: 5,
+    })
+    await settled(r.body.statusUrl)
+    assert.is(times.length, 5)
+    const spread = Math.max(...times) - Math.min(...times)
+    assert.ok(spread >= 600, `5 members at 5/s arrived within ${spread} ms`)
   })
-  const r = await c.post('/api/v1/group_publish', { groupID: g.body.groupID, payload: 'x' })
-  const task = await settled(r.body.statusUrl)
-  assert.equal(task.result, { total: 0, delivered: 0, succeeded: 0, failed: 0, pending: 0 })
-})
 
-test.run()
+  test('bad input :: 404 unknown or foreign group, 422 missing payload/group, viewers 403', async () => {
+    const { group } = await groupOf(1)
+    assert.is(
+      (await c.post('/api/v1/group_publish', { groupID: 'nope', payload: 'x' })).status,
+      404,
+    )
+    const other = await t.newTenant()
+    assert.is(
+      (await other.post('/api/v1/group_publish', { ...target(group), payload: 'x' })).status,
+      404,
+    )
+    const bad = await c.post('/api/v1/group_publish', { needAck: 2, ratePerSecond: 0 })
+    assert.is(bad.status, 422)
+    assert.equal(Object.keys(bad.body.errors).sort(), [
+      'groupID',
+      'needAck',
+      'payload',
+      'ratePerSecond',
+    ])
+    const viewer = await t.userWithRole('viewer')
+    assert.is(
+      (await viewer.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'x' })).status,
+      403,
+    )
+  })
+
+  test('an empty group :: the task is done at once with zero counts', async () => {
+    const { product } = await devices(0)
+    const g = await c.post(
+      '/api/v1/groups',
+      k.groupBody(product.productID, { groupName: `empty-${Date.now()}` }),
+    )
+    const r = await c.post('/api/v1/group_publish', { groupID: g.body.groupID, payload: 'x' })
+    const task = await settled(r.body.statusUrl)
+    assert.equal(task.result, { total: 0, delivered: 0, succeeded: 0, failed: 0, pending: 0 })
+  })
+
+  test.run()
+}

@@ -234,4 +234,29 @@ test('24 h of failures :: failed; a retry by hand sends it again', async () => {
   await c.del(`/api/v1/webhooks?ids=${hook.id}`)
 })
 
+test('retention :: events older than EVENT_RETENTION_DAYS go with their delivery log', async () => {
+  const hook = (await c.post('/api/v1/webhooks', { url: `${rx.url}/kept` })).body
+  await queueCommand(ds[3])
+  const before = await until(
+    () => deliveries(hook.id),
+    (l) => l.items.some((d: any) => d.status === 'succeeded'),
+  )
+  const eventIDs = before.items.map((d: any) => d.eventID)
+  const stored = async () =>
+    Number(
+      (await t.db.one(
+        `SELECT count(*) AS n FROM outbox_events WHERE id IN (${eventIDs.map(() => '?').join(',')})`,
+        eventIDs,
+      ))!.n,
+    )
+  assert.ok((await stored()) > 0)
+  offset += 8 * 24 * HOUR // past the default 7 days; the hourly prune runs on the next pass
+  const left = await until(stored, (n) => n === 0, 5000)
+  assert.is(left, 0)
+  // what the hook's log still lists are events of the new day (commands expiring), none of the old ones
+  const after = await deliveries(hook.id)
+  assert.ok(after.items.every((d: any) => !eventIDs.includes(d.eventID)))
+  await c.del(`/api/v1/webhooks?ids=${hook.id}`)
+})
+
 test.run()

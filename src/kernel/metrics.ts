@@ -1,0 +1,225 @@
+/**
+ * Operator metrics in the Prometheus text format (prom-client, imported only here). Each service instance has its
+ * own registry, so several services in one process (the tests) never share or collide. Labels are bounded sets
+ * (methods, route templates, status codes, reasons, states): never a device, tenant or user id.
+ *
+ * Ingest reports through `IngestObserver` and `BrokerObserver`, plain interfaces handed to it in its deps; queue
+ * depth is read at scrape time; commands and alerts are counted from the domain events.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { EventBus } from './events.ts'
+
+export const METRIC_PREFIX = 'devicecloud_'
+
+/** Which telemetry store a batch went to. */
+export type StoreKind = 'embedded' | 'influx'
+
+/** What the ingest pipeline reports. */
+export interface IngestObserver {
+  /** A batch of `points` values was written to the telemetry store in `seconds`. */
+  batchWritten(store: StoreKind, points: number, seconds: number): void
+  /** Values (or whole messages) were not stored, by error code (`FORM_INVALID`, `DATA_NOT_FOUND`, ...). */
+  rejected(reason: string, count: number): void
+}
+
+/** What a broker reports: its device connections and messages. */
+export interface BrokerObserver {
+  /** A device's connection was accepted (CONNACK sent). */
+  connected(): void
+  /** An accepted connection ended. */
+  disconnected(): void
+  /** A connection attempt was refused: `unknown`, `blocked`, `bad-credentials`, `protocol`, `unavailable`. */
+  refused(reason: string): void
+  /** A device published a message. */
+  messageIn(): void
+  /** The service published a message to devices (a command, a group message). */
+  messageOut(): void
+}
+
+/** Read at every scrape. */
+export interface ScrapeSources {
+  /** Values and events queued or being written by the ingest pipeline. */
+  queueDepth(): number
+}
+
+export interface Metrics {
+  readonly enabled: boolean
+  /** The Content-Type of `render()`'s text. */
+  readonly contentType: string
+  /** One HTTP request: route is the route template (`/api/v1/devices/:deviceIntID`) or `unmatched`. */
+  httpRequest(method: string, route: string, status: number, seconds: number): void
+  readonly ingest: IngestObserver
+  readonly broker: BrokerObserver
+  /** Gauges read at scrape time. */
+  watch(sources: ScrapeSources): void
+  /** Counts command and alert transitions from the domain events; returns the unsubscribe. */
+  listen(bus: EventBus): () => void
+  /** The Prometheus text exposition of every metric. */
+  render(): Promise<string>
+}
+
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
+/** Every method outside the usual ones counts as `OTHER`, so a client cannot grow the label set. */
+const methodLabel = (m: string) => (METHODS.has(m) ? m : 'OTHER')
+
+const noop = () => {}
+const NO_INGEST: IngestObserver = { batchWritten: noop, rejected: noop }
+const NO_BROKER: BrokerObserver = {
+  connected: noop,
+  disconnected: noop,
+  refused: noop,
+  messageIn: noop,
+  messageOut: noop,
+}
+
+/** Metrics switched off (METRICS=false): every call does nothing and there is nothing to scrape. */
+export const noMetrics: Metrics = {
+  enabled: false,
+  contentType: 'text/plain; version=0.0.4; charset=utf-8',
+  httpRequest: noop,
+  ingest: NO_INGEST,
+  broker: NO_BROKER,
+  watch: noop,
+  listen: () => noop,
+  render: async () => '',
+}
+
+const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const BATCH_BUCKETS = [1, 10, 50, 100, 500, 1000, 2500, 5000, 10000, 50000]
+
+/** A registry of its own with the service's metrics and the process's default ones (event-loop lag included). */
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  const registers = [registry]
+  const name = (n: string) => METRIC_PREFIX + n
+  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX })
+
+  const httpRequests = new Counter({
+    name: name('http_requests_total'),
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  })
+  const httpDuration = new Histogram({
+    name: name('http_request_duration_seconds'),
+    help: 'Time to answer an HTTP request (until the handler returned), by method and route template',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  })
+  const mqttConnections = new Gauge({
+    name: name('mqtt_connections'),
+    help: 'Device connections open on the embedded broker',
+    registers,
+  })
+  const mqttConnectionsTotal = new Counter({
+    name: name('mqtt_connections_total'),
+    help: 'Device connections accepted by the embedded broker',
+    registers,
+  })
+  const mqttRefused = new Counter({
+    name: name('mqtt_connections_refused_total'),
+    help: 'Device connection attempts refused by the embedded broker, by reason',
+    labelNames: ['reason'] as const,
+    registers,
+  })
+  const mqttIn = new Counter({
+    name: name('mqtt_messages_in_total'),
+    help: 'Messages devices published to the broker',
+    registers,
+  })
+  const mqttOut = new Counter({
+    name: name('mqtt_messages_out_total'),
+    help: 'Messages the service published to devices (commands, group messages)',
+    registers,
+  })
+  let sources: ScrapeSources | undefined
+  new Gauge({
+    name: name('ingest_queue_points'),
+    help: 'Values and events queued or being written by the ingest pipeline',
+    registers,
+    collect() {
+      this.set(sources?.queueDepth() ?? 0)
+    },
+  })
+  const batchPoints = new Histogram({
+    name: name('ingest_batch_points'),
+    help: 'Values per batch written to the telemetry store, by store',
+    labelNames: ['store'] as const,
+    buckets: BATCH_BUCKETS,
+    registers,
+  })
+  const batchDuration = new Histogram({
+    name: name('ingest_batch_duration_seconds'),
+    help: 'Time to write one batch to the telemetry store, by store',
+    labelNames: ['store'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  })
+  const rejected = new Counter({
+    name: name('ingest_rejected_total'),
+    help: 'Values or messages not stored, by error code',
+    labelNames: ['reason'] as const,
+    registers,
+  })
+  const commands = new Counter({
+    name: name('command_transitions_total'),
+    help: 'Command state changes, by the state entered (queued, sent, delivered, succeeded, failed, ...)',
+    labelNames: ['status'] as const,
+    registers,
+  })
+  const alerts = new Counter({
+    name: name('alert_transitions_total'),
+    help: 'Alert changes, by transition (raised, cleared, acked)',
+    labelNames: ['transition'] as const,
+    registers,
+  })
+
+  return {
+    enabled: true,
+    contentType: registry.contentType,
+    httpRequest(method, route, status, seconds) {
+      const m = methodLabel(method)
+      httpRequests.inc({ method: m, route, status: String(status) })
+      httpDuration.observe({ method: m, route }, seconds)
+    },
+    ingest: {
+      batchWritten(store, points, seconds) {
+        batchPoints.observe({ store }, points)
+        batchDuration.observe({ store }, seconds)
+      },
+      rejected: (reason, count) => rejected.inc({ reason }, count),
+    },
+    broker: {
+      connected() {
+        mqttConnections.inc()
+        mqttConnectionsTotal.inc()
+      },
+      disconnected: () => mqttConnections.dec(),
+      refused: (reason) => mqttRefused.inc({ reason }),
+      messageIn: () => mqttIn.inc(),
+      messageOut: () => mqttOut.inc(),
+    },
+    watch(s) {
+      sources = s
+    },
+    listen(bus) {
+      const onCommand = (e: { commandStatus: string }) => commands.inc({ status: e.commandStatus })
+      const on = (transition: string) => () => alerts.inc({ transition })
+      const raised = on('raised')
+      const cleared = on('cleared')
+      const acked = on('acked')
+      bus.on('command.status', onCommand)
+      bus.on('alert.raised', raised)
+      bus.on('alert.cleared', cleared)
+      bus.on('alert.acked', acked)
+      return () => {
+        bus.off('command.status', onCommand)
+        bus.off('alert.raised', raised)
+        bus.off('alert.cleared', cleared)
+        bus.off('alert.acked', acked)
+      }
+    },
+    render: () => registry.metrics(),
+  }
+}

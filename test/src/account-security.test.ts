@@ -1,0 +1,356 @@
+/**
+ * Security defaults of accounts and credentials: viewers never read device tokens or private keys (and so cannot
+ * act as a device), failed logins are throttled per email and address, a password or role change and logout
+ * revoke tokens, a tenant keeps its last admin, and device exports are bounded.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { connect as mqttConnect } from 'mqtt'
+import { parseCsvRecords } from '../../src/kernel/csv.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  Client,
+  startTestService,
+  waitTask,
+  type TestService,
+} from '../_support/service.ts'
+import { assertError } from './routes/_product-model.ts'
+import { mqttBody, newDevice, newGateway, newProduct, uniq } from './routes/devices-helpers.ts'
+
+/** Logs in; answers the raw reply. */
+const login = (t: TestService, email: string, password: string) =>
+  t.anon.post('/api/v1/login', { email, password })
+
+/** A user of the admin's tenant, with its email, id and a client holding a fresh token. */
+async function newUser(t: TestService, role: 'admin' | 'user' | 'viewer') {
+  const email = `${uniq(role)}@test.local`
+  const created = await t.admin.post('/api/v1/users', {
+    username: uniq(role),
+    email,
+    password: 'user-password-1',
+    role,
+  })
+  assert.is(created.status, 201, created.text)
+  const r = await login(t, email, 'user-password-1')
+  assert.is(r.status, 201, r.text)
+  return {
+    id: created.body.id as number,
+    email,
+    client: new Client(t.url, `Bearer ${r.body.token}`),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+let t: TestService
+const secrets = suite('security: viewers read no device tokens or private keys')
+secrets.before(async () => {
+  t = await startTestService()
+})
+secrets.after(async () => t.close())
+
+secrets('devices and gateways :: admin and user read the token, a viewer reads null', async () => {
+  const product = await newProduct(t.admin)
+  const device = await newDevice(t.admin, mqttBody(product.productID))
+  const gateway = await newGateway(t.admin, product.productID)
+  const user = (await newUser(t, 'user')).client
+  const viewer = (await newUser(t, 'viewer')).client
+  for (const [who, c] of [
+    ['admin', t.admin],
+    ['user', user],
+  ] as const) {
+    assert.is((await c.get(`/api/v1/devices/${device.id}`)).body.token, device.token, who)
+    const list = await c.get(`/api/v1/devices?deviceName=${device.deviceName}`)
+    assert.is(list.body.items[0].token, device.token, who)
+    assert.is((await c.get(`/api/v1/gateways/${gateway.id}`)).body.token, gateway.token, who)
+  }
+  const detail = await viewer.get(`/api/v1/devices/${device.id}`)
+  assert.is(detail.status, 200)
+  assert.is(detail.body.token, null)
+  assert.is(detail.body.deviceUsername, device.deviceUsername)
+  const list = await viewer.get('/api/v1/devices?_limit=1000')
+  assert.ok(list.body.items.length >= 1)
+  assert.ok(list.body.items.every((d: any) => d.token === null))
+  assert.is((await viewer.get(`/api/v1/gateways/${gateway.id}`)).body.token, null)
+  const gateways = await viewer.get('/api/v1/gateways')
+  assert.ok(gateways.body.items.every((g: any) => g.token === null))
+  // what the viewer read does not let it send as the device
+  const mqtt = mqttConnect(t.svc.deps.endpoints.mqtt!, {
+    clientId: device.deviceID,
+    username: device.deviceUsername,
+    password: String(detail.body.token ?? ''),
+    reconnectPeriod: 0,
+    connectTimeout: 5_000,
+  })
+  const refused = await new Promise<boolean>((resolve) => {
+    mqtt.once('connect', () => resolve(false))
+    mqtt.once('error', () => resolve(true))
+    mqtt.once('close', () => resolve(true))
+  })
+  mqtt.end(true)
+  assert.ok(refused, 'the broker refuses the empty token a viewer read')
+})
+
+secrets('certificates :: a viewer reads the certificate but not its private key', async () => {
+  const c = await t.admin.post('/api/v1/certs', { name: uniq('cert'), enable: 1 })
+  assert.is(c.status, 201, c.text)
+  assert.match(c.body.key, /PRIVATE KEY/)
+  const viewer = (await newUser(t, 'viewer')).client
+  const d = await viewer.get(`/api/v1/certs/${c.body.id}`)
+  assert.is(d.status, 200)
+  assert.is(d.body.key, null)
+  assert.match(d.body.cert, /BEGIN CERTIFICATE/)
+  assert.match((await t.admin.get(`/api/v1/certs/${c.body.id}`)).body.key, /PRIVATE KEY/)
+})
+
+secrets(
+  'exports :: a viewer exports without tokens and may not download a file with them',
+  async () => {
+    const product = await newProduct(t.admin)
+    const device = await newDevice(t.admin, mqttBody(product.productID))
+    const viewer = (await newUser(t, 'viewer')).client
+    const mine = await viewer.get(`/api/v1/devices_export?deviceName=${device.deviceName}`)
+    assert.is(mine.status, 202, mine.text)
+    const task = await waitTask(viewer, mine.body.statusUrl)
+    assert.is(task.status, 3, JSON.stringify(task))
+    const file = await viewer.get(task.result.fileUrl)
+    assert.is(file.status, 200, file.text)
+    const [row] = parseCsvRecords(file.text).records
+    assert.is(row!.deviceName, device.deviceName)
+    assert.is(row!.token, undefined, 'the token column is empty')
+
+    const theirs = await t.admin.get(`/api/v1/devices_export?deviceName=${device.deviceName}`)
+    const adminTask = await waitTask(t.admin, theirs.body.statusUrl)
+    assertError(await viewer.get(adminTask.result.fileUrl), 403, 'PERMISSION_DENIED', ['taskID'])
+    const full = await t.admin.get(adminTask.result.fileUrl)
+    assert.is(parseCsvRecords(full.text).records[0]!.token, device.token)
+  },
+)
+
+// ---------------------------------------------------------------------------------------------------------------
+
+let clock = Date.now()
+let l: TestService
+const logins = suite('security: failed logins are throttled per email and address')
+logins.before(async () => {
+  l = await startTestService({ LOGIN_LOCK_SECONDS: '60' }, { now: () => clock })
+})
+logins.after(async () => l.close())
+
+logins(
+  '5 wrong passwords :: 401 each; then 429 with Retry-After, even for the right password',
+  async () => {
+    const u = await newUser(l, 'user')
+    for (let i = 0; i < 5; i++) {
+      assertError(await login(l, u.email, 'wrong-password'), 401, 'AUTH_FAILED', ['password'])
+    }
+    const locked = await login(l, u.email, 'wrong-password')
+    assertError(locked, 429, 'TOO_MANY_REQUESTS', ['email'])
+    assert.is(locked.headers.get('retry-after'), '60')
+    assertError(await login(l, u.email, 'user-password-1'), 429, 'TOO_MANY_REQUESTS', ['email'])
+    // another email from the same address is not locked
+    assert.is((await login(l, ADMIN_EMAIL, ADMIN_PASSWORD)).status, 201)
+
+    // the lock ends; one more failure locks again, twice as long
+    clock += 61_000
+    assertError(await login(l, u.email, 'wrong-password'), 401, 'AUTH_FAILED', ['password'])
+    const again = await login(l, u.email, 'wrong-password')
+    assertError(again, 429, 'TOO_MANY_REQUESTS', ['email'])
+    assert.is(again.headers.get('retry-after'), '120')
+    clock += 121_000
+    // a good login ends the series: the next failures count from zero
+    assert.is((await login(l, u.email, 'user-password-1')).status, 201)
+    for (let i = 0; i < 4; i++)
+      assertError(await login(l, u.email, 'wrong-password'), 401, 'AUTH_FAILED', ['password'])
+    assert.is((await login(l, u.email, 'user-password-1')).status, 201)
+  },
+)
+
+logins('unknown emails are counted too :: the 6th try is 429', async () => {
+  const email = `${uniq('nobody')}@test.local`
+  for (let i = 0; i < 5; i++) assertError(await login(l, email, 'x'), 401, 'AUTH_FAILED', ['email'])
+  assertError(await login(l, email, 'x'), 429, 'TOO_MANY_REQUESTS', ['email'])
+})
+
+logins('failures spread over more than the window :: never locked', async () => {
+  const u = await newUser(l, 'viewer')
+  for (let i = 0; i < 8; i++) {
+    assertError(await login(l, u.email, 'wrong'), 401, 'AUTH_FAILED', ['password'])
+    clock += 4 * 60_000 // 4 failures at most within any 15 minutes
+  }
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+
+let a: TestService
+const tokens = suite('security: tokens are revoked by a password or role change and by logout')
+tokens.before(async () => {
+  a = await startTestService()
+})
+tokens.after(async () => a.close())
+
+tokens('a password change :: the old token is 401 at once, a new login works', async () => {
+  const u = await newUser(a, 'user')
+  assert.is((await u.client.get('/api/v1/products')).status, 200)
+  const r = await a.admin.put(`/api/v1/users/${u.id}`, { password: 'new-password-22' })
+  assert.is(r.status, 200, r.text)
+  const revoked = await u.client.get('/api/v1/products')
+  assertError(revoked, 401, 'AUTH_FAILED', ['authorization'])
+  assert.is(revoked.body.errors.authorization, 'token revoked')
+  assertError(await login(a, u.email, 'user-password-1'), 401, 'AUTH_FAILED', ['password'])
+  assert.is((await login(a, u.email, 'new-password-22')).status, 201)
+})
+
+tokens('a role change revokes; a name change does not', async () => {
+  const u = await newUser(a, 'user')
+  assert.is((await a.admin.put(`/api/v1/users/${u.id}`, { username: uniq('renamed') })).status, 200)
+  assert.is((await u.client.get('/api/v1/products')).status, 200)
+  assert.is((await a.admin.put(`/api/v1/users/${u.id}`, { role: 'viewer' })).status, 200)
+  assertError(await u.client.get('/api/v1/products'), 401, 'AUTH_FAILED', ['authorization'])
+})
+
+tokens('the revocation reaches another process of the service within seconds', async () => {
+  const u = await newUser(a, 'user')
+  // a second service process over the same database, serving the same tokens (same JWT secret in the store)
+  const other = await startTestService({ DATABASE_URL: a.svc.deps.config.DATABASE_URL })
+  try {
+    const there = new Client(other.url, u.client.authorization)
+    assert.is((await there.get('/api/v1/products')).status, 200)
+    assert.is(
+      (await a.admin.put(`/api/v1/users/${u.id}`, { password: 'other-pass-33' })).status,
+      200,
+    )
+    let status = 200
+    for (let i = 0; i < 80 && status === 200; i++) {
+      await new Promise((r) => setTimeout(r, 100))
+      status = (await there.get('/api/v1/products')).status
+    }
+    assert.is(status, 401)
+  } finally {
+    await other.close()
+  }
+})
+
+tokens('logout :: 204, that token is 401, another token of the user still works', async () => {
+  const u = await newUser(a, 'viewer')
+  const second = await login(a, u.email, 'user-password-1')
+  const other = new Client(a.url, `Bearer ${second.body.token}`)
+  const r = await u.client.post('/api/v1/logout')
+  assert.is(r.status, 204, r.text)
+  const after = await u.client.get('/api/v1/products')
+  assertError(after, 401, 'AUTH_FAILED', ['authorization'])
+  assert.is(after.body.errors.authorization, 'token revoked')
+  assertError(await u.client.post('/api/v1/logout'), 401, 'AUTH_FAILED', ['authorization'])
+  assert.is((await other.get('/api/v1/products')).status, 200)
+})
+
+tokens('logout without a user token :: 401 anonymous, 400 for an application', async () => {
+  const anon = await a.anon.post('/api/v1/logout')
+  assertError(anon, 401, 'AUTH_FAILED', ['authorization'])
+  assert.is(anon.body.errors.authorization, 'missing credentials')
+  const app = await a.admin.post('/api/v1/applications', { appName: uniq('app'), role: 'user' })
+  const basic = `Basic ${Buffer.from(`${app.body.appID}:${app.body.appToken}`).toString('base64')}`
+  assertError(await new Client(a.url, basic).post('/api/v1/logout'), 400, 'BAD_REQUEST', [
+    'authorization',
+  ])
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+
+let m: TestService
+const admins = suite('security: a tenant keeps its last admin')
+admins.before(async () => {
+  m = await startTestService()
+})
+admins.after(async () => m.close())
+
+admins('the only admin demoting itself :: 400 PARAMETER_INVALID errors.role', async () => {
+  const me = await m.admin.get('/api/v1/users?_limit=100')
+  const self = me.body.items.find((u: any) => u.email === ADMIN_EMAIL)
+  const r = await m.admin.put(`/api/v1/users/${self.id}`, { role: 'user' })
+  assertError(r, 400, 'PARAMETER_INVALID', ['role'])
+  assert.is((await m.admin.get(`/api/v1/users/${self.id}`)).body.role, 'admin')
+  // a change that keeps the role is fine
+  assert.is((await m.admin.put(`/api/v1/users/${self.id}`, { role: 'admin' })).status, 200)
+})
+
+admins('two admins :: one may be demoted, then the other is the last', async () => {
+  const tenant = await m.newTenant()
+  const second = await tenant.post('/api/v1/users', {
+    username: 'second',
+    email: `${uniq('second')}@test.local`,
+    password: 'user-password-1',
+    role: 'admin',
+  })
+  assert.is(second.status, 201, second.text)
+  assert.is((await tenant.put(`/api/v1/users/${second.body.id}`, { role: 'viewer' })).status, 200)
+  const users = await tenant.get('/api/v1/users')
+  const first = users.body.items.find((u: any) => u.role === 'admin')
+  assertError(
+    await tenant.put(`/api/v1/users/${first.id}`, { role: 'viewer' }),
+    400,
+    'PARAMETER_INVALID',
+    ['role'],
+  )
+})
+
+admins('an admin application deleting the last admin user :: 400, the user stays', async () => {
+  const tenant = await m.newTenant()
+  const app = await tenant.post('/api/v1/applications', { appName: uniq('ops'), role: 'admin' })
+  const basic = `Basic ${Buffer.from(`${app.body.appID}:${app.body.appToken}`).toString('base64')}`
+  const ops = new Client(m.url, basic)
+  const admin = (await ops.get('/api/v1/users')).body.items[0]
+  const r = await ops.del(`/api/v1/users?ids=${admin.id}`)
+  assertError(r, 400, 'PARAMETER_INVALID', ['ids'])
+  assert.is((await ops.get(`/api/v1/users/${admin.id}`)).status, 200)
+  // a non-admin user of the tenant may still be deleted
+  const v = await ops.post('/api/v1/users', {
+    username: 'v',
+    email: `${uniq('v')}@test.local`,
+    password: 'user-password-1',
+    role: 'viewer',
+  })
+  assert.is((await ops.del(`/api/v1/users?ids=${v.body.id}`)).status, 204)
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+
+let x: TestService
+const exportsSuite = suite('security: device exports are bounded per tenant')
+exportsSuite.before(async () => {
+  x = await startTestService({ EXPORT_CONCURRENCY: '1', EXPORT_FILES_KEPT: '2' })
+})
+exportsSuite.after(async () => x.close())
+
+exportsSuite('an export running :: the next one is 429 with Retry-After', async () => {
+  // a waiting export of the tenant, as another request would leave it
+  await x.db.run(
+    `INSERT INTO tasks (tenant_id, task_id, task_name, status, user_int_id, create_at)
+     SELECT tenant_id, 'busy-task', 'devices_export', 1, NULL, 0 FROM users LIMIT 1`,
+  )
+  const viewer = (await newUser(x, 'viewer')).client
+  const r = await viewer.get('/api/v1/devices_export')
+  assertError(r, 429, 'TOO_MANY_REQUESTS', ['task'])
+  assert.is(r.headers.get('retry-after'), '5')
+  await x.db.run(`UPDATE tasks SET status = 3 WHERE task_id = 'busy-task'`)
+  assert.is((await viewer.get('/api/v1/devices_export')).status, 202)
+})
+
+exportsSuite('three exports :: only the newest two files are kept', async () => {
+  const urls: string[] = []
+  for (let i = 0; i < 3; i++) {
+    const r = await x.admin.get('/api/v1/devices_export')
+    assert.is(r.status, 202, r.text)
+    urls.push((await waitTask(x.admin, r.body.statusUrl)).result.fileUrl)
+  }
+  const statuses = []
+  for (const u of urls) statuses.push((await x.admin.get(u)).status)
+  assert.equal(statuses, [404, 200, 200])
+})
+
+secrets.run()
+logins.run()
+tokens.run()
+admins.run()
+exportsSuite.run()

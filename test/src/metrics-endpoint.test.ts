@@ -1,0 +1,171 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startTestService, type TestService } from '../_support/service.ts'
+import { mkPoint, mkStream } from './routes/_product-model.ts'
+import { mqttBody, newDevice, newProduct } from './routes/devices-helpers.ts'
+import {
+  connect,
+  connectDevice,
+  credentials,
+  end,
+  fullTopic,
+  mqttUrl,
+  until,
+} from '../ingest/_mqtt.ts'
+
+const TOKEN = 'metrics-token-0123456789'
+
+/** `name{labels} value` lines of a Prometheus text exposition, comments left out. */
+function samples(text: string) {
+  return text
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => {
+      const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(l)
+      if (!m) throw new Error(`not a sample line: ${l}`)
+      const labels: Record<string, string> = {}
+      for (const [, k, v] of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[k!] = v!
+      return { name: m[1]!, labels, value: Number(m[3]) }
+    })
+}
+
+/** The value of the sample with that name and those labels (0 when absent). */
+function value(text: string, name: string, labels: Record<string, string> = {}) {
+  const s = samples(text).find(
+    (s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  )
+  return s?.value ?? 0
+}
+
+let t: TestService
+const scrape = () => t.anon.get('/metrics', { authorization: `Bearer ${TOKEN}` })
+
+const metrics = suite('GET /metrics')
+metrics.before(async () => {
+  t = await startTestService({ METRICS_TOKEN: TOKEN })
+})
+metrics.after(async () => t?.close())
+
+metrics('no token, a wrong token :: 401 AUTH_FAILED in the API error shape', async () => {
+  for (const headers of [
+    {} as Record<string, string>,
+    { authorization: 'Bearer wrong-token-0123456789' },
+    { authorization: TOKEN },
+  ]) {
+    const r = await t.anon.get('/metrics', headers)
+    assert.is(r.status, 401)
+    assert.equal(r.body, {
+      errorCode: 'AUTH_FAILED',
+      message: 'Authentication failed',
+      errors: { authorization: 'a valid metrics token is required' },
+    })
+    assert.is(r.headers.get('www-authenticate'), 'Bearer')
+  }
+})
+
+metrics(
+  'after HTTP traffic, an MQTT device, a refused connect, telemetry and a command :: every family, route templates, no device ids',
+  async () => {
+    const product = await newProduct(t.admin)
+    const point = await mkPoint(t.admin, product.id, 'temp')
+    const stream = await mkStream(t.admin, product.productID, [point.id])
+    const device = await newDevice(t.admin, mqttBody(product.productID))
+    assert.is((await t.admin.get(`/api/v1/devices/${device.id}`)).status, 200)
+    assert.is((await t.anon.get('/no/such/path')).status, 404)
+
+    const refused = await connect(mqttUrl(t), { ...credentials(device), password: 'wrong' })
+    assert.ok(!refused.connack)
+    end(refused.client)
+    const c = await connectDevice(t, device)
+    const topic = await fullTopic(t, device, stream.topic)
+    await c.publishAsync(topic, JSON.stringify({ temp: 21.5 }), { qos: 1 })
+    await c.publishAsync(topic, JSON.stringify({ temp: 'hot' }), { qos: 1 })
+    const cmd = await t.admin.post('/api/v1/device_publish', {
+      deviceID: device.deviceID,
+      payload: { led: 'on' },
+      wait: 5,
+    })
+    assert.is(cmd.status, 201, cmd.text)
+
+    const r = await until(
+      scrape,
+      (r) => value(r.text, 'devicecloud_command_transitions_total', { status: 'delivered' }) >= 1,
+    )
+    assert.is(r.status, 200, r.text)
+    assert.match(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/)
+    const text = r.text
+    for (const family of [
+      'devicecloud_http_requests_total counter',
+      'devicecloud_http_request_duration_seconds histogram',
+      'devicecloud_mqtt_connections gauge',
+      'devicecloud_mqtt_connections_total counter',
+      'devicecloud_mqtt_connections_refused_total counter',
+      'devicecloud_mqtt_messages_in_total counter',
+      'devicecloud_mqtt_messages_out_total counter',
+      'devicecloud_ingest_queue_points gauge',
+      'devicecloud_ingest_batch_points histogram',
+      'devicecloud_ingest_batch_duration_seconds histogram',
+      'devicecloud_ingest_rejected_total counter',
+      'devicecloud_command_transitions_total counter',
+      'devicecloud_alert_transitions_total counter',
+      'devicecloud_nodejs_eventloop_lag_seconds gauge',
+      'devicecloud_process_cpu_seconds_total counter',
+    ])
+      assert.ok(text.includes(`# TYPE ${family}\n`), `missing ${family}`)
+
+    const route = { method: 'GET', route: '/api/v1/devices/:id', status: '200' }
+    assert.is(value(text, 'devicecloud_http_requests_total', route), 1)
+    assert.is(value(text, 'devicecloud_http_requests_total', { route: '/no/such/path' }), 0)
+    assert.ok(
+      value(text, 'devicecloud_http_requests_total', { route: 'unmatched', status: '404' }) >= 1,
+    )
+    assert.ok(
+      value(text, 'devicecloud_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/api/v1/device_publish',
+      }) >= 1,
+    )
+    assert.is(value(text, 'devicecloud_mqtt_connections'), 1)
+    assert.is(value(text, 'devicecloud_mqtt_connections_total'), 1)
+    assert.is(
+      value(text, 'devicecloud_mqtt_connections_refused_total', { reason: 'bad-credentials' }),
+      1,
+    )
+    assert.is(value(text, 'devicecloud_mqtt_messages_in_total'), 2)
+    assert.is(value(text, 'devicecloud_mqtt_messages_out_total'), 1)
+    assert.ok(value(text, 'devicecloud_ingest_batch_points_count', { store: 'embedded' }) >= 1)
+    assert.is(value(text, 'devicecloud_ingest_batch_points_sum', { store: 'embedded' }), 1)
+    assert.is(value(text, 'devicecloud_ingest_rejected_total', { reason: 'FORM_INVALID' }), 1)
+    assert.is(value(text, 'devicecloud_command_transitions_total', { status: 'sent' }), 1)
+    assert.is(value(text, 'devicecloud_ingest_queue_points'), 0)
+
+    for (const id of [
+      device.deviceID,
+      device.deviceUsername,
+      device.token,
+      product.productID,
+      TOKEN,
+    ])
+      assert.not.ok(text.includes(id), `${id} appears in the metrics`)
+    const routes = new Set(samples(text).flatMap((s) => (s.labels.route ? [s.labels.route] : [])))
+    for (const r of routes) assert.ok(r === 'unmatched' || !/\/\d+(\/|$)/.test(r), `route ${r}`)
+
+    end(c)
+    const after = await until(scrape, (r) => value(r.text, 'devicecloud_mqtt_connections') === 0)
+    assert.is(value(after.text, 'devicecloud_mqtt_connections'), 0)
+  },
+)
+
+metrics('METRICS=false :: /metrics is 404 and requests still carry a request id', async () => {
+  const off = await startTestService({ METRICS: 'false' })
+  try {
+    const r = await off.anon.get('/metrics')
+    assert.is(r.status, 404)
+    assert.is(r.body.errorCode, 'DATA_NOT_FOUND')
+    assert.ok(r.headers.get('x-request-id'))
+  } finally {
+    await off.close()
+  }
+})
+
+metrics.run()
