@@ -102,7 +102,16 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     identities: gatekeepers.directory,
     logger,
   })
-  metrics.watch({ queueDepth: () => pipeline.queued })
+  metrics.watch({
+    queueDepth: () => pipeline.queued,
+    states: async () => {
+      const [commands, alerts] = await Promise.all([
+        meta.commands.countPending(),
+        meta.alerts.countCurrent(),
+      ])
+      return { commands, alerts }
+    },
+  })
   const unwatch = metrics.listen(bus)
   services.webhooks.start()
   services.eventStream.start()

@@ -4,7 +4,8 @@
  * (methods, route templates, status codes, reasons, states): never a device, tenant or user id.
  *
  * Ingest reports through `IngestObserver` and `BrokerObserver`, plain interfaces handed to it in its deps; queue
- * depth is read at scrape time; commands and alerts are counted from the domain events.
+ * depth, pending commands and open alerts are read at scrape time; command and alert transitions are counted from
+ * the domain events.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { EventBus } from './events.ts'
@@ -40,7 +41,12 @@ export interface BrokerObserver {
 export interface ScrapeSources {
   /** Values and events queued or being written by the ingest pipeline. */
   queueDepth(): number
+  /** Commands waiting to be sent or acknowledged, and open alerts by severity (read from the store). */
+  states?(): Promise<{ commands: { queued: number; sent: number }; alerts: Record<number, number> }>
 }
+
+/** How long states read from the store serve scrapes (several Prometheus servers, one store read). */
+const STATES_TTL_MS = 5_000
 
 export interface Metrics {
   readonly enabled: boolean
@@ -161,6 +167,40 @@ export function createMetrics(): Metrics {
     help: 'Values or messages not stored, by error code',
     labelNames: ['reason'] as const,
     registers,
+  })
+  let states: ReturnType<NonNullable<ScrapeSources['states']>> | undefined
+  let statesAt = -Infinity
+  const readStates = () => {
+    if (!sources?.states) return undefined
+    if (!states || performance.now() - statesAt > STATES_TTL_MS) {
+      statesAt = performance.now()
+      states = sources.states().catch(() => ({ commands: { queued: 0, sent: 0 }, alerts: {} }))
+    }
+    return states
+  }
+  new Gauge({
+    name: name('commands_pending'),
+    help: 'Commands waiting to be sent (queued) or for their acknowledgement (sent), all tenants',
+    labelNames: ['status'] as const,
+    registers,
+    async collect() {
+      const s = await readStates()
+      if (!s) return
+      this.set({ status: 'queued' }, s.commands.queued)
+      this.set({ status: 'sent' }, s.commands.sent)
+    },
+  })
+  new Gauge({
+    name: name('alerts_current'),
+    help: 'Open alerts by severity (1 to 4), all tenants',
+    labelNames: ['severity'] as const,
+    registers,
+    async collect() {
+      const s = await readStates()
+      if (!s) return
+      for (const severity of [1, 2, 3, 4])
+        this.set({ severity: String(severity) }, s.alerts[severity] ?? 0)
+    },
   })
   const commands = new Counter({
     name: name('command_transitions_total'),

@@ -99,6 +99,12 @@ const refOf = (r: Row): AlertRef => ({
 export class AlertsRepo implements AlertRepository {
   constructor(private readonly db: Db) {}
 
+  async countCurrent() {
+    const rows = await this.db.all(
+      'SELECT alert_severity AS severity, count(*) AS n FROM current_alerts GROUP BY alert_severity',
+    )
+    return Object.fromEntries(rows.map((r) => [Number(r.severity), Number(r.n)]))
+  }
   /** Open alerts, newest first (createAt). */
   current(tenant: string, q: ListArgs): Promise<Page> {
     return listPage(this.db, CURRENT, [tenant], q)

@@ -69,6 +69,18 @@ const FIELD_COLUMNS = {
 export class CommandsRepo implements CommandRepository {
   constructor(private readonly db: Db) {}
 
+  async countPending() {
+    // each count reads a partial index of its status
+    const [queued, sent] = await Promise.all([
+      this.db.one(
+        "SELECT count(*) AS n FROM control_logs WHERE command_status = 'queued' AND device_int_id IS NOT NULL",
+      ),
+      this.db.one(
+        "SELECT count(*) AS n FROM control_logs WHERE command_status = 'sent' AND deadline_at IS NOT NULL",
+      ),
+    ])
+    return { queued: Number(queued?.n ?? 0), sent: Number(sent?.n ?? 0) }
+  }
   async create(rows: readonly CommandInput[]): Promise<CommandRecord[]> {
     if (!rows.length) return []
     const now = Date.now()

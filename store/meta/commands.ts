@@ -140,6 +140,8 @@ export interface GroupCounts {
  * nodes sharing the database never move one command twice; each method answers the commands it moved.
  */
 export interface CommandRepository {
+  /** How many commands of all tenants wait to be sent (`queued`) or for their acknowledgement (`sent`). */
+  countPending(): Promise<{ queued: number; sent: number }>
   /** Stores commands in one transaction, in order; answers them as stored. */
   create(rows: readonly CommandInput[]): Promise<CommandRecord[]>
   /** Stores a group's own command row. */

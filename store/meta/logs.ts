@@ -166,6 +166,8 @@ export type ClearReason = 'condition' | 'handled' | 'rule'
 
 /** Current (open) and history (handled) alerts of a tenant. */
 export interface AlertRepository {
+  /** How many alerts of all tenants are open, by severity (1 to 4). */
+  countCurrent(): Promise<Record<number, number>>
   /** Open alerts, newest first (createAt). */
   current(tenant: string, q: ListArgs): Promise<Page>
   /** Handled alerts, newest first (createAt). */

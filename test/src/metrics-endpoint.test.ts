@@ -156,6 +156,46 @@ metrics(
   },
 )
 
+metrics(
+  'state gauges :: queued and sent commands, open alerts by severity, read from the store',
+  async () => {
+    const product = await newProduct(t.admin)
+    const device = await newDevice(t.admin, mqttBody(product.productID))
+    for (let i = 0; i < 3; i++) {
+      const r = await t.admin.post('/api/v1/device_publish', {
+        deviceID: device.deviceID,
+        payload: 'x',
+        ttl: 600,
+      })
+      assert.is(r.status, 201, r.text)
+    }
+    const now = Date.now()
+    for (const [name, severity] of [
+      ['a', 1],
+      ['b', 3],
+      ['c', 3],
+    ] as const)
+      await t.db.run(
+        `INSERT INTO current_alerts (tenant_id, alert_name, alert_severity, device_id, start_time, create_at)
+       SELECT tenant_id, ?, ?, ?, ?, ? FROM users LIMIT 1`,
+        [name, severity, device.deviceID, now, now],
+      )
+    // states are read at most every 5 s: wait for a fresh read
+    const r = await until(
+      scrape,
+      (r) => value(r.text, 'devicecloud_alerts_current', { severity: '3' }) === 2,
+      8000,
+      250,
+    )
+    assert.ok(r.text.includes('# TYPE devicecloud_commands_pending gauge\n'))
+    assert.is(value(r.text, 'devicecloud_commands_pending', { status: 'queued' }), 3)
+    assert.is(value(r.text, 'devicecloud_commands_pending', { status: 'sent' }), 0)
+    assert.is(value(r.text, 'devicecloud_alerts_current', { severity: '1' }), 1)
+    assert.is(value(r.text, 'devicecloud_alerts_current', { severity: '2' }), 0)
+    assert.is(value(r.text, 'devicecloud_alerts_current', { severity: '3' }), 2)
+  },
+)
+
 metrics('METRICS=false :: /metrics is 404 and requests still carry a request id', async () => {
   const off = await startTestService({ METRICS: 'false' })
   try {
