@@ -3,7 +3,7 @@
  * 100 concurrent connections, against a bare hono route answering the same JSON in the same run (the ceiling);
  * then the same routes with metrics and access logs on against a service with both off (their cost).
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Hono, type MiddlewareHandler } from 'hono'
@@ -13,7 +13,7 @@ import { loadConfig } from '../src/kernel/config.ts'
 import { startService } from '../src/service.ts'
 import { createApp } from '../src/app.ts'
 import { observeRequests } from '../src/http/observe.ts'
-import { createLogger } from '../src/kernel/log.ts'
+import { createLogger, fileDestination } from '../src/kernel/log.ts'
 import { createMetrics } from '../src/kernel/metrics.ts'
 import { randomId } from '../src/kernel/secrets.ts'
 import { openSql } from '../test/_support/service.ts'
@@ -24,12 +24,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
 
 /**
  * A service over its own temp directory with 10,000 devices, and the list and detail paths to load. `on`: metrics
- * kept and one access log line per request (LOG_LEVEL=info, JSON lines written to /dev/null); `off`: METRICS=false
+ * kept and one access log line per request (LOG_LEVEL=info, JSON lines written to /dev/null
+ * through the buffered asynchronous destination stdout uses); `off`: METRICS=false
  * and LOG_LEVEL=error (no access lines).
  */
 async function prepare(observability: 'on' | 'off') {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-bench-'))
-  const sink = createWriteStream('/dev/null')
+  const sink = fileDestination('/dev/null')
   const svc = await startService(
     loadConfig({
       DATA_DIR: dir,
@@ -43,7 +44,7 @@ async function prepare(observability: 'on' | 'off') {
         ? { LOG_LEVEL: 'info', METRICS: 'true' }
         : { LOG_LEVEL: 'error', METRICS: 'false' }),
     }),
-    { logDestination: { write: (line) => void sink.write(line) } },
+    { logDestination: sink },
   )
   const json = async (path: string, init: RequestInit = {}) =>
     (await fetch(svc.url + path, init)).json() as Promise<any>
@@ -97,8 +98,17 @@ async function prepare(observability: 'on' | 'off') {
 }
 
 const listPath = '/api/v1/devices?_page=3&_limit=10'
-const on = await prepare('on')
-const off = await prepare('off')
+/**
+ * Services differ from each other by more than observability costs (one file's layout, where its memory landed: up
+ * to ±15% per request in the same process), so the cost is measured over several pairs of services and averaged.
+ */
+const PAIRS = 3
+const pairs: Array<{
+  on: Awaited<ReturnType<typeof prepare>>
+  off: Awaited<ReturnType<typeof prepare>>
+}> = []
+for (let k = 0; k < PAIRS; k++) pairs.push({ on: await prepare('on'), off: await prepare('off') })
+const { on } = pairs[0]!
 const { svc, ids, headers, detailPaths } = on
 const listBody = await (await fetch(svc.url + listPath, { headers })).text()
 const detailBody = await (await fetch(svc.url + detailPaths[0]!, { headers })).text()
@@ -153,50 +163,53 @@ console.log(
   ),
 )
 
-// the cost of metrics and access logs: the same routes on a service with both off. Throughput on a shared machine
+// the cost of metrics and access logs: the same routes on services with both off. Throughput on a shared machine
 // drifts, so the cost is measured as the service's CPU time per request (this process's CPU; the load generator is
-// another process), with runs alternated (off, on, off, on) and the cheaper run of each kept
+// another process), each pair's runs alternated (off, on), averaged over the pairs
 const costs: Array<Array<string | number>> = []
-for (const target of [on, off])
-  await load({ url: target.svc.url, paths: target.detailPaths, connections: 10, seconds: 1 })
+for (const pair of pairs)
+  for (const target of [pair.on, pair.off])
+    await load({ url: target.svc.url, paths: target.detailPaths, connections: 10, seconds: 1 })
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length
 for (const connections of [10, 100]) {
   for (const name of ['list', 'detail'] as const) {
-    const best = {
-      on: { us: Infinity, rps: 0, p99: 0 },
-      off: { us: Infinity, rps: 0, p99: 0 },
+    const runs: Record<'on' | 'off', Array<{ us: number; rps: number; p99: number }>> = {
+      on: [],
+      off: [],
     }
-    for (const mode of ['off', 'on', 'off', 'on'] as const) {
-      const target = mode === 'on' ? on : off
-      const cpu = process.cpuUsage()
-      const r = await load({
-        url: target.svc.url,
-        paths: name === 'list' ? [listPath] : target.detailPaths,
-        connections,
-        seconds: SECONDS,
-        warmup: 0,
-        headers: { authorization: target.headers.authorization },
-      })
-      const used = process.cpuUsage(cpu)
-      if (r.errors) throw new Error(`${r.errors} errors on ${name} (${mode})`)
-      const us = (used.user + used.system) / r.requests
-      if (us < best[mode].us) best[mode] = { us, rps: r.rps, p99: r.p99 }
-    }
-    const cost = ((best.on.us - best.off.us) / best.off.us) * 100
+    for (const pair of pairs)
+      for (const mode of ['off', 'on'] as const) {
+        const target = pair[mode]
+        const cpu = process.cpuUsage()
+        const r = await load({
+          url: target.svc.url,
+          paths: name === 'list' ? [listPath] : target.detailPaths,
+          connections,
+          seconds: SECONDS,
+          warmup: 0,
+          headers: { authorization: target.headers.authorization },
+        })
+        const used = process.cpuUsage(cpu)
+        if (r.errors) throw new Error(`${r.errors} errors on ${name} (${mode})`)
+        runs[mode].push({ us: (used.user + used.system) / r.requests, rps: r.rps, p99: r.p99 })
+      }
+    const avg = (mode: 'on' | 'off', k: 'us' | 'rps' | 'p99') => mean(runs[mode].map((x) => x[k]))
+    const cost = ((avg('on', 'us') - avg('off', 'us')) / avg('off', 'us')) * 100
     costs.push([
       name,
       connections,
-      best.off.us.toFixed(0),
-      best.on.us.toFixed(0),
+      avg('off', 'us').toFixed(0),
+      avg('on', 'us').toFixed(0),
       `${cost.toFixed(1)}%`,
-      best.off.rps,
-      best.on.rps,
-      best.off.p99,
-      best.on.p99,
+      Math.round(avg('off', 'rps')),
+      Math.round(avg('on', 'rps')),
+      avg('off', 'p99').toFixed(2),
+      avg('on', 'p99').toFixed(2),
     ])
   }
 }
 console.log(
-  '\nmetrics + access logs (on: METRICS=true, LOG_LEVEL=info, lines to /dev/null) against both off (METRICS=false, LOG_LEVEL=error)\n',
+  `\nmetrics + access logs (on: METRICS=true, LOG_LEVEL=info, lines to /dev/null) against both off (METRICS=false, LOG_LEVEL=error), mean of ${PAIRS} pairs of services\n`,
 )
 console.log(
   table(
@@ -217,47 +230,70 @@ console.log(
 
 // the same comparison in this process without sockets (app.request): steadier on a busy machine, and an upper
 // bound of the share (the HTTP parsing and socket work it leaves out is the same with and without)
-const apps = { on: createApp(on.svc.deps).app, off: createApp(off.svc.deps).app }
 const inProcess: Array<Array<string | number>> = []
 for (const [name, n] of [
   ['list', 1_000],
   ['detail', 5_000],
 ] as const) {
-  const best = { on: Infinity, off: Infinity }
-  for (const mode of ['off', 'on', 'off', 'on', 'off', 'on'] as const) {
-    const target = mode === 'on' ? on : off
-    const init = { headers: { authorization: target.headers.authorization } }
-    const cpu = process.cpuUsage()
-    for (let i = 0; i < n; i++) {
-      const path = name === 'list' ? listPath : target.detailPaths[i % target.detailPaths.length]!
-      const r = await apps[mode].request(path, init)
-      if (r.status !== 200) throw new Error(`${name} (${mode}): ${r.status}`)
-      await r.arrayBuffer()
+  const per = { on: [] as number[], off: [] as number[] }
+  for (const pair of pairs)
+    for (const mode of ['off', 'on'] as const) {
+      const target = pair[mode]
+      const app = createApp(target.svc.deps).app
+      const init = { headers: { authorization: target.headers.authorization } }
+      let best = Infinity
+      for (let round = 0; round < 3; round++) {
+        const cpu = process.cpuUsage()
+        for (let i = 0; i < n; i++) {
+          const path =
+            name === 'list' ? listPath : target.detailPaths[i % target.detailPaths.length]!
+          const r = await app.request(path, init)
+          if (r.status !== 200) throw new Error(`${name} (${mode}): ${r.status}`)
+          await r.arrayBuffer()
+        }
+        const used = process.cpuUsage(cpu)
+        best = Math.min(best, (used.user + used.system) / n)
+      }
+      per[mode].push(best)
     }
-    const used = process.cpuUsage(cpu)
-    best[mode] = Math.min(best[mode], (used.user + used.system) / n)
-  }
-  const cost = ((best.on - best.off) / best.off) * 100
+  const offUs = mean(per.off)
+  const onUs = mean(per.on)
   inProcess.push([
     name,
     n,
-    best.off.toFixed(0),
-    best.on.toFixed(0),
-    `${(best.on - best.off).toFixed(1)}`,
-    `${cost.toFixed(1)}%`,
+    offUs.toFixed(0),
+    onUs.toFixed(0),
+    `${(onUs - offUs).toFixed(1)}`,
+    `${(((onUs - offUs) / offUs) * 100).toFixed(1)}%`,
+    per.off.map((x) => x.toFixed(0)).join(' / '),
+    per.on.map((x) => x.toFixed(0)).join(' / '),
   ])
 }
-console.log('\nin-process (app.request, no sockets), the cheapest of 3 alternated runs each\n')
 console.log(
-  table(['route', 'requests', 'off CPU µs/req', 'on CPU µs/req', 'added µs', 'cost'], inProcess),
+  `\nin-process (app.request, no sockets): each service's cheapest of 3 runs, mean of ${PAIRS} pairs of services\n`,
+)
+console.log(
+  table(
+    [
+      'route',
+      'requests',
+      'off CPU µs/req',
+      'on CPU µs/req',
+      'added µs',
+      'cost',
+      'off each',
+      'on each',
+    ],
+    inProcess,
+  ),
 )
 
 // the middleware alone: one tiny hono app with it (metrics on, access lines to /dev/null) and one without,
 // alternated; the difference is what each request pays
-const mwSink = createWriteStream('/dev/null')
+const mwSink = fileDestination('/dev/null')
 const mwLogger = createLogger({
   level: 'info',
-  destination: { write: (l) => void mwSink.write(l) },
+  destination: mwSink,
 })
 const tiny = (observed: boolean) => {
   const a = new Hono()
@@ -278,7 +314,6 @@ console.log(
   `\nthe request id + metrics + access-line middleware alone: ${(mwBest.with - mwBest.without).toFixed(1)} µs of CPU per request (${mwBest.without.toFixed(1)} µs without it, ${mwBest.with.toFixed(1)} µs with it, on a route answering '{}')`,
 )
 bareServer.close()
-await on.close()
-await off.close()
+for (const pair of pairs) await Promise.all([pair.on.close(), pair.off.close()])
 mwSink.end()
 process.exit(0)

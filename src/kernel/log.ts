@@ -86,6 +86,10 @@ export function unredactedChild(logger: Logger, bindings: Record<string, unknown
   return (logger as pino.Logger).child(bindings, { redact: [] })
 }
 
+/** A file written as stdout is (buffered, asynchronous): for benches writing to /dev/null as production does. */
+export const fileDestination = (path: string): LogDestination & { end(): void } =>
+  pino.destination({ dest: path, sync: false })
+
 let fallback: Logger | undefined
 /** For modules built without a logger (unit tests build some parts alone): errors as JSON on stdout. */
 export const fallbackLogger = (): Logger => (fallback ??= createLogger({ level: 'error' }))
