@@ -4,7 +4,7 @@ import { cors } from 'hono/cors'
 import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
-import { pickLang, type AppEnv } from './http/env.ts'
+import { clientAddress, pickLang, socketAddress, type AppEnv } from './http/env.ts'
 import type { RouteDef } from './http/router.ts'
 import { healthRoutes } from './http/health.ts'
 import { metricsRoutes } from './http/metrics.ts'
@@ -65,10 +65,15 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   const document = () => (openapi ??= buildOpenApi(defs, VERSION, deps.config.API_VARIANT))
 
   app.use('*', observeRequests(deps.metrics, deps.logger))
+  const proxies = new Set(deps.config.TRUSTED_PROXIES)
   app.use('*', securityHeaders)
   app.use('*', async (c, next) => {
     c.set('lang', pickLang(c.req.header('accept-language')))
     c.set('tz', deps.config.TIMEZONE)
+    c.set(
+      'clientAddress',
+      clientAddress(socketAddress(c), c.req.header('x-forwarded-for'), proxies),
+    )
     await next()
   })
   const limit = (maxSize: number) =>

@@ -21,6 +21,8 @@ export interface AppEnv {
     tenant: string
     lang: Lang
     tz: string
+    /** The client's address (src/app.ts: the socket's, or X-Forwarded-For's behind a trusted proxy). */
+    clientAddress: string | null
     /** The request's id (X-Request-Id), set by the first middleware (http/observe.ts). */
     requestId: string
   }
@@ -60,8 +62,31 @@ export function actorOf(c: { get(key: 'tenant'): string; get(key: 'caller'): Cal
   return { tenant: c.get('tenant'), userIntID: caller.userIntID, username: caller.username }
 }
 
-/** The client's address as the socket sees it (Node's server), null under `app.request()`. */
-export function remoteAddress(c: { env: unknown }): string | null {
+/** The address of the socket a request came on (Node's server), null under `app.request()`. */
+export function socketAddress(c: { env: unknown }): string | null {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined
-  return env?.incoming?.socket?.remoteAddress ?? null
+  const a = env?.incoming?.socket?.remoteAddress
+  return a ? plainAddress(a) : null
+}
+
+/** An IPv4 address Node reports in its IPv6-mapped form (`::ffff:10.0.0.1`) as plain IPv4. */
+const plainAddress = (a: string) => (a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a)
+
+/**
+ * The client's address: the socket's, or, when the socket is one of the trusted proxies (TRUSTED_PROXIES), the
+ * right-most address of `X-Forwarded-For` that is not a trusted proxy itself (the left-most entries are the
+ * client's own claim and could be anything). Null when unknown.
+ */
+export function clientAddress(
+  socket: string | null,
+  forwardedFor: string | undefined,
+  trusted: ReadonlySet<string>,
+): string | null {
+  if (socket === null || !trusted.has(socket) || !forwardedFor) return socket
+  const hops = forwardedFor
+    .split(',')
+    .map((h) => plainAddress(h.trim()))
+    .filter(Boolean)
+  for (let i = hops.length - 1; i >= 0; i--) if (!trusted.has(hops[i]!)) return hops[i]!
+  return hops[0] ?? socket
 }

@@ -94,6 +94,19 @@ const ConfigSchema = z.object({
   LOGIN_WINDOW_SECONDS: z.coerce.number().int().positive().default(900),
   /** The first lock's length; each further lock in a row doubles it, up to an hour. */
   LOGIN_LOCK_SECONDS: z.coerce.number().int().positive().default(60),
+  /**
+   * Comma-separated addresses of reverse proxies in front of the service: from them, the client's address is taken
+   * from X-Forwarded-For (login throttling, event IPs). None by default: the header is not trusted.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ),
   /** Comma-separated origins allowed to call the API from a browser (CORS); none by default. */
   CORS_ORIGINS: z
     .string()

@@ -4,7 +4,7 @@ import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, remoteAddress, wireCtx, type AppEnv } from '../http/env.ts'
+import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
 import { formatTime, parseTime } from '../kernel/time.ts'
 import * as s from '../schemas/accounts.ts'
 
@@ -55,7 +55,7 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       errors: [401, 429],
     },
     async (c, { body }) => {
-      const address = remoteAddress(c) ?? 'unknown'
+      const address = c.get('clientAddress') ?? 'unknown'
       const user = await services.accounts.authenticate(body.email, body.password, address)
       return session(c, user, body.remember)
     },

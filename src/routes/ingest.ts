@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
-import { remoteAddress, type AppEnv } from '../http/env.ts'
+import type { AppEnv } from '../http/env.ts'
 import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
 import { IngestBody, IngestReply, type IngestMessage } from '../schemas/ingest.ts'
@@ -70,7 +70,7 @@ async function submitAll(
 ) {
   const rejected: Rejected[] = []
   const receivedAt = Date.now()
-  const ip = remoteAddress(c)
+  const ip = c.get('clientAddress')
   const targets = await Promise.all(
     messages.map((m) => (m.ok ? targetOf(sender, m.message, repo) : m)),
   )

@@ -7,6 +7,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connect as mqttConnect } from 'mqtt'
 import { parseCsvRecords } from '../../src/kernel/csv.ts'
+import { clientAddress } from '../../src/http/env.ts'
 import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
@@ -181,6 +182,49 @@ logins('failures spread over more than the window :: never locked', async () => 
   }
 })
 
+logins(
+  'X-Forwarded-For from a client :: ignored, the socket address is the one counted',
+  async () => {
+    const u = await newUser(l, 'user')
+    const from = (ip: string, password: string) =>
+      l.anon.post('/api/v1/login', { email: u.email, password }, { 'x-forwarded-for': ip })
+    for (let i = 0; i < 5; i++)
+      assertError(await from(`10.0.0.${i}`, 'wrong'), 401, 'AUTH_FAILED', ['password'])
+    assertError(await from('10.0.0.99', 'wrong'), 429, 'TOO_MANY_REQUESTS', ['email'])
+  },
+)
+
+logins(
+  'clientAddress :: the right-most untrusted hop behind a trusted proxy, else the socket',
+  () => {
+    const trusted = new Set(['127.0.0.1', '10.0.0.2'])
+    assert.is(clientAddress('127.0.0.1', '203.0.113.7', trusted), '203.0.113.7')
+    assert.is(clientAddress('127.0.0.1', 'spoofed, 203.0.113.7, 10.0.0.2', trusted), '203.0.113.7')
+    assert.is(clientAddress('127.0.0.1', '::ffff:203.0.113.8', trusted), '203.0.113.8')
+    assert.is(clientAddress('198.51.100.1', '203.0.113.7', trusted), '198.51.100.1')
+    assert.is(clientAddress('127.0.0.1', undefined, trusted), '127.0.0.1')
+    assert.is(clientAddress('127.0.0.1', '10.0.0.2', trusted), '10.0.0.2')
+    assert.is(clientAddress(null, '203.0.113.7', trusted), null)
+  },
+)
+
+const proxied = suite('security: behind a trusted proxy, logins are counted per forwarded address')
+let pr: TestService
+proxied.before(async () => {
+  pr = await startTestService({ TRUSTED_PROXIES: '127.0.0.1' })
+})
+proxied.after(async () => pr.close())
+
+proxied('5 failures from one forwarded address :: that address locked, another not', async () => {
+  const u = await newUser(pr, 'user')
+  const from = (ip: string, password: string) =>
+    pr.anon.post('/api/v1/login', { email: u.email, password }, { 'x-forwarded-for': ip })
+  for (let i = 0; i < 5; i++)
+    assertError(await from('203.0.113.7', 'wrong'), 401, 'AUTH_FAILED', ['password'])
+  assertError(await from('203.0.113.7', 'user-password-1'), 429, 'TOO_MANY_REQUESTS', ['email'])
+  assert.is((await from('203.0.113.8', 'user-password-1')).status, 201)
+})
+
 // ---------------------------------------------------------------------------------------------------------------
 
 let a: TestService
@@ -351,6 +395,7 @@ exportsSuite('three exports :: only the newest two files are kept', async () => 
 
 secrets.run()
 logins.run()
+proxied.run()
 tokens.run()
 admins.run()
 exportsSuite.run()
