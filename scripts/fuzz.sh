@@ -98,7 +98,7 @@ timeout --kill-after=10 "$((SECONDS_BUDGET + 100))" "$VENV/bin/st" --config-file
   --max-examples "$EXAMPLES" \
   --max-time "$SECONDS_BUDGET" \
   "${generation[@]}" \
-  --workers 2 \
+  --workers 1 \
   --request-timeout 10 \
   --no-color \
   ${reports[@]+"${reports[@]}"} || status=$?

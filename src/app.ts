@@ -5,7 +5,7 @@ import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
 import { clientAddress, pickLang, socketAddress, type AppEnv } from './http/env.ts'
-import type { RouteDef } from './http/router.ts'
+import { NotARecordId, type RouteDef } from './http/router.ts'
 import { healthRoutes } from './http/health.ts'
 import { metricsRoutes } from './http/metrics.ts'
 import { observeRequests, routeOf } from './http/observe.ts'
@@ -52,8 +52,14 @@ const securityHeaders: MiddlewareHandler = async (c, next) => {
     if (!c.res.headers.has(k)) c.res.headers.set(k, v)
 }
 
-/** A route template → a matcher of concrete paths (for 405 versus 404). */
-const matcher = (def: RouteDef) => new RegExp(`^/api/v1${def.path.replace(/:\w+/g, '[^/]+')}/?$`)
+/**
+ * A route template → a matcher of concrete paths (for 405 versus 404); `strict` holds `:id` to a record id, as the
+ * router does.
+ */
+const matcher = (def: RouteDef, strict = false) =>
+  new RegExp(
+    `^/api/v1${def.path.replace(/:(\w+)/g, (_, name) => (strict && name === 'id' ? '\\d{1,15}' : '[^/]+'))}/?$`,
+  )
 
 /** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
 export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.config.API_VARIANT)) {
@@ -61,6 +67,18 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   const routers = allRoutes(deps, shapes)
   const defs = routers.flatMap((r) => r.defs)
   const matchers = defs.map((d) => [d, matcher(d)] as const)
+  const strictMatchers = defs.map((d) => [d, matcher(d, true)] as const)
+  /** 405 with Allow when other methods serve this path; undefined when none does. */
+  const notAllowed = (c: Context, found: ReadonlyArray<readonly [RouteDef, RegExp]>) => {
+    const path = c.req.path
+    const allowed = found.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
+    if (!allowed.length) return undefined
+    c.header('Allow', [...new Set(allowed)].join(', '))
+    return send(
+      c,
+      new ApiError('METHOD_NOT_ALLOWED', { method: `${c.req.method} is not allowed here` }),
+    )
+  }
   let openapi: Record<string, unknown> | undefined
   const document = () => (openapi ??= buildOpenApi(defs, VERSION, deps.config.API_VARIANT))
 
@@ -117,21 +135,16 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   app.route('/', metricsRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
 
-  app.notFound((c) => {
-    const path = c.req.path
-    const allowed = matchers.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
-    if (allowed.length) {
-      c.header('Allow', [...new Set(allowed)].join(', '))
-      return send(
-        c,
-        new ApiError('METHOD_NOT_ALLOWED', { method: `${c.req.method} is not allowed here` }),
-      )
-    }
-    return send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${path}` }))
-  })
+  app.notFound(
+    (c) =>
+      notAllowed(c, matchers) ??
+      send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${c.req.path}` })),
+  )
 
   const log = deps.logger.child({ component: 'http' })
   app.onError((err, c) => {
+    // `/alert_rules/test` reached `PUT /alert_rules/:id`: a path another method serves is a 405, not a 404
+    if (err instanceof NotARecordId) return notAllowed(c, strictMatchers) ?? send(c, err)
     const e = toApiError(err)
     if (e.status >= 500 && !(err instanceof Unavailable))
       log.error(

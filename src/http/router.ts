@@ -6,6 +6,13 @@ import { resolveListTimes } from './paging.ts'
 
 export type Method = 'get' | 'post' | 'put' | 'delete'
 
+/** An `:id` that cannot be a record id: 404 like an unknown one (src/app.ts answers 405 when another route has it). */
+export class NotARecordId extends ApiError {
+  constructor() {
+    super('DATA_NOT_FOUND', { id: 'not found' })
+  }
+}
+
 /** One route: what validates it and what documents it (the OpenAPI document is built from these). */
 export interface RouteDef {
   method: Method
@@ -71,7 +78,7 @@ export class Router {
       const params = c.req.param() as Record<string, string>
       let id = 0
       if (params.id !== undefined) {
-        if (!/^\d{1,15}$/.test(params.id)) throw new ApiError('DATA_NOT_FOUND', { id: 'not found' })
+        if (!/^\d{1,15}$/.test(params.id)) throw new NotARecordId()
         id = Number(params.id)
       }
       const query = def.query ? parseQuery(def.query, c) : undefined

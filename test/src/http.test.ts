@@ -30,6 +30,22 @@ http('wrong method :: 405 METHOD_NOT_ALLOWED with Allow', async () => {
   assert.match(r.headers.get('allow')!, /GET/)
 })
 
+http(
+  'a method another route serves at a path that also fits `:id` :: 405 with Allow, not 404',
+  async () => {
+    // PUT /alert_rules/:id is routed, but "test" is no record id and POST /alert_rules/test exists
+    const r = await t.admin.put('/api/v1/alert_rules/test', {})
+    assert.is(r.status, 405, r.text)
+    assert.is(r.body.errorCode, 'METHOD_NOT_ALLOWED')
+    assert.is(r.headers.get('allow'), 'POST')
+    // a non-numeric id where no other route has the path stays a 404 naming the id
+    const missing = await t.admin.get('/api/v1/device_consoles/abc')
+    assert.is(missing.status, 404)
+    assert.equal(missing.body.errors, { id: 'not found' })
+    assert.is((await t.admin.get('/api/v1/alert_rules/12345678901234567')).status, 404)
+  },
+)
+
 http('body over the limit :: 413 PAYLOAD_TOO_LARGE', async () => {
   const r = await t.admin.post('/api/v1/products', {
     productName: 'x'.repeat(5000),
