@@ -52,13 +52,10 @@ const securityHeaders: MiddlewareHandler = async (c, next) => {
     if (!c.res.headers.has(k)) c.res.headers.set(k, v)
 }
 
-/**
- * A route template → a matcher of concrete paths (for 405 versus 404); `strict` holds `:id` to a record id, as the
- * router does.
- */
-const matcher = (def: RouteDef, strict = false) =>
+/** A route template → a matcher of concrete paths (for 405 versus 404); `:id` is a record id, as the router has it. */
+const matcher = (def: RouteDef) =>
   new RegExp(
-    `^/api/v1${def.path.replace(/:(\w+)/g, (_, name) => (strict && name === 'id' ? '\\d{1,15}' : '[^/]+'))}/?$`,
+    `^/api/v1${def.path.replace(/:(\w+)/g, (_, name) => (name === 'id' ? '\\d{1,15}' : '[^/]+'))}/?$`,
   )
 
 /** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
@@ -67,11 +64,10 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   const routers = allRoutes(deps, shapes)
   const defs = routers.flatMap((r) => r.defs)
   const matchers = defs.map((d) => [d, matcher(d)] as const)
-  const strictMatchers = defs.map((d) => [d, matcher(d, true)] as const)
   /** 405 with Allow when other methods serve this path; undefined when none does. */
-  const notAllowed = (c: Context, found: ReadonlyArray<readonly [RouteDef, RegExp]>) => {
+  const notAllowed = (c: Context) => {
     const path = c.req.path
-    const allowed = found.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
+    const allowed = matchers.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
     if (!allowed.length) return undefined
     c.header('Allow', [...new Set(allowed)].join(', '))
     return send(
@@ -137,14 +133,14 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
 
   app.notFound(
     (c) =>
-      notAllowed(c, matchers) ??
+      notAllowed(c) ??
       send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${c.req.path}` })),
   )
 
   const log = deps.logger.child({ component: 'http' })
   app.onError((err, c) => {
     // `/alert_rules/test` reached `PUT /alert_rules/:id`: a path another method serves is a 405, not a 404
-    if (err instanceof NotARecordId) return notAllowed(c, strictMatchers) ?? send(c, err)
+    if (err instanceof NotARecordId) return notAllowed(c) ?? send(c, err)
     const e = toApiError(err)
     if (e.status >= 500 && !(err instanceof Unavailable))
       log.error(

@@ -38,6 +38,10 @@ http(
     assert.is(r.status, 405, r.text)
     assert.is(r.body.errorCode, 'METHOD_NOT_ALLOWED')
     assert.is(r.headers.get('allow'), 'POST')
+    // a method no route has: the same Allow, without the methods of /alert_rules/{id}
+    const options = await t.admin.call('OPTIONS', '/api/v1/alert_rules/test')
+    assert.is(options.status, 405)
+    assert.is(options.headers.get('allow'), 'POST')
     // a non-numeric id where no other route has the path stays a 404 naming the id
     const missing = await t.admin.get('/api/v1/device_consoles/abc')
     assert.is(missing.status, 404)
