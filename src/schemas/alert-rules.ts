@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { WIRE_TIME_DOC } from '../kernel/time.ts'
 import {
   enumCode,
+  intIn,
   intID,
   name,
   text,
@@ -13,14 +14,6 @@ import {
   Timestamp,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
-
-const range = (min: number, max: number) => `must be an integer from ${min} to ${max}`
-const int = (min: number, max: number) =>
-  z
-    .number({ error: range(min, max) })
-    .int({ error: range(min, max) })
-    .min(min, { error: range(min, max) })
-    .max(max, { error: range(min, max) })
 
 const formula = z
   .string({ error: 'must be a string' })
@@ -36,10 +29,10 @@ const ruleFields = {
     .nullish(),
   condition: formula.nullish(),
   alertSeverity: enumCode('alertSeverity'),
-  forSeconds: int(0, 86_400).optional(),
+  forSeconds: intIn(0, 86_400).optional(),
   clearCondition: formula.nullish(),
-  clearForSeconds: int(0, 86_400).optional(),
-  noDataSeconds: int(1, 30 * 86_400).nullish(),
+  clearForSeconds: intIn(0, 86_400).optional(),
+  noDataSeconds: intIn(1, 30 * 86_400).nullish(),
   alertContent: text(1000),
   enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
 }

@@ -1,22 +1,6 @@
 import { z } from 'zod'
-import { intID, Int, Label, Str } from './common.ts'
+import { CommandPayload, intID, intIn, Int, Label, Qos, Str } from './common.ts'
 
-const seconds = (min: number, max: number) =>
-  z
-    .number({ error: `must be an integer from ${min} to ${max}` })
-    .int({ error: `must be an integer from ${min} to ${max}` })
-    .min(min, { error: `must be an integer from ${min} to ${max}` })
-    .max(max, { error: `must be an integer from ${min} to ${max}` })
-
-/** The text to publish; a JSON object or array is accepted and sent as JSON. */
-const payload = z
-  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
-    error: 'required: the text (or JSON) to publish',
-  })
-  .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
-  .refine((v) => Buffer.byteLength(v) <= 256 * 1024, { error: 'at most 256 KiB' })
-
-const qos = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' })
 const topic = z
   .string({ error: 'must be a string' })
   .min(1, { error: 'must not be empty' })
@@ -24,11 +8,11 @@ const topic = z
 
 /** What every command takes beside its target. */
 const commandFields = {
-  payload,
+  payload: CommandPayload,
   topic: topic.optional(),
-  qos: qos.optional(),
-  timeout: seconds(1, 3600).optional(),
-  ttl: seconds(0, 604_800).optional(),
+  qos: Qos.optional(),
+  timeout: intIn(1, 3600).optional(),
+  ttl: intIn(0, 604_800).optional(),
 }
 
 /** `POST /device_publish`: the device by deviceID and/or deviceIntID. */
@@ -37,7 +21,7 @@ export const DevicePublish = z
     deviceID: z.string({ error: 'must be a string' }).min(1).max(64).optional(),
     deviceIntID: intID.optional(),
     ...commandFields,
-    wait: seconds(0, 60).optional(),
+    wait: intIn(0, 60).optional(),
   })
   .refine((b) => b.deviceID !== undefined || b.deviceIntID !== undefined, {
     error: 'deviceID or deviceIntID is required',
@@ -61,7 +45,7 @@ export const GroupPublish = z
     groupIntID: intID.optional(),
     ...commandFields,
     needAck: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
-    ratePerSecond: seconds(1, 100_000).optional(),
+    ratePerSecond: intIn(1, 100_000).optional(),
   })
   .refine((b) => b.groupID !== undefined || b.groupIntID !== undefined, {
     error: 'groupID or groupIntID is required',
@@ -83,14 +67,7 @@ export const CancelQuery = z.object({
 /** `GET /ingest/commands?wait=`: seconds to wait for a command (0 to 30). */
 export const PollQuery = z.object({
   wait: z
-    .preprocess(
-      (v) => (typeof v === 'string' && /^\d{1,2}$/.test(v) ? Number(v) : v),
-      z
-        .number({ error: 'must be an integer from 0 to 30' })
-        .int({ error: 'must be an integer from 0 to 30' })
-        .min(0, { error: 'must be an integer from 0 to 30' })
-        .max(30, { error: 'must be an integer from 0 to 30' }),
-    )
+    .preprocess((v) => (typeof v === 'string' && /^\d{1,2}$/.test(v) ? Number(v) : v), intIn(0, 30))
     .optional(),
 })
 

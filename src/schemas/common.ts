@@ -40,6 +40,23 @@ export const intID = z
   .int({ error: 'must be an integer id' })
   .positive({ error: 'must be an integer id' })
 
+/** An integer from `min` to `max` (both included); every failure says so. */
+export const intIn = (min: number, max: number) => {
+  const error = `must be an integer from ${min} to ${max}`
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error })
+}
+
+/** The text a command publishes; a JSON object or array is accepted and sent as JSON; at most 256 KiB. */
+export const CommandPayload = z
+  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
+    error: 'required: the text (or JSON) to publish',
+  })
+  .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
+  .refine((v) => Buffer.byteLength(v) <= 256 * 1024, { error: 'at most 256 KiB' })
+
+/** MQTT QoS of a command: 0 or 1. */
+export const Qos = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' })
+
 const numeric = (v: unknown) =>
   typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v
 const integral = (v: unknown) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v)

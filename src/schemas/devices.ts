@@ -2,6 +2,7 @@ import { z } from 'zod'
 import {
   enumCode,
   intID,
+  intIn,
   name,
   text,
   Int,
@@ -116,13 +117,6 @@ const bounded = (min: number, max: number) =>
       .min(min, { error: `must be a number from ${min} to ${max}` })
       .max(max, { error: `must be a number from ${min} to ${max}` }),
   )
-
-const intIn = (min: number, max: number) =>
-  z
-    .number({ error: `must be an integer from ${min} to ${max}` })
-    .int({ error: `must be an integer from ${min} to ${max}` })
-    .min(min, { error: `must be an integer from ${min} to ${max}` })
-    .max(max, { error: `must be an integer from ${min} to ${max}` })
 
 /** The formats of the LoRa members; which members are required is a rule (src/rules). */
 export const Lora = z.looseObject({

@@ -1,6 +1,9 @@
 import { z } from 'zod'
 import {
+  CommandPayload,
   enumCode,
+  intIn,
+  Qos,
   intID,
   name,
   Int,
@@ -14,26 +17,10 @@ import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import { MAX_INTERVAL_MINUTES } from '../rules/schedules.ts'
 import type { FilterFields } from '../http/paging.ts'
 
-const range = (min: number, max: number) => `must be an integer from ${min} to ${max}`
-const int = (min: number, max: number) =>
-  z
-    .number({ error: range(min, max) })
-    .int({ error: range(min, max) })
-    .min(min, { error: range(min, max) })
-    .max(max, { error: range(min, max) })
-
-/** The text to publish; a JSON object or array is accepted and sent as JSON. */
-const payload = z
-  .union([z.string(), z.record(z.string(), z.unknown()), z.array(z.unknown())], {
-    error: 'required: the text (or JSON) to publish',
-  })
-  .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
-  .refine((v) => Buffer.byteLength(v) <= 256 * 1024, { error: 'at most 256 KiB' })
-
 /** Minutes between firings: an integer, or the same as a numeric string. */
 const intervalMinute = z.preprocess(
   (v) => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v),
-  int(1, MAX_INTERVAL_MINUTES),
+  intIn(1, MAX_INTERVAL_MINUTES),
 )
 
 const scheduleFields = {
@@ -57,10 +44,10 @@ const scheduleFields = {
     .max(255, { error: 'at most 255 characters' })
     .refine((v) => !/[+#]/.test(v), { error: 'a topic without wildcards' })
     .nullish(),
-  payload,
-  qos: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).nullish(),
-  timeout: int(1, 3600).nullish(),
-  ttl: int(0, 604_800).nullish(),
+  payload: CommandPayload,
+  qos: Qos.nullish(),
+  timeout: intIn(1, 3600).nullish(),
+  ttl: intIn(0, 604_800).nullish(),
   enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
 }
 
