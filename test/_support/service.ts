@@ -81,8 +81,8 @@ export interface TestService {
   anon: Client
   /** Signs up a new tenant and returns its admin client (tenant isolation tests). */
   newTenant(): Promise<Client & { tenantID: string }>
-  /** A user of the admin's tenant with the given role. */
-  userWithRole(role: 'admin' | 'user' | 'viewer'): Promise<Client>
+  /** A user of the admin's tenant with the given role, logged in; its record id and email ride along. */
+  userWithRole(role: 'admin' | 'user' | 'viewer'): Promise<Client & { id: number; email: string }>
   close(): Promise<void>
 }
 
@@ -144,7 +144,8 @@ export async function startTestService(
         role,
       })
       if (r.status !== 201) throw new Error(`user create failed: ${r.text}`)
-      return new Client(svc.url, `Bearer ${(await login(email, 'user-password-1')).token}`)
+      const client = new Client(svc.url, `Bearer ${(await login(email, 'user-password-1')).token}`)
+      return Object.assign(client, { id: r.body.id as number, email })
     },
     async close() {
       await svc.close()

@@ -23,25 +23,6 @@ import { mqttBody, newDevice, newGateway, newProduct, uniq } from './routes/devi
 const login = (t: TestService, email: string, password: string) =>
   t.anon.post('/api/v1/login', { email, password })
 
-/** A user of the admin's tenant, with its email, id and a client holding a fresh token. */
-async function newUser(t: TestService, role: 'admin' | 'user' | 'viewer') {
-  const email = `${uniq(role)}@test.local`
-  const created = await t.admin.post('/api/v1/users', {
-    username: uniq(role),
-    email,
-    password: 'user-password-1',
-    role,
-  })
-  assert.is(created.status, 201, created.text)
-  const r = await login(t, email, 'user-password-1')
-  assert.is(r.status, 201, r.text)
-  return {
-    id: created.body.id as number,
-    email,
-    client: new Client(t.url, `Bearer ${r.body.token}`),
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 
 let t: TestService
@@ -55,8 +36,8 @@ secrets('devices and gateways :: admin and user read the token, a viewer reads n
   const product = await newProduct(t.admin)
   const device = await newDevice(t.admin, mqttBody(product.productID))
   const gateway = await newGateway(t.admin, product.productID)
-  const user = (await newUser(t, 'user')).client
-  const viewer = (await newUser(t, 'viewer')).client
+  const user = await t.userWithRole('user')
+  const viewer = await t.userWithRole('viewer')
   for (const [who, c] of [
     ['admin', t.admin],
     ['user', user],
@@ -97,7 +78,7 @@ secrets('certificates :: a viewer reads the certificate but not its private key'
   const c = await t.admin.post('/api/v1/certs', { name: uniq('cert'), enable: 1 })
   assert.is(c.status, 201, c.text)
   assert.match(c.body.key, /PRIVATE KEY/)
-  const viewer = (await newUser(t, 'viewer')).client
+  const viewer = await t.userWithRole('viewer')
   const d = await viewer.get(`/api/v1/certs/${c.body.id}`)
   assert.is(d.status, 200)
   assert.is(d.body.key, null)
@@ -110,7 +91,7 @@ secrets(
   async () => {
     const product = await newProduct(t.admin)
     const device = await newDevice(t.admin, mqttBody(product.productID))
-    const viewer = (await newUser(t, 'viewer')).client
+    const viewer = await t.userWithRole('viewer')
     const mine = await viewer.get(`/api/v1/devices_export?deviceName=${device.deviceName}`)
     assert.is(mine.status, 202, mine.text)
     const task = await waitTask(viewer, mine.body.statusUrl)
@@ -142,7 +123,7 @@ logins.after(async () => l.close())
 logins(
   '5 wrong passwords :: 401 each; then 429 with Retry-After, even for the right password',
   async () => {
-    const u = await newUser(l, 'user')
+    const u = await l.userWithRole('user')
     for (let i = 0; i < 5; i++) {
       assertError(await login(l, u.email, 'wrong-password'), 401, 'AUTH_FAILED', ['password'])
     }
@@ -175,7 +156,7 @@ logins('unknown emails are counted too :: the 6th try is 429', async () => {
 })
 
 logins('failures spread over more than the window :: never locked', async () => {
-  const u = await newUser(l, 'viewer')
+  const u = await l.userWithRole('viewer')
   for (let i = 0; i < 8; i++) {
     assertError(await login(l, u.email, 'wrong'), 401, 'AUTH_FAILED', ['password'])
     clock += 4 * 60_000 // 4 failures at most within any 15 minutes
@@ -185,7 +166,7 @@ logins('failures spread over more than the window :: never locked', async () => 
 logins(
   'X-Forwarded-For from a client :: ignored, the socket address is the one counted',
   async () => {
-    const u = await newUser(l, 'user')
+    const u = await l.userWithRole('user')
     const from = (ip: string, password: string) =>
       l.anon.post('/api/v1/login', { email: u.email, password }, { 'x-forwarded-for': ip })
     for (let i = 0; i < 5; i++)
@@ -216,7 +197,7 @@ proxied.before(async () => {
 proxied.after(async () => pr.close())
 
 proxied('5 failures from one forwarded address :: that address locked, another not', async () => {
-  const u = await newUser(pr, 'user')
+  const u = await pr.userWithRole('user')
   const from = (ip: string, password: string) =>
     pr.anon.post('/api/v1/login', { email: u.email, password }, { 'x-forwarded-for': ip })
   for (let i = 0; i < 5; i++)
@@ -235,11 +216,11 @@ tokens.before(async () => {
 tokens.after(async () => a.close())
 
 tokens('a password change :: the old token is 401 at once, a new login works', async () => {
-  const u = await newUser(a, 'user')
-  assert.is((await u.client.get('/api/v1/products')).status, 200)
+  const u = await a.userWithRole('user')
+  assert.is((await u.get('/api/v1/products')).status, 200)
   const r = await a.admin.put(`/api/v1/users/${u.id}`, { password: 'new-password-22' })
   assert.is(r.status, 200, r.text)
-  const revoked = await u.client.get('/api/v1/products')
+  const revoked = await u.get('/api/v1/products')
   assertError(revoked, 401, 'AUTH_FAILED', ['authorization'])
   assert.is(revoked.body.errors.authorization, 'token revoked')
   assertError(await login(a, u.email, 'user-password-1'), 401, 'AUTH_FAILED', ['password'])
@@ -247,19 +228,19 @@ tokens('a password change :: the old token is 401 at once, a new login works', a
 })
 
 tokens('a role change revokes; a name change does not', async () => {
-  const u = await newUser(a, 'user')
+  const u = await a.userWithRole('user')
   assert.is((await a.admin.put(`/api/v1/users/${u.id}`, { username: uniq('renamed') })).status, 200)
-  assert.is((await u.client.get('/api/v1/products')).status, 200)
+  assert.is((await u.get('/api/v1/products')).status, 200)
   assert.is((await a.admin.put(`/api/v1/users/${u.id}`, { role: 'viewer' })).status, 200)
-  assertError(await u.client.get('/api/v1/products'), 401, 'AUTH_FAILED', ['authorization'])
+  assertError(await u.get('/api/v1/products'), 401, 'AUTH_FAILED', ['authorization'])
 })
 
 tokens('the revocation reaches another process of the service within seconds', async () => {
-  const u = await newUser(a, 'user')
+  const u = await a.userWithRole('user')
   // a second service process over the same database, serving the same tokens (same JWT secret in the store)
   const other = await startTestService({ DATABASE_URL: a.svc.deps.config.DATABASE_URL })
   try {
-    const there = new Client(other.url, u.client.authorization)
+    const there = new Client(other.url, u.authorization)
     assert.is((await there.get('/api/v1/products')).status, 200)
     assert.is(
       (await a.admin.put(`/api/v1/users/${u.id}`, { password: 'other-pass-33' })).status,
@@ -277,15 +258,15 @@ tokens('the revocation reaches another process of the service within seconds', a
 })
 
 tokens('logout :: 204, that token is 401, another token of the user still works', async () => {
-  const u = await newUser(a, 'viewer')
+  const u = await a.userWithRole('viewer')
   const second = await login(a, u.email, 'user-password-1')
   const other = new Client(a.url, `Bearer ${second.body.token}`)
-  const r = await u.client.post('/api/v1/logout')
+  const r = await u.post('/api/v1/logout')
   assert.is(r.status, 204, r.text)
-  const after = await u.client.get('/api/v1/products')
+  const after = await u.get('/api/v1/products')
   assertError(after, 401, 'AUTH_FAILED', ['authorization'])
   assert.is(after.body.errors.authorization, 'token revoked')
-  assertError(await u.client.post('/api/v1/logout'), 401, 'AUTH_FAILED', ['authorization'])
+  assertError(await u.post('/api/v1/logout'), 401, 'AUTH_FAILED', ['authorization'])
   assert.is((await other.get('/api/v1/products')).status, 200)
 })
 
@@ -373,7 +354,7 @@ exportsSuite('an export running :: the next one is 429 with Retry-After', async 
     `INSERT INTO tasks (tenant_id, task_id, task_name, status, user_int_id, create_at)
      SELECT tenant_id, 'busy-task', 'devices_export', 1, NULL, 0 FROM users LIMIT 1`,
   )
-  const viewer = (await newUser(x, 'viewer')).client
+  const viewer = await x.userWithRole('viewer')
   const r = await viewer.get('/api/v1/devices_export')
   assertError(r, 429, 'TOO_MANY_REQUESTS', ['task'])
   assert.is(r.headers.get('retry-after'), '5')
