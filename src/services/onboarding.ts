@@ -27,9 +27,9 @@ export function onboardingService({
       kinds: readonly ('device' | 'gateway')[],
       secrets: boolean,
     ): Promise<Connection> {
-      const found = await meta.ingest.deviceWithPoints(tenant, id)
-      if (!found || !kinds.includes(found.device.kind)) throw notFound()
-      const d = found.device
+      // one read of the device and one of its product's model (points and streams)
+      const d = await meta.ingest.device('id', id)
+      if (!d || d.tenantID !== tenant || !kinds.includes(d.kind)) throw notFound()
       const model = buildModel(d.productIntID, await meta.ingest.productModel(d.productIntID))
       const prefix = mountpoint(d)
       const uplinkTopics = [...model.streams.values()].map((s) => ({
