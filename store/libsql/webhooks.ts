@@ -50,6 +50,28 @@ const hookOf = (r: Row): WebhookRecord => ({
 
 const qs = (n: number) => Array.from({ length: n }, () => '?').join(',')
 
+/**
+ * The two statements that store one outbox event and a pending delivery for each enabled webhook of the event's own
+ * tenant subscribed to its type; the first answers the event's id. Run them inside the transaction of the change the
+ * event announces. The deliveries name the event as the newest outbox row (`max(id)`: AUTOINCREMENT ids only grow,
+ * and the write transaction holds the database), never `last_insert_rowid()`, which moves with every delivery row.
+ */
+export function outboxStatements(e: OutboxInput, now: number): InStatement[] {
+  return [
+    {
+      sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data) VALUES (?, ?, ?, ?, ?)
+        RETURNING id`,
+      args: [e.tenantID, e.type, e.time, e.deviceID, e.data],
+    },
+    {
+      sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_try_at, create_at)
+        SELECT w.id, (SELECT max(id) FROM outbox_events), 'pending', 0, ?, ? FROM webhooks w
+        WHERE w.tenant_id = ? AND w.enable = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?)`,
+      args: [now, now, e.tenantID, e.type],
+    },
+  ]
+}
+
 /** Webhooks, the outbox and deliveries over libSQL. */
 export class WebhooksRepo implements WebhookRepository {
   constructor(private readonly db: Db) {}
@@ -120,21 +142,7 @@ export class WebhooksRepo implements WebhookRepository {
 
   async append(events: readonly OutboxInput[], now: number): Promise<OutboxEvent[]> {
     if (!events.length) return []
-    const statements: InStatement[] = []
-    for (const e of events) {
-      statements.push({
-        sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data) VALUES (?, ?, ?, ?, ?)
-          RETURNING id`,
-        args: [e.tenantID, e.type, e.time, e.deviceID, e.data],
-      })
-      statements.push({
-        sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_try_at, create_at)
-          SELECT w.id, last_insert_rowid(), 'pending', 0, ?, ? FROM webhooks w
-          WHERE w.tenant_id = ? AND w.enable = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?)`,
-        args: [now, now, e.tenantID, e.type],
-      })
-    }
-    const results = await this.db.batch(statements)
+    const results = await this.db.batch(events.flatMap((e) => outboxStatements(e, now)))
     return events.map((e, i) => ({ ...e, id: Number(results[2 * i]!.rows[0]![0]) }))
   }
 
