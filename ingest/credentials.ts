@@ -1,6 +1,6 @@
 import { safeEqual } from '../src/kernel/secrets.ts'
 import type { DeviceDirectory } from './identity.ts'
-import type { DeviceIdentity } from './types.ts'
+import { usesCertificate, type DeviceIdentity } from './types.ts'
 
 /** What a device presented at CONNECT (or an HTTP/EMQX auth hook). */
 export interface PresentedCredentials {
@@ -20,9 +20,6 @@ export type CredentialsResult =
   | { ok: true; device: DeviceIdentity }
   | { ok: false; reason: 'unknown' | 'blocked' | 'bad-credentials'; device?: DeviceIdentity }
 
-/** authType of devices that authenticate with a client certificate. */
-const AUTH_CERT = 2
-
 /**
  * Checks a device's credentials: client id = deviceID, username = deviceUsername,
  * password = token (compared in constant time). An authType 2 device must present a verified client certificate
@@ -35,7 +32,7 @@ export async function checkCredentials(
   const device = c.clientId ? await dir.byDeviceID(c.clientId) : undefined
   if (!device) return { ok: false, reason: 'unknown' }
   if (device.blocked) return { ok: false, reason: 'blocked', device }
-  if (device.authType === AUTH_CERT) {
+  if (usesCertificate(device)) {
     const cns = c.certCN && c.certsForDevice ? await c.certsForDevice(device.id) : []
     const ok = c.certCN !== undefined && cns.includes(c.certCN)
     return ok ? { ok: true, device } : { ok: false, reason: 'bad-credentials', device }

@@ -9,6 +9,12 @@ import type { IngestDevice } from '../store/types.ts'
 /** A device or gateway as ingest knows it (the metadata store's IngestRepository reads it). */
 export type DeviceIdentity = IngestDevice
 
+/** authType of devices that authenticate with a client certificate only (never with their token). */
+export const AUTH_CERT = 2
+
+/** True for a device that authenticates with its client certificate: its token opens nothing (HTTP or MQTT). */
+export const usesCertificate = (d: Pick<DeviceIdentity, 'authType'>) => d.authType === AUTH_CERT
+
 /** A message a device sent, as the broker or HTTP ingest received it. */
 export interface Uplink {
   device: DeviceIdentity

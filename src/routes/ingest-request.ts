@@ -7,6 +7,7 @@ import { safeEqual } from '../kernel/secrets.ts'
 import { issuesToErrors } from '../errors.ts'
 import { IngestMessage, MAX_INGEST_MESSAGES } from '../schemas/ingest.ts'
 import type { IngestDevice, IngestRepository } from '../../store/types.ts'
+import { usesCertificate } from '../../ingest/types.ts'
 
 const gunzipAsync = promisify(gunzip) as (
   buf: Buffer,
@@ -23,7 +24,9 @@ export type ParsedMessage =
 
 /**
  * Device credentials `Basic base64(deviceUsername:token)`, or the API caller the auth middleware
- * found. Tokens are compared in constant time (also when no device has that username). Blocked → 403.
+ * found. Tokens are compared in constant time (also when no device has that username). A certificate device
+ * (authType 2) authenticates with its client certificate only, which HTTP does not carry: its token is refused
+ * (401) like a wrong one. Blocked → 403.
  */
 export async function ingestSender(
   c: Context<AppEnv>,
@@ -47,7 +50,7 @@ export async function ingestSender(
   let found: IngestDevice | undefined
   for (const d of candidates) if (safeEqual(token, d.token) && !found) found = d
   if (!candidates.length) safeEqual(token, '\u0000'.repeat(token.length + 1))
-  if (!found) throw fail()
+  if (!found || usesCertificate(found)) throw fail()
   if (found.blocked)
     throw new ApiError('PERMISSION_DENIED', { authorization: 'the device is blocked' })
   return { kind: 'device', device: found }

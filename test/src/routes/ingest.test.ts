@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { gzipSync } from 'node:zlib'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
 import { basic, buildWorld, eventsOf, storeEnv, stored, type World } from './_ingest.ts'
+import { mqttBody, newDevice, newGateway } from './devices-helpers.ts'
 
 let t: TestService
 let w: World
@@ -528,6 +529,40 @@ bodies(
     assert.ok(e.IP === '127.0.0.1' || e.IP === '::ffff:127.0.0.1', e.IP)
     const other = await t.newTenant()
     assert.equal(await eventsOf(other, w.device.deviceID), [])
+  },
+)
+
+bodies(
+  'certificate devices (authType 2) over HTTP :: ingest and command poll 401, also a cert gateway for its child and another tenant’s; a token device still 202',
+  async () => {
+    const msg = { topic: 'telemetry', payload: { temp: 1 } }
+    const cert = await newDevice(t.admin, mqttBody(w.product.productID, { authType: 2 }))
+    const certGw = await newGateway(t.admin, w.gwProduct.productID, { authType: 2 })
+    const certChild = await newDevice(
+      t.admin,
+      mqttBody(w.product.productID, { upLinkSystem: 2, gateway: certGw.id }),
+    )
+    const other = await t.newTenant()
+    const otherWorld = await buildWorld(other, t)
+    const foreignCert = await newDevice(
+      other,
+      mqttBody(otherWorld.product.productID, { authType: 2 }),
+    )
+    const refused = { errorCode: 'AUTH_FAILED' }
+    for (const d of [cert, certGw, foreignCert]) {
+      assert.type(d.token, 'string', 'an admin reads the token of a certificate device')
+      const c = new Client(t.url, basic(d))
+      const up = await post(c, { ...msg, deviceID: d === certGw ? certChild.deviceID : undefined })
+      assert.equal([up.status, up.body.errorCode], [401, refused.errorCode], up.text)
+      const poll = await c.get('/api/v1/ingest/commands')
+      assert.equal([poll.status, poll.body.errorCode], [401, refused.errorCode], poll.text)
+    }
+    assert.equal(await eventsOf(t.admin, cert.deviceID), [])
+    assert.equal(await eventsOf(t.admin, certChild.deviceID), [])
+    const ok = await post(dev, msg)
+    assert.equal([ok.status, ok.body], [202, { accepted: 1, rejected: [] }])
+    const poll = await dev.get('/api/v1/ingest/commands')
+    assert.equal([poll.status, poll.body], [200, { items: [] }])
   },
 )
 
