@@ -14,6 +14,7 @@ import type { Config } from '../src/kernel/config.ts'
 import { createCa, type CertAndKey } from '../src/kernel/pki.ts'
 import type { MetaStore } from '../store/types.ts'
 import type { DeviceIdentity } from './types.ts'
+import { addressOf, type BrokerLimits } from './broker-limits.ts'
 
 /**
  * The listener's certificate: MQTTS_CERT_FILE / MQTTS_KEY_FILE, or a self-signed one made once and kept in the
@@ -37,11 +38,18 @@ export async function serverCredentials(
 }
 
 /** Starts the TLS listener; every connection asks for a client certificate but is not refused without one. */
-export async function listenTls(broker: Aedes, port: number, host: string, creds: CertAndKey) {
+export async function listenTls(
+  broker: Aedes,
+  port: number,
+  host: string,
+  creds: CertAndKey,
+  limits: BrokerLimits,
+) {
   const sockets = new Set<Socket>()
   const tls: Server = createServer(
     { ...creds, requestCert: true, rejectUnauthorized: false },
     (socket) => {
+      limits.watch(socket, addressOf(socket))
       sockets.add(socket)
       socket.once('close', () => sockets.delete(socket))
       socket.on('error', () => {}) // aedes reports it as clientError
@@ -49,6 +57,7 @@ export async function listenTls(broker: Aedes, port: number, host: string, creds
     },
   )
   tls.on('tlsClientError', () => {}) // a failed handshake concerns that client only
+  tls.on('connection', (raw: Socket) => limits.admit(raw)) // counted from accept, before the handshake
   tls.listen(port, host)
   await once(tls, 'listening')
   return { tls, sockets }

@@ -14,7 +14,7 @@ import memoryPersistenceModule from 'aedes-persistence'
 import { WebSocketServer, createWebSocketStream } from 'ws'
 import type { Config } from '../src/kernel/config.ts'
 import type { EventBus } from '../src/kernel/events.ts'
-import { errorLog, type Logger } from '../src/kernel/log.ts'
+import { errorLog, fallbackLogger, type Logger } from '../src/kernel/log.ts'
 import type { BrokerObserver } from '../src/kernel/metrics.ts'
 import type { MetaStore } from '../store/types.ts'
 import { mountpoint, type BrokerHandle, type DeviceIdentity, type Pipeline } from './types.ts'
@@ -25,6 +25,7 @@ import { BrokerHooks, type Session } from './broker-hooks.ts'
 import { Commands } from './broker-commands.ts'
 import { GroupSubscriptions } from './broker-groups.ts'
 import { listenTls, serverCredentials, verifiedClientCN } from './broker-tls.ts'
+import { addressOf, BrokerLimits, throttledLog } from './broker-limits.ts'
 
 export interface BrokerDeps {
   config: Config
@@ -68,6 +69,14 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const { config, meta, pipeline, bus } = deps
   const { directory, acl, tracker, refusals, certsForDevice } = deps.gatekeepers
   const log = errorLog(deps.logger, 'broker')
+  const info = (deps.logger ?? fallbackLogger()).child({ component: 'broker' })
+  const limitLog = throttledLog((fields, message) => info.info(fields, message))
+  const limits = new BrokerLimits({
+    maxPacketBytes: config.MQTT_MAX_PACKET_BYTES,
+    maxConnections: config.MQTT_MAX_CONNECTIONS,
+    refused: (reason, clientIP) =>
+      limitLog(`${reason}\0${clientIP}`, { reason, clientIP }, 'connection closed'),
+  })
   const observer = deps.observer
   const commands = new Commands()
   await tracker.allOffline()
@@ -98,11 +107,12 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
   const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)
   events.attach(broker)
+  broker.on('connackSent', (_p, c: Client) => limits.connected(c.conn))
   const offDevices = watchDevices(bus, clients, hooks, directory, groups, log)
   const offGroups = groups.watch(bus)
 
-  const { tcp, sockets } = await listenTcp(broker, config.MQTT_PORT, config.HOST)
-  const ws = await listenWs(broker, config.MQTT_WS_PORT, config.HOST, log)
+  const { tcp, sockets } = await listenTcp(broker, config.MQTT_PORT, config.HOST, limits)
+  const ws = await listenWs(broker, config, limits, log)
   const tls =
     config.MQTTS_PORT === undefined
       ? undefined
@@ -111,6 +121,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
           config.MQTTS_PORT,
           config.HOST,
           await serverCredentials(config, meta),
+          limits,
         )
 
   const sessionOf = (device: DeviceIdentity) => {
@@ -301,9 +312,11 @@ function watchDevices(
   }
 }
 
-async function listenTcp(broker: Aedes, port: number, host: string) {
+async function listenTcp(broker: Aedes, port: number, host: string, limits: BrokerLimits) {
   const sockets = new Set<Socket>()
   const tcp = createServer((socket) => {
+    if (!limits.admit(socket)) return
+    limits.watch(socket, addressOf(socket))
     sockets.add(socket)
     socket.once('close', () => sockets.delete(socket))
     socket.on('error', () => {}) // aedes reports it as clientError; never an uncaught 'error'
@@ -314,25 +327,32 @@ async function listenTcp(broker: Aedes, port: number, host: string) {
   return { tcp, sockets }
 }
 
+/** MQTT over WebSocket on /mqtt: one WebSocket message holds at most one packet's worth (MQTT_MAX_PACKET_BYTES). */
 async function listenWs(
   broker: Aedes,
-  port: number,
-  host: string,
+  config: Pick<Config, 'MQTT_WS_PORT' | 'HOST' | 'MQTT_MAX_PACKET_BYTES'>,
+  limits: BrokerLimits,
   log: (m: string, e?: unknown) => void,
 ) {
   const http = createHttpServer((_req, res) => {
     res.writeHead(404).end()
   })
-  const wss = new WebSocketServer({ server: http, path: '/mqtt', maxPayload: 16 * 1024 * 1024 })
+  http.on('connection', (socket: Socket) => limits.admit(socket))
+  const wss = new WebSocketServer({
+    server: http,
+    path: '/mqtt',
+    maxPayload: config.MQTT_MAX_PACKET_BYTES,
+  })
   wss.on('error', (e) => log('websocket server error', e))
   wss.on('connection', (socket, req) => {
     const stream = createWebSocketStream(socket)
     stream.on('error', () => {})
     socket.on('error', () => {})
+    limits.watch(stream, addressOf(req.socket))
     broker.handle(stream, req)
   })
   http.once('close', () => wss.close())
-  http.listen(port, host)
+  http.listen(config.MQTT_WS_PORT, config.HOST)
   await once(http, 'listening')
   return http
 }

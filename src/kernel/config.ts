@@ -68,6 +68,15 @@ const ConfigSchema = z.object({
   MQTT_FLAP_WINDOW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(60),
   /** How long a flapping address is refused at once, credentials unchecked (0: no ban). */
   MQTT_FLAP_BAN_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Largest MQTT packet (fixed header included) on every listener: a larger declared one closes the connection. */
+  MQTT_MAX_PACKET_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(256 * 1024 * 1024)
+    .default(1024 * 1024),
+  /** Concurrent connections of the embedded broker (all listeners together); beyond it a new one is closed at accept. */
+  MQTT_MAX_CONNECTIONS: z.coerce.number().int().positive().default(100_000),
   /**
    * The API shape served, one for the whole service: A (the product-model shape) or B (the earlier, simpler
    * shape of devices, products, groups, logs, commands and policy bindings).
