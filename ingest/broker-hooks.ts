@@ -120,7 +120,7 @@ export class BrokerHooks {
     const ip = ipOf(client)
     this.d.directory
       .byDeviceID(clientId)
-      .then((device) => this.d.tracker.refused({ clientId, ip, device }))
+      .then((device) => this.d.tracker.refused({ clientId, ip, device, reason: 'protocol' }))
       .catch((e) => this.d.log('refused log failed', e))
   }
 
@@ -160,7 +160,7 @@ export class BrokerHooks {
     })
     if (!r.ok) {
       this.d.tracker
-        .refused({ clientId, ip, device: r.device })
+        .refused({ clientId, ip, device: r.device, reason: r.reason })
         .catch((e) => this.d.log('refused log failed', e))
       return this.refuse(r.reason, 'not authorized', NOT_AUTHORIZED)
     }

@@ -2,9 +2,20 @@ import type { ConnectionState, ConnectLogFold, ConnectLogInput, MetaStore } from
 import type { EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 import type { RefusalGuard } from './refusals.ts'
+import type { Logger } from '../src/kernel/log.ts'
 
 /** connect_logs.connect_status. */
 export const CONNECT_STATUS = { offline: 0, online: 1, refused: 2 } as const
+
+/** Why a connection was refused (the codes of checkCredentials and the broker), as the connection log says it. */
+export const REFUSAL_REASONS = {
+  unknown: 'unknown device',
+  'bad-credentials': 'bad credentials',
+  certificate: 'certificate required',
+  blocked: 'blocked',
+  protocol: 'unsupported protocol',
+} as const
+export type RefusalCode = keyof typeof REFUSAL_REASONS
 
 interface Waiter {
   resolve(): void
@@ -20,6 +31,8 @@ interface Waiter {
  * (`meta.connections.record`), so a storm of 1,000 connects costs a few transactions, not 2,000. Refused
  * attempts are throttled by the RefusalGuard: one row per client id and address per window, later refusals
  * counted into it.
+ * Each connect, disconnect and refusal row is also an `info` log line (never with credentials): a refusal folded
+ * into a row is not, so a flood of refusals writes one line per client id and address per window.
  */
 export class ConnectionTracker {
   private current = new Map<number, object>()
@@ -34,6 +47,7 @@ export class ConnectionTracker {
     private readonly meta: Pick<MetaStore, 'connections'>,
     private readonly bus?: EventBus,
     private readonly refusals?: RefusalGuard,
+    private readonly logger?: Logger,
   ) {}
 
   /** A device's session is established (after CONNACK). */
@@ -42,6 +56,15 @@ export class ConnectionTracker {
     s: { ip: string | null; keepAlive: number; session: object },
   ): Promise<void> {
     const now = Date.now()
+    this.logger?.info(
+      {
+        deviceID: device.deviceID,
+        tenantID: device.tenantID,
+        clientIP: s.ip,
+        keepAlive: s.keepAlive,
+      },
+      'device connected',
+    )
     this.current.set(device.id, s.session)
     this.logs.push({
       ...logOf(device, CONNECT_STATUS.online, now),
@@ -64,6 +87,14 @@ export class ConnectionTracker {
   async disconnected(device: DeviceIdentity, session: object): Promise<void> {
     this.logs.push(logOf(device, CONNECT_STATUS.offline, Date.now()))
     const wasCurrent = this.current.get(device.id) === session
+    this.logger?.info(
+      {
+        deviceID: device.deviceID,
+        tenantID: device.tenantID,
+        ...(wasCurrent ? {} : { takenOver: true }),
+      },
+      'device disconnected',
+    )
     if (wasCurrent) {
       this.current.delete(device.id)
       this.setState({ deviceIntID: device.id, online: false })
@@ -80,9 +111,13 @@ export class ConnectionTracker {
     clientId: string
     ip: string | null
     device?: DeviceIdentity
+    reason: RefusalCode
   }): Promise<void> {
     const d = attempt.device
+    const wasBanned = this.refusals?.banned(attempt.ip) ?? false
     const how = this.refusals?.refused(attempt.clientId, attempt.ip)
+    if (!wasBanned && this.refusals?.banned(attempt.ip))
+      this.logger?.info({ clientIP: attempt.ip }, 'address banned: too many refused connections')
     if (how?.kind === 'fold') {
       const key = `${attempt.clientId}\0${attempt.ip ?? ''}\0${how.msgTime}`
       const fold = this.folds.get(key)
@@ -99,6 +134,11 @@ export class ConnectionTracker {
         })
       return this.schedule()
     }
+    const reason = REFUSAL_REASONS[attempt.reason]
+    this.logger?.info(
+      { clientID: attempt.clientId, tenantID: d?.tenantID ?? null, clientIP: attempt.ip, reason },
+      'connection refused',
+    )
     this.logs.push({
       tenantID: d?.tenantID ?? null,
       deviceIntID: d?.id ?? null,
@@ -106,6 +146,7 @@ export class ConnectionTracker {
       deviceName: d?.deviceName ?? null,
       connectStatus: CONNECT_STATUS.refused,
       IP: attempt.ip,
+      reason,
       msgTime: how?.msgTime ?? Date.now(),
     })
     return this.schedule()

@@ -18,12 +18,17 @@ export interface PresentedCredentials {
 
 export type CredentialsResult =
   | { ok: true; device: DeviceIdentity }
-  | { ok: false; reason: 'unknown' | 'blocked' | 'bad-credentials'; device?: DeviceIdentity }
+  | {
+      ok: false
+      reason: 'unknown' | 'blocked' | 'bad-credentials' | 'certificate'
+      device?: DeviceIdentity
+    }
 
 /**
  * Checks a device's credentials: client id = deviceID, username = deviceUsername,
  * password = token (compared in constant time). An authType 2 device must present a verified client certificate
- * whose CN is the CN of an enabled certificate bound to it. Unknown and blocked devices are refused.
+ * whose CN is the CN of an enabled certificate bound to it (else `certificate`). Unknown and blocked devices are
+ * refused.
  */
 export async function checkCredentials(
   dir: DeviceDirectory,
@@ -35,7 +40,7 @@ export async function checkCredentials(
   if (usesCertificate(device)) {
     const cns = c.certCN && c.certsForDevice ? await c.certsForDevice(device.id) : []
     const ok = c.certCN !== undefined && cns.includes(c.certCN)
-    return ok ? { ok: true, device } : { ok: false, reason: 'bad-credentials', device }
+    return ok ? { ok: true, device } : { ok: false, reason: 'certificate', device }
   }
   const password = c.password === undefined ? undefined : c.password.toString()
   const userOk = c.username !== undefined && safeEqual(c.username, device.deviceUsername)

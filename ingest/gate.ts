@@ -6,6 +6,7 @@
 import type { EventBus } from '../src/kernel/events.ts'
 import type { Config } from '../src/kernel/config.ts'
 import type { MetaStore } from '../store/types.ts'
+import type { Logger } from '../src/kernel/log.ts'
 import { AclChecker } from './acl.ts'
 import { ConnectionTracker } from './connections.ts'
 import { checkCredentials } from './credentials.ts'
@@ -40,6 +41,8 @@ export function createGatekeepers(deps: {
     | 'MQTT_FLAP_BAN_SECONDS'
   >
   now?: () => number
+  /** Where connects, disconnects and refusals are logged (component `broker`). */
+  logger?: Logger
 }): Gatekeepers {
   const { meta, bus, config } = deps
   const directory = new DeviceDirectory(meta.ingest, bus)
@@ -53,7 +56,12 @@ export function createGatekeepers(deps: {
     },
     deps.now,
   )
-  const tracker = new ConnectionTracker(meta, bus, refusals)
+  const tracker = new ConnectionTracker(
+    meta,
+    bus,
+    refusals,
+    deps.logger?.child({ component: 'broker' }),
+  )
   const certsForDevice = (id: number) => meta.certs.certsForDevice(id)
   const gate = new HookGate(directory, acl, tracker, refusals, certsForDevice)
   return { directory, acl, tracker, refusals, certsForDevice, gate }
@@ -85,7 +93,12 @@ class HookGate implements DeviceGate {
       certsForDevice: this.certsForDevice,
     })
     if (verdict.ok) return true
-    await this.tracker.refused({ clientId: a.clientId, ip: a.ip, device: verdict.device })
+    await this.tracker.refused({
+      clientId: a.clientId,
+      ip: a.ip,
+      device: verdict.device,
+      reason: verdict.reason,
+    })
     return false
   }
 

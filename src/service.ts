@@ -87,7 +87,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   bus.on('user.deleted', (e) => auth.forget(e.id))
   bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
   const pipeline = createPipeline({ config, meta, telemetry, bus, observer: metrics.ingest })
-  const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now })
+  const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now, logger })
   const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
   const broker = config.MQTT_URL
     ? await connectExternalBroker(brokerDeps)
@@ -170,6 +170,17 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   deps.lifecycle.serving = true
   const port = (server.address() as AddressInfo).port
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
+  const serviceLog = logger.child({ component: 'service' })
+  serviceLog.info(
+    {
+      httpPort: port,
+      mqttPort: broker.port,
+      mqttWsPort: broker.wsPort,
+      mqttsPort: broker.tlsPort,
+      ...(config.MQTT_URL ? { externalBroker: true } : {}),
+    },
+    'service started',
+  )
   return {
     deps,
     port,
@@ -191,6 +202,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       await tasks.idle()
       unwatch()
       await stores.close()
+      serviceLog.info('shutdown complete')
     },
   }
 }

@@ -29,7 +29,7 @@ export interface BrokerObserver {
   connected(): void
   /** An accepted connection ended. */
   disconnected(): void
-  /** A connection attempt was refused: `unknown`, `blocked`, `bad-credentials`, `protocol`, `unavailable`. */
+  /** A connection attempt was refused: `unknown`, `blocked`, `bad-credentials`, `certificate`, `protocol`, `flapping`, `unavailable`. */
   refused(reason: string): void
   /** A device published a message. */
   messageIn(): void

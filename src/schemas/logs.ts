@@ -6,7 +6,8 @@ import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 /**
  * Connection log record (status 2 = authentication failed). `attempts`: the refusals of that client id from that
  * address counted into this row (later ones within MQTT_REFUSAL_LOG_SECONDS add to it); 1 for connects and
- * disconnects.
+ * disconnects. `reason`: why a refused attempt was refused (`unknown device`, `bad credentials`, `certificate
+ * required`, `blocked`, `unsupported protocol`); null for connects and disconnects.
  */
 export const ConnectLog = z.object({
   id: Int,
@@ -18,6 +19,11 @@ export const ConnectLog = z.object({
   connectStatus: Int,
   connectStatusLabel: Label,
   attempts: Int,
+  reason: NullableStr.meta({
+    description:
+      'why a refused attempt (status 2) was refused: unknown device, bad credentials, certificate required, ' +
+      'blocked, unsupported protocol; null otherwise',
+  }),
   msgTime: Timestamp,
   createAt: Timestamp,
   updateAt: Timestamp,

@@ -28,7 +28,7 @@ export function insertRows(
 }
 
 const connectColumns = `SELECT l.id AS id, l.device_id AS deviceID, l.device_name AS deviceName, l.ip AS IP,
-  l.keep_alive AS keepAlive, l.tenant_id AS tenantID, l.connect_status AS connectStatus, l.attempts AS attempts, l.msg_time AS msgTime,
+  l.keep_alive AS keepAlive, l.tenant_id AS tenantID, l.connect_status AS connectStatus, l.attempts AS attempts, l.reason AS reason, l.msg_time AS msgTime,
   l.create_at AS createAt, l.update_at AS updateAt`
 
 /** Connection logs of a tenant; `where` narrows further (one device). */
@@ -117,6 +117,7 @@ const CONNECT_COLUMNS = [
   'connect_status',
   'ip',
   'keep_alive',
+  'reason',
   'msg_time',
   'create_at',
 ]
@@ -162,6 +163,7 @@ export function connectLogInserts(rows: readonly ConnectLogInput[], now: number)
     r.connectStatus,
     r.IP ?? null,
     r.keepAlive ?? null,
+    r.reason ?? null,
     r.msgTime ?? now,
     now,
   ])

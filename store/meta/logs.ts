@@ -12,6 +12,8 @@ export interface ConnectLogInput {
   connectStatus: number
   IP?: string | null
   keepAlive?: number | null
+  /** Why a refused attempt (status 2) was refused, e.g. `bad credentials`; null otherwise. */
+  reason?: string | null
   /** Epoch milliseconds of the connect/disconnect; default now. */
   msgTime?: number
 }

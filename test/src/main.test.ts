@@ -99,8 +99,19 @@ main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0'
   const health = await fetch(`${m![1]}/health`)
   assert.is(health.status, 200)
   assert.ok(existsSync(join(dir, 'data', 'devicecloud.db')))
+  const started = JSON.parse((await p.until(/\{[^\n]*"service started"[^\n]*\}/))![0])
+  assert.equal(
+    [started.level, started.component, started.httpPort > 0, started.mqttPort > 0],
+    ['info', 'service', true, true],
+  )
   p.child.kill('SIGTERM')
   assert.is(await p.exited, 0)
+  const lines = p
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l))
+  assert.equal(lines.at(-1).msg, 'shutdown complete', 'the last log line of a clean stop')
   rmSync(dir, { recursive: true, force: true })
 })
 

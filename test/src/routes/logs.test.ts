@@ -90,6 +90,7 @@ for (const k of [kits.A, kits.B]) {
         status,
         `${status}Label`,
         'attempts',
+        'reason',
         'msgTime',
         'createAt',
         'updateAt',
@@ -103,6 +104,7 @@ for (const k of [kits.A, kits.B]) {
         [status]: 0,
         [`${status}Label`]: '下线',
         attempts: 1,
+        reason: null,
         msgTime: '2024-03-01 10:05:00',
         updateAt: null,
       })

@@ -255,7 +255,7 @@ for (const v of variants) {
     const c = () => ctx.t.admin
 
     s(
-      'connection logs :: online, offline, and a refused password as authentication failed',
+      'connection logs :: online, offline, and a refused password as authentication failed with its reason',
       async () => {
         const p = await created(c(), '/api/v1/products', k.productBody())
         const d = await created(c(), '/api/v1/devices', k.deviceBody(p.productID))
@@ -280,6 +280,14 @@ for (const v of variants) {
           `/api/v1/device_connect_logs?deviceID=${d.deviceID}&${k.connectStatusField}=2`,
         )
         assert.equal(refused.body.items.map(k.connectStatusOf), [2])
+        assert.equal(
+          logs.body.items.map((l: any) => [k.connectStatusOf(l), l.reason]),
+          [
+            [1, null],
+            [0, null],
+            [2, 'bad credentials'],
+          ],
+        )
       },
     )
 
