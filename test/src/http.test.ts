@@ -85,6 +85,8 @@ config('defaults :: the README table', () => {
   assert.is(c.TIMEZONE, 'UTC')
   assert.is(c.ALLOW_SIGNUP, false)
   assert.is(c.INFLUX_URL, undefined)
+  assert.is(c.MQTT_MAX_PACKET_BYTES, 1024 * 1024)
+  assert.is(c.MQTT_MAX_CONNECTIONS, 100_000)
 })
 
 config('bad keys :: one error listing every bad key', () => {
