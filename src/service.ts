@@ -65,6 +65,8 @@ export interface ServiceOptions {
   now?: () => number
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: LogDestination
+  /** How webhook hosts are resolved (tests answer names of their own); default the system's resolver. */
+  resolve?: (host: string) => Promise<string[]>
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
@@ -101,6 +103,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     now: opts.now,
     identities: gatekeepers.directory,
     logger,
+    resolve: opts.resolve,
   })
   metrics.watch({
     queueDepth: () => pipeline.queued,
