@@ -10,6 +10,8 @@ export interface UserRecord {
   role: 'admin' | 'user' | 'viewer'
   /** Tokens issued under another version are revoked (a password or role change bumps it). */
   tokenVersion: number
+  /** The one token (jti) of an older version still valid: the one the user changed their own password with. */
+  keptJti?: string | null
 }
 
 /** Login throttling: failures counted per email and client address. */
@@ -80,6 +82,11 @@ export interface AccountRepository {
    * tokens stop working). NotFound, Conflict('email'), LastAdmin('role') when it demotes the tenant's last admin.
    */
   updateUser(tenant: string, id: number, u: Partial<UserInput>): Promise<Row>
+  /**
+   * Sets a user's password and bumps their token version (revoking their tokens) except the token `keepJti`,
+   * which keeps working (null: none is kept).
+   */
+  setPassword(id: number, passwordHash: string, keepJti: string | null): Promise<void>
   /**
    * Deletes all of `ids` or none: NotFound('ids') when one is not in the tenant, LastAdmin('ids') when no admin
    * of the tenant would be left.
