@@ -81,6 +81,12 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
+  if (!firstAdmin && config.ADMIN_PASSWORD)
+    logger
+      .child({ component: 'bootstrap' })
+      .warn(
+        'ADMIN_PASSWORD is ignored: users exist already. To set a new admin password, run `npm run reset-admin`',
+      )
   // group publishes follow their members' commands, which survive a restart
   await meta.tasks.failInterruptedTasks(['group_publish'])
   const tasks = createTaskRunner(meta.tasks, { logger })

@@ -102,6 +102,15 @@ export class AccountsRepo implements AccountRepository {
     return r as unknown as UserRecord | undefined
   }
 
+  async firstAdmin(): Promise<UserRecord | undefined> {
+    const r = await this.db.one(
+      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
+         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE role = 'admin'
+       ORDER BY id LIMIT 1`,
+    )
+    return r as unknown as UserRecord | undefined
+  }
+
   listUsers(tenant: string, q: ListArgs): Promise<Page> {
     return listPage(this.db, userList, [tenant], q)
   }
@@ -224,6 +233,10 @@ export class AccountsRepo implements AccountRepository {
       email,
       address,
     ])
+  }
+
+  async clearLoginFailures(email: string) {
+    await this.db.run('DELETE FROM login_failures WHERE email = ?', [email])
   }
 
   async revokeToken(jti: string, expiresAt: number) {

@@ -71,6 +71,8 @@ export interface AccountRepository {
   userByEmail(email: string): Promise<UserRecord | undefined>
   /** The user with that record id (any tenant), for the authenticator. */
   userById(id: number): Promise<UserRecord | undefined>
+  /** The admin created first (the lowest id, of any tenant). */
+  firstAdmin(): Promise<UserRecord | undefined>
   /** A page of the tenant's users (no password hashes). */
   listUsers(tenant: string, q: ListArgs): Promise<Page>
   /** One user of the tenant; NotFound otherwise. */
@@ -98,6 +100,8 @@ export interface AccountRepository {
   loginFailed(email: string, address: string, now: number, policy: LoginPolicy): Promise<number>
   /** Forgets the failures of this email from this address (after a successful login). */
   loginSucceeded(email: string, address: string): Promise<void>
+  /** Forgets every failed login of this email, from any address (its locks end). */
+  clearLoginFailures(email: string): Promise<void>
   /** Revokes one token (by its id) until it would have expired; expired revocations are dropped. */
   revokeToken(jti: string, expiresAt: number): Promise<void>
   /** Whether the token with this id was revoked. */
