@@ -12,6 +12,9 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP, type LookupFunction } from 'node:net'
 import { addressProblem } from '../rules/webhooks.ts'
 
+/** Idle kept-alive connections are closed sooner than a receiver's usual 5 s keep-alive (no reuse of a closed one). */
+const KEEP_ALIVE_MS = 4_000
+
 /** Addresses a host name resolves to. */
 export type Resolve = (host: string) => Promise<string[]>
 
@@ -70,8 +73,8 @@ export interface WebhookTransport {
 export function webhookTransport(resolve: Resolve, allowPrivate: boolean): WebhookTransport {
   const lookup = checkedLookup(resolve, allowPrivate)
   const agents = {
-    'http:': new http.Agent({ keepAlive: true, lookup }),
-    'https:': new https.Agent({ keepAlive: true, lookup }),
+    'http:': new http.Agent({ keepAlive: true, timeout: KEEP_ALIVE_MS, lookup }),
+    'https:': new https.Agent({ keepAlive: true, timeout: KEEP_ALIVE_MS, lookup }),
   }
   return {
     post(url, headers, body, signal) {
