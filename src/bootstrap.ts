@@ -25,3 +25,26 @@ export async function ensureFirstAdmin(config: Config, accounts: AccountReposito
     password: config.ADMIN_PASSWORD ? undefined : password,
   }
 }
+
+/**
+ * Sets a new password for an admin, the one with `email` or else the first admin created, and revokes their tokens
+ * and login locks (`npm run reset-admin`). The password is ADMIN_PASSWORD, or a generated one answered to be shown
+ * once. Throws when there is no such admin.
+ */
+export async function resetAdminPassword(
+  config: Config,
+  accounts: AccountRepository,
+  email?: string,
+): Promise<{ email: string; tenantID: string; password?: string }> {
+  const user = email ? await accounts.userByEmail(email) : await accounts.firstAdmin()
+  if (!user) throw new Error(email ? `no user with the email ${email}` : 'no admin user yet')
+  if (user.role !== 'admin') throw new Error(`${user.email} is not an admin`)
+  const password = config.ADMIN_PASSWORD ?? randomId(16)
+  await accounts.setPassword(user.id, await hashPassword(password), null)
+  await accounts.clearLoginFailures(user.email)
+  return {
+    email: user.email,
+    tenantID: user.tenantID,
+    password: config.ADMIN_PASSWORD ? undefined : password,
+  }
+}

@@ -65,6 +65,8 @@ export interface ServiceOptions {
   now?: () => number
   /** Where log lines go instead of stdout (tests read them). */
   logDestination?: LogDestination
+  /** How webhook hosts are resolved (tests answer names of their own); default the system's resolver. */
+  resolve?: (host: string) => Promise<string[]>
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
@@ -79,6 +81,12 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
+  if (!firstAdmin && config.ADMIN_PASSWORD)
+    logger
+      .child({ component: 'bootstrap' })
+      .warn(
+        'ADMIN_PASSWORD is ignored: users exist already. To set a new admin password, run `npm run reset-admin`',
+      )
   // group publishes follow their members' commands, which survive a restart
   await meta.tasks.failInterruptedTasks(['group_publish'])
   const tasks = createTaskRunner(meta.tasks, { logger })
@@ -101,6 +109,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     now: opts.now,
     identities: gatekeepers.directory,
     logger,
+    resolve: opts.resolve,
   })
   metrics.watch({
     queueDepth: () => pipeline.queued,

@@ -1,16 +1,16 @@
 /**
  * A small in-process runner of asynchronous tasks. An asynchronous endpoint starts its work here
- * and answers 202 with the `statusUrl`; the caller polls `GET /api/v1/task_status/<taskID>`.
+ * and answers 202 with the `statusUrl` and `taskID`; the caller polls `GET /api/v1/task_status/<taskID>`.
  *
  * ```ts
- * const { statusUrl } = await tasks.start(tenant, userIntID, 'devices_import', async (report) => {
+ * const { statusUrl, taskID } = await tasks.start(tenant, userIntID, 'devices_import', async (report) => {
  *   for (const [i, row] of rows.entries()) {
  *     await importRow(row)
  *     await report((100 * (i + 1)) / rows.length, `row ${i + 1}`)
  *   }
  *   return { success, failed, errors }
  * })
- * return c.json({ statusUrl }, 202)
+ * return c.json({ statusUrl, taskID }, 202)
  * ```
  *
  * A task lives only in the process that started it: at start-up, call `tasks.failInterruptedTasks()` on the
@@ -34,7 +34,7 @@ export type ReportProgress = (progress: number, message?: string) => Promise<voi
  */
 export type TaskWork = (report: ReportProgress) => Promise<unknown>
 
-/** The answer of an asynchronous call: send `{statusUrl}` with status 202. */
+/** The answer of an asynchronous call: send `{statusUrl, taskID}` with status 202. */
 export interface TaskStarted {
   taskID: string
   /** `/task_status/<taskID>`, relative to `/api/v1`. */

@@ -39,6 +39,13 @@ export async function createTelemetryStore(
   })
 }
 
+/** Opens the metadata store alone (migrated), for tools that run beside the service (`npm run reset-admin`). */
+export async function openMetaStore(config: Config): Promise<MetaStore> {
+  return createMetaStore(
+    await openDb({ url: config.DATABASE_URL, authToken: config.DATABASE_AUTH_TOKEN }),
+  )
+}
+
 /**
  * Opens the stores the configuration names: the metadata store in libSQL at DATABASE_URL (a local file or sqld,
  * migrated to the latest schema at open) and the telemetry store (createTelemetryStore).

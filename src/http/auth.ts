@@ -14,7 +14,8 @@ const REVOKED_CACHE = 10_000
  * Resolves API callers: `Bearer <jwt>` of a user, or `Basic base64(appID:appToken)` of an
  * application. Users are re-read at most every 5 s (and at once after an edit), so a deleted user or a
  * changed role takes effect promptly. A token names the user's token version (a password or role change bumps
- * it, revoking older tokens) and carries an id that logout revokes; revocations are read from the store at most
+ * it, revoking older tokens, except the one a user changed their own password with) and carries an id that logout
+ * revokes; revocations are read from the store at most
  * every 5 s per token (at once in the process that revoked it).
  */
 export class Authenticator {
@@ -68,7 +69,8 @@ export class Authenticator {
     if (!claims) return 'invalid or expired token'
     const user = await this.user(claims.sub)
     if (!user || user.tenantID !== claims.tid) return 'invalid or expired token'
-    if ((claims.ver ?? 0) !== user.tokenVersion) return 'token revoked'
+    const kept = claims.jti !== undefined && claims.jti === user.keptJti
+    if ((claims.ver ?? 0) !== user.tokenVersion && !kept) return 'token revoked'
     if (claims.jti && (await this.isRevoked(claims.jti))) return 'token revoked'
     return {
       tenantID: user.tenantID,

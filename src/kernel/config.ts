@@ -130,6 +130,14 @@ const ConfigSchema = z.object({
   EXPORT_CONCURRENCY: z.coerce.number().int().positive().default(2),
   /** Export files kept per tenant; older ones are deleted when a new one is written. */
   EXPORT_FILES_KEPT: z.coerce.number().int().positive().default(20),
+  /**
+   * Whether webhooks may target loopback and private addresses (127/8, 10/8, 172.16/12, 192.168/16, 100.64/10,
+   * ::1, fc00::/7). Unset: true, or false when ALLOW_SIGNUP is true. Link-local and unspecified: never.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z
+    .enum(['true', 'false', '1', '0'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
   /** Days the event outbox (webhook deliveries, the live stream's resume) keeps events. */
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
@@ -145,7 +153,10 @@ const ConfigSchema = z.object({
 })
 
 export type RawConfig = z.infer<typeof ConfigSchema>
-export type Config = RawConfig & { DATABASE_URL: string }
+export type Config = Omit<RawConfig, 'WEBHOOK_ALLOW_PRIVATE'> & {
+  DATABASE_URL: string
+  WEBHOOK_ALLOW_PRIVATE: boolean
+}
 
 function isTimeZone(zone: string): boolean {
   try {
@@ -180,5 +191,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...c,
     DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db`,
+    WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? !c.ALLOW_SIGNUP,
   }
 }

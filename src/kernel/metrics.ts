@@ -114,7 +114,7 @@ export function createMetrics(): Metrics {
     registers,
   })
   const mqttConnections = new Gauge({
-    name: name('mqtt_connections'),
+    name: name('mqtt_connections_open'),
     help: 'Device connections open on the embedded broker',
     registers,
   })

@@ -101,6 +101,33 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
 
   r.route(
     {
+      method: 'put',
+      path: '/users/me/password',
+      tag,
+      summary: 'Change your own password',
+      description:
+        'Any signed-in user, viewers included (applications: 403). A wrong `oldPassword` is 422 ' +
+        '`errors.oldPassword` and counts as a failed login (429 after too many). The token of this request ' +
+        'keeps working; every other token of the user is revoked.',
+      body: s.OwnPassword,
+      status: 204,
+      viewerMayWrite: true,
+      errors: [403, 429],
+    },
+    async (c, { body }) => {
+      const caller = c.get('caller')
+      if (caller.kind !== 'user' || caller.userIntID === null || !caller.token)
+        throw new ApiError('PERMISSION_DENIED', {
+          authorization: 'only a signed-in user changes their own password',
+        })
+      const address = c.get('clientAddress') ?? 'unknown'
+      await services.accounts.changeOwnPassword(caller.userIntID, body, caller.token.id, address)
+      return c.body(null, 204)
+    },
+  )
+
+  r.route(
+    {
       method: 'get',
       path: '/users',
       tag,

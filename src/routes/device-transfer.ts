@@ -9,7 +9,7 @@ import { actorOf, mayReadSecrets } from '../http/env.ts'
 
 const tag = 'Devices'
 
-/** devices_export and devices_import: asynchronous tasks answering 202 {statusUrl}. */
+/** devices_export and devices_import: asynchronous tasks answering 202 {statusUrl, taskID}. */
 export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, shapes: WireShapes) {
   const { deviceFilters, deviceListExtra } = shapes.devices
   const { TaskAccepted } = shapes.deviceTransfer
@@ -45,7 +45,7 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
         'devices_export',
         (report) => services.devices.export(actor, taskID, { ...query, groupID }, report, opts),
       )
-      return c.json({ statusUrl }, 202)
+      return c.json({ statusUrl, taskID }, 202)
     },
   )
 
@@ -98,13 +98,13 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       if (records.length === 0)
         throw new ApiError('FORM_INVALID', { file: 'no device rows under the header' })
       const actor = actorOf(c)
-      const { statusUrl } = await tasks.start(
+      const { statusUrl, taskID } = await tasks.start(
         actor.tenant,
         actor.userIntID,
         'devices_import',
         (report) => services.devices.import(actor, records, report),
       )
-      return c.json({ statusUrl }, 202)
+      return c.json({ statusUrl, taskID }, 202)
     },
   )
 

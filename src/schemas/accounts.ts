@@ -21,6 +21,12 @@ export const Login = z.object({
   remember: z.boolean({ error: 'must be true or false' }).optional(),
 })
 
+/** A signed-in user's own password change: the current password, and the new one (the rules of a user's). */
+export const OwnPassword = z.object({
+  oldPassword: z.string({ error: 'required' }).min(1, { error: 'required' }),
+  password,
+})
+
 export const Signup = z.object({ email, username: name(50), password, tenantName: name(100) })
 
 export const Session = z.object({

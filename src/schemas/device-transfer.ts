@@ -14,7 +14,11 @@ export const DEVICE_CSV_NUMBERS = new Set(CSV.filter(([, k]) => k === 'number').
 /** Columns whose CSV text is JSON (location may also be plain text). */
 export const DEVICE_CSV_JSON = new Set(CSV.filter(([, k]) => k === 'json').map(([f]) => f))
 
-export const TaskAccepted = z.object({ statusUrl: Str })
+/** The 202 answer of an export or import: where to poll, and the task's id. */
+export const TaskAccepted = z.object({
+  statusUrl: Str.meta({ description: '/task_status/<taskID>' }),
+  taskID: Str,
+})
 
 export const ImportResult = z.object({
   success: Int,

@@ -24,4 +24,5 @@ export const taskFilters = { taskName: 'text', status: 'int' } satisfies FilterF
 /** Answer of every asynchronous call (202). */
 export const TaskStarted = z.object({
   statusUrl: Str.meta({ description: '/task_status/<taskID>' }),
+  taskID: Str,
 })

@@ -20,19 +20,21 @@ export const WebhookCreated = Webhook.extend({ secret: Str })
 
 const octet = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
 const label = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
+/** An IPv6 literal in brackets (its exact form is then checked by `new URL` in src/rules/webhooks.ts). */
+const ipv6 = '\\[[0-9A-Fa-f:.]{2,45}\\]'
 const userinfo = "(?:[A-Za-z0-9._~!$&'()*+,;=-]+(?::[A-Za-z0-9._~!$&'()*+,;=-]*)?@)?"
 const port =
   '(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?'
 /**
- * A webhook URL: http(s), an optional user:password, an IPv4 address or a host name whose last label starts with
- * a letter, a port up to 65535, then printable ASCII. Every URL it matches is one `new URL` parses, so the
- * pattern in the document is the whole syntax check (src/rules/webhooks.ts then refuses link-local hosts).
+ * A webhook URL: http(s), an optional user:password, an IPv4 address, an IPv6 literal in brackets or a host name
+ * whose last label starts with a letter, a port up to 65535, then printable ASCII. src/rules/webhooks.ts then
+ * refuses what `new URL` does not parse and the hosts not allowed (link-local, unspecified, private ones).
  */
 const WEBHOOK_URL = new RegExp(
-  `^[Hh][Tt][Tt][Pp][Ss]?://${userinfo}(?:${octet}(?:\\.${octet}){3}|(?:${label}\\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)${port}(?:[/?#][!-~]*)?$`,
+  `^[Hh][Tt][Tt][Pp][Ss]?://${userinfo}(?:${octet}(?:\\.${octet}){3}|${ipv6}|(?:${label}\\.)*[A-Za-z](?:[A-Za-z0-9-]*[A-Za-z0-9])?)${port}(?:[/?#][!-~]*)?$`,
 )
 
-/** `url` http(s) (a link-local host is refused); `events` default all six; `enable` 0/1 default 1. */
+/** `url` http(s) (link-local and unspecified hosts refused, private ones unless WEBHOOK_ALLOW_PRIVATE); `events` default all six; `enable` 0/1 default 1. */
 export const WebhookCreate = z.object({
   url: z
     .string({ error: 'required' })

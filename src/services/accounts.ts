@@ -82,6 +82,32 @@ export function accountService({ meta, events, config, now = Date.now }: Account
       return user
     },
 
+    /**
+     * A signed-in user sets their own password: `oldPassword` must be theirs (a wrong one is 422
+     * `errors.oldPassword` and counts as a failed login of their email from `address`, so it is throttled the
+     * same way). Their tokens are revoked except `keepJti`, the one they called with.
+     */
+    async changeOwnPassword(
+      userIntID: number,
+      body: { oldPassword: string; password: string },
+      keepJti: string,
+      address: string,
+    ) {
+      const user = await meta.accounts.userById(userIntID)
+      if (!user) throw new ApiError('AUTH_FAILED', { authorization: 'invalid or expired token' })
+      if (throttled) {
+        const until = await meta.accounts.loginLockedUntil(user.email, address, now())
+        if (until) throw tooMany(until)
+      }
+      if (!(await verifyPassword(body.oldPassword, user.passwordHash))) {
+        if (throttled) await meta.accounts.loginFailed(user.email, address, now(), policy)
+        throw new ApiError('FORM_INVALID', { oldPassword: 'wrong password' })
+      }
+      if (throttled) await meta.accounts.loginSucceeded(user.email, address)
+      await meta.accounts.setPassword(user.id, await hashPassword(body.password), keepJti)
+      events.emit('user.changed', { tenantID: user.tenantID, id: user.id })
+    },
+
     /** Revokes one token of a user (logout) until it would have expired. */
     async revokeToken(jti: string, expiresAt: number) {
       await meta.accounts.revokeToken(jti, expiresAt)

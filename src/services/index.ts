@@ -12,6 +12,7 @@ import { scheduleService } from './schedules.ts'
 import { alertEngine } from './alert-engine.ts'
 import { alertRuleService } from './alert-rules.ts'
 import { webhookService } from './webhooks.ts'
+import type { Resolve } from './webhook-transport.ts'
 import { eventStreamService } from './event-stream.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
@@ -23,7 +24,13 @@ export type { Actor, ServiceDeps } from './types.ts'
 export function createServices(
   deps: ServiceDeps &
     Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
-      config: AccountDeps['config'] & { TIMEZONE: string; EVENT_RETENTION_DAYS: number }
+      config: AccountDeps['config'] & {
+        TIMEZONE: string
+        EVENT_RETENTION_DAYS: number
+        WEBHOOK_ALLOW_PRIVATE: boolean
+      }
+      /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
+      resolve?: Resolve
     },
 ) {
   const commands = commandService({ ...deps, events: deps.events })
@@ -32,7 +39,11 @@ export function createServices(
   const policies = policyService(deps)
   const { devices, gateways } = deviceService(deps)
   const engine = alertEngine(deps)
-  const webhooks = webhookService({ ...deps, retentionDays: deps.config.EVENT_RETENTION_DAYS })
+  const webhooks = webhookService({
+    ...deps,
+    retentionDays: deps.config.EVENT_RETENTION_DAYS,
+    allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
+  })
   return {
     /** Webhooks and the outbox writer; `start()` before `commands.start()`, `close()` before the stores close. */
     webhooks,

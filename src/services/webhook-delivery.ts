@@ -3,10 +3,16 @@
  * with several nodes each delivery is sent by one), POSTs each event signed with its webhook's secret, and records
  * the outcome: 2xx within 10 s succeeds; anything else is tried again 10 s later, doubling up to 1 h, until 24 h
  * after the event, then fails. At most MAX_IN_FLIGHT requests run at once; nothing here is awaited by ingest or
- * the API.
+ * the API. Deliveries of a disabled webhook are not claimed (they wait, and resume when it is enabled again); a
+ * deleted webhook's are deleted with it. The target is checked at every attempt (./webhook-transport.ts): a
+ * refused address fails the attempt like any other error. Failures are logged at warn, at most one line per
+ * webhook per FAILURE_LOG_MS with the count of failures since its previous line: never the secret, the body, or
+ * more of the URL than its host.
  */
 import { createHmac } from 'node:crypto'
 import type { DueDelivery, MetaStore, OutboxEvent } from '../../store/types.ts'
+import type { Logger } from '../kernel/log.ts'
+import type { WebhookTransport } from './webhook-transport.ts'
 
 export const MAX_IN_FLIGHT = 16
 export const ATTEMPT_TIMEOUT_MS = 10_000
@@ -17,6 +23,8 @@ export const GIVE_UP_MS = 24 * 3600_000
 const CLAIM_MS = ATTEMPT_TIMEOUT_MS + 20_000
 /** How often the loop looks at the store when nothing woke it. */
 const POLL_MS = 500
+/** At most one failure line per webhook this often. */
+export const FAILURE_LOG_MS = 60_000
 /** How often events past their retention are deleted, and how many per statement. */
 const PRUNE_EVERY_MS = 3600_000
 const PRUNE_BATCH = 5_000
@@ -27,6 +35,9 @@ export interface DeliveryDeps {
   log: (message: string, e?: unknown) => void
   /** How long events and their delivery log are kept (ms); at least a day, longer than any retry (GIVE_UP_MS). */
   retentionMs: number
+  transport: WebhookTransport
+  /** Where failing deliveries are reported (warn). */
+  logger: Logger
 }
 
 /** The body of a delivery (and of a live stream event): `{id, type, time, tenantID, data}`, time in epoch ms. */
@@ -54,6 +65,8 @@ export class WebhookDelivery {
   private again = false
   private closed = false
   private prunedAt = -Infinity
+  /** Per webhook: when its last failure line was written, and the failures since. */
+  private readonly failures = new Map<number, { at: number; count: number }>()
 
   constructor(private readonly d: DeliveryDeps) {}
 
@@ -111,12 +124,9 @@ export class WebhookDelivery {
     let responseCode: number | null = null
     let lastError: string | null = null
     try {
-      const res = await fetch(delivery.url, {
-        method: 'POST',
-        body,
-        redirect: 'manual',
-        signal: AbortSignal.any([this.stop.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
-        headers: {
+      responseCode = await this.d.transport.post(
+        delivery.url,
+        {
           'content-type': 'application/json',
           'user-agent': 'DeviceCloud-Webhooks',
           'x-devicecloud-event': delivery.event.type,
@@ -124,10 +134,10 @@ export class WebhookDelivery {
           'x-devicecloud-timestamp': String(timestamp),
           'x-devicecloud-signature': signature(delivery.secret, timestamp, body),
         },
-      })
-      responseCode = res.status
-      await res.body?.cancel().catch(() => undefined)
-      if (res.status < 200 || res.status > 299) lastError = `HTTP ${res.status}`
+        body,
+        AbortSignal.any([this.stop.signal, AbortSignal.timeout(ATTEMPT_TIMEOUT_MS)]),
+      )
+      if (responseCode < 200 || responseCode > 299) lastError = `HTTP ${responseCode}`
     } catch (e) {
       if (this.closed) {
         await this.d.meta.webhooks.release([delivery])
@@ -138,6 +148,7 @@ export class WebhookDelivery {
     const at = this.d.now()
     const attempts = delivery.attempts + 1
     const retryAt = lastError === null ? null : nextTry(attempts, delivery.event.time, at)
+    if (lastError !== null) this.failed(delivery, attempts, lastError, retryAt, at)
     await this.d.meta.webhooks.record({
       id: delivery.id,
       claimedUntil: delivery.claimedUntil,
@@ -148,6 +159,44 @@ export class WebhookDelivery {
       durationMs: Date.now() - started,
       at,
     })
+  }
+
+  /** Logs a failed attempt, unless this webhook's last line is younger than FAILURE_LOG_MS (then counts it). */
+  private failed(
+    delivery: DueDelivery,
+    attempts: number,
+    error: string,
+    retryAt: number | null,
+    at: number,
+  ) {
+    const seen = this.failures.get(delivery.webhookID)
+    if (seen && at - seen.at < FAILURE_LOG_MS) {
+      seen.count++
+      return
+    }
+    if (this.failures.size >= 10_000)
+      for (const [id, f] of this.failures) if (at - f.at >= FAILURE_LOG_MS) this.failures.delete(id)
+    this.failures.set(delivery.webhookID, { at, count: 0 })
+    let host = ''
+    try {
+      host = new URL(delivery.url).host
+    } catch {
+      // a stored URL always parses; the line goes without it otherwise
+    }
+    this.d.logger.warn(
+      {
+        webhookID: delivery.webhookID,
+        host,
+        eventID: delivery.event.id,
+        attempts,
+        error: error.slice(0, 200),
+        nextTryAt: retryAt,
+        failures: 1 + (seen?.count ?? 0),
+      },
+      retryAt === null
+        ? 'webhook delivery failed, given up'
+        : 'webhook delivery failed, will retry',
+    )
   }
 
   /**
@@ -165,5 +214,6 @@ export class WebhookDelivery {
     clearTimeout(this.timer)
     this.stop.abort()
     await Promise.allSettled([...this.inFlight.values()])
+    this.d.transport.close()
   }
 }

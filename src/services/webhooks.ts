@@ -5,7 +5,6 @@
  * announced them. `start()` subscribes and starts the delivery loop; `close()` stores what is queued and stops.
  */
 import { randomBytes } from 'node:crypto'
-import { lookup } from 'node:dns/promises'
 import type { AlertEvent, CommandEvent, DeviceRef, EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import {
@@ -17,10 +16,17 @@ import {
   type OutboxType,
   type WebhookInput,
 } from '../../store/types.ts'
-import { isLinkLocal, webhookUrlProblem } from '../rules/webhooks.ts'
+import { webhookUrlProblem } from '../rules/webhooks.ts'
 import { WebhookDelivery } from './webhook-delivery.ts'
+import {
+  TargetRefused,
+  checkedAddresses,
+  systemResolve,
+  webhookTransport,
+  type Resolve,
+} from './webhook-transport.ts'
 import type { Actor } from './types.ts'
-import { errorLog, type Logger } from '../kernel/log.ts'
+import { errorLog, fallbackLogger, type Logger } from '../kernel/log.ts'
 
 export interface WebhookDeps {
   meta: MetaStore
@@ -28,8 +34,10 @@ export interface WebhookDeps {
   now?: () => number
   /** Days events (the live stream's and webhooks') and their delivery log are kept. */
   retentionDays?: number
-  /** Addresses a host name resolves to (tests replace it). */
-  resolve?: (host: string) => Promise<string[]>
+  /** Addresses a host name resolves to (tests replace it); checked at save and at every delivery. */
+  resolve?: Resolve
+  /** WEBHOOK_ALLOW_PRIVATE: loopback and private targets allowed (default true). */
+  allowPrivate?: boolean
   log?: (message: string, e?: unknown) => void
   /** Where the default `log` writes; default: the fallback logger. */
   logger?: Logger
@@ -41,9 +49,6 @@ export interface WebhookBody {
   events?: OutboxType[]
   enable?: number
 }
-
-const defaultResolve = async (host: string) =>
-  (await lookup(host, { all: true })).map((a) => a.address)
 
 /** An event as the outbox stores it: its device, its time and its data (the payload without the tenant). */
 function outboxOf(
@@ -68,10 +73,18 @@ function outboxOf(
 export function webhookService(deps: WebhookDeps) {
   const { meta, events } = deps
   const now = deps.now ?? Date.now
-  const resolve = deps.resolve ?? defaultResolve
+  const resolve = deps.resolve ?? systemResolve
+  const allowPrivate = deps.allowPrivate ?? true
   const log = deps.log ?? errorLog(deps.logger, 'webhooks')
   const retentionMs = (deps.retentionDays ?? 7) * 86_400_000
-  const delivery = new WebhookDelivery({ meta, now, log, retentionMs })
+  const delivery = new WebhookDelivery({
+    meta,
+    now,
+    log,
+    retentionMs,
+    transport: webhookTransport(resolve, allowPrivate),
+    logger: (deps.logger ?? fallbackLogger()).child({ component: 'webhooks' }),
+  })
   /** Called with every batch of stored events (the live stream listens). */
   const appended = new Set<(stored: readonly OutboxEvent[]) => void>()
   let queue: OutboxInput[] = []
@@ -97,19 +110,18 @@ export function webhookService(deps: WebhookDeps) {
   }
   const listeners = OUTBOX_TYPES.map((type) => [type, enqueue(type)] as const)
 
-  /** Refuses a URL that is not http(s) or whose host is (or resolves to) a link-local address. */
+  /**
+   * Refuses a URL that is not http(s) or whose host is (or resolves to) an address webhooks may not target. A
+   * host that does not resolve now may later: it is accepted, and its deliveries fail until it does.
+   */
   async function checkUrl(url: string) {
-    const problem = webhookUrlProblem(url)
+    const problem = webhookUrlProblem(url, allowPrivate)
     if (problem) throw new ApiError('FORM_INVALID', { url: problem })
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '')
-    let addresses: string[] = []
     try {
-      addresses = await resolve(host)
-    } catch {
-      // a host that does not resolve now may later; its deliveries fail until it does
+      await checkedAddresses(resolve, new URL(url).hostname.replace(/^\[|\]$/g, ''), allowPrivate)
+    } catch (e) {
+      if (e instanceof TargetRefused) throw new ApiError('FORM_INVALID', { url: e.message })
     }
-    if (addresses.some(isLinkLocal))
-      throw new ApiError('FORM_INVALID', { url: 'the host resolves to a link-local address' })
   }
 
   const inputOf = (body: WebhookBody): WebhookInput => ({

@@ -87,7 +87,7 @@ export class AccountsRepo implements AccountRepository {
   async userByEmail(email: string): Promise<UserRecord | undefined> {
     const r = await this.db.one(
       `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
-         token_version AS tokenVersion FROM users WHERE email = ?`,
+         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE email = ?`,
       [email],
     )
     return r as unknown as UserRecord | undefined
@@ -96,8 +96,17 @@ export class AccountsRepo implements AccountRepository {
   async userById(id: number): Promise<UserRecord | undefined> {
     const r = await this.db.one(
       `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
-         token_version AS tokenVersion FROM users WHERE id = ?`,
+         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE id = ?`,
       [id],
+    )
+    return r as unknown as UserRecord | undefined
+  }
+
+  async firstAdmin(): Promise<UserRecord | undefined> {
+    const r = await this.db.one(
+      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
+         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE role = 'admin'
+       ORDER BY id LIMIT 1`,
     )
     return r as unknown as UserRecord | undefined
   }
@@ -138,6 +147,7 @@ export class AccountsRepo implements AccountRepository {
         `UPDATE users SET username = coalesce(?, username), email = coalesce(?, email),
            password_hash = coalesce(?, password_hash), role = coalesce(?, role),
            token_version = token_version + (CASE WHEN ? IS NOT NULL OR coalesce(?, role) != role THEN 1 ELSE 0 END),
+           kept_jti = CASE WHEN ? IS NOT NULL OR coalesce(?, role) != role THEN NULL ELSE kept_jti END,
            update_at = ?
          WHERE tenant_id = ? AND id = ?
            AND NOT (role = 'admin' AND coalesce(?, 'admin') != 'admin'
@@ -145,6 +155,8 @@ export class AccountsRepo implements AccountRepository {
         [
           u.username ?? null,
           u.email ?? null,
+          u.passwordHash ?? null,
+          role,
           u.passwordHash ?? null,
           role,
           u.passwordHash ?? null,
@@ -162,6 +174,14 @@ export class AccountsRepo implements AccountRepository {
     }
     if (changes === 0) throw new LastAdmin('role', 'the last admin of a tenant cannot be demoted')
     return this.getUser(tenant, id)
+  }
+
+  async setPassword(id: number, passwordHash: string, keepJti: string | null) {
+    await this.db.run(
+      `UPDATE users SET password_hash = ?, token_version = token_version + 1, kept_jti = ?, update_at = ?
+       WHERE id = ?`,
+      [passwordHash, keepJti, Date.now(), id],
+    )
   }
 
   async deleteUsers(tenant: string, ids: number[]) {
@@ -213,6 +233,10 @@ export class AccountsRepo implements AccountRepository {
       email,
       address,
     ])
+  }
+
+  async clearLoginFailures(email: string) {
+    await this.db.run('DELETE FROM login_failures WHERE email = ?', [email])
   }
 
   async revokeToken(jti: string, expiresAt: number) {

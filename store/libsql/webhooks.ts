@@ -189,6 +189,7 @@ export class WebhooksRepo implements WebhookRepository {
         sql: `UPDATE webhook_deliveries SET claimed_until = ? WHERE id IN (
             SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_try_at <= ?
               AND (claimed_until IS NULL OR claimed_until < ?)
+              AND webhook_id IN (SELECT id FROM webhooks WHERE enable = 1)
             ORDER BY next_try_at, id LIMIT ?) RETURNING id`,
         args: [until, now, now, limit],
       },
@@ -196,7 +197,7 @@ export class WebhooksRepo implements WebhookRepository {
     const ids = rs!.rows.map((r) => Number(r[0]))
     if (!ids.length) return []
     const rows = await this.db.all(
-      `SELECT d.id AS id, d.attempts AS attempts, d.claimed_until AS claimedUntil, w.url AS url,
+      `SELECT d.id AS id, d.webhook_id AS webhookID, d.attempts AS attempts, d.claimed_until AS claimedUntil, w.url AS url,
          w.secret AS secret, e.id AS eventID, e.tenant_id AS tenantID, e.type AS type, e.time AS time,
          e.device_id AS deviceID, e.data AS data
        FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id JOIN outbox_events e ON e.id = d.event_id
@@ -205,6 +206,7 @@ export class WebhooksRepo implements WebhookRepository {
     )
     return rows.map((r) => ({
       id: Number(r.id),
+      webhookID: Number(r.webhookID),
       attempts: Number(r.attempts),
       claimedUntil: Number(r.claimedUntil),
       url: String(r.url),

@@ -10,6 +10,8 @@ export interface UserRecord {
   role: 'admin' | 'user' | 'viewer'
   /** Tokens issued under another version are revoked (a password or role change bumps it). */
   tokenVersion: number
+  /** The one token (jti) of an older version still valid: the one the user changed their own password with. */
+  keptJti?: string | null
 }
 
 /** Login throttling: failures counted per email and client address. */
@@ -69,6 +71,8 @@ export interface AccountRepository {
   userByEmail(email: string): Promise<UserRecord | undefined>
   /** The user with that record id (any tenant), for the authenticator. */
   userById(id: number): Promise<UserRecord | undefined>
+  /** The admin created first (the lowest id, of any tenant). */
+  firstAdmin(): Promise<UserRecord | undefined>
   /** A page of the tenant's users (no password hashes). */
   listUsers(tenant: string, q: ListArgs): Promise<Page>
   /** One user of the tenant; NotFound otherwise. */
@@ -81,6 +85,11 @@ export interface AccountRepository {
    */
   updateUser(tenant: string, id: number, u: Partial<UserInput>): Promise<Row>
   /**
+   * Sets a user's password and bumps their token version (revoking their tokens) except the token `keepJti`,
+   * which keeps working (null: none is kept).
+   */
+  setPassword(id: number, passwordHash: string, keepJti: string | null): Promise<void>
+  /**
    * Deletes all of `ids` or none: NotFound('ids') when one is not in the tenant, LastAdmin('ids') when no admin
    * of the tenant would be left.
    */
@@ -91,6 +100,8 @@ export interface AccountRepository {
   loginFailed(email: string, address: string, now: number, policy: LoginPolicy): Promise<number>
   /** Forgets the failures of this email from this address (after a successful login). */
   loginSucceeded(email: string, address: string): Promise<void>
+  /** Forgets every failed login of this email, from any address (its locks end). */
+  clearLoginFailures(email: string): Promise<void>
   /** Revokes one token (by its id) until it would have expired; expired revocations are dropped. */
   revokeToken(jti: string, expiresAt: number): Promise<void>
   /** Whether the token with this id was revoked. */

@@ -66,6 +66,7 @@ export interface DeliveryRecord {
 /** A claimed delivery with what sending it needs. */
 export interface DueDelivery {
   id: number
+  webhookID: number
   attempts: number
   claimedUntil: number
   url: string
@@ -123,7 +124,10 @@ export interface WebhookRepository {
    * deleted. Retention is kept longer than a delivery is retried, so nothing pending is cut short.
    */
   prune(before: number, limit: number): Promise<number>
-  /** Claims pending deliveries due at `now` (not claimed, or claimed before `now`) until `until`. */
+  /**
+   * Claims pending deliveries of enabled webhooks due at `now` (not claimed, or claimed before `now`) until
+   * `until`. A disabled webhook's deliveries stay pending, unclaimed, until it is enabled again.
+   */
   claimDue(now: number, until: number, limit: number): Promise<DueDelivery[]>
   /** Records an attempt; false when the claim was lost meanwhile. */
   record(outcome: DeliveryOutcome): Promise<boolean>

@@ -103,6 +103,8 @@ export async function startTestService(
     ADMIN_EMAIL,
     ADMIN_PASSWORD,
     ALLOW_SIGNUP: 'true',
+    // the tests' webhook receivers listen on 127.0.0.1
+    WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'error',
     ...env,
   })

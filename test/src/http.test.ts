@@ -89,6 +89,19 @@ config('defaults :: the README table', () => {
   assert.is(c.MQTT_MAX_CONNECTIONS, 100_000)
 })
 
+config(
+  'WEBHOOK_ALLOW_PRIVATE :: true by default, false with ALLOW_SIGNUP, an explicit value wins',
+  () => {
+    assert.is(loadConfig({}).WEBHOOK_ALLOW_PRIVATE, true)
+    assert.is(loadConfig({ ALLOW_SIGNUP: 'true' }).WEBHOOK_ALLOW_PRIVATE, false)
+    assert.is(
+      loadConfig({ ALLOW_SIGNUP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' }).WEBHOOK_ALLOW_PRIVATE,
+      true,
+    )
+    assert.is(loadConfig({ WEBHOOK_ALLOW_PRIVATE: '0' }).WEBHOOK_ALLOW_PRIVATE, false)
+  },
+)
+
 config('bad keys :: one error listing every bad key', () => {
   try {
     loadConfig({ PORT: 'abc', TIMEZONE: 'Mars/Base', INFLUX_URL: 'http://x:8086' })

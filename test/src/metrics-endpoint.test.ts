@@ -97,7 +97,7 @@ metrics(
     for (const family of [
       'devicecloud_http_requests_total counter',
       'devicecloud_http_request_duration_seconds histogram',
-      'devicecloud_mqtt_connections gauge',
+      'devicecloud_mqtt_connections_open gauge',
       'devicecloud_mqtt_connections_total counter',
       'devicecloud_mqtt_connections_refused_total counter',
       'devicecloud_mqtt_messages_in_total counter',
@@ -125,7 +125,7 @@ metrics(
         route: '/api/v1/device_publish',
       }) >= 1,
     )
-    assert.is(value(text, 'devicecloud_mqtt_connections'), 1)
+    assert.is(value(text, 'devicecloud_mqtt_connections_open'), 1)
     assert.is(value(text, 'devicecloud_mqtt_connections_total'), 1)
     assert.is(
       value(text, 'devicecloud_mqtt_connections_refused_total', { reason: 'bad-credentials' }),
@@ -151,8 +151,42 @@ metrics(
     for (const r of routes) assert.ok(r === 'unmatched' || !/\/\d+(\/|$)/.test(r), `route ${r}`)
 
     end(c)
-    const after = await until(scrape, (r) => value(r.text, 'devicecloud_mqtt_connections') === 0)
-    assert.is(value(after.text, 'devicecloud_mqtt_connections'), 0)
+    const after = await until(
+      scrape,
+      (r) => value(r.text, 'devicecloud_mqtt_connections_open') === 0,
+    )
+    assert.is(value(after.text, 'devicecloud_mqtt_connections_open'), 0)
+  },
+)
+
+/** `# TYPE name type` lines of an exposition, as [name, type]. */
+const families = (text: string) =>
+  [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => [m[1]!, m[2]!] as const)
+
+metrics(
+  'families :: every # TYPE once; no family X beside a counter X_total or a histogram X_count/_sum/_bucket',
+  async () => {
+    const r = await scrape()
+    assert.is(r.status, 200, r.text)
+    const all = families(r.text)
+    const names = all.map(([n]) => n)
+    assert.equal(
+      names.filter((n, i) => names.indexOf(n) !== i),
+      [],
+      'a # TYPE given twice',
+    )
+    // what Prometheus' parser folds into one family: a counter's name without _total, a histogram's series
+    // (prom-client's gauges nodejs_active_handles and nodejs_active_handles_total are two gauges: no fold)
+    const folded = new Map<string, string>()
+    for (const [n, type] of all) {
+      const base = type === 'counter' ? n.replace(/_total$/, '') : n
+      const derived =
+        type === 'histogram' ? [base, `${base}_count`, `${base}_sum`, `${base}_bucket`] : [base]
+      for (const d of derived) {
+        assert.not.ok(folded.has(d), `${n} (${type}) collides with ${folded.get(d)}`)
+        folded.set(d, `${n} (${type})`)
+      }
+    }
   },
 )
 

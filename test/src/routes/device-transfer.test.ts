@@ -40,29 +40,34 @@ transfer.before(async () => {
 })
 transfer.after(async () => t.close())
 
-transfer('export :: 202 statusUrl, task done, CSV with a header row of field names', async () => {
-  for (const n of ['e1', 'e2', 'e3'])
-    assert.is(
-      (await t.admin.post('/api/v1/devices', device(n, { location: { city: 'Köln, "DE"' } })))
-        .status,
-      201,
-    )
-  const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
-  assert.is(r.status, 202)
-  assert.match(r.body.statusUrl, /^\/task_status\/[\w-]+$/)
-  const task = await waitTask(t.admin, r.body.statusUrl)
-  assert.is(task.status, 3)
-  assert.is(task.statusLabel, '已完成')
-  assert.is(task.result.count, 3)
-  const file = await t.admin.get(task.result.fileUrl.replace('/api/v1', '/api/v1'))
-  assert.is(file.status, 200)
-  assert.match(file.headers.get('content-type')!, /text\/csv/)
-  const { header, records } = parseCsvRecords(file.text)
-  assert.equal(header, [...DEVICE_CSV_FIELDS])
-  assert.equal(records.map((x) => x.deviceName).sort(), ['e1', 'e2', 'e3'])
-  assert.equal(JSON.parse(records[0]!.location!), { city: 'Köln, "DE"' })
-  assert.is(records[0]!.token!.length, 36)
-})
+transfer(
+  'export :: 202 {statusUrl, taskID}, task done, CSV with a header row of field names',
+  async () => {
+    for (const n of ['e1', 'e2', 'e3'])
+      assert.is(
+        (await t.admin.post('/api/v1/devices', device(n, { location: { city: 'Köln, "DE"' } })))
+          .status,
+        201,
+      )
+    const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
+    assert.is(r.status, 202)
+    assert.equal(Object.keys(r.body).sort(), ['statusUrl', 'taskID'])
+    assert.match(r.body.taskID, /^[\w-]+$/)
+    assert.is(r.body.statusUrl, `/task_status/${r.body.taskID}`)
+    const task = await waitTask(t.admin, r.body.statusUrl)
+    assert.is(task.status, 3)
+    assert.is(task.statusLabel, '已完成')
+    assert.is(task.result.count, 3)
+    const file = await t.admin.get(task.result.fileUrl.replace('/api/v1', '/api/v1'))
+    assert.is(file.status, 200)
+    assert.match(file.headers.get('content-type')!, /text\/csv/)
+    const { header, records } = parseCsvRecords(file.text)
+    assert.equal(header, [...DEVICE_CSV_FIELDS])
+    assert.equal(records.map((x) => x.deviceName).sort(), ['e1', 'e2', 'e3'])
+    assert.equal(JSON.parse(records[0]!.location!), { city: 'Köln, "DE"' })
+    assert.is(records[0]!.token!.length, 36)
+  },
+)
 
 transfer('export then import after delete :: the same devices come back', async () => {
   const r = await t.admin.get('/api/v1/devices_export?deviceName_like=e')
@@ -77,7 +82,10 @@ transfer('export then import after delete :: the same devices come back', async 
   )
   const imp = await upload(t.admin, csv)
   assert.is(imp.status, 202)
-  const done = await waitTask(t.admin, ((await imp.json()) as any).statusUrl)
+  const started = (await imp.json()) as any
+  assert.equal(Object.keys(started).sort(), ['statusUrl', 'taskID'])
+  assert.is(started.statusUrl, `/task_status/${started.taskID}`)
+  const done = await waitTask(t.admin, started.statusUrl)
   assert.equal(done.result, { success: 3, failed: 0, errors: [] })
   const after = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc'))
     .body.items
