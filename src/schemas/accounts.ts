@@ -15,13 +15,28 @@ const password = z
   .max(200)
 const role = z.enum(['admin', 'user', 'viewer'], { error: 'must be admin, user or viewer' })
 
-export const Login = z.object({
-  email: z.string({ error: 'required' }).min(1, { error: 'required' }),
-  password: z.string({ error: 'required' }).min(1, { error: 'required' }),
-  remember: z.boolean({ error: 'must be true or false' }).optional(),
-})
+export const Login = z
+  .object({
+    email: z.string({ error: 'required' }).min(1, { error: 'required' }),
+    password: z.string({ error: 'required' }).min(1, { error: 'required' }),
+    remember: z.boolean({ error: 'must be true or false' }).optional(),
+  })
+  .meta({
+    examples: [{ email: 'admin@devicecloud.local', password: 'change-me-now', remember: false }],
+  })
 
-export const Signup = z.object({ email, username: name(50), password, tenantName: name(100) })
+export const Signup = z
+  .object({ email, username: name(50), password, tenantName: name(100) })
+  .meta({
+    examples: [
+      {
+        email: 'ops@example.com',
+        username: 'ops',
+        password: 'a-long-password',
+        tenantName: 'Example Ltd',
+      },
+    ],
+  })
 
 export const Session = z.object({
   userIntID: Int,
@@ -43,7 +58,16 @@ export const User = z.object({
   updateAt: Timestamp,
 })
 
-export const UserCreate = z.object({ username: name(50), email, password, role })
+export const UserCreate = z.object({ username: name(50), email, password, role }).meta({
+  examples: [
+    {
+      username: 'operator',
+      email: 'operator@example.com',
+      password: 'operator-pw-1',
+      role: 'user',
+    },
+  ],
+})
 export const UserUpdate = UserCreate.partial()
 export const userFilters = { username: 'text', email: 'text', role: 'text' } satisfies FilterFields
 
@@ -65,11 +89,13 @@ export const Application = z.object({
 })
 /** The create answer is the only time appToken is shown. */
 export const ApplicationCreated = Application.extend({ appToken: Str })
-export const ApplicationCreate = z.object({
-  appName: name(50),
-  role: role.default('user'),
-  expiredAt,
-})
+export const ApplicationCreate = z
+  .object({
+    appName: name(50),
+    role: role.default('user'),
+    expiredAt,
+  })
+  .meta({ examples: [{ appName: 'dashboard', role: 'viewer', expiredAt: '2030-12-31 23:59:59' }] })
 export const ApplicationUpdate = z.object({
   appName: name(50).optional(),
   role: role.optional(),

@@ -11,12 +11,13 @@ import {
   Timestamp,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
+import { enumDoc } from '../enums.ts'
 
 /** Certificate detail. The key-like texts are the real PEM texts of the tenant. */
 export const Cert = z.object({
   id: Int,
   name: Str,
-  enable: Int,
+  enable: Int.meta(enumDoc('certEnable')),
   enableLabel: Label,
   CN: Str,
   cert: Str.meta({ description: 'client certificate, PEM' }),
@@ -47,12 +48,14 @@ const commonName = z
   // the C0 and C1 controls (Unicode category Cc), as a range every regex dialect reads
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' })
 
-export const CertCreate = z.object({
-  name: name(50),
-  enable: enumCode('certEnable'),
-  /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
-  CN: commonName.nullish(),
-})
+export const CertCreate = z
+  .object({
+    name: name(50),
+    enable: enumCode('certEnable'),
+    /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
+    CN: commonName.nullish(),
+  })
+  .meta({ examples: [{ name: 'thermometer-1 certificate', enable: 1, CN: 'thermometer-1' }] })
 
 /** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */
 export const CertUpdate = z.object({
@@ -71,12 +74,14 @@ export const CertDevice = z.object({ id: Int, deviceID: Str, deviceName: Str })
 
 export const certDeviceFilters = { deviceID: 'text', deviceName: 'text' } satisfies FilterFields
 
-export const CertDevicesBind = z.object({
-  devicesIntID: z
-    .array(intID, { error: 'must be an array of device ids' })
-    .min(1, { error: 'at least one device id' })
-    .max(1000, { error: 'at most 1000 device ids' }),
-})
+export const CertDevicesBind = z
+  .object({
+    devicesIntID: z
+      .array(intID, { error: 'must be an array of device ids' })
+      .min(1, { error: 'at least one device id' })
+      .max(1000, { error: 'at most 1000 device ids' }),
+  })
+  .meta({ examples: [{ devicesIntID: [1] }] })
 
 export type CertCreate = z.infer<typeof CertCreate>
 export type CertUpdate = z.infer<typeof CertUpdate>

@@ -1,14 +1,17 @@
 import { z } from 'zod'
-import { codes, type EnumName } from '../enums.ts'
+import { codes, enumDoc, type EnumName } from '../enums.ts'
 
-/** An integer code of one of the enumerations (src/enums.ts); the error lists the allowed codes. */
+/**
+ * An integer code of one of the enumerations (src/enums.ts); the error lists the allowed codes, the OpenAPI
+ * document their meanings.
+ */
 export function enumCode(name: EnumName) {
   const allowed = codes(name)
   return z
     .number({ error: `must be one of ${allowed.join(', ')}` })
     .int({ error: `must be one of ${allowed.join(', ')}` })
     .refine((n) => allowed.includes(n), { error: `must be one of ${allowed.join(', ')}` })
-    .meta({ enum: allowed })
+    .meta({ enum: allowed, ...enumDoc(name) })
 }
 
 /**

@@ -17,6 +17,7 @@ import {
 } from './common.ts'
 import { credentialFields } from './devices.ts'
 import type { FilterFields } from '../http/paging.ts'
+import { enumDoc } from '../enums.ts'
 
 const broker = NullableStr.meta({
   description: 'host:port; null when that listener does not exist',
@@ -34,7 +35,7 @@ export const Device = z.object({
   blocked: Int,
   deviceType: Int,
   deviceTypeLabel: Label,
-  status: Int,
+  status: Int.meta(enumDoc('deviceStatus')),
   statusLabel: Label,
   gateway: NullableInt,
   productID: Str,

@@ -11,6 +11,7 @@ import {
   Timestamp,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
+import { enumDoc } from '../enums.ts'
 
 /** Group detail. */
 export const Group = z.object({
@@ -29,11 +30,17 @@ export const Group = z.object({
 /** Group in a list: createUser is detail only. */
 export const GroupListItem = Group.omit({ createUser: true })
 
-export const GroupCreate = z.object({
-  productID: name(64),
-  groupName: name(50),
-  description: text(300),
-})
+export const GroupCreate = z
+  .object({
+    productID: name(64),
+    groupName: name(50),
+    description: text(300),
+  })
+  .meta({
+    examples: [
+      { productID: 'pT8kZ3wQ', groupName: 'Floor 1', description: 'Thermometers of floor 1' },
+    ],
+  })
 
 /** Edit: the whole record as read may come back; productID may change only while the group is empty. */
 export const GroupUpdate = GroupCreate.partial()
@@ -46,13 +53,15 @@ export const groupFilters = {
 } satisfies FilterFields
 
 /** Add devices to a group (POST /groups/{id}/devices). */
-export const GroupDevicesAdd = z.object({
-  ids: z
-    .array(intID, { error: 'required, an array of device ids' })
-    .min(1, { error: 'must not be empty' })
-    .max(1000, { error: 'at most 1000 ids' })
-    .transform((ids) => [...new Set(ids)]),
-})
+export const GroupDevicesAdd = z
+  .object({
+    ids: z
+      .array(intID, { error: 'required, an array of device ids' })
+      .min(1, { error: 'must not be empty' })
+      .max(1000, { error: 'at most 1000 ids' })
+      .transform((ids) => [...new Set(ids)]),
+  })
+  .meta({ examples: [{ ids: [1] }] })
 
 /** Answer of adding devices: how many were new, and the members now. */
 export const GroupDevicesAdded = z.object({
@@ -71,7 +80,7 @@ export const GroupDevice = z.object({
   deviceTypeLabel: Label,
   deviceStatus: Int,
   deviceStatusLabel: Label,
-  status: Int,
+  status: Int.meta(enumDoc('deviceStatus')),
   statusLabel: Label,
   productID: Str,
   productName: Str,

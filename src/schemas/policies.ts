@@ -48,13 +48,25 @@ export const Policy = z.object({
 /** Policy in a list: no createUser (detail only), no mqtt_acl. */
 export const PolicyListItem = Policy.omit({ createUser: true, mqtt_acl: true })
 
-export const PolicyCreate = z.object({
-  name: name(50),
-  topic: TopicFilter,
-  access: enumCode('access'),
-  allow: enumCode('allow'),
-  description: text(300),
-})
+export const PolicyCreate = z
+  .object({
+    name: name(50),
+    topic: TopicFilter,
+    access: enumCode('access'),
+    allow: enumCode('allow'),
+    description: text(300),
+  })
+  .meta({
+    examples: [
+      {
+        name: 'telemetry',
+        topic: 'telemetry/#',
+        access: 0,
+        allow: 1,
+        description: 'Publish telemetry',
+      },
+    ],
+  })
 
 export const PolicyUpdate = PolicyCreate.partial()
 
@@ -91,10 +103,14 @@ const idList = (what: string) =>
     .transform((ids) => [...new Set(ids)])
 
 /** Bind devices to a policy: one or more device ids. */
-export const PolicyDevicesBind = z.object({ devicesIntID: idList('device') })
+export const PolicyDevicesBind = z
+  .object({ devicesIntID: idList('device') })
+  .meta({ examples: [{ devicesIntID: [1] }] })
 
 /** Bind policies to a device: one or more policy ids. */
-export const DevicePoliciesBind = z.object({ ids: idList('policy') })
+export const DevicePoliciesBind = z
+  .object({ ids: idList('policy') })
+  .meta({ examples: [{ ids: [1] }] })
 
 export type PolicyCreate = z.infer<typeof PolicyCreate>
 export type PolicyUpdate = z.infer<typeof PolicyUpdate>

@@ -40,13 +40,15 @@ export const ProductResourceCreated = z.object({
   updateAt: Timestamp,
 })
 
-export const ProductResourceCreate = z.object({
-  codeValue: name(100),
-  dataPointIntID: intID.nullish(),
-  productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
-  productItemIntID: intID.nullish(),
-  itemName: text(100),
-})
+export const ProductResourceCreate = z
+  .object({
+    codeValue: name(100),
+    dataPointIntID: intID.nullish(),
+    productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
+    productItemIntID: intID.nullish(),
+    itemName: text(100),
+  })
+  .meta({ examples: [{ productIntID: 1, codeValue: 'relay-1', itemName: 'Relay 1' }] })
 
 /** Edit body: productIntID may be sent back but not changed. */
 export const ProductResourceUpdate = ProductResourceCreate.partial()

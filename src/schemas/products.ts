@@ -25,11 +25,17 @@ export const ProductListItem = Product.omit({ createUser: true }).extend({
   itemCount: Int,
 })
 
-export const ProductCreate = z.object({
-  productName: name(50),
-  cloudProtocol: enumCode('cloudProtocol'),
-  description: text(300),
-})
+export const ProductCreate = z
+  .object({
+    productName: name(50),
+    cloudProtocol: enumCode('cloudProtocol'),
+    description: text(300),
+  })
+  .meta({
+    examples: [
+      { productName: 'Thermometer', cloudProtocol: 1, description: 'Room thermometers (MQTT)' },
+    ],
+  })
 
 export const ProductUpdate = ProductCreate.partial()
 

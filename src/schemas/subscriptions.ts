@@ -13,14 +13,16 @@ export const Subscription = z.object({
 })
 
 /** qos may arrive as a string or a number: both are accepted, stored as a number. */
-export const SubscriptionCreate = z.object({
-  topic: TopicFilter,
-  qos: looseIntOf((n) =>
-    n.min(0, { error: 'must be one of 0, 1, 2' }).max(2, { error: 'must be one of 0, 1, 2' }),
-  )
-    .optional()
-    .transform((n) => n ?? 1),
-})
+export const SubscriptionCreate = z
+  .object({
+    topic: TopicFilter,
+    qos: looseIntOf((n) =>
+      n.min(0, { error: 'must be one of 0, 1, 2' }).max(2, { error: 'must be one of 0, 1, 2' }),
+    )
+      .optional()
+      .transform((n) => n ?? 1),
+  })
+  .meta({ examples: [{ topic: 'config/#', qos: 1 }] })
 
 export const subscriptionFilters = { topic: 'text', qos: 'int' } satisfies FilterFields
 
