@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { name, Int, NullableInt, Str, Timestamp } from './common.ts'
+import { name, Int, NullableInt, Str, Timestamp, annotate } from './common.ts'
 import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -15,28 +15,26 @@ const password = z
   .max(200)
 const role = z.enum(['admin', 'user', 'viewer'], { error: 'must be admin, user or viewer' })
 
-export const Login = z
-  .object({
-    email: z.string({ error: 'required' }).min(1, { error: 'required' }),
-    password: z.string({ error: 'required' }).min(1, { error: 'required' }),
-    remember: z.boolean({ error: 'must be true or false' }).optional(),
-  })
-  .meta({
-    examples: [{ email: 'admin@devicecloud.local', password: 'change-me-now', remember: false }],
-  })
+export const Login = z.object({
+  email: z.string({ error: 'required' }).min(1, { error: 'required' }),
+  password: z.string({ error: 'required' }).min(1, { error: 'required' }),
+  remember: z.boolean({ error: 'must be true or false' }).optional(),
+})
+annotate(Login, {
+  examples: [{ email: 'admin@devicecloud.local', password: 'change-me-now', remember: false }],
+})
 
-export const Signup = z
-  .object({ email, username: name(50), password, tenantName: name(100) })
-  .meta({
-    examples: [
-      {
-        email: 'ops@example.com',
-        username: 'ops',
-        password: 'a-long-password',
-        tenantName: 'Example Ltd',
-      },
-    ],
-  })
+export const Signup = z.object({ email, username: name(50), password, tenantName: name(100) })
+annotate(Signup, {
+  examples: [
+    {
+      email: 'ops@example.com',
+      username: 'ops',
+      password: 'a-long-password',
+      tenantName: 'Example Ltd',
+    },
+  ],
+})
 
 export const Session = z.object({
   userIntID: Int,
@@ -58,7 +56,8 @@ export const User = z.object({
   updateAt: Timestamp,
 })
 
-export const UserCreate = z.object({ username: name(50), email, password, role }).meta({
+export const UserCreate = z.object({ username: name(50), email, password, role })
+annotate(UserCreate, {
   examples: [
     {
       username: 'operator',
@@ -89,13 +88,14 @@ export const Application = z.object({
 })
 /** The create answer is the only time appToken is shown. */
 export const ApplicationCreated = Application.extend({ appToken: Str })
-export const ApplicationCreate = z
-  .object({
-    appName: name(50),
-    role: role.default('user'),
-    expiredAt,
-  })
-  .meta({ examples: [{ appName: 'dashboard', role: 'viewer', expiredAt: '2030-12-31 23:59:59' }] })
+export const ApplicationCreate = z.object({
+  appName: name(50),
+  role: role.default('user'),
+  expiredAt,
+})
+annotate(ApplicationCreate, {
+  examples: [{ appName: 'dashboard', role: 'viewer', expiredAt: '2030-12-31 23:59:59' }],
+})
 export const ApplicationUpdate = z.object({
   appName: name(50).optional(),
   role: role.optional(),

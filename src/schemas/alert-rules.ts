@@ -12,6 +12,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -37,6 +38,7 @@ const ruleFields = {
   enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
 }
 
+/** The example of an alert rule (create and test). */
 const RULE_EXAMPLE = {
   ruleName: 'Too hot',
   productID: 'pT8kZ3wQ',
@@ -48,7 +50,8 @@ const RULE_EXAMPLE = {
 }
 
 /** `POST /alert_rules`. */
-export const AlertRuleCreate = z.object(ruleFields).meta({ examples: [RULE_EXAMPLE] })
+export const AlertRuleCreate = z.object(ruleFields)
+annotate(AlertRuleCreate, { examples: [RULE_EXAMPLE] })
 
 /** Edit: the whole record as read may come back; absent fields keep their values. */
 export const AlertRuleUpdate = z.object(ruleFields).partial()
@@ -57,24 +60,23 @@ export const AlertRuleUpdate = z.object(ruleFields).partial()
 const time = z.string({ error: 'must be YYYY-MM-DD HH:MM:SS' }).meta(WIRE_TIME_DOC)
 
 /** `POST /alert_rules/test`: a rule (not stored) over one device's stored values of a range. */
-export const AlertRuleTest = z
-  .object({
-    ...ruleFields,
-    ruleName: name(50).optional(),
-    deviceID: z.string({ error: 'required, a deviceID' }).min(1, { error: 'required' }),
-    startTime: time,
-    endTime: time,
-  })
-  .meta({
-    examples: [
-      {
-        ...RULE_EXAMPLE,
-        deviceID: 'thermometer-1',
-        startTime: '2026-01-01 00:00:00',
-        endTime: '2026-01-02 00:00:00',
-      },
-    ],
-  })
+export const AlertRuleTest = z.object({
+  ...ruleFields,
+  ruleName: name(50).optional(),
+  deviceID: z.string({ error: 'required, a deviceID' }).min(1, { error: 'required' }),
+  startTime: time,
+  endTime: time,
+})
+annotate(AlertRuleTest, {
+  examples: [
+    {
+      ...RULE_EXAMPLE,
+      deviceID: 'thermometer-1',
+      startTime: '2026-01-01 00:00:00',
+      endTime: '2026-01-02 00:00:00',
+    },
+  ],
+})
 
 export const AlertRule = z.object({
   id: Int,

@@ -10,6 +10,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import { relativeTopic } from './data-streams.ts'
 import type { FilterFields } from '../http/paging.ts'
@@ -76,42 +77,38 @@ const idText = z
   .nullish()
 
 /** Create body; the product by its productID. */
-export const AppTemplateCreate = z
-  .object({
-    templateName: name(50),
-    templateType: enumCode('templateType'),
-    productID: z.string({ error: 'required, a string' }).min(1, { error: 'must not be empty' }),
-    topic: relativeTopic.nullish(),
-    dataPointIntID: intID.nullish(),
-    dataStreamIntID: intID.nullish(),
-    dataTransType: enumCode('dataTransType').nullish(),
-    enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
-    places: z
-      .tuple([z.number().int(), z.number().int()], { error: 'must be an array of two integers' })
-      .nullish(),
-    instanceID: idText,
-    itemID: idText,
-    itemName: text(100),
-    itemOperations: text(100),
-    objectID: idText,
-    productItemIntID: intID.nullish(),
-    defaultValues: z
-      .array(DefaultValue, { error: 'must be an array of objects' })
-      .max(100)
-      .nullish(),
-  })
-  .meta({
-    examples: [
-      {
-        templateName: 'Temperature',
-        templateType: 3,
-        productID: 'pT8kZ3wQ',
-        topic: 'telemetry',
-        dataPointIntID: 1,
-        dataTransType: 1,
-      },
-    ],
-  })
+export const AppTemplateCreate = z.object({
+  templateName: name(50),
+  templateType: enumCode('templateType'),
+  productID: z.string({ error: 'required, a string' }).min(1, { error: 'must not be empty' }),
+  topic: relativeTopic.nullish(),
+  dataPointIntID: intID.nullish(),
+  dataStreamIntID: intID.nullish(),
+  dataTransType: enumCode('dataTransType').nullish(),
+  enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
+  places: z
+    .tuple([z.number().int(), z.number().int()], { error: 'must be an array of two integers' })
+    .nullish(),
+  instanceID: idText,
+  itemID: idText,
+  itemName: text(100),
+  itemOperations: text(100),
+  objectID: idText,
+  productItemIntID: intID.nullish(),
+  defaultValues: z.array(DefaultValue, { error: 'must be an array of objects' }).max(100).nullish(),
+})
+annotate(AppTemplateCreate, {
+  examples: [
+    {
+      templateName: 'Temperature',
+      templateType: 3,
+      productID: 'pT8kZ3wQ',
+      topic: 'telemetry',
+      dataPointIntID: 1,
+      dataTransType: 1,
+    },
+  ],
+})
 
 /** Edit body: productID may be sent back but not changed. */
 export const AppTemplateUpdate = AppTemplateCreate.partial()

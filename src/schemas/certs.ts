@@ -9,6 +9,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { enumDoc } from '../enums.ts'
@@ -48,14 +49,15 @@ const commonName = z
   // the C0 and C1 controls (Unicode category Cc), as a range every regex dialect reads
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' })
 
-export const CertCreate = z
-  .object({
-    name: name(50),
-    enable: enumCode('certEnable'),
-    /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
-    CN: commonName.nullish(),
-  })
-  .meta({ examples: [{ name: 'thermometer-1 certificate', enable: 1, CN: 'thermometer-1' }] })
+export const CertCreate = z.object({
+  name: name(50),
+  enable: enumCode('certEnable'),
+  /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
+  CN: commonName.nullish(),
+})
+annotate(CertCreate, {
+  examples: [{ name: 'thermometer-1 certificate', enable: 1, CN: 'thermometer-1' }],
+})
 
 /** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */
 export const CertUpdate = z.object({
@@ -74,14 +76,13 @@ export const CertDevice = z.object({ id: Int, deviceID: Str, deviceName: Str })
 
 export const certDeviceFilters = { deviceID: 'text', deviceName: 'text' } satisfies FilterFields
 
-export const CertDevicesBind = z
-  .object({
-    devicesIntID: z
-      .array(intID, { error: 'must be an array of device ids' })
-      .min(1, { error: 'at least one device id' })
-      .max(1000, { error: 'at most 1000 device ids' }),
-  })
-  .meta({ examples: [{ devicesIntID: [1] }] })
+export const CertDevicesBind = z.object({
+  devicesIntID: z
+    .array(intID, { error: 'must be an array of device ids' })
+    .min(1, { error: 'at least one device id' })
+    .max(1000, { error: 'at most 1000 device ids' }),
+})
+annotate(CertDevicesBind, { examples: [{ devicesIntID: [1] }] })
 
 export type CertCreate = z.infer<typeof CertCreate>
 export type CertUpdate = z.infer<typeof CertUpdate>

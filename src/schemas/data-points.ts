@@ -12,6 +12,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -75,48 +76,47 @@ export function oneOf(values: number[]) {
 }
 
 /** Create body; numbers may arrive as numeric strings. */
-export const DataPointCreate = z
-  .object({
-    dataPointName: name(50),
-    dataPointID: z
-      .string({ error: 'required, a string' })
-      .regex(DATA_POINT_ID, {
-        error: 'letters, digits, _ and -, starting with a letter or _, at most 64 characters',
-      })
-      .refine((id) => !RESERVED_DATA_POINT_IDS.has(id), {
-        error: `must not be ${[...RESERVED_DATA_POINT_IDS].join(', ')}`,
-      })
-      .meta({ not: { enum: [...RESERVED_DATA_POINT_IDS] } }),
-    productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
-    pointDataType: enumCode('pointDataType'),
-    dataTransType: enumCode('dataTransType'),
-    unitName: text(50),
-    unitSymbol: text(20),
-    upperLimit: looseNumber.nullish(),
-    lowerLimit: looseNumber.nullish(),
-    dataStep: looseNumberOf((n) => n.positive({ error: 'must be greater than 0' })).nullish(),
-    enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
-    isLocationType: oneOf([0, 1, 2]).nullish(),
-    locationType: enumCode('locationType').nullish(),
-    binarySize: looseIntOf((n) => n.positive({ error: 'must be a positive integer' })).nullish(),
-    faultValue: text(100),
-    isDiscard: oneOf([0, 1]).nullish(),
-    registerAddr: text(50),
-    detail: text(300),
-  })
-  .meta({
-    examples: [
-      {
-        productIntID: 1,
-        dataPointID: 'temp',
-        dataPointName: 'Temperature',
-        pointDataType: 1,
-        dataTransType: 1,
-        unitName: 'degree Celsius',
-        unitSymbol: '°C',
-      },
-    ],
-  })
+export const DataPointCreate = z.object({
+  dataPointName: name(50),
+  dataPointID: z
+    .string({ error: 'required, a string' })
+    .regex(DATA_POINT_ID, {
+      error: 'letters, digits, _ and -, starting with a letter or _, at most 64 characters',
+    })
+    .refine((id) => !RESERVED_DATA_POINT_IDS.has(id), {
+      error: `must not be ${[...RESERVED_DATA_POINT_IDS].join(', ')}`,
+    })
+    .meta({ not: { enum: [...RESERVED_DATA_POINT_IDS] } }),
+  productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
+  pointDataType: enumCode('pointDataType'),
+  dataTransType: enumCode('dataTransType'),
+  unitName: text(50),
+  unitSymbol: text(20),
+  upperLimit: looseNumber.nullish(),
+  lowerLimit: looseNumber.nullish(),
+  dataStep: looseNumberOf((n) => n.positive({ error: 'must be greater than 0' })).nullish(),
+  enum: z.array(z.unknown(), { error: 'must be a JSON array or null' }).max(1000).nullish(),
+  isLocationType: oneOf([0, 1, 2]).nullish(),
+  locationType: enumCode('locationType').nullish(),
+  binarySize: looseIntOf((n) => n.positive({ error: 'must be a positive integer' })).nullish(),
+  faultValue: text(100),
+  isDiscard: oneOf([0, 1]).nullish(),
+  registerAddr: text(50),
+  detail: text(300),
+})
+annotate(DataPointCreate, {
+  examples: [
+    {
+      productIntID: 1,
+      dataPointID: 'temp',
+      dataPointName: 'Temperature',
+      pointDataType: 1,
+      dataTransType: 1,
+      unitName: 'degree Celsius',
+      unitSymbol: '°C',
+    },
+  ],
+})
 
 /** Edit body: any create field; productIntID may be sent back but not changed. */
 export const DataPointUpdate = DataPointCreate.partial()

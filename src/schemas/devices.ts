@@ -11,6 +11,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import { DEVICE_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
@@ -180,44 +181,43 @@ export const describedFields = {
 }
 
 /** Create device body fields (the cross-field rules are checked in src/rules/devices.ts). */
-export const DeviceCreate = z
-  .object({
-    productID: name(64),
-    deviceName: name(50),
-    deviceType: enumCode('deviceType'),
-    upLinkSystem: enumCode('upLinkSystem').nullish(),
-    gateway: intID.nullish(),
-    parentDevice: intID.nullish(),
-    cloudProtocol: enumCode('cloudProtocol'),
-    ...credentialFields,
-    authType: enumCode('authType').nullish(),
-    blocked: enumCode('blocked').optional(),
-    modBusIndex: intIn(0, 255).nullish(),
-    carrier: enumCode('carrier').nullish(),
-    physicalNetwork: enumCode('physicalNetwork').nullish(),
-    IMEI: text(32),
-    IMSI: text(32),
-    autoSub: enumCode('autoSub').nullish(),
-    ...describedFields,
-    latitude: bounded(-90, 90).nullish(),
-    longitude: bounded(-180, 180).nullish(),
-    lora: Lora.nullish(),
-    metaData: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).nullish(),
-    scopes: z.array(z.unknown(), { error: 'must be an array' }).nullish(),
-  })
-  .meta({
-    examples: [
-      {
-        productID: 'pT8kZ3wQ',
-        deviceName: 'thermometer-1',
-        deviceType: 1,
-        upLinkSystem: 1,
-        cloudProtocol: 1,
-        authType: 1,
-        description: 'Meeting room 2',
-      },
-    ],
-  })
+export const DeviceCreate = z.object({
+  productID: name(64),
+  deviceName: name(50),
+  deviceType: enumCode('deviceType'),
+  upLinkSystem: enumCode('upLinkSystem').nullish(),
+  gateway: intID.nullish(),
+  parentDevice: intID.nullish(),
+  cloudProtocol: enumCode('cloudProtocol'),
+  ...credentialFields,
+  authType: enumCode('authType').nullish(),
+  blocked: enumCode('blocked').optional(),
+  modBusIndex: intIn(0, 255).nullish(),
+  carrier: enumCode('carrier').nullish(),
+  physicalNetwork: enumCode('physicalNetwork').nullish(),
+  IMEI: text(32),
+  IMSI: text(32),
+  autoSub: enumCode('autoSub').nullish(),
+  ...describedFields,
+  latitude: bounded(-90, 90).nullish(),
+  longitude: bounded(-180, 180).nullish(),
+  lora: Lora.nullish(),
+  metaData: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).nullish(),
+  scopes: z.array(z.unknown(), { error: 'must be an array' }).nullish(),
+})
+annotate(DeviceCreate, {
+  examples: [
+    {
+      productID: 'pT8kZ3wQ',
+      deviceName: 'thermometer-1',
+      deviceType: 1,
+      upLinkSystem: 1,
+      cloudProtocol: 1,
+      authType: 1,
+      description: 'Meeting room 2',
+    },
+  ],
+})
 
 /** Edit: the whole record as read may come back; absent fields keep their values, null clears optional ones. */
 export const DeviceUpdate = DeviceCreate.partial()

@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { enumCode, name, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  name,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+  annotate,
+} from './common.ts'
 import { credentialFields, describedFields } from './devices.ts'
 import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
@@ -51,34 +61,33 @@ export const MAC_PATTERN = /^[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa
  * Create a gateway. The gateway is stored with devices
  * (kind 'gateway'), so its credentials work like a device's.
  */
-export const GatewayCreate = z
-  .object({
-    gatewayName: name(50),
-    productID: name(64),
-    gatewayProtocol: enumCode('gatewayProtocol'),
-    upLinkNetwork: enumCode('upLinkNetwork').nullish(),
-    upLinkProtocol: enumCode('upLinkProtocol').nullish(),
-    ...credentialFields,
-    authType: enumCode('authType'),
-    blocked: enumCode('blocked').optional(),
-    mac: z
-      .string({ error: 'must be a MAC address' })
-      .regex(MAC_PATTERN, { error: 'must be a MAC address like 00:1A:2B:3C:4D:5E' })
-      .nullish(),
-    ...describedFields,
-  })
-  .meta({
-    examples: [
-      {
-        gatewayName: 'gateway-1',
-        productID: 'pT8kZ3wQ',
-        gatewayProtocol: 1,
-        authType: 1,
-        upLinkNetwork: 4,
-        mac: '00:1A:2B:3C:4D:5E',
-      },
-    ],
-  })
+export const GatewayCreate = z.object({
+  gatewayName: name(50),
+  productID: name(64),
+  gatewayProtocol: enumCode('gatewayProtocol'),
+  upLinkNetwork: enumCode('upLinkNetwork').nullish(),
+  upLinkProtocol: enumCode('upLinkProtocol').nullish(),
+  ...credentialFields,
+  authType: enumCode('authType'),
+  blocked: enumCode('blocked').optional(),
+  mac: z
+    .string({ error: 'must be a MAC address' })
+    .regex(MAC_PATTERN, { error: 'must be a MAC address like 00:1A:2B:3C:4D:5E' })
+    .nullish(),
+  ...describedFields,
+})
+annotate(GatewayCreate, {
+  examples: [
+    {
+      gatewayName: 'gateway-1',
+      productID: 'pT8kZ3wQ',
+      gatewayProtocol: 1,
+      authType: 1,
+      upLinkNetwork: 4,
+      mac: '00:1A:2B:3C:4D:5E',
+    },
+  ],
+})
 
 export const GatewayUpdate = GatewayCreate.partial()
 

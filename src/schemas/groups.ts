@@ -9,6 +9,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { enumDoc } from '../enums.ts'
@@ -30,17 +31,16 @@ export const Group = z.object({
 /** Group in a list: createUser is detail only. */
 export const GroupListItem = Group.omit({ createUser: true })
 
-export const GroupCreate = z
-  .object({
-    productID: name(64),
-    groupName: name(50),
-    description: text(300),
-  })
-  .meta({
-    examples: [
-      { productID: 'pT8kZ3wQ', groupName: 'Floor 1', description: 'Thermometers of floor 1' },
-    ],
-  })
+export const GroupCreate = z.object({
+  productID: name(64),
+  groupName: name(50),
+  description: text(300),
+})
+annotate(GroupCreate, {
+  examples: [
+    { productID: 'pT8kZ3wQ', groupName: 'Floor 1', description: 'Thermometers of floor 1' },
+  ],
+})
 
 /** Edit: the whole record as read may come back; productID may change only while the group is empty. */
 export const GroupUpdate = GroupCreate.partial()
@@ -53,15 +53,14 @@ export const groupFilters = {
 } satisfies FilterFields
 
 /** Add devices to a group (POST /groups/{id}/devices). */
-export const GroupDevicesAdd = z
-  .object({
-    ids: z
-      .array(intID, { error: 'required, an array of device ids' })
-      .min(1, { error: 'must not be empty' })
-      .max(1000, { error: 'at most 1000 ids' })
-      .transform((ids) => [...new Set(ids)]),
-  })
-  .meta({ examples: [{ ids: [1] }] })
+export const GroupDevicesAdd = z.object({
+  ids: z
+    .array(intID, { error: 'required, an array of device ids' })
+    .min(1, { error: 'must not be empty' })
+    .max(1000, { error: 'at most 1000 ids' })
+    .transform((ids) => [...new Set(ids)]),
+})
+annotate(GroupDevicesAdd, { examples: [{ ids: [1] }] })
 
 /** Answer of adding devices: how many were new, and the members now. */
 export const GroupDevicesAdded = z.object({

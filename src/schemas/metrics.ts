@@ -10,6 +10,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { oneOf } from './data-points.ts'
@@ -61,35 +62,34 @@ export const MetricListItem = Metric.pick({
 })
 
 /** Create body: the product comes from dataPointIntID; metricType defaults by the rules (src/rules/metrics.ts). */
-export const MetricCreate = z
-  .object({
-    metricName: name(50),
-    dataPointIntID: intID,
-    metricType: enumCode('metricType').optional(),
-    expressions: z
-      .string({ error: 'must be a string' })
-      .max(1000, { error: 'at most 1000 characters' })
-      .nullish(),
-    expressionsLabel: text(1000),
-    aggregateType: enumCode('aggregateType').nullish(),
-    aggregateData: enumCode('aggregateData').nullish(),
-    chartType: enumCode('chartType').nullish(),
-    isShow: oneOf([0, 1]).optional(),
-    productItemIntID: intID.nullish(),
-    remark: text(300),
-    dataStreamIntID: intID.nullish(),
-  })
-  .meta({
-    examples: [
-      {
-        metricName: 'Temperature in °F',
-        dataPointIntID: 1,
-        metricType: 1,
-        expressions: 'value * 1.8 + 32',
-        chartType: 1,
-      },
-    ],
-  })
+export const MetricCreate = z.object({
+  metricName: name(50),
+  dataPointIntID: intID,
+  metricType: enumCode('metricType').optional(),
+  expressions: z
+    .string({ error: 'must be a string' })
+    .max(1000, { error: 'at most 1000 characters' })
+    .nullish(),
+  expressionsLabel: text(1000),
+  aggregateType: enumCode('aggregateType').nullish(),
+  aggregateData: enumCode('aggregateData').nullish(),
+  chartType: enumCode('chartType').nullish(),
+  isShow: oneOf([0, 1]).optional(),
+  productItemIntID: intID.nullish(),
+  remark: text(300),
+  dataStreamIntID: intID.nullish(),
+})
+annotate(MetricCreate, {
+  examples: [
+    {
+      metricName: 'Temperature in °F',
+      dataPointIntID: 1,
+      metricType: 1,
+      expressions: 'value * 1.8 + 32',
+      chartType: 1,
+    },
+  ],
+})
 
 export const MetricUpdate = MetricCreate.partial()
 

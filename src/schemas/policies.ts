@@ -10,6 +10,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import { TOPIC_MAX, topicFilterProblem } from '../rules/policies.ts'
 import type { FilterFields } from '../http/paging.ts'
@@ -48,25 +49,24 @@ export const Policy = z.object({
 /** Policy in a list: no createUser (detail only), no mqtt_acl. */
 export const PolicyListItem = Policy.omit({ createUser: true, mqtt_acl: true })
 
-export const PolicyCreate = z
-  .object({
-    name: name(50),
-    topic: TopicFilter,
-    access: enumCode('access'),
-    allow: enumCode('allow'),
-    description: text(300),
-  })
-  .meta({
-    examples: [
-      {
-        name: 'telemetry',
-        topic: 'telemetry/#',
-        access: 0,
-        allow: 1,
-        description: 'Publish telemetry',
-      },
-    ],
-  })
+export const PolicyCreate = z.object({
+  name: name(50),
+  topic: TopicFilter,
+  access: enumCode('access'),
+  allow: enumCode('allow'),
+  description: text(300),
+})
+annotate(PolicyCreate, {
+  examples: [
+    {
+      name: 'telemetry',
+      topic: 'telemetry/#',
+      access: 0,
+      allow: 1,
+      description: 'Publish telemetry',
+    },
+  ],
+})
 
 export const PolicyUpdate = PolicyCreate.partial()
 
@@ -103,14 +103,12 @@ const idList = (what: string) =>
     .transform((ids) => [...new Set(ids)])
 
 /** Bind devices to a policy: one or more device ids. */
-export const PolicyDevicesBind = z
-  .object({ devicesIntID: idList('device') })
-  .meta({ examples: [{ devicesIntID: [1] }] })
+export const PolicyDevicesBind = z.object({ devicesIntID: idList('device') })
+annotate(PolicyDevicesBind, { examples: [{ devicesIntID: [1] }] })
 
 /** Bind policies to a device: one or more policy ids. */
-export const DevicePoliciesBind = z
-  .object({ ids: idList('policy') })
-  .meta({ examples: [{ ids: [1] }] })
+export const DevicePoliciesBind = z.object({ ids: idList('policy') })
+annotate(DevicePoliciesBind, { examples: [{ ids: [1] }] })
 
 export type PolicyCreate = z.infer<typeof PolicyCreate>
 export type PolicyUpdate = z.infer<typeof PolicyUpdate>

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { looseIntOf, Int, Str, Timestamp } from './common.ts'
+import { looseIntOf, Int, Str, Timestamp, annotate } from './common.ts'
 import { TopicFilter } from './policies.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -13,16 +13,15 @@ export const Subscription = z.object({
 })
 
 /** qos may arrive as a string or a number: both are accepted, stored as a number. */
-export const SubscriptionCreate = z
-  .object({
-    topic: TopicFilter,
-    qos: looseIntOf((n) =>
-      n.min(0, { error: 'must be one of 0, 1, 2' }).max(2, { error: 'must be one of 0, 1, 2' }),
-    )
-      .optional()
-      .transform((n) => n ?? 1),
-  })
-  .meta({ examples: [{ topic: 'config/#', qos: 1 }] })
+export const SubscriptionCreate = z.object({
+  topic: TopicFilter,
+  qos: looseIntOf((n) =>
+    n.min(0, { error: 'must be one of 0, 1, 2' }).max(2, { error: 'must be one of 0, 1, 2' }),
+  )
+    .optional()
+    .transform((n) => n ?? 1),
+})
+annotate(SubscriptionCreate, { examples: [{ topic: 'config/#', qos: 1 }] })
 
 export const subscriptionFilters = { topic: 'text', qos: 'int' } satisfies FilterFields
 

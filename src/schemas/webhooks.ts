@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { Int, NullableInt, NullableStr, Str, Timestamp, annotate } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { OUTBOX_TYPES } from '../../store/types.ts'
 
@@ -33,25 +33,24 @@ const WEBHOOK_URL = new RegExp(
 )
 
 /** `url` http(s) (a link-local host is refused); `events` default all six; `enable` 0/1 default 1. */
-export const WebhookCreate = z
-  .object({
-    url: z
-      .string({ error: 'required' })
-      .min(1, 'required')
-      .max(2000, 'at most 2000 characters')
-      .regex(WEBHOOK_URL, 'must be an http or https URL'),
-    events: z.array(EventType).optional(),
-    enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
-  })
-  .meta({
-    examples: [
-      {
-        url: 'https://hooks.example.com/devicecloud',
-        events: ['alert.raised', 'command.status'],
-        enable: 1,
-      },
-    ],
-  })
+export const WebhookCreate = z.object({
+  url: z
+    .string({ error: 'required' })
+    .min(1, 'required')
+    .max(2000, 'at most 2000 characters')
+    .regex(WEBHOOK_URL, 'must be an http or https URL'),
+  events: z.array(EventType).optional(),
+  enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
+})
+annotate(WebhookCreate, {
+  examples: [
+    {
+      url: 'https://hooks.example.com/devicecloud',
+      events: ['alert.raised', 'command.status'],
+      enable: 1,
+    },
+  ],
+})
 export const WebhookUpdate = WebhookCreate
 
 /** One delivery of an event to a webhook. */
