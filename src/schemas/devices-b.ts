@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import {
+  annotate,
   enumCode,
   intID,
   name,
@@ -102,6 +103,9 @@ export const DeviceCreate = z.object({
   ...credentialFields,
   gateway: intID.nullish(),
   ...described,
+})
+annotate(DeviceCreate, {
+  examples: [{ deviceName: 'thermometer-1', productID: 'pT8kZ3wQ', deviceType: 0, authType: 1 }],
 })
 
 /**

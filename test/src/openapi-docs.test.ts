@@ -138,28 +138,39 @@ const CREATES = [
   '/ingest',
 ]
 
-docs('examples :: every JSON body has an example its own zod schema accepts', () => {
-  const { defs } = createApp(t.svc.deps)
-  const posts = operations(doc).filter(
-    ({ method, op }) => method === 'post' && op.requestBody?.content['application/json']?.schema,
-  )
-  assert.ok(posts.length >= CREATES.length, String(posts.length))
-  for (const { path, op } of posts) {
-    const media = op.requestBody.content['application/json']
-    assert.ok('example' in media, `POST ${path} has an example`)
-    const def = defs.find(
-      (d) => d.method === 'post' && `/api/v1${d.path.replace(/:(\w+)/g, '{$1}')}` === path,
-    )!
-    const schema = (def.body ?? def.rawBody?.schema) as z.ZodType
-    const parsed = schema.safeParse(media.example)
-    assert.ok(parsed.success, `POST ${path}: ${JSON.stringify(parsed.error?.issues)}`)
-  }
-  for (const path of CREATES)
-    assert.ok(
-      doc.paths[`/api/v1${path}`].post.requestBody.content['application/json'].example,
-      path,
-    )
-})
+docs(
+  'examples :: every JSON body, in both variants, has examples its own zod schema accepts',
+  () => {
+    for (const variant of ['A', 'B'] as const) {
+      const { defs } = createApp(t.svc.deps, wireShapes(variant))
+      const d = variant === 'A' ? doc : buildOpenApi(defs, '0', variant)
+      const posts = operations(d).filter(
+        ({ method, op }) =>
+          method === 'post' && op.requestBody?.content['application/json']?.schema,
+      )
+      assert.ok(posts.length >= CREATES.length, String(posts.length))
+      for (const { path, op } of posts) {
+        const media = op.requestBody.content['application/json']
+        const at = `${variant} POST ${path}`
+        assert.ok('example' in media, `${at} has an example`)
+        assert.equal(media.schema.examples[0], media.example, at)
+        const def = defs.find(
+          (x) => x.method === 'post' && `/api/v1${x.path.replace(/:(\w+)/g, '{$1}')}` === path,
+        )!
+        const schema = (def.body ?? def.rawBody?.schema) as z.ZodType
+        for (const example of media.schema.examples) {
+          const parsed = schema.safeParse(example)
+          assert.ok(parsed.success, `${at}: ${JSON.stringify(parsed.error?.issues)}`)
+        }
+      }
+    }
+    for (const path of CREATES)
+      assert.ok(
+        doc.paths[`/api/v1${path}`].post.requestBody.content['application/json'].example,
+        path,
+      )
+  },
+)
 
 docs(
   'examples :: each create example, posted with the ids of records made before, is 2xx',
