@@ -208,3 +208,20 @@ export type EnumName = keyof typeof enumerations
 export function codes(name: EnumName): number[] {
   return Object.keys(enumerations[name]).map(Number)
 }
+
+/** Every code of one enumeration with its labels, e.g. `1 Urgent (紧急), 2 Major (重要), …`. */
+export function enumMeanings(name: EnumName): string {
+  const table = enumerations[name] as Record<string, { zh: string; en: string }>
+  return Object.entries(table)
+    .map(([code, { en, zh }]) => (en === zh ? `${code} ${en}` : `${code} ${en} (${zh})`))
+    .join(', ')
+}
+
+/** The OpenAPI annotations of a field holding codes of `name`: the meanings, and the English names in order. */
+export function enumDoc(name: EnumName) {
+  const table = enumerations[name] as Record<string, { zh: string; en: string }>
+  return {
+    description: `${name}: ${enumMeanings(name)}`,
+    'x-enumNames': Object.values(table).map((l) => l.en),
+  }
+}

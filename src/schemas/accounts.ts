@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { name, Int, NullableInt, Str, Timestamp } from './common.ts'
+import { name, Int, NullableInt, Str, Timestamp, annotate } from './common.ts'
 import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -20,6 +20,9 @@ export const Login = z.object({
   password: z.string({ error: 'required' }).min(1, { error: 'required' }),
   remember: z.boolean({ error: 'must be true or false' }).optional(),
 })
+annotate(Login, {
+  examples: [{ email: 'admin@devicecloud.local', password: 'change-me-now', remember: false }],
+})
 
 /** A signed-in user's own password change: the current password, and the new one (the rules of a user's). */
 export const OwnPassword = z.object({
@@ -28,6 +31,16 @@ export const OwnPassword = z.object({
 })
 
 export const Signup = z.object({ email, username: name(50), password, tenantName: name(100) })
+annotate(Signup, {
+  examples: [
+    {
+      email: 'ops@example.com',
+      username: 'ops',
+      password: 'a-long-password',
+      tenantName: 'Example Ltd',
+    },
+  ],
+})
 
 export const Session = z.object({
   userIntID: Int,
@@ -50,6 +63,16 @@ export const User = z.object({
 })
 
 export const UserCreate = z.object({ username: name(50), email, password, role })
+annotate(UserCreate, {
+  examples: [
+    {
+      username: 'operator',
+      email: 'operator@example.com',
+      password: 'operator-pw-1',
+      role: 'user',
+    },
+  ],
+})
 export const UserUpdate = UserCreate.partial()
 export const userFilters = { username: 'text', email: 'text', role: 'text' } satisfies FilterFields
 
@@ -75,6 +98,9 @@ export const ApplicationCreate = z.object({
   appName: name(50),
   role: role.default('user'),
   expiredAt,
+})
+annotate(ApplicationCreate, {
+  examples: [{ appName: 'dashboard', role: 'viewer', expiredAt: '2030-12-31 23:59:59' }],
 })
 export const ApplicationUpdate = z.object({
   appName: name(50).optional(),

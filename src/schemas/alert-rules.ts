@@ -12,6 +12,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -37,8 +38,20 @@ const ruleFields = {
   enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
 }
 
+/** The example of an alert rule (create and test). */
+const RULE_EXAMPLE = {
+  ruleName: 'Too hot',
+  productID: 'pT8kZ3wQ',
+  condition: 'temp > 30',
+  alertSeverity: 2,
+  forSeconds: 60,
+  clearCondition: 'temp < 28',
+  alertContent: '{deviceName}: {value:temp} °C',
+}
+
 /** `POST /alert_rules`. */
 export const AlertRuleCreate = z.object(ruleFields)
+annotate(AlertRuleCreate, { examples: [RULE_EXAMPLE] })
 
 /** Edit: the whole record as read may come back; absent fields keep their values. */
 export const AlertRuleUpdate = z.object(ruleFields).partial()
@@ -53,6 +66,16 @@ export const AlertRuleTest = z.object({
   deviceID: z.string({ error: 'required, a deviceID' }).min(1, { error: 'required' }),
   startTime: time,
   endTime: time,
+})
+annotate(AlertRuleTest, {
+  examples: [
+    {
+      ...RULE_EXAMPLE,
+      deviceID: 'thermometer-1',
+      startTime: '2026-01-01 00:00:00',
+      endTime: '2026-01-02 00:00:00',
+    },
+  ],
 })
 
 export const AlertRule = z.object({

@@ -10,6 +10,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import { relativeTopic } from './data-streams.ts'
 import type { FilterFields } from '../http/paging.ts'
@@ -95,6 +96,18 @@ export const AppTemplateCreate = z.object({
   objectID: idText,
   productItemIntID: intID.nullish(),
   defaultValues: z.array(DefaultValue, { error: 'must be an array of objects' }).max(100).nullish(),
+})
+annotate(AppTemplateCreate, {
+  examples: [
+    {
+      templateName: 'Temperature',
+      templateType: 3,
+      productID: 'pT8kZ3wQ',
+      topic: 'telemetry',
+      dataPointIntID: 1,
+      dataTransType: 1,
+    },
+  ],
 })
 
 /** Edit body: productID may be sent back but not changed. */

@@ -9,14 +9,16 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
+import { enumDoc } from '../enums.ts'
 
 /** Certificate detail. The key-like texts are the real PEM texts of the tenant. */
 export const Cert = z.object({
   id: Int,
   name: Str,
-  enable: Int,
+  enable: Int.meta(enumDoc('certEnable')),
   enableLabel: Label,
   CN: Str,
   cert: Str.meta({ description: 'client certificate, PEM' }),
@@ -53,6 +55,9 @@ export const CertCreate = z.object({
   /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
   CN: commonName.nullish(),
 })
+annotate(CertCreate, {
+  examples: [{ name: 'thermometer-1 certificate', enable: 1, CN: 'thermometer-1' }],
+})
 
 /** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */
 export const CertUpdate = z.object({
@@ -77,6 +82,7 @@ export const CertDevicesBind = z.object({
     .min(1, { error: 'at least one device id' })
     .max(1000, { error: 'at most 1000 device ids' }),
 })
+annotate(CertDevicesBind, { examples: [{ devicesIntID: [1] }] })
 
 export type CertCreate = z.infer<typeof CertCreate>
 export type CertUpdate = z.infer<typeof CertUpdate>

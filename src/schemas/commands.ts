@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { CommandPayload, intID, intIn, Int, Label, Qos, Str } from './common.ts'
+import { COMMAND_EXCHANGE } from './device-payloads.ts'
 
 const topic = z
   .string({ error: 'must be a string' })
@@ -28,6 +29,10 @@ export const DevicePublish = z
     path: ['deviceID'],
     when: (p) => typeof p.value === 'object' && p.value !== null, // named with the other failing fields
   })
+  .meta({
+    description: COMMAND_EXCHANGE,
+    examples: [{ deviceIntID: 1, payload: { led: 'on' }, qos: 1, timeout: 30, ttl: 600 }],
+  })
   .meta({ anyOf: [{ required: ['deviceID'] }, { required: ['deviceIntID'] }] })
 
 export const PublishAnswer = z.object({
@@ -52,7 +57,11 @@ export const GroupPublish = z
     path: ['groupID'],
     when: (p) => typeof p.value === 'object' && p.value !== null,
   })
-  .meta({ anyOf: [{ required: ['groupID'] }, { required: ['groupIntID'] }] })
+  .meta({
+    anyOf: [{ required: ['groupID'] }, { required: ['groupIntID'] }],
+    description: `Each member gets the command as one device does (needAck 1). ${COMMAND_EXCHANGE}`,
+    examples: [{ groupIntID: 1, payload: { led: 'off' }, needAck: 1, ratePerSecond: 100 }],
+  })
 
 export const GroupPublishAnswer = z.object({ statusUrl: Str, taskID: Str })
 

@@ -1,14 +1,17 @@
 import { z } from 'zod'
-import { codes, type EnumName } from '../enums.ts'
+import { codes, enumDoc, type EnumName } from '../enums.ts'
 
-/** An integer code of one of the enumerations (src/enums.ts); the error lists the allowed codes. */
+/**
+ * An integer code of one of the enumerations (src/enums.ts); the error lists the allowed codes, the OpenAPI
+ * document their meanings.
+ */
 export function enumCode(name: EnumName) {
   const allowed = codes(name)
   return z
     .number({ error: `must be one of ${allowed.join(', ')}` })
     .int({ error: `must be one of ${allowed.join(', ')}` })
     .refine((n) => allowed.includes(n), { error: `must be one of ${allowed.join(', ')}` })
-    .meta({ enum: allowed })
+    .meta({ enum: allowed, ...enumDoc(name) })
 }
 
 /**
@@ -17,6 +20,19 @@ export function enumCode(name: EnumName) {
  */
 export const NOT_BLANK =
   /[^\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]/
+
+/**
+ * Adds OpenAPI metadata to a schema in place, keeping what it has, e.g. the `examples` of a request body, written
+ * beside the schema's definition; `.meta()` would make a copy. Examples are request bodies as sent: the OpenAPI
+ * document shows the first as the operation's example, and the tests post each one.
+ */
+export function annotate<S extends z.ZodType>(
+  schema: S,
+  meta: { examples?: unknown[]; description?: string },
+): S {
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), ...meta } as z.GlobalMeta)
+  return schema
+}
 
 /** A required, non-blank text field of at most `max` characters. */
 export const name = (max = 100) =>

@@ -12,6 +12,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -102,6 +103,19 @@ export const DataPointCreate = z.object({
   isDiscard: oneOf([0, 1]).nullish(),
   registerAddr: text(50),
   detail: text(300),
+})
+annotate(DataPointCreate, {
+  examples: [
+    {
+      productIntID: 1,
+      dataPointID: 'temp',
+      dataPointName: 'Temperature',
+      pointDataType: 1,
+      dataTransType: 1,
+      unitName: 'degree Celsius',
+      unitSymbol: '°C',
+    },
+  ],
 })
 
 /** Edit body: any create field; productIntID may be sent back but not changed. */

@@ -74,7 +74,19 @@ export const DataStreamCreate = z
       .optional(),
     detail: text(300),
   })
-  .meta({ anyOf: [{ required: ['productID'] }, { required: ['productIntID'] }] })
+  .meta({
+    anyOf: [{ required: ['productID'] }, { required: ['productIntID'] }],
+    examples: [
+      {
+        productIntID: 1,
+        streamName: 'Telemetry',
+        streamType: 1,
+        streamDataType: 1,
+        topic: 'telemetry',
+        dataPoints: [1],
+      },
+    ],
+  })
 
 export const DataStreamUpdate = DataStreamCreate.partial()
 

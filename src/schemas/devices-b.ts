@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import {
+  annotate,
   enumCode,
   intID,
   name,
@@ -17,6 +18,7 @@ import {
 } from './common.ts'
 import { credentialFields } from './devices.ts'
 import type { FilterFields } from '../http/paging.ts'
+import { enumDoc } from '../enums.ts'
 
 const broker = NullableStr.meta({
   description: 'host:port; null when that listener does not exist',
@@ -34,7 +36,7 @@ export const Device = z.object({
   blocked: Int,
   deviceType: Int,
   deviceTypeLabel: Label,
-  status: Int,
+  status: Int.meta(enumDoc('deviceStatus')),
   statusLabel: Label,
   gateway: NullableInt,
   productID: Str,
@@ -101,6 +103,9 @@ export const DeviceCreate = z.object({
   ...credentialFields,
   gateway: intID.nullish(),
   ...described,
+})
+annotate(DeviceCreate, {
+  examples: [{ deviceName: 'thermometer-1', productID: 'pT8kZ3wQ', deviceType: 0, authType: 1 }],
 })
 
 /**

@@ -11,6 +11,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import { DEVICE_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
@@ -203,6 +204,19 @@ export const DeviceCreate = z.object({
   lora: Lora.nullish(),
   metaData: z.record(z.string(), z.unknown(), { error: 'must be a JSON object' }).nullish(),
   scopes: z.array(z.unknown(), { error: 'must be an array' }).nullish(),
+})
+annotate(DeviceCreate, {
+  examples: [
+    {
+      productID: 'pT8kZ3wQ',
+      deviceName: 'thermometer-1',
+      deviceType: 1,
+      upLinkSystem: 1,
+      cloudProtocol: 1,
+      authType: 1,
+      description: 'Meeting room 2',
+    },
+  ],
 })
 
 /** Edit: the whole record as read may come back; absent fields keep their values, null clears optional ones. */

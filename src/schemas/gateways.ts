@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { enumCode, name, Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  name,
+  Int,
+  Label,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+  annotate,
+} from './common.ts'
 import { credentialFields, describedFields } from './devices.ts'
 import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
@@ -65,6 +75,18 @@ export const GatewayCreate = z.object({
     .regex(MAC_PATTERN, { error: 'must be a MAC address like 00:1A:2B:3C:4D:5E' })
     .nullish(),
   ...describedFields,
+})
+annotate(GatewayCreate, {
+  examples: [
+    {
+      gatewayName: 'gateway-1',
+      productID: 'pT8kZ3wQ',
+      gatewayProtocol: 1,
+      authType: 1,
+      upLinkNetwork: 4,
+      mac: '00:1A:2B:3C:4D:5E',
+    },
+  ],
 })
 
 export const GatewayUpdate = GatewayCreate.partial()

@@ -1,6 +1,6 @@
 /** Variant B of groups: `devices` as `[{id}]`, `userIntID`, description required; members in the device shape. */
 import { z } from 'zod'
-import { name, Int, Label, NullableInt, Str, Timestamp } from './common.ts'
+import { annotate, name, Int, Label, NullableInt, Str, Timestamp } from './common.ts'
 import * as A from './groups.ts'
 import { DeviceRefs } from './products-b.ts'
 
@@ -20,6 +20,11 @@ export const GroupListItem = Group.omit({ createUser: true })
 
 /** Create (Variant B): productID, groupName and description required. */
 export const GroupCreate = A.GroupCreate.extend({ description: name(300) })
+annotate(GroupCreate, {
+  examples: [
+    { productID: 'pT8kZ3wQ', groupName: 'Floor 1', description: 'Thermometers of floor 1' },
+  ],
+})
 
 /** Edit: the whole record as read may come back; productID may change only while the group is empty. */
 export const GroupUpdate = GroupCreate.partial()

@@ -9,8 +9,10 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
+import { enumDoc } from '../enums.ts'
 
 /** Group detail. */
 export const Group = z.object({
@@ -34,6 +36,11 @@ export const GroupCreate = z.object({
   groupName: name(50),
   description: text(300),
 })
+annotate(GroupCreate, {
+  examples: [
+    { productID: 'pT8kZ3wQ', groupName: 'Floor 1', description: 'Thermometers of floor 1' },
+  ],
+})
 
 /** Edit: the whole record as read may come back; productID may change only while the group is empty. */
 export const GroupUpdate = GroupCreate.partial()
@@ -53,6 +60,7 @@ export const GroupDevicesAdd = z.object({
     .max(1000, { error: 'at most 1000 ids' })
     .transform((ids) => [...new Set(ids)]),
 })
+annotate(GroupDevicesAdd, { examples: [{ ids: [1] }] })
 
 /** Answer of adding devices: how many were new, and the members now. */
 export const GroupDevicesAdded = z.object({
@@ -71,7 +79,7 @@ export const GroupDevice = z.object({
   deviceTypeLabel: Label,
   deviceStatus: Int,
   deviceStatusLabel: Label,
-  status: Int,
+  status: Int.meta(enumDoc('deviceStatus')),
   statusLabel: Label,
   productID: Str,
   productName: Str,

@@ -1,5 +1,12 @@
 import { z } from 'zod'
 import { Int, Str, Timestamp } from './common.ts'
+import {
+  COMMAND_RESPONSE,
+  EVENT_UPLINK,
+  GATEWAY_UPLINK,
+  PLAIN_UPLINK,
+  UPLINK_FORMS,
+} from './device-payloads.ts'
 
 /** Most messages in one `POST /api/v1/ingest`. */
 export const MAX_INGEST_MESSAGES = 10_000
@@ -61,6 +68,16 @@ export const IngestBody = z
   .meta({
     description:
       'One message {deviceID?, topic, payload} (deviceID required with API credentials; topic a relative or full ' +
-      'mountpoint topic without wildcards; payload a JSON object or its JSON text), or {"messages": [...]} of them.',
-    examples: [{ topic: 'telemetry', payload: { temp: 21.5 } }],
+      'mountpoint topic without wildcards; payload a JSON object or its JSON text), or {"messages": [...]} of them.' +
+      `\n\nThe payload is one of the uplink forms:\n\n${UPLINK_FORMS}`,
+    examples: [
+      { deviceID: 'thermometer-1', topic: 'telemetry', payload: PLAIN_UPLINK },
+      {
+        messages: [
+          { deviceID: 'thermometer-1', topic: 'telemetry', payload: EVENT_UPLINK },
+          { deviceID: 'gateway-1', topic: 'telemetry', payload: GATEWAY_UPLINK },
+          { deviceID: 'thermometer-1', topic: 'telemetry', payload: COMMAND_RESPONSE },
+        ],
+      },
+    ],
   })

@@ -10,6 +10,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { oneOf } from './data-points.ts'
@@ -77,6 +78,17 @@ export const MetricCreate = z.object({
   productItemIntID: intID.nullish(),
   remark: text(300),
   dataStreamIntID: intID.nullish(),
+})
+annotate(MetricCreate, {
+  examples: [
+    {
+      metricName: 'Temperature in °F',
+      dataPointIntID: 1,
+      metricType: 1,
+      expressions: 'value * 1.8 + 32',
+      chartType: 1,
+    },
+  ],
 })
 
 export const MetricUpdate = MetricCreate.partial()

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { Int, NullableStr, Str } from './common.ts'
+import { enumDoc, enumMeanings } from '../enums.ts'
 
 /** Where a device's broker listeners are, as devices should be told (null: not served). */
 export const BrokerUrls = z.object({
@@ -24,7 +25,10 @@ export const UplinkTopic = z.object({
 export const DeviceConnection = z.object({
   deviceIntID: Int,
   deviceID: Str,
-  authType: Int.describe('1 token, 2 client certificate (over mqtts)'),
+  authType: Int.meta({
+    ...enumDoc('authType'),
+    description: `authType: ${enumMeanings('authType')}; a certificate device connects over mqtts`,
+  }),
   brokers: BrokerUrls,
   clientID: Str.describe('the MQTT client id: the deviceID'),
   username: Str.describe('the MQTT username: deviceUsername'),

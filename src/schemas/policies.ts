@@ -10,6 +10,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import { TOPIC_MAX, topicFilterProblem } from '../rules/policies.ts'
 import type { FilterFields } from '../http/paging.ts'
@@ -55,6 +56,17 @@ export const PolicyCreate = z.object({
   allow: enumCode('allow'),
   description: text(300),
 })
+annotate(PolicyCreate, {
+  examples: [
+    {
+      name: 'telemetry',
+      topic: 'telemetry/#',
+      access: 0,
+      allow: 1,
+      description: 'Publish telemetry',
+    },
+  ],
+})
 
 export const PolicyUpdate = PolicyCreate.partial()
 
@@ -92,9 +104,11 @@ const idList = (what: string) =>
 
 /** Bind devices to a policy: one or more device ids. */
 export const PolicyDevicesBind = z.object({ devicesIntID: idList('device') })
+annotate(PolicyDevicesBind, { examples: [{ devicesIntID: [1] }] })
 
 /** Bind policies to a device: one or more policy ids. */
 export const DevicePoliciesBind = z.object({ ids: idList('policy') })
+annotate(DevicePoliciesBind, { examples: [{ ids: [1] }] })
 
 export type PolicyCreate = z.infer<typeof PolicyCreate>
 export type PolicyUpdate = z.infer<typeof PolicyUpdate>

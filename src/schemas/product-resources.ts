@@ -9,6 +9,7 @@ import {
   NullableStr,
   Str,
   Timestamp,
+  annotate,
 } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -46,6 +47,9 @@ export const ProductResourceCreate = z.object({
   productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
   productItemIntID: intID.nullish(),
   itemName: text(100),
+})
+annotate(ProductResourceCreate, {
+  examples: [{ productIntID: 1, codeValue: 'relay-1', itemName: 'Relay 1' }],
 })
 
 /** Edit body: productIntID may be sent back but not changed. */

@@ -1,6 +1,6 @@
 /** Variant B of products: no cloud protocol on the wire (MQTT), `devices` as `[{id}]`, description required. */
 import { z } from 'zod'
-import { name, Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { annotate, name, Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** `[{id}]`: the record ids of the devices (gateways included) of a product or group. */
@@ -27,6 +27,9 @@ export const ProductListItem = Product.omit({ createUser: true })
 export const ProductCreate = z
   .object({ productName: name(50), description: name(300) })
   .transform((b) => ({ ...b, cloudProtocol: 1 }))
+annotate(ProductCreate, {
+  examples: [{ productName: 'Thermometer', description: 'Room thermometers (MQTT)' }],
+})
 
 /** Edit: the record as read may come back; only productName and description change. */
 export const ProductUpdate = z.object({

@@ -1,5 +1,15 @@
 import { z } from 'zod'
-import { enumCode, name, text, Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  enumCode,
+  name,
+  text,
+  Int,
+  Label,
+  NullableStr,
+  Str,
+  Timestamp,
+  annotate,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** Product detail. */
@@ -29,6 +39,11 @@ export const ProductCreate = z.object({
   productName: name(50),
   cloudProtocol: enumCode('cloudProtocol'),
   description: text(300),
+})
+annotate(ProductCreate, {
+  examples: [
+    { productName: 'Thermometer', cloudProtocol: 1, description: 'Room thermometers (MQTT)' },
+  ],
 })
 
 export const ProductUpdate = ProductCreate.partial()

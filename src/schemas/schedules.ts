@@ -72,13 +72,36 @@ const always = () => true
 export const DeviceScheduleCreate = DeviceScheduleObject.refine(
   (b) => b.deviceID !== undefined || b.deviceIntID !== undefined,
   { error: 'deviceID or deviceIntID is required', path: ['deviceID'], when: always },
-).meta({ anyOf: [{ required: ['deviceID'] }, { required: ['deviceIntID'] }] })
+).meta({
+  anyOf: [{ required: ['deviceID'] }, { required: ['deviceIntID'] }],
+  examples: [
+    {
+      deviceIntID: 1,
+      scheduleName: 'Hourly report',
+      scheduleType: 2,
+      IntervalMinute: 60,
+      payload: { report: true },
+    },
+  ],
+})
 
 /** `POST /group_schedule_publish`: the group by groupID and/or groupIntID. */
 export const GroupScheduleCreate = GroupScheduleObject.refine(
   (b) => b.groupID !== undefined || b.groupIntID !== undefined,
   { error: 'groupID or groupIntID is required', path: ['groupID'], when: always },
-).meta({ anyOf: [{ required: ['groupID'] }, { required: ['groupIntID'] }] })
+).meta({
+  anyOf: [{ required: ['groupID'] }, { required: ['groupIntID'] }],
+  examples: [
+    {
+      groupIntID: 1,
+      scheduleName: 'Lights off at night',
+      scheduleType: 3,
+      cron: '0 22 * * *',
+      payload: { led: 'off' },
+      needAck: 1,
+    },
+  ],
+})
 
 /** Edit: the whole record as read may come back; absent fields keep their values. */
 export const DeviceScheduleUpdate = DeviceScheduleObject.partial()

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { looseIntOf, Int, Str, Timestamp } from './common.ts'
+import { looseIntOf, Int, Str, Timestamp, annotate } from './common.ts'
 import { TopicFilter } from './policies.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -21,6 +21,7 @@ export const SubscriptionCreate = z.object({
     .optional()
     .transform((n) => n ?? 1),
 })
+annotate(SubscriptionCreate, { examples: [{ topic: 'config/#', qos: 1 }] })
 
 export const subscriptionFilters = { topic: 'text', qos: 'int' } satisfies FilterFields
 

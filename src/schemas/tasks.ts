@@ -1,11 +1,12 @@
 import { z } from 'zod'
 import { Int, Label, NullableStr, Str, Timestamp } from './common.ts'
+import { enumDoc } from '../enums.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** The task-status resource a statusUrl points at. */
 export const TaskStatus = z.object({
   taskID: Str,
-  status: Int.meta({ description: '1 waiting, 2 running, 3 done, 4 failed' }),
+  status: Int.meta(enumDoc('taskStatus')),
   statusLabel: Label,
   progress: Int.meta({ description: '0 to 100' }),
   message: NullableStr,

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import { Int, NullableInt, NullableStr, Str, Timestamp, annotate } from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { OUTBOX_TYPES } from '../../store/types.ts'
 
@@ -43,6 +43,15 @@ export const WebhookCreate = z.object({
     .regex(WEBHOOK_URL, 'must be an http or https URL'),
   events: z.array(EventType).optional(),
   enable: z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' }).optional(),
+})
+annotate(WebhookCreate, {
+  examples: [
+    {
+      url: 'https://hooks.example.com/devicecloud',
+      events: ['alert.raised', 'command.status'],
+      enable: 1,
+    },
+  ],
 })
 export const WebhookUpdate = WebhookCreate
 
