@@ -47,6 +47,7 @@ import { SeriesIndex, type SeriesChanges } from './telemetry-series.ts'
 import { TelemetryReads } from './telemetry-reads.ts'
 import { downsampleStream } from '../downsample.ts'
 import { Unavailable } from '../errors.ts'
+import { checkpointWal } from './db.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -301,6 +302,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     clearInterval(this.timer)
     try {
       await this.exclusive(() => this.flushLocked())
+      await checkpointWal(this.client) // the file alone holds everything after a clean stop
     } finally {
       this.client.close()
     }
