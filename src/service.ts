@@ -15,7 +15,7 @@ import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
-import { createLogger, type LogDestination } from './kernel/log.ts'
+import { createLogger, errorLog, type LogDestination } from './kernel/log.ts'
 import { createMetrics, noMetrics } from './kernel/metrics.ts'
 
 export interface Service {
@@ -86,7 +86,15 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   bus.on('user.changed', (e) => auth.forget(e.id))
   bus.on('user.deleted', (e) => auth.forget(e.id))
   bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
-  const pipeline = createPipeline({ config, meta, telemetry, bus, observer: metrics.ingest })
+  const pipeline = createPipeline({
+    config,
+    meta,
+    telemetry,
+    bus,
+    observer: metrics.ingest,
+    now: opts.now,
+    onError: errorLog(logger, 'ingest'),
+  })
   const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now })
   const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
   const broker = config.MQTT_URL

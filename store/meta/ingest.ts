@@ -95,4 +95,12 @@ export interface ConnectionRepository {
   }): Promise<void>
   /** Marks every device offline (at start-up no device is connected yet). Returns how many changed. */
   allOffline(): Promise<number>
+  /**
+   * Sets the devices' lastSeenAt to `at` where the stored value is null or at least `olderThanMs` before `at`, in
+   * one transaction (a few multi-row statements). Answers the record ids of the devices it changed.
+   */
+  markSeen(
+    seen: ReadonlyArray<{ deviceIntID: number; at: number }>,
+    olderThanMs: number,
+  ): Promise<number[]>
 }
