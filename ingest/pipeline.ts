@@ -274,6 +274,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     submit,
     refuse,
     latest: (tenantID, deviceID) => latest.get(tenantID, deviceID),
+    latestOf: (tenantID, deviceIDs) => latest.getMany(tenantID, deviceIDs),
     drained: () => writer.drained(),
     flush: () => writer.flush(),
     async close() {

@@ -68,6 +68,14 @@ export interface IngestRepository {
     tenant: string,
     key: number | string,
   ): Promise<{ device: IngestDevice; points: ModelPoint[] } | undefined>
+  /**
+   * deviceWithPoints of many deviceIDs at once (a few statements, not one per device): deviceID → the tenant's
+   * device and its product's data points; deviceIDs the tenant has no device of are absent.
+   */
+  devicesWithPoints(
+    tenant: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, { device: IngestDevice; points: ModelPoint[] }>>
 }
 
 /** The connection state of one device or gateway, as the broker last saw it. */
