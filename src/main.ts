@@ -20,7 +20,10 @@ async function main() {
       console.log(
         `[devicecloud] its generated password, shown once: ${service.firstAdmin.password}`,
       )
-  }
+  } else if (config.ADMIN_PASSWORD)
+    console.log(
+      '[devicecloud] ADMIN_PASSWORD ignored: the database has users already (it sets the first admin only)',
+    )
   const { mqtt, ws, mqtts } = service.deps.endpoints
   const broker = [mqtt, ws, mqtts].filter(Boolean).join(', ')
   if (!service.deps.config.MQTT_URL && broker) console.log(`[devicecloud] MQTT on ${broker}`)
