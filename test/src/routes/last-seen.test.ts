@@ -4,6 +4,7 @@ import { startTestService, Client, type TestService } from '../../_support/servi
 import { until } from '../../ingest/_mqtt.ts'
 import { basic, buildWorld, type World } from './_ingest.ts'
 import { created, kits } from './_variant.ts'
+import { rmSync } from 'node:fs'
 
 /** Wire time of epoch ms in UTC (the services below run with TIMEZONE=UTC). */
 const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
@@ -165,3 +166,27 @@ variantB('an uplink :: lastSeenAt in the device detail and list of Variant B', a
 })
 
 variantB.run()
+
+const shutdown = suite('lastSeenAt at shutdown')
+
+shutdown(
+  'a message, then a clean stop before the flush interval :: lastSeenAt written',
+  async () => {
+    const s = await startTestService({ INGEST_LINGER_MS: '2', LAST_SEEN_FLUSH_MS: '60000' })
+    try {
+      const world = await buildWorld(s.admin, s)
+      assert.is((await ingest(new Client(s.url, basic(world.device)))).status, 202)
+      const before = Date.now()
+      const row = () => s.db.one('SELECT last_seen_at FROM devices WHERE id = ?', [world.device.id])
+      assert.is((await row())!.last_seen_at, null, 'not written before the flush')
+      await s.svc.close()
+      const at = Number((await row())!.last_seen_at)
+      assert.ok(at > before - 60_000 && at <= Date.now(), String(at))
+    } finally {
+      s.db.close()
+      rmSync(s.dir, { recursive: true, force: true })
+    }
+  },
+)
+
+shutdown.run()
