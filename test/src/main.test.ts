@@ -83,41 +83,38 @@ const dial = (port: number) =>
 
 const main = suite('process')
 
-main(
-  'fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0; again with ADMIN_PASSWORD :: says it is ignored',
-  async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-    const p = start({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: join(dir, 'data'),
-      MQTT_PORT: '0',
-      MQTT_WS_PORT: '0',
-    })
-    const m = await p.until(/API on (http:\/\/[\d.:]+)/)
-    assert.ok(m, p.output())
-    // stdout is a pipe: the lines after the first may arrive in a later chunk
-    assert.ok(await p.until(/generated password, shown once: \S{16}/), p.output())
-    const health = await fetch(`${m![1]}/health`)
-    assert.is(health.status, 200)
-    assert.ok(existsSync(join(dir, 'data', 'devicecloud.db')))
-    p.child.kill('SIGTERM')
-    assert.is(await p.exited, 0)
-    // started again on the same data with ADMIN_PASSWORD: it says the password is not used
-    const again = start({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: join(dir, 'data'),
-      MQTT_PORT: '0',
-      MQTT_WS_PORT: '0',
-      ADMIN_PASSWORD: 'admin-password-1',
-    })
-    assert.ok(await again.until(/ADMIN_PASSWORD ignored: the database has users/), again.output())
-    again.child.kill('SIGTERM')
-    assert.is(await again.exited, 0)
-    rmSync(dir, { recursive: true, force: true })
-  },
-)
+main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+  const p = start({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(dir, 'data'),
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+  })
+  const m = await p.until(/API on (http:\/\/[\d.:]+)/)
+  assert.ok(m, p.output())
+  // stdout is a pipe: the lines after the first may arrive in a later chunk
+  assert.ok(await p.until(/generated password, shown once: \S{16}/), p.output())
+  const health = await fetch(`${m![1]}/health`)
+  assert.is(health.status, 200)
+  assert.ok(existsSync(join(dir, 'data', 'devicecloud.db')))
+  p.child.kill('SIGTERM')
+  assert.is(await p.exited, 0)
+  // started again on the same data with ADMIN_PASSWORD: it says the password is not used
+  const again = start({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(dir, 'data'),
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+    ADMIN_PASSWORD: 'admin-password-1',
+  })
+  assert.ok(await again.until(/ADMIN_PASSWORD ignored: the database has users/), again.output())
+  again.child.kill('SIGTERM')
+  assert.is(await again.exited, 0)
+  rmSync(dir, { recursive: true, force: true })
+})
 
 /** `npm start` exactly as the README says, on free ports over a temp DATA_DIR (`detached`: its own process group). */
 function npmStart(dir: string, detached = false) {
