@@ -21,7 +21,7 @@ const MAX_DEVICES = 100_000
 export class LatestValuesCache {
   private devices = new Map<string, DeviceEntry>()
 
-  constructor(private telemetry: Pick<TelemetryStore, 'latest'>) {}
+  constructor(private telemetry: Pick<TelemetryStore, 'latest' | 'latestOf'>) {}
 
   private static key(tenantID: string, deviceID: string) {
     return `${tenantID}\u0000${deviceID}`
@@ -53,18 +53,46 @@ export class LatestValuesCache {
     const key = LatestValuesCache.key(tenantID, deviceID)
     const entry = this.devices.get(key)
     if (entry?.complete) return entry.values
-    const stored = await this.telemetry.latest(tenantID, deviceID)
+    return this.complete(key, tenantID, await this.telemetry.latest(tenantID, deviceID))
+  }
+
+  /** Merges what the store holds into the entry (values written meanwhile stay when newer): now complete. */
+  private complete(key: string, tenantID: string, stored: Map<string, LastValue>) {
     const now = this.devices.get(key)
-    if (now) {
-      for (const [id, v] of stored) {
-        const cur = now.values.get(id)
-        if (!cur || cur.time < v.time) now.values.set(id, v)
-      }
-      now.complete = true
-      return now.values
+    if (!now) {
+      this.add(key, { tenantID, values: stored, complete: true })
+      return stored
     }
-    this.add(key, { tenantID, values: stored, complete: true })
-    return stored
+    for (const [id, v] of stored) {
+      const cur = now.values.get(id)
+      if (!cur || cur.time < v.time) now.values.set(id, v)
+    }
+    now.complete = true
+    return now.values
+  }
+
+  /**
+   * The last values of many devices of a tenant: what is held complete here, the rest in one `latestOf` read of
+   * the store (merged with values written meanwhile, as get() does). Every asked deviceID gets an entry.
+   */
+  async getMany(
+    tenantID: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, Map<string, LastValue>>> {
+    const out = new Map<string, Map<string, LastValue>>()
+    const missing: string[] = []
+    for (const deviceID of new Set(deviceIDs)) {
+      const entry = this.devices.get(LatestValuesCache.key(tenantID, deviceID))
+      if (entry?.complete) out.set(deviceID, entry.values)
+      else missing.push(deviceID)
+    }
+    if (!missing.length) return out
+    const stored = await this.telemetry.latestOf(tenantID, missing)
+    for (const deviceID of missing) {
+      const key = LatestValuesCache.key(tenantID, deviceID)
+      out.set(deviceID, this.complete(key, tenantID, stored.get(deviceID) ?? new Map()))
+    }
+    return out
   }
 
   /** Forgets a device (deleted). */

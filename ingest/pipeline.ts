@@ -9,6 +9,7 @@ import { checkValue } from './values.ts'
 import { ModelCache, normalizeTopic, type ProductModel, type StreamModel } from './model.ts'
 import { UplinkBatchWriter } from './writer.ts'
 import { LatestValuesCache } from './latest.ts'
+import { LastSeenTracker } from './last-seen.ts'
 
 export interface PipelineDeps {
   config: Config
@@ -17,6 +18,10 @@ export interface PipelineDeps {
   bus: EventBus
   /** Told about each batch written and each rejection (the service's metrics). */
   observer?: IngestObserver
+  /** The clock of lastSeenAt (tests). */
+  now?: () => number
+  /** Where a failed lastSeenAt write is told. */
+  onError?: (what: string, e: unknown) => void
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection. */
@@ -116,6 +121,11 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const models = new ModelCache(meta.ingest, bus)
   const latest = new LatestValuesCache(telemetry)
   const offLatest = latest.listen(bus)
+  const lastSeen = new LastSeenTracker(meta.connections, {
+    flushIntervalMs: config.LAST_SEEN_FLUSH_MS,
+    now: deps.now,
+    onError: (e) => deps.onError?.('lastSeenAt write failed', e),
+  })
   const { observer } = deps
   const store: StoreKind = config.INFLUX_URL ? 'influx' : 'embedded'
   const writePoints = async (p: readonly TelemetryPoint[]) => {
@@ -197,6 +207,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   }
 
   async function submit(given: Uplink): Promise<UplinkOutcome> {
+    lastSeen.seen(given.device.id)
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
     const d = uplink.device
     const payload = eventPayload(uplink.payload)
@@ -235,6 +246,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     own.rejected.push(...decoded.problems)
     checkValues(d, model, stream, decoded.values, own)
     const kids = await children(uplink, decoded, own)
+    for (const k of kids) lastSeen.seen(k.child.id)
     const points = [...own.points, ...kids.flatMap((k) => k.r.points)]
     const events = [
       eventOf(d, uplink, payload, own),
@@ -246,6 +258,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   /** An uplink refused before decoding: only its event, with the reason. */
   function refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome> {
     const d = uplink.device
+    lastSeen.seen(d.id)
     const r = newResult()
     r.rejected.push({ deviceID: d.deviceID, errorCode, message })
     return commit([], [eventOf(d, uplink, eventPayload(uplink.payload), r)], r.rejected)
@@ -261,10 +274,12 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     submit,
     refuse,
     latest: (tenantID, deviceID) => latest.get(tenantID, deviceID),
+    latestOf: (tenantID, deviceIDs) => latest.getMany(tenantID, deviceIDs),
     drained: () => writer.drained(),
     flush: () => writer.flush(),
     async close() {
       await writer.close()
+      await lastSeen.close()
       models.close()
       offLatest()
     },

@@ -67,6 +67,11 @@ export interface Pipeline {
   drained(): Promise<void>
   /** The last value and time of each data point of a device that has one (GET /devices/{id}/latest). */
   latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>>
+  /** latest() of many devices of a tenant in one store read (GET /devices_latest); every one asked has an entry. */
+  latestOf(
+    tenantID: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, Map<string, LastValue>>>
   /** Commits everything queued (SIGTERM). */
   flush(): Promise<void>
   close(): Promise<void>

@@ -15,7 +15,7 @@ import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
-import { createLogger, type LogDestination } from './kernel/log.ts'
+import { createLogger, errorLog, type LogDestination } from './kernel/log.ts'
 import { createMetrics, noMetrics } from './kernel/metrics.ts'
 
 export interface Service {
@@ -29,6 +29,8 @@ export interface Service {
 /** How long, and how many bytes, a closing connection still reads of an unread request body. */
 const LINGER_MS = 2_000
 const LINGER_BYTES = 64 * 1024 * 1024
+/** The largest request line and headers, bytes. */
+const MAX_REQUEST_HEAD = 96 * 1024
 
 /**
  * An early answer (413) closes the connection, but closing a socket whose peer is still sending resets it, and
@@ -94,7 +96,15 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   bus.on('user.changed', (e) => auth.forget(e.id))
   bus.on('user.deleted', (e) => auth.forget(e.id))
   bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
-  const pipeline = createPipeline({ config, meta, telemetry, bus, observer: metrics.ingest })
+  const pipeline = createPipeline({
+    config,
+    meta,
+    telemetry,
+    bus,
+    observer: metrics.ingest,
+    now: opts.now,
+    onError: errorLog(logger, 'ingest'),
+  })
   const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now, logger })
   const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
   const broker = config.MQTT_URL
@@ -171,6 +181,9 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
           requestTimeout: config.HTTP_REQUEST_TIMEOUT_MS,
           // how often Node checks those two timeouts (its default, 30 s, would let a 10 s timeout run to 40 s)
           connectionsCheckingInterval: Math.min(1_000, config.HTTP_HEADERS_TIMEOUT_MS),
+          // a request head of up to 96 KiB (Node's default is 16): GET /devices_latest names up to 1,000 deviceIDs
+          // of up to 64 characters in its URL
+          maxHeaderSize: MAX_REQUEST_HEAD,
         },
       },
       () => resolve(s),

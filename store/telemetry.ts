@@ -105,6 +105,14 @@ export interface TelemetryStore {
   stream(range: SeriesRange): AsyncIterable<SeriesSlice>
   /** The last value of each data point of a device that has one. */
   latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>>
+  /**
+   * latest() of many devices of one tenant in one read (or a few batched ones, never one per device): deviceID →
+   * its last values; devices without values (unknown, another tenant's) have no entry.
+   */
+  latestOf(
+    tenantID: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, Map<string, LastValue>>>
   /** Deletes every value of a device (the device was deleted). */
   deleteDevice(tenantID: string, deviceID: string): Promise<void>
   /**

@@ -59,17 +59,21 @@ export type FilterFields = Record<string, FieldType>
 /**
  * The query schema of a list: `_page`, `_limit`, `_sort`, `_order`, and for each field `f`:
  * `f` (exact), `f_like` (case-insensitive substring), `f_in` (comma list). With `times`, `startTime`/`endTime`.
- * Unknown parameters are ignored. Output: the store's ListArgs, its times resolved by resolveListTimes.
+ * Unknown parameters are ignored. `sorts`: more sort keys that are not filters (the store's list spec must know
+ * them). Output: the store's ListArgs, its times resolved by resolveListTimes.
  */
 export function listQuery<const F extends FilterFields>(
   fields: F,
-  opts: { times?: boolean; extra?: z.ZodRawShape } = {},
+  opts: { times?: boolean; extra?: z.ZodRawShape; sorts?: readonly string[] } = {},
 ) {
   const shape: Record<string, z.ZodType> = {
     _page: page,
     _limit: limit,
     _sort: z
-      .enum(['id', 'createAt', 'updateAt', ...Object.keys(fields)] as [string, ...string[]])
+      .enum(['id', 'createAt', 'updateAt', ...(opts.sorts ?? []), ...Object.keys(fields)] as [
+        string,
+        ...string[],
+      ])
       .optional(),
     _order: z.enum(['asc', 'desc']).optional(),
   }

@@ -52,6 +52,7 @@ const ConfigSchema = z.object({
   INGEST_QUEUE_POINTS: z.coerce.number().int().positive().default(200_000),
   INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
   INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),
+  LAST_SEEN_FLUSH_MS: z.coerce.number().int().min(10).max(60_000).default(15_000),
   INGEST_BODY_LIMIT: z.coerce
     .number()
     .int()

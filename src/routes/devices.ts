@@ -23,7 +23,7 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
       tag,
       summary:
         'List devices (?parentDevice= children of a device, ?gateway= devices under a gateway, ?groupID=)',
-      query: listQuery(deviceFilters, { extra: deviceListExtra }),
+      query: listQuery(deviceFilters, { extra: deviceListExtra, sorts: ['lastSeenAt'] }),
       response: Page(DeviceListItem),
     },
     async (c, { query }) => {

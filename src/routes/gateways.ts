@@ -21,7 +21,7 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
       path: '/gateways',
       tag,
       summary: 'List gateways (with deviceCount)',
-      query: listQuery(gatewayFilters),
+      query: listQuery(gatewayFilters, { sorts: ['lastSeenAt'] }),
       response: Page(GatewayListItem),
     },
     async (c, { query }) => {

@@ -1,10 +1,34 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { ApiError } from '../errors.ts'
-import { LatestValues } from '../schemas/ingest.ts'
+import { DevicesLatest, DevicesLatestQuery, LatestValues } from '../schemas/ingest.ts'
 import { formatTime } from '../kernel/time.ts'
+import type { ModelPoint } from '../../store/types.ts'
+import type { LastValue } from '../../store/telemetry.ts'
 
-/** The last value of every data point of a device (GET /api/v1/devices/{deviceIntID}/latest). */
+/** Every data point of a product with its last value and time (null when none), in the wire's time zone. */
+function latestRows(
+  points: readonly ModelPoint[],
+  last: Map<string, LastValue> | undefined,
+  tz: string,
+) {
+  return points.map((p) => {
+    const v = last?.get(p.dataPointID)
+    return {
+      dataPointIntID: p.id,
+      dataPointID: p.dataPointID,
+      dataPointName: p.dataPointName,
+      pointDataType: p.pointDataType,
+      time: v ? formatTime(v.time, tz) : null,
+      value: v ? v.value : null,
+    }
+  })
+}
+
+/**
+ * The last value of every data point of a device (GET /api/v1/devices/{deviceIntID}/latest), and of many devices
+ * at once (GET /api/v1/devices_latest?deviceIDs=a,b).
+ */
 export function latestRoutes({ meta, pipeline }: Deps) {
   const r = new Router()
   const repo = meta.ingest
@@ -24,20 +48,36 @@ export function latestRoutes({ meta, pipeline }: Deps) {
       const found = await repo.deviceWithPoints(tenant, id)
       if (!found) throw new ApiError('DATA_NOT_FOUND', { id: 'not found' })
       const last = await pipeline.latest(tenant, found.device.deviceID)
+      return c.json(latestRows(found.points, last, c.get('tz')))
+    },
+  )
+
+  r.route(
+    {
+      method: 'get',
+      path: '/devices_latest',
+      tag: 'Devices',
+      summary: 'Last values of many devices in one call (?deviceIDs=a,b, at most 1,000)',
+      description:
+        "For each deviceID of the caller's tenant, what `GET /devices/{id}/latest` answers, keyed by deviceID; " +
+        "deviceIDs that are no device of the tenant (unknown or another tenant's) are listed in `notFound`. " +
+        'One read of the metadata and one of the telemetry store, whatever the number of devices.',
+      query: DevicesLatestQuery,
+      response: DevicesLatest,
+    },
+    async (c, { query }) => {
+      const tenant = c.get('tenant')
+      const found = await repo.devicesWithPoints(tenant, query.deviceIDs)
+      const last = await pipeline.latestOf(tenant, [...found.keys()])
       const tz = c.get('tz')
-      return c.json(
-        found.points.map((p) => {
-          const v = last.get(p.dataPointID)
-          return {
-            dataPointIntID: p.id,
-            dataPointID: p.dataPointID,
-            dataPointName: p.dataPointName,
-            pointDataType: p.pointDataType,
-            time: v ? formatTime(v.time, tz) : null,
-            value: v ? v.value : null,
-          }
-        }),
-      )
+      const devices: Record<string, ReturnType<typeof latestRows>> = {}
+      const notFound: string[] = []
+      for (const id of query.deviceIDs) {
+        const f = found.get(id)
+        if (f) devices[id] = latestRows(f.points, last.get(id), tz)
+        else notFound.push(id)
+      }
+      return c.json({ devices, notFound })
     },
   )
 

@@ -50,6 +50,9 @@ export const Device = z.object({
   clientIP: NullableStr,
   connectedAt: Timestamp,
   keepAlive: NullableInt,
+  lastSeenAt: Timestamp.meta({
+    description: 'last uplink or connect (written at most once a minute per device)',
+  }),
   mqttBroker: broker,
   mqttsBroker: broker.meta({ description: 'MQTT over TLS, host:port' }),
   mqttssBroker: broker.meta({

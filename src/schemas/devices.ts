@@ -66,6 +66,9 @@ export const Device = z.object({
   clientIP: NullableStr,
   connectedAt: Timestamp,
   keepAlive: NullableInt,
+  lastSeenAt: Timestamp.meta({
+    description: 'last uplink or connect (written at most once a minute per device)',
+  }),
   createUser: NullableStr,
   tenantID: Str,
   userIntID: NullableInt,
@@ -101,6 +104,7 @@ export const DeviceWrite = Device.omit({
   clientIP: true,
   connectedAt: true,
   keepAlive: true,
+  lastSeenAt: true,
   createUser: true,
 })
 

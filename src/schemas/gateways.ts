@@ -26,6 +26,9 @@ const GatewayFields = z.object({
   blocked: Int,
   deviceStatus: Int,
   deviceStatusLabel: Label,
+  lastSeenAt: Timestamp.meta({
+    description: 'last uplink or connect (written at most once a minute per gateway)',
+  }),
   deviceCount: Int,
   gatewayProtocol: NullableInt,
   gatewayProtocolLabel: Label,

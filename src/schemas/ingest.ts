@@ -53,6 +53,34 @@ export const LatestValue = z.object({
 })
 export const LatestValues = z.array(LatestValue)
 
+/** Most deviceIDs one `GET /devices_latest` takes. */
+export const MAX_LATEST_DEVICES = 1000
+const DEVICE_IDS_REQUIRED = 'required: deviceIDs separated by commas'
+
+/** `GET /devices_latest?deviceIDs=a,b`: 1 to MAX_LATEST_DEVICES deviceIDs (repeats count once). */
+export const DevicesLatestQuery = z.object({
+  deviceIDs: z
+    .string({ error: DEVICE_IDS_REQUIRED })
+    .meta({ description: `deviceIDs separated by commas, at most ${MAX_LATEST_DEVICES}` })
+    .transform((s) => [...new Set(s.split(',').map((id) => id.trim()))].filter(Boolean))
+    .refine((ids) => ids.length > 0, { error: DEVICE_IDS_REQUIRED })
+    .refine((ids) => ids.length <= MAX_LATEST_DEVICES, {
+      error: `at most ${MAX_LATEST_DEVICES} deviceIDs`,
+    }),
+})
+
+/** The last values of many devices: each found device as GET /devices/{id}/latest answers it. */
+export const DevicesLatest = z.object({
+  devices: z.record(z.string(), LatestValues).meta({
+    description:
+      "deviceID → every data point of the device's product with its last value and time (null when none)",
+  }),
+  notFound: z.array(Str).meta({
+    description:
+      "the deviceIDs asked for that are no device of the caller's tenant (unknown or another's)",
+  }),
+})
+
 /**
  * What `POST /ingest` itself refuses: a body that is not a JSON object (400), or `messages` that is not an array of
  * at most MAX_INGEST_MESSAGES (422). Each message is then checked against IngestMessage on its own and, when it

@@ -6,7 +6,7 @@ export const deviceWire = createSerializer(
   { detail: Device, list: DeviceListItem, write: DeviceWrite },
   {
     labels: { authType: 'authType', deviceType: 'deviceTypeVariantB', status: 'deviceStatus' },
-    times: ['connectedAt', 'createAt', 'updateAt'],
+    times: ['connectedAt', 'lastSeenAt', 'createAt', 'updateAt'],
     secret: ['token'],
   },
 )

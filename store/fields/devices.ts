@@ -89,6 +89,12 @@ const audit = {
   updateAt: { sql: 'd.update_at', time: true, sort: true },
 } as const satisfies FieldTable
 
+/**
+ * The last uplink or connect, epoch ms; a sort key (`_sort=lastSeenAt`). Ingest writes it at most once a minute
+ * per device (ingest/last-seen.ts), so it may be up to a minute and a flush interval old.
+ */
+const lastSeenAt = () => ({ sql: 'd.last_seen_at', time: true, sort: true }) as const
+
 const productIntID = {
   sql: 'p.id',
   column: 'product_int_id',
@@ -212,6 +218,7 @@ export const DEVICE_TABLE = {
   clientIP: { sql: 'd.client_ip' },
   connectedAt: { sql: 'd.connected_at', time: true },
   keepAlive: { sql: 'd.keep_alive' },
+  lastSeenAt: lastSeenAt(),
   /** 'device' or 'gateway': Variant B lists both as devices (a gateway is its deviceType 1). */
   kind: { sql: 'd.kind' },
   ...audit,
@@ -243,6 +250,7 @@ export const GATEWAY_TABLE = {
     filter: 'int',
   },
   deviceStatus: { sql: 'd.device_status', label: 'deviceStatus', filter: 'int' },
+  lastSeenAt: lastSeenAt(),
   deviceCount: {
     sql: `(SELECT count(*) FROM devices c WHERE c.gateway_int_id = d.id AND c.kind = 'device')`,
   },

@@ -130,6 +130,23 @@ export function latestQuery(
   |> keep(columns: ["_time", "_value", "_field", "point"])`
 }
 
+/** The last value of every data point of some devices of a tenant (one row per device, point and field). */
+export function latestOfQuery(
+  bucket: string,
+  tenantID: string,
+  deviceIDs: readonly string[],
+): ParameterizedQuery {
+  const devices = deviceIDs
+    .slice(1)
+    .reduce((expr, id) => flux`${expr} or r.device == ${id}`, flux`r.device == ${deviceIDs[0]}`)
+  return flux`from(bucket: ${bucket})
+  |> range(start: ${LATEST_RANGE.start}, stop: ${LATEST_RANGE.stop})
+  |> filter(fn: (r) => r._measurement == ${MEASUREMENT} and r.tenant == ${tenantID})
+  |> filter(fn: (r) => ${devices})
+  |> last()
+  |> keep(columns: ["_time", "_value", "_field", "point", "device"])`
+}
+
 /** A delete-API predicate string literal: `\`, `"` and newlines escaped as InfluxDB's predicate parser reads them. */
 function predicateString(value: string): string {
   return `"${value.replace(/[\\"]/g, (c) => `\\${c}`).replace(/\n/g, '\\n')}"`

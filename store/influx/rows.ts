@@ -3,8 +3,11 @@ import type { Series, TelemetryValue } from '../telemetry.ts'
 import { toStoreError } from './errors.ts'
 import { FIELD } from './options.ts'
 
-/** One decoded row of a `keep(columns: ["_time", "_value", "_field", "point"])` result. */
-export type RowSink = (point: string, time: number, value: TelemetryValue) => void
+/**
+ * One decoded row of a `keep(columns: ["_time", "_value", "_field", "point"])` result; `device` when the result
+ * keeps that column too.
+ */
+export type RowSink = (point: string, time: number, value: TelemetryValue, device?: string) => void
 
 /**
  * Decodes `_value` by its field: `v` float, `b` boolean, `s` string. InfluxDB writes its CSV with Go's CRLF
@@ -23,7 +26,7 @@ function decode(field: string | undefined, raw: string): TelemetryValue {
 export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSink): Promise<void> {
   return new Promise((resolve, reject) => {
     let meta: FluxTableMetaData | undefined
-    let at = { time: 0, value: 0, field: 0, point: 0 }
+    let at = { time: 0, value: 0, field: 0, point: 0, device: -1 }
     api.queryRows(query, {
       next(values, tableMeta) {
         if (tableMeta !== meta) {
@@ -34,12 +37,14 @@ export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSin
             value: idx('_value'),
             field: idx('_field'),
             point: idx('point'),
+            device: tableMeta.columns.findIndex((c) => c.label === 'device'),
           }
         }
         sink(
           values[at.point]!,
           Date.parse(values[at.time]!),
           decode(values[at.field], values[at.value]!),
+          at.device < 0 ? undefined : values[at.device],
         )
       },
       error: (err) => reject(toStoreError(err, 'query', 'query')),

@@ -18,11 +18,15 @@ import {
   extentQuery,
   extremesQuery,
   latestQuery,
+  latestOfQuery,
   readRawQuery,
 } from './flux.ts'
 import { storableTag, toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
 import { normalize, queryRows, queryRowsRaw } from './rows.ts'
+
+/** Devices per latestOf query (each an equality InfluxDB's storage filters by). */
+const LATEST_DEVICES = 100
 import { windowBounds, windowIndex } from '../windows.ts'
 import { bucketsOf } from '../downsample.ts'
 import { streamByDay } from '../slices.ts'
@@ -200,6 +204,26 @@ export class InfluxTelemetryStore implements TelemetryStore {
         if (!seen || time >= seen.time) out.set(point, { time, value })
       },
     )
+    return out
+  }
+
+  /** latest() of many devices: one query per LATEST_DEVICES of them (a filter InfluxDB pushes down). */
+  async latestOf(
+    tenantID: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, Map<string, LastValue>>> {
+    const out = new Map<string, Map<string, LastValue>>()
+    const ids = [...new Set(deviceIDs)]
+    for (let i = 0; i < ids.length; i += LATEST_DEVICES) {
+      const query = latestOfQuery(this.opts.bucket, tenantID, ids.slice(i, i + LATEST_DEVICES))
+      await queryRows(this.#query, query, (point, time, value, device) => {
+        if (device === undefined) return
+        let values = out.get(device)
+        if (!values) out.set(device, (values = new Map()))
+        const seen = values.get(point)
+        if (!seen || time >= seen.time) values.set(point, { time, value })
+      })
+    }
     return out
   }
 

@@ -12,8 +12,9 @@ import { connectLogInserts } from './logs-sql.ts'
 function stateUpdate(s: ConnectionState): InStatement {
   return s.online
     ? {
-        sql: 'UPDATE devices SET device_status = 1, client_ip = ?, connected_at = ?, keep_alive = ? WHERE id = ?',
-        args: [s.ip, s.connectedAt, s.keepAlive, s.deviceIntID],
+        sql: `UPDATE devices SET device_status = 1, client_ip = ?, connected_at = ?, keep_alive = ?,
+                last_seen_at = max(coalesce(last_seen_at, 0), ?) WHERE id = ?`,
+        args: [s.ip, s.connectedAt, s.keepAlive, s.connectedAt, s.deviceIntID],
       }
     : { sql: 'UPDATE devices SET device_status = 0 WHERE id = ?', args: [s.deviceIntID] }
 }
@@ -24,6 +25,9 @@ const foldUpdate = (f: ConnectLogFold): InStatement => ({
         WHERE device_id = ? AND msg_time = ? AND connect_status = 2 AND ip IS ?`,
   args: [f.add, f.at, f.deviceID, f.msgTime, f.IP],
 })
+
+/** Devices per lastSeenAt statement (two arguments each). */
+const SEEN_ROWS = 400
 
 /** Connection state of devices (columns of the devices table) and the connection logs, in libSQL. */
 export class ConnectionsRepo implements ConnectionRepository {
@@ -40,6 +44,26 @@ export class ConnectionsRepo implements ConnectionRepository {
       ...(batch.folds ?? []).map(foldUpdate),
     ]
     if (statements.length) await this.db.batch(statements)
+  }
+
+  async markSeen(
+    seen: ReadonlyArray<{ deviceIntID: number; at: number }>,
+    olderThanMs: number,
+  ): Promise<number[]> {
+    const statements: InStatement[] = []
+    for (let i = 0; i < seen.length; i += SEEN_ROWS) {
+      const part = seen.slice(i, i + SEEN_ROWS)
+      statements.push({
+        sql: `UPDATE devices SET last_seen_at = v.column2
+              FROM (VALUES ${part.map(() => '(?, ?)').join(', ')}) AS v
+              WHERE devices.id = v.column1
+                AND (devices.last_seen_at IS NULL OR devices.last_seen_at <= v.column2 - ?)
+              RETURNING devices.id`,
+        args: [...part.flatMap((s) => [s.deviceIntID, s.at]), olderThanMs],
+      })
+    }
+    if (!statements.length) return []
+    return (await this.db.batch(statements)).flatMap((r) => r.rows.map((row) => Number(row[0])))
   }
 
   async allOffline(): Promise<number> {

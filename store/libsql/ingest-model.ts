@@ -13,10 +13,11 @@ const DEVICE_SELECT = `SELECT d.id, d.tenant_id AS tenantID, d.kind, d.device_id
   d.parent_device_int_id AS parentDeviceIntID
   FROM devices d JOIN products p ON p.id = d.product_int_id`
 
-const POINT_SELECT = `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName,
+const POINT_COLUMNS = `id, data_point_id AS dataPointID, data_point_name AS dataPointName,
   point_data_type AS pointDataType, upper_limit AS upperLimit, lower_limit AS lowerLimit, binary_size AS binarySize,
-  fault_value AS faultValue
-  FROM data_points WHERE product_int_id = ? ORDER BY id`
+  fault_value AS faultValue`
+
+const POINT_SELECT = `SELECT ${POINT_COLUMNS} FROM data_points WHERE product_int_id = ? ORDER BY id`
 
 const asDevice = (r: Row) => r as unknown as IngestDevice
 
@@ -124,5 +125,39 @@ export class IngestModelRepo implements IngestRepository {
       device.productIntID,
     ])) as unknown as ModelPoint[]
     return { device, points }
+  }
+
+  /** deviceWithPoints of many deviceIDs of a tenant: two SELECTs in one read, whatever their number. */
+  async devicesWithPoints(
+    tenant: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, { device: IngestDevice; points: ModelPoint[] }>> {
+    const out = new Map<string, { device: IngestDevice; points: ModelPoint[] }>()
+    if (!deviceIDs.length) return out
+    const ids = JSON.stringify(deviceIDs)
+    const [devices, points] = await this.db.read([
+      {
+        sql: `${DEVICE_SELECT} WHERE d.tenant_id = ? AND d.device_id IN (SELECT value FROM json_each(?))`,
+        args: [tenant, ids],
+      },
+      {
+        sql: `SELECT product_int_id AS productIntID, ${POINT_COLUMNS} FROM data_points
+              WHERE product_int_id IN (SELECT d.product_int_id FROM devices d
+                WHERE d.tenant_id = ? AND d.device_id IN (SELECT value FROM json_each(?)))
+              ORDER BY id`,
+        args: [tenant, ids],
+      },
+    ])
+    const byProduct = new Map<number, ModelPoint[]>()
+    for (const { productIntID, ...p } of points!) {
+      const list = byProduct.get(Number(productIntID)) ?? []
+      list.push(p as unknown as ModelPoint)
+      byProduct.set(Number(productIntID), list)
+    }
+    for (const row of devices!) {
+      const device = asDevice(row)
+      out.set(device.deviceID, { device, points: byProduct.get(device.productIntID) ?? [] })
+    }
+    return out
   }
 }

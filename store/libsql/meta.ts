@@ -50,6 +50,7 @@ export function createMetaStore(db: Db): MetaStore {
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),
     async close() {
+      await db.checkpoint() // a copy of the file alone after a clean stop is complete
       db.close()
     },
   }

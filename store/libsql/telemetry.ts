@@ -47,6 +47,7 @@ import { SeriesIndex, type SeriesChanges } from './telemetry-series.ts'
 import { TelemetryReads } from './telemetry-reads.ts'
 import { downsampleStream } from '../downsample.ts'
 import { Unavailable } from '../errors.ts'
+import { checkpointWal } from './db.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -198,16 +199,33 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /** The last value of each data point of the device that has one: the memtable's or the newest chunk's. */
   async latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
-    const out = new Map<string, LastValue>()
-    const dev = this.series.of(tenantID, deviceID)?.points
-    if (!dev || dev.size === 0) return out
-    const mem = new Map([...dev].map(([dp, id]) => [dp, this.memtable.get(id)?.last()]))
-    const chunks = await newestInChunks(this.client, [...dev.values()])
-    for (const [dp, id] of dev) {
-      const m = mem.get(dp)
-      const c = chunks.get(id)
-      if (m && (!c || m.time >= c.time)) out.set(dp, m)
-      else if (c) out.set(dp, c)
+    return (await this.latestOf(tenantID, [deviceID])).get(deviceID) ?? new Map()
+  }
+
+  /** latest() of many devices: the memtable's values, then one batched read of the newest chunks of them all. */
+  async latestOf(
+    tenantID: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, Map<string, LastValue>>> {
+    const devices: Array<[string, Map<string, number>]> = []
+    for (const deviceID of new Set(deviceIDs)) {
+      const dev = this.series.of(tenantID, deviceID)?.points
+      if (dev?.size) devices.push([deviceID, new Map(dev)])
+    }
+    const ids = devices.flatMap(([, dev]) => [...dev.values()])
+    // the memtable is read before the chunks: a flush in between moves values to chunks, never loses them
+    const mem = new Map(ids.map((id) => [id, this.memtable.get(id)?.last()]))
+    const chunks = await newestInChunks(this.client, ids)
+    const out = new Map<string, Map<string, LastValue>>()
+    for (const [deviceID, dev] of devices) {
+      const values = new Map<string, LastValue>()
+      for (const [dp, id] of dev) {
+        const m = mem.get(id)
+        const c = chunks.get(id)
+        if (m && (!c || m.time >= c.time)) values.set(dp, m)
+        else if (c) values.set(dp, c)
+      }
+      if (values.size) out.set(deviceID, values)
     }
     return out
   }
@@ -301,6 +319,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     clearInterval(this.timer)
     try {
       await this.exclusive(() => this.flushLocked())
+      await checkpointWal(this.client) // the file alone holds everything after a clean stop
     } finally {
       this.client.close()
     }

@@ -68,6 +68,14 @@ export interface IngestRepository {
     tenant: string,
     key: number | string,
   ): Promise<{ device: IngestDevice; points: ModelPoint[] } | undefined>
+  /**
+   * deviceWithPoints of many deviceIDs at once (a few statements, not one per device): deviceID → the tenant's
+   * device and its product's data points; deviceIDs the tenant has no device of are absent.
+   */
+  devicesWithPoints(
+    tenant: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, { device: IngestDevice; points: ModelPoint[] }>>
 }
 
 /** The connection state of one device or gateway, as the broker last saw it. */
@@ -95,4 +103,12 @@ export interface ConnectionRepository {
   }): Promise<void>
   /** Marks every device offline (at start-up no device is connected yet). Returns how many changed. */
   allOffline(): Promise<number>
+  /**
+   * Sets the devices' lastSeenAt to `at` where the stored value is null or at least `olderThanMs` before `at`, in
+   * one transaction (a few multi-row statements). Answers the record ids of the devices it changed.
+   */
+  markSeen(
+    seen: ReadonlyArray<{ deviceIntID: number; at: number }>,
+    olderThanMs: number,
+  ): Promise<number[]>
 }

@@ -4,14 +4,22 @@ import { EventBus } from '../../src/kernel/events.ts'
 import { LatestValuesCache } from '../../ingest/latest.ts'
 import type { LastValue, TelemetryPoint } from '../../store/telemetry.ts'
 
-/** A telemetry store whose latest() answers `stored` and counts its reads. */
+/** A telemetry store whose latest() and latestOf() answer `stored` and count their reads. */
 function storeOf(stored: Record<string, Record<string, LastValue>> = {}) {
   const reads: string[] = []
+  const of = (tenantID: string, deviceID: string) =>
+    new Map(Object.entries(stored[`${tenantID}/${deviceID}`] ?? {}))
   return {
     reads,
     async latest(tenantID: string, deviceID: string) {
       reads.push(`${tenantID}/${deviceID}`)
-      return new Map(Object.entries(stored[`${tenantID}/${deviceID}`] ?? {}))
+      return of(tenantID, deviceID)
+    },
+    async latestOf(tenantID: string, deviceIDs: readonly string[]) {
+      reads.push(`${tenantID}/[${deviceIDs.join(',')}]`)
+      return new Map(
+        deviceIDs.flatMap((d) => (of(tenantID, d).size ? [[d, of(tenantID, d)] as const] : [])),
+      )
     },
   }
 }
@@ -97,5 +105,28 @@ latest('unsubscribed :: events no longer reach it', async () => {
   assert.is(bus.listenerCount('device.deleted'), 0)
   assert.is(bus.listenerCount('dataPoint.deleted'), 0)
 })
+
+latest(
+  'getMany :: held devices from memory, the rest in one store read merged with newer writes',
+  async () => {
+    const store = storeOf({
+      'T1/d2': { temp: { time: 5, value: 1 }, hum: { time: 5, value: 2 } },
+      'T1/d3': { temp: { time: 7, value: 3 } },
+    })
+    const values = new LatestValuesCache(store)
+    await values.get('T1', 'd1') // held, complete
+    values.update([point('d2', 'temp', 9)]) // held, partial: newer than the stored temp
+    const many = await values.getMany('T1', ['d1', 'd2', 'd3', 'd4', 'd2'])
+    assert.equal(store.reads, ['T1/d1', 'T1/[d2,d3,d4]'])
+    assert.equal(Object.fromEntries([...many].map(([d, m]) => [d, Object.fromEntries(m)])), {
+      d1: {},
+      d2: { temp: { time: 9, value: 9 }, hum: { time: 5, value: 2 } },
+      d3: { temp: { time: 7, value: 3 } },
+      d4: {},
+    })
+    await values.getMany('T1', ['d2', 'd3'])
+    assert.is(store.reads.length, 2, 'now held complete')
+  },
+)
 
 latest.run()

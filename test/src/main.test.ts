@@ -112,6 +112,20 @@ main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0'
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l))
   assert.equal(lines.at(-1).msg, 'shutdown complete', 'the last log line of a clean stop')
+  // started again on the same data with ADMIN_PASSWORD: it says the password is not used
+  const again = start({
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: join(dir, 'data'),
+    MQTT_PORT: '0',
+    MQTT_WS_PORT: '0',
+    ADMIN_PASSWORD: 'admin-password-1',
+  })
+  assert.ok(await again.until(/ADMIN_PASSWORD is ignored: users exist already/), again.output())
+  // the warning comes during start-up: wait for the signal handlers before stopping it
+  assert.ok(await again.until(/API on http/), again.output())
+  again.child.kill('SIGTERM')
+  assert.is(await again.exited, 0)
   rmSync(dir, { recursive: true, force: true })
 })
 

@@ -333,6 +333,38 @@ export function telemetryContract<S extends TelemetryStore>(
     assert.is((await store.latest(t, uid('ghost'))).size, 0)
   })
 
+  test('latestOf :: many devices in one call, each as latest(); other tenants and unknown ids absent', async () => {
+    const [t, u] = [uid('t'), uid('u')]
+    const ids = Array.from({ length: 230 }, (_, i) => uid(`d${i}`))
+    await store.write(ids.flatMap((d, i) => pts(t, d, [['a', i, i]])))
+    await store.write(pts(u, ids[0]!, [['a', 5000, 'foreign']]))
+    await settle() // some values in chunks, newer ones only in memory
+    await store.write(
+      pts(t, ids[1]!, [
+        ['a', 3000, 31],
+        ['b', 10, 'x'],
+      ]),
+    )
+    await store.write(pts(t, ids[229]!, [['c', 9, false]]))
+    const all = await store.latestOf(t, [...ids, uid('ghost'), ids[0]!])
+    assert.is(all.size, 230)
+    assert.equal(Object.fromEntries(all.get(ids[0]!)!), { a: { time: BASE, value: 0 } })
+    assert.equal(Object.fromEntries(all.get(ids[1]!)!), {
+      a: { time: BASE + 3000, value: 31 },
+      b: { time: BASE + 10, value: 'x' },
+    })
+    assert.equal(Object.fromEntries(all.get(ids[229]!)!), {
+      a: { time: BASE + 229, value: 229 },
+      c: { time: BASE + 9, value: false },
+    })
+    for (const d of [ids[0]!, ids[1]!, ids[150]!])
+      assert.equal(all.get(d), await store.latest(t, d), d)
+    const other = await store.latestOf(u, [ids[0]!, ids[1]!])
+    assert.equal([...other.keys()], [ids[0]])
+    assert.equal(other.get(ids[0]!)!.get('a'), { time: BASE + 5000, value: 'foreign' })
+    assert.is((await store.latestOf(t, [])).size, 0)
+  })
+
   test('deleteDevice :: values and latest gone, other devices kept, new writes stored', async () => {
     const [t, d, keep] = [uid('t'), uid('d'), uid('keep')]
     await store.write([

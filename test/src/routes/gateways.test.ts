@@ -17,6 +17,7 @@ const DETAIL_KEYS = [
   'blocked',
   'deviceStatus',
   'deviceStatusLabel',
+  'lastSeenAt',
   'gatewayProtocol',
   'gatewayProtocolLabel',
   'upLinkNetwork',

@@ -1,0 +1,174 @@
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
+import { mqttBody, newDevice } from './devices-helpers.ts'
+
+let t: TestService
+let w: World
+
+const bulk = suite('GET /api/v1/devices_latest')
+bulk.before(async () => {
+  t = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '2', TIMEZONE: 'UTC' })
+  w = await buildWorld(t.admin, t)
+})
+bulk.after(() => t.close())
+
+const ingest = (c: Client, payload: unknown) =>
+  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
+    'content-type': 'application/json',
+  })
+
+const ask = (c: Client, ids: string[]) =>
+  c.get(`/api/v1/devices_latest?deviceIDs=${ids.map(encodeURIComponent).join(',')}`)
+
+/** A deviceID of 36 characters, as generated ones are. */
+const longID = (i: number) => `dev-${String(i).padStart(32, '0')}`
+
+bulk(
+  'three devices with values, one without, an unknown and a foreign one :: each as /devices/{id}/latest, the rest in notFound',
+  async () => {
+    const other = await t.newTenant()
+    const foreignProduct = (
+      await other.post('/api/v1/products', { productName: 'x', cloudProtocol: 1 })
+    ).body
+    const foreign = await newDevice(other, mqttBody(foreignProduct.productID))
+    const at = 1700000000
+    const ev = (v: Record<string, unknown>) => ({
+      data_type: 'event',
+      data: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, { time: at, value: x }])),
+    })
+    assert.is(
+      (await ingest(new Client(t.url, basic(w.device)), ev({ temp: 21, name: 'a' }))).status,
+      202,
+    )
+    assert.is(
+      (await ingest(new Client(t.url, basic(w.other)), ev({ temp: 22, on: 1 }))).status,
+      202,
+    )
+    await t.svc.deps.telemetry.write([
+      {
+        tenantID: w.tenantID,
+        productID: w.product.productID,
+        deviceID: w.child.deviceID,
+        dataPointID: 'hum',
+        time: at * 1000,
+        value: 7,
+      },
+    ])
+    const empty = await newDevice(t.admin, mqttBody(w.product.productID))
+    const ids = [w.device, w.other, w.child, empty].map((d) => d.deviceID)
+    const r = await ask(t.admin, [...ids, 'no-such-device', foreign.deviceID, w.device.deviceID])
+    assert.is(r.status, 200, r.text)
+    assert.equal(Object.keys(r.body), ['devices', 'notFound'])
+    assert.equal(Object.keys(r.body.devices).sort(), [...ids].sort())
+    assert.equal(r.body.notFound, ['no-such-device', foreign.deviceID])
+    for (const d of [w.device, w.other, w.child, empty]) {
+      const one = await t.admin.get(`/api/v1/devices/${d.id}/latest`)
+      assert.equal(r.body.devices[d.deviceID], one.body, d.deviceID)
+    }
+    const values = (id: string) =>
+      Object.fromEntries(
+        r.body.devices[id]
+          .filter((x: any) => x.value !== null)
+          .map((x: any) => [x.dataPointID, [x.time, x.value]]),
+      )
+    const time = '2023-11-14 22:13:20'
+    assert.equal(values(w.device.deviceID), { temp: [time, 21], name: [time, 'a'] })
+    assert.equal(values(w.other.deviceID), { temp: [time, 22], on: [time, true] })
+    assert.equal(values(w.child.deviceID), { hum: [time, 7] })
+    assert.equal(values(empty.deviceID), {})
+    assert.is(r.body.devices[empty.deviceID].length, 6)
+    // the other tenant asking for this tenant's devices gets none of them
+    const theirs = await ask(other, [...ids, foreign.deviceID])
+    assert.equal(theirs.body.notFound, ids)
+    assert.equal(Object.keys(theirs.body.devices), [foreign.deviceID])
+    assert.equal(theirs.body.devices[foreign.deviceID], [])
+  },
+)
+
+bulk('devices the cache does not hold :: one telemetry read for all of them', async () => {
+  const devices = await Promise.all(
+    [1, 2, 3].map(() => newDevice(t.admin, mqttBody(w.product.productID))),
+  )
+  await t.svc.deps.telemetry.write(
+    devices.map((d, i) => ({
+      tenantID: w.tenantID,
+      productID: w.product.productID,
+      deviceID: d.deviceID,
+      dataPointID: 'temp',
+      time: 1700000000000 + i,
+      value: i,
+    })),
+  )
+  const telemetry = t.svc.deps.telemetry
+  const calls: string[] = []
+  const { latest, latestOf } = telemetry
+  telemetry.latest = (tenantID, deviceID) => (
+    calls.push(`latest ${deviceID}`),
+    latest.call(telemetry, tenantID, deviceID)
+  )
+  telemetry.latestOf = (tenantID, ids) => (
+    calls.push(`latestOf ${ids.length}`),
+    latestOf.call(telemetry, tenantID, ids)
+  )
+  try {
+    const r = await ask(
+      t.admin,
+      devices.map((d) => d.deviceID),
+    )
+    assert.is(r.status, 200, r.text)
+    assert.equal(calls, ['latestOf 3'])
+    assert.equal(
+      devices.map(
+        (d) => r.body.devices[d.deviceID].find((x: any) => x.dataPointID === 'temp').value,
+      ),
+      [0, 1, 2],
+    )
+  } finally {
+    telemetry.latest = latest
+    telemetry.latestOf = latestOf
+  }
+})
+
+bulk(
+  '1,000 deviceIDs of 36 characters :: 200; 1,001 :: 400 PARAMETER_INVALID errors.deviceIDs',
+  async () => {
+    const ids = Array.from({ length: 1001 }, (_, i) => longID(i))
+    const ok = await ask(t.admin, [...ids.slice(0, 999), w.device.deviceID])
+    assert.is(ok.status, 200, ok.text)
+    assert.is(ok.body.notFound.length, 999)
+    assert.equal(Object.keys(ok.body.devices), [w.device.deviceID])
+    const over = await ask(t.admin, ids)
+    assert.is(over.status, 400, over.text)
+    assert.equal(over.body, {
+      errorCode: 'PARAMETER_INVALID',
+      message: over.body.message,
+      errors: { deviceIDs: 'at most 1000 deviceIDs' },
+    })
+  },
+)
+
+bulk(
+  'no deviceIDs :: 400 PARAMETER_INVALID errors.deviceIDs; anonymous 401; a viewer may read',
+  async () => {
+    for (const path of [
+      '/api/v1/devices_latest',
+      '/api/v1/devices_latest?deviceIDs=',
+      '/api/v1/devices_latest?deviceIDs=,,',
+    ]) {
+      const r = await t.admin.get(path)
+      assert.equal(
+        [r.status, r.body.errorCode, Object.keys(r.body.errors)],
+        [400, 'PARAMETER_INVALID', ['deviceIDs']],
+        path,
+      )
+    }
+    assert.is((await ask(t.anon, [w.device.deviceID])).status, 401)
+    const viewer = await t.userWithRole('viewer')
+    const r = await ask(viewer, [w.device.deviceID])
+    assert.equal([r.status, Object.keys(r.body.devices)], [200, [w.device.deviceID]])
+  },
+)
+
+bulk.run()
