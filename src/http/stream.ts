@@ -20,3 +20,26 @@ export function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Ar
     },
   })
 }
+
+/**
+ * A byte stream pulled as the client's socket takes it (the server writes the next chunk once the previous one
+ * was accepted or drained): `next()` answers the next chunk, null at the end; `cancel()` when the client left.
+ */
+export function pullStream(source: {
+  next(): Promise<Uint8Array | null>
+  cancel(): void
+}): ReadableStream<Uint8Array> {
+  return new ReadableStream(
+    {
+      async pull(ctrl) {
+        const chunk = await source.next()
+        if (chunk) ctrl.enqueue(chunk)
+        else ctrl.close()
+      },
+      cancel() {
+        source.cancel()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}

@@ -23,7 +23,11 @@ export type { Actor, ServiceDeps } from './types.ts'
 export function createServices(
   deps: ServiceDeps &
     Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
-      config: AccountDeps['config'] & { TIMEZONE: string; EVENT_RETENTION_DAYS: number }
+      config: AccountDeps['config'] & {
+        TIMEZONE: string
+        EVENT_RETENTION_DAYS: number
+        STREAM_CLIENT_QUEUE_KB: number
+      }
     },
 ) {
   const commands = commandService({ ...deps, events: deps.events })
@@ -37,7 +41,11 @@ export function createServices(
     /** Webhooks and the outbox writer; `start()` before `commands.start()`, `close()` before the stores close. */
     webhooks,
     /** The live event stream; `start()` after `webhooks.start()`, `close()` before the HTTP server closes. */
-    eventStream: eventStreamService({ ...deps, onAppended: webhooks.onAppended }),
+    eventStream: eventStreamService({
+      ...deps,
+      onAppended: webhooks.onAppended,
+      queueBytes: deps.config.STREAM_CLIENT_QUEUE_KB * 1024,
+    }),
     accounts: accountService({ ...deps, now: deps.now }),
     products: model.products,
     dataPoints: model.dataPoints,
