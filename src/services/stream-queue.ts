@@ -50,7 +50,8 @@ export class StreamQueue {
       this.missed++
       return
     }
-    if (this.bytes + frame.length > this.o.limit) {
+    // a connection waiting for frames takes all that is queued on the next tick, whatever the amount
+    if (!this.waiter && this.bytes + frame.length > this.o.limit) {
       this.overflow(1)
       return
     }
