@@ -33,8 +33,12 @@ export function pullStream(source: {
     {
       async pull(ctrl) {
         const chunk = await source.next()
-        if (chunk) ctrl.enqueue(chunk)
-        else ctrl.close()
+        try {
+          if (chunk) ctrl.enqueue(chunk)
+          else ctrl.close()
+        } catch {
+          // cancelled meanwhile (the client left)
+        }
       },
       cancel() {
         source.cancel()

@@ -141,7 +141,8 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
       description:
         "The caller's tenant's events (`id:` the event id, `event:` the type, `data:` as a webhook's body) and " +
         '`telemetry` (`{deviceID, time, values}`, no id), filtered by `types` and `deviceID`; `: ping` every ' +
-        '15 s. `Last-Event-ID` (or `lastEventId`) replays the events after that id first.',
+        '15 s. `Last-Event-ID` (or `lastEventId`) replays the events after that id first. A client that falls ' +
+        'too far behind gets `overflow` (`{missed, lastEventID}`) and the stream ends: resume with that id.',
       query: s.StreamQuery,
     },
     async (c, { query }) => {

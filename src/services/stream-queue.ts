@@ -36,6 +36,8 @@ export class StreamQueue {
   private waiter: (() => void) | undefined
   private grace: ReturnType<typeof setTimeout> | undefined
   private taken: Array<() => void> = []
+  /** The connection asked for frames and has not taken them yet: its socket takes whatever is queued. */
+  private asked = false
 
   constructor(private readonly o: QueueOptions) {}
 
@@ -50,8 +52,8 @@ export class StreamQueue {
       this.missed++
       return
     }
-    // a connection waiting for frames takes all that is queued on the next tick, whatever the amount
-    if (!this.waiter && this.bytes + frame.length > this.o.limit) {
+    // a connection waiting for frames takes all that is queued on the next tick (a burst), whatever the amount
+    if (!this.asked && this.bytes + frame.length > this.o.limit) {
       this.overflow(1)
       return
     }
@@ -93,10 +95,12 @@ export class StreamQueue {
    * tick), then after an overflow the overflow frame; null when the stream ends.
    */
   async next(): Promise<Uint8Array | null> {
+    this.asked = true
     while (!this.frames.length && this.state === 'live') {
       await new Promise<void>((r) => (this.waiter = r))
       await new Promise((r) => setImmediate(r)) // frames of the same tick go together
     }
+    this.asked = false
     if (this.frames.length) {
       const chunk = this.frames.length === 1 ? this.frames[0]! : Buffer.concat(this.frames)
       this.frames = []
