@@ -114,10 +114,7 @@ export function eventStreamService(deps: EventStreamDeps) {
           s.queue.overflow(s.held.length)
           s.held = null
         }
-      } else if (e.id > s.cursor) {
-        s.cursor = e.id
-        s.queue.push(frame)
-      }
+      } else if (e.id > s.cursor && s.queue.push(frame)) s.cursor = e.id
     }
   }
 
@@ -168,26 +165,26 @@ export function eventStreamService(deps: EventStreamDeps) {
   /** Reads the outbox events a resuming client missed, its own pages as its queue empties, then lets it join. */
   async function catchUp(s: Sub, types: readonly string[]) {
     const upTo = lastSeen
+    // fell behind while catching up: the events held for it are missed too (those of pages not read are not counted)
+    const abandon = () => {
+      s.queue.overflow(s.held?.length ?? 0)
+      s.held = null
+    }
     try {
       for (;;) {
-        if (!(await s.queue.room())) return
+        if (!(await s.queue.room())) return abandon()
         const page = await meta.webhooks.eventsAfter(
           s.tenant,
           s.cursor,
           { types, deviceID: s.deviceID },
           PAGE,
         )
-        if (s.queue.overflowed) return
-        for (const e of page) {
-          s.queue.push(outboxFrame(e))
-          s.cursor = e.id
-        }
+        if (s.queue.overflowed) return abandon()
+        for (const e of page) if (s.queue.push(outboxFrame(e))) s.cursor = e.id
         if (page.length < PAGE || s.cursor >= upTo) break
       }
       for (const h of s.held ?? []) {
-        if (h.id <= s.cursor) continue
-        s.queue.push(h.frame)
-        s.cursor = h.id
+        if (h.id > s.cursor && s.queue.push(h.frame)) s.cursor = h.id
       }
       s.held = null
     } catch (e) {

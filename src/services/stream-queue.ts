@@ -45,21 +45,25 @@ export class StreamQueue {
     return this.state !== 'live'
   }
 
-  /** Queues a frame (never waits); past the limit the client overflows and further frames count as missed. */
-  push(frame: Uint8Array): void {
-    if (this.state === 'ended') return
+  /**
+   * Queues a frame (never waits); past the limit the client overflows and further frames count as missed.
+   * Answers whether the frame was queued.
+   */
+  push(frame: Uint8Array): boolean {
+    if (this.state === 'ended') return false
     if (this.state === 'overflow') {
       this.missed++
-      return
+      return false
     }
     // a connection waiting for frames takes all that is queued on the next tick (a burst), whatever the amount
     if (!this.asked && this.bytes + frame.length > this.o.limit) {
       this.overflow(1)
-      return
+      return false
     }
     this.frames.push(frame)
     this.bytes += frame.length
     this.wake()
+    return true
   }
 
   /** Bytes queued and not yet taken by the connection. */

@@ -173,6 +173,47 @@ test('a client stops reading :: overflow with the missed count, then disconnecte
   }
 })
 
+test('a resume while events keep coming :: what it missed, then live, in order, none twice', async () => {
+  const t = await startTestService()
+  try {
+    const c = t.admin
+    const device = await newDevice(c, mqttBody((await newProduct(c)).productID))
+    const tasks: string[] = []
+    let done = false
+    const producing = (async () => {
+      for (let i = 0; i < 40; i++) tasks.push(await queueCommand(c, device.deviceID))
+      done = true
+    })()
+    await until(
+      async () => tasks.length,
+      (n) => n >= 15,
+    )
+    // from the first event on: the catch-up reads the table while the reader holds the newer events
+    const s = await openStream(c, `?types=command.status&deviceID=${device.deviceID}`, {
+      'last-event-id': '0',
+    })
+    await producing
+    assert.ok(done)
+    await until(
+      async () => events(s).length,
+      (n) => n >= tasks.length,
+    )
+    await sleep(800)
+    s.close()
+    assert.equal(
+      events(s).map((e) => e.data.data.taskID),
+      tasks,
+    )
+    const ids = events(s).map((e) => Number(e.id))
+    assert.ok(
+      ids.every((id, i) => i === 0 || id > ids[i - 1]!),
+      ids.join(),
+    )
+  } finally {
+    await t.close()
+  }
+})
+
 test('two nodes on one metadata database :: an event written through node 1 reaches a client of node 2', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-stream-nodes-'))
   const shared = {
