@@ -66,7 +66,7 @@ function world() {
 }
 
 /** Reads what the subscription has for `ms`, as text. */
-async function drain(sub: { next(): Promise<Uint8Array | null> }, ms = 100) {
+async function drain(sub: { next(): Promise<Uint8Array | null> }, ms = 300) {
   let text = ''
   const end = Date.now() + ms
   while (Date.now() < end) {
