@@ -1,7 +1,9 @@
 /**
  * MQTT load generator, run as its own process: `devices` MQTT.js clients (MQTT 3.1.1), each publishing QoS 1
  * messages to its own topic with at most `inflight` unacknowledged at a time, for `seconds` after a warm-up.
- * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs}. PUBACK latency in ms.
+ * With `intervalMs`, each client publishes at most once per interval instead (an open loop at a set rate).
+ * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs, cpu}. PUBACK latency in ms; cpu is
+ * this process's CPU over the measured window, in % of one core.
  * argv: <json> = {url, devices: [{clientId, username, password, topic}], inflight, seconds, warmup, payload}
  */
 import mqtt from 'mqtt'
@@ -15,6 +17,8 @@ interface Opts {
   warmup: number
   /** Data points per message. */
   points: number
+  /** Each client's time between two publishes (ms); default none (closed loop). */
+  intervalMs?: number
 }
 
 const o = argJson<Opts>(process.argv[2]!)
@@ -60,19 +64,28 @@ function pump(c: mqtt.MqttClient, topic: string) {
       acked++
       latencies.push(performance.now() - start)
     }
-    pump(c, topic)
+    const wait = o.intervalMs ? start + o.intervalMs - performance.now() : 0
+    if (wait > 0) setTimeout(() => pump(c, topic), wait)
+    else pump(c, topic)
   })
 }
 
 clients.forEach((c, i) => {
-  for (let k = 0; k < o.inflight; k++) pump(c, o.devices[i]!.topic)
+  for (let k = 0; k < o.inflight; k++) {
+    const go = () => pump(c, o.devices[i]!.topic)
+    if (o.intervalMs)
+      setTimeout(go, Math.random() * o.intervalMs) // spread over the interval
+    else go()
+  }
 })
 await new Promise((r) => setTimeout(r, o.warmup * 1000))
 recording = true
 const r0 = performance.now()
+const cpu0 = process.cpuUsage()
 await new Promise((r) => setTimeout(r, o.seconds * 1000))
 recording = false
 const seconds = (performance.now() - r0) / 1000
+const used = process.cpuUsage(cpu0)
 stopping = true
 latencies.sort((a, b) => a - b)
 const pct = (p: number) =>
@@ -88,6 +101,7 @@ console.log(
     p99: pct(0.99),
     errors,
     connectMs,
+    cpu: Math.round((used.user + used.system) / 10_000 / seconds),
   }),
 )
 await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})))

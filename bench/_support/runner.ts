@@ -46,6 +46,8 @@ export interface MqttLoadResult {
   p99: number
   errors: number
   connectMs: number
+  /** The load generator's CPU over the measured window, % of one core. */
+  cpu: number
 }
 
 /** Runs bench/_support/mqtt-load.ts in a child process and returns its figures. */
@@ -56,6 +58,7 @@ export function mqttLoad(opts: {
   seconds: number
   warmup?: number
   points: number
+  intervalMs?: number
 }): Promise<MqttLoadResult> {
   return childJson(
     join(import.meta.dirname, 'mqtt-load.ts'),

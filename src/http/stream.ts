@@ -20,3 +20,30 @@ export function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Ar
     },
   })
 }
+
+/**
+ * A byte stream pulled as the client's socket takes it (the server writes the next chunk once the previous one
+ * was accepted or drained): `next()` answers the next chunk, null at the end; `cancel()` when the client left.
+ */
+export function pullStream(source: {
+  next(): Promise<Uint8Array | null>
+  cancel(): void
+}): ReadableStream<Uint8Array> {
+  return new ReadableStream(
+    {
+      async pull(ctrl) {
+        const chunk = await source.next()
+        try {
+          if (chunk) ctrl.enqueue(chunk)
+          else ctrl.close()
+        } catch {
+          // cancelled meanwhile (the client left)
+        }
+      },
+      cancel() {
+        source.cancel()
+      },
+    },
+    { highWaterMark: 0 },
+  )
+}

@@ -141,6 +141,8 @@ const ConfigSchema = z.object({
     .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
   /** Days the event outbox (webhook deliveries, the live stream's resume) keeps events. */
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
+  /** KiB a live-stream client may fall behind by (beyond what its socket holds) before it is sent `overflow`. */
+  STREAM_CLIENT_QUEUE_KB: z.coerce.number().int().min(16).max(65_536).default(1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** json: one JSON object per line; pretty: readable lines for a terminal. */
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),

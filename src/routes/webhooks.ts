@@ -1,10 +1,10 @@
-import { streamSSE } from 'hono/streaming'
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
+import { pullStream } from '../http/stream.ts'
 
 const tag = 'Webhooks'
 const SIGNING =
@@ -141,7 +141,8 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
       description:
         "The caller's tenant's events (`id:` the event id, `event:` the type, `data:` as a webhook's body) and " +
         '`telemetry` (`{deviceID, time, values}`, no id), filtered by `types` and `deviceID`; `: ping` every ' +
-        '15 s. `Last-Event-ID` (or `lastEventId`) replays the events after that id first.',
+        '15 s. `Last-Event-ID` (or `lastEventId`) replays the events after that id first. A client that falls ' +
+        'too far behind gets `overflow` (`{missed, lastEventID}`) and the stream ends: resume with that id.',
       query: s.StreamQuery,
     },
     async (c, { query }) => {
@@ -149,23 +150,22 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
       if (header !== undefined && !/^\d{1,15}$/.test(header))
         throw new ApiError('PARAMETER_INVALID', { 'Last-Event-ID': 'must be an event id' })
       const resume = header ?? query.lastEventId
-      const tenant = c.get('tenant')
-      const res = streamSSE(c, async (stream) => {
-        const sub = await services.eventStream.subscribe({
-          tenant,
-          types: query.types,
-          deviceID: query.deviceID,
-          lastEventID: resume === undefined ? undefined : Number(resume),
-          sink: {
-            send: (m) => stream.writeSSE(m),
-            ping: async () => void (await stream.write(': ping\n\n')),
-          },
-        })
-        stream.onAbort(() => sub.close())
-        await sub.closed
+      const outgoing = (c.env as { outgoing?: { destroy(): void } } | undefined)?.outgoing
+      const sub = await services.eventStream.subscribe({
+        tenant: c.get('tenant'),
+        types: query.types,
+        deviceID: query.deviceID,
+        lastEventID: resume === undefined ? undefined : Number(resume),
+        drop: () => outgoing?.destroy(),
       })
-      // the connection ends with the stream: a stopping service does not wait for an idle keep-alive
-      res.headers.set('Connection', 'close')
+      const res = new Response(pullStream({ next: sub.next, cancel: sub.close }), {
+        headers: {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          // the connection ends with the stream: a stopping service does not wait for an idle keep-alive
+          connection: 'close',
+        },
+      })
       return res
     },
   )

@@ -1,32 +1,25 @@
 /**
- * The live event stream's subscriptions: each follows the outbox of its tenant (by event id, so nothing is sent
- * twice and events stored by other nodes arrive too: it looks again every second, and at once when this node
- * stores events) and the `telemetry.stored` events of this node (no id; not resumable). Filters: event types and
- * one deviceID. Each subscription pings every 15 s; `close()` ends every subscription.
+ * The live event stream, built for fan-out. One reader a node follows the outbox of every tenant (one query after
+ * the last id seen, a page at a time, every POLL_MS and at once when an outbox event type is emitted on the bus):
+ * the outbox is the shared table, so events stored by any node reach this node's clients. The `telemetry.stored`
+ * events of this node become `telemetry` events (no id, not resumable). Each event is serialized once, as the SSE
+ * frame every client it goes to shares, and routed by tenant, type and deviceID into each client's bounded queue
+ * (stream-queue.ts): a client that falls behind is told `overflow` and ends, and never slows the others or ingest.
+ * A client with a Last-Event-ID first reads what it missed from the table (its own pages, as its queue empties)
+ * while the reader holds the newer events for it, then joins without gap or repeat.
  */
 import type { EventBus, StoredValue } from '../kernel/events.ts'
 import { OUTBOX_TYPES, type MetaStore, type OutboxEvent } from '../../store/types.ts'
 import { eventBody } from './webhook-delivery.ts'
 import { errorLog, type Logger } from '../kernel/log.ts'
+import { PING_FRAME, StreamQueue, sseFrame } from './stream-queue.ts'
 
 export const STREAM_TYPES = [...OUTBOX_TYPES, 'telemetry'] as const
-const POLL_MS = 1000
+const POLL_MS = 300
 const PING_MS = 15_000
 const PAGE = 500
-/** Telemetry messages a subscriber may have unwritten before further ones are dropped (a slow client). */
-const MAX_BACKLOG = 1000
-
-/** One message of the stream: `id` only for outbox events. */
-export interface StreamMessage {
-  id?: string
-  event: string
-  data: string
-}
-
-export interface StreamSink {
-  send(m: StreamMessage): Promise<void>
-  ping(): Promise<void>
-}
+/** How long a client that overflowed and does not read keeps its connection. */
+const OVERFLOW_GRACE_MS = 30_000
 
 export interface StreamRequest {
   tenant: string
@@ -35,20 +28,24 @@ export interface StreamRequest {
   deviceID?: string
   /** Replay outbox events after this id first; otherwise only events stored from now on. */
   lastEventID?: number
-  sink: StreamSink
+  /** Ends the client's connection at once (a client that overflowed and stopped reading). */
+  drop(): void
 }
 
 export interface Subscription {
-  /** Resolves once the subscription ended (closed by the caller or by the service). */
-  closed: Promise<void>
+  /** The next bytes to write to the client (frames queued meanwhile, together); null when the stream ends. */
+  next(): Promise<Uint8Array | null>
+  /** The client went away (or the caller ends it). */
   close(): void
 }
 
 export interface EventStreamDeps {
   meta: MetaStore
   events: EventBus
-  /** Subscribes to events this node stored; answers the function that stops it. */
-  onAppended(f: (stored: readonly OutboxEvent[]) => void): () => void
+  /** Optional extra wake-up: events this node stored in the outbox (the reader works from the table alone). */
+  onAppended?(f: (stored: readonly OutboxEvent[]) => void): () => void
+  /** Bytes a client may fall behind by (queued beyond what its socket took) before it overflows. */
+  queueBytes: number
   log?: (message: string, e?: unknown) => void
   /** Where the default `log` writes; default: the fallback logger. */
   logger?: Logger
@@ -56,133 +53,204 @@ export interface EventStreamDeps {
 
 interface Sub {
   tenant: string
-  wants: (type: string) => boolean
+  types: ReadonlySet<string> | null
   deviceID?: string
-  pump(): void
-  telemetry(m: StreamMessage): void
-  close(): void
+  queue: StreamQueue
+  /** The last outbox event id queued. */
+  cursor: number
+  /** While catching up: the reader's newer events for this client, in id order. */
+  held: Array<{ id: number; frame: Uint8Array }> | null
+  heldBytes: number
 }
 
-/** Telemetry of one event as stream messages: one per device and time, `{deviceID, time, values}`. */
-function telemetryMessages(values: readonly StoredValue[], deviceID?: string): StreamMessage[] {
+const wants = (s: Sub, type: string, deviceID: string | null | undefined) =>
+  (!s.types || s.types.has(type)) && (s.deviceID === undefined || s.deviceID === deviceID)
+
+const outboxFrame = (e: OutboxEvent) => sseFrame(e.type, eventBody(e), e.id)
+
+/** A tenant's telemetry as one frame per device and time: `{deviceID, time, values}`. */
+function telemetryGroups(values: readonly StoredValue[]) {
   const groups = new Map<
     string,
     { deviceID: string; time: number; values: Record<string, unknown> }
   >()
   for (const v of values) {
-    if (deviceID !== undefined && v.deviceID !== deviceID) continue
     const key = `${v.deviceID}\u0000${v.time}`
     let g = groups.get(key)
     if (!g) groups.set(key, (g = { deviceID: v.deviceID, time: v.time, values: {} }))
     g.values[v.dataPointID] = v.value
   }
-  return [...groups.values()].map((g) => ({ event: 'telemetry', data: JSON.stringify(g) }))
+  return groups.values()
 }
 
 export function eventStreamService(deps: EventStreamDeps) {
   const { meta, events } = deps
   const log = deps.log ?? errorLog(deps.logger, 'stream')
-  const subs = new Set<Sub>()
+  const byTenant = new Map<string, Set<Sub>>()
+  let lastSeen = -1
+  let ready: Promise<void> | undefined
+  let reading = false
+  let again = false
+  let stopped = false
+  let poll: ReturnType<typeof setInterval> | undefined
+  let ping: ReturnType<typeof setInterval> | undefined
   let stopAppended: (() => void) | undefined
 
-  const onStored = (e: { tenantID: string; values: readonly StoredValue[] }) => {
+  const subsOf = (tenant: string) => byTenant.get(tenant)
+
+  function route(e: OutboxEvent) {
+    const subs = subsOf(e.tenantID)
+    if (!subs) return
+    let frame: Uint8Array | undefined
     for (const s of subs) {
-      if (s.tenant !== e.tenantID || !s.wants('telemetry')) continue
-      for (const m of telemetryMessages(e.values, s.deviceID)) s.telemetry(m)
+      if (!wants(s, e.type, e.deviceID)) continue
+      frame ??= outboxFrame(e)
+      if (s.queue.overflowed)
+        s.queue.push(frame) // counted as missed
+      else if (s.held) {
+        s.held.push({ id: e.id, frame })
+        s.heldBytes += frame.length
+        if (s.heldBytes + s.queue.queued > deps.queueBytes) {
+          s.queue.overflow(s.held.length)
+          s.held = null
+        }
+      } else if (e.id > s.cursor && s.queue.push(frame)) s.cursor = e.id
+    }
+  }
+
+  /** Reads every outbox event after the last one seen, a page at a time, and routes each. */
+  async function read() {
+    if (lastSeen < 0) return // not started yet
+    if (reading || stopped) {
+      again = true
+      return
+    }
+    reading = true
+    try {
+      do {
+        again = false
+        for (;;) {
+          const page = await meta.webhooks.eventsSince(lastSeen, PAGE)
+          for (const e of page) {
+            route(e)
+            lastSeen = e.id
+          }
+          if (page.length < PAGE || stopped) break
+        }
+      } while (again && !stopped)
+    } catch (e) {
+      log('stream read failed', e)
+    } finally {
+      reading = false
+    }
+  }
+  const wake = () => void read()
+
+  const onStored = (e: { tenantID: string; values: readonly StoredValue[] }) => {
+    const subs = subsOf(e.tenantID)
+    if (!subs) return
+    let any = false
+    for (const s of subs) any ||= !s.types || s.types.has('telemetry')
+    if (!any) return
+    for (const g of telemetryGroups(e.values)) {
+      let frame: Uint8Array | undefined
+      for (const s of subs) {
+        if (!wants(s, 'telemetry', g.deviceID)) continue
+        frame ??= sseFrame('telemetry', JSON.stringify(g))
+        s.queue.push(frame)
+      }
+    }
+  }
+
+  /** Reads the outbox events a resuming client missed, its own pages as its queue empties, then lets it join. */
+  async function catchUp(s: Sub, types: readonly string[]) {
+    const upTo = lastSeen
+    // fell behind while catching up: the events held for it are missed too (those of pages not read are not counted)
+    const abandon = () => {
+      s.queue.overflow(s.held?.length ?? 0)
+      s.held = null
+    }
+    try {
+      for (;;) {
+        if (!(await s.queue.room())) return abandon()
+        const page = await meta.webhooks.eventsAfter(
+          s.tenant,
+          s.cursor,
+          { types, deviceID: s.deviceID },
+          PAGE,
+        )
+        if (s.queue.overflowed) return abandon()
+        for (const e of page) if (s.queue.push(outboxFrame(e))) s.cursor = e.id
+        if (page.length < PAGE || s.cursor >= upTo) break
+      }
+      for (const h of s.held ?? []) {
+        if (h.id > s.cursor && s.queue.push(h.frame)) s.cursor = h.id
+      }
+      s.held = null
+    } catch (e) {
+      log('stream catch-up failed', e)
+      s.queue.end()
     }
   }
 
   async function subscribe(req: StreamRequest): Promise<Subscription> {
+    await ready
     const outboxTypes = req.types.length
       ? OUTBOX_TYPES.filter((t) => req.types.includes(t))
       : [...OUTBOX_TYPES]
-    const wants = (type: string) => !req.types.length || req.types.includes(type)
-    let lastID = req.lastEventID ?? (await meta.webhooks.lastEventID())
-    let ended = false
-    let pumping = false
-    let again = false
-    let backlog = 0
-    let end!: () => void
-    const closed = new Promise<void>((r) => (end = r))
-
-    const drain = async () => {
-      for (;;) {
-        const batch = await meta.webhooks.eventsAfter(
-          req.tenant,
-          lastID,
-          { types: outboxTypes, deviceID: req.deviceID },
-          PAGE,
-        )
-        for (const e of batch) {
-          if (ended) return
-          await req.sink.send({ id: String(e.id), event: e.type, data: eventBody(e) })
-          lastID = e.id
-        }
-        if (batch.length < PAGE) return
-      }
-    }
-    const sub: Sub = {
+    const resume = req.lastEventID !== undefined && outboxTypes.length > 0
+    const s: Sub = {
       tenant: req.tenant,
-      wants,
+      types: req.types.length ? new Set(req.types) : null,
       deviceID: req.deviceID,
-      pump() {
-        if (ended || !outboxTypes.length) return
-        if (pumping) {
-          again = true
-          return
-        }
-        pumping = true
-        void drain()
-          .catch((e) => {
-            log('stream read failed', e)
-            sub.close()
-          })
-          .finally(() => {
-            pumping = false
-            if (again) {
-              again = false
-              sub.pump()
-            }
-          })
-      },
-      telemetry(m) {
-        if (ended || backlog >= MAX_BACKLOG) return
-        backlog++
-        void req.sink
-          .send(m)
-          .catch(() => sub.close())
-          .finally(() => backlog--)
-      },
-      close() {
-        if (ended) return
-        ended = true
-        clearInterval(poll)
-        clearInterval(ping)
-        subs.delete(sub)
-        end()
-      },
+      cursor: resume ? req.lastEventID! : lastSeen,
+      held: resume ? [] : null,
+      heldBytes: 0,
+      queue: new StreamQueue({
+        limit: deps.queueBytes,
+        graceMs: OVERFLOW_GRACE_MS,
+        drop: req.drop,
+        overflowInfo: () => (outboxTypes.length ? { lastEventID: s.cursor } : {}),
+        onEnd: () => {
+          const subs = subsOf(req.tenant)
+          subs?.delete(s)
+          if (subs && !subs.size) byTenant.delete(req.tenant)
+        },
+      }),
     }
-    const poll = setInterval(() => sub.pump(), POLL_MS).unref()
-    const ping = setInterval(() => void req.sink.ping().catch(() => sub.close()), PING_MS).unref()
-    subs.add(sub)
-    sub.pump()
-    return { closed, close: () => sub.close() }
+    let subs = subsOf(req.tenant)
+    if (!subs) byTenant.set(req.tenant, (subs = new Set()))
+    subs.add(s)
+    if (resume) void catchUp(s, outboxTypes)
+    return { next: () => s.queue.next(), close: () => s.queue.end() }
   }
 
   return {
     subscribe,
+    /** Starts the reader from the newest event stored. */
     start() {
-      events.on('telemetry.stored', onStored)
-      stopAppended = deps.onAppended((stored) => {
-        const tenants = new Set(stored.map((e) => e.tenantID))
-        for (const s of subs) if (tenants.has(s.tenant)) s.pump()
+      ready = meta.webhooks.lastEventID().then((id) => {
+        lastSeen = Math.max(lastSeen, id)
       })
+      ready.catch((e) => log('stream start failed', e))
+      events.on('telemetry.stored', onStored)
+      for (const t of OUTBOX_TYPES) events.on(t, wake)
+      stopAppended = deps.onAppended?.(wake)
+      poll = setInterval(wake, POLL_MS).unref()
+      ping = setInterval(() => {
+        for (const subs of byTenant.values())
+          for (const s of subs) if (!s.queue.overflowed) s.queue.push(PING_FRAME)
+      }, PING_MS).unref()
     },
-    /** Ends every subscription (their streams close) and stops listening. */
+    /** Ends every subscription (their streams close) and stops reading. */
     close() {
+      stopped = true
+      clearInterval(poll)
+      clearInterval(ping)
       events.off('telemetry.stored', onStored)
+      for (const t of OUTBOX_TYPES) events.off(t, wake)
       stopAppended?.()
-      for (const s of [...subs]) s.close()
+      for (const subs of [...byTenant.values()]) for (const s of [...subs]) s.queue.end()
     },
   }
 }

@@ -28,6 +28,7 @@ export function createServices(
         TIMEZONE: string
         EVENT_RETENTION_DAYS: number
         WEBHOOK_ALLOW_PRIVATE: boolean
+        STREAM_CLIENT_QUEUE_KB: number
       }
       /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
       resolve?: Resolve
@@ -48,7 +49,11 @@ export function createServices(
     /** Webhooks and the outbox writer; `start()` before `commands.start()`, `close()` before the stores close. */
     webhooks,
     /** The live event stream; `start()` after `webhooks.start()`, `close()` before the HTTP server closes. */
-    eventStream: eventStreamService({ ...deps, onAppended: webhooks.onAppended }),
+    eventStream: eventStreamService({
+      ...deps,
+      onAppended: webhooks.onAppended,
+      queueBytes: deps.config.STREAM_CLIENT_QUEUE_KB * 1024,
+    }),
     accounts: accountService({ ...deps, now: deps.now }),
     products: model.products,
     dataPoints: model.dataPoints,

@@ -169,6 +169,14 @@ export class WebhooksRepo implements WebhookRepository {
     return rows as unknown as OutboxEvent[]
   }
 
+  async eventsSince(afterID: number, limit: number): Promise<OutboxEvent[]> {
+    const rows = await this.db.all(`${EVENT_COLUMNS} WHERE id > ? ORDER BY id LIMIT ?`, [
+      afterID,
+      limit,
+    ])
+    return rows as unknown as OutboxEvent[]
+  }
+
   async lastEventID(): Promise<number> {
     const r = await this.db.one('SELECT coalesce(max(id), 0) AS n FROM outbox_events')
     return Number(r?.n ?? 0)

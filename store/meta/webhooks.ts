@@ -117,6 +117,8 @@ export interface WebhookRepository {
     filter: { types?: readonly string[]; deviceID?: string },
     limit: number,
   ): Promise<OutboxEvent[]>
+  /** Every tenant's events after `afterID`, oldest first, at most `limit` (the live stream's one reader a node). */
+  eventsSince(afterID: number, limit: number): Promise<OutboxEvent[]>
   /** The largest event id (0 when none). */
   lastEventID(): Promise<number>
   /**

@@ -9,68 +9,7 @@ import type { MqttClient } from 'mqtt'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
 import { connectDevice, devices, end, sleep, until } from '../../ingest/_mqtt.ts'
 import { basic, buildWorld } from '../routes/_ingest.ts'
-
-interface Message {
-  id?: string
-  event?: string
-  data?: any
-  comment?: string
-}
-
-interface Stream {
-  status: number
-  messages: Message[]
-  /** The server ended the stream. */
-  ended: boolean
-  close(): void
-}
-
-/** Opens the stream and parses what arrives into `messages` until closed. */
-async function openStream(
-  c: Client,
-  query = '',
-  headers: Record<string, string> = {},
-): Promise<Stream> {
-  const abort = new AbortController()
-  const res = await fetch(`${c.url}/api/v1/events/stream${query}`, {
-    headers: { authorization: c.authorization!, ...headers },
-    signal: abort.signal,
-  })
-  const messages: Message[] = []
-  const stream: Stream = { status: res.status, messages, ended: false, close: () => abort.abort() }
-  if (res.status === 200) {
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader()
-    let buf = ''
-    void (async () => {
-      try {
-        for (;;) {
-          const { value, done } = await reader.read()
-          if (done) {
-            stream.ended = true
-            return
-          }
-          buf += value
-          let at: number
-          while ((at = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, at)
-            buf = buf.slice(at + 2)
-            const m: Message = {}
-            for (const line of block.split('\n')) {
-              if (line.startsWith(':')) m.comment = line.slice(1).trim()
-              else if (line.startsWith('id: ')) m.id = line.slice(4)
-              else if (line.startsWith('event: ')) m.event = line.slice(7)
-              else if (line.startsWith('data: ')) m.data = JSON.parse(line.slice(6))
-            }
-            messages.push(m)
-          }
-        }
-      } catch {
-        // aborted
-      }
-    })()
-  }
-  return stream
-}
+import { openStream, type Stream } from './_stream.ts'
 
 const test = suite('live event stream')
 let t: TestService
