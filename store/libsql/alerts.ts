@@ -80,11 +80,12 @@ const MOVED = `tenant_id, alert_name, alert_content, alert_severity, alert_times
 
 /**
  * The no-data alerts due at ?1 (now): devices of enabled no-data rules whose last uplink (or the later of the
- * rule's last edit and the device's creation) is older than the rule's noDataSeconds. The insert does nothing
- * for an alert already open (another node or an earlier tick opened it).
+ * rule's last edit and the device's creation) is older than the rule's noDataSeconds, with `{deviceName}` of the
+ * rule's alertContent filled in (it has no values). The insert does nothing for an alert already open (another
+ * node or an earlier tick opened it).
  */
 const NO_DATA = `INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
-  SELECT r.tenant_id, r.rule_name, r.alert_content, r.alert_severity,
+  SELECT r.tenant_id, r.rule_name, replace(r.alert_content, '{deviceName}', d.device_name), r.alert_severity,
     json_object('noDataSeconds', r.no_data_seconds), d.id, d.device_id, d.device_name, ?1, ?2, r.id, 0
   FROM alert_rules r JOIN devices d ON d.product_int_id = r.product_int_id AND d.tenant_id = r.tenant_id
   WHERE r.enable = 1 AND r.no_data_seconds IS NOT NULL
