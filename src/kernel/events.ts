@@ -36,20 +36,32 @@ export interface StoredValue {
   value: number | string | boolean | { lat: number; lng: number } | null
 }
 
-/** An alert's change, as listeners (webhooks, the live stream) see it. */
+/**
+ * An alert's change, as listeners (metrics, webhooks and the live stream through the outbox) see it: the outbox
+ * row's `data` with the tenant. Written by the alert store in the transaction of the change (one per transition).
+ */
 export interface AlertEvent {
   tenantID: string
   /** The current (or, once cleared, history) alert's id. */
   alertID: number
   /** The rule that raised it; null for the built-in limit and fault alerts. */
   ruleID: number | null
+  /** The rule's name (as the alert was last raised); null for the built-in alerts. */
+  ruleName: string | null
   alertName: string
   alertSeverity: number
+  /** The English label of alertSeverity (an event has no reader whose language it could follow). */
+  alertSeverityLabel: string | null
   deviceIntID: number | null
   deviceID: string | null
+  deviceName: string | null
+  /** The rule's alertContent with `{deviceName}` and `{value:<dataPointID>}` filled in (built-in: the violation). */
+  alertContent: string | null
   alertTimes: number
-  /** The values that matched (raised) or that cleared it. */
+  /** The values that matched when it was last raised. */
   alertDetail: unknown
+  /** Epoch ms the alert opened. */
+  startTime: number
   /** Epoch ms of the change. */
   at: number
   /** cleared: by the clear condition, by hand, or because its rule was disabled or deleted. */
@@ -103,11 +115,11 @@ export interface DomainEvents {
   'telemetry.stored': [
     { tenantID: string; deviceIntIDs: readonly number[]; values: readonly StoredValue[] },
   ]
-  /** An alert was raised (opened) or raised again (alertTimes incremented). */
+  /** An alert was opened (once: matching it again only increments alertTimes, without an event). */
   'alert.raised': [AlertEvent]
   /** An alert moved to the history. */
   'alert.cleared': [AlertEvent]
-  /** An alert was acknowledged (it stays current). */
+  /** An alert was acknowledged the first time (it stays current; a second ack emits nothing). */
   'alert.acked': [AlertEvent]
   /** A command changed state (every transition of its lifecycle). */
   'command.status': [CommandEvent]

@@ -9,7 +9,7 @@ import type {
 } from '../../store/types.ts'
 import type { TelemetryStore } from '../../store/telemetry.ts'
 import { compileRule, ruleAlert, stepDevice, type LiveRule, type Outcome } from './alert-eval.ts'
-import { alertEventOf } from './alerts.ts'
+import { alertEventCtx, emitAlertEvents } from './alerts.ts'
 import { errorLog, type Logger } from '../kernel/log.ts'
 
 export interface AlertEngineDeps {
@@ -35,7 +35,8 @@ const MAX_QUEUED_VALUES = 200_000
  * The alert engine: evaluates the built-in limit and fault alerts and the alert rules on every committed uplink
  * (`telemetry.stored`, queued here and evaluated in batches off the ingest path), and no-data rules and pending
  * waits on a timer. Alerts are opened, counted and cleared through the alert store (one open alert per rule and
- * device, by its unique key) and announced as `alert.raised` / `alert.cleared` after each commit.
+ * device, by its unique key), which writes the `alert.raised` (openings only) and `alert.cleared` outbox events in
+ * the transaction of each change; they are emitted on the bus after the commit.
  */
 export function alertEngine(deps: AlertEngineDeps) {
   const { meta, telemetry, events } = deps
@@ -51,9 +52,6 @@ export function alertEngine(deps: AlertEngineDeps) {
   const devices = new Map<string, IngestDevice>()
   /** deviceIntID → the latest value of each data point seen here (older ones are read once from the store). */
   const latest = new Map<number, Map<string, StoredValue['value']>>()
-
-  const emit = (name: 'alert.raised' | 'alert.cleared', a: AlertRef, reason?: ClearReason) =>
-    events.emit(name, alertEventOf(a, now(), reason ? { reason } : {}))
 
   function onStored(e: Stored) {
     if (closed) return
@@ -151,8 +149,9 @@ export function alertEngine(deps: AlertEngineDeps) {
       await evaluateDevice(d, list, mine, waits, out)
     }
     await meta.alertRules.saveStates(out.put, out.drop)
-    for (const a of await meta.alerts.raiseAlerts(out.raise)) {
-      emit('alert.raised', a)
+    const raised = await meta.alerts.raiseAlerts(out.raise, alertEventCtx(out.t))
+    emitAlertEvents(events, 'alert.raised', raised.events)
+    for (const a of raised.alerts) {
       const k = out.closeRaised.find(
         (x) => x.ruleID === a.ruleID && x.deviceIntID === a.deviceIntID,
       )
@@ -177,16 +176,22 @@ export function alertEngine(deps: AlertEngineDeps) {
     stepDevice({ d, uplinks, open, waits, model, last, live }, out)
   }
 
+  /** Moves alerts to the history, one transaction per reason (each alert.cleared is written with its move). */
   async function closeAlerts(close: Map<number, ClearReason>, t: number) {
-    if (!close.size) return
-    for (const a of await meta.alerts.close([...close.keys()], t))
-      emit('alert.cleared', a, close.get(a.id))
+    const byReason = new Map<ClearReason, number[]>()
+    for (const [id, reason] of close) byReason.set(reason, [...(byReason.get(reason) ?? []), id])
+    for (const [reason, ids] of byReason)
+      emitAlertEvents(
+        events,
+        'alert.cleared',
+        await meta.alerts.close(ids, reason, alertEventCtx(t)),
+      )
   }
 
   /** No-data alerts due, and waits that held long enough while their devices stayed quiet. */
   async function tick() {
     const t = now()
-    for (const a of await meta.alerts.raiseNoData(t)) emit('alert.raised', a)
+    emitAlertEvents(events, 'alert.raised', await meta.alerts.raiseNoData(alertEventCtx(t)))
     for (const s of await meta.alertRules.dueStates(t, 500)) {
       if (!(await meta.alertRules.claimState(s))) continue
       const d = await meta.ingest.device('id', s.deviceIntID)
@@ -195,8 +200,11 @@ export function alertEngine(deps: AlertEngineDeps) {
       const current = (await meta.alerts.openOf([d.id])).find((a) => a.ruleID === rule.id)
       if (s.phase === 'raise' && !current) {
         const detail = (s.detail ?? {}) as Record<string, unknown>
-        for (const a of await meta.alerts.raiseAlerts([ruleAlert(rule, d, detail, t)]))
-          emit('alert.raised', a)
+        const raised = await meta.alerts.raiseAlerts(
+          [ruleAlert(rule, d, detail, t)],
+          alertEventCtx(t),
+        )
+        emitAlertEvents(events, 'alert.raised', raised.events)
       } else if (s.phase === 'clear' && current) {
         await closeAlerts(new Map([[current.id, 'condition']]), t)
       }

@@ -13,7 +13,7 @@ import {
 import type { Formula } from '../../query/formula.ts'
 import type { AlertEngine } from './alert-engine.ts'
 import type { Actor, ServiceDeps } from './types.ts'
-import { alertEventOf } from './alerts.ts'
+import { alertEventCtx, emitAlertEvents } from './alerts.ts'
 
 /** At most this many stored values are replayed by one dry run. */
 const MAX_TEST_VALUES = 200_000
@@ -64,9 +64,8 @@ export function alertRuleService(deps: AlertRuleDeps) {
 
   /** Moves the open alerts of these rules to the history (disabled or deleted). */
   async function closeOf(ruleIDs: number[], reason: ClearReason) {
-    const t = now()
-    for (const a of await meta.alerts.closeOfRules(ruleIDs, t))
-      events.emit('alert.cleared', alertEventOf(a, t, { reason }))
+    const moved = await meta.alerts.closeOfRules(ruleIDs, reason, alertEventCtx(now()))
+    emitAlertEvents(events, 'alert.cleared', moved)
   }
 
   const bodyOf = (r: AlertRuleRecord): Required<AlertRuleBody> => ({

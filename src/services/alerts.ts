@@ -1,26 +1,26 @@
-import type { AlertEvent } from '../kernel/events.ts'
-import type { AlertRef } from '../../store/types.ts'
+import type { AlertEvent, EventBus } from '../kernel/events.ts'
+import type { AlertEventCtx } from '../../store/types.ts'
+import { enumerations } from '../enums.ts'
 import type { Actor, ServiceDeps } from './types.ts'
 
-/** The domain event of an alert's change. */
-export function alertEventOf(
-  a: AlertRef,
-  at: number,
-  extra: Pick<AlertEvent, 'reason' | 'ackUser'> = {},
-): AlertEvent {
-  return {
-    tenantID: a.tenantID,
-    alertID: a.id,
-    ruleID: a.ruleID,
-    alertName: a.alertName,
-    alertSeverity: a.alertSeverity,
-    deviceIntID: a.deviceIntID,
-    deviceID: a.deviceID,
-    alertTimes: a.alertTimes,
-    alertDetail: a.alertDetail,
-    at,
-    ...extra,
-  }
+/** alertSeverity → its English label: events have no reader whose language they could follow. */
+const SEVERITY_LABELS: Readonly<Record<number, string>> = Object.fromEntries(
+  Object.entries(enumerations.alertSeverity).map(([code, l]) => [Number(code), l.en]),
+)
+
+/** What an alert change at `at` passes to the alert store, which writes its events with the change. */
+export const alertEventCtx = (at: number): AlertEventCtx => ({
+  at,
+  severityLabels: SEVERITY_LABELS,
+})
+
+/** Announces alert events committed by the store (the live stream's wake-up, metrics, webhooks' wake-up). */
+export function emitAlertEvents(
+  bus: EventBus,
+  name: 'alert.raised' | 'alert.cleared' | 'alert.acked',
+  list: readonly AlertEvent[],
+) {
+  for (const e of list) bus.emit(name, e)
 }
 
 /** Alerts as operators handle them (the alert engine raises and clears current alerts itself). */
@@ -32,26 +32,17 @@ export function alertService({
   return {
     /** Handles current alerts by hand: they move to the history with their end time (all of `ids` or none). */
     async clear(a: Actor, ids: number[]) {
-      const t = now()
-      for (const moved of await meta.alerts.clear(a.tenant, ids, t))
-        events.emit('alert.cleared', alertEventOf(moved, t, { reason: 'handled' }))
+      const moved = await meta.alerts.clear(a.tenant, ids, alertEventCtx(now()))
+      emitAlertEvents(events, 'alert.cleared', moved)
     },
-    /** Acknowledges a current alert: records who and when; it stays open. Answers the list record. */
+    /**
+     * Acknowledges a current alert: records who and when the first time (a later ack changes nothing and emits
+     * nothing); it stays open. Answers the list record.
+     */
     async ack(a: Actor & { username?: string | null }, id: number) {
-      const t = now()
-      const row = await meta.alerts.ack(a.tenant, id, a.username ?? null, t)
-      const ref: AlertRef = {
-        id,
-        tenantID: a.tenant,
-        ruleID: (row.ruleID as number | null) ?? null,
-        alertName: String(row.alertName),
-        alertSeverity: Number(row.alertSeverity),
-        alertTimes: Number(row.alertTimes),
-        alertDetail: typeof row.alertDetail === 'string' ? JSON.parse(row.alertDetail) : null,
-        deviceIntID: (row.deviceIntID as number | null) ?? null,
-        deviceID: (row.deviceID as string | null) ?? null,
-      }
-      events.emit('alert.acked', alertEventOf(ref, t, { ackUser: a.username ?? null }))
+      const ctx = alertEventCtx(now())
+      const { row, events: acked } = await meta.alerts.ack(a.tenant, id, a.username ?? null, ctx)
+      emitAlertEvents(events, 'alert.acked', acked)
       return row
     },
     /** Deletes history alerts of the tenant. */

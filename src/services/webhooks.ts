@@ -108,7 +108,10 @@ export function webhookService(deps: WebhookDeps) {
     queue.push(outboxOf(type, e, now()))
     flushing ??= new Promise<void>((r) => setImmediate(r)).then(flush)
   }
-  const listeners = OUTBOX_TYPES.map((type) => [type, enqueue(type)] as const)
+  // alert events are written to the outbox by the alert store with their change: here they only wake the loop
+  const listeners = OUTBOX_TYPES.map(
+    (type) => [type, type.startsWith('alert.') ? () => delivery.wake() : enqueue(type)] as const,
+  )
 
   /**
    * Refuses a URL that is not http(s) or whose host is (or resolves to) an address webhooks may not target. A

@@ -1,9 +1,19 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { AlertInput, AlertRef, AlertRepository, ListArgs, Page, Row } from '../types.ts'
+import type {
+  AlertEventCtx,
+  AlertInput,
+  AlertRef,
+  AlertRepository,
+  ClearReason,
+  ListArgs,
+  Page,
+  Row,
+} from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, type ListSpec } from './list.ts'
 import { insertRows } from './logs-sql.ts'
+import { alertEventsOf, alertEventStatements } from './alert-events.ts'
 
 const COLUMNS = `a.id AS id, a.alert_name AS alertName, a.alert_content AS alertContent,
   a.alert_severity AS alertSeverity, a.alert_times AS alertTimes, a.alert_detail AS alertDetail,
@@ -45,6 +55,7 @@ const RAISE_COLUMNS = [
   'start_time',
   'create_at',
   'rule_id',
+  'announced',
 ]
 /** The open key (migration 110): one open alert per (rule, device), or per (name, device) without a rule. */
 const OPEN_KEY = `(tenant_id, coalesce(rule_id, 0), iif(rule_id IS NULL, alert_name, ''), coalesce(device_id, ''))`
@@ -54,7 +65,10 @@ const REF = `id, tenant_id AS tenantID, rule_id AS ruleID, alert_name AS alertNa
   alert_times AS alertTimes, alert_detail AS alertDetail, device_int_id AS deviceIntID, device_id AS deviceID,
   ack_user AS ackUser`
 
-/** An open alert with the same key is counted again and shows the latest values. */
+/**
+ * An open alert with the same key is counted again and shows the latest values (without an event: it keeps
+ * announced = 1). A new one is inserted with announced = 0 and announced by ANNOUNCE in the same transaction.
+ */
 const RAISE_UPSERT = `ON CONFLICT ${OPEN_KEY} DO UPDATE SET
   alert_times = alert_times + 1, alert_name = excluded.alert_name, alert_content = excluded.alert_content,
   alert_severity = excluded.alert_severity, alert_detail = excluded.alert_detail,
@@ -66,12 +80,13 @@ const MOVED = `tenant_id, alert_name, alert_content, alert_severity, alert_times
 
 /**
  * The no-data alerts due at ?1 (now): devices of enabled no-data rules whose last uplink (or the later of the
- * rule's last edit and the device's creation) is older than the rule's noDataSeconds. The insert does nothing
- * for an alert already open (another node or an earlier tick opened it).
+ * rule's last edit and the device's creation) is older than the rule's noDataSeconds, with `{deviceName}` of the
+ * rule's alertContent filled in (it has no values). The insert does nothing for an alert already open (another
+ * node or an earlier tick opened it).
  */
 const NO_DATA = `INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
-  SELECT r.tenant_id, r.rule_name, r.alert_content, r.alert_severity,
-    json_object('noDataSeconds', r.no_data_seconds), d.id, d.device_id, d.device_name, ?1, ?2, r.id
+  SELECT r.tenant_id, r.rule_name, replace(r.alert_content, '{deviceName}', d.device_name), r.alert_severity,
+    json_object('noDataSeconds', r.no_data_seconds), d.id, d.device_id, d.device_name, ?1, ?2, r.id, 0
   FROM alert_rules r JOIN devices d ON d.product_int_id = r.product_int_id AND d.tenant_id = r.tenant_id
   WHERE r.enable = 1 AND r.no_data_seconds IS NOT NULL
     AND (r.device_int_ids IS NULL OR d.id IN (SELECT value FROM json_each(r.device_int_ids)))
@@ -79,8 +94,13 @@ const NO_DATA = `INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
       coalesce((SELECT s.since FROM alert_states s WHERE s.rule_id = r.id AND s.device_int_id = d.id), 0),
       coalesce(r.update_at, r.create_at), d.create_at) < ?1 - r.no_data_seconds * 1000
     AND NOT EXISTS (SELECT 1 FROM current_alerts c WHERE c.rule_id = r.id AND c.device_int_id = d.id)
-  ON CONFLICT DO NOTHING
-  RETURNING ${REF}`
+  ON CONFLICT DO NOTHING`
+
+/** The alerts opened in this transaction: their alert.raised events, then they are marked announced. */
+const ANNOUNCE = (ctx: AlertEventCtx) => [
+  ...alertEventStatements('alert.raised', 'c.announced = 0', [], ctx),
+  { sql: 'UPDATE current_alerts SET announced = 1 WHERE announced = 0', args: [] },
+]
 
 const refOf = (r: Row): AlertRef => ({
   id: Number(r.id),
@@ -116,16 +136,29 @@ export class AlertsRepo implements AlertRepository {
   }
 
   /**
-   * Raises alerts (the ingest's rule engine calls this): each row opens a current alert, or, when one is open
-   * with the same tenant, alertName and deviceID, increments its alertTimes and takes the row's content,
-   * severity and detail. Multi-row INSERTs in one transaction; returns the alert ids in input order.
+   * Raises alerts without events (tests; the alert engine calls raiseAlerts): each row opens a current alert, or,
+   * when one is open with the same key, increments its alertTimes and takes the row's content, severity and
+   * detail. Multi-row INSERTs in one transaction; returns the alert ids in input order.
    */
   async raise(rows: readonly AlertInput[]): Promise<number[]> {
-    return (await this.raiseAlerts(rows)).map((a) => a.id)
+    const results = await this.db.batch(this.upserts(rows, 1))
+    return results.flatMap((rs) => rs.rows.map((r) => Number(r.id)))
   }
 
-  async raiseAlerts(rows: readonly AlertInput[]): Promise<AlertRef[]> {
-    if (!rows.length) return []
+  async raiseAlerts(rows: readonly AlertInput[], ctx: AlertEventCtx) {
+    if (!rows.length) return { alerts: [], events: [] }
+    const upserts = this.upserts(rows, 0)
+    const results = await this.db.batch([...upserts, ...ANNOUNCE(ctx)])
+    return {
+      alerts: results
+        .slice(0, upserts.length)
+        .flatMap((rs) => rs.rows.map((r) => refOf(r as unknown as Row))),
+      events: alertEventsOf(results[upserts.length]),
+    }
+  }
+
+  /** The upserts of `rows`; a new alert gets `announced` (0: ANNOUNCE writes its event in the transaction). */
+  private upserts(rows: readonly AlertInput[], announced: 0 | 1) {
     const now = Date.now()
     const values = rows.map((r): InValue[] => [
       r.tenantID,
@@ -139,26 +172,27 @@ export class AlertsRepo implements AlertRepository {
       r.time ?? now,
       now,
       r.ruleID ?? null,
+      announced,
     ])
-    const results = await this.db.batch(
-      insertRows('current_alerts', RAISE_COLUMNS, values, RAISE_UPSERT),
-    )
-    return results.flatMap((rs) => rs.rows.map((r) => refOf(r as unknown as Row)))
+    return insertRows('current_alerts', RAISE_COLUMNS, values, RAISE_UPSERT)
   }
 
-  async raiseNoData(now: number): Promise<AlertRef[]> {
-    const [rs] = await this.db.batch([{ sql: NO_DATA, args: [now, Date.now()] }])
-    return rs!.rows.map((r) => refOf(r as unknown as Row))
+  async raiseNoData(ctx: AlertEventCtx) {
+    const results = await this.db.batch([
+      { sql: NO_DATA, args: [ctx.at, Date.now()] },
+      ...ANNOUNCE(ctx),
+    ])
+    return alertEventsOf(results[1])
   }
 
-  async close(ids: readonly number[], now: number): Promise<AlertRef[]> {
+  async close(ids: readonly number[], reason: ClearReason, ctx: AlertEventCtx) {
     if (!ids.length) return []
-    return this.move(`id IN (${marks(ids.length)})`, [...ids], now)
+    return this.move(`id IN (${marks(ids.length)})`, [...ids], reason, ctx)
   }
 
-  async closeOfRules(ruleIDs: readonly number[], now: number): Promise<AlertRef[]> {
+  async closeOfRules(ruleIDs: readonly number[], reason: ClearReason, ctx: AlertEventCtx) {
     if (!ruleIDs.length) return []
-    return this.move(`rule_id IN (${marks(ruleIDs.length)})`, [...ruleIDs], now)
+    return this.move(`rule_id IN (${marks(ruleIDs.length)})`, [...ruleIDs], reason, ctx)
   }
 
   async openOf(deviceIntIDs: readonly number[]): Promise<AlertRef[]> {
@@ -170,40 +204,56 @@ export class AlertsRepo implements AlertRepository {
     return rows.map(refOf)
   }
 
-  async ack(tenant: string, id: number, ackUser: string | null, now: number): Promise<Row> {
-    const { changes } = await this.db.run(
-      'UPDATE current_alerts SET ack_at = ?, ack_user = ?, update_at = ? WHERE tenant_id = ? AND id = ?',
-      [now, ackUser, now, tenant, id],
-    )
-    if (!changes) throw new NotFound()
+  async ack(tenant: string, id: number, ackUser: string | null, ctx: AlertEventCtx) {
+    const first = 'tenant_id = ? AND id = ? AND ack_at IS NULL'
+    const results = await this.db.batch([
+      ...alertEventStatements('alert.acked', first, [tenant, id], ctx, {
+        sql: `, 'ackUser', ?`,
+        args: [ackUser],
+      }),
+      {
+        sql: `UPDATE current_alerts SET ack_at = ?, ack_user = ?, update_at = ? WHERE ${first}`,
+        args: [ctx.at, ackUser, ctx.at, tenant, id],
+      },
+    ])
     const row = await this.db.one(
-      `${CURRENT.columns}, a.device_int_id AS deviceIntID ${CURRENT.from} WHERE a.id = ?`,
-      [id],
+      `${CURRENT.columns}, a.device_int_id AS deviceIntID ${CURRENT.from}
+       WHERE a.tenant_id = ? AND a.id = ?`,
+      [tenant, id],
     )
     if (!row) throw new NotFound()
-    return row
+    return { row, events: alertEventsOf(results[0]) }
   }
 
-  /** Moves the open alerts matching `where` to the history (same ids), answering those moved. */
-  private async move(where: string, args: InValue[], now: number): Promise<AlertRef[]> {
+  /**
+   * Moves the open alerts matching `where` to the history (same ids) and stores their alert.cleared events, in
+   * one transaction; answers the events.
+   */
+  private async move(where: string, args: InValue[], reason: ClearReason, ctx: AlertEventCtx) {
     const results = await this.db.batch([
       {
         sql: `INSERT OR IGNORE INTO history_alerts (id, ${MOVED}, end_time, update_at)
               SELECT id, ${MOVED}, ?, ? FROM current_alerts WHERE ${where}`,
-        args: [now, now, ...args],
+        args: [ctx.at, ctx.at, ...args],
       },
-      { sql: `DELETE FROM current_alerts WHERE ${where} RETURNING ${REF}`, args },
+      ...alertEventStatements('alert.cleared', where, args, ctx, {
+        sql: `, 'reason', ?`,
+        args: [reason],
+      }),
+      { sql: `DELETE FROM current_alerts WHERE ${where}`, args },
     ])
-    return results[1]!.rows.map((r) => refOf(r as unknown as Row))
+    return alertEventsOf(results[1])
   }
 
   /**
-   * Handles (clears) current alerts: all of `ids` move to the history with endTime = `now` (same ids), in one
-   * transaction; NotFound('ids') and nothing moved when one is not an open alert of the tenant.
+   * Handles (clears) current alerts: all of `ids` move to the history with endTime = `ctx.at` (same ids), with
+   * their alert.cleared events, in one transaction; NotFound('ids') and nothing moved when one is not an open
+   * alert of the tenant.
    */
-  async clear(tenant: string, ids: number[], now = Date.now()): Promise<AlertRef[]> {
+  async clear(tenant: string, ids: number[], ctx: AlertEventCtx) {
     await this.requireAll('current_alerts', tenant, ids)
-    return this.move(`tenant_id = ? AND id IN (${marks(ids.length)})`, [tenant, ...ids], now)
+    const where = `tenant_id = ? AND id IN (${marks(ids.length)})`
+    return this.move(where, [tenant, ...ids], 'handled', ctx)
   }
 
   /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */

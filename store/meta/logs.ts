@@ -1,4 +1,5 @@
 import type { ListArgs, Page, Row } from '../types.ts'
+import type { AlertEvent } from '../../src/kernel/events.ts'
 
 /** One connection attempt (every attempt is logged; a refused one has status 2). */
 export interface ConnectLogInput {
@@ -166,6 +167,18 @@ export interface AlertRef {
 /** Why an alert moved to the history. */
 export type ClearReason = 'condition' | 'handled' | 'rule'
 
+/**
+ * What an alert change needs to write its event: every opening, closing and first acknowledgement stores its
+ * outbox row (`alert.raised`, `alert.cleared`, `alert.acked`, with a pending delivery per subscribed webhook of
+ * the alert's tenant) in the transaction of the change, and answers the events (AlertEvent) to emit after it.
+ */
+export interface AlertEventCtx {
+  /** Epoch ms of the change (the events' `at` and outbox `time`). */
+  at: number
+  /** alertSeverity code → the label the events carry as `alertSeverityLabel`. */
+  severityLabels: Readonly<Record<number, string>>
+}
+
 /** Current (open) and history (handled) alerts of a tenant. */
 export interface AlertRepository {
   /** How many alerts of all tenants are open, by severity (1 to 4). */
@@ -175,30 +188,55 @@ export interface AlertRepository {
   /** Handled alerts, newest first (createAt). */
   history(tenant: string, q: ListArgs): Promise<Page>
   /**
-   * Raises alerts: each row opens a current alert, or, when one is open with the same tenant, alertName and
-   * deviceID, increments its alertTimes and takes the row's content, severity and detail. One transaction;
-   * returns the alert ids in input order.
+   * Raises alerts without writing events (tests and seeding; the alert engine uses raiseAlerts): each row opens
+   * a current alert, or, when one is open with the same key (rule and device, or for alerts without a rule
+   * alertName and device), increments its alertTimes and takes the row's content, severity and detail. One
+   * transaction; returns the alert ids in input order.
    */
   raise(rows: readonly AlertInput[]): Promise<number[]>
-  /** As `raise`, answering each alert as it now is (alertTimes 1 when it was opened). */
-  raiseAlerts(rows: readonly AlertInput[]): Promise<AlertRef[]>
   /**
-   * Opens the no-data alerts due at `now`: for every enabled rule with noDataSeconds, each of its devices whose
-   * last uplink (logged, or seen by the engine), the rule's last edit and the device's creation are all older
-   * than that. Opening is an insert that does nothing when the alert is already open, so that several nodes open
-   * each one once. Answers the alerts opened.
+   * As `raise`, answering each alert as it now is (alertTimes 1 when it was opened) and the `alert.raised` events
+   * of the alerts it opened (none for those counted again), written to the outbox in the same transaction.
    */
-  raiseNoData(now: number): Promise<AlertRef[]>
-  /** Handles current alerts: all of `ids` move to the history with endTime `now`, or none (NotFound('ids')). */
-  clear(tenant: string, ids: number[], now?: number): Promise<AlertRef[]>
-  /** Moves these open alerts (any tenant) to the history; ids no longer open are skipped. Answers those moved. */
-  close(ids: readonly number[], now: number): Promise<AlertRef[]>
-  /** Moves every open alert of these rules to the history. Answers those moved. */
-  closeOfRules(ruleIDs: readonly number[], now: number): Promise<AlertRef[]>
+  raiseAlerts(
+    rows: readonly AlertInput[],
+    ctx: AlertEventCtx,
+  ): Promise<{ alerts: AlertRef[]; events: AlertEvent[] }>
+  /**
+   * Opens the no-data alerts due at `ctx.at`: for every enabled rule with noDataSeconds, each of its devices
+   * whose last uplink (logged, or seen by the engine), the rule's last edit and the device's creation are all
+   * older than that. Opening is an insert that does nothing when the alert is already open, so that several
+   * nodes open each one once. Answers the `alert.raised` events of the alerts opened.
+   */
+  raiseNoData(ctx: AlertEventCtx): Promise<AlertEvent[]>
+  /**
+   * Handles current alerts: all of `ids` move to the history with endTime `ctx.at`, or none (NotFound('ids')).
+   * Answers their `alert.cleared` events (reason handled).
+   */
+  clear(tenant: string, ids: number[], ctx: AlertEventCtx): Promise<AlertEvent[]>
+  /**
+   * Moves these open alerts (any tenant) to the history; ids no longer open are skipped. Answers the
+   * `alert.cleared` events of those moved.
+   */
+  close(ids: readonly number[], reason: ClearReason, ctx: AlertEventCtx): Promise<AlertEvent[]>
+  /** Moves every open alert of these rules to the history. Answers the `alert.cleared` events. */
+  closeOfRules(
+    ruleIDs: readonly number[],
+    reason: ClearReason,
+    ctx: AlertEventCtx,
+  ): Promise<AlertEvent[]>
   /** The open alerts of these devices. */
   openOf(deviceIntIDs: readonly number[]): Promise<AlertRef[]>
-  /** Records the acknowledgement of an open alert of the tenant; NotFound otherwise. Answers the list record. */
-  ack(tenant: string, id: number, ackUser: string | null, now: number): Promise<Row>
+  /**
+   * Records the first acknowledgement of an open alert of the tenant (a later one changes nothing); NotFound
+   * otherwise. Answers the list record and the `alert.acked` event (none when it was acknowledged before).
+   */
+  ack(
+    tenant: string,
+    id: number,
+    ackUser: string | null,
+    ctx: AlertEventCtx,
+  ): Promise<{ row: Row; events: AlertEvent[] }>
   /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */
   deleteHistory(tenant: string, ids: number[]): Promise<void>
 }
