@@ -47,8 +47,8 @@ export interface Subscription {
 export interface EventStreamDeps {
   meta: MetaStore
   events: EventBus
-  /** Subscribes to events this node stored; answers the function that stops it. */
-  onAppended(f: (stored: readonly OutboxEvent[]) => void): () => void
+  /** Subscribes to events this node stored (at least their tenants); answers the function that stops it. */
+  onAppended(f: (stored: ReadonlyArray<Pick<OutboxEvent, 'tenantID'>>) => void): () => void
   log?: (message: string, e?: unknown) => void
   /** Where the default `log` writes; default: the fallback logger. */
   logger?: Logger

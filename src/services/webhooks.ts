@@ -1,15 +1,18 @@
 /**
- * Webhooks: the tenant's receivers (create, edit, delete, deliveries and their retry), and the outbox writer that
- * stores every event webhooks and the live stream carry. Events announced in the same turn of the event loop are
- * stored in one transaction, with a pending delivery per subscribed webhook, off the path of the write that
- * announced them. `start()` subscribes and starts the delivery loop; `close()` stores what is queued and stops.
+ * Webhooks: the tenant's receivers (create, edit, delete, deliveries and their retry), and the delivery loop of
+ * the outbox. Command and connection events are stored by the write that commits their change (same transaction,
+ * see `outboxOf`); their bus events only wake the delivery loop and the live stream here. The alert events are
+ * still stored from the bus: those announced in the same turn of the event loop in one transaction, with a pending
+ * delivery per subscribed webhook. `start()` subscribes and starts the delivery loop; `close()` stores what is
+ * queued and stops.
  */
 import { randomBytes } from 'node:crypto'
 import { lookup } from 'node:dns/promises'
-import type { AlertEvent, CommandEvent, DeviceRef, EventBus } from '../kernel/events.ts'
+import type { AlertEvent, EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import {
   OUTBOX_TYPES,
+  outboxOf,
   type ListArgs,
   type MetaStore,
   type OutboxEvent,
@@ -21,6 +24,9 @@ import { isLinkLocal, webhookUrlProblem } from '../rules/webhooks.ts'
 import { WebhookDelivery } from './webhook-delivery.ts'
 import type { Actor } from './types.ts'
 import { errorLog, type Logger } from '../kernel/log.ts'
+
+/** What the stream learns of stored events: their tenant (a stored event, or only that). */
+export type OutboxNotice = Pick<OutboxEvent, 'tenantID'>
 
 export interface WebhookDeps {
   meta: MetaStore
@@ -45,25 +51,12 @@ export interface WebhookBody {
 const defaultResolve = async (host: string) =>
   (await lookup(host, { all: true })).map((a) => a.address)
 
-/** An event as the outbox stores it: its device, its time and its data (the payload without the tenant). */
-function outboxOf(
-  type: OutboxType,
-  e: DeviceRef | CommandEvent | AlertEvent,
-  now: number,
-): OutboxInput {
-  const { tenantID, ...rest } = e
-  if ('kind' in e) {
-    const { id, ...ref } = rest as Omit<DeviceRef, 'tenantID'>
-    return {
-      tenantID,
-      type,
-      time: now,
-      deviceID: e.deviceID,
-      data: JSON.stringify({ deviceIntID: id, ...ref }),
-    }
-  }
-  return { tenantID, type, time: e.at, deviceID: e.deviceID, data: JSON.stringify(rest) }
-}
+/** Event types stored by the transaction of their change (commands, connections): the bus only wakes readers. */
+const STORED_WITH_CHANGE = ['command.status', 'device.online', 'device.offline'] as const
+/** Event types this service stores from the bus. */
+const FROM_BUS = OUTBOX_TYPES.filter(
+  (t) => !(STORED_WITH_CHANGE as readonly string[]).includes(t),
+) as Array<Exclude<OutboxType, (typeof STORED_WITH_CHANGE)[number]>>
 
 export function webhookService(deps: WebhookDeps) {
   const { meta, events } = deps
@@ -72,8 +65,11 @@ export function webhookService(deps: WebhookDeps) {
   const log = deps.log ?? errorLog(deps.logger, 'webhooks')
   const retentionMs = (deps.retentionDays ?? 7) * 86_400_000
   const delivery = new WebhookDelivery({ meta, now, log, retentionMs })
-  /** Called with every batch of stored events (the live stream listens). */
-  const appended = new Set<(stored: readonly OutboxEvent[]) => void>()
+  /**
+   * Called with every batch of stored events (the live stream listens): the events this service stored, or a
+   * notice naming the tenant of events another write stored (read them from the outbox).
+   */
+  const appended = new Set<(stored: readonly OutboxNotice[]) => void>()
   let queue: OutboxInput[] = []
   let flushing: Promise<void> | undefined
 
@@ -91,11 +87,26 @@ export function webhookService(deps: WebhookDeps) {
     }
     flushing = undefined
   }
-  const enqueue = (type: OutboxType) => (e: DeviceRef | CommandEvent | AlertEvent) => {
+  const enqueue = (type: OutboxType) => (e: AlertEvent) => {
     queue.push(outboxOf(type, e, now()))
     flushing ??= new Promise<void>((r) => setImmediate(r)).then(flush)
   }
-  const listeners = OUTBOX_TYPES.map((type) => [type, enqueue(type)] as const)
+  const listeners = FROM_BUS.map((type) => [type, enqueue(type)] as const)
+  /** Tenants with events stored by other writes since the last wake-up (one per turn of the event loop). */
+  let stored = new Set<string>()
+  let waking = false
+  const onStored = (e: { tenantID: string }) => {
+    stored.add(e.tenantID)
+    if (waking) return
+    waking = true
+    setImmediate(() => {
+      waking = false
+      const tenants = [...stored].map((tenantID) => ({ tenantID }))
+      stored = new Set()
+      delivery.wake()
+      for (const f of appended) f(tenants)
+    })
+  }
 
   /** Refuses a URL that is not http(s) or whose host is (or resolves to) a link-local address. */
   async function checkUrl(url: string) {
@@ -152,19 +163,21 @@ export function webhookService(deps: WebhookDeps) {
     },
 
     /** Calls `f` with every batch of events this node stored; answers the function that stops it. */
-    onAppended(f: (stored: readonly OutboxEvent[]) => void): () => void {
+    onAppended(f: (stored: readonly OutboxNotice[]) => void): () => void {
       appended.add(f)
       return () => appended.delete(f)
     },
 
     start() {
       for (const [type, f] of listeners) events.on(type, f)
+      for (const type of STORED_WITH_CHANGE) events.on(type, onStored)
       delivery.start()
     },
 
     /** Stops listening, stores what is queued, then stops the delivery loop (its claims are given back). */
     async close() {
       for (const [type, f] of listeners) events.off(type, f)
+      for (const type of STORED_WITH_CHANGE) events.off(type, onStored)
       await flushing
       await delivery.close()
     },

@@ -393,6 +393,7 @@ for (const k of [kits.A, kits.B]) {
       responsePayload: null,
       expiresAt: null,
       scheduleID: null,
+      parentTaskID: null,
       updateAt: null,
     })
     assert.equal(Object.keys(r.body.items[0]), [
@@ -417,6 +418,7 @@ for (const k of [kits.A, kits.B]) {
       'responsePayload',
       'expiresAt',
       'scheduleID',
+      'parentTaskID',
       'createAt',
       'updateAt',
     ])
