@@ -1,5 +1,12 @@
-import type { ConnectionState, ConnectLogFold, ConnectLogInput, MetaStore } from '../store/types.ts'
-import type { EventBus } from '../src/kernel/events.ts'
+import {
+  outboxOf,
+  type ConnectionState,
+  type ConnectLogFold,
+  type ConnectLogInput,
+  type MetaStore,
+  type OutboxInput,
+} from '../store/types.ts'
+import type { DeviceRef, EventBus } from '../src/kernel/events.ts'
 import type { DeviceIdentity } from './types.ts'
 import type { RefusalGuard } from './refusals.ts'
 import type { Logger } from '../src/kernel/log.ts'
@@ -40,6 +47,8 @@ export class ConnectionTracker {
   /** Refusals to count into rows already recorded: `${clientId}\0${ip}\0${msgTime}` → fold. */
   private folds = new Map<string, ConnectLogFold>()
   private states = new Map<number, ConnectionState>()
+  /** device.online / device.offline events, stored with the states they announce. */
+  private outbox: OutboxInput[] = []
   private waiters: Waiter[] = []
   private running: Promise<void> | null = null
 
@@ -78,6 +87,7 @@ export class ConnectionTracker {
       connectedAt: now,
       keepAlive: s.keepAlive,
     })
+    this.outbox.push(outboxOf('device.online', refOf(device), now))
     await this.schedule()
     // announced once recorded, and only while it is still the device's session (queued commands go out now)
     if (this.current.get(device.id) === s.session) this.bus?.emit('device.online', refOf(device))
@@ -85,7 +95,8 @@ export class ConnectionTracker {
 
   /** A device's session ended. Marks it offline only when `session` is still its current session. */
   async disconnected(device: DeviceIdentity, session: object): Promise<void> {
-    this.logs.push(logOf(device, CONNECT_STATUS.offline, Date.now()))
+    const now = Date.now()
+    this.logs.push(logOf(device, CONNECT_STATUS.offline, now))
     const wasCurrent = this.current.get(device.id) === session
     this.logger?.info(
       {
@@ -98,6 +109,7 @@ export class ConnectionTracker {
     if (wasCurrent) {
       this.current.delete(device.id)
       this.setState({ deviceIntID: device.id, online: false })
+      this.outbox.push(outboxOf('device.offline', refOf(device), now))
     }
     await this.schedule()
     if (wasCurrent) this.bus?.emit('device.offline', refOf(device))
@@ -165,7 +177,13 @@ export class ConnectionTracker {
 
   /** Resolves when everything recorded so far is written. */
   async idle(): Promise<void> {
-    if (this.logs.length || this.states.size || this.folds.size || this.running)
+    if (
+      this.logs.length ||
+      this.states.size ||
+      this.folds.size ||
+      this.outbox.length ||
+      this.running
+    )
       await this.schedule()
   }
 
@@ -187,13 +205,15 @@ export class ConnectionTracker {
       const logs = this.logs
       const states = [...this.states.values()]
       const folds = [...this.folds.values()]
+      const outbox = this.outbox
       const waiters = this.waiters
+      this.outbox = []
       this.logs = []
       this.states = new Map()
       this.folds = new Map()
       this.waiters = []
       try {
-        await this.meta.connections.record({ states, logs, folds })
+        await this.meta.connections.record({ states, logs, folds, outbox })
         for (const w of waiters) w.resolve()
       } catch (e) {
         for (const w of waiters) w.reject(e)
@@ -214,7 +234,7 @@ function logOf(device: DeviceIdentity, connectStatus: number, msgTime: number): 
   }
 }
 
-const refOf = (d: DeviceIdentity) => ({
+const refOf = (d: DeviceIdentity): DeviceRef => ({
   tenantID: d.tenantID,
   id: d.id,
   deviceID: d.deviceID,

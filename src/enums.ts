@@ -199,6 +199,7 @@ export const enumerations = {
     expired: { zh: '已过期', en: 'Expired' },
     canceled: { zh: '已取消', en: 'Canceled' },
     unsent: { zh: '未下发', en: 'Not sent' },
+    partial: { zh: '部分成功', en: 'Partial' },
   },
 } as const satisfies Record<string, Record<string | number, { zh: string; en: string }>>
 

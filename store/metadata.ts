@@ -40,6 +40,7 @@ export type * from './meta/schedules.ts'
 export type * from './meta/alert-rules.ts'
 export { OUTBOX_TYPES } from './meta/webhooks.ts'
 export type * from './meta/webhooks.ts'
+export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
 
 /** The metadata store: tenants, devices, the product model, access rules, logs, alerts and tasks. */

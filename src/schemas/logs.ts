@@ -66,6 +66,8 @@ const commandFields = {
   responsePayload: NullableStr,
   expiresAt: Timestamp,
   scheduleID: NullableInt,
+  /** A group member's: the taskID of its group command. */
+  parentTaskID: NullableStr,
 }
 
 /** Downlink message (control log) record; taskID ties it to the command's acknowledgement. */
@@ -101,6 +103,8 @@ export const GroupControlLog = z.object({
   commandStatusLabel: Label,
   qos: NullableInt,
   needAck: NullableInt,
+  sentAt: Timestamp,
+  deliveredAt: Timestamp,
   expiresAt: Timestamp,
   scheduleID: NullableInt,
   createAt: Timestamp,
@@ -164,6 +168,7 @@ export const controlLogFilters = {
   topic: 'text',
   publishStatus: 'int',
   taskID: 'text',
+  parentTaskID: 'text',
   commandStatus: 'text',
 } satisfies FilterFields
 export const groupControlLogFilters = {

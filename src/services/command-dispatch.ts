@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { EventBus } from '../kernel/events.ts'
 import type { BrokerHandle, DeviceIdentity } from '../../ingest/types.ts'
 import {
+  outboxOf,
   publishStatusOf,
   type CommandInput,
   type CommandRecord,
@@ -17,11 +18,15 @@ import {
   type Transition,
   type TransitionFields,
 } from '../../store/types.ts'
+import type { Logger } from '../kernel/log.ts'
+import { commandEventOf, createdEvent } from './command-events.ts'
 
 /** How long a node's claim on a command it is sending lasts beyond the command's timeout. */
 const CLAIM_MS = 5_000
 /** Queued commands a dispatcher pass claims at most. */
 export const DISPATCH_BATCH = 250
+/** Overdue commands a sweep pass moves at most. */
+const SWEEP_BATCH = 500
 
 /** Device identities by record id or deviceID (ingest's cached directory, or the store). */
 export interface Identities {
@@ -37,6 +42,8 @@ export interface DispatchDeps {
   /** Epoch ms now (an injected clock in tests). */
   now: () => number
   log: (message: string, e?: unknown) => void
+  /** Where `info` lines go (a command timing out); none when not given. */
+  logger?: Logger
 }
 
 /** The message a device receives: `{"data_type":"request","task_id":…,"data":<payload>}` (JSON kept as JSON). */
@@ -72,22 +79,39 @@ export class CommandDispatcher {
 
   constructor(private readonly d: DispatchDeps) {}
 
-  /** Announces moved commands (after their commit). */
+  /**
+   * Announces moved commands on the bus (after their commit; their outbox events were stored with them). A command
+   * that timed out is logged (info).
+   */
   announce(moved: readonly CommandRecord[]) {
     const at = this.d.now()
-    for (const c of moved)
-      this.d.events.emit('command.status', {
-        tenantID: c.tenantID,
-        taskID: c.taskID,
-        deviceIntID: c.deviceIntID,
-        deviceID: c.deviceID,
-        groupID: c.deviceIntID === null ? c.groupID : null,
-        parentID: c.parentID,
-        scheduleID: c.scheduleID,
-        commandStatus: c.commandStatus,
-        publishStatus: c.publishStatus,
-        at,
-      })
+    for (const c of moved) {
+      this.d.events.emit('command.status', commandEventOf(c, c.commandStatus, c.publishStatus, at))
+      if (c.commandStatus === 'timed_out')
+        this.d.logger?.info(
+          { component: 'commands', taskID: c.taskID, deviceID: c.deviceID },
+          'command timed out',
+        )
+    }
+  }
+
+  /** One compare-and-set with the event announcing it (stored with it when it moves). */
+  change(
+    c: CommandRecord,
+    from: readonly CommandStatus[],
+    to: CommandStatus,
+    fields: TransitionFields = {},
+  ): Transition {
+    const publishStatus = statusOf(c, to)
+    const event = commandEventOf(c, to, publishStatus, this.d.now())
+    return {
+      id: c.id,
+      from,
+      to,
+      fields,
+      publishStatus,
+      outbox: outboxOf('command.status', event, 0),
+    }
   }
 
   /** Moves one command and announces it; answers it when it moved. */
@@ -97,9 +121,7 @@ export class CommandDispatcher {
     to: CommandStatus,
     fields: TransitionFields = {},
   ): Promise<CommandRecord | undefined> {
-    const [moved] = await this.apply([
-      { id: c.id, from, to, fields, publishStatus: statusOf(c, to) },
-    ])
+    const [moved] = await this.apply([this.change(c, from, to, fields)])
     return moved
   }
 
@@ -154,7 +176,12 @@ export class CommandDispatcher {
       const batch = this.inserts
       this.inserts = []
       try {
-        const stored = await this.d.meta.commands.create(batch.flatMap((b) => b.rows))
+        const rows = batch.flatMap((b) => b.rows)
+        const t = this.d.now()
+        const stored = await this.d.meta.commands.create(
+          rows,
+          rows.map((r) => createdEvent(r, t)),
+        )
         this.announce(stored)
         let at = 0
         for (const b of batch) {
@@ -181,18 +208,14 @@ export class CommandDispatcher {
   async sendAll(device: DeviceIdentity, commands: readonly CommandRecord[]): Promise<void> {
     if (!commands.length) return
     const now = this.d.now()
-    const changes = commands.map((c): Transition => ({
-      id: c.id,
-      from: ['queued'],
-      to: 'sent',
-      publishStatus: statusOf(c, 'sent'),
-      fields: {
+    const changes = commands.map((c) =>
+      this.change(c, ['queued'], 'sent', {
         sentAt: now,
         deadlineAt: c.qos === 1 ? now + c.timeoutMs : null,
         dispatchAt: null,
         claimedUntil: null,
-      },
-    }))
+      }),
+    )
     const sent = await this.d.meta.commands.transition(changes)
     this.announce(sent)
     for (const c of sent)
@@ -288,13 +311,7 @@ export class CommandDispatcher {
           fields: { dispatchAt: null, claimedUntil: null },
         })
       } else
-        unsent.push({
-          id: c.id,
-          from: ['queued'],
-          to: 'unsent',
-          publishStatus: 0,
-          fields: { dispatchAt: null, claimedUntil: null },
-        })
+        unsent.push(this.change(c, ['queued'], 'unsent', { dispatchAt: null, claimedUntil: null }))
     }
     await this.d.meta.commands.transition(waiting)
     this.announce(await this.d.meta.commands.transition(unsent))
@@ -303,12 +320,48 @@ export class CommandDispatcher {
     return due.length
   }
 
-  /** Commands past their deadline or expiry (also those a stopped process left `sent`). */
+  /** Commands past their deadline (timed_out) or expiry (expired), a batch at a time. */
   async sweep(): Promise<void> {
-    this.announce(await this.d.meta.commands.sweep(this.d.now()))
+    for (;;) {
+      const due = await this.d.meta.commands.overdue(this.d.now(), SWEEP_BATCH)
+      if (!due.length) return
+      const changes = due.map((c) =>
+        c.commandStatus === 'sent'
+          ? this.change(c, ['sent'], 'timed_out', { deadlineAt: null })
+          : this.change(c, ['queued'], 'expired', { dispatchAt: null, claimedUntil: null }),
+      )
+      this.announce(await this.d.meta.commands.transition(changes))
+      if (due.length < SWEEP_BATCH) return
+    }
   }
 
-  /** A device's response message. */
+  /**
+   * At start-up: commands left `sent` without an acknowledgement by a stopped process go back to `queued` while
+   * their ttl runs (they are sent again, at least once, when their device is connected); the others time out at
+   * their deadline (the sweep).
+   */
+  async recover(): Promise<number> {
+    let requeued = 0
+    const now = this.d.now()
+    const left = await this.d.meta.commands.unacknowledged(100_000)
+    const again = left.filter((c) => c.expiresAt !== null && c.expiresAt > now)
+    for (let i = 0; i < again.length; i += SWEEP_BATCH) {
+      const changes = again.slice(i, i + SWEEP_BATCH).map((c) =>
+        this.change(c, ['sent'], 'queued', {
+          deadlineAt: null,
+          dispatchAt: now,
+          claimedUntil: null,
+        }),
+      )
+      const moved = await this.d.meta.commands.transition(changes)
+      requeued += moved.length
+      this.announce(moved)
+    }
+    await this.sweep()
+    return requeued
+  }
+
+  /** A device's response message: sent, delivered (or timed out) → succeeded (code < 400) or failed. */
   async respond(e: {
     tenantID: string
     deviceIntID: number
@@ -316,16 +369,17 @@ export class CommandDispatcher {
     code: number | null
     payload: string
   }): Promise<CommandRecord | undefined> {
-    const moved = await this.d.meta.commands.respond(
-      e.tenantID,
-      e.deviceIntID,
-      e.taskID,
-      e.code,
-      e.payload,
-      this.d.now(),
-    )
-    if (moved) this.announce([moved])
-    return moved
+    const c = await this.d.meta.commands.get(e.tenantID, e.taskID)
+    if (!c || c.deviceIntID !== e.deviceIntID) return undefined
+    const now = this.d.now()
+    const failed = e.code !== null && e.code >= 400
+    return this.move(c, ['sent', 'delivered', 'timed_out'], failed ? 'failed' : 'succeeded', {
+      respondedAt: now,
+      deliveredAt: c.deliveredAt ?? now,
+      deadlineAt: null,
+      responseCode: e.code,
+      responsePayload: e.payload,
+    })
   }
 }
 

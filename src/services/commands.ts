@@ -7,7 +7,6 @@ import {
   CommandDispatcher,
   DISPATCH_BATCH,
   newTaskID,
-  statusOf,
   type Identities,
 } from './command-dispatch.ts'
 import { groupCommands } from './group-commands.ts'
@@ -65,7 +64,15 @@ export function commandService(deps: CommandDeps) {
     byId: (id) => meta.ingest.device('id', id),
     byDeviceID: (deviceID) => meta.ingest.device('deviceID', deviceID),
   }
-  const dispatcher = new CommandDispatcher({ identities, meta, events, broker, now, log })
+  const dispatcher = new CommandDispatcher({
+    identities,
+    meta,
+    events,
+    broker,
+    now,
+    log,
+    logger: deps.logger,
+  })
   const groups = groupCommands({
     meta,
     events,
@@ -220,7 +227,14 @@ export function commandService(deps: CommandDeps) {
 
     /** Cancels the tenant's queued commands among `taskIDs`; others are left as they are. */
     async cancel(a: Actor, taskIDs: string[]): Promise<void> {
-      dispatcher.announce(await meta.commands.cancel(a.tenant, taskIDs, now()))
+      const queued = (await meta.commands.byTaskIDs(a.tenant, taskIDs)).filter(
+        (c) => c.commandStatus === 'queued',
+      )
+      await dispatcher.apply(
+        queued.map((c) =>
+          dispatcher.change(c, ['queued'], 'canceled', { dispatchAt: null, claimedUntil: null }),
+        ),
+      )
     },
 
     /**
@@ -232,13 +246,14 @@ export function commandService(deps: CommandDeps) {
         const t = now()
         const queued = await meta.commands.claimQueued(device.id, t, t + 15_000)
         const moved = await meta.commands.transition(
-          queued.map((c) => ({
-            id: c.id,
-            from: ['queued'] as const,
-            to: 'delivered' as const,
-            publishStatus: statusOf(c, 'delivered'),
-            fields: { sentAt: t, deliveredAt: t, dispatchAt: null, claimedUntil: null },
-          })),
+          queued.map((c) =>
+            dispatcher.change(c, ['queued'], 'delivered', {
+              sentAt: t,
+              deliveredAt: t,
+              dispatchAt: null,
+              claimedUntil: null,
+            }),
+          ),
         )
         dispatcher.announce(moved)
         return moved.sort((x, y) => x.id - y.id)
@@ -258,7 +273,7 @@ export function commandService(deps: CommandDeps) {
       events.on('command.status', onStatus)
       events.on('device.online', onOnline)
       events.on('device.response', onResponse)
-      await dispatcher.sweep()
+      await dispatcher.recover()
       await groups.resume()
       let dispatching = false
       // passes follow each other while they find a full batch (a large group), yielding between them

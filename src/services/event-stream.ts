@@ -42,8 +42,6 @@ export interface Subscription {
 export interface EventStreamDeps {
   meta: MetaStore
   events: EventBus
-  /** Optional extra wake-up: events this node stored in the outbox (the reader works from the table alone). */
-  onAppended?(f: (stored: readonly OutboxEvent[]) => void): () => void
   /** Bytes a client may fall behind by (queued beyond what its socket took) before it overflows. */
   queueBytes: number
   log?: (message: string, e?: unknown) => void
@@ -94,7 +92,6 @@ export function eventStreamService(deps: EventStreamDeps) {
   let stopped = false
   let poll: ReturnType<typeof setInterval> | undefined
   let ping: ReturnType<typeof setInterval> | undefined
-  let stopAppended: (() => void) | undefined
 
   const subsOf = (tenant: string) => byTenant.get(tenant)
 
@@ -235,7 +232,6 @@ export function eventStreamService(deps: EventStreamDeps) {
       ready.catch((e) => log('stream start failed', e))
       events.on('telemetry.stored', onStored)
       for (const t of OUTBOX_TYPES) events.on(t, wake)
-      stopAppended = deps.onAppended?.(wake)
       poll = setInterval(wake, POLL_MS).unref()
       ping = setInterval(() => {
         for (const subs of byTenant.values())
@@ -249,7 +245,6 @@ export function eventStreamService(deps: EventStreamDeps) {
       clearInterval(ping)
       events.off('telemetry.stored', onStored)
       for (const t of OUTBOX_TYPES) events.off(t, wake)
-      stopAppended?.()
       for (const subs of [...byTenant.values()]) for (const s of [...subs]) s.queue.end()
     },
   }

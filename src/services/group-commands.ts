@@ -9,8 +9,17 @@ import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import type { BrokerHandle } from '../../ingest/types.ts'
 import { groupRelative, groupTopic } from '../../ingest/topics.ts'
-import type { CommandInput, MetaStore, Row } from '../../store/types.ts'
+import {
+  outboxOf,
+  type CommandInput,
+  type CommandRecord,
+  type CommandStatus,
+  type GroupProgress,
+  type MetaStore,
+  type Row,
+} from '../../store/types.ts'
 import { envelope, newTaskID, type CommandDispatcher } from './command-dispatch.ts'
+import { commandEventOf, createdEvent } from './command-events.ts'
 import type { Actor } from './types.ts'
 
 export interface GroupCommandRequest {
@@ -39,14 +48,25 @@ interface GroupDeps {
 
 /** How often a group task's progress is written while its members move. */
 const PROGRESS_MS = 250
+/** How often groups with delivered members are looked at anyway (one settles when its timeout passes). */
+const RECHECK_MS = 1000
 const MEMBER_PAGE = 5000
+
+/** A settled group's outcome: every member succeeded or was delivered, none did, or some did. */
+export function groupOutcome(c: GroupProgress): CommandStatus {
+  if (c.failed === 0) return 'succeeded'
+  return c.failed === c.total ? 'failed' : 'partial'
+}
 
 export function groupCommands(d: GroupDeps) {
   const { meta, events } = d
   /** Group command row id → its tenant and task, for the groups whose members are still moving. */
   const open = new Map<number, { tenant: string; taskID: string }>()
   const dirty = new Set<number>()
+  /** Open groups with delivered members waiting for an answer (they settle when their timeout passes). */
+  const awaiting = new Set<number>()
   let timer: NodeJS.Timeout | undefined
+  let recheck: NodeJS.Timeout | undefined
 
   async function groupOf(tenant: string, r: GroupCommandRequest): Promise<Row> {
     if (r.groupIntID !== undefined) {
@@ -70,29 +90,73 @@ export function groupCommands(d: GroupDeps) {
     }
   }
 
-  /** Writes the task's progress (and, when no member is pending, its result and the group log's outcome). */
+  /**
+   * Writes the task's progress, message and result; once every member settled, the task is done and the group's
+   * log ends succeeded, failed or partial.
+   */
   async function progress(parentID: number) {
     const g = open.get(parentID)
     if (!g) return
-    const counts = await meta.commands.groupCounts(parentID)
-    const done = counts.total - counts.pending
-    const pct = counts.total ? Math.floor((100 * done) / counts.total) : 100
-    if (counts.pending > 0) {
-      await meta.tasks.report(
-        g.taskID,
-        pct,
-        `${done} of ${counts.total} members settled`,
-        JSON.stringify(counts),
-      )
+    const { settled, ...counts } = await meta.commands.groupCounts(parentID, d.now())
+    const pct = counts.total ? Math.floor((100 * settled) / counts.total) : 100
+    const message = `${settled} of ${counts.total} members settled`
+    if (settled < counts.total) {
+      // delivered members settle when their timeout passes, with no event: look again until then
+      if (counts.total - counts.pending > settled) awaiting.add(parentID)
+      else awaiting.delete(parentID)
+      await meta.tasks.report(g.taskID, pct, message, JSON.stringify(counts))
       return
     }
     open.delete(parentID)
+    awaiting.delete(parentID)
+    const outcome = groupOutcome({ ...counts, settled })
+    await meta.tasks.report(g.taskID, 100, `${message}: ${outcome}`, JSON.stringify(counts))
     await meta.tasks.finish(g.taskID, JSON.stringify(counts))
     const row = await meta.commands.get(g.tenant, g.taskID)
     if (row)
-      await d.dispatcher.move(row, ['queued', 'sent'], counts.failed ? 'failed' : 'delivered', {
-        deliveredAt: d.now(),
-      })
+      await d.dispatcher.move(
+        row,
+        ['queued', 'sent'],
+        outcome,
+        counts.delivered ? { deliveredAt: d.now() } : {},
+      )
+  }
+
+  /** Stores a needAck 1 group command's members with their events, moving the group row to `sent`. */
+  async function fanOut(group: CommandRecord, rate: number | undefined) {
+    const t = d.now()
+    const list = await members(group.tenantID, group.groupIntID!)
+    const rows = list.map((m, i): CommandInput => ({
+      tenantID: group.tenantID,
+      taskID: newTaskID(),
+      deviceIntID: Number(m.id),
+      deviceID: String(m.deviceID),
+      deviceName: String(m.deviceName),
+      topic: group.topic,
+      payload: group.payload,
+      qos: group.qos,
+      timeoutMs: group.timeoutMs,
+      expiresAt: group.expiresAt,
+      status: 'queued',
+      dispatchAt: rate ? t + Math.floor((i * 1000) / rate) : t,
+      parentID: group.id,
+      groupIntID: group.groupIntID,
+      groupID: group.groupID,
+      groupName: group.groupName,
+      scheduleID: group.scheduleID,
+      publishUser: group.publishUser,
+      userIntID: group.userIntID,
+    }))
+    open.set(group.id, { tenant: group.tenantID, taskID: group.taskID })
+    const stored = await meta.commands.fanOut(
+      d.dispatcher.change(group, ['queued'], 'sent', { sentAt: t }),
+      rows,
+      rows.map((r) => createdEvent(r, t)),
+    )
+    if (stored) d.dispatcher.announce([stored.group, ...stored.members])
+    dirty.add(group.id)
+    timer ??= setTimeout(flush, PROGRESS_MS)
+    void d.dispatcher.dispatchDue().catch((e) => d.log('dispatch failed', e))
   }
 
   const onStatus = (e: { parentID: number | null }) => {
@@ -124,7 +188,7 @@ export function groupCommands(d: GroupDeps) {
       if (!topic || /[+#]/.test(topic))
         throw new ApiError('FORM_INVALID', { topic: 'a relative topic without wildcards' })
       const taskID = await meta.tasks.create(a.tenant, a.userIntID, 'group_publish')
-      const group = await meta.commands.createGroup({
+      const input = {
         tenantID: a.tenant,
         taskID,
         groupIntID: Number(g.id),
@@ -140,7 +204,20 @@ export function groupCommands(d: GroupDeps) {
         scheduleID: opts.scheduleID ?? null,
         publishUser: a.username ?? null,
         userIntID: a.userIntID,
-      })
+      } as const
+      const event = commandEventOf(
+        {
+          ...input,
+          deviceIntID: null,
+          deviceID: null,
+          parentID: null,
+          scheduleID: input.scheduleID,
+        },
+        input.status,
+        needAck === 0 ? 3 : 1,
+        t,
+      )
+      const group = await meta.commands.createGroup(input, [outboxOf('command.status', event, t)])
       d.dispatcher.announce([group])
       if (needAck === 0) {
         await meta.tasks.markRunning(taskID)
@@ -159,50 +236,33 @@ export function groupCommands(d: GroupDeps) {
         return { taskID, statusUrl: `/task_status/${taskID}` }
       }
       await meta.tasks.markRunning(taskID)
-      const list = await members(a.tenant, Number(g.id))
-      const rate = r.ratePerSecond
-      const rows = list.map((m, i): CommandInput => ({
-        tenantID: a.tenant,
-        taskID: newTaskID(),
-        deviceIntID: Number(m.id),
-        deviceID: String(m.deviceID),
-        deviceName: String(m.deviceName),
-        topic,
-        payload: r.payload,
-        qos,
-        timeoutMs,
-        expiresAt: ttlMs > 0 ? t + ttlMs : null,
-        status: 'queued',
-        dispatchAt: rate ? t + Math.floor((i * 1000) / rate) : t,
-        parentID: group.id,
-        groupIntID: Number(g.id),
-        groupID: String(g.groupID),
-        groupName: String(g.groupName),
-        scheduleID: opts.scheduleID ?? null,
-        publishUser: a.username ?? null,
-        userIntID: a.userIntID,
-      }))
-      open.set(group.id, { tenant: a.tenant, taskID })
-      d.dispatcher.announce(await meta.commands.create(rows))
-      dirty.add(group.id)
-      timer ??= setTimeout(flush, PROGRESS_MS)
-      void d.dispatcher.dispatchDue().catch((e) => d.log('dispatch failed', e))
+      await fanOut(group, r.ratePerSecond)
       return { taskID, statusUrl: `/task_status/${taskID}` }
     },
 
-    /** Picks up the group commands a stopped process left with members still moving. */
+    /**
+     * Picks up the group commands a stopped process left with members still moving, and writes the members of
+     * those it left before they were written (the group row still `queued`, no member stored).
+     */
     async resume() {
       events.on('command.status', onStatus)
       for (const g of await meta.commands.openGroups()) {
         open.set(g.id, { tenant: g.tenantID, taskID: g.taskID })
+        if (g.commandStatus === 'queued' && (await meta.commands.groupCounts(g.id, 0)).total === 0)
+          await fanOut(g, undefined)
         dirty.add(g.id)
       }
       if (dirty.size) timer ??= setTimeout(flush, PROGRESS_MS)
+      recheck = setInterval(() => {
+        for (const id of awaiting) dirty.add(id)
+        if (dirty.size) timer ??= setTimeout(flush, PROGRESS_MS)
+      }, RECHECK_MS).unref()
     },
 
     close() {
       events.off('command.status', onStatus)
       if (timer) clearTimeout(timer)
+      if (recheck) clearInterval(recheck)
     },
   }
 }

@@ -46,12 +46,11 @@ export function createServices(
     allowPrivate: deps.config.WEBHOOK_ALLOW_PRIVATE,
   })
   return {
-    /** Webhooks and the outbox writer; `start()` before `commands.start()`, `close()` before the stores close. */
+    /** Webhooks and their delivery loop; `start()` before `commands.start()`, `close()` before the stores close. */
     webhooks,
     /** The live event stream; `start()` after `webhooks.start()`, `close()` before the HTTP server closes. */
     eventStream: eventStreamService({
       ...deps,
-      onAppended: webhooks.onAppended,
       queueBytes: deps.config.STREAM_CLIENT_QUEUE_KB * 1024,
     }),
     accounts: accountService({ ...deps, now: deps.now }),

@@ -1,18 +1,16 @@
 /**
- * Webhooks: the tenant's receivers (create, edit, delete, deliveries and their retry), and the outbox writer that
- * stores every event webhooks and the live stream carry. Events announced in the same turn of the event loop are
- * stored in one transaction, with a pending delivery per subscribed webhook, off the path of the write that
- * announced them. `start()` subscribes and starts the delivery loop; `close()` stores what is queued and stops.
+ * Webhooks: the tenant's receivers (create, edit, delete, deliveries and their retry), and the delivery loop of
+ * the outbox. Every outbox event is stored by the write that commits its change, in the same transaction (commands,
+ * connections, alerts: see `outboxOf` and the stores); the bus events that announce them after the commit only wake
+ * the delivery loop here. `start()` subscribes and starts the delivery loop; `close()` stops it.
  */
 import { randomBytes } from 'node:crypto'
-import type { AlertEvent, CommandEvent, DeviceRef, EventBus } from '../kernel/events.ts'
+import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import {
   OUTBOX_TYPES,
   type ListArgs,
   type MetaStore,
-  type OutboxEvent,
-  type OutboxInput,
   type OutboxType,
   type WebhookInput,
 } from '../../store/types.ts'
@@ -50,26 +48,6 @@ export interface WebhookBody {
   enable?: number
 }
 
-/** An event as the outbox stores it: its device, its time and its data (the payload without the tenant). */
-function outboxOf(
-  type: OutboxType,
-  e: DeviceRef | CommandEvent | AlertEvent,
-  now: number,
-): OutboxInput {
-  const { tenantID, ...rest } = e
-  if ('kind' in e) {
-    const { id, ...ref } = rest as Omit<DeviceRef, 'tenantID'>
-    return {
-      tenantID,
-      type,
-      time: now,
-      deviceID: e.deviceID,
-      data: JSON.stringify({ deviceIntID: id, ...ref }),
-    }
-  }
-  return { tenantID, type, time: e.at, deviceID: e.deviceID, data: JSON.stringify(rest) }
-}
-
 export function webhookService(deps: WebhookDeps) {
   const { meta, events } = deps
   const now = deps.now ?? Date.now
@@ -85,33 +63,16 @@ export function webhookService(deps: WebhookDeps) {
     transport: webhookTransport(resolve, allowPrivate),
     logger: (deps.logger ?? fallbackLogger()).child({ component: 'webhooks' }),
   })
-  /** Called with every batch of stored events (the live stream listens). */
-  const appended = new Set<(stored: readonly OutboxEvent[]) => void>()
-  let queue: OutboxInput[] = []
-  let flushing: Promise<void> | undefined
-
-  const flush = async () => {
-    while (queue.length) {
-      const batch = queue
-      queue = []
-      try {
-        const stored = await meta.webhooks.append(batch, now())
-        delivery.wake()
-        for (const f of appended) f(stored)
-      } catch (e) {
-        log(`storing ${batch.length} outbox event(s) failed`, e)
-      }
-    }
-    flushing = undefined
+  /** The bus events announcing stored outbox events wake the loop, once per turn of the event loop. */
+  let waking = false
+  const wake = () => {
+    if (waking) return
+    waking = true
+    setImmediate(() => {
+      waking = false
+      delivery.wake()
+    })
   }
-  const enqueue = (type: OutboxType) => (e: DeviceRef | CommandEvent | AlertEvent) => {
-    queue.push(outboxOf(type, e, now()))
-    flushing ??= new Promise<void>((r) => setImmediate(r)).then(flush)
-  }
-  // alert events are written to the outbox by the alert store with their change: here they only wake the loop
-  const listeners = OUTBOX_TYPES.map(
-    (type) => [type, type.startsWith('alert.') ? () => delivery.wake() : enqueue(type)] as const,
-  )
 
   /**
    * Refuses a URL that is not http(s) or whose host is (or resolves to) an address webhooks may not target. A
@@ -166,21 +127,14 @@ export function webhookService(deps: WebhookDeps) {
       return d
     },
 
-    /** Calls `f` with every batch of events this node stored; answers the function that stops it. */
-    onAppended(f: (stored: readonly OutboxEvent[]) => void): () => void {
-      appended.add(f)
-      return () => appended.delete(f)
-    },
-
     start() {
-      for (const [type, f] of listeners) events.on(type, f)
+      for (const type of OUTBOX_TYPES) events.on(type, wake)
       delivery.start()
     },
 
-    /** Stops listening, stores what is queued, then stops the delivery loop (its claims are given back). */
+    /** Stops listening, then stops the delivery loop (its claims are given back). */
     async close() {
-      for (const [type, f] of listeners) events.off(type, f)
-      await flushing
+      for (const type of OUTBOX_TYPES) events.off(type, wake)
       await delivery.close()
     },
   }

@@ -1,69 +1,27 @@
-import type { InStatement, InValue, Row as DriverRow } from '@libsql/client'
+import { randomUUID } from 'node:crypto'
+import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type {
   CommandInput,
   CommandRecord,
   CommandRepository,
-  CommandStatus,
   GroupCommandInput,
-  GroupCounts,
+  GroupProgress,
+  OutboxInput,
   Transition,
 } from '../types.ts'
-import { publishStatusOf } from '../types.ts'
 import { insertRows } from './logs-sql.ts'
-
-const RETURNING = `RETURNING id, tenant_id AS tenantID, task_id AS taskID, device_int_id AS deviceIntID,
-  device_id AS deviceID, device_name AS deviceName, group_int_id AS groupIntID, group_id AS groupID, topic, payload,
-  qos, timeout_ms AS timeoutMs, command_status AS commandStatus, publish_status AS publishStatus,
-  need_ack AS needAck, expires_at AS expiresAt, dispatch_at AS dispatchAt, deadline_at AS deadlineAt,
-  sent_at AS sentAt, delivered_at AS deliveredAt, responded_at AS respondedAt, response_code AS responseCode,
-  response_payload AS responsePayload, schedule_id AS scheduleID, parent_id AS parentID, msg_time AS msgTime`
-
-const SELECT = `SELECT ${RETURNING.slice('RETURNING '.length)} FROM control_logs`
-
-const COLUMNS = [
-  'tenant_id',
-  'task_id',
-  'device_int_id',
-  'device_id',
-  'device_name',
-  'group_int_id',
-  'group_id',
-  'group_name',
-  'topic',
-  'payload',
-  'qos',
-  'timeout_ms',
-  'expires_at',
-  'command_status',
-  'publish_status',
-  'dispatch_at',
-  'claimed_until',
-  'schedule_id',
-  'parent_id',
-  'need_ack',
-  'sent_at',
-  'deadline_at',
-  'publish_user',
-  'user_int_id',
-  'msg_time',
-  'create_at',
-] as const
-
-const toRecord = (r: DriverRow | Record<string, unknown>) => ({ ...r }) as unknown as CommandRecord
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
-
-/** Fields a transition may set → their columns. */
-const FIELD_COLUMNS = {
-  sentAt: 'sent_at',
-  deliveredAt: 'delivered_at',
-  respondedAt: 'responded_at',
-  deadlineAt: 'deadline_at',
-  responseCode: 'response_code',
-  responsePayload: 'response_payload',
-  dispatchAt: 'dispatch_at',
-  claimedUntil: 'claimed_until',
-} as const
+import { outboxInserts } from './webhooks.ts'
+import {
+  COLUMNS,
+  MOVED,
+  RETURNING,
+  SELECT,
+  placeholders,
+  toRecord,
+  transitionStatements,
+  valuesOf,
+} from './command-sql.ts'
 
 /** Commands are control_logs rows with a command_status; every state change is a compare-and-set. */
 export class CommandsRepo implements CommandRepository {
@@ -81,42 +39,19 @@ export class CommandsRepo implements CommandRepository {
     ])
     return { queued: Number(queued?.n ?? 0), sent: Number(sent?.n ?? 0) }
   }
-  async create(rows: readonly CommandInput[]): Promise<CommandRecord[]> {
+
+  async create(
+    rows: readonly CommandInput[],
+    outbox: readonly OutboxInput[],
+  ): Promise<CommandRecord[]> {
     if (!rows.length) return []
     const now = Date.now()
-    const values = rows.map((r): InValue[] => [
-      r.tenantID,
-      r.taskID,
-      r.deviceIntID,
-      r.deviceID,
-      r.deviceName,
-      r.groupIntID ?? null,
-      r.groupID ?? null,
-      r.groupName ?? null,
-      r.topic,
-      r.payload,
-      r.qos,
-      r.timeoutMs,
-      r.expiresAt,
-      r.status,
-      publishStatusOf(r.status, r.qos === 1),
-      r.dispatchAt,
-      r.claimedUntil ?? null,
-      r.scheduleID ?? null,
-      r.parentID ?? null,
-      null,
-      r.sentAt ?? null,
-      r.deadlineAt ?? null,
-      r.publishUser ?? null,
-      r.userIntID ?? null,
-      now,
-      now,
-    ])
-    const results = await this.db.batch(insertRows('control_logs', COLUMNS, values, RETURNING))
-    return results.flatMap((rs) => rs.rows.map(toRecord))
+    const inserts = insertRows('control_logs', COLUMNS, rows.map(valuesOf(now)), RETURNING)
+    const results = await this.db.batch([...inserts, ...outboxInserts(outbox, now)])
+    return results.slice(0, inserts.length).flatMap((rs) => rs.rows.map(toRecord))
   }
 
-  async createGroup(r: GroupCommandInput): Promise<CommandRecord> {
+  async createGroup(r: GroupCommandInput, outbox: readonly OutboxInput[]): Promise<CommandRecord> {
     const now = Date.now()
     const values: InValue[] = [
       r.tenantID,
@@ -146,8 +81,50 @@ export class CommandsRepo implements CommandRepository {
       now,
       now,
     ]
-    const [rs] = await this.db.batch(insertRows('control_logs', COLUMNS, [values], RETURNING))
+    const [rs] = await this.db.batch([
+      ...insertRows('control_logs', COLUMNS, [values], RETURNING),
+      ...outboxInserts(outbox, now),
+    ])
     return toRecord(rs!.rows[0]!)
+  }
+
+  async fanOut(
+    group: Transition,
+    members: readonly CommandInput[],
+    outbox: readonly OutboxInput[],
+  ) {
+    const now = Date.now()
+    const token = randomUUID()
+    const cols = COLUMNS.join(', ')
+    const inserts = insertRows('control_logs', COLUMNS, members.map(valuesOf(now))).map(
+      (st): InStatement => {
+        const { sql, args } = st as { sql: string; args: InValue[] }
+        const values = sql.slice(sql.indexOf(' VALUES ') + ' VALUES '.length)
+        return {
+          sql: `INSERT INTO control_logs (${cols}) SELECT * FROM (VALUES ${values})
+            WHERE EXISTS (SELECT 1 FROM control_logs g WHERE g.id = ? AND g.change_id = ?) ${RETURNING}`,
+          args: [...args, group.id, token],
+        }
+      },
+    )
+    const moving = transitionStatements([group], now, token)
+    const results = await this.db.batch([
+      ...moving,
+      ...inserts,
+      ...outboxInserts(outbox, now, {
+        refs: outbox.map(() => group.id),
+        exists: MOVED,
+        args: [token],
+      }),
+    ])
+    const moved = results[0]!.rows[0]
+    if (!moved) return undefined
+    return {
+      group: toRecord(moved),
+      members: results
+        .slice(moving.length, moving.length + inserts.length)
+        .flatMap((rs) => rs.rows.map(toRecord)),
+    }
   }
 
   async get(tenant: string, taskID: string): Promise<CommandRecord | undefined> {
@@ -157,35 +134,7 @@ export class CommandsRepo implements CommandRepository {
 
   async transition(changes: readonly Transition[]): Promise<CommandRecord[]> {
     if (!changes.length) return []
-    const now = Date.now()
-    // changes of one shape (same states, status and fields: a group's PUBACKs) share one UPDATE ... IN (...)
-    const groups = new Map<string, { change: Transition; ids: number[] }>()
-    for (const c of changes) {
-      const key = JSON.stringify([c.from, c.to, c.publishStatus, c.fields ?? {}])
-      const g = groups.get(key)
-      if (g) g.ids.push(c.id)
-      else groups.set(key, { change: c, ids: [c.id] })
-    }
-    const statements: InStatement[] = []
-    for (const { change: c, ids } of groups.values()) {
-      const sets = ['command_status = ?', 'publish_status = ?', 'update_at = ?']
-      const args: InValue[] = [c.to, c.publishStatus, now]
-      for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
-        const v = c.fields?.[field as keyof typeof FIELD_COLUMNS]
-        if (v === undefined) continue
-        sets.push(`${column} = ?`)
-        args.push(v)
-      }
-      for (let k = 0; k < ids.length; k += 500) {
-        const chunk = ids.slice(k, k + 500)
-        statements.push({
-          sql: `UPDATE control_logs SET ${sets.join(', ')}
-            WHERE id IN (${placeholders(chunk.length)}) AND command_status IN (${placeholders(c.from.length)})
-            ${RETURNING}`,
-          args: [...args, ...chunk, ...c.from],
-        })
-      }
-    }
+    const statements = transitionStatements(changes, Date.now(), randomUUID())
     const results = await this.db.batch(statements)
     return results.flatMap((rs) => rs.rows.map(toRecord))
   }
@@ -224,58 +173,38 @@ export class CommandsRepo implements CommandRepository {
     return results.flatMap((rs) => rs.rows.map(toRecord)).sort((a, b) => a.id - b.id)
   }
 
-  async sweep(now: number): Promise<CommandRecord[]> {
-    const results = await this.db.batch([
+  async overdue(now: number, limit: number): Promise<CommandRecord[]> {
+    const [sent, queued] = await this.db.read([
       {
-        sql: `UPDATE control_logs SET command_status = 'timed_out', publish_status = 0, update_at = ?
-          WHERE command_status = 'sent' AND deadline_at IS NOT NULL AND deadline_at <= ? ${RETURNING}`,
-        args: [now, now],
+        sql: `${SELECT} WHERE command_status = 'sent' AND deadline_at IS NOT NULL AND deadline_at <= ?
+          ORDER BY deadline_at LIMIT ?`,
+        args: [now, limit],
       },
       {
-        sql: `UPDATE control_logs SET command_status = 'expired', publish_status = 0, update_at = ?,
-            dispatch_at = NULL, claimed_until = NULL
-          WHERE command_status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ? ${RETURNING}`,
-        args: [now, now],
+        sql: `${SELECT} WHERE command_status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?
+          ORDER BY expires_at LIMIT ?`,
+        args: [now, limit],
       },
     ])
-    return results.flatMap((rs) => rs.rows.map(toRecord))
+    return [...sent!, ...queued!].map(toRecord)
   }
 
-  async cancel(tenant: string, taskIDs: readonly string[], now: number): Promise<CommandRecord[]> {
+  async unacknowledged(limit: number): Promise<CommandRecord[]> {
+    const rows = await this.db.all(
+      `${SELECT} WHERE command_status = 'sent' AND deadline_at IS NOT NULL ORDER BY deadline_at LIMIT ?`,
+      [limit],
+    )
+    return rows.map(toRecord)
+  }
+
+  async byTaskIDs(tenant: string, taskIDs: readonly string[]): Promise<CommandRecord[]> {
     if (!taskIDs.length) return []
-    const [rs] = await this.db.batch([
-      {
-        sql: `UPDATE control_logs SET command_status = 'canceled', publish_status = 0, update_at = ?,
-            dispatch_at = NULL, claimed_until = NULL
-          WHERE tenant_id = ? AND command_status = 'queued' AND device_int_id IS NOT NULL
-            AND task_id IN (${placeholders(taskIDs.length)}) ${RETURNING}`,
-        args: [now, tenant, ...taskIDs],
-      },
-    ])
-    return rs!.rows.map(toRecord)
-  }
-
-  async respond(
-    tenantID: string,
-    deviceIntID: number,
-    taskID: string,
-    code: number | null,
-    payload: string | null,
-    now: number,
-  ): Promise<CommandRecord | undefined> {
-    const failed = code !== null && code >= 400
-    const to: CommandStatus = failed ? 'failed' : 'succeeded'
-    const [rs] = await this.db.batch([
-      {
-        sql: `UPDATE control_logs SET command_status = ?, publish_status = ?, responded_at = ?,
-            delivered_at = coalesce(delivered_at, ?), response_code = ?, response_payload = ?, update_at = ?
-          WHERE tenant_id = ? AND device_int_id = ? AND task_id = ?
-            AND command_status IN ('sent', 'delivered', 'timed_out') ${RETURNING}`,
-        args: [to, failed ? 0 : 2, now, now, code, payload, now, tenantID, deviceIntID, taskID],
-      },
-    ])
-    const r = rs!.rows[0]
-    return r ? toRecord(r) : undefined
+    const rows = await this.db.all(
+      `${SELECT} WHERE tenant_id = ? AND device_int_id IS NOT NULL
+        AND task_id IN (${placeholders(taskIDs.length)})`,
+      [tenant, ...taskIDs],
+    )
+    return rows.map(toRecord)
   }
 
   async openGroups(): Promise<CommandRecord[]> {
@@ -285,15 +214,17 @@ export class CommandsRepo implements CommandRepository {
     return rows.map(toRecord)
   }
 
-  async groupCounts(parentID: number): Promise<GroupCounts> {
+  async groupCounts(parentID: number, now: number): Promise<GroupProgress> {
     const r = await this.db.one(
       `SELECT count(*) AS total,
          sum(command_status IN ('delivered', 'succeeded', 'failed')) AS delivered,
          sum(command_status = 'succeeded') AS succeeded,
          sum(command_status IN ('failed', 'timed_out', 'expired', 'canceled', 'unsent')) AS failed,
-         sum(command_status IN ('queued', 'sent')) AS pending
+         sum(command_status IN ('queued', 'sent')) AS pending,
+         sum(command_status = 'delivered'
+           AND coalesce(sent_at, delivered_at) + coalesce(timeout_ms, 0) > ?) AS awaiting
        FROM control_logs WHERE parent_id = ?`,
-      [parentID],
+      [now, parentID],
     )
     const n = (k: string) => Number(r?.[k] ?? 0)
     return {
@@ -302,6 +233,7 @@ export class CommandsRepo implements CommandRepository {
       succeeded: n('succeeded'),
       failed: n('failed'),
       pending: n('pending'),
+      settled: n('total') - n('pending') - n('awaiting'),
     }
   }
 

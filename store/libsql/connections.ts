@@ -5,8 +5,10 @@ import type {
   ConnectionState,
   ConnectLogFold,
   ConnectLogInput,
+  OutboxInput,
 } from '../types.ts'
 import { connectLogInserts } from './logs-sql.ts'
+import { deliveriesOfLast, outboxInserts } from './webhooks.ts'
 
 /** One device's state → its UPDATE of the devices table. */
 function stateUpdate(s: ConnectionState): InStatement {
@@ -37,11 +39,14 @@ export class ConnectionsRepo implements ConnectionRepository {
     states: readonly ConnectionState[]
     logs: readonly ConnectLogInput[]
     folds?: readonly ConnectLogFold[]
+    outbox?: readonly OutboxInput[]
   }): Promise<void> {
+    const now = Date.now()
     const statements = [
       ...batch.states.map(stateUpdate),
-      ...(batch.logs.length ? connectLogInserts(batch.logs, Date.now()) : []),
+      ...(batch.logs.length ? connectLogInserts(batch.logs, now) : []),
       ...(batch.folds ?? []).map(foldUpdate),
+      ...outboxInserts(batch.outbox ?? [], now),
     ]
     if (statements.length) await this.db.batch(statements)
   }
@@ -67,7 +72,19 @@ export class ConnectionsRepo implements ConnectionRepository {
   }
 
   async allOffline(): Promise<number> {
-    return (await this.db.run('UPDATE devices SET device_status = 0 WHERE device_status <> 0'))
-      .changes
+    const now = Date.now()
+    // each device marked offline gets its device.offline event (the data outboxOf gives a DeviceRef)
+    const results = await this.db.batch([
+      {
+        sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data)
+          SELECT tenant_id, 'device.offline', ?, device_id,
+            json_object('deviceIntID', id, 'deviceID', device_id, 'kind', kind)
+          FROM devices WHERE device_status <> 0 ORDER BY id`,
+        args: [now],
+      },
+      deliveriesOfLast(now),
+      { sql: 'UPDATE devices SET device_status = 0 WHERE device_status <> 0', args: [] },
+    ])
+    return results[2]!.rowsAffected
   }
 }

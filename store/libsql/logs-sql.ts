@@ -71,6 +71,9 @@ export const eventSpec = (where = ''): ListSpec => ({
   idField: 'e.id',
 })
 
+/** The taskID of a group member's group command. */
+const PARENT_TASK = '(SELECT p.task_id FROM control_logs p WHERE p.id = c.parent_id)'
+
 const controlColumns = `SELECT c.id AS id, c.device_int_id AS deviceIntID, c.device_id AS deviceID,
   c.device_name AS deviceName, c.group_id AS groupID, c.group_name AS groupName, c.topic AS topic,
   c.payload AS payload, c.publish_status AS publishStatus, c.publish_user AS publishUser,
@@ -78,7 +81,7 @@ const controlColumns = `SELECT c.id AS id, c.device_int_id AS deviceIntID, c.dev
   c.command_status AS commandStatus, c.qos AS qos, c.need_ack AS needAck, c.sent_at AS sentAt,
   c.delivered_at AS deliveredAt, c.responded_at AS respondedAt, c.response_code AS responseCode,
   c.response_payload AS responsePayload, c.expires_at AS expiresAt, c.schedule_id AS scheduleID,
-  c.create_at AS createAt, c.update_at AS updateAt`
+  ${PARENT_TASK} AS parentTaskID, c.create_at AS createAt, c.update_at AS updateAt`
 
 /** Control logs of a tenant; `where` picks device rows, one device's or one group's. */
 export const controlLogSpec = (where: string): ListSpec => ({
@@ -93,6 +96,7 @@ export const controlLogSpec = (where: string): ListSpec => ({
     topic: 'c.topic',
     publishStatus: 'c.publish_status',
     taskID: 'c.task_id',
+    parentTaskID: PARENT_TASK,
     commandStatus: 'c.command_status',
     createUser: 'c.publish_user',
     msgTime: 'c.msg_time',

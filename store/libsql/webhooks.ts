@@ -72,6 +72,63 @@ export function outboxStatements(e: OutboxInput, now: number): InStatement[] {
   ]
 }
 
+const EVENTS_PER_INSERT = 400
+
+/**
+ * Right after an INSERT of outbox events (same transaction): a pending delivery of each event it stored (the newest
+ * `changes()` rows: one INSERT's AUTOINCREMENT ids are consecutive, and the write transaction holds the database) per
+ * enabled webhook of the event's own tenant subscribed to its type.
+ */
+export function deliveriesOfLast(now: number): InStatement {
+  return {
+    sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_try_at, create_at)
+      SELECT w.id, e.id, 'pending', 0, ?, ? FROM outbox_events e
+        JOIN webhooks w ON w.tenant_id = e.tenant_id AND w.enable = 1
+      WHERE e.id > (SELECT max(id) FROM outbox_events) - changes()
+        AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = e.type)
+      ORDER BY e.id, w.id`,
+    args: [now, now],
+  }
+}
+
+/**
+ * The statements that store many outbox events (chunks of one multi-row INSERT each) and, after each chunk, their
+ * deliveries (deliveriesOfLast). Run them inside the transaction of the change the events announce.
+ *
+ * With `when`, an event is stored only when the row it names still qualifies: `when.exists` is an SQL condition on
+ * `v.ref` (the event's `refs[i]`), e.g. `EXISTS (SELECT 1 FROM control_logs c WHERE c.id = v.ref AND ...)`.
+ */
+export function outboxInserts(
+  events: readonly OutboxInput[],
+  now: number,
+  when?: { refs: readonly number[]; exists: string; args: InValue[] },
+): InStatement[] {
+  const out: InStatement[] = []
+  for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) {
+    const chunk = events.slice(i, i + EVENTS_PER_INSERT)
+    const args: InValue[] = chunk.flatMap((e, k) => [
+      e.tenantID,
+      e.type,
+      e.time,
+      e.deviceID,
+      e.data,
+      when ? when.refs[i + k]! : null,
+    ])
+    out.push(
+      {
+        sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data)
+          SELECT v.tenant_id, v.type, v.time, v.device_id, v.data FROM (SELECT column1 AS tenant_id,
+            column2 AS type, column3 AS time, column4 AS device_id, column5 AS data, column6 AS ref
+            FROM (VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')})) v
+          ${when ? `WHERE ${when.exists}` : ''}`,
+        args: [...args, ...(when?.args ?? [])],
+      },
+      deliveriesOfLast(now),
+    )
+  }
+  return out
+}
+
 /** Webhooks, the outbox and deliveries over libSQL. */
 export class WebhooksRepo implements WebhookRepository {
   constructor(private readonly db: Db) {}

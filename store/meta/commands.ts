@@ -1,4 +1,6 @@
-/** The lifecycle state of a command. */
+import type { OutboxInput } from './webhooks.ts'
+
+/** The lifecycle state of a command (`partial`: a group command some of whose members failed). */
 export type CommandStatus =
   | 'queued'
   | 'sent'
@@ -9,6 +11,7 @@ export type CommandStatus =
   | 'expired'
   | 'canceled'
   | 'unsent'
+  | 'partial'
 
 /**
  * The publishStatus of each state: 1 issued (queued, sent), 2 acknowledged (delivered, succeeded), 0 failed
@@ -16,7 +19,8 @@ export type CommandStatus =
  */
 export function publishStatusOf(status: CommandStatus, needsReceipt: boolean): number {
   if (status === 'queued' || status === 'sent') return needsReceipt ? 1 : 3
-  if (status === 'delivered' || status === 'succeeded') return needsReceipt ? 2 : 3
+  if (status === 'delivered' || status === 'succeeded' || status === 'partial')
+    return needsReceipt ? 2 : 3
   return 0
 }
 
@@ -84,6 +88,7 @@ export interface CommandRecord {
   deviceName: string | null
   groupIntID: number | null
   groupID: string | null
+  groupName: string | null
   topic: string
   payload: string
   qos: 0 | 1
@@ -101,6 +106,8 @@ export interface CommandRecord {
   responsePayload: string | null
   scheduleID: number | null
   parentID: number | null
+  publishUser: string | null
+  userIntID: number | null
   msgTime: number
 }
 
@@ -124,6 +131,8 @@ export interface Transition {
   fields?: TransitionFields
   /** The publishStatus to store with it. */
   publishStatus: number
+  /** The event announcing the change: stored (same transaction) only when the command moved. */
+  outbox?: OutboxInput
 }
 
 /** The outcome counts of a group command's members. */
@@ -132,7 +141,13 @@ export interface GroupCounts {
   delivered: number
   succeeded: number
   failed: number
+  /** Members not yet delivered nor final (queued, sent). */
   pending: number
+}
+
+/** A group's counts and how many members settled (final, or delivered and past their timeout). */
+export interface GroupProgress extends GroupCounts {
+  settled: number
 }
 
 /**
@@ -142,13 +157,26 @@ export interface GroupCounts {
 export interface CommandRepository {
   /** How many commands of all tenants wait to be sent (`queued`) or for their acknowledgement (`sent`). */
   countPending(): Promise<{ queued: number; sent: number }>
-  /** Stores commands in one transaction, in order; answers them as stored. */
-  create(rows: readonly CommandInput[]): Promise<CommandRecord[]>
-  /** Stores a group's own command row. */
-  createGroup(row: GroupCommandInput): Promise<CommandRecord>
+  /** Stores commands and the events announcing them (`outbox`) in one transaction, in order; answers them. */
+  create(rows: readonly CommandInput[], outbox: readonly OutboxInput[]): Promise<CommandRecord[]>
+  /** Stores a group's own command row and the events announcing it, in one transaction. */
+  createGroup(row: GroupCommandInput, outbox: readonly OutboxInput[]): Promise<CommandRecord>
+  /**
+   * A group command's members are written: in one transaction, the group row moves (`group`, a compare-and-set
+   * with its event) and, only when it moved, the members and their events are stored. Answers the group row
+   * and the members when it moved (nothing when another node had written them).
+   */
+  fanOut(
+    group: Transition,
+    members: readonly CommandInput[],
+    outbox: readonly OutboxInput[],
+  ): Promise<{ group: CommandRecord; members: CommandRecord[] } | undefined>
   /** The command with this taskID in the tenant. */
   get(tenant: string, taskID: string): Promise<CommandRecord | undefined>
-  /** Applies transitions in one transaction; answers the commands that moved (the others were not in `from`). */
+  /**
+   * Applies transitions in one transaction, with the events (`Transition.outbox`) of those that moved; answers the
+   * commands that moved (the others were not in `from`).
+   */
   transition(changes: readonly Transition[]): Promise<CommandRecord[]>
   /**
    * Claims up to `limit` queued commands due for dispatch (dispatch_at <= now, not claimed by a live node) until
@@ -161,26 +189,16 @@ export interface CommandRepository {
     now: number,
     until: number,
   ): Promise<CommandRecord[]>
-  /** Moves sent commands past their deadline to timed_out and queued ones past their expiry to expired. */
-  sweep(now: number): Promise<CommandRecord[]>
-  /** Cancels the tenant's queued commands among `taskIDs` (others are left as they are). */
-  cancel(tenant: string, taskIDs: readonly string[], now: number): Promise<CommandRecord[]>
-  /**
-   * A device's response to command `taskID`: sent or delivered → succeeded (code < 400) or failed. Answers the
-   * command when it moved.
-   */
-  respond(
-    tenantID: string,
-    deviceIntID: number,
-    taskID: string,
-    code: number | null,
-    payload: string | null,
-    now: number,
-  ): Promise<CommandRecord | undefined>
+  /** Up to `limit` sent commands past their deadline and queued ones past their expiry, oldest first. */
+  overdue(now: number, limit: number): Promise<CommandRecord[]>
+  /** Commands of every tenant left `sent` waiting for an acknowledgement (deadline set), oldest first. */
+  unacknowledged(limit: number): Promise<CommandRecord[]>
+  /** The tenant's device commands among `taskIDs`. */
+  byTaskIDs(tenant: string, taskIDs: readonly string[]): Promise<CommandRecord[]>
   /** Group commands (needAck 1) whose members are still moving (their row is not final). */
   openGroups(): Promise<CommandRecord[]>
-  /** The members' counts of a group command. */
-  groupCounts(parentID: number): Promise<GroupCounts>
+  /** The members' counts of a group command, and how many settled by `now`. */
+  groupCounts(parentID: number, now: number): Promise<GroupProgress>
   /**
    * An idempotency key of the tenant: answers the stored answer of an earlier call with that key (within
    * `maxAgeMs`), or claims the key for this call (answers undefined).

@@ -1,3 +1,4 @@
+import type { OutboxInput } from './webhooks.ts'
 import type { ConnectLogFold, ConnectLogInput } from './logs.ts'
 
 /** A device or gateway as ingest knows it: credentials, product and the parts of its mountpoint. */
@@ -94,14 +95,19 @@ export type ConnectionState =
 export interface ConnectionRepository {
   /**
    * Writes the devices' states (in order; a device's last state wins), appends the connection logs and then counts
-   * `folds` into refused rows (this batch's or earlier ones), in one transaction.
+   * `folds` into refused rows (this batch's or earlier ones), and stores the events announcing the changes
+   * (`outbox`: device.online / device.offline), in one transaction.
    */
   record(batch: {
     states: readonly ConnectionState[]
     logs: readonly ConnectLogInput[]
     folds?: readonly ConnectLogFold[]
+    outbox?: readonly OutboxInput[]
   }): Promise<void>
-  /** Marks every device offline (at start-up no device is connected yet). Returns how many changed. */
+  /**
+   * Marks every device offline (at start-up no device is connected yet), with a device.offline event for each one
+   * that was online (same transaction). Returns how many changed.
+   */
   allOffline(): Promise<number>
   /**
    * Sets the devices' lastSeenAt to `at` where the stored value is null or at least `olderThanMs` before `at`, in

@@ -357,6 +357,7 @@ for (const v of variants) {
         'responsePayload',
         'expiresAt',
         'scheduleID',
+        'parentTaskID',
         'createAt',
       ])
       assert.equal(structured.payload, {
@@ -395,6 +396,8 @@ for (const v of variants) {
         commandStatusLabel: null,
         qos: null,
         needAck: null,
+        sentAt: null,
+        deliveredAt: null,
         expiresAt: null,
         scheduleID: null,
         updateAt: null,

@@ -395,6 +395,7 @@ for (const k of [kits.A, kits.B]) {
       responsePayload: null,
       expiresAt: null,
       scheduleID: null,
+      parentTaskID: null,
       updateAt: null,
     })
     assert.equal(Object.keys(r.body.items[0]), [
@@ -419,6 +420,7 @@ for (const k of [kits.A, kits.B]) {
       'responsePayload',
       'expiresAt',
       'scheduleID',
+      'parentTaskID',
       'createAt',
       'updateAt',
     ])

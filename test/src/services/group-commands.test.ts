@@ -82,6 +82,7 @@ for (const v of variants) {
     assert.is(task.status, 3, JSON.stringify(task))
     assert.is(task.progress, 100)
     assert.equal(task.result, { total: 4, delivered: 2, succeeded: 0, failed: 2, pending: 0 })
+    assert.is(task.message, '4 of 4 members settled: partial')
     for (const x of [a, b]) {
       assert.is(x.got.length, 1)
       assert.is(x.got[0].data.go, 1)
@@ -89,8 +90,8 @@ for (const v of variants) {
     const own = (await c.get(`/api/v1/groups/${group.id}/control_logs`)).body.items
     assert.is(own.length, 1)
     assert.equal(
-      [own[0].taskID, own[0].payload, own[0].commandStatus],
-      [r.body.taskID, '{"go":1}', 'failed'],
+      [own[0].taskID, own[0].payload, own[0].commandStatus, own[0].commandStatusLabel],
+      [r.body.taskID, '{"go":1}', 'partial', '部分成功'],
     )
     const members = (await c.get(`/api/v1/device_control_logs?deviceID=${ds[2].deviceID}`)).body
       .items
@@ -103,6 +104,73 @@ for (const v of variants) {
       delivered.map((l: any) => l.commandStatus),
       ['delivered'],
     )
+  })
+
+  test('every member answers :: group succeeded with deliveredAt, message current, members carry parentTaskID', async () => {
+    const { group, ds } = await groupOf(3)
+    const ms: Array<Awaited<ReturnType<typeof online>>> = []
+    for (const d of ds) ms.push(await online(d))
+    await sleep(150)
+    const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'a' })
+    assert.is(r.status, 201, r.text)
+    await until(
+      () => Promise.resolve(ms.every((x) => x.got.length === 1)),
+      (ok) => ok,
+    )
+    // two answer 200, the third 500: then the group is partial; here all three answer 200
+    for (const x of ms) {
+      const answer = { data_type: 'response', result: { task_id: x.got[0].task_id, code: 200 } }
+      x.m.publish('telemetry', JSON.stringify(answer), { qos: 1 })
+    }
+    const task = await settled(r.body.statusUrl)
+    assert.is(task.status, 3)
+    assert.equal(task.result, { total: 3, delivered: 3, succeeded: 3, failed: 0, pending: 0 })
+    assert.is(task.message, '3 of 3 members settled: succeeded')
+    const own = await until(
+      async () => (await c.get(`/api/v1/groups/${group.id}/control_logs`)).body.items[0],
+      (l) => l?.commandStatus === 'succeeded',
+    )
+    assert.is(own.commandStatus, 'succeeded')
+    assert.ok(own.deliveredAt, JSON.stringify(own))
+    assert.ok(own.sentAt, JSON.stringify(own))
+    const members = (await c.get(`/api/v1/device_control_logs?parentTaskID=${r.body.taskID}`)).body
+      .items
+    assert.equal(
+      members.map((l: any) => [l.parentTaskID, l.commandStatus]),
+      [0, 1, 2].map(() => [r.body.taskID, 'succeeded']),
+    )
+    const others = (await c.get(`/api/v1/device_control_logs?parentTaskID=nope`)).body.items
+    assert.equal(others, [])
+  })
+
+  test('members fail or answer :: failed when none succeeded, partial otherwise', async () => {
+    const { group, ds } = await groupOf(2)
+    const ms = [await online(ds[0]), await online(ds[1])]
+    await sleep(150)
+    const run = async (codes: number[]) => {
+      const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'b' })
+      await until(
+        () => Promise.resolve(ms.every((x) => x.got.some((g) => g.task_id))),
+        (ok) => ok,
+      )
+      codes.forEach((code, i) => {
+        const m = ms[i]!
+        const task_id = m.got[m.got.length - 1].task_id
+        const answer = { data_type: 'response', result: { task_id, code } }
+        m.m.publish('telemetry', JSON.stringify(answer), { qos: 1 })
+      })
+      await settled(r.body.statusUrl)
+      const own = await until(
+        async () =>
+          (await c.get(`/api/v1/groups/${group.id}/control_logs?taskID=${r.body.taskID}`)).body
+            .items[0],
+        (l) => !['queued', 'sent'].includes(l?.commandStatus),
+      )
+      for (const m of ms) m.got.length = 0
+      return own.commandStatus
+    }
+    assert.is(await run([500, 404]), 'failed')
+    assert.is(await run([200, 500]), 'partial')
   })
 
   test('needAck 1 with ttl :: the task waits for the offline member, done when it connects', async () => {

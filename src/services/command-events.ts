@@ -1,0 +1,56 @@
+/**
+ * The `command.status` event of a command's change, as the bus carries it and as the outbox stores it (built before
+ * the change is written, so that it is stored in the same transaction).
+ */
+import type { CommandEvent } from '../kernel/events.ts'
+import {
+  outboxOf,
+  publishStatusOf,
+  type CommandInput,
+  type CommandRecord,
+  type CommandStatus,
+  type OutboxInput,
+} from '../../store/types.ts'
+
+/** The event of a command's change to `to`. */
+export function commandEventOf(
+  c: Pick<
+    CommandRecord,
+    'tenantID' | 'taskID' | 'deviceIntID' | 'deviceID' | 'groupID' | 'parentID' | 'scheduleID'
+  >,
+  to: CommandStatus,
+  publishStatus: number,
+  at: number,
+): CommandEvent {
+  return {
+    tenantID: c.tenantID,
+    taskID: c.taskID,
+    deviceIntID: c.deviceIntID,
+    deviceID: c.deviceID,
+    groupID: c.deviceIntID === null ? c.groupID : null,
+    parentID: c.parentID,
+    scheduleID: c.scheduleID,
+    commandStatus: to,
+    publishStatus,
+    at,
+  }
+}
+
+/** The outbox event of a new command (in the state it is stored in). */
+export function createdEvent(r: CommandInput, at: number): OutboxInput {
+  const e = commandEventOf(
+    {
+      tenantID: r.tenantID,
+      taskID: r.taskID,
+      deviceIntID: r.deviceIntID,
+      deviceID: r.deviceID,
+      groupID: r.groupID ?? null,
+      parentID: r.parentID ?? null,
+      scheduleID: r.scheduleID ?? null,
+    },
+    r.status,
+    publishStatusOf(r.status, r.qos === 1),
+    at,
+  )
+  return outboxOf('command.status', e, at)
+}

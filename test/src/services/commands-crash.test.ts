@@ -1,0 +1,293 @@
+/**
+ * A change and its event commit together, and a crash loses no command: the service runs in a child process, is
+ * killed with SIGKILL, and its data directory is read (SQL) or restarted. Every stored command has the outbox
+ * events of its states (with a delivery per subscribed webhook); members left `sent` without their PUBACK go back
+ * to `queued` within their ttl and are sent again, and devices left online get their device.offline event; a group command whose members were not written yet gets them
+ * written after the restart.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
+import { startChildService, type ChildService } from '../../_support/child-service.ts'
+import { openDb, type Db } from '../../../store/libsql/db.ts'
+import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
+import { sleep, until } from '../../ingest/_mqtt.ts'
+
+const test = suite('commands: kill -9 and restart')
+
+type Child = ChildService<{ url: string; mqttPort: number }>
+const startChild = (dir: string, timeout = '2') =>
+  startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir, COMMAND_TIMEOUT: timeout })
+
+async function adminOf(url: string) {
+  const login = await new Client(url).post('/api/v1/login', {
+    email: ADMIN_EMAIL,
+    password: ADMIN_PASSWORD,
+  })
+  assert.is(login.status, 201, login.text)
+  return new Client(url, `Bearer ${login.body.token}`)
+}
+
+async function kill(c: Child) {
+  c.child.kill('SIGKILL')
+  await new Promise((ok) => (c.child.exitCode !== null ? ok(null) : c.child.once('exit', ok)))
+}
+
+/**
+ * Connects devices; counts the commands each receives by taskID. `ack: false`: the client never acknowledges a
+ * command (no PUBACK), so it stays `sent`.
+ */
+async function connectAll(port: number, ds: any[], seen: Map<string, number>, ack = true) {
+  const clients: MqttClient[] = []
+  const count = (payload: Buffer) => {
+    const { task_id } = JSON.parse(payload.toString())
+    seen.set(task_id, (seen.get(task_id) ?? 0) + 1)
+  }
+  for (const d of ds) {
+    const opts: IClientOptions = {
+      clientId: d.deviceID,
+      username: d.deviceUsername,
+      password: d.token,
+      protocolVersion: 4,
+      reconnectPeriod: 0,
+    }
+    const m = mqtt.connect(`mqtt://127.0.0.1:${port}`, opts)
+    // the PUBACK follows handleMessage's callback: never called, never acknowledged
+    if (!ack) m.handleMessage = () => {}
+    m.on('message', (_t, payload) => count(payload))
+    m.on('error', () => {})
+    await new Promise<void>((resolve, reject) => {
+      m.once('connect', () => resolve())
+      m.once('error', reject)
+    })
+    clients.push(m)
+  }
+  return clients
+}
+
+/** The command.status events stored per taskID: statuses in order, and each event's delivery count. */
+async function commandEvents(db: Db) {
+  const rows = await db.all(
+    `SELECT json_extract(e.data, '$.taskID') AS taskID, json_extract(e.data, '$.commandStatus') AS s,
+       (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS n
+     FROM outbox_events e WHERE e.type = 'command.status' ORDER BY e.id`,
+  )
+  const byTask = new Map<string, string[]>()
+  for (const r of rows)
+    byTask.set(String(r.taskID), [...(byTask.get(String(r.taskID)) ?? []), String(r.s)])
+  return { byTask, deliveries: rows.map((r) => Number(r.n)) }
+}
+
+test('SIGKILL right after device publishes :: every stored command has its events, a delivery per webhook', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-outbox-kill9-'))
+  let a: Child | undefined
+  let db: Db | undefined
+  const clients: MqttClient[] = []
+  try {
+    a = await startChild(dir)
+    const admin = await adminOf(a.url)
+    const product = await newProduct(admin)
+    const ds: any[] = []
+    for (let i = 0; i < 6; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
+    for (const path of ['one', 'two']) {
+      const events = ['command.status', 'device.online']
+      const hook = await admin.post('/api/v1/webhooks', {
+        url: `http://127.0.0.1:9/${path}`,
+        events,
+      })
+      assert.is(hook.status, 201, hook.text)
+    }
+    clients.push(...(await connectAll(a.mqttPort, ds.slice(0, 3), new Map())))
+    await sleep(300)
+    let answered = 0
+    const posts = Array.from({ length: 300 }, (_, i) =>
+      admin
+        .post('/api/v1/device_publish', { deviceID: ds[i % 6].deviceID, payload: `p${i}`, ttl: 60 })
+        .then(
+          () => answered++,
+          () => {},
+        ),
+    )
+    await until(
+      () => Promise.resolve(answered),
+      (n) => n >= 30,
+      15_000,
+    )
+    await kill(a)
+    await Promise.allSettled(posts)
+    for (const m of clients.splice(0)) m.end(true)
+
+    db = await openDb({ url: `file:${dir}/devicecloud.db` })
+    const commands = await db.all(
+      `SELECT task_id AS taskID, command_status AS s FROM control_logs WHERE device_int_id IS NOT NULL`,
+    )
+    assert.ok(commands.length >= 30, `${commands.length} commands stored`)
+    const { byTask, deliveries } = await commandEvents(db)
+    // each command: the event of its creation (queued or sent) and the event of the state it is in
+    const missing = commands.filter((c) => {
+      const seen = byTask.get(String(c.taskID)) ?? []
+      return !['queued', 'sent'].includes(seen[0]!) || !seen.includes(String(c.s))
+    })
+    assert.equal(missing, [], `${missing.length} of ${commands.length} commands lack their events`)
+    assert.is(byTask.size, commands.length, 'no event of a command that was not stored')
+    assert.ok(
+      deliveries.every((n) => n === 2),
+      'each event has one delivery per webhook',
+    )
+    const online = await db.all(
+      `SELECT e.device_id AS deviceID, (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS n
+       FROM outbox_events e WHERE e.type = 'device.online' ORDER BY e.id`,
+    )
+    assert.equal(
+      online.map((r) => [r.deviceID, r.n]),
+      ds.slice(0, 3).map((d) => [d.deviceID, 2]),
+    )
+  } finally {
+    db?.close()
+    for (const m of clients) m.end(true)
+    a?.child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl, sent again after restart', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-requeue-kill9-'))
+  let a: Child | undefined
+  let b: Child | undefined
+  let db: Db | undefined
+  const clients: MqttClient[] = []
+  try {
+    a = await startChild(dir, '8')
+    let admin = await adminOf(a.url)
+    const product = await newProduct(admin)
+    const ds: any[] = []
+    for (let i = 0; i < 12; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
+    const g = await admin.post('/api/v1/groups', { productID: product.productID, groupName: 'all' })
+    await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
+    const first = new Map<string, number>()
+    // ten members connected but never acknowledging; two offline
+    clients.push(...(await connectAll(a.mqttPort, ds.slice(0, 10), first, false)))
+    await sleep(300)
+    const r = await admin.post('/api/v1/group_publish', {
+      groupIntID: g.body.id,
+      payload: 'go',
+      ttl: 600,
+    })
+    assert.is(r.status, 201, r.text)
+    await until(
+      () => Promise.resolve(first.size),
+      (n) => n === 10,
+      6000,
+    )
+    assert.is(first.size, 10)
+    await kill(a)
+    for (const m of clients.splice(0)) m.end(true)
+
+    b = await startChild(dir, '8')
+    admin = await adminOf(b.url)
+    const again = new Map<string, number>()
+    clients.push(...(await connectAll(b.mqttPort, ds, again)))
+    const logs = await until(
+      async () =>
+        (await admin.get(`/api/v1/device_control_logs?parentTaskID=${r.body.taskID}&_limit=50`))
+          .body.items as any[],
+      (items) => items.length === 12 && items.every((l) => l.commandStatus === 'delivered'),
+      12_000,
+    )
+    assert.equal(
+      logs.map((l) => l.commandStatus),
+      Array(12).fill('delivered'),
+    )
+    // every member got it after the restart: the ten sent before the crash once more
+    assert.is(again.size, 12)
+    for (const taskID of first.keys()) assert.ok(again.get(taskID)! >= 1, taskID)
+    db = await openDb({ url: `file:${dir}/devicecloud.db` })
+    const { byTask } = await commandEvents(db)
+    for (const taskID of first.keys())
+      assert.equal(byTask.get(taskID), ['queued', 'sent', 'queued', 'sent', 'delivered'], taskID)
+    // the devices the crash left online are marked offline at start-up, with their events
+    const connections = await db.all(
+      `SELECT device_id AS deviceID, type FROM outbox_events WHERE type IN ('device.online', 'device.offline')
+       ORDER BY id`,
+    )
+    const of = (d: any) => connections.filter((e) => e.deviceID === d.deviceID).map((e) => e.type)
+    for (const d of ds.slice(0, 10))
+      assert.equal(of(d), ['device.online', 'device.offline', 'device.online'], d.deviceID)
+    for (const d of ds.slice(10)) assert.equal(of(d), ['device.online'], d.deviceID)
+  } finally {
+    db?.close()
+    for (const m of clients) m.end(true)
+    a?.child.kill('SIGKILL')
+    b?.child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('a group command stopped before its members were written :: written after the restart, all delivered', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-fanout-kill9-'))
+  let a: Child | undefined
+  let b: Child | undefined
+  let db: Db | undefined
+  const clients: MqttClient[] = []
+  try {
+    a = await startChild(dir)
+    let admin = await adminOf(a.url)
+    const product = await newProduct(admin)
+    const ds: any[] = []
+    for (let i = 0; i < 5; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
+    const g = await admin.post('/api/v1/groups', { productID: product.productID, groupName: 'all' })
+    await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
+    await kill(a)
+    // the state a crash leaves between storing the group's command (and its task) and its members
+    db = await openDb({ url: `file:${dir}/devicecloud.db` })
+    const tenant = String((await db.one('SELECT tenant_id AS t FROM devices LIMIT 1'))!.t)
+    const now = Date.now()
+    const taskID = 'crash-before-members'
+    await db.batch([
+      {
+        sql: `INSERT INTO tasks (tenant_id, task_id, task_name, status, progress, create_at)
+          VALUES (?, ?, 'group_publish', 2, 0, ?)`,
+        args: [tenant, taskID, now],
+      },
+      {
+        sql: `INSERT INTO control_logs (tenant_id, group_int_id, group_id, group_name, task_id, topic, payload,
+            publish_status, msg_time, create_at, command_status, qos, timeout_ms, expires_at, need_ack)
+          VALUES (?, ?, ?, 'all', ?, 'inbox', 'late', 1, ?, ?, 'queued', 1, 2000, ?, 1)`,
+        args: [tenant, g.body.id, g.body.groupID, taskID, now, now, now + 600_000],
+      },
+    ])
+    db.close()
+    db = undefined
+
+    b = await startChild(dir)
+    admin = await adminOf(b.url)
+    const seen = new Map<string, number>()
+    clients.push(...(await connectAll(b.mqttPort, ds, seen)))
+    const task = await until(
+      async () => (await admin.get(`/api/v1/task_status/${taskID}`)).body,
+      (x) => x.status === 3,
+      12_000,
+    )
+    assert.equal(task.result, { total: 5, delivered: 5, succeeded: 0, failed: 0, pending: 0 })
+    assert.is(task.message, '5 of 5 members settled: succeeded')
+    assert.is(seen.size, 5)
+    const members = (await admin.get(`/api/v1/device_control_logs?parentTaskID=${taskID}`)).body
+      .items
+    assert.equal(
+      members.map((l: any) => [l.payload, l.commandStatus]),
+      Array(5).fill(['late', 'delivered']),
+    )
+  } finally {
+    db?.close()
+    for (const m of clients) m.end(true)
+    a?.child.kill('SIGKILL')
+    b?.child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test.run()
