@@ -88,7 +88,8 @@ reports=()
 [ -n "${FUZZ_REPORT_DIR:-}" ] && reports=(--report junit --report-dir "$FUZZ_REPORT_DIR")
 # ensure_resource_availability is left out: it reads any 404 right after a linked create as "the created record is
 # gone", but the API also answers 404 for an unknown id in the body or in `ids` (a device to bind, a data point of a
-# resource), naming that field. Every other check runs.
+# resource), naming that field. Every other check runs. The request timeout is past the longest answer the API may
+# take on purpose: `device_publish` with `wait` (up to 60 s) waits for a queued command's outcome.
 status=0
 timeout --kill-after=10 "$((SECONDS_BUDGET + 100))" "$VENV/bin/st" --config-file scripts/fuzz.toml run "$url/api/v1/openapi.json" \
   --checks all \
@@ -99,7 +100,7 @@ timeout --kill-after=10 "$((SECONDS_BUDGET + 100))" "$VENV/bin/st" --config-file
   --max-time "$SECONDS_BUDGET" \
   "${generation[@]}" \
   --workers 1 \
-  --request-timeout 10 \
+  --request-timeout 65 \
   --no-color \
   ${reports[@]+"${reports[@]}"} || status=$?
 

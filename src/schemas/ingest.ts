@@ -61,6 +61,8 @@ const DEVICE_IDS_REQUIRED = 'required: deviceIDs separated by commas'
 export const DevicesLatestQuery = z.object({
   deviceIDs: z
     .string({ error: DEVICE_IDS_REQUIRED })
+    // at least one character other than commas and spaces (the document says so too)
+    .regex(/[^,\s]/, { error: DEVICE_IDS_REQUIRED })
     .meta({ description: `deviceIDs separated by commas, at most ${MAX_LATEST_DEVICES}` })
     .transform((s) => [...new Set(s.split(',').map((id) => id.trim()))].filter(Boolean))
     .refine((ids) => ids.length > 0, { error: DEVICE_IDS_REQUIRED })
