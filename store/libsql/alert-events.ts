@@ -1,6 +1,7 @@
 import type { InStatement, InValue, ResultSet } from '@libsql/client'
 import type { AlertEvent } from '../../src/kernel/events.ts'
 import type { AlertEventCtx } from '../types.ts'
+import { deliveriesOfLast } from './webhooks.ts'
 
 type AlertEventType = 'alert.raised' | 'alert.cleared' | 'alert.acked'
 
@@ -27,9 +28,8 @@ const payload = (extra: string) => `json_object('alertID', c.id, 'ruleID', c.rul
  * The two statements that store one `type` event per current alert `c` matching `where` (its args `whereArgs`)
  * and a pending delivery for each enabled webhook of that alert's tenant subscribed to the type. Run them inside
  * the transaction of the change, before the statement that changes what `where` matches (the alert's move, its
- * ack). The first answers the events (id, tenantID, data). The deliveries name the newest outbox rows: the last
- * N ids, N being the number of alerts `where` matches (AUTOINCREMENT ids only grow, consecutively while the
- * write transaction holds the database), as `outboxStatements` of ./webhooks.ts does for a single event.
+ * ack). The first answers the events (id, tenantID, data); the second is `deliveriesOfLast` of ./webhooks.ts (the
+ * rows the first stored).
  */
 export function alertEventStatements(
   type: AlertEventType,
@@ -38,7 +38,6 @@ export function alertEventStatements(
   ctx: AlertEventCtx,
   extra: PayloadExtra = NONE,
 ): InStatement[] {
-  const now = Date.now()
   return [
     {
       sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data)
@@ -47,14 +46,7 @@ export function alertEventStatements(
         RETURNING id, tenant_id AS tenantID, data`,
       args: [type, ctx.at, JSON.stringify(ctx.severityLabels), ctx.at, ...extra.args, ...whereArgs],
     },
-    {
-      sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_try_at, create_at)
-        SELECT w.id, e.id, 'pending', 0, ?, ? FROM outbox_events e JOIN webhooks w ON w.tenant_id = e.tenant_id
-        WHERE e.id > (SELECT max(id) FROM outbox_events) - (SELECT count(*) FROM current_alerts c WHERE ${where})
-          AND w.enable = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = e.type)
-        ORDER BY e.id, w.id`,
-      args: [now, now, ...whereArgs],
-    },
+    deliveriesOfLast(ctx.at),
   ]
 }
 

@@ -52,9 +52,8 @@ const qs = (n: number) => Array.from({ length: n }, () => '?').join(',')
 
 /**
  * The two statements that store one outbox event and a pending delivery for each enabled webhook of the event's own
- * tenant subscribed to its type; the first answers the event's id. Run them inside the transaction of the change the
- * event announces. The deliveries name the event as the newest outbox row (`max(id)`: AUTOINCREMENT ids only grow,
- * and the write transaction holds the database), never `last_insert_rowid()`, which moves with every delivery row.
+ * tenant subscribed to its type (deliveriesOfLast: never `last_insert_rowid()`, which moves with every delivery row);
+ * the first answers the event's id. Run them inside the transaction of the change the event announces.
  */
 export function outboxStatements(e: OutboxInput, now: number): InStatement[] {
   return [
@@ -63,12 +62,7 @@ export function outboxStatements(e: OutboxInput, now: number): InStatement[] {
         RETURNING id`,
       args: [e.tenantID, e.type, e.time, e.deviceID, e.data],
     },
-    {
-      sql: `INSERT INTO webhook_deliveries (webhook_id, event_id, status, attempts, next_try_at, create_at)
-        SELECT w.id, (SELECT max(id) FROM outbox_events), 'pending', 0, ?, ? FROM webhooks w
-        WHERE w.tenant_id = ? AND w.enable = 1 AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value = ?)`,
-      args: [now, now, e.tenantID, e.type],
-    },
+    deliveriesOfLast(now),
   ]
 }
 
