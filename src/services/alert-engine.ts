@@ -238,6 +238,11 @@ export function alertEngine(deps: AlertEngineDeps) {
           })
       }
       timer = setTimeout(loop, TICK_MS).unref()
+      // a rule disabled or deleted just before a stop may have left its alerts open: close them now
+      void meta.alerts
+        .closeOfGoneRules(alertEventCtx(now()))
+        .then((moved) => emitAlertEvents(events, 'alert.cleared', moved))
+        .catch((e) => log('closing alerts of disabled rules failed', e))
     },
     /** Rules of this product changed here: read them again at the next evaluation. */
     invalidate(productIntID: number) {

@@ -195,6 +195,15 @@ export class AlertsRepo implements AlertRepository {
     return this.move(`rule_id IN (${marks(ruleIDs.length)})`, [...ruleIDs], reason, ctx)
   }
 
+  async closeOfGoneRules(ctx: AlertEventCtx) {
+    return this.move(
+      `rule_id IS NOT NULL AND rule_id NOT IN (SELECT id FROM alert_rules WHERE enable = 1)`,
+      [],
+      'rule',
+      ctx,
+    )
+  }
+
   async openOf(deviceIntIDs: readonly number[]): Promise<AlertRef[]> {
     if (!deviceIntIDs.length) return []
     const rows = await this.db.all(

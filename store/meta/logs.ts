@@ -219,6 +219,11 @@ export interface AlertRepository {
    * `alert.cleared` events of those moved.
    */
   close(ids: readonly number[], reason: ClearReason, ctx: AlertEventCtx): Promise<AlertEvent[]>
+  /**
+   * Moves every open alert whose rule is disabled or deleted to the history (what a stop between a rule's change and
+   * the closing of its alerts left open). Answers the `alert.cleared` events.
+   */
+  closeOfGoneRules(ctx: AlertEventCtx): Promise<AlertEvent[]>
   /** Moves every open alert of these rules to the history. Answers the `alert.cleared` events. */
   closeOfRules(
     ruleIDs: readonly number[],

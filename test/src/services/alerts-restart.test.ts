@@ -100,4 +100,60 @@ test('SIGKILL once the alerts are committed, restart :: each alert.raised in the
   }
 })
 
+test('a rule disabled but its alerts left open by a stop :: the restart closes them, one alert.cleared each', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-alert-orphan-'))
+  let a: Child | undefined
+  let b: Child | undefined
+  let db: Db | undefined
+  try {
+    a = await startChild(dir)
+    const admin = await adminOf(a.url)
+    const w = await alertWorld(admin, 2)
+    const off = await admin.post('/api/v1/alert_rules', ruleBody(w, { condition: 'temp > 80' }))
+    const on = await admin.post(
+      '/api/v1/alert_rules',
+      ruleBody(w, { ruleName: 'still on', condition: 'temp > 50' }),
+    )
+    assert.is(off.status, 201, off.text)
+    assert.is(on.status, 201, on.text)
+    db = await openDb({ url: `file:${dir}/devicecloud.db` })
+    const r = await new Client(a.url, basic(w.devices[0]!)).call(
+      'POST',
+      '/api/v1/ingest',
+      JSON.stringify({ topic: 'telemetry', payload: { temp: 95 } }),
+      { 'content-type': 'application/json' },
+    )
+    assert.is(r.status, 202, r.text)
+    const openOf = (rule: number) =>
+      db!.all('SELECT id FROM current_alerts WHERE rule_id = ?', [rule])
+    for (let i = 0; i < 2000 && (await openOf(on.body.id)).length < 1; i++) await sleep(2)
+    for (let i = 0; i < 2000 && (await openOf(off.body.id)).length < 1; i++) await sleep(2)
+    await stop(a)
+    // the stop fell between the rule's change and the closing of its alerts
+    await db.run('UPDATE alert_rules SET enable = 0 WHERE id = ?', [off.body.id])
+    const [orphan] = await openOf(off.body.id)
+    assert.ok(orphan, 'the alert of the disabled rule is still open')
+    b = await startChild(dir)
+    for (let i = 0; i < 2000 && (await openOf(off.body.id)).length; i++) await sleep(5)
+    assert.is((await openOf(off.body.id)).length, 0, 'closed at start-up')
+    assert.is((await openOf(on.body.id)).length, 1, 'the enabled rule keeps its alert')
+    const cleared = await db.all(
+      "SELECT data FROM outbox_events WHERE type = 'alert.cleared' ORDER BY id",
+    )
+    assert.equal(
+      cleared.map((x) => [JSON.parse(String(x.data)).alertID, JSON.parse(String(x.data)).reason]),
+      [[Number(orphan.id), 'rule']],
+    )
+    const history = await db.one('SELECT end_time FROM history_alerts WHERE id = ?', [
+      Number(orphan.id),
+    ])
+    assert.ok(history && Number(history.end_time) > 0)
+  } finally {
+    await stop(a)
+    await stop(b)
+    db?.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
 test.run()
