@@ -31,7 +31,7 @@ export const DevicePublish = z
   })
   .meta({
     description: COMMAND_EXCHANGE,
-    examples: [{ deviceIntID: 1, payload: { led: 'on' }, qos: 1, timeout: 30, ttl: 600 }],
+    examples: [{ deviceIntID: 1, payload: { led: 'on' }, qos: 1, timeout: 30 }],
   })
   .meta({ anyOf: [{ required: ['deviceID'] }, { required: ['deviceIntID'] }] })
 
