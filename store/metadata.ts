@@ -27,6 +27,7 @@ import type { CommandRepository } from './meta/commands.ts'
 import type { ScheduleRepository } from './meta/schedules.ts'
 import type { AlertRuleRepository } from './meta/alert-rules.ts'
 import type { WebhookRepository } from './meta/webhooks.ts'
+import type { OverviewRepository } from './meta/overview.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -40,6 +41,7 @@ export type * from './meta/schedules.ts'
 export type * from './meta/alert-rules.ts'
 export { OUTBOX_TYPES } from './meta/webhooks.ts'
 export type * from './meta/webhooks.ts'
+export type * from './meta/overview.ts'
 export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
 
@@ -71,6 +73,8 @@ export interface MetaStore {
   schedules: ScheduleRepository
   /** Webhooks, the outbox of events they and the live stream carry, and the deliveries. */
   webhooks: WebhookRepository
+  /** The fleet overview: a tenant's device, online, alert and message counts. */
+  overview: OverviewRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

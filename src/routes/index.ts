@@ -26,6 +26,7 @@ import { emqxRoutes } from './emqx.ts'
 import { commandRoutes } from './commands.ts'
 import { scheduleRoutes } from './schedules.ts'
 import { webhookRoutes } from './webhooks.ts'
+import { overviewRoutes } from './overview.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -55,5 +56,6 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     latestRoutes,
     telemetryRoutes,
     emqxRoutes,
+    overviewRoutes,
   ].map((routes) => routes(deps, shapes))
 }

@@ -21,6 +21,7 @@ import { ConnectionsRepo } from './connections.ts'
 import { CommandsRepo } from './commands.ts'
 import { SchedulesRepo } from './schedules.ts'
 import { WebhooksRepo } from './webhooks.ts'
+import { OverviewRepo } from './overview.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -47,6 +48,7 @@ export function createMetaStore(db: Db): MetaStore {
     commands: new CommandsRepo(db),
     schedules: new SchedulesRepo(db),
     webhooks: new WebhooksRepo(db),
+    overview: new OverviewRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),
     async close() {
