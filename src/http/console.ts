@@ -21,6 +21,7 @@ const INDEX_HTML = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>DeviceCloud</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css">
 <script type="module" src="/console/app.js"></script>
 </head>
