@@ -59,7 +59,13 @@ export async function api<T>(
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   })
   const text = await res.text()
-  const body: unknown = text ? JSON.parse(text) : null
+  let body: unknown = null
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    // not JSON (a proxy's error page): the status speaks for it
+    if (res.ok) throw new ApiError(res.status, 'BAD_RESPONSE', 'the answer is not JSON')
+  }
   if (res.ok) return body as T
   const e = (body ?? {}) as {
     errorCode?: string

@@ -159,6 +159,14 @@ test('device page :: heading, Latest values, a published value within 3 s; axe c
   assert.equal(await axeViolations(page), [])
 })
 
+test("another tenant's device page :: Not found, nothing of it shown", async () => {
+  await page.goto(`${t.url}/devices/${foreign.id}`)
+  await byRole(page, 'heading', 'Not found.')
+  assert.equal(await allByRole(page, 'heading', foreign.deviceName), [])
+  await page.goBack()
+  await byRole(page, 'heading', devices[1].deviceName)
+})
+
 test('device disconnects :: Offline on its page, live', async () => {
   end(clients.shift())
   const info = await byRole(page, 'region', 'Info')
