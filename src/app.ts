@@ -4,6 +4,7 @@ import { cors } from 'hono/cors'
 import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
+import { consoleAssets, wantsConsolePage } from './http/console.ts'
 import { clientAddress, pickLang, socketAddress, type AppEnv } from './http/env.ts'
 import { NotARecordId, type RouteDef } from './http/router.ts'
 import { healthRoutes } from './http/health.ts'
@@ -130,11 +131,16 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   app.route('/', healthRoutes(deps))
   app.route('/', metricsRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
+  const web = consoleAssets()
+  app.get('/console/app.js', web.js)
+  app.get('/console/app.css', web.css)
 
-  app.notFound(
-    (c) =>
-      notAllowed(c) ??
-      send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${c.req.path}` })),
+  // a browser loading a console path (a deep link, a reload) gets the console; anything else the JSON 404
+  app.notFound((c) =>
+    wantsConsolePage(c)
+      ? web.page(c)
+      : (notAllowed(c) ??
+        send(c, new ApiError('DATA_NOT_FOUND', { url: `no such path: ${c.req.path}` }))),
   )
 
   const log = deps.logger.child({ component: 'http' })

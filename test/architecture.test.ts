@@ -37,7 +37,7 @@ function clean(rule: Rule) {
 }
 
 arch(
-  'reading the tree :: every .ts file of src, ingest, query, store with resolved imports',
+  'reading the tree :: every .ts and .tsx file of src, ingest, query, store with resolved imports',
   () => {
     assert.ok(tree.files.length > 100, `${tree.files.length} files`)
     assert.ok(tree.files.includes('store/telemetry.ts') && tree.files.includes('src/main.ts'))
@@ -53,6 +53,10 @@ arch(
       tree.imports.some((i) => i.file === 'src/kernel/metrics.ts' && i.pkg === 'prom-client'),
     )
     assert.ok(tree.imports.some((i) => i.file === 'src/kernel/log.ts' && i.pkg === 'pino'))
+    assert.ok(
+      tree.imports.some((i) => i.file === 'src/console/app.tsx' && i.path === 'src/console/api.ts'),
+      'src/console/app.tsx → ./api.ts resolved',
+    )
     assert.equal(
       found.filter((v) => !RULES.includes(v.rule)),
       [],
@@ -81,11 +85,21 @@ arch(
     ].join('\n')
     assert.equal(importsOf('ingest/x/y.ts', source), [
       { file: 'ingest/x/y.ts', specifier: './a.ts', path: 'ingest/x/a.ts' },
-      { file: 'ingest/x/y.ts', specifier: '../store/b.ts', path: 'ingest/store/b.ts' },
+      {
+        file: 'ingest/x/y.ts',
+        specifier: '../store/b.ts',
+        path: 'ingest/store/b.ts',
+        typeOnly: true,
+      },
       { file: 'ingest/x/y.ts', specifier: 'hono/body-limit', pkg: 'hono' },
       { file: 'ingest/x/y.ts', specifier: './side.ts', path: 'ingest/x/side.ts' },
       { file: 'ingest/x/y.ts', specifier: './e.ts', path: 'ingest/x/e.ts' },
-      { file: 'ingest/x/y.ts', specifier: '@hono/node-server', pkg: '@hono/node-server' },
+      {
+        file: 'ingest/x/y.ts',
+        specifier: '@hono/node-server',
+        pkg: '@hono/node-server',
+        typeOnly: true,
+      },
       { file: 'ingest/x/y.ts', specifier: './dyn.ts', path: 'ingest/x/dyn.ts' },
     ])
   },
@@ -112,8 +126,46 @@ arch('allowed imports :: nothing reported', () => {
     ['src/kernel/metrics.ts', 'prom-client'],
     ['src/kernel/log.ts', 'pino'],
     ['src/kernel/log.ts', 'pino-pretty'],
+    ['src/http/console.ts', 'esbuild'],
+    ['src/console/app.tsx', './api.ts'],
+    ['src/console/app.tsx', 'preact/hooks'],
+    ['src/console/live.ts', '@preact/signals'],
+    ['src/console/chart.tsx', 'uplot'],
   ])
   assert.equal(checkImports(ok), [])
+  const types = importsOf(
+    'src/console/api.ts',
+    "import type { Device } from '../schemas/devices.ts'",
+  )
+  assert.equal(checkImports(types), [])
+})
+
+arch('the console importing server code or a server package :: reported, types allowed', () => {
+  const vs = checkImports([
+    ...synthetic([
+      ['src/console/api.ts', '../errors.ts'],
+      ['src/console/app.tsx', '../../store/types.ts'],
+      ['src/console/live.ts', 'hono'],
+      ['src/console/app.tsx', 'node:fs'],
+      ['src/routes/devices.ts', 'esbuild'],
+    ]),
+    ...importsOf(
+      'src/console/x.ts',
+      "import type { A } from '../enums.ts'\nimport { b } from '../enums.ts'\n",
+    ),
+  ])
+  assert.equal(
+    vs.map((v) => `${v.rule}: ${v.file} ${v.why}`),
+    [
+      'console imports the server: src/console/api.ts src/errors.ts: import type only',
+      'console imports the server: src/console/app.tsx store/types.ts: import type only',
+      'console imports the server: src/console/live.ts hono: only preact, @preact/signals, uplot',
+      'console imports the server: src/console/app.tsx node:fs: only preact, @preact/signals, uplot',
+      'driver imported outside its home: src/routes/devices.ts esbuild: only in src/http/console.ts',
+      'console imports the server: src/console/x.ts src/enums.ts: import type only',
+      'console imports the server: src/console/x.ts src/enums.ts: import type only',
+    ],
+  )
 })
 
 // ---- each rule on a made-up tree: the checker reports it ---------------------------------------------------
@@ -294,6 +346,11 @@ arch('ingest, query and store of the tree :: import nothing of src but src/kerne
 arch(
   'drivers in the tree :: each imported only in its home (prom-client in src/kernel/metrics.ts, pino in src/kernel/log.ts), hono nowhere in ingest, query, store',
   () => clean('driver imported outside its home'),
+)
+
+arch(
+  'src/console of the tree :: imports only preact, @preact/signals, uplot and server types',
+  () => clean('console imports the server'),
 )
 
 arch('folder graph of the tree (src, src/kernel, ingest, query, store) :: no circle', () =>

@@ -23,6 +23,8 @@ export interface ImportRef {
   path?: string
   /** The package a bare specifier names: `hono` for `hono/body-limit`, `@hono/node-server`, `node:fs`. */
   pkg?: string
+  /** Every import of this specifier in the file is `import type` / `export type` (erased when compiled). */
+  typeOnly?: boolean
 }
 
 export type Rule =
@@ -32,6 +34,7 @@ export type Rule =
   | 'lower folder imports src outside src/kernel'
   | 'driver imported outside its home'
   | 'folders import each other in a circle'
+  | 'console imports the server'
 
 export const RULES: readonly Rule[] = [
   'http layer imports a store adapter',
@@ -40,6 +43,7 @@ export const RULES: readonly Rule[] = [
   'lower folder imports src outside src/kernel',
   'driver imported outside its home',
   'folders import each other in a circle',
+  'console imports the server',
 ]
 
 /** One import breaking one rule. */
@@ -69,7 +73,10 @@ const HOMES: ReadonlyArray<{ match: (pkg: string) => boolean; home: string }> = 
   },
   { match: (p) => p === 'prom-client', home: 'src/kernel/metrics.ts' },
   { match: (p) => p === 'pino' || p.startsWith('pino-'), home: 'src/kernel/log.ts' },
+  { match: (p) => p === 'esbuild', home: 'src/http/console.ts' },
 ]
+/** The packages the browser console (src/console/) may bundle. */
+const CONSOLE_PACKAGES = ['preact', '@preact/signals', 'uplot']
 /** A file home names itself; a folder home gets its trailing `/`. */
 const homeName = (home: string) => (home.endsWith('.ts') ? home : `${home}/`)
 const isHono = (pkg: string) => pkg === 'hono' || pkg.startsWith('@hono/')
@@ -89,6 +96,15 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
     out.push({ rule: 'routes import ingest internals', why: `${path}: only ingest/types.ts` })
   if (under(file, 'ingest', 'query', 'store') && under(path, 'src') && !under(path, 'src/kernel'))
     out.push({ rule: 'lower folder imports src outside src/kernel', why: `${path}` })
+  if (under(file, 'src/console')) {
+    if (pkg !== undefined && !CONSOLE_PACKAGES.includes(pkg))
+      out.push({
+        rule: 'console imports the server',
+        why: `${pkg}: only ${CONSOLE_PACKAGES.join(', ')}`,
+      })
+    if (path !== undefined && !under(path, 'src/console') && !i.typeOnly)
+      out.push({ rule: 'console imports the server', why: `${path}: import type only` })
+  }
   if (pkg === undefined) return out
   const driver = HOMES.find((h) => h.match(pkg))
   if (driver && file !== driver.home && !under(file, driver.home))
@@ -181,6 +197,7 @@ export function resolveRelative(
     base,
     base.replace(/\.js$/, '.ts'),
     `${base}.ts`,
+    `${base}.tsx`,
     posix.join(base, 'index.ts'),
   ]
   return candidates.find(exists) ?? base
@@ -192,16 +209,33 @@ export function importsOf(
   source: string,
   exists?: (path: string) => boolean,
 ): ImportRef[] {
-  return ts
-    .preProcessFile(source, true, true)
-    .importedFiles.map(({ fileName: specifier }) =>
-      specifier.startsWith('.')
-        ? { file, specifier, path: resolveRelative(file, specifier, exists) }
-        : { file, specifier, pkg: packageOf(specifier) },
-    )
+  const refs = ts.preProcessFile(source, true, true).importedFiles.map(({ fileName }) => fileName)
+  const count = (list: string[], s: string) => list.filter((x) => x === s).length
+  const typed = typeImports(source)
+  return refs.map((specifier) => ({
+    file,
+    specifier,
+    ...(specifier.startsWith('.')
+      ? { path: resolveRelative(file, specifier, exists) }
+      : { pkg: packageOf(specifier) }),
+    ...(count(typed, specifier) >= count(refs, specifier) ? { typeOnly: true } : {}),
+  }))
 }
 
-/** Every .ts file under the checked folders of `root` and their imports. */
+/** The specifiers of the `import type ... from` and `export type ... from` statements of a source text. */
+function typeImports(source: string): string[] {
+  const text = ts.createSourceFile('x.tsx', source, ts.ScriptTarget.Latest, false)
+  const out: string[] = []
+  for (const st of text.statements) {
+    const spec = (st as { moduleSpecifier?: ts.Expression }).moduleSpecifier
+    if (!spec || !ts.isStringLiteral(spec)) continue
+    if (ts.isImportDeclaration(st) && st.importClause?.isTypeOnly) out.push(spec.text)
+    if (ts.isExportDeclaration(st) && st.isTypeOnly) out.push(spec.text)
+  }
+  return out
+}
+
+/** Every .ts and .tsx file under the checked folders of `root` and their imports. */
 export function readTree(root: string): { files: string[]; imports: ImportRef[] } {
   const files: string[] = []
   const walk = (dir: string) => {
@@ -209,7 +243,7 @@ export function readTree(root: string): { files: string[]; imports: ImportRef[] 
       const full = join(dir, name)
       if (name === 'node_modules' || name.startsWith('.')) continue
       if (statSync(full).isDirectory()) walk(full)
-      else if (name.endsWith('.ts')) files.push(relative(root, full).split(sep).join('/'))
+      else if (/\.tsx?$/.test(name)) files.push(relative(root, full).split(sep).join('/'))
     }
   }
   for (const d of CHECKED) if (existsSync(join(root, d))) walk(join(root, d))

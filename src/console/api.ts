@@ -1,0 +1,119 @@
+/** The one HTTP client of the console: JSON to and from /api/v1, the session's bearer token, the API's errors. */
+import { signal } from '@preact/signals'
+
+const TOKEN_KEY = 'devicecloud.session'
+
+/** What POST /api/v1/login answers (the fields the console uses). */
+export interface Session {
+  token: string
+  email: string
+  username: string
+  role: string
+  tenantID: string
+}
+
+/** The API's error body: `{errorCode, message, errors}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorCode: string,
+    message: string,
+    readonly errors: Record<string, unknown> = {},
+  ) {
+    super(message)
+  }
+}
+
+const stored = (): Session | null => {
+  try {
+    const raw = localStorage.getItem(TOKEN_KEY)
+    return raw ? (JSON.parse(raw) as Session) : null
+  } catch {
+    return null
+  }
+}
+
+/** The signed-in session (kept in localStorage so that it survives a reload); null when signed out. */
+export const session = signal<Session | null>(stored())
+
+function setSession(s: Session | null) {
+  if (s) localStorage.setItem(TOKEN_KEY, JSON.stringify(s))
+  else localStorage.removeItem(TOKEN_KEY)
+  session.value = s
+}
+
+/** The Authorization header of the session, if any. */
+export const authorization = (): Record<string, string> =>
+  session.value ? { authorization: `Bearer ${session.value.token}` } : {}
+
+/** Calls `/api/v1{path}`; answers the parsed JSON body, throws ApiError otherwise. A 401 ends the session. */
+export async function api<T>(
+  path: string,
+  init: { method?: string; body?: unknown } = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...authorization() }
+  if (init.body !== undefined) headers['content-type'] = 'application/json'
+  const res = await fetch(`/api/v1${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  })
+  const text = await res.text()
+  let body: unknown = null
+  try {
+    body = text ? JSON.parse(text) : null
+  } catch {
+    // not JSON (a proxy's error page): the status speaks for it
+    if (res.ok) throw new ApiError(res.status, 'BAD_RESPONSE', 'the answer is not JSON')
+  }
+  if (res.ok) return body as T
+  const e = (body ?? {}) as {
+    errorCode?: string
+    message?: string
+    errors?: Record<string, unknown>
+  }
+  if (res.status === 401 && session.value && path !== '/login') setSession(null)
+  throw new ApiError(res.status, e.errorCode ?? 'ERROR', e.message ?? res.statusText, e.errors)
+}
+
+/** One page of a list endpoint. */
+export interface Page<T> {
+  items: T[]
+  meta: { count: number; page: number; limit: number }
+}
+
+/** A device as the list and the detail answer it (the fields the console shows). */
+export interface Device {
+  id: number
+  deviceID: string
+  deviceName: string
+  deviceStatus: number
+  productName: string
+  productID: string
+  deviceTypeLabel: string | null
+  cloudProtocolLabel: string | null
+  lastSeenAt: string | null
+  createAt: string | null
+}
+
+/** GET /devices/{id}/latest: one row per data point. */
+export interface LatestValue {
+  dataPointID: string
+  dataPointName: string
+  time: string | null
+  value: number | string | boolean | null
+}
+
+export async function signIn(email: string, password: string): Promise<void> {
+  setSession(await api<Session>('/login', { method: 'POST', body: { email, password } }))
+}
+
+/** Revokes the token (best effort) and forgets it. */
+export async function signOut(): Promise<void> {
+  try {
+    await api<null>('/logout', { method: 'POST' })
+  } catch {
+    // the token may be expired already: signed out all the same
+  }
+  setSession(null)
+}

@@ -1,0 +1,104 @@
+/** The console's words in English and Chinese; the browser's language picks one, the Language control another. */
+import { signal } from '@preact/signals'
+
+export type Lang = 'en' | 'zh'
+
+const en = {
+  appName: 'DeviceCloud',
+  email: 'Email',
+  password: 'Password',
+  signIn: 'Sign in',
+  signOut: 'Sign out',
+  signInFailed: 'Sign-in refused: check email and password.',
+  language: 'Language',
+  overview: 'Overview',
+  devices: 'Devices',
+  products: 'Products',
+  groups: 'Groups',
+  alerts: 'Alerts',
+  alertRules: 'Alert rules',
+  webhooks: 'Webhooks',
+  schedules: 'Schedules',
+  comingSoon: 'Coming soon.',
+  searchDevices: 'Search devices',
+  name: 'Name',
+  product: 'Product',
+  status: 'Status',
+  lastSeen: 'Last seen',
+  online: 'Online',
+  offline: 'Offline',
+  previous: 'Previous',
+  next: 'Next',
+  pageOf: (page: number, pages: number, count: number) => `Page ${page} of ${pages} (${count})`,
+  loading: 'Loading…',
+  none: 'Nothing here.',
+  notFound: 'Not found.',
+  info: 'Info',
+  latestValues: 'Latest values',
+  dataPoint: 'Data point',
+  value: 'Value',
+  time: 'Time',
+  deviceID: 'Device ID',
+  protocol: 'Protocol',
+  created: 'Created',
+}
+
+const zh: typeof en = {
+  appName: 'DeviceCloud',
+  email: '邮箱',
+  password: '密码',
+  signIn: '登录',
+  signOut: '退出登录',
+  signInFailed: '登录失败：请检查邮箱和密码。',
+  language: '语言',
+  overview: '概览',
+  devices: '设备',
+  products: '产品',
+  groups: '分组',
+  alerts: '告警',
+  alertRules: '告警规则',
+  webhooks: 'Webhooks',
+  schedules: '定时任务',
+  comingSoon: '即将推出。',
+  searchDevices: '搜索设备',
+  name: '名称',
+  product: '产品',
+  status: '状态',
+  lastSeen: '最后在线',
+  online: '在线',
+  offline: '离线',
+  previous: '上一页',
+  next: '下一页',
+  pageOf: (page: number, pages: number, count: number) => `第 ${page} / ${pages} 页（共 ${count}）`,
+  loading: '加载中…',
+  none: '暂无数据。',
+  notFound: '未找到。',
+  info: '信息',
+  latestValues: '最新数据',
+  dataPoint: '功能点',
+  value: '值',
+  time: '时间',
+  deviceID: '设备 ID',
+  protocol: '协议',
+  created: '创建时间',
+}
+
+const LANG_KEY = 'devicecloud.lang'
+
+/** English for `en*`, Chinese otherwise. */
+export const browserLang = (language: string): Lang =>
+  language.toLowerCase().startsWith('en') ? 'en' : 'zh'
+
+const saved = localStorage.getItem(LANG_KEY)
+export const lang = signal<Lang>(
+  saved === 'en' || saved === 'zh' ? saved : browserLang(navigator.language),
+)
+
+export function setLang(l: Lang) {
+  localStorage.setItem(LANG_KEY, l)
+  lang.value = l
+  document.documentElement.lang = l === 'en' ? 'en' : 'zh-CN'
+}
+
+/** The strings of the current language (read inside a component: it re-renders on a switch). */
+export const t = () => (lang.value === 'en' ? en : zh)

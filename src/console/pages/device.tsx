@@ -1,0 +1,118 @@
+/** /devices/{id}: the device's info and its latest values, both following the event stream. */
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError, type Device, type LatestValue } from '../api.ts'
+import { t } from '../i18n.ts'
+import { deviceOf, onLive, type Telemetry } from '../live.ts'
+import { OnlineBadge } from './devices.tsx'
+
+const show = (v: LatestValue['value']) => (v === null ? '—' : String(v))
+
+/** Epoch seconds or milliseconds → local `YYYY-MM-DD HH:MM:SS`. */
+function timeText(time: number) {
+  const d = new Date(time < 1e12 ? time * 1000 : time)
+  const p = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
+}
+
+export function DevicePage({ id }: { id: number }) {
+  const [device, setDevice] = useState<Device | null>(null)
+  const [latest, setLatest] = useState<LatestValue[]>([])
+  const [error, setError] = useState<string | null>(null)
+
+  useEffect(() => {
+    let stale = false
+    setDevice(null)
+    setError(null)
+    Promise.all([api<Device>(`/devices/${id}`), api<LatestValue[]>(`/devices/${id}/latest`)]).then(
+      ([d, l]) => {
+        if (stale) return
+        setDevice(d)
+        setLatest(l)
+      },
+      (e: unknown) =>
+        !stale && setError(e instanceof ApiError && e.status === 404 ? t().notFound : String(e)),
+    )
+    return () => {
+      stale = true
+    }
+  }, [id])
+
+  const deviceID = device?.deviceID
+  useEffect(() => {
+    if (!deviceID) return
+    return onLive((e) => {
+      if (deviceOf(e) !== deviceID) return
+      if (e.type === 'device.online' || e.type === 'device.offline') {
+        const status = e.type === 'device.online' ? 1 : 0
+        setDevice((d) => d && { ...d, deviceStatus: status })
+      } else if (e.type === 'telemetry') {
+        const tm = e.data as Telemetry
+        setLatest((rows) =>
+          rows.map((r) =>
+            r.dataPointID in tm.values
+              ? { ...r, value: tm.values[r.dataPointID] ?? null, time: timeText(tm.time) }
+              : r,
+          ),
+        )
+      }
+    })
+  }, [deviceID])
+
+  if (error)
+    return (
+      <section>
+        <h1>{t().notFound}</h1>
+        <p role="alert">{error}</p>
+      </section>
+    )
+  if (!device) return <p>{t().loading}</p>
+  return (
+    <section>
+      <h1>{device.deviceName}</h1>
+      <section aria-labelledby="info-h" class="card">
+        <h2 id="info-h">{t().info}</h2>
+        <dl class="info">
+          <dt>{t().status}</dt>
+          <dd>
+            <OnlineBadge online={device.deviceStatus === 1} />
+          </dd>
+          <dt>{t().deviceID}</dt>
+          <dd class="mono">{device.deviceID}</dd>
+          <dt>{t().product}</dt>
+          <dd>{device.productName}</dd>
+          <dt>{t().protocol}</dt>
+          <dd>{device.cloudProtocolLabel ?? '—'}</dd>
+          <dt>{t().lastSeen}</dt>
+          <dd>{device.lastSeenAt ?? '—'}</dd>
+          <dt>{t().created}</dt>
+          <dd>{device.createAt ?? '—'}</dd>
+        </dl>
+      </section>
+      <section aria-labelledby="latest-h" class="card">
+        <h2 id="latest-h">{t().latestValues}</h2>
+        {latest.length === 0 ? (
+          <p>{t().none}</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{t().dataPoint}</th>
+                <th scope="col">{t().value}</th>
+                <th scope="col">{t().time}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {latest.map((r) => (
+                <tr key={r.dataPointID}>
+                  <td>{r.dataPointName}</td>
+                  <td class="mono">{show(r.value)}</td>
+                  <td>{r.time ?? '—'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </section>
+  )
+}

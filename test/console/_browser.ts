@@ -1,0 +1,92 @@
+/**
+ * Real Chromium for the console's tests (puppeteer-core driving Debian's `chromium`; nothing downloaded). Elements
+ * are found by role and accessible name (`::-p-aria(...)`), never by CSS class. A failing case leaves a screenshot
+ * in test-artifacts/. Without chromium a file registers no tests (and says so), except under CI, where that fails.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
+
+export const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts')
+const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js')
+export const CHROMIUM_MISSING = 'chromium not found: install Debian package chromium'
+
+/** The chromium executable on PATH, if any. */
+export function chromiumPath(): string | undefined {
+  for (const name of ['chromium', 'chromium-browser']) {
+    try {
+      return execFileSync('which', [name], { encoding: 'utf8' }).trim() || undefined
+    } catch {
+      // next name
+    }
+  }
+  return undefined
+}
+
+export function launch(executablePath: string): Promise<Browser> {
+  return puppeteer.launch({
+    executablePath,
+    headless: true,
+    args: ['--no-sandbox', '--disable-dev-shm-usage', '--lang=en-US'],
+  })
+}
+
+/** `[role=...][name=...]` as a p-aria selector. */
+export const aria = (role: string, name?: string) =>
+  `::-p-aria([role="${role}"]${name === undefined ? '' : `[name="${name.replace(/"/g, '\\"')}"]`})`
+
+/** Waits for the element of that role and name (throws after `timeout` ms). */
+export async function byRole(
+  page: Page,
+  role: string,
+  name?: string,
+  timeout = 5000,
+): Promise<ElementHandle> {
+  const el = await page.waitForSelector(aria(role, name), { timeout })
+  if (!el) throw new Error(`no ${role} named ${name}`)
+  return el as ElementHandle
+}
+
+/** The elements of that role (and name) now on the page. */
+export const allByRole = (page: Page | ElementHandle, role: string, name?: string) =>
+  page.$$(aria(role, name))
+
+export const textOf = (el: ElementHandle) => el.evaluate((e) => e.innerText as string)
+
+/** Signs in through the form. */
+export async function signIn(page: Page, email: string, password: string) {
+  await (await byRole(page, 'textbox', 'Email')).type(email)
+  await (await byRole(page, 'textbox', 'Password')).type(password)
+  await (await byRole(page, 'button', 'Sign in')).click()
+}
+
+/** Runs `fn`; on failure saves a screenshot of the page as test-artifacts/<name>.png and rethrows. */
+export async function shot<T>(page: Page, name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (err) {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    const file = join(ARTIFACTS, `${name.replace(/[^\w-]+/g, '_')}.png`)
+    await page.screenshot({ path: file, fullPage: true }).catch(() => {})
+    console.error(`screenshot: ${file}`)
+    throw err
+  }
+}
+
+/** axe-core's serious and critical violations on the page now (`id: targets`). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // evaluated over the devtools protocol, which the page's CSP (no inline script) does not stop
+  await page.evaluate(readFileSync(AXE, 'utf8'))
+  return page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(): Promise<AxeResult> } }).axe
+    const r = await axe.run()
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+  })
+}
+
+interface AxeResult {
+  violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>
+}

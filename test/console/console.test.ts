@@ -1,0 +1,235 @@
+/**
+ * The web console in real Chromium against the real service (CONTRACT §12): sign-in, the shell, the devices list
+ * and a device page following a real MQTT device live, a viewer's page, and axe-core on every page built.
+ */
+import type { MqttClient } from 'mqtt'
+import type { Browser, Page } from 'puppeteer-core'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  startTestService,
+  type TestService,
+} from '../_support/service.ts'
+import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
+import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import {
+  allByRole,
+  axeViolations,
+  byRole,
+  CHROMIUM_MISSING,
+  chromiumPath,
+  launch,
+  shot,
+  signIn,
+  textOf,
+} from './_browser.ts'
+
+const NAV = [
+  'Overview',
+  'Devices',
+  'Products',
+  'Groups',
+  'Alerts',
+  'Alert rules',
+  'Webhooks',
+  'Schedules',
+]
+
+let t: TestService
+let browser: Browser
+let page: Page
+let devices: any[] = []
+let foreign: any
+let stream: any
+const clients: MqttClient[] = []
+
+const ui = suite('console in Chromium')
+
+ui.before(async () => {
+  t = await startTestService()
+  const product = await mkProduct(t.admin)
+  const temp = await mkPoint(t.admin, product.id, 'temp')
+  stream = await mkStream(t.admin, product.productID, [temp.id], { topic: 'telemetry' })
+  const tag = Date.now().toString(36)
+  for (const name of [`alpha-${tag}`, `beta-${tag}`])
+    devices.push(await newDevice(t.admin, mqttBody(product.productID, { deviceName: name })))
+  const other = await t.newTenant()
+  const otherProduct = await mkProduct(other)
+  foreign = await newDevice(other, mqttBody(otherProduct.productID, { deviceName: `gamma-${tag}` }))
+  browser = await launch(chromiumPath()!)
+  page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: 800 })
+})
+
+ui.after(async () => {
+  clients.forEach(end)
+  await browser?.close()
+  await t?.close()
+})
+
+/** Runs a case with a screenshot of the page when it fails. */
+const test = (name: string, fn: () => Promise<void>) =>
+  ui(name, () => shot(page, `console-${name.split(' :: ')[0]}`, fn))
+
+const rowOf = async (name: string) =>
+  (await byRole(page, 'link', name)).evaluateHandle((a) => a.closest('tr'))
+const rowText = async (name: string) => textOf((await rowOf(name)) as never)
+
+test('sign-in page :: no serious or critical axe violation', async () => {
+  await page.goto(`${t.url}/`)
+  await byRole(page, 'button', 'Sign in')
+  assert.equal(await axeViolations(page), [])
+})
+
+test('wrong password :: an alert, still on the sign-in page', async () => {
+  await page.goto(`${t.url}/`)
+  await signIn(page, ADMIN_EMAIL, 'not-the-password')
+  const alert = await byRole(page, 'alert')
+  assert.match(await textOf(alert), /refused/)
+  assert.equal(await allByRole(page, 'navigation'), [])
+})
+
+test('sign in :: a navigation with the 8 links and a Sign out button', async () => {
+  await page.goto(`${t.url}/`)
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  const nav = await byRole(page, 'navigation')
+  const links = await allByRole(nav, 'link')
+  assert.equal(await Promise.all(links.map(textOf)), NAV)
+  await byRole(page, 'button', 'Sign out')
+})
+
+test('reload of a deep link :: still signed in, on that page', async () => {
+  await page.goto(`${t.url}/devices`)
+  await page.reload()
+  await byRole(page, 'searchbox', 'Search devices')
+  await byRole(page, 'button', 'Sign out')
+})
+
+test("/devices :: the tenant's 2 devices (not another tenant's), Offline; search narrows", async () => {
+  await (await byRole(page, 'link', 'Devices')).click()
+  await byRole(page, 'table')
+  await byRole(page, 'link', devices[0].deviceName)
+  await byRole(page, 'link', devices[1].deviceName)
+  assert.equal(await allByRole(page, 'link', foreign.deviceName), [])
+  assert.match(await rowText(devices[0].deviceName), /\bOffline\b/)
+  const href = await (
+    await byRole(page, 'link', devices[1].deviceName)
+  ).evaluate((a) => a.getAttribute('href'))
+  assert.is(href, `/devices/${devices[1].id}`)
+  assert.equal(await axeViolations(page), [])
+  await (await byRole(page, 'searchbox', 'Search devices')).type('beta')
+  await until(
+    async () => (await allByRole(page, 'link', devices[0].deviceName)).length,
+    (n) => n === 0,
+  )
+  assert.is((await allByRole(page, 'link', devices[0].deviceName)).length, 0)
+  await byRole(page, 'link', devices[1].deviceName)
+})
+
+test('a device connects over MQTT :: its row says Online within 5 s, live', async () => {
+  clients.push(await connectDevice(t, devices[1]))
+  const text = await until(
+    () => rowText(devices[1].deviceName),
+    (s) => /\bOnline\b/.test(s),
+    5000,
+  )
+  assert.match(text, /\bOnline\b/)
+})
+
+test('device page :: heading, Latest values, a published value within 3 s; axe clean', async () => {
+  await (await byRole(page, 'link', devices[1].deviceName)).click()
+  await byRole(page, 'heading', devices[1].deviceName)
+  const region = await byRole(page, 'region', 'Latest values')
+  assert.match(await textOf(region), /name temp/)
+  assert.match(await textOf(await byRole(page, 'region', 'Info')), /\bOnline\b/)
+  await clients[0]!.publishAsync(
+    await fullTopic(t, devices[1], stream.topic),
+    JSON.stringify({ temp: 21.75 }),
+    { qos: 1 },
+  )
+  const text = await until(
+    () => textOf(region),
+    (s) => s.includes('21.75'),
+    3000,
+  )
+  assert.match(text, /21\.75/)
+  assert.equal(await axeViolations(page), [])
+})
+
+test("another tenant's device page :: Not found, nothing of it shown", async () => {
+  await page.goto(`${t.url}/devices/${foreign.id}`)
+  await byRole(page, 'heading', 'Not found.')
+  assert.equal(await allByRole(page, 'heading', foreign.deviceName), [])
+  await page.goBack()
+  await byRole(page, 'heading', devices[1].deviceName)
+})
+
+test('device disconnects :: Offline on its page, live', async () => {
+  end(clients.shift())
+  const info = await byRole(page, 'region', 'Info')
+  assert.match(
+    await until(
+      () => textOf(info),
+      (s) => /\bOffline\b/.test(s),
+      5000,
+    ),
+    /\bOffline\b/,
+  )
+})
+
+test('Language control :: Chinese labels, then English again', async () => {
+  const select = await byRole(page, 'combobox', 'Language')
+  await select.select('zh')
+  await byRole(page, 'link', '设备')
+  await (await byRole(page, 'combobox', '语言')).select('en')
+  await byRole(page, 'link', 'Devices')
+})
+
+test('Sign out :: back to the sign-in page; a reload stays signed out', async () => {
+  await (await byRole(page, 'button', 'Sign out')).click()
+  await byRole(page, 'button', 'Sign in')
+  await page.reload()
+  await byRole(page, 'button', 'Sign in')
+  assert.equal(await allByRole(page, 'navigation'), [])
+})
+
+test('a revoked token :: the next page load returns to sign-in', async () => {
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(page, 'button', 'Sign out')
+  const token = await page.evaluate(
+    () =>
+      JSON.parse((globalThis as any).localStorage.getItem('devicecloud.session')).token as string,
+  )
+  const r = await fetch(`${t.url}/api/v1/logout`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  })
+  assert.is(r.status, 204)
+  await page.goto(`${t.url}/devices`)
+  await byRole(page, 'button', 'Sign in')
+})
+
+test('a viewer :: sees the devices and a device page with no write control', async () => {
+  const viewer = await t.userWithRole('viewer')
+  await page.goto(`${t.url}/devices`)
+  await signIn(page, viewer.email, 'user-password-1')
+  await byRole(page, 'link', devices[0].deviceName)
+  const buttons = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
+  assert.equal(await buttons(), ['Sign out', 'Previous', 'Next'])
+  await (await byRole(page, 'link', devices[0].deviceName)).click()
+  await byRole(page, 'heading', devices[0].deviceName)
+  assert.equal(await buttons(), ['Sign out'])
+})
+
+if (chromiumPath()) ui.run()
+else if (process.env.CI) {
+  // CI installs chromium (.ci/run): there, a missing browser is a failure, not a skip
+  const missing = suite('chromium in CI')
+  missing('chromium :: on PATH', () => {
+    assert.unreachable(CHROMIUM_MISSING)
+  })
+  missing.run()
+} else console.log(CHROMIUM_MISSING)
