@@ -2,8 +2,10 @@
 import { session, signOut } from './api.ts'
 import { lang, setLang, t, type Lang } from './i18n.ts'
 import { onLinkClick, path } from './router.ts'
+import { AlertsPage } from './pages/alerts.tsx'
 import { DevicePage } from './pages/device.tsx'
 import { DevicesPage } from './pages/devices.tsx'
+import { OverviewPage } from './pages/overview.tsx'
 import { SignIn } from './pages/sign-in.tsx'
 
 type Key =
@@ -47,6 +49,8 @@ function Page() {
   const device = /^\/devices\/(\d{1,15})\/?$/.exec(p)
   if (device) return <DevicePage id={Number(device[1])} />
   if (p === '/devices' || p === '/devices/') return <DevicesPage />
+  if (p === '/') return <OverviewPage />
+  if (p === '/alerts' || p === '/alerts/') return <AlertsPage />
   const nav = NAV.find(([, href]) => href === p)
   return (
     <section>

@@ -1,0 +1,197 @@
+/**
+ * /alerts: the current alerts (server paged, filtered by severity and device name) with Acknowledge and Clear for
+ * the roles that may write, and the history; re-read when the event stream brings an alert event.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, session, type Page } from '../api.ts'
+import { t } from '../i18n.ts'
+import { onLive } from '../live.ts'
+
+/** A current or history alert (the fields the console shows). */
+export interface Alert {
+  id: number
+  alertName: string
+  alertSeverity: number
+  alertSeverityLabel: string | null
+  deviceName: string
+  alertTimes: number
+  startTime: string | null
+  endTime?: string | null
+  ackAt: string | null
+  ackUser: string | null
+}
+
+const LIMIT = 20
+type Tab = 'current' | 'history'
+
+function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
+  const [severity, setSeverity] = useState('')
+  const [search, setSearch] = useState('')
+  const [page, setPage] = useState(1)
+  const [data, setData] = useState<Page<Alert> | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [version, setVersion] = useState(0)
+  const reread = () => setVersion((v) => v + 1)
+
+  useEffect(() => {
+    let stale = false
+    const q = new URLSearchParams({ _page: String(page), _limit: String(LIMIT) })
+    if (severity) q.set('alertSeverity', severity)
+    if (search.trim()) q.set('deviceName_like', search.trim())
+    const path = tab === 'current' ? '/current_alerts' : '/history_alerts'
+    const timer = setTimeout(
+      () =>
+        api<Page<Alert>>(`${path}?${q}`).then(
+          (d) => !stale && (setData(d), setError(null)),
+          (e: Error) => !stale && setError(e.message),
+        ),
+      search ? 200 : 0,
+    )
+    return () => {
+      stale = true
+      clearTimeout(timer)
+    }
+  }, [tab, severity, search, page, version])
+
+  useEffect(() => onLive((e) => e.type.startsWith('alert.') && reread()), [])
+
+  const act = (p: Promise<unknown>) => p.then(reread, (e: Error) => setError(e.message))
+  const s = t()
+  const pages = data ? Math.max(1, Math.ceil(data.meta.count / LIMIT)) : 1
+  return (
+    <>
+      <div class="toolbar">
+        <label>
+          {s.severityLabel}{' '}
+          <select
+            value={severity}
+            onChange={(e) => {
+              setSeverity((e.currentTarget as HTMLSelectElement).value)
+              setPage(1)
+            }}
+          >
+            <option value="">{s.all}</option>
+            {(['1', '2', '3', '4'] as const).map((k) => (
+              <option key={k} value={k}>
+                {s.severity[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <input
+          type="search"
+          aria-label={s.searchDeviceName}
+          placeholder={s.searchDeviceName}
+          value={search}
+          onInput={(e) => {
+            setSearch((e.currentTarget as HTMLInputElement).value)
+            setPage(1)
+          }}
+        />
+      </div>
+      {error && (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+      {!data ? (
+        <p>{s.loading}</p>
+      ) : (
+        <>
+          <table aria-label={tab === 'current' ? s.currentAlerts : s.history}>
+            <thead>
+              <tr>
+                <th scope="col">{s.deviceName}</th>
+                <th scope="col">{s.alertName}</th>
+                <th scope="col">{s.severityLabel}</th>
+                <th scope="col">{s.startTime}</th>
+                {tab === 'history' && <th scope="col">{s.endTime}</th>}
+                <th scope="col">{s.times}</th>
+                <th scope="col">{s.acknowledged}</th>
+                {tab === 'current' && canWrite && <th scope="col">{s.actions}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((a) => (
+                <tr key={a.id}>
+                  <td>{a.deviceName}</td>
+                  <td>{a.alertName}</td>
+                  <td>
+                    <span class={`sev sev${a.alertSeverity}`}>
+                      {s.severity[String(a.alertSeverity) as '1'] ?? a.alertSeverityLabel}
+                    </span>
+                  </td>
+                  <td>{a.startTime ?? '—'}</td>
+                  {tab === 'history' && <td>{a.endTime ?? '—'}</td>}
+                  <td>{a.alertTimes}</td>
+                  <td>{a.ackAt ? `${s.yes} (${a.ackUser ?? ''})` : s.no}</td>
+                  {tab === 'current' && canWrite && (
+                    <td class="actions">
+                      {!a.ackAt && (
+                        <button
+                          type="button"
+                          onClick={() =>
+                            act(api(`/current_alerts/${a.id}/ack`, { method: 'POST' }))
+                          }
+                        >
+                          {s.acknowledge}
+                        </button>
+                      )}{' '}
+                      <button
+                        type="button"
+                        class="secondary"
+                        onClick={() =>
+                          act(api(`/current_alerts?ids=${a.id}`, { method: 'DELETE' }))
+                        }
+                      >
+                        {s.clear}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.items.length === 0 && <p>{s.none}</p>}
+          <div class="pager">
+            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              {s.previous}
+            </button>
+            <span>{s.pageOf(page, pages, data.meta.count)}</span>
+            <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+              {s.next}
+            </button>
+          </div>
+        </>
+      )}
+    </>
+  )
+}
+
+export function AlertsPage() {
+  const [tab, setTab] = useState<Tab>('current')
+  const canWrite = session.value?.role !== 'viewer'
+  const s = t()
+  return (
+    <section>
+      <h1>{s.alerts}</h1>
+      <div class="tabs" role="tablist" aria-label={s.alerts}>
+        {(['current', 'history'] as const).map((k) => (
+          <button
+            key={k}
+            type="button"
+            role="tab"
+            aria-selected={tab === k}
+            class={tab === k ? 'tab on' : 'tab'}
+            onClick={() => setTab(k)}
+          >
+            {k === 'current' ? s.currentAlerts : s.history}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tab === 'current' ? s.currentAlerts : s.history}>
+        <AlertTable key={tab} tab={tab} canWrite={canWrite} />
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,176 @@
+/**
+ * The console's Overview and Alerts pages in real Chromium against the real service: the fleet figures follow a
+ * real MQTT device live; an alert raised by a real rule from an HTTP uplink is listed, acknowledged, cleared into
+ * the history; a viewer sees it without write controls; axe-core on both pages.
+ */
+import type { MqttClient } from 'mqtt'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { connectDevice, end, until } from '../ingest/_mqtt.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  startTestService,
+  type TestService,
+} from '../_support/service.ts'
+import { alertWorld, ruleBody, uplink, type AlertWorld } from '../src/routes/_alerts.ts'
+import {
+  allByRole,
+  axeViolations,
+  byRole,
+  CHROMIUM_MISSING,
+  chromiumPath,
+  launch,
+  shot,
+  signIn,
+  textOf,
+} from './_browser.ts'
+
+let t: TestService
+let browser: Browser
+let page: Page
+let w: AlertWorld
+let rule: any
+const clients: MqttClient[] = []
+
+const ui = suite('console overview and alerts in Chromium')
+
+ui.before(async () => {
+  t = await startTestService()
+  w = await alertWorld(t.admin, 2)
+  const r = await t.admin.post('/api/v1/alert_rules', ruleBody(w, { condition: 'temp > 80' }))
+  assert.is(r.status, 201, r.text)
+  rule = r.body
+  browser = await launch(chromiumPath()!)
+  page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: 800 })
+})
+
+ui.after(async () => {
+  clients.forEach(end)
+  await browser?.close()
+  await t?.close()
+})
+
+const test = (name: string, fn: () => Promise<void>) =>
+  ui(name, () => shot(page, `overview-alerts-${name.split(' :: ')[0]}`, fn))
+
+/** The figure card of that label: its text is `label\nvalue`. */
+const figure = async (label: string) => textOf(await byRole(page, 'group', label))
+
+/** The table row naming that device (the cell is plain text). */
+const rowOf = async (table: string, device: string): Promise<ElementHandle | null> => {
+  const rows = await allByRole(await byRole(page, 'table', table), 'row')
+  for (const row of rows) if ((await textOf(row)).includes(device)) return row
+  return null
+}
+
+const currentAlerts = async () =>
+  (await t.admin.get(`/api/v1/current_alerts?ruleID=${rule.id}`)).body.items as any[]
+
+test('overview :: 2 devices, none online; axe clean', async () => {
+  await page.goto(`${t.url}/`)
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(page, 'heading', 'Overview')
+  assert.is(await figure('Devices'), 'Devices\n2')
+  assert.is(await figure('Online now'), 'Online now\n0')
+  assert.is(await figure('Total'), 'Total\n0')
+  assert.equal(await axeViolations(page), [])
+})
+
+test('a device connects over MQTT :: Online now says 1 within 5 s', async () => {
+  clients.push(await connectDevice(t, w.devices[0]))
+  const text = await until(
+    () => figure('Online now'),
+    (s) => s.endsWith('\n1'),
+    5000,
+  )
+  assert.is(text, 'Online now\n1')
+})
+
+test('an uplink over the rule :: Urgent open alert on the overview, a row on /alerts', async () => {
+  await uplink(t, w.devices[0], { temp: 95 })
+  assert.is(
+    await until(
+      () => figure('Urgent'),
+      (s) => s.endsWith('\n1'),
+      5000,
+    ),
+    'Urgent\n1',
+  )
+  await (await byRole(page, 'link', 'Alerts')).click()
+  await byRole(page, 'table', 'Current')
+  const row = await until(
+    () => rowOf('Current', w.devices[0].deviceName),
+    (r) => r !== null,
+    5000,
+  )
+  const text = await textOf(row!)
+  assert.match(text, rule.ruleName)
+  assert.match(text, /\bUrgent\b/)
+  assert.match(text, /\bNo\b/)
+  assert.equal(await axeViolations(page), [])
+})
+
+test('Acknowledge :: the row says acknowledged, the API too; the button is gone', async () => {
+  const row = (await rowOf('Current', w.devices[0].deviceName))!
+  await (await row.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()
+  const text = await until(
+    async () => textOf((await rowOf('Current', w.devices[0].deviceName))!),
+    (s) => /\bYes\b/.test(s),
+    5000,
+  )
+  assert.match(text, /\bYes\b/)
+  const [a] = await currentAlerts()
+  assert.ok(a.ackAt, 'ackAt set')
+  const again = (await rowOf('Current', w.devices[0].deviceName))!
+  assert.equal(await allByRole(again, 'button', 'Acknowledge'), [])
+  assert.is((await allByRole(again, 'button', 'Clear')).length, 1)
+})
+
+test('Clear :: gone from Current (and the API), listed in History', async () => {
+  const row = (await rowOf('Current', w.devices[0].deviceName))!
+  await (await row.waitForSelector('::-p-aria([role="button"][name="Clear"])'))!.click()
+  await until(
+    () => rowOf('Current', w.devices[0].deviceName),
+    (r) => r === null,
+    5000,
+  )
+  assert.equal(await currentAlerts(), [])
+  await (await byRole(page, 'tab', 'History')).click()
+  await byRole(page, 'table', 'History')
+  const hist = await until(
+    () => rowOf('History', w.devices[0].deviceName),
+    (r) => r !== null,
+    5000,
+  )
+  assert.match(await textOf(hist!), rule.ruleName)
+  assert.equal(await axeViolations(page), [])
+})
+
+test('a viewer :: sees the current alert, no Acknowledge or Clear button', async () => {
+  await uplink(t, w.devices[1], { temp: 99 })
+  const viewer = await t.userWithRole('viewer')
+  await (await byRole(page, 'button', 'Sign out')).click()
+  await page.goto(`${t.url}/alerts`)
+  await signIn(page, viewer.email, 'user-password-1')
+  await byRole(page, 'table', 'Current')
+  const row = await until(
+    () => rowOf('Current', w.devices[1].deviceName),
+    (r) => r !== null,
+    5000,
+  )
+  assert.match(await textOf(row!), rule.ruleName)
+  const buttons = await Promise.all((await allByRole(page, 'button')).map(textOf))
+  assert.equal(buttons, ['Sign out', 'Previous', 'Next'])
+})
+
+if (chromiumPath()) ui.run()
+else if (process.env.CI) {
+  const missing = suite('chromium in CI')
+  missing('chromium :: on PATH', () => {
+    assert.unreachable(CHROMIUM_MISSING)
+  })
+  missing.run()
+} else console.log(CHROMIUM_MISSING)
