@@ -56,6 +56,20 @@ ui.before(async () => {
     dataPointIntID: temp.id,
   })
   assert.is(tpl.status, 201, tpl.text)
+  for (const [metricName, isShow] of [
+    ['Temp °F', 1],
+    ['Hidden °F', 0],
+  ] as const) {
+    const m = await t.admin.post('/api/v1/metrics', {
+      metricName,
+      dataPointIntID: temp.id,
+      metricType: 1,
+      expressions: 'value * 1.8 + 32',
+      chartType: 2,
+      isShow,
+    })
+    assert.is(m.status, 201, m.text)
+  }
   device = await newDevice(
     t.admin,
     mqttBody(product.productID, { deviceName: `dev-${Date.now()}` }),
@@ -102,14 +116,14 @@ const bluePixels = (figure: any) =>
     return n
   }) as Promise<number>
 
-test('Charts :: a figure per numeric data point, its canvas drawn with the published values', async () => {
+test('Charts :: a figure per numeric data point and shown metric, drawn with the published values', async () => {
   await page.goto(`${t.url}/`)
   await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
   await byRole(page, 'button', 'Sign out')
   await page.goto(`${t.url}/devices/${device.id}`)
   const charts = await byRole(page, 'region', 'Charts')
-  for (const p of [temp, hum]) {
-    const figure = await byRole(page, 'figure', p.dataPointName)
+  for (const name of [temp.dataPointName, hum.dataPointName, 'Temp °F']) {
+    const figure = await byRole(page, 'figure', name)
     assert.ok(await figure.$('canvas'), 'a canvas')
     const n = await until(
       () => bluePixels(figure),
@@ -118,7 +132,10 @@ test('Charts :: a figure per numeric data point, its canvas drawn with the publi
     )
     assert.ok(n > 50, `${n} blue pixels`)
   }
-  assert.is((await allByRole(charts, 'figure')).length, 2)
+  const names = await Promise.all(
+    (await allByRole(charts, 'figure')).map((f) => f.evaluate((e) => e.getAttribute('aria-label'))),
+  )
+  assert.equal(names, [temp.dataPointName, hum.dataPointName, 'Temp °F'])
   assert.equal(await axeViolations(page), [])
 })
 
@@ -164,7 +181,7 @@ test('Send command :: the device gets it, answers 200, the status says succeeded
   assert.equal(await axeViolations(page), [])
 })
 
-test('the Heater switch :: off (last temp 21), a click sends {"temp":1}', async () => {
+test('the Heater switch :: off (last temp 21), a click sends {"temp":1}, on and charted once the device reports 1', async () => {
   const sw = await byRole(page, 'switch', 'Heater')
   assert.is(await sw.evaluate((b) => b.getAttribute('aria-checked')), 'false')
   await sw.click()
@@ -174,6 +191,26 @@ test('the Heater switch :: off (last temp 21), a click sends {"temp":1}', async 
     5000,
   )
   assert.equal([request.data_type, request.data], ['request', { temp: 1 }])
+  // the device reports the new value: the switch follows it live, the last-hour chart draws it
+  const chart = await byRole(page, 'figure', temp.dataPointName)
+  const before = await bluePixels(chart)
+  await mqtt.publishAsync(await fullTopic(t, device, stream.topic), JSON.stringify({ temp: 1 }), {
+    qos: 1,
+  })
+  assert.is(
+    await until(
+      () => sw.evaluate((b) => b.getAttribute('aria-checked')),
+      (v) => v === 'true',
+      5000,
+    ),
+    'true',
+  )
+  const after = await until(
+    () => bluePixels(chart),
+    (n) => n !== before,
+    5000,
+  )
+  assert.ok(after !== before, `${before} blue pixels, then ${after}`)
 })
 
 test('a viewer :: the Charts, no Console and no Send command button', async () => {
