@@ -155,6 +155,40 @@ test('range buttons :: the clicked one is pressed, the others not', async () => 
   await until(pressed, (p) => p[0] === 'true', 3000)
 })
 
+test('drag across a chart :: that range re-queried, no range button pressed, the values still drawn', async () => {
+  const figure = await byRole(page, 'figure', temp.dataPointName)
+  const box = (await (await figure.$('canvas'))!.boundingBox())!
+  const asked = page.waitForRequest((r) => r.url().includes('/api/v1/original_data'))
+  const y = box.y + box.height / 3
+  await page.mouse.move(box.x + box.width / 2, y)
+  await page.mouse.down()
+  await page.mouse.move(box.x + box.width * 0.75, y, { steps: 5 })
+  await page.mouse.move(box.x + box.width + 20, y, { steps: 5 })
+  await page.mouse.up()
+  const q = new URL((await asked).url()).searchParams
+  const span = Number(q.get('endTime')) - Number(q.get('startTime'))
+  assert.ok(span > 0 && span < 40 * 60_000, `${span} ms asked`)
+  const pressed = await Promise.all(
+    (await allByRole(await byRole(page, 'group', 'Range'), 'button')).map((b) =>
+      b.evaluate((e) => e.getAttribute('aria-pressed')),
+    ),
+  )
+  assert.equal(pressed, ['false', 'false', 'false', 'false', 'false', 'false'])
+  const n = await until(
+    async () => bluePixels(await byRole(page, 'figure', temp.dataPointName)),
+    (n) => n > 50,
+    5000,
+  )
+  assert.ok(n > 50, `${n} blue pixels`)
+  await (await byRole(page, 'button', '1 h')).click()
+  await until(
+    () =>
+      byRole(page, 'button', '1 h').then((b) => b.evaluate((e) => e.getAttribute('aria-pressed'))),
+    (v) => v === 'true',
+    3000,
+  )
+})
+
 test('Send command :: the device gets it, answers 200, the status says succeeded', async () => {
   const region = await byRole(page, 'region', 'Console')
   await (await byRole(region as any, 'textbox', 'Payload')).type('{"led":"on"}')

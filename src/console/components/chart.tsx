@@ -13,14 +13,20 @@ export interface SeriesData {
 export const CHART_WIDTH = 520
 const HEIGHT = 200
 
-/** A chart named `title` over the time range `span` (epoch seconds, from and to). */
+/**
+ * A chart named `title` over the time range `span` (epoch seconds, from and to). Dragging across it calls `onZoom`
+ * with the dragged range (epoch seconds).
+ */
 export function Chart(props: {
   title: string
   data: SeriesData
   span: [number, number]
   bars?: boolean
+  onZoom?: (from: number, to: number) => void
 }) {
   const { title, data, span, bars } = props
+  const zoom = useRef(props.onZoom)
+  zoom.current = props.onZoom
   const host = useRef<HTMLDivElement>(null)
   const plot = useRef<uPlot | null>(null)
   const range = useRef(span)
@@ -33,7 +39,17 @@ export function Chart(props: {
         width: CHART_WIDTH,
         height: HEIGHT,
         legend: { show: false },
-        cursor: { drag: { x: false, y: false } },
+        cursor: { drag: { x: true, y: false, setScale: false } },
+        hooks: {
+          setSelect: [
+            (u) => {
+              const { left, width } = u.select
+              if (width < 5) return
+              u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false)
+              zoom.current?.(u.posToVal(left, 'x'), u.posToVal(left + width, 'x'))
+            },
+          ],
+        },
         scales: { x: { time: true, range: () => range.current } },
         series: [
           {},

@@ -1,7 +1,7 @@
 /**
  * The device page's Charts region: a chart per numeric data point (GET /original_data, maxPoints = the chart's
- * width) and per shown metric (GET /metrics_data, drawn as its chartType), over a range picked by buttons. The
- * last-hour view appends the device's live telemetry.
+ * width) and per shown metric (GET /metrics_data, drawn as its chartType), over a range picked by buttons or
+ * dragged across a chart. The last-hour view appends the device's live telemetry.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
@@ -54,14 +54,17 @@ const series = (d: { time: string[]; value: unknown[] }): SeriesData => ({
 })
 
 export function Charts({ deviceID, productID }: { deviceID: string; productID: string }) {
-  const [span, setSpan] = useState(HOUR)
+  // a range button's span up to now, or a range dragged on a chart (epoch ms)
+  const [pick, setPick] = useState<{ span: number } | { from: number; to: number }>({ span: HOUR })
+  const span = 'span' in pick ? pick.span : null
   const [charts, setCharts] = useState<ChartOf[] | null>(null)
   const [shown, setShown] = useState<[number, number]>([0, 0])
 
   useEffect(() => {
     let stale = false
-    const end = Date.now()
-    const range = `deviceID=${encodeURIComponent(deviceID)}&startTime=${end - span}&endTime=${end}&maxPoints=${CHART_WIDTH}`
+    const end = 'to' in pick ? pick.to : Date.now()
+    const start = 'to' in pick ? pick.from : end - pick.span
+    const range = `deviceID=${encodeURIComponent(deviceID)}&startTime=${start}&endTime=${end}&maxPoints=${CHART_WIDTH}`
     Promise.all([
       api<{ items: Array<{ dataPointID: string }> }>(
         `/data_points?productID=${encodeURIComponent(productID)}&pointDataType=1&_limit=100`,
@@ -71,7 +74,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
     ]).then(
       ([points, original, metrics]) => {
         if (stale) return
-        setShown([(end - span) / 1000, end / 1000])
+        setShown([start / 1000, end / 1000])
         const numericIDs = new Set(points.items.map((p) => p.dataPointID))
         setCharts([
           ...original
@@ -98,7 +101,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
     return () => {
       stale = true
     }
-  }, [deviceID, productID, span])
+  }, [deviceID, productID, pick])
 
   useEffect(() => {
     if (span !== HOUR) return
@@ -126,7 +129,12 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
       <h2 id="charts-h">{t().charts}</h2>
       <div role="group" aria-label={t().range} class="ranges">
         {RANGES.map(([label, ms]) => (
-          <button key={label} type="button" aria-pressed={span === ms} onClick={() => setSpan(ms)}>
+          <button
+            key={label}
+            type="button"
+            aria-pressed={span === ms}
+            onClick={() => setPick({ span: ms })}
+          >
             {label}
           </button>
         ))}
@@ -138,7 +146,16 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
       ) : (
         <div class="charts">
           {charts.map((c) => (
-            <Chart key={c.key} title={c.title} data={c.data} span={shown} bars={c.bars} />
+            <Chart
+              key={c.key}
+              title={c.title}
+              data={c.data}
+              span={shown}
+              bars={c.bars}
+              onZoom={(from, to) =>
+                setPick({ from: Math.floor(from * 1000), to: Math.ceil(to * 1000) })
+              }
+            />
           ))}
         </div>
       )}
