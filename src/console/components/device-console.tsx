@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api.ts'
 import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
-import { CommandComposer, useCommandStatus } from './command-composer.tsx'
+import { CommandComposer } from './command-composer.tsx'
 
 interface ConsoleTemplate {
   id: number
@@ -22,7 +22,6 @@ const isOn = (v: unknown) => v === 1 || v === true || v === '1' || v === 'true'
 function Switch({ deviceIntID, tpl }: { deviceIntID: number; tpl: ConsoleTemplate }) {
   const on = isOn(tpl.value)
   const [error, setError] = useState<string | null>(null)
-  const [, started] = useCommandStatus()
   const flip = async () => {
     if (!tpl.dataPointID) return
     setError(null)
@@ -32,7 +31,7 @@ function Switch({ deviceIntID, tpl }: { deviceIntID: number; tpl: ConsoleTemplat
         payload: { [tpl.dataPointID]: on ? 0 : 1 },
       }
       if (tpl.topic) body.topic = tpl.topic
-      started(await api('/device_publish', { method: 'POST', body }))
+      await api('/device_publish', { method: 'POST', body })
     } catch (e) {
       setError(String(e))
     }
