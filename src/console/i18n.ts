@@ -64,6 +64,18 @@ const en = {
   clear: 'Clear',
   yes: 'Yes',
   no: 'No',
+  // device page: charts and console
+  charts: 'Charts',
+  range: 'Range',
+  console: 'Console',
+  payload: 'Payload',
+  topic: 'Topic',
+  qos: 'QoS',
+  timeoutS: 'Timeout (s)',
+  ttlS: 'TTL (s)',
+  sendCommand: 'Send command',
+  commandStatus: 'Command status',
+  noTemplates: 'No app templates.',
 }
 
 const zh: typeof en = {
@@ -127,6 +139,18 @@ const zh: typeof en = {
   clear: '处理',
   yes: '是',
   no: '否',
+  // device page: charts and console
+  charts: '图表',
+  range: '时间范围',
+  console: '控制台',
+  payload: '指令内容',
+  topic: '主题',
+  qos: 'QoS',
+  timeoutS: '超时（秒）',
+  ttlS: '有效期（秒）',
+  sendCommand: '发送指令',
+  commandStatus: '指令状态',
+  noTemplates: '暂无应用模板。',
 }
 
 const LANG_KEY = 'devicecloud.lang'

@@ -1,6 +1,8 @@
-/** /devices/{id}: the device's info and its latest values, both following the event stream. */
+/** /devices/{id}: the device's info, latest values and charts following the event stream; its console (not for viewers). */
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, type Device, type LatestValue } from '../api.ts'
+import { api, ApiError, session, type Device, type LatestValue } from '../api.ts'
+import { Charts } from '../components/charts.tsx'
+import { DeviceConsole } from '../components/device-console.tsx'
 import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { OnlineBadge } from './devices.tsx'
@@ -113,6 +115,10 @@ export function DevicePage({ id }: { id: number }) {
           </table>
         )}
       </section>
+      <Charts deviceID={device.deviceID} productID={device.productID} />
+      {session.value?.role !== 'viewer' && (
+        <DeviceConsole id={device.id} deviceID={device.deviceID} />
+      )}
     </section>
   )
 }

@@ -1,0 +1,269 @@
+/**
+ * The device page's Charts and Console regions in real Chromium against the real service, with a real MQTT
+ * device: uPlot charts of its numeric data points, the range buttons, a command followed live to `succeeded`, an
+ * app template's switch, a viewer without the Console, axe-core.
+ */
+import type { MqttClient } from 'mqtt'
+import type { Browser, Page } from 'puppeteer-core'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { connectDevice, end, fullTopic, sleep, until } from '../ingest/_mqtt.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  startTestService,
+  type TestService,
+} from '../_support/service.ts'
+import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
+import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import {
+  allByRole,
+  axeViolations,
+  byRole,
+  CHROMIUM_MISSING,
+  chromiumPath,
+  launch,
+  shot,
+  signIn,
+  textOf,
+} from './_browser.ts'
+
+let t: TestService
+let browser: Browser
+let page: Page
+let device: any
+let temp: any
+let hum: any
+let stream: any
+let mqtt: MqttClient
+const got: any[] = []
+
+const ui = suite('device page in Chromium')
+
+ui.before(async () => {
+  t = await startTestService()
+  const product = await mkProduct(t.admin)
+  temp = await mkPoint(t.admin, product.id, 'temp')
+  hum = await mkPoint(t.admin, product.id, 'hum')
+  const label = await mkPoint(t.admin, product.id, 'label', { pointDataType: 3 })
+  stream = await mkStream(t.admin, product.productID, [temp.id, hum.id, label.id], {
+    topic: 'telemetry',
+  })
+  const tpl = await t.admin.post('/api/v1/app_templates', {
+    templateName: 'Heater',
+    templateType: 1,
+    productID: product.productID,
+    dataPointIntID: temp.id,
+  })
+  assert.is(tpl.status, 201, tpl.text)
+  for (const [metricName, isShow] of [
+    ['Temp °F', 1],
+    ['Hidden °F', 0],
+  ] as const) {
+    const m = await t.admin.post('/api/v1/metrics', {
+      metricName,
+      dataPointIntID: temp.id,
+      metricType: 1,
+      expressions: 'value * 1.8 + 32',
+      chartType: 2,
+      isShow,
+    })
+    assert.is(m.status, 201, m.text)
+  }
+  device = await newDevice(
+    t.admin,
+    mqttBody(product.productID, { deviceName: `dev-${Date.now()}` }),
+  )
+  mqtt = await connectDevice(t, device)
+  mqtt.on('message', (_topic, payload) => {
+    try {
+      got.push(JSON.parse(payload.toString()))
+    } catch {
+      // not JSON: not a command of these tests
+    }
+  })
+  const topic = await fullTopic(t, device, stream.topic)
+  for (const [tv, hv] of [
+    [20.5, 40],
+    [23, 45],
+    [21, 43],
+  ]) {
+    await mqtt.publishAsync(topic, JSON.stringify({ temp: tv, hum: hv, label: 'x' }), { qos: 1 })
+    await sleep(150)
+  }
+  browser = await launch(chromiumPath()!)
+  page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: 1000 })
+})
+
+ui.after(async () => {
+  end(mqtt)
+  await browser?.close()
+  await t?.close()
+})
+
+const test = (name: string, fn: () => Promise<void>) =>
+  ui(name, () => shot(page, `device-page-${name.split(' :: ')[0]}`, fn))
+
+/** Pixels of the figure's canvases in the series' blue (#2563eb), not the grey of axes and grid. */
+const bluePixels = (figure: any) =>
+  figure.evaluate((f: any) => {
+    let n = 0
+    for (const c of f.querySelectorAll('canvas')) {
+      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > 180 && d[i] < 120) n++
+    }
+    return n
+  }) as Promise<number>
+
+test('Charts :: a figure per numeric data point and shown metric, drawn with the published values', async () => {
+  await page.goto(`${t.url}/`)
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(page, 'button', 'Sign out')
+  await page.goto(`${t.url}/devices/${device.id}`)
+  const charts = await byRole(page, 'region', 'Charts')
+  for (const name of [temp.dataPointName, hum.dataPointName, 'Temp °F']) {
+    const figure = await byRole(page, 'figure', name)
+    assert.ok(await figure.$('canvas'), 'a canvas')
+    const n = await until(
+      () => bluePixels(figure),
+      (n) => n > 50,
+      5000,
+    )
+    assert.ok(n > 50, `${n} blue pixels`)
+  }
+  const names = await Promise.all(
+    (await allByRole(charts, 'figure')).map((f) => f.evaluate((e) => e.getAttribute('aria-label'))),
+  )
+  assert.equal(names, [temp.dataPointName, hum.dataPointName, 'Temp °F'])
+  assert.equal(await axeViolations(page), [])
+})
+
+test('range buttons :: the clicked one is pressed, the others not', async () => {
+  const pressed = async () =>
+    Promise.all(
+      ['1 h', '6 h', '24 h', '7 d', '30 d', '90 d'].map(async (l) =>
+        (await byRole(page, 'button', l)).evaluate((b) => b.getAttribute('aria-pressed')),
+      ),
+    )
+  assert.equal(await pressed(), ['true', 'false', 'false', 'false', 'false', 'false'])
+  await (await byRole(page, 'button', '7 d')).click()
+  await until(pressed, (p) => p[3] === 'true', 3000)
+  assert.equal(await pressed(), ['false', 'false', 'false', 'true', 'false', 'false'])
+  await byRole(page, 'figure', temp.dataPointName)
+  await (await byRole(page, 'button', '1 h')).click()
+  await until(pressed, (p) => p[0] === 'true', 3000)
+})
+
+test('drag across a chart :: that range re-queried, no range button pressed, the values still drawn', async () => {
+  const figure = await byRole(page, 'figure', temp.dataPointName)
+  const box = (await (await figure.$('canvas'))!.boundingBox())!
+  const asked = page.waitForRequest((r) => r.url().includes('/api/v1/original_data'))
+  const y = box.y + box.height / 3
+  await page.mouse.move(box.x + box.width / 2, y)
+  await page.mouse.down()
+  await page.mouse.move(box.x + box.width * 0.75, y, { steps: 5 })
+  await page.mouse.move(box.x + box.width + 20, y, { steps: 5 })
+  await page.mouse.up()
+  const q = new URL((await asked).url()).searchParams
+  const span = Number(q.get('endTime')) - Number(q.get('startTime'))
+  assert.ok(span > 0 && span < 40 * 60_000, `${span} ms asked`)
+  const pressed = await Promise.all(
+    (await allByRole(await byRole(page, 'group', 'Range'), 'button')).map((b) =>
+      b.evaluate((e) => e.getAttribute('aria-pressed')),
+    ),
+  )
+  assert.equal(pressed, ['false', 'false', 'false', 'false', 'false', 'false'])
+  const n = await until(
+    async () => bluePixels(await byRole(page, 'figure', temp.dataPointName)),
+    (n) => n > 50,
+    5000,
+  )
+  assert.ok(n > 50, `${n} blue pixels`)
+  await (await byRole(page, 'button', '1 h')).click()
+  await until(
+    () =>
+      byRole(page, 'button', '1 h').then((b) => b.evaluate((e) => e.getAttribute('aria-pressed'))),
+    (v) => v === 'true',
+    3000,
+  )
+})
+
+test('Send command :: the device gets it, answers 200, the status says succeeded', async () => {
+  const region = await byRole(page, 'region', 'Console')
+  await (await byRole(region as any, 'textbox', 'Payload')).type('{"led":"on"}')
+  await (await byRole(page, 'button', 'Send command')).click()
+  const request = await until(
+    () => Promise.resolve(got.find((m) => m.data?.led === 'on')),
+    (m) => m !== undefined,
+    5000,
+  )
+  assert.is(request.data_type, 'request')
+  const answer = { data_type: 'response', result: { task_id: request.task_id, code: 200 } }
+  await mqtt.publishAsync(await fullTopic(t, device, stream.topic), JSON.stringify(answer), {
+    qos: 1,
+  })
+  const status = await byRole(page, 'status', 'Command status')
+  assert.is(
+    await until(
+      () => textOf(status),
+      (s) => s === 'succeeded',
+      5000,
+    ),
+    'succeeded',
+  )
+  assert.equal(await axeViolations(page), [])
+})
+
+test('the Heater switch :: off (last temp 21), a click sends {"temp":1}, on and charted once the device reports 1', async () => {
+  const sw = await byRole(page, 'switch', 'Heater')
+  assert.is(await sw.evaluate((b) => b.getAttribute('aria-checked')), 'false')
+  await sw.click()
+  const request = await until(
+    () => Promise.resolve(got.find((m) => m.data?.temp !== undefined)),
+    (m) => m !== undefined,
+    5000,
+  )
+  assert.equal([request.data_type, request.data], ['request', { temp: 1 }])
+  // the device reports the new value: the switch follows it live, the last-hour chart draws it
+  const chart = await byRole(page, 'figure', temp.dataPointName)
+  const before = await bluePixels(chart)
+  await mqtt.publishAsync(await fullTopic(t, device, stream.topic), JSON.stringify({ temp: 1 }), {
+    qos: 1,
+  })
+  assert.is(
+    await until(
+      () => sw.evaluate((b) => b.getAttribute('aria-checked')),
+      (v) => v === 'true',
+      5000,
+    ),
+    'true',
+  )
+  const after = await until(
+    () => bluePixels(chart),
+    (n) => n !== before,
+    5000,
+  )
+  assert.ok(after !== before, `${before} blue pixels, then ${after}`)
+})
+
+test('a viewer :: the Charts, no Console and no Send command button', async () => {
+  const viewer = await t.userWithRole('viewer')
+  await (await byRole(page, 'button', 'Sign out')).click()
+  await signIn(page, viewer.email, 'user-password-1')
+  await byRole(page, 'button', 'Sign out')
+  await page.goto(`${t.url}/devices/${device.id}`)
+  await byRole(page, 'figure', temp.dataPointName)
+  assert.equal(await allByRole(page, 'region', 'Console'), [])
+  assert.equal(await allByRole(page, 'button', 'Send command'), [])
+  assert.equal(await allByRole(page, 'switch'), [])
+})
+
+if (chromiumPath()) ui.run()
+else if (process.env.CI) {
+  const missing = suite('chromium in CI')
+  missing('chromium :: on PATH', () => {
+    assert.unreachable(CHROMIUM_MISSING)
+  })
+  missing.run()
+} else console.log(CHROMIUM_MISSING)
