@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError } from '../api.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import { ErrorNote } from './paged-list.tsx'
 
 interface PublishAnswer {
   taskID: string
@@ -113,11 +114,7 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
       <p role="status" aria-label={t().commandStatus} class="mono">
         {status ?? ''}
       </p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
     </form>
   )
 }

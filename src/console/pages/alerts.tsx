@@ -3,7 +3,8 @@
  * the roles that may write, and the history; re-read when the event stream brings an alert event.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session, type Page } from '../api.ts'
+import { api, session } from '../api.ts'
+import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 
@@ -21,43 +22,24 @@ export interface Alert {
   ackUser: string | null
 }
 
-const LIMIT = 20
 type Tab = 'current' | 'history'
 
 function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
   const [severity, setSeverity] = useState('')
   const [search, setSearch] = useState('')
-  const [page, setPage] = useState(1)
-  const [data, setData] = useState<Page<Alert> | null>(null)
-  const [error, setError] = useState<string | null>(null)
   const [version, setVersion] = useState(0)
   const reread = () => setVersion((v) => v + 1)
-
-  useEffect(() => {
-    let stale = false
-    const q = new URLSearchParams({ _page: String(page), _limit: String(LIMIT) })
-    if (severity) q.set('alertSeverity', severity)
-    if (search.trim()) q.set('deviceName_like', search.trim())
-    const path = tab === 'current' ? '/current_alerts' : '/history_alerts'
-    const timer = setTimeout(
-      () =>
-        api<Page<Alert>>(`${path}?${q}`).then(
-          (d) => !stale && (setData(d), setError(null)),
-          (e: Error) => !stale && setError(e.message),
-        ),
-      search ? 200 : 0,
-    )
-    return () => {
-      stale = true
-      clearTimeout(timer)
-    }
-  }, [tab, severity, search, page, version])
+  const { page, setPage, pages, data, error, setError } = usePagedList<Alert>(
+    tab === 'current' ? '/current_alerts' : '/history_alerts',
+    { alertSeverity: severity, deviceName_like: search },
+    search ? 200 : 0,
+    version,
+  )
 
   useEffect(() => onLive((e) => e.type.startsWith('alert.') && reread()), [])
 
   const act = (p: Promise<unknown>) => p.then(reread, (e: Error) => setError(e.message))
   const s = t()
-  const pages = data ? Math.max(1, Math.ceil(data.meta.count / LIMIT)) : 1
   return (
     <>
       <div class="toolbar">
@@ -78,22 +60,16 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
             ))}
           </select>
         </label>
-        <input
-          type="search"
-          aria-label={s.searchDeviceName}
-          placeholder={s.searchDeviceName}
+        <SearchBox
+          label={s.searchDeviceName}
           value={search}
-          onInput={(e) => {
-            setSearch((e.currentTarget as HTMLInputElement).value)
+          onSearch={(v) => {
+            setSearch(v)
             setPage(1)
           }}
         />
       </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {!data ? (
         <p>{s.loading}</p>
       ) : (
@@ -153,15 +129,7 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
             </tbody>
           </table>
           {data.items.length === 0 && <p>{s.none}</p>}
-          <div class="pager">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              {s.previous}
-            </button>
-            <span>{s.pageOf(page, pages, data.meta.count)}</span>
-            <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              {s.next}
-            </button>
-          </div>
+          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
         </>
       )}
     </>

@@ -1,10 +1,9 @@
 /** /devices: the tenant's devices, paged by the server, searched by name, online state live. */
 import { useEffect, useState } from 'preact/hooks'
-import { api, type Device, type Page } from '../api.ts'
+import type { Device } from '../api.ts'
+import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
-
-const LIMIT = 20
 
 export function OnlineBadge({ online }: { online: boolean }) {
   return <span class={online ? 'badge on' : 'badge off'}>{online ? t().online : t().offline}</span>
@@ -12,27 +11,11 @@ export function OnlineBadge({ online }: { online: boolean }) {
 
 export function DevicesPage() {
   const [search, setSearch] = useState('')
-  const [page, setPage] = useState(1)
-  const [data, setData] = useState<Page<Device> | null>(null)
-  const [error, setError] = useState<string | null>(null)
-
-  useEffect(() => {
-    let stale = false
-    const q = new URLSearchParams({ _page: String(page), _limit: String(LIMIT) })
-    if (search.trim()) q.set('deviceName_like', search.trim())
-    const timer = setTimeout(
-      () =>
-        api<Page<Device>>(`/devices?${q}`).then(
-          (d) => !stale && (setData(d), setError(null)),
-          (e: Error) => !stale && setError(e.message),
-        ),
-      search ? 200 : 0,
-    )
-    return () => {
-      stale = true
-      clearTimeout(timer)
-    }
-  }, [search, page])
+  const { page, setPage, pages, data, setData, error } = usePagedList<Device>(
+    '/devices',
+    { deviceName_like: search },
+    search ? 200 : 0,
+  )
 
   // a device connecting or leaving flips its row at once
   useEffect(
@@ -52,27 +35,20 @@ export function DevicesPage() {
     [],
   )
 
-  const pages = data ? Math.max(1, Math.ceil(data.meta.count / LIMIT)) : 1
   return (
     <section>
       <h1>{t().devices}</h1>
       <div class="toolbar">
-        <input
-          type="search"
-          aria-label={t().searchDevices}
-          placeholder={t().searchDevices}
+        <SearchBox
+          label={t().searchDevices}
           value={search}
-          onInput={(e) => {
-            setSearch((e.currentTarget as HTMLInputElement).value)
+          onSearch={(v) => {
+            setSearch(v)
             setPage(1)
           }}
         />
       </div>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {!data ? (
         <p>{t().loading}</p>
       ) : (
@@ -104,15 +80,7 @@ export function DevicesPage() {
             </tbody>
           </table>
           {data.items.length === 0 && <p>{t().none}</p>}
-          <div class="pager">
-            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-              {t().previous}
-            </button>
-            <span>{t().pageOf(page, pages, data.meta.count)}</span>
-            <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
-              {t().next}
-            </button>
-          </div>
+          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
         </>
       )}
     </section>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import { ErrorNote } from '../components/paged-list.tsx'
 
 /** What GET /api/v1/overview answers. */
 export interface Overview {
@@ -68,11 +69,7 @@ export function OverviewPage() {
   return (
     <section>
       <h1>{s.overview}</h1>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      <ErrorNote error={error} />
       {!data ? (
         <p>{s.loading}</p>
       ) : (

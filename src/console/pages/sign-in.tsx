@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks'
 import { ApiError, signIn } from '../api.ts'
 import { t } from '../i18n.ts'
+import { ErrorNote } from '../components/paged-list.tsx'
 
 export function SignIn() {
   const [error, setError] = useState<string | null>(null)
@@ -32,11 +33,7 @@ export function SignIn() {
           autocomplete="current-password"
           required
         />
-        {error && (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <ErrorNote error={error} />
         <button type="submit" disabled={busy}>
           {t().signIn}
         </button>

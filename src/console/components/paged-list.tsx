@@ -1,0 +1,89 @@
+/**
+ * What every server-paged list of the console shares: the page read (one request a page, filters trimmed, typing
+ * debounced, a stale answer ignored), the search box that goes back to page 1, the pager and the error line.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, type Page } from '../api.ts'
+import { t } from '../i18n.ts'
+
+/** Rows a page asks for. */
+export const PAGE_LIMIT = 20
+
+/**
+ * Reads page `page` of `path` with the non-blank `filters` (trimmed), again whenever they, the page or `version`
+ * change; `debounceMs` delays the read (while the user types).
+ */
+export function usePagedList<T>(
+  path: string,
+  filters: Record<string, string>,
+  debounceMs: number,
+  version = 0,
+) {
+  const [page, setPage] = useState(1)
+  const [data, setData] = useState<Page<T> | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const q = new URLSearchParams({ _page: String(page), _limit: String(PAGE_LIMIT) })
+  for (const [k, v] of Object.entries(filters)) if (v.trim()) q.set(k, v.trim())
+  const url = `${path}?${q}`
+
+  useEffect(() => {
+    let stale = false
+    const timer = setTimeout(
+      () =>
+        api<Page<T>>(url).then(
+          (d) => !stale && (setData(d), setError(null)),
+          (e: Error) => !stale && setError(e.message),
+        ),
+      debounceMs,
+    )
+    return () => {
+      stale = true
+      clearTimeout(timer)
+    }
+  }, [url, version])
+
+  const pages = data ? Math.max(1, Math.ceil(data.meta.count / PAGE_LIMIT)) : 1
+  return { page, setPage, pages, data, setData, error, setError }
+}
+
+/** A search box named `label`; each change is handed to `onSearch`. */
+export function SearchBox(p: { label: string; value: string; onSearch: (v: string) => void }) {
+  return (
+    <input
+      type="search"
+      aria-label={p.label}
+      placeholder={p.label}
+      value={p.value}
+      onInput={(e) => p.onSearch((e.currentTarget as HTMLInputElement).value)}
+    />
+  )
+}
+
+/** Previous / "page x of y (count)" / Next. */
+export function Pager(p: {
+  page: number
+  pages: number
+  count: number
+  onPage: (n: number) => void
+}) {
+  return (
+    <div class="pager">
+      <button type="button" disabled={p.page <= 1} onClick={() => p.onPage(p.page - 1)}>
+        {t().previous}
+      </button>
+      <span>{t().pageOf(p.page, p.pages, p.count)}</span>
+      <button type="button" disabled={p.page >= p.pages} onClick={() => p.onPage(p.page + 1)}>
+        {t().next}
+      </button>
+    </div>
+  )
+}
+
+/** The error line (role alert) when there is an error. */
+export function ErrorNote({ error }: { error: string | null }) {
+  return error ? (
+    <p role="alert" class="error">
+      {error}
+    </p>
+  ) : null
+}
