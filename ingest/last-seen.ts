@@ -52,11 +52,9 @@ export class LastSeenTracker {
 
   /** Writes the pending devices (one transaction); resolves when written. Errors go to `onError`. */
   flush(): Promise<void> {
-    const run = (this.running ?? Promise.resolve()).then(() => this.write())
-    this.running = run.finally(() => {
-      if (this.running === run) this.running = undefined
-    })
-    return run
+    // one write at a time: each flush follows the one before (write() never rejects)
+    this.running = (this.running ?? Promise.resolve()).then(() => this.write())
+    return this.running
   }
 
   private async write(): Promise<void> {
