@@ -132,8 +132,7 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   app.route('/', metricsRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
   const web = consoleAssets()
-  app.get('/console/app.js', web.js)
-  app.get('/console/app.css', web.css)
+  app.get('/console/*', async (c, next) => (await web.file(c, c.req.path.slice(9))) ?? next())
 
   // a browser loading a console path (a deep link, a reload) gets the console; anything else the JSON 404
   app.notFound((c) =>

@@ -2,11 +2,14 @@
 import { session, signOut } from './api.ts'
 import { lang, setLang, t, type Lang } from './i18n.ts'
 import { onLinkClick, path } from './router.ts'
-import { AlertsPage } from './pages/alerts.tsx'
-import { DevicePage } from './pages/device.tsx'
-import { DevicesPage } from './pages/devices.tsx'
-import { OverviewPage } from './pages/overview.tsx'
+import { lazyPage } from './lazy.tsx'
 import { SignIn } from './pages/sign-in.tsx'
+
+// every page but sign-in is its own chunk, fetched when first shown
+const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m.OverviewPage))
+const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
+const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
+const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
 
 type Key =
   | 'overview'

@@ -31,6 +31,8 @@ const en = {
   next: 'Next',
   pageOf: (page: number, pages: number, count: number) => `Page ${page} of ${pages} (${count})`,
   loading: 'Loading…',
+  loadFailed: 'This page could not be loaded.',
+  retry: 'Retry',
   none: 'Nothing here.',
   notFound: 'Not found.',
   info: 'Info',
@@ -106,6 +108,8 @@ const zh: typeof en = {
   next: '下一页',
   pageOf: (page: number, pages: number, count: number) => `第 ${page} / ${pages} 页（共 ${count}）`,
   loading: '加载中…',
+  loadFailed: '页面加载失败。',
+  retry: '重试',
   none: '暂无数据。',
   notFound: '未找到。',
   info: '信息',
@@ -172,3 +176,14 @@ export function setLang(l: Lang) {
 
 /** The strings of the current language (read inside a component: it re-renders on a switch). */
 export const t = () => (lang.value === 'en' ? en : zh)
+
+/**
+ * A page's own words, beside the page (so that pages do not all edit this file): `const w = words({...en}, {...zh})`
+ * then `w().title` inside a component. The Chinese table must have every English key.
+ */
+export function words<T extends Record<string, unknown>>(
+  enWords: T,
+  zhWords: { [K in keyof T]: T[K] },
+) {
+  return (): T => (lang.value === 'en' ? enWords : zhWords)
+}

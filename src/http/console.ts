@@ -14,6 +14,8 @@ export const CONSOLE_CSP =
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 const SOURCES = join(import.meta.dirname, '../console')
+/** Where esbuild would write (it writes nothing: the names of its outputs are relative to this). */
+const OUT = join(SOURCES, 'out')
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
@@ -35,10 +37,15 @@ interface Asset {
   type: string
 }
 
-/** The bundle's two files. */
-export interface ConsoleBundle {
-  js: Asset
-  css: Asset
+/**
+ * The bundle's files by path under /console/: `app.js` and `app.css` (what the sign-in page needs) and the chunks
+ * the pages load when first shown (`chunks/<name>-<hash>.js`).
+ */
+export type ConsoleBundle = Map<string, Asset>
+
+const TYPES: Record<string, string> = {
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
 }
 
 const asset = (body: string, type: string): Asset => ({
@@ -47,27 +54,35 @@ const asset = (body: string, type: string): Asset => ({
   etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`,
 })
 
-/** Bundles src/console/main.tsx (JS and the CSS it imports): minified ESM for es2020, nothing written to disk. */
+/**
+ * Bundles src/console/main.tsx (JS and the CSS it imports): minified ESM for es2020, split so that each page's code
+ * (and uPlot) loads with the page; nothing written to disk.
+ */
 export async function buildConsole(): Promise<ConsoleBundle> {
   const out = await build({
-    entryPoints: [join(SOURCES, 'main.tsx')],
+    entryPoints: { app: join(SOURCES, 'main.tsx') },
     tsconfig: join(SOURCES, 'tsconfig.json'),
     bundle: true,
+    splitting: true,
     minify: true,
     format: 'esm',
     target: 'es2020',
     jsx: 'automatic',
     jsxImportSource: 'preact',
     write: false,
-    outdir: 'out',
+    outdir: OUT,
+    entryNames: '[name]',
+    chunkNames: 'chunks/[name]-[hash]',
     logLevel: 'silent',
     legalComments: 'none',
   })
-  const file = (ext: string) => out.outputFiles.find((f) => f.path.endsWith(ext))?.text ?? ''
-  return {
-    js: asset(file('.js'), 'text/javascript; charset=utf-8'),
-    css: asset(file('.css'), 'text/css; charset=utf-8'),
+  const files: ConsoleBundle = new Map()
+  for (const f of out.outputFiles) {
+    const name = f.path.slice(OUT.length + 1).replaceAll('\\', '/')
+    const type = TYPES[name.slice(name.lastIndexOf('.') + 1)]
+    if (type) files.set(name, asset(f.text, type))
   }
+  return files
 }
 
 /** Paths that are never console pages, whatever the Accept header says. */
@@ -81,7 +96,7 @@ export function wantsConsolePage(c: Context): boolean {
   return (c.req.header('accept') ?? '').includes('text/html')
 }
 
-/** The console's handlers: the page, and the bundle built once on first use. */
+/** The console's handlers: the page, and the bundle's files, built once on first use. */
 export function consoleAssets(bundle: () => Promise<ConsoleBundle> = buildConsole) {
   let built: Promise<ConsoleBundle> | undefined
   const get = () => {
@@ -91,21 +106,25 @@ export function consoleAssets(bundle: () => Promise<ConsoleBundle> = buildConsol
     })
     return built
   }
-  const serve = async (c: Context, which: 'js' | 'css') => {
-    const a = (await get())[which]
-    c.header('ETag', a.etag)
-    c.header('Cache-Control', 'no-cache')
-    if (c.req.header('if-none-match') === a.etag) return c.body(null, 304)
-    c.header('Content-Type', a.type)
-    return c.body(a.body)
-  }
   return {
     page(c: Context) {
       c.header('Content-Security-Policy', CONSOLE_CSP)
       c.header('Cache-Control', 'no-cache')
       return c.html(INDEX_HTML)
     },
-    js: (c: Context) => serve(c, 'js'),
-    css: (c: Context) => serve(c, 'css'),
+    /** GET /console/<file>: undefined when the bundle has no such file (the caller's 404). */
+    async file(c: Context, name: string): Promise<Response | undefined> {
+      const a = (await get()).get(name)
+      if (!a) return undefined
+      c.header('ETag', a.etag)
+      // chunks carry their content hash in their name; app.js and app.css are revalidated
+      c.header(
+        'Cache-Control',
+        name.startsWith('chunks/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      )
+      if (c.req.header('if-none-match') === a.etag) return c.body(null, 304)
+      c.header('Content-Type', a.type)
+      return c.body(a.body)
+    },
   }
 }

@@ -71,6 +71,7 @@ web('/console/app.js and app.css :: built bundle, ETag, 304 on If-None-Match', a
   const js = await get('/console/app.js', {})
   assert.is(js.status, 200)
   assert.match(js.headers.get('content-type')!, /^text\/javascript/)
+  assert.is(js.headers.get('cache-control'), 'no-cache')
   assert.ok(js.text.length > 1000 && !js.text.includes('jsxImportSource'))
   const etag = js.headers.get('etag')!
   assert.match(etag, /^"[\w-]{22}"$/)
@@ -79,10 +80,64 @@ web('/console/app.js and app.css :: built bundle, ETag, 304 on If-None-Match', a
   const css = await get('/console/app.css', {})
   assert.is(css.status, 200)
   assert.match(css.headers.get('content-type')!, /^text\/css/)
-  assert.ok(css.text.includes('.badge'))
-  // figure for the README: the bundle's gzipped size
-  const kb = (gzipSync(js.text).length + gzipSync(css.text).length) / 1024
-  assert.ok(kb < 100, `${kb.toFixed(1)} KB gzipped`)
+  assert.ok(css.text.includes('.badge') && css.text.includes('.uplot'))
 })
+
+/** The chunks a module imports statically (`from"./chunks/x.js"`) and lazily (`import("./chunks/x.js")`). */
+const importsOf = (code: string) => ({
+  now: [...code.matchAll(/(?:from|import)\s*"\.\/((?:chunks\/)?[\w-]+\.js)"/g)].map(
+    (m) => m[1] ?? '',
+  ),
+  later: [...code.matchAll(/import\(\s*"\.\/((?:chunks\/)?[\w-]+\.js)"\s*\)/g)].map(
+    (m) => m[1] ?? '',
+  ),
+})
+
+web(
+  'the bundle is split :: sign-in loads only the shell (<= 40 KB gzipped), pages load as chunks',
+  async () => {
+    const sizes = new Map<string, number>()
+    const fetchModule = async (name: string): Promise<string> => {
+      const r = await get(`/console/${name}`, {})
+      assert.is(r.status, 200, name)
+      sizes.set(name, gzipSync(r.text).length)
+      return r.text
+    }
+    const css = await get('/console/app.css', {})
+    const cssKb = gzipSync(css.text).length / 1024
+    // what the sign-in page loads: app.js, what it imports statically, app.css
+    const shell = new Set<string>()
+    const lazy = new Set<string>()
+    const walk = async (name: string, into: Set<string>) => {
+      if (shell.has(name) || into.has(name)) return
+      into.add(name)
+      const code = await fetchModule(
+        name.replace(/^(?!chunks\/)/, name === 'app.js' ? '' : 'chunks/'),
+      )
+      const { now, later } = importsOf(code)
+      for (const n of now) await walk(n.startsWith('chunks/') ? n : `chunks/${n}`, into)
+      for (const n of later) lazy.add(n.startsWith('chunks/') ? n : `chunks/${n}`)
+    }
+    await walk('app.js', shell)
+    const kb = (names: Iterable<string>) =>
+      [...names].reduce((s, n) => s + (sizes.get(n) ?? 0), 0) / 1024
+    const signIn = kb(shell) + cssKb
+    assert.ok(lazy.size >= 4, `lazy chunks: ${[...lazy]}`)
+    const pages = new Set<string>()
+    for (const n of lazy) await walk(n, pages)
+    const whole = signIn + kb(pages)
+    console.log(
+      `console bundle: sign-in ${signIn.toFixed(1)} KB, whole ${whole.toFixed(1)} KB gzipped`,
+    )
+    assert.ok(signIn <= 40, `sign-in ${signIn.toFixed(1)} KB gzipped`)
+    assert.ok(whole <= 100, `whole ${whole.toFixed(1)} KB gzipped`)
+    // a chunk's name carries its hash: cached for good
+    const chunk = await get(`/console/${[...lazy][0]}`, {})
+    assert.is(chunk.headers.get('cache-control'), 'public, max-age=31536000, immutable')
+    const missing = await get('/console/chunks/nope-AAAA.js', {})
+    assert.is(missing.status, 404)
+    assert.is(missing.body.errorCode, 'DATA_NOT_FOUND')
+  },
+)
 
 web.run()

@@ -1,7 +1,6 @@
 /** One chart: a figure named by its caption, uPlot drawing a line or bars into a canvas. */
 import { useEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
-import 'uplot/dist/uPlot.min.css'
 
 /** One series: epoch seconds ascending, and a value per time (null: a gap). */
 export interface SeriesData {
