@@ -10,6 +10,8 @@ const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m
 const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
 const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
+const ProductsPage = lazyPage(() => import('./pages/products.tsx').then((m) => m.ProductsPage))
+const ProductPage = lazyPage(() => import('./pages/product.tsx').then((m) => m.ProductPage))
 
 type Key =
   | 'overview'
@@ -54,6 +56,9 @@ function Page() {
   if (p === '/devices' || p === '/devices/') return <DevicesPage />
   if (p === '/') return <OverviewPage />
   if (p === '/alerts' || p === '/alerts/') return <AlertsPage />
+  if (p === '/products' || p === '/products/') return <ProductsPage />
+  const product = /^\/products\/(\d{1,15})\/?$/.exec(p)
+  if (product) return <ProductPage id={Number(product[1])} />
   const nav = NAV.find(([, href]) => href === p)
   return (
     <section>

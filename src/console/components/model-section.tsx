@@ -1,0 +1,185 @@
+/**
+ * One kind of record of a product (data points, data streams, metrics, app templates) as a region of the product
+ * page: the server-paged list filtered by the product, and for writers a form that creates a record or edits the
+ * one picked, and a delete that asks first. A refused write shows the API's message beside the form, whose values
+ * stay as they were.
+ */
+import type { ComponentChild } from 'preact'
+import { useRef, useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { t } from '../i18n.ts'
+import { pw } from '../pages/product-words.ts'
+import { bodyOf, FormFields, initialValues, refusal, valuesOf, type Field } from './model-form.tsx'
+import { ErrorNote, Pager, usePagedList } from './paged-list.tsx'
+
+interface Row {
+  id: number
+}
+
+export interface SectionProps<T extends Row> {
+  /** Prefix of the element ids (headings the region and form are named by). */
+  id: string
+  title: string
+  /** The record kind in a sentence ("data point"). */
+  one: string
+  /** The API's collection, e.g. `/data_points`. */
+  path: string
+  /** The list's filters (the product). */
+  filters: Record<string, string>
+  columns: Array<[string, (row: T) => ComponentChild]>
+  nameOf: (row: T) => string
+  fields: Field[]
+  /** What every create adds to the form's body (the product). */
+  extra: Record<string, unknown>
+  canWrite: boolean
+  /** Called after every successful write (other forms list these records). */
+  onChanged?: () => void
+}
+
+export function ModelSection<T extends Row>(p: SectionProps<T>) {
+  const [version, setVersion] = useState(0)
+  const list = usePagedList<T>(p.path, p.filters, 0, version)
+  const [values, setValues] = useState(() => initialValues(p.fields))
+  const [editing, setEditing] = useState<number | null>(null)
+  const [formError, setFormError] = useState<string | null>(null)
+  const [listError, setListError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const form = useRef<HTMLFormElement>(null)
+
+  const changed = () => {
+    setVersion((n) => n + 1)
+    p.onChanged?.()
+  }
+  const reset = () => {
+    setEditing(null)
+    setValues(initialValues(p.fields))
+    setFormError(null)
+  }
+
+  const submit = async (ev: Event) => {
+    ev.preventDefault()
+    setBusy(true)
+    setFormError(null)
+    try {
+      const body = bodyOf(p.fields, values, editing !== null)
+      if (editing === null) await api(p.path, { method: 'POST', body: { ...p.extra, ...body } })
+      else await api(`${p.path}/${editing}`, { method: 'PUT', body })
+      reset()
+      changed()
+    } catch (e) {
+      setFormError(refusal(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const edit = async (row: T) => {
+    setListError(null)
+    try {
+      const record = await api<Record<string, unknown>>(`${p.path}/${row.id}`)
+      setValues(valuesOf(p.fields, record))
+      setEditing(row.id)
+      setFormError(null)
+      form.current?.scrollIntoView({ block: 'nearest' })
+      form.current?.querySelector<HTMLElement>('input, select')?.focus()
+    } catch (e) {
+      setListError(refusal(e))
+    }
+  }
+
+  const remove = async (row: T) => {
+    if (!window.confirm(pw().confirmDelete(p.nameOf(row)))) return
+    setListError(null)
+    try {
+      await api(`${p.path}?ids=${row.id}`, { method: 'DELETE' })
+      if (editing === row.id) reset()
+      changed()
+    } catch (e) {
+      setListError(refusal(e))
+    }
+  }
+
+  const { data } = list
+  return (
+    <section aria-labelledby={`${p.id}-h`} class="card model">
+      <h2 id={`${p.id}-h`}>{p.title}</h2>
+      <ErrorNote error={list.error ?? listError} />
+      {!data ? (
+        <p>{t().loading}</p>
+      ) : data.items.length === 0 ? (
+        <p>{t().none}</p>
+      ) : (
+        <>
+          <table>
+            <thead>
+              <tr>
+                {p.columns.map(([label]) => (
+                  <th scope="col" key={label}>
+                    {label}
+                  </th>
+                ))}
+                {p.canWrite && <th scope="col">{t().actions}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((row) => (
+                <tr key={row.id}>
+                  {p.columns.map(([label, cell]) => (
+                    <td key={label}>{cell(row)}</td>
+                  ))}
+                  {p.canWrite && (
+                    <td class="actions">
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`${pw().edit} ${p.nameOf(row)}`}
+                        onClick={() => void edit(row)}
+                      >
+                        {pw().edit}
+                      </button>{' '}
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`${pw().delete} ${p.nameOf(row)}`}
+                        onClick={() => void remove(row)}
+                      >
+                        {pw().delete}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {list.pages > 1 && (
+            <Pager
+              page={list.page}
+              pages={list.pages}
+              count={data.meta.count}
+              onPage={list.setPage}
+            />
+          )}
+        </>
+      )}
+      {p.canWrite && (
+        <form ref={form} class="model-form" aria-labelledby={`${p.id}-f`} onSubmit={submit}>
+          <h3 id={`${p.id}-f`}>{editing === null ? pw().newOne(p.one) : pw().editOne(p.one)}</h3>
+          <div class="fields">
+            <FormFields fields={p.fields} values={values} onChange={setValues} />
+          </div>
+          <ErrorNote error={formError} />
+          <div class="buttons">
+            <button type="submit" disabled={busy}>
+              {editing === null ? pw().add(p.one) : pw().save}
+            </button>
+            {editing !== null && (
+              <button type="button" class="secondary" onClick={reset}>
+                {pw().cancel}
+              </button>
+            )}
+          </div>
+        </form>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,255 @@
+/**
+ * The products pages in real Chromium against the real service: an admin sets up a product without curl (the
+ * product, a data point, a data stream over it, a formula metric shown on the device page, a switch app template),
+ * each write checked through the API; an edit and a delete; a refused formula in an alert with the form kept; a
+ * viewer without write controls; another tenant's product not found; axe-core on both pages.
+ */
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { until } from '../ingest/_mqtt.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  startTestService,
+  type TestService,
+} from '../_support/service.ts'
+import { mkProduct } from '../src/routes/_product-model.ts'
+import {
+  allByRole,
+  aria,
+  axeViolations,
+  byRole,
+  CHROMIUM_MISSING,
+  chromiumPath,
+  launch,
+  shot,
+  signIn,
+  textOf,
+} from './_browser.ts'
+
+let t: TestService
+let browser: Browser
+let page: Page
+let foreign: any
+let product: any
+let spare: any
+let point: any
+const name = `Thermo-${Date.now().toString(36)}`
+
+const ui = suite('products pages in Chromium')
+
+ui.before(async () => {
+  t = await startTestService()
+  foreign = await mkProduct(await t.newTenant())
+  spare = await mkProduct(t.admin)
+  browser = await launch(chromiumPath()!)
+  page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: 900 })
+  page.on('dialog', (d) => void d.accept())
+})
+
+ui.after(async () => {
+  await browser?.close()
+  await t?.close()
+})
+
+const test = (name: string, fn: () => Promise<void>) =>
+  ui(name, () => shot(page, `products-${name.split(' :: ')[0]}`, fn))
+
+/** The element of that role and name inside `el`. */
+async function inside(el: ElementHandle, role: string, name?: string): Promise<ElementHandle> {
+  const found = await el.waitForSelector(aria(role, name), { timeout: 5000 })
+  if (!found) throw new Error(`no ${role} named ${name}`)
+  return found as ElementHandle
+}
+
+/** Fills the text boxes of `region` named by the keys; selects `select`'s options by value. */
+async function fill(
+  region: ElementHandle,
+  text: Record<string, string>,
+  select: Record<string, string> = {},
+) {
+  for (const [label, value] of Object.entries(text)) {
+    const box = await inside(region, 'textbox', label)
+    await box.click({ count: 3 })
+    await box.type(value)
+  }
+  for (const [label, value] of Object.entries(select))
+    await (await inside(region, 'combobox', label)).select(value)
+}
+
+const list = async (path: string) => {
+  const r = await t.admin.get(`/api/v1${path}`)
+  assert.is(r.status, 200, r.text)
+  return r.body.items as any[]
+}
+
+/** Waits for the API list to hold `n` records and answers the first. */
+const first = async (path: string, n = 1) => {
+  const items = await until(
+    () => list(path),
+    (xs) => xs.length === n,
+    5000,
+  )
+  assert.is(items.length, n, JSON.stringify(items))
+  return items[0]
+}
+
+test('/products :: an admin deletes a product, creates one through the form, lands on its page', async () => {
+  await page.goto(`${t.url}/products`)
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(page, 'searchbox', 'Search products')
+  assert.equal(await axeViolations(page), [])
+  await (await byRole(page, 'button', `Delete ${spare.productName}`)).click()
+  const gone = await until(
+    async () => (await t.admin.get(`/api/v1/products/${spare.id}`)).status,
+    (s) => s === 404,
+    5000,
+  )
+  assert.is(gone, 404)
+  await until(
+    async () => (await allByRole(page, 'link', spare.productName)).length,
+    (n) => n === 0,
+  )
+  assert.equal(await allByRole(page, 'link', spare.productName), [])
+  const form = await byRole(page, 'form', 'New product')
+  await fill(form, { 'Product name': name, Description: 'room sensors' }, { 'Cloud protocol': '5' })
+  await (await inside(form, 'button', 'Create product')).click()
+  await byRole(page, 'heading', name)
+  product = await first(`/products?productName=${name}`)
+  assert.is(product.cloudProtocol, 5)
+  assert.is(product.description, 'room sensors')
+  assert.is(new URL(page.url()).pathname, `/products/${product.id}`)
+})
+
+test('product page :: data point, stream over it, formula metric shown, switch template, each in the API', async () => {
+  const points = await byRole(page, 'region', 'Data points')
+  await fill(
+    points,
+    { 'Data point name': 'Temperature', 'Data point ID': 'temp', 'Unit symbol': '°C' },
+    { 'Data type': '1', Transfer: '3' },
+  )
+  await (await inside(points, 'button', 'Add data point')).click()
+  point = await first(`/data_points?productID=${product.productID}`)
+  assert.equal(
+    [point.dataPointID, point.dataPointName, point.pointDataType, point.dataTransType],
+    ['temp', 'Temperature', 1, 3],
+  )
+  assert.is(point.unitSymbol, '°C')
+  await inside(points, 'cell', 'Temperature')
+
+  const streams = await byRole(page, 'region', 'Data streams')
+  await fill(streams, { 'Stream name': 'Telemetry', Topic: 'telemetry' }, { Direction: '1' })
+  await (await inside(streams, 'checkbox', 'Temperature (temp)')).click()
+  await (await inside(streams, 'button', 'Add data stream')).click()
+  const listed = await first(`/data_streams?productID=${product.productID}`)
+  const stream = (await t.admin.get(`/api/v1/data_streams/${listed.id}`)).body
+  assert.equal([stream.streamName, stream.topic, stream.streamType], ['Telemetry', 'telemetry', 1])
+  assert.equal(stream.dataPoints, [point.id])
+
+  const metrics = await byRole(page, 'region', 'Metrics')
+  await fill(
+    metrics,
+    { 'Metric name': 'Temp °F', Formula: 'value * 1.8 + 32' },
+    { 'Data point of the metric': String(point.id), 'Metric type': '1', Chart: '2' },
+  )
+  await (await inside(metrics, 'checkbox', 'Show on the device page')).click()
+  await (await inside(metrics, 'button', 'Add metric')).click()
+  const m = await first(`/metrics?productID=${product.productID}`)
+  const metric = (await t.admin.get(`/api/v1/metrics/${m.id}`)).body
+  assert.equal(
+    [metric.metricName, metric.metricType, metric.expressions, metric.isShow, metric.chartType],
+    ['Temp °F', 1, 'value * 1.8 + 32', 1, 2],
+  )
+  assert.is(metric.dataPointIntID, point.id)
+
+  const templates = await byRole(page, 'region', 'App templates')
+  await fill(
+    templates,
+    { 'Template name': 'Heater' },
+    { 'Template type': '1', 'Data point of the template': String(point.id) },
+  )
+  await (await inside(templates, 'button', 'Add app template')).click()
+  const tpl = await first(`/app_templates?productID=${product.productID}`)
+  assert.equal(
+    [tpl.templateName, tpl.templateType, tpl.dataPointIntID, tpl.productID],
+    ['Heater', 1, point.id, product.productID],
+  )
+  await inside(templates, 'cell', 'Switch')
+  assert.equal(await axeViolations(page), [])
+})
+
+test('a bad formula :: the API message in an alert beside the form, the form kept', async () => {
+  const metrics = await byRole(page, 'region', 'Metrics')
+  await fill(metrics, { 'Metric name': 'Broken', Formula: 'value * nosuch' })
+  await (await inside(metrics, 'button', 'Add metric')).click()
+  const alert = await inside(metrics, 'alert')
+  assert.match(await textOf(alert), /expressions: .*nosuch/)
+  const kept = await inside(metrics, 'textbox', 'Formula')
+  assert.is(await kept.evaluate((e) => (e as unknown as { value: string }).value), 'value * nosuch')
+  assert.is((await list(`/metrics?productID=${product.productID}`)).length, 1)
+})
+
+test('edit a data point and the product, delete the template :: the API has the changes', async () => {
+  const points = await byRole(page, 'region', 'Data points')
+  await (await inside(points, 'button', 'Edit Temperature')).click()
+  await inside(points, 'form', 'Edit data point')
+  await fill(points, { 'Data point name': 'Room temperature' })
+  await (await inside(points, 'button', 'Save')).click()
+  await inside(points, 'cell', 'Room temperature')
+  const edited = (await t.admin.get(`/api/v1/data_points/${point.id}`)).body
+  assert.equal([edited.dataPointName, edited.unitSymbol], ['Room temperature', '°C'])
+
+  await (await byRole(page, 'button', 'Edit product')).click()
+  const form = await byRole(page, 'form', 'Edit product')
+  await fill(form, { 'Product name': `${name}-2` })
+  await (await inside(form, 'button', 'Save')).click()
+  await byRole(page, 'heading', `${name}-2`)
+  assert.is((await t.admin.get(`/api/v1/products/${product.id}`)).body.productName, `${name}-2`)
+
+  const templates = await byRole(page, 'region', 'App templates')
+  await (await inside(templates, 'button', 'Delete Heater')).click()
+  await until(
+    () => list(`/app_templates?productID=${product.productID}`),
+    (xs) => xs.length === 0,
+    5000,
+  )
+  assert.equal(await list(`/app_templates?productID=${product.productID}`), [])
+  await until(
+    async () => (await allByRole(templates, 'cell', 'Heater')).length,
+    (n) => n === 0,
+  )
+  assert.equal(await allByRole(templates, 'cell', 'Heater'), [])
+})
+
+test("another tenant's product :: Not found, nothing of it shown", async () => {
+  await page.goto(`${t.url}/products/${foreign.id}`)
+  await byRole(page, 'heading', 'Not found.')
+  assert.equal(await allByRole(page, 'heading', foreign.productName), [])
+})
+
+test('a viewer :: the products and a product with its model, no write control', async () => {
+  const viewer = await t.userWithRole('viewer')
+  await (await byRole(page, 'button', 'Sign out')).click()
+  await page.goto(`${t.url}/products`)
+  await signIn(page, viewer.email, 'user-password-1')
+  await byRole(page, 'link', `${name}-2`)
+  const buttons = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
+  assert.equal(await buttons(), ['Sign out', 'Previous', 'Next'])
+  assert.equal(await allByRole(page, 'form'), [])
+  await (await byRole(page, 'link', `${name}-2`)).click()
+  await byRole(page, 'heading', `${name}-2`)
+  await inside(await byRole(page, 'region', 'Metrics'), 'cell', 'Temp °F')
+  assert.equal(await buttons(), ['Sign out'])
+  assert.equal(await allByRole(page, 'textbox'), [])
+})
+
+if (chromiumPath()) ui.run()
+else if (process.env.CI) {
+  const missing = suite('chromium in CI')
+  missing('chromium :: on PATH', () => {
+    assert.unreachable(CHROMIUM_MISSING)
+  })
+  missing.run()
+} else console.log(CHROMIUM_MISSING)
