@@ -226,6 +226,8 @@ test('edit a data point and the product, delete the template :: the API has the 
 test("another tenant's product :: Not found, nothing of it shown", async () => {
   await page.goto(`${t.url}/products/${foreign.id}`)
   await byRole(page, 'heading', 'Not found.')
+  // the API's 404 answer, not the shell's unknown page
+  assert.match(await textOf(await byRole(page, 'alert')), /^Not found: id: not found$/)
   assert.equal(await allByRole(page, 'heading', foreign.productName), [])
 })
 

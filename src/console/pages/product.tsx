@@ -122,7 +122,7 @@ function ProductInfo(p: { product: Product; canWrite: boolean; onSaved: (p: Prod
 export function ProductPage({ id }: { id: number }) {
   const canWrite = session.value?.role !== 'viewer'
   const [product, setProduct] = useState<Product | null>(null)
-  const [error, setError] = useState<string | null>(null)
+  const [error, setError] = useState<{ status: number; text: string } | null>(null)
   const [version, setVersion] = useState(0)
   const choices = useChoices(product?.productID, version)
 
@@ -133,7 +133,7 @@ export function ProductPage({ id }: { id: number }) {
     api<Product>(`/products/${id}`).then(
       (p) => !stale && setProduct(p),
       (e: unknown) =>
-        !stale && setError(e instanceof ApiError && e.status === 404 ? t().notFound : String(e)),
+        !stale && setError({ status: e instanceof ApiError ? e.status : 0, text: refusal(e) }),
     )
     return () => {
       stale = true
@@ -143,8 +143,8 @@ export function ProductPage({ id }: { id: number }) {
   if (error)
     return (
       <section>
-        <h1>{t().notFound}</h1>
-        <p role="alert">{error}</p>
+        <h1>{error.status === 404 ? t().notFound : t().loadFailed}</h1>
+        <p role="alert">{error.text}</p>
       </section>
     )
   if (!product) return <p>{t().loading}</p>
