@@ -58,9 +58,13 @@ export async function api<T>(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
-  if (variantB()) return (await import('./variant.ts')).adaptB(path, init, call) as Promise<T>
+  if (variantB())
+    return (await import('./variant.ts')).adaptB(path, init, { send: call, invalid }) as Promise<T>
   return call<T>(path, init)
 }
+
+const invalid = (message: string, errors: Record<string, unknown>) =>
+  new ApiError(422, 'FORM_INVALID', message, errors)
 
 /** One HTTP call of the API as the service answers it. */
 async function call<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {

@@ -5,12 +5,16 @@
  * shapes. What B lacks reads null (the page shows nothing); a list filter B cannot apply answers an empty page.
  * Record ids in paths are the same in both variants. Shapes: src/schemas/*-b.ts against their Variant A files.
  */
-import { ApiError } from './api.ts'
-
 type Json = Record<string, unknown>
 type Init = { method?: string; body?: unknown }
 /** The plain HTTP call (`api()` without the adapter). */
 export type Send = (path: string, init?: Init) => Promise<unknown>
+
+/** What a rule may use: the plain call, and the console's error of a body refused before it is sent (422). */
+export interface Ctx {
+  send: Send
+  invalid: (message: string, errors: Record<string, unknown>) => Error
+}
 
 /** How one list's query changes: A's filter names → B's, B's sort keys, what B cannot filter by. */
 interface QuerySpec {
@@ -31,10 +35,10 @@ export interface Rule {
   /** Matched against the path without its query. */
   path: RegExp
   query?: QuerySpec
-  /** A's body → B's; may read through `send`. */
-  body?: (b: Json, send: Send) => Json | Promise<Json>
+  /** A's body → B's; may read through `ctx.send`. */
+  body?: (b: Json, ctx: Ctx) => Json | Promise<Json>
   /** B's answer → A's. */
-  answer?: (a: Json, send: Send) => Json | Promise<Json>
+  answer?: (a: Json, ctx: Ctx) => Json | Promise<Json>
 }
 
 const obj = (v: unknown): Json => (typeof v === 'object' && v !== null ? (v as Json) : {})
@@ -183,7 +187,7 @@ async function deviceIDOf(id: unknown, send: Send): Promise<unknown> {
 const productIntIDs = new Map<string, number>()
 
 /** Fills `productIntID` of A-shaped devices from one read of their products; left null if that fails. */
-async function withProductIntIDs(devices: Json[], send: Send): Promise<Json[]> {
+async function withProductIntIDs(devices: Json[], { send }: Ctx): Promise<Json[]> {
   const missing = [...new Set(devices.map((d) => String(d.productID)))].filter(
     (p) => !productIntIDs.has(p),
   )
@@ -202,22 +206,22 @@ async function withProductIntIDs(devices: Json[], send: Send): Promise<Json[]> {
   }))
 }
 
-const deviceAnswer = async (d: Json, send: Send) =>
-  (await withProductIntIDs([deviceToA(d)], send))[0] ?? {}
+const deviceAnswer = async (d: Json, ctx: Ctx) =>
+  (await withProductIntIDs([deviceToA(d)], ctx))[0] ?? {}
 
-const devicePageAnswer = async (page: Json, send: Send) => {
+const devicePageAnswer = async (page: Json, ctx: Ctx) => {
   const items = Array.isArray(page.items) ? page.items.map((x) => deviceToA(obj(x))) : []
-  return { ...page, items: await withProductIntIDs(items, send) }
+  return { ...page, items: await withProductIntIDs(items, ctx) }
 }
 
-async function publishToB(b: Json, send: Send): Promise<Json> {
+async function publishToB(b: Json, { send }: Ctx): Promise<Json> {
   const { deviceIntID, ...rest } = b
   if (rest.deviceID === undefined && deviceIntID !== undefined)
     rest.deviceID = await deviceIDOf(deviceIntID, send)
   return rest
 }
 
-async function groupPublishToB(b: Json, send: Send): Promise<Json> {
+async function groupPublishToB(b: Json, { send }: Ctx): Promise<Json> {
   const { groupIntID, ...rest } = b
   if (rest.groupID === undefined && groupIntID !== undefined)
     rest.groupID = obj(await send(`/groups/${Number(groupIntID)}`)).groupID
@@ -240,9 +244,9 @@ const productItemToA = (p: Json): Json => ({
 })
 
 /** A's product create body → B's (productName, description): B's products are MQTT only. */
-export function productCreateToB(b: Json): Json {
+export function productCreateToB(b: Json, { invalid }: Pick<Ctx, 'invalid'>): Json {
   if (b.cloudProtocol !== undefined && b.cloudProtocol !== null && Number(b.cloudProtocol) !== 1)
-    throw new ApiError(422, 'FORM_INVALID', 'this service makes MQTT products only', {
+    throw invalid('this service makes MQTT products only', {
       cloudProtocol: 'must be 1 (MQTT)',
     })
   return pick(b, ['productName', 'description'])
@@ -386,7 +390,8 @@ export function queryToB(spec: QuerySpec, q: URLSearchParams): URLSearchParams |
 }
 
 /** Calls `path` as Variant A would answer it, through `send` (Variant B's API). */
-export async function adaptB(path: string, init: Init, send: Send): Promise<unknown> {
+export async function adaptB(path: string, init: Init, ctx: Ctx): Promise<unknown> {
+  const { send } = ctx
   const method = (init.method ?? 'GET').toUpperCase()
   const [pathname = path, search = ''] = path.split('?', 2)
   const rule = ruleOf(method, pathname)
@@ -402,7 +407,7 @@ export async function adaptB(path: string, init: Init, send: Send): Promise<unkn
     target = b.toString() ? `${pathname}?${b}` : pathname
   }
   const body =
-    rule.body && init.body !== undefined ? await rule.body(obj(init.body), send) : init.body
+    rule.body && init.body !== undefined ? await rule.body(obj(init.body), ctx) : init.body
   const answer = await send(target, { ...init, body })
-  return rule.answer && answer !== null ? rule.answer(obj(answer), send) : answer
+  return rule.answer && answer !== null ? rule.answer(obj(answer), ctx) : answer
 }

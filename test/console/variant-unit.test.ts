@@ -20,6 +20,7 @@ import {
   queryToB,
   ruleOf,
   RULES,
+  type Ctx,
   type Send,
 } from '../../src/console/variant.ts'
 import * as devA from '../../src/schemas/devices.ts'
@@ -34,6 +35,19 @@ import * as cmdB from '../../src/schemas/commands-b.ts'
 import { kits } from '../src/routes/_variant.ts'
 
 const T = '2026-11-23 10:00:00'
+
+/** The console's refusal as api.ts makes it (an ApiError there; here its fields). */
+class Invalid extends Error {
+  status = 422
+  errorCode = 'FORM_INVALID'
+  constructor(
+    message: string,
+    readonly errors: Record<string, unknown>,
+  ) {
+    super(message)
+  }
+}
+const invalid = (message: string, errors: Record<string, unknown>) => new Invalid(message, errors)
 
 /** A Variant B device detail, as the service answers it. */
 const deviceB = devB.Device.parse({
@@ -149,7 +163,7 @@ shapes('product, group, group member, connect log :: every field of A', () => {
   hasShapeOfA(productToA(product), prodA.Product)
   const listed = ruleOf('GET', '/products')!.answer!(
     { items: [prodB.ProductListItem.parse(product)], meta: {} },
-    () => Promise.reject(new Error('no call')),
+    { send: () => Promise.reject(new Error('no call')), invalid },
   ) as Record<string, any>
   hasShapeOfA(listed.items[0], prodA.ProductListItem)
   const group = grpB.Group.parse({
@@ -235,11 +249,11 @@ bodies('device edit :: the record as read, changed, sent back as B edit fields',
 })
 
 bodies('product create :: productName and description; another protocol than MQTT refused', () => {
-  const b = productCreateToB({ productName: 'P', cloudProtocol: 1, description: 'd' })
+  const b = productCreateToB({ productName: 'P', cloudProtocol: 1, description: 'd' }, { invalid })
   assert.equal(b, { productName: 'P', description: 'd' })
   assert.ok(prodB.ProductCreate.safeParse(b).success)
   try {
-    productCreateToB({ productName: 'P', cloudProtocol: 2, description: 'd' })
+    productCreateToB({ productName: 'P', cloudProtocol: 2, description: 'd' }, { invalid })
     assert.unreachable('refused')
   } catch (e: any) {
     assert.equal(
@@ -289,7 +303,8 @@ function fakeB(answers: Record<string, unknown>) {
     if (!(key in answers)) throw new Error(`unexpected ${key}`)
     return answers[key]
   }
-  return { calls, send }
+  const ctx: Ctx = { send, invalid }
+  return { calls, send, ctx }
 }
 
 const calls = suite('adaptB')
@@ -302,11 +317,11 @@ calls(
       'POST /device_publish': { taskID: 'k1', commandStatus: 'queued' },
     })
     const body = { deviceIntID: 7, payload: { led: 'on' }, qos: 1, timeout: 30 }
-    assert.equal(await adaptB('/device_publish', { method: 'POST', body }, f.send), {
+    assert.equal(await adaptB('/device_publish', { method: 'POST', body }, f.ctx), {
       taskID: 'k1',
       commandStatus: 'queued',
     })
-    await adaptB('/device_publish', { method: 'POST', body }, f.send)
+    await adaptB('/device_publish', { method: 'POST', body }, f.ctx)
     const sent = { deviceID: 'dev-7', payload: { led: 'on' }, qos: 1, timeout: 30 }
     assert.equal(f.calls, [
       ['GET', '/devices/7', undefined],
@@ -322,7 +337,7 @@ calls('group_publish with groupIntID :: groupID read from the group', async () =
     'GET /groups/3': { id: 3, groupID: 'g3' },
     'POST /group_publish': { statusUrl: '/task_status/x', taskID: 'x' },
   })
-  await adaptB('/group_publish', { method: 'POST', body: { groupIntID: 3, payload: 'hi' } }, f.send)
+  await adaptB('/group_publish', { method: 'POST', body: { groupIntID: 3, payload: 'hi' } }, f.ctx)
   assert.equal(f.calls[1], ['POST', '/group_publish', { groupID: 'g3', payload: 'hi' }])
   assert.ok(cmdB.GroupPublish.safeParse(f.calls[1]![2]).success)
 })
@@ -338,7 +353,7 @@ calls(
       },
       'GET /products?productID_in=p1&_limit=100': { items: [{ id: 11, productID: 'p1' }] },
     })
-    const page = (await adaptB('/devices?_page=1&_limit=20&deviceName_like=th', {}, f.send)) as any
+    const page = (await adaptB('/devices?_page=1&_limit=20&deviceName_like=th', {}, f.ctx)) as any
     assert.equal(page.meta, { count: 2, page: 1, limit: 20 })
     assert.equal(
       page.items.map((d: any) => [d.deviceStatus, d.productIntID]),
@@ -353,7 +368,7 @@ calls(
 
 calls('a filter B cannot apply :: an empty page, nothing asked', async () => {
   const f = fakeB({})
-  assert.equal(await adaptB('/devices?_page=3&_limit=20&deviceStatus=1', {}, f.send), {
+  assert.equal(await adaptB('/devices?_page=3&_limit=20&deviceStatus=1', {}, f.ctx), {
     items: [],
     meta: { count: 0, page: 3, limit: 20 },
   })
@@ -369,10 +384,10 @@ calls(
       'DELETE /devices?ids=7': null,
       'POST /login': { token: 'x' },
     })
-    assert.equal(await adaptB('/current_alerts?ruleID=1', {}, f.send), { items: [{ id: 1 }] })
-    assert.equal(await adaptB('/devices/7/latest', {}, f.send), [{ dataPointID: 'temp' }])
-    assert.is(await adaptB('/devices?ids=7', { method: 'DELETE' }, f.send), null)
-    assert.equal(await adaptB('/login', { method: 'POST', body: { email: 'e' } }, f.send), {
+    assert.equal(await adaptB('/current_alerts?ruleID=1', {}, f.ctx), { items: [{ id: 1 }] })
+    assert.equal(await adaptB('/devices/7/latest', {}, f.ctx), [{ dataPointID: 'temp' }])
+    assert.is(await adaptB('/devices?ids=7', { method: 'DELETE' }, f.ctx), null)
+    assert.equal(await adaptB('/login', { method: 'POST', body: { email: 'e' } }, f.ctx), {
       token: 'x',
     })
     assert.equal(f.calls[3], ['POST', '/login', { email: 'e' }])
