@@ -248,6 +248,17 @@ test('a value over the rule :: Urgent row on /alerts; Acknowledge shows Yes and 
   assert.ok(a.ackAt, 'ackAt set')
 })
 
+test("a command to a blocked device :: refused, the API's message in an alert", async () => {
+  const r = await t.admin.put(`/api/v1/devices/${devices[0].id}`, { blocked: 1 })
+  assert.is(r.status, 200, r.text)
+  await page.goto(`${t.url}/devices/${devices[0].id}`)
+  const region = await byRole(page, 'region', 'Console')
+  await (await byRole(region as never, 'textbox', 'Payload')).type('{"led":"off"}')
+  await (await byRole(page, 'button', 'Send command')).click()
+  assert.match(await textOf(await byRole(region as never, 'alert')), /the device is blocked/)
+  assert.is((await t.admin.get(`/api/v1/devices/${devices[0].id}/control_logs`)).body.meta.count, 0)
+})
+
 test("another tenant's device page :: Not found", async () => {
   await page.goto(`${t.url}/devices/${foreign.id}`)
   await byRole(page, 'heading', 'Not found.')
