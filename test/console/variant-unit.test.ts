@@ -7,8 +7,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { z } from 'zod'
+import { adaptB, queryToB, ruleOf, RULES, type Ctx, type Send } from '../../src/console/variant.ts'
 import {
-  adaptB,
   connectLogToA,
   deviceCreateToB,
   deviceToA,
@@ -17,12 +17,7 @@ import {
   groupToA,
   productCreateToB,
   productToA,
-  queryToB,
-  ruleOf,
-  RULES,
-  type Ctx,
-  type Send,
-} from '../../src/console/variant.ts'
+} from '../../src/console/variant-maps.ts'
 import * as devA from '../../src/schemas/devices.ts'
 import * as devB from '../../src/schemas/devices-b.ts'
 import * as prodA from '../../src/schemas/products.ts'
