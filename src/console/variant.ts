@@ -37,6 +37,8 @@ interface QuerySpec {
   sorts: readonly string[]
   /** A's filters B has no field for: a list filtered by one answers an empty page. */
   unmappable?: readonly string[]
+  /** Refuse (422) a call filtered by an unmappable field instead (an export must not hold more than asked). */
+  refuse?: boolean
 }
 
 /** One endpoint (or several) whose shapes differ between the variants. */
@@ -163,6 +165,16 @@ export const RULES: readonly Rule[] = [
     answer: deviceAnswer,
   },
   {
+    name: 'GET /devices_export',
+    method: 'GET',
+    path: path('/devices_export'),
+    query: {
+      ...DEVICE_QUERY,
+      sorts: DEVICE_QUERY.sorts.filter((k) => k !== 'lastSeenAt'),
+      refuse: true,
+    },
+  },
+  {
     name: 'GET /devices/{id}/connect_logs, /device_connect_logs',
     method: 'GET',
     path: path('(?:/devices/:id/connect_logs|/device_connect_logs)'),
@@ -229,8 +241,8 @@ export function ruleOf(method: string, pathname: string): Rule | undefined {
   return RULES.find((r) => r.method === method && r.path.test(pathname))
 }
 
-/** A's list query → B's; null when it filters by something B has not (the answer is then an empty page). */
-export function queryToB(spec: QuerySpec, q: URLSearchParams): URLSearchParams | null {
+/** A's list query → B's; `{lacks}` when it filters by a field B has not. */
+export function queryToB(spec: QuerySpec, q: URLSearchParams): URLSearchParams | { lacks: string } {
   const out = new URLSearchParams()
   for (const [key, value] of q) {
     if (key === '_sort') {
@@ -239,7 +251,7 @@ export function queryToB(spec: QuerySpec, q: URLSearchParams): URLSearchParams |
       continue
     }
     const [, field = key, suffix = ''] = /^(.+?)(_like|_in)?$/.exec(key) ?? []
-    if (spec.unmappable?.includes(field)) return null
+    if (spec.unmappable?.includes(field)) return { lacks: field }
     const name = spec.rename?.[field] ?? field
     const map = spec.values?.[name]
     out.append(`${name}${suffix}`, map ? map(value) : value)
@@ -258,7 +270,9 @@ export async function adaptB(path: string, init: Init, ctx: Ctx): Promise<unknow
   if (rule.query && search) {
     const q = new URLSearchParams(search)
     const b = queryToB(rule.query, q)
-    if (!b) {
+    if ('lacks' in b && rule.query.refuse)
+      throw ctx.invalid(`this API cannot filter by ${b.lacks}`, { [b.lacks]: 'not a filter here' })
+    if ('lacks' in b) {
       const limit = Number(q.get('_limit') ?? 10)
       return { items: [], meta: { count: 0, page: Number(q.get('_page') ?? 1), limit } }
     }

@@ -2,7 +2,8 @@
  * The console's Variant B adapter (src/console/variant.ts) without a browser: Variant B's records (checked
  * against src/schemas/*-b.ts) come out with every field of Variant A's schema; Variant A's bodies go out as bodies
  * Variant B's schemas accept; list filters and sort keys are renamed, dropped or refused; publish bodies find the
- * deviceID / groupID through one read; calls whose shapes agree pass through untouched.
+ * deviceID / groupID through one read; calls whose shapes agree pass through untouched; and every operation whose
+ * shapes differ in the service's OpenAPI documents of A and B has a rule.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -28,6 +29,9 @@ import * as logA from '../../src/schemas/logs.ts'
 import * as logB from '../../src/schemas/logs-b.ts'
 import * as cmdB from '../../src/schemas/commands-b.ts'
 import { kits } from '../src/routes/_variant.ts'
+import { createApp } from '../../src/app.ts'
+import { shapesA } from '../../src/wire/shapes.ts'
+import { startTestService, type TestService } from '../_support/service.ts'
 
 const T = '2026-11-23 10:00:00'
 
@@ -277,7 +281,7 @@ queries('device list :: names kept, deviceType codes mapped, a sort B lacks drop
     'cloudProtocol_in=1,2',
     'productName_like=x',
   ])
-    assert.is(queryToB(spec, q(f)), null, f)
+    assert.equal(queryToB(spec, q(f)), { lacks: f.split(/[_=]/)[0] }, f)
 })
 
 queries('connect logs :: connectStatus filter and sort as deviceStatus', () => {
@@ -370,6 +374,20 @@ calls('a filter B cannot apply :: an empty page, nothing asked', async () => {
   assert.equal(f.calls, [])
 })
 
+calls('an export filtered by a field B lacks :: refused (422), nothing asked', async () => {
+  const f = fakeB({ 'GET /devices_export?deviceType=0': { statusUrl: '/task_status/x' } })
+  try {
+    await adaptB('/devices_export?deviceStatus=1', {}, f.ctx)
+    assert.unreachable('refused')
+  } catch (e: any) {
+    assert.equal([e.status, e.errors], [422, { deviceStatus: 'not a filter here' }])
+  }
+  assert.equal(await adaptB('/devices_export?deviceType=1', {}, f.ctx), {
+    statusUrl: '/task_status/x',
+  })
+  assert.is(f.calls.length, 1)
+})
+
 calls(
   'shapes that agree (alerts, latest, login, deletes) :: passed through untouched',
   async () => {
@@ -399,7 +417,47 @@ calls('the table :: each rule names its endpoint, no two rules for one call', ()
   }
 })
 
+let t: TestService
+const table = suite('the table against the service')
+table.before(async () => {
+  t = await startTestService({ API_VARIANT: 'B' })
+})
+table.after(() => t.close())
+
+/** Request parameters, body and answers of an OpenAPI operation, without the prose. */
+const wire = (op: any) =>
+  JSON.stringify([op.parameters, op.requestBody, op.responses], (k, v) =>
+    ['description', 'examples', 'summary'].includes(k) ? undefined : v,
+  )
+
+table(
+  'every operation whose shapes differ between A and B :: has a rule; every rule an operation',
+  () => {
+    const b = createApp(t.svc.deps).document() as any
+    const a = createApp(t.svc.deps, shapesA).document() as any
+    const differ: string[] = []
+    const served: Array<[string, string]> = []
+    for (const [p, ops] of Object.entries<any>(b.paths))
+      for (const [m, op] of Object.entries<any>(ops)) {
+        const path = p.replace('/api/v1', '').replace(/\{\w+\}/g, '1')
+        served.push([m.toUpperCase(), path])
+        if (wire(op) !== wire(a.paths[p]?.[m])) differ.push(`${m.toUpperCase()} ${path}`)
+      }
+    assert.ok(differ.length >= 15, differ.join())
+    assert.equal(
+      differ.filter((d) => !ruleOf(d.split(' ')[0]!, d.split(' ')[1]!)),
+      [],
+    )
+    for (const r of RULES)
+      assert.ok(
+        served.some(([m, p]) => m === r.method && r.path.test(p)),
+        `${r.name}: not served`,
+      )
+  },
+)
+
 shapes.run()
 bodies.run()
 queries.run()
 calls.run()
+table.run()
