@@ -46,11 +46,28 @@ function setSession(s: Session | null) {
 export const authorization = (): Record<string, string> =>
   session.value ? { authorization: `Bearer ${session.value.token}` } : {}
 
-/** Calls `/api/v1{path}`; answers the parsed JSON body, throws ApiError otherwise. A 401 ends the session. */
+/** The API variant index.html names (`devicecloud-api-variant`): the pages are written against Variant A. */
+const variantB = () =>
+  document.querySelector('meta[name="devicecloud-api-variant"]')?.getAttribute('content') === 'B'
+
+/**
+ * Calls `/api/v1{path}` in Variant A's shapes; answers the parsed JSON body, throws ApiError otherwise. A 401 ends
+ * the session. Under Variant B, variant.ts (loaded only then) translates the request and the answer.
+ */
 export async function api<T>(
   path: string,
   init: { method?: string; body?: unknown } = {},
 ): Promise<T> {
+  if (variantB())
+    return (await import('./variant.ts')).adaptB(path, init, { send: call, invalid }) as Promise<T>
+  return call<T>(path, init)
+}
+
+const invalid = (message: string, errors: Record<string, unknown>) =>
+  new ApiError(422, 'FORM_INVALID', message, errors)
+
+/** One HTTP call of the API as the service answers it. */
+async function call<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...authorization() }
   if (init.body !== undefined) headers['content-type'] = 'application/json'
   const res = await fetch(`/api/v1${path}`, {

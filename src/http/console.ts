@@ -22,6 +22,7 @@ const INDEX_HTML = `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="devicecloud-api-variant" content="{{apiVariant}}">
 <title>DeviceCloud</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css">
@@ -30,6 +31,10 @@ const INDEX_HTML = `<!doctype html>
 <body><div id="app"></div></body>
 </html>
 `
+
+/** index.html naming the API variant (API_VARIANT), whose shapes src/console/variant.ts adapts to Variant A's. */
+export const withVariant = (html: string, variant: 'A' | 'B') =>
+  html.replace('{{apiVariant}}', variant)
 
 interface Asset {
   body: string
@@ -97,7 +102,10 @@ export function wantsConsolePage(c: Context): boolean {
 }
 
 /** The console's handlers: the page, and the bundle's files, built once on first use. */
-export function consoleAssets(bundle: () => Promise<ConsoleBundle> = buildConsole) {
+export function consoleAssets(
+  bundle: () => Promise<ConsoleBundle> = buildConsole,
+  apiVariant: 'A' | 'B' = 'A',
+) {
   let built: Promise<ConsoleBundle> | undefined
   const get = () => {
     built ??= bundle().catch((err: unknown) => {
@@ -110,7 +118,7 @@ export function consoleAssets(bundle: () => Promise<ConsoleBundle> = buildConsol
     page(c: Context) {
       c.header('Content-Security-Policy', CONSOLE_CSP)
       c.header('Cache-Control', 'no-cache')
-      return c.html(INDEX_HTML)
+      return c.html(withVariant(INDEX_HTML, apiVariant))
     },
     /** GET /console/<file>: undefined when the bundle has no such file (the caller's 404). */
     async file(c: Context, name: string): Promise<Response | undefined> {

@@ -29,6 +29,7 @@ web('/, /devices/1, /signin by a browser :: the page, strict CSP, no inline scri
     assert.is(r.headers.get('content-security-policy'), CONSOLE_CSP)
     assert.ok(r.text.includes('<script type="module" src="/console/app.js"></script>'), r.text)
     assert.ok(r.text.includes('<link rel="stylesheet" href="/console/app.css">'))
+    assert.ok(r.text.includes('<meta name="devicecloud-api-variant" content="A">'), 'the variant')
     assert.equal(r.text.match(/<script/g), ['<script'])
   }
   assert.is(

@@ -1,0 +1,287 @@
+/**
+ * The console in real Chromium against a service serving Variant B's shapes (API_VARIANT=B): the pages, written
+ * against Variant A, work through the adapter of src/console/variant.ts. Data is set up with Variant B's bodies;
+ * a real MQTT device goes online, publishes values (latest, chart), answers a command sent from the composer and
+ * raises an alert acknowledged on /alerts; a viewer and another tenant's device; axe-core on each page.
+ */
+import type { MqttClient } from 'mqtt'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
+import {
+  ADMIN_EMAIL,
+  ADMIN_PASSWORD,
+  startTestService,
+  type Client,
+  type TestService,
+} from '../_support/service.ts'
+import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
+import { created, kits } from '../src/routes/_variant.ts'
+import {
+  allByRole,
+  axeViolations,
+  byRole,
+  CHROMIUM_MISSING,
+  chromiumPath,
+  launch,
+  shot,
+  signIn,
+  textOf,
+} from './_browser.ts'
+
+const B = kits.B
+
+let t: TestService
+let browser: Browser
+let page: Page
+let devices: any[] = []
+let foreign: any
+let stream: any
+let temp: any
+let rule: any
+let mqtt: MqttClient | undefined
+const got: any[] = []
+
+const ui = suite('console under API_VARIANT=B in Chromium')
+
+/** A Variant B product and its devices (B bodies), with a numeric data point `temp` on stream `telemetry`. */
+async function world(c: Client, names: string[]) {
+  const product = await created(c, '/api/v1/products', B.productBody())
+  const point = await mkPoint(c, product.id, 'temp')
+  const s = await mkStream(c, product.productID, [point.id], { topic: 'telemetry' })
+  const list = []
+  for (const deviceName of names)
+    list.push(await created(c, '/api/v1/devices', B.deviceBody(product.productID, { deviceName })))
+  return { product, point, stream: s, devices: list }
+}
+
+ui.before(async () => {
+  t = await startTestService(B.env)
+  const tag = Date.now().toString(36)
+  const w = await world(t.admin, [`alpha-${tag}`, `beta-${tag}`])
+  ;({ devices, stream, point: temp } = w)
+  const r = await t.admin.post('/api/v1/alert_rules', {
+    ruleName: `hot-${tag}`,
+    productID: w.product.productID,
+    condition: 'temp > 80',
+    alertSeverity: 1,
+  })
+  assert.is(r.status, 201, r.text)
+  rule = r.body
+  foreign = (await world(await t.newTenant(), [`gamma-${tag}`])).devices[0]
+  browser = await launch(chromiumPath()!)
+  page = await browser.newPage()
+  await page.setViewport({ width: 1200, height: 900 })
+})
+
+ui.after(async () => {
+  end(mqtt)
+  await browser?.close()
+  await t?.close()
+})
+
+const test = (name: string, fn: () => Promise<void>) =>
+  ui(name, () => shot(page, `variant-b-${name.split(' :: ')[0]}`, fn))
+
+const rowText = async (name: string) =>
+  textOf(
+    (await (
+      await byRole(page, 'link', name)
+    ).evaluateHandle((a) => a.closest('tr'))) as ElementHandle,
+  )
+
+/** Pixels of the figure's canvases in the series' blue (#2563eb). */
+const bluePixels = (figure: ElementHandle) =>
+  figure.evaluate((f) => {
+    let n = 0
+    for (const c of f.querySelectorAll('canvas')) {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0 && d[i + 2]! > 180 && d[i]! < 120) n++
+    }
+    return n
+  })
+
+test('index.html :: names Variant B; the API answers B shapes (status, no deviceStatus)', async () => {
+  const r = await t.anon.call('GET', '/devices', undefined, { accept: 'text/html' })
+  assert.ok(r.text.includes('<meta name="devicecloud-api-variant" content="B">'), r.text)
+  const d = (await t.admin.get(`/api/v1/devices/${devices[0].id}`)).body
+  assert.equal([d.status, 'deviceStatus' in d], [0, false])
+})
+
+test("/devices :: the tenant's 2 devices Offline (not another tenant's); search narrows; axe clean", async () => {
+  await page.goto(`${t.url}/devices`)
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(page, 'table')
+  for (const d of devices) assert.match(await rowText(d.deviceName), /\bOffline\b/)
+  assert.equal(await allByRole(page, 'link', foreign.deviceName), [])
+  assert.match(await rowText(devices[0].deviceName), new RegExp(devices[0].productName))
+  assert.equal(await axeViolations(page), [])
+  await (await byRole(page, 'searchbox', 'Search devices')).type('beta')
+  await until(
+    async () => (await allByRole(page, 'link', devices[0].deviceName)).length,
+    (n) => n === 0,
+  )
+  assert.is((await allByRole(page, 'link', devices[0].deviceName)).length, 0)
+  await byRole(page, 'link', devices[1].deviceName)
+})
+
+test('a device connects over MQTT :: its row says Online within 5 s, live', async () => {
+  mqtt = await connectDevice(t, devices[1])
+  mqtt.on('message', (_topic, payload) => {
+    try {
+      got.push(JSON.parse(payload.toString()))
+    } catch {
+      // not a command of these tests
+    }
+  })
+  assert.match(
+    await until(
+      () => rowText(devices[1].deviceName),
+      (s) => /\bOnline\b/.test(s),
+      5000,
+    ),
+    /\bOnline\b/,
+  )
+  // read again: the API's `status` shown as Online, not only the live event
+  await page.reload()
+  assert.match(
+    await until(
+      () => rowText(devices[1].deviceName),
+      (s) => /\bOnline\b/.test(s),
+      5000,
+    ),
+    /\bOnline\b/,
+  )
+})
+
+test('device page :: Info Online and MQTT, a published value in Latest values and drawn; axe clean', async () => {
+  await (await byRole(page, 'link', devices[1].deviceName)).click()
+  await byRole(page, 'heading', devices[1].deviceName)
+  const info = await textOf(await byRole(page, 'region', 'Info'))
+  assert.match(info, /\bOnline\b/)
+  assert.match(info, /\bMQTT\b/)
+  const region = await byRole(page, 'region', 'Latest values')
+  await mqtt!.publishAsync(
+    await fullTopic(t, devices[1], stream.topic),
+    JSON.stringify({ temp: 21.75 }),
+    { qos: 1 },
+  )
+  assert.match(
+    await until(
+      () => textOf(region),
+      (s) => s.includes('21.75'),
+      5000,
+    ),
+    /21\.75/,
+  )
+  const figure = await byRole(page, 'figure', temp.dataPointName)
+  const n = await until(
+    () => bluePixels(figure),
+    (n) => n > 20,
+    5000,
+  )
+  assert.ok(n > 20, `${n} blue pixels`)
+  assert.equal(await axeViolations(page), [])
+})
+
+test('Send command :: B body (deviceID) reaches the device, it answers, the status says succeeded', async () => {
+  const region = await byRole(page, 'region', 'Console')
+  await (await byRole(region as never, 'textbox', 'Payload')).type('{"led":"on"}')
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/device_publish'))
+  await (await byRole(page, 'button', 'Send command')).click()
+  assert.equal(JSON.parse((await sent).postData()!), {
+    payload: { led: 'on' },
+    qos: 1,
+    deviceID: devices[1].deviceID,
+  })
+  const request = await until(
+    () => Promise.resolve(got.find((m) => m.data?.led === 'on')),
+    (m) => m !== undefined,
+    5000,
+  )
+  assert.is(request.data_type, 'request')
+  const answer = { data_type: 'response', result: { task_id: request.task_id, code: 200 } }
+  await mqtt!.publishAsync(await fullTopic(t, devices[1], stream.topic), JSON.stringify(answer), {
+    qos: 1,
+  })
+  const status = await byRole(page, 'status', 'Command status')
+  assert.is(
+    await until(
+      () => textOf(status),
+      (s) => s === 'succeeded',
+      5000,
+    ),
+    'succeeded',
+  )
+  const logs = await t.admin.get(`/api/v1/devices/${devices[1].id}/control_logs`)
+  assert.is(logs.body.meta.count, 1)
+  assert.equal(await axeViolations(page), [])
+})
+
+test('a value over the rule :: Urgent row on /alerts; Acknowledge shows Yes and the API has ackAt', async () => {
+  await mqtt!.publishAsync(
+    await fullTopic(t, devices[1], stream.topic),
+    JSON.stringify({ temp: 95 }),
+    { qos: 1 },
+  )
+  await (await byRole(page, 'link', 'Alerts')).click()
+  const rowOf = async () => {
+    for (const row of await allByRole(await byRole(page, 'table', 'Current'), 'row'))
+      if ((await textOf(row)).includes(devices[1].deviceName)) return row
+    return null
+  }
+  const row = await until(rowOf, (r) => r !== null, 8000)
+  assert.ok(row, 'an alert row')
+  assert.match(await textOf(row!), /\bUrgent\b/)
+  assert.equal(await axeViolations(page), [])
+  await (await row!.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()
+  assert.match(
+    await until(
+      async () => textOf((await rowOf())!),
+      (s) => /\bYes\b/.test(s),
+      5000,
+    ),
+    /\bYes\b/,
+  )
+  const [a] = (await t.admin.get(`/api/v1/current_alerts?ruleID=${rule.id}`)).body.items
+  assert.ok(a.ackAt, 'ackAt set')
+})
+
+test("a command to a blocked device :: refused, the API's message in an alert", async () => {
+  const r = await t.admin.put(`/api/v1/devices/${devices[0].id}`, { blocked: 1 })
+  assert.is(r.status, 200, r.text)
+  await page.goto(`${t.url}/devices/${devices[0].id}`)
+  const region = await byRole(page, 'region', 'Console')
+  await (await byRole(region as never, 'textbox', 'Payload')).type('{"led":"off"}')
+  await (await byRole(page, 'button', 'Send command')).click()
+  assert.match(await textOf(await byRole(region as never, 'alert')), /the device is blocked/)
+  assert.is((await t.admin.get(`/api/v1/devices/${devices[0].id}/control_logs`)).body.meta.count, 0)
+})
+
+test("another tenant's device page :: Not found", async () => {
+  await page.goto(`${t.url}/devices/${foreign.id}`)
+  await byRole(page, 'heading', 'Not found.')
+  assert.equal(await allByRole(page, 'heading', foreign.deviceName), [])
+})
+
+test('a viewer :: the devices and a device page, no write control', async () => {
+  const viewer = await t.userWithRole('viewer')
+  await (await byRole(page, 'button', 'Sign out')).click()
+  await page.goto(`${t.url}/devices`)
+  await signIn(page, viewer.email, 'user-password-1')
+  await (await byRole(page, 'link', devices[1].deviceName)).click()
+  await byRole(page, 'heading', devices[1].deviceName)
+  await byRole(page, 'region', 'Charts')
+  assert.equal(await allByRole(page, 'region', 'Console'), [])
+  assert.equal(await allByRole(page, 'button', 'Send command'), [])
+})
+
+if (chromiumPath()) ui.run()
+else if (process.env.CI) {
+  const missing = suite('chromium in CI')
+  missing('chromium :: on PATH', () => {
+    assert.unreachable(CHROMIUM_MISSING)
+  })
+  missing.run()
+} else console.log(CHROMIUM_MISSING)
