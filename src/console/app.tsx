@@ -10,6 +10,9 @@ const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m
 const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
 const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
+const GroupsPage = lazyPage(() => import('./pages/groups.tsx').then((m) => m.GroupsPage))
+const GroupPage = lazyPage(() => import('./pages/group.tsx').then((m) => m.GroupPage))
+const SchedulesPage = lazyPage(() => import('./pages/schedules.tsx').then((m) => m.SchedulesPage))
 
 type Key =
   | 'overview'
@@ -54,6 +57,10 @@ function Page() {
   if (p === '/devices' || p === '/devices/') return <DevicesPage />
   if (p === '/') return <OverviewPage />
   if (p === '/alerts' || p === '/alerts/') return <AlertsPage />
+  const group = /^\/groups\/(\d{1,15})\/?$/.exec(p)
+  if (group) return <GroupPage key={group[1]} id={Number(group[1])} />
+  if (p === '/groups' || p === '/groups/') return <GroupsPage />
+  if (p === '/schedules' || p === '/schedules/') return <SchedulesPage />
   const nav = NAV.find(([, href]) => href === p)
   return (
     <section>
