@@ -107,8 +107,9 @@ const click = async (role: string, name: string) => (await byRole(page, role, na
  */
 const go = (path: string) =>
   page.evaluate((p) => {
-    history.pushState(null, '', p)
-    dispatchEvent(new PopStateEvent('popstate'))
+    const w = globalThis as any
+    w.history.pushState(null, '', p)
+    w.dispatchEvent(new w.PopStateEvent('popstate'))
   }, path)
 const figure = async (label: string) => {
   const text = await textOf(await byRole(page, 'region', 'Group command progress'))
@@ -301,7 +302,9 @@ test("a viewer :: no write control on /groups, the group's page and /schedules; 
   const readOnly = ['Sign out', 'Previous', 'Next']
   const buttons = async () =>
     Promise.all(
-      (await allByRole(page, 'button')).map((b) => b.evaluate((e) => e.textContent?.trim())),
+      (await allByRole(page, 'button')).map((b) =>
+        b.evaluate((e): string => e.textContent?.trim() ?? ''),
+      ),
     )
   for (const [path, ready] of [
     ['/groups', ['link', groupName]],
@@ -313,7 +316,7 @@ test("a viewer :: no write control on /groups, the group's page and /schedules; 
     if (path === '/schedules') await byRole(page, 'cell', 'hourly')
     const names = await buttons()
     assert.ok(
-      names.every((n) => readOnly.includes(n!)),
+      names.every((n) => readOnly.includes(n)),
       `${path}: ${names.join(', ')}`,
     )
     assert.equal(await allByRole(page, 'textbox', 'Payload'), [])
