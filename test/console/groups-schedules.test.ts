@@ -192,7 +192,7 @@ test('Send to group :: both members answer, the progress reaches succeeded live,
   assert.match(await textOf(row), logs.body.items[0].taskID)
 })
 
-test('a member offline :: the group command ends partial, 1 succeeded and 1 failed', async () => {
+test('a member offline :: the group command ends partial, 2 succeeded and 1 failed; When: Every creates a group schedule', async () => {
   const r = await t.admin.post(`/api/v1/groups/${group.id}/devices`, { ids: [devices[2].id] })
   assert.is(r.status, 201, r.text)
   await page.reload()
@@ -212,6 +212,22 @@ test('a member offline :: the group command ends partial, 1 succeeded and 1 fail
     [await figure('Total'), await figure('Succeeded'), await figure('Failed')],
     [3, 2, 1],
   )
+  // the same form with When = Every creates a group schedule
+  await page.select('::-p-aria([role="combobox"][name="When"])', 'interval')
+  await (await byRole(page, 'textbox', 'Schedule name')).type('hourly')
+  await click('button', 'Create schedule')
+  const note = await byRole(page, 'status', 'Schedule')
+  await until(
+    () => textOf(note),
+    (x) => x.includes('next run'),
+    5000,
+  )
+  const [s] = (await t.admin.get('/api/v1/group_schedule_publish')).body.items
+  assert.equal(
+    [s.scheduleName, s.scheduleType, s.IntervalMinute, s.groupID, JSON.parse(s.payload)],
+    ['hourly', 2, 60, group.groupID, { led: 'on' }],
+  )
+  assert.match(await textOf(note), s.nextRunAt)
 })
 
 test('When: Cron in the composer :: a bad cron shows the API refusal, a good one creates the schedule with its next run', async () => {
@@ -288,13 +304,6 @@ test('/schedules :: the schedule listed with its next run; Edit, Disable, then D
 })
 
 test("a viewer :: no write control on /groups, the group's page and /schedules; another tenant's group not found", async () => {
-  await t.admin.post('/api/v1/group_schedule_publish', {
-    groupIntID: group.id,
-    scheduleName: 'hourly',
-    scheduleType: 2,
-    IntervalMinute: 60,
-    payload: { ping: 1 },
-  })
   const viewer = await t.userWithRole('viewer')
   await click('button', 'Sign out')
   await signIn(page, viewer.email, 'user-password-1')
