@@ -40,6 +40,7 @@ interface StatusEvent {
   commandStatus?: string
   parentID?: number | null
   deviceIntID?: number | null
+  groupID?: string | null
 }
 
 const FINAL = new Set(['succeeded', 'failed', 'partial', 'unsent', 'canceled', 'expired'])
@@ -73,7 +74,7 @@ const resultOf = (ts: TaskStatus): Counts | null =>
   typeof ts.result === 'string' ? (JSON.parse(ts.result) as Counts) : ts.result
 
 /** The run of the last group command sent from this page, kept current from the event stream. */
-function useGroupRun(groupIntID: number, onChange: () => void) {
+function useGroupRun(groupIntID: number, groupID: string, onChange: () => void) {
   const members = useRef(new Map<number, Map<string, string>>())
   const groups = useRef(new Map<string, string>())
   const run = useRef<Run | null>(null)
@@ -104,7 +105,7 @@ function useGroupRun(groupIntID: number, onChange: () => void) {
           if (!m) members.current.set(d.parentID, (m = new Map()))
           m.set(d.taskID, d.commandStatus)
           if (run.current?.parentID === d.parentID) recount()
-        } else if (d.deviceIntID == null) {
+        } else if (d.deviceIntID == null && d.groupID === groupID) {
           groups.current.set(d.taskID, d.commandStatus)
           onChange()
           const r = run.current
@@ -161,7 +162,12 @@ export const gw = words(
   },
 )
 
-export function GroupCommand(p: { groupIntID: number; deviceCount: number; onChange: () => void }) {
+export function GroupCommand(p: {
+  groupIntID: number
+  groupID: string
+  deviceCount: number
+  onChange: () => void
+}) {
   const [payload, setPayload] = useState('')
   const [topic, setTopic] = useState('')
   const [needAck, setNeedAck] = useState('1')
@@ -171,7 +177,7 @@ export function GroupCommand(p: { groupIntID: number; deviceCount: number; onCha
   const [note, setNote] = useState<Schedule | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
-  const { run, start } = useGroupRun(p.groupIntID, p.onChange)
+  const { run, start } = useGroupRun(p.groupIntID, p.groupID, p.onChange)
 
   const send = async (ev: Event) => {
     ev.preventDefault()

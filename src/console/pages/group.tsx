@@ -81,7 +81,12 @@ export function GroupPage({ id }: { id: number }) {
       {canWrite && (
         <section class="card" aria-label={gw().groupCommand}>
           <h2>{gw().groupCommand}</h2>
-          <GroupCommand groupIntID={id} deviceCount={group.deviceCount} onChange={changed} />
+          <GroupCommand
+            groupIntID={id}
+            groupID={group.groupID}
+            deviceCount={group.deviceCount}
+            onChange={changed}
+          />
         </section>
       )}
       <ControlLog groupIntID={id} version={version} />
