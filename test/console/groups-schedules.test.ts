@@ -228,6 +228,11 @@ test('a member offline :: the group command ends partial, 2 succeeded and 1 fail
     ['hourly', 2, 60, group.groupID, { led: 'on' }],
   )
   assert.match(await textOf(note), s.nextRunAt)
+  // Remove (confirmed) takes the offline member out again
+  await click('button', `Remove ${devices[2].deviceName}`)
+  await byRole(page, 'checkbox', devices[2].deviceName)
+  const members = await t.admin.get(`/api/v1/groups/${group.id}/devices`)
+  assert.is(members.body.meta.count, 2)
 })
 
 test('When: Cron in the composer :: a bad cron shows the API refusal, a good one creates the schedule with its next run', async () => {

@@ -116,7 +116,6 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
         <select value={qos} onChange={value(setQos)}>
           <option value="0">0</option>
           <option value="1">1</option>
-          <option value="2">2</option>
         </select>
       </label>
       <label>

@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api.ts'
 import { GroupCommand, gw } from '../components/group-command.tsx'
+import { pw } from '../components/group-progress.tsx'
 import { GroupMembers } from '../components/group-members.tsx'
 import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
@@ -112,7 +113,7 @@ function ControlLog({ groupIntID, version }: { groupIntID: number; version: numb
             <thead>
               <tr>
                 <th scope="col">{t().time}</th>
-                <th scope="col">{gw().task}</th>
+                <th scope="col">{pw().task}</th>
                 <th scope="col">{t().payload}</th>
                 <th scope="col">{t().status}</th>
                 <th scope="col">{w.publishUser}</th>
