@@ -12,6 +12,9 @@ const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.Dev
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
 const ProductsPage = lazyPage(() => import('./pages/products.tsx').then((m) => m.ProductsPage))
 const ProductPage = lazyPage(() => import('./pages/product.tsx').then((m) => m.ProductPage))
+const GroupsPage = lazyPage(() => import('./pages/groups.tsx').then((m) => m.GroupsPage))
+const GroupPage = lazyPage(() => import('./pages/group.tsx').then((m) => m.GroupPage))
+const SchedulesPage = lazyPage(() => import('./pages/schedules.tsx').then((m) => m.SchedulesPage))
 
 type Key =
   | 'overview'
@@ -59,6 +62,10 @@ function Page() {
   if (p === '/products' || p === '/products/') return <ProductsPage />
   const product = /^\/products\/(\d{1,15})\/?$/.exec(p)
   if (product) return <ProductPage id={Number(product[1])} />
+  const group = /^\/groups\/(\d{1,15})\/?$/.exec(p)
+  if (group) return <GroupPage key={group[1]} id={Number(group[1])} />
+  if (p === '/groups' || p === '/groups/') return <GroupsPage />
+  if (p === '/schedules' || p === '/schedules/') return <SchedulesPage />
   const nav = NAV.find(([, href]) => href === p)
   return (
     <section>

@@ -1,12 +1,21 @@
 /**
  * Sends one command to the device (POST /device_publish) and shows its commandStatus, followed live from the
- * `command.status` events of its taskID.
+ * `command.status` events of its taskID; or, when "When" is not Now, creates a device schedule of that command
+ * (POST /device_schedule_publish) and shows its next run with a link to /schedules.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError } from '../api.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { ErrorNote } from './paged-list.tsx'
+import {
+  createSchedule,
+  emptyTiming,
+  sw,
+  timingBody,
+  WhenFields,
+  type Schedule,
+} from './schedule-fields.tsx'
 
 interface PublishAnswer {
   taskID: string
@@ -61,10 +70,14 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const [status, started] = useCommandStatus()
+  const [timing, setTiming] = useState(emptyTiming())
+  const [name, setName] = useState('')
+  const [scheduled, setScheduled] = useState<Schedule | null>(null)
 
   const send = async (ev: Event) => {
     ev.preventDefault()
     setError(null)
+    setScheduled(null)
     setBusy(true)
     try {
       const body: Record<string, unknown> = { deviceIntID, payload: payloadOf(payload) }
@@ -72,7 +85,12 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
       if (topic.trim()) body.topic = topic.trim()
       if (timeout) body.timeout = Number(timeout)
       if (ttl) body.ttl = Number(ttl)
-      started(await api<PublishAnswer>('/device_publish', { method: 'POST', body }))
+      const when = timingBody(timing)
+      if (when)
+        setScheduled(
+          await createSchedule('device', { ...body, ...when, scheduleName: name.trim() }),
+        )
+      else started(await api<PublishAnswer>('/device_publish', { method: 'POST', body }))
     } catch (e) {
       setError(e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e))
     } finally {
@@ -82,6 +100,7 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
 
   const value = (set: (v: string) => void) => (e: Event) =>
     set((e.currentTarget as HTMLInputElement).value)
+  const w = sw()
   return (
     <form class="composer" onSubmit={send}>
       <label>
@@ -97,7 +116,6 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
         <select value={qos} onChange={value(setQos)}>
           <option value="0">0</option>
           <option value="1">1</option>
-          <option value="2">2</option>
         </select>
       </label>
       <label>
@@ -108,12 +126,25 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
         {t().ttlS}
         <input type="number" min={0} max={604800} value={ttl} onInput={value(setTtl)} />
       </label>
+      <WhenFields value={timing} onChange={setTiming} />
+      {timing.when !== 'now' && (
+        <label>
+          {w.scheduleName}
+          <input required maxLength={50} value={name} onInput={value(setName)} />
+        </label>
+      )}
       <button type="submit" disabled={busy}>
-        {t().sendCommand}
+        {timing.when === 'now' ? t().sendCommand : w.createSchedule}
       </button>
       <p role="status" aria-label={t().commandStatus} class="mono">
         {status ?? ''}
       </p>
+      {scheduled && (
+        <p role="status" aria-label={w.schedule} class="wide">
+          {w.scheduled(scheduled.scheduleName, scheduled.nextRunAt ?? '—')}{' '}
+          <a href="/schedules">{t().schedules}</a>
+        </p>
+      )}
       <ErrorNote error={error} />
     </form>
   )

@@ -1,0 +1,206 @@
+/**
+ * A group's members: the server-paged table (searched by name, online state live) with Remove, and the devices of
+ * the group's product not in it yet (searched) to add. Viewers see the table only.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError } from '../api.ts'
+import { t, words } from '../i18n.ts'
+import { deviceOf, onLive } from '../live.ts'
+import { OnlineBadge } from '../pages/devices.tsx'
+import { ErrorNote, Pager, SearchBox, usePagedList } from './paged-list.tsx'
+
+interface Member {
+  id: number
+  deviceID: string
+  deviceName: string
+  deviceStatus: number
+}
+
+export const mw = words(
+  {
+    members: 'Members',
+    searchMembers: 'Search members',
+    addMembers: 'Add members',
+    searchToAdd: 'Search devices to add',
+    addSelected: 'Add selected',
+    remove: 'Remove',
+    confirmRemove: (name: string) => `Remove “${name}” from the group?`,
+    noneToAdd: 'No device of this product outside the group.',
+  },
+  {
+    members: '成员',
+    searchMembers: '搜索成员',
+    addMembers: '添加成员',
+    searchToAdd: '搜索要添加的设备',
+    addSelected: '添加所选',
+    remove: '移除',
+    confirmRemove: (name: string) => `从分组移除“${name}”？`,
+    noneToAdd: '该产品没有分组外的设备。',
+  },
+)
+
+const message = (e: unknown) =>
+  e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e)
+
+export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChange: () => void }) {
+  const w = mw()
+  const [search, setSearch] = useState('')
+  const [version, setVersion] = useState(0)
+  const changed = () => {
+    setVersion((v) => v + 1)
+    p.onChange()
+  }
+  const { page, setPage, pages, data, setData, error, setError } = usePagedList<Member>(
+    `/groups/${p.groupIntID}/devices`,
+    { deviceName_like: search },
+    search ? 200 : 0,
+    version,
+  )
+  useEffect(
+    () =>
+      onLive((e) => {
+        if (e.type !== 'device.online' && e.type !== 'device.offline') return
+        const id = deviceOf(e)
+        const status = e.type === 'device.online' ? 1 : 0
+        setData(
+          (d) =>
+            d && {
+              ...d,
+              items: d.items.map((x) => (x.deviceID === id ? { ...x, deviceStatus: status } : x)),
+            },
+        )
+      }),
+    [],
+  )
+  const remove = async (m: Member) => {
+    if (!window.confirm(w.confirmRemove(m.deviceName))) return
+    try {
+      await api(`/groups/${p.groupIntID}/devices?ids=${m.id}`, { method: 'DELETE' })
+      changed()
+    } catch (e) {
+      setError(message(e))
+    }
+  }
+  return (
+    <section aria-label={w.members} class="card">
+      <h2>{w.members}</h2>
+      <div class="toolbar">
+        <SearchBox
+          label={w.searchMembers}
+          value={search}
+          onSearch={(v) => {
+            setSearch(v)
+            setPage(1)
+          }}
+        />
+      </div>
+      <ErrorNote error={error} />
+      {data && (
+        <>
+          <table aria-label={w.members}>
+            <thead>
+              <tr>
+                <th scope="col">{t().name}</th>
+                <th scope="col">{t().deviceID}</th>
+                <th scope="col">{t().status}</th>
+                {p.canWrite && <th scope="col">{t().actions}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((m) => (
+                <tr key={m.id}>
+                  <td>
+                    <a href={`/devices/${m.id}`}>{m.deviceName}</a>
+                  </td>
+                  <td class="mono">{m.deviceID}</td>
+                  <td>
+                    <OnlineBadge online={m.deviceStatus === 1} />
+                  </td>
+                  {p.canWrite && (
+                    <td>
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`${w.remove} ${m.deviceName}`}
+                        onClick={() => void remove(m)}
+                      >
+                        {w.remove}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.items.length === 0 && <p>{t().none}</p>}
+          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+        </>
+      )}
+      {p.canWrite && <AddMembers groupIntID={p.groupIntID} version={version} onAdded={changed} />}
+    </section>
+  )
+}
+
+/** The devices that may join (GET /platform_select/groups/{id}/not_joined_devices), checked and added at once. */
+function AddMembers(p: { groupIntID: number; version: number; onAdded: () => void }) {
+  const w = mw()
+  const [search, setSearch] = useState('')
+  const [options, setOptions] = useState<Array<{ label: string; value: number }> | null>(null)
+  const [picked, setPicked] = useState<Set<number>>(new Set())
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    let stale = false
+    const q = search.trim() ? `?deviceName_like=${encodeURIComponent(search.trim())}` : ''
+    const timer = setTimeout(
+      () =>
+        api<Array<{ label: string; value: number }>>(
+          `/platform_select/groups/${p.groupIntID}/not_joined_devices${q}`,
+        ).then(
+          (o) => !stale && setOptions(o.slice(0, 50)),
+          (e: Error) => !stale && setError(e.message),
+        ),
+      search ? 200 : 0,
+    )
+    return () => {
+      stale = true
+      clearTimeout(timer)
+    }
+  }, [search, p.version])
+  const add = async (ev: Event) => {
+    ev.preventDefault()
+    setError(null)
+    try {
+      await api(`/groups/${p.groupIntID}/devices`, { method: 'POST', body: { ids: [...picked] } })
+      setPicked(new Set())
+      p.onAdded()
+    } catch (e) {
+      setError(message(e))
+    }
+  }
+  const toggle = (id: number) =>
+    setPicked((s) => {
+      const n = new Set(s)
+      if (!n.delete(id)) n.add(id)
+      return n
+    })
+  return (
+    <form aria-label={w.addMembers} onSubmit={add}>
+      <h3>{w.addMembers}</h3>
+      <SearchBox label={w.searchToAdd} value={search} onSearch={setSearch} />
+      <fieldset class="picks">
+        <legend>{w.addMembers}</legend>
+        {options?.length === 0 && <p>{w.noneToAdd}</p>}
+        {options?.map((o) => (
+          <label key={o.value}>
+            <input type="checkbox" checked={picked.has(o.value)} onChange={() => toggle(o.value)} />{' '}
+            {o.label}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" disabled={picked.size === 0}>
+        {w.addSelected}
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  )
+}

@@ -1,0 +1,140 @@
+/**
+ * /groups/{id}: the group's info (edit, not for viewers), its members, its command (sent now with its progress
+ * live, or scheduled) and its control log, re-read when one of the group's commands changes.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, session } from '../api.ts'
+import { GroupCommand, gw } from '../components/group-command.tsx'
+import { pw } from '../components/group-progress.tsx'
+import { GroupMembers } from '../components/group-members.tsx'
+import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
+import { t, words } from '../i18n.ts'
+import { GroupForm, grw, type Group } from './groups.tsx'
+
+interface GroupLog {
+  id: number
+  taskID: string | null
+  payload: string | null
+  topic: string | null
+  commandStatus: string | null
+  publishUser: string | null
+  createAt: string | null
+}
+
+const lw = words(
+  { controlLog: 'Control log', publishUser: 'By' },
+  { controlLog: '控制日志', publishUser: '操作人' },
+)
+
+export function GroupPage({ id }: { id: number }) {
+  const canWrite = session.value?.role !== 'viewer'
+  const [group, setGroup] = useState<Group | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [version, setVersion] = useState(0)
+  const [editing, setEditing] = useState(false)
+  const changed = () => setVersion((v) => v + 1)
+  useEffect(() => {
+    api<Group>(`/groups/${id}`).then(
+      (g) => (setGroup(g), setError(null)),
+      (e: Error) => setError(e.message),
+    )
+  }, [id, version])
+
+  if (!group)
+    return (
+      <section>
+        <h1>{t().groups}</h1>
+        {error ? <ErrorNote error={error} /> : <p>{t().loading}</p>}
+      </section>
+    )
+  const w = grw()
+  return (
+    <section>
+      <h1>{group.groupName}</h1>
+      <ErrorNote error={error} />
+      <section class="card" aria-label={t().info}>
+        <dl class="info">
+          <dt>{t().product}</dt>
+          <dd>{group.productName}</dd>
+          <dt>{w.deviceCount}</dt>
+          <dd>{group.deviceCount}</dd>
+          <dt>{w.description}</dt>
+          <dd>{group.description ?? ''}</dd>
+          <dt>ID</dt>
+          <dd class="mono">{group.groupID}</dd>
+        </dl>
+        {canWrite && !editing && (
+          <button type="button" onClick={() => setEditing(true)}>
+            {w.edit}
+          </button>
+        )}
+      </section>
+      {editing && (
+        <GroupForm
+          group={group}
+          onDone={(saved) => {
+            setEditing(false)
+            if (saved) changed()
+          }}
+        />
+      )}
+      <GroupMembers groupIntID={id} canWrite={canWrite} onChange={changed} />
+      {canWrite && (
+        <section class="card" aria-label={gw().groupCommand}>
+          <h2>{gw().groupCommand}</h2>
+          <GroupCommand
+            groupIntID={id}
+            groupID={group.groupID}
+            deviceCount={group.deviceCount}
+            onChange={changed}
+          />
+        </section>
+      )}
+      <ControlLog groupIntID={id} version={version} />
+    </section>
+  )
+}
+
+function ControlLog({ groupIntID, version }: { groupIntID: number; version: number }) {
+  const w = lw()
+  const { page, setPage, pages, data, error } = usePagedList<GroupLog>(
+    `/groups/${groupIntID}/control_logs`,
+    { _sort: 'id', _order: 'desc' },
+    0,
+    version,
+  )
+  return (
+    <section class="card" aria-label={w.controlLog}>
+      <h2>{w.controlLog}</h2>
+      <ErrorNote error={error} />
+      {data && (
+        <>
+          <table aria-label={w.controlLog}>
+            <thead>
+              <tr>
+                <th scope="col">{t().time}</th>
+                <th scope="col">{pw().task}</th>
+                <th scope="col">{t().payload}</th>
+                <th scope="col">{t().status}</th>
+                <th scope="col">{w.publishUser}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((l) => (
+                <tr key={l.id}>
+                  <td>{l.createAt ?? '—'}</td>
+                  <td class="mono">{l.taskID ?? ''}</td>
+                  <td class="mono">{l.payload ?? ''}</td>
+                  <td>{l.commandStatus ?? ''}</td>
+                  <td>{l.publishUser ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.items.length === 0 && <p>{t().none}</p>}
+          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+        </>
+      )}
+    </section>
+  )
+}

@@ -1,0 +1,217 @@
+/** /groups: the tenant's groups, paged by the server and searched by name; create, edit and delete (not viewers). */
+import { useEffect, useState } from 'preact/hooks'
+import { api, ApiError, session } from '../api.ts'
+import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
+import { t, words } from '../i18n.ts'
+
+/** A group as the list and the detail answer it. */
+export interface Group {
+  id: number
+  groupID: string
+  groupName: string
+  description: string | null
+  productID: string
+  productName: string
+  deviceCount: number
+  createAt: string | null
+}
+
+export const grw = words(
+  {
+    searchGroups: 'Search groups',
+    newGroup: 'New group',
+    groupForm: 'Group',
+    groupName: 'Group name',
+    description: 'Description',
+    deviceCount: 'Devices',
+    save: 'Save',
+    cancel: 'Cancel',
+    edit: 'Edit',
+    delete: 'Delete',
+    confirmDelete: (name: string) => `Delete group “${name}”?`,
+  },
+  {
+    searchGroups: '搜索分组',
+    newGroup: '新建分组',
+    groupForm: '分组',
+    groupName: '分组名称',
+    description: '描述',
+    deviceCount: '设备数',
+    save: '保存',
+    cancel: '取消',
+    edit: '编辑',
+    delete: '删除',
+    confirmDelete: (name: string) => `删除分组“${name}”？`,
+  },
+)
+
+const message = (e: unknown) =>
+  e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e)
+
+/** Create (no `group`) or edit a group: product, name and description. */
+export function GroupForm(p: { group?: Group; onDone: (saved: boolean) => void }) {
+  const w = grw()
+  const [products, setProducts] = useState<Array<{ productID: string; productName: string }>>([])
+  const [productID, setProductID] = useState(p.group?.productID ?? '')
+  const [groupName, setGroupName] = useState(p.group?.groupName ?? '')
+  const [description, setDescription] = useState(p.group?.description ?? '')
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    api<{ items: Array<{ productID: string; productName: string }> }>(
+      '/products?_limit=1000&_sort=productName',
+    ).then(
+      (d) => {
+        setProducts(d.items)
+        if (!p.group && d.items[0]) setProductID((v) => v || d.items[0]!.productID)
+      },
+      (e: Error) => setError(e.message),
+    )
+  }, [])
+  const save = async (ev: Event) => {
+    ev.preventDefault()
+    setError(null)
+    const body = { productID, groupName: groupName.trim(), description: description.trim() }
+    try {
+      if (p.group) await api(`/groups/${p.group.id}`, { method: 'PUT', body })
+      else await api('/groups', { method: 'POST', body })
+      p.onDone(true)
+    } catch (e) {
+      setError(message(e))
+    }
+  }
+  const value = (set: (v: string) => void) => (e: Event) =>
+    set((e.currentTarget as HTMLInputElement).value)
+  return (
+    <form class="card composer" aria-label={w.groupForm} onSubmit={save}>
+      <label>
+        {t().product}
+        <select required value={productID} onChange={value(setProductID)}>
+          {products.map((x) => (
+            <option key={x.productID} value={x.productID}>
+              {x.productName}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {w.groupName}
+        <input required maxLength={50} value={groupName} onInput={value(setGroupName)} />
+      </label>
+      <label>
+        {w.description}
+        <input maxLength={300} value={description} onInput={value(setDescription)} />
+      </label>
+      <button type="submit">{w.save}</button>
+      <button type="button" class="secondary" onClick={() => p.onDone(false)}>
+        {w.cancel}
+      </button>
+      <ErrorNote error={error} />
+    </form>
+  )
+}
+
+export function GroupsPage() {
+  const w = grw()
+  const canWrite = session.value?.role !== 'viewer'
+  const [search, setSearch] = useState('')
+  const [version, setVersion] = useState(0)
+  const [editing, setEditing] = useState<Group | 'new' | null>(null)
+  const { page, setPage, pages, data, error, setError } = usePagedList<Group>(
+    '/groups',
+    { groupName_like: search },
+    search ? 200 : 0,
+    version,
+  )
+  const remove = async (g: Group) => {
+    if (!window.confirm(w.confirmDelete(g.groupName))) return
+    try {
+      await api(`/groups?ids=${g.id}`, { method: 'DELETE' })
+      setVersion((v) => v + 1)
+    } catch (e) {
+      setError(message(e))
+    }
+  }
+  return (
+    <section>
+      <h1>{t().groups}</h1>
+      <div class="toolbar">
+        <SearchBox
+          label={w.searchGroups}
+          value={search}
+          onSearch={(v) => {
+            setSearch(v)
+            setPage(1)
+          }}
+        />{' '}
+        {canWrite && !editing && (
+          <button type="button" onClick={() => setEditing('new')}>
+            {w.newGroup}
+          </button>
+        )}
+      </div>
+      {editing && (
+        <GroupForm
+          key={editing === 'new' ? 'new' : editing.id}
+          group={editing === 'new' ? undefined : editing}
+          onDone={(saved) => {
+            setEditing(null)
+            if (saved) setVersion((v) => v + 1)
+          }}
+        />
+      )}
+      <ErrorNote error={error} />
+      {!data ? (
+        <p>{t().loading}</p>
+      ) : (
+        <>
+          <table aria-label={t().groups}>
+            <thead>
+              <tr>
+                <th scope="col">{t().name}</th>
+                <th scope="col">{t().product}</th>
+                <th scope="col">{w.deviceCount}</th>
+                <th scope="col">{w.description}</th>
+                <th scope="col">{t().created}</th>
+                {canWrite && <th scope="col">{t().actions}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((g) => (
+                <tr key={g.id}>
+                  <td>
+                    <a href={`/groups/${g.id}`}>{g.groupName}</a>
+                  </td>
+                  <td>{g.productName}</td>
+                  <td>{g.deviceCount}</td>
+                  <td>{g.description ?? ''}</td>
+                  <td>{g.createAt ?? '—'}</td>
+                  {canWrite && (
+                    <td class="actions">
+                      <button
+                        type="button"
+                        aria-label={`${w.edit} ${g.groupName}`}
+                        onClick={() => setEditing(g)}
+                      >
+                        {w.edit}
+                      </button>{' '}
+                      <button
+                        type="button"
+                        class="secondary"
+                        aria-label={`${w.delete} ${g.groupName}`}
+                        onClick={() => void remove(g)}
+                      >
+                        {w.delete}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.items.length === 0 && <p>{t().none}</p>}
+          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+        </>
+      )}
+    </section>
+  )
+}
