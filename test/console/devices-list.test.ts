@@ -18,7 +18,7 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkProduct } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, newGateway } from '../src/routes/devices-helpers.ts'
 import {
   allByRole,
   axeViolations,
@@ -70,8 +70,14 @@ ui.after(async () => {
 const test = (name: string, fn: () => Promise<void>) =>
   ui(name, () => shot(page, `devices-list-${name.split(' :: ')[0]}`, fn))
 
-const names = async () =>
-  Promise.all((await allByRole(await byRole(page, 'table'), 'link')).map(textOf))
+/** The names of the rows: the table's links to a device page. */
+const names = async () => {
+  const links = await allByRole(await byRole(page, 'table'), 'link')
+  const all = await Promise.all(
+    links.map((a) => a.evaluate((e) => [e.getAttribute('href') ?? '', e.textContent ?? ''])),
+  )
+  return all.filter(([href]) => /^\/devices\/\d+$/.test(href!)).map(([, text]) => text!)
+}
 const namesUntil = (ok: (n: string[]) => boolean) => until(names, ok, 5000)
 const rowText = async (name: string) =>
   textOf((await (await byRole(page, 'link', name)).evaluateHandle((a) => a.closest('tr'))) as never)
@@ -213,6 +219,22 @@ test("export and import :: the CSV holds the tenant's devices; an import shows c
   await byRole(page, 'link', `imported-${tag}`)
   assert.is((await byName(`imported-${tag}`)).length, 1)
   assert.equal(await byName(`refused-${tag}`), [])
+})
+
+test('gateways :: listed with their device count; the count leads to the devices behind it', async () => {
+  const gw = await newGateway(t.admin, productB.productID)
+  const child = await newDevice(
+    t.admin,
+    mqttBody(productB.productID, { deviceName: `child-${tag}`, upLinkSystem: 2, gateway: gw.id }),
+  )
+  await (await byRole(page, 'combobox', 'Show')).select('gateways')
+  const count = await byRole(page, 'link', `1 devices of ${gw.gatewayName}`)
+  await count.click()
+  assert.equal(await namesUntil((n) => n.length === 1), [child.deviceName])
+  assert.is(new URL(page.url()).searchParams.get('gateway'), String(gw.id))
+  assert.match(await rowText(child.deviceName), new RegExp(`Gateway #${gw.id}`))
+  await (await byRole(page, 'button', 'Show all devices')).click()
+  await namesUntil((n) => n.length === 3)
 })
 
 test('a viewer :: rows and filters, no write control, axe clean', async () => {
