@@ -192,7 +192,7 @@ test('delete with confirm :: dismissed keeps the device; two selected and accept
 
 test("export and import :: the CSV holds the tenant's devices; an import shows created and failed rows", async () => {
   await (await byRole(page, 'button', 'Export CSV')).click()
-  const link = await byRole(page, 'link', 'Download CSV (1 devices)', 10000)
+  const link = await byRole(page, 'link', 'Download CSV (1 device)', 10000)
   const csv = await link.evaluate(async (a) =>
     (await fetch((a as unknown as { href: string }).href)).text(),
   )

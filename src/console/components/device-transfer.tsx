@@ -12,7 +12,7 @@ const w = words(
   {
     exportCsv: 'Export CSV',
     exporting: 'Exporting…',
-    download: (n: number) => `Download CSV (${n} devices)`,
+    download: (n: number) => `Download CSV (${n} ${n === 1 ? 'device' : 'devices'})`,
     importCsv: 'Import CSV',
     importing: 'Importing…',
     imported: (ok: number, failed: number) => `Imported: ${ok} created, ${failed} failed.`,

@@ -128,7 +128,12 @@ export function DevicesPage() {
     const to = addressOf(view, page)
     if (location.pathname + location.search !== to) history.replaceState(null, '', to)
   }, [view, page])
-  useEffect(() => setSelected([]), [data])
+  // a selection belongs to the rows it was made on
+  useEffect(() => setSelected([]), [page, addressOf(view), version])
+  // past the last page (rows deleted, or an old link): the last page
+  useEffect(() => {
+    if (data && page > pages) setPage(pages)
+  }, [data, page, pages])
 
   const change = (patch: Partial<View>) => {
     setView({ ...view, ...patch })
