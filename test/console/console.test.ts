@@ -218,7 +218,7 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   await signIn(page, viewer.email, 'user-password-1')
   await byRole(page, 'link', devices[0].deviceName)
   const buttons = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
-  assert.equal(await buttons(), ['Sign out', 'Previous', 'Next'])
+  assert.equal(await buttons(), ['Sign out', 'Export CSV', 'Previous', 'Next'])
   await (await byRole(page, 'link', devices[0].deviceName)).click()
   await byRole(page, 'heading', devices[0].deviceName)
   await byRole(page, 'region', 'Charts')

@@ -11,15 +11,17 @@ export const PAGE_LIMIT = 20
 
 /**
  * Reads page `page` of `path` with the non-blank `filters` (trimmed), again whenever they, the page or `version`
- * change; `debounceMs` delays the read (while the user types).
+ * change; `debounceMs` delays the read (while the user types). `initialPage`: the page shown first (e.g. from the
+ * address bar).
  */
 export function usePagedList<T>(
   path: string,
   filters: Record<string, string>,
   debounceMs: number,
   version = 0,
+  initialPage = 1,
 ) {
-  const [page, setPage] = useState(1)
+  const [page, setPage] = useState(initialPage)
   const [data, setData] = useState<Page<T> | null>(null)
   const [error, setError] = useState<string | null>(null)
   const q = new URLSearchParams({ _page: String(page), _limit: String(PAGE_LIMIT) })

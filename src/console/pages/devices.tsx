@@ -1,21 +1,144 @@
-/** /devices: the tenant's devices, paged by the server, searched by name, online state live. */
+/**
+ * /devices: the tenant's devices (or its gateways, with how many devices each has), paged, filtered and sorted by
+ * the server; online state live. The filters, the sort and the page live in the address (`?productID=..&page=2`),
+ * so a reload or a shared link shows the same rows. Admins and users create, edit, block, delete, import; everyone
+ * may export.
+ */
 import { useEffect, useState } from 'preact/hooks'
-import type { Device } from '../api.ts'
+import { api, session } from '../api.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
-import { t } from '../i18n.ts'
+import { DeviceForm, fw, problem, type DeviceRow } from '../components/device-form.tsx'
+import { DeviceExport, DeviceImport } from '../components/device-transfer.tsx'
+import { ProductSelect } from '../components/product-select.tsx'
+import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
+import {
+  DeviceRows,
+  GatewayRows,
+  OnlineBadge,
+  type GatewayRow,
+} from '../components/device-rows.tsx'
 
-export function OnlineBadge({ online }: { online: boolean }) {
-  return <span class={online ? 'badge on' : 'badge off'}>{online ? t().online : t().offline}</span>
+export { OnlineBadge }
+
+export const dw = words(
+  {
+    show: 'Show',
+    devicesKind: 'Devices',
+    gatewaysKind: 'Gateways',
+    anyStatus: 'Any status',
+    sort: 'Sort',
+    newest: 'Newest first',
+    oldest: 'Oldest first',
+    nameAsc: 'Name A–Z',
+    nameDesc: 'Name Z–A',
+    seenRecent: 'Last seen, recent first',
+    seenOldest: 'Last seen, oldest first',
+    behindGateway: (id: string) => `Behind gateway #${id}`,
+    clearGateway: 'Show all devices',
+    goToPage: 'Go to page',
+    deleteSelected: (n: number) => `Delete selected (${n})`,
+    confirmDelete: (names: string) => `Delete ${names}? Their data, logs and alerts go too.`,
+  },
+  {
+    show: '显示',
+    devicesKind: '设备',
+    gatewaysKind: '网关',
+    anyStatus: '全部状态',
+    sort: '排序',
+    newest: '最新创建',
+    oldest: '最早创建',
+    nameAsc: '名称 A–Z',
+    nameDesc: '名称 Z–A',
+    seenRecent: '最近在线优先',
+    seenOldest: '最早在线优先',
+    behindGateway: (id: string) => `网关 #${id} 下的设备`,
+    clearGateway: '显示全部设备',
+    goToPage: '跳至页',
+    deleteSelected: (n: number) => `删除所选（${n}）`,
+    confirmDelete: (names: string) => `删除 ${names}？其数据、日志和告警将一并删除。`,
+  },
+)
+
+/** What the address keeps: the list's filters, its sort and its page. */
+interface View {
+  kind: string
+  q: string
+  productID: string
+  status: string
+  gateway: string
+  sort: string
+}
+const KEYS = ['kind', 'q', 'productID', 'status', 'gateway', 'sort'] as const
+const DEFAULT_SORT = 'createAt:desc'
+
+function readAddress(): View & { page: number } {
+  const s = new URLSearchParams(location.search)
+  const v = Object.fromEntries(KEYS.map((k) => [k, s.get(k) ?? ''])) as unknown as View
+  return { ...v, page: Math.max(1, Number(s.get('page')) || 1) }
+}
+
+/** The address of a view (defaults left out). */
+export function addressOf(v: Partial<View>, page = 1): string {
+  const s = new URLSearchParams()
+  for (const k of KEYS) if (v[k] && !(k === 'sort' && v[k] === DEFAULT_SORT)) s.set(k, v[k]!)
+  if (page > 1) s.set('page', String(page))
+  const q = s.toString()
+  return q ? `/devices?${q}` : '/devices'
+}
+
+/** The API's list filters of a view (devices_export takes the same). */
+function filtersOf(v: View): Record<string, string> {
+  const gateways = v.kind === 'gateways'
+  const [field, order] = (v.sort || DEFAULT_SORT).split(':')
+  const f: Record<string, string> = {
+    [gateways ? 'gatewayName_like' : 'deviceName_like']: v.q,
+    productID: v.productID,
+    deviceStatus: v.status === 'online' ? '1' : v.status === 'offline' ? '0' : '',
+    blocked: v.status === 'blocked' ? '1' : '',
+    _sort: field === 'name' ? (gateways ? 'gatewayName' : 'deviceName') : (field ?? ''),
+    _order: order ?? '',
+  }
+  if (!gateways) f.gateway = v.gateway
+  return f
 }
 
 export function DevicesPage() {
-  const [search, setSearch] = useState('')
-  const { page, setPage, pages, data, setData, error } = usePagedList<Device>(
-    '/devices',
-    { deviceName_like: search },
-    search ? 200 : 0,
+  const [start] = useState(readAddress)
+  const [view, setView] = useState<View>(start)
+  const [version, setVersion] = useState(0)
+  const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null)
+  const [selected, setSelected] = useState<number[]>([])
+  const [actionError, setActionError] = useState<string | null>(null)
+  const gateways = view.kind === 'gateways'
+  const canWrite = session.value?.role !== 'viewer'
+  const filters = filtersOf(view)
+  const list = usePagedList<DeviceRow & GatewayRow>(
+    gateways ? '/gateways' : '/devices',
+    filters,
+    view.q ? 200 : 0,
+    version,
+    start.page,
   )
+  const { page, setPage, pages, data, setData, error } = list
+  const reload = () => setVersion((n) => n + 1)
+
+  // the address follows the view (replaced, not pushed: typing is not history)
+  useEffect(() => {
+    const to = addressOf(view, page)
+    if (location.pathname + location.search !== to) history.replaceState(null, '', to)
+  }, [view, page])
+  // a selection belongs to the rows it was made on
+  useEffect(() => setSelected([]), [page, addressOf(view), version])
+  // past the last page (rows deleted, or an old link): the last page
+  useEffect(() => {
+    if (data && page > pages) setPage(pages)
+  }, [data, page, pages])
+
+  const change = (patch: Partial<View>) => {
+    setView({ ...view, ...patch })
+    setPage(1)
+  }
 
   // a device connecting or leaving flips its row at once
   useEffect(
@@ -24,64 +147,168 @@ export function DevicesPage() {
         if (e.type !== 'device.online' && e.type !== 'device.offline') return
         const id = deviceOf(e)
         const status = e.type === 'device.online' ? 1 : 0
+        const time = (e.data as { time?: unknown } | null)?.time
         setData(
           (d) =>
             d && {
               ...d,
-              items: d.items.map((x) => (x.deviceID === id ? { ...x, deviceStatus: status } : x)),
+              items: d.items.map((x) =>
+                x.deviceID === id
+                  ? {
+                      ...x,
+                      deviceStatus: status,
+                      lastSeenAt: typeof time === 'string' ? time : x.lastSeenAt,
+                    }
+                  : x,
+              ),
             },
         )
       }),
     [],
   )
 
+  const act = async (fn: () => Promise<unknown>) => {
+    setActionError(null)
+    try {
+      await fn()
+      reload()
+    } catch (e) {
+      setActionError(problem(e))
+    }
+  }
+  const remove = (rows: DeviceRow[]) => {
+    if (!rows.length || !confirm(dw().confirmDelete(rows.map((r) => r.deviceName).join(', '))))
+      return
+    void act(() => api(`/devices?ids=${rows.map((r) => r.id).join(',')}`, { method: 'DELETE' }))
+  }
+  const block = (d: DeviceRow) =>
+    void act(() => api(`/devices/${d.id}`, { method: 'PUT', body: { blocked: d.blocked ? 0 : 1 } }))
+
+  const s = dw()
+  const items = data?.items ?? []
+  const chosen = items.filter((x) => selected.includes(x.id))
+  const exportQuery = new URLSearchParams(
+    Object.entries(filters).filter(([k, v]) => v.trim() && !k.startsWith('_')),
+  ).toString()
+
   return (
-    <section>
+    <section class="devices">
       <h1>{t().devices}</h1>
       <div class="toolbar">
-        <SearchBox
-          label={t().searchDevices}
-          value={search}
-          onSearch={(v) => {
-            setSearch(v)
-            setPage(1)
-          }}
+        <SearchBox label={t().searchDevices} value={view.q} onSearch={(q) => change({ q })} />
+        <label>
+          {s.show}{' '}
+          <select
+            value={gateways ? 'gateways' : ''}
+            onChange={(e) =>
+              change({ kind: (e.currentTarget as HTMLSelectElement).value, gateway: '' })
+            }
+          >
+            <option value="">{s.devicesKind}</option>
+            <option value="gateways">{s.gatewaysKind}</option>
+          </select>
+        </label>
+        <ProductSelect
+          label={t().product}
+          allLabel={t().all}
+          value={view.productID}
+          onChange={(productID) => change({ productID })}
         />
+        <label>
+          {t().status}{' '}
+          <select
+            value={view.status}
+            onChange={(e) => change({ status: (e.currentTarget as HTMLSelectElement).value })}
+          >
+            <option value="">{s.anyStatus}</option>
+            <option value="online">{t().online}</option>
+            <option value="offline">{t().offline}</option>
+            <option value="blocked">{t().blocked}</option>
+          </select>
+        </label>
+        <label>
+          {s.sort}{' '}
+          <select
+            value={view.sort || DEFAULT_SORT}
+            onChange={(e) => change({ sort: (e.currentTarget as HTMLSelectElement).value })}
+          >
+            <option value="createAt:desc">{s.newest}</option>
+            <option value="createAt:asc">{s.oldest}</option>
+            <option value="name:asc">{s.nameAsc}</option>
+            <option value="name:desc">{s.nameDesc}</option>
+            <option value="lastSeenAt:desc">{s.seenRecent}</option>
+            <option value="lastSeenAt:asc">{s.seenOldest}</option>
+          </select>
+        </label>
       </div>
-      <ErrorNote error={error} />
+      <div class="toolbar">
+        {canWrite && !gateways && (
+          <button type="button" onClick={() => setEditing('new')}>
+            {fw().createDevice}
+          </button>
+        )}
+        {!gateways && <DeviceExport query={exportQuery} />}
+        {canWrite && !gateways && <DeviceImport onImported={reload} />}
+        {canWrite && chosen.length > 0 && (
+          <button type="button" class="danger" onClick={() => remove(chosen)}>
+            {s.deleteSelected(chosen.length)}
+          </button>
+        )}
+      </div>
+      {view.gateway && !gateways && (
+        <p class="filter-note">
+          {s.behindGateway(view.gateway)}{' '}
+          <button type="button" class="secondary" onClick={() => change({ gateway: '' })}>
+            {s.clearGateway}
+          </button>
+        </p>
+      )}
+      <ErrorNote error={error ?? actionError} />
       {!data ? (
         <p>{t().loading}</p>
       ) : (
         <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t().name}</th>
-                <th scope="col">{t().deviceID}</th>
-                <th scope="col">{t().product}</th>
-                <th scope="col">{t().status}</th>
-                <th scope="col">{t().lastSeen}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    <a href={`/devices/${d.id}`}>{d.deviceName}</a>
-                  </td>
-                  <td class="mono">{d.deviceID}</td>
-                  <td>{d.productName}</td>
-                  <td>
-                    <OnlineBadge online={d.deviceStatus === 1} />
-                  </td>
-                  <td>{d.lastSeenAt ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{t().none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+          {gateways ? (
+            <GatewayRows items={items} onGateway={(id) => change({ kind: '', gateway: id })} />
+          ) : (
+            <DeviceRows
+              items={items}
+              canWrite={canWrite}
+              selected={selected}
+              onSelect={setSelected}
+              onEdit={setEditing}
+              onBlock={block}
+              onDelete={(d) => remove([d])}
+              onGateway={(id) => change({ gateway: id })}
+            />
+          )}
+          {items.length === 0 && <p>{t().none}</p>}
+          <div class="pager-row">
+            <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+            {pages > 2 && (
+              <label>
+                {s.goToPage}{' '}
+                <input
+                  type="number"
+                  min="1"
+                  max={pages}
+                  value={page}
+                  onChange={(e) => {
+                    const n = Number((e.currentTarget as HTMLInputElement).value)
+                    if (Number.isInteger(n) && n >= 1) setPage(Math.min(n, pages))
+                  }}
+                />
+              </label>
+            )}
+          </div>
         </>
+      )}
+      {editing && (
+        <DeviceForm
+          device={editing === 'new' ? undefined : editing}
+          onSaved={reload}
+          onClose={() => setEditing(null)}
+        />
       )}
     </section>
   )

@@ -1,0 +1,265 @@
+/**
+ * The create and edit dialog of a device (Variant A's body): POST /devices or PUT /devices/{id}; the API's refusal
+ * (its message and each field's error) is shown in role alert and the dialog stays open.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks'
+import { api, ApiError, type Device } from '../api.ts'
+import { t, words } from '../i18n.ts'
+import { ProductSelect } from './product-select.tsx'
+
+/** A device of the list with the fields the list page edits. */
+export interface DeviceRow extends Device {
+  blocked: number
+  deviceType: number | null
+  upLinkSystemLabel: string | null
+  gateway: number | null
+  parentDevice: number | null
+  authType: number | null
+  description: string | null
+  location: unknown
+  manufacturer: string | null
+  serialNumber: string | null
+  softVersion: string | null
+  hardwareVersion: string | null
+}
+
+export const fw = words(
+  {
+    createDevice: 'Create device',
+    editDevice: 'Edit device',
+    deviceName: 'Device name',
+    deviceType: 'Device type',
+    terminal: 'Terminal',
+    smartphone: 'Smartphone',
+    upLink: 'Connects via',
+    cloud: 'Cloud',
+    gateway: 'Gateway',
+    parentDevice: 'Parent device',
+    gatewayID: 'Gateway record ID',
+    parentID: 'Parent device record ID',
+    authType: 'Authentication',
+    token: 'Token',
+    certificate: 'Certificate',
+    deviceIDOptional: 'Device ID (generated when empty)',
+    description: 'Description',
+    location: 'Location',
+    manufacturer: 'Manufacturer',
+    serialNumber: 'Serial number',
+    softVersion: 'Software version',
+    hardwareVersion: 'Hardware version',
+    save: 'Save',
+    cancel: 'Cancel',
+  },
+  {
+    createDevice: '创建设备',
+    editDevice: '编辑设备',
+    deviceName: '设备名称',
+    deviceType: '设备类型',
+    terminal: '终端',
+    smartphone: '智能手机',
+    upLink: '上联系统',
+    cloud: '云',
+    gateway: '网关',
+    parentDevice: '父设备',
+    gatewayID: '网关记录 ID',
+    parentID: '父设备记录 ID',
+    authType: '认证方式',
+    token: 'Token',
+    certificate: '证书',
+    deviceIDOptional: '设备 ID（留空自动生成）',
+    description: '描述',
+    location: '位置',
+    manufacturer: '制造商',
+    serialNumber: '序列号',
+    softVersion: '软件版本',
+    hardwareVersion: '硬件版本',
+    save: '保存',
+    cancel: '取消',
+  },
+)
+
+/** The API's refusal as one line: its message and every field's error. */
+export function problem(e: unknown): string {
+  if (!(e instanceof ApiError)) return e instanceof Error ? e.message : String(e)
+  const fields = Object.entries(e.errors).map(([k, v]) => `${k}: ${String(v)}`)
+  return fields.length ? `${e.message} (${fields.join('; ')})` : e.message
+}
+
+const DESCRIBED = [
+  'description',
+  'manufacturer',
+  'serialNumber',
+  'softVersion',
+  'hardwareVersion',
+] as const
+
+/** The wire location as editable text; a JSON object typed back is sent as an object. */
+const locationText = (v: unknown) =>
+  v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v)
+function locationValue(text: string): unknown {
+  const s = text.trim()
+  if (!s) return null
+  if (s.startsWith('{')) {
+    try {
+      return JSON.parse(s) as unknown
+    } catch {
+      // plain text that happens to start with a brace
+    }
+  }
+  return s
+}
+
+/** The dialog; `device` edits it, without one it creates. `onSaved` gets the record the API answered. */
+export function DeviceForm(p: {
+  device?: DeviceRow
+  onSaved: (saved: { id: number; deviceName: string }) => void
+  onClose: () => void
+}) {
+  const d = p.device
+  const ref = useRef<HTMLDialogElement>(null)
+  const [f, setF] = useState<Record<string, string>>(() => ({
+    deviceName: d?.deviceName ?? '',
+    productID: '',
+    cloudProtocol: '',
+    deviceType: '1',
+    upLinkSystem: '1',
+    link: '',
+    authType: String(d?.authType ?? 1),
+    deviceID: '',
+    location: locationText(d?.location),
+    ...Object.fromEntries(DESCRIBED.map((k) => [k, d?.[k] ?? ''])),
+  }))
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const set = (k: string) => (e: Event) =>
+    setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value })
+
+  useEffect(() => {
+    const el = ref.current
+    if (el && !el.open) el.showModal()
+  }, [])
+
+  const body = (): Record<string, unknown> => {
+    const out: Record<string, unknown> = { deviceName: f.deviceName!.trim() }
+    for (const k of DESCRIBED) out[k] = f[k]!.trim() || null
+    out.location = locationValue(f.location!)
+    if (d) return out
+    // a create sends only what was given
+    for (const k of [...DESCRIBED, 'location']) if (out[k] === null) delete out[k]
+    const terminal = f.deviceType === '1'
+    Object.assign(out, {
+      productID: f.productID,
+      deviceType: Number(f.deviceType),
+      upLinkSystem: terminal ? Number(f.upLinkSystem) : null,
+      authType: Number(f.authType),
+      // the product's: the API requires it and checks that it matches
+      cloudProtocol: Number(f.cloudProtocol) || null,
+    })
+    if (terminal && f.upLinkSystem === '2') out.gateway = Number(f.link) || null
+    if (terminal && f.upLinkSystem === '3') out.parentDevice = Number(f.link) || null
+    if (f.deviceID!.trim()) out.deviceID = f.deviceID!.trim()
+    return out
+  }
+
+  const submit = async (e: Event) => {
+    e.preventDefault()
+    setBusy(true)
+    try {
+      const saved = d
+        ? await api<{ id: number; deviceName: string }>(`/devices/${d.id}`, {
+            method: 'PUT',
+            body: body(),
+          })
+        : await api<{ id: number; deviceName: string }>('/devices', {
+            method: 'POST',
+            body: body(),
+          })
+      ref.current?.close()
+      p.onSaved(saved)
+    } catch (err) {
+      setError(problem(err))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const s = fw()
+  const title = d ? `${s.editDevice} ${d.deviceName}` : s.createDevice
+  const text = (k: string, label: string, required = false) => (
+    <label>
+      {label}
+      <input value={f[k]} required={required} onInput={set(k)} />
+    </label>
+  )
+  return (
+    <dialog ref={ref} aria-labelledby="device-form-title" onClose={p.onClose} class="device-form">
+      <form onSubmit={(e) => void submit(e)}>
+        <h2 id="device-form-title">{title}</h2>
+        <div class="form-grid">
+          {text('deviceName', s.deviceName, true)}
+          {!d && (
+            <>
+              <ProductSelect
+                label={t().product}
+                value={f.productID!}
+                onChange={(v, product) =>
+                  setF({ ...f, productID: v, cloudProtocol: String(product?.cloudProtocol ?? '') })
+                }
+              />
+              <label>
+                {s.deviceType}
+                <select value={f.deviceType} onChange={set('deviceType')}>
+                  <option value="1">{s.terminal}</option>
+                  <option value="3">{s.smartphone}</option>
+                </select>
+              </label>
+              {f.deviceType === '1' && (
+                <label>
+                  {s.upLink}
+                  <select value={f.upLinkSystem} onChange={set('upLinkSystem')}>
+                    <option value="1">{s.cloud}</option>
+                    <option value="2">{s.gateway}</option>
+                    <option value="3">{s.parentDevice}</option>
+                  </select>
+                </label>
+              )}
+              {f.deviceType === '1' && f.upLinkSystem !== '1' && (
+                <label>
+                  {f.upLinkSystem === '2' ? s.gatewayID : s.parentID}
+                  <input type="number" min="1" value={f.link} onInput={set('link')} />
+                </label>
+              )}
+              <label>
+                {s.authType}
+                <select value={f.authType} onChange={set('authType')}>
+                  <option value="1">{s.token}</option>
+                  <option value="2">{s.certificate}</option>
+                </select>
+              </label>
+              {text('deviceID', s.deviceIDOptional)}
+            </>
+          )}
+          {text('description', s.description)}
+          {text('location', s.location)}
+          {text('manufacturer', s.manufacturer)}
+          {text('serialNumber', s.serialNumber)}
+          {text('softVersion', s.softVersion)}
+          {text('hardwareVersion', s.hardwareVersion)}
+        </div>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        <div class="toolbar">
+          <button type="submit" disabled={busy}>
+            {s.save}
+          </button>
+          <button type="button" class="secondary" onClick={() => ref.current?.close()}>
+            {s.cancel}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  )
+}

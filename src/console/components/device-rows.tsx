@@ -1,0 +1,231 @@
+/**
+ * The tables of the devices list: devices (with selection and row actions for the roles that write) and gateways
+ * (with how many devices hang off each, a link to them).
+ */
+import { t, words } from '../i18n.ts'
+import type { DeviceRow } from './device-form.tsx'
+
+/** A gateway as GET /gateways lists it (the fields shown). */
+export interface GatewayRow {
+  id: number
+  gatewayName: string
+  deviceID: string
+  productName: string
+  deviceStatus: number
+  blocked: number
+  lastSeenAt: string | null
+  deviceCount: number
+}
+
+const w = words(
+  {
+    select: (name: string) => `Select ${name}`,
+    selectAll: 'Select all on this page',
+    upLink: 'Connects via',
+    gatewayNo: (id: number) => `Gateway #${id}`,
+    childCount: 'Devices',
+    devicesOf: (name: string, n: number) => `${n} devices of ${name}`,
+    edit: 'Edit',
+    block: 'Block',
+    unblock: 'Unblock',
+    delete: 'Delete',
+  },
+  {
+    select: (name: string) => `选择 ${name}`,
+    selectAll: '选择本页全部',
+    upLink: '上联系统',
+    gatewayNo: (id: number) => `网关 #${id}`,
+    childCount: '设备数',
+    devicesOf: (name: string, n: number) => `${name} 的 ${n} 台设备`,
+    edit: '编辑',
+    block: '禁用',
+    unblock: '启用',
+    delete: '删除',
+  },
+)
+
+/** A link to the list filtered by gateway `id`, handled in the page (the path does not change). */
+function GatewayLink(p: {
+  id: number
+  label: string
+  text: string
+  onGateway: (id: string) => void
+}) {
+  return (
+    <a
+      href={`/devices?gateway=${p.id}`}
+      aria-label={p.label}
+      onClick={(e) => {
+        if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return
+        e.preventDefault()
+        p.onGateway(String(p.id))
+      }}
+    >
+      {p.text}
+    </a>
+  )
+}
+
+export function OnlineBadge({ online }: { online: boolean }) {
+  return <span class={online ? 'badge on' : 'badge off'}>{online ? t().online : t().offline}</span>
+}
+
+function Status({ d }: { d: { deviceStatus: number; blocked: number } }) {
+  return (
+    <>
+      <OnlineBadge online={d.deviceStatus === 1} />
+      {d.blocked === 1 && <span class="badge blocked">{t().blocked}</span>}
+    </>
+  )
+}
+
+export function DeviceRows(p: {
+  items: DeviceRow[]
+  canWrite: boolean
+  selected: number[]
+  onSelect: (ids: number[]) => void
+  onEdit: (d: DeviceRow) => void
+  onBlock: (d: DeviceRow) => void
+  onDelete: (d: DeviceRow) => void
+  onGateway: (id: string) => void
+}) {
+  const s = w()
+  const all = p.items.length > 0 && p.items.every((d) => p.selected.includes(d.id))
+  const toggle = (id: number, on: boolean) =>
+    p.onSelect(on ? [...p.selected, id] : p.selected.filter((x) => x !== id))
+  return (
+    <table>
+      <thead>
+        <tr>
+          {p.canWrite && (
+            <th scope="col">
+              <input
+                type="checkbox"
+                aria-label={s.selectAll}
+                checked={all}
+                onChange={(e) =>
+                  p.onSelect(
+                    (e.currentTarget as HTMLInputElement).checked ? p.items.map((d) => d.id) : [],
+                  )
+                }
+              />
+            </th>
+          )}
+          <th scope="col">{t().name}</th>
+          <th scope="col">{t().deviceID}</th>
+          <th scope="col">{t().product}</th>
+          <th scope="col">{s.upLink}</th>
+          <th scope="col">{t().status}</th>
+          <th scope="col">{t().lastSeen}</th>
+          <th scope="col">{t().created}</th>
+          {p.canWrite && <th scope="col">{t().actions}</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {p.items.map((d) => (
+          <tr key={d.id}>
+            {p.canWrite && (
+              <td>
+                <input
+                  type="checkbox"
+                  aria-label={s.select(d.deviceName)}
+                  checked={p.selected.includes(d.id)}
+                  onChange={(e) => toggle(d.id, (e.currentTarget as HTMLInputElement).checked)}
+                />
+              </td>
+            )}
+            <td>
+              <a href={`/devices/${d.id}`}>{d.deviceName}</a>
+            </td>
+            <td class="mono">{d.deviceID}</td>
+            <td>{d.productName}</td>
+            <td>
+              {d.gateway !== null ? (
+                <GatewayLink
+                  id={d.gateway}
+                  label={s.gatewayNo(d.gateway)}
+                  text={s.gatewayNo(d.gateway)}
+                  onGateway={p.onGateway}
+                />
+              ) : (
+                (d.upLinkSystemLabel ?? '—')
+              )}
+            </td>
+            <td>
+              <Status d={d} />
+            </td>
+            <td>{d.lastSeenAt ?? '—'}</td>
+            <td>{d.createAt ?? '—'}</td>
+            {p.canWrite && (
+              <td class="actions">
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-label={`${s.edit} ${d.deviceName}`}
+                  onClick={() => p.onEdit(d)}
+                >
+                  {s.edit}
+                </button>
+                <button
+                  type="button"
+                  class="secondary"
+                  aria-label={`${d.blocked ? s.unblock : s.block} ${d.deviceName}`}
+                  onClick={() => p.onBlock(d)}
+                >
+                  {d.blocked ? s.unblock : s.block}
+                </button>
+                <button
+                  type="button"
+                  class="danger"
+                  aria-label={`${s.delete} ${d.deviceName}`}
+                  onClick={() => p.onDelete(d)}
+                >
+                  {s.delete}
+                </button>
+              </td>
+            )}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+export function GatewayRows(p: { items: GatewayRow[]; onGateway: (id: string) => void }) {
+  const s = w()
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">{t().name}</th>
+          <th scope="col">{t().deviceID}</th>
+          <th scope="col">{t().product}</th>
+          <th scope="col">{s.childCount}</th>
+          <th scope="col">{t().status}</th>
+          <th scope="col">{t().lastSeen}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {p.items.map((g) => (
+          <tr key={g.id}>
+            <td>{g.gatewayName}</td>
+            <td class="mono">{g.deviceID}</td>
+            <td>{g.productName}</td>
+            <td>
+              <GatewayLink
+                id={g.id}
+                label={s.devicesOf(g.gatewayName, g.deviceCount)}
+                text={String(g.deviceCount)}
+                onGateway={p.onGateway}
+              />
+            </td>
+            <td>
+              <Status d={g} />
+            </td>
+            <td>{g.lastSeenAt ?? '—'}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
