@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
-import { OnlineBadge } from '../pages/devices.tsx'
+import { OnlineBadge } from './device-rows.tsx'
 import { ErrorNote, Pager, SearchBox, usePagedList } from './paged-list.tsx'
 
 interface Member {
