@@ -10,6 +10,10 @@ const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m
 const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
 const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
+const AlertRulesPage = lazyPage(() =>
+  import('./pages/alert-rules.tsx').then((m) => m.AlertRulesPage),
+)
+const WebhooksPage = lazyPage(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage))
 
 type Key =
   | 'overview'
@@ -54,6 +58,9 @@ function Page() {
   if (p === '/devices' || p === '/devices/') return <DevicesPage />
   if (p === '/') return <OverviewPage />
   if (p === '/alerts' || p === '/alerts/') return <AlertsPage />
+  if (p === '/alert_rules' || p === '/alert_rules/') return <AlertRulesPage />
+  const hook = /^\/webhooks(?:\/(\d{1,15}))?\/?$/.exec(p)
+  if (hook) return <WebhooksPage id={hook[1] ? Number(hook[1]) : undefined} />
   const nav = NAV.find(([, href]) => href === p)
   return (
     <section>
