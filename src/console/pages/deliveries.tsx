@@ -1,13 +1,15 @@
 /**
  * /webhooks/{id}: one webhook's delivery log (server paged, newest first) with Re-send for the roles that may
- * write. Deliveries have no event of their own on the stream, so after a Re-send the log is read again once a
- * second until that delivery leaves `pending` (at most 30 reads).
+ * write. An event of a type the webhook takes adds a delivery: the log is read again (at most once a second).
+ * Deliveries have no event of their own on the stream, so after a Re-send the log is read again once a second
+ * until that delivery leaves `pending` (at most 30 reads).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api.ts'
 import { errorText } from '../components/error-text.ts'
 import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
+import { onLive } from '../live.ts'
 
 interface Delivery {
   id: number
@@ -58,7 +60,7 @@ const POLLS = 30
 
 export function Deliveries({ id }: { id: number }) {
   const canWrite = session.value?.role !== 'viewer'
-  const [url, setUrl] = useState<string | null>(null)
+  const [hook, setHook] = useState<{ url: string; events: string[] } | null>(null)
   const [missing, setMissing] = useState<string | null>(null)
   const [version, setVersion] = useState(0)
   // the delivery re-sent last, its newest known state, and how many reads are left to watch it
@@ -71,11 +73,26 @@ export function Deliveries({ id }: { id: number }) {
   )
 
   useEffect(() => {
-    api<{ url: string }>(`/webhooks/${id}`).then(
-      (h) => setUrl(h.url),
-      (e) => setMissing(errorText(e)),
+    api<{ url: string; events: string[] }>(`/webhooks/${id}`).then(setHook, (e) =>
+      setMissing(errorText(e)),
     )
   }, [id])
+
+  useEffect(() => {
+    if (!hook) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const off = onLive((e) => {
+      if (timer || !hook.events.includes(e.type)) return
+      timer = setTimeout(() => {
+        timer = undefined
+        setVersion((v) => v + 1)
+      }, 1000)
+    })
+    return () => {
+      off()
+      clearTimeout(timer)
+    }
+  }, [hook])
 
   // follow the re-sent delivery in each new read of the log; read again while it is pending
   useEffect(() => {
@@ -112,7 +129,7 @@ export function Deliveries({ id }: { id: number }) {
     )
   return (
     <section>
-      <h1>{ww.title(url ?? '…')}</h1>
+      <h1>{ww.title(hook?.url ?? '…')}</h1>
       <p>
         <a href="/webhooks">{ww.back}</a>
       </p>
