@@ -98,9 +98,18 @@ test('create a rule through the form :: the API holds every field, the table lis
   await (await byRole(page, 'button', 'New rule')).click()
   await (await byRole(page, 'textbox', 'Rule name')).type(RULE)
   await (await byRole(page, 'combobox', 'Product')).select(w.product.productID)
-  await (await byRole(page, 'textbox', 'Condition')).type('temp > 80')
+  const condition = await byRole(page, 'textbox', 'Condition')
+  await condition.type('nosuch > 80')
   await (await byRole(page, 'combobox', 'Severity')).select('1')
   await (await byRole(page, 'textbox', 'Alert content')).type('{deviceName}: {value:temp}')
+  await (await byRole(page, 'button', 'Save')).click()
+  assert.match(
+    await textOf(await byRole(page, 'alert')),
+    /^The request body is invalid: condition: .*nosuch/,
+  )
+  assert.equal(await rules(), [])
+  await condition.click({ count: 3 })
+  await condition.type('temp > 80')
   await (await byRole(page, 'button', 'Save')).click()
   const row = await until(
     () => rowOf('Alert rules', RULE),

@@ -45,6 +45,7 @@ const w = words(
     windows: 'Firings',
     open: 'still open',
     noDevices: 'The product has no devices.',
+    findDevice: 'Find device',
   },
   {
     dryRun: '试运行',
@@ -56,6 +57,7 @@ const w = words(
     windows: '触发记录',
     open: '仍未恢复',
     noDevices: '该产品没有设备。',
+    findDevice: '查找设备',
   },
 )
 
@@ -82,7 +84,9 @@ export function DryRun({ rule }: { rule: RuleBody }) {
   const [points, setPoints] = useState<Array<{ dataPointID: string; dataPointName: string }>>([])
   const [deviceID, setDeviceID] = useState('')
   const [point, setPoint] = useState('')
-  const [span, setSpan] = useState(DRY_RANGES[0]![1])
+  const [find, setFind] = useState('')
+  // a range button's span up to now, or null after a range was dragged across the chart
+  const [span, setSpan] = useState<number | null>(DRY_RANGES[0]![1])
   const [result, setResult] = useState<Result | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
@@ -90,18 +94,11 @@ export function DryRun({ rule }: { rule: RuleBody }) {
 
   useEffect(() => {
     let stale = false
-    Promise.all([
-      api<{ items: Array<{ deviceID: string; deviceName: string }> }>(
-        `/devices?productID=${product}&_limit=100`,
-      ),
-      api<{ items: Array<{ dataPointID: string; dataPointName: string }> }>(
-        `/data_points?productID=${product}&pointDataType=1&_limit=100`,
-      ),
-    ]).then(
-      ([d, p]) => {
+    api<{ items: Array<{ dataPointID: string; dataPointName: string }> }>(
+      `/data_points?productID=${product}&pointDataType=1&_limit=100`,
+    ).then(
+      (p) => {
         if (stale) return
-        setDevices(d.items)
-        setDeviceID(d.items[0]?.deviceID ?? '')
         setPoints(p.items)
         const named = p.items.find((x) => thresholdOf(rule.condition, x.dataPointID) !== null)
         setPoint((named ?? p.items[0])?.dataPointID ?? '')
@@ -113,11 +110,36 @@ export function DryRun({ rule }: { rule: RuleBody }) {
     }
   }, [product])
 
-  const run = async () => {
+  // the product's devices, the first 100 or those whose name holds what was typed
+  useEffect(() => {
+    let stale = false
+    const q = find.trim() ? `&deviceName_like=${encodeURIComponent(find.trim())}` : ''
+    const timer = setTimeout(
+      () =>
+        api<{ items: Array<{ deviceID: string; deviceName: string }> }>(
+          `/devices?productID=${product}&_limit=100${q}`,
+        ).then(
+          (d) => {
+            if (stale) return
+            setDevices(d.items)
+            setDeviceID((cur) =>
+              d.items.some((x) => x.deviceID === cur) ? cur : (d.items[0]?.deviceID ?? ''),
+            )
+          },
+          (e) => !stale && setError(errorText(e)),
+        ),
+      find ? 200 : 0,
+    )
+    return () => {
+      stale = true
+      clearTimeout(timer)
+    }
+  }, [product, find])
+
+  /** Runs the rule over [start, end] (epoch ms). */
+  const run = async (start: number, end: number) => {
     setBusy(true)
     setError(null)
-    const end = Date.now()
-    const start = end - span
     try {
       const q = new URLSearchParams({
         deviceID,
@@ -171,10 +193,17 @@ export function DryRun({ rule }: { rule: RuleBody }) {
   return (
     <section class="dry-run" aria-labelledby="dry-run-h">
       <h3 id="dry-run-h">{ww.dryRun}</h3>
-      {devices && devices.length === 0 ? (
+      {devices && devices.length === 0 && !find ? (
         <p>{ww.noDevices}</p>
       ) : (
         <div class="toolbar">
+          <input
+            type="search"
+            aria-label={ww.findDevice}
+            placeholder={ww.findDevice}
+            value={find}
+            onInput={(e) => setFind((e.currentTarget as HTMLInputElement).value)}
+          />
           <label>
             {ww.device}{' '}
             <select
@@ -207,13 +236,26 @@ export function DryRun({ rule }: { rule: RuleBody }) {
                 key={label}
                 type="button"
                 aria-pressed={span === ms}
-                onClick={() => setSpan(ms)}
+                onClick={() => {
+                  setSpan(ms)
+                  const end = Date.now()
+                  if (result) void run(end - ms, end)
+                }}
               >
                 {label}
               </button>
             ))}
           </div>
-          <button type="button" disabled={busy || !deviceID || !point} onClick={run}>
+          <button
+            type="button"
+            disabled={busy || !deviceID || !point}
+            onClick={() => {
+              const end = Date.now()
+              const ms = span ?? DRY_RANGES[0]![1]
+              setSpan(ms)
+              void run(end - ms, end)
+            }}
+          >
             {ww.run}
           </button>
         </div>
@@ -228,6 +270,10 @@ export function DryRun({ rule }: { rule: RuleBody }) {
             data={result.data}
             span={result.span}
             marks={result.marks}
+            onZoom={(from, to) => {
+              setSpan(null)
+              void run(from * 1000, to * 1000)
+            }}
           />
           {result.fired.length > 0 && (
             <table aria-label={ww.windows}>
