@@ -72,20 +72,29 @@ const rowOf = async (table: string, text: string): Promise<ElementHandle | null>
   return null
 }
 
-/** Pixels of the figure's canvas: the series' blue (#2563eb) and the dry run's red (#dc2626 line, shading). */
+/**
+ * What the figure's canvas shows: pixels of the series' blue (#2563eb) and of the threshold's red line (#dc2626),
+ * and the columns that are translucent red from top to bottom (at least 50 pixels of them): a shaded firing window
+ * (rgba(220, 38, 38, 0.18); the canvas is transparent under it), which a horizontal line cannot give.
+ */
 const pixels = (figure: ElementHandle) =>
   figure.evaluate((f) => {
-    let blue = 0
-    let red = 0
+    const n = { blue: 0, line: 0, bandColumns: 0 }
     for (const c of f.querySelectorAll('canvas')) {
       const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
+      const shaded = new Array<number>(c.width).fill(0)
       for (let i = 0; i < d.length; i += 4) {
-        if (d[i + 3]! === 0) continue
-        if (d[i + 2]! > 180 && d[i]! < 120) blue++
-        if (d[i]! > 200 && d[i + 1]! < 230 && d[i + 2]! < 230 && d[i]! - d[i + 2]! > 20) red++
+        const [r, g, b, a] = [d[i]!, d[i + 1]!, d[i + 2]!, d[i + 3]!]
+        if (a === 0) continue
+        if (b > 180 && r < 120) n.blue++
+        else if (r > 180 && g < 90 && b < 90) {
+          if (a > 100) n.line++
+          else shaded[(i / 4) % c.width]!++
+        }
       }
+      n.bandColumns += shaded.filter((k) => k >= 50).length
     }
-    return { blue, red }
+    return n
   })
 
 const buttonNames = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
@@ -153,10 +162,10 @@ test('dry run over the uplinked values :: 1 firing stated, drawn on the canvas w
   const figure = await byRole(page, 'figure', w.temp.dataPointName)
   const px = await until(
     () => pixels(figure),
-    (p) => p.blue > 20 && p.red > 200,
+    (p) => p.blue > 20 && p.line > 200 && p.bandColumns >= 4,
     5000,
   )
-  assert.ok(px.blue > 20 && px.red > 200, JSON.stringify(px))
+  assert.ok(px.blue > 20 && px.line > 200 && px.bandColumns >= 4, JSON.stringify(px))
   assert.equal(await axeViolations(page), [])
 })
 

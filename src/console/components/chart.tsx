@@ -123,15 +123,17 @@ function marksPlugin(marks: { current: ChartMarks | undefined }): uPlot.Plugin {
           const { ctx, bbox } = u
           ctx.save()
           ctx.fillStyle = 'rgba(220, 38, 38, 0.18)'
+          // a window shorter than 8 px is widened about its middle, so that a brief firing still shows
+          const least = 8 * devicePixelRatio
+          const left = bbox.left
+          const right = bbox.left + bbox.width
           for (const [from, to] of m.bands) {
-            const x0 = Math.max(bbox.left, u.valToPos(from, 'x', true))
-            const x1 = to === null ? bbox.left + bbox.width : u.valToPos(to, 'x', true)
-            ctx.fillRect(
-              x0,
-              bbox.top,
-              Math.max(2, Math.min(x1, bbox.left + bbox.width) - x0),
-              bbox.height,
-            )
+            let x0 = u.valToPos(from, 'x', true)
+            let x1 = to === null ? right : u.valToPos(to, 'x', true)
+            if (x1 - x0 < least) [x0, x1] = [(x0 + x1 - least) / 2, (x0 + x1 + least) / 2]
+            x0 = Math.max(left, Math.min(x0, right - least))
+            x1 = Math.min(right, Math.max(x1, left + least))
+            ctx.fillRect(x0, bbox.top, x1 - x0, bbox.height)
           }
           if (m.threshold != null) {
             const y = u.valToPos(m.threshold, 'y', true)
