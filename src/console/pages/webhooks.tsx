@@ -1,13 +1,15 @@
 /**
- * /webhooks: the tenant's webhooks (url, events, enabled, the status of the last delivery) with create (the secret
- * shown once), edit, enable/disable and delete for the roles that may write; /webhooks/{id}: one webhook's
- * delivery log with Re-send (deliveries.tsx).
+ * /webhooks: the tenant's webhooks (url, events, enabled, the status of the last delivery, kept current from the
+ * event stream) with create (the secret shown once), edit, enable/disable and delete for the roles that may write;
+ * /webhooks/{id}: one webhook's delivery log with Re-send (deliveries.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session, type Page } from '../api.ts'
 import { errorText } from '../components/error-text.ts'
 import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
+import { onLive } from '../live.ts'
+import { WebhookForm } from '../components/webhook-form.tsx'
 import { Deliveries } from './deliveries.tsx'
 
 /** A webhook as GET /webhooks answers it. */
@@ -18,17 +20,7 @@ export interface Webhook {
   enable: number
 }
 
-/** The event types a webhook may subscribe to (CONTRACT §10). */
-const EVENTS = [
-  'alert.raised',
-  'alert.cleared',
-  'alert.acked',
-  'command.status',
-  'device.online',
-  'device.offline',
-]
-
-export const w = words(
+const w = words(
   {
     table: 'Webhooks',
     url: 'URL',
@@ -36,15 +28,12 @@ export const w = words(
     enabled: 'Enabled',
     lastDelivery: 'Last delivery',
     newWebhook: 'New webhook',
-    editWebhook: (u: string) => `Edit webhook ${u}`,
     edit: 'Edit',
     enable: 'Enable',
     disable: 'Disable',
     delete: 'Delete',
     deliveries: 'Deliveries',
     confirmDelete: (u: string) => `Delete the webhook ${u} and its delivery log?`,
-    save: 'Save',
-    cancel: 'Cancel',
     secret: 'Secret (shown only now: copy it to check the signatures)',
     dismiss: 'Done',
     never: 'none yet',
@@ -56,104 +45,40 @@ export const w = words(
     enabled: '启用',
     lastDelivery: '最近投递',
     newWebhook: '新建 Webhook',
-    editWebhook: (u: string) => `编辑 Webhook ${u}`,
     edit: '编辑',
     enable: '启用',
     disable: '停用',
     delete: '删除',
     deliveries: '投递记录',
     confirmDelete: (u: string) => `删除 Webhook ${u} 及其投递记录？`,
-    save: '保存',
-    cancel: '取消',
     secret: '密钥（仅显示这一次：请复制以校验签名）',
     dismiss: '完成',
     never: '暂无',
   },
 )
 
-function WebhookForm(p: {
-  hook: Webhook | null
-  onDone: (saved: boolean, secret?: string) => void
-}) {
-  const [url, setUrl] = useState(p.hook?.url ?? '')
-  const [events, setEvents] = useState<string[]>(p.hook?.events ?? EVENTS)
-  const [enable, setEnable] = useState(p.hook ? p.hook.enable === 1 : true)
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const ww = w()
-  const save = async (e: Event) => {
-    e.preventDefault()
-    setBusy(true)
-    try {
-      const body = { url, events, enable: enable ? 1 : 0 }
-      if (p.hook) {
-        await api(`/webhooks/${p.hook.id}`, { method: 'PUT', body })
-        p.onDone(true)
-      } else {
-        const r = await api<{ secret?: string }>('/webhooks', { method: 'POST', body })
-        p.onDone(true, r.secret)
-      }
-    } catch (err) {
-      setError(errorText(err))
-    } finally {
-      setBusy(false)
-    }
-  }
-  return (
-    <section class="card hook-form" aria-labelledby="hook-form-h">
-      <h2 id="hook-form-h">{p.hook ? ww.editWebhook(p.hook.url) : ww.newWebhook}</h2>
-      <form onSubmit={save}>
-        <label>
-          {ww.url}
-          <input
-            type="url"
-            value={url}
-            onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)}
-            required
-            placeholder="https://hooks.example.com/devicecloud"
-          />
-        </label>
-        <fieldset>
-          <legend>{ww.events}</legend>
-          {EVENTS.map((ev) => (
-            <label key={ev} class="inline">
-              <input
-                type="checkbox"
-                checked={events.includes(ev)}
-                onChange={(e) => {
-                  const on = (e.currentTarget as HTMLInputElement).checked
-                  setEvents((xs) => (on ? [...xs, ev] : xs.filter((x) => x !== ev)))
-                }}
-              />{' '}
-              {ev}
-            </label>
-          ))}
-        </fieldset>
-        <label class="inline">
-          <input
-            type="checkbox"
-            checked={enable}
-            onChange={(e) => setEnable((e.currentTarget as HTMLInputElement).checked)}
-          />{' '}
-          {ww.enabled}
-        </label>
-        <ErrorNote error={error} />
-        <div class="buttons">
-          <button type="submit" disabled={busy}>
-            {ww.save}
-          </button>{' '}
-          <button type="button" class="secondary" onClick={() => p.onDone(false)}>
-            {ww.cancel}
-          </button>
-        </div>
-      </form>
-    </section>
-  )
-}
-
-/** The status of each listed webhook's newest delivery (one read of one row per webhook of the page). */
+/**
+ * The status of each listed webhook's newest delivery (one read of one row per webhook of the page), read again
+ * 2 s after the stream brings an event one of them takes (at most once per 2 s).
+ */
 function useLastStatus(hooks: Webhook[] | undefined) {
   const [last, setLast] = useState<Record<number, string>>({})
+  const [tick, setTick] = useState(0)
+  useEffect(() => {
+    if (!hooks) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const off = onLive((e) => {
+      if (timer || !hooks.some((h) => h.enable && h.events.includes(e.type))) return
+      timer = setTimeout(() => {
+        timer = undefined
+        setTick((n) => n + 1)
+      }, 2000)
+    })
+    return () => {
+      off()
+      clearTimeout(timer)
+    }
+  }, [hooks])
   useEffect(() => {
     if (!hooks) return
     let stale = false
@@ -171,7 +96,7 @@ function useLastStatus(hooks: Webhook[] | undefined) {
     return () => {
       stale = true
     }
-  }, [hooks])
+  }, [hooks, tick])
   return last
 }
 
