@@ -15,6 +15,10 @@ const ProductPage = lazyPage(() => import('./pages/product.tsx').then((m) => m.P
 const GroupsPage = lazyPage(() => import('./pages/groups.tsx').then((m) => m.GroupsPage))
 const GroupPage = lazyPage(() => import('./pages/group.tsx').then((m) => m.GroupPage))
 const SchedulesPage = lazyPage(() => import('./pages/schedules.tsx').then((m) => m.SchedulesPage))
+const AlertRulesPage = lazyPage(() =>
+  import('./pages/alert-rules.tsx').then((m) => m.AlertRulesPage),
+)
+const WebhooksPage = lazyPage(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage))
 
 type Key =
   | 'overview'
@@ -66,6 +70,9 @@ function Page() {
   if (group) return <GroupPage key={group[1]} id={Number(group[1])} />
   if (p === '/groups' || p === '/groups/') return <GroupsPage />
   if (p === '/schedules' || p === '/schedules/') return <SchedulesPage />
+  if (p === '/alert_rules' || p === '/alert_rules/') return <AlertRulesPage />
+  const hook = /^\/webhooks(?:\/(\d{1,15}))?\/?$/.exec(p)
+  if (hook) return <WebhooksPage id={hook[1] ? Number(hook[1]) : undefined} />
   const nav = NAV.find(([, href]) => href === p)
   return (
     <section>

@@ -22,6 +22,8 @@ export function Chart(props: {
   span: [number, number]
   bars?: boolean
   onZoom?: (from: number, to: number) => void
+  /** Shaded windows and a threshold line drawn over the series (the alert rules' dry run). */
+  marks?: ChartMarks
 }) {
   const { title, data, span, bars } = props
   const zoom = useRef(props.onZoom)
@@ -30,6 +32,8 @@ export function Chart(props: {
   const plot = useRef<uPlot | null>(null)
   const range = useRef(span)
   range.current = [span[0], Math.max(span[1], data.time[data.time.length - 1] ?? 0)]
+  const marks = useRef(props.marks)
+  marks.current = props.marks
 
   useEffect(() => {
     if (!host.current) return
@@ -38,6 +42,7 @@ export function Chart(props: {
         width: CHART_WIDTH,
         height: HEIGHT,
         legend: { show: false },
+        plugins: [marksPlugin(marks)],
         cursor: { drag: { x: true, y: false, setScale: false } },
         hooks: {
           setSelect: [
@@ -74,7 +79,7 @@ export function Chart(props: {
 
   useEffect(() => {
     plot.current?.setData([data.time, data.value])
-  }, [data, span])
+  }, [data, span, props.marks])
 
   return (
     <figure class="chart" aria-label={title}>
@@ -82,4 +87,67 @@ export function Chart(props: {
       <div ref={host} />
     </figure>
   )
+}
+
+/** Windows (epoch seconds; end null: open to the right edge) shaded over a chart, and a value drawn as a line. */
+export interface ChartMarks {
+  bands: Array<[number, number | null]>
+  threshold?: number | null
+}
+
+/**
+ * Draws `marks.current` after the series; a chart created with marks has its y scale widened to show the
+ * threshold (a chart without them keeps uPlot's own y range).
+ */
+function marksPlugin(marks: { current: ChartMarks | undefined }): uPlot.Plugin {
+  return {
+    opts: (_, o) => {
+      if (!marks.current) return
+      o.scales = {
+        ...o.scales,
+        y: {
+          range: (_u, min, max) => {
+            const th = marks.current?.threshold
+            const lo = th == null || min == null ? min : Math.min(min, th)
+            const hi = th == null || max == null ? max : Math.max(max, th)
+            return uPlot.rangeNum(lo ?? 0, hi ?? 1, 0.1, true)
+          },
+        },
+      }
+    },
+    hooks: {
+      draw: [
+        (u) => {
+          const m = marks.current
+          if (!m) return
+          const { ctx, bbox } = u
+          ctx.save()
+          ctx.fillStyle = 'rgba(220, 38, 38, 0.18)'
+          // a window shorter than 8 px is widened about its middle, so that a brief firing still shows
+          const least = 8 * devicePixelRatio
+          const left = bbox.left
+          const right = bbox.left + bbox.width
+          for (const [from, to] of m.bands) {
+            let x0 = u.valToPos(from, 'x', true)
+            let x1 = to === null ? right : u.valToPos(to, 'x', true)
+            if (x1 - x0 < least) [x0, x1] = [(x0 + x1 - least) / 2, (x0 + x1 + least) / 2]
+            x0 = Math.max(left, Math.min(x0, right - least))
+            x1 = Math.min(right, Math.max(x1, left + least))
+            ctx.fillRect(x0, bbox.top, x1 - x0, bbox.height)
+          }
+          if (m.threshold != null) {
+            const y = u.valToPos(m.threshold, 'y', true)
+            ctx.strokeStyle = '#dc2626'
+            ctx.lineWidth = 2
+            ctx.setLineDash([6, 4])
+            ctx.beginPath()
+            ctx.moveTo(bbox.left, y)
+            ctx.lineTo(bbox.left + bbox.width, y)
+            ctx.stroke()
+          }
+          ctx.restore()
+        },
+      ],
+    },
+  }
 }

@@ -1,0 +1,302 @@
+/**
+ * The dry run of an alert rule being edited: over a device and a range picked here, POST /alert_rules/test tells
+ * the windows in which the rule would have fired, drawn shaded over the chart of a data point's stored values
+ * (GET /original_data, maxPoints = the chart's width) with the threshold the condition compares it to as a line.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { t, words } from '../i18n.ts'
+import { Chart, CHART_WIDTH, type ChartMarks, type SeriesData } from './chart.tsx'
+import { RANGES, wireSeconds } from './charts.tsx'
+import { errorText } from './error-text.ts'
+import { ErrorNote } from './paged-list.tsx'
+
+/** What the rule form sends (create, edit and the dry run alike). */
+export interface RuleBody {
+  ruleName: string
+  productID: string
+  condition: string | null
+  [field: string]: unknown
+}
+
+/** One window in which the rule would have fired (endTime null: still open at the end of the range). */
+interface Fired {
+  startTime: string
+  endTime: string | null
+  alertTimes: number
+}
+
+interface Result {
+  fired: Fired[]
+  data: SeriesData
+  span: [number, number]
+  marks: ChartMarks
+  title: string
+}
+
+const w = words(
+  {
+    dryRun: 'Dry run',
+    device: 'Device',
+    dataPoint: 'Data point',
+    range: 'Range',
+    run: 'Run dry run',
+    fired: (n: number) => `The rule would have fired ${n} ${n === 1 ? 'time' : 'times'}.`,
+    windows: 'Firings',
+    open: 'still open',
+    noDevices: 'The product has no devices.',
+    findDevice: 'Find device',
+  },
+  {
+    dryRun: '试运行',
+    device: '设备',
+    dataPoint: '数据点',
+    range: '时间范围',
+    run: '试运行',
+    fired: (n: number) => `该规则将触发 ${n} 次。`,
+    windows: '触发记录',
+    open: '仍未恢复',
+    noDevices: '该产品没有设备。',
+    findDevice: '查找设备',
+  },
+)
+
+/** The four ranges a dry run offers (at most a week of raw values). */
+const DRY_RANGES = RANGES.slice(0, 4)
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')
+
+/** The number a condition compares `point` with (`temp > 80`, `80 < temp`), if it does. */
+export function thresholdOf(condition: string | null, point: string): number | null {
+  if (!condition) return null
+  const id = escape(point)
+  const n = '(-?\\d+(?:\\.\\d+)?)'
+  const m =
+    new RegExp(`(?:^|[^\\w-])${id}\\s*(?:>=|<=|==|!=|>|<)\\s*${n}`).exec(condition) ??
+    new RegExp(`${n}\\s*(?:>=|<=|==|!=|>|<)\\s*${id}(?![\\w-])`).exec(condition)
+  return m ? Number(m[1]) : null
+}
+
+export function DryRun({ rule }: { rule: RuleBody }) {
+  const [devices, setDevices] = useState<Array<{ deviceID: string; deviceName: string }> | null>(
+    null,
+  )
+  const [points, setPoints] = useState<Array<{ dataPointID: string; dataPointName: string }>>([])
+  const [deviceID, setDeviceID] = useState('')
+  const [point, setPoint] = useState('')
+  const [find, setFind] = useState('')
+  // a range button's span up to now, or null after a range was dragged across the chart
+  const [span, setSpan] = useState<number | null>(DRY_RANGES[0]![1])
+  const [result, setResult] = useState<Result | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const product = encodeURIComponent(rule.productID)
+
+  useEffect(() => {
+    let stale = false
+    api<{ items: Array<{ dataPointID: string; dataPointName: string }> }>(
+      `/data_points?productID=${product}&pointDataType=1&_limit=100`,
+    ).then(
+      (p) => {
+        if (stale) return
+        setPoints(p.items)
+        const named = p.items.find((x) => thresholdOf(rule.condition, x.dataPointID) !== null)
+        setPoint((named ?? p.items[0])?.dataPointID ?? '')
+      },
+      (e) => !stale && setError(errorText(e)),
+    )
+    return () => {
+      stale = true
+    }
+  }, [product])
+
+  // the product's devices, the first 100 or those whose name holds what was typed
+  useEffect(() => {
+    let stale = false
+    const q = find.trim() ? `&deviceName_like=${encodeURIComponent(find.trim())}` : ''
+    const timer = setTimeout(
+      () =>
+        api<{ items: Array<{ deviceID: string; deviceName: string }> }>(
+          `/devices?productID=${product}&_limit=100${q}`,
+        ).then(
+          (d) => {
+            if (stale) return
+            setDevices(d.items)
+            setDeviceID((cur) =>
+              d.items.some((x) => x.deviceID === cur) ? cur : (d.items[0]?.deviceID ?? ''),
+            )
+          },
+          (e) => !stale && setError(errorText(e)),
+        ),
+      find ? 200 : 0,
+    )
+    return () => {
+      stale = true
+      clearTimeout(timer)
+    }
+  }, [product, find])
+
+  /** Runs the rule over [start, end] (epoch ms). */
+  const run = async (start: number, end: number) => {
+    setBusy(true)
+    setError(null)
+    try {
+      const q = new URLSearchParams({
+        deviceID,
+        dataPointID: point,
+        startTime: String(start),
+        endTime: String(end),
+        maxPoints: String(CHART_WIDTH),
+      })
+      const [fired, original] = await Promise.all([
+        api<Fired[]>('/alert_rules/test', {
+          method: 'POST',
+          body: {
+            ...rule,
+            ruleName: rule.ruleName.trim() || undefined,
+            deviceID,
+            startTime: String(start),
+            endTime: String(end),
+          },
+        }),
+        api<Array<{ dataPointID: string; originalData: { time: string[]; value: unknown[] } }>>(
+          `/original_data?${q}`,
+        ),
+      ])
+      const o = original.find((x) => x.dataPointID === point)?.originalData
+      setResult({
+        fired,
+        data: {
+          time: (o?.time ?? []).map(wireSeconds),
+          value: (o?.value ?? []).map((v) => (v === null ? null : Number(v))),
+        },
+        span: [start / 1000, end / 1000],
+        marks: {
+          bands: fired.map((f) => [
+            wireSeconds(f.startTime),
+            f.endTime === null ? null : wireSeconds(f.endTime),
+          ]),
+          threshold: thresholdOf(rule.condition, point),
+        },
+        title: points.find((x) => x.dataPointID === point)?.dataPointName ?? point,
+      })
+    } catch (e) {
+      setResult(null)
+      setError(errorText(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const s = t()
+  const ww = w()
+  return (
+    <section class="dry-run" aria-labelledby="dry-run-h">
+      <h3 id="dry-run-h">{ww.dryRun}</h3>
+      {devices && devices.length === 0 && !find ? (
+        <p>{ww.noDevices}</p>
+      ) : (
+        <div class="toolbar">
+          <input
+            type="search"
+            aria-label={ww.findDevice}
+            placeholder={ww.findDevice}
+            value={find}
+            onInput={(e) => setFind((e.currentTarget as HTMLInputElement).value)}
+          />
+          <label>
+            {ww.device}{' '}
+            <select
+              value={deviceID}
+              onChange={(e) => setDeviceID((e.currentTarget as HTMLSelectElement).value)}
+            >
+              {(devices ?? []).map((d) => (
+                <option key={d.deviceID} value={d.deviceID}>
+                  {d.deviceName}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            {ww.dataPoint}{' '}
+            <select
+              value={point}
+              onChange={(e) => setPoint((e.currentTarget as HTMLSelectElement).value)}
+            >
+              {points.map((p) => (
+                <option key={p.dataPointID} value={p.dataPointID}>
+                  {p.dataPointName}
+                </option>
+              ))}
+            </select>
+          </label>
+          <div role="group" aria-label={ww.range} class="ranges">
+            {DRY_RANGES.map(([label, ms]) => (
+              <button
+                key={label}
+                type="button"
+                aria-pressed={span === ms}
+                onClick={() => {
+                  setSpan(ms)
+                  const end = Date.now()
+                  if (result) void run(end - ms, end)
+                }}
+              >
+                {label}
+              </button>
+            ))}
+          </div>
+          <button
+            type="button"
+            disabled={busy || !deviceID || !point}
+            onClick={() => {
+              const end = Date.now()
+              const ms = span ?? DRY_RANGES[0]![1]
+              setSpan(ms)
+              void run(end - ms, end)
+            }}
+          >
+            {ww.run}
+          </button>
+        </div>
+      )}
+      <ErrorNote error={error} />
+      {result && (
+        <>
+          <p role="status">{ww.fired(result.fired.length)}</p>
+          <Chart
+            key={result.span.join()}
+            title={result.title}
+            data={result.data}
+            span={result.span}
+            marks={result.marks}
+            onZoom={(from, to) => {
+              setSpan(null)
+              void run(from * 1000, to * 1000)
+            }}
+          />
+          {result.fired.length > 0 && (
+            <table aria-label={ww.windows}>
+              <thead>
+                <tr>
+                  <th scope="col">{s.startTime}</th>
+                  <th scope="col">{s.endTime}</th>
+                  <th scope="col">{s.times}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {result.fired.map((f) => (
+                  <tr key={f.startTime}>
+                    <td>{f.startTime}</td>
+                    <td>{f.endTime ?? ww.open}</td>
+                    <td>{f.alertTimes}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      )}
+    </section>
+  )
+}

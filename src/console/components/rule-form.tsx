@@ -1,0 +1,299 @@
+/**
+ * The form of an alert rule (create or edit): every field the API takes, the API's refusal in role alert, and the
+ * dry run of the rule as edited (rule-dry-run.tsx) once a product is picked.
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api } from '../api.ts'
+import { t, words } from '../i18n.ts'
+import { errorText } from './error-text.ts'
+import { ErrorNote } from './paged-list.tsx'
+import { DryRun, type RuleBody } from './rule-dry-run.tsx'
+
+/** An alert rule as GET /alert_rules answers it (the fields the console uses). */
+export interface Rule {
+  id: number
+  ruleName: string
+  productID: string
+  productName: string | null
+  deviceIntIDs: number[] | null
+  condition: string | null
+  alertSeverity: number
+  alertSeverityLabel: string | null
+  forSeconds: number
+  clearCondition: string | null
+  clearForSeconds: number
+  noDataSeconds: number | null
+  alertContent: string | null
+  enable: number
+}
+
+const w = words(
+  {
+    newRule: 'New rule',
+    editRule: (n: string) => `Edit rule ${n}`,
+    enabled: 'Enabled',
+    ruleName: 'Rule name',
+    kind: 'Raise when',
+    kindCondition: 'a condition holds',
+    kindNoData: 'a device sends nothing',
+    condition: 'Condition',
+    conditionHint: 'A formula over the product’s data point ids, e.g. temp > 80 and hum < 20',
+    forSeconds: 'For (seconds)',
+    clearCondition: 'Clear condition',
+    clearHint: 'Empty: not (condition)',
+    clearForSeconds: 'Clear for (seconds)',
+    noDataSeconds: 'No data for (seconds)',
+    devices: 'Only devices (record ids, comma separated)',
+    devicesHint: 'Empty: every device of the product',
+    content: 'Alert content',
+    contentHint: '{deviceName} and {value:<dataPointID>} are filled in',
+    save: 'Save',
+    cancel: 'Cancel',
+    choose: 'Choose…',
+  },
+  {
+    newRule: '新建规则',
+    editRule: (n: string) => `编辑规则 ${n}`,
+    enabled: '启用',
+    ruleName: '规则名称',
+    kind: '触发条件',
+    kindCondition: '条件成立',
+    kindNoData: '设备无数据',
+    condition: '条件',
+    conditionHint: '产品数据点 ID 的公式，例如 temp > 80 and hum < 20',
+    forSeconds: '持续（秒）',
+    clearCondition: '恢复条件',
+    clearHint: '留空：not (条件)',
+    clearForSeconds: '恢复持续（秒）',
+    noDataSeconds: '无数据时长（秒）',
+    devices: '仅这些设备（记录 ID，逗号分隔）',
+    devicesHint: '留空：产品的全部设备',
+    content: '告警内容',
+    contentHint: '可用 {deviceName} 和 {value:<数据点ID>}',
+    save: '保存',
+    cancel: '取消',
+    choose: '请选择…',
+  },
+)
+
+/** The form's fields, as typed. */
+interface Draft {
+  ruleName: string
+  productID: string
+  kind: 'condition' | 'noData'
+  condition: string
+  forSeconds: string
+  clearCondition: string
+  clearForSeconds: string
+  noDataSeconds: string
+  alertSeverity: string
+  deviceIntIDs: string
+  alertContent: string
+  enable: boolean
+}
+
+const EMPTY: Draft = {
+  ruleName: '',
+  productID: '',
+  kind: 'condition',
+  condition: '',
+  forSeconds: '0',
+  clearCondition: '',
+  clearForSeconds: '0',
+  noDataSeconds: '300',
+  alertSeverity: '2',
+  deviceIntIDs: '',
+  alertContent: '',
+  enable: true,
+}
+
+const draftOf = (r: Rule): Draft => ({
+  ruleName: r.ruleName,
+  productID: r.productID,
+  kind: r.condition ? 'condition' : 'noData',
+  condition: r.condition ?? '',
+  forSeconds: String(r.forSeconds),
+  clearCondition: r.clearCondition ?? '',
+  clearForSeconds: String(r.clearForSeconds),
+  noDataSeconds: String(r.noDataSeconds ?? 300),
+  alertSeverity: String(r.alertSeverity),
+  deviceIntIDs: (r.deviceIntIDs ?? []).join(', '),
+  alertContent: r.alertContent ?? '',
+  enable: r.enable === 1,
+})
+
+/** A number field as typed: a number when it reads as one, else the text (the API names what is wrong). */
+const num = (s: string): number | string =>
+  s.trim() !== '' && Number.isFinite(Number(s)) ? Number(s) : s
+
+/** The body of create, edit and the dry run. */
+const bodyOf = (d: Draft): RuleBody => {
+  const ids = d.deviceIntIDs
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  const cond = d.kind === 'condition'
+  return {
+    ruleName: d.ruleName,
+    productID: d.productID,
+    deviceIntIDs: ids.length ? ids.map(num) : null,
+    condition: cond ? d.condition : null,
+    forSeconds: cond ? num(d.forSeconds) : 0,
+    clearCondition: cond && d.clearCondition.trim() ? d.clearCondition : null,
+    clearForSeconds: cond ? num(d.clearForSeconds) : 0,
+    noDataSeconds: cond ? null : num(d.noDataSeconds),
+    alertSeverity: Number(d.alertSeverity),
+    alertContent: d.alertContent || null,
+    enable: d.enable ? 1 : 0,
+  }
+}
+
+export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => void }) {
+  const [d, setD] = useState<Draft>(p.rule ? draftOf(p.rule) : EMPTY)
+  const [products, setProducts] = useState<Array<{ productID: string; productName: string }>>([])
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  useEffect(() => {
+    api<{ items: Array<{ productID: string; productName: string }> }>('/products?_limit=1000').then(
+      (r) => setProducts(r.items),
+      (e) => setError(errorText(e)),
+    )
+  }, [])
+  const set =
+    <K extends keyof Draft>(k: K) =>
+    (e: Event) => {
+      const el = e.currentTarget as HTMLInputElement
+      setD((x) => ({ ...x, [k]: el.type === 'checkbox' ? el.checked : el.value }))
+    }
+  const s = t()
+  const ww = w()
+  const save = async (e: Event) => {
+    e.preventDefault()
+    setBusy(true)
+    try {
+      if (p.rule) await api(`/alert_rules/${p.rule.id}`, { method: 'PUT', body: bodyOf(d) })
+      else await api('/alert_rules', { method: 'POST', body: bodyOf(d) })
+      p.onDone(true)
+    } catch (err) {
+      setError(errorText(err))
+    } finally {
+      setBusy(false)
+    }
+  }
+  const title = p.rule ? ww.editRule(p.rule.ruleName) : ww.newRule
+  return (
+    <section class="card rule-form" aria-labelledby="rule-form-h">
+      <h2 id="rule-form-h">{title}</h2>
+      <form onSubmit={save}>
+        <label>
+          {ww.ruleName}
+          <input value={d.ruleName} onInput={set('ruleName')} required maxLength={50} />
+        </label>
+        <label>
+          {s.product}
+          <select value={d.productID} onChange={set('productID')} required>
+            <option value="">{ww.choose}</option>
+            {products.map((x) => (
+              <option key={x.productID} value={x.productID}>
+                {x.productName}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset>
+          <legend>{ww.kind}</legend>
+          {(['condition', 'noData'] as const).map((k) => (
+            <label key={k} class="inline">
+              <input
+                type="radio"
+                name="kind"
+                value={k}
+                checked={d.kind === k}
+                onChange={() => setD((x) => ({ ...x, kind: k }))}
+              />{' '}
+              {k === 'condition' ? ww.kindCondition : ww.kindNoData}
+            </label>
+          ))}
+        </fieldset>
+        {d.kind === 'condition' ? (
+          <>
+            <label>
+              {ww.condition}
+              <input
+                value={d.condition}
+                onInput={set('condition')}
+                placeholder="temp > 80"
+                aria-describedby="cond-hint"
+              />
+            </label>
+            <small id="cond-hint">{ww.conditionHint}</small>
+            <label>
+              {ww.forSeconds}
+              <input type="number" min={0} value={d.forSeconds} onInput={set('forSeconds')} />
+            </label>
+            <label>
+              {ww.clearCondition}
+              <input
+                value={d.clearCondition}
+                onInput={set('clearCondition')}
+                aria-describedby="clear-hint"
+              />
+            </label>
+            <small id="clear-hint">{ww.clearHint}</small>
+            <label>
+              {ww.clearForSeconds}
+              <input
+                type="number"
+                min={0}
+                value={d.clearForSeconds}
+                onInput={set('clearForSeconds')}
+              />
+            </label>
+          </>
+        ) : (
+          <label>
+            {ww.noDataSeconds}
+            <input type="number" min={1} value={d.noDataSeconds} onInput={set('noDataSeconds')} />
+          </label>
+        )}
+        <label>
+          {s.severityLabel}
+          <select value={d.alertSeverity} onChange={set('alertSeverity')}>
+            {(['1', '2', '3', '4'] as const).map((k) => (
+              <option key={k} value={k}>
+                {s.severity[k]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          {ww.devices}
+          <input value={d.deviceIntIDs} onInput={set('deviceIntIDs')} aria-describedby="dev-hint" />
+        </label>
+        <small id="dev-hint">{ww.devicesHint}</small>
+        <label>
+          {ww.content}
+          <input
+            value={d.alertContent}
+            onInput={set('alertContent')}
+            aria-describedby="content-hint"
+          />
+        </label>
+        <small id="content-hint">{ww.contentHint}</small>
+        <label class="inline">
+          <input type="checkbox" checked={d.enable} onChange={set('enable')} /> {ww.enabled}
+        </label>
+        <ErrorNote error={error} />
+        <div class="buttons">
+          <button type="submit" disabled={busy}>
+            {ww.save}
+          </button>{' '}
+          <button type="button" class="secondary" onClick={() => p.onDone(false)}>
+            {ww.cancel}
+          </button>
+        </div>
+      </form>
+      {d.productID && <DryRun rule={bodyOf(d)} />}
+    </section>
+  )
+}

@@ -1,0 +1,190 @@
+/**
+ * /webhooks/{id}: one webhook's delivery log (server paged, newest first) with Re-send for the roles that may
+ * write. An event of a type the webhook takes adds a delivery: the log is read again (at most once a second).
+ * Deliveries have no event of their own on the stream, so after a Re-send the log is read again once a second
+ * until that delivery leaves `pending` (at most 30 reads).
+ */
+import { useEffect, useState } from 'preact/hooks'
+import { api, session } from '../api.ts'
+import { errorText } from '../components/error-text.ts'
+import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
+import { t, words } from '../i18n.ts'
+import { onLive } from '../live.ts'
+
+interface Delivery {
+  id: number
+  eventID: number
+  type: string
+  status: string
+  attempts: number
+  responseCode: number | null
+  durationMs: number | null
+  lastError: string | null
+  nextTryAt: string | null
+  createAt: string | null
+  updateAt: string | null
+}
+
+const w = words(
+  {
+    title: (u: string) => `Webhook ${u}`,
+    back: 'All webhooks',
+    table: 'Deliveries',
+    event: 'Event',
+    status: 'Status',
+    attempts: 'Attempts',
+    responseCode: 'Response code',
+    time: 'Time',
+    nextTry: 'Next try',
+    error: 'Error',
+    resend: 'Re-send',
+    resent: (id: number, status: string) => `Delivery ${id} re-sent: ${status}`,
+  },
+  {
+    title: (u: string) => `Webhook ${u}`,
+    back: '全部 Webhook',
+    table: '投递记录',
+    event: '事件',
+    status: '状态',
+    attempts: '尝试次数',
+    responseCode: '响应码',
+    time: '时间',
+    nextTry: '下次尝试',
+    error: '错误',
+    resend: '重新发送',
+    resent: (id: number, status: string) => `投递 ${id} 已重新发送：${status}`,
+  },
+)
+
+const POLLS = 30
+
+export function Deliveries({ id }: { id: number }) {
+  const canWrite = session.value?.role !== 'viewer'
+  const [hook, setHook] = useState<{ url: string; events: string[] } | null>(null)
+  const [missing, setMissing] = useState<string | null>(null)
+  const [version, setVersion] = useState(0)
+  // the delivery re-sent last, its newest known state, and how many reads are left to watch it
+  const [resent, setResent] = useState<{ d: Delivery; left: number } | null>(null)
+  const { page, setPage, pages, data, error, setError } = usePagedList<Delivery>(
+    `/webhooks/${id}/deliveries`,
+    {},
+    0,
+    version,
+  )
+
+  useEffect(() => {
+    api<{ url: string; events: string[] }>(`/webhooks/${id}`).then(setHook, (e) =>
+      setMissing(errorText(e)),
+    )
+  }, [id])
+
+  useEffect(() => {
+    if (!hook) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const off = onLive((e) => {
+      if (timer || !hook.events.includes(e.type)) return
+      timer = setTimeout(() => {
+        timer = undefined
+        setVersion((v) => v + 1)
+      }, 1000)
+    })
+    return () => {
+      off()
+      clearTimeout(timer)
+    }
+  }, [hook])
+
+  // follow the re-sent delivery in each new read of the log; read again while it is pending
+  useEffect(() => {
+    if (!resent || !data) return
+    const now = data.items.find((d) => d.id === resent.d.id)
+    if (now && now !== resent.d) setResent({ d: now, left: resent.left })
+    const status = (now ?? resent.d).status
+    if (status !== 'pending' || resent.left <= 0) return
+    const timer = setTimeout(() => {
+      setResent((r) => r && { ...r, left: r.left - 1 })
+      setVersion((v) => v + 1)
+    }, 1000)
+    return () => clearTimeout(timer)
+  }, [data, resent?.d.id, resent?.left])
+
+  const resend = (d: Delivery) =>
+    api<Delivery>(`/webhooks/${id}/deliveries/${d.id}/retry`, { method: 'POST' }).then(
+      (nd) => {
+        setResent({ d: nd, left: POLLS })
+        setVersion((v) => v + 1)
+      },
+      (e) => setError(errorText(e)),
+    )
+
+  const s = t()
+  const ww = w()
+  if (missing)
+    return (
+      <section>
+        <h1>{s.webhooks}</h1>
+        <ErrorNote error={missing} />
+        <a href="/webhooks">{ww.back}</a>
+      </section>
+    )
+  return (
+    <section>
+      <h1>{ww.title(hook?.url ?? '…')}</h1>
+      <p>
+        <a href="/webhooks">{ww.back}</a>
+      </p>
+      {resent && <p role="status">{ww.resent(resent.d.id, resent.d.status)}</p>}
+      <ErrorNote error={error} />
+      {!data ? (
+        <p>{s.loading}</p>
+      ) : (
+        <>
+          <table aria-label={ww.table}>
+            <thead>
+              <tr>
+                <th scope="col">{ww.event}</th>
+                <th scope="col">{ww.status}</th>
+                <th scope="col">{ww.attempts}</th>
+                <th scope="col">{ww.responseCode}</th>
+                <th scope="col">{ww.time}</th>
+                <th scope="col">{ww.nextTry}</th>
+                <th scope="col">{ww.error}</th>
+                {canWrite && <th scope="col">{s.actions}</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((d) => (
+                <tr key={d.id}>
+                  <td>
+                    {d.type} <span class="muted">#{d.eventID}</span>
+                  </td>
+                  <td>
+                    <span class={`badge delivery ${d.status}`}>{d.status}</span>
+                  </td>
+                  <td>{d.attempts}</td>
+                  <td>{d.responseCode ?? '—'}</td>
+                  <td>{d.updateAt ?? d.createAt ?? '—'}</td>
+                  <td>{d.status === 'pending' ? (d.nextTryAt ?? '—') : '—'}</td>
+                  <td>{d.lastError ?? ''}</td>
+                  {canWrite && (
+                    <td class="actions">
+                      <button
+                        type="button"
+                        aria-label={`${ww.resend} ${d.id}`}
+                        onClick={() => void resend(d)}
+                      >
+                        {ww.resend}
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {data.items.length === 0 && <p>{s.none}</p>}
+          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+        </>
+      )}
+    </section>
+  )
+}
