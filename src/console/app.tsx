@@ -2,6 +2,7 @@
 import { session, signOut } from './api.ts'
 import { lang, setLang, t, type Lang } from './i18n.ts'
 import { onLinkClick, path } from './router.ts'
+import type { JSX } from 'preact'
 import { lazyPage } from './lazy.tsx'
 import { SignIn } from './pages/sign-in.tsx'
 
@@ -56,28 +57,29 @@ function LanguageControl() {
   )
 }
 
+/** The pages by path: a pattern (its group 1 the record id, if any) and what it renders. */
+const ROUTES: Array<[RegExp, (id: number | undefined) => JSX.Element]> = [
+  [/^\/$/, () => <OverviewPage />],
+  [/^\/devices\/?$/, () => <DevicesPage />],
+  [/^\/devices\/(\d{1,15})\/?$/, (id) => <DevicePage key={id} id={id!} />],
+  [/^\/products\/?$/, () => <ProductsPage />],
+  [/^\/products\/(\d{1,15})\/?$/, (id) => <ProductPage key={id} id={id!} />],
+  [/^\/groups\/?$/, () => <GroupsPage />],
+  [/^\/groups\/(\d{1,15})\/?$/, (id) => <GroupPage key={id} id={id!} />],
+  [/^\/alerts\/?$/, () => <AlertsPage />],
+  [/^\/alert_rules\/?$/, () => <AlertRulesPage />],
+  [/^\/webhooks(?:\/(\d{1,15}))?\/?$/, (id) => <WebhooksPage key={id} id={id} />],
+  [/^\/schedules\/?$/, () => <SchedulesPage />],
+]
+
 function Page() {
-  const p = path.value
-  const device = /^\/devices\/(\d{1,15})\/?$/.exec(p)
-  if (device) return <DevicePage id={Number(device[1])} />
-  if (p === '/devices' || p === '/devices/') return <DevicesPage />
-  if (p === '/') return <OverviewPage />
-  if (p === '/alerts' || p === '/alerts/') return <AlertsPage />
-  if (p === '/products' || p === '/products/') return <ProductsPage />
-  const product = /^\/products\/(\d{1,15})\/?$/.exec(p)
-  if (product) return <ProductPage id={Number(product[1])} />
-  const group = /^\/groups\/(\d{1,15})\/?$/.exec(p)
-  if (group) return <GroupPage key={group[1]} id={Number(group[1])} />
-  if (p === '/groups' || p === '/groups/') return <GroupsPage />
-  if (p === '/schedules' || p === '/schedules/') return <SchedulesPage />
-  if (p === '/alert_rules' || p === '/alert_rules/') return <AlertRulesPage />
-  const hook = /^\/webhooks(?:\/(\d{1,15}))?\/?$/.exec(p)
-  if (hook) return <WebhooksPage id={hook[1] ? Number(hook[1]) : undefined} />
-  const nav = NAV.find(([, href]) => href === p)
+  for (const [pattern, render] of ROUTES) {
+    const m = pattern.exec(path.value)
+    if (m) return render(m[1] === undefined ? undefined : Number(m[1]))
+  }
   return (
     <section>
-      <h1>{nav ? t()[nav[0]] : t().notFound}</h1>
-      {nav && <p>{t().comingSoon}</p>}
+      <h1>{t().notFound}</h1>
     </section>
   )
 }
