@@ -131,7 +131,7 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   app.route('/', healthRoutes(deps))
   app.route('/', metricsRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
-  const web = consoleAssets()
+  const web = consoleAssets(deps.config.TIMEZONE)
   app.get('/console/*', async (c, next) => (await web.file(c, c.req.path.slice(9))) ?? next())
 
   // a browser loading a console path (a deep link, a reload) gets the console; anything else the JSON 404

@@ -17,11 +17,19 @@ const SOURCES = join(import.meta.dirname, '../console')
 /** Where esbuild would write (it writes nothing: the names of its outputs are relative to this). */
 const OUT = join(SOURCES, 'out')
 
-const INDEX_HTML = `<!doctype html>
+const escapeAttr = (v: string) =>
+  v.replace(/[&"<>]/g, (ch) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' })[ch]!)
+
+/**
+ * The page: the service's TIMEZONE rides in a meta element (wire times are wall-clock times in that zone; the
+ * console reads it there, so no inline script and no extra request).
+ */
+const indexHtml = (timezone: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="devicecloud-timezone" content="${escapeAttr(timezone)}">
 <title>DeviceCloud</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css">
@@ -96,8 +104,15 @@ export function wantsConsolePage(c: Context): boolean {
   return (c.req.header('accept') ?? '').includes('text/html')
 }
 
-/** The console's handlers: the page, and the bundle's files, built once on first use. */
-export function consoleAssets(bundle: () => Promise<ConsoleBundle> = buildConsole) {
+/**
+ * The console's handlers: the page (naming the service's `timezone`), and the bundle's files, built once on first
+ * use.
+ */
+export function consoleAssets(
+  timezone: string,
+  bundle: () => Promise<ConsoleBundle> = buildConsole,
+) {
+  const html = indexHtml(timezone)
   let built: Promise<ConsoleBundle> | undefined
   const get = () => {
     built ??= bundle().catch((err: unknown) => {
@@ -110,7 +125,7 @@ export function consoleAssets(bundle: () => Promise<ConsoleBundle> = buildConsol
     page(c: Context) {
       c.header('Content-Security-Policy', CONSOLE_CSP)
       c.header('Cache-Control', 'no-cache')
-      return c.html(INDEX_HTML)
+      return c.html(html)
     },
     /** GET /console/<file>: undefined when the bundle has no such file (the caller's 404). */
     async file(c: Context, name: string): Promise<Response | undefined> {

@@ -8,22 +8,23 @@ export interface SeriesData {
   value: Array<number | null>
 }
 
-/** A chart's width in CSS pixels (also the maxPoints asked of the API). */
-export const CHART_WIDTH = 520
 const HEIGHT = 200
 
 /**
- * A chart named `title` over the time range `span` (epoch seconds, from and to). Dragging across it calls `onZoom`
- * with the dragged range (epoch seconds).
+ * A chart named `title`, `width` CSS pixels wide, over the time range `span` (epoch seconds, from and to); its time
+ * axis reads in the zone `tz` (the service's, as the wire times are). Dragging across it calls `onZoom` with the
+ * dragged range (epoch seconds).
  */
 export function Chart(props: {
   title: string
   data: SeriesData
   span: [number, number]
+  width: number
+  tz: string
   bars?: boolean
   onZoom?: (from: number, to: number) => void
 }) {
-  const { title, data, span, bars } = props
+  const { title, data, span, bars, width, tz } = props
   const zoom = useRef(props.onZoom)
   zoom.current = props.onZoom
   const host = useRef<HTMLDivElement>(null)
@@ -35,11 +36,14 @@ export function Chart(props: {
     if (!host.current) return
     const u = new uPlot(
       {
-        width: CHART_WIDTH,
+        width,
         height: HEIGHT,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
         legend: { show: false },
         cursor: { drag: { x: true, y: false, setScale: false } },
         hooks: {
+          // a mark per drawing, so that a benchmark can time "range picked" to "chart drawn"
+          draw: [() => performance.mark('devicecloud:chart-drawn')],
           setSelect: [
             (u) => {
               const { left, width } = u.select
@@ -70,7 +74,11 @@ export function Chart(props: {
       u.destroy()
       plot.current = null
     }
-  }, [title, bars])
+  }, [title, bars, tz])
+
+  useEffect(() => {
+    plot.current?.setSize({ width, height: HEIGHT })
+  }, [width])
 
   useEffect(() => {
     plot.current?.setData([data.time, data.value])
