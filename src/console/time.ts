@@ -26,11 +26,23 @@ function parts(ms: number, tz: string): number[] {
   return [p.year!, p.month!, p.day!, p.hour!, p.minute!, p.second!]
 }
 
-/** The offset of `tz` from UTC at the instant `ms` (whole seconds), in ms. */
+const QUARTER = 900_000
+/** Offsets by zone and quarter hour: zones change offset only at quarter hours, and a chart has ~1,000 times. */
+const offsets = new Map<string, number>()
+
+/** The offset of `tz` from UTC at the instant `ms`, in ms. */
 function offset(ms: number, tz: string): number {
   if (tz === 'UTC') return 0
-  const [y, mo, d, h, mi, s] = parts(ms, tz) as [number, number, number, number, number, number]
-  return Date.UTC(y, mo - 1, d, h, mi, s) - Math.floor(ms / 1000) * 1000
+  const at = Math.floor(ms / QUARTER) * QUARTER
+  const key = `${tz} ${at}`
+  let o = offsets.get(key)
+  if (o === undefined) {
+    const [y, mo, d, h, mi, s] = parts(at, tz) as [number, number, number, number, number, number]
+    o = Date.UTC(y, mo - 1, d, h, mi, s) - at
+    if (offsets.size > 20_000) offsets.clear()
+    offsets.set(key, o)
+  }
+  return o
 }
 
 /** The service's time zone as the page names it (UTC when it does not). */

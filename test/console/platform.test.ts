@@ -5,7 +5,7 @@
  * the service's zone, and values drawn at their wire time read in that zone.
  */
 import type { MqttClient } from 'mqtt'
-import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
@@ -17,7 +17,7 @@ import {
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
-import { byRole, CHROMIUM_MISSING, chromiumPath, shot, signIn } from './_browser.ts'
+import { byRole, CHROMIUM_MISSING, chromiumPath, launch, shot, signIn, textOf } from './_browser.ts'
 
 const TZ = 'Asia/Shanghai'
 let t: TestService
@@ -40,19 +40,7 @@ ui.before(async () => {
   const tag = Date.now().toString(36)
   for (const name of [`one-${tag}`, `two-${tag}`, `chart-${tag}`])
     devices.push(await newDevice(t.admin, mqttBody(product.productID, { deviceName: name })))
-  // two tabs live at once: a tab in the background must keep its timers and rendering
-  browser = await puppeteer.launch({
-    executablePath: chromiumPath()!,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-dev-shm-usage',
-      '--lang=en-US',
-      '--disable-background-timer-throttling',
-      '--disable-renderer-backgrounding',
-      '--disable-backgrounding-occluded-windows',
-    ],
-  })
+  browser = await launch(chromiumPath()!)
   tabA = await browser.newPage()
   await tabA.setViewport({ width: 1200, height: 900 })
 })
@@ -104,7 +92,8 @@ test('two tabs :: one stream connection, both show a device going Online live', 
   tabB = await browser.newPage()
   await tabB.setViewport({ width: 1200, height: 900 })
   await tabB.goto(`${t.url}/devices`)
-  // in-app navigation: a page load would end tab A's hold of the stream
+  // in-app navigation: a page load would end tab A's hold of the stream; in front, since puppeteer's aria
+  // queries wait for animation frames, which a background tab does not run
   await tabA.bringToFront()
   await (await byRole(tabA, 'link', 'Devices')).click()
   for (const tab of [tabA, tabB])
@@ -222,18 +211,16 @@ test(`${TZ} :: values 45 and 15 minutes old drawn a quarter and three quarters a
       dateStyle: 'short',
       timeStyle: 'medium',
     }).format(new Date(s * 1000))
-  const setInput = (label: string, v: string) =>
-    page.$eval(
-      `::-p-aria([name="${label}"])`,
-      (el, v) => {
-        const input = el as any
-        input.value = v
-        input.dispatchEvent(new Event('input', { bubbles: true }))
-      },
-      v,
-    )
-  await setInput('From', wire(now - 20 * 60).replace(' ', 'T'))
-  await setInput('To', wire(now - 10 * 60).replace(' ', 'T'))
+  const setInput = async (label: string, v: string) => {
+    const input = await byRole(page, 'textbox', label)
+    await input.click({ count: 3 })
+    await input.type(v)
+  }
+  await setInput('From', 'yesterday')
+  await (await byRole(page, 'button', 'Show range')).click()
+  assert.match(await textOf(await byRole(page, 'alert')), /YYYY-MM-DD HH:MM:SS/)
+  await setInput('From', wire(now - 20 * 60))
+  await setInput('To', wire(now - 10 * 60))
   const custom = page.waitForRequest((r) => r.url().includes('/api/v1/original_data'))
   await (await byRole(page, 'button', 'Show range')).click()
   const q = new URL((await custom).url()).searchParams

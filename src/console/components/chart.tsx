@@ -1,5 +1,5 @@
 /** One chart: a figure named by its caption, uPlot drawing a line or bars into a canvas. */
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 
 /** One series: epoch seconds ascending, and a value per time (null: a gap). */
@@ -80,7 +80,8 @@ export function Chart(props: {
     plot.current?.setSize({ width, height: HEIGHT })
   }, [width])
 
-  useEffect(() => {
+  // drawn in the render's own task (a plain effect would wait for the next frame)
+  useLayoutEffect(() => {
     plot.current?.setData([data.time, data.value])
   }, [data, span])
 

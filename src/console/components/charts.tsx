@@ -5,7 +5,7 @@
  * wide as the region; a width change of more than a fifth asks again. The last-hour view appends the device's live
  * telemetry.
  */
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
@@ -13,8 +13,20 @@ import { epochToWire, serviceZone, wireToEpoch } from '../time.ts'
 import { Chart, type SeriesData } from './chart.tsx'
 
 const w = words(
-  { from: 'From', to: 'To', show: 'Show range', zone: 'Times in' },
-  { from: '从', to: '到', show: '显示该范围', zone: '时区' },
+  {
+    from: 'From',
+    to: 'To',
+    show: 'Show range',
+    zone: 'Times in',
+    typo: 'Type both times as YYYY-MM-DD HH:MM:SS, From before To.',
+  },
+  {
+    from: '从',
+    to: '到',
+    show: '显示该范围',
+    zone: '时区',
+    typo: '两个时间都按 YYYY-MM-DD HH:MM:SS 填写，且开始早于结束。',
+  },
 )
 
 const HOUR = 3600_000
@@ -58,12 +70,11 @@ const series = (d: { time: string[]; value: unknown[] }, tz: string): SeriesData
   value: d.value.map(numeric),
 })
 
-/** A datetime-local input's value (`YYYY-MM-DDTHH:MM[:SS]`) → the wire form, or undefined when empty. */
-const inputToWire = (v: string) =>
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(v)
-    ? `${v.replace('T', ' ')}${v.length === 16 ? ':00' : ''}`
-    : undefined
-const wireToInput = (ms: number, tz: string) => epochToWire(ms, tz).replace(' ', 'T')
+/** A typed time (`YYYY-MM-DD HH:MM[:SS]`, the wire form) → the wire form, or undefined when unreadable. */
+const inputToWire = (v: string) => {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?$/.exec(v.trim())
+  return m ? `${m[1]} ${m[2]}${m[3] ?? ':00'}` : undefined
+}
 
 /** The width to ask for: the first measured, then a new one only when it differs by more than a fifth. */
 const queryWidth = (asked: number, now: number) =>
@@ -83,6 +94,11 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
   const [width, setWidth] = useState(0)
   const [asked, setAsked] = useState(0)
   const [typed, setTyped] = useState({ from: '', to: '' })
+  const [typo, setTypo] = useState(false)
+  const productOf = useRef<{ id?: string; points: Promise<string[]>; metrics: boolean }>({
+    points: Promise.resolve([]),
+    metrics: true,
+  })
 
   useEffect(() => {
     const el = box.current
@@ -98,7 +114,8 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
     return () => ro.disconnect()
   }, [])
 
-  useEffect(() => {
+  // a layout effect: the request starts in the click's own task, not a frame later
+  useLayoutEffect(() => {
     if (!asked) return
     let stale = false
     let start: number
@@ -113,19 +130,32 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
       start = 'to' in pick ? pick.from : end - pick.span
       times = `startTime=${start}&endTime=${end}`
     }
-    setTyped({ from: wireToInput(start, tz), to: wireToInput(end, tz) })
+    setTyped({ from: epochToWire(start, tz), to: epochToWire(end, tz) })
     const range = `deviceID=${encodeURIComponent(deviceID)}&${times}&maxPoints=${asked}`
-    Promise.all([
-      api<{ items: Array<{ dataPointID: string }> }>(
+    // the product's numeric data points, and whether it shows any metric, are read once per product: a new range
+    // asks only for its values (and for metrics_data only when a metric is shown)
+    const product = productOf.current
+    if (product.id !== productID) {
+      product.id = productID
+      product.points = api<{ items: Array<{ dataPointID: string }> }>(
         `/data_points?productID=${encodeURIComponent(productID)}&pointDataType=1&_limit=100`,
+      ).then((r) => r.items.map((p) => p.dataPointID))
+      product.metrics = true
+    }
+    Promise.all([
+      product.points,
+      product.points.then((ids) =>
+        ids.length
+          ? api<OriginalData[]>(`/original_data?${range}&dataPointID=${ids.join(',')}`)
+          : [],
       ),
-      api<OriginalData[]>(`/original_data?${range}`),
-      api<MetricData[]>(`/metrics_data?${range}`),
+      product.metrics ? api<MetricData[]>(`/metrics_data?${range}`) : [],
     ]).then(
       ([points, original, metrics]) => {
         if (stale) return
+        product.metrics = metrics.some((m) => m.isShow === 1)
         setShown([start / 1000, end / 1000])
-        const numericIDs = new Set(points.items.map((p) => p.dataPointID))
+        const numericIDs = new Set(points)
         setCharts([
           ...original
             .filter((o) => numericIDs.has(o.dataPointID))
@@ -195,24 +225,26 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
           e.preventDefault()
           const fromWire = inputToWire(typed.from)
           const toWire = inputToWire(typed.to)
-          if (fromWire && toWire && fromWire < toWire) setPick({ fromWire, toWire })
+          const ok = fromWire !== undefined && toWire !== undefined && fromWire < toWire
+          setTypo(!ok)
+          if (ok) setPick({ fromWire, toWire })
         }}
       >
         <label>
           {w().from}
           <input
-            type="datetime-local"
-            step="1"
             value={typed.from}
+            placeholder="YYYY-MM-DD HH:MM:SS"
+            size={19}
             onInput={(e) => setTyped({ ...typed, from: e.currentTarget.value })}
           />
         </label>
         <label>
           {w().to}
           <input
-            type="datetime-local"
-            step="1"
             value={typed.to}
+            placeholder="YYYY-MM-DD HH:MM:SS"
+            size={19}
             onInput={(e) => setTyped({ ...typed, to: e.currentTarget.value })}
           />
         </label>
@@ -220,6 +252,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
         <span>
           {w().zone} {tz}
         </span>
+        {typo && <p role="alert">{w().typo}</p>}
       </form>
       {charts === null ? (
         <p>{t().loading}</p>
