@@ -131,7 +131,10 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   app.route('/', healthRoutes(deps))
   app.route('/', metricsRoutes(deps))
   for (const r of routers) app.route('/api/v1', r.app)
-  const web = consoleAssets(undefined, deps.config.API_VARIANT)
+  const web = consoleAssets({
+    timezone: deps.config.TIMEZONE,
+    apiVariant: deps.config.API_VARIANT,
+  })
   app.get('/console/*', async (c, next) => (await web.file(c, c.req.path.slice(9))) ?? next())
 
   // a browser loading a console path (a deep link, a reload) gets the console; anything else the JSON 404

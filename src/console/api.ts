@@ -125,6 +125,9 @@ export async function signIn(email: string, password: string): Promise<void> {
   setSession(await api<Session>('/login', { method: 'POST', body: { email, password } }))
 }
 
+/** Forgets the session without calling the API (its token was refused, or another tab signed out). */
+export const forgetSession = () => setSession(null)
+
 /** Revokes the token (best effort) and forgets it. */
 export async function signOut(): Promise<void> {
   try {

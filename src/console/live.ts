@@ -1,10 +1,17 @@
 /**
- * The console's one event stream: GET /api/v1/events/stream read with fetch() (EventSource cannot send the bearer
- * token), parsed as Server-Sent Events and handed to the views that listen. It reconnects after a drop, resuming
- * after the last event id, and ends with the session.
+ * The console's one event stream per browser: GET /api/v1/events/stream read with fetch() (EventSource cannot send
+ * the bearer token), parsed as Server-Sent Events and handed to the views that listen. A browser opens at most 6
+ * HTTP/1.1 connections to a host, so the tabs share one stream: the tab holding the Web Lock `devicecloud-stream`
+ * (the leader) reads it and re-broadcasts every event on the BroadcastChannel of the same name; the other tabs
+ * listen there and wait for the lock. When the leader closes, the lock passes to another tab, which resumes after
+ * the last event id the leader broadcast. Signing out in one tab signs every tab out and ends the stream. Where
+ * Web Locks or BroadcastChannel are missing (an http:// origin other than localhost has no Web Locks), each tab
+ * reads its own stream. The leader reconnects after a drop, resuming after the last event id.
  */
 import { effect } from '@preact/signals'
-import { authorization, session } from './api.ts'
+import { authorization, forgetSession, session } from './api.ts'
+
+const NAME = 'devicecloud-stream'
 
 /** One event of the stream: its type and its parsed `data:`. */
 export interface LiveEvent {
@@ -62,8 +69,18 @@ export function sseParser() {
   }
 }
 
+/** What the tabs tell each other on the channel. */
+type Message = { kind: 'event'; id?: string; type: string; data: unknown } | { kind: 'sign-out' }
+
 let controller: AbortController | undefined
 let lastEventId: string | undefined
+let channel: BroadcastChannel | undefined
+/** Whether the tabs share one stream (Web Locks and BroadcastChannel both exist). */
+let sharing = false
+
+function deliver(e: LiveEvent) {
+  for (const fn of listeners) fn(e)
+}
 
 async function run(signal: AbortSignal) {
   let delay = 1000
@@ -72,7 +89,11 @@ async function run(signal: AbortSignal) {
       const headers: Record<string, string> = { accept: 'text/event-stream', ...authorization() }
       if (lastEventId) headers['last-event-id'] = lastEventId
       const res = await fetch('/api/v1/events/stream', { headers, signal })
-      if (res.status === 401 || res.status === 403) return
+      if (res.status === 401 || res.status === 403) {
+        // the token is no longer valid: the session ends (in every tab), as any refused API call ends it
+        if (res.status === 401 && !signal.aborted) forgetSession()
+        return
+      }
       if (!res.ok || !res.body) throw new Error(`stream: ${res.status}`)
       delay = 1000
       const parse = sseParser()
@@ -88,7 +109,14 @@ async function run(signal: AbortSignal) {
           } catch {
             continue
           }
-          for (const fn of listeners) fn({ type: ev.event, data })
+          if (sharing)
+            channel?.postMessage({
+              kind: 'event',
+              id: ev.id,
+              type: ev.event,
+              data,
+            } satisfies Message)
+          deliver({ type: ev.event, data })
         }
       }
     } catch {
@@ -99,17 +127,50 @@ async function run(signal: AbortSignal) {
   }
 }
 
-/** Opens the stream while a session exists, closes it when it ends. */
+/** Reads the stream once this tab holds the lock (at once without Web Locks), until `signal` aborts. */
+function lead(signal: AbortSignal) {
+  if (!sharing) return void run(signal)
+  navigator.locks
+    .request(NAME, { signal }, () => run(signal))
+    .catch(() => {
+      // aborted while waiting for the lock: signed out
+    })
+}
+
+/** Set while a sign-out told by another tab is applied here, so that it is not told back. */
+let fromOtherTab = false
+
+/** Opens the stream (or follows the leader's) while a session exists, closes it when it ends. */
 export function startLive() {
+  if (typeof BroadcastChannel !== 'undefined') {
+    channel = new BroadcastChannel(NAME)
+    // navigator.locks is undefined outside a secure context (https, or http on localhost)
+    sharing = typeof navigator !== 'undefined' && navigator.locks !== undefined
+    channel.onmessage = (m: MessageEvent<Message>) => {
+      const msg = m.data
+      if (msg.kind === 'sign-out') {
+        fromOtherTab = true
+        forgetSession()
+        fromOtherTab = false
+      } else if (msg.kind === 'event' && sharing && session.value) {
+        if (msg.id) lastEventId = msg.id
+        deliver({ type: msg.type, data: msg.data })
+      }
+    }
+  }
+  let wasSignedIn = false
   effect(() => {
     const signedIn = session.value !== null
     controller?.abort()
     controller = undefined
     if (!signedIn) {
       lastEventId = undefined
+      if (wasSignedIn && !fromOtherTab) channel?.postMessage({ kind: 'sign-out' } satisfies Message)
+      wasSignedIn = false
       return
     }
+    wasSignedIn = true
     controller = new AbortController()
-    void run(controller.signal)
+    lead(controller.signal)
   })
 }

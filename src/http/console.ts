@@ -17,12 +17,28 @@ const SOURCES = join(import.meta.dirname, '../console')
 /** Where esbuild would write (it writes nothing: the names of its outputs are relative to this). */
 const OUT = join(SOURCES, 'out')
 
-const INDEX_HTML = `<!doctype html>
+const escapeAttr = (v: string) =>
+  v.replace(/[&"<>]/g, (ch) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' })[ch]!)
+
+/** What the page tells the console about the service it talks to. */
+export interface ConsolePageFacts {
+  /** TIMEZONE: wire times are wall-clock times in that zone (src/console/time.ts reads them so). */
+  timezone: string
+  /** API_VARIANT, whose shapes src/console/variant.ts adapts to Variant A's. */
+  apiVariant: 'A' | 'B'
+}
+
+/**
+ * The page: the service's facts ride in meta elements (the console reads them there, so no inline script and no
+ * extra request).
+ */
+export const indexHtml = ({ timezone, apiVariant }: ConsolePageFacts) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="devicecloud-api-variant" content="{{apiVariant}}">
+<meta name="devicecloud-api-variant" content="${apiVariant}">
+<meta name="devicecloud-timezone" content="${escapeAttr(timezone)}">
 <title>DeviceCloud</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css">
@@ -31,10 +47,6 @@ const INDEX_HTML = `<!doctype html>
 <body><div id="app"></div></body>
 </html>
 `
-
-/** index.html naming the API variant (API_VARIANT), whose shapes src/console/variant.ts adapts to Variant A's. */
-export const withVariant = (html: string, variant: 'A' | 'B') =>
-  html.replace('{{apiVariant}}', variant)
 
 interface Asset {
   body: string
@@ -101,11 +113,12 @@ export function wantsConsolePage(c: Context): boolean {
   return (c.req.header('accept') ?? '').includes('text/html')
 }
 
-/** The console's handlers: the page, and the bundle's files, built once on first use. */
+/** The console's handlers: the page (naming the service's facts), and the bundle's files, built once on first use. */
 export function consoleAssets(
+  facts: ConsolePageFacts,
   bundle: () => Promise<ConsoleBundle> = buildConsole,
-  apiVariant: 'A' | 'B' = 'A',
 ) {
+  const html = indexHtml(facts)
   let built: Promise<ConsoleBundle> | undefined
   const get = () => {
     built ??= bundle().catch((err: unknown) => {
@@ -118,7 +131,7 @@ export function consoleAssets(
     page(c: Context) {
       c.header('Content-Security-Policy', CONSOLE_CSP)
       c.header('Cache-Control', 'no-cache')
-      return c.html(withVariant(INDEX_HTML, apiVariant))
+      return c.html(html)
     },
     /** GET /console/<file>: undefined when the bundle has no such file (the caller's 404). */
     async file(c: Context, name: string): Promise<Response | undefined> {

@@ -223,7 +223,16 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   await byRole(page, 'heading', devices[0].deviceName)
   await byRole(page, 'region', 'Charts')
   // the range buttons of the Charts only choose what is shown
-  assert.equal(await buttons(), ['Sign out', '1 h', '6 h', '24 h', '7 d', '30 d', '90 d'])
+  assert.equal(await buttons(), [
+    'Sign out',
+    '1 h',
+    '6 h',
+    '24 h',
+    '7 d',
+    '30 d',
+    '90 d',
+    'Show range',
+  ])
 })
 
 if (chromiumPath()) ui.run()

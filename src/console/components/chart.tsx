@@ -1,5 +1,5 @@
 /** One chart: a figure named by its caption, uPlot drawing a line or bars into a canvas. */
-import { useEffect, useRef } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
 import uPlot from 'uplot'
 
 /** One series: epoch seconds ascending, and a value per time (null: a gap). */
@@ -8,24 +8,25 @@ export interface SeriesData {
   value: Array<number | null>
 }
 
-/** A chart's width in CSS pixels (also the maxPoints asked of the API). */
-export const CHART_WIDTH = 520
 const HEIGHT = 200
 
 /**
- * A chart named `title` over the time range `span` (epoch seconds, from and to). Dragging across it calls `onZoom`
- * with the dragged range (epoch seconds).
+ * A chart named `title`, `width` CSS pixels wide, over the time range `span` (epoch seconds, from and to); its time
+ * axis reads in the zone `tz` (the service's, as the wire times are). Dragging across it calls `onZoom` with the
+ * dragged range (epoch seconds).
  */
 export function Chart(props: {
   title: string
   data: SeriesData
   span: [number, number]
+  width: number
+  tz: string
   bars?: boolean
   onZoom?: (from: number, to: number) => void
   /** Shaded windows and a threshold line drawn over the series (the alert rules' dry run). */
   marks?: ChartMarks
 }) {
-  const { title, data, span, bars } = props
+  const { title, data, span, bars, width, tz } = props
   const zoom = useRef(props.onZoom)
   zoom.current = props.onZoom
   const host = useRef<HTMLDivElement>(null)
@@ -39,12 +40,15 @@ export function Chart(props: {
     if (!host.current) return
     const u = new uPlot(
       {
-        width: CHART_WIDTH,
+        width,
         height: HEIGHT,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
         legend: { show: false },
         plugins: [marksPlugin(marks)],
         cursor: { drag: { x: true, y: false, setScale: false } },
         hooks: {
+          // a mark per drawing, so that a benchmark can time "range picked" to "chart drawn"
+          draw: [() => performance.mark('devicecloud:chart-drawn')],
           setSelect: [
             (u) => {
               const { left, width } = u.select
@@ -75,9 +79,14 @@ export function Chart(props: {
       u.destroy()
       plot.current = null
     }
-  }, [title, bars])
+  }, [title, bars, tz])
 
   useEffect(() => {
+    plot.current?.setSize({ width, height: HEIGHT })
+  }, [width])
+
+  // drawn in the render's own task (a plain effect would wait for the next frame)
+  useLayoutEffect(() => {
     plot.current?.setData([data.time, data.value])
   }, [data, span, props.marks])
 

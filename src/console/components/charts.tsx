@@ -1,13 +1,33 @@
 /**
  * The device page's Charts region: a chart per numeric data point (GET /original_data, maxPoints = the chart's
- * width) and per shown metric (GET /metrics_data, drawn as its chartType), over a range picked by buttons or
- * dragged across a chart. The last-hour view appends the device's live telemetry.
+ * width in CSS pixels) and per shown metric (GET /metrics_data, drawn as its chartType), over a range picked by
+ * buttons, typed as from/to (wall-clock times in the service's zone) or dragged across a chart. The charts are as
+ * wide as the region; a width change of more than a fifth asks again. The last-hour view appends the device's live
+ * telemetry.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import { api } from '../api.ts'
-import { t } from '../i18n.ts'
+import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
-import { Chart, CHART_WIDTH, type SeriesData } from './chart.tsx'
+import { epochToWire, serviceZone, wireToEpoch } from '../time.ts'
+import { Chart, type SeriesData } from './chart.tsx'
+
+const w = words(
+  {
+    from: 'From',
+    to: 'To',
+    show: 'Show range',
+    zone: 'Times in',
+    typo: 'Type both times as YYYY-MM-DD HH:MM:SS, From before To.',
+  },
+  {
+    from: '从',
+    to: '到',
+    show: '显示该范围',
+    zone: '时区',
+    typo: '两个时间都按 YYYY-MM-DD HH:MM:SS 填写，且开始早于结束。',
+  },
+)
 
 const HOUR = 3600_000
 /** The range buttons: label and span in ms. */
@@ -41,41 +61,101 @@ interface ChartOf {
   data: SeriesData
 }
 
-/**
- * A wire time (`YYYY-MM-DD HH:MM:SS` in the service's TIMEZONE) → epoch seconds. The JSON answers carry no epoch,
- * so this reads them as UTC: right for the default TIMEZONE=UTC, shifted by the zone's offset otherwise.
- */
-export const wireSeconds = (s: string) => Date.parse(`${s.replace(' ', 'T')}Z`) / 1000
+/** A wire time (`YYYY-MM-DD HH:MM:SS` in the service's TIMEZONE, `tz`) → epoch seconds. */
+export const wireSeconds = (s: string, tz: string) => wireToEpoch(s, tz) / 1000
 
 const numeric = (v: unknown) => (typeof v === 'number' ? v : v === null ? null : Number(v))
-const series = (d: { time: string[]; value: unknown[] }): SeriesData => ({
-  time: d.time.map(wireSeconds),
+const series = (d: { time: string[]; value: unknown[] }, tz: string): SeriesData => ({
+  time: d.time.map((x) => wireSeconds(x, tz)),
   value: d.value.map(numeric),
 })
 
+/** A typed time (`YYYY-MM-DD HH:MM[:SS]`, the wire form) → the wire form, or undefined when unreadable. */
+const inputToWire = (v: string) => {
+  const m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2})(:\d{2})?$/.exec(v.trim())
+  return m ? `${m[1]} ${m[2]}${m[3] ?? ':00'}` : undefined
+}
+
+/** The width to ask for: the first measured, then a new one only when it differs by more than a fifth. */
+const queryWidth = (asked: number, now: number) =>
+  asked === 0 || Math.abs(now - asked) > asked / 5 ? now : asked
+
+type Pick = { span: number } | { from: number; to: number } | { fromWire: string; toWire: string }
+
 export function Charts({ deviceID, productID }: { deviceID: string; productID: string }) {
-  // a range button's span up to now, or a range dragged on a chart (epoch ms)
-  const [pick, setPick] = useState<{ span: number } | { from: number; to: number }>({ span: HOUR })
+  const tz = serviceZone()
+  // a range button's span up to now, a range dragged on a chart (epoch ms), or one typed (wire times)
+  const [pick, setPick] = useState<Pick>({ span: HOUR })
   const span = 'span' in pick ? pick.span : null
   const [charts, setCharts] = useState<ChartOf[] | null>(null)
   const [shown, setShown] = useState<[number, number]>([0, 0])
+  const box = useRef<HTMLElement>(null)
+  // the region's content width (the charts' width) and the width the data was asked for
+  const [width, setWidth] = useState(0)
+  const [asked, setAsked] = useState(0)
+  const [typed, setTyped] = useState({ from: '', to: '' })
+  const [typo, setTypo] = useState(false)
+  const productOf = useRef<{ id?: string; points: Promise<string[]>; metrics: boolean }>({
+    points: Promise.resolve([]),
+    metrics: true,
+  })
 
   useEffect(() => {
+    const el = box.current
+    if (!el) return
+    const measure = (px: number) => {
+      const next = Math.max(200, Math.floor(px))
+      setWidth(next)
+      setAsked((a) => queryWidth(a, next))
+    }
+    if (typeof ResizeObserver === 'undefined') return measure(el.clientWidth - 32)
+    const ro = new ResizeObserver(([e]) => e && measure(e.contentRect.width))
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [])
+
+  // a layout effect: the request starts in the click's own task, not a frame later
+  useLayoutEffect(() => {
+    if (!asked) return
     let stale = false
-    const end = 'to' in pick ? pick.to : Date.now()
-    const start = 'to' in pick ? pick.from : end - pick.span
-    const range = `deviceID=${encodeURIComponent(deviceID)}&startTime=${start}&endTime=${end}&maxPoints=${CHART_WIDTH}`
-    Promise.all([
-      api<{ items: Array<{ dataPointID: string }> }>(
+    let start: number
+    let end: number
+    let times: string
+    if ('fromWire' in pick) {
+      start = wireToEpoch(pick.fromWire, tz)
+      end = wireToEpoch(pick.toWire, tz)
+      times = `startTime=${encodeURIComponent(pick.fromWire)}&endTime=${encodeURIComponent(pick.toWire)}`
+    } else {
+      end = 'to' in pick ? pick.to : Date.now()
+      start = 'to' in pick ? pick.from : end - pick.span
+      times = `startTime=${start}&endTime=${end}`
+    }
+    setTyped({ from: epochToWire(start, tz), to: epochToWire(end, tz) })
+    const range = `deviceID=${encodeURIComponent(deviceID)}&${times}&maxPoints=${asked}`
+    // the product's numeric data points, and whether it shows any metric, are read once per product: a new range
+    // asks only for its values (and for metrics_data only when a metric is shown)
+    const product = productOf.current
+    if (product.id !== productID) {
+      product.id = productID
+      product.points = api<{ items: Array<{ dataPointID: string }> }>(
         `/data_points?productID=${encodeURIComponent(productID)}&pointDataType=1&_limit=100`,
+      ).then((r) => r.items.map((p) => p.dataPointID))
+      product.metrics = true
+    }
+    Promise.all([
+      product.points,
+      product.points.then((ids) =>
+        ids.length
+          ? api<OriginalData[]>(`/original_data?${range}&dataPointID=${ids.join(',')}`)
+          : [],
       ),
-      api<OriginalData[]>(`/original_data?${range}`),
-      api<MetricData[]>(`/metrics_data?${range}`),
+      product.metrics ? api<MetricData[]>(`/metrics_data?${range}`) : [],
     ]).then(
       ([points, original, metrics]) => {
         if (stale) return
+        product.metrics = metrics.some((m) => m.isShow === 1)
         setShown([start / 1000, end / 1000])
-        const numericIDs = new Set(points.items.map((p) => p.dataPointID))
+        const numericIDs = new Set(points)
         setCharts([
           ...original
             .filter((o) => numericIDs.has(o.dataPointID))
@@ -84,7 +164,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
               title: o.dataPointName,
               bars: false,
               point: o.dataPointID,
-              data: series(o.originalData),
+              data: series(o.originalData, tz),
             })),
           ...metrics
             .filter((m) => m.isShow === 1)
@@ -92,7 +172,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
               key: `m-${m.id}`,
               title: m.metricName,
               bars: m.chartType === 2,
-              data: series(m.metricData),
+              data: series(m.metricData, tz),
             })),
         ])
       },
@@ -101,7 +181,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
     return () => {
       stale = true
     }
-  }, [deviceID, productID, pick])
+  }, [deviceID, productID, pick, asked, tz])
 
   useEffect(() => {
     if (span !== HOUR) return
@@ -125,7 +205,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
   }, [deviceID, span])
 
   return (
-    <section aria-labelledby="charts-h" class="card">
+    <section aria-labelledby="charts-h" class="card" ref={box}>
       <h2 id="charts-h">{t().charts}</h2>
       <div role="group" aria-label={t().range} class="ranges">
         {RANGES.map(([label, ms]) => (
@@ -139,6 +219,41 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
           </button>
         ))}
       </div>
+      <form
+        class="toolbar custom-range"
+        onSubmit={(e) => {
+          e.preventDefault()
+          const fromWire = inputToWire(typed.from)
+          const toWire = inputToWire(typed.to)
+          const ok = fromWire !== undefined && toWire !== undefined && fromWire < toWire
+          setTypo(!ok)
+          if (ok) setPick({ fromWire, toWire })
+        }}
+      >
+        <label>
+          {w().from}
+          <input
+            value={typed.from}
+            placeholder="YYYY-MM-DD HH:MM:SS"
+            size={19}
+            onInput={(e) => setTyped({ ...typed, from: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          {w().to}
+          <input
+            value={typed.to}
+            placeholder="YYYY-MM-DD HH:MM:SS"
+            size={19}
+            onInput={(e) => setTyped({ ...typed, to: e.currentTarget.value })}
+          />
+        </label>
+        <button type="submit">{w().show}</button>
+        <span>
+          {w().zone} {tz}
+        </span>
+        {typo && <p role="alert">{w().typo}</p>}
+      </form>
       {charts === null ? (
         <p>{t().loading}</p>
       ) : charts.length === 0 ? (
@@ -152,6 +267,8 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
               data={c.data}
               span={shown}
               bars={c.bars}
+              width={width}
+              tz={tz}
               onZoom={(from, to) =>
                 setPick({ from: Math.floor(from * 1000), to: Math.ceil(to * 1000) })
               }

@@ -1,0 +1,279 @@
+/**
+ * Console benchmark, `npm run bench -- console`, in Debian's Chromium (puppeteer-core) against the service in this
+ * process (embedded stores):
+ * a. the bundle gzipped: what the sign-in page loads (app.js, its static imports, app.css) and the whole console;
+ * b. a device with 7 days of one data point at 1 Hz (604,800 values): picking `7 d` to the chart drawn (uPlot's
+ *    draw, marked `devicecloud:chart-drawn`), against the same GET /original_data alone fetched from the page;
+ * c. 100,000 devices in the tenant: a click on Devices to its rows shown;
+ * d. a value published by a real MQTT device (QoS 1) to its text on the device page, from the PUBACK, over 100.
+ * Medians of 5 after one warm-up for b and c.
+ */
+import { gzipSync } from 'node:zlib'
+import puppeteer, { type Page } from 'puppeteer-core'
+import { randomId } from '../src/kernel/secrets.ts'
+import { buildConsole } from '../src/http/console.ts'
+import { mountpoint } from '../ingest/types.ts'
+import { connect } from '../test/ingest/_mqtt.ts'
+import { table } from './_support/runner.ts'
+import { startBenchService } from './_support/service.ts'
+
+// the page's globals, for the functions evaluated in Chromium (this project's tsconfig has no DOM library)
+declare const document: any, window: any, localStorage: any, MutationObserver: any
+
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 100_000)
+const SECONDS = 7 * 24 * 3600
+const RUNS = 5
+const PUBLISHES = 100
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil((p / 100) * xs.length) - 1)]!
+const kb = (n: number) => (n / 1024).toFixed(1)
+const cpu0 = process.cpuUsage()
+
+// a. bundle sizes
+const bundle = await buildConsole()
+const gz = (name: string) => gzipSync(bundle.get(name)!.body).length
+const signInFiles = new Set<string>(['app.css'])
+const walk = (name: string) => {
+  if (signInFiles.has(name)) return
+  signInFiles.add(name)
+  for (const m of bundle
+    .get(name)!
+    .body.matchAll(/(?:from|import)\s*"\.\/(?:chunks\/)?([\w-]+\.js)"/g))
+    walk(`chunks/${m[1]}`)
+}
+walk('app.js')
+const signInGz = [...signInFiles].reduce((s, f) => s + gz(f), 0)
+const wholeGz = [...bundle.keys()].reduce((s, f) => s + gz(f), 0)
+
+// the service: one product, DEVICES devices, one with 7 days of values
+const b = await startBenchService('console')
+const product = await b.telemetryProduct(1)
+const devices = Array.from({ length: DEVICES }, (_, i) => ({
+  deviceID: `c-${String(i).padStart(6, '0')}`,
+  username: randomId(36),
+  token: randomId(36),
+}))
+const s0 = performance.now()
+;(await b.seedDevices(product.id, devices)).close()
+const seedSeconds = (performance.now() - s0) / 1000
+const target = devices[0]!
+const detail = (await b.api('GET', `/api/v1/devices?deviceName=${target.deviceID}`)).items[0]
+const end = Date.now()
+const w0 = performance.now()
+for (let s = 0; s < SECONDS; s += 100_000) {
+  const n = Math.min(100_000, SECONDS - s)
+  await b.svc.deps.telemetry.write(
+    Array.from({ length: n }, (_, i) => ({
+      tenantID: b.tenantID,
+      productID: product.productID,
+      deviceID: target.deviceID,
+      dataPointID: 'p0',
+      time: end - (SECONDS - s - i) * 1000,
+      value: Math.sin((s + i) / 3600) * 20 + 20,
+    })),
+  )
+}
+const writeSeconds = (performance.now() - w0) / 1000
+
+const browser = await puppeteer.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  headless: true,
+  args: ['--no-sandbox', '--disable-dev-shm-usage', '--lang=en-US'],
+})
+const page: Page = await browser.newPage()
+await page.setViewport({ width: 1280, height: 900 })
+// tsx names inner functions with a helper `__name`, absent from the page the functions are evaluated in
+await page.evaluateOnNewDocument('globalThis.__name = (f) => f')
+await page.goto(`${b.svc.url}/`)
+await page.evaluate(
+  (token, tenantID) =>
+    localStorage.setItem(
+      'devicecloud.session',
+      JSON.stringify({ token, email: 'b@b.io', username: 'b', role: 'admin', tenantID }),
+    ),
+  b.token,
+  b.tenantID,
+)
+
+/** Clicks the button or link whose text is `label`; answers ms until `done()` holds (checked on each mutation). */
+const clickUntil = (label: string, done: string) =>
+  page.evaluate(
+    (label, done) =>
+      new Promise<number>((resolve) => {
+        const check = new Function(`return (${done})`) as () => boolean
+        const el = [...document.querySelectorAll('button, a')].find((e) => e.textContent === label)!
+        const t0 = performance.now()
+        const obs = new MutationObserver(() => {
+          if (!check()) return
+          obs.disconnect()
+          resolve(performance.now() - t0)
+        })
+        obs.observe(document.body, { childList: true, subtree: true, characterData: true })
+        el.click()
+      }),
+    label,
+    done,
+  )
+
+// b. 7 days on the device page
+await page.goto(`${b.svc.url}/devices/${detail.id}`)
+await page.waitForSelector('figure.chart canvas')
+let originalURL = ''
+page.on('request', (r) => {
+  if (r.url().includes('/api/v1/original_data')) originalURL = r.url()
+})
+const pickSeven = () =>
+  page.evaluate(async () => {
+    const seven = [...document.querySelectorAll('button')].find((e) => e.textContent === '7 d')!
+    const hour = [...document.querySelectorAll('button')].find((e) => e.textContent === '1 h')!
+    const drawnAfter = (t0: number) =>
+      new Promise<number>((resolve) => {
+        const poll = () => {
+          const m = performance
+            .getEntriesByName('devicecloud:chart-drawn')
+            .find((e) => e.startTime > t0)
+          if (m) resolve(m.startTime - t0)
+          else setTimeout(poll, 2)
+        }
+        poll()
+      })
+    hour.click()
+    await drawnAfter(performance.now())
+    await new Promise((r) => setTimeout(r, 300))
+    performance.clearResourceTimings()
+    const t0 = performance.now()
+    seven.click()
+    const ms = await drawnAfter(t0)
+    // where the time went: each API call's start and end after the click
+    const calls = performance
+      .getEntriesByType('resource')
+      .filter((e: any) => e.name.includes('/api/v1/'))
+      .map(
+        (e: any) =>
+          `${e.name.replace(/^.*\/api\/v1\/([\w_]+).*$/, '$1')} ${(e.startTime - t0).toFixed(0)}-${(e.responseEnd - t0).toFixed(0)}`,
+      )
+    return [ms, calls.join(', ')] as const
+  })
+const callAlone = (url: string) =>
+  page.evaluate(async (url) => {
+    const s = JSON.parse(localStorage.getItem('devicecloud.session')!)
+    const t0 = performance.now()
+    const r = await fetch(url, { headers: { authorization: `Bearer ${s.token}` } })
+    const body = (await r.json()) as Array<{ originalData: { time: unknown[] } }>
+    return [performance.now() - t0, body[0]?.originalData.time.length ?? 0]
+  }, url)
+await pickSeven() // warm-up
+const drawn: number[] = []
+const breakdown: string[] = []
+const alone: number[] = []
+let points = 0
+for (let i = 0; i < RUNS; i++) {
+  const [drawnMs, calls] = await pickSeven()
+  drawn.push(drawnMs)
+  breakdown.push(calls)
+  const [aloneMs, n] = await callAlone(originalURL)
+  alone.push(aloneMs!)
+  points = n!
+}
+const maxPoints = new URL(originalURL).searchParams.get('maxPoints')
+
+// c. Devices: click to rows
+const listDone = `document.querySelectorAll('tbody tr a[href^="/devices/"]').length > 0`
+const list: number[] = []
+for (let i = 0; i <= RUNS; i++) {
+  await page.evaluate(() =>
+    [...document.querySelectorAll('a')].find((e) => e.textContent === 'Overview')!.click(),
+  )
+  await page.waitForFunction(() => !document.querySelector('tbody tr a[href^="/devices/"]'))
+  await new Promise((r) => setTimeout(r, 300))
+  const ms = await clickUntil('Devices', listDone)
+  if (i > 0) list.push(ms)
+}
+
+// d. MQTT value to the device page, from its PUBACK
+await page.goto(`${b.svc.url}/devices/${detail.id}`)
+await page.waitForSelector('figure.chart canvas')
+await page.evaluate(() => {
+  const w = window as unknown as { seen: Record<string, number> }
+  w.seen = {}
+  new MutationObserver(() => {
+    const text = document.body.innerText
+    for (const m of text.matchAll(/\b9(\d{4})\b/g)) w.seen[m[0]] ??= Date.now()
+  }).observe(document.body, { childList: true, subtree: true, characterData: true })
+})
+const mqttClient = (
+  await connect(`mqtt://127.0.0.1:${b.svc.deps.broker.port}`, {
+    clientId: target.deviceID,
+    username: target.username,
+    password: target.token,
+  })
+).client
+const topic = `${mountpoint({ cloudProtocol: 1, tenantID: b.tenantID, productID: product.productID, deviceID: target.deviceID })}telemetry`
+const acked: Record<string, number> = {}
+const mqCpu0 = process.cpuUsage()
+const pageTask0 = (await page.metrics()).TaskDuration ?? 0
+for (let i = 0; i < PUBLISHES; i++) {
+  const v = String(90000 + i)
+  await mqttClient.publishAsync(topic, JSON.stringify({ p0: Number(v) }), { qos: 1 })
+  acked[v] = Date.now()
+  await new Promise((r) => setTimeout(r, 100))
+}
+await new Promise((r) => setTimeout(r, 1500))
+const seen = await page.evaluate(() => (window as unknown as { seen: Record<string, number> }).seen)
+const lat = Object.keys(acked).map((v) => (seen[v] ?? Infinity) - acked[v]!)
+const mqCpu = process.cpuUsage(mqCpu0)
+const pageTask = ((await page.metrics()).TaskDuration ?? 0) - pageTask0
+mqttClient.end(true)
+
+const cpu = process.cpuUsage(cpu0)
+console.log(
+  `setup: ${DEVICES.toLocaleString('en-US')} devices seeded in ${seedSeconds.toFixed(1)} s, ` +
+    `${SECONDS.toLocaleString('en-US')} values written in ${writeSeconds.toFixed(1)} s\n`,
+)
+console.log(
+  table(
+    ['measure', 'figure', 'target', 'ok'],
+    [
+      ['sign-in JS+CSS gzipped', `${kb(signInGz)} KB`, '<= 40 KB', signInGz <= 40 * 1024],
+      ['whole console gzipped', `${kb(wholeGz)} KB`, '<= 100 KB', wholeGz <= 100 * 1024],
+      [
+        `7 d picked -> chart drawn (median of ${RUNS}; maxPoints ${maxPoints}, ${points} points)`,
+        `${median(drawn).toFixed(0)} ms`,
+        '<= 300 ms',
+        median(drawn) <= 300,
+      ],
+      ['same original_data call alone, from the page', `${median(alone).toFixed(0)} ms`, '', ''],
+      [
+        'ratio drawn / call alone',
+        `${(median(drawn) / median(alone)).toFixed(2)}x`,
+        '<= 1.5x',
+        median(drawn) / median(alone) <= 1.5,
+      ],
+      [
+        `Devices click -> rows (${DEVICES.toLocaleString('en-US')} devices, median of ${RUNS})`,
+        `${median(list).toFixed(0)} ms`,
+        '<= 200 ms',
+        median(list) <= 200,
+      ],
+      [
+        `MQTT value on the page after PUBACK, p50 / p99 of ${PUBLISHES}`,
+        `${pct(lat, 50)} / ${pct(lat, 99)} ms`,
+        'p99 <= 1000 ms',
+        pct(lat, 99) <= 1000,
+      ],
+    ].map((r) => r.map((c) => (c === true ? 'yes' : c === false ? 'NO' : c))),
+  ),
+)
+console.log(
+  `\nruns: drawn ${drawn.map((x) => x.toFixed(0)).join(', ')} ms; alone ${alone.map((x) => x.toFixed(0)).join(', ')} ms; ` +
+    `list ${list.map((x) => x.toFixed(0)).join(', ')} ms`,
+)
+console.log(`API calls of the 7 d pick (ms after the click): ${breakdown.join(' | ')}`)
+console.log(
+  `during d (${PUBLISHES} publishes, ~${((PUBLISHES * 100) / 1000).toFixed(0)} s): bench process (service, MQTT ` +
+    `device, puppeteer) CPU ${((mqCpu.user + mqCpu.system) / 1000).toFixed(0)} ms, the page's main thread busy ` +
+    `${(pageTask * 1000).toFixed(0)} ms; bench process CPU overall ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s`,
+)
+await browser.close()
+await b.close()
