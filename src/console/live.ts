@@ -158,6 +158,17 @@ export function startLive() {
       }
     }
   }
+  // a page being left (a reload, a navigation) closes its stream at once and frees the lock for another tab, so
+  // that closed pages never hold connections; one coming back from the back/forward cache opens it again
+  addEventListener('pagehide', () => {
+    controller?.abort()
+    controller = undefined
+  })
+  addEventListener('pageshow', (e) => {
+    if (!e.persisted || controller || !session.value) return
+    controller = new AbortController()
+    lead(controller.signal)
+  })
   let wasSignedIn = false
   effect(() => {
     const signedIn = session.value !== null

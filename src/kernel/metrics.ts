@@ -41,6 +41,8 @@ export interface BrokerObserver {
 export interface ScrapeSources {
   /** Values and events queued or being written by the ingest pipeline. */
   queueDepth(): number
+  /** Event streams (GET /api/v1/events/stream) open on this node. */
+  streamClients?(): number
   /** Commands waiting to be sent or acknowledged, and open alerts by severity (read from the store). */
   states?(): Promise<{ commands: { queued: number; sent: number }; alerts: Record<number, number> }>
 }
@@ -146,6 +148,14 @@ export function createMetrics(): Metrics {
     registers,
     collect() {
       this.set(sources?.queueDepth() ?? 0)
+    },
+  })
+  new Gauge({
+    name: name('stream_clients_open'),
+    help: 'Live event streams (GET /api/v1/events/stream) open on this node',
+    registers,
+    collect() {
+      this.set(sources?.streamClients?.() ?? 0)
     },
   })
   const batchPoints = new Histogram({

@@ -224,6 +224,12 @@ export function eventStreamService(deps: EventStreamDeps) {
 
   return {
     subscribe,
+    /** Streams open on this node now (all tenants). */
+    clients(): number {
+      let n = 0
+      for (const subs of byTenant.values()) n += subs.size
+      return n
+    },
     /** Starts the reader from the newest event stored. */
     start() {
       ready = meta.webhooks.lastEventID().then((id) => {

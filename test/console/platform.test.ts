@@ -137,6 +137,33 @@ test('sign out in one tab :: the other tab is signed out too', async () => {
   assert.ok(other.includes('Sign in') && !other.includes('Sign out'), String(other))
 })
 
+/** Event streams open on the service now (its gauge). */
+async function streamsOpen(): Promise<number> {
+  const text = (await t.anon.call('GET', '/metrics', undefined, {})).text as string
+  const line = text.split('\n').find((l) => l.startsWith('devicecloud_stream_clients_open '))
+  return line ? Number(line.split(' ').pop()) : -1
+}
+
+test('eight loads of a tab (reload, goto) :: one stream open afterwards, and the page still answers', async () => {
+  await tabB.close()
+  current = tabA
+  await signIn(tabA, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(tabA, 'link', devices[0].deviceName)
+  assert.is(await until(streamsOpen, (n) => n === 1, 5000), 1)
+  for (let i = 0; i < 8; i++) {
+    if (i % 2) await tabA.reload()
+    else await tabA.goto(`${t.url}/devices?page=1&i=${i}`)
+    await byRole(tabA, 'link', devices[0].deviceName)
+  }
+  // a page that is left closes its stream: one left open per load would take the browser's six connections to
+  // the host, and the page's API calls would wait
+  assert.is(await until(streamsOpen, (n) => n === 1, 5000), 1)
+  await (await byRole(tabA, 'link', 'Groups')).click()
+  await byRole(tabA, 'heading', 'Groups', 5000)
+  await (await byRole(tabA, 'button', 'Sign out')).click()
+  await byRole(tabA, 'button', 'Sign in')
+})
+
 /** The x extent (fraction of the canvas width) of the series' blue (#2563eb) pixels on the figure's canvases. */
 const blueExtent = (figure: ElementHandle): Promise<[number, number]> =>
   figure.evaluate((f: any) => {

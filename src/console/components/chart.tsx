@@ -1,5 +1,6 @@
 /** One chart: a figure named by its caption, uPlot drawing a line or bars into a canvas. */
-import { useEffect, useLayoutEffect, useRef } from 'preact/hooks'
+import type { RefObject } from 'preact'
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
 
 /** One series: epoch seconds ascending, and a value per time (null: a gap). */
@@ -9,6 +10,25 @@ export interface SeriesData {
 }
 
 const HEIGHT = 200
+
+/**
+ * The content width (CSS pixels, at least 200) of the element given the returned ref, followed as it resizes; 0
+ * until measured. Charts are drawn that wide and ask for that many points.
+ */
+export function useBoxWidth<T extends HTMLElement>(): [RefObject<T | null>, number] {
+  const box = useRef<T>(null)
+  const [width, setWidth] = useState(0)
+  useEffect(() => {
+    const el = box.current
+    if (!el) return
+    const measure = (px: number) => setWidth(Math.max(200, Math.floor(px)))
+    if (typeof ResizeObserver === 'undefined') return measure(el.clientWidth - 32)
+    const ro = new ResizeObserver(([e]) => e && measure(e.contentRect.width))
+    ro.observe(el)
+    return () => ro.disconnect()
+  }, [])
+  return [box, width]
+}
 
 /**
  * A chart named `title`, `width` CSS pixels wide, over the time range `span` (epoch seconds, from and to); its time

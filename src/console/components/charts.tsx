@@ -10,7 +10,7 @@ import { api } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { epochToWire, serviceZone, wireToEpoch } from '../time.ts'
-import { Chart, type SeriesData } from './chart.tsx'
+import { Chart, useBoxWidth, type SeriesData } from './chart.tsx'
 
 const w = words(
   {
@@ -89,9 +89,8 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
   const span = 'span' in pick ? pick.span : null
   const [charts, setCharts] = useState<ChartOf[] | null>(null)
   const [shown, setShown] = useState<[number, number]>([0, 0])
-  const box = useRef<HTMLElement>(null)
   // the region's content width (the charts' width) and the width the data was asked for
-  const [width, setWidth] = useState(0)
+  const [box, width] = useBoxWidth<HTMLElement>()
   const [asked, setAsked] = useState(0)
   const [typed, setTyped] = useState({ from: '', to: '' })
   const [typo, setTypo] = useState(false)
@@ -101,18 +100,8 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
   })
 
   useEffect(() => {
-    const el = box.current
-    if (!el) return
-    const measure = (px: number) => {
-      const next = Math.max(200, Math.floor(px))
-      setWidth(next)
-      setAsked((a) => queryWidth(a, next))
-    }
-    if (typeof ResizeObserver === 'undefined') return measure(el.clientWidth - 32)
-    const ro = new ResizeObserver(([e]) => e && measure(e.contentRect.width))
-    ro.observe(el)
-    return () => ro.disconnect()
-  }, [])
+    if (width) setAsked((a) => queryWidth(a, width))
+  }, [width])
 
   // a layout effect: the request starts in the click's own task, not a frame later
   useLayoutEffect(() => {

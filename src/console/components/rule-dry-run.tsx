@@ -6,7 +6,8 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { t, words } from '../i18n.ts'
-import { Chart, CHART_WIDTH, type ChartMarks, type SeriesData } from './chart.tsx'
+import { Chart, useBoxWidth, type ChartMarks, type SeriesData } from './chart.tsx'
+import { serviceZone } from '../time.ts'
 import { RANGES, wireSeconds } from './charts.tsx'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'
@@ -136,6 +137,9 @@ export function DryRun({ rule }: { rule: RuleBody }) {
     }
   }, [product, find])
 
+  const tz = serviceZone()
+  const [box, width] = useBoxWidth<HTMLElement>()
+
   /** Runs the rule over [start, end] (epoch ms). */
   const run = async (start: number, end: number) => {
     setBusy(true)
@@ -146,7 +150,7 @@ export function DryRun({ rule }: { rule: RuleBody }) {
         dataPointID: point,
         startTime: String(start),
         endTime: String(end),
-        maxPoints: String(CHART_WIDTH),
+        maxPoints: String(width || 600),
       })
       const [fired, original] = await Promise.all([
         api<Fired[]>('/alert_rules/test', {
@@ -167,14 +171,14 @@ export function DryRun({ rule }: { rule: RuleBody }) {
       setResult({
         fired,
         data: {
-          time: (o?.time ?? []).map(wireSeconds),
+          time: (o?.time ?? []).map((x) => wireSeconds(x, tz)),
           value: (o?.value ?? []).map((v) => (v === null ? null : Number(v))),
         },
         span: [start / 1000, end / 1000],
         marks: {
           bands: fired.map((f) => [
-            wireSeconds(f.startTime),
-            f.endTime === null ? null : wireSeconds(f.endTime),
+            wireSeconds(f.startTime, tz),
+            f.endTime === null ? null : wireSeconds(f.endTime, tz),
           ]),
           threshold: thresholdOf(rule.condition, point),
         },
@@ -191,7 +195,7 @@ export function DryRun({ rule }: { rule: RuleBody }) {
   const s = t()
   const ww = w()
   return (
-    <section class="dry-run" aria-labelledby="dry-run-h">
+    <section class="dry-run" aria-labelledby="dry-run-h" ref={box}>
       <h3 id="dry-run-h">{ww.dryRun}</h3>
       {devices && devices.length === 0 && !find ? (
         <p>{ww.noDevices}</p>
@@ -270,6 +274,8 @@ export function DryRun({ rule }: { rule: RuleBody }) {
             data={result.data}
             span={result.span}
             marks={result.marks}
+            width={width}
+            tz={tz}
             onZoom={(from, to) => {
               setSpan(null)
               void run(from * 1000, to * 1000)
