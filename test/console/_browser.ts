@@ -7,6 +7,8 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
+import { suite, type Test } from 'uvu'
+import * as assert from 'uvu/assert'
 
 export const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts')
 const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js')
@@ -30,6 +32,31 @@ export function launch(executablePath: string): Promise<Browser> {
     headless: true,
     args: ['--no-sandbox', '--disable-dev-shm-usage', '--lang=en-US'],
   })
+}
+
+/** Chromium with one page of that viewport (the browser and the page; close the browser after). */
+export async function openPage(
+  width = 1200,
+  height = 900,
+): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launch(chromiumPath()!)
+  const page = await browser.newPage()
+  await page.setViewport({ width, height })
+  return { browser, page }
+}
+
+/**
+ * Runs a browser suite when chromium is on PATH. Without it the file registers no tests and says so, except under
+ * CI, which installs chromium (.ci/run): there a missing browser is a failure, not a skip.
+ */
+export function runWithChromium(ui: Test) {
+  if (chromiumPath()) return ui.run()
+  if (!process.env.CI) return console.log(CHROMIUM_MISSING)
+  const missing = suite('chromium in CI')
+  missing('chromium :: on PATH', () => {
+    assert.unreachable(CHROMIUM_MISSING)
+  })
+  missing.run()
 }
 
 /** `[role=...][name=...]` as a p-aria selector. */

@@ -19,9 +19,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -59,9 +58,7 @@ ui.before(async () => {
   const other = await t.newTenant()
   const otherProduct = await mkProduct(other)
   foreign = await newDevice(other, mqttBody(otherProduct.productID, { deviceName: `gamma-${tag}` }))
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
-  await page.setViewport({ width: 1200, height: 800 })
+  ;({ browser, page } = await openPage(1200, 800))
 })
 
 ui.after(async () => {
@@ -235,12 +232,4 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   ])
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  // CI installs chromium (.ci/run): there, a missing browser is a failure, not a skip
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

@@ -20,9 +20,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -91,9 +90,7 @@ ui.before(async () => {
     await mqtt.publishAsync(topic, JSON.stringify({ temp: tv, hum: hv, label: 'x' }), { qos: 1 })
     await sleep(150)
   }
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
-  await page.setViewport({ width: 1200, height: 1000 })
+  ;({ browser, page } = await openPage(1200, 1000))
 })
 
 ui.after(async () => {
@@ -259,11 +256,4 @@ test('a viewer :: the Charts, no Console and no Send command button', async () =
   assert.equal(await allByRole(page, 'switch'), [])
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

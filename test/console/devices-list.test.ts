@@ -23,9 +23,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -54,11 +53,9 @@ ui.before(async () => {
   const other = await t.newTenant()
   const otherProduct = await mkProduct(other)
   foreign = await newDevice(other, mqttBody(otherProduct.productID, { deviceName: `far-${tag}` }))
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
+  ;({ browser, page } = await openPage(1400, 900))
   // the test reads the exported file's blob: URL, which the console's CSP (connect-src 'self') would refuse
   await page.setBypassCSP(true)
-  await page.setViewport({ width: 1400, height: 900 })
 })
 
 ui.after(async () => {
@@ -251,11 +248,4 @@ test('a viewer :: rows and filters, no write control, axe clean', async () => {
   assert.equal(await axeViolations(page), [])
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

@@ -21,9 +21,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -81,9 +80,7 @@ ui.before(async () => {
   })
   assert.is(r.status, 201, r.text)
   foreignGroup = r.body
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
-  await page.setViewport({ width: 1200, height: 1000 })
+  ;({ browser, page } = await openPage(1200, 1000))
   page.on('dialog', (d) => void d.accept())
   page.on('request', (r) => {
     const u = new URL(r.url())
@@ -341,11 +338,4 @@ test("a viewer :: no write control on /groups, the group's page and /schedules; 
   assert.match(await textOf(await byRole(page, 'alert')), /not found/i)
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

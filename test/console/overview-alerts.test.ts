@@ -19,9 +19,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -42,9 +41,7 @@ ui.before(async () => {
   const r = await t.admin.post('/api/v1/alert_rules', ruleBody(w, { condition: 'temp > 80' }))
   assert.is(r.status, 201, r.text)
   rule = r.body
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
-  await page.setViewport({ width: 1200, height: 800 })
+  ;({ browser, page } = await openPage(1200, 800))
 })
 
 ui.after(async () => {
@@ -166,11 +163,4 @@ test('a viewer :: sees the current alert, no Acknowledge or Clear button', async
   assert.equal(buttons, ['Sign out', 'Previous', 'Next'])
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

@@ -17,7 +17,7 @@ import {
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
-import { byRole, CHROMIUM_MISSING, chromiumPath, launch, shot, signIn, textOf } from './_browser.ts'
+import { byRole, openPage, runWithChromium, shot, signIn, textOf } from './_browser.ts'
 
 const TZ = 'Asia/Shanghai'
 let t: TestService
@@ -40,9 +40,7 @@ ui.before(async () => {
   const tag = Date.now().toString(36)
   for (const name of [`one-${tag}`, `two-${tag}`, `chart-${tag}`])
     devices.push(await newDevice(t.admin, mqttBody(product.productID, { deviceName: name })))
-  browser = await launch(chromiumPath()!)
-  tabA = await browser.newPage()
-  await tabA.setViewport({ width: 1200, height: 900 })
+  ;({ browser, page: tabA } = await openPage(1200, 900))
 })
 
 ui.after(async () => {
@@ -260,11 +258,4 @@ test(`${TZ} :: values 45 and 15 minutes old drawn a quarter and three quarters a
   assert.ok(mid > 0.4 && mid < 0.7, `the value 15 minutes old at ${mid}`)
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

@@ -20,9 +20,8 @@ import {
   aria,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -43,9 +42,7 @@ ui.before(async () => {
   t = await startTestService()
   foreign = await mkProduct(await t.newTenant())
   spare = await mkProduct(t.admin)
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
-  await page.setViewport({ width: 1200, height: 900 })
+  ;({ browser, page } = await openPage(1200, 900))
   page.on('dialog', (d) => void d.accept())
 })
 
@@ -247,11 +244,4 @@ test('a viewer :: the products and a product with its model, no write control', 
   assert.equal(await allByRole(page, 'textbox'), [])
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

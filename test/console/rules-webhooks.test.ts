@@ -21,9 +21,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -47,10 +46,8 @@ ui.before(async () => {
     await uplink(t, w.devices[0], { temp })
     await sleep(5)
   }
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
+  ;({ browser, page } = await openPage(1200, 900))
   page.on('dialog', (d) => void d.accept())
-  await page.setViewport({ width: 1200, height: 900 })
 })
 
 ui.after(async () => {
@@ -295,11 +292,4 @@ test('a viewer :: rules, webhooks and deliveries without a write control; a fore
   assert.ok(hook.id !== foreign.body.id)
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)

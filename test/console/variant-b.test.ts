@@ -22,9 +22,8 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  CHROMIUM_MISSING,
-  chromiumPath,
-  launch,
+  openPage,
+  runWithChromium,
   shot,
   signIn,
   textOf,
@@ -70,9 +69,7 @@ ui.before(async () => {
   assert.is(r.status, 201, r.text)
   rule = r.body
   foreign = (await world(await t.newTenant(), [`gamma-${tag}`])).devices[0]
-  browser = await launch(chromiumPath()!)
-  page = await browser.newPage()
-  await page.setViewport({ width: 1200, height: 900 })
+  ;({ browser, page } = await openPage(1200, 900))
 })
 
 ui.after(async () => {
@@ -277,11 +274,4 @@ test('a viewer :: the devices and a device page, no write control', async () => 
   assert.equal(await allByRole(page, 'button', 'Send command'), [])
 })
 
-if (chromiumPath()) ui.run()
-else if (process.env.CI) {
-  const missing = suite('chromium in CI')
-  missing('chromium :: on PATH', () => {
-    assert.unreachable(CHROMIUM_MISSING)
-  })
-  missing.run()
-} else console.log(CHROMIUM_MISSING)
+runWithChromium(ui)
