@@ -9,6 +9,7 @@ import { SignIn } from './pages/sign-in.tsx'
 const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m.OverviewPage))
 const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
 const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
+const GatewayPage = lazyPage(() => import('./pages/gateway.tsx').then((m) => m.GatewayPage))
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
 
 type Key =
@@ -51,6 +52,7 @@ function Page() {
   const p = path.value
   const device = /^\/devices\/(\d{1,15})\/?$/.exec(p)
   if (device) return <DevicePage id={Number(device[1])} />
+  if (/^\/gateways\/\d{1,15}\/?$/.test(p)) return <GatewayPage id={Number(p.split('/')[2])} />
   if (p === '/devices' || p === '/devices/') return <DevicesPage />
   if (p === '/') return <OverviewPage />
   if (p === '/alerts' || p === '/alerts/') return <AlertsPage />

@@ -2,6 +2,7 @@
  * Sends one command to the device (POST /device_publish) and shows its commandStatus, followed live from the
  * `command.status` events of its taskID.
  */
+import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, ApiError } from '../api.ts'
 import { t } from '../i18n.ts'
@@ -52,7 +53,17 @@ export function useCommandStatus(): [string | null, (a: PublishAnswer) => void] 
   return [status, started]
 }
 
-export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
+/**
+ * `schedule`: where scheduling plugs in (the Schedules page's work): rendered beside Send command, handed the
+ * command as composed now (the device_publish body, without `wait`).
+ */
+export function CommandComposer({
+  deviceIntID,
+  schedule,
+}: {
+  deviceIntID: number
+  schedule?: (command: () => Record<string, unknown>) => ComponentChildren
+}) {
   const [payload, setPayload] = useState('')
   const [topic, setTopic] = useState('')
   const [qos, setQos] = useState('1')
@@ -62,16 +73,21 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
   const [busy, setBusy] = useState(false)
   const [status, started] = useCommandStatus()
 
+  const command = () => {
+    const body: Record<string, unknown> = { deviceIntID, payload: payloadOf(payload) }
+    body.qos = Number(qos)
+    if (topic.trim()) body.topic = topic.trim()
+    if (timeout) body.timeout = Number(timeout)
+    if (ttl) body.ttl = Number(ttl)
+    return body
+  }
+
   const send = async (ev: Event) => {
     ev.preventDefault()
     setError(null)
     setBusy(true)
     try {
-      const body: Record<string, unknown> = { deviceIntID, payload: payloadOf(payload) }
-      body.qos = Number(qos)
-      if (topic.trim()) body.topic = topic.trim()
-      if (timeout) body.timeout = Number(timeout)
-      if (ttl) body.ttl = Number(ttl)
+      const body = command()
       started(await api<PublishAnswer>('/device_publish', { method: 'POST', body }))
     } catch (e) {
       setError(e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e))
@@ -111,6 +127,7 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
       <button type="submit" disabled={busy}>
         {t().sendCommand}
       </button>
+      {schedule?.(command)}
       <p role="status" aria-label={t().commandStatus} class="mono">
         {status ?? ''}
       </p>
