@@ -222,8 +222,22 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   await (await byRole(page, 'link', devices[0].deviceName)).click()
   await byRole(page, 'heading', devices[0].deviceName)
   await byRole(page, 'region', 'Charts')
-  // the range buttons of the Charts only choose what is shown
-  assert.equal(await buttons(), ['Sign out', '1 h', '6 h', '24 h', '7 d', '30 d', '90 d'])
+  await byRole(page, 'button', 'Copy mosquitto_sub')
+  await byRole(page, 'button', 'Next')
+  // copying the connection lines, the Charts' ranges and the logs' pager only choose what is shown
+  assert.equal(await buttons(), [
+    'Sign out',
+    'Copy',
+    'Copy',
+    '1 h',
+    '6 h',
+    '24 h',
+    '7 d',
+    '30 d',
+    '90 d',
+    'Previous',
+    'Next',
+  ])
 })
 
 if (chromiumPath()) ui.run()
