@@ -128,6 +128,13 @@ test('Connection :: the admin sees the token; the copied mosquitto_pub line, run
     ),
     /21\.5/,
   )
+  // the Events tab (shown first) tails the uplink messages live too
+  const events = await until(
+    () => rowsOf('Events'),
+    (r) => r.length > 0,
+    5000,
+  )
+  assert.match(events[0]!, /\{"temp":21\.5\}/)
   const api = await t.admin.get(`/api/v1/devices/${device.id}/latest`)
   assert.equal(
     api.body.map((r: any) => r.value),

@@ -8,7 +8,7 @@ import { api, type Page } from '../api.ts'
 import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { CommandComposer } from './command-composer.tsx'
-import { CommandTable, recentCommandsLabel } from './device-logs.tsx'
+import { CommandTable, recentCommandsLabel } from './command-list.tsx'
 
 interface ConsoleTemplate {
   id: number
