@@ -91,6 +91,7 @@ test('Edit :: the form saves name and description (the API has them); a refused 
   await name.type('x'.repeat(51))
   await (await byRole(form as any, 'button', 'Save')).click()
   assert.match(await textOf(await byRole(page, 'alert')), /deviceName/)
+  assert.equal(await axeViolations(page), [], 'the open form and its alert')
   await name.click({ count: 3 })
   await name.type('boiler-room')
   await (await byRole(form as any, 'textbox', 'Description')).type('north wall')

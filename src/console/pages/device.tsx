@@ -18,10 +18,11 @@ import { OnlineBadge } from './devices.tsx'
 /** The detail answer's fields this page shows beyond the list's. */
 type DeviceDetail = Device &
   Editing & {
-    gateway: number | null
-    gatewayName: string | null
-    parentDevice: number | null
-    parentDeviceName: string | null
+    gateway?: number | null
+    gatewayName?: string | null
+    parentDevice?: number | null
+    parentDeviceName?: string | null
+    deviceType?: number | null
   }
 
 const w = words(
@@ -94,6 +95,8 @@ export function DevicePage({ id }: { id: number }) {
     )
   if (!device) return <p>{t().loading}</p>
   const canWrite = session.value?.role !== 'viewer'
+  // Variant A's detail names parentDevice; Variant B's has none (its gateways are devices of deviceType 1)
+  const variantA = 'parentDevice' in device
   const base = `/devices/${device.id}`
   const ew = editWords()
   return (
@@ -113,15 +116,18 @@ export function DevicePage({ id }: { id: number }) {
           <dd>{device.productName}</dd>
           <dt>{t().protocol}</dt>
           <dd>{device.cloudProtocolLabel ?? '—'}</dd>
-          {device.gateway !== null && (
+          {device.gateway != null && (
             <>
               <dt>{w().gateway}</dt>
               <dd>
-                <a href={`/gateways/${device.gateway}`}>{device.gatewayName ?? device.gateway}</a>
+                {/* Variant A's gateways have their own pages; Variant B's are devices */}
+                <a href={`${variantA ? '/gateways' : '/devices'}/${device.gateway}`}>
+                  {device.gatewayName ?? device.gateway}
+                </a>
               </dd>
             </>
           )}
-          {device.parentDevice !== null && (
+          {device.parentDevice != null && (
             <>
               <dt>{w().parentDevice}</dt>
               <dd>
@@ -153,7 +159,11 @@ export function DevicePage({ id }: { id: number }) {
         )}
       </section>
       <ConnectionCard path={base} />
-      <SubDevices filter="parentDevice" id={device.id} hideEmpty />
+      {variantA ? (
+        <SubDevices filter="parentDevice" id={device.id} hideEmpty />
+      ) : (
+        device.deviceType === 1 && <SubDevices filter="gateway" id={device.id} />
+      )}
       <section aria-labelledby="latest-h" class="card">
         <h2 id="latest-h">{t().latestValues}</h2>
         {latest.length === 0 ? (
