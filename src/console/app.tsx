@@ -10,6 +10,7 @@ import { SignIn } from './pages/sign-in.tsx'
 const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m.OverviewPage))
 const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
 const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
+const GatewayPage = lazyPage(() => import('./pages/gateway.tsx').then((m) => m.GatewayPage))
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
 const ProductsPage = lazyPage(() => import('./pages/products.tsx').then((m) => m.ProductsPage))
 const ProductPage = lazyPage(() => import('./pages/product.tsx').then((m) => m.ProductPage))
@@ -62,6 +63,7 @@ const ROUTES: Array<[RegExp, (id: number | undefined) => JSX.Element]> = [
   [/^\/$/, () => <OverviewPage />],
   [/^\/devices\/?$/, () => <DevicesPage />],
   [/^\/devices\/(\d{1,15})\/?$/, (id) => <DevicePage key={id} id={id!} />],
+  [/^\/gateways\/(\d{1,15})\/?$/, (id) => <GatewayPage key={id} id={id!} />],
   [/^\/products\/?$/, () => <ProductsPage />],
   [/^\/products\/(\d{1,15})\/?$/, (id) => <ProductPage key={id} id={id!} />],
   [/^\/groups\/?$/, () => <GroupsPage />],

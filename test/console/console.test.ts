@@ -219,9 +219,13 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   await (await byRole(page, 'link', devices[0].deviceName)).click()
   await byRole(page, 'heading', devices[0].deviceName)
   await byRole(page, 'region', 'Charts')
-  // the range buttons of the Charts only choose what is shown
+  await byRole(page, 'button', 'Copy mosquitto_sub')
+  await byRole(page, 'button', 'Next')
+  // copying the connection lines, the Charts' ranges and the logs' pager only choose what is shown
   assert.equal(await buttons(), [
     'Sign out',
+    'Copy',
+    'Copy',
     '1 h',
     '6 h',
     '24 h',
@@ -229,6 +233,8 @@ test('a viewer :: sees the devices and a device page with no write control', asy
     '30 d',
     '90 d',
     'Show range',
+    'Previous',
+    'Next',
   ])
 })
 

@@ -74,17 +74,22 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
   const [name, setName] = useState('')
   const [scheduled, setScheduled] = useState<Schedule | null>(null)
 
+  const command = () => {
+    const body: Record<string, unknown> = { deviceIntID, payload: payloadOf(payload) }
+    body.qos = Number(qos)
+    if (topic.trim()) body.topic = topic.trim()
+    if (timeout) body.timeout = Number(timeout)
+    if (ttl) body.ttl = Number(ttl)
+    return body
+  }
+
   const send = async (ev: Event) => {
     ev.preventDefault()
     setError(null)
     setScheduled(null)
     setBusy(true)
     try {
-      const body: Record<string, unknown> = { deviceIntID, payload: payloadOf(payload) }
-      body.qos = Number(qos)
-      if (topic.trim()) body.topic = topic.trim()
-      if (timeout) body.timeout = Number(timeout)
-      if (ttl) body.ttl = Number(ttl)
+      const body = command()
       const when = timingBody(timing)
       if (when)
         setScheduled(

@@ -1,12 +1,14 @@
 /**
  * The device page's Console region: the product's app templates with the device's current value (switches send
- * `{"<dataPointID>": 1|0}`), and the command composer. Not shown to viewers (they cannot send commands).
+ * `{"<dataPointID>": 1|0}`), the command composer and the device's recent commands (status live, Cancel while
+ * queued). Not shown to viewers (they cannot send commands).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api.ts'
 import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { CommandComposer } from './command-composer.tsx'
+import { CommandTable, recentCommandsLabel } from './command-list.tsx'
 
 interface ConsoleTemplate {
   id: number
@@ -95,6 +97,13 @@ export function DeviceConsole({ id, deviceID }: { id: number; deviceID: string }
         </div>
       )}
       <CommandComposer deviceIntID={id} />
+      <h3>{recentCommandsLabel()}</h3>
+      <CommandTable
+        base={`/devices/${id}`}
+        deviceID={deviceID}
+        label={recentCommandsLabel()}
+        limit={5}
+      />
     </section>
   )
 }

@@ -208,7 +208,9 @@ export function GatewayRows(p: { items: GatewayRow[]; onGateway: (id: string) =>
       <tbody>
         {p.items.map((g) => (
           <tr key={g.id}>
-            <td>{g.gatewayName}</td>
+            <td>
+              <a href={`/gateways/${g.id}`}>{g.gatewayName}</a>
+            </td>
             <td class="mono">{g.deviceID}</td>
             <td>{g.productName}</td>
             <td>

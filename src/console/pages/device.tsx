@@ -1,11 +1,34 @@
-/** /devices/{id}: the device's info, latest values and charts following the event stream; its console (not for viewers). */
+/**
+ * /devices/{id}: the device's info (Edit, Block/Unblock), its connection, sub-devices, latest values and charts
+ * following the event stream, its console (not for viewers) and its logs.
+ */
+import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, session, type Device, type LatestValue } from '../api.ts'
 import { Charts } from '../components/charts.tsx'
+import { ConnectionCard } from '../components/connection-card.tsx'
 import { DeviceConsole } from '../components/device-console.tsx'
-import { t } from '../i18n.ts'
+import { EDITABLE, EditControls, editWords, type Editing } from '../components/device-edit.tsx'
+import { DeviceLogs } from '../components/device-logs.tsx'
+import { SubDevices } from '../components/sub-devices.tsx'
+import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
-import { OnlineBadge } from './devices.tsx'
+import { OnlineBadge } from '../components/device-rows.tsx'
+
+/** The detail answer's fields this page shows beyond the list's. */
+type DeviceDetail = Device &
+  Editing & {
+    gateway?: number | null
+    gatewayName?: string | null
+    parentDevice?: number | null
+    parentDeviceName?: string | null
+    deviceType?: number | null
+  }
+
+const w = words(
+  { gateway: 'Gateway', parentDevice: 'Parent device' },
+  { gateway: '网关', parentDevice: '父设备' },
+)
 
 const show = (v: LatestValue['value']) => (v === null ? '—' : String(v))
 
@@ -17,7 +40,7 @@ function timeText(time: number) {
 }
 
 export function DevicePage({ id }: { id: number }) {
-  const [device, setDevice] = useState<Device | null>(null)
+  const [device, setDevice] = useState<DeviceDetail | null>(null)
   const [latest, setLatest] = useState<LatestValue[]>([])
   const [error, setError] = useState<string | null>(null)
 
@@ -25,7 +48,10 @@ export function DevicePage({ id }: { id: number }) {
     let stale = false
     setDevice(null)
     setError(null)
-    Promise.all([api<Device>(`/devices/${id}`), api<LatestValue[]>(`/devices/${id}/latest`)]).then(
+    Promise.all([
+      api<DeviceDetail>(`/devices/${id}`),
+      api<LatestValue[]>(`/devices/${id}/latest`),
+    ]).then(
       ([d, l]) => {
         if (stale) return
         setDevice(d)
@@ -68,6 +94,11 @@ export function DevicePage({ id }: { id: number }) {
       </section>
     )
   if (!device) return <p>{t().loading}</p>
+  const canWrite = session.value?.role !== 'viewer'
+  // Variant A's detail names parentDevice; Variant B's has none (its gateways are devices of deviceType 1)
+  const variantA = 'parentDevice' in device
+  const base = `/devices/${device.id}`
+  const ew = editWords()
   return (
     <section>
       <h1>{device.deviceName}</h1>
@@ -77,6 +108,7 @@ export function DevicePage({ id }: { id: number }) {
           <dt>{t().status}</dt>
           <dd>
             <OnlineBadge online={device.deviceStatus === 1} />
+            {device.blocked === 1 && <span class="badge blocked">{ew.blocked}</span>}
           </dd>
           <dt>{t().deviceID}</dt>
           <dd class="mono">{device.deviceID}</dd>
@@ -84,12 +116,54 @@ export function DevicePage({ id }: { id: number }) {
           <dd>{device.productName}</dd>
           <dt>{t().protocol}</dt>
           <dd>{device.cloudProtocolLabel ?? '—'}</dd>
+          {device.gateway != null && (
+            <>
+              <dt>{w().gateway}</dt>
+              <dd>
+                {/* Variant A's gateways have their own pages; Variant B's are devices */}
+                <a href={`${variantA ? '/gateways' : '/devices'}/${device.gateway}`}>
+                  {device.gatewayName ?? device.gateway}
+                </a>
+              </dd>
+            </>
+          )}
+          {device.parentDevice != null && (
+            <>
+              <dt>{w().parentDevice}</dt>
+              <dd>
+                <a href={`/devices/${device.parentDevice}`}>
+                  {device.parentDeviceName ?? device.parentDevice}
+                </a>
+              </dd>
+            </>
+          )}
+          {EDITABLE.map((k) => (
+            <Fragment key={k}>
+              <dt>{ew[k]}</dt>
+              <dd>{device[k] ?? '—'}</dd>
+            </Fragment>
+          ))}
           <dt>{t().lastSeen}</dt>
           <dd>{device.lastSeenAt ?? '—'}</dd>
           <dt>{t().created}</dt>
           <dd>{device.createAt ?? '—'}</dd>
         </dl>
+        {canWrite && (
+          <EditControls
+            path={base}
+            record={device}
+            nameField="deviceName"
+            nameLabel={t().name}
+            onSaved={setDevice}
+          />
+        )}
       </section>
+      <ConnectionCard path={base} />
+      {variantA ? (
+        <SubDevices filter="parentDevice" id={device.id} hideEmpty />
+      ) : (
+        device.deviceType === 1 && <SubDevices filter="gateway" id={device.id} />
+      )}
       <section aria-labelledby="latest-h" class="card">
         <h2 id="latest-h">{t().latestValues}</h2>
         {latest.length === 0 ? (
@@ -116,9 +190,12 @@ export function DevicePage({ id }: { id: number }) {
         )}
       </section>
       <Charts deviceID={device.deviceID} productID={device.productID} />
-      {session.value?.role !== 'viewer' && (
-        <DeviceConsole id={device.id} deviceID={device.deviceID} />
-      )}
+      {canWrite && <DeviceConsole id={device.id} deviceID={device.deviceID} />}
+      <DeviceLogs
+        base={base}
+        deviceID={device.deviceID}
+        connect={{ path: `${base}/connect_logs` }}
+      />
     </section>
   )
 }

@@ -12,14 +12,7 @@ import { DeviceExport, DeviceImport } from '../components/device-transfer.tsx'
 import { ProductSelect } from '../components/product-select.tsx'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
-import {
-  DeviceRows,
-  GatewayRows,
-  OnlineBadge,
-  type GatewayRow,
-} from '../components/device-rows.tsx'
-
-export { OnlineBadge }
+import { DeviceRows, GatewayRows, type GatewayRow } from '../components/device-rows.tsx'
 
 export const dw = words(
   {

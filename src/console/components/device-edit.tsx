@@ -1,0 +1,165 @@
+/**
+ * The Edit and Block/Unblock controls of a device's or gateway's Info card: a form of its descriptive fields sent as
+ * `PUT {path}` (absent fields keep their values, an emptied one is sent as null), and the blocked flag as its own
+ * PUT (blocking asks first). Not rendered for viewers.
+ */
+import { useState } from 'preact/hooks'
+import { api, ApiError } from '../api.ts'
+import { words } from '../i18n.ts'
+import { ErrorNote } from './paged-list.tsx'
+
+export const editWords = words(
+  {
+    edit: 'Edit',
+    save: 'Save',
+    cancel: 'Cancel',
+    block: 'Block',
+    unblock: 'Unblock',
+    confirmBlock: 'Block this device? It cannot connect or send until unblocked.',
+    editDevice: 'Edit device',
+    description: 'Description',
+    manufacturer: 'Manufacturer',
+    serialNumber: 'Serial number',
+    softVersion: 'Software version',
+    hardwareVersion: 'Hardware version',
+    blocked: 'Blocked',
+    saved: 'Saved.',
+  },
+  {
+    edit: '编辑',
+    save: '保存',
+    cancel: '取消',
+    block: '禁用',
+    unblock: '启用',
+    confirmBlock: '禁用该设备？禁用后设备无法连接和上报，直到重新启用。',
+    editDevice: '编辑设备',
+    description: '描述',
+    manufacturer: '制造商',
+    serialNumber: '序列号',
+    softVersion: '软件版本',
+    hardwareVersion: '硬件版本',
+    blocked: '已禁用',
+    saved: '已保存。',
+  },
+)
+
+/** The fields the form edits, after the name field (`deviceName` or `gatewayName`). */
+export const EDITABLE = [
+  'description',
+  'manufacturer',
+  'serialNumber',
+  'softVersion',
+  'hardwareVersion',
+] as const
+type Editable = (typeof EDITABLE)[number]
+
+export type Editing = Record<string, unknown> & { blocked?: number } & Partial<
+    Record<Editable, string | null>
+  >
+
+/** The API's message with the fields it names (e.g. `deviceName: at most 50 characters`). */
+export const errorText = (e: unknown) =>
+  e instanceof ApiError
+    ? [
+        e.message,
+        ...Object.entries(e.errors).map(
+          ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+        ),
+      ].join(' ')
+    : String(e)
+
+export function EditControls<T extends Editing>(p: {
+  /** PUT target, e.g. `/devices/42`. */
+  path: string
+  record: T
+  nameField: 'deviceName' | 'gatewayName'
+  nameLabel: string
+  onSaved: (r: T) => void
+}) {
+  const w = editWords()
+  const [open, setOpen] = useState(false)
+  const [form, setForm] = useState<Record<string, string>>({})
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const fields: Array<[string, string]> = [
+    [p.nameField, p.nameLabel],
+    ...EDITABLE.map((k): [string, string] => [k, w[k]]),
+  ]
+
+  const start = () => {
+    const f: Record<string, string> = {}
+    for (const [k] of fields) f[k] = (p.record[k] as string | null | undefined) ?? ''
+    setForm(f)
+    setError(null)
+    setOpen(true)
+  }
+
+  const put = async (body: Record<string, unknown>) => {
+    setError(null)
+    setBusy(true)
+    try {
+      const saved = await api<T>(p.path, { method: 'PUT', body })
+      p.onSaved({ ...p.record, ...saved })
+      return true
+    } catch (e) {
+      setError(errorText(e))
+      return false
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const save = async (ev: Event) => {
+    ev.preventDefault()
+    const body: Record<string, unknown> = {}
+    for (const [k] of fields) {
+      const v = form[k]?.trim() ?? ''
+      if (v !== ((p.record[k] as string | null | undefined) ?? '')) body[k] = v === '' ? null : v
+    }
+    if (await put(body)) setOpen(false)
+  }
+
+  const blocked = p.record.blocked === 1
+  const toggleBlock = async () => {
+    if (!blocked && !window.confirm(w.confirmBlock)) return
+    await put({ blocked: blocked ? 0 : 1 })
+  }
+
+  return (
+    <div class="edit-controls">
+      <div class="row-actions">
+        <button type="button" onClick={start} disabled={open}>
+          {w.edit}
+        </button>
+        <button type="button" class="secondary" onClick={toggleBlock} disabled={busy}>
+          {blocked ? w.unblock : w.block}
+        </button>
+      </div>
+      {open && (
+        <form class="edit-form" aria-label={w.editDevice} onSubmit={save}>
+          {fields.map(([k, label]) => (
+            <label key={k}>
+              {label}
+              <input
+                value={form[k] ?? ''}
+                required={k === p.nameField}
+                onInput={(e) =>
+                  setForm((f) => ({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }))
+                }
+              />
+            </label>
+          ))}
+          <div class="row-actions">
+            <button type="submit" disabled={busy}>
+              {w.save}
+            </button>
+            <button type="button" class="secondary" onClick={() => setOpen(false)}>
+              {w.cancel}
+            </button>
+          </div>
+        </form>
+      )}
+      <ErrorNote error={error} />
+    </div>
+  )
+}
