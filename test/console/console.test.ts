@@ -98,6 +98,36 @@ test('sign in :: a navigation with the 8 links and a Sign out button', async () 
   await byRole(page, 'button', 'Sign out')
 })
 
+test('keyboard only :: Tab reaches the language control, Sign out and every link; Enter follows one', async () => {
+  await page.goto(`${t.url}/`)
+  await byRole(page, 'button', 'Sign out')
+  const reached: string[] = []
+  for (let i = 0; i < 14; i++) {
+    await page.keyboard.press('Tab')
+    reached.push(
+      await page.evaluate(() => {
+        const el = (globalThis as any).document.activeElement
+        return `${el.tagName.toLowerCase()}:${(el.innerText || el.getAttribute('aria-label') || '').trim()}`
+      }),
+    )
+  }
+  for (const want of ['select:', 'button:Sign out', ...NAV.map((n) => `a:${n}`)])
+    assert.ok(
+      reached.some((r) => r.startsWith(want)),
+      `${want} not reached by Tab: ${reached.join(' | ')}`,
+    )
+  // Tab from the page's start to the Devices link, then Enter
+  await page.evaluate(() => (globalThis as any).document.activeElement?.blur())
+  for (let i = 0; i < 14; i++) {
+    await page.keyboard.press('Tab')
+    const on = await page.evaluate(() => (globalThis as any).document.activeElement?.innerText)
+    if (on === 'Devices') break
+  }
+  await page.keyboard.press('Enter')
+  await byRole(page, 'searchbox', 'Search devices')
+  assert.is(new URL(page.url()).pathname, '/devices')
+})
+
 test('reload of a deep link :: still signed in, on that page', async () => {
   await page.goto(`${t.url}/devices`)
   await page.reload()
