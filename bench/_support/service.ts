@@ -24,13 +24,22 @@ export async function startBenchService(name: string) {
     }),
   )
   const call = async (method: string, path: string, body?: unknown, token?: string) => {
-    const r = await fetch(svc.url + path, {
-      method,
-      headers: {
-        'content-type': 'application/json',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
+    const send = () =>
+      fetch(svc.url + path, {
+        method,
+        headers: {
+          'content-type': 'application/json',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+    // a seed that held this process's thread for seconds lets the service's keep-alive timer and the client's
+    // fire together: the first request after it may meet a socket the service is closing (ECONNRESET); a GET is
+    // sent again, as HTTP clients do
+    const r = await send().catch((err: unknown) => {
+      const code = (err as { cause?: { code?: string } }).cause?.code
+      if (method === 'GET' && code === 'ECONNRESET') return send()
+      throw err
     })
     return (await r.json()) as any
   }
