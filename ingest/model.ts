@@ -1,4 +1,5 @@
 import type { EventBus } from '../src/kernel/events.ts'
+import { normalizeTopic } from '../src/kernel/topics.ts'
 import type { IngestDevice, IngestRepository, ModelPoint, ModelStream } from '../store/types.ts'
 
 /** A data stream as the decoder matches it: its topic and the dataPointIDs it carries. */
@@ -112,9 +113,4 @@ export function buildModel(
     })
   }
   return { productIntID, streams, points: new Map(rows.points.map((p) => [p.dataPointID, p])) }
-}
-
-/** Relative topics compare without leading or trailing slashes (`/data/t1/` matches `data/t1`). */
-export function normalizeTopic(topic: string): string {
-  return topic.replace(/^\/+|\/+$/g, '')
 }

@@ -145,21 +145,3 @@ export interface DeviceGate {
    */
   disconnected(e: SessionEvent & { replaced: boolean }): Promise<void>
 }
-
-/** Lower-case protocol names of the mountpoint. */
-export const PROTOCOL_NAMES: Record<number, string> = {
-  1: 'mqtt',
-  2: 'coap',
-  3: 'lwm2m',
-  4: 'lora',
-  5: 'http',
-  6: 'websocket',
-  7: 'modbus',
-}
-
-/** The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. */
-export function mountpoint(
-  d: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
-): string {
-  return `/${PROTOCOL_NAMES[d.cloudProtocol] ?? 'mqtt'}/${d.tenantID}/${d.productID}/${d.deviceID}/`
-}

@@ -7,7 +7,8 @@ import { ApiError } from '../errors.ts'
 import { IngestBody, IngestReply, type IngestMessage } from '../schemas/ingest.ts'
 import { ingestBytes, ingestMessages, ingestSender, type IngestSender } from './ingest-request.ts'
 import type { IngestDevice, IngestRepository } from '../../store/types.ts'
-import { Backpressure, mountpoint, type Pipeline, type UplinkOutcome } from '../../ingest/types.ts'
+import { Backpressure, type Pipeline, type UplinkOutcome } from '../../ingest/types.ts'
+import { uplinkTopic } from '../kernel/topics.ts'
 
 type Rejected = { index: number; errorCode: string; message: string }
 type Resolved =
@@ -54,12 +55,6 @@ async function targetOf(
 /** The payload bytes: a JSON object (or any JSON value) as JSON text, a string as given. */
 const payloadBytes = (p: unknown) => Buffer.from(typeof p === 'string' ? p : JSON.stringify(p))
 
-/** A relative topic; a full mountpoint topic of the device is accepted and made relative. */
-function relativeTopic(device: IngestDevice, topic: string): string {
-  const prefix = mountpoint(device)
-  return topic.startsWith(prefix) ? topic.slice(prefix.length) : topic
-}
-
 /** Submits every resolved message; per-message rejections; 429 when nothing could be queued for backpressure. */
 async function submitAll(
   pipeline: Pipeline,
@@ -80,7 +75,7 @@ async function submitAll(
       return undefined
     }
     const m = (messages[index] as { message: IngestMessage }).message
-    const topic = relativeTopic(t.device, m.topic)
+    const topic = uplinkTopic(t.device, m.topic)
     const outcome = await pipeline.submit({
       device: t.device,
       topic,

@@ -8,7 +8,7 @@
 import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
 import type { BrokerHandle } from '../../ingest/types.ts'
-import { groupRelative, groupTopic } from '../../ingest/topics.ts'
+import { groupRelative, groupTopic } from '../kernel/topics.ts'
 import {
   outboxOf,
   type CommandInput,

@@ -3,11 +3,15 @@ import * as assert from 'uvu/assert'
 import {
   filterCovers,
   filtersIntersect,
+  commandTopic,
   mountedTopic,
+  mountpoint,
+  normalizeTopic,
   parseMounted,
   relativeTopic,
   topicMatches,
-} from '../../ingest/topics.ts'
+  uplinkTopic,
+} from '../../../src/kernel/topics.ts'
 
 const device = { cloudProtocol: 1, tenantID: 'T1', productID: 'P1', deviceID: 'D1' }
 
@@ -125,6 +129,37 @@ mount(
       undefined,
       'another protocol is another prefix',
     )
+  },
+)
+
+mount('mountpoint and normalized topics :: the protocol name, slashes trimmed', () => {
+  assert.is(mountpoint(device), '/mqtt/T1/P1/D1/')
+  assert.is(
+    mountpoint({ ...device, cloudProtocol: 99 }),
+    '/mqtt/T1/P1/D1/',
+    'unknown protocol: mqtt',
+  )
+  assert.is(normalizeTopic('//data/t1/'), 'data/t1')
+})
+
+mount(
+  'command topic :: relative or under the device, leading slashes dropped; undefined for wildcards or outside',
+  () => {
+    assert.is(commandTopic(device, 'inbox'), 'inbox')
+    assert.is(commandTopic(device, '/mqtt/T1/P1/D1/cmd/x'), 'cmd/x')
+    assert.is(commandTopic(device, '//inbox'), 'inbox')
+    for (const t of ['a/+', '#', '/mqtt/T1/P1/D1/', '/mqtt/T1/P1/D2/x', '$SYS/x', '/'])
+      assert.is(commandTopic(device, t), undefined, t)
+  },
+)
+
+mount(
+  'uplink topic over HTTP :: a full topic of the device made relative, any other taken as it is',
+  () => {
+    assert.is(uplinkTopic(device, 'telemetry'), 'telemetry')
+    assert.is(uplinkTopic(device, '/mqtt/T1/P1/D1/telemetry'), 'telemetry')
+    assert.is(uplinkTopic(device, '/mqtt/T1/P1/D1/'), '')
+    assert.is(uplinkTopic(device, '/mqtt/T1/P1/D2/telemetry'), '/mqtt/T1/P1/D2/telemetry')
   },
 )
 
