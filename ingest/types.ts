@@ -77,7 +77,10 @@ export interface Pipeline {
   close(): Promise<void>
 }
 
-/** A running broker front (embedded aedes, or the client of an external broker). */
+/**
+ * A running broker front (embedded aedes, or the client of an external broker). It implements the command
+ * services' CommandBroker port (src/services/ports.ts), which src/service.ts hands it to.
+ */
 export interface BrokerHandle {
   /** The listening MQTT port (embedded), or null (external). */
   readonly port: number | null

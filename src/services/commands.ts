@@ -1,6 +1,6 @@
 import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
-import type { BrokerHandle, DeviceIdentity } from '../../ingest/types.ts'
+import type { CommandBroker, DeviceIdentity } from './ports.ts'
 import { commandTopic } from '../kernel/topics.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
 import {
@@ -39,7 +39,7 @@ export interface CommandDeps {
   identities?: Identities
   meta: MetaStore
   events: EventBus
-  broker: BrokerHandle
+  broker: CommandBroker
   config: { COMMAND_TIMEOUT: number }
   now?: () => number
   log?: (message: string, e?: unknown) => void
