@@ -34,6 +34,42 @@ export function normalizeTopic(topic: string): string {
   return topic.replace(/^\/+|\/+$/g, '')
 }
 
+/** A data stream a device reports on, as uplinks are matched to it: its topic and the dataPointIDs it carries. */
+export interface StreamModel {
+  id: number
+  topic: string
+  streamType: number
+  dataPointIDs: Set<string>
+}
+
+/** Stream types a device reports on (streamType 1 device data report, 3 gateway data report). */
+const REPORT_TYPES = new Set([1, 3])
+
+/**
+ * The report streams of a product by normalized topic (an uplink's relative topic finds its stream here; of two on
+ * one topic the later wins), each with the dataPointIDs of its points.
+ */
+export function reportStreams(
+  streams: ReadonlyArray<{ id: number; topic: string; streamType: number; pointIntIDs: number[] }>,
+  points: ReadonlyArray<{ id: number; dataPointID: string }>,
+): Map<string, StreamModel> {
+  const byIntID = new Map(points.map((p) => [Number(p.id), p]))
+  const out = new Map<string, StreamModel>()
+  for (const s of streams) {
+    if (!REPORT_TYPES.has(s.streamType)) continue
+    const ids = s.pointIntIDs
+      .map((id) => byIntID.get(id)?.dataPointID)
+      .filter((x): x is string => x !== undefined)
+    out.set(normalizeTopic(s.topic), {
+      id: s.id,
+      topic: s.topic,
+      streamType: s.streamType,
+      dataPointIDs: new Set(ids),
+    })
+  }
+  return out
+}
+
 /** True when `filter` (may hold `+` and `#`) matches the topic name `topic` (no wildcards). §4.7.1 */
 export function topicMatches(filter: string, topic: string): boolean {
   const f = filter.split('/')

@@ -9,6 +9,7 @@ import {
   normalizeTopic,
   parseMounted,
   relativeTopic,
+  reportStreams,
   topicMatches,
   uplinkTopic,
 } from '../../../src/kernel/topics.ts'
@@ -160,6 +161,32 @@ mount(
     assert.is(uplinkTopic(device, '/mqtt/T1/P1/D1/telemetry'), 'telemetry')
     assert.is(uplinkTopic(device, '/mqtt/T1/P1/D1/'), '')
     assert.is(uplinkTopic(device, '/mqtt/T1/P1/D2/telemetry'), '/mqtt/T1/P1/D2/telemetry')
+  },
+)
+
+mount(
+  'report streams :: types 1 and 3 only, by normalized topic, the later of one topic wins, known points',
+  () => {
+    const points = [
+      { id: 1, dataPointID: 'a' },
+      { id: 2, dataPointID: 'b' },
+    ]
+    const streams = reportStreams(
+      [
+        { id: 10, topic: '/data/t1/', streamType: 1, pointIntIDs: [1, 9] },
+        { id: 11, topic: 'cmd', streamType: 2, pointIntIDs: [1] },
+        { id: 12, topic: 'gw', streamType: 3, pointIntIDs: [2] },
+        { id: 13, topic: 'data/t1', streamType: 1, pointIntIDs: [2] },
+      ],
+      points,
+    )
+    assert.equal(
+      [...streams].map(([k, s]) => [k, s.id, s.topic, [...s.dataPointIDs]]),
+      [
+        ['data/t1', 13, 'data/t1', ['b']],
+        ['gw', 12, 'gw', ['b']],
+      ],
+    )
   },
 )
 
