@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:http'
 import { randomId } from '../src/kernel/secrets.ts'
-import { mountpoint } from '../ingest/types.ts'
+import { mountpoint } from '../src/kernel/topics.ts'
 import mqtt from 'mqtt'
 import { mqttLoad, table } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'

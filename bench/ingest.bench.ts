@@ -11,7 +11,7 @@ import { Session } from 'node:inspector/promises'
 import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { randomId } from '../src/kernel/secrets.ts'
-import { mountpoint } from '../ingest/types.ts'
+import { mountpoint } from '../src/kernel/topics.ts'
 import { mqttLoad, table } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 

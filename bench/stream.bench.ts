@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { loadavg } from 'node:os'
 import { createInterface } from 'node:readline'
 import { randomId } from '../src/kernel/secrets.ts'
-import { mountpoint } from '../ingest/types.ts'
+import { mountpoint } from '../src/kernel/topics.ts'
 import { mqttLoad, table } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 

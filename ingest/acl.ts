@@ -7,7 +7,7 @@ import {
   hasWildcard,
   relativeTopic,
   topicMatches,
-} from './topics.ts'
+} from '../src/kernel/topics.ts'
 
 export type { AclRule }
 

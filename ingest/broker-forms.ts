@@ -8,7 +8,7 @@
  * device to topics outside its mountpoint (its groups' topics): each is delivered under the name given with it.
  */
 import type { AedesPublishPacket, Client, PublishPacket } from 'aedes'
-import { topicMatches, type DeviceTopic } from './topics.ts'
+import { topicMatches, type DeviceTopic } from '../src/kernel/topics.ts'
 
 export type Qos = 0 | 1 | 2
 

@@ -11,7 +11,7 @@ import type { EventBus } from '../src/kernel/events.ts'
 import type { IngestRepository } from '../store/types.ts'
 import type { BrokerHooks } from './broker-hooks.ts'
 import type { DeviceDirectory } from './identity.ts'
-import { groupRelative, groupTopic } from './topics.ts'
+import { groupRelative, groupTopic } from '../src/kernel/topics.ts'
 
 export interface GroupSubscriptionDeps {
   repo: Pick<IngestRepository, 'groupsOf'>

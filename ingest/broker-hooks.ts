@@ -1,7 +1,7 @@
 /**
  * The embedded broker's decisions (aedes hooks): who may connect, publish and subscribe, what happens to an
  * uplink, and in which form a device receives a message. A device names topics and filters relative to its
- * mountpoint or in full (topics.ts `deviceTopic`); the broker routes on full topics. Every hook is wrapped: an
+ * mountpoint or in full (src/kernel/topics.ts `deviceTopic`); the broker routes on full topics. Every hook is wrapped: an
  * exception answers the client (refusal or disconnect), never the process.
  */
 import type { EventEmitter } from 'node:events'
@@ -12,8 +12,8 @@ import type { DeviceDirectory } from './identity.ts'
 import type { AclChecker } from './acl.ts'
 import type { ConnectionTracker } from './connections.ts'
 import type { RefusalGuard } from './refusals.ts'
-import { Backpressure, mountpoint, type DeviceIdentity, type Pipeline } from './types.ts'
-import { deviceTopic } from './topics.ts'
+import { Backpressure, type DeviceIdentity, type Pipeline } from './types.ts'
+import { deviceTopic, mountpoint } from '../src/kernel/topics.ts'
 import type { Commands } from './broker-commands.ts'
 import { SubscriptionForms, type Qos } from './broker-forms.ts'
 import type { BrokerObserver } from '../src/kernel/metrics.ts'

@@ -1,6 +1,6 @@
 import { safeEqual } from '../src/kernel/secrets.ts'
 import type { DeviceDirectory } from './identity.ts'
-import { usesCertificate, type DeviceIdentity } from './types.ts'
+import { usesCertificate, type CredentialsResult, type DeviceIdentity } from './types.ts'
 
 /** What a device presented at CONNECT (or an HTTP/EMQX auth hook). */
 export interface PresentedCredentials {
@@ -16,13 +16,7 @@ export interface PresentedCredentials {
   certsForDevice?: (id: number) => Promise<string[]>
 }
 
-export type CredentialsResult =
-  | { ok: true; device: DeviceIdentity }
-  | {
-      ok: false
-      reason: 'unknown' | 'blocked' | 'bad-credentials' | 'certificate'
-      device?: DeviceIdentity
-    }
+export type { CredentialsResult }
 
 /**
  * Checks a device's credentials: client id = deviceID, username = deviceUsername,
@@ -31,12 +25,38 @@ export type CredentialsResult =
  * refused.
  */
 export async function checkCredentials(
-  dir: DeviceDirectory,
+  dir: Pick<DeviceDirectory, 'byDeviceID'>,
   c: PresentedCredentials,
 ): Promise<CredentialsResult> {
   const device = c.clientId ? await dir.byDeviceID(c.clientId) : undefined
   if (!device) return { ok: false, reason: 'unknown' }
   if (device.blocked) return { ok: false, reason: 'blocked', device }
+  return verify(device, c)
+}
+
+/**
+ * HTTP Basic credentials `deviceUsername:token` (HTTP ingest): the device is the first of `devices(username)` whose
+ * token it is (tokens compared in constant time, also when no device has that username), checked then as a
+ * connecting device is; a certificate device is refused (`certificate`), since HTTP carries no client
+ * certificate. Blocked comes last: over HTTP the credentials name the device, so only their holder learns it.
+ */
+export async function checkBasicCredentials(
+  devices: (username: string) => Promise<DeviceIdentity[]>,
+  username: string,
+  token: string,
+): Promise<CredentialsResult> {
+  const candidates = await devices(username)
+  let found: DeviceIdentity | undefined
+  for (const d of candidates) if (safeEqual(token, d.token) && !found) found = d
+  if (!candidates.length) safeEqual(token, '\u0000'.repeat(token.length + 1))
+  if (!found) return { ok: false, reason: 'bad-credentials' }
+  const verdict = await verify(found, { clientId: found.deviceID, username, password: token })
+  if (verdict.ok && found.blocked) return { ok: false, reason: 'blocked', device: found }
+  return verdict
+}
+
+/** The check every login makes of the device it names: its certificate (authType 2), else username and token. */
+async function verify(device: DeviceIdentity, c: PresentedCredentials): Promise<CredentialsResult> {
   if (usesCertificate(device)) {
     const cns = c.certCN && c.certsForDevice ? await c.certsForDevice(device.id) : []
     const ok = c.certCN !== undefined && cns.includes(c.certCN)

@@ -3,8 +3,8 @@ import type { IPublishPacket, MqttClient } from 'mqtt'
 import type { BrokerDeps } from './broker.ts'
 import { fallbackLogger } from '../src/kernel/log.ts'
 import { connectAcking } from './external-acks.ts'
-import { parseMounted, relativeTopic } from './topics.ts'
-import { Backpressure, mountpoint, type BrokerHandle, type DeviceIdentity } from './types.ts'
+import { mountpoint, parseMounted, relativeTopic } from '../src/kernel/topics.ts'
+import { Backpressure, type BrokerHandle, type DeviceIdentity } from './types.ts'
 
 /** Marks the messages the service publishes, so that its own shared subscription skips them. */
 export const ORIGIN_PROPERTY = 'devicecloud-origin'

@@ -1,13 +1,8 @@
 import type { EventBus } from '../src/kernel/events.ts'
+import { reportStreams, type StreamModel } from '../src/kernel/topics.ts'
 import type { IngestDevice, IngestRepository, ModelPoint, ModelStream } from '../store/types.ts'
 
-/** A data stream as the decoder matches it: its topic and the dataPointIDs it carries. */
-export interface StreamModel {
-  id: number
-  topic: string
-  streamType: number
-  dataPointIDs: Set<string>
-}
+export type { StreamModel }
 
 /** What the pipeline needs of a product: report streams by topic, data points by dataPointID. */
 export interface ProductModel {
@@ -17,8 +12,6 @@ export interface ProductModel {
   points: Map<string, ModelPoint>
 }
 
-/** Stream types a device reports on (streamType 1 and 3). */
-const REPORT_TYPES = new Set([1, 3])
 /** How long a cached model or gateway's child list is trusted without a bus event (edits of other nodes). */
 const TTL_MS = 5_000
 const MAX_ENTRIES = 10_000
@@ -97,24 +90,6 @@ export function buildModel(
   productIntID: number,
   rows: { points: ModelPoint[]; streams: ModelStream[] },
 ): ProductModel {
-  const byIntID = new Map(rows.points.map((p) => [Number(p.id), p]))
-  const streams = new Map<string, StreamModel>()
-  for (const s of rows.streams) {
-    if (!REPORT_TYPES.has(s.streamType)) continue
-    const ids = s.pointIntIDs
-      .map((id) => byIntID.get(id)?.dataPointID)
-      .filter((x): x is string => x !== undefined)
-    streams.set(normalizeTopic(s.topic), {
-      id: s.id,
-      topic: s.topic,
-      streamType: s.streamType,
-      dataPointIDs: new Set(ids),
-    })
-  }
+  const streams = reportStreams(rows.streams, rows.points)
   return { productIntID, streams, points: new Map(rows.points.map((p) => [p.dataPointID, p])) }
-}
-
-/** Relative topics compare without leading or trailing slashes (`/data/t1/` matches `data/t1`). */
-export function normalizeTopic(topic: string): string {
-  return topic.replace(/^\/+|\/+$/g, '')
 }

@@ -15,6 +15,15 @@ export const AUTH_CERT = 2
 /** True for a device that authenticates with its client certificate: its token opens nothing (HTTP or MQTT). */
 export const usesCertificate = (d: Pick<DeviceIdentity, 'authType'>) => d.authType === AUTH_CERT
 
+/** The verdict on a device's credentials (ingest/credentials.ts), the same for MQTT, EMQX's hooks and HTTP. */
+export type CredentialsResult =
+  | { ok: true; device: DeviceIdentity }
+  | {
+      ok: false
+      reason: 'unknown' | 'blocked' | 'bad-credentials' | 'certificate'
+      device?: DeviceIdentity
+    }
+
 /** A message a device sent, as the broker or HTTP ingest received it. */
 export interface Uplink {
   device: DeviceIdentity
@@ -77,7 +86,10 @@ export interface Pipeline {
   close(): Promise<void>
 }
 
-/** A running broker front (embedded aedes, or the client of an external broker). */
+/**
+ * A running broker front (embedded aedes, or the client of an external broker). It implements the command
+ * services' CommandBroker port (src/services/ports.ts), which src/service.ts hands it to.
+ */
 export interface BrokerHandle {
   /** The listening MQTT port (embedded), or null (external). */
   readonly port: number | null
@@ -146,20 +158,48 @@ export interface DeviceGate {
   disconnected(e: SessionEvent & { replaced: boolean }): Promise<void>
 }
 
-/** Lower-case protocol names of the mountpoint. */
-export const PROTOCOL_NAMES: Record<number, string> = {
-  1: 'mqtt',
-  2: 'coap',
-  3: 'lwm2m',
-  4: 'lora',
-  5: 'http',
-  6: 'websocket',
-  7: 'modbus',
+/** Who sends over HTTP: a device (or gateway) by its credentials, or an API caller of a tenant. */
+export type IngestSender =
+  { kind: 'device'; device: DeviceIdentity } | { kind: 'caller'; tenantID: string }
+
+/** One message of an HTTP ingest request as the route read it: its fields, or why it could not be read. */
+export type HttpMessage =
+  | { ok: true; message: { deviceID?: string | undefined; topic: string; payload: unknown } }
+  | { ok: false; errorCode: string; message: string }
+
+/** Why one message of an HTTP ingest request was not (fully) stored; `index` is its position. */
+export interface HttpRejection {
+  index: number
+  errorCode: string
+  message: string
 }
 
-/** The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. */
-export function mountpoint(
-  d: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
-): string {
-  return `/${PROTOCOL_NAMES[d.cloudProtocol] ?? 'mqtt'}/${d.tenantID}/${d.productID}/${d.deviceID}/`
+/** What became of the messages of one HTTP ingest request. */
+export interface HttpIngestOutcome {
+  /** Data point values stored. */
+  accepted: number
+  /** One entry per message not fully stored, by index. */
+  rejected: HttpRejection[]
+  /** True when some messages met a full queue and none was queued: the request is answered 429. */
+  busy: boolean
+}
+
+/**
+ * HTTP ingest as its routes (src/routes/ingest.ts) call it: the device behind HTTP Basic credentials, on the
+ * credentials check the brokers use, and the messages of a request handed to the pipeline, each for the device it
+ * is for.
+ */
+export interface HttpIngest {
+  /** The device or gateway whose `deviceUsername:token` these are; `blocked` when it is blocked. */
+  login(username: string, token: string): Promise<CredentialsResult>
+  /**
+   * Submits each readable message for its device: the sender itself, a child of the sending gateway, or a device
+   * of the caller's tenant (a caller must name one); messages for other devices, blocked ones or refused by the
+   * pipeline are rejected, each with its index. Resolves once every queued message is durable.
+   */
+  submit(
+    sender: IngestSender,
+    messages: readonly HttpMessage[],
+    ip: string | null,
+  ): Promise<HttpIngestOutcome>
 }

@@ -4,7 +4,7 @@ import type { Authenticator } from './http/auth.ts'
 import type { TaskRunner } from './tasks.ts'
 import type { EventBus } from './kernel/events.ts'
 import type { TelemetryStore } from '../store/telemetry.ts'
-import type { BrokerHandle, DeviceGate, Pipeline } from '../ingest/types.ts'
+import type { BrokerHandle, DeviceGate, HttpIngest, Pipeline } from '../ingest/types.ts'
 import type { Services } from './services/index.ts'
 import type { Lifecycle } from './http/health.ts'
 import type { PublicEndpoints } from './kernel/endpoints.ts'
@@ -22,6 +22,8 @@ export interface Deps {
   bus: EventBus
   telemetry: TelemetryStore
   pipeline: Pipeline
+  /** HTTP ingest below its routes: device credentials, the device of each message, submission. */
+  ingest: HttpIngest
   broker: BrokerHandle
   /** Device authentication, ACL and connection state for an external broker's hooks (src/routes/emqx.ts). */
   gate: DeviceGate

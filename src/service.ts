@@ -15,6 +15,7 @@ import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
+import { createHttpIngest } from '../ingest/http-ingest.ts'
 import { createLogger, errorLog, type LogDestination } from './kernel/log.ts'
 import { createMetrics, noMetrics } from './kernel/metrics.ts'
 
@@ -147,6 +148,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     bus,
     telemetry,
     pipeline,
+    ingest: createHttpIngest({ devices: meta.ingest, pipeline }),
     broker,
     gate: gatekeepers.gate,
     endpoints: publicEndpoints(config, {

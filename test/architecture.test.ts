@@ -3,6 +3,7 @@
  * one case per rule on the real tree, listing each offending file and import, and one case per rule feeding the
  * checker (test/_support/architecture.ts) a small import list that breaks it, so each rule is shown to fail.
  */
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -10,6 +11,7 @@ import {
   RULES,
   checkImports,
   circles,
+  functionsDefined,
   importsOf,
   listViolations,
   readTree,
@@ -227,6 +229,41 @@ arch('a route importing ingest internals :: reported, ingest/types.ts allowed', 
   ])
 })
 
+arch('a service importing ingest :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/services/commands.ts', '../../ingest/types.ts'],
+      ['src/services/onboarding.ts', '../../ingest/model.ts'],
+      ['src/services/commands.ts', '../kernel/topics.ts'],
+      ['src/services/commands.ts', './ports.ts'],
+    ]),
+  )
+  assert.equal(
+    vs.map((v) => [v.rule, v.file, v.specifier]),
+    [
+      ['services import ingest', 'src/services/commands.ts', '../../ingest/types.ts'],
+      ['services import ingest', 'src/services/onboarding.ts', '../../ingest/model.ts'],
+    ],
+  )
+})
+
+arch(
+  'functionsDefined :: declarations and arrow or function constants at any depth, not comments',
+  () => {
+    const source = [
+      '/** function inComment() */',
+      'export function a() {',
+      '  const b = (x: number) => x',
+      '  let c = async function () {}',
+      '}',
+      'const d = z.string()',
+      "const e = 'function f() {}'",
+      'class G { h() {} }',
+    ].join('\n')
+    assert.equal(functionsDefined(source), ['a', 'b', 'c'])
+  },
+)
+
 arch('ingest, query or store importing src outside src/kernel :: reported', () => {
   const vs = checkImports(
     synthetic([
@@ -337,6 +374,25 @@ arch('ingest and query of the tree :: import nothing under store/libsql or store
 
 arch('src/routes of the tree :: imports nothing of ingest but ingest/types.ts', () =>
   clean('routes import ingest internals'),
+)
+
+arch('src/services of the tree :: imports nothing of ingest', () => clean('services import ingest'))
+
+arch(
+  'topic rules of the tree :: each function of src/kernel/topics.ts defined there only (one relativeTopic)',
+  () => {
+    const read = (f: string) => readFileSync(join(root, f), 'utf8')
+    const rules = new Set(functionsDefined(read('src/kernel/topics.ts')))
+    assert.ok(rules.has('relativeTopic') && rules.has('mountpoint'), [...rules].join(', '))
+    const again = tree.files
+      .filter((f) => f !== 'src/kernel/topics.ts')
+      .flatMap((f) =>
+        functionsDefined(read(f), f)
+          .filter((n) => rules.has(n))
+          .map((n) => `${f}: ${n}`),
+      )
+    assert.equal(again, [])
+  },
 )
 
 arch('ingest, query and store of the tree :: import nothing of src but src/kernel', () =>

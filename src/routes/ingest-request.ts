@@ -3,35 +3,25 @@ import { promisify } from 'node:util'
 import type { Context } from 'hono'
 import type { AppEnv } from '../http/env.ts'
 import { ApiError } from '../errors.ts'
-import { safeEqual } from '../kernel/secrets.ts'
 import { issuesToErrors } from '../errors.ts'
 import { IngestMessage, MAX_INGEST_MESSAGES } from '../schemas/ingest.ts'
-import type { IngestDevice, IngestRepository } from '../../store/types.ts'
-import { usesCertificate } from '../../ingest/types.ts'
+import type { HttpIngest, IngestSender } from '../../ingest/types.ts'
 
 const gunzipAsync = promisify(gunzip) as (
   buf: Buffer,
   opts: { maxOutputLength: number },
 ) => Promise<Buffer>
 
-/** Who sends: a device (or gateway) by its credentials, or an API caller of a tenant. */
-export type IngestSender =
-  { kind: 'device'; device: IngestDevice } | { kind: 'caller'; tenantID: string }
-
 /** One message of the body: parsed, or why not. */
 export type ParsedMessage =
   { ok: true; message: IngestMessage } | { ok: false; errorCode: string; message: string }
 
 /**
- * Device credentials `Basic base64(deviceUsername:token)`, or the API caller the auth middleware
- * found. Tokens are compared in constant time (also when no device has that username). A certificate device
- * (authType 2) authenticates with its client certificate only, which HTTP does not carry: its token is refused
- * (401) like a wrong one. Blocked → 403.
+ * Device credentials `Basic base64(deviceUsername:token)`, checked by HTTP ingest (`login`), or the API caller
+ * the auth middleware found. A certificate device (authType 2) authenticates with its client certificate only,
+ * which HTTP does not carry: its token is refused (401) like a wrong one. Blocked → 403.
  */
-export async function ingestSender(
-  c: Context<AppEnv>,
-  repo: IngestRepository,
-): Promise<IngestSender> {
+export async function ingestSender(c: Context<AppEnv>, ingest: HttpIngest): Promise<IngestSender> {
   const caller = c.get('caller')
   if (caller) {
     if (caller.role === 'viewer')
@@ -45,15 +35,11 @@ export async function ingestSender(
   const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
   if (colon < 1) throw fail()
-  const token = decoded.slice(colon + 1)
-  const candidates = await repo.devicesByUsername(decoded.slice(0, colon))
-  let found: IngestDevice | undefined
-  for (const d of candidates) if (safeEqual(token, d.token) && !found) found = d
-  if (!candidates.length) safeEqual(token, '\u0000'.repeat(token.length + 1))
-  if (!found || usesCertificate(found)) throw fail()
-  if (found.blocked)
+  const verdict = await ingest.login(decoded.slice(0, colon), decoded.slice(colon + 1))
+  if (verdict.ok) return { kind: 'device', device: verdict.device }
+  if (verdict.reason === 'blocked')
     throw new ApiError('PERMISSION_DENIED', { authorization: 'the device is blocked' })
-  return { kind: 'device', device: found }
+  throw fail()
 }
 
 /** The request body as bytes, gunzipped when `Content-Encoding: gzip` (413 when it inflates past `limit`). */

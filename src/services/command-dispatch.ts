@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { EventBus } from '../kernel/events.ts'
-import type { BrokerHandle, DeviceIdentity } from '../../ingest/types.ts'
+import type { CommandBroker, DeviceIdentity } from './ports.ts'
 import {
   outboxOf,
   publishStatusOf,
@@ -38,7 +38,7 @@ export interface DispatchDeps {
   identities: Identities
   meta: MetaStore
   events: EventBus
-  broker: BrokerHandle
+  broker: CommandBroker
   /** Epoch ms now (an injected clock in tests). */
   now: () => number
   log: (message: string, e?: unknown) => void

@@ -1,7 +1,7 @@
 import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
-import type { BrokerHandle, DeviceIdentity } from '../../ingest/types.ts'
-import { deviceTopic } from '../../ingest/topics.ts'
+import type { CommandBroker, DeviceIdentity } from './ports.ts'
+import { commandTopic } from '../kernel/topics.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
 import {
   CommandDispatcher,
@@ -39,7 +39,7 @@ export interface CommandDeps {
   identities?: Identities
   meta: MetaStore
   events: EventBus
-  broker: BrokerHandle
+  broker: CommandBroker
   config: { COMMAND_TIMEOUT: number }
   now?: () => number
   log?: (message: string, e?: unknown) => void
@@ -143,7 +143,7 @@ export function commandService(deps: CommandDeps) {
         deviceIntID: device.id,
         deviceID: device.deviceID,
         deviceName: device.deviceName,
-        topic: relativeTopic(device, input.topic ?? 'inbox'),
+        topic: placeCommandTopic(device, input.topic ?? 'inbox'),
         payload: input.payload,
         qos,
         timeoutMs,
@@ -323,14 +323,10 @@ export function answerOf(c: CommandRecord): CommandAnswer {
   return { taskID: c.taskID, commandStatus: c.commandStatus, publishStatus: c.publishStatus }
 }
 
-/**
- * A command's topic under the device's mountpoint, placed as the broker places a device's own topics (the device's
- * full topic or a relative one; leading slashes of a relative one dropped); no wildcards.
- */
-function relativeTopic(device: DeviceIdentity, topic: string): string {
-  const placed = deviceTopic(device, topic)
-  const rel = placed?.relative.replace(/^\/+/, '')
-  if (!rel || /[+#]/.test(rel))
+/** A command's topic relative to the device (kernel/topics.ts commandTopic); FORM_INVALID when it has none. */
+function placeCommandTopic(device: DeviceIdentity, topic: string): string {
+  const rel = commandTopic(device, topic)
+  if (rel === undefined)
     throw new ApiError('FORM_INVALID', {
       topic: 'a topic without wildcards, relative or under the device',
     })

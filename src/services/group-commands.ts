@@ -7,8 +7,8 @@
  */
 import type { EventBus } from '../kernel/events.ts'
 import { ApiError } from '../errors.ts'
-import type { BrokerHandle } from '../../ingest/types.ts'
-import { groupRelative, groupTopic } from '../../ingest/topics.ts'
+import type { CommandBroker } from './ports.ts'
+import { groupRelative, groupTopic } from '../kernel/topics.ts'
 import {
   outboxOf,
   type CommandInput,
@@ -39,7 +39,7 @@ export interface GroupCommandRequest {
 interface GroupDeps {
   meta: MetaStore
   events: EventBus
-  broker: BrokerHandle
+  broker: CommandBroker
   dispatcher: CommandDispatcher
   now: () => number
   log: (message: string, e?: unknown) => void

@@ -1,7 +1,6 @@
 import type { MetaStore } from '../../store/types.ts'
 import type { ModelPoint } from '../../store/meta/ingest.ts'
-import { mountpoint } from '../../ingest/types.ts'
-import { buildModel, normalizeTopic } from '../../ingest/model.ts'
+import { mountpoint, normalizeTopic, reportStreams } from '../kernel/topics.ts'
 import type { PublicEndpoints } from '../kernel/endpoints.ts'
 import type { z } from 'zod'
 import type { DeviceConnection } from '../schemas/onboarding.ts'
@@ -30,9 +29,10 @@ export function onboardingService({
       // one read of the device and one of its product's model (points and streams)
       const d = await meta.ingest.device('id', id)
       if (!d || d.tenantID !== tenant || !kinds.includes(d.kind)) throw notFound()
-      const model = buildModel(d.productIntID, await meta.ingest.productModel(d.productIntID))
+      const model = await meta.ingest.productModel(d.productIntID)
+      const points = new Map(model.points.map((p) => [p.dataPointID, p]))
       const prefix = mountpoint(d)
-      const uplinkTopics = [...model.streams.values()].map((s) => ({
+      const uplinkTopics = [...reportStreams(model.streams, model.points).values()].map((s) => ({
         topic: normalizeTopic(s.topic),
         fullTopic: prefix + normalizeTopic(s.topic),
         dataPointIDs: [...s.dataPointIDs],
@@ -58,7 +58,7 @@ export function onboardingService({
         uplinkTopics,
         inboxTopic: `${prefix}inbox`,
         commandResponseTopic: first?.fullTopic ?? `${prefix}response`,
-        examplePayload: first ? examplePayload(first.dataPointIDs, model.points) : null,
+        examplePayload: first ? examplePayload(first.dataPointIDs, points) : null,
       }
       const cmd = mosquitto(conn, certificate)
       return {

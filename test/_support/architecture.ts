@@ -31,6 +31,7 @@ export type Rule =
   | 'http layer imports a store adapter'
   | 'ingest or query imports a store adapter'
   | 'routes import ingest internals'
+  | 'services import ingest'
   | 'lower folder imports src outside src/kernel'
   | 'driver imported outside its home'
   | 'folders import each other in a circle'
@@ -40,6 +41,7 @@ export const RULES: readonly Rule[] = [
   'http layer imports a store adapter',
   'ingest or query imports a store adapter',
   'routes import ingest internals',
+  'services import ingest',
   'lower folder imports src outside src/kernel',
   'driver imported outside its home',
   'folders import each other in a circle',
@@ -94,6 +96,11 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
     })
   if (under(file, 'src/routes') && under(path, 'ingest') && path !== 'ingest/types.ts')
     out.push({ rule: 'routes import ingest internals', why: `${path}: only ingest/types.ts` })
+  if (under(file, 'src/services') && under(path, 'ingest'))
+    out.push({
+      rule: 'services import ingest',
+      why: `${path}: declare the port in src/services/ports.ts, topic rules are in src/kernel/topics.ts`,
+    })
   if (under(file, 'ingest', 'query', 'store') && under(path, 'src') && !under(path, 'src/kernel'))
     out.push({ rule: 'lower folder imports src outside src/kernel', why: `${path}` })
   if (under(file, 'src/console')) {
@@ -250,4 +257,26 @@ export function readTree(root: string): { files: string[]; imports: ImportRef[] 
   const exists = (p: string) => existsSync(join(root, p)) && statSync(join(root, p)).isFile()
   const imports = files.flatMap((f) => importsOf(f, readFileSync(join(root, f), 'utf8'), exists))
   return { files, imports }
+}
+
+/**
+ * The names of the functions a source text defines at any depth: `function name`, or `const name =` (`let`) an
+ * arrow function or function expression (`file` tells TSX from TS). Comments, strings and methods are not counted.
+ */
+export function functionsDefined(source: string, file = 'x.ts'): string[] {
+  const out: string[] = []
+  const visit = (node: ts.Node) => {
+    if (ts.isFunctionDeclaration(node) && node.name) out.push(node.name.text)
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.initializer &&
+      (ts.isArrowFunction(node.initializer) || ts.isFunctionExpression(node.initializer))
+    )
+      out.push(node.name.text)
+    ts.forEachChild(node, visit)
+  }
+  const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS
+  visit(ts.createSourceFile(file, source, ts.ScriptTarget.Latest, false, kind))
+  return out
 }

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
 import { AclChecker, compileRules, publishAllowed, subscribeAllowed } from '../../ingest/acl.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
-import { mountpoint, type DeviceIdentity } from '../../ingest/types.ts'
+import type { DeviceIdentity } from '../../ingest/types.ts'
+import { mountpoint } from '../../src/kernel/topics.ts'
 import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
 
 const rules = suite('acl rules (pure)')

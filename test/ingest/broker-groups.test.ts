@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import type { AedesPublishPacket, Client } from 'aedes'
 import { SubscriptionForms } from '../../ingest/broker-forms.ts'
-import { groupRelative, groupTopic } from '../../ingest/topics.ts'
+import { groupRelative, groupTopic } from '../../src/kernel/topics.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
 import { mqttBody } from '../src/routes/devices-helpers.ts'
 import {

@@ -3,11 +3,16 @@ import * as assert from 'uvu/assert'
 import {
   filterCovers,
   filtersIntersect,
+  commandTopic,
   mountedTopic,
+  mountpoint,
+  normalizeTopic,
   parseMounted,
   relativeTopic,
+  reportStreams,
   topicMatches,
-} from '../../ingest/topics.ts'
+  uplinkTopic,
+} from '../../../src/kernel/topics.ts'
 
 const device = { cloudProtocol: 1, tenantID: 'T1', productID: 'P1', deviceID: 'D1' }
 
@@ -124,6 +129,63 @@ mount(
       relativeTopic(device, '/coap/T1/P1/D1/x'),
       undefined,
       'another protocol is another prefix',
+    )
+  },
+)
+
+mount('mountpoint and normalized topics :: the protocol name, slashes trimmed', () => {
+  assert.is(mountpoint(device), '/mqtt/T1/P1/D1/')
+  assert.is(
+    mountpoint({ ...device, cloudProtocol: 99 }),
+    '/mqtt/T1/P1/D1/',
+    'unknown protocol: mqtt',
+  )
+  assert.is(normalizeTopic('//data/t1/'), 'data/t1')
+})
+
+mount(
+  'command topic :: relative or under the device, leading slashes dropped; undefined for wildcards or outside',
+  () => {
+    assert.is(commandTopic(device, 'inbox'), 'inbox')
+    assert.is(commandTopic(device, '/mqtt/T1/P1/D1/cmd/x'), 'cmd/x')
+    assert.is(commandTopic(device, '//inbox'), 'inbox')
+    for (const t of ['a/+', '#', '/mqtt/T1/P1/D1/', '/mqtt/T1/P1/D2/x', '$SYS/x', '/'])
+      assert.is(commandTopic(device, t), undefined, t)
+  },
+)
+
+mount(
+  'uplink topic over HTTP :: a full topic of the device made relative, any other taken as it is',
+  () => {
+    assert.is(uplinkTopic(device, 'telemetry'), 'telemetry')
+    assert.is(uplinkTopic(device, '/mqtt/T1/P1/D1/telemetry'), 'telemetry')
+    assert.is(uplinkTopic(device, '/mqtt/T1/P1/D1/'), '')
+    assert.is(uplinkTopic(device, '/mqtt/T1/P1/D2/telemetry'), '/mqtt/T1/P1/D2/telemetry')
+  },
+)
+
+mount(
+  'report streams :: types 1 and 3 only, by normalized topic, the later of one topic wins, known points',
+  () => {
+    const points = [
+      { id: 1, dataPointID: 'a' },
+      { id: 2, dataPointID: 'b' },
+    ]
+    const streams = reportStreams(
+      [
+        { id: 10, topic: '/data/t1/', streamType: 1, pointIntIDs: [1, 9] },
+        { id: 11, topic: 'cmd', streamType: 2, pointIntIDs: [1] },
+        { id: 12, topic: 'gw', streamType: 3, pointIntIDs: [2] },
+        { id: 13, topic: 'data/t1', streamType: 1, pointIntIDs: [2] },
+      ],
+      points,
+    )
+    assert.equal(
+      [...streams].map(([k, s]) => [k, s.id, s.topic, [...s.dataPointIDs]]),
+      [
+        ['data/t1', 13, 'data/t1', ['b']],
+        ['gw', 12, 'gw', ['b']],
+      ],
     )
   },
 )

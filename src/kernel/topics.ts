@@ -1,9 +1,74 @@
 /**
- * MQTT topics and topic filters (MQTT 3.1.1 §4.7), the device mountpoint
+ * The topic rules: MQTT topics and topic filters (MQTT 3.1.1 §4.7), the device mountpoint
  * `/{protocol}/{tenantID}/{productID}/{deviceID}/{topic}` and the group topic
- * `/{protocol}/{tenantID}/{productID}/group/{groupID}`.
+ * `/{protocol}/{tenantID}/{productID}/group/{groupID}`. The brokers and HTTP ingest (ingest/), the command
+ * services (src/services/) and onboarding place and read topics with these.
  */
-import { mountpoint, PROTOCOL_NAMES, type DeviceIdentity } from './types.ts'
+
+/** What places a device's topics: its product's protocol and the parts of its mountpoint. */
+export interface MountedDevice {
+  cloudProtocol: number
+  tenantID: string
+  productID: string
+  deviceID: string
+}
+
+/** Lower-case protocol names of the mountpoint. */
+export const PROTOCOL_NAMES: Record<number, string> = {
+  1: 'mqtt',
+  2: 'coap',
+  3: 'lwm2m',
+  4: 'lora',
+  5: 'http',
+  6: 'websocket',
+  7: 'modbus',
+}
+
+/** The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. */
+export function mountpoint(d: MountedDevice): string {
+  return `/${PROTOCOL_NAMES[d.cloudProtocol] ?? 'mqtt'}/${d.tenantID}/${d.productID}/${d.deviceID}/`
+}
+
+/** Relative topics compare without leading or trailing slashes (`/data/t1/` matches `data/t1`). */
+export function normalizeTopic(topic: string): string {
+  return topic.replace(/^\/+|\/+$/g, '')
+}
+
+/** A data stream a device reports on, as uplinks are matched to it: its topic and the dataPointIDs it carries. */
+export interface StreamModel {
+  id: number
+  topic: string
+  streamType: number
+  dataPointIDs: Set<string>
+}
+
+/** Stream types a device reports on (streamType 1 device data report, 3 gateway data report). */
+const REPORT_TYPES = new Set([1, 3])
+
+/**
+ * The report streams of a product by normalized topic (an uplink's relative topic finds its stream here; of two on
+ * one topic the later wins), each with the dataPointIDs of its points.
+ */
+export function reportStreams(
+  streams: ReadonlyArray<{ id: number; topic: string; streamType: number; pointIntIDs: number[] }>,
+  points: ReadonlyArray<{ id: number; dataPointID: string }>,
+): Map<string, StreamModel> {
+  const byIntID = new Map(points.map((p) => [Number(p.id), p]))
+  const out = new Map<string, StreamModel>()
+  for (const s of streams) {
+    if (!REPORT_TYPES.has(s.streamType)) continue
+    const ids = s.pointIntIDs
+      .map((id) => byIntID.get(id)?.dataPointID)
+      .filter((x): x is string => x !== undefined)
+    out.set(normalizeTopic(s.topic), {
+      id: s.id,
+      topic: s.topic,
+      streamType: s.streamType,
+      dataPointIDs: new Set(ids),
+    })
+  }
+  return out
+}
 
 /** True when `filter` (may hold `+` and `#`) matches the topic name `topic` (no wildcards). §4.7.1 */
 export function topicMatches(filter: string, topic: string): boolean {
@@ -80,7 +145,7 @@ export function parseMounted(full: string): MountedTopic | undefined {
 }
 
 /** The full topic of a device's relative topic. */
-export function mountedTopic(device: Parameters<typeof mountpoint>[0], topic: string): string {
+export function mountedTopic(device: MountedDevice, topic: string): string {
   return mountpoint(device) + topic
 }
 
@@ -88,10 +153,7 @@ export function mountedTopic(device: Parameters<typeof mountpoint>[0], topic: st
  * The topic relative to the device's mountpoint, or undefined when `full` is not strictly under it
  * (another device's prefix, the prefix itself, or anything outside).
  */
-export function relativeTopic(
-  device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
-  full: string,
-) {
+export function relativeTopic(device: MountedDevice, full: string) {
   const prefix = mountpoint(device)
   if (!full.startsWith(prefix) || full.length === prefix.length) return undefined
   return full.slice(prefix.length)
@@ -104,10 +166,7 @@ export const groupRelative = (groupID: string) => `group/${groupID}`
  * The full topic of group `groupID` of the device's product, `/{protocol}/{tenantID}/{productID}/group/{groupID}`:
  * outside the device's mountpoint, so it reaches it only through the subscription the broker makes for a member.
  */
-export function groupTopic(
-  device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID'>,
-  groupID: string,
-): string {
+export function groupTopic(device: Omit<MountedDevice, 'deviceID'>, groupID: string): string {
   const protocol = PROTOCOL_NAMES[device.cloudProtocol] ?? 'mqtt'
   return `/${protocol}/${device.tenantID}/${device.productID}/${groupRelative(groupID)}`
 }
@@ -128,10 +187,7 @@ export interface DeviceTopic {
  * when it names something outside: a `$` system topic, the bare prefix, or a full topic of another mountpoint or
  * above one (`/mqtt/…`, `/+/…`, `/#`).
  */
-export function deviceTopic(
-  device: Pick<DeviceIdentity, 'cloudProtocol' | 'tenantID' | 'productID' | 'deviceID'>,
-  topic: string,
-): DeviceTopic | undefined {
+export function deviceTopic(device: MountedDevice, topic: string): DeviceTopic | undefined {
   const prefix = mountpoint(device)
   if (topic.startsWith(prefix)) {
     const relative = topic.slice(prefix.length)
@@ -147,4 +203,23 @@ function namesMountpoint(topic: string): boolean {
   const end = topic.indexOf('/', 1)
   const first = end < 0 ? topic.slice(1) : topic.slice(1, end)
   return first === '+' || first === '#' || PROTOCOLS.has(first)
+}
+
+/**
+ * A command's topic under the device's mountpoint, placed as the broker places a device's own topics (the device's
+ * full topic or a relative one; leading slashes of a relative one dropped): the relative topic, or undefined when it
+ * is empty, outside the mountpoint or holds a wildcard.
+ */
+export function commandTopic(device: MountedDevice, topic: string): string | undefined {
+  const rel = deviceTopic(device, topic)?.relative.replace(/^\/+/, '')
+  return !rel || /[+#]/.test(rel) ? undefined : rel
+}
+
+/**
+ * The topic of a message a device sent over HTTP: the device's full topic (or its bare prefix) made relative, any
+ * other taken as relative as it is.
+ */
+export function uplinkTopic(device: MountedDevice, topic: string): string {
+  const prefix = mountpoint(device)
+  return topic.startsWith(prefix) ? topic.slice(prefix.length) : topic
 }
