@@ -8,39 +8,61 @@ import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
 import { formatTime, parseTime } from '../kernel/time.ts'
 import * as s from '../schemas/accounts.ts'
 
-/** Login, signup, users and applications. */
-export function accountRoutes({ meta, services, auth, config }: Deps, shapes: WireShapes) {
-  const { applicationWire, userWire } = shapes.accounts
-  const r = new Router()
-  const tag = 'Accounts'
+/** A signed-in user as a session is issued for it. */
+export interface SessionUser {
+  id: number
+  tenantID: string
+  role: string
+  username: string
+  email: string
+  tokenVersion?: number
+}
 
-  const session = async (
-    c: Context<AppEnv>,
-    user: {
-      id: number
-      tenantID: string
-      role: string
-      username: string
-      email: string
-      tokenVersion?: number
-    },
-    remember?: boolean,
-  ) => {
-    const { token, exp } = auth.issue(user, remember)
-    const { id: userIntID, username, email, tenantID, role } = user
-    return c.json(
-      {
-        userIntID,
-        username,
-        email,
-        tenantID,
-        role,
-        token,
-        expiresAt: formatTime(exp * 1000, config.TIMEZONE),
-      },
-      201,
-    )
+/** The body of a new session (login, signup): the user, its token and when it expires (`exp`, epoch s). */
+export function sessionBody(
+  user: SessionUser,
+  issued: { token: string; exp: number },
+  timezone: string,
+) {
+  const { id: userIntID, username, email, tenantID, role } = user
+  return {
+    userIntID,
+    username,
+    email,
+    tenantID,
+    role,
+    token: issued.token,
+    expiresAt: formatTime(issued.exp * 1000, timezone),
   }
+}
+
+/**
+ * An application's `expiredAt` as the request gave it, in epoch ms: undefined (left as is) and null (never)
+ * kept, a wire time parsed in `timezone`; anything else is 422 `errors.expiredAt`.
+ */
+export function expiryOf(text: string | null | undefined, timezone: string) {
+  if (text === undefined) return undefined
+  if (text === null) return null
+  const ms = parseTime(text, timezone)
+  if (ms === null) throw new ApiError('FORM_INVALID', { expiredAt: 'not a valid time' })
+  return ms
+}
+
+const tag = 'Accounts'
+
+/** Login, signup, users and applications. */
+export function accountRoutes(deps: Deps, shapes: WireShapes) {
+  const r = new Router()
+  sessionRoutes(r, deps)
+  userRoutes(r, deps, shapes)
+  applicationRoutes(r, deps, shapes)
+  return r
+}
+
+/** Login, signup, logout and changing one's own password. */
+function sessionRoutes(r: Router, { services, auth, config }: Deps) {
+  const session = (c: Context<AppEnv>, user: SessionUser, remember?: boolean) =>
+    c.json(sessionBody(user, auth.issue(user, remember), config.TIMEZONE), 201)
 
   r.route(
     {
@@ -125,7 +147,11 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return c.body(null, 204)
     },
   )
+}
 
+/** The tenant's users (admins only). */
+function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
+  const { userWire } = shapes.accounts
   r.route(
     {
       method: 'get',
@@ -205,14 +231,12 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return c.body(null, 204)
     },
   )
+}
 
-  const expiry = (text: string | null | undefined) => {
-    if (text === undefined) return undefined
-    if (text === null) return null
-    const ms = parseTime(text, config.TIMEZONE)
-    if (ms === null) throw new ApiError('FORM_INVALID', { expiredAt: 'not a valid time' })
-    return ms
-  }
+/** The tenant's applications (API keys; admins only). */
+function applicationRoutes(r: Router, { meta, services, config }: Deps, shapes: WireShapes) {
+  const { applicationWire } = shapes.accounts
+  const expiry = (text: string | null | undefined) => expiryOf(text, config.TIMEZONE)
 
   r.route(
     {
@@ -302,6 +326,4 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return c.body(null, 204)
     },
   )
-
-  return r
 }
