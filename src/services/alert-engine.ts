@@ -226,33 +226,17 @@ async function tick({ meta, events, now }: Turn) {
 }
 
 /**
- * The alert engine: evaluates the built-in limit and fault alerts and the alert rules on every committed uplink
- * (`telemetry.stored`, queued here and evaluated in batches off the ingest path), and no-data rules and pending
- * waits on a timer. Alerts are opened, counted and cleared through the alert store (one open alert per rule and
- * device, by its unique key), which writes the `alert.raised` (openings only) and `alert.cleared` outbox events in
- * the transaction of each change; they are emitted on the bus after the commit.
+ * Committed uplinks waiting for evaluation, drained one batch at a time by `evaluate` (off the ingest path: a push
+ * never waits). Beyond `max` queued values an uplink is dropped and logged; a failed batch is logged too.
  */
-export function alertEngine(deps: AlertEngineDeps) {
-  const { meta, telemetry, events } = deps
-  const log = deps.log ?? errorLog(deps.logger, 'alerts')
-  const reads = alertReads(meta, telemetry)
-  const turn: Turn = { meta, events, reads, now: deps.now ?? Date.now }
+export function uplinkQueue(
+  evaluate: (batch: Stored[]) => Promise<void>,
+  log: (message: string, e?: unknown) => void,
+  max = MAX_QUEUED_VALUES,
+) {
   const queue: Stored[] = []
   let queued = 0
   let running: Promise<void> | null = null
-  let timer: NodeJS.Timeout | undefined
-  let closed = false
-
-  function onStored(e: Stored) {
-    if (closed) return
-    if (queued + e.values.length > MAX_QUEUED_VALUES) {
-      log(`queue full: ${e.values.length} values not evaluated`)
-      return
-    }
-    queue.push(e)
-    queued += e.values.length
-    kick()
-  }
 
   function kick() {
     if (running || !queue.length) return
@@ -266,17 +250,50 @@ export function alertEngine(deps: AlertEngineDeps) {
     const batch = queue.splice(0)
     queued = 0
     try {
-      await evaluateBatch(turn, batch)
+      await evaluate(batch)
     } catch (e) {
       log('evaluation failed', e)
     }
   }
 
-  async function settle() {
-    while (running || queue.length) {
+  return {
+    push(e: Stored) {
+      if (queued + e.values.length > max) {
+        log(`queue full: ${e.values.length} values not evaluated`)
+        return
+      }
+      queue.push(e)
+      queued += e.values.length
       kick()
-      await running
-    }
+    },
+    /** Resolves once every uplink pushed so far was evaluated. */
+    async settle() {
+      while (running || queue.length) {
+        kick()
+        await running
+      }
+    },
+  }
+}
+
+/**
+ * The alert engine: evaluates the built-in limit and fault alerts and the alert rules on every committed uplink
+ * (`telemetry.stored`, queued here and evaluated in batches off the ingest path), and no-data rules and pending
+ * waits on a timer. Alerts are opened, counted and cleared through the alert store (one open alert per rule and
+ * device, by its unique key), which writes the `alert.raised` (openings only) and `alert.cleared` outbox events in
+ * the transaction of each change; they are emitted on the bus after the commit.
+ */
+export function alertEngine(deps: AlertEngineDeps) {
+  const { meta, telemetry, events } = deps
+  const log = deps.log ?? errorLog(deps.logger, 'alerts')
+  const reads = alertReads(meta, telemetry)
+  const turn: Turn = { meta, events, reads, now: deps.now ?? Date.now }
+  const queue = uplinkQueue((batch) => evaluateBatch(turn, batch), log)
+  let timer: NodeJS.Timeout | undefined
+  let closed = false
+
+  function onStored(e: Stored) {
+    if (!closed) queue.push(e)
   }
 
   /** Listens to committed uplinks, and to model and device changes for the caches (or stops). */
@@ -312,7 +329,7 @@ export function alertEngine(deps: AlertEngineDeps) {
       reads.forgetRules(productIntID)
     },
     /** Resolves once every value queued so far was evaluated. */
-    idle: settle,
+    idle: () => queue.settle(),
     /** Runs one timer turn now (tests). */
     tick: () => tick(turn),
     /** Stops listening; evaluates what was queued. */
@@ -320,7 +337,7 @@ export function alertEngine(deps: AlertEngineDeps) {
       closed = true
       clearTimeout(timer)
       listen(false)
-      await settle()
+      await queue.settle()
     },
   }
 }

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import {
   idsByReason,
   raisedAndCleared,
+  uplinkQueue,
   uplinksByDevice,
 } from '../../../src/services/alert-engine.ts'
 import type { StoredValue } from '../../../src/kernel/events.ts'
@@ -108,5 +109,39 @@ steps('idsByReason :: one group per reason, ids in the order given', () => {
   )
   assert.equal([...idsByReason(new Map())], [])
 })
+
+steps(
+  'uplinkQueue :: batches drained one at a time in order; beyond max values dropped and logged; a failed batch logged',
+  async () => {
+    const logged: string[] = []
+    const batches: number[][] = []
+    let release = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const q = uplinkQueue(
+      async (batch) => {
+        batches.push(batch.map((u) => u.values[0]!.time))
+        if (batches.length === 1) await gate
+        if (batch.some((u) => u.values[0]!.time === 4)) throw new Error('boom')
+      },
+      (m) => logged.push(m),
+      3,
+    )
+    const uplink = (time: number, n = 1) => ({
+      tenantID: 't1',
+      deviceIntIDs: [],
+      values: Array.from({ length: n }, () => value('a', time)),
+    })
+    q.push(uplink(1)) // drained at once, held by the gate
+    q.push(uplink(2))
+    q.push(uplink(3, 2))
+    q.push(uplink(9)) // 4 values queued: dropped
+    release()
+    await q.settle()
+    q.push(uplink(4))
+    await q.settle()
+    assert.equal(batches, [[1], [2, 3], [4]])
+    assert.equal(logged, ['queue full: 1 values not evaluated', 'evaluation failed'])
+  },
+)
 
 steps.run()
