@@ -54,12 +54,15 @@ const tag = 'Accounts'
 export function accountRoutes(deps: Deps, shapes: WireShapes) {
   const r = new Router()
   sessionRoutes(r, deps)
-  userRoutes(r, deps, shapes)
-  applicationRoutes(r, deps, shapes)
+  ownCredentialRoutes(r, deps)
+  userReadRoutes(r, deps, shapes)
+  userWriteRoutes(r, deps, shapes)
+  applicationReadRoutes(r, deps, shapes)
+  applicationWriteRoutes(r, deps, shapes)
   return r
 }
 
-/** Login, signup, logout and changing one's own password. */
+/** Login and signup: each issues a session. */
 function sessionRoutes(r: Router, { services, auth, config }: Deps) {
   const session = (c: Context<AppEnv>, user: SessionUser, remember?: boolean) =>
     c.json(sessionBody(user, auth.issue(user, remember), config.TIMEZONE), 201)
@@ -101,7 +104,10 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
       return session(c, await services.accounts.signup(body))
     },
   )
+}
 
+/** What a signed-in caller does with its own credentials: log out, change its password. */
+function ownCredentialRoutes(r: Router, { services }: Deps) {
   r.route(
     {
       method: 'post',
@@ -149,8 +155,8 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
   )
 }
 
-/** The tenant's users (admins only). */
-function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
+/** Reading the tenant's users (admins only, as every user route). */
+function userReadRoutes(r: Router, { meta }: Deps, shapes: WireShapes) {
   const { userWire } = shapes.accounts
   r.route(
     {
@@ -185,6 +191,11 @@ function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
     async (c, { id }) =>
       c.json(userWire.detail(await meta.accounts.getUser(c.get('tenant'), id), wireCtx(c))),
   )
+}
+
+/** Creating, editing and deleting users. */
+function userWriteRoutes(r: Router, { services }: Deps, shapes: WireShapes) {
+  const { userWire } = shapes.accounts
   r.route(
     {
       method: 'post',
@@ -233,10 +244,9 @@ function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
   )
 }
 
-/** The tenant's applications (API keys; admins only). */
-function applicationRoutes(r: Router, { meta, services, config }: Deps, shapes: WireShapes) {
+/** Reading the tenant's applications (API keys; admins only, as every application route). */
+function applicationReadRoutes(r: Router, { meta }: Deps, shapes: WireShapes) {
   const { applicationWire } = shapes.accounts
-  const expiry = (text: string | null | undefined) => expiryOf(text, config.TIMEZONE)
 
   r.route(
     {
@@ -273,6 +283,13 @@ function applicationRoutes(r: Router, { meta, services, config }: Deps, shapes: 
         applicationWire.detail(await meta.accounts.getApplication(c.get('tenant'), id), wireCtx(c)),
       ),
   )
+}
+
+/** Creating, editing and deleting applications (the token shown once on create). */
+function applicationWriteRoutes(r: Router, { services, config }: Deps, shapes: WireShapes) {
+  const { applicationWire } = shapes.accounts
+  const expiry = (text: string | null | undefined) => expiryOf(text, config.TIMEZONE)
+
   r.route(
     {
       method: 'post',
