@@ -1,5 +1,5 @@
 import type { Config } from '../src/kernel/config.ts'
-import type { EventBus } from '../src/kernel/events.ts'
+import type { DomainEvents, EventBus } from '../src/kernel/events.ts'
 import type { IngestObserver, StoreKind } from '../src/kernel/metrics.ts'
 import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
@@ -116,9 +116,187 @@ function checkValues(
   }
 }
 
+/**
+ * A clock of receipt times that strictly increase per device (by a millisecond when two uplinks arrive in the
+ * same one), so plain values, timed at receipt, of two quick uplinks never overwrite each other. Bounded: past
+ * `limit` devices it forgets them all (collisions only matter within a millisecond).
+ */
+export function receiptClock(limit = 200_000) {
+  const lastReceipt = new Map<number, number>()
+  return (deviceIntID: number, t: number): number => {
+    const last = lastReceipt.get(deviceIntID)
+    const time = last !== undefined && t <= last ? last + 1 : t
+    if (lastReceipt.size >= limit) lastReceipt.clear()
+    lastReceipt.set(deviceIntID, time)
+    return time
+  }
+}
+
+/** The devices (record ids, once each, in event order) whose committed uplink events `telemetry.stored` names. */
+export function storedDeviceIDs(events: readonly EventInput[]): number[] {
+  return [...new Set(events.map((e) => e.deviceIntID ?? 0).filter((id) => id > 0))]
+}
+
+/** A device's answer to a command (payload form 4) as `device.response` announces it; a code only if finite. */
+export function commandAnswer(
+  d: Sender,
+  decoded: { taskID: string; code: unknown },
+  payload: string,
+): DomainEvents['device.response'][0] {
+  const code =
+    typeof decoded.code === 'number' && Number.isFinite(decoded.code) ? decoded.code : null
+  return {
+    tenantID: d.tenantID,
+    deviceIntID: d.id,
+    deviceID: d.deviceID,
+    taskID: decoded.taskID,
+    code,
+    payload,
+  }
+}
+
+/** A device's result holding one rejection only. */
+function rejectedResult(deviceID: string, errorCode: string, message: string): DeviceResult {
+  const r = newResult()
+  r.rejected.push({ deviceID, errorCode, message })
+  return r
+}
+
+/** Form 3: each child's values against the child's product (its stream on the same topic, when it has one). */
+async function childResults(
+  models: Pick<ModelCache, 'product' | 'childrenOf'>,
+  uplink: Uplink,
+  decoded: { devices: ChildValues[] },
+  own: DeviceResult,
+) {
+  const results: Array<{ child: IngestDevice; raw: string; r: DeviceResult }> = []
+  if (!decoded.devices.length) return results
+  const gateway = uplink.device
+  const known =
+    gateway.kind === 'gateway'
+      ? await models.childrenOf(gateway.id)
+      : new Map<string, IngestDevice>()
+  for (const entry of decoded.devices) {
+    const child = known.get(entry.deviceID)
+    if (!child) {
+      const why =
+        gateway.kind === 'gateway'
+          ? 'not a device of this gateway'
+          : 'only a gateway may send for other devices'
+      own.rejected.push({
+        deviceID: entry.deviceID,
+        errorCode: 'DATA_NOT_FOUND',
+        message: `devices: ${entry.deviceID} is ${why}`,
+      })
+      continue
+    }
+    const r = newResult()
+    r.rejected.push(...entry.problems)
+    const model = await models.product(child.productIntID)
+    checkValues(child, model, model.streams.get(normalizeTopic(uplink.topic)), entry.values, r)
+    results.push({ child, raw: entry.raw, r })
+  }
+  return results
+}
+
+/** What one uplink amounts to before anything is written: a device's answer to a command, or values. */
+export type Assessed =
+  | { answer: DomainEvents['device.response'][0]; events: EventInput[] }
+  | {
+      answer?: undefined
+      points: TelemetryPoint[]
+      events: EventInput[]
+      rejected: Rejection[]
+      /** The child devices (form 3) whose values it carried: they were seen too. */
+      children: number[]
+    }
+
+/**
+ * Decodes an uplink (timed at its receipt) and checks its values, its children's too, against their product
+ * models: the points to store, one event per device, what was refused and why. Writes nothing.
+ */
+export async function assessUplink(
+  models: Pick<ModelCache, 'product' | 'childrenOf'>,
+  uplink: Uplink,
+): Promise<Assessed> {
+  const d = uplink.device
+  const payload = eventPayload(uplink.payload)
+  const single = (errorCode: string, message: string) => {
+    const r = rejectedResult(d.deviceID, errorCode, message)
+    return {
+      points: [],
+      events: [eventOf(d, uplink, payload, r)],
+      rejected: r.rejected,
+      children: [],
+    }
+  }
+  if (uplink.payload.length > MAX_PAYLOAD_BYTES)
+    return single(
+      'PAYLOAD_TOO_LARGE',
+      `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
+    )
+  const decoded = decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
+  if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
+  if (decoded.form === 'response')
+    return {
+      answer: commandAnswer(d, decoded, payload),
+      events: [eventOf(d, uplink, payload, newResult())],
+    }
+  const model = await models.product(d.productIntID)
+  const stream = model.streams.get(normalizeTopic(uplink.topic))
+  if (!stream) return single('DATA_NOT_FOUND', `no data stream for topic ${uplink.topic}`)
+  const own = newResult()
+  own.rejected.push(...decoded.problems)
+  checkValues(d, model, stream, decoded.values, own)
+  const kids = await childResults(models, uplink, decoded, own)
+  return {
+    points: [...own.points, ...kids.flatMap((k) => k.r.points)],
+    events: [
+      eventOf(d, uplink, payload, own),
+      ...kids.map((k) => eventOf(k.child, uplink, eventPayload(k.raw), k.r)),
+    ],
+    rejected: [...own.rejected, ...kids.flatMap((k) => k.r.rejected)],
+    children: kids.map((k) => k.child.id),
+  }
+}
+
+/** The telemetry store's write, timed into the observer's batch metric when there is one. */
+function observedWrite(
+  telemetry: TelemetryStore,
+  observer: IngestObserver | undefined,
+  store: StoreKind,
+) {
+  return async (p: readonly TelemetryPoint[]) => {
+    if (!observer) return telemetry.write(p)
+    const started = performance.now()
+    await telemetry.write(p)
+    observer.batchWritten(store, p.length, (performance.now() - started) / 1000)
+  }
+}
+
+/** The batching writer of points and events, metered into the observer, telling `onCommitted` each batch. */
+function uplinkWriter(
+  { config, meta, telemetry, observer }: PipelineDeps,
+  onCommitted: (points: readonly TelemetryPoint[]) => void,
+) {
+  const store: StoreKind = config.INFLUX_URL ? 'influx' : 'embedded'
+  return new UplinkBatchWriter(
+    {
+      writePoints: observedWrite(telemetry, observer, store),
+      writeEvents: (e) => meta.logs.addEvents(e),
+    },
+    {
+      batchPoints: config.INGEST_BATCH_POINTS,
+      queuePoints: config.INGEST_QUEUE_POINTS,
+      lingerMs: config.INGEST_LINGER_MS,
+      onCommitted,
+    },
+  )
+}
+
 /** Decode → check against the product model → batching writer → resolves when values and events are committed. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
-  const { config, meta, telemetry, bus } = deps
+  const { config, meta, telemetry, bus, observer } = deps
   const models = new ModelCache(meta.ingest, bus)
   const latest = new LatestValuesCache(telemetry)
   const offLatest = latest.listen(bus)
@@ -127,23 +305,9 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     now: deps.now,
     onError: (e) => deps.onError?.('lastSeenAt write failed', e),
   })
-  const { observer } = deps
-  const store: StoreKind = config.INFLUX_URL ? 'influx' : 'embedded'
-  const writePoints = async (p: readonly TelemetryPoint[]) => {
-    if (!observer) return telemetry.write(p)
-    const started = performance.now()
-    await telemetry.write(p)
-    observer.batchWritten(store, p.length, (performance.now() - started) / 1000)
-  }
-  const writer = new UplinkBatchWriter(
-    { writePoints, writeEvents: (e) => meta.logs.addEvents(e) },
-    {
-      batchPoints: config.INGEST_BATCH_POINTS,
-      queuePoints: config.INGEST_QUEUE_POINTS,
-      lingerMs: config.INGEST_LINGER_MS,
-      onCommitted: (points) => latest.update(points),
-    },
-  )
+  const writer = uplinkWriter(deps, (points) => latest.update(points))
+  const receiptTime = receiptClock()
+
   /** Writes the uplink's events and points; resolves with the outcome once committed. */
   async function commit(
     points: TelemetryPoint[],
@@ -154,114 +318,31 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     if (observer) for (const r of rejected) observer.rejected(r.errorCode, 1)
     if (points.length) {
       // announced once committed; listeners (alerts, the live stream) only queue work
-      const deviceIntIDs = [
-        ...new Set(events.map((e) => e.deviceIntID ?? 0).filter((id) => id > 0)),
-      ]
+      const deviceIntIDs = storedDeviceIDs(events)
       bus.emit('telemetry.stored', { tenantID: points[0]!.tenantID, deviceIntIDs, values: points })
     }
     return { accepted: points.length, rejected }
   }
 
-  /** Form 3: each child's values against the child's product (its stream on the same topic, when it has one). */
-  async function children(uplink: Uplink, decoded: { devices: ChildValues[] }, own: DeviceResult) {
-    const results: Array<{ child: IngestDevice; raw: string; r: DeviceResult }> = []
-    if (!decoded.devices.length) return results
-    const gateway = uplink.device
-    const known =
-      gateway.kind === 'gateway'
-        ? await models.childrenOf(gateway.id)
-        : new Map<string, IngestDevice>()
-    for (const entry of decoded.devices) {
-      const child = known.get(entry.deviceID)
-      if (!child) {
-        const why =
-          gateway.kind === 'gateway'
-            ? 'not a device of this gateway'
-            : 'only a gateway may send for other devices'
-        own.rejected.push({
-          deviceID: entry.deviceID,
-          errorCode: 'DATA_NOT_FOUND',
-          message: `devices: ${entry.deviceID} is ${why}`,
-        })
-        continue
-      }
-      const r = newResult()
-      r.rejected.push(...entry.problems)
-      const model = await models.product(child.productIntID)
-      checkValues(child, model, model.streams.get(normalizeTopic(uplink.topic)), entry.values, r)
-      results.push({ child, raw: entry.raw, r })
-    }
-    return results
-  }
-
-  /**
-   * Receipt times strictly increase per device (by a millisecond when two uplinks arrive in the same one), so
-   * plain values, timed at receipt, of two quick uplinks never overwrite each other.
-   */
-  const lastReceipt = new Map<number, number>()
-  function receiptTime(deviceIntID: number, t: number): number {
-    const last = lastReceipt.get(deviceIntID)
-    const time = last !== undefined && t <= last ? last + 1 : t
-    if (lastReceipt.size >= 200_000) lastReceipt.clear() // bounded; collisions only matter within a millisecond
-    lastReceipt.set(deviceIntID, time)
-    return time
-  }
-
   async function submit(given: Uplink): Promise<UplinkOutcome> {
     lastSeen.seen(given.device.id)
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
-    const d = uplink.device
-    const payload = eventPayload(uplink.payload)
-    const single = (errorCode: string, message: string) => {
-      const r = newResult()
-      r.rejected.push({ deviceID: d.deviceID, errorCode, message })
-      return commit([], [eventOf(d, uplink, payload, r)], r.rejected)
-    }
-    if (uplink.payload.length > MAX_PAYLOAD_BYTES)
-      return single(
-        'PAYLOAD_TOO_LARGE',
-        `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
-      )
-    const decoded = decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
-    if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
-    if (decoded.form === 'response') {
+    const a = await assessUplink(models, uplink)
+    if (a.answer) {
       // a device answering a command: the command service records the outcome once the event is committed
-      const code =
-        typeof decoded.code === 'number' && Number.isFinite(decoded.code) ? decoded.code : null
-      const answer = {
-        tenantID: d.tenantID,
-        deviceIntID: d.id,
-        deviceID: d.deviceID,
-        taskID: decoded.taskID,
-        code,
-        payload,
-      }
-      const outcome = await commit([], [eventOf(d, uplink, payload, newResult())], [])
-      bus.emit('device.response', answer)
+      const outcome = await commit([], a.events, [])
+      bus.emit('device.response', a.answer)
       return outcome
     }
-    const model = await models.product(d.productIntID)
-    const stream = model.streams.get(normalizeTopic(uplink.topic))
-    if (!stream) return single('DATA_NOT_FOUND', `no data stream for topic ${uplink.topic}`)
-    const own = newResult()
-    own.rejected.push(...decoded.problems)
-    checkValues(d, model, stream, decoded.values, own)
-    const kids = await children(uplink, decoded, own)
-    for (const k of kids) lastSeen.seen(k.child.id)
-    const points = [...own.points, ...kids.flatMap((k) => k.r.points)]
-    const events = [
-      eventOf(d, uplink, payload, own),
-      ...kids.map((k) => eventOf(k.child, uplink, eventPayload(k.raw), k.r)),
-    ]
-    return commit(points, events, [...own.rejected, ...kids.flatMap((k) => k.r.rejected)])
+    for (const id of a.children) lastSeen.seen(id)
+    return commit(a.points, a.events, a.rejected)
   }
 
   /** An uplink refused before decoding: only its event, with the reason. */
   function refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome> {
     const d = uplink.device
     lastSeen.seen(d.id)
-    const r = newResult()
-    r.rejected.push({ deviceID: d.deviceID, errorCode, message })
+    const r = rejectedResult(d.deviceID, errorCode, message)
     return commit([], [eventOf(d, uplink, eventPayload(uplink.payload), r)], r.rejected)
   }
 

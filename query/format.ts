@@ -1,7 +1,7 @@
 /**
  * Fast wire times for telemetry answers: `YYYY-MM-DD HH:MM:SS` in TIMEZONE for many
  * values, with the zone's offsets found once per week (store/windows.ts ZoneClock) and the text cached per local minute.
- * formatTime() in src/wire/time.ts asks Intl per call (~2 µs); an export of a month at 1 Hz cannot.
+ * formatTime() in src/kernel/time.ts asks Intl per call (~2 µs); an export of a month at 1 Hz cannot.
  */
 import { ZoneClock } from '../store/windows.ts'
 

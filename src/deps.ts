@@ -11,7 +11,7 @@ import type { PublicEndpoints } from './kernel/endpoints.ts'
 import type { Metrics } from './kernel/metrics.ts'
 import type { Logger } from './kernel/log.ts'
 
-/** Everything routes may use; src/main.ts (and the tests) build it. */
+/** Everything routes may use; startService (src/service.ts) builds it, and the tests through it. */
 export interface Deps {
   config: Config
   meta: MetaStore

@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert'
 import {
   RULES,
   checkImports,
+  circleGroups,
   circles,
   functionsDefined,
   importsOf,
@@ -361,6 +362,48 @@ arch('folders importing each other in a circle :: each import of the circle repo
   assert.equal(circles(new Map([['a', new Set(['b'])]])), [])
 })
 
+arch(
+  'files importing each other in a circle, type-only too :: each import on a circle reported',
+  () => {
+    const vs = checkImports([
+      ...synthetic([
+        ['store/types.ts', './metadata.ts'],
+        ['store/metadata.ts', './meta/devices.ts'],
+        ['store/meta/devices.ts', '../telemetry.ts'],
+        ['src/deps.ts', './http/health.ts'],
+        ['src/app.ts', './deps.ts'],
+        ['src/x.ts', './x.ts'],
+      ]),
+      ...importsOf('store/meta/devices.ts', "import type { Row } from '../types.ts'\n"),
+      ...importsOf('src/http/health.ts', "import type { Deps } from '../deps.ts'\n"),
+    ])
+    assert.equal(
+      only('files import each other in a circle', vs).map(
+        (v) => `${v.file} '${v.specifier}': ${v.why}`,
+      ),
+      [
+        "store/types.ts './metadata.ts': store/types.ts → store/metadata.ts → store/meta/devices.ts → store/types.ts",
+        "store/metadata.ts './meta/devices.ts': store/metadata.ts → store/meta/devices.ts → store/types.ts → store/metadata.ts",
+        "src/deps.ts './http/health.ts': src/deps.ts → src/http/health.ts → src/deps.ts",
+        "src/x.ts './x.ts': src/x.ts → src/x.ts",
+        "store/meta/devices.ts '../types.ts': store/meta/devices.ts → store/types.ts → store/metadata.ts → store/meta/devices.ts",
+        "src/http/health.ts '../deps.ts': src/http/health.ts → src/deps.ts → src/http/health.ts",
+      ],
+    )
+    assert.equal(
+      circleGroups(
+        new Map([
+          ['d', new Set(['a'])],
+          ['a', new Set(['b'])],
+          ['b', new Set(['a', 'c'])],
+          ['c', new Set(['c'])],
+        ]),
+      ),
+      [['a', 'b'], ['c']],
+    )
+  },
+)
+
 // ---- the real tree ------------------------------------------------------------------------------------------
 
 arch(
@@ -411,6 +454,11 @@ arch(
 
 arch('folder graph of the tree (src, src/kernel, ingest, query, store) :: no circle', () =>
   clean('folders import each other in a circle'),
+)
+
+arch(
+  'files of the tree (src, ingest, query, store; type-only imports too) :: no circle, each named otherwise',
+  () => clean('files import each other in a circle'),
 )
 
 arch.run()

@@ -1,5 +1,7 @@
 import { Hono } from 'hono'
-import type { Deps } from '../deps.ts'
+import type { MetaStore } from '../../store/types.ts'
+import type { TelemetryStore } from '../../store/telemetry.ts'
+import type { BrokerHandle } from '../../ingest/types.ts'
 import type { AppEnv } from './env.ts'
 
 /** Whether the service takes traffic: false during start-up and from the moment close() begins. */
@@ -36,11 +38,19 @@ async function timed(probe: () => Promise<unknown>): Promise<Check> {
   }
 }
 
+/** What readiness probes: the part of the service's deps (src/deps.ts) these routes read. */
+export interface HealthDeps {
+  meta: Pick<MetaStore, 'accounts'>
+  telemetry: Pick<TelemetryStore, 'ping'>
+  broker: Pick<BrokerHandle, 'healthy'>
+  lifecycle: Lifecycle
+}
+
 /**
  * `GET /healthz` (liveness: the process answers) and `GET /readyz` (readiness: one entry per dependency, 503
  * while any fails or the service is starting or shutting down). Neither needs credentials.
  */
-export function healthRoutes({ meta, telemetry, broker, lifecycle }: Deps) {
+export function healthRoutes({ meta, telemetry, broker, lifecycle }: HealthDeps) {
   const app = new Hono<AppEnv>()
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }))

@@ -71,9 +71,12 @@ export interface AlertEvent {
 }
 
 /**
- * The domain events: what a write announces after its commit. The domain services in src/services emit them, and
- * only they do; listeners (ingest's caches and the broker today; commands, alerts, webhooks and the live stream
- * later) react to them and never ask the HTTP layer. Payloads are plain data, safe to hand to any listener.
+ * The domain events: what a write announces after its commit. The domain services in src/services emit those of
+ * the API's writes and of the command and alert engines; ingest emits what devices cause: `device.online` and
+ * `device.offline` (ingest/connections.ts), `telemetry.stored` and `device.response` (ingest/pipeline.ts). The
+ * HTTP layer emits none. Listeners (ingest's caches and the broker, the command and alert engines, metrics,
+ * sessions, and the webhook loop and the live stream, woken to read the outbox) react to them and never ask the
+ * HTTP layer. Payloads are plain data, safe to hand to any listener.
  */
 export interface DomainEvents {
   /** A device or gateway was created. */

@@ -8,39 +8,64 @@ import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
 import { formatTime, parseTime } from '../kernel/time.ts'
 import * as s from '../schemas/accounts.ts'
 
-/** Login, signup, users and applications. */
-export function accountRoutes({ meta, services, auth, config }: Deps, shapes: WireShapes) {
-  const { applicationWire, userWire } = shapes.accounts
-  const r = new Router()
-  const tag = 'Accounts'
+/** A signed-in user as a session is issued for it. */
+export interface SessionUser {
+  id: number
+  tenantID: string
+  role: string
+  username: string
+  email: string
+  tokenVersion?: number
+}
 
-  const session = async (
-    c: Context<AppEnv>,
-    user: {
-      id: number
-      tenantID: string
-      role: string
-      username: string
-      email: string
-      tokenVersion?: number
-    },
-    remember?: boolean,
-  ) => {
-    const { token, exp } = auth.issue(user, remember)
-    const { id: userIntID, username, email, tenantID, role } = user
-    return c.json(
-      {
-        userIntID,
-        username,
-        email,
-        tenantID,
-        role,
-        token,
-        expiresAt: formatTime(exp * 1000, config.TIMEZONE),
-      },
-      201,
-    )
+/** The body of a new session (login, signup): the user, its token and when it expires (`exp`, epoch s). */
+export function sessionBody(
+  user: SessionUser,
+  issued: { token: string; exp: number },
+  timezone: string,
+) {
+  const { id: userIntID, username, email, tenantID, role } = user
+  return {
+    userIntID,
+    username,
+    email,
+    tenantID,
+    role,
+    token: issued.token,
+    expiresAt: formatTime(issued.exp * 1000, timezone),
   }
+}
+
+/**
+ * An application's `expiredAt` as the request gave it, in epoch ms: undefined (left as is) and null (never)
+ * kept, a wire time parsed in `timezone`; anything else is 422 `errors.expiredAt`.
+ */
+export function expiryOf(text: string | null | undefined, timezone: string) {
+  if (text === undefined) return undefined
+  if (text === null) return null
+  const ms = parseTime(text, timezone)
+  if (ms === null) throw new ApiError('FORM_INVALID', { expiredAt: 'not a valid time' })
+  return ms
+}
+
+const tag = 'Accounts'
+
+/** Login, signup, users and applications. */
+export function accountRoutes(deps: Deps, shapes: WireShapes) {
+  const r = new Router()
+  sessionRoutes(r, deps)
+  ownCredentialRoutes(r, deps)
+  userReadRoutes(r, deps, shapes)
+  userWriteRoutes(r, deps, shapes)
+  applicationReadRoutes(r, deps, shapes)
+  applicationWriteRoutes(r, deps, shapes)
+  return r
+}
+
+/** Login and signup: each issues a session. */
+function sessionRoutes(r: Router, { services, auth, config }: Deps) {
+  const session = (c: Context<AppEnv>, user: SessionUser, remember?: boolean) =>
+    c.json(sessionBody(user, auth.issue(user, remember), config.TIMEZONE), 201)
 
   r.route(
     {
@@ -79,7 +104,10 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return session(c, await services.accounts.signup(body))
     },
   )
+}
 
+/** What a signed-in caller does with its own credentials: log out, change its password. */
+function ownCredentialRoutes(r: Router, { services }: Deps) {
   r.route(
     {
       method: 'post',
@@ -125,7 +153,11 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return c.body(null, 204)
     },
   )
+}
 
+/** Reading the tenant's users (admins only, as every user route). */
+function userReadRoutes(r: Router, { meta }: Deps, shapes: WireShapes) {
+  const { userWire } = shapes.accounts
   r.route(
     {
       method: 'get',
@@ -159,6 +191,11 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
     async (c, { id }) =>
       c.json(userWire.detail(await meta.accounts.getUser(c.get('tenant'), id), wireCtx(c))),
   )
+}
+
+/** Creating, editing and deleting users. */
+function userWriteRoutes(r: Router, { services }: Deps, shapes: WireShapes) {
+  const { userWire } = shapes.accounts
   r.route(
     {
       method: 'post',
@@ -205,14 +242,11 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return c.body(null, 204)
     },
   )
+}
 
-  const expiry = (text: string | null | undefined) => {
-    if (text === undefined) return undefined
-    if (text === null) return null
-    const ms = parseTime(text, config.TIMEZONE)
-    if (ms === null) throw new ApiError('FORM_INVALID', { expiredAt: 'not a valid time' })
-    return ms
-  }
+/** Reading the tenant's applications (API keys; admins only, as every application route). */
+function applicationReadRoutes(r: Router, { meta }: Deps, shapes: WireShapes) {
+  const { applicationWire } = shapes.accounts
 
   r.route(
     {
@@ -249,6 +283,13 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
         applicationWire.detail(await meta.accounts.getApplication(c.get('tenant'), id), wireCtx(c)),
       ),
   )
+}
+
+/** Creating, editing and deleting applications (the token shown once on create). */
+function applicationWriteRoutes(r: Router, { services, config }: Deps, shapes: WireShapes) {
+  const { applicationWire } = shapes.accounts
+  const expiry = (text: string | null | undefined) => expiryOf(text, config.TIMEZONE)
+
   r.route(
     {
       method: 'post',
@@ -302,6 +343,4 @@ export function accountRoutes({ meta, services, auth, config }: Deps, shapes: Wi
       return c.body(null, 204)
     },
   )
-
-  return r
 }

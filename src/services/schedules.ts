@@ -27,133 +27,160 @@ export interface ScheduleDeps {
 const TICK_MS = 500
 const BATCH = 100
 
+/** The tenant's device or group the body names (by string id and/or record id); 404 otherwise. */
+export async function targetOf(
+  meta: MetaStore,
+  tenant: string,
+  kind: ScheduleKind,
+  b: ScheduleBody,
+) {
+  if (kind === 'device') {
+    const byID =
+      b.deviceID === undefined ? undefined : await meta.ingest.device('deviceID', b.deviceID)
+    const byIntID =
+      b.deviceIntID === undefined ? undefined : await meta.ingest.device('id', b.deviceIntID)
+    const d = byID ?? byIntID
+    if (!d || d.tenantID !== tenant || (byID && byIntID && byID.id !== byIntID.id))
+      throw new ApiError('DATA_NOT_FOUND', { deviceID: 'no such device' })
+    return { targetIntID: d.id, targetID: d.deviceID }
+  }
+  const byIntID =
+    b.groupIntID === undefined
+      ? undefined
+      : await meta.groups.get(tenant, b.groupIntID).catch(() => undefined)
+  const byID =
+    b.groupID === undefined
+      ? undefined
+      : (
+          await meta.groups.list(tenant, {
+            page: 1,
+            limit: 1,
+            filters: [{ field: 'groupID', op: 'eq', value: b.groupID }],
+          })
+        ).items[0]
+  const g = byIntID ?? byID
+  if (!g || (b.groupIntID !== undefined && !byIntID) || (byID && byIntID && byID.id !== byIntID.id))
+    throw new ApiError('DATA_NOT_FOUND', { groupID: 'no such group' })
+  return { targetIntID: Number(g.id), targetID: String(g.groupID) }
+}
+
+/**
+ * The body over the stored schedule (absent fields keep their values), its timing checked at `t` and its
+ * crontabTime read in `tz`.
+ */
+export function mergeSchedule(
+  b: ScheduleBody,
+  stored: ScheduleRecord | undefined,
+  t: number,
+  tz: string,
+) {
+  const pick = <K extends keyof ScheduleBody & keyof ScheduleInput>(k: K) =>
+    b[k] === undefined ? (stored?.[k] ?? null) : (b[k] ?? null)
+  const errors: FieldErrors = {}
+  let crontabTime = stored?.crontabTime ?? null
+  if (b.crontabTime !== undefined) {
+    crontabTime = b.crontabTime === null ? null : parseTime(b.crontabTime, tz)
+    if (b.crontabTime !== null && crontabTime === null)
+      errors.crontabTime = 'not a valid time: YYYY-MM-DD HH:MM:SS'
+  }
+  const scheduleType = b.scheduleType ?? stored?.scheduleType ?? 0
+  const timing: Timing = {
+    scheduleType,
+    crontabTime: scheduleType === 1 ? crontabTime : null,
+    IntervalMinute: scheduleType === 2 ? pick('IntervalMinute') : null,
+    cron: scheduleType === 3 ? pick('cron') : null,
+  }
+  const enable = b.enable ?? stored?.enable ?? 1
+  // a once schedule that fired at its crontabTime, or is still due at it, is not asked for a later one
+  const settled =
+    stored !== undefined &&
+    timing.crontabTime !== null &&
+    (stored.lastRunAt === timing.crontabTime || stored.nextRunAt === timing.crontabTime)
+  const future = !settled && (stored === undefined || enable === 1)
+  const all = { ...timingErrors(timing, t, tz, future), ...errors }
+  if (Object.keys(all).length) throw new ApiError('FORM_INVALID', all)
+  return {
+    ...timing,
+    scheduleName: b.scheduleName ?? stored?.scheduleName ?? '',
+    topic: pick('topic') || null,
+    payload: b.payload ?? stored?.payload ?? '',
+    qos: pick('qos'),
+    timeout: pick('timeout'),
+    ttl: pick('ttl'),
+    needAck: pick('needAck'),
+    enable,
+  }
+}
+
+/** The due time a merged schedule has next: kept while its timing did not change, else from now. */
+export function nextRunAtOf(
+  s: Timing & { enable: number },
+  stored: ScheduleRecord | undefined,
+  t: number,
+  tz: string,
+) {
+  if (s.enable !== 1) return null
+  if (s.scheduleType === 1) return stored?.lastRunAt === s.crontabTime ? null : s.crontabTime
+  const same =
+    stored !== undefined &&
+    stored.enable === 1 &&
+    stored.scheduleType === s.scheduleType &&
+    stored.IntervalMinute === s.IntervalMinute &&
+    stored.cron === s.cron
+  return same && stored.nextRunAt !== null ? stored.nextRunAt : firstRunAt(s, t, tz)
+}
+
+/** The command request one firing of `s` sends (its group fields only for a group schedule). */
+export function commandOf(s: ScheduleRecord) {
+  const command = {
+    topic: s.topic ?? undefined,
+    payload: s.payload,
+    qos: s.qos === null ? undefined : (s.qos as 0 | 1),
+    timeout: s.timeout ?? undefined,
+    ttl: s.ttl ?? undefined,
+  }
+  return s.kind === 'device'
+    ? { kind: 'device' as const, body: { deviceIntID: s.targetIntID, ...command } }
+    : {
+        kind: 'group' as const,
+        body: {
+          groupIntID: s.targetIntID,
+          ...command,
+          needAck: s.needAck === null ? undefined : (s.needAck as 0 | 1),
+        },
+      }
+}
+
+/** Creates the commands of one claimed due time and records the firing's taskID. */
+async function fire(
+  { meta, commands }: Pick<ScheduleDeps, 'meta' | 'commands'>,
+  s: ScheduleRecord,
+) {
+  const actor = { tenant: s.tenantID, userIntID: s.userIntID, username: s.createUser }
+  const opts = { scheduleID: s.id }
+  const c = commandOf(s)
+  const { taskID } =
+    c.kind === 'device'
+      ? await commands.toDevice(actor, c.body, opts)
+      : await commands.toGroup(actor, c.body, opts)
+  await meta.schedules.setLastTask(s.id, taskID)
+}
+
+/** Whether an edit names another target than the stored one (then it is looked up again). */
+export function retargets(kind: ScheduleKind, b: ScheduleBody, stored: ScheduleRecord): boolean {
+  return kind === 'device'
+    ? b.deviceIntID !== undefined || (b.deviceID !== undefined && b.deviceID !== stored.targetID)
+    : b.groupIntID !== undefined || (b.groupID !== undefined && b.groupID !== stored.targetID)
+}
+
 export function scheduleService(deps: ScheduleDeps) {
-  const { meta, commands } = deps
+  const { meta } = deps
   const tz = deps.config.TIMEZONE
   const now = deps.now ?? Date.now
   const log = deps.log ?? errorLog(deps.logger, 'schedules')
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let closed = false
-
-  /** The tenant's device or group the body names (by string id and/or record id); 404 otherwise. */
-  async function targetOf(tenant: string, kind: ScheduleKind, b: ScheduleBody) {
-    if (kind === 'device') {
-      const byID =
-        b.deviceID === undefined ? undefined : await meta.ingest.device('deviceID', b.deviceID)
-      const byIntID =
-        b.deviceIntID === undefined ? undefined : await meta.ingest.device('id', b.deviceIntID)
-      const d = byID ?? byIntID
-      if (!d || d.tenantID !== tenant || (byID && byIntID && byID.id !== byIntID.id))
-        throw new ApiError('DATA_NOT_FOUND', { deviceID: 'no such device' })
-      return { targetIntID: d.id, targetID: d.deviceID }
-    }
-    const byIntID =
-      b.groupIntID === undefined
-        ? undefined
-        : await meta.groups.get(tenant, b.groupIntID).catch(() => undefined)
-    const byID =
-      b.groupID === undefined
-        ? undefined
-        : (
-            await meta.groups.list(tenant, {
-              page: 1,
-              limit: 1,
-              filters: [{ field: 'groupID', op: 'eq', value: b.groupID }],
-            })
-          ).items[0]
-    const g = byIntID ?? byID
-    if (
-      !g ||
-      (b.groupIntID !== undefined && !byIntID) ||
-      (byID && byIntID && byID.id !== byIntID.id)
-    )
-      throw new ApiError('DATA_NOT_FOUND', { groupID: 'no such group' })
-    return { targetIntID: Number(g.id), targetID: String(g.groupID) }
-  }
-
-  /** The body over the stored schedule (absent fields keep their values), its timing checked. */
-  function merge(b: ScheduleBody, stored: ScheduleRecord | undefined, t: number) {
-    const pick = <K extends keyof ScheduleBody & keyof ScheduleInput>(k: K) =>
-      b[k] === undefined ? (stored?.[k] ?? null) : (b[k] ?? null)
-    const errors: FieldErrors = {}
-    let crontabTime = stored?.crontabTime ?? null
-    if (b.crontabTime !== undefined) {
-      crontabTime = b.crontabTime === null ? null : parseTime(b.crontabTime, tz)
-      if (b.crontabTime !== null && crontabTime === null)
-        errors.crontabTime = 'not a valid time: YYYY-MM-DD HH:MM:SS'
-    }
-    const scheduleType = b.scheduleType ?? stored?.scheduleType ?? 0
-    const timing: Timing = {
-      scheduleType,
-      crontabTime: scheduleType === 1 ? crontabTime : null,
-      IntervalMinute: scheduleType === 2 ? pick('IntervalMinute') : null,
-      cron: scheduleType === 3 ? pick('cron') : null,
-    }
-    const enable = b.enable ?? stored?.enable ?? 1
-    // a once schedule that fired at its crontabTime, or is still due at it, is not asked for a later one
-    const settled =
-      stored !== undefined &&
-      timing.crontabTime !== null &&
-      (stored.lastRunAt === timing.crontabTime || stored.nextRunAt === timing.crontabTime)
-    const future = !settled && (stored === undefined || enable === 1)
-    const all = { ...timingErrors(timing, t, tz, future), ...errors }
-    if (Object.keys(all).length) throw new ApiError('FORM_INVALID', all)
-    return {
-      ...timing,
-      scheduleName: b.scheduleName ?? stored?.scheduleName ?? '',
-      topic: pick('topic') || null,
-      payload: b.payload ?? stored?.payload ?? '',
-      qos: pick('qos'),
-      timeout: pick('timeout'),
-      ttl: pick('ttl'),
-      needAck: pick('needAck'),
-      enable,
-    }
-  }
-
-  /** The due time a merged schedule has next: kept while its timing did not change, else from now. */
-  function nextRunAt(
-    s: Timing & { enable: number },
-    stored: ScheduleRecord | undefined,
-    t: number,
-  ) {
-    if (s.enable !== 1) return null
-    if (s.scheduleType === 1) return stored?.lastRunAt === s.crontabTime ? null : s.crontabTime
-    const same =
-      stored !== undefined &&
-      stored.enable === 1 &&
-      stored.scheduleType === s.scheduleType &&
-      stored.IntervalMinute === s.IntervalMinute &&
-      stored.cron === s.cron
-    return same && stored.nextRunAt !== null ? stored.nextRunAt : firstRunAt(s, t, tz)
-  }
-
-  /** Creates the commands of one claimed due time and records the firing's taskID. */
-  async function fire(s: ScheduleRecord) {
-    const actor = { tenant: s.tenantID, userIntID: s.userIntID, username: s.createUser }
-    const command = {
-      topic: s.topic ?? undefined,
-      payload: s.payload,
-      qos: s.qos === null ? undefined : (s.qos as 0 | 1),
-      timeout: s.timeout ?? undefined,
-      ttl: s.ttl ?? undefined,
-    }
-    const opts = { scheduleID: s.id }
-    const { taskID } =
-      s.kind === 'device'
-        ? await commands.toDevice(actor, { deviceIntID: s.targetIntID, ...command }, opts)
-        : await commands.toGroup(
-            actor,
-            {
-              groupIntID: s.targetIntID,
-              ...command,
-              needAck: s.needAck === null ? undefined : (s.needAck as 0 | 1),
-            },
-            opts,
-          )
-    await meta.schedules.setLastTask(s.id, taskID)
-  }
 
   /** Claims the schedules due now and fires those this node claimed. */
   async function runDue() {
@@ -167,16 +194,16 @@ export function scheduleService(deps: ScheduleDeps) {
       if (c) claimed.push(c)
     }
     await Promise.all(
-      claimed.map((s) => fire(s).catch((e) => log(`schedule ${s.id} failed to fire`, e))),
+      claimed.map((s) => fire(deps, s).catch((e) => log(`schedule ${s.id} failed to fire`, e))),
     )
   }
 
   return {
     async create(a: Actor, kind: ScheduleKind, b: ScheduleBody): Promise<ScheduleRecord> {
       const t = now()
-      const target = await targetOf(a.tenant, kind, b)
-      const s = merge(b, undefined, t)
-      const input = { ...target, ...s, nextRunAt: nextRunAt(s, undefined, t) }
+      const target = await targetOf(meta, a.tenant, kind, b)
+      const s = mergeSchedule(b, undefined, t, tz)
+      const input = { ...target, ...s, nextRunAt: nextRunAtOf(s, undefined, t, tz) }
       return meta.schedules.create(a.tenant, kind, a.userIntID, input)
     },
 
@@ -184,16 +211,11 @@ export function scheduleService(deps: ScheduleDeps) {
     async update(a: Actor, kind: ScheduleKind, id: number, b: ScheduleBody) {
       const t = now()
       const stored = await meta.schedules.get(a.tenant, kind, id)
-      const retarget =
-        kind === 'device'
-          ? b.deviceIntID !== undefined ||
-            (b.deviceID !== undefined && b.deviceID !== stored.targetID)
-          : b.groupIntID !== undefined || (b.groupID !== undefined && b.groupID !== stored.targetID)
-      const target = retarget
-        ? await targetOf(a.tenant, kind, b)
+      const target = retargets(kind, b, stored)
+        ? await targetOf(meta, a.tenant, kind, b)
         : { targetIntID: stored.targetIntID, targetID: stored.targetID }
-      const s = merge(b, stored, t)
-      const input = { ...target, ...s, nextRunAt: nextRunAt(s, stored, t) }
+      const s = mergeSchedule(b, stored, t, tz)
+      const input = { ...target, ...s, nextRunAt: nextRunAtOf(s, stored, t, tz) }
       return meta.schedules.update(a.tenant, kind, id, input)
     },
 

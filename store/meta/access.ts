@@ -1,4 +1,4 @@
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, Row } from '../list.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
 
 export interface GroupInput {

@@ -1,4 +1,4 @@
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, Row } from '../list.ts'
 
 /** A user as sign-in and the authenticator need it (with the password hash; never sent to clients). */
 export interface UserRecord {

@@ -1,4 +1,4 @@
-import type { ListArgs, Page } from '../types.ts'
+import type { ListArgs, Page } from '../list.ts'
 
 /** The fields of an alert rule a caller sets (the service resolved productID and checked the conditions). */
 export interface AlertRuleInput {

@@ -1,4 +1,4 @@
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, Row } from '../list.ts'
 
 /** Connection credentials, shared by devices and gateways (the broker authenticates both alike). */
 export interface CredentialFields {

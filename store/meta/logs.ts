@@ -1,4 +1,4 @@
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, Row } from '../list.ts'
 import type { AlertEvent } from '../../src/kernel/events.ts'
 
 /** One connection attempt (every attempt is logged; a refused one has status 2). */

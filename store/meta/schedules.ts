@@ -1,4 +1,4 @@
-import type { ListArgs, Page } from '../types.ts'
+import type { ListArgs, Page } from '../list.ts'
 
 /** What a schedule targets: one device, or one group. */
 export type ScheduleKind = 'device' | 'group'

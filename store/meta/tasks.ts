@@ -1,4 +1,4 @@
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { ListArgs, Page, Row } from '../list.ts'
 
 /** Task states (enumeration `taskStatus`). */
 export const TaskState = { waiting: 1, running: 2, done: 3, failed: 4 } as const

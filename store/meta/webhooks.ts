@@ -1,4 +1,4 @@
-import type { ListArgs, Page } from '../types.ts'
+import type { ListArgs, Page } from '../list.ts'
 
 /** The event types that go through the outbox (webhooks and the live stream carry them). */
 export const OUTBOX_TYPES = [

@@ -35,6 +35,7 @@ export type Rule =
   | 'lower folder imports src outside src/kernel'
   | 'driver imported outside its home'
   | 'folders import each other in a circle'
+  | 'files import each other in a circle'
   | 'console imports the server'
 
 export const RULES: readonly Rule[] = [
@@ -45,6 +46,7 @@ export const RULES: readonly Rule[] = [
   'lower folder imports src outside src/kernel',
   'driver imported outside its home',
   'folders import each other in a circle',
+  'files import each other in a circle',
   'console imports the server',
 ]
 
@@ -174,12 +176,95 @@ function circleViolations(imports: readonly ImportRef[]): Violation[] {
   })
 }
 
-/** Every import breaking a rule, in file order, then the circles. */
+/**
+ * The groups of nodes that reach each other (strongly connected components of more than one node, or one node
+ * importing itself), each sorted, in order of their least node. Every circle of the graph lies inside one group.
+ */
+export function circleGroups(edges: ReadonlyMap<string, ReadonlySet<string>>): string[][] {
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const onStack = new Set<string>()
+  const out: string[][] = []
+  const visit = (v: string) => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    onStack.add(v)
+    for (const w of edges.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const group: string[] = []
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      onStack.delete(w)
+      group.push(w)
+      if (w === v) break
+    }
+    if (group.length > 1 || edges.get(v)?.has(v)) out.push(group.sort())
+  }
+  for (const n of [...edges.keys()].sort()) if (!index.has(n)) visit(n)
+  return out.sort((a, b) => (a[0]! < b[0]! ? -1 : 1))
+}
+
+/** A shortest path from `from` to `to` along `edges` (breadth first), both ends included; [] when none. */
+function shortestPath(edges: ReadonlyMap<string, ReadonlySet<string>>, from: string, to: string) {
+  const prev = new Map<string, string>([[from, from]])
+  for (let queue = [from]; queue.length > 0;) {
+    const next: string[] = []
+    for (const v of queue)
+      for (const w of [...(edges.get(v) ?? [])].sort()) {
+        if (prev.has(w)) continue
+        prev.set(w, v)
+        next.push(w)
+      }
+    queue = next
+  }
+  if (!prev.has(to)) return []
+  const path = [to]
+  while (path[0] !== from) path.unshift(prev.get(path[0]!)!)
+  return path
+}
+
+/**
+ * Every import between files of the checked folders that lies on a circle of file imports (type-only imports
+ * count: they tie the files' meaning together just the same), once per pair of files, each with the shortest
+ * circle it closes.
+ */
+function fileCircleViolations(imports: readonly ImportRef[]): Violation[] {
+  const edges = new Map<string, Set<string>>()
+  for (const i of imports) {
+    if (i.path === undefined || !folderOf(i.path)) continue
+    if (!edges.has(i.file)) edges.set(i.file, new Set())
+    edges.get(i.file)!.add(i.path)
+  }
+  const group = new Map(circleGroups(edges).flatMap((g) => g.map((f) => [f, g] as const)))
+  const seen = new Set<string>()
+  return imports.flatMap((i) => {
+    if (i.path === undefined || group.get(i.file) === undefined) return []
+    if (group.get(i.file) !== group.get(i.path) || seen.has(`${i.file} ${i.path}`)) return []
+    seen.add(`${i.file} ${i.path}`)
+    const back = shortestPath(edges, i.path, i.file)
+    return [
+      {
+        rule: 'files import each other in a circle' as const,
+        file: i.file,
+        specifier: i.specifier,
+        why: [i.file, ...back].join(' → '),
+      },
+    ]
+  })
+}
+
+/** Every import breaking a rule, in file order, then the folder circles, then the file circles. */
 export function checkImports(imports: readonly ImportRef[]): Violation[] {
   const direct = imports.flatMap((i) =>
     fileRules(i).map((v) => ({ ...v, file: i.file, specifier: i.specifier })),
   )
-  return [...direct, ...circleViolations(imports)]
+  return [...direct, ...circleViolations(imports), ...fileCircleViolations(imports)]
 }
 
 /** `file: specifier (why)` lines of some violations, for a failure message. */

@@ -2,9 +2,16 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { words } from '../i18n.ts'
-import type { Webhook } from '../pages/webhooks.tsx'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'
+
+/** A webhook as GET /webhooks answers it. */
+export interface Webhook {
+  id: number
+  url: string
+  events: string[]
+  enable: number
+}
 
 /** The event types a webhook may subscribe to (CONTRACT §10). */
 const EVENTS = [

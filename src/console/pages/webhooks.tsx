@@ -9,16 +9,8 @@ import { errorText } from '../components/error-text.ts'
 import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { onLive } from '../live.ts'
-import { WebhookForm } from '../components/webhook-form.tsx'
+import { WebhookForm, type Webhook } from '../components/webhook-form.tsx'
 import { Deliveries } from './deliveries.tsx'
-
-/** A webhook as GET /webhooks answers it. */
-export interface Webhook {
-  id: number
-  url: string
-  events: string[]
-  enable: number
-}
 
 const w = words(
   {

@@ -1,0 +1,33 @@
+/**
+ * The list request and page types every store port shares (and the metadata repositories of store/meta/
+ * import). A leaf: it imports nothing, so store/meta/*.ts never import store/types.ts, which re-exports them.
+ */
+
+export type FieldType = 'int' | 'text' | 'real'
+
+/** One list filter: `field` is a wire field name, resolved to SQL by the store's list spec. */
+export interface Filter {
+  field: string
+  op: 'eq' | 'like' | 'in'
+  value: string | number | Array<string | number>
+}
+
+/** A page request as the HTTP layer validated it. */
+export interface ListArgs {
+  page: number
+  limit: number
+  sort?: string
+  order?: 'asc' | 'desc'
+  filters: Filter[]
+  /** Inclusive bounds of the list's time field (logs: msgTime; alerts: createAt), epoch milliseconds. */
+  startTime?: number
+  endTime?: number
+}
+
+/** A stored record with its wire field names (camelCase), times as epoch milliseconds. */
+export type Row = Record<string, unknown>
+
+export interface Page<T = Row> {
+  items: T[]
+  count: number
+}

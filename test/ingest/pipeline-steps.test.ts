@@ -1,0 +1,186 @@
+/** The named steps of ingest/pipeline.ts that write nothing: receipt times, an uplink's assessment. */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import {
+  MAX_PAYLOAD_BYTES,
+  assessUplink,
+  commandAnswer,
+  receiptClock,
+  storedDeviceIDs,
+} from '../../ingest/pipeline.ts'
+import type { ProductModel } from '../../ingest/model.ts'
+import type { Uplink } from '../../ingest/types.ts'
+import type { EventInput, IngestDevice } from '../../store/types.ts'
+
+const steps = suite('pipeline steps')
+
+const device = (
+  id: number,
+  deviceID: string,
+  kind: 'device' | 'gateway' = 'device',
+): IngestDevice => ({
+  id,
+  tenantID: 't1',
+  kind,
+  deviceID,
+  deviceName: `${deviceID} name`,
+  deviceUsername: deviceID,
+  token: 'x',
+  authType: 1,
+  blocked: 0,
+  productIntID: 1,
+  productID: 'p1',
+  cloudProtocol: 1,
+  gatewayIntID: null,
+  parentDeviceIntID: null,
+})
+
+const point = (dataPointID: string, pointDataType: number) => ({
+  id: 1,
+  dataPointID,
+  dataPointName: dataPointID,
+  pointDataType,
+  upperLimit: 50,
+  lowerLimit: null,
+  binarySize: null,
+})
+const model: ProductModel = {
+  productIntID: 1,
+  streams: new Map([
+    ['telemetry', { id: 1, topic: 'telemetry', streamType: 1, dataPointIDs: new Set(['temp']) }],
+  ]),
+  points: new Map([['temp', point('temp', 1)]]),
+}
+const child = { ...device(3, 'kid'), gatewayIntID: 2 }
+const models = {
+  product: async () => model,
+  childrenOf: async () => new Map([['kid', child]]),
+}
+const T = Date.UTC(2026, 0, 1)
+const uplink = (payload: string | Buffer, d = device(1, 'd1'), topic = 'telemetry'): Uplink => ({
+  device: d,
+  topic,
+  payload: Buffer.isBuffer(payload) ? payload : Buffer.from(payload),
+  receivedAt: T,
+  ip: '10.0.0.1',
+})
+
+steps(
+  'receiptClock :: per device strictly increasing by a millisecond; forgets all past its limit',
+  () => {
+    const at = receiptClock(2)
+    assert.equal([at(1, 100), at(1, 100), at(1, 99), at(2, 100)], [100, 101, 102, 100])
+    assert.is(at(1, 100), 103) // two devices known: the clock forgets them, keeping only this time
+    assert.is(at(2, 50), 50) // device 2 forgotten (else 101)
+    assert.is(at(1, 100), 104)
+  },
+)
+
+steps(
+  'storedDeviceIDs :: the record ids of the events, once each, in order, none for 0 or null',
+  () => {
+    const ev = (deviceIntID: number | null) => ({ deviceIntID }) as EventInput
+    assert.equal(storedDeviceIDs([ev(3), ev(null), ev(1), ev(3), ev(0)]), [3, 1])
+  },
+)
+
+steps('commandAnswer :: the device and task, a finite numeric code or null', () => {
+  const d = device(1, 'd1')
+  assert.equal(commandAnswer(d, { taskID: 'k', code: 0 }, 'raw'), {
+    tenantID: 't1',
+    deviceIntID: 1,
+    deviceID: 'd1',
+    taskID: 'k',
+    code: 0,
+    payload: 'raw',
+  })
+  assert.is(commandAnswer(d, { taskID: 'k', code: '0' }, 'raw').code, null)
+  assert.is(commandAnswer(d, { taskID: 'k', code: Infinity }, 'raw').code, null)
+})
+
+steps(
+  'assessUplink :: too large, undecodable or on an unknown topic: one refused event, no points',
+  async () => {
+    const big = await assessUplink(models, uplink(Buffer.alloc(MAX_PAYLOAD_BYTES + 1, 32)))
+    assert.equal(big.answer ? [] : big.rejected.map((r) => r.errorCode), ['PAYLOAD_TOO_LARGE'])
+    const bad = await assessUplink(models, uplink('{nope'))
+    assert.equal(bad.answer ? [] : [bad.rejected[0]!.errorCode, bad.events.length], [
+      'FORM_INVALID',
+      1,
+    ])
+    const topic = await assessUplink(models, uplink('{"temp":1}', device(1, 'd1'), 'other'))
+    assert.ok(!topic.answer)
+    assert.equal(topic.points, [])
+    assert.equal(topic.rejected, [
+      { deviceID: 'd1', errorCode: 'DATA_NOT_FOUND', message: 'no data stream for topic other' },
+    ])
+    assert.equal(
+      [topic.events[0]!.status, topic.events[0]!.reason],
+      [0, 'no data stream for topic other'],
+    )
+  },
+)
+
+steps(
+  'assessUplink :: a command response is an answer and its event, nothing refused',
+  async () => {
+    const a = await assessUplink(
+      models,
+      uplink('{"data_type":"response","result":{"task_id":"k1","code":2}}'),
+    )
+    assert.equal(a.answer, {
+      tenantID: 't1',
+      deviceIntID: 1,
+      deviceID: 'd1',
+      taskID: 'k1',
+      code: 2,
+      payload: '{"data_type":"response","result":{"task_id":"k1","code":2}}',
+    })
+    assert.equal([a.events.length, a.events[0]!.status], [1, 1])
+  },
+)
+
+steps(
+  'assessUplink :: values checked, unknown points refused, over-limit noted, children of a gateway',
+  async () => {
+    const own = await assessUplink(models, uplink('{"temp":60,"hum":3}'))
+    assert.ok(!own.answer)
+    assert.equal(own.points, [
+      { tenantID: 't1', productID: 'p1', deviceID: 'd1', dataPointID: 'temp', time: T, value: 60 },
+    ])
+    assert.equal(
+      own.rejected.map((r) => [r.dataPointID, r.errorCode]),
+      [['hum', 'DATA_NOT_FOUND']],
+    )
+    assert.equal(own.children, [])
+    assert.match(own.events[0]!.reason!, /hum: no such data point; temp: 60 /)
+
+    const payload = JSON.stringify({
+      data_type: 'event',
+      data: {
+        gateway: {},
+        devices: [
+          { device_id: 'kid', data: { temp: { time: T, value: 1 } } },
+          { device_id: 'stranger', data: { temp: { time: T, value: 1 } } },
+        ],
+      },
+    })
+    const gw = await assessUplink(models, uplink(payload, device(2, 'gw', 'gateway')))
+    assert.ok(!gw.answer)
+    assert.equal(gw.children, [3])
+    assert.equal(
+      gw.points.map((p) => p.deviceID),
+      ['kid'],
+    )
+    assert.equal(
+      gw.events.map((e) => e.deviceID),
+      ['gw', 'kid'],
+    )
+    assert.equal(
+      gw.rejected.map((r) => r.message),
+      ['devices: stranger is not a device of this gateway'],
+    )
+  },
+)
+
+steps.run()

@@ -1,0 +1,147 @@
+/** The named steps of src/services/alert-engine.ts that need no store: grouping a batch, what to close. */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import {
+  idsByReason,
+  raisedAndCleared,
+  uplinkQueue,
+  uplinksByDevice,
+} from '../../../src/services/alert-engine.ts'
+import type { StoredValue } from '../../../src/kernel/events.ts'
+import type { AlertRef, IngestDevice } from '../../../store/types.ts'
+
+const steps = suite('alert engine steps')
+
+const device = (id: number, deviceID: string): IngestDevice => ({
+  id,
+  tenantID: 't1',
+  kind: 'device',
+  deviceID,
+  deviceName: deviceID,
+  deviceUsername: deviceID,
+  token: 'x',
+  authType: 1,
+  blocked: 0,
+  productIntID: 1,
+  productID: 'p',
+  cloudProtocol: 1,
+  gatewayIntID: null,
+  parentDeviceIntID: null,
+})
+const value = (deviceID: string, time: number): StoredValue => ({
+  productID: 'p',
+  deviceID,
+  dataPointID: 'temp',
+  time,
+  value: time,
+})
+
+steps(
+  'uplinksByDevice :: each device its uplinks in order with only its values; unknown devices left out',
+  async () => {
+    const [a, b] = [device(1, 'a'), device(2, 'b')]
+    const known = new Map([
+      ['a', a],
+      ['b', b],
+    ])
+    const asked: string[] = []
+    const deviceOf = async (id: string) => (asked.push(id), known.get(id))
+    const uplink = (...values: StoredValue[]) => ({ tenantID: 't1', deviceIntIDs: [], values })
+    const got = await uplinksByDevice(
+      [
+        uplink(value('a', 1), value('b', 1), value('a', 2)),
+        uplink(value('gone', 3)),
+        uplink(value('b', 4)),
+      ],
+      deviceOf,
+    )
+    assert.equal(
+      [...got].map(([d, list]) => [d.deviceID, list.map((u) => u.map((v) => v.time))]),
+      [
+        ['a', [[1, 2]]],
+        ['b', [[1], [4]]],
+      ],
+    )
+    assert.equal(asked, ['a', 'b', 'a', 'gone', 'b'])
+    assert.is((await uplinksByDevice([uplink(value('gone', 1))], deviceOf)).size, 0)
+  },
+)
+
+steps(
+  'raisedAndCleared :: only the alerts opened for a rule and device cleared in the same turn',
+  () => {
+    const alert = (id: number, ruleID: number | null, deviceIntID: number): AlertRef => ({
+      id,
+      tenantID: 't1',
+      ruleID,
+      alertName: 'x',
+      alertSeverity: 1,
+      alertTimes: 1,
+      alertDetail: null,
+      deviceIntID,
+      deviceID: null,
+    })
+    const raised = [alert(10, 1, 1), alert(11, 1, 2), alert(12, 2, 1), alert(13, null, 1)]
+    assert.equal(
+      raisedAndCleared(raised, [
+        { ruleID: 1, deviceIntID: 2 },
+        { ruleID: 2, deviceIntID: 1 },
+        { ruleID: 3, deviceIntID: 1 },
+      ]),
+      [11, 12],
+    )
+    assert.equal(raisedAndCleared(raised, []), [])
+  },
+)
+
+steps('idsByReason :: one group per reason, ids in the order given', () => {
+  const close = new Map([
+    [5, 'condition'],
+    [3, 'rule'],
+    [9, 'condition'],
+  ] as const)
+  assert.equal(
+    [...idsByReason(close)],
+    [
+      ['condition', [5, 9]],
+      ['rule', [3]],
+    ],
+  )
+  assert.equal([...idsByReason(new Map())], [])
+})
+
+steps(
+  'uplinkQueue :: batches drained one at a time in order; beyond max values dropped and logged; a failed batch logged',
+  async () => {
+    const logged: string[] = []
+    const batches: number[][] = []
+    let release = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const q = uplinkQueue(
+      async (batch) => {
+        batches.push(batch.map((u) => u.values[0]!.time))
+        if (batches.length === 1) await gate
+        if (batch.some((u) => u.values[0]!.time === 4)) throw new Error('boom')
+      },
+      (m) => logged.push(m),
+      3,
+    )
+    const uplink = (time: number, n = 1) => ({
+      tenantID: 't1',
+      deviceIntIDs: [],
+      values: Array.from({ length: n }, () => value('a', time)),
+    })
+    q.push(uplink(1)) // drained at once, held by the gate
+    q.push(uplink(2))
+    q.push(uplink(3, 2))
+    q.push(uplink(9)) // 4 values queued: dropped
+    release()
+    await q.settle()
+    q.push(uplink(4))
+    await q.settle()
+    assert.equal(batches, [[1], [2, 3], [4]])
+    assert.equal(logged, ['queue full: 1 values not evaluated', 'evaluation failed'])
+  },
+)
+
+steps.run()
