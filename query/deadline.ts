@@ -3,9 +3,9 @@
  * a call that may hang (InfluxDB over the network) and checks the budget when the call is done (the embedded store
  * reads on the event loop's thread, so its timer would only fire after the work).
  */
-import { Unavailable } from '../store/errors.ts'
+import { Unavailable } from '../src/kernel/errors.ts'
 
-/** The budget ran out: an Unavailable, so the API answers 503 with Retry-After (src/app.ts). */
+/** The budget ran out: an Unavailable, so the API answers 503 with Retry-After (src/http/errors.ts). */
 export class QueryTimeout extends Unavailable {}
 
 export class Deadline {

@@ -15,13 +15,13 @@ import type {
   TelemetryStore,
   TelemetryValue,
 } from '../store/telemetry.ts'
-import { windowBounds, WindowAggregator } from '../store/windows.ts'
+import { windowBounds, WindowAggregator, WindowError } from '../store/windows.ts'
 import { Downsampler } from '../store/downsample.ts'
 import { daySlices, narrowed } from '../store/slices.ts'
 import { compileFormula, FormulaError, type Formula } from './formula.ts'
 import { within, type Deadline } from './deadline.ts'
 import { checkRawSize, type RawQuery } from './original.ts'
-import type { QueryRange } from './range.ts'
+import { QueryParamError, type QueryRange } from './range.ts'
 
 /** The symbol of a formula for the metric's own data point (src/rules/metrics.ts OWN_POINT). */
 const OWN = 'value'
@@ -65,6 +65,8 @@ export interface MetricsQuery {
   tz: string
   /** The aggregate window (`interval`, else the range's default). */
   window: string
+  /** The parameter that set `window` (`interval`, else the range's `param`), named when it cannot be served. */
+  windowParam: string
   /** Downsample formula series to this many values. */
   maxPoints?: number
   /** QUERY_MAX_POINTS: formula metrics without maxPoints refuse ranges with more raw values. */
@@ -186,6 +188,19 @@ export type MetricSeries = Series & { error?: string }
  * metrics are answered as usual.
  */
 export async function metricsData(
+  store: TelemetryStore,
+  q: MetricsQuery,
+  metrics: readonly MetricSpec[],
+): Promise<Map<number, MetricSeries>> {
+  try {
+    return await seriesOf(store, q, metrics)
+  } catch (e) {
+    if (e instanceof WindowError) throw new QueryParamError({ [q.windowParam]: e.message })
+    throw e
+  }
+}
+
+async function seriesOf(
   store: TelemetryStore,
   q: MetricsQuery,
   metrics: readonly MetricSpec[],

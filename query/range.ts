@@ -4,11 +4,9 @@
  * milliseconds). `endTime` is inclusive to the end of its second; only `startTime` runs to now; only `endTime`
  * covers the unit before it. Errors name the parameter (400 PARAMETER_INVALID).
  */
+import { InvalidParameter, type FieldErrors } from '../src/kernel/errors.ts'
 import { parseTime } from '../src/kernel/time.ts'
 import { ZoneClock } from '../store/windows.ts'
-
-/** Parameter name → what is wrong with it (the HTTP layer answers 400 PARAMETER_INVALID with it). */
-type FieldErrors = Record<string, string>
 
 export const TIME_UNITS = ['hour', 'day', 'week', 'month'] as const
 export type TimeUnit = (typeof TIME_UNITS)[number]
@@ -41,10 +39,10 @@ export interface QueryRange {
   window: string
 }
 
-/** A query parameter that cannot be served (a range, a data point), with the parameter at fault. */
-export class QueryParamError extends Error {
-  constructor(readonly errors: FieldErrors) {
-    super(Object.values(errors).join('; '))
+/** A query parameter that cannot be served (a range, a data point), with the parameter at fault (400 PARAMETER_INVALID). */
+export class QueryParamError extends InvalidParameter {
+  constructor(errors: FieldErrors) {
+    super(errors)
   }
 }
 

@@ -4,6 +4,7 @@ import { cors } from 'hono/cors'
 import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
+import { toApiError } from './http/errors.ts'
 import { consoleAssets, wantsConsolePage } from './http/console.ts'
 import { clientAddress, pickLang, socketAddress, type AppEnv } from './http/env.ts'
 import { NotARecordId, type RouteDef } from './http/router.ts'
@@ -13,22 +14,9 @@ import { observeRequests, routeOf } from './http/observe.ts'
 import { buildOpenApi, renderDocs } from './openapi.ts'
 import { allRoutes } from './routes/index.ts'
 import { wireShapes, type WireShapes } from './wire/shapes.ts'
-import { Conflict, Invalid, NotFound, Referenced, Unavailable } from '../store/errors.ts'
+import { Unavailable } from './kernel/errors.ts'
 
 export const VERSION = '0.1.0'
-
-/** Store errors → the API's error, translated in this one place. Unknown errors are 500 without details. */
-export function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err
-  if (err instanceof NotFound) return new ApiError('DATA_NOT_FOUND', { [err.field]: err.message })
-  if (err instanceof Conflict) return new ApiError('DATA_EXISTED', { [err.field]: err.message })
-  if (err instanceof Referenced)
-    return new ApiError('REFERENCED_ERROR', { [err.field]: err.message })
-  if (err instanceof Invalid) return new ApiError('FORM_INVALID', { [err.field]: err.message })
-  if (err instanceof Unavailable)
-    return new ApiError('SERVICE_UNAVAILABLE', {}, err.message, { 'Retry-After': '5' })
-  return new ApiError('INTERNAL_ERROR')
-}
 
 function send(c: Context, e: ApiError) {
   for (const [k, v] of Object.entries(e.headers)) c.header(k, v)

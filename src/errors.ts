@@ -1,4 +1,7 @@
-import type { z } from 'zod'
+import type { FieldErrors } from './kernel/errors.ts'
+
+export { issuesToErrors, type FieldErrors } from './kernel/errors.ts'
+
 /** The API's error codes and their HTTP status. */
 export const ErrorCodes = {
   BAD_REQUEST: 400,
@@ -17,7 +20,6 @@ export const ErrorCodes = {
 } as const
 
 export type ErrorCode = keyof typeof ErrorCodes
-export type FieldErrors = Record<string, string>
 
 const defaultMessages: Record<ErrorCode, string> = {
   BAD_REQUEST: 'The request body is not a JSON object',
@@ -35,7 +37,11 @@ const defaultMessages: Record<ErrorCode, string> = {
   SERVICE_UNAVAILABLE: 'Service unavailable',
 }
 
-/** The one error class handlers throw; the root onError writes it as `{errorCode, message, errors}`. */
+/**
+ * The HTTP error: what the root onError writes as `{errorCode, message, errors}` with its status and headers.
+ * The HTTP layer throws it for request-shape faults; domain refusals are src/kernel/errors.ts, mapped to it by
+ * src/http/errors.ts.
+ */
 export class ApiError extends Error {
   readonly status: number
   constructor(
@@ -51,23 +57,4 @@ export class ApiError extends Error {
   toJSON() {
     return { errorCode: this.errorCode, message: this.message, errors: this.errors }
   }
-}
-
-export const notFound = (field = 'id', message = 'not found') =>
-  new ApiError('DATA_NOT_FOUND', { [field]: message })
-export const formInvalid = (errors: FieldErrors) => new ApiError('FORM_INVALID', errors)
-export const paramInvalid = (errors: FieldErrors) => new ApiError('PARAMETER_INVALID', errors)
-export const dataExisted = (field: string, message = 'already exists') =>
-  new ApiError('DATA_EXISTED', { [field]: message })
-export const referenced = (field: string, message: string) =>
-  new ApiError('REFERENCED_ERROR', { [field]: message })
-
-/** zod issues → `errors` with every failing field. */
-export function issuesToErrors(issues: readonly z.core.$ZodIssue[]): FieldErrors {
-  const errors: FieldErrors = {}
-  for (const issue of issues) {
-    const key = issue.path.map(String).join('.') || 'body'
-    if (!(key in errors)) errors[key] = issue.message
-  }
-  return errors
 }

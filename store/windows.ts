@@ -13,6 +13,7 @@
  * InfluxDB 2.7: an autumn hour window 02:00-03:00 in Europe/Berlin holds two real hours; a spring day 23).
  */
 
+import { InvalidParameter } from '../src/kernel/errors.ts'
 import { zoneOffset } from '../src/kernel/time.ts'
 
 /** A window length: `n` times `unit`. */
@@ -30,8 +31,15 @@ export function parseEvery(text: string): Every | null {
   return m ? { n: Number(m[1]), unit: m[2] as Every['unit'] } : null
 }
 
-/** A window spec that cannot be served: the text is not a duration, or the range would hold too many windows. */
-export class WindowError extends Error {}
+/**
+ * A window spec that cannot be served: the text is not a duration, or the range would hold too many windows. It
+ * names `interval`; a caller whose window came from another parameter names that one (query/metrics.ts).
+ */
+export class WindowError extends InvalidParameter {
+  constructor(message: string) {
+    super('interval', message)
+  }
+}
 
 const WEEK_MS = 7 * DAY_MS
 

@@ -284,6 +284,24 @@ arch('ingest, query or store importing src outside src/kernel :: reported', () =
   )
 })
 
+arch('a service or rule importing the HTTP error :: reported, src/kernel/errors.ts allowed', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/services/devices.ts', '../errors.ts'],
+      ['src/rules/devices.ts', '../errors.ts'],
+      ['src/services/devices.ts', '../kernel/errors.ts'],
+      ['src/routes/devices.ts', '../errors.ts'],
+    ]),
+  )
+  assert.equal(
+    vs.map((v) => `${v.rule}: ${v.file} ${v.why}`),
+    [
+      'domain code imports the HTTP error: src/services/devices.ts src/errors.ts: throw the domain errors of src/kernel/errors.ts',
+      'domain code imports the HTTP error: src/rules/devices.ts src/errors.ts: throw the domain errors of src/kernel/errors.ts',
+    ],
+  )
+})
+
 arch('a driver imported outside its home, hono below src :: reported', () => {
   const vs = checkImports(
     synthetic([
@@ -450,6 +468,11 @@ arch(
 arch(
   'src/console of the tree :: imports only preact, @preact/signals, uplot and server types',
   () => clean('console imports the server'),
+)
+
+arch(
+  'src/services and src/rules of the tree :: throw domain errors, never import src/errors.ts (ingest, query, store: by the src/kernel rule)',
+  () => clean('domain code imports the HTTP error'),
 )
 
 arch('folder graph of the tree (src, src/kernel, ingest, query, store) :: no circle', () =>

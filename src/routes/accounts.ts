@@ -2,6 +2,7 @@ import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
+import { Forbidden } from '../kernel/errors.ts'
 import { Router } from '../http/router.ts'
 import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
 import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
@@ -99,8 +100,7 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
       errors: [403],
     },
     async (c, { body }) => {
-      if (!config.ALLOW_SIGNUP)
-        throw new ApiError('PERMISSION_DENIED', { signup: 'signup is disabled on this service' })
+      if (!config.ALLOW_SIGNUP) throw new Forbidden('signup', 'signup is disabled on this service')
       return session(c, await services.accounts.signup(body))
     },
   )
@@ -145,9 +145,7 @@ function ownCredentialRoutes(r: Router, { services }: Deps) {
     async (c, { body }) => {
       const caller = c.get('caller')
       if (caller.kind !== 'user' || caller.userIntID === null || !caller.token)
-        throw new ApiError('PERMISSION_DENIED', {
-          authorization: 'only a signed-in user changes their own password',
-        })
+        throw new Forbidden('authorization', 'only a signed-in user changes their own password')
       const address = c.get('clientAddress') ?? 'unknown'
       await services.accounts.changeOwnPassword(caller.userIntID, body, caller.token.id, address)
       return c.body(null, 204)

@@ -3,7 +3,8 @@ import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
-import { parseCsvRecords, CsvError } from '../kernel/csv.ts'
+import { Forbidden, TooMany } from '../kernel/errors.ts'
+import { importRecords } from '../services/device-import.ts'
 import { DeviceImportForm } from '../schemas/device-transfer.ts'
 import { actorOf, mayReadSecrets } from '../http/env.ts'
 
@@ -32,11 +33,9 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       if (
         (await meta.tasks.countActive(actor.tenant, 'devices_export')) >= config.EXPORT_CONCURRENCY
       )
-        throw new ApiError(
-          'TOO_MANY_REQUESTS',
+        throw new TooMany(
           { task: `at most ${config.EXPORT_CONCURRENCY} exports run at once; try again shortly` },
-          undefined,
-          { 'Retry-After': '5' },
+          5,
         )
       const opts = { secrets: mayReadSecrets(c.get('caller')), keep: config.EXPORT_FILES_KEPT }
       const { taskID, statusUrl } = await tasks.start(
@@ -60,7 +59,7 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
     async (c, { params }) => {
       const file = await meta.tasks.getFile(c.get('tenant'), params.taskID ?? '')
       if (file.secrets && !mayReadSecrets(c.get('caller')))
-        throw new ApiError('PERMISSION_DENIED', {
+        throw new Forbidden({
           taskID: 'this export holds device tokens, which viewers may not read',
         })
       return c.body(file.content, 200, {
@@ -87,16 +86,7 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       description: `At most ${config.IMPORT_BODY_LIMIT} bytes. The task result is {success, failed, errors: [{row, field, message}]}; row 1 is the header.`,
     },
     async (c) => {
-      const text = await uploadedText(c.req.raw)
-      let records: Array<Record<string, string>>
-      try {
-        records = parseCsvRecords(text).records
-      } catch (e) {
-        if (e instanceof CsvError) throw new ApiError('FORM_INVALID', { file: e.message })
-        throw e
-      }
-      if (records.length === 0)
-        throw new ApiError('FORM_INVALID', { file: 'no device rows under the header' })
+      const records = importRecords(await uploadedText(c.req.raw))
       const actor = actorOf(c)
       const { statusUrl, taskID } = await tasks.start(
         actor.tenant,

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
-import { ApiError } from '../errors.ts'
+import { NotFound } from '../kernel/errors.ts'
 import { DevicesLatest, DevicesLatestQuery, LatestValues } from '../schemas/ingest.ts'
 import { formatTime } from '../kernel/time.ts'
 import type { ModelPoint } from '../../store/types.ts'
@@ -46,7 +46,7 @@ export function latestRoutes({ meta, pipeline }: Deps) {
     async (c, { id }) => {
       const tenant = c.get('tenant')
       const found = await repo.deviceWithPoints(tenant, id)
-      if (!found) throw new ApiError('DATA_NOT_FOUND', { id: 'not found' })
+      if (!found) throw new NotFound()
       const last = await pipeline.latest(tenant, found.device.deviceID)
       return c.json(latestRows(found.points, last, c.get('tz')))
     },

@@ -2,7 +2,7 @@ import type { Context } from 'hono'
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { wireCtx, type AppEnv } from '../http/env.ts'
-import { paramInvalid } from '../errors.ts'
+import { InvalidParameter } from '../kernel/errors.ts'
 import {
   MetricsData,
   MetricsDataQuery,
@@ -11,7 +11,7 @@ import {
 } from '../schemas/telemetry.ts'
 import { metricWire } from '../wire/metrics.ts'
 import type { Series } from '../../store/telemetry.ts'
-import { parseEvery, WindowError } from '../../store/windows.ts'
+import { parseEvery } from '../../store/windows.ts'
 import { WireTimeFormatter } from '../../query/format.ts'
 import { metricSpecOf, metricsData } from '../../query/metrics.ts'
 import {
@@ -24,19 +24,12 @@ import {
 import { exportRows } from '../../query/export.ts'
 import { textStream } from '../http/stream.ts'
 import { Deadline } from '../../query/deadline.ts'
-import { QueryParamError, resolveRange, type RangeParams } from '../../query/range.ts'
+import { resolveRange, type RangeParams } from '../../query/range.ts'
 
 const tag = 'Telemetry'
 
 const RANGE_DOC = `Range: time_unit (hour, day (default), week, month: the last unit up to now), or startTime/endTime
 (YYYY-MM-DD HH:MM:SS in the service's TIMEZONE, or epoch seconds/milliseconds; endTime inclusive to its second).`
-
-/** Parameter and window errors of the query modules → 400 PARAMETER_INVALID naming the parameter (QueryTimeout is an Unavailable: 503). */
-function translate(e: unknown, windowParam: string): never {
-  if (e instanceof QueryParamError) throw paramInvalid(e.errors)
-  if (e instanceof WindowError) throw paramInvalid({ [windowParam]: e.message })
-  throw e
-}
 
 /** A streamed export as a download named after `base` (characters outside [A-Za-z0-9_.-] replaced). */
 function download(
@@ -53,15 +46,6 @@ function download(
   })
 }
 
-/** Runs a parameter check of the query modules, its QueryParamError as 400 PARAMETER_INVALID. */
-function params<T>(check: () => T): T {
-  try {
-    return check()
-  } catch (e) {
-    translate(e, 'interval')
-  }
-}
-
 /** Telemetry queries (README › Telemetry queries): original_data and metrics_data. */
 export function telemetryRoutes({ meta, telemetry, config }: Deps) {
   const r = new Router()
@@ -70,12 +54,12 @@ export function telemetryRoutes({ meta, telemetry, config }: Deps) {
   /** The tenant's device by deviceID with its points; an unknown or foreign deviceID is 400 naming it. */
   async function deviceOf(c: Context<AppEnv>, deviceID: string) {
     const found = await repo.deviceWithPoints(c.get('tenant'), deviceID)
-    if (!found) throw paramInvalid({ deviceID: 'no such device' })
+    if (!found) throw new InvalidParameter('deviceID', 'no such device')
     return found
   }
 
-  const rangeOf = (c: Context<AppEnv>, q: RangeParams) =>
-    params(() => resolveRange(q, c.get('tz'), Date.now()))
+  // the query modules' errors name the parameter at fault (QueryParamError, WindowError: 400 PARAMETER_INVALID)
+  const rangeOf = (c: Context<AppEnv>, q: RangeParams) => resolveRange(q, c.get('tz'), Date.now())
 
   r.route(
     {
@@ -97,7 +81,7 @@ metricType is accepted and ignored.`,
     },
     async (c, { query }) => {
       const { device, points: all } = await deviceOf(c, query.deviceID)
-      const points = params(() => selectPoints(all, query.dataPointID))
+      const points = selectPoints(all, query.dataPointID)
       const range = rangeOf(c, query)
       const q: RawQuery = {
         tenantID: device.tenantID,
@@ -118,11 +102,9 @@ metricType is accepted and ignored.`,
       }
 
       const budgeted = { ...q, budget: new Deadline(config.QUERY_TIMEOUT_MS) }
-      const data = await (
-        query.maxPoints === undefined
-          ? readWhole(telemetry, budgeted, config.QUERY_MAX_POINTS)
-          : readDownsampled(telemetry, budgeted, query.maxPoints)
-      ).catch((e) => translate(e, 'interval'))
+      const data = await (query.maxPoints === undefined
+        ? readWhole(telemetry, budgeted, config.QUERY_MAX_POINTS)
+        : readDownsampled(telemetry, budgeted, query.maxPoints))
       return c.json(
         points.map((p) => {
           const s: Series = data.get(p.dataPointID) ?? { time: [], value: [] }
@@ -155,7 +137,7 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
       const { device, points } = await deviceOf(c, query.deviceID)
       const range = rangeOf(c, query)
       if (query.interval !== undefined && !parseEvery(query.interval))
-        throw paramInvalid({ interval: 'not a duration like 1m, 5m, 1h, 1d or 1mo' })
+        throw new InvalidParameter('interval', 'not a duration like 1m, 5m, 1h, 1d or 1mo')
       const rows = await meta.metrics.forProduct(
         c.get('tenant'),
         device.productIntID,
@@ -169,13 +151,12 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
         range,
         tz,
         window: query.interval ?? range.window,
+        windowParam: query.interval === undefined ? range.param : 'interval',
         maxPoints: query.maxPoints,
         limit: config.QUERY_MAX_POINTS,
         budget: new Deadline(config.QUERY_TIMEOUT_MS),
       }
-      const data = await metricsData(telemetry, q, rows.map(metricSpecOf)).catch((e) =>
-        translate(e, query.interval === undefined ? range.param : 'interval'),
-      )
+      const data = await metricsData(telemetry, q, rows.map(metricSpecOf))
       const fmt = new WireTimeFormatter(tz)
       const ctx = wireCtx(c)
       return c.json(

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors.ts'
+import type { FieldErrors } from '../kernel/errors.ts'
 import { compileFormula, FormulaError, type Formula } from '../../query/formula.ts'
 
 /** The fields the alert rule checks read (a create body, or the stored record merged with an edit). */

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors.ts'
+import type { FieldErrors } from '../kernel/errors.ts'
 
 /** What a certificate may not change once issued: its common name and the PEM texts made for it. */
 export const IMMUTABLE_CERT_FIELDS = ['CN', 'cert', 'key', 'root'] as const

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors.ts'
+import type { FieldErrors } from '../kernel/errors.ts'
 
 /** The fields the data point rules read (a create body, or the stored record merged with an edit). */
 export interface PointFields {

@@ -2,7 +2,7 @@
  * The cross-field rules of device and gateway creates and edits, as pure functions: each returns an errors object
  * naming every failing field (empty when all is well).
  */
-import type { FieldErrors } from '../errors.ts'
+import type { FieldErrors } from '../kernel/errors.ts'
 import type { CredentialFields, DeviceFields, GatewayFields } from '../../store/types.ts'
 import { DEVICE_TABLE, GATEWAY_TABLE } from '../../store/fields/devices.ts'
 import { emptyValues } from '../../store/fields/table.ts'

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors.ts'
+import type { FieldErrors } from '../kernel/errors.ts'
 import { compileFormula, FormulaError } from '../../query/formula.ts'
 
 /** The fields the metric rules read (a create body with defaults, or the stored record merged with an edit). */

@@ -1,8 +1,8 @@
-import { formInvalid, type FieldErrors } from '../errors.ts'
+import { Invalid, type FieldErrors } from '../kernel/errors.ts'
 
 /** Throws one 422 FORM_INVALID naming every failing field, when there is any. */
 export function assertValid(errors: FieldErrors) {
-  if (Object.keys(errors).length) throw formInvalid(errors)
+  if (Object.keys(errors).length) throw new Invalid(errors)
 }
 
 /**

@@ -6,7 +6,7 @@
  * fires on both occurrences as every other matching instant.
  */
 import { Cron } from 'croner'
-import type { FieldErrors } from '../errors.ts'
+import type { FieldErrors } from '../kernel/errors.ts'
 
 export const MINUTE_MS = 60_000
 export const MAX_INTERVAL_MINUTES = 525_600

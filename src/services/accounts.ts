@@ -1,8 +1,7 @@
-import { ApiError } from '../errors.ts'
 import { hashPassword, hashToken, randomId, verifyPassword } from '../kernel/secrets.ts'
 import type { Role } from '../http/env.ts'
 import type { Actor, ServiceDeps } from './types.ts'
-import { LastAdmin } from '../../store/errors.ts'
+import { Invalid, Referenced, TooMany, Unauthenticated } from '../kernel/errors.ts'
 import type { LoginPolicy } from '../../store/types.ts'
 
 interface UserInput {
@@ -45,17 +44,7 @@ export function accountService({ meta, events, config, now = Date.now }: Account
   const throttled = policy.maxFailures > 0
   const tooMany = (until: number) => {
     const seconds = Math.max(1, Math.ceil((until - now()) / 1000))
-    return new ApiError(
-      'TOO_MANY_REQUESTS',
-      { email: `too many failed logins; try again in ${seconds} s` },
-      undefined,
-      { 'Retry-After': String(seconds) },
-    )
-  }
-  /** Demoting or deleting a tenant's last admin is a 400 naming the field. */
-  const keepAdmin = (e: unknown): never => {
-    if (e instanceof LastAdmin) throw new ApiError('PARAMETER_INVALID', { [e.field]: e.message })
-    throw e
+    return new TooMany({ email: `too many failed logins; try again in ${seconds} s` }, seconds)
   }
 
   return {
@@ -75,8 +64,8 @@ export function accountService({ meta, events, config, now = Date.now }: Account
       if (!ok || !user) {
         if (throttled) await meta.accounts.loginFailed(email, address, now(), policy)
         throw user
-          ? new ApiError('AUTH_FAILED', { password: 'wrong password' })
-          : new ApiError('AUTH_FAILED', { email: 'no user with this email' })
+          ? new Unauthenticated({ password: 'wrong password' })
+          : new Unauthenticated({ email: 'no user with this email' })
       }
       if (throttled) await meta.accounts.loginSucceeded(email, address)
       return user
@@ -94,14 +83,14 @@ export function accountService({ meta, events, config, now = Date.now }: Account
       address: string,
     ) {
       const user = await meta.accounts.userById(userIntID)
-      if (!user) throw new ApiError('AUTH_FAILED', { authorization: 'invalid or expired token' })
+      if (!user) throw new Unauthenticated({ authorization: 'invalid or expired token' })
       if (throttled) {
         const until = await meta.accounts.loginLockedUntil(user.email, address, now())
         if (until) throw tooMany(until)
       }
       if (!(await verifyPassword(body.oldPassword, user.passwordHash))) {
         if (throttled) await meta.accounts.loginFailed(user.email, address, now(), policy)
-        throw new ApiError('FORM_INVALID', { oldPassword: 'wrong password' })
+        throw new Invalid({ oldPassword: 'wrong password' })
       }
       if (throttled) await meta.accounts.loginSucceeded(user.email, address)
       await meta.accounts.setPassword(user.id, await hashPassword(body.password), keepJti)
@@ -137,9 +126,8 @@ export function accountService({ meta, events, config, now = Date.now }: Account
     async updateUser(a: Actor, id: number, body: UserInput) {
       const { password, ...fields } = body
       const passwordHash = password ? await hashPassword(password) : undefined
-      const user = await meta.accounts
-        .updateUser(a.tenant, id, { ...fields, passwordHash })
-        .catch(keepAdmin)
+      // demoting the tenant's last admin is the store's LastAdmin (400 naming the field)
+      const user = await meta.accounts.updateUser(a.tenant, id, { ...fields, passwordHash })
       events.emit('user.changed', { tenantID: a.tenant, id })
       return user
     },
@@ -147,8 +135,8 @@ export function accountService({ meta, events, config, now = Date.now }: Account
     /** Deletes users; a user cannot delete itself (REFERENCED_ERROR), nor the tenant's last admin. */
     async removeUsers(a: Actor, ids: number[]) {
       if (ids.includes(a.userIntID ?? -1))
-        throw new ApiError('REFERENCED_ERROR', { ids: 'you cannot delete yourself' })
-      await meta.accounts.deleteUsers(a.tenant, ids).catch(keepAdmin)
+        throw new Referenced({ ids: 'you cannot delete yourself' })
+      await meta.accounts.deleteUsers(a.tenant, ids)
       for (const id of ids) events.emit('user.deleted', { tenantID: a.tenant, id })
     },
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts'
+import { Invalid, NotFound } from '../kernel/errors.ts'
 import { parseTime } from '../kernel/time.ts'
 import type { AlertRuleInput, AlertRuleRecord, ClearReason } from '../../store/types.ts'
 import type { AlertRuleBody, AlertRuleTestBody } from '../schemas/alert-rules.ts'
@@ -41,11 +41,11 @@ export function alertRuleService(deps: AlertRuleDeps) {
   async function inputOf(tenant: string, b: Required<AlertRuleBody>): Promise<AlertRuleInput> {
     const product = await productOf(tenant, b.productID)
     const errors = alertRuleErrors(b, product.ids)
-    if (Object.keys(errors).length) throw new ApiError('FORM_INVALID', errors)
+    if (Object.keys(errors).length) throw new Invalid(errors)
     for (const id of b.deviceIntIDs ?? []) {
       const d = await meta.ingest.device('id', id)
       if (!d || d.tenantID !== tenant || d.productIntID !== product.id)
-        throw new ApiError('DATA_NOT_FOUND', { deviceIntIDs: `no device ${id} of the product` })
+        throw new NotFound({ deviceIntIDs: `no device ${id} of the product` })
     }
     return {
       ruleName: b.ruleName,
@@ -122,10 +122,10 @@ export function alertRuleService(deps: AlertRuleDeps) {
       if (start === null) errors.startTime = 'must be YYYY-MM-DD HH:MM:SS'
       if (end === null) errors.endTime = 'must be YYYY-MM-DD HH:MM:SS'
       else if (start !== null && end <= start) errors.endTime = 'must be after startTime'
-      if (Object.keys(errors).length) throw new ApiError('FORM_INVALID', errors)
+      if (Object.keys(errors).length) throw new Invalid(errors)
       const d = await meta.ingest.device('deviceID', b.deviceID)
       if (!d || d.tenantID !== a.tenant || d.productIntID !== product.id)
-        throw new ApiError('DATA_NOT_FOUND', { deviceID: 'no such device of the product' })
+        throw new NotFound({ deviceID: 'no such device of the product' })
       const range = { tenantID: a.tenant, deviceID: d.deviceID, start: start!, end: end! + 1000 }
       if (!b.condition) {
         const series = await telemetry.readRaw({ ...range, dataPointIDs: product.ids })
@@ -139,7 +139,7 @@ export function alertRuleService(deps: AlertRuleDeps) {
       const reads = [...new Set([...raise.symbols, ...(clear as Formula).symbols])]
       const query = { ...range, dataPointIDs: reads }
       if ((await telemetry.count(query)) > MAX_TEST_VALUES)
-        throw new ApiError('FORM_INVALID', { endTime: `more than ${MAX_TEST_VALUES} values` })
+        throw new Invalid({ endTime: `more than ${MAX_TEST_VALUES} values` })
       return replay(
         {
           raise,

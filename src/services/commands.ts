@@ -1,5 +1,5 @@
 import type { EventBus } from '../kernel/events.ts'
-import { ApiError } from '../errors.ts'
+import { Conflict, Invalid, NotFound } from '../kernel/errors.ts'
 import type { CommandBroker, DeviceIdentity } from './ports.ts'
 import { commandTopic } from '../kernel/topics.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
@@ -116,8 +116,7 @@ export function commandService(deps: CommandDeps) {
         : await meta.ingest.device('id', input.deviceIntID)
     const d = byID ?? byIntID
     const mismatch = byID && byIntID && byID.id !== byIntID.id
-    if (!d || d.tenantID !== tenant || mismatch)
-      throw new ApiError('DATA_NOT_FOUND', { deviceID: 'no such device' })
+    if (!d || d.tenantID !== tenant || mismatch) throw new NotFound({ deviceID: 'no such device' })
     return d
   }
 
@@ -129,7 +128,7 @@ export function commandService(deps: CommandDeps) {
   ): Promise<CommandAnswer> {
     const device = await deviceOf(a.tenant, input)
     if (device.blocked && opts.scheduleID === undefined)
-      throw new ApiError('FORM_INVALID', { deviceID: 'the device is blocked' })
+      throw new Invalid({ deviceID: 'the device is blocked' })
     const t = now()
     const qos = input.qos ?? 1
     const timeoutMs = (input.timeout ?? deps.config.COMMAND_TIMEOUT) * 1000
@@ -202,7 +201,7 @@ export function commandService(deps: CommandDeps) {
         )
         if (earlier) {
           if (earlier.answer) return JSON.parse(earlier.answer) as CommandAnswer
-          throw new ApiError('DATA_EXISTED', {
+          throw new Conflict({
             'Idempotency-Key': 'a call with this key is still running',
           })
         }
@@ -327,7 +326,7 @@ export function answerOf(c: CommandRecord): CommandAnswer {
 function placeCommandTopic(device: DeviceIdentity, topic: string): string {
   const rel = commandTopic(device, topic)
   if (rel === undefined)
-    throw new ApiError('FORM_INVALID', {
+    throw new Invalid({
       topic: 'a topic without wildcards, relative or under the device',
     })
   return rel

@@ -3,10 +3,9 @@
  * its credentials as a gateway's (it may send for the devices hanging off it); terminals (0) and smartphones (2)
  * are devices of deviceType 1 and 3. Reads list both kinds together and answer Variant B's field names.
  */
-import { ApiError } from '../errors.ts'
 import { hostPort } from '../kernel/endpoints.ts'
 import type { Filter, ListArgs, Row } from '../../store/types.ts'
-import { NotFound } from '../../store/errors.ts'
+import { Invalid, NotFound } from '../kernel/errors.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
 import type { DeviceCreateB, DeviceUpdateB } from '../schemas/devices-b.ts'
@@ -62,7 +61,7 @@ function described(b: Partial<DeviceCreateB>) {
 /** Only terminals (deviceType 0) hang off a gateway. */
 function refuseGateway(type: number, gateway: number | null | undefined) {
   if (type !== 0 && gateway)
-    throw new ApiError('FORM_INVALID', {
+    throw new Invalid({
       gateway: 'only a terminal (deviceType 0) hangs off a gateway',
     })
 }
@@ -157,7 +156,7 @@ export function deviceAccessB({ meta, services, endpoints }: DeviceAccessDeps): 
       const type = body.deviceType ?? deviceTypeB(current)
       const { kind, deviceType } = STORED[type]!
       if (kind !== current.kind)
-        throw new ApiError('FORM_INVALID', {
+        throw new Invalid({
           deviceType: 'a device cannot become a gateway, nor a gateway a device',
         })
       const common = {

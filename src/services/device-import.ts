@@ -1,14 +1,26 @@
-import { ApiError, issuesToErrors } from '../errors.ts'
-import { unneutralise } from '../kernel/csv.ts'
+import { CsvError, parseCsvRecords, unneutralise } from '../kernel/csv.ts'
 import { DeviceCreate } from '../schemas/devices.ts'
 import { DEVICE_CSV_JSON, DEVICE_CSV_NUMBERS } from '../schemas/device-transfer.ts'
 import type { ReportProgress } from '../tasks.ts'
-import { Conflict, NotFound } from '../../store/errors.ts'
+import { Conflict, Invalid, NotFound, issuesToErrors } from '../kernel/errors.ts'
 
 export interface ImportError {
   row: number
   field: string
   message: string
+}
+
+/** The device records of an uploaded CSV; Invalid naming `file` when it does not parse or has no rows. */
+export function importRecords(text: string): Array<Record<string, string>> {
+  let records: Array<Record<string, string>>
+  try {
+    records = parseCsvRecords(text).records
+  } catch (e) {
+    if (e instanceof CsvError) throw new Invalid('file', e.message)
+    throw e
+  }
+  if (records.length === 0) throw new Invalid('file', 'no device rows under the header')
+  return records
 }
 
 /** One CSV record's text cells → the JSON body a device create would get. */
@@ -66,9 +78,9 @@ async function importOne(
     await create(parsed.data)
     return []
   } catch (e) {
-    if (e instanceof ApiError) return fieldErrors(e.errors)
-    if (e instanceof Conflict || e instanceof NotFound)
-      return [{ field: e.field, message: e.message }]
+    // the create's refusals of this row (fields, references, uniqueness); anything else fails the task
+    if (e instanceof Invalid || e instanceof NotFound || e instanceof Conflict)
+      return fieldErrors(e.errors)
     throw e
   }
 }

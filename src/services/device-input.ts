@@ -1,4 +1,4 @@
-import { ApiError, type FieldErrors } from '../errors.ts'
+import { Invalid, NotFound, type FieldErrors } from '../kernel/errors.ts'
 import { randomCredential } from '../kernel/secrets.ts'
 import {
   credentialRules,
@@ -20,8 +20,8 @@ import type {
   ProductRef,
 } from '../../store/types.ts'
 
-const fail = (code: 'DATA_NOT_FOUND' | 'FORM_INVALID', errors: FieldErrors) => {
-  if (Object.keys(errors).length) throw new ApiError(code, errors)
+const fail = (kind: typeof NotFound | typeof Invalid, errors: FieldErrors) => {
+  if (Object.keys(errors).length) throw new kind(errors)
 }
 
 /** The credentials a write lacks, generated (36 characters each). */
@@ -41,8 +41,7 @@ async function productOf(
   productID: string | undefined,
 ): Promise<ProductRef> {
   const product = productID === undefined ? undefined : await repo.product(tenant, productID)
-  if (!product)
-    throw new ApiError('DATA_NOT_FOUND', { productID: `no product ${productID ?? ''}`.trim() })
+  if (!product) throw new NotFound({ productID: `no product ${productID ?? ''}`.trim() })
   return product
 }
 
@@ -65,14 +64,14 @@ export async function prepareDevice(
   const ancestry =
     draft.parentDevice === null ? [] : await repo.ancestry(tenant, draft.parentDevice)
   if (draft.parentDevice !== null && ancestry.length === 0) notFound.parentDevice = 'no such device'
-  fail('DATA_NOT_FOUND', notFound)
+  fail(NotFound, notFound)
   const ctx = {
     protocol: product.cloudProtocol,
     givenProtocol: body.cloudProtocol,
     selfId: current?.id,
     ancestry,
   }
-  fail('FORM_INVALID', { ...deviceRules(draft, ctx), ...credentialRules(current, body) })
+  fail(Invalid, { ...deviceRules(draft, ctx), ...credentialRules(current, body) })
   return withCredentials<DeviceFields>(draft)
 }
 
@@ -84,6 +83,6 @@ export async function prepareGateway(
   current?: CurrentGateway,
 ): Promise<GatewayFields> {
   const product = await productOf(repo, tenant, body.productID ?? current?.productID)
-  fail('FORM_INVALID', credentialRules(current, body))
+  fail(Invalid, credentialRules(current, body))
   return withCredentials<GatewayFields>(gatewayDraft(body, current, product.id))
 }

@@ -6,7 +6,7 @@
  * whichever node runs next.
  */
 import type { EventBus } from '../kernel/events.ts'
-import { ApiError } from '../errors.ts'
+import { Invalid, NotFound } from '../kernel/errors.ts'
 import type { CommandBroker } from './ports.ts'
 import { groupRelative, groupTopic } from '../kernel/topics.ts'
 import {
@@ -77,7 +77,7 @@ export function groupCommands(d: GroupDeps) {
       const { items } = await meta.groups.list(tenant, { page: 1, limit: 1, filters })
       if (items[0]) return items[0]
     }
-    throw new ApiError('DATA_NOT_FOUND', { groupID: 'no such group' })
+    throw new NotFound({ groupID: 'no such group' })
   }
 
   async function members(tenant: string, groupIntID: number): Promise<Row[]> {
@@ -186,7 +186,7 @@ export function groupCommands(d: GroupDeps) {
       const ttlMs = (r.ttl ?? 0) * 1000
       const topic = (r.topic ?? 'inbox').replace(/^\/+/, '')
       if (!topic || /[+#]/.test(topic))
-        throw new ApiError('FORM_INVALID', { topic: 'a relative topic without wildcards' })
+        throw new Invalid({ topic: 'a relative topic without wildcards' })
       const taskID = await meta.tasks.create(a.tenant, a.userIntID, 'group_publish')
       const input = {
         tenantID: a.tenant,

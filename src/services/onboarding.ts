@@ -4,7 +4,7 @@ import { mountpoint, normalizeTopic, reportStreams } from '../kernel/topics.ts'
 import type { PublicEndpoints } from '../kernel/endpoints.ts'
 import type { z } from 'zod'
 import type { DeviceConnection } from '../schemas/onboarding.ts'
-import { notFound } from '../errors.ts'
+import { NotFound } from '../kernel/errors.ts'
 
 export type Connection = z.infer<typeof DeviceConnection>
 
@@ -28,7 +28,7 @@ export function onboardingService({
     ): Promise<Connection> {
       // one read of the device and one of its product's model (points and streams)
       const d = await meta.ingest.device('id', id)
-      if (!d || d.tenantID !== tenant || !kinds.includes(d.kind)) throw notFound()
+      if (!d || d.tenantID !== tenant || !kinds.includes(d.kind)) throw new NotFound()
       const model = await meta.ingest.productModel(d.productIntID)
       const points = new Map(model.points.map((p) => [p.dataPointID, p]))
       const prefix = mountpoint(d)

@@ -4,7 +4,7 @@
  * fires once, on whichever node claims it first; a due time that passed while no node ran fires once when one
  * starts. Each firing creates ordinary commands with `scheduleID` set (a blocked or offline device's is `unsent`).
  */
-import { ApiError, type FieldErrors } from '../errors.ts'
+import { Invalid, NotFound, type FieldErrors } from '../kernel/errors.ts'
 import { parseTime } from '../kernel/time.ts'
 import { firstRunAt, nextRunAfter, timingErrors, type Timing } from '../rules/schedules.ts'
 import type { ScheduleBody } from '../schemas/schedules.ts'
@@ -41,7 +41,7 @@ export async function targetOf(
       b.deviceIntID === undefined ? undefined : await meta.ingest.device('id', b.deviceIntID)
     const d = byID ?? byIntID
     if (!d || d.tenantID !== tenant || (byID && byIntID && byID.id !== byIntID.id))
-      throw new ApiError('DATA_NOT_FOUND', { deviceID: 'no such device' })
+      throw new NotFound({ deviceID: 'no such device' })
     return { targetIntID: d.id, targetID: d.deviceID }
   }
   const byIntID =
@@ -60,7 +60,7 @@ export async function targetOf(
         ).items[0]
   const g = byIntID ?? byID
   if (!g || (b.groupIntID !== undefined && !byIntID) || (byID && byIntID && byID.id !== byIntID.id))
-    throw new ApiError('DATA_NOT_FOUND', { groupID: 'no such group' })
+    throw new NotFound({ groupID: 'no such group' })
   return { targetIntID: Number(g.id), targetID: String(g.groupID) }
 }
 
@@ -98,7 +98,7 @@ export function mergeSchedule(
     (stored.lastRunAt === timing.crontabTime || stored.nextRunAt === timing.crontabTime)
   const future = !settled && (stored === undefined || enable === 1)
   const all = { ...timingErrors(timing, t, tz, future), ...errors }
-  if (Object.keys(all).length) throw new ApiError('FORM_INVALID', all)
+  if (Object.keys(all).length) throw new Invalid(all)
   return {
     ...timing,
     scheduleName: b.scheduleName ?? stored?.scheduleName ?? '',

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { EventBus } from '../kernel/events.ts'
-import { ApiError } from '../errors.ts'
+import { Invalid } from '../kernel/errors.ts'
 import {
   OUTBOX_TYPES,
   type ListArgs,
@@ -80,11 +80,11 @@ export function webhookService(deps: WebhookDeps) {
    */
   async function checkUrl(url: string) {
     const problem = webhookUrlProblem(url, allowPrivate)
-    if (problem) throw new ApiError('FORM_INVALID', { url: problem })
+    if (problem) throw new Invalid({ url: problem })
     try {
       await checkedAddresses(resolve, new URL(url).hostname.replace(/^\[|\]$/g, ''), allowPrivate)
     } catch (e) {
-      if (e instanceof TargetRefused) throw new ApiError('FORM_INVALID', { url: e.message })
+      if (e instanceof TargetRefused) throw new Invalid({ url: e.message })
     }
   }
 

@@ -37,6 +37,7 @@ export type Rule =
   | 'folders import each other in a circle'
   | 'files import each other in a circle'
   | 'console imports the server'
+  | 'domain code imports the HTTP error'
 
 export const RULES: readonly Rule[] = [
   'http layer imports a store adapter',
@@ -48,6 +49,7 @@ export const RULES: readonly Rule[] = [
   'folders import each other in a circle',
   'files import each other in a circle',
   'console imports the server',
+  'domain code imports the HTTP error',
 ]
 
 /** One import breaking one rule. */
@@ -105,6 +107,11 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
     })
   if (under(file, 'ingest', 'query', 'store') && under(path, 'src') && !under(path, 'src/kernel'))
     out.push({ rule: 'lower folder imports src outside src/kernel', why: `${path}` })
+  if (under(file, 'src/services', 'src/rules') && path === 'src/errors.ts')
+    out.push({
+      rule: 'domain code imports the HTTP error',
+      why: `${path}: throw the domain errors of src/kernel/errors.ts`,
+    })
   if (under(file, 'src/console')) {
     if (pkg !== undefined && !CONSOLE_PACKAGES.includes(pkg))
       out.push({
