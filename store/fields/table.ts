@@ -65,12 +65,13 @@ export type RecordOf<T extends FieldTable> = {
 }
 
 /**
- * A request schema over writable fields of `table`: each entry validates the field its key names, and what it
- * outputs must be what the field stores (checked at compile time). Keys keep the order given.
+ * A request schema over fields of `table`: each entry validates the field its key names, and what it outputs
+ * must be what the field holds (checked at compile time; undefined when the body may omit it). Keys keep the
+ * order given (they are the documented body's order).
  */
 export function requestSchema<
   T extends FieldTable,
-  S extends { [K in WritableKeys<T>]?: z.ZodType<z.output<WriteShape<T>[K]>> },
+  S extends { [K in keyof T]?: z.ZodType<RecordOf<T>[K] | undefined> },
 >(_table: T, fields: S): z.ZodObject<{ [K in keyof S]: S[K] & z.ZodType }> {
   return z.object(fields as Record<string, z.ZodType>) as z.ZodObject<{
     [K in keyof S]: S[K] & z.ZodType
