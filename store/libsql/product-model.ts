@@ -2,8 +2,18 @@ import type { Db } from './db.ts'
 import type { ModelProductRef, PointRef, StreamRef } from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { marks } from './list.ts'
+import { readRecord } from './records.ts'
+import { PRODUCT_TABLE } from '../fields/products.ts'
 
 /** Helpers shared by the product-model repositories: data points, streams, metrics, resources, app templates. */
+
+/** What the product-model repositories read of a product (store/fields/products.ts). */
+const PRODUCT_REF = {
+  id: PRODUCT_TABLE.id,
+  productID: PRODUCT_TABLE.productID,
+  productName: PRODUCT_TABLE.productName,
+  cloudProtocol: PRODUCT_TABLE.cloudProtocol,
+} as const
 
 /**
  * The tenant's product by record id or by string productID (whichever is given); NotFound names `field`.
@@ -16,13 +26,14 @@ export async function productRef(
   field: string,
 ): Promise<ModelProductRef> {
   const byInt = key.productIntID !== undefined && key.productIntID !== null
-  const r = await db.one(
-    `SELECT id, product_id AS productID, product_name AS productName, cloud_protocol AS cloudProtocol
-     FROM products WHERE tenant_id = ? AND ${byInt ? 'id' : 'product_id'} = ?`,
+  const r = await readRecord(
+    db,
+    PRODUCT_REF,
+    `FROM products p WHERE p.tenant_id = ? AND ${byInt ? 'p.id' : 'p.product_id'} = ?`,
     [tenant, byInt ? key.productIntID! : (key.productID ?? '')],
   )
   if (!r) throw new NotFound(field, `no product ${byInt ? key.productIntID : key.productID}`)
-  return r as unknown as ModelProductRef
+  return r
 }
 
 /**

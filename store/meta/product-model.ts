@@ -27,12 +27,10 @@ export interface ProductRepository {
 }
 
 /** A product as the product-model repositories answer it. */
-export interface ModelProductRef {
-  id: number
-  productID: string
-  productName: string
-  cloudProtocol: number
-}
+export type ModelProductRef = Pick<
+  ProductRecord,
+  'id' | 'productID' | 'productName' | 'cloudProtocol'
+>
 
 /** A data point as a metric's formula may name it. */
 export interface PointRef {
