@@ -69,7 +69,7 @@ export function scheduleService(deps: ScheduleDeps) {
       (byID && byIntID && byID.id !== byIntID.id)
     )
       throw new ApiError('DATA_NOT_FOUND', { groupID: 'no such group' })
-    return { targetIntID: Number(g.id), targetID: String(g.groupID) }
+    return { targetIntID: g.id, targetID: g.groupID }
   }
 
   /** The body over the stored schedule (absent fields keep their values), its timing checked. */
