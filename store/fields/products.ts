@@ -4,7 +4,7 @@
  * fields from them.
  */
 import { z } from 'zod'
-import { writeSchema, type FieldTable, type RecordOf } from './table.ts'
+import type { FieldTable, RecordOf, WriteShape } from './table.ts'
 
 const int = z.number().int()
 const str = z.string()
@@ -54,7 +54,7 @@ export const PRODUCT_TABLE = {
 
 export type ProductRecord = RecordOf<typeof PRODUCT_TABLE>
 /** Everything a product write stores, under its wire names. */
-export type ProductFields = z.output<ReturnType<typeof writeSchema<typeof PRODUCT_TABLE>>>
+export type ProductFields = z.output<z.ZodObject<WriteShape<typeof PRODUCT_TABLE>>>
 
 /** A group (`g`) of devices of one product (`p`). */
 export const GROUP_TABLE = {
@@ -77,7 +77,7 @@ export const GROUP_TABLE = {
 
 export type GroupRecord = RecordOf<typeof GROUP_TABLE>
 /** Everything a group write stores, under its wire names. */
-export type GroupFields = z.output<ReturnType<typeof writeSchema<typeof GROUP_TABLE>>>
+export type GroupFields = z.output<z.ZodObject<WriteShape<typeof GROUP_TABLE>>>
 
 /** A member of a group (`d`, its product `p`): the device fields a member list answers. */
 export const GROUP_MEMBER_TABLE = {
