@@ -27,7 +27,7 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
   const { expand } = shapes.groups
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/groups',
@@ -49,7 +49,7 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group },
     async (c, { id }) => {
       const [group] = await expand(meta, c.get('tenant'), [
@@ -59,7 +59,7 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/groups',
@@ -77,7 +77,7 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/groups/:id',
@@ -96,7 +96,7 @@ export function groupRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/groups',
@@ -130,7 +130,7 @@ function memberRoutes(
     groupWire,
   }: WireShapes['groups'],
 ) {
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/groups/:id/devices',
@@ -151,7 +151,7 @@ function memberRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/groups/:id/devices',
@@ -171,7 +171,7 @@ function memberRoutes(
       ),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/groups/:id/devices',
@@ -186,7 +186,7 @@ function memberRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/platform_select/groups/:id/not_joined_devices',

@@ -12,7 +12,7 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
   const { expand } = shapes.products
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/products',
@@ -34,7 +34,7 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: '/products/:id', tag, summary: 'Product detail', response: Product },
     async (c, { id }) => {
       const [product] = await expand(meta, c.get('tenant'), [
@@ -44,7 +44,7 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/products',
@@ -62,7 +62,7 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/products/:id',
@@ -79,7 +79,7 @@ export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/products',

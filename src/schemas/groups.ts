@@ -11,7 +11,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { GROUP_MEMBER_TABLE, GROUP_TABLE } from '../../store/fields/products.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { enumDoc } from '../enums.ts'
 
 /** Group detail. */
@@ -31,7 +32,7 @@ export const Group = z.object({
 /** Group in a list: createUser is detail only. */
 export const GroupListItem = Group.omit({ createUser: true })
 
-export const GroupCreate = z.object({
+export const GroupCreate = requestSchema(GROUP_TABLE, {
   productID: name(64),
   groupName: name(50),
   description: text(300),
@@ -45,12 +46,8 @@ annotate(GroupCreate, {
 /** Edit: the whole record as read may come back; productID may change only while the group is empty. */
 export const GroupUpdate = GroupCreate.partial()
 
-export const groupFilters = {
-  groupName: 'text',
-  groupID: 'text',
-  productID: 'text',
-  description: 'text',
-} satisfies FilterFields
+/** List filters: groupName, groupID, productID, description (store/fields/products.ts). */
+export const groupFilters = filterFields(GROUP_TABLE)
 
 /** Add devices to a group (POST /groups/{id}/devices). */
 export const GroupDevicesAdd = z.object({
@@ -86,7 +83,7 @@ export const GroupDevice = z.object({
   createAt: Timestamp,
 })
 
-export const groupDeviceFilters = { deviceName: 'text', deviceID: 'text' } satisfies FilterFields
+export const groupDeviceFilters = filterFields(GROUP_MEMBER_TABLE)
 
 /** platform_select option: a device of the group's product not yet in the group. */
 export const SelectOption = z.object({ label: Str, value: Int })

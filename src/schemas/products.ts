@@ -10,7 +10,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { PRODUCT_TABLE } from '../../store/fields/products.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** Product detail. */
 export const Product = z.object({
@@ -35,7 +36,7 @@ export const ProductListItem = Product.omit({ createUser: true }).extend({
   itemCount: Int,
 })
 
-export const ProductCreate = z.object({
+export const ProductCreate = requestSchema(PRODUCT_TABLE, {
   productName: name(50),
   cloudProtocol: enumCode('cloudProtocol'),
   description: text(300),
@@ -48,12 +49,8 @@ annotate(ProductCreate, {
 
 export const ProductUpdate = ProductCreate.partial()
 
-export const productFilters = {
-  productName: 'text',
-  productID: 'text',
-  cloudProtocol: 'int',
-  description: 'text',
-} satisfies FilterFields
+/** List filters: productName, productID, cloudProtocol, description (store/fields/products.ts). */
+export const productFilters = filterFields(PRODUCT_TABLE)
 
 export type ProductCreate = z.infer<typeof ProductCreate>
 export type ProductUpdate = z.infer<typeof ProductUpdate>

@@ -32,7 +32,7 @@ export function alertRuleService(deps: AlertRuleDeps) {
   /** The product by productID with its dataPointIDs; 404 errors.productID otherwise. */
   async function productOf(tenant: string, productID: string) {
     const product = await meta.products.byProductID(tenant, productID)
-    const id = Number(product.id)
+    const id = product.id
     const { points } = await meta.ingest.productModel(id)
     return { id, ids: points.map((p) => p.dataPointID) }
   }

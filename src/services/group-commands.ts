@@ -15,8 +15,9 @@ import {
   type CommandRecord,
   type CommandStatus,
   type GroupProgress,
+  type GroupMemberRecord,
+  type GroupRecord,
   type MetaStore,
-  type Row,
 } from '../../store/types.ts'
 import { envelope, newTaskID, type CommandDispatcher } from './command-dispatch.ts'
 import { commandEventOf, createdEvent } from './command-events.ts'
@@ -68,7 +69,7 @@ export function groupCommands(d: GroupDeps) {
   let timer: NodeJS.Timeout | undefined
   let recheck: NodeJS.Timeout | undefined
 
-  async function groupOf(tenant: string, r: GroupCommandRequest): Promise<Row> {
+  async function groupOf(tenant: string, r: GroupCommandRequest): Promise<GroupRecord> {
     if (r.groupIntID !== undefined) {
       const g = await meta.groups.get(tenant, r.groupIntID).catch(() => undefined)
       if (g && (r.groupID === undefined || g.groupID === r.groupID)) return g
@@ -80,8 +81,8 @@ export function groupCommands(d: GroupDeps) {
     throw new NotFound({ groupID: 'no such group' })
   }
 
-  async function members(tenant: string, groupIntID: number): Promise<Row[]> {
-    const out: Row[] = []
+  async function members(tenant: string, groupIntID: number): Promise<GroupMemberRecord[]> {
+    const out: GroupMemberRecord[] = []
     for (let page = 1; ; page++) {
       const q = { page, limit: MEMBER_PAGE, filters: [], sort: 'id', order: 'asc' as const }
       const { items } = await meta.groups.members.list(tenant, groupIntID, q)
@@ -129,9 +130,9 @@ export function groupCommands(d: GroupDeps) {
     const rows = list.map((m, i): CommandInput => ({
       tenantID: group.tenantID,
       taskID: newTaskID(),
-      deviceIntID: Number(m.id),
-      deviceID: String(m.deviceID),
-      deviceName: String(m.deviceName),
+      deviceIntID: m.id,
+      deviceID: m.deviceID,
+      deviceName: m.deviceName,
       topic: group.topic,
       payload: group.payload,
       qos: group.qos,
@@ -191,10 +192,10 @@ export function groupCommands(d: GroupDeps) {
       const input = {
         tenantID: a.tenant,
         taskID,
-        groupIntID: Number(g.id),
-        groupID: String(g.groupID),
-        groupName: String(g.groupName),
-        topic: needAck === 0 ? groupRelative(String(g.groupID)) : topic,
+        groupIntID: g.id,
+        groupID: g.groupID,
+        groupName: g.groupName,
+        topic: needAck === 0 ? groupRelative(g.groupID) : topic,
         payload: r.payload,
         qos,
         timeoutMs,
@@ -221,14 +222,14 @@ export function groupCommands(d: GroupDeps) {
       d.dispatcher.announce([group])
       if (needAck === 0) {
         await meta.tasks.markRunning(taskID)
-        const product = await meta.products.get(a.tenant, Number(g.productIntID))
+        const product = await meta.products.get(a.tenant, g.productIntID)
         const full = groupTopic(
           {
-            cloudProtocol: Number(product.cloudProtocol),
+            cloudProtocol: product.cloudProtocol,
             tenantID: a.tenant,
-            productID: String(g.productID),
+            productID: g.productID,
           },
-          String(g.groupID),
+          g.groupID,
         )
         const ok = await d.broker.publishTopic(full, envelope(taskID, r.payload))
         if (!ok) await d.dispatcher.move(group, ['sent'], 'unsent')

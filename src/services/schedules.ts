@@ -61,7 +61,7 @@ export async function targetOf(
   const g = byIntID ?? byID
   if (!g || (b.groupIntID !== undefined && !byIntID) || (byID && byIntID && byID.id !== byIntID.id))
     throw new NotFound({ groupID: 'no such group' })
-  return { targetIntID: Number(g.id), targetID: String(g.groupID) }
+  return { targetIntID: g.id, targetID: g.groupID }
 }
 
 /**

@@ -1,26 +1,33 @@
-import { GroupDevicesAdded } from '../schemas/groups.ts'
+import {
+  GROUP_MEMBER_TABLE,
+  GROUP_TABLE,
+  type GroupMemberRecord,
+  type GroupRecord,
+} from '../../store/fields/products.ts'
 import { Group, GroupDevice, GroupListItem } from '../schemas/groups-b.ts'
 import { deviceTypeB } from '../services/device-access-b.ts'
-import { createSerializer, type Row, type WireCtx } from './shape.ts'
+import type { DeviceRefs } from '../services/members-b.ts'
+import { groupAddedWire } from './groups.ts'
+import { recordSerializer, wireSpecOf, type WireCtx } from './shape.ts'
 
 /** Group forms of Variant B; `devices` comes from src/services/members-b.ts. */
-export const groupWire = createSerializer(
-  { detail: Group, list: GroupListItem, added: GroupDevicesAdded },
-  { times: ['createAt', 'updateAt'] },
-)
+export const groupWire = {
+  ...recordSerializer<GroupRecord & Partial<DeviceRefs>>()(
+    { detail: Group, list: GroupListItem },
+    wireSpecOf(GROUP_TABLE),
+  ),
+  ...groupAddedWire,
+}
 
-const members = createSerializer(
+const members = recordSerializer<GroupMemberRecord>()(
   { list: GroupDevice },
-  {
+  wireSpecOf(GROUP_MEMBER_TABLE, {
     labels: { deviceType: 'deviceTypeVariantB', status: 'deviceStatus' },
-    times: ['createAt'],
-  },
+  }),
 )
 
 /** Members of a group (stored device rows) in Variant B's device shape. */
 export const groupDeviceWire = {
-  list: (record: object, ctx: WireCtx): Row => {
-    const row = record as Row
-    return members.list({ ...row, deviceType: deviceTypeB(row), status: row.deviceStatus }, ctx)
-  },
+  list: (record: GroupMemberRecord, ctx: WireCtx) =>
+    members.list({ ...record, deviceType: deviceTypeB(record), status: record.deviceStatus }, ctx),
 }

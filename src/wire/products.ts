@@ -1,7 +1,8 @@
+import { PRODUCT_TABLE, type ProductRecord } from '../../store/fields/products.ts'
 import { Product, ProductListItem } from '../schemas/products.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const productWire = createSerializer(
+export const productWire = recordSerializer<ProductRecord>()(
   { detail: Product, list: ProductListItem },
-  { labels: { cloudProtocol: 'cloudProtocol' }, times: ['createAt', 'updateAt'] },
+  wireSpecOf(PRODUCT_TABLE),
 )

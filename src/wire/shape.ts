@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { enumerations, type EnumName } from '../enums.ts'
 import { formatTime } from '../kernel/time.ts'
+import { jsonFields, labelFields, timeFields, type FieldTable } from '../../store/fields/table.ts'
 
 export type Lang = 'zh' | 'en'
 export type Row = Record<string, unknown>
@@ -26,6 +27,16 @@ export interface WireSpec {
 }
 
 type Op = (row: Row, ctx: WireCtx) => unknown
+
+/** A field table's wire: its labels, times and JSON fields (store/fields), plus `more` (e.g. secrets). */
+export function wireSpecOf(table: FieldTable, more: WireSpec = {}): WireSpec {
+  return {
+    labels: labelFields(table) as Record<string, EnumName>,
+    times: timeFields(table),
+    json: jsonFields(table),
+    ...more,
+  }
+}
 
 function compile(keys: readonly string[], spec: WireSpec): Array<[string, Op]> {
   const times = new Set(spec.times ?? [])
@@ -82,4 +93,30 @@ export function createSerializer<F extends string>(
     }
   }
   return out
+}
+
+/** The fields a form answers that record `R` does not hold (its `<field>Label`s aside): must be none. */
+type Unheld<R, F> = F extends z.ZodObject
+  ? Exclude<keyof F['shape'], keyof R | `${string}Label`>
+  : never
+
+/** One typed serializer per form: a record `R` in, the form's output (what its route answers) out. */
+export type RecordSerializer<R, Forms extends Record<string, z.ZodObject>> = {
+  [F in keyof Forms]: (record: R, ctx: WireCtx) => z.output<Forms[F]>
+}
+
+/**
+ * The serializers of a resource whose store answers records `R` (`RecordOf` its field table): each form must
+ * name only fields `R` holds or their labels, checked at compile time, and answers its form's type, so a route
+ * checks what it answers (src/http/router.ts `typed`). No record is parsed: the fields are copied as in
+ * createSerializer. Called as `recordSerializer<R>()(forms, spec)`.
+ */
+export function recordSerializer<R extends object>() {
+  return <Forms extends Record<string, z.ZodObject>>(
+    forms: Forms & { [F in keyof Forms]: [Unheld<R, Forms[F]>] extends [never] ? unknown : never },
+    spec: WireSpec,
+  ): RecordSerializer<R, Forms> => {
+    const out: Record<string, (record: R, ctx: WireCtx) => unknown> = createSerializer(forms, spec)
+    return out as RecordSerializer<R, Forms>
+  }
 }

@@ -58,10 +58,14 @@ import * as logsWireB from './logs-b.ts'
 import * as commandsSchemasB from '../schemas/commands-b.ts'
 import * as policiesSchemasB from '../schemas/policies-b.ts'
 import * as policiesWireB from './policies-b.ts'
-import type { MetaStore, Row } from '../../store/types.ts'
+import type { MetaStore } from '../../store/types.ts'
 
-/** Rows as stored: nothing to add. */
-const asStored = async (_meta: MetaStore, _tenant: string, rows: Row[]) => rows
+/** Records as stored: nothing to add. */
+const asStored = async <R extends { id: number }>(
+  _meta: MetaStore,
+  _tenant: string,
+  rows: R[],
+): Promise<R[]> => rows
 
 /**
  * The wire shapes of the API, chosen in this one place: for each resource its request schemas (create, edit,
@@ -120,6 +124,15 @@ type Varies<
   [P in Bodies]: T[P] extends z.ZodType ? z.ZodType<z.output<T[P]>> : never
 } & { [P in Filters]: FilterFields }
 
+/**
+ * A resource whose `Keys` (forms, bodies, filters, serializers) each variant declares its own way: routes see
+ * either variant's, so a typed route (src/http/router.ts `typed`) checks its answer against both.
+ */
+type Either<A, B, Keys extends keyof A & keyof B> = Omit<A, Keys> & { [P in Keys]: A[P] | B[P] }
+
+const productsB = { ...productsSchemasB, ...productsWireB }
+const groupsB = { ...groupsSchemasB, ...groupsWireB }
+
 /** What routes may rely on: Variant A's shapes, with what Variant B shapes its own way loosened. */
 export type WireShapes = Omit<
   ShapesA,
@@ -134,17 +147,27 @@ export type WireShapes = Omit<
     never,
     'deviceFilters'
   >
-  products: Varies<
+  products: Either<
     ShapesA['products'],
-    'Product' | 'ProductListItem',
-    'ProductCreate' | 'ProductUpdate',
-    'productFilters'
+    typeof productsB,
+    | 'Product'
+    | 'ProductListItem'
+    | 'ProductCreate'
+    | 'ProductUpdate'
+    | 'productFilters'
+    | 'productWire'
   >
-  groups: Varies<
+  groups: Either<
     ShapesA['groups'],
-    'Group' | 'GroupListItem' | 'GroupDevice',
-    'GroupCreate' | 'GroupUpdate',
-    'groupFilters'
+    typeof groupsB,
+    | 'Group'
+    | 'GroupListItem'
+    | 'GroupDevice'
+    | 'GroupCreate'
+    | 'GroupUpdate'
+    | 'groupFilters'
+    | 'groupWire'
+    | 'groupDeviceWire'
   >
 }
 
@@ -162,13 +185,8 @@ export const shapesB: WireShapes = {
     /** A Variant B device may be a gateway (deviceType 1). */
     deviceKinds: ['device', 'gateway'],
   },
-  products: {
-    ...shapesA.products,
-    ...productsSchemasB,
-    ...productsWireB,
-    expand: withProductDevices,
-  },
-  groups: { ...shapesA.groups, ...groupsSchemasB, ...groupsWireB, expand: withGroupDevices },
+  products: { ...shapesA.products, ...productsB, expand: withProductDevices },
+  groups: { ...shapesA.groups, ...groupsB, expand: withGroupDevices },
   logs: { ...shapesA.logs, ...logsSchemasB, ...logsWireB },
   commands: { ...shapesA.commands, ...commandsSchemasB },
   policies: { ...shapesA.policies, ...policiesSchemasB, ...policiesWireB },

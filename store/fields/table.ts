@@ -1,11 +1,12 @@
 /**
  * Field tables: each stored resource declares its fields once, and everything else is derived from that one
  * declaration: the SQL a row is read and written with, JSON columns, the wire's label fields and times, list
- * filters and sort keys, CSV columns and the empty values of a create. Adding a field touches its table, the
- * request schema that validates it and a migration.
+ * filters and sort keys, CSV columns, the empty values of a create and the record type a repository answers
+ * (`RecordOf`, a compile-time type: rows are not parsed on reads). Adding a field touches its table, the request
+ * schema that validates it and a migration.
  */
 import { z } from 'zod'
-import type { FieldType } from '../types.ts'
+import type { FieldType } from '../list.ts'
 
 /** How a CSV cell of a field is read on import (and written on export). */
 export type CsvKind = 'text' | 'number' | 'json'
@@ -18,6 +19,11 @@ export interface FieldDecl {
   column?: string
   /** The stored value (writable fields): the write's type is derived from these schemas. */
   type?: z.ZodType
+  /**
+   * The type a read answers, when it is not `type` (generated ids, joins, counts, times). Only its TS type is
+   * used (`RecordOf`): reads are not parsed.
+   */
+  read?: z.ZodType
   /** What a create stores when the body does not give it. */
   empty?: unknown
   /** Stored as JSON text, answered parsed. */
@@ -44,6 +50,32 @@ type WritableKeys<T extends FieldTable> = {
 /** The zod shape of a table's writable fields. */
 export type WriteShape<T extends FieldTable> = {
   [K in WritableKeys<T>]: T[K] extends { type: infer S extends z.ZodType } ? S : never
+}
+
+/**
+ * The record a repository answers for a table: each field's `read` type, else its stored `type`, else unknown.
+ * Repositories select exactly `selectSql(table)`, so every field is present.
+ */
+export type RecordOf<T extends FieldTable> = {
+  -readonly [K in keyof T]: T[K] extends { read: infer S extends z.ZodType }
+    ? z.output<S>
+    : T[K] extends { type: infer S extends z.ZodType }
+      ? z.output<S>
+      : unknown
+}
+
+/**
+ * A request schema over fields of `table`: each entry validates the field its key names, and what it outputs
+ * must be what the field holds (checked at compile time; undefined when the body may omit it). Keys keep the
+ * order given (they are the documented body's order).
+ */
+export function requestSchema<
+  T extends FieldTable,
+  S extends { [K in keyof T]?: z.ZodType<RecordOf<T>[K] | undefined> },
+>(_table: T, fields: S): z.ZodObject<{ [K in keyof S]: S[K] & z.ZodType }> {
+  return z.object(fields as Record<string, z.ZodType>) as z.ZodObject<{
+    [K in keyof S]: S[K] & z.ZodType
+  }>
 }
 
 const entries = (t: FieldTable) => Object.entries(t)

@@ -1,21 +1,24 @@
 import type { Db } from './db.ts'
-import type { GroupMemberRepository, ListArgs, MembersAdded, Page } from '../types.ts'
+import type {
+  GroupMemberRecord,
+  GroupMemberRepository,
+  ListArgs,
+  MembersAdded,
+  Page,
+} from '../types.ts'
+import { GROUP_MEMBER_TABLE } from '../fields/products.ts'
 import { Invalid, NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
 
 /** Most options a platform_select list answers (it is not paged). */
 export const SELECT_CAP = 1000
 
-const members: ListSpec = {
-  columns: `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName, d.device_type AS deviceType,
-    d.device_status AS deviceStatus, d.device_status AS status, p.product_id AS productID,
-    p.product_name AS productName, d.create_at AS createAt`,
+const members = tableList(GROUP_MEMBER_TABLE, {
   from: `FROM group_devices gd JOIN devices d ON d.id = gd.device_int_id JOIN products p ON p.id = d.product_int_id`,
   where: 'gd.group_int_id = ? AND d.tenant_id = ?',
-  fields: { deviceName: 'd.device_name', deviceID: 'd.device_id' },
   timeField: 'd.create_at',
   idField: 'd.id',
-}
+})
 
 /** `%text%` for LIKE ... ESCAPE '\' with the wildcards of `text` escaped. */
 export const likeArg = (text: string) => `%${text.replace(/[\\%_]/g, (m) => `\\${m}`)}%`
@@ -25,7 +28,7 @@ export class GroupMembersRepo implements GroupMemberRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of the group's devices; NotFound when the group is not the tenant's. */
-  async list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page> {
+  async list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page<GroupMemberRecord>> {
     await this.group(tenant, groupIntID)
     return listPage(this.db, members, [groupIntID, tenant], q)
   }

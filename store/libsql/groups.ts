@@ -1,33 +1,25 @@
 import type { Db } from './db.ts'
-import type { GroupInput, GroupRepository, ListArgs, Page, Row } from '../types.ts'
-import { Conflict, Invalid, NotFound, Referenced } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import type { GroupInput, GroupRecord, GroupRepository, ListArgs, Page } from '../types.ts'
+import { GROUP_TABLE } from '../fields/products.ts'
+import { writeColumns } from '../fields/table.ts'
+import { Conflict, Invalid, NotFound } from '../errors.ts'
+import { listPage, tableList } from './list.ts'
+import { deleteChecked, insertOf, readRecord, setClause } from './records.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 import { GroupMembersRepo } from './group-devices.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 
-const COLUMNS = `SELECT g.id AS id, g.group_id AS groupID, g.group_name AS groupName, g.description AS description,
-  p.product_id AS productID, p.product_name AS productName, g.product_int_id AS productIntID,
-  (SELECT count(*) FROM group_devices gd WHERE gd.group_int_id = g.id) AS deviceCount,
-  g.user_int_id AS userIntID, u.username AS createUser, g.create_at AS createAt, g.update_at AS updateAt`
-
 const FROM =
   'FROM groups g JOIN products p ON p.id = g.product_int_id LEFT JOIN users u ON u.id = g.user_int_id'
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(GROUP_TABLE, {
   from: FROM,
   where: 'g.tenant_id = ?',
-  fields: {
-    groupName: 'g.group_name',
-    groupID: 'g.group_id',
-    productID: 'p.product_id',
-    description: 'g.description',
-    updateAt: 'g.update_at',
-  },
   timeField: 'g.create_at',
   idField: 'g.id',
-}
+})
+
+const COLUMNS = writeColumns(GROUP_TABLE)
 
 /** Groups of a tenant: each bundles devices of one product (members: `members`). */
 export class GroupsRepo implements GroupRepository {
@@ -38,18 +30,18 @@ export class GroupsRepo implements GroupRepository {
   }
 
   /** A page of the tenant's groups with their member counts. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<GroupRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
   /** One group of the tenant; NotFound when missing or foreign. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE g.tenant_id = ? AND g.id = ?`, [
+  async get(tenant: string, id: number): Promise<GroupRecord> {
+    const r = await readRecord(this.db, GROUP_TABLE, `${FROM} WHERE g.tenant_id = ? AND g.id = ?`, [
       tenant,
       id,
     ])
     if (!r) throw new NotFound()
-    return r as Row
+    return r
   }
 
   /** Creates a group with a generated groupID; the product is named by its string productID. */
@@ -61,19 +53,18 @@ export class GroupsRepo implements GroupRepository {
     const productIntID = await this.productIntID(tenant, g.productID)
     for (let attempt = 0; ; attempt++) {
       try {
-        const r = await this.db.run(
-          `INSERT INTO groups (tenant_id, group_id, group_name, description, product_int_id, user_int_id, create_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?)`,
-          [
-            tenant,
-            randomId(6),
-            g.groupName,
-            g.description ?? null,
-            productIntID,
-            userIntID,
-            Date.now(),
-          ],
+        const insert = insertOf(
+          'groups',
+          COLUMNS,
+          { ...g, productIntID },
+          {
+            tenant_id: tenant,
+            group_id: randomId(6),
+            user_int_id: userIntID,
+            create_at: Date.now(),
+          },
         )
+        const r = await this.db.run(insert.sql, insert.args)
         return this.get(tenant, r.lastId)
       } catch (e) {
         if (!isUniqueViolation(e)) throw e
@@ -90,23 +81,18 @@ export class GroupsRepo implements GroupRepository {
     const productIntID = moving ? await this.productIntID(tenant, g.productID!) : null
     const emptyOnly =
       'NOT EXISTS (SELECT 1 FROM group_devices gd WHERE gd.group_int_id = groups.id)'
+    const set = setClause(COLUMNS, {
+      groupName: g.groupName,
+      description: g.description,
+      productIntID: productIntID ?? undefined,
+    })
     let changes: number
     try {
       changes = (
         await this.db.run(
-          `UPDATE groups SET group_name = coalesce(?, group_name), product_int_id = coalesce(?, product_int_id),
-           description = CASE WHEN ? THEN ? ELSE description END, update_at = ?
-         WHERE tenant_id = ? AND id = ? AND (? OR ${emptyOnly})`,
-          [
-            g.groupName ?? null,
-            productIntID,
-            g.description !== undefined ? 1 : 0,
-            g.description ?? null,
-            Date.now(),
-            tenant,
-            id,
-            moving ? 0 : 1,
-          ],
+          `UPDATE groups SET ${set.sql ? `${set.sql}, ` : ''}update_at = ?
+           WHERE tenant_id = ? AND id = ? AND (? OR ${emptyOnly})`,
+          [...set.args, Date.now(), tenant, id, moving ? 0 : 1],
         )
       ).changes
     } catch (e) {
@@ -119,27 +105,20 @@ export class GroupsRepo implements GroupRepository {
   }
 
   /** Deletes all of `ids` or none: refused while a group still has devices. */
-  async delete(tenant: string, ids: number[]) {
-    const rows = await this.db.all(
-      `SELECT g.id AS id, g.group_name AS name,
-         (SELECT count(*) FROM group_devices gd WHERE gd.group_int_id = g.id) AS devices
-       FROM groups g WHERE g.tenant_id = ? AND g.id IN (${marks(ids.length)})`,
-      [tenant, ...ids],
-    )
-    if (rows.length !== ids.length) {
-      const found = new Set(rows.map((r) => Number(r.id)))
-      throw new NotFound('ids', `no group ${ids.filter((i) => !found.has(i)).join(', ')}`)
-    }
-    for (const r of rows)
-      if (Number(r.devices) > 0)
-        throw new Referenced(
-          'ids',
-          `group ${r.id} (${r.name}) still has ${r.devices} devices; remove them first`,
-        )
-    await this.db.run(`DELETE FROM groups WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+  delete(tenant: string, ids: number[]) {
+    return deleteChecked(
+      this.db,
       tenant,
-      ...ids,
-    ])
+      {
+        table: 'groups',
+        nameColumn: 'group_name',
+        uses: { devices: 'SELECT count(*) FROM group_devices gd WHERE gd.group_int_id = x.id' },
+        missing: (missing) => `no group ${missing.join(', ')}`,
+        refused: (r) =>
+          `group ${r.id} (${r.name}) still has ${r.uses[0]![1]} devices; remove them first`,
+      },
+      ids,
+    )
   }
 
   /** The record id of the tenant's product `productID`; NotFound names `productID`. */

@@ -1,6 +1,7 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { ListArgs, Page, Row } from '../types.ts'
+import { listExpressions, selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
 
 /**
  * How one list reads from SQL. `fields` maps every filterable or sortable wire field to a SQL expression;
@@ -25,7 +26,36 @@ export interface ListSpec {
   count?: { from: string; baseAlias: string }
 }
 
-/** Runs a page query and its count in one read transaction; startTime/endTime (epoch ms) bound `timeField`. */
+/** A list of a field table's records: it selects every field; its filters and sort keys are the table's. */
+export interface TableListSpec<T extends FieldTable> extends ListSpec {
+  /** The table the rows are read with: it types the page (`RecordOf<T>`). */
+  table: T
+}
+
+/** The list of `table` over `from`/`where` (see ListSpec): columns and filter/sort expressions come from it. */
+export function tableList<T extends FieldTable>(
+  table: T,
+  spec: Omit<ListSpec, 'columns' | 'fields'>,
+): TableListSpec<T> {
+  return { ...spec, table, columns: selectSql(table), fields: listExpressions(table) }
+}
+
+/**
+ * Runs a page query and its count in one read transaction; startTime/endTime (epoch ms) bound `timeField`.
+ * A table's list answers its records (selected by `selectSql`, so typed without parsing each row).
+ */
+export async function listPage<T extends FieldTable>(
+  db: Db,
+  spec: TableListSpec<T>,
+  baseArgs: InValue[],
+  q: ListArgs,
+): Promise<Page<RecordOf<T>>>
+export async function listPage(
+  db: Db,
+  spec: ListSpec,
+  baseArgs: InValue[],
+  q: ListArgs,
+): Promise<Page>
 export async function listPage(
   db: Db,
   spec: ListSpec,

@@ -1,7 +1,8 @@
 import type { Db } from './db.ts'
 import type { AclRule, ListArgs, Page, PolicyInput, PolicyRepository, Row } from '../types.ts'
-import { Conflict, NotFound, Referenced } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { Conflict, NotFound } from '../errors.ts'
+import { listPage, type ListSpec } from './list.ts'
+import { deleteChecked } from './records.ts'
 import { isUniqueViolation } from './sql-errors.ts'
 import { PolicyBindingsRepo } from './policy-devices.ts'
 
@@ -105,27 +106,20 @@ export class PoliciesRepo implements PolicyRepository {
   }
 
   /** Deletes all of `ids` or none: refused while a policy is bound to devices. */
-  async delete(tenant: string, ids: number[]) {
-    const rows = await this.db.all(
-      `SELECT x.id AS id, x.name AS name,
-         (SELECT count(*) FROM policy_devices pd WHERE pd.policy_int_id = x.id) AS devices
-       FROM policies x WHERE x.tenant_id = ? AND x.id IN (${marks(ids.length)})`,
-      [tenant, ...ids],
-    )
-    if (rows.length !== ids.length) {
-      const found = new Set(rows.map((r) => Number(r.id)))
-      throw new NotFound('ids', `no policy ${ids.filter((i) => !found.has(i)).join(', ')}`)
-    }
-    for (const r of rows)
-      if (Number(r.devices) > 0)
-        throw new Referenced(
-          'ids',
-          `policy ${r.id} (${r.name}) is bound to ${r.devices} devices; unbind them first`,
-        )
-    await this.db.run(`DELETE FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+  delete(tenant: string, ids: number[]) {
+    return deleteChecked(
+      this.db,
       tenant,
-      ...ids,
-    ])
+      {
+        table: 'policies',
+        nameColumn: 'name',
+        uses: { devices: 'SELECT count(*) FROM policy_devices pd WHERE pd.policy_int_id = x.id' },
+        missing: (missing) => `no policy ${missing.join(', ')}`,
+        refused: (r) =>
+          `policy ${r.id} (${r.name}) is bound to ${r.uses[0]![1]} devices; unbind them first`,
+      },
+      ids,
+    )
   }
 
   /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */

@@ -1,27 +1,29 @@
 import type { ListArgs, Page, Row } from '../list.ts'
+import type { GroupFields, GroupMemberRecord, GroupRecord } from '../fields/products.ts'
+
+export type { GroupMemberRecord, GroupRecord } from '../fields/products.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
 
-export interface GroupInput {
+/** The fields of a group a caller sets (store/fields/products.ts); the product is named by its productID. */
+export type GroupInput = Partial<Pick<GroupFields, 'groupName' | 'description'>> & {
   productID?: string
-  groupName?: string
-  description?: string | null
 }
 
 /** Groups of a tenant: each bundles devices of one product (members: `members`). */
 export interface GroupRepository {
   readonly members: GroupMemberRepository
   /** A page of the tenant's groups with their member counts. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<GroupRecord>>
   /** One group of the tenant; NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<GroupRecord>
   /** Creates a group with a generated groupID; the product is named by its productID (NotFound('productID')). */
   create(
     tenant: string,
     userIntID: number | null,
     g: Required<Pick<GroupInput, 'productID' | 'groupName'>> & GroupInput,
-  ): Promise<Row>
+  ): Promise<GroupRecord>
   /** Edits a group; absent fields keep their values. The product may change only while the group is empty. */
-  update(tenant: string, id: number, g: GroupInput): Promise<Row>
+  update(tenant: string, id: number, g: GroupInput): Promise<GroupRecord>
   /** Deletes all of `ids` or none: refused (Referenced) while a group still has devices. */
   delete(tenant: string, ids: number[]): Promise<void>
 }
@@ -39,7 +41,7 @@ export interface MembersAdded {
 /** Members of groups: devices (kind 'device') of the group's product. */
 export interface GroupMemberRepository {
   /** A page of the group's devices; NotFound when the group is not the tenant's. */
-  list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page>
+  list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page<GroupMemberRecord>>
   /**
    * Adds devices to the group; members already there stay (idempotent). Every id must be a device of the tenant
    * (else NotFound `ids`) of the group's product (else Invalid `ids`).

@@ -1,38 +1,36 @@
 import type { ListArgs, Page, Row } from '../list.ts'
+import type { ProductFields, ProductRecord } from '../fields/products.ts'
 
-export interface ProductInput {
-  productName?: string
-  cloudProtocol?: number
-  description?: string | null
-}
+export type { ProductRecord } from '../fields/products.ts'
 
-/** Products of a tenant. Rows carry counts of their devices and model records. */
+/** The fields of a product a caller sets (store/fields/products.ts); absent ones keep their values. */
+export type ProductInput = Partial<ProductFields>
+
+/** Products of a tenant. Records carry counts of their devices and model records. */
 export interface ProductRepository {
   /** A page of the tenant's products. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<ProductRecord>>
   /** One product of the tenant; NotFound otherwise. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<ProductRecord>
   /** By the string productID; NotFound names `field`. */
-  byProductID(tenant: string, productID: string, field?: string): Promise<Row>
+  byProductID(tenant: string, productID: string, field?: string): Promise<ProductRecord>
   /** Creates a product with a generated productID; Conflict('productName'). */
   create(
     tenant: string,
     userIntID: number | null,
     p: Required<Pick<ProductInput, 'productName' | 'cloudProtocol'>> & ProductInput,
-  ): Promise<Row>
+  ): Promise<ProductRecord>
   /** Edits a product; the protocol cannot change while it has devices (Invalid('cloudProtocol')). */
-  update(tenant: string, id: number, p: ProductInput): Promise<Row>
+  update(tenant: string, id: number, p: ProductInput): Promise<ProductRecord>
   /** Deletes all of `ids` or none: refused while a product still has devices, groups or model records. */
   delete(tenant: string, ids: number[]): Promise<void>
 }
 
 /** A product as the product-model repositories answer it. */
-export interface ModelProductRef {
-  id: number
-  productID: string
-  productName: string
-  cloudProtocol: number
-}
+export type ModelProductRef = Pick<
+  ProductRecord,
+  'id' | 'productID' | 'productName' | 'cloudProtocol'
+>
 
 /** A data point as a metric's formula may name it. */
 export interface PointRef {
