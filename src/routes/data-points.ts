@@ -18,7 +18,7 @@ export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
   const r = new Router()
   const points = meta.dataPoints
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/data_points',
@@ -39,7 +39,7 @@ export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/data_points/:id',
@@ -51,7 +51,7 @@ export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
       c.json(dataPointWire.detail(await points.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/data_points',
@@ -67,7 +67,7 @@ export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/data_points/:id',
@@ -82,7 +82,7 @@ export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/data_points',

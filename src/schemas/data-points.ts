@@ -14,7 +14,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { DATA_POINT_TABLE } from '../../store/fields/product-model.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 const NullableNum = z.number().nullable()
 
@@ -76,7 +77,7 @@ export function oneOf(values: number[]) {
 }
 
 /** Create body; numbers may arrive as numeric strings. */
-export const DataPointCreate = z.object({
+export const DataPointCreate = requestSchema(DATA_POINT_TABLE, {
   dataPointName: name(50),
   dataPointID: z
     .string({ error: 'required, a string' })
@@ -121,13 +122,8 @@ annotate(DataPointCreate, {
 /** Edit body: any create field; productIntID may be sent back but not changed. */
 export const DataPointUpdate = DataPointCreate.partial()
 
-export const dataPointFilters = {
-  productID: 'text',
-  dataPointID: 'text',
-  dataPointName: 'text',
-  pointDataType: 'int',
-  dataTransType: 'int',
-} satisfies FilterFields
+/** List filters: productID, dataPointID, dataPointName, pointDataType, dataTransType (store/fields). */
+export const dataPointFilters = filterFields(DATA_POINT_TABLE)
 
 export type DataPointCreate = z.infer<typeof DataPointCreate>
 export type DataPointUpdate = z.infer<typeof DataPointUpdate>

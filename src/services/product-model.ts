@@ -40,13 +40,13 @@ export function productModelService({ meta, telemetry, events }: ServiceDeps) {
     },
     async update(a: Actor, id: number, body: DataPointUpdate) {
       const current = await meta.dataPoints.get(a.tenant, id)
-      const merged = { ...current, ...body } as unknown as PointFields
+      const merged: PointFields = { ...current, ...body }
       assertValid({
         ...productUnchanged('productIntID', body.productIntID, current.productIntID),
-        ...dataPointErrors(merged, Number(current.cloudProtocol)),
+        ...dataPointErrors(merged, current.cloudProtocol),
       })
       const updated = await meta.dataPoints.update(a.tenant, id, body)
-      changed(a.tenant, [Number(current.productIntID)])
+      changed(a.tenant, [current.productIntID])
       return updated
     },
     /** Deletes the points (refused while streams or metrics use them), then every value stored for them. */
@@ -56,9 +56,9 @@ export function productModelService({ meta, telemetry, events }: ServiceDeps) {
       for (const p of gone) {
         const point = {
           tenantID: a.tenant,
-          productIntID: Number(p.productIntID),
-          productID: String(p.productID),
-          dataPointID: String(p.dataPointID),
+          productIntID: p.productIntID,
+          productID: p.productID,
+          dataPointID: p.dataPointID,
         }
         await telemetry.deleteDataPoint(point.tenantID, point.productID, point.dataPointID)
         events.emit('dataPoint.deleted', point)

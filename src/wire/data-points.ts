@@ -1,11 +1,8 @@
+import { DATA_POINT_TABLE, type DataPointRecord } from '../../store/fields/product-model.ts'
 import { DataPoint, DataPointListItem } from '../schemas/data-points.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const dataPointWire = createSerializer(
+export const dataPointWire = recordSerializer<DataPointRecord>()(
   { detail: DataPoint, list: DataPointListItem },
-  {
-    labels: { pointDataType: 'pointDataType', dataTransType: 'dataTransType' },
-    times: ['createAt', 'updateAt'],
-    json: ['enum'],
-  },
+  wireSpecOf(DATA_POINT_TABLE),
 )

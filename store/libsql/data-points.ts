@@ -1,14 +1,17 @@
 import type { Db } from './db.ts'
 import type {
   DataPointInput,
+  DataPointRecord,
   DataPointRepository,
   ListArgs,
   ModelProductRef,
   Page,
-  Row,
 } from '../types.ts'
+import { DATA_POINT_TABLE } from '../fields/product-model.ts'
+import { jsonFields, writeColumns } from '../fields/table.ts'
 import { Invalid, NotFound } from '../errors.ts'
-import { listPage, type ListSpec } from './list.ts'
+import { listPage, tableList } from './list.ts'
+import { readRecord } from './records.ts'
 import {
   deleteChecked,
   insertOf,
@@ -17,56 +20,19 @@ import {
   setClause,
 } from './product-model.ts'
 
-const COLUMNS = `SELECT x.id AS id, x.data_point_id AS dataPointID, x.data_point_name AS dataPointName,
-  p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
-  p.cloud_protocol AS cloudProtocol, x.point_data_type AS pointDataType, x.data_trans_type AS dataTransType,
-  x.unit_name AS unitName, x.unit_symbol AS unitSymbol, x.upper_limit AS upperLimit, x.lower_limit AS lowerLimit,
-  x.data_step AS dataStep, x.binary_size AS binarySize, x.fault_value AS faultValue, x.is_discard AS isDiscard,
-  x.enum AS enum, x.is_location_type AS isLocationType, x.location_type AS locationType,
-  x.register_addr AS registerAddr, x.detail AS detail, u.username AS createUser,
-  x.create_at AS createAt, x.update_at AS updateAt`
-
 const FROM = `FROM data_points x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
   LEFT JOIN users u ON u.id = x.user_int_id`
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(DATA_POINT_TABLE, {
   from: FROM,
   where: 'x.tenant_id = ?',
-  fields: {
-    productID: 'p.product_id',
-    productName: 'p.product_name',
-    dataPointID: 'x.data_point_id',
-    dataPointName: 'x.data_point_name',
-    pointDataType: 'x.point_data_type',
-    dataTransType: 'x.data_trans_type',
-    updateAt: 'x.update_at',
-  },
   timeField: 'x.create_at',
   idField: 'x.id',
-}
+})
 
 /** Writable wire fields → columns (productIntID only on insert). */
-const COLS: Record<keyof DataPointInput, string> = {
-  dataPointID: 'data_point_id',
-  dataPointName: 'data_point_name',
-  pointDataType: 'point_data_type',
-  dataTransType: 'data_trans_type',
-  unitName: 'unit_name',
-  unitSymbol: 'unit_symbol',
-  upperLimit: 'upper_limit',
-  lowerLimit: 'lower_limit',
-  dataStep: 'data_step',
-  binarySize: 'binary_size',
-  faultValue: 'fault_value',
-  isDiscard: 'is_discard',
-  enum: 'enum',
-  isLocationType: 'is_location_type',
-  locationType: 'location_type',
-  registerAddr: 'register_addr',
-  detail: 'detail',
-}
-const JSON_FIELDS = ['enum']
+const COLS = writeColumns(DATA_POINT_TABLE)
+const JSON_FIELDS = jsonFields(DATA_POINT_TABLE)
 const UNIQUE = { data_point_id: 'dataPointID', data_point_name: 'dataPointName' }
 
 /** Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. */
@@ -74,18 +40,20 @@ export class DataPointsRepo implements DataPointRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of data points; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<DataPointRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
   /** One data point of the tenant, or NotFound naming `field`. */
-  async get(tenant: string, id: number, field = 'id'): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
-      tenant,
-      id,
-    ])
+  async get(tenant: string, id: number, field = 'id'): Promise<DataPointRecord> {
+    const r = await readRecord(
+      this.db,
+      DATA_POINT_TABLE,
+      `${FROM} WHERE x.tenant_id = ? AND x.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound(field, `no data point ${id}`)
-    return r as Row
+    return r
   }
 
   /** The product a new data point goes to (404 errors.productIntID when not the tenant's). */
@@ -99,7 +67,7 @@ export class DataPointsRepo implements DataPointRepository {
     userIntID: number | null,
     productIntID: number,
     input: DataPointInput,
-  ): Promise<Row> {
+  ): Promise<DataPointRecord> {
     const fixed = {
       tenant_id: tenant,
       product_int_id: productIntID,
@@ -117,7 +85,7 @@ export class DataPointsRepo implements DataPointRepository {
   /**
    * Writes the fields of `patch`. A dataPointID that formula metrics read cannot change (their expressions name it).
    */
-  async update(tenant: string, id: number, patch: DataPointInput): Promise<Row> {
+  async update(tenant: string, id: number, patch: DataPointInput): Promise<DataPointRecord> {
     const current = await this.get(tenant, id)
     if (patch.dataPointID !== undefined && patch.dataPointID !== current.dataPointID) {
       const used = await this.db.one(

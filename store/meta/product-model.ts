@@ -1,7 +1,9 @@
 import type { ListArgs, Page, Row } from '../list.ts'
 import type { ProductFields, ProductRecord } from '../fields/products.ts'
+import type { DataPointFields, DataPointRecord } from '../fields/product-model.ts'
 
 export type { ProductRecord } from '../fields/products.ts'
+export type { DataPointRecord } from '../fields/product-model.ts'
 
 /** The fields of a product a caller sets (store/fields/products.ts); absent ones keep their values. */
 export type ProductInput = Partial<ProductFields>
@@ -47,33 +49,15 @@ export interface StreamRef {
   productIntID: number
 }
 
-/** Writable fields of a data point (validated by the caller; absent ones are not written). */
-export type DataPointInput = {
-  dataPointID?: unknown
-  dataPointName?: unknown
-  pointDataType?: unknown
-  dataTransType?: unknown
-  unitName?: unknown
-  unitSymbol?: unknown
-  upperLimit?: unknown
-  lowerLimit?: unknown
-  dataStep?: unknown
-  binarySize?: unknown
-  faultValue?: unknown
-  isDiscard?: unknown
-  enum?: unknown
-  isLocationType?: unknown
-  locationType?: unknown
-  registerAddr?: unknown
-  detail?: unknown
-}
+/** The fields of a data point a caller sets (store/fields/product-model.ts); absent ones are not written. */
+export type DataPointInput = Partial<DataPointFields>
 
 /** Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. */
 export interface DataPointRepository {
   /** A page of data points; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<DataPointRecord>>
   /** One data point of the tenant, or NotFound naming `field`. */
-  get(tenant: string, id: number, field?: string): Promise<Row>
+  get(tenant: string, id: number, field?: string): Promise<DataPointRecord>
   /** The product a new data point goes to (NotFound('productIntID') when not the tenant's). */
   product(tenant: string, productIntID: number): Promise<ModelProductRef>
   /** Creates a point of `productIntID`; Conflict on a taken dataPointID or name. */
@@ -82,9 +66,9 @@ export interface DataPointRepository {
     userIntID: number | null,
     productIntID: number,
     input: DataPointInput,
-  ): Promise<Row>
+  ): Promise<DataPointRecord>
   /** Writes the fields of `patch`; a dataPointID that formula metrics read cannot change (Invalid). */
-  update(tenant: string, id: number, patch: DataPointInput): Promise<Row>
+  update(tenant: string, id: number, patch: DataPointInput): Promise<DataPointRecord>
   /** All or none; refused while a stream, metric, product resource or app template uses one. */
   delete(tenant: string, ids: number[]): Promise<void>
 }

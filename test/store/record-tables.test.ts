@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
+import { DATA_POINT_TABLE } from '../../store/fields/product-model.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
 import type { MetaStore } from '../../store/types.ts'
@@ -114,6 +115,33 @@ records('deletes refused or missing :: each repository keeps its message', async
     (await ctx.meta.products.list('T1', all)).items.some((r) => r.id === product.id),
     false,
   )
+})
+
+records('data points :: list, get, create and update answer the table record', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p4',
+    cloudProtocol: 1,
+  })
+  const x = ctx.meta.dataPoints
+  const created = await x.create('T1', null, product.id, {
+    dataPointID: 'temp',
+    dataPointName: 'Temperature',
+    pointDataType: 1,
+    dataTransType: 1,
+    upperLimit: 40.5,
+    enum: [{ code: 1 }],
+  })
+  const updated = await x.update('T1', created.id, { unitName: 'C', enum: null })
+  assert.is(created.enum, '[{"code":1}]')
+  assert.is(updated.unitName, 'C')
+  assert.is(updated.enum, null)
+  assert.is(updated.cloudProtocol, 1)
+  holds(DATA_POINT_TABLE, [
+    created,
+    updated,
+    await x.get('T1', created.id),
+    ...(await x.list('T1', all)).items,
+  ])
 })
 
 records.run()

@@ -1,0 +1,83 @@
+/**
+ * The product model's records, declared once: data points, data streams, metrics, product resources and app
+ * templates. store/libsql selects, filters, sorts and writes them from these tables, their records are
+ * `RecordOf` these tables, and the HTTP side takes its list filters, labels, times and request fields from them.
+ */
+import { z } from 'zod'
+import type { FieldTable, RecordOf, WriteShape } from './table.ts'
+
+const int = z.number().int()
+const num = z.number()
+const str = z.string()
+
+/** Who made a record and when (`x` is the record's alias, `u` the joined user). */
+const audit = (x: string) =>
+  ({
+    createUser: { sql: 'u.username', read: str.nullable() },
+    createAt: { sql: `${x}.create_at`, time: true, read: int },
+    updateAt: { sql: `${x}.update_at`, time: true, sort: true, read: int.nullable() },
+  }) as const satisfies FieldTable
+
+/** A JSON column: stored as text (what a read answers), written from `type`. */
+const json = (sql: string, column: string, type: z.ZodType) =>
+  ({ sql, column, type, read: str.nullable(), json: true }) as const
+
+/**
+ * A data point (`x`) of a product (`p`): what a device's messages carry. Reads carry the product's
+ * cloudProtocol for the data point rules.
+ */
+export const DATA_POINT_TABLE = {
+  id: { sql: 'x.id', read: int },
+  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  dataPointID: {
+    sql: 'x.data_point_id',
+    column: 'data_point_id',
+    type: str,
+    filter: 'text',
+  },
+  dataPointName: {
+    sql: 'x.data_point_name',
+    column: 'data_point_name',
+    type: str,
+    filter: 'text',
+  },
+  productIntID: { sql: 'x.product_int_id', read: int },
+  productName: { sql: 'p.product_name', read: str, sort: true },
+  cloudProtocol: { sql: 'p.cloud_protocol', read: int },
+  pointDataType: {
+    sql: 'x.point_data_type',
+    column: 'point_data_type',
+    type: int,
+    label: 'pointDataType',
+    filter: 'int',
+  },
+  dataTransType: {
+    sql: 'x.data_trans_type',
+    column: 'data_trans_type',
+    type: int,
+    label: 'dataTransType',
+    filter: 'int',
+  },
+  unitName: { sql: 'x.unit_name', column: 'unit_name', type: str.nullable() },
+  unitSymbol: { sql: 'x.unit_symbol', column: 'unit_symbol', type: str.nullable() },
+  upperLimit: { sql: 'x.upper_limit', column: 'upper_limit', type: num.nullable() },
+  lowerLimit: { sql: 'x.lower_limit', column: 'lower_limit', type: num.nullable() },
+  dataStep: { sql: 'x.data_step', column: 'data_step', type: num.nullable() },
+  binarySize: { sql: 'x.binary_size', column: 'binary_size', type: int.nullable() },
+  faultValue: { sql: 'x.fault_value', column: 'fault_value', type: str.nullable() },
+  isDiscard: { sql: 'x.is_discard', column: 'is_discard', type: int.nullable() },
+  enum: json('x.enum', 'enum', z.array(z.unknown()).nullable()),
+  isLocationType: {
+    sql: 'x.is_location_type',
+    column: 'is_location_type',
+    type: int.nullable(),
+  },
+  locationType: { sql: 'x.location_type', column: 'location_type', type: int.nullable() },
+  registerAddr: { sql: 'x.register_addr', column: 'register_addr', type: str.nullable() },
+  detail: { sql: 'x.detail', column: 'detail', type: str.nullable() },
+  ...audit('x'),
+} as const satisfies FieldTable
+
+export type DataPointRecord = RecordOf<typeof DATA_POINT_TABLE>
+/** Everything a data point write stores, under its wire names. */
+export type DataPointFields = z.output<z.ZodObject<WriteShape<typeof DATA_POINT_TABLE>>>
