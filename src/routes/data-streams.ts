@@ -22,7 +22,7 @@ export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
   const r = new Router()
   const streams = meta.dataStreams
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/data_streams',
@@ -43,7 +43,7 @@ export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/data_streams/:id',
@@ -55,7 +55,7 @@ export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
       c.json(dataStreamWire.detail(await streams.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/data_streams',
@@ -71,7 +71,7 @@ export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/data_streams/:id',
@@ -86,7 +86,7 @@ export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/data_streams',

@@ -12,7 +12,8 @@ import {
   Str,
   Timestamp,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { DATA_STREAM_TABLE } from '../../store/fields/product-model.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** Data stream detail. */
 export const DataStream = z.object({
@@ -59,44 +60,37 @@ export const relativeTopic = z
   .meta({ pattern: '^(?!/)[^+#\\u0000-\\u001f]*$' })
 
 /** Create body. The product by productID, or by productIntID. */
-export const DataStreamCreate = z
-  .object({
-    productID: z.string({ error: 'must be a string' }).optional(),
-    productIntID: looseInt.optional(),
-    streamName: name(50),
-    streamType: enumCode('streamType'),
-    streamDataType: enumCode('streamDataType'),
-    topic: relativeTopic,
-    dataPoints: z
-      .array(intID, { error: 'must be an array of data point ids' })
-      .max(1000)
-      .transform((ids) => [...new Set(ids)])
-      .optional(),
-    detail: text(300),
-  })
-  .meta({
-    anyOf: [{ required: ['productID'] }, { required: ['productIntID'] }],
-    examples: [
-      {
-        productIntID: 1,
-        streamName: 'Telemetry',
-        streamType: 1,
-        streamDataType: 1,
-        topic: 'telemetry',
-        dataPoints: [1],
-      },
-    ],
-  })
+export const DataStreamCreate = requestSchema(DATA_STREAM_TABLE, {
+  productID: z.string({ error: 'must be a string' }).optional(),
+  productIntID: looseInt.optional(),
+  streamName: name(50),
+  streamType: enumCode('streamType'),
+  streamDataType: enumCode('streamDataType'),
+  topic: relativeTopic,
+  dataPoints: z
+    .array(intID, { error: 'must be an array of data point ids' })
+    .max(1000)
+    .transform((ids) => [...new Set(ids)])
+    .optional(),
+  detail: text(300),
+}).meta({
+  anyOf: [{ required: ['productID'] }, { required: ['productIntID'] }],
+  examples: [
+    {
+      productIntID: 1,
+      streamName: 'Telemetry',
+      streamType: 1,
+      streamDataType: 1,
+      topic: 'telemetry',
+      dataPoints: [1],
+    },
+  ],
+})
 
 export const DataStreamUpdate = DataStreamCreate.partial()
 
-export const dataStreamFilters = {
-  productID: 'text',
-  streamName: 'text',
-  topic: 'text',
-  streamType: 'int',
-  streamDataType: 'int',
-} satisfies FilterFields
+/** List filters: productID, streamName, topic, streamType, streamDataType (store/fields). */
+export const dataStreamFilters = filterFields(DATA_STREAM_TABLE)
 
 export type DataStreamCreate = z.infer<typeof DataStreamCreate>
 export type DataStreamUpdate = z.infer<typeof DataStreamUpdate>

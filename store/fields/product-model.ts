@@ -81,3 +81,53 @@ export const DATA_POINT_TABLE = {
 export type DataPointRecord = RecordOf<typeof DATA_POINT_TABLE>
 /** Everything a data point write stores, under its wire names. */
 export type DataPointFields = z.output<z.ZodObject<WriteShape<typeof DATA_POINT_TABLE>>>
+
+/** A data stream (`x`) of a product (`p`): the data points a topic carries. The list form. */
+export const DATA_STREAM_TABLE = {
+  id: { sql: 'x.id', read: int },
+  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  productIntID: { sql: 'x.product_int_id', read: int },
+  productName: { sql: 'p.product_name', read: str, sort: true },
+  streamName: { sql: 'x.stream_name', column: 'stream_name', type: str, filter: 'text' },
+  topic: { sql: 'x.topic', column: 'topic', type: str, filter: 'text' },
+  streamType: {
+    sql: 'x.stream_type',
+    column: 'stream_type',
+    type: int,
+    label: 'streamType',
+    filter: 'int',
+  },
+  streamDataType: {
+    sql: 'x.stream_data_type',
+    column: 'stream_data_type',
+    type: int,
+    label: 'streamDataType',
+    filter: 'int',
+  },
+  detail: { sql: 'x.detail', column: 'detail', type: str.nullable() },
+  userIntID: { sql: 'x.user_int_id', read: int.nullable() },
+  createAt: { sql: 'x.create_at', time: true, read: int },
+  updateAt: { sql: 'x.update_at', time: true, sort: true, read: int.nullable() },
+} as const satisfies FieldTable
+
+/** A data stream's detail: the list form plus its data points' ids and names (JSON arrays, in id order). */
+export const DATA_STREAM_DETAIL_TABLE = {
+  ...DATA_STREAM_TABLE,
+  dataPoints: {
+    sql: `(SELECT json_group_array(id) FROM (SELECT sp.data_point_int_id AS id FROM stream_points sp
+    WHERE sp.stream_int_id = x.id ORDER BY sp.data_point_int_id))`,
+    read: str,
+    json: true,
+  },
+  dataPointNames: {
+    sql: `(SELECT json_group_array(name) FROM (SELECT d.data_point_name AS name FROM stream_points sp
+    JOIN data_points d ON d.id = sp.data_point_int_id WHERE sp.stream_int_id = x.id ORDER BY d.id))`,
+    read: str,
+    json: true,
+  },
+} as const satisfies FieldTable
+
+export type DataStreamRecord = RecordOf<typeof DATA_STREAM_TABLE>
+export type DataStreamDetailRecord = RecordOf<typeof DATA_STREAM_DETAIL_TABLE>
+/** Everything a data stream write stores, under its wire names (its point links aside). */
+export type DataStreamFields = z.output<z.ZodObject<WriteShape<typeof DATA_STREAM_TABLE>>>

@@ -1,15 +1,19 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type {
+  DataStreamDetailRecord,
   DataStreamInput,
+  DataStreamRecord,
   DataStreamRepository,
   ListArgs,
   ModelProductRef,
   Page,
-  Row,
 } from '../types.ts'
+import { DATA_STREAM_DETAIL_TABLE, DATA_STREAM_TABLE } from '../fields/product-model.ts'
+import { writeColumns } from '../fields/table.ts'
 import { Invalid, NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { readRecord } from './records.ts'
 import {
   deleteChecked,
   insertOf,
@@ -19,42 +23,17 @@ import {
   setClause,
 } from './product-model.ts'
 
-const POINTS = `(SELECT json_group_array(id) FROM (SELECT sp.data_point_int_id AS id FROM stream_points sp
-    WHERE sp.stream_int_id = x.id ORDER BY sp.data_point_int_id)) AS dataPoints,
-  (SELECT json_group_array(name) FROM (SELECT d.data_point_name AS name FROM stream_points sp
-    JOIN data_points d ON d.id = sp.data_point_int_id WHERE sp.stream_int_id = x.id ORDER BY d.id)) AS dataPointNames`
-
-const BASE = `SELECT x.id AS id, p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
-  x.stream_name AS streamName, x.stream_type AS streamType, x.stream_data_type AS streamDataType, x.topic AS topic,
-  x.detail AS detail, x.user_int_id AS userIntID, x.create_at AS createAt, x.update_at AS updateAt`
-
 const FROM =
   'FROM data_streams x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id'
 
-const list: ListSpec = {
-  columns: BASE,
+const list = tableList(DATA_STREAM_TABLE, {
   from: FROM,
   where: 'x.tenant_id = ?',
-  fields: {
-    productID: 'p.product_id',
-    productName: 'p.product_name',
-    streamName: 'x.stream_name',
-    topic: 'x.topic',
-    streamType: 'x.stream_type',
-    streamDataType: 'x.stream_data_type',
-    updateAt: 'x.update_at',
-  },
   timeField: 'x.create_at',
   idField: 'x.id',
-}
+})
 
-const COLS: Record<Exclude<keyof DataStreamInput, 'dataPoints'>, string> = {
-  streamName: 'stream_name',
-  streamType: 'stream_type',
-  streamDataType: 'stream_data_type',
-  topic: 'topic',
-  detail: 'detail',
-}
+const COLS = writeColumns(DATA_STREAM_TABLE)
 const UNIQUE = { topic: 'topic', stream_name: 'streamName' }
 
 /** Links of stream `streamSql` (a subquery giving its id) to the points of `ids`. */
@@ -68,18 +47,20 @@ export class DataStreamsRepo implements DataStreamRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of streams (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<DataStreamRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
   /** One stream with its data point ids and names, or NotFound naming `field`. */
-  async get(tenant: string, id: number, field = 'id'): Promise<Row> {
-    const r = await this.db.one(`${BASE}, ${POINTS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
-      tenant,
-      id,
-    ])
+  async get(tenant: string, id: number, field = 'id'): Promise<DataStreamDetailRecord> {
+    const r = await readRecord(
+      this.db,
+      DATA_STREAM_DETAIL_TABLE,
+      `${FROM} WHERE x.tenant_id = ? AND x.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound(field, `no data stream ${id}`)
-    return r as Row
+    return r
   }
 
   /** The product of a create body: by productIntID when given, else by productID (one of them is required). */
@@ -103,7 +84,7 @@ export class DataStreamsRepo implements DataStreamRepository {
     userIntID: number | null,
     product: ModelProductRef,
     input: DataStreamInput,
-  ): Promise<Row> {
+  ): Promise<DataStreamDetailRecord> {
     const ids = input.dataPoints ?? []
     await pointRefs(this.db, tenant, product.id, ids, 'dataPoints')
     const fixed = {
@@ -125,11 +106,15 @@ export class DataStreamsRepo implements DataStreamRepository {
   }
 
   /** Writes the fields of `patch`; `dataPoints`, when given, replaces the links (same batch). */
-  async update(tenant: string, id: number, patch: DataStreamInput): Promise<Row> {
+  async update(
+    tenant: string,
+    id: number,
+    patch: DataStreamInput,
+  ): Promise<DataStreamDetailRecord> {
     const current = await this.get(tenant, id)
     const links: InStatement[] = []
     if (patch.dataPoints) {
-      await pointRefs(this.db, tenant, Number(current.productIntID), patch.dataPoints, 'dataPoints')
+      await pointRefs(this.db, tenant, current.productIntID, patch.dataPoints, 'dataPoints')
       links.push({ sql: 'DELETE FROM stream_points WHERE stream_int_id = ?', args: [id] })
       links.push(linkPoints('SELECT ?', [id], patch.dataPoints))
     }

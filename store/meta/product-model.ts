@@ -1,9 +1,19 @@
 import type { ListArgs, Page, Row } from '../list.ts'
 import type { ProductFields, ProductRecord } from '../fields/products.ts'
-import type { DataPointFields, DataPointRecord } from '../fields/product-model.ts'
+import type {
+  DataPointFields,
+  DataPointRecord,
+  DataStreamDetailRecord,
+  DataStreamFields,
+  DataStreamRecord,
+} from '../fields/product-model.ts'
 
 export type { ProductRecord } from '../fields/products.ts'
-export type { DataPointRecord } from '../fields/product-model.ts'
+export type {
+  DataPointRecord,
+  DataStreamDetailRecord,
+  DataStreamRecord,
+} from '../fields/product-model.ts'
 
 /** The fields of a product a caller sets (store/fields/products.ts); absent ones keep their values. */
 export type ProductInput = Partial<ProductFields>
@@ -73,22 +83,18 @@ export interface DataPointRepository {
   delete(tenant: string, ids: number[]): Promise<void>
 }
 
-/** Writable fields of a data stream; `dataPoints` (record ids) replaces its points when given. */
-export type DataStreamInput = {
-  streamName?: unknown
-  streamType?: unknown
-  streamDataType?: unknown
-  topic?: unknown
-  detail?: unknown
-  dataPoints?: number[]
-}
+/**
+ * The fields of a data stream a caller sets (store/fields/product-model.ts); `dataPoints` (record ids) replaces
+ * its points when given.
+ */
+export type DataStreamInput = Partial<DataStreamFields> & { dataPoints?: number[] }
 
 /** Data streams: topic-bound sets of data points of one product. */
 export interface DataStreamRepository {
   /** A page of streams (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<DataStreamRecord>>
   /** One stream with its data point ids and names, or NotFound naming `field`. */
-  get(tenant: string, id: number, field?: string): Promise<Row>
+  get(tenant: string, id: number, field?: string): Promise<DataStreamDetailRecord>
   /** The product of a create body: by productIntID when given, else by productID (one is required). */
   product(
     tenant: string,
@@ -100,9 +106,9 @@ export interface DataStreamRepository {
     userIntID: number | null,
     product: ModelProductRef,
     input: DataStreamInput,
-  ): Promise<Row>
+  ): Promise<DataStreamDetailRecord>
   /** Writes the fields of `patch`; `dataPoints`, when given, replaces the links (same transaction). */
-  update(tenant: string, id: number, patch: DataStreamInput): Promise<Row>
+  update(tenant: string, id: number, patch: DataStreamInput): Promise<DataStreamDetailRecord>
   /** All or none; refused while an app template or metric references the stream. */
   delete(tenant: string, ids: number[]): Promise<void>
 }

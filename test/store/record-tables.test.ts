@@ -12,7 +12,11 @@ import { join } from 'node:path'
 import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
-import { DATA_POINT_TABLE } from '../../store/fields/product-model.ts'
+import {
+  DATA_POINT_TABLE,
+  DATA_STREAM_DETAIL_TABLE,
+  DATA_STREAM_TABLE,
+} from '../../store/fields/product-model.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
 import type { MetaStore } from '../../store/types.ts'
@@ -142,6 +146,33 @@ records('data points :: list, get, create and update answer the table record', a
     await x.get('T1', created.id),
     ...(await x.list('T1', all)).items,
   ])
+})
+
+records('data streams :: the list and detail records, point links as JSON text', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p5',
+    cloudProtocol: 1,
+  })
+  const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
+    dataPointID: 'hum',
+    dataPointName: 'Humidity',
+    pointDataType: 1,
+    dataTransType: 1,
+  })
+  const s = ctx.meta.dataStreams
+  const created = await s.create('T1', null, product, {
+    streamName: 's1',
+    streamType: 1,
+    streamDataType: 1,
+    topic: 'telemetry',
+    dataPoints: [point.id],
+  })
+  assert.is(created.dataPoints, `[${point.id}]`)
+  assert.is(created.dataPointNames, '["Humidity"]')
+  const updated = await s.update('T1', created.id, { detail: 'd', dataPoints: [] })
+  assert.is(updated.dataPoints, '[]')
+  holds(DATA_STREAM_DETAIL_TABLE, [created, updated, await s.get('T1', created.id)])
+  holds(DATA_STREAM_TABLE, (await s.list('T1', all)).items)
 })
 
 records.run()
