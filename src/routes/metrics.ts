@@ -19,7 +19,7 @@ export function metricRoutes({ meta, services }: Deps, shapes: WireShapes) {
   const r = new Router()
   const metrics = meta.metrics
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/metrics',
@@ -40,13 +40,13 @@ export function metricRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: '/metrics/:id', tag, summary: 'Metric detail', response: Metric },
     async (c, { id }) =>
       c.json(metricWire.detail(await metrics.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/metrics',
@@ -62,7 +62,7 @@ export function metricRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/metrics/:id',
@@ -77,7 +77,7 @@ export function metricRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/metrics',

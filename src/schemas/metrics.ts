@@ -12,7 +12,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { METRIC_TABLE } from '../../store/fields/product-model.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { oneOf } from './data-points.ts'
 
 /** Metric detail, with productName beside productID. */
@@ -62,7 +63,7 @@ export const MetricListItem = Metric.pick({
 })
 
 /** Create body: the product comes from dataPointIntID; metricType defaults by the rules (src/rules/metrics.ts). */
-export const MetricCreate = z.object({
+export const MetricCreate = requestSchema(METRIC_TABLE, {
   metricName: name(50),
   dataPointIntID: intID,
   metricType: enumCode('metricType').optional(),
@@ -93,13 +94,8 @@ annotate(MetricCreate, {
 
 export const MetricUpdate = MetricCreate.partial()
 
-export const metricFilters = {
-  productID: 'text',
-  metricName: 'text',
-  metricType: 'int',
-  dataPointIntID: 'int',
-  dataPointName: 'text',
-} satisfies FilterFields
+/** List filters: productID, metricName, metricType, dataPointIntID, dataPointName (store/fields). */
+export const metricFilters = filterFields(METRIC_TABLE)
 
 export type MetricCreate = z.infer<typeof MetricCreate>
 export type MetricUpdate = z.infer<typeof MetricUpdate>

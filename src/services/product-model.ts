@@ -121,8 +121,8 @@ export function productModelService({ meta, telemetry, events }: ServiceDeps) {
     },
     async update(a: Actor, id: number, body: MetricUpdate) {
       const current = await meta.metrics.get(a.tenant, id)
-      const merged = { ...current, ...body } as MetricFields & { dataPointIntID: number }
-      const { reads } = await checkedMetric(a.tenant, merged, Number(current.productIntID))
+      const merged = { ...current, ...body }
+      const { reads } = await checkedMetric(a.tenant, merged, current.productIntID)
       return meta.metrics.update(a.tenant, id, body, reads)
     },
     remove: (a: Actor, ids: number[]) => meta.metrics.delete(a.tenant, ids),

@@ -1,15 +1,8 @@
-import { Metric, MetricListItem, MetricRecord } from '../schemas/metrics.ts'
-import { createSerializer } from './shape.ts'
+import { METRIC_TABLE, type MetricRecord } from '../../store/fields/product-model.ts'
+import { Metric, MetricListItem, MetricRecord as MetricWriteForm } from '../schemas/metrics.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const metricWire = createSerializer(
-  { detail: Metric, record: MetricRecord, list: MetricListItem },
-  {
-    labels: {
-      metricType: 'metricType',
-      aggregateType: 'aggregateType',
-      aggregateData: 'aggregateData',
-      chartType: 'chartType',
-    },
-    times: ['createAt', 'updateAt'],
-  },
+export const metricWire = recordSerializer<MetricRecord>()(
+  { detail: Metric, record: MetricWriteForm, list: MetricListItem },
+  wireSpecOf(METRIC_TABLE),
 )

@@ -131,3 +131,69 @@ export type DataStreamRecord = RecordOf<typeof DATA_STREAM_TABLE>
 export type DataStreamDetailRecord = RecordOf<typeof DATA_STREAM_DETAIL_TABLE>
 /** Everything a data stream write stores, under its wire names (its point links aside). */
 export type DataStreamFields = z.output<z.ZodObject<WriteShape<typeof DATA_STREAM_TABLE>>>
+
+/** A metric (`x`) of a product (`p`) over one of its data points (`d`): a formula or an aggregate. */
+export const METRIC_TABLE = {
+  id: { sql: 'x.id', read: int },
+  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  productIntID: { sql: 'x.product_int_id', read: int },
+  productName: { sql: 'p.product_name', read: str, sort: true },
+  metricName: { sql: 'x.metric_name', column: 'metric_name', type: str, filter: 'text' },
+  metricType: {
+    sql: 'x.metric_type',
+    column: 'metric_type',
+    type: int,
+    label: 'metricType',
+    filter: 'int',
+  },
+  dataPointIntID: {
+    sql: 'x.data_point_int_id',
+    column: 'data_point_int_id',
+    type: int,
+    filter: 'int',
+  },
+  dataPointName: { sql: 'd.data_point_name', read: str, filter: 'text' },
+  /** The point's dataPointID: what the formula calls `value`. */
+  dataPointID: { sql: 'd.data_point_id', read: str },
+  aggregateType: {
+    sql: 'x.aggregate_type',
+    column: 'aggregate_type',
+    type: int.nullable(),
+    label: 'aggregateType',
+  },
+  aggregateData: {
+    sql: 'x.aggregate_data',
+    column: 'aggregate_data',
+    type: int.nullable(),
+    label: 'aggregateData',
+  },
+  chartType: {
+    sql: 'x.chart_type',
+    column: 'chart_type',
+    type: int.nullable(),
+    label: 'chartType',
+  },
+  expressions: { sql: 'x.expressions', column: 'expressions', type: str.nullable() },
+  expressionsLabel: {
+    sql: 'x.expressions_label',
+    column: 'expressions_label',
+    type: str.nullable(),
+  },
+  isShow: { sql: 'x.is_show', column: 'is_show', type: int },
+  productItemIntID: {
+    sql: 'x.product_item_int_id',
+    column: 'product_item_int_id',
+    type: int.nullable(),
+  },
+  remark: { sql: 'x.remark', column: 'remark', type: str.nullable() },
+  dataStreamIntID: {
+    sql: 'x.data_stream_int_id',
+    column: 'data_stream_int_id',
+    type: int.nullable(),
+  },
+  ...audit('x'),
+} as const satisfies FieldTable
+
+export type MetricRecord = RecordOf<typeof METRIC_TABLE>
+/** Everything a metric write stores, under its wire names. */
+export type MetricFields = z.output<z.ZodObject<WriteShape<typeof METRIC_TABLE>>>

@@ -1,8 +1,18 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, MetricInput, MetricRepository, Page, PointRef, Row } from '../types.ts'
+import type {
+  ListArgs,
+  MetricInput,
+  MetricRecord,
+  MetricRepository,
+  Page,
+  PointRef,
+} from '../types.ts'
+import { METRIC_TABLE } from '../fields/product-model.ts'
+import { writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { readRecord, readRecords } from './records.ts'
 import {
   deleteChecked,
   insertOf,
@@ -11,48 +21,17 @@ import {
   streamRef,
 } from './product-model.ts'
 
-const COLUMNS = `SELECT x.id AS id, x.metric_name AS metricName, x.metric_type AS metricType,
-  x.data_point_int_id AS dataPointIntID, d.data_point_name AS dataPointName, d.data_point_id AS dataPointID,
-  x.aggregate_type AS aggregateType, x.aggregate_data AS aggregateData, x.chart_type AS chartType,
-  x.expressions AS expressions, x.expressions_label AS expressionsLabel, x.is_show AS isShow,
-  p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
-  x.product_item_int_id AS productItemIntID, x.remark AS remark, x.data_stream_int_id AS dataStreamIntID,
-  u.username AS createUser, x.create_at AS createAt, x.update_at AS updateAt`
-
 const FROM = `FROM metrics x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
   JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN users u ON u.id = x.user_int_id`
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(METRIC_TABLE, {
   from: FROM,
   where: 'x.tenant_id = ?',
-  fields: {
-    productID: 'p.product_id',
-    productName: 'p.product_name',
-    metricName: 'x.metric_name',
-    metricType: 'x.metric_type',
-    dataPointIntID: 'x.data_point_int_id',
-    dataPointName: 'd.data_point_name',
-    updateAt: 'x.update_at',
-  },
   timeField: 'x.create_at',
   idField: 'x.id',
-}
+})
 
-const COLS: Record<keyof MetricInput, string> = {
-  metricName: 'metric_name',
-  metricType: 'metric_type',
-  dataPointIntID: 'data_point_int_id',
-  aggregateType: 'aggregate_type',
-  aggregateData: 'aggregate_data',
-  chartType: 'chart_type',
-  expressions: 'expressions',
-  expressionsLabel: 'expressions_label',
-  isShow: 'is_show',
-  productItemIntID: 'product_item_int_id',
-  remark: 'remark',
-  dataStreamIntID: 'data_stream_int_id',
-}
+const COLS = writeColumns(METRIC_TABLE)
 const UNIQUE = { metric_name: 'metricName' }
 
 /** Links a metric (its id from `metricSql`) to the data points its formula reads. */
@@ -66,29 +45,33 @@ export class MetricsRepo implements MetricRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of metrics (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<MetricRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
   /** The tenant's metrics of a product (detail rows with their point's dataPointID), by id; one metricType or all. */
-  forProduct(tenant: string, productIntID: number, metricType?: number): Promise<Row[]> {
+  forProduct(tenant: string, productIntID: number, metricType?: number): Promise<MetricRecord[]> {
     const byType = metricType === undefined ? '' : ' AND x.metric_type = ?'
     const args =
       metricType === undefined ? [tenant, productIntID] : [tenant, productIntID, metricType]
-    return this.db.all(
-      `${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
+    return readRecords(
+      this.db,
+      METRIC_TABLE,
+      `${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
       args,
     )
   }
 
   /** One metric of the tenant (with its product's id and its point's dataPointID), or NotFound. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
-      tenant,
-      id,
-    ])
+  async get(tenant: string, id: number): Promise<MetricRecord> {
+    const r = await readRecord(
+      this.db,
+      METRIC_TABLE,
+      `${FROM} WHERE x.tenant_id = ? AND x.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound('id', `no metric ${id}`)
-    return r as Row
+    return r
   }
 
   /**
@@ -117,7 +100,7 @@ export class MetricsRepo implements MetricRepository {
     point: PointRef,
     input: MetricInput,
     reads: number[],
-  ): Promise<Row> {
+  ): Promise<MetricRecord> {
     await this.checkStream(tenant, point.productIntID, input.dataStreamIntID)
     const fixed = {
       tenant_id: tenant,
@@ -138,9 +121,14 @@ export class MetricsRepo implements MetricRepository {
   }
 
   /** Writes the fields of `patch` and replaces the formula links by `reads` (same batch). */
-  async update(tenant: string, id: number, patch: MetricInput, reads: number[]): Promise<Row> {
+  async update(
+    tenant: string,
+    id: number,
+    patch: MetricInput,
+    reads: number[],
+  ): Promise<MetricRecord> {
     const current = await this.get(tenant, id)
-    await this.checkStream(tenant, Number(current.productIntID), patch.dataStreamIntID)
+    await this.checkStream(tenant, current.productIntID, patch.dataStreamIntID)
     const set = setClause(COLS, patch)
     try {
       await this.db.batch([

@@ -6,6 +6,8 @@ import type {
   DataStreamDetailRecord,
   DataStreamFields,
   DataStreamRecord,
+  MetricFields,
+  MetricRecord,
 } from '../fields/product-model.ts'
 
 export type { ProductRecord } from '../fields/products.ts'
@@ -13,6 +15,7 @@ export type {
   DataPointRecord,
   DataStreamDetailRecord,
   DataStreamRecord,
+  MetricRecord,
 } from '../fields/product-model.ts'
 
 /** The fields of a product a caller sets (store/fields/products.ts); absent ones keep their values. */
@@ -113,30 +116,17 @@ export interface DataStreamRepository {
   delete(tenant: string, ids: number[]): Promise<void>
 }
 
-/** Writable fields of a metric. */
-export type MetricInput = {
-  metricName?: unknown
-  metricType?: unknown
-  dataPointIntID?: unknown
-  aggregateType?: unknown
-  aggregateData?: unknown
-  chartType?: unknown
-  expressions?: unknown
-  expressionsLabel?: unknown
-  isShow?: unknown
-  productItemIntID?: unknown
-  remark?: unknown
-  dataStreamIntID?: unknown
-}
+/** The fields of a metric a caller sets (store/fields/product-model.ts); absent ones are not written. */
+export type MetricInput = Partial<MetricFields>
 
 /** Formula and aggregate metrics over the data points of a product. */
 export interface MetricRepository {
   /** A page of metrics (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<MetricRecord>>
   /** The tenant's metrics of a product (detail rows), by id; one metricType or all. */
-  forProduct(tenant: string, productIntID: number, metricType?: number): Promise<Row[]>
+  forProduct(tenant: string, productIntID: number, metricType?: number): Promise<MetricRecord[]>
   /** One metric of the tenant, or NotFound. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<MetricRecord>
   /** The metric's data point (else NotFound('dataPointIntID')) and every data point of its product. */
   pointsFor(
     tenant: string,
@@ -149,9 +139,9 @@ export interface MetricRepository {
     point: PointRef,
     input: MetricInput,
     reads: number[],
-  ): Promise<Row>
+  ): Promise<MetricRecord>
   /** Writes the fields of `patch` and replaces the formula links by `reads` (same transaction). */
-  update(tenant: string, id: number, patch: MetricInput, reads: number[]): Promise<Row>
+  update(tenant: string, id: number, patch: MetricInput, reads: number[]): Promise<MetricRecord>
   /** All or none (nothing refers to a metric). */
   delete(tenant: string, ids: number[]): Promise<void>
 }

@@ -16,6 +16,7 @@ import {
   DATA_POINT_TABLE,
   DATA_STREAM_DETAIL_TABLE,
   DATA_STREAM_TABLE,
+  METRIC_TABLE,
 } from '../../store/fields/product-model.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
@@ -173,6 +174,38 @@ records('data streams :: the list and detail records, point links as JSON text',
   assert.is(updated.dataPoints, '[]')
   holds(DATA_STREAM_DETAIL_TABLE, [created, updated, await s.get('T1', created.id)])
   holds(DATA_STREAM_TABLE, (await s.list('T1', all)).items)
+})
+
+records('metrics :: list, forProduct, get, create and update answer the table record', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p6',
+    cloudProtocol: 1,
+  })
+  const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
+    dataPointID: 'temp',
+    dataPointName: 'Temperature',
+    pointDataType: 1,
+    dataTransType: 1,
+  })
+  const m = ctx.meta.metrics
+  const { point: ref } = await m.pointsFor('T1', point.id)
+  const created = await m.create(
+    'T1',
+    null,
+    ref,
+    { metricName: 'm1', metricType: 1, dataPointIntID: point.id, isShow: 1, expressions: 'value' },
+    [point.id],
+  )
+  const updated = await m.update('T1', created.id, { remark: 'r', chartType: 1 }, [point.id])
+  assert.is(updated.dataPointID, 'temp')
+  assert.is(updated.remark, 'r')
+  holds(METRIC_TABLE, [
+    created,
+    updated,
+    await m.get('T1', created.id),
+    ...(await m.forProduct('T1', product.id)),
+    ...(await m.list('T1', all)).items,
+  ])
 })
 
 records.run()
