@@ -19,7 +19,7 @@ export function productResourceRoutes({ meta, services }: Deps, shapes: WireShap
   const r = new Router()
   const resources = meta.productResources
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/product_resources',
@@ -40,7 +40,7 @@ export function productResourceRoutes({ meta, services }: Deps, shapes: WireShap
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/product_resources/:id',
@@ -52,7 +52,7 @@ export function productResourceRoutes({ meta, services }: Deps, shapes: WireShap
       c.json(productResourceWire.detail(await resources.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/product_resources',
@@ -68,7 +68,7 @@ export function productResourceRoutes({ meta, services }: Deps, shapes: WireShap
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/product_resources/:id',
@@ -83,7 +83,7 @@ export function productResourceRoutes({ meta, services }: Deps, shapes: WireShap
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/product_resources',

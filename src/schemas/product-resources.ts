@@ -11,7 +11,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { PRODUCT_RESOURCE_TABLE } from '../../store/fields/product-model.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /**
  * Product resource, with the product. There is no codeValue dictionary:
@@ -41,7 +42,7 @@ export const ProductResourceCreated = z.object({
   updateAt: Timestamp,
 })
 
-export const ProductResourceCreate = z.object({
+export const ProductResourceCreate = requestSchema(PRODUCT_RESOURCE_TABLE, {
   codeValue: name(100),
   dataPointIntID: intID.nullish(),
   productIntID: looseIntOf((n) => n.positive({ error: 'must be a product id' })),
@@ -55,12 +56,8 @@ annotate(ProductResourceCreate, {
 /** Edit body: productIntID may be sent back but not changed. */
 export const ProductResourceUpdate = ProductResourceCreate.partial()
 
-export const productResourceFilters = {
-  productID: 'text',
-  codeValue: 'text',
-  itemName: 'text',
-  dataPointIntID: 'int',
-} satisfies FilterFields
+/** List filters: productID, codeValue, itemName, dataPointIntID (store/fields). */
+export const productResourceFilters = filterFields(PRODUCT_RESOURCE_TABLE)
 
 export type ProductResourceCreate = z.infer<typeof ProductResourceCreate>
 export type ProductResourceUpdate = z.infer<typeof ProductResourceUpdate>

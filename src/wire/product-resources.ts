@@ -1,7 +1,11 @@
+import {
+  PRODUCT_RESOURCE_TABLE,
+  type ProductResourceRecord,
+} from '../../store/fields/product-model.ts'
 import { ProductResource, ProductResourceCreated } from '../schemas/product-resources.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const productResourceWire = createSerializer(
+export const productResourceWire = recordSerializer<ProductResourceRecord>()(
   { detail: ProductResource, created: ProductResourceCreated },
-  { times: ['createAt', 'updateAt'] },
+  wireSpecOf(PRODUCT_RESOURCE_TABLE),
 )

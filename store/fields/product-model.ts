@@ -197,3 +197,35 @@ export const METRIC_TABLE = {
 export type MetricRecord = RecordOf<typeof METRIC_TABLE>
 /** Everything a metric write stores, under its wire names. */
 export type MetricFields = z.output<z.ZodObject<WriteShape<typeof METRIC_TABLE>>>
+
+/**
+ * A product resource (`x`) of a product (`p`): a code, optionally bound to one of its data points (`d`).
+ * There is no codeValue dictionary: codeValueLabel is the itemName, or the codeValue itself.
+ */
+export const PRODUCT_RESOURCE_TABLE = {
+  id: { sql: 'x.id', read: int },
+  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  codeValue: { sql: 'x.code_value', column: 'code_value', type: str, filter: 'text' },
+  codeValueLabel: { sql: 'coalesce(x.item_name, x.code_value)', read: str },
+  itemName: { sql: 'x.item_name', column: 'item_name', type: str.nullable(), filter: 'text' },
+  dataPointIntID: {
+    sql: 'x.data_point_int_id',
+    column: 'data_point_int_id',
+    type: int.nullable(),
+    filter: 'int',
+  },
+  dataPointName: { sql: 'd.data_point_name', read: str.nullable() },
+  productIntID: { sql: 'x.product_int_id', read: int },
+  productName: { sql: 'p.product_name', read: str },
+  productItemIntID: {
+    sql: 'x.product_item_int_id',
+    column: 'product_item_int_id',
+    type: int.nullable(),
+  },
+  createAt: { sql: 'x.create_at', time: true, read: int },
+  updateAt: { sql: 'x.update_at', time: true, sort: true, read: int.nullable() },
+} as const satisfies FieldTable
+
+export type ProductResourceRecord = RecordOf<typeof PRODUCT_RESOURCE_TABLE>
+/** Everything a product resource write stores, under its wire names. */
+export type ProductResourceFields = z.output<z.ZodObject<WriteShape<typeof PRODUCT_RESOURCE_TABLE>>>

@@ -8,6 +8,8 @@ import type {
   DataStreamRecord,
   MetricFields,
   MetricRecord,
+  ProductResourceFields,
+  ProductResourceRecord,
 } from '../fields/product-model.ts'
 
 export type { ProductRecord } from '../fields/products.ts'
@@ -16,6 +18,7 @@ export type {
   DataStreamDetailRecord,
   DataStreamRecord,
   MetricRecord,
+  ProductResourceRecord,
 } from '../fields/product-model.ts'
 
 /** The fields of a product a caller sets (store/fields/products.ts); absent ones keep their values. */
@@ -146,20 +149,15 @@ export interface MetricRepository {
   delete(tenant: string, ids: number[]): Promise<void>
 }
 
-/** Writable fields of a product resource. */
-export type ProductResourceInput = {
-  codeValue?: unknown
-  dataPointIntID?: unknown
-  productItemIntID?: unknown
-  itemName?: unknown
-}
+/** The fields of a product resource a caller sets (store/fields/product-model.ts); absent ones are not written. */
+export type ProductResourceInput = Partial<ProductResourceFields>
 
 /** Product resources: codes of a product, optionally bound to one of its data points. */
 export interface ProductResourceRepository {
   /** A page of resources; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<ProductResourceRecord>>
   /** One resource of the tenant, or NotFound. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<ProductResourceRecord>
   /** The product of a new resource (NotFound('productIntID') when not the tenant's). */
   product(tenant: string, productIntID: number): Promise<ModelProductRef>
   /** Creates a resource of `productIntID`; its dataPointIntID must be a point of that product. */
@@ -168,9 +166,9 @@ export interface ProductResourceRepository {
     userIntID: number | null,
     productIntID: number,
     input: ProductResourceInput,
-  ): Promise<Row>
+  ): Promise<ProductResourceRecord>
   /** Writes the fields of `patch` (a new dataPointIntID is checked as on create). */
-  update(tenant: string, id: number, patch: ProductResourceInput): Promise<Row>
+  update(tenant: string, id: number, patch: ProductResourceInput): Promise<ProductResourceRecord>
   /** All or none. */
   delete(tenant: string, ids: number[]): Promise<void>
 }

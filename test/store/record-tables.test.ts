@@ -17,6 +17,7 @@ import {
   DATA_STREAM_DETAIL_TABLE,
   DATA_STREAM_TABLE,
   METRIC_TABLE,
+  PRODUCT_RESOURCE_TABLE,
 } from '../../store/fields/product-model.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
@@ -205,6 +206,35 @@ records('metrics :: list, forProduct, get, create and update answer the table re
     await m.get('T1', created.id),
     ...(await m.forProduct('T1', product.id)),
     ...(await m.list('T1', all)).items,
+  ])
+})
+
+records('product resources :: list, get, create and update answer the table record', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p7',
+    cloudProtocol: 1,
+  })
+  const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
+    dataPointID: 'relay',
+    dataPointName: 'Relay',
+    pointDataType: 1,
+    dataTransType: 1,
+  })
+  const r = ctx.meta.productResources
+  const created = await r.create('T1', null, product.id, { codeValue: 'c1' })
+  assert.is(created.codeValueLabel, 'c1')
+  assert.is(created.dataPointName, null)
+  const updated = await r.update('T1', created.id, {
+    itemName: 'Relay 1',
+    dataPointIntID: point.id,
+  })
+  assert.is(updated.codeValueLabel, 'Relay 1')
+  assert.is(updated.dataPointName, 'Relay')
+  holds(PRODUCT_RESOURCE_TABLE, [
+    created,
+    updated,
+    await r.get('T1', created.id),
+    ...(await r.list('T1', all)).items,
   ])
 })
 
