@@ -20,7 +20,7 @@ export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) 
   const r = new Router()
   const templates = meta.appTemplates
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/app_templates',
@@ -41,7 +41,7 @@ export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) 
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/app_templates/:id',
@@ -53,7 +53,7 @@ export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) 
       c.json(appTemplateWire.detail(await templates.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/app_templates',
@@ -69,7 +69,7 @@ export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) 
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/app_templates/:id',
@@ -84,7 +84,7 @@ export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) 
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/app_templates',
@@ -99,7 +99,7 @@ export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) 
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/device_consoles/:id',

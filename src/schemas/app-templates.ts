@@ -13,7 +13,8 @@ import {
   annotate,
 } from './common.ts'
 import { relativeTopic } from './data-streams.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { APP_TEMPLATE_TABLE } from '../../store/fields/product-model.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** One entry of an app template's defaultValues. */
 export const DefaultValue = z.object({
@@ -77,7 +78,7 @@ const idText = z
   .nullish()
 
 /** Create body; the product by its productID. */
-export const AppTemplateCreate = z.object({
+export const AppTemplateCreate = requestSchema(APP_TEMPLATE_TABLE, {
   templateName: name(50),
   templateType: enumCode('templateType'),
   productID: z.string({ error: 'required, a string' }).min(1, { error: 'must not be empty' }),
@@ -113,13 +114,8 @@ annotate(AppTemplateCreate, {
 /** Edit body: productID may be sent back but not changed. */
 export const AppTemplateUpdate = AppTemplateCreate.partial()
 
-export const appTemplateFilters = {
-  productID: 'text',
-  templateName: 'text',
-  templateType: 'int',
-  dataPointIntID: 'int',
-  dataStreamIntID: 'int',
-} satisfies FilterFields
+/** List filters: productID, templateName, templateType, dataPointIntID, dataStreamIntID (store/fields). */
+export const appTemplateFilters = filterFields(APP_TEMPLATE_TABLE)
 
 export type AppTemplateCreate = z.infer<typeof AppTemplateCreate>
 export type AppTemplateUpdate = z.infer<typeof AppTemplateUpdate>

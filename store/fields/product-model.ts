@@ -229,3 +229,58 @@ export const PRODUCT_RESOURCE_TABLE = {
 export type ProductResourceRecord = RecordOf<typeof PRODUCT_RESOURCE_TABLE>
 /** Everything a product resource write stores, under its wire names. */
 export type ProductResourceFields = z.output<z.ZodObject<WriteShape<typeof PRODUCT_RESOURCE_TABLE>>>
+
+/**
+ * An app template (`x`) of a product (`p`): a control of its app (device console), bound to one of its data
+ * points (`d`) and streams (`s`).
+ */
+export const APP_TEMPLATE_TABLE = {
+  id: { sql: 'x.id', read: int },
+  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  templateName: { sql: 'x.template_name', column: 'template_name', type: str, filter: 'text' },
+  templateType: {
+    sql: 'x.template_type',
+    column: 'template_type',
+    type: int,
+    label: 'templateType',
+    filter: 'int',
+  },
+  dataPointIntID: {
+    sql: 'x.data_point_int_id',
+    column: 'data_point_int_id',
+    type: int.nullable(),
+    filter: 'int',
+  },
+  dataStreamIntID: {
+    sql: 'x.data_stream_int_id',
+    column: 'data_stream_int_id',
+    type: int.nullable(),
+    filter: 'int',
+  },
+  productIntID: { sql: 'x.product_int_id', read: int },
+  productName: { sql: 'p.product_name', read: str },
+  productItemIntID: {
+    sql: 'x.product_item_int_id',
+    column: 'product_item_int_id',
+    type: int.nullable(),
+  },
+  topic: { sql: 'x.topic', column: 'topic', type: str.nullable() },
+  dataPointID: { sql: 'd.data_point_id', read: str.nullable() },
+  dataPointName: { sql: 'd.data_point_name', read: str.nullable() },
+  dataStreamName: { sql: 's.stream_name', read: str.nullable() },
+  dataTransType: { sql: 'x.data_trans_type', column: 'data_trans_type', type: int.nullable() },
+  enum: json('x.enum', 'enum', z.array(z.unknown()).nullable()),
+  places: json('x.places', 'places', z.tuple([int, int]).nullable()),
+  instanceID: { sql: 'x.instance_id', column: 'instance_id', type: str.nullable() },
+  itemID: { sql: 'x.item_id', column: 'item_id', type: str.nullable() },
+  itemName: { sql: 'x.item_name', column: 'item_name', type: str.nullable() },
+  itemOperations: { sql: 'x.item_operations', column: 'item_operations', type: str.nullable() },
+  objectID: { sql: 'x.object_id', column: 'object_id', type: str.nullable() },
+  defaultValues: json('x.default_values', 'default_values', z.array(z.unknown()).nullable()),
+  createAt: { sql: 'x.create_at', time: true, read: int },
+  updateAt: { sql: 'x.update_at', time: true, sort: true, read: int.nullable() },
+} as const satisfies FieldTable
+
+export type AppTemplateRecord = RecordOf<typeof APP_TEMPLATE_TABLE>
+/** Everything an app template write stores, under its wire names. */
+export type AppTemplateFields = z.output<z.ZodObject<WriteShape<typeof APP_TEMPLATE_TABLE>>>

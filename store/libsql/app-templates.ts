@@ -1,14 +1,17 @@
 import type { Db } from './db.ts'
 import type {
   AppTemplateInput,
+  AppTemplateRecord,
   AppTemplateRepository,
   ListArgs,
   ModelProductRef,
   Page,
-  Row,
 } from '../types.ts'
+import { APP_TEMPLATE_TABLE } from '../fields/product-model.ts'
+import { jsonFields, writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, type ListSpec } from './list.ts'
+import { listPage, tableList } from './list.ts'
+import { readRecord } from './records.ts'
 import {
   deleteChecked,
   insertOf,
@@ -18,66 +21,33 @@ import {
   streamRef,
 } from './product-model.ts'
 
-const COLUMNS = `SELECT x.id AS id, x.template_name AS templateName, x.template_type AS templateType,
-  p.product_id AS productID, x.product_int_id AS productIntID, p.product_name AS productName,
-  x.product_item_int_id AS productItemIntID, x.topic AS topic, x.data_point_int_id AS dataPointIntID,
-  d.data_point_id AS dataPointID, d.data_point_name AS dataPointName, x.data_stream_int_id AS dataStreamIntID,
-  s.stream_name AS dataStreamName, x.data_trans_type AS dataTransType, x.enum AS enum, x.places AS places,
-  x.instance_id AS instanceID, x.item_id AS itemID, x.item_name AS itemName, x.item_operations AS itemOperations,
-  x.object_id AS objectID, x.create_at AS createAt, x.update_at AS updateAt, x.default_values AS defaultValues`
-
 const FROM = `FROM app_templates x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
   LEFT JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN data_streams s ON s.id = x.data_stream_int_id`
 
 /** The list of the tenant's templates, narrowed by `where` (with its `?` args). */
-const listOf = (where: string): ListSpec => ({
-  columns: COLUMNS,
-  from: FROM,
-  where,
-  fields: {
-    productID: 'p.product_id',
-    templateName: 'x.template_name',
-    templateType: 'x.template_type',
-    dataPointIntID: 'x.data_point_int_id',
-    dataStreamIntID: 'x.data_stream_int_id',
-    updateAt: 'x.update_at',
-  },
-  timeField: 'x.create_at',
-  idField: 'x.id',
-})
+const listOf = (where: string) =>
+  tableList(APP_TEMPLATE_TABLE, { from: FROM, where, timeField: 'x.create_at', idField: 'x.id' })
 const LIST = listOf('x.tenant_id = ?')
 const OF_PRODUCT = listOf('x.tenant_id = ? AND x.product_int_id = ?')
 
-const COLS: Record<keyof AppTemplateInput, string> = {
-  templateName: 'template_name',
-  templateType: 'template_type',
-  topic: 'topic',
-  dataPointIntID: 'data_point_int_id',
-  dataStreamIntID: 'data_stream_int_id',
-  dataTransType: 'data_trans_type',
-  enum: 'enum',
-  places: 'places',
-  instanceID: 'instance_id',
-  itemID: 'item_id',
-  itemName: 'item_name',
-  itemOperations: 'item_operations',
-  objectID: 'object_id',
-  productItemIntID: 'product_item_int_id',
-  defaultValues: 'default_values',
-}
-const JSON_FIELDS = ['enum', 'places', 'defaultValues']
+const COLS = writeColumns(APP_TEMPLATE_TABLE)
+const JSON_FIELDS = jsonFields(APP_TEMPLATE_TABLE)
 
 /** App templates: controls of a product's app, bound to one of its data points and streams. */
 export class AppTemplatesRepo implements AppTemplateRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of templates; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<AppTemplateRecord>> {
     return listPage(this.db, LIST, [tenant], q)
   }
 
   /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
-  async ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
+  async ofDevice(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+  ): Promise<Page<AppTemplateRecord>> {
     const d = await this.db.one(
       'SELECT product_int_id FROM devices WHERE tenant_id = ? AND id = ?',
       [tenant, deviceIntID],
@@ -87,13 +57,15 @@ export class AppTemplatesRepo implements AppTemplateRepository {
   }
 
   /** One template of the tenant, or NotFound. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
-      tenant,
-      id,
-    ])
+  async get(tenant: string, id: number): Promise<AppTemplateRecord> {
+    const r = await readRecord(
+      this.db,
+      APP_TEMPLATE_TABLE,
+      `${FROM} WHERE x.tenant_id = ? AND x.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound('id', `no app template ${id}`)
-    return r as Row
+    return r
   }
 
   /** The product of a new template (404 errors.productID when not the tenant's). */
@@ -107,7 +79,7 @@ export class AppTemplatesRepo implements AppTemplateRepository {
     userIntID: number | null,
     productIntID: number,
     input: AppTemplateInput,
-  ): Promise<Row> {
+  ): Promise<AppTemplateRecord> {
     await this.checkRefs(tenant, productIntID, input)
     const fixed = {
       tenant_id: tenant,
@@ -120,9 +92,9 @@ export class AppTemplatesRepo implements AppTemplateRepository {
   }
 
   /** Writes the fields of `patch` (a new data point or stream is checked as on create). */
-  async update(tenant: string, id: number, patch: AppTemplateInput): Promise<Row> {
+  async update(tenant: string, id: number, patch: AppTemplateInput): Promise<AppTemplateRecord> {
     const current = await this.get(tenant, id)
-    await this.checkRefs(tenant, Number(current.productIntID), patch)
+    await this.checkRefs(tenant, current.productIntID, patch)
     const set = setClause(COLS, patch, JSON_FIELDS)
     await this.db.run(
       `UPDATE app_templates SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,

@@ -1,6 +1,8 @@
 import type { ListArgs, Page, Row } from '../list.ts'
 import type { ProductFields, ProductRecord } from '../fields/products.ts'
 import type {
+  AppTemplateFields,
+  AppTemplateRecord,
   DataPointFields,
   DataPointRecord,
   DataStreamDetailRecord,
@@ -14,6 +16,7 @@ import type {
 
 export type { ProductRecord } from '../fields/products.ts'
 export type {
+  AppTemplateRecord,
   DataPointRecord,
   DataStreamDetailRecord,
   DataStreamRecord,
@@ -173,33 +176,17 @@ export interface ProductResourceRepository {
   delete(tenant: string, ids: number[]): Promise<void>
 }
 
-/** Writable fields of an app template. */
-export type AppTemplateInput = {
-  templateName?: unknown
-  templateType?: unknown
-  topic?: unknown
-  dataPointIntID?: unknown
-  dataStreamIntID?: unknown
-  dataTransType?: unknown
-  enum?: unknown
-  places?: unknown
-  instanceID?: unknown
-  itemID?: unknown
-  itemName?: unknown
-  itemOperations?: unknown
-  objectID?: unknown
-  productItemIntID?: unknown
-  defaultValues?: unknown
-}
+/** The fields of an app template a caller sets (store/fields/product-model.ts); absent ones are not written. */
+export type AppTemplateInput = Partial<AppTemplateFields>
 
 /** App templates: controls of a product's app, bound to one of its data points and streams. */
 export interface AppTemplateRepository {
   /** A page of templates; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<AppTemplateRecord>>
   /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
-  ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<AppTemplateRecord>>
   /** One template of the tenant, or NotFound. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<AppTemplateRecord>
   /** The product of a new template (NotFound('productID') when not the tenant's). */
   product(tenant: string, productID: string): Promise<ModelProductRef>
   /** Creates a template of `productIntID`; its data point and stream must be of that product. */
@@ -208,9 +195,9 @@ export interface AppTemplateRepository {
     userIntID: number | null,
     productIntID: number,
     input: AppTemplateInput,
-  ): Promise<Row>
+  ): Promise<AppTemplateRecord>
   /** Writes the fields of `patch` (a new data point or stream is checked as on create). */
-  update(tenant: string, id: number, patch: AppTemplateInput): Promise<Row>
+  update(tenant: string, id: number, patch: AppTemplateInput): Promise<AppTemplateRecord>
   /** All or none. */
   delete(tenant: string, ids: number[]): Promise<void>
 }

@@ -13,6 +13,7 @@ import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import {
+  APP_TEMPLATE_TABLE,
   DATA_POINT_TABLE,
   DATA_STREAM_DETAIL_TABLE,
   DATA_STREAM_TABLE,
@@ -237,5 +238,45 @@ records('product resources :: list, get, create and update answer the table reco
     ...(await r.list('T1', all)).items,
   ])
 })
+
+records(
+  'app templates :: list, ofDevice, get, create and update answer the table record',
+  async () => {
+    const product = await ctx.meta.products.create('T1', null, {
+      productName: 'p8',
+      cloudProtocol: 1,
+    })
+    const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
+      dataPointID: 'lamp',
+      dataPointName: 'Lamp',
+      pointDataType: 1,
+      dataTransType: 1,
+    })
+    const d = await ctx.db.run(
+      `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-8', 'dev-8', 'u8', 'k', 0)`,
+      [product.id],
+    )
+    const a = ctx.meta.appTemplates
+    const created = await a.create('T1', null, product.id, {
+      templateName: 't1',
+      templateType: 1,
+      dataPointIntID: point.id,
+      places: [1, 2],
+      defaultValues: [{ value: 1 }],
+    })
+    assert.is(created.places, '[1,2]')
+    assert.is(created.dataPointID, 'lamp')
+    const updated = await a.update('T1', created.id, { enum: [], topic: 'telemetry' })
+    assert.is(updated.enum, '[]')
+    holds(APP_TEMPLATE_TABLE, [
+      created,
+      updated,
+      await a.get('T1', created.id),
+      ...(await a.list('T1', all)).items,
+      ...(await a.ofDevice('T1', d.lastId, all)).items,
+    ])
+  },
+)
 
 records.run()
