@@ -1,4 +1,3 @@
-import type { Row } from '../../store/types.ts'
 import type { DataPointCreate, DataPointUpdate } from '../schemas/data-points.ts'
 import type { DataStreamCreate, DataStreamUpdate } from '../schemas/data-streams.ts'
 import type { MetricCreate, MetricUpdate } from '../schemas/metrics.ts'
@@ -17,7 +16,8 @@ export function productModelService({ meta, telemetry, events }: ServiceDeps) {
     for (const productIntID of new Set(productIntIDs))
       events.emit('model.changed', { tenantID, productIntID })
   }
-  const productsOf = (rows: Row[]) => rows.map((r) => Number(r.productIntID))
+  const productsOf = (records: Array<{ productIntID: number }>) =>
+    records.map((r) => r.productIntID)
 
   const products = {
     create: (a: Actor, body: ProductCreate) => meta.products.create(a.tenant, a.userIntID, body),

@@ -284,3 +284,18 @@ export const APP_TEMPLATE_TABLE = {
 export type AppTemplateRecord = RecordOf<typeof APP_TEMPLATE_TABLE>
 /** Everything an app template write stores, under its wire names. */
 export type AppTemplateFields = z.output<z.ZodObject<WriteShape<typeof APP_TEMPLATE_TABLE>>>
+
+/** A data point (`x`) as a metric's formula may name it and a reference to it is checked. */
+export const POINT_REF_TABLE = {
+  id: { sql: 'x.id', read: int },
+  dataPointID: { sql: 'x.data_point_id', read: str },
+  dataPointName: { sql: 'x.data_point_name', read: str },
+  productIntID: { sql: 'x.product_int_id', read: int },
+} as const satisfies FieldTable
+
+/** A data stream (`x`) as a reference to it is checked. */
+export const STREAM_REF_TABLE = {
+  id: { sql: 'x.id', read: int },
+  streamName: { sql: 'x.stream_name', read: str },
+  productIntID: { sql: 'x.product_int_id', read: int },
+} as const satisfies FieldTable

@@ -8,7 +8,7 @@ import type {
   Page,
   PointRef,
 } from '../types.ts'
-import { METRIC_TABLE } from '../fields/product-model.ts'
+import { METRIC_TABLE, POINT_REF_TABLE } from '../fields/product-model.ts'
 import { writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, tableList } from './list.ts'
@@ -82,12 +82,13 @@ export class MetricsRepo implements MetricRepository {
     tenant: string,
     dataPointIntID: number,
   ): Promise<{ point: PointRef; points: PointRef[] }> {
-    const points = (await this.db.all(
-      `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName, product_int_id AS productIntID
-       FROM data_points WHERE tenant_id = ?
-         AND product_int_id = (SELECT product_int_id FROM data_points WHERE tenant_id = ? AND id = ?)`,
+    const points = await readRecords(
+      this.db,
+      POINT_REF_TABLE,
+      `FROM data_points x WHERE x.tenant_id = ?
+         AND x.product_int_id = (SELECT product_int_id FROM data_points WHERE tenant_id = ? AND id = ?)`,
       [tenant, tenant, dataPointIntID],
-    )) as unknown as PointRef[]
+    )
     const point = points.find((p) => p.id === dataPointIntID)
     if (!point) throw new NotFound('dataPointIntID', `no data point ${dataPointIntID}`)
     return { point, points }

@@ -1,9 +1,11 @@
 import type { Db } from './db.ts'
-import type { ModelProductRef, PointRef, StreamRef } from '../types.ts'
+import type { ModelProductRef } from '../types.ts'
 import { Invalid, NotFound } from '../errors.ts'
 import { marks } from './list.ts'
-import { readRecord } from './records.ts'
+import { readRecord, readRecords } from './records.ts'
 import { PRODUCT_TABLE } from '../fields/products.ts'
+import { POINT_REF_TABLE, STREAM_REF_TABLE } from '../fields/product-model.ts'
+import type { RecordOf } from '../fields/table.ts'
 
 /** Helpers shared by the product-model repositories: data points, streams, metrics, resources, app templates. */
 
@@ -47,9 +49,9 @@ export async function pointRefs(
   ids: number[],
   field: string,
 ) {
-  return refsOfProduct<PointRef>(db, tenant, productIntID, ids, field, {
-    sql: `SELECT id, data_point_id AS dataPointID, data_point_name AS dataPointName, product_int_id AS productIntID
-          FROM data_points`,
+  return refsOfProduct(db, tenant, productIntID, ids, field, {
+    table: POINT_REF_TABLE,
+    from: 'data_points',
     what: 'data point',
   })
 }
@@ -62,26 +64,29 @@ export async function streamRef(
   id: number,
   field: string,
 ) {
-  const [r] = await refsOfProduct<StreamRef>(db, tenant, productIntID, [id], field, {
-    sql: 'SELECT id, stream_name AS streamName, product_int_id AS productIntID FROM data_streams',
+  const [r] = await refsOfProduct(db, tenant, productIntID, [id], field, {
+    table: STREAM_REF_TABLE,
+    from: 'data_streams',
     what: 'data stream',
   })
   return r!
 }
 
-async function refsOfProduct<T extends { id: unknown; productIntID: unknown }>(
+async function refsOfProduct<T extends typeof POINT_REF_TABLE | typeof STREAM_REF_TABLE>(
   db: Db,
   tenant: string,
   productIntID: number,
   ids: number[],
   field: string,
-  q: { sql: string; what: string },
-): Promise<T[]> {
+  q: { table: T; from: string; what: string },
+): Promise<Array<RecordOf<T>>> {
   if (ids.length === 0) return []
-  const rows = (await db.all(`${q.sql} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
-    tenant,
-    ...ids,
-  ])) as unknown as T[]
+  const rows = await readRecords(
+    db,
+    q.table,
+    `FROM ${q.from} x WHERE x.tenant_id = ? AND x.id IN (${marks(ids.length)})`,
+    [tenant, ...ids],
+  )
   const byId = new Map(rows.map((r) => [Number(r.id), r]))
   const missing = ids.filter((id) => !byId.has(id))
   if (missing.length) throw new NotFound(field, `no ${q.what} ${missing.join(', ')}`)

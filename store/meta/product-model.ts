@@ -1,4 +1,5 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
+import type { RecordOf } from '../fields/table.ts'
 import type { ProductFields, ProductRecord } from '../fields/products.ts'
 import type {
   AppTemplateFields,
@@ -12,6 +13,8 @@ import type {
   MetricRecord,
   ProductResourceFields,
   ProductResourceRecord,
+  POINT_REF_TABLE,
+  STREAM_REF_TABLE,
 } from '../fields/product-model.ts'
 
 export type { ProductRecord } from '../fields/products.ts'
@@ -53,20 +56,11 @@ export type ModelProductRef = Pick<
   'id' | 'productID' | 'productName' | 'cloudProtocol'
 >
 
-/** A data point as a metric's formula may name it. */
-export interface PointRef {
-  id: number
-  dataPointID: string
-  dataPointName: string
-  productIntID: number
-}
+/** A data point as a metric's formula may name it (store/fields/product-model.ts). */
+export type PointRef = RecordOf<typeof POINT_REF_TABLE>
 
 /** A data stream as a reference to it is checked. */
-export interface StreamRef {
-  id: number
-  streamName: string
-  productIntID: number
-}
+export type StreamRef = RecordOf<typeof STREAM_REF_TABLE>
 
 /** The fields of a data point a caller sets (store/fields/product-model.ts); absent ones are not written. */
 export type DataPointInput = Partial<DataPointFields>
