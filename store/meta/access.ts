@@ -1,7 +1,20 @@
 import type { ListArgs, Page, Row } from '../list.ts'
 import type { GroupFields, GroupMemberRecord, GroupRecord } from '../fields/products.ts'
+import type {
+  PolicyCandidateRecord,
+  PolicyDetailRecord,
+  PolicyDeviceRecord,
+  PolicyFields,
+  PolicyRecord,
+} from '../fields/access.ts'
 
 export type { GroupMemberRecord, GroupRecord } from '../fields/products.ts'
+export type {
+  PolicyCandidateRecord,
+  PolicyDetailRecord,
+  PolicyDeviceRecord,
+  PolicyRecord,
+} from '../fields/access.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
 
 /** The fields of a group a caller sets (store/fields/products.ts); the product is named by its productID. */
@@ -57,13 +70,8 @@ export interface GroupMemberRepository {
   ): Promise<Array<{ label: string; value: number }>>
 }
 
-export interface PolicyInput {
-  name?: string
-  topic?: string
-  access?: number
-  allow?: number
-  description?: string | null
-}
+/** The fields of a policy a caller sets (store/fields/access.ts). */
+export type PolicyInput = Partial<PolicyFields>
 
 /** A policy rule bound to a device: a topic filter relative to its mountpoint. */
 export interface AclRule {
@@ -78,17 +86,17 @@ export interface AclRule {
 export interface PolicyRepository {
   readonly bindings: PolicyBindingRepository
   /** A page of the tenant's policies. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<PolicyRecord>>
   /** One policy with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<PolicyDetailRecord>
   /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
   create(
     tenant: string,
     userIntID: number | null,
     p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
-  ): Promise<Row>
+  ): Promise<PolicyDetailRecord>
   /** Edits a policy; absent fields keep their values. */
-  update(tenant: string, id: number, p: PolicyInput): Promise<Row>
+  update(tenant: string, id: number, p: PolicyInput): Promise<PolicyDetailRecord>
   /** Deletes all of `ids` or none: refused (Referenced) while a policy is bound to devices. */
   delete(tenant: string, ids: number[]): Promise<void>
   /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */
@@ -101,7 +109,7 @@ export interface PolicyRepository {
  */
 export interface PolicyBindingRepository {
   /** A page of the devices bound to the tenant's policy `policyIntID`. */
-  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page>
+  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page<PolicyDeviceRecord>>
   /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
   bindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
   /** Unbinds devices from a policy; an id not bound to it is NotFound `ids`. */
@@ -112,15 +120,15 @@ export interface PolicyBindingRepository {
     policyIntID: number,
     q: ListArgs,
     groupNameLike?: string,
-  ): Promise<Page>
+  ): Promise<Page<PolicyCandidateRecord>>
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
   bindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
   /** Unbinds policies from a device; an id not bound to it is NotFound `ids`. */
   unbindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
   /** A page of the tenant's policies not yet bound to the device. */
-  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
 }
 
 /** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */

@@ -13,6 +13,12 @@ import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
+import {
+  POLICY_CANDIDATE_TABLE,
+  POLICY_DETAIL_TABLE,
+  POLICY_DEVICE_TABLE,
+  POLICY_TABLE,
+} from '../../store/fields/access.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
 import type { MetaStore } from '../../store/types.ts'
 
@@ -114,6 +120,40 @@ records('deletes refused or missing :: each repository keeps its message', async
     (await ctx.meta.products.list('T1', all)).items.some((r) => r.id === product.id),
     false,
   )
+})
+
+records('policies and bindings :: the table records, mqtt_acl as JSON text', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p4',
+    cloudProtocol: 1,
+  })
+  const d = await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-4', 'dev-4', 'u4', 'k', 0)`,
+    [product.id],
+  )
+  await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-5', 'dev-5', 'u5', 'k', 0)`,
+    [product.id],
+  )
+  const p = ctx.meta.policies
+  const input = { name: 'pol', topic: 'a/#', access: 0, allow: 1 }
+  const created = await p.create('T1', null, input)
+  const other = await p.create('T1', null, { ...input, name: 'pol2', description: 'x' })
+  await p.bindings.bindDevices('T1', created.id, [d.lastId])
+  const got = await p.get('T1', created.id)
+  assert.is(got.mqtt_acl, JSON.stringify([{ id: d.lastId }]))
+  const updated = await p.update('T1', other.id, { description: null })
+  assert.is(updated.description, null)
+  holds(POLICY_DETAIL_TABLE, [created, got, updated])
+  holds(POLICY_TABLE, [
+    ...(await p.list('T1', all)).items,
+    ...(await p.bindings.policies('T1', d.lastId, all)).items,
+    ...(await p.bindings.candidatePolicies('T1', d.lastId, all)).items,
+  ])
+  holds(POLICY_DEVICE_TABLE, (await p.bindings.devices('T1', created.id, all)).items)
+  holds(POLICY_CANDIDATE_TABLE, (await p.bindings.candidateDevices('T1', created.id, all)).items)
 })
 
 records.run()
