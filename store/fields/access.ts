@@ -57,3 +57,17 @@ export const POLICY_CANDIDATE_TABLE = {
 } as const satisfies FieldTable
 
 export type PolicyCandidateRecord = RecordOf<typeof POLICY_CANDIDATE_TABLE>
+
+/** A device's proxy subscription (`s`): applied by the broker when the device connects. */
+export const SUBSCRIPTION_TABLE = {
+  id: { sql: 's.id', read: int },
+  /** A topic filter relative to the device's mountpoint. */
+  topic: { sql: 's.topic', column: 'topic', type: str, filter: 'text' },
+  qos: { sql: 's.qos', column: 'qos', type: int, filter: 'int' },
+  createAt: { sql: 's.create_at', time: true, read: int },
+  updateAt: { sql: 's.update_at', time: true, sort: true, read: int.nullable() },
+} as const satisfies FieldTable
+
+export type SubscriptionRecord = RecordOf<typeof SUBSCRIPTION_TABLE>
+/** Everything a subscription write stores, under its wire names. */
+export type SubscriptionFields = z.output<z.ZodObject<WriteShape<typeof SUBSCRIPTION_TABLE>>>

@@ -6,6 +6,8 @@ import type {
   PolicyDeviceRecord,
   PolicyFields,
   PolicyRecord,
+  SubscriptionFields,
+  SubscriptionRecord,
 } from '../fields/access.ts'
 
 export type { GroupMemberRecord, GroupRecord } from '../fields/products.ts'
@@ -14,6 +16,8 @@ export type {
   PolicyDetailRecord,
   PolicyDeviceRecord,
   PolicyRecord,
+  SubscriptionFields,
+  SubscriptionRecord,
 } from '../fields/access.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
 
@@ -134,11 +138,11 @@ export interface PolicyBindingRepository {
 /** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */
 export interface SubscriptionRepository {
   /** A page of the subscriptions of the tenant's device; NotFound when the device is not the tenant's. */
-  list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<SubscriptionRecord>>
   /** Every subscription of a device (for the broker), oldest first. */
-  ofDevice(deviceIntID: number): Promise<Array<{ topic: string; qos: number }>>
+  ofDevice(deviceIntID: number): Promise<SubscriptionFields[]>
   /** Adds a subscription; a topic the device already has is Conflict `topic`. */
-  create(tenant: string, deviceIntID: number, s: { topic: string; qos: number }): Promise<Row>
+  create(tenant: string, deviceIntID: number, s: SubscriptionFields): Promise<SubscriptionRecord>
   /** Deletes subscriptions of the device, all or none (NotFound `ids`). */
   delete(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
 }

@@ -18,6 +18,7 @@ import {
   POLICY_DETAIL_TABLE,
   POLICY_DEVICE_TABLE,
   POLICY_TABLE,
+  SUBSCRIPTION_TABLE,
 } from '../../store/fields/access.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
 import type { MetaStore } from '../../store/types.ts'
@@ -154,6 +155,22 @@ records('policies and bindings :: the table records, mqtt_acl as JSON text', asy
   ])
   holds(POLICY_DEVICE_TABLE, (await p.bindings.devices('T1', created.id, all)).items)
   holds(POLICY_CANDIDATE_TABLE, (await p.bindings.candidateDevices('T1', created.id, all)).items)
+})
+
+records('subscriptions :: the table records, ofDevice the stored fields', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p5',
+    cloudProtocol: 1,
+  })
+  const d = await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-6', 'dev-6', 'u6', 'k', 0)`,
+    [product.id],
+  )
+  const s = ctx.meta.subscriptions
+  const created = await s.create('T1', d.lastId, { topic: 'cfg/#', qos: 2 })
+  holds(SUBSCRIPTION_TABLE, [created, ...(await s.list('T1', d.lastId, all)).items])
+  assert.equal(await s.ofDevice(d.lastId), [{ topic: 'cfg/#', qos: 2 }])
 })
 
 records.run()
