@@ -71,3 +71,48 @@ export const SUBSCRIPTION_TABLE = {
 export type SubscriptionRecord = RecordOf<typeof SUBSCRIPTION_TABLE>
 /** Everything a subscription write stores, under its wire names. */
 export type SubscriptionFields = z.output<z.ZodObject<WriteShape<typeof SUBSCRIPTION_TABLE>>>
+
+/** A client certificate (`c`) as a list reads it: no PEM texts, no join. */
+export const CERT_TABLE = {
+  id: { sql: 'c.id', read: int },
+  name: { sql: 'c.name', column: 'name', type: str, filter: 'text' },
+  enable: {
+    sql: 'c.enable',
+    column: 'enable',
+    type: int,
+    label: 'certEnable',
+    filter: 'int',
+  },
+  createAt: { sql: 'c.create_at', time: true, read: int },
+  updateAt: { sql: 'c.update_at', time: true, sort: true, read: int.nullable() },
+} as const satisfies FieldTable
+
+/**
+ * A certificate with its PEM texts and its creator (`u`). CN, cert, key and root are written once, when it is
+ * issued; `key` is a secret on the wire.
+ */
+export const CERT_DETAIL_TABLE = {
+  ...CERT_TABLE,
+  CN: { sql: 'c.cn', column: 'cn', type: str },
+  cert: { sql: 'c.cert', column: 'cert', type: str },
+  key: { sql: 'c.key', column: 'key', type: str },
+  root: { sql: 'c.root', column: 'root', type: str },
+  userIntID: { sql: 'c.user_int_id', read: int.nullable() },
+  createUser: { sql: 'u.username', read: str.nullable() },
+} as const satisfies FieldTable
+
+export type CertRecord = RecordOf<typeof CERT_TABLE>
+export type CertDetailRecord = RecordOf<typeof CERT_DETAIL_TABLE>
+/** Everything an issued certificate stores, under its wire names. */
+export type CertFields = z.output<z.ZodObject<WriteShape<typeof CERT_DETAIL_TABLE>>>
+
+/** A device bound to a certificate (`d`; `cd` the binding). */
+export const CERT_DEVICE_TABLE = {
+  id: { sql: 'd.id', read: int },
+  deviceID: { sql: 'd.device_id', read: str, filter: 'text' },
+  deviceName: { sql: 'd.device_name', read: str, filter: 'text' },
+  /** When the device was bound. */
+  createAt: { sql: 'cd.create_at', time: true, sort: true, read: int },
+} as const satisfies FieldTable
+
+export type CertDeviceRecord = RecordOf<typeof CERT_DEVICE_TABLE>

@@ -1,6 +1,10 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
 import type { GroupFields, GroupMemberRecord, GroupRecord } from '../fields/products.ts'
 import type {
+  CertDetailRecord,
+  CertFields,
+  CertDeviceRecord,
+  CertRecord,
   PolicyCandidateRecord,
   PolicyDetailRecord,
   PolicyDeviceRecord,
@@ -12,6 +16,9 @@ import type {
 
 export type { GroupMemberRecord, GroupRecord } from '../fields/products.ts'
 export type {
+  CertDetailRecord,
+  CertDeviceRecord,
+  CertRecord,
   PolicyCandidateRecord,
   PolicyDetailRecord,
   PolicyDeviceRecord,
@@ -147,9 +154,8 @@ export interface SubscriptionRepository {
   delete(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
 }
 
-export interface CertInput {
-  name: string
-  enable: number
+/** What a caller sets of a certificate (store/fields/access.ts); the rest is issued. */
+export type CertInput = Pick<CertFields, 'name' | 'enable'> & {
   /** Common name of the client certificate; a random 16-character id when absent. */
   CN?: string | null
 }
@@ -160,25 +166,25 @@ export interface CertInput {
  */
 export interface CertRepository {
   /** A page of the tenant's certificates (id, name, enable, createAt). */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<CertRecord>>
   /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<CertDetailRecord>
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates). */
   caCert(tenant: string): Promise<string | undefined>
   /** The tenant's CA (certificate and key), created on first use; concurrent first uses agree on one. */
   ca(tenant: string): Promise<CertAndKey>
   /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
-  create(tenant: string, userIntID: number | null, input: CertInput): Promise<Row>
+  create(tenant: string, userIntID: number | null, input: CertInput): Promise<CertDetailRecord>
   /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
   update(
     tenant: string,
     id: number,
     input: Partial<Pick<CertInput, 'name' | 'enable'>>,
-  ): Promise<Row>
+  ): Promise<CertDetailRecord>
   /** Deletes all of `ids` or none: NotFound, or Referenced while bound to devices. */
   delete(tenant: string, ids: number[]): Promise<void>
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
-  devices(tenant: string, id: number, q: ListArgs): Promise<Page>
+  devices(tenant: string, id: number, q: ListArgs): Promise<Page<CertDeviceRecord>>
   /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
   bindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
   /** Unbinds devices from certificate `id`: all or none; NotFound('ids') for one not bound. */

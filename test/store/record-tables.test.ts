@@ -14,6 +14,9 @@ import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
 import {
+  CERT_DETAIL_TABLE,
+  CERT_DEVICE_TABLE,
+  CERT_TABLE,
   POLICY_CANDIDATE_TABLE,
   POLICY_DETAIL_TABLE,
   POLICY_DEVICE_TABLE,
@@ -171,6 +174,34 @@ records('subscriptions :: the table records, ofDevice the stored fields', async 
   const created = await s.create('T1', d.lastId, { topic: 'cfg/#', qos: 2 })
   holds(SUBSCRIPTION_TABLE, [created, ...(await s.list('T1', d.lastId, all)).items])
   assert.equal(await s.ofDevice(d.lastId), [{ topic: 'cfg/#', qos: 2 }])
+})
+
+records('certs :: the table records; a bound certificate is refused with its message', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p6',
+    cloudProtocol: 1,
+  })
+  const d = await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-7', 'dev-7', 'u7', 'k', 0)`,
+    [product.id],
+  )
+  const c = ctx.meta.certs
+  const created = await c.create('T1', null, { name: 'c1', enable: 1, CN: 'cn-1' })
+  assert.is(created.CN, 'cn-1')
+  const updated = await c.update('T1', created.id, { enable: 0 })
+  assert.is(updated.enable, 0)
+  assert.is(updated.cert, created.cert)
+  await c.bindDevices('T1', created.id, [d.lastId])
+  holds(CERT_DETAIL_TABLE, [created, updated, await c.get('T1', created.id)])
+  holds(CERT_TABLE, (await c.list('T1', all)).items)
+  holds(CERT_DEVICE_TABLE, (await c.devices('T1', created.id, all)).items)
+  const refused = await c.delete('T1', [created.id]).catch((e: unknown) => e)
+  assert.instance(refused, Referenced)
+  assert.is(
+    (refused as Referenced).message,
+    `certificate ${created.id} (c1) is still bound to 1 devices`,
+  )
 })
 
 records.run()
