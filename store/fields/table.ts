@@ -65,13 +65,23 @@ export type RecordOf<T extends FieldTable> = {
 }
 
 /**
+ * What a request gives for each field of a table: a writable field's stored `type` (a JSON field's value, not
+ * its text), else what a read answers.
+ */
+export type RequestOf<T extends FieldTable> = {
+  -readonly [K in keyof T]: T[K] extends { type: infer S extends z.ZodType }
+    ? z.output<S>
+    : RecordOf<T>[K]
+}
+
+/**
  * A request schema over fields of `table`: each entry validates the field its key names, and what it outputs
- * must be what the field holds (checked at compile time; undefined when the body may omit it). Keys keep the
- * order given (they are the documented body's order).
+ * must be what the field holds (`RequestOf`, checked at compile time; undefined when the body may omit it).
+ * Keys keep the order given (they are the documented body's order).
  */
 export function requestSchema<
   T extends FieldTable,
-  S extends { [K in keyof T]?: z.ZodType<RecordOf<T>[K] | undefined> },
+  S extends { [K in keyof T]?: z.ZodType<RequestOf<T>[K] | undefined> },
 >(_table: T, fields: S): z.ZodObject<{ [K in keyof S]: S[K] & z.ZodType }> {
   return z.object(fields as Record<string, z.ZodType>) as z.ZodObject<{
     [K in keyof S]: S[K] & z.ZodType

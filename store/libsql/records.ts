@@ -129,3 +129,13 @@ export async function readRecord<T extends FieldTable>(
 ): Promise<RecordOf<T> | undefined> {
   return (await db.one(`${selectSql(table)} ${fromWhere}`, args)) as RecordOf<T> | undefined
 }
+
+/** Every record of `table` that `fromWhere` (`FROM ... WHERE ... ORDER BY ...`) finds; selected, not parsed. */
+export async function readRecords<T extends FieldTable>(
+  db: Db,
+  table: T,
+  fromWhere: string,
+  args: InValue[],
+): Promise<Array<RecordOf<T>>> {
+  return (await db.all(`${selectSql(table)} ${fromWhere}`, args)) as Array<RecordOf<T>>
+}

@@ -13,6 +13,7 @@ import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
+import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
 import {
   CERT_DETAIL_TABLE,
   CERT_DEVICE_TABLE,
@@ -203,5 +204,34 @@ records('certs :: the table records; a bound certificate is refused with its mes
     `certificate ${created.id} (c1) is still bound to 1 devices`,
   )
 })
+
+records(
+  'webhooks, deliveries and outbox events :: the table records, events as JSON text',
+  async () => {
+    const w = ctx.meta.webhooks
+    const input = { url: 'http://127.0.0.1:9/h', events: ['alert.raised' as const], enable: 1 }
+    const created = await w.create('T1', { ...input, secret: 's', userIntID: null }, 1)
+    assert.is(created.events, '["alert.raised"]')
+    const updated = await w.update('T1', created.id, { ...input, enable: 0 }, 2)
+    assert.is(updated.updateAt, 2)
+    await w.update('T1', created.id, input, 3)
+    holds(WEBHOOK_TABLE, [created, updated, ...(await w.list('T1', all)).items])
+    const event = {
+      tenantID: 'T1',
+      type: 'alert.raised' as const,
+      time: 5,
+      deviceID: null,
+      data: '{}',
+    }
+    const [stored] = await w.append([event], 4)
+    holds(OUTBOX_EVENT_TABLE, [
+      ...(await w.eventsAfter('T1', 0, {}, 10)),
+      ...(await w.eventsSince(stored!.id - 1, 10)),
+    ])
+    const deliveries = (await w.deliveries('T1', created.id, all)).items
+    holds(DELIVERY_TABLE, deliveries)
+    holds(DELIVERY_TABLE, [await w.retry('T1', created.id, deliveries[0]!.id, 6)])
+  },
+)
 
 records.run()
