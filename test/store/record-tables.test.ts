@@ -13,6 +13,7 @@ import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
+import { ALERT_RULE_TABLE } from '../../store/fields/alert-rules.ts'
 import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
 import {
   CERT_DETAIL_TABLE,
@@ -233,5 +234,44 @@ records(
     holds(DELIVERY_TABLE, [await w.retry('T1', created.id, deliveries[0]!.id, 6)])
   },
 )
+
+records('alert rules :: the table record, deviceIntIDs parsed once', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p7',
+    cloudProtocol: 1,
+  })
+  const r = ctx.meta.alertRules
+  const input = {
+    ruleName: 'hot',
+    productIntID: product.id,
+    deviceIntIDs: [3, 1],
+    condition: 't > 1',
+    alertSeverity: 2,
+    forSeconds: 0,
+    clearCondition: null,
+    clearForSeconds: 0,
+    noDataSeconds: null,
+    alertContent: null,
+    enable: 1,
+  }
+  const created = await r.create('T1', null, input, 1)
+  assert.equal(created.deviceIntIDs, [3, 1])
+  const updated = await r.update('T1', created.id, { ...input, deviceIntIDs: null }, 2)
+  assert.is(updated.deviceIntIDs, null)
+  const stored = (rule: { deviceIntIDs: number[] | null }) => ({
+    ...rule,
+    deviceIntIDs: rule.deviceIntIDs && JSON.stringify(rule.deviceIntIDs),
+  })
+  holds(
+    ALERT_RULE_TABLE,
+    [
+      created,
+      updated,
+      await r.get('T1', created.id),
+      ...(await r.list('T1', all)).items,
+      ...(await r.enabledOf(product.id)),
+    ].map(stored),
+  )
+})
 
 records.run()
