@@ -17,7 +17,7 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
   const s = shapes.alertRules
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/alert_rules',
@@ -39,7 +39,7 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/alert_rules/:id',
@@ -51,7 +51,7 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
       c.json(s.alertRuleWire.detail(await meta.alertRules.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/alert_rules',
@@ -68,7 +68,7 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/alert_rules/test',
@@ -85,7 +85,7 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/alert_rules/:id',
@@ -101,7 +101,7 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/alert_rules',

@@ -21,7 +21,7 @@ export function certRoutes(deps: Deps, shapes: WireShapes) {
   } = shapes.certs
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/certs',
@@ -42,7 +42,7 @@ export function certRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/certs/:id',
@@ -54,7 +54,7 @@ export function certRoutes(deps: Deps, shapes: WireShapes) {
       c.json(certWire.detail(await meta.certs.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/certs',
@@ -70,7 +70,7 @@ export function certRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/certs/:id',
@@ -84,7 +84,7 @@ export function certRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/certs',
@@ -109,7 +109,7 @@ function deviceBindingRoutes(
   { CertDevice, CertDevicesBind, certDeviceFilters, certWire }: WireShapes['certs'],
 ) {
   const deviceQuery = listQuery(certDeviceFilters)
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/certs/:id/devices',
@@ -130,7 +130,7 @@ function deviceBindingRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/certs/:id/devices',
@@ -157,7 +157,7 @@ function deviceBindingRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/certs/:id/devices',

@@ -13,7 +13,7 @@ export function policyRoutes(deps: Deps, shapes: WireShapes) {
     shapes.policies
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/policies',
@@ -34,13 +34,13 @@ export function policyRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: '/policies/:id', tag, summary: 'Policy detail', response: Policy },
     async (c, { id }) =>
       c.json(policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/policies',
@@ -58,7 +58,7 @@ export function policyRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/policies/:id',
@@ -73,7 +73,7 @@ export function policyRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/policies',

@@ -24,7 +24,7 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
   const candidateQuery = listQuery(policyCandidateFilters, {
     extra: { groupName_like: z.string().optional() },
   })
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/policies/:id/devices',
@@ -45,7 +45,7 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/policies/:id/devices',
@@ -67,7 +67,7 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/policies/:id/devices',
@@ -82,7 +82,7 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/platform_select/policies/:id/not_joined_devices',
@@ -120,7 +120,7 @@ function deviceSideRoutes(
   { meta, services }: Pick<Deps, 'meta' | 'services'>,
   { DevicePoliciesBind, PolicyListItem, policyFilters, policyWire }: WireShapes['policies'],
 ) {
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices/:id/policies',
@@ -141,7 +141,7 @@ function deviceSideRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/devices/:id/policies',
@@ -168,7 +168,7 @@ function deviceSideRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/devices/:id/policies',
@@ -183,7 +183,7 @@ function deviceSideRoutes(
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/platform_select/devices/:id/not_joined_policies',

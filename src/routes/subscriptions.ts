@@ -12,7 +12,7 @@ export function subscriptionRoutes({ meta, services }: Deps, shapes: WireShapes)
     shapes.subscriptions
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices/:id/subscriptions',
@@ -33,7 +33,7 @@ export function subscriptionRoutes({ meta, services }: Deps, shapes: WireShapes)
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/devices/:id/subscriptions',
@@ -51,7 +51,7 @@ export function subscriptionRoutes({ meta, services }: Deps, shapes: WireShapes)
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/devices/:id/subscriptions',

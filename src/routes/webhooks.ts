@@ -18,7 +18,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
   const r = new Router()
   const path = '/webhooks'
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path,
@@ -40,13 +40,13 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: `${path}/:id`, tag, summary: 'A webhook', response: s.Webhook },
     async (c, { id }) =>
       c.json(s.webhookWire.detail(await services.webhooks.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path,
@@ -63,7 +63,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: `${path}/:id`,
@@ -78,7 +78,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
       ),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path,
@@ -93,7 +93,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: `${path}/:id/deliveries`,
@@ -115,7 +115,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: `${path}/:id/deliveries/:deliveryID/retry`,
@@ -131,7 +131,7 @@ export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/events/stream',

@@ -14,7 +14,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { ALERT_RULE_TABLE } from '../../store/fields/alert-rules.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 const formula = z
   .string({ error: 'must be a string' })
@@ -50,7 +51,7 @@ const RULE_EXAMPLE = {
 }
 
 /** `POST /alert_rules`. */
-export const AlertRuleCreate = z.object(ruleFields)
+export const AlertRuleCreate = requestSchema(ALERT_RULE_TABLE, ruleFields)
 annotate(AlertRuleCreate, { examples: [RULE_EXAMPLE] })
 
 /** Edit: the whole record as read may come back; absent fields keep their values. */
@@ -106,12 +107,8 @@ export const AlertRuleTestAlert = z.object({
 })
 export const AlertRuleTestResult = z.array(AlertRuleTestAlert)
 
-export const alertRuleFilters = {
-  ruleName: 'text',
-  productID: 'text',
-  alertSeverity: 'int',
-  enable: 'int',
-} satisfies FilterFields
+/** List filters: ruleName, productID, alertSeverity, enable (store/fields/alert-rules.ts). */
+export const alertRuleFilters = filterFields(ALERT_RULE_TABLE)
 
 export type AlertRuleBody = z.infer<typeof AlertRuleUpdate>
 export type AlertRuleTestBody = z.infer<typeof AlertRuleTest>

@@ -11,7 +11,8 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { CERT_DEVICE_TABLE, CERT_TABLE } from '../../store/fields/access.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { enumDoc } from '../enums.ts'
 
 /** Certificate detail. The key-like texts are the real PEM texts of the tenant. */
@@ -49,9 +50,10 @@ const commonName = z
   // the C0 and C1 controls (Unicode category Cc), as a range every regex dialect reads
   .regex(/^[^\u0000-\u001f\u007f-\u009f]*$/, { error: 'must not contain control characters' })
 
-export const CertCreate = z.object({
+export const CertCreate = requestSchema(CERT_TABLE, {
   name: name(50),
   enable: enumCode('certEnable'),
+}).extend({
   /** The client certificate's common name; a random 16-character id when absent or null; blank is refused. */
   CN: commonName.nullish(),
 })
@@ -60,21 +62,23 @@ annotate(CertCreate, {
 })
 
 /** An edit may send back the whole record as read: CN, cert, key and root must then be unchanged. */
-export const CertUpdate = z.object({
+export const CertUpdate = requestSchema(CERT_TABLE, {
   name: name(50).optional(),
   enable: enumCode('certEnable').optional(),
+}).extend({
   CN: z.unknown().optional(),
   cert: z.unknown().optional(),
   key: z.unknown().optional(),
   root: z.unknown().optional(),
 })
 
-export const certFilters = { name: 'text', enable: 'int' } satisfies FilterFields
+/** List filters: name, enable (store/fields/access.ts). */
+export const certFilters = filterFields(CERT_TABLE)
 
 /** A device bound to a certificate. */
 export const CertDevice = z.object({ id: Int, deviceID: Str, deviceName: Str })
 
-export const certDeviceFilters = { deviceID: 'text', deviceName: 'text' } satisfies FilterFields
+export const certDeviceFilters = filterFields(CERT_DEVICE_TABLE)
 
 export const CertDevicesBind = z.object({
   devicesIntID: z

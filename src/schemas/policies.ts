@@ -13,7 +13,12 @@ import {
   annotate,
 } from './common.ts'
 import { TOPIC_MAX, topicFilterProblem } from '../rules/policies.ts'
-import type { FilterFields } from '../http/paging.ts'
+import {
+  POLICY_CANDIDATE_TABLE,
+  POLICY_DEVICE_TABLE,
+  POLICY_TABLE,
+} from '../../store/fields/access.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** A topic filter relative to the device's mountpoint (src/rules/policies.ts). */
 export const TopicFilter = z
@@ -49,7 +54,7 @@ export const Policy = z.object({
 /** Policy in a list: no createUser (detail only), no mqtt_acl. */
 export const PolicyListItem = Policy.omit({ createUser: true, mqtt_acl: true })
 
-export const PolicyCreate = z.object({
+export const PolicyCreate = requestSchema(POLICY_TABLE, {
   name: name(50),
   topic: TopicFilter,
   access: enumCode('access'),
@@ -70,12 +75,8 @@ annotate(PolicyCreate, {
 
 export const PolicyUpdate = PolicyCreate.partial()
 
-export const policyFilters = {
-  name: 'text',
-  topic: 'text',
-  access: 'int',
-  allow: 'int',
-} satisfies FilterFields
+/** List filters: name, topic, access, allow (store/fields/access.ts). */
+export const policyFilters = filterFields(POLICY_TABLE)
 
 /** A device bound to a policy (GET /policies/{id}/devices). */
 export const PolicyDevice = z.object({
@@ -85,15 +86,12 @@ export const PolicyDevice = z.object({
   deviceTypeLabel: Label,
 })
 
-export const policyDeviceFilters = { deviceName: 'text', deviceID: 'text' } satisfies FilterFields
+export const policyDeviceFilters = filterFields(POLICY_DEVICE_TABLE)
 
 /** A device that can still be bound (GET /platform_select/policies/{id}/not_joined_devices). */
 export const PolicyCandidateDevice = z.object({ id: Int, deviceName: Str, productName: Str })
 
-export const policyCandidateFilters = {
-  deviceName: 'text',
-  productName: 'text',
-} satisfies FilterFields
+export const policyCandidateFilters = filterFields(POLICY_CANDIDATE_TABLE)
 
 const idList = (what: string) =>
   z

@@ -1,7 +1,8 @@
 import { z } from 'zod'
 import { looseIntOf, Int, Str, Timestamp, annotate } from './common.ts'
 import { TopicFilter } from './policies.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { SUBSCRIPTION_TABLE } from '../../store/fields/access.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** A device's proxy subscription. */
 export const Subscription = z.object({
@@ -13,7 +14,7 @@ export const Subscription = z.object({
 })
 
 /** qos may arrive as a string or a number: both are accepted, stored as a number. */
-export const SubscriptionCreate = z.object({
+export const SubscriptionCreate = requestSchema(SUBSCRIPTION_TABLE, {
   topic: TopicFilter,
   qos: looseIntOf((n) =>
     n.min(0, { error: 'must be one of 0, 1, 2' }).max(2, { error: 'must be one of 0, 1, 2' }),
@@ -23,6 +24,7 @@ export const SubscriptionCreate = z.object({
 })
 annotate(SubscriptionCreate, { examples: [{ topic: 'config/#', qos: 1 }] })
 
-export const subscriptionFilters = { topic: 'text', qos: 'int' } satisfies FilterFields
+/** List filters: topic, qos (store/fields/access.ts). */
+export const subscriptionFilters = filterFields(SUBSCRIPTION_TABLE)
 
 export type SubscriptionCreate = z.infer<typeof SubscriptionCreate>

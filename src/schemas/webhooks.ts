@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { Int, NullableInt, NullableStr, Str, Timestamp, annotate } from './common.ts'
-import type { FilterFields } from '../http/paging.ts'
-import { OUTBOX_TYPES } from '../../store/types.ts'
+import { DELIVERY_TABLE, OUTBOX_TYPES, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
+import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 const EventType = z.enum(OUTBOX_TYPES, { error: `must be one of ${OUTBOX_TYPES.join(', ')}` })
 
@@ -35,7 +35,7 @@ const WEBHOOK_URL = new RegExp(
 )
 
 /** `url` http(s) (link-local and unspecified hosts refused, private ones unless WEBHOOK_ALLOW_PRIVATE); `events` default all six; `enable` 0/1 default 1. */
-export const WebhookCreate = z.object({
+export const WebhookCreate = requestSchema(WEBHOOK_TABLE, {
   url: z
     .string({ error: 'required' })
     .min(1, 'required')
@@ -70,12 +70,10 @@ export const WebhookDelivery = z.object({
   updateAt: Timestamp,
 })
 
-export const webhookFilters = { url: 'text', enable: 'int' } satisfies FilterFields
-export const deliveryFilters = {
-  status: 'text',
-  eventID: 'int',
-  type: 'text',
-} satisfies FilterFields
+/** List filters: url, enable (store/fields/webhooks.ts). */
+export const webhookFilters = filterFields(WEBHOOK_TABLE)
+/** Delivery filters: status, eventID, type. */
+export const deliveryFilters = filterFields(DELIVERY_TABLE)
 
 const STREAM_TYPES = [...OUTBOX_TYPES, 'telemetry'] as string[]
 

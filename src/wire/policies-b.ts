@@ -1,18 +1,17 @@
-import { PolicyCandidateDevice } from '../schemas/policies.ts'
+import { POLICY_DEVICE_TABLE, type PolicyDeviceRecord } from '../../store/fields/access.ts'
 import { PolicyDevice } from '../schemas/policies-b.ts'
 import { deviceTypeB } from '../services/device-access-b.ts'
-import { createSerializer, type Row, type WireCtx } from './shape.ts'
+import { policyDeviceWire as policyDeviceWireA } from './policies.ts'
+import { recordSerializer, wireSpecOf, type WireCtx } from './shape.ts'
 
-const forms = createSerializer(
-  { bound: PolicyDevice, candidate: PolicyCandidateDevice },
-  { labels: { deviceType: 'deviceTypeVariantB' } },
+const bound = recordSerializer<PolicyDeviceRecord>()(
+  { bound: PolicyDevice },
+  wireSpecOf(POLICY_DEVICE_TABLE, { labels: { deviceType: 'deviceTypeVariantB' } }),
 )
 
 /** Devices bound to a policy, labelled with Variant B's deviceType (a gateway is 1). */
 export const policyDeviceWire = {
-  bound: (record: object, ctx: WireCtx): Row => {
-    const row = record as Row
-    return forms.bound({ ...row, deviceType: deviceTypeB(row) }, ctx)
-  },
-  candidate: forms.candidate,
+  bound: (record: PolicyDeviceRecord, ctx: WireCtx) =>
+    bound.bound({ ...record, deviceType: deviceTypeB(record) }, ctx),
+  candidate: policyDeviceWireA.candidate,
 }

@@ -132,6 +132,7 @@ type Either<A, B, Keys extends keyof A & keyof B> = Omit<A, Keys> & { [P in Keys
 
 const productsB = { ...productsSchemasB, ...productsWireB }
 const groupsB = { ...groupsSchemasB, ...groupsWireB }
+const policiesB = { ...policiesSchemasB, ...policiesWireB }
 
 /** What routes may rely on: Variant A's shapes, with what Variant B shapes its own way loosened. */
 export type WireShapes = Omit<
@@ -140,7 +141,7 @@ export type WireShapes = Omit<
 > & {
   logs: Varies<ShapesA['logs'], 'ConnectLog', 'ConnectLogListQuery'>
   commands: Varies<ShapesA['commands'], never, 'DevicePublish' | 'GroupPublish'>
-  policies: Varies<ShapesA['policies'], 'PolicyDevice'>
+  policies: Either<ShapesA['policies'], typeof policiesB, 'PolicyDevice' | 'policyDeviceWire'>
   devices: Varies<
     ShapesA['devices'],
     'Device' | 'DeviceListItem' | 'DeviceWrite' | 'DeviceCreate' | 'DeviceUpdate',
@@ -189,7 +190,7 @@ export const shapesB: WireShapes = {
   groups: { ...shapesA.groups, ...groupsB, expand: withGroupDevices },
   logs: { ...shapesA.logs, ...logsSchemasB, ...logsWireB },
   commands: { ...shapesA.commands, ...commandsSchemasB },
-  policies: { ...shapesA.policies, ...policiesSchemasB, ...policiesWireB },
+  policies: { ...shapesA.policies, ...policiesB },
 }
 
 /** The shapes the service serves: API_VARIANT's. */

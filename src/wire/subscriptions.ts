@@ -1,7 +1,8 @@
+import { SUBSCRIPTION_TABLE, type SubscriptionRecord } from '../../store/fields/access.ts'
 import { Subscription } from '../schemas/subscriptions.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const subscriptionWire = createSerializer(
+export const subscriptionWire = recordSerializer<SubscriptionRecord>()(
   { detail: Subscription },
-  { times: ['createAt', 'updateAt'] },
+  wireSpecOf(SUBSCRIPTION_TABLE),
 )

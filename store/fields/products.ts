@@ -10,7 +10,7 @@ const int = z.number().int()
 const str = z.string()
 
 /** Who made a record and when (`x` is the record's alias, `u` the joined user). */
-const audit = (x: string) =>
+export const audit = (x: string) =>
   ({
     userIntID: { sql: `${x}.user_int_id`, read: int.nullable() },
     createUser: { sql: 'u.username', read: str.nullable() },

@@ -1,4 +1,3 @@
-import type { InValue } from '@libsql/client'
 import type { Db, Row } from './db.ts'
 import type {
   AlertRuleInput,
@@ -8,51 +7,29 @@ import type {
   ListArgs,
   Page,
 } from '../types.ts'
+import { ALERT_RULE_TABLE, type StoredAlertRule } from '../fields/alert-rules.ts'
+import { jsonFields, writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
-
-const COLUMNS = `SELECT r.id AS id, r.tenant_id AS tenantID, r.rule_name AS ruleName,
-  r.product_int_id AS productIntID, p.product_id AS productID, p.product_name AS productName,
-  r.device_int_ids AS deviceIntIDs, r.condition AS condition, r.alert_severity AS alertSeverity,
-  r.for_seconds AS forSeconds, r.clear_condition AS clearCondition, r.clear_for_seconds AS clearForSeconds,
-  r.no_data_seconds AS noDataSeconds, r.alert_content AS alertContent, r.enable AS enable,
-  r.user_int_id AS userIntID, u.username AS createUser, r.create_at AS createAt, r.update_at AS updateAt`
+import { listPage, marks, tableList } from './list.ts'
+import { insertOf, readRecord, readRecords, setClause } from './records.ts'
 
 const FROM = `FROM alert_rules r JOIN products p ON p.id = r.product_int_id
   LEFT JOIN users u ON u.id = r.user_int_id`
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(ALERT_RULE_TABLE, {
   from: FROM,
   where: 'r.tenant_id = ?',
-  fields: {
-    ruleName: 'r.rule_name',
-    productID: 'p.product_id',
-    alertSeverity: 'r.alert_severity',
-    enable: 'r.enable',
-    updateAt: 'r.update_at',
-  },
   timeField: 'r.create_at',
   idField: 'r.id',
-}
+})
 
-/** The columns a caller sets, in order, with the value of each. */
-const WRITABLE: Array<[string, (r: AlertRuleInput) => InValue]> = [
-  ['rule_name', (r) => r.ruleName],
-  ['product_int_id', (r) => r.productIntID],
-  ['device_int_ids', (r) => (r.deviceIntIDs ? JSON.stringify(r.deviceIntIDs) : null)],
-  ['condition', (r) => r.condition],
-  ['alert_severity', (r) => r.alertSeverity],
-  ['for_seconds', (r) => r.forSeconds],
-  ['clear_condition', (r) => r.clearCondition],
-  ['clear_for_seconds', (r) => r.clearForSeconds],
-  ['no_data_seconds', (r) => r.noDataSeconds],
-  ['alert_content', (r) => r.alertContent],
-  ['enable', (r) => r.enable],
-]
+/** The columns a caller sets (every one on an edit: the service merged it). */
+const COLUMNS = writeColumns(ALERT_RULE_TABLE)
+const JSON_FIELDS = jsonFields(ALERT_RULE_TABLE)
 
-const recordOf = (r: Row): AlertRuleRecord => ({
-  ...(r as unknown as AlertRuleRecord),
+/** The stored rule with its device ids parsed. */
+const recordOf = (r: StoredAlertRule): AlertRuleRecord => ({
+  ...r,
   deviceIntIDs:
     typeof r.deviceIntIDs === 'string' ? (JSON.parse(r.deviceIntIDs) as number[]) : null,
 })
@@ -72,18 +49,18 @@ const STATE = `SELECT s.rule_id AS ruleID, s.device_int_id AS deviceIntID, s.pha
 export class AlertRulesRepo implements AlertRuleRepository {
   constructor(private readonly db: Db) {}
 
-  list(tenant: string, q: ListArgs): Promise<Page> {
-    return listPage(this.db, list, [tenant], q).then((p) => ({
-      ...p,
-      items: p.items.map((r) => recordOf(r) as unknown as Row),
-    }))
+  async list(tenant: string, q: ListArgs): Promise<Page<AlertRuleRecord>> {
+    const page = await listPage(this.db, list, [tenant], q)
+    return { ...page, items: page.items.map(recordOf) }
   }
 
   async get(tenant: string, id: number): Promise<AlertRuleRecord> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE r.tenant_id = ? AND r.id = ?`, [
-      tenant,
-      id,
-    ])
+    const r = await readRecord(
+      this.db,
+      ALERT_RULE_TABLE,
+      `${FROM} WHERE r.tenant_id = ? AND r.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound()
     return recordOf(r)
   }
@@ -94,20 +71,23 @@ export class AlertRulesRepo implements AlertRuleRepository {
     r: AlertRuleInput,
     now: number,
   ): Promise<AlertRuleRecord> {
-    const columns = ['tenant_id', ...WRITABLE.map(([c]) => c), 'user_int_id', 'create_at']
-    const { lastId } = await this.db.run(
-      `INSERT INTO alert_rules (${columns.join(', ')}) VALUES (${marks(columns.length)})`,
-      [tenant, ...WRITABLE.map(([, v]) => v(r)), userIntID, now],
+    const insert = insertOf(
+      'alert_rules',
+      COLUMNS,
+      r,
+      { tenant_id: tenant, user_int_id: userIntID, create_at: now },
+      JSON_FIELDS,
     )
+    const { lastId } = await this.db.run(insert.sql, insert.args)
     return this.get(tenant, lastId)
   }
 
   async update(tenant: string, id: number, r: AlertRuleInput, now: number) {
-    const sets = [...WRITABLE.map(([c]) => c), 'update_at'].map((c) => `${c} = ?`)
+    const set = setClause(COLUMNS, r, JSON_FIELDS)
     const [rs] = await this.db.batch([
       {
-        sql: `UPDATE alert_rules SET ${sets.join(', ')} WHERE tenant_id = ? AND id = ? RETURNING id`,
-        args: [...WRITABLE.map(([, v]) => v(r)), now, tenant, id],
+        sql: `UPDATE alert_rules SET ${set.sql}, update_at = ? WHERE tenant_id = ? AND id = ? RETURNING id`,
+        args: [...set.args, now, tenant, id],
       },
       {
         sql: 'DELETE FROM alert_states WHERE rule_id IN (SELECT id FROM alert_rules WHERE tenant_id = ? AND id = ?)',
@@ -132,8 +112,10 @@ export class AlertRulesRepo implements AlertRuleRepository {
   }
 
   async enabledOf(productIntID: number): Promise<AlertRuleRecord[]> {
-    const rows = await this.db.all(
-      `${COLUMNS} ${FROM} WHERE r.product_int_id = ? AND r.enable = 1 ORDER BY r.id`,
+    const rows = await readRecords(
+      this.db,
+      ALERT_RULE_TABLE,
+      `${FROM} WHERE r.product_int_id = ? AND r.enable = 1 ORDER BY r.id`,
       [productIntID],
     )
     return rows.map(recordOf)

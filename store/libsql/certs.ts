@@ -1,33 +1,41 @@
 import type { Db } from './db.ts'
-import type { CertInput, CertRepository, ListArgs, Page, Row } from '../types.ts'
-import { Conflict, NotFound, Referenced } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import type {
+  CertDetailRecord,
+  CertDeviceRecord,
+  CertInput,
+  CertRecord,
+  CertRepository,
+  ListArgs,
+  Page,
+} from '../types.ts'
+import { CERT_DETAIL_TABLE, CERT_DEVICE_TABLE, CERT_TABLE } from '../fields/access.ts'
+import { writeColumns } from '../fields/table.ts'
+import { Conflict, NotFound } from '../errors.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { deleteChecked, insertOf, readRecord, setClause } from './records.ts'
 import { isUniqueViolation } from './sql-errors.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 import { createCa, issueClientCert, type CertAndKey } from '../../src/kernel/pki.ts'
 
-const COLUMNS = `SELECT c.id AS id, c.name AS name, c.enable AS enable, c.cn AS CN, c.cert AS cert,
-  c.key AS key, c.root AS root, c.user_int_id AS userIntID, u.username AS createUser,
-  c.create_at AS createAt, c.update_at AS updateAt`
 const FROM = 'FROM certs c LEFT JOIN users u ON u.id = c.user_int_id'
 
-const list: ListSpec = {
-  columns: 'SELECT c.id AS id, c.name AS name, c.enable AS enable, c.create_at AS createAt',
+const list = tableList(CERT_TABLE, {
   from: 'FROM certs c',
   where: 'c.tenant_id = ?',
-  fields: { name: 'c.name', enable: 'c.enable', updateAt: 'c.update_at' },
   timeField: 'c.create_at',
   idField: 'c.id',
-}
+})
 
-const deviceList: ListSpec = {
-  columns: 'SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName',
+const deviceList = tableList(CERT_DEVICE_TABLE, {
   from: 'FROM cert_devices cd JOIN devices d ON d.id = cd.device_int_id',
   where: 'd.tenant_id = ? AND cd.cert_int_id = ?',
-  fields: { deviceID: 'd.device_id', deviceName: 'd.device_name', createAt: 'cd.create_at' },
   timeField: 'cd.create_at',
   idField: 'd.id',
-}
+})
+
+/** Columns an issued certificate is stored in; an edit writes only name and enable. */
+const ISSUED = writeColumns(CERT_DETAIL_TABLE)
+const EDITABLE = writeColumns(CERT_TABLE)
 
 /**
  * Certificates of a tenant, the tenant's CA that signs them, and their bindings to devices
@@ -38,18 +46,20 @@ export class CertsRepo implements CertRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of the tenant's certificates (id, name, enable, createAt). */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<CertRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
   /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE c.tenant_id = ? AND c.id = ?`, [
-      tenant,
-      id,
-    ])
+  async get(tenant: string, id: number): Promise<CertDetailRecord> {
+    const r = await readRecord(
+      this.db,
+      CERT_DETAIL_TABLE,
+      `${FROM} WHERE c.tenant_id = ? AND c.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound()
-    return r as Row
+    return r
   }
 
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates with it). */
@@ -78,27 +88,23 @@ export class CertsRepo implements CertRepository {
   }
 
   /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
-  async create(tenant: string, userIntID: number | null, input: CertInput): Promise<Row> {
+  async create(
+    tenant: string,
+    userIntID: number | null,
+    input: CertInput,
+  ): Promise<CertDetailRecord> {
     await this.assertNameFree(tenant, input.name)
     const ca = await this.ca(tenant)
     const cn = input.CN ?? randomId(16)
     const issued = await issueClientCert(ca, cn)
     try {
-      const r = await this.db.run(
-        `INSERT INTO certs (tenant_id, name, enable, cn, cert, key, root, user_int_id, create_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          tenant,
-          input.name,
-          input.enable,
-          cn,
-          issued.cert,
-          issued.key,
-          ca.cert,
-          userIntID,
-          Date.now(),
-        ],
+      const insert = insertOf(
+        'certs',
+        ISSUED,
+        { ...input, CN: cn, cert: issued.cert, key: issued.key, root: ca.cert },
+        { tenant_id: tenant, user_int_id: userIntID, create_at: Date.now() },
       )
+      const r = await this.db.run(insert.sql, insert.args)
       return this.get(tenant, r.lastId)
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('name')
@@ -117,14 +123,14 @@ export class CertsRepo implements CertRepository {
     tenant: string,
     id: number,
     input: Partial<Pick<CertInput, 'name' | 'enable'>>,
-  ): Promise<Row> {
+  ): Promise<CertDetailRecord> {
     await this.get(tenant, id)
     if (input.name !== undefined) await this.assertNameFree(tenant, input.name, id)
+    const set = setClause(EDITABLE, { name: input.name, enable: input.enable })
     try {
       await this.db.run(
-        `UPDATE certs SET name = coalesce(?, name), enable = coalesce(?, enable), update_at = ?
-         WHERE tenant_id = ? AND id = ?`,
-        [input.name ?? null, input.enable ?? null, Date.now(), tenant, id],
+        `UPDATE certs SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,
+        [...set.args, Date.now(), tenant, id],
       )
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('name')
@@ -134,28 +140,23 @@ export class CertsRepo implements CertRepository {
   }
 
   /** Deletes all of `ids` or none: NotFound for an id not in the tenant, Referenced while bound to devices. */
-  async delete(tenant: string, ids: number[]): Promise<void> {
-    const rows = await this.db.all(
-      `SELECT c.id AS id, c.name AS name,
-         (SELECT count(*) FROM cert_devices cd WHERE cd.cert_int_id = c.id) AS devices
-       FROM certs c WHERE c.tenant_id = ? AND c.id IN (${marks(ids.length)})`,
-      [tenant, ...ids],
-    )
-    if (rows.length !== ids.length) throw new NotFound('ids')
-    const used = rows.find((r) => Number(r.devices) > 0)
-    if (used)
-      throw new Referenced(
-        'ids',
-        `certificate ${used.id} (${used.name}) is still bound to ${used.devices} devices`,
-      )
-    await this.db.run(`DELETE FROM certs WHERE tenant_id = ? AND id IN (${marks(ids.length)})`, [
+  delete(tenant: string, ids: number[]): Promise<void> {
+    return deleteChecked(
+      this.db,
       tenant,
-      ...ids,
-    ])
+      {
+        table: 'certs',
+        nameColumn: 'name',
+        uses: { devices: 'SELECT count(*) FROM cert_devices cd WHERE cd.cert_int_id = x.id' },
+        refused: (r) =>
+          `certificate ${r.id} (${r.name}) is still bound to ${r.uses[0]![1]} devices`,
+      },
+      ids,
+    )
   }
 
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
-  async devices(tenant: string, id: number, q: ListArgs): Promise<Page> {
+  async devices(tenant: string, id: number, q: ListArgs): Promise<Page<CertDeviceRecord>> {
     await this.get(tenant, id)
     return listPage(this.db, deviceList, [tenant, id], q)
   }

@@ -1,40 +1,31 @@
 import type { Db } from './db.ts'
-import type { AclRule, ListArgs, Page, PolicyInput, PolicyRepository, Row } from '../types.ts'
+import type {
+  AclRule,
+  ListArgs,
+  Page,
+  PolicyDetailRecord,
+  PolicyInput,
+  PolicyRecord,
+  PolicyRepository,
+} from '../types.ts'
+import { POLICY_DETAIL_TABLE, POLICY_TABLE } from '../fields/access.ts'
+import { writeColumns } from '../fields/table.ts'
 import { Conflict, NotFound } from '../errors.ts'
-import { listPage, type ListSpec } from './list.ts'
-import { deleteChecked } from './records.ts'
+import { listPage, tableList, type TableListSpec } from './list.ts'
+import { deleteChecked, insertOf, readRecord, setClause } from './records.ts'
 import { isUniqueViolation } from './sql-errors.ts'
 import { PolicyBindingsRepo } from './policy-devices.ts'
-
-const COLUMNS = `SELECT x.id AS id, x.name AS name, x.topic AS topic, x.access AS access, x.allow AS allow,
-  x.description AS description, x.user_int_id AS userIntID, u.username AS createUser,
-  x.create_at AS createAt, x.update_at AS updateAt`
-
-/** One `{id}` per bound device, ordered by device id (ActorCloud's per-device ACL rows). */
-const ACL = `(SELECT json_group_array(json_object('id', b.device_int_id)) FROM
-  (SELECT device_int_id FROM policy_devices WHERE policy_int_id = x.id ORDER BY device_int_id) b) AS mqtt_acl`
 
 const FROM = 'FROM policies x LEFT JOIN users u ON u.id = x.user_int_id'
 
 /** The list of policies, narrowed by `where` (its first `?` is the tenant). */
-export function policyListSpec(where = 'x.tenant_id = ?'): ListSpec {
-  return {
-    columns: COLUMNS,
-    from: FROM,
-    where,
-    fields: {
-      name: 'x.name',
-      topic: 'x.topic',
-      access: 'x.access',
-      allow: 'x.allow',
-      updateAt: 'x.update_at',
-    },
-    timeField: 'x.create_at',
-    idField: 'x.id',
-  }
+export function policyListSpec(where = 'x.tenant_id = ?'): TableListSpec<typeof POLICY_TABLE> {
+  return tableList(POLICY_TABLE, { from: FROM, where, timeField: 'x.create_at', idField: 'x.id' })
 }
 
 const list = policyListSpec()
+
+const COLUMNS = writeColumns(POLICY_TABLE)
 
 /** Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. */
 export class PoliciesRepo implements PolicyRepository {
@@ -45,18 +36,20 @@ export class PoliciesRepo implements PolicyRepository {
   }
 
   /** A page of the tenant's policies. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<PolicyRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
   /** One policy of the tenant with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS}, ${ACL} ${FROM} WHERE x.tenant_id = ? AND x.id = ?`, [
-      tenant,
-      id,
-    ])
+  async get(tenant: string, id: number): Promise<PolicyDetailRecord> {
+    const r = await readRecord(
+      this.db,
+      POLICY_DETAIL_TABLE,
+      `${FROM} WHERE x.tenant_id = ? AND x.id = ?`,
+      [tenant, id],
+    )
     if (!r) throw new NotFound()
-    return r as Row
+    return r
   }
 
   /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
@@ -66,11 +59,12 @@ export class PoliciesRepo implements PolicyRepository {
     p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
   ) {
     try {
-      const r = await this.db.run(
-        `INSERT INTO policies (tenant_id, name, topic, access, allow, description, user_int_id, create_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [tenant, p.name, p.topic, p.access, p.allow, p.description ?? null, userIntID, Date.now()],
-      )
+      const insert = insertOf('policies', COLUMNS, p, {
+        tenant_id: tenant,
+        user_int_id: userIntID,
+        create_at: Date.now(),
+      })
+      const r = await this.db.run(insert.sql, insert.args)
       return this.get(tenant, r.lastId)
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('name')
@@ -82,21 +76,10 @@ export class PoliciesRepo implements PolicyRepository {
   async update(tenant: string, id: number, p: PolicyInput) {
     await this.get(tenant, id)
     try {
+      const set = setClause(COLUMNS, p)
       await this.db.run(
-        `UPDATE policies SET name = coalesce(?, name), topic = coalesce(?, topic), access = coalesce(?, access),
-           allow = coalesce(?, allow), description = CASE WHEN ? THEN ? ELSE description END, update_at = ?
-         WHERE tenant_id = ? AND id = ?`,
-        [
-          p.name ?? null,
-          p.topic ?? null,
-          p.access ?? null,
-          p.allow ?? null,
-          p.description !== undefined ? 1 : 0,
-          p.description ?? null,
-          Date.now(),
-          tenant,
-          id,
-        ],
+        `UPDATE policies SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,
+        [...set.args, Date.now(), tenant, id],
       )
     } catch (e) {
       if (isUniqueViolation(e)) throw new Conflict('name')

@@ -1,19 +1,24 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page, PolicyBindingRepository } from '../types.ts'
+import type {
+  ListArgs,
+  Page,
+  PolicyBindingRepository,
+  PolicyCandidateRecord,
+  PolicyDeviceRecord,
+  PolicyRecord,
+} from '../types.ts'
+import { POLICY_CANDIDATE_TABLE, POLICY_DEVICE_TABLE, type POLICY_TABLE } from '../fields/access.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList, type TableListSpec } from './list.ts'
 import { likeArg } from './group-devices.ts'
 
-const bound: ListSpec = {
-  columns: `SELECT d.id AS id, d.device_id AS deviceID, d.device_name AS deviceName, d.device_type AS deviceType,
-    d.kind AS kind`,
+const bound = tableList(POLICY_DEVICE_TABLE, {
   from: 'FROM policy_devices pd JOIN devices d ON d.id = pd.device_int_id',
   where: 'pd.policy_int_id = ? AND d.tenant_id = ?',
-  fields: { deviceName: 'd.device_name', deviceID: 'd.device_id' },
   timeField: 'pd.create_at',
   idField: 'd.id',
-}
+})
 
 const NOT_BOUND =
   'NOT EXISTS (SELECT 1 FROM policy_devices pd WHERE pd.policy_int_id = ? AND pd.device_int_id = d.id)'
@@ -22,14 +27,13 @@ const BOUND_TO_DEVICE =
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups g ON g.id = gd.group_int_id
   WHERE gd.device_int_id = d.id AND g.group_name LIKE ? ESCAPE '\\')`
 
-const candidates = (byGroup: boolean): ListSpec => ({
-  columns: 'SELECT d.id AS id, d.device_name AS deviceName, p.product_name AS productName',
-  from: 'FROM devices d JOIN products p ON p.id = d.product_int_id',
-  where: `d.tenant_id = ? AND ${NOT_BOUND}${byGroup ? ` AND ${IN_GROUP}` : ''}`,
-  fields: { deviceName: 'd.device_name', productName: 'p.product_name' },
-  timeField: 'd.create_at',
-  idField: 'd.id',
-})
+const candidates = (byGroup: boolean) =>
+  tableList(POLICY_CANDIDATE_TABLE, {
+    from: 'FROM devices d JOIN products p ON p.id = d.product_int_id',
+    where: `d.tenant_id = ? AND ${NOT_BOUND}${byGroup ? ` AND ${IN_GROUP}` : ''}`,
+    timeField: 'd.create_at',
+    idField: 'd.id',
+  })
 
 type Side = 'policy_int_id' | 'device_int_id'
 
@@ -46,11 +50,15 @@ function missing(ids: number[], rows: Array<Record<string, unknown>>): number[] 
 export class PolicyBindingsRepo implements PolicyBindingRepository {
   constructor(
     private readonly db: Db,
-    private readonly policyList: (where: string) => ListSpec,
+    private readonly policyList: (where: string) => TableListSpec<typeof POLICY_TABLE>,
   ) {}
 
   /** A page of the devices bound to the tenant's policy `policyIntID`. */
-  async devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page> {
+  async devices(
+    tenant: string,
+    policyIntID: number,
+    q: ListArgs,
+  ): Promise<Page<PolicyDeviceRecord>> {
     await this.policy(tenant, policyIntID)
     return listPage(this.db, bound, [policyIntID, tenant], q)
   }
@@ -84,7 +92,7 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
     policyIntID: number,
     q: ListArgs,
     groupNameLike?: string,
-  ): Promise<Page> {
+  ): Promise<Page<PolicyCandidateRecord>> {
     await this.policy(tenant, policyIntID)
     const args: InValue[] = [
       tenant,
@@ -95,7 +103,7 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
   }
 
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  async policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
+  async policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
     await this.device(tenant, deviceIntID)
     const where = `x.tenant_id = ? AND ${BOUND_TO_DEVICE}`
     return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
@@ -125,7 +133,11 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
   }
 
   /** A page of the tenant's policies not yet bound to the device. */
-  async candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
+  async candidatePolicies(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+  ): Promise<Page<PolicyRecord>> {
     await this.device(tenant, deviceIntID)
     const where = `x.tenant_id = ? AND NOT ${BOUND_TO_DEVICE}`
     return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)

@@ -1,32 +1,41 @@
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row, SubscriptionRepository } from '../types.ts'
+import type {
+  ListArgs,
+  Page,
+  SubscriptionFields,
+  SubscriptionRecord,
+  SubscriptionRepository,
+} from '../types.ts'
+import { SUBSCRIPTION_TABLE } from '../fields/access.ts'
+import { writeColumns } from '../fields/table.ts'
 import { Conflict, NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { insertOf, readRecord } from './records.ts'
 import { isUniqueViolation } from './sql-errors.ts'
 
-const COLUMNS = `SELECT s.id AS id, s.topic AS topic, s.qos AS qos, s.create_at AS createAt, s.update_at AS updateAt`
+const FROM = 'FROM device_subscriptions s'
 
-const list: ListSpec = {
-  columns: COLUMNS,
-  from: 'FROM device_subscriptions s',
+const list = tableList(SUBSCRIPTION_TABLE, {
+  from: FROM,
   where: 's.tenant_id = ? AND s.device_int_id = ?',
-  fields: { topic: 's.topic', qos: 's.qos', updateAt: 's.update_at' },
   timeField: 's.create_at',
   idField: 's.id',
-}
+})
+
+const COLUMNS = writeColumns(SUBSCRIPTION_TABLE)
 
 /** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */
 export class SubscriptionsRepo implements SubscriptionRepository {
   constructor(private readonly db: Db) {}
 
   /** A page of the subscriptions of the tenant's device `deviceIntID`; NotFound when the device is not the tenant's. */
-  async list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
+  async list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<SubscriptionRecord>> {
     await this.device(tenant, deviceIntID)
     return listPage(this.db, list, [tenant, deviceIntID], q)
   }
 
   /** Every subscription of a device (for the broker), oldest first. */
-  async ofDevice(deviceIntID: number): Promise<Array<{ topic: string; qos: number }>> {
+  async ofDevice(deviceIntID: number): Promise<SubscriptionFields[]> {
     const rows = await this.db.all(
       'SELECT topic, qos FROM device_subscriptions WHERE device_int_id = ? ORDER BY id',
       [deviceIntID],
@@ -38,18 +47,21 @@ export class SubscriptionsRepo implements SubscriptionRepository {
   async create(
     tenant: string,
     deviceIntID: number,
-    s: { topic: string; qos: number },
-  ): Promise<Row> {
+    s: SubscriptionFields,
+  ): Promise<SubscriptionRecord> {
     await this.device(tenant, deviceIntID)
     try {
-      const r = await this.db.run(
-        'INSERT INTO device_subscriptions (tenant_id, device_int_id, topic, qos, create_at) VALUES (?, ?, ?, ?, ?)',
-        [tenant, deviceIntID, s.topic, s.qos, Date.now()],
-      )
-      const row = await this.db.one(`${COLUMNS} FROM device_subscriptions s WHERE s.id = ?`, [
+      const insert = insertOf('device_subscriptions', COLUMNS, s, {
+        tenant_id: tenant,
+        device_int_id: deviceIntID,
+        create_at: Date.now(),
+      })
+      const r = await this.db.run(insert.sql, insert.args)
+      const row = await readRecord(this.db, SUBSCRIPTION_TABLE, `${FROM} WHERE s.id = ?`, [
         r.lastId,
       ])
-      return row as Row
+      if (!row) throw new NotFound()
+      return row
     } catch (e) {
       if (isUniqueViolation(e))
         throw new Conflict('topic', 'the device already subscribes to this topic')

@@ -1,5 +1,5 @@
 import type { InStatement, InValue } from '@libsql/client'
-import type { Db, Row } from './db.ts'
+import type { Db } from './db.ts'
 import type {
   DeliveryOutcome,
   DeliveryRecord,
@@ -13,39 +13,30 @@ import type {
   WebhookRecord,
   WebhookRepository,
 } from '../types.ts'
+import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../fields/webhooks.ts'
+import { jsonFields, writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, type ListSpec } from './list.ts'
+import { listPage, tableList } from './list.ts'
+import { insertOf, readRecord, readRecords, setClause } from './records.ts'
 
-const HOOK_COLUMNS = `SELECT w.id AS id, w.tenant_id AS tenantID, w.url AS url, w.events AS events,
-  w.enable AS enable, w.user_int_id AS userIntID, w.create_at AS createAt, w.update_at AS updateAt`
-
-const hooks: ListSpec = {
-  columns: HOOK_COLUMNS,
+const hooks = tableList(WEBHOOK_TABLE, {
   from: 'FROM webhooks w',
   where: 'w.tenant_id = ?',
-  fields: { url: 'w.url', enable: 'w.enable', updateAt: 'w.update_at' },
   timeField: 'w.create_at',
   idField: 'w.id',
-}
+})
 
-const deliveryList: ListSpec = {
-  columns: `SELECT d.id AS id, d.webhook_id AS webhookID, d.event_id AS eventID, e.type AS type,
-    d.status AS status, d.attempts AS attempts, d.response_code AS responseCode, d.last_error AS lastError,
-    d.duration_ms AS durationMs, d.next_try_at AS nextTryAt, d.create_at AS createAt, d.update_at AS updateAt`,
-  from: `FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-    JOIN outbox_events e ON e.id = d.event_id`,
+const COLUMNS = writeColumns(WEBHOOK_TABLE)
+const JSON_FIELDS = jsonFields(WEBHOOK_TABLE)
+
+const DELIVERY_FROM = `FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    JOIN outbox_events e ON e.id = d.event_id`
+
+const deliveryList = tableList(DELIVERY_TABLE, {
+  from: DELIVERY_FROM,
   where: 'w.tenant_id = ? AND d.webhook_id = ?',
-  fields: { status: 'd.status', eventID: 'd.event_id', type: 'e.type', attempts: 'd.attempts' },
   timeField: 'd.id',
   idField: 'd.id',
-}
-
-const EVENT_COLUMNS = `SELECT id, tenant_id AS tenantID, type, time, device_id AS deviceID, data
-  FROM outbox_events`
-
-const hookOf = (r: Row): WebhookRecord => ({
-  ...(r as unknown as WebhookRecord),
-  events: JSON.parse(String(r.events)) as OutboxType[],
 })
 
 const qs = (n: number) => Array.from({ length: n }, () => '?').join(',')
@@ -127,18 +118,19 @@ export function outboxInserts(
 export class WebhooksRepo implements WebhookRepository {
   constructor(private readonly db: Db) {}
 
-  async list(tenant: string, q: ListArgs): Promise<Page<WebhookRecord>> {
-    const { items, count } = await listPage(this.db, hooks, [tenant], q)
-    return { items: items.map(hookOf), count }
+  list(tenant: string, q: ListArgs): Promise<Page<WebhookRecord>> {
+    return listPage(this.db, hooks, [tenant], q)
   }
 
   async get(tenant: string, id: number): Promise<WebhookRecord> {
-    const r = await this.db.one(
-      `${HOOK_COLUMNS} FROM webhooks w WHERE w.id = ? AND w.tenant_id = ?`,
+    const r = await readRecord(
+      this.db,
+      WEBHOOK_TABLE,
+      'FROM webhooks w WHERE w.id = ? AND w.tenant_id = ?',
       [id, tenant],
     )
     if (!r) throw new NotFound()
-    return hookOf(r)
+    return r
   }
 
   async create(
@@ -146,26 +138,22 @@ export class WebhooksRepo implements WebhookRepository {
     input: WebhookInput & { secret: string; userIntID: number | null },
     now: number,
   ): Promise<WebhookRecord> {
-    const { lastId } = await this.db.run(
-      `INSERT INTO webhooks (tenant_id, url, events, enable, secret, user_int_id, create_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      [
-        tenant,
-        input.url,
-        JSON.stringify(input.events),
-        input.enable,
-        input.secret,
-        input.userIntID,
-        now,
-      ],
+    const insert = insertOf(
+      'webhooks',
+      COLUMNS,
+      input,
+      { tenant_id: tenant, secret: input.secret, user_int_id: input.userIntID, create_at: now },
+      JSON_FIELDS,
     )
+    const { lastId } = await this.db.run(insert.sql, insert.args)
     return this.get(tenant, lastId)
   }
 
   async update(tenant: string, id: number, input: WebhookInput, now: number) {
+    const set = setClause(COLUMNS, input, JSON_FIELDS)
     const { changes } = await this.db.run(
-      `UPDATE webhooks SET url = ?, events = ?, enable = ?, update_at = ? WHERE id = ? AND tenant_id = ?`,
-      [input.url, JSON.stringify(input.events), input.enable, now, id, tenant],
+      `UPDATE webhooks SET ${set.sql}, update_at = ? WHERE id = ? AND tenant_id = ?`,
+      [...set.args, now, id, tenant],
     )
     if (changes === 0) throw new NotFound()
     return this.get(tenant, id)
@@ -213,19 +201,21 @@ export class WebhooksRepo implements WebhookRepository {
       conds.push('device_id = ?')
       args.push(filter.deviceID)
     }
-    const rows = await this.db.all(
-      `${EVENT_COLUMNS} WHERE ${conds.join(' AND ')} ORDER BY id LIMIT ?`,
+    return readRecords(
+      this.db,
+      OUTBOX_EVENT_TABLE,
+      `FROM outbox_events e WHERE ${conds.join(' AND ')} ORDER BY e.id LIMIT ?`,
       [...args, limit],
     )
-    return rows as unknown as OutboxEvent[]
   }
 
   async eventsSince(afterID: number, limit: number): Promise<OutboxEvent[]> {
-    const rows = await this.db.all(`${EVENT_COLUMNS} WHERE id > ? ORDER BY id LIMIT ?`, [
-      afterID,
-      limit,
-    ])
-    return rows as unknown as OutboxEvent[]
+    return readRecords(
+      this.db,
+      OUTBOX_EVENT_TABLE,
+      'FROM outbox_events e WHERE e.id > ? ORDER BY e.id LIMIT ?',
+      [afterID, limit],
+    )
   }
 
   async lastEventID(): Promise<number> {
@@ -310,10 +300,9 @@ export class WebhooksRepo implements WebhookRepository {
     )
   }
 
-  async deliveries(tenant: string, webhookID: number, q: ListArgs) {
+  async deliveries(tenant: string, webhookID: number, q: ListArgs): Promise<Page<DeliveryRecord>> {
     await this.get(tenant, webhookID)
-    const page = await listPage(this.db, deliveryList, [tenant, webhookID], q)
-    return page as unknown as Page<DeliveryRecord>
+    return listPage(this.db, deliveryList, [tenant, webhookID], q)
   }
 
   async retry(tenant: string, webhookID: number, deliveryID: number, now: number) {
@@ -323,10 +312,13 @@ export class WebhooksRepo implements WebhookRepository {
       [now, now, deliveryID, webhookID, tenant],
     )
     if (changes === 0) throw new NotFound()
-    const r = await this.db.one(
-      `${deliveryList.columns} ${deliveryList.from} WHERE d.id = ? AND w.tenant_id = ?`,
+    const r = await readRecord(
+      this.db,
+      DELIVERY_TABLE,
+      `${DELIVERY_FROM} WHERE d.id = ? AND w.tenant_id = ?`,
       [deliveryID, tenant],
     )
-    return r as unknown as DeliveryRecord
+    if (!r) throw new NotFound()
+    return r
   }
 }

@@ -1,7 +1,31 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
 import type { GroupFields, GroupMemberRecord, GroupRecord } from '../fields/products.ts'
+import type {
+  CertDetailRecord,
+  CertFields,
+  CertDeviceRecord,
+  CertRecord,
+  PolicyCandidateRecord,
+  PolicyDetailRecord,
+  PolicyDeviceRecord,
+  PolicyFields,
+  PolicyRecord,
+  SubscriptionFields,
+  SubscriptionRecord,
+} from '../fields/access.ts'
 
 export type { GroupMemberRecord, GroupRecord } from '../fields/products.ts'
+export type {
+  CertDetailRecord,
+  CertDeviceRecord,
+  CertRecord,
+  PolicyCandidateRecord,
+  PolicyDetailRecord,
+  PolicyDeviceRecord,
+  PolicyRecord,
+  SubscriptionFields,
+  SubscriptionRecord,
+} from '../fields/access.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
 
 /** The fields of a group a caller sets (store/fields/products.ts); the product is named by its productID. */
@@ -57,13 +81,8 @@ export interface GroupMemberRepository {
   ): Promise<Array<{ label: string; value: number }>>
 }
 
-export interface PolicyInput {
-  name?: string
-  topic?: string
-  access?: number
-  allow?: number
-  description?: string | null
-}
+/** The fields of a policy a caller sets (store/fields/access.ts). */
+export type PolicyInput = Partial<PolicyFields>
 
 /** A policy rule bound to a device: a topic filter relative to its mountpoint. */
 export interface AclRule {
@@ -78,17 +97,17 @@ export interface AclRule {
 export interface PolicyRepository {
   readonly bindings: PolicyBindingRepository
   /** A page of the tenant's policies. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<PolicyRecord>>
   /** One policy with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<PolicyDetailRecord>
   /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
   create(
     tenant: string,
     userIntID: number | null,
     p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
-  ): Promise<Row>
+  ): Promise<PolicyDetailRecord>
   /** Edits a policy; absent fields keep their values. */
-  update(tenant: string, id: number, p: PolicyInput): Promise<Row>
+  update(tenant: string, id: number, p: PolicyInput): Promise<PolicyDetailRecord>
   /** Deletes all of `ids` or none: refused (Referenced) while a policy is bound to devices. */
   delete(tenant: string, ids: number[]): Promise<void>
   /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */
@@ -101,7 +120,7 @@ export interface PolicyRepository {
  */
 export interface PolicyBindingRepository {
   /** A page of the devices bound to the tenant's policy `policyIntID`. */
-  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page>
+  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page<PolicyDeviceRecord>>
   /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
   bindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
   /** Unbinds devices from a policy; an id not bound to it is NotFound `ids`. */
@@ -112,32 +131,31 @@ export interface PolicyBindingRepository {
     policyIntID: number,
     q: ListArgs,
     groupNameLike?: string,
-  ): Promise<Page>
+  ): Promise<Page<PolicyCandidateRecord>>
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
   bindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
   /** Unbinds policies from a device; an id not bound to it is NotFound `ids`. */
   unbindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
   /** A page of the tenant's policies not yet bound to the device. */
-  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
 }
 
 /** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */
 export interface SubscriptionRepository {
   /** A page of the subscriptions of the tenant's device; NotFound when the device is not the tenant's. */
-  list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<SubscriptionRecord>>
   /** Every subscription of a device (for the broker), oldest first. */
-  ofDevice(deviceIntID: number): Promise<Array<{ topic: string; qos: number }>>
+  ofDevice(deviceIntID: number): Promise<SubscriptionFields[]>
   /** Adds a subscription; a topic the device already has is Conflict `topic`. */
-  create(tenant: string, deviceIntID: number, s: { topic: string; qos: number }): Promise<Row>
+  create(tenant: string, deviceIntID: number, s: SubscriptionFields): Promise<SubscriptionRecord>
   /** Deletes subscriptions of the device, all or none (NotFound `ids`). */
   delete(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
 }
 
-export interface CertInput {
-  name: string
-  enable: number
+/** What a caller sets of a certificate (store/fields/access.ts); the rest is issued. */
+export type CertInput = Pick<CertFields, 'name' | 'enable'> & {
   /** Common name of the client certificate; a random 16-character id when absent. */
   CN?: string | null
 }
@@ -148,25 +166,25 @@ export interface CertInput {
  */
 export interface CertRepository {
   /** A page of the tenant's certificates (id, name, enable, createAt). */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<CertRecord>>
   /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
-  get(tenant: string, id: number): Promise<Row>
+  get(tenant: string, id: number): Promise<CertDetailRecord>
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates). */
   caCert(tenant: string): Promise<string | undefined>
   /** The tenant's CA (certificate and key), created on first use; concurrent first uses agree on one. */
   ca(tenant: string): Promise<CertAndKey>
   /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
-  create(tenant: string, userIntID: number | null, input: CertInput): Promise<Row>
+  create(tenant: string, userIntID: number | null, input: CertInput): Promise<CertDetailRecord>
   /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
   update(
     tenant: string,
     id: number,
     input: Partial<Pick<CertInput, 'name' | 'enable'>>,
-  ): Promise<Row>
+  ): Promise<CertDetailRecord>
   /** Deletes all of `ids` or none: NotFound, or Referenced while bound to devices. */
   delete(tenant: string, ids: number[]): Promise<void>
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
-  devices(tenant: string, id: number, q: ListArgs): Promise<Page>
+  devices(tenant: string, id: number, q: ListArgs): Promise<Page<CertDeviceRecord>>
   /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
   bindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
   /** Unbinds devices from certificate `id`: all or none; NotFound('ids') for one not bound. */

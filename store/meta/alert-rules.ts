@@ -1,36 +1,8 @@
 import type { ListArgs, Page } from '../list.ts'
 
-/** The fields of an alert rule a caller sets (the service resolved productID and checked the conditions). */
-export interface AlertRuleInput {
-  ruleName: string
-  productIntID: number
-  /** Record ids of the product's devices the rule watches; null: every device of the product. */
-  deviceIntIDs: number[] | null
-  /** A boolean formula over the product's dataPointIDs; null for a no-data rule. */
-  condition: string | null
-  /** 1 urgent, 2 major, 3 minor, 4 warning. */
-  alertSeverity: number
-  forSeconds: number
-  /** Null: `not (condition)`. */
-  clearCondition: string | null
-  clearForSeconds: number
-  /** Seconds without any uplink that raise the alert (instead of a condition). */
-  noDataSeconds: number | null
-  alertContent: string | null
-  enable: number
-}
+import type { AlertRuleInput, AlertRuleRecord } from '../fields/alert-rules.ts'
 
-/** A stored alert rule. */
-export interface AlertRuleRecord extends AlertRuleInput {
-  id: number
-  tenantID: string
-  productID: string
-  productName: string | null
-  userIntID: number | null
-  createUser: string | null
-  createAt: number
-  updateAt: number | null
-}
+export type { AlertRuleInput, AlertRuleRecord } from '../fields/alert-rules.ts'
 
 /**
  * A wait in progress for one (rule, device): the condition (phase raise) or clear condition held since `since`;
@@ -49,7 +21,7 @@ export interface AlertState {
 /** Alert rules of a tenant and the pending waits of the alert engine. */
 export interface AlertRuleRepository {
   /** A page of the tenant's rules; filters: ruleName, productID, alertSeverity, enable. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<AlertRuleRecord>>
   /** One rule of the tenant; NotFound otherwise. */
   get(tenant: string, id: number): Promise<AlertRuleRecord>
   /** Conflict('ruleName') when the tenant has a rule of that name. */

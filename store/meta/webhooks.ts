@@ -1,32 +1,22 @@
 import type { ListArgs, Page } from '../list.ts'
+import type {
+  DeliveryRecord,
+  DeliveryStatus,
+  OUTBOX_EVENT_TABLE,
+  OutboxType,
+  WebhookInput,
+  WebhookRecord,
+} from '../fields/webhooks.ts'
+import type { RecordOf } from '../fields/table.ts'
 
-/** The event types that go through the outbox (webhooks and the live stream carry them). */
-export const OUTBOX_TYPES = [
-  'alert.raised',
-  'alert.cleared',
-  'alert.acked',
-  'command.status',
-  'device.online',
-  'device.offline',
-] as const
-
-export type OutboxType = (typeof OUTBOX_TYPES)[number]
-
-/** The fields of a webhook a caller sets. */
-export interface WebhookInput {
-  url: string
-  events: OutboxType[]
-  enable: number
-}
-
-/** A stored webhook (the secret is only read by the delivery loop and shown once on create). */
-export interface WebhookRecord extends WebhookInput {
-  id: number
-  tenantID: string
-  userIntID: number | null
-  createAt: number
-  updateAt: number | null
-}
+export { OUTBOX_TYPES } from '../fields/webhooks.ts'
+export type {
+  DeliveryRecord,
+  DeliveryStatus,
+  OutboxType,
+  WebhookInput,
+  WebhookRecord,
+} from '../fields/webhooks.ts'
 
 /** An event to store in the outbox. */
 export interface OutboxInput {
@@ -40,28 +30,8 @@ export interface OutboxInput {
   data: string
 }
 
-/** A stored outbox event; `id` is the event id. */
-export interface OutboxEvent extends OutboxInput {
-  id: number
-}
-
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
-
-/** A delivery as the API lists it. */
-export interface DeliveryRecord {
-  id: number
-  webhookID: number
-  eventID: number
-  type: string
-  status: DeliveryStatus
-  attempts: number
-  responseCode: number | null
-  lastError: string | null
-  durationMs: number | null
-  nextTryAt: number | null
-  createAt: number
-  updateAt: number | null
-}
+/** A stored outbox event; `id` is the event id (store/fields/webhooks.ts). */
+export type OutboxEvent = RecordOf<typeof OUTBOX_EVENT_TABLE>
 
 /** A claimed delivery with what sending it needs. */
 export interface DueDelivery {

@@ -21,6 +21,18 @@ import {
   PRODUCT_RESOURCE_TABLE,
 } from '../../store/fields/product-model.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
+import { ALERT_RULE_TABLE } from '../../store/fields/alert-rules.ts'
+import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
+import {
+  CERT_DETAIL_TABLE,
+  CERT_DEVICE_TABLE,
+  CERT_TABLE,
+  POLICY_CANDIDATE_TABLE,
+  POLICY_DETAIL_TABLE,
+  POLICY_DEVICE_TABLE,
+  POLICY_TABLE,
+  SUBSCRIPTION_TABLE,
+} from '../../store/fields/access.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
 import type { MetaStore } from '../../store/types.ts'
 
@@ -278,5 +290,151 @@ records(
     ])
   },
 )
+
+records('policies and bindings :: the table records, mqtt_acl as JSON text', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p24',
+    cloudProtocol: 1,
+  })
+  const d = await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-4', 'dev-4', 'u4', 'k', 0)`,
+    [product.id],
+  )
+  await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-5', 'dev-5', 'u5', 'k', 0)`,
+    [product.id],
+  )
+  const p = ctx.meta.policies
+  const input = { name: 'pol', topic: 'a/#', access: 0, allow: 1 }
+  const created = await p.create('T1', null, input)
+  const other = await p.create('T1', null, { ...input, name: 'pol2', description: 'x' })
+  await p.bindings.bindDevices('T1', created.id, [d.lastId])
+  const got = await p.get('T1', created.id)
+  assert.is(got.mqtt_acl, JSON.stringify([{ id: d.lastId }]))
+  const updated = await p.update('T1', other.id, { description: null })
+  assert.is(updated.description, null)
+  holds(POLICY_DETAIL_TABLE, [created, got, updated])
+  holds(POLICY_TABLE, [
+    ...(await p.list('T1', all)).items,
+    ...(await p.bindings.policies('T1', d.lastId, all)).items,
+    ...(await p.bindings.candidatePolicies('T1', d.lastId, all)).items,
+  ])
+  holds(POLICY_DEVICE_TABLE, (await p.bindings.devices('T1', created.id, all)).items)
+  holds(POLICY_CANDIDATE_TABLE, (await p.bindings.candidateDevices('T1', created.id, all)).items)
+})
+
+records('subscriptions :: the table records, ofDevice the stored fields', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p25',
+    cloudProtocol: 1,
+  })
+  const d = await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-6', 'dev-6', 'u6', 'k', 0)`,
+    [product.id],
+  )
+  const s = ctx.meta.subscriptions
+  const created = await s.create('T1', d.lastId, { topic: 'cfg/#', qos: 2 })
+  holds(SUBSCRIPTION_TABLE, [created, ...(await s.list('T1', d.lastId, all)).items])
+  assert.equal(await s.ofDevice(d.lastId), [{ topic: 'cfg/#', qos: 2 }])
+})
+
+records('certs :: the table records; a bound certificate is refused with its message', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p26',
+    cloudProtocol: 1,
+  })
+  const d = await ctx.db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, 'dev-7', 'dev-7', 'u7', 'k', 0)`,
+    [product.id],
+  )
+  const c = ctx.meta.certs
+  const created = await c.create('T1', null, { name: 'c1', enable: 1, CN: 'cn-1' })
+  assert.is(created.CN, 'cn-1')
+  const updated = await c.update('T1', created.id, { enable: 0 })
+  assert.is(updated.enable, 0)
+  assert.is(updated.cert, created.cert)
+  await c.bindDevices('T1', created.id, [d.lastId])
+  holds(CERT_DETAIL_TABLE, [created, updated, await c.get('T1', created.id)])
+  holds(CERT_TABLE, (await c.list('T1', all)).items)
+  holds(CERT_DEVICE_TABLE, (await c.devices('T1', created.id, all)).items)
+  const refused = await c.delete('T1', [created.id]).catch((e: unknown) => e)
+  assert.instance(refused, Referenced)
+  assert.is(
+    (refused as Referenced).message,
+    `certificate ${created.id} (c1) is still bound to 1 devices`,
+  )
+})
+
+records(
+  'webhooks, deliveries and outbox events :: the table records, events as JSON text',
+  async () => {
+    const w = ctx.meta.webhooks
+    const input = { url: 'http://127.0.0.1:9/h', events: ['alert.raised' as const], enable: 1 }
+    const created = await w.create('T1', { ...input, secret: 's', userIntID: null }, 1)
+    assert.is(created.events, '["alert.raised"]')
+    const updated = await w.update('T1', created.id, { ...input, enable: 0 }, 2)
+    assert.is(updated.updateAt, 2)
+    await w.update('T1', created.id, input, 3)
+    holds(WEBHOOK_TABLE, [created, updated, ...(await w.list('T1', all)).items])
+    const event = {
+      tenantID: 'T1',
+      type: 'alert.raised' as const,
+      time: 5,
+      deviceID: null,
+      data: '{}',
+    }
+    const [stored] = await w.append([event], 4)
+    holds(OUTBOX_EVENT_TABLE, [
+      ...(await w.eventsAfter('T1', 0, {}, 10)),
+      ...(await w.eventsSince(stored!.id - 1, 10)),
+    ])
+    const deliveries = (await w.deliveries('T1', created.id, all)).items
+    holds(DELIVERY_TABLE, deliveries)
+    holds(DELIVERY_TABLE, [await w.retry('T1', created.id, deliveries[0]!.id, 6)])
+  },
+)
+
+records('alert rules :: the table record, deviceIntIDs parsed once', async () => {
+  const product = await ctx.meta.products.create('T1', null, {
+    productName: 'p27',
+    cloudProtocol: 1,
+  })
+  const r = ctx.meta.alertRules
+  const input = {
+    ruleName: 'hot',
+    productIntID: product.id,
+    deviceIntIDs: [3, 1],
+    condition: 't > 1',
+    alertSeverity: 2,
+    forSeconds: 0,
+    clearCondition: null,
+    clearForSeconds: 0,
+    noDataSeconds: null,
+    alertContent: null,
+    enable: 1,
+  }
+  const created = await r.create('T1', null, input, 1)
+  assert.equal(created.deviceIntIDs, [3, 1])
+  const updated = await r.update('T1', created.id, { ...input, deviceIntIDs: null }, 2)
+  assert.is(updated.deviceIntIDs, null)
+  const stored = (rule: { deviceIntIDs: number[] | null }) => ({
+    ...rule,
+    deviceIntIDs: rule.deviceIntIDs && JSON.stringify(rule.deviceIntIDs),
+  })
+  holds(
+    ALERT_RULE_TABLE,
+    [
+      created,
+      updated,
+      await r.get('T1', created.id),
+      ...(await r.list('T1', all)).items,
+      ...(await r.enabledOf(product.id)),
+    ].map(stored),
+  )
+})
 
 records.run()
