@@ -8,7 +8,11 @@ import type { Filter, ListArgs, Row } from '../../store/types.ts'
 import { Invalid, NotFound } from '../kernel/errors.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
-import type { DeviceCreateB, DeviceUpdateB } from '../schemas/devices-b.ts'
+import {
+  described as describedB,
+  type DeviceCreateB,
+  type DeviceUpdateB,
+} from '../schemas/devices-b.ts'
 import type { DeviceAccess, DeviceAccessDeps } from './device-access.ts'
 
 type Kind = 'device' | 'gateway'
@@ -52,10 +56,12 @@ export function rowB(row: Row, brokers?: Record<string, string | null>): Row {
   }
 }
 
-/** The descriptive fields of a Variant B body, as the stores take them. */
-function described(b: Partial<DeviceCreateB>) {
-  const { manufacturer, serialNumber, softVersion, hardwareVersion, description, location } = b
-  return { manufacturer, serialNumber, softVersion, hardwareVersion, description, location }
+type Described = Pick<DeviceCreateB, keyof typeof describedB>
+const DESCRIBED = Object.keys(describedB) as Array<keyof Described>
+
+/** The descriptive fields of a Variant B body (each key, given or not), as the stores take them. */
+function described(b: Partial<DeviceCreateB>): Partial<Described> {
+  return Object.fromEntries(DESCRIBED.map((k) => [k, b[k]]))
 }
 
 /** Only terminals (deviceType 0) hang off a gateway. */
