@@ -132,6 +132,7 @@ type Either<A, B, Keys extends keyof A & keyof B> = Omit<A, Keys> & { [P in Keys
 
 const productsB = { ...productsSchemasB, ...productsWireB }
 const groupsB = { ...groupsSchemasB, ...groupsWireB }
+const devicesB = { ...devicesSchemasB, ...devicesWireB, access: deviceAccessB }
 
 /** What routes may rely on: Variant A's shapes, with what Variant B shapes its own way loosened. */
 export type WireShapes = Omit<
@@ -141,11 +142,17 @@ export type WireShapes = Omit<
   logs: Varies<ShapesA['logs'], 'ConnectLog', 'ConnectLogListQuery'>
   commands: Varies<ShapesA['commands'], never, 'DevicePublish' | 'GroupPublish'>
   policies: Varies<ShapesA['policies'], 'PolicyDevice'>
-  devices: Varies<
+  devices: Either<
     ShapesA['devices'],
-    'Device' | 'DeviceListItem' | 'DeviceWrite' | 'DeviceCreate' | 'DeviceUpdate',
-    never,
-    'deviceFilters'
+    typeof devicesB,
+    | 'Device'
+    | 'DeviceListItem'
+    | 'DeviceWrite'
+    | 'DeviceCreate'
+    | 'DeviceUpdate'
+    | 'deviceFilters'
+    | 'deviceWire'
+    | 'access'
   >
   products: Either<
     ShapesA['products'],
@@ -179,9 +186,7 @@ export const shapesB: WireShapes = {
   ...shapesA,
   devices: {
     ...shapesA.devices,
-    ...devicesSchemasB,
-    ...devicesWireB,
-    access: deviceAccessB,
+    ...devicesB,
     /** A Variant B device may be a gateway (deviceType 1). */
     deviceKinds: ['device', 'gateway'],
   },
