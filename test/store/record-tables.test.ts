@@ -1,5 +1,5 @@
 /**
- * The record types of store/fields/products.ts (`RecordOf`) are compile-time claims: repositories do not parse
+ * The record types of store/fields/products.ts and devices.ts (`RecordOf`) are compile-time claims: repositories do not parse
  * rows. These cases read real records through the ports and check each holds exactly its table's fields, of the
  * types the table declares, so a column that answers another type than declared fails here.
  */
@@ -12,7 +12,13 @@ import { join } from 'node:path'
 import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
-import type { FieldTable } from '../../store/fields/table.ts'
+import {
+  DEVICE_TABLE,
+  GATEWAY_TABLE,
+  type DeviceFields,
+  type GatewayFields,
+} from '../../store/fields/devices.ts'
+import { emptyValues, type FieldTable } from '../../store/fields/table.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
 import type { MetaStore } from '../../store/types.ts'
 
@@ -33,7 +39,7 @@ function holds(table: FieldTable, records: unknown[]) {
   }
 }
 
-const records = suite('typed records (store/fields/products.ts)')
+const records = suite('typed records (store/fields/products.ts, devices.ts)')
 
 records.before(async () => {
   ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-records-'))
@@ -115,5 +121,71 @@ records('deletes refused or missing :: each repository keeps its message', async
     false,
   )
 })
+
+records(
+  'devices and gateways :: list, get, getAny, create and update answer the table record, a gateway read as a device too',
+  async () => {
+    const product = await ctx.meta.products.create('T1', null, {
+      productName: 'p4',
+      cloudProtocol: 1,
+    })
+    const repo = ctx.meta.devices
+    const creds = (id: string) => ({ deviceID: id, deviceUsername: `u-${id}`, token: `t-${id}` })
+    const gateway = await repo.gateways.create('T1', null, {
+      ...(emptyValues(GATEWAY_TABLE) as GatewayFields),
+      ...creds('gw-4'),
+      productIntID: product.id,
+      gatewayName: 'gw-4',
+      location: 'roof',
+    })
+    const fields = {
+      ...(emptyValues(DEVICE_TABLE) as DeviceFields),
+      productIntID: product.id,
+      gateway: gateway.id,
+      location: { room: 2 },
+      lora: { type: 'otaa' },
+      metaData: { a: 1 },
+      scopes: ['x'],
+    }
+    const parent = await repo.create('T1', null, { ...fields, ...creds('d-4'), deviceName: 'd-4' })
+    const child = await repo.create('T1', null, {
+      ...fields,
+      ...creds('d-5'),
+      deviceName: 'd-5',
+      parentDevice: parent.id,
+    })
+    assert.is(child.parentDeviceName, 'd-4')
+    assert.is(child.gatewayName, 'gw-4')
+    assert.is(child.location, '{"room":2}')
+    const updated = await repo.update('T1', child.id, {
+      ...fields,
+      ...creds('d-5'),
+      deviceName: 'd-6',
+    })
+    assert.is(updated.deviceName, 'd-6')
+    assert.type(updated.updateAt, 'number')
+    const asDevice = await repo.getAny('T1', gateway.id)
+    assert.is(asDevice.kind, 'gateway')
+    assert.is(asDevice.deviceType, null)
+    holds(DEVICE_TABLE, [
+      parent,
+      updated,
+      asDevice,
+      await repo.get('T1', parent.id),
+      ...(await repo.list('T1', all, { kinds: ['device', 'gateway'] })).items,
+    ])
+    const gw = await repo.gateways.get('T1', gateway.id)
+    assert.is(gw.deviceCount, 2)
+    holds(GATEWAY_TABLE, [
+      gateway,
+      gw,
+      await repo.gateways.update('T1', gateway.id, {
+        ...(await repo.gateways.current('T1', gateway.id)),
+        mac: null,
+      }),
+      ...(await repo.gateways.list('T1', all)).items,
+    ])
+  },
+)
 
 records.run()
