@@ -16,7 +16,7 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
   const onboarding = onboardingService(deps)
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices',
@@ -40,13 +40,13 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: Device },
     async (c, { id }) =>
       c.json(deviceWire.detail(await devices.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices/:id/connection',
@@ -69,7 +69,7 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
       ),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/devices',
@@ -85,7 +85,7 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/devices/:id',
@@ -98,7 +98,7 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
       c.json(deviceWire.write(await devices.update(actorOf(c), id, body), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/devices',

@@ -15,7 +15,7 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
   const repo = meta.devices.gateways
   const onboarding = onboardingService({ meta, endpoints })
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/gateways',
@@ -37,7 +37,7 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/gateways/:id/connection',
@@ -58,13 +58,13 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
       ),
   )
 
-  r.route(
+  r.typed(
     { method: 'get', path: '/gateways/:id', tag, summary: 'Gateway detail', response: Gateway },
     async (c, { id }) =>
       c.json(gatewayWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/gateways',
@@ -80,7 +80,7 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/gateways/:id',
@@ -93,7 +93,7 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
       c.json(gatewayWire.detail(await services.gateways.update(actorOf(c), id, body), wireCtx(c))),
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/gateways',

@@ -16,7 +16,7 @@ import {
   Str,
   Timestamp,
 } from './common.ts'
-import { credentialFields } from './devices.ts'
+import { credentialFields, describedFields, describedText } from './devices.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { enumDoc } from '../enums.ts'
 
@@ -41,11 +41,7 @@ export const Device = z.object({
   gateway: NullableInt,
   productID: Str,
   productName: Str,
-  manufacturer: NullableStr,
-  serialNumber: NullableStr,
-  softVersion: NullableStr,
-  hardwareVersion: NullableStr,
-  description: NullableStr,
+  ...describedText,
   location: NullableStr.meta({ description: 'installation place' }),
   clientIP: NullableStr,
   connectedAt: Timestamp,
@@ -85,14 +81,17 @@ export const DeviceListItem = Device.omit({
 /** Create and edit answer the detail form. */
 export const DeviceWrite = Device
 
-const described = {
-  manufacturer: text(100),
-  serialNumber: text(100),
-  softVersion: text(100),
-  hardwareVersion: text(100),
-  description: text(300),
-  location: text(500),
-}
+// Variant A's descriptive body fields without the console ones; location is a string here
+const {
+  deviceConsoleIP: _ip,
+  deviceConsolePort: _port,
+  deviceConsoleUsername: _user,
+  location: _location,
+  ...describedStrings
+} = describedFields
+
+/** The descriptive body fields of Variant B (src/services/device-access-b.ts passes them on as they are). */
+export const described = { ...describedStrings, location: text(500) }
 
 /**
  * Create (Variant B). deviceID and deviceUsername are generated (36 characters) when omitted. `gateway`: a

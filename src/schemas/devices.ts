@@ -16,6 +16,15 @@ import {
 import { DEVICE_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
 
+/** The descriptive strings devices and gateways answer (both variants), in this order. */
+export const describedText = {
+  manufacturer: NullableStr,
+  serialNumber: NullableStr,
+  softVersion: NullableStr,
+  hardwareVersion: NullableStr,
+  description: NullableStr,
+}
+
 /** Device, detail form: every field. */
 export const Device = z.object({
   id: Int,
@@ -49,11 +58,7 @@ export const Device = z.object({
   IMEI: NullableStr,
   IMSI: NullableStr,
   autoSub: NullableInt,
-  manufacturer: NullableStr,
-  serialNumber: NullableStr,
-  softVersion: NullableStr,
-  hardwareVersion: NullableStr,
-  description: NullableStr,
+  ...describedText,
   deviceConsoleIP: NullableStr,
   deviceConsolePort: NullableInt,
   deviceConsoleUsername: NullableStr,

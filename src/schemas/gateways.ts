@@ -10,7 +10,7 @@ import {
   Timestamp,
   annotate,
 } from './common.ts'
-import { credentialFields, describedFields } from './devices.ts'
+import { credentialFields, describedFields, describedText } from './devices.ts'
 import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
 
@@ -39,11 +39,7 @@ const GatewayFields = z.object({
   mac: NullableStr,
   productID: Str,
   productName: Str,
-  manufacturer: NullableStr,
-  serialNumber: NullableStr,
-  softVersion: NullableStr,
-  hardwareVersion: NullableStr,
-  description: NullableStr,
+  ...describedText,
   location: z.unknown().meta({ description: 'JSON object or string' }),
   deviceConsoleIP: NullableStr,
   deviceConsolePort: NullableInt,

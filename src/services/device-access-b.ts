@@ -4,11 +4,15 @@
  * are devices of deviceType 1 and 3. Reads list both kinds together and answer Variant B's field names.
  */
 import { hostPort } from '../kernel/endpoints.ts'
-import type { Filter, ListArgs, Row } from '../../store/types.ts'
+import type { DeviceRecord, Filter, ListArgs } from '../../store/types.ts'
 import { Invalid, NotFound } from '../kernel/errors.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
-import type { DeviceCreateB, DeviceUpdateB } from '../schemas/devices-b.ts'
+import {
+  described as describedB,
+  type DeviceCreateB,
+  type DeviceUpdateB,
+} from '../schemas/devices-b.ts'
 import type { DeviceAccess, DeviceAccessDeps } from './device-access.ts'
 
 type Kind = 'device' | 'gateway'
@@ -20,8 +24,8 @@ const STORED: Record<number, { kind: Kind; deviceType: number | null }> = {
   2: { kind: 'device', deviceType: 3 },
 }
 
-/** The Variant B deviceType of a stored row. */
-export function deviceTypeB(row: Row): number {
+/** The Variant B deviceType of a stored row (a device, a gateway read with the device columns, a member). */
+export function deviceTypeB(row: { kind?: unknown; deviceType?: unknown }): number {
   if (row.kind === 'gateway') return 1
   return Number(row.deviceType) === 3 ? 2 : 0
 }
@@ -40,8 +44,20 @@ function locationText(stored: unknown): string | null {
   return typeof v === 'string' ? v : JSON.stringify(v)
 }
 
-/** A stored row (device columns, any kind) → Variant B's fields; the broker addresses when `brokers` is given. */
-export function rowB(row: Row, brokers?: Record<string, string | null>): Row {
+/** The broker addresses a Variant B detail answers: host:port, null when that listener does not exist. */
+type Brokers = Record<
+  'mqttBroker' | 'mqttsBroker' | 'mqttssBroker' | 'coapBroker' | 'coapsBroker' | 'coapssBroker',
+  string | null
+>
+
+/**
+ * A stored device (device columns, any kind) in Variant B's fields: its deviceType as Variant B's code, `status`,
+ * `location` as text, the broker addresses in details. What Variant B adds is optional, so a stored record is one.
+ */
+export type DeviceRecordB = DeviceRecord & Partial<{ status: number } & Brokers>
+
+/** A stored record (device columns, any kind) → Variant B's fields; the broker addresses when `brokers` is given. */
+export function rowB(row: DeviceRecord, brokers?: Brokers): DeviceRecordB {
   return {
     ...row,
     deviceType: deviceTypeB(row),
@@ -52,10 +68,12 @@ export function rowB(row: Row, brokers?: Record<string, string | null>): Row {
   }
 }
 
-/** The descriptive fields of a Variant B body, as the stores take them. */
-function described(b: Partial<DeviceCreateB>) {
-  const { manufacturer, serialNumber, softVersion, hardwareVersion, description, location } = b
-  return { manufacturer, serialNumber, softVersion, hardwareVersion, description, location }
+type Described = Pick<DeviceCreateB, keyof typeof describedB>
+const DESCRIBED = Object.keys(describedB) as Array<keyof Described>
+
+/** The descriptive fields of a Variant B body (each key, given or not), as the stores take them. */
+function described(b: Partial<DeviceCreateB>): Partial<Described> {
+  return Object.fromEntries(DESCRIBED.map((k) => [k, b[k]]))
 }
 
 /** Only terminals (deviceType 0) hang off a gateway. */
@@ -94,8 +112,12 @@ function byType(filters: Filter[]): { filters: Filter[]; kinds: Kind[] } {
 }
 
 /** Variant B's devices over the device and gateway services. */
-export function deviceAccessB({ meta, services, endpoints }: DeviceAccessDeps): DeviceAccess {
-  const brokers = {
+export function deviceAccessB({
+  meta,
+  services,
+  endpoints,
+}: DeviceAccessDeps): DeviceAccess<DeviceRecordB> {
+  const brokers: Brokers = {
     mqttBroker: hostPort(endpoints.mqtt),
     mqttsBroker: hostPort(endpoints.mqtts),
     // the TLS listener also takes client certificates: mutual authentication on the same port
@@ -171,7 +193,7 @@ export function deviceAccessB({ meta, services, endpoints }: DeviceAccessDeps): 
       }
       const device: DeviceUpdate = { deviceName: body.deviceName, ...common }
       // the stored links stay unless the type or the gateway changes (the record as read repeats both)
-      const gateway = body.gateway === undefined ? (current.gateway as number | null) : body.gateway
+      const gateway = body.gateway === undefined ? current.gateway : body.gateway
       const typeChanged = deviceType !== Number(current.deviceType)
       if (typeChanged || gateway !== (current.gateway ?? null))
         Object.assign(

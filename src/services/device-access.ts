@@ -1,4 +1,4 @@
-import type { ListArgs, MetaStore, Page, Row } from '../../store/types.ts'
+import type { DeviceRecord, ListArgs, MetaStore, Page } from '../../store/types.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { PublicEndpoints } from '../kernel/endpoints.ts'
 import type { Services } from './index.ts'
@@ -13,13 +13,14 @@ export interface DeviceAccessDeps {
 
 /**
  * The devices resource as a wire shape sees it: reads return rows under the shape's field names, writes take a
- * body its own schema validated. The device routes call these, whichever shape is served.
+ * body its own schema validated. The device routes call these, whichever shape is served; `R` is the record
+ * a read answers (a stored device, plus what the shape adds).
  */
-export interface DeviceAccess {
-  list(tenant: string, query: ListArgs, opts: { groupID?: string }): Promise<Page>
-  get(tenant: string, id: number): Promise<Row>
-  create(a: Actor, body: unknown): Promise<Row>
-  update(a: Actor, id: number, body: unknown): Promise<Row>
+export interface DeviceAccess<R extends DeviceRecord = DeviceRecord> {
+  list(tenant: string, query: ListArgs, opts: { groupID?: string }): Promise<Page<R>>
+  get(tenant: string, id: number): Promise<R>
+  create(a: Actor, body: unknown): Promise<R>
+  update(a: Actor, id: number, body: unknown): Promise<R>
   remove(a: Actor, ids: number[]): Promise<void>
 }
 

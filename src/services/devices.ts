@@ -1,4 +1,4 @@
-import type { ListArgs, Row } from '../../store/types.ts'
+import type { ListArgs } from '../../store/types.ts'
 import type { DeviceUpdate } from '../schemas/devices.ts'
 import type { GatewayUpdate } from '../schemas/gateways.ts'
 import type { ReportProgress } from '../tasks.ts'
@@ -9,6 +9,9 @@ import { readEach, type Actor, type ServiceDeps } from './types.ts'
 
 type Kind = 'device' | 'gateway'
 
+/** What the device events need of a stored device or gateway. */
+type Stored = { id: number; deviceID: string; blocked: number }
+
 /**
  * Devices and gateways: every create and edit rule, generated credentials, and deletes that leave nothing behind
  * (the stores remove links, logs, events and alerts with the record; stored values go from the telemetry store).
@@ -16,28 +19,28 @@ type Kind = 'device' | 'gateway'
  * `device.deleted` (ingest closes the session and forgets the device) after each commit.
  */
 export function deviceService({ meta, telemetry, events }: ServiceDeps) {
-  const ref = (a: Actor, kind: Kind, row: Row) => ({
+  const ref = (a: Actor, kind: Kind, row: Stored) => ({
     tenantID: a.tenant,
-    id: Number(row.id),
-    deviceID: String(row.deviceID),
+    id: row.id,
+    deviceID: row.deviceID,
     kind,
   })
-  const created = (a: Actor, kind: Kind, row: Row) => {
+  const created = <R extends Stored>(a: Actor, kind: Kind, row: R) => {
     events.emit('device.created', ref(a, kind, row))
     return row
   }
-  const changed = (a: Actor, kind: Kind, row: Row) => {
-    events.emit('device.changed', { ...ref(a, kind, row), blocked: Number(row.blocked) === 1 })
+  const changed = <R extends Stored>(a: Actor, kind: Kind, row: R) => {
+    events.emit('device.changed', { ...ref(a, kind, row), blocked: row.blocked === 1 })
     return row
   }
 
   /** Deletes all of `ids` or none, then their stored values, then announces each. */
   async function remove(a: Actor, kind: Kind, ids: number[]) {
     const repo = kind === 'device' ? meta.devices : meta.devices.gateways
-    const gone = await readEach(ids, (id) => repo.get(a.tenant, id))
+    const gone = await readEach<Stored>(ids, (id) => repo.get(a.tenant, id))
     await repo.delete(a.tenant, ids)
     for (const row of gone) {
-      await telemetry.deleteDevice(a.tenant, String(row.deviceID))
+      await telemetry.deleteDevice(a.tenant, row.deviceID)
       events.emit('device.deleted', ref(a, kind, row))
     }
   }

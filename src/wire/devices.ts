@@ -1,16 +1,9 @@
-import { DEVICE_TABLE } from '../../store/fields/devices.ts'
-import { jsonFields, labelFields, timeFields } from '../../store/fields/table.ts'
-import type { EnumName } from '../enums.ts'
+import { DEVICE_TABLE, type DeviceRecord } from '../../store/fields/devices.ts'
 import { Device, DeviceListItem, DeviceWrite } from '../schemas/devices.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-/** Device forms: detail, list, and write (create/edit answers, without labels). */
-export const deviceWire = createSerializer(
+/** Device forms: detail, list, and write (create/edit answers, without labels), over stored records. */
+export const deviceWire = recordSerializer<DeviceRecord>()(
   { detail: Device, list: DeviceListItem, write: DeviceWrite },
-  {
-    labels: labelFields(DEVICE_TABLE) as Record<string, EnumName>,
-    times: timeFields(DEVICE_TABLE),
-    secret: ['token'],
-    json: jsonFields(DEVICE_TABLE),
-  },
+  wireSpecOf(DEVICE_TABLE, { secret: ['token'] }),
 )

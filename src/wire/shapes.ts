@@ -133,6 +133,7 @@ type Either<A, B, Keys extends keyof A & keyof B> = Omit<A, Keys> & { [P in Keys
 const productsB = { ...productsSchemasB, ...productsWireB }
 const groupsB = { ...groupsSchemasB, ...groupsWireB }
 const policiesB = { ...policiesSchemasB, ...policiesWireB }
+const devicesB = { ...devicesSchemasB, ...devicesWireB, access: deviceAccessB }
 
 /** What routes may rely on: Variant A's shapes, with what Variant B shapes its own way loosened. */
 export type WireShapes = Omit<
@@ -142,11 +143,17 @@ export type WireShapes = Omit<
   logs: Varies<ShapesA['logs'], 'ConnectLog', 'ConnectLogListQuery'>
   commands: Varies<ShapesA['commands'], never, 'DevicePublish' | 'GroupPublish'>
   policies: Either<ShapesA['policies'], typeof policiesB, 'PolicyDevice' | 'policyDeviceWire'>
-  devices: Varies<
+  devices: Either<
     ShapesA['devices'],
-    'Device' | 'DeviceListItem' | 'DeviceWrite' | 'DeviceCreate' | 'DeviceUpdate',
-    never,
-    'deviceFilters'
+    typeof devicesB,
+    | 'Device'
+    | 'DeviceListItem'
+    | 'DeviceWrite'
+    | 'DeviceCreate'
+    | 'DeviceUpdate'
+    | 'deviceFilters'
+    | 'deviceWire'
+    | 'access'
   >
   products: Either<
     ShapesA['products'],
@@ -180,9 +187,7 @@ export const shapesB: WireShapes = {
   ...shapesA,
   devices: {
     ...shapesA.devices,
-    ...devicesSchemasB,
-    ...devicesWireB,
-    access: deviceAccessB,
+    ...devicesB,
     /** A Variant B device may be a gateway (deviceType 1). */
     deviceKinds: ['device', 'gateway'],
   },

@@ -4,12 +4,16 @@
  * labels, JSON fields, times and create defaults from them.
  */
 import { z } from 'zod'
-import { writeSchema, type FieldTable } from './table.ts'
+import { writeSchema, type FieldTable, type RecordOf } from './table.ts'
 
 const text = z.string().nullable()
 const int = z.number().int().nullable()
 const real = z.number().nullable()
 const object = z.record(z.string(), z.unknown()).nullable()
+const id = z.number().int()
+const str = z.string()
+/** What a JSON field reads as: its stored text (the wire parses it, src/wire/shape.ts). */
+const jsonText = z.string().nullable()
 
 /** Connection credentials: generated when a create omits them, immutable afterwards. */
 const credentials = {
@@ -75,6 +79,7 @@ const described = {
     sql: 'd.location',
     column: 'location',
     type: z.unknown(),
+    read: jsonText,
     json: true,
     csv: 'json',
   },
@@ -82,18 +87,18 @@ const described = {
 
 /** Who made a record and when. */
 const audit = {
-  createUser: { sql: 'u.username' },
-  tenantID: { sql: 'd.tenant_id' },
-  userIntID: { sql: 'd.user_int_id' },
-  createAt: { sql: 'd.create_at', time: true },
-  updateAt: { sql: 'd.update_at', time: true, sort: true },
+  createUser: { sql: 'u.username', read: text },
+  tenantID: { sql: 'd.tenant_id', read: str },
+  userIntID: { sql: 'd.user_int_id', read: int },
+  createAt: { sql: 'd.create_at', time: true, read: id },
+  updateAt: { sql: 'd.update_at', time: true, sort: true, read: int },
 } as const satisfies FieldTable
 
 /**
  * The last uplink or connect, epoch ms; a sort key (`_sort=lastSeenAt`). Ingest writes it at most once a minute
  * per device (ingest/last-seen.ts), so it may be up to a minute and a flush interval old.
  */
-const lastSeenAt = () => ({ sql: 'd.last_seen_at', time: true, sort: true }) as const
+const lastSeenAt = () => ({ sql: 'd.last_seen_at', time: true, sort: true, read: int }) as const
 
 const productIntID = {
   sql: 'p.id',
@@ -106,7 +111,7 @@ const productIntID = {
 /** A device: a terminal on the cloud, behind a gateway, or a child of another device. Its CSV columns come in
  * the order of this table. */
 export const DEVICE_TABLE = {
-  id: { sql: 'd.id' },
+  id: { sql: 'd.id', read: id },
   deviceName: {
     sql: 'd.device_name',
     column: 'device_name',
@@ -116,13 +121,15 @@ export const DEVICE_TABLE = {
     csv: 'text',
   },
   deviceID: credentials.deviceID,
-  productID: { sql: 'p.product_id', filter: 'text', csv: 'text' },
+  productID: { sql: 'p.product_id', read: str, filter: 'text', csv: 'text' },
   productIntID,
-  productName: { sql: 'p.product_name', filter: 'text' },
+  productName: { sql: 'p.product_name', read: str, filter: 'text' },
   deviceType: {
     sql: 'd.device_type',
     column: 'device_type',
     type: z.number().int(),
+    /** Null on a gateway read with the device columns (`getAny`, lists of both kinds). */
+    read: int,
     empty: 1,
     label: 'deviceType',
     filter: 'int',
@@ -143,7 +150,7 @@ export const DEVICE_TABLE = {
     filter: 'int',
     csv: 'number',
   },
-  gatewayName: { sql: 'g.device_name' },
+  gatewayName: { sql: 'g.device_name', read: text },
   parentDevice: {
     sql: 'd.parent_device_int_id',
     column: 'parent_device_int_id',
@@ -151,9 +158,10 @@ export const DEVICE_TABLE = {
     filter: 'int',
     csv: 'number',
   },
-  parentDeviceName: { sql: 'pd.device_name' },
+  parentDeviceName: { sql: 'pd.device_name', read: text },
   cloudProtocol: {
     sql: 'p.cloud_protocol',
+    read: id,
     label: 'cloudProtocol',
     filter: 'int',
     csv: 'number',
@@ -176,7 +184,7 @@ export const DEVICE_TABLE = {
     filter: 'int',
     csv: 'number',
   },
-  deviceStatus: { sql: 'd.device_status', label: 'deviceStatus', filter: 'int' },
+  deviceStatus: { sql: 'd.device_status', read: id, label: 'deviceStatus', filter: 'int' },
   modBusIndex: {
     sql: 'd.mod_bus_index',
     column: 'mod_bus_index',
@@ -206,27 +214,42 @@ export const DEVICE_TABLE = {
   latitude: { sql: 'd.latitude', column: 'latitude', type: real, csv: 'number' },
   longitude: { sql: 'd.longitude', column: 'longitude', type: real, csv: 'number' },
   location: described.location,
-  lora: { sql: 'd.lora', column: 'lora', type: object, json: true, csv: 'json' },
-  metaData: { sql: 'd.meta_data', column: 'meta_data', type: object, json: true, csv: 'json' },
+  lora: {
+    sql: 'd.lora',
+    column: 'lora',
+    type: object,
+    read: jsonText,
+    json: true,
+    csv: 'json',
+  },
+  metaData: {
+    sql: 'd.meta_data',
+    column: 'meta_data',
+    type: object,
+    read: jsonText,
+    json: true,
+    csv: 'json',
+  },
   scopes: {
     sql: 'd.scopes',
     column: 'scopes',
     type: z.array(z.unknown()).nullable(),
+    read: jsonText,
     json: true,
     csv: 'json',
   },
-  clientIP: { sql: 'd.client_ip' },
-  connectedAt: { sql: 'd.connected_at', time: true },
-  keepAlive: { sql: 'd.keep_alive' },
+  clientIP: { sql: 'd.client_ip', read: text },
+  connectedAt: { sql: 'd.connected_at', time: true, read: int },
+  keepAlive: { sql: 'd.keep_alive', read: int },
   lastSeenAt: lastSeenAt(),
   /** 'device' or 'gateway': Variant B lists both as devices (a gateway is its deviceType 1). */
-  kind: { sql: 'd.kind' },
+  kind: { sql: 'd.kind', read: z.enum(['device', 'gateway']) },
   ...audit,
 } as const satisfies FieldTable
 
 /** A gateway: devices hang off it and its credentials may send for them. */
 export const GATEWAY_TABLE = {
-  id: { sql: 'd.id' },
+  id: { sql: 'd.id', read: id },
   gatewayName: {
     sql: 'd.device_name',
     column: 'device_name',
@@ -249,10 +272,11 @@ export const GATEWAY_TABLE = {
     empty: 0,
     filter: 'int',
   },
-  deviceStatus: { sql: 'd.device_status', label: 'deviceStatus', filter: 'int' },
+  deviceStatus: { sql: 'd.device_status', read: id, label: 'deviceStatus', filter: 'int' },
   lastSeenAt: lastSeenAt(),
   deviceCount: {
     sql: `(SELECT count(*) FROM devices c WHERE c.gateway_int_id = d.id AND c.kind = 'device')`,
+    read: id,
   },
   gatewayProtocol: {
     sql: 'd.gateway_protocol',
@@ -276,14 +300,20 @@ export const GATEWAY_TABLE = {
     filter: 'int',
   },
   mac: { sql: 'd.mac', column: 'mac', type: text, filter: 'text' },
-  productID: { sql: 'p.product_id', filter: 'text' },
+  productID: { sql: 'p.product_id', read: str, filter: 'text' },
   productIntID: { ...productIntID, filter: undefined },
-  productName: { sql: 'p.product_name', filter: 'text' },
+  productName: { sql: 'p.product_name', read: str, filter: 'text' },
   ...described,
   manufacturer: { ...described.manufacturer, filter: undefined },
   serialNumber: { ...described.serialNumber, filter: undefined },
   ...audit,
 } as const satisfies FieldTable
+
+/** A stored device (or, from `getAny` and lists of both kinds, a gateway read with the device columns). */
+export type DeviceRecord = RecordOf<typeof DEVICE_TABLE>
+
+/** A stored gateway. */
+export type GatewayRecord = RecordOf<typeof GATEWAY_TABLE>
 
 /** Everything a device write stores, under its wire names (every field present). */
 export const DeviceStored = writeSchema(DEVICE_TABLE)

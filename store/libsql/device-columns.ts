@@ -1,6 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { DeviceFields, GatewayFields, Row } from '../types.ts'
+import type { DeviceFields, GatewayFields } from '../types.ts'
 import { Conflict, NotFound } from '../errors.ts'
 import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 import { marks } from './list.ts'
@@ -41,11 +41,14 @@ export function updateSql(cols: Record<string, string>): string {
   return `UPDATE devices SET ${sets.join(', ')}, update_at = ? WHERE tenant_id = ? AND kind = ? AND id = ?`
 }
 
-/** A stored detail row → the fields of a write (JSON parsed), so an edit can merge its body into them. */
-export function fieldsOf<T extends object>(cols: Record<keyof T, string>, row: Row): T {
+/** A stored detail record → the fields of a write (JSON parsed), so an edit can merge its body into them. */
+export function fieldsOf<T extends object>(
+  cols: Record<keyof T, string>,
+  record: { [K in keyof T]?: unknown },
+): T {
   const out: Record<string, unknown> = {}
-  for (const k of Object.keys(cols)) {
-    const v = row[k] ?? null
+  for (const k of Object.keys(cols) as Array<keyof T & string>) {
+    const v = record[k] ?? null
     out[k] = JSON_FIELDS.has(k) && typeof v === 'string' ? parseJson(v) : v
   }
   return out as T

@@ -2,14 +2,15 @@ import type { Db } from './db.ts'
 import type {
   CurrentDevice,
   DeviceFields,
+  DeviceRecord,
   DeviceRepository,
   ListArgs,
   Page,
   ProductRef,
-  Row,
 } from '../types.ts'
 import { NotFound, Referenced } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { readRecord } from './records.ts'
 import {
   DEVICE_COLUMNS,
   deleteStatements,
@@ -20,7 +21,6 @@ import {
 } from './device-columns.ts'
 import { GatewaysRepo } from './gateways.ts'
 import { DEVICE_TABLE } from '../fields/devices.ts'
-import { listExpressions, selectSql } from '../fields/table.ts'
 
 /** How this repository's rows are written. */
 const ROW: RowKind<DeviceFields> = {
@@ -29,8 +29,6 @@ const ROW: RowKind<DeviceFields> = {
   nameField: 'deviceName',
 }
 
-const COLUMNS = selectSql(DEVICE_TABLE)
-
 const FROM = `FROM devices d JOIN products p ON p.id = d.product_int_id
   LEFT JOIN devices g ON g.id = d.gateway_int_id
   LEFT JOIN devices pd ON pd.id = d.parent_device_int_id
@@ -38,16 +36,13 @@ const FROM = `FROM devices d JOIN products p ON p.id = d.product_int_id
 
 const WHERE = `d.tenant_id = ? AND d.kind = 'device'`
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(DEVICE_TABLE, {
   from: FROM,
   where: WHERE,
-  fields: listExpressions(DEVICE_TABLE),
-
   timeField: 'd.create_at',
   idField: 'd.id',
   count: { from: 'FROM devices d', baseAlias: 'd' },
-}
+})
 
 type RowKindName = 'device' | 'gateway'
 
@@ -70,7 +65,7 @@ export class DevicesRepo implements DeviceRepository {
     tenant: string,
     q: ListArgs,
     opts: { groupID?: string; kinds?: readonly RowKindName[] } = {},
-  ): Promise<Page> {
+  ): Promise<Page<DeviceRecord>> {
     const kinds = opts.kinds ?? ['device']
     const where = `d.tenant_id = ? AND d.kind IN (${marks(kinds.length)})`
     if (opts.groupID === undefined)
@@ -83,27 +78,32 @@ export class DevicesRepo implements DeviceRepository {
     )
   }
 
-  /** The detail row of a device or a gateway (its `kind` says which); NotFound when neither. */
-  async getAny(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(
-      `${COLUMNS} ${FROM} WHERE d.tenant_id = ? AND d.kind IN ('device', 'gateway') AND d.id = ?`,
+  /** The detail record of a device or a gateway (its `kind` says which); NotFound when neither. */
+  async getAny(tenant: string, id: number): Promise<DeviceRecord> {
+    const r = await readRecord(
+      this.db,
+      DEVICE_TABLE,
+      `${FROM} WHERE d.tenant_id = ? AND d.kind IN ('device', 'gateway') AND d.id = ?`,
       [tenant, id],
     )
     if (!r) throw new NotFound()
-    return r as Row
+    return r
   }
 
-  /** The detail row (wire names, JSON as text, times as epoch ms); NotFound when not in the tenant. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE ${WHERE} AND d.id = ?`, [tenant, id])
+  /** The detail record (wire names, JSON as text, times as epoch ms); NotFound when not in the tenant. */
+  async get(tenant: string, id: number): Promise<DeviceRecord> {
+    const r = await readRecord(this.db, DEVICE_TABLE, `${FROM} WHERE ${WHERE} AND d.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound()
-    return r as Row
+    return r
   }
 
   /** The stored fields of a device, for merging an edit into them. */
   async current(tenant: string, id: number): Promise<CurrentDevice> {
     const row = await this.get(tenant, id)
-    return { ...fieldsOf<DeviceFields>(DEVICE_COLUMNS, row), id, productID: String(row.productID) }
+    return { ...fieldsOf<DeviceFields>(DEVICE_COLUMNS, row), id, productID: row.productID }
   }
 
   /** The tenant's product with that productID, or undefined. */
@@ -144,12 +144,12 @@ export class DevicesRepo implements DeviceRepository {
   }
 
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
-  async create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<Row> {
+  async create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<DeviceRecord> {
     return this.get(tenant, await insertRow(this.db, ROW, tenant, userIntID, f))
   }
 
   /** Replaces every stored field of a device with `f` and sets updateAt. */
-  async update(tenant: string, id: number, f: DeviceFields): Promise<Row> {
+  async update(tenant: string, id: number, f: DeviceFields): Promise<DeviceRecord> {
     await updateRow(this.db, ROW, tenant, id, f)
     return this.get(tenant, id)
   }

@@ -2,13 +2,14 @@ import type { Db } from './db.ts'
 import type {
   CurrentGateway,
   GatewayFields,
+  GatewayRecord,
   GatewayRepository,
   ListArgs,
   Page,
-  Row,
 } from '../types.ts'
 import { NotFound, Referenced } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { readRecord } from './records.ts'
 import {
   GATEWAY_COLUMNS,
   deleteStatements,
@@ -18,7 +19,6 @@ import {
   type RowKind,
 } from './device-columns.ts'
 import { GATEWAY_TABLE } from '../fields/devices.ts'
-import { listExpressions, selectSql } from '../fields/table.ts'
 
 /** How this repository's rows are written. */
 const ROW: RowKind<GatewayFields> = {
@@ -27,37 +27,35 @@ const ROW: RowKind<GatewayFields> = {
   nameField: 'gatewayName',
 }
 
-const COLUMNS = selectSql(GATEWAY_TABLE)
-
 const FROM =
   'FROM devices d JOIN products p ON p.id = d.product_int_id LEFT JOIN users u ON u.id = d.user_int_id'
 
 const WHERE = `d.tenant_id = ? AND d.kind = 'gateway'`
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(GATEWAY_TABLE, {
   from: FROM,
   where: WHERE,
-  fields: listExpressions(GATEWAY_TABLE),
-
   timeField: 'd.create_at',
   idField: 'd.id',
   count: { from: 'FROM devices d', baseAlias: 'd' },
-}
+})
 
 /** Gateways of a tenant: rows of the devices table with kind 'gateway', so their credentials work like a device's. */
 export class GatewaysRepo implements GatewayRepository {
   constructor(private readonly db: Db) {}
 
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs): Promise<Page<GatewayRecord>> {
     return listPage(this.db, list, [tenant], q)
   }
 
-  /** The detail row (with deviceCount); NotFound when not a gateway of the tenant. */
-  async get(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${COLUMNS} ${FROM} WHERE ${WHERE} AND d.id = ?`, [tenant, id])
+  /** The detail record (with deviceCount); NotFound when not a gateway of the tenant. */
+  async get(tenant: string, id: number): Promise<GatewayRecord> {
+    const r = await readRecord(this.db, GATEWAY_TABLE, `${FROM} WHERE ${WHERE} AND d.id = ?`, [
+      tenant,
+      id,
+    ])
     if (!r) throw new NotFound()
-    return r as Row
+    return r
   }
 
   /** The stored fields of a gateway, for merging an edit into them. */
@@ -66,17 +64,17 @@ export class GatewaysRepo implements GatewayRepository {
     return {
       ...fieldsOf<GatewayFields>(GATEWAY_COLUMNS, row),
       id,
-      productID: String(row.productID),
+      productID: row.productID,
     }
   }
 
   /** Stores a new gateway; Conflict names deviceID, gatewayName. */
-  async create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<Row> {
+  async create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<GatewayRecord> {
     return this.get(tenant, await insertRow(this.db, ROW, tenant, userIntID, f))
   }
 
   /** Replaces every stored field of a gateway with `f` and sets updateAt. */
-  async update(tenant: string, id: number, f: GatewayFields): Promise<Row> {
+  async update(tenant: string, id: number, f: GatewayFields): Promise<GatewayRecord> {
     await updateRow(this.db, ROW, tenant, id, f)
     return this.get(tenant, id)
   }

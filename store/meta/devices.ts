@@ -1,59 +1,13 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
+import type { DeviceFields, DeviceRecord, GatewayFields, GatewayRecord } from '../fields/devices.ts'
 
-/** Connection credentials, shared by devices and gateways (the broker authenticates both alike). */
-export interface CredentialFields {
-  deviceID: string
-  deviceUsername: string
-  token: string
-}
-
-/** Descriptive fields devices and gateways share. */
-export interface DescribedFields {
-  manufacturer: string | null
-  serialNumber: string | null
-  softVersion: string | null
-  hardwareVersion: string | null
-  description: string | null
-  deviceConsoleIP: string | null
-  deviceConsolePort: number | null
-  deviceConsoleUsername: string | null
-  location: unknown
-}
-
-/** Everything a device write stores, under its wire names (the repository's input; every field present). */
-export interface DeviceFields extends CredentialFields, DescribedFields {
-  productIntID: number
-  deviceName: string
-  authType: number | null
-  blocked: number
-  deviceType: number
-  upLinkSystem: number | null
-  gateway: number | null
-  parentDevice: number | null
-  modBusIndex: number | null
-  carrier: number | null
-  physicalNetwork: number | null
-  IMEI: string | null
-  IMSI: string | null
-  autoSub: number | null
-  latitude: number | null
-  longitude: number | null
-  lora: Record<string, unknown> | null
-  metaData: Record<string, unknown> | null
-  scopes: unknown[] | null
-}
-
-/** Everything a gateway write stores; the name lives in device_name. */
-export interface GatewayFields extends CredentialFields, DescribedFields {
-  productIntID: number
-  gatewayName: string
-  authType: number | null
-  blocked: number
-  gatewayProtocol: number | null
-  upLinkNetwork: number | null
-  upLinkProtocol: number | null
-  mac: string | null
-}
+export type {
+  CredentialFields,
+  DeviceFields,
+  DeviceRecord,
+  GatewayFields,
+  GatewayRecord,
+} from '../fields/devices.ts'
 
 /** The product a device write points at. */
 export interface ProductRef {
@@ -69,8 +23,8 @@ export type CurrentDevice = DeviceFields & { id: number; productID: string }
 export type CurrentGateway = GatewayFields & { id: number; productID: string }
 
 /**
- * Devices of a tenant (kind 'device'); gateways are `.gateways`. Rows carry wire names, JSON fields as text and
- * times as epoch ms.
+ * Devices of a tenant (kind 'device'); gateways are `.gateways`. Records are `RecordOf` the field tables
+ * (store/fields/devices.ts): wire names, JSON fields as text, times as epoch ms.
  */
 export interface DeviceRepository {
   readonly gateways: GatewayRepository
@@ -82,11 +36,11 @@ export interface DeviceRepository {
     tenant: string,
     q: ListArgs,
     opts?: { groupID?: string; kinds?: ReadonlyArray<'device' | 'gateway'> },
-  ): Promise<Page>
-  /** The detail row; NotFound when not a device of the tenant. */
-  get(tenant: string, id: number): Promise<Row>
-  /** The detail row (device columns, `kind` 'device' or 'gateway') of a device or a gateway; NotFound when neither. */
-  getAny(tenant: string, id: number): Promise<Row>
+  ): Promise<Page<DeviceRecord>>
+  /** The detail record; NotFound when not a device of the tenant. */
+  get(tenant: string, id: number): Promise<DeviceRecord>
+  /** The detail record (device columns, `kind` 'device' or 'gateway') of a device or a gateway; NotFound when neither. */
+  getAny(tenant: string, id: number): Promise<DeviceRecord>
   /** The stored fields of a device, for merging an edit into them. */
   current(tenant: string, id: number): Promise<CurrentDevice>
   /** The tenant's product with that productID, or undefined. */
@@ -99,9 +53,9 @@ export interface DeviceRepository {
    */
   ancestry(tenant: string, id: number): Promise<number[]>
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
-  create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<Row>
+  create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<DeviceRecord>
   /** Replaces every stored field of a device with `f` and sets updateAt; NotFound, Conflict as create. */
-  update(tenant: string, id: number, f: DeviceFields): Promise<Row>
+  update(tenant: string, id: number, f: DeviceFields): Promise<DeviceRecord>
   /**
    * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices not deleted with it.
    * Its links (groups, policies, certificates, subscriptions) and its logs and alerts go with it.
@@ -112,15 +66,15 @@ export interface DeviceRepository {
 /** Gateways of a tenant: rows of the devices table with kind 'gateway', so their credentials work like a device's. */
 export interface GatewayRepository {
   /** A page of gateways. */
-  list(tenant: string, q: ListArgs): Promise<Page>
-  /** The detail row (with deviceCount); NotFound when not a gateway of the tenant. */
-  get(tenant: string, id: number): Promise<Row>
+  list(tenant: string, q: ListArgs): Promise<Page<GatewayRecord>>
+  /** The detail record (with deviceCount); NotFound when not a gateway of the tenant. */
+  get(tenant: string, id: number): Promise<GatewayRecord>
   /** The stored fields of a gateway, for merging an edit into them. */
   current(tenant: string, id: number): Promise<CurrentGateway>
   /** Stores a new gateway; Conflict names deviceID or gatewayName. */
-  create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<Row>
+  create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<GatewayRecord>
   /** Replaces every stored field of a gateway with `f` and sets updateAt. */
-  update(tenant: string, id: number, f: GatewayFields): Promise<Row>
+  update(tenant: string, id: number, f: GatewayFields): Promise<GatewayRecord>
   /** Deletes all of `ids` or none; refused (Referenced) while devices hang off a gateway. */
   delete(tenant: string, ids: number[]): Promise<void>
 }

@@ -20,7 +20,13 @@ import {
   METRIC_TABLE,
   PRODUCT_RESOURCE_TABLE,
 } from '../../store/fields/product-model.ts'
-import type { FieldTable } from '../../store/fields/table.ts'
+import {
+  DEVICE_TABLE,
+  GATEWAY_TABLE,
+  type DeviceFields,
+  type GatewayFields,
+} from '../../store/fields/devices.ts'
+import { emptyValues, type FieldTable } from '../../store/fields/table.ts'
 import { ALERT_RULE_TABLE } from '../../store/fields/alert-rules.ts'
 import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
 import {
@@ -436,5 +442,71 @@ records('alert rules :: the table record, deviceIntIDs parsed once', async () =>
     ].map(stored),
   )
 })
+
+records(
+  'devices and gateways :: list, get, getAny, create and update answer the table record, a gateway read as a device too',
+  async () => {
+    const product = await ctx.meta.products.create('T1', null, {
+      productName: 'p44',
+      cloudProtocol: 1,
+    })
+    const repo = ctx.meta.devices
+    const creds = (id: string) => ({ deviceID: id, deviceUsername: `u-${id}`, token: `t-${id}` })
+    const gateway = await repo.gateways.create('T1', null, {
+      ...(emptyValues(GATEWAY_TABLE) as GatewayFields),
+      ...creds('gw-4'),
+      productIntID: product.id,
+      gatewayName: 'gw-4',
+      location: 'roof',
+    })
+    const fields = {
+      ...(emptyValues(DEVICE_TABLE) as DeviceFields),
+      productIntID: product.id,
+      gateway: gateway.id,
+      location: { room: 2 },
+      lora: { type: 'otaa' },
+      metaData: { a: 1 },
+      scopes: ['x'],
+    }
+    const parent = await repo.create('T1', null, { ...fields, ...creds('d-4'), deviceName: 'd-4' })
+    const child = await repo.create('T1', null, {
+      ...fields,
+      ...creds('d-5'),
+      deviceName: 'd-5',
+      parentDevice: parent.id,
+    })
+    assert.is(child.parentDeviceName, 'd-4')
+    assert.is(child.gatewayName, 'gw-4')
+    assert.is(child.location, '{"room":2}')
+    const updated = await repo.update('T1', child.id, {
+      ...fields,
+      ...creds('d-5'),
+      deviceName: 'd-6',
+    })
+    assert.is(updated.deviceName, 'd-6')
+    assert.type(updated.updateAt, 'number')
+    const asDevice = await repo.getAny('T1', gateway.id)
+    assert.is(asDevice.kind, 'gateway')
+    assert.is(asDevice.deviceType, null)
+    holds(DEVICE_TABLE, [
+      parent,
+      updated,
+      asDevice,
+      await repo.get('T1', parent.id),
+      ...(await repo.list('T1', all, { kinds: ['device', 'gateway'] })).items,
+    ])
+    const gw = await repo.gateways.get('T1', gateway.id)
+    assert.is(gw.deviceCount, 2)
+    holds(GATEWAY_TABLE, [
+      gateway,
+      gw,
+      await repo.gateways.update('T1', gateway.id, {
+        ...(await repo.gateways.current('T1', gateway.id)),
+        mac: null,
+      }),
+      ...(await repo.gateways.list('T1', all)).items,
+    ])
+  },
+)
 
 records.run()
