@@ -4,7 +4,7 @@
  * (POST /device_schedule_publish) and shows its next run with a link to /schedules.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, ApiError } from '../api.ts'
+import { api } from '../api.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { ErrorNote } from './paged-list.tsx'
@@ -16,6 +16,7 @@ import {
   WhenFields,
   type Schedule,
 } from './schedule-fields.tsx'
+import { errorText } from './error-text.ts'
 
 interface PublishAnswer {
   taskID: string
@@ -97,7 +98,7 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
         )
       else started(await api<PublishAnswer>('/device_publish', { method: 'POST', body }))
     } catch (e) {
-      setError(e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e))
+      setError(errorText(e))
     } finally {
       setBusy(false)
     }

@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, session } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
-import { errorText } from './device-edit.tsx'
+import { errorText } from './error-text.ts'
 import { text, useLog } from './live-log.tsx'
 import { ErrorNote, Pager } from './paged-list.tsx'
 

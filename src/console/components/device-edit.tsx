@@ -4,9 +4,10 @@
  * PUT (blocking asks first). Not rendered for viewers.
  */
 import { useState } from 'preact/hooks'
-import { api, ApiError } from '../api.ts'
+import { api } from '../api.ts'
 import { words } from '../i18n.ts'
 import { ErrorNote } from './paged-list.tsx'
+import { errorText } from './error-text.ts'
 
 export const editWords = words(
   {
@@ -56,17 +57,6 @@ type Editable = (typeof EDITABLE)[number]
 export type Editing = Record<string, unknown> & { blocked?: number } & Partial<
     Record<Editable, string | null>
   >
-
-/** The API's message with the fields it names (e.g. `deviceName: at most 50 characters`). */
-export const errorText = (e: unknown) =>
-  e instanceof ApiError
-    ? [
-        e.message,
-        ...Object.entries(e.errors).map(
-          ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
-        ),
-      ].join(' ')
-    : String(e)
 
 export function EditControls<T extends Editing>(p: {
   /** PUT target, e.g. `/devices/42`. */

@@ -3,9 +3,10 @@
  * (its message and each field's error) is shown in role alert and the dialog stays open.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, ApiError, type Device } from '../api.ts'
+import { api, type Device } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { ProductSelect } from './product-select.tsx'
+import { errorText } from './error-text.ts'
 
 /** A device of the list with the fields the list page edits. */
 export interface DeviceRow extends Device {
@@ -77,13 +78,6 @@ export const fw = words(
     cancel: '取消',
   },
 )
-
-/** The API's refusal as one line: its message and every field's error. */
-export function problem(e: unknown): string {
-  if (!(e instanceof ApiError)) return e instanceof Error ? e.message : String(e)
-  const fields = Object.entries(e.errors).map(([k, v]) => `${k}: ${String(v)}`)
-  return fields.length ? `${e.message} (${fields.join('; ')})` : e.message
-}
 
 const DESCRIBED = [
   'description',
@@ -177,7 +171,7 @@ export function DeviceForm(p: {
       ref.current?.close()
       p.onSaved(saved)
     } catch (err) {
-      setError(problem(err))
+      setError(errorText(err))
     } finally {
       setBusy(false)
     }

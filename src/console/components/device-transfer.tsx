@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, authorization } from '../api.ts'
 import { words } from '../i18n.ts'
-import { problem } from './device-form.tsx'
+import { errorText } from './error-text.ts'
 
 const w = words(
   {
@@ -86,7 +86,7 @@ export function DeviceExport({ query }: { query: string }) {
       if (alive()) setFile({ url, name: name ?? 'devices.csv', count })
       else URL.revokeObjectURL(url)
     } catch (e) {
-      if (alive()) setError(problem(e))
+      if (alive()) setError(errorText(e))
     } finally {
       if (alive()) setBusy(false)
     }
@@ -155,7 +155,7 @@ export function DeviceImport({ onImported }: { onImported: () => void }) {
       setResult(r)
       if (r.success > 0) onImported()
     } catch (e) {
-      if (alive()) setError(problem(e))
+      if (alive()) setError(errorText(e))
     } finally {
       input.value = ''
       if (alive()) setBusy(false)

@@ -3,7 +3,7 @@
  * scheduled (POST /group_schedule_publish) when "When" is not Now.
  */
 import { useState } from 'preact/hooks'
-import { api, ApiError } from '../api.ts'
+import { api } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { payloadOf } from './command-composer.tsx'
 import { Progress, useGroupRun } from './group-progress.tsx'
@@ -16,6 +16,7 @@ import {
   WhenFields,
   type Schedule,
 } from './schedule-fields.tsx'
+import { errorText } from './error-text.ts'
 
 export const gw = words(
   {
@@ -78,7 +79,7 @@ export function GroupCommand(p: {
         await start(a.taskID, p.deviceCount)
       }
     } catch (e) {
-      setError(e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e))
+      setError(errorText(e))
     } finally {
       setBusy(false)
     }

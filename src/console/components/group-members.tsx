@@ -3,11 +3,12 @@
  * the group's product not in it yet (searched) to add. Viewers see the table only.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError } from '../api.ts'
+import { api } from '../api.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { OnlineBadge } from './device-rows.tsx'
 import { ErrorNote, Pager, SearchBox, usePagedList } from './paged-list.tsx'
+import { errorText } from './error-text.ts'
 
 interface Member {
   id: number
@@ -38,9 +39,6 @@ export const mw = words(
     noneToAdd: '该产品没有分组外的设备。',
   },
 )
-
-const message = (e: unknown) =>
-  e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e)
 
 export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChange: () => void }) {
   const w = mw()
@@ -78,7 +76,7 @@ export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChang
       await api(`/groups/${p.groupIntID}/devices?ids=${m.id}`, { method: 'DELETE' })
       changed()
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
   return (
@@ -174,7 +172,7 @@ function AddMembers(p: { groupIntID: number; version: number; onAdded: () => voi
       setPicked(new Set())
       p.onAdded()
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
   const toggle = (id: number) =>

@@ -2,7 +2,6 @@
  * The fields of a record form described as data: each field's label, kind and options, the form's values as text
  * (what inputs hold), read from a record for an edit and turned into the API's body on submit.
  */
-import { ApiError } from '../api.ts'
 import { t } from '../i18n.ts'
 
 export interface Field {
@@ -71,13 +70,6 @@ export function bodyOf(fields: Field[], v: Values, editing: boolean): Record<str
     } else body[f.key] = raw
   }
   return body
-}
-
-/** The API's refusal as one line: its message and each field's reason. */
-export function refusal(e: unknown): string {
-  if (!(e instanceof ApiError)) return String(e)
-  const fields = Object.entries(e.errors).map(([k, m]) => `${k}: ${String(m)}`)
-  return fields.length ? `${e.message}: ${fields.join('; ')}` : e.message
 }
 
 const toggle = (list: string, id: string, on: boolean) => {

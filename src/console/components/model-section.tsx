@@ -9,8 +9,9 @@ import { useRef, useState } from 'preact/hooks'
 import { api } from '../api.ts'
 import { t } from '../i18n.ts'
 import { pw } from '../pages/product-words.ts'
-import { bodyOf, FormFields, initialValues, refusal, valuesOf, type Field } from './model-form.tsx'
+import { bodyOf, FormFields, initialValues, valuesOf, type Field } from './model-form.tsx'
 import { ErrorNote, Pager, usePagedList } from './paged-list.tsx'
+import { errorText } from './error-text.ts'
 
 interface Row {
   id: number
@@ -67,7 +68,7 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
       reset()
       changed()
     } catch (e) {
-      setFormError(refusal(e))
+      setFormError(errorText(e))
     } finally {
       setBusy(false)
     }
@@ -83,7 +84,7 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
       form.current?.scrollIntoView({ block: 'nearest' })
       form.current?.querySelector<HTMLElement>('input, select')?.focus()
     } catch (e) {
-      setListError(refusal(e))
+      setListError(errorText(e))
     }
   }
 
@@ -95,7 +96,7 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
       if (editing === row.id) reset()
       changed()
     } catch (e) {
-      setListError(refusal(e))
+      setListError(errorText(e))
     }
   }
 

@@ -7,12 +7,13 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
-import { DeviceForm, fw, problem, type DeviceRow } from '../components/device-form.tsx'
+import { DeviceForm, fw, type DeviceRow } from '../components/device-form.tsx'
 import { DeviceExport, DeviceImport } from '../components/device-transfer.tsx'
 import { ProductSelect } from '../components/product-select.tsx'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { DeviceRows, GatewayRows, type GatewayRow } from '../components/device-rows.tsx'
+import { errorText } from '../components/error-text.ts'
 
 export const dw = words(
   {
@@ -166,7 +167,7 @@ export function DevicesPage() {
       await fn()
       reload()
     } catch (e) {
-      setActionError(problem(e))
+      setActionError(errorText(e))
     }
   }
   const remove = (rows: DeviceRow[]) => {

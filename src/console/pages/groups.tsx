@@ -1,8 +1,9 @@
 /** /groups: the tenant's groups, paged by the server and searched by name; create, edit and delete (not viewers). */
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, session } from '../api.ts'
+import { api, session } from '../api.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
+import { errorText } from '../components/error-text.ts'
 
 /** A group as the list and the detail answer it. */
 export interface Group {
@@ -45,9 +46,6 @@ export const grw = words(
   },
 )
 
-const message = (e: unknown) =>
-  e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e)
-
 /** Create (no `group`) or edit a group: product, name and description. */
 export function GroupForm(p: { group?: Group; onDone: (saved: boolean) => void }) {
   const w = grw()
@@ -76,7 +74,7 @@ export function GroupForm(p: { group?: Group; onDone: (saved: boolean) => void }
       else await api('/groups', { method: 'POST', body })
       p.onDone(true)
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
   const value = (set: (v: string) => void) => (e: Event) =>
@@ -128,7 +126,7 @@ export function GroupsPage() {
       await api(`/groups?ids=${g.id}`, { method: 'DELETE' })
       setVersion((v) => v + 1)
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
   return (

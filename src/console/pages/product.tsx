@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, session, type Page } from '../api.ts'
-import { bodyOf, FormFields, refusal, valuesOf } from '../components/model-form.tsx'
+import { bodyOf, FormFields, valuesOf } from '../components/model-form.tsx'
 import { ErrorNote } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import {
@@ -16,6 +16,7 @@ import {
 } from './product-sections.tsx'
 import { labelOf, pw } from './product-words.ts'
 import { productFields, type Product } from './products.tsx'
+import { errorText } from '../components/error-text.ts'
 
 /** The product's data points and streams for the forms' selects (up to the API's largest page). */
 function useChoices(productID: string | undefined, version: number): Choices {
@@ -58,7 +59,7 @@ function ProductInfo(p: { product: Product; canWrite: boolean; onSaved: (p: Prod
       setValues(null)
       p.onSaved(saved)
     } catch (e) {
-      setError(refusal(e))
+      setError(errorText(e))
     } finally {
       setBusy(false)
     }
@@ -133,7 +134,7 @@ export function ProductPage({ id }: { id: number }) {
     api<Product>(`/products/${id}`).then(
       (p) => !stale && setProduct(p),
       (e: unknown) =>
-        !stale && setError({ status: e instanceof ApiError ? e.status : 0, text: refusal(e) }),
+        !stale && setError({ status: e instanceof ApiError ? e.status : 0, text: errorText(e) }),
     )
     return () => {
       stale = true

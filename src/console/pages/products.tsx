@@ -1,17 +1,12 @@
 /** /products: the tenant's products, paged by the server and searched by name; create and delete (not for viewers). */
 import { useState } from 'preact/hooks'
 import { api, session } from '../api.ts'
-import {
-  bodyOf,
-  FormFields,
-  initialValues,
-  refusal,
-  type Field,
-} from '../components/model-form.tsx'
+import { bodyOf, FormFields, initialValues, type Field } from '../components/model-form.tsx'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { navigate } from '../router.ts'
 import { labelOf, optionsOf, pw } from './product-words.ts'
+import { errorText } from '../components/error-text.ts'
 
 /** A product as the list and the detail answer it (the fields the console shows). */
 export interface Product {
@@ -56,7 +51,7 @@ function CreateProduct({ onCreated }: { onCreated: (p: Product) => void }) {
       setValues(initialValues(fields))
       onCreated(created)
     } catch (e) {
-      setError(refusal(e))
+      setError(errorText(e))
     } finally {
       setBusy(false)
     }
@@ -96,7 +91,7 @@ export function ProductsPage() {
       await api(`/products?ids=${p.id}`, { method: 'DELETE' })
       setVersion((n) => n + 1)
     } catch (e) {
-      setDeleteError(refusal(e))
+      setDeleteError(errorText(e))
     }
   }
 

@@ -3,7 +3,7 @@
  * payload, enabled and next run; edit, enable / disable and delete for the roles that may write.
  */
 import { useState } from 'preact/hooks'
-import { api, ApiError, session } from '../api.ts'
+import { api, session } from '../api.ts'
 import { payloadOf } from '../components/command-composer.tsx'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import {
@@ -15,6 +15,7 @@ import {
   type Schedule,
 } from '../components/schedule-fields.tsx'
 import { t, words } from '../i18n.ts'
+import { errorText } from '../components/error-text.ts'
 
 type Kind = 'device' | 'group'
 
@@ -57,9 +58,6 @@ const w = words(
   },
 )
 
-const message = (e: unknown) =>
-  e instanceof ApiError ? `${e.message} ${JSON.stringify(e.errors)}` : String(e)
-
 /** Edits a schedule's name, timing and payload (PUT; the other fields keep their values). */
 function ScheduleEditor(p: { kind: Kind; schedule: Schedule; onDone: (saved: boolean) => void }) {
   const [name, setName] = useState(p.schedule.scheduleName)
@@ -74,7 +72,7 @@ function ScheduleEditor(p: { kind: Kind; schedule: Schedule; onDone: (saved: boo
       await api(`/${p.kind}_schedule_publish/${p.schedule.id}`, { method: 'PUT', body })
       p.onDone(true)
     } catch (e) {
-      setError(message(e))
+      setError(errorText(e))
     }
   }
   const value = (set: (v: string) => void) => (e: Event) =>
@@ -115,7 +113,7 @@ function ScheduleTable({ kind, canWrite }: { kind: Kind; canWrite: boolean }) {
   const act = (p: Promise<unknown>) =>
     p.then(
       () => (setError(null), reread()),
-      (e: unknown) => setError(message(e)),
+      (e: unknown) => setError(errorText(e)),
     )
   const remove = (x: Schedule) => {
     if (window.confirm(s.confirmDelete(x.scheduleName)))
