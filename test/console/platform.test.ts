@@ -113,10 +113,13 @@ test('the leader tab closes :: the other opens the stream and stays live', async
   assert.is(leader, 'devicecloud-stream')
   await tabA.close()
   current = tabB
-  assert.is(await until(streamsOpened, (n) => n >= 2, 5000), 2)
+  // the other tab took the stream over: a second stream was opened, and one is open now (a loaded machine may
+  // see that tab's first attempt fail and retry, so the number opened is at least 2, the number open exactly 1)
+  assert.ok((await until(streamsOpened, (n) => n >= 2, 5000)) >= 2)
+  assert.is(await until(streamsOpen, (n) => n === 1, 5000), 1)
   clients.push(await connectDevice(t, devices[1]))
   assert.match(await online(tabB, devices[1].deviceName), /Online/)
-  assert.is(await streamsOpened(), 2)
+  assert.is(await streamsOpen(), 1)
 })
 
 test('sign out in one tab :: the other tab is signed out too', async () => {
