@@ -1,7 +1,8 @@
 /**
  * A closed-loop HTTP load generator, run as its own process so it does not share the server's event loop:
  * `connections` keep-alive sockets, each sending the next request when the last answer arrived, for `seconds`.
- * Prints one JSON line: {requests, errors, rps, p50, p99, max} (latencies in ms).
+ * Prints one JSON line: {requests, errors, rps, p50, p99, max, cpu} (latencies in ms; cpu: this load generator's
+ * CPU over the measured window, % of one core).
  * argv: <json options> (inline, or @file) = {url: string, paths: string[], connections, seconds, warmup, headers}
  */
 import http from 'node:http'
@@ -55,9 +56,11 @@ async function run(seconds: number, record: boolean) {
 }
 
 await run(opts.warmup, false)
+const cpu0 = process.cpuUsage()
 const t0 = performance.now()
 const { latencies, errors } = await run(opts.seconds, true)
 const elapsed = (performance.now() - t0) / 1000
+const cpuUsed = process.cpuUsage(cpu0)
 latencies.sort((a, b) => a - b)
 const pct = (p: number) =>
   Number(
@@ -71,6 +74,7 @@ console.log(
     p50: pct(0.5),
     p99: pct(0.99),
     max: pct(1),
+    cpu: Math.round(((cpuUsed.user + cpuUsed.system) / 1e6 / elapsed) * 100),
   }),
 )
 agent.destroy()

@@ -15,6 +15,8 @@ export interface LoadResult {
   p50: number
   p99: number
   max: number
+  /** The load generator's CPU over the measured window, % of one core. */
+  cpu: number
 }
 
 /** Runs bench/_support/load.ts in a child process against `url` and returns its figures. */
