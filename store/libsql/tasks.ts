@@ -4,28 +4,23 @@ import {
   INTERRUPTED,
   TaskState,
   type ListArgs,
-  type Page,
-  type Row,
   type TaskFile,
   type TaskRepository,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tableList } from './list.ts'
+import { readRecord } from './records.ts'
+import { TASK_STATUS_TABLE, TASK_TABLE } from '../fields/tasks.ts'
 
 /** States a task can still leave. */
 const ACTIVE = [TaskState.waiting, TaskState.running]
 
-const STATUS_COLUMNS = `SELECT t.task_id AS taskID, t.status AS status, t.progress AS progress,
-  t.message AS message`
-
-const list: ListSpec = {
-  columns: `${STATUS_COLUMNS}, t.task_name AS taskName, t.create_at AS createAt, t.update_at AS updateAt`,
+const list = tableList(TASK_TABLE, {
   from: 'FROM tasks t',
   where: 't.tenant_id = ?',
-  fields: { taskName: 't.task_name', status: 't.status', updateAt: 't.update_at' },
   timeField: 't.create_at',
   idField: 't.id',
-}
+})
 
 /** Asynchronous tasks of a tenant and their progress; src/tasks.ts runs them. */
 export class TasksRepo implements TaskRepository {
@@ -43,17 +38,19 @@ export class TasksRepo implements TaskRepository {
   }
 
   /** The status of one task of the tenant ({taskID, status, progress, message, result}); NotFound('taskID'). */
-  async get(tenant: string, taskID: string): Promise<Row> {
-    const r = await this.db.one(
-      `${STATUS_COLUMNS}, t.result AS result FROM tasks t WHERE t.tenant_id = ? AND t.task_id = ?`,
+  async get(tenant: string, taskID: string) {
+    const r = await readRecord(
+      this.db,
+      TASK_STATUS_TABLE,
+      'FROM tasks t WHERE t.tenant_id = ? AND t.task_id = ?',
       [tenant, taskID],
     )
     if (!r) throw new NotFound('taskID')
-    return r as Row
+    return r
   }
 
   /** A page of the tenant's tasks, newest first by default. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs) {
     return listPage(this.db, list, [tenant], q)
   }
 

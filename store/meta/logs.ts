@@ -1,5 +1,8 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
+import type { CurrentAlertRecord, HistoryAlertRecord } from '../fields/alerts.ts'
 import type { AlertEvent } from '../../src/kernel/events.ts'
+
+export type { CurrentAlertRecord, HistoryAlertRecord } from '../fields/alerts.ts'
 
 /** One connection attempt (every attempt is logged; a refused one has status 2). */
 export interface ConnectLogInput {
@@ -184,9 +187,9 @@ export interface AlertRepository {
   /** How many alerts of all tenants are open, by severity (1 to 4). */
   countCurrent(): Promise<Record<number, number>>
   /** Open alerts, newest first (createAt). */
-  current(tenant: string, q: ListArgs): Promise<Page>
+  current(tenant: string, q: ListArgs): Promise<Page<CurrentAlertRecord>>
   /** Handled alerts, newest first (createAt). */
-  history(tenant: string, q: ListArgs): Promise<Page>
+  history(tenant: string, q: ListArgs): Promise<Page<HistoryAlertRecord>>
   /**
    * Raises alerts without writing events (tests and seeding; the alert engine uses raiseAlerts): each row opens
    * a current alert, or, when one is open with the same key (rule and device, or for alerts without a rule
@@ -241,7 +244,7 @@ export interface AlertRepository {
     id: number,
     ackUser: string | null,
     ctx: AlertEventCtx,
-  ): Promise<{ row: Row; events: AlertEvent[] }>
+  ): Promise<{ alert: CurrentAlertRecord; events: AlertEvent[] }>
   /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */
   deleteHistory(tenant: string, ids: number[]): Promise<void>
 }
