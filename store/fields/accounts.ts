@@ -5,6 +5,7 @@
  */
 import { z } from 'zod'
 import type { FieldTable, RecordOf } from './table.ts'
+import { stamps } from './stamps.ts'
 
 const int = z.number().int()
 const str = z.string()
@@ -17,8 +18,7 @@ export const USER_TABLE = {
   username: { sql: 'u.username', column: 'username', type: str, filter: 'text' },
   email: { sql: 'u.email', column: 'email', type: str, filter: 'text' },
   role: { sql: 'u.role', column: 'role', type: role, filter: 'text' },
-  createAt: { sql: 'u.create_at', time: true, read: int },
-  updateAt: { sql: 'u.update_at', time: true, sort: true, read: int.nullable() },
+  ...stamps('u'),
 } as const satisfies FieldTable
 
 export type UserDetail = RecordOf<typeof USER_TABLE>
@@ -46,8 +46,7 @@ export const APPLICATION_TABLE = {
   /** Epoch ms, or null for no expiry. */
   expiredAt: { sql: 'a.expired_at', column: 'expired_at', type: int.nullable(), time: true },
   userIntID: { sql: 'a.user_int_id', read: int.nullable() },
-  createAt: { sql: 'a.create_at', time: true, read: int },
-  updateAt: { sql: 'a.update_at', time: true, sort: true, read: int.nullable() },
+  ...stamps('a'),
 } as const satisfies FieldTable
 
 export type ApplicationDetail = RecordOf<typeof APPLICATION_TABLE>

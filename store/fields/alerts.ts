@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import type { FieldTable, RecordOf } from './table.ts'
+import { stamps } from './stamps.ts'
 
 const int = z.number().int()
 const str = z.string()
@@ -21,12 +22,11 @@ export const CURRENT_ALERT_TABLE = {
   deviceID: { sql: 'a.device_id', read: str.nullable(), filter: 'text' },
   deviceName: { sql: 'a.device_name', read: str.nullable(), filter: 'text' },
   startTime: { sql: 'a.start_time', read: int, time: true, sort: true },
-  createAt: { sql: 'a.create_at', read: int, time: true, sort: true },
-  updateAt: { sql: 'a.update_at', read: int.nullable(), time: true, sort: true },
   /** The rule that raised it; null for the built-in limit and fault alerts. */
   ruleID: { sql: 'a.rule_id', read: int.nullable(), filter: 'int' },
   ackAt: { sql: 'a.ack_at', read: int.nullable(), time: true },
   ackUser: { sql: 'a.ack_user', read: str.nullable() },
+  ...stamps('a'),
 } as const satisfies FieldTable
 
 export type CurrentAlertRecord = RecordOf<typeof CURRENT_ALERT_TABLE>

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import type { FieldTable, RecordOf } from './table.ts'
+import { DATA_POINT_TABLE, DATA_STREAM_TABLE } from './product-model.ts'
 
 const int = z.number().int()
 const str = z.string()
@@ -29,17 +30,22 @@ export const INGEST_DEVICE_TABLE = {
 /** A device or gateway as ingest knows it. */
 export type IngestDevice = RecordOf<typeof INGEST_DEVICE_TABLE>
 
-/** A data point of a product (`x`), with what the value check needs. */
+const { id, productIntID, dataPointID, dataPointName, pointDataType } = DATA_POINT_TABLE
+const { upperLimit, lowerLimit, binarySize, faultValue } = DATA_POINT_TABLE
+
+/**
+ * A data point of a product (`x`), with what the value check needs: fields of the data point's table. Fault points
+ * (pointDataType 4) carry the value that raises the built-in fault alert.
+ */
 export const MODEL_POINT_TABLE = {
-  id: { sql: 'x.id', read: int },
-  dataPointID: { sql: 'x.data_point_id', read: str },
-  dataPointName: { sql: 'x.data_point_name', read: str },
-  pointDataType: { sql: 'x.point_data_type', read: int },
-  upperLimit: { sql: 'x.upper_limit', read: z.number().nullable() },
-  lowerLimit: { sql: 'x.lower_limit', read: z.number().nullable() },
-  binarySize: { sql: 'x.binary_size', read: int.nullable() },
-  /** Fault points (pointDataType 4): the value that raises the built-in fault alert. */
-  faultValue: { sql: 'x.fault_value', read: str.nullable() },
+  id,
+  dataPointID,
+  dataPointName,
+  pointDataType,
+  upperLimit,
+  lowerLimit,
+  binarySize,
+  faultValue,
 } as const satisfies FieldTable
 
 type PointRecord = RecordOf<typeof MODEL_POINT_TABLE>
@@ -49,15 +55,15 @@ export type ModelPoint = Omit<PointRecord, 'faultValue'> & Partial<Pick<PointRec
 
 /** A data point with its product's record id, for reading the points of several products at once. */
 export const PRODUCT_POINT_TABLE = {
-  productIntID: { sql: 'x.product_int_id', read: int },
+  productIntID,
   ...MODEL_POINT_TABLE,
 } as const satisfies FieldTable
 
-/** A data stream of a product (`s`). */
+/** A data stream of a product (`x`): fields of the data stream's table. */
 export const MODEL_STREAM_TABLE = {
-  id: { sql: 's.id', read: int },
-  topic: { sql: 's.topic', read: str },
-  streamType: { sql: 's.stream_type', read: int },
+  id: DATA_STREAM_TABLE.id,
+  topic: DATA_STREAM_TABLE.topic,
+  streamType: DATA_STREAM_TABLE.streamType,
 } as const satisfies FieldTable
 
 /** A data point of a data stream (`sp`): the stream's and the point's record ids. */

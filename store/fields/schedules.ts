@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import type { FieldTable, RecordOf } from './table.ts'
+import { stamps } from './stamps.ts'
 
 const int = z.number().int()
 const str = z.string()
@@ -43,8 +44,7 @@ export const SCHEDULE_TABLE = {
   /** The creator (the firings' commands are recorded for this user). */
   userIntID: { sql: 's.user_int_id', read: int.nullable() },
   createUser: { sql: 'u.username', read: str.nullable() },
-  createAt: { sql: 's.create_at', read: int },
-  updateAt: { sql: 's.update_at', read: int.nullable(), sort: true },
+  ...stamps('s'),
 } as const satisfies FieldTable
 
 /** A stored schedule. */

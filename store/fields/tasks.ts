@@ -4,6 +4,7 @@
  */
 import { z } from 'zod'
 import type { FieldTable, RecordOf } from './table.ts'
+import { stamps } from './stamps.ts'
 
 const int = z.number().int()
 const str = z.string()
@@ -30,8 +31,7 @@ export type TaskStatusRecord = RecordOf<typeof TASK_STATUS_TABLE>
 export const TASK_TABLE = {
   ...status,
   taskName: { sql: 't.task_name', read: str, filter: 'text' },
-  createAt: { sql: 't.create_at', time: true, read: int },
-  updateAt: { sql: 't.update_at', time: true, sort: true, read: int.nullable() },
+  ...stamps('t'),
 } as const satisfies FieldTable
 
 export type TaskRecord = RecordOf<typeof TASK_TABLE>

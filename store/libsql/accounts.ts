@@ -9,9 +9,9 @@ import type {
   LoginPolicy,
 } from '../types.ts'
 import { Conflict, LastAdmin, NotFound } from '../errors.ts'
-import { listPage, tableList } from './list.ts'
+import { listPage, tenantList } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
-import { readRecord } from './records.ts'
+import { readRecord, readRequired } from './records.ts'
 import {
   APPLICATION_KEY_TABLE,
   APPLICATION_TABLE,
@@ -19,19 +19,9 @@ import {
   USER_TABLE,
 } from '../fields/accounts.ts'
 
-const userList = tableList(USER_TABLE, {
-  from: 'FROM users u',
-  where: 'u.tenant_id = ?',
-  timeField: 'u.create_at',
-  idField: 'u.id',
-})
+const userList = tenantList(USER_TABLE, 'FROM users u', 'u')
 
-const appList = tableList(APPLICATION_TABLE, {
-  from: 'FROM applications a',
-  where: 'a.tenant_id = ?',
-  timeField: 'a.create_at',
-  idField: 'a.id',
-})
+const appList = tenantList(APPLICATION_TABLE, 'FROM applications a', 'a')
 
 /** Tenants, their users and applications (API keys), and service-wide settings. */
 export class AccountsRepo implements AccountRepository {
@@ -100,15 +90,11 @@ export class AccountsRepo implements AccountRepository {
     return listPage(this.db, userList, [tenant], q)
   }
 
-  async getUser(tenant: string, id: number) {
-    const r = await readRecord(
-      this.db,
-      USER_TABLE,
-      'FROM users u WHERE u.tenant_id = ? AND u.id = ?',
-      [tenant, id],
-    )
-    if (!r) throw new NotFound()
-    return r
+  getUser(tenant: string, id: number) {
+    return readRequired(this.db, USER_TABLE, 'FROM users u WHERE u.tenant_id = ? AND u.id = ?', [
+      tenant,
+      id,
+    ])
   }
 
   async createUser(tenant: string, u: UserInput) {
@@ -246,15 +232,13 @@ export class AccountsRepo implements AccountRepository {
     return listPage(this.db, appList, [tenant], q)
   }
 
-  async getApplication(tenant: string, id: number) {
-    const r = await readRecord(
+  getApplication(tenant: string, id: number) {
+    return readRequired(
       this.db,
       APPLICATION_TABLE,
       'FROM applications a WHERE a.tenant_id = ? AND a.id = ?',
       [tenant, id],
     )
-    if (!r) throw new NotFound()
-    return r
   }
 
   applicationByAppID(appID: string): Promise<ApplicationRecord | undefined> {

@@ -10,25 +10,15 @@ import type {
   Row,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, tableList } from './list.ts'
-import { readRecord } from './records.ts'
+import { listPage, marks, tenantList } from './list.ts'
+import { readRequired } from './records.ts'
 import { CURRENT_ALERT_TABLE, HISTORY_ALERT_TABLE } from '../fields/alerts.ts'
 import { insertRows } from './logs-sql.ts'
 import { alertEventsOf, alertEventStatements } from './alert-events.ts'
 
-const CURRENT = tableList(CURRENT_ALERT_TABLE, {
-  from: 'FROM current_alerts a',
-  where: 'a.tenant_id = ?',
-  timeField: 'a.create_at',
-  idField: 'a.id',
-})
+const CURRENT = tenantList(CURRENT_ALERT_TABLE, 'FROM current_alerts a', 'a')
 
-const HISTORY = tableList(HISTORY_ALERT_TABLE, {
-  from: 'FROM history_alerts a',
-  where: 'a.tenant_id = ?',
-  timeField: 'a.create_at',
-  idField: 'a.id',
-})
+const HISTORY = tenantList(HISTORY_ALERT_TABLE, 'FROM history_alerts a', 'a')
 
 const RAISE_COLUMNS = [
   'tenant_id',
@@ -210,13 +200,12 @@ export class AlertsRepo implements AlertRepository {
         args: [ctx.at, ackUser, ctx.at, tenant, id],
       },
     ])
-    const alert = await readRecord(
+    const alert = await readRequired(
       this.db,
       CURRENT_ALERT_TABLE,
       'FROM current_alerts a WHERE a.tenant_id = ? AND a.id = ?',
       [tenant, id],
     )
-    if (!alert) throw new NotFound()
     return { alert, events: alertEventsOf(results[0]) }
   }
 

@@ -80,7 +80,7 @@ export class IngestModelRepo implements IngestRepository {
       { table: MODEL_POINT_TABLE, fromWhere: POINTS_OF, args: [productIntID] },
       {
         table: MODEL_STREAM_TABLE,
-        fromWhere: 'FROM data_streams s WHERE s.product_int_id = ? ORDER BY s.id',
+        fromWhere: 'FROM data_streams x WHERE x.product_int_id = ? ORDER BY x.id',
         args: [productIntID],
       },
       {

@@ -130,6 +130,19 @@ export async function readRecord<T extends FieldTable>(
   return (await db.one(`${selectSql(table)} ${fromWhere}`, args)) as RecordOf<T> | undefined
 }
 
+/** readRecord, or NotFound (on `field`, the wire's default without) when there is none. */
+export async function readRequired<T extends FieldTable>(
+  db: Db,
+  table: T,
+  fromWhere: string,
+  args: InValue[],
+  field?: string,
+): Promise<RecordOf<T>> {
+  const r = await readRecord(db, table, fromWhere, args)
+  if (!r) throw new NotFound(field)
+  return r
+}
+
 /** The records of `table` that `fromWhere` (`FROM ... WHERE ... ORDER BY ...`) finds; selected, not parsed. */
 export async function readRecords<T extends FieldTable>(
   db: Db,

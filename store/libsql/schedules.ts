@@ -10,7 +10,7 @@ import type {
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks, tableList } from './list.ts'
-import { readRecord, readRecords } from './records.ts'
+import { readRecords, readRequired } from './records.ts'
 import { SCHEDULE_TABLE } from '../fields/schedules.ts'
 
 const FROM = 'FROM schedules s LEFT JOIN users u ON u.id = s.user_int_id'
@@ -54,14 +54,12 @@ export class SchedulesRepo implements ScheduleRepository {
   }
 
   async get(tenant: string, kind: ScheduleKind, id: number): Promise<ScheduleRecord> {
-    const r = await readRecord(
+    return readRequired(
       this.db,
       SCHEDULE_TABLE,
       `${FROM} WHERE s.tenant_id = ? AND s.kind = ? AND s.id = ?`,
       [tenant, kind, id],
     )
-    if (!r) throw new NotFound()
-    return r
   }
 
   async create(

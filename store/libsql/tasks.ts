@@ -8,19 +8,14 @@ import {
   type TaskRepository,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, tableList } from './list.ts'
-import { readRecord } from './records.ts'
+import { listPage, marks, tenantList } from './list.ts'
+import { readRequired } from './records.ts'
 import { TASK_STATUS_TABLE, TASK_TABLE } from '../fields/tasks.ts'
 
 /** States a task can still leave. */
 const ACTIVE = [TaskState.waiting, TaskState.running]
 
-const list = tableList(TASK_TABLE, {
-  from: 'FROM tasks t',
-  where: 't.tenant_id = ?',
-  timeField: 't.create_at',
-  idField: 't.id',
-})
+const list = tenantList(TASK_TABLE, 'FROM tasks t', 't')
 
 /** Asynchronous tasks of a tenant and their progress; src/tasks.ts runs them. */
 export class TasksRepo implements TaskRepository {
@@ -38,15 +33,14 @@ export class TasksRepo implements TaskRepository {
   }
 
   /** The status of one task of the tenant ({taskID, status, progress, message, result}); NotFound('taskID'). */
-  async get(tenant: string, taskID: string) {
-    const r = await readRecord(
+  get(tenant: string, taskID: string) {
+    return readRequired(
       this.db,
       TASK_STATUS_TABLE,
       'FROM tasks t WHERE t.tenant_id = ? AND t.task_id = ?',
       [tenant, taskID],
+      'taskID',
     )
-    if (!r) throw new NotFound('taskID')
-    return r
   }
 
   /** A page of the tenant's tasks, newest first by default. */
