@@ -10,7 +10,7 @@ import type {
   PruneResult,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage } from './list.ts'
+import { listPage, type ListSpec } from './list.ts'
 import {
   connectLogInserts,
   connectLogSpec,
@@ -48,31 +48,36 @@ export class LogsRepo implements LogRepository {
   }
 
   /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
-  async deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
-    await this.ownDevice(tenant, deviceIntID)
-    return listPage(this.db, connectLogSpec(' AND l.device_int_id = ?'), [tenant, deviceIntID], q)
+  deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
+    return this.deviceList(connectLogSpec(' AND l.device_int_id = ?'), tenant, deviceIntID, q)
   }
 
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  async deviceEvents(
-    tenant: string,
-    deviceIntID: number,
-    q: ListArgs,
-    kind?: 'gateway',
-  ): Promise<Page> {
-    await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(this.db, eventSpec(' AND e.device_int_id = ?'), [tenant, deviceIntID], q)
+  deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway'): Promise<Page> {
+    return this.deviceList(eventSpec(' AND e.device_int_id = ?'), tenant, deviceIntID, q, kind)
   }
 
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  async deviceControlLogs(
+  deviceControlLogs(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+    kind?: 'gateway',
+  ): Promise<Page> {
+    const spec = controlLogSpec(' AND c.device_int_id = ?')
+    return this.deviceList(spec, tenant, deviceIntID, q, kind)
+  }
+
+  /** A page of `spec` (its where ending with the device condition) once the device is the tenant's. */
+  private async deviceList(
+    spec: ListSpec,
     tenant: string,
     deviceIntID: number,
     q: ListArgs,
     kind?: 'gateway',
   ): Promise<Page> {
     await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(this.db, controlLogSpec(' AND c.device_int_id = ?'), [tenant, deviceIntID], q)
+    return listPage(this.db, spec, [tenant, deviceIntID], q)
   }
 
   /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
