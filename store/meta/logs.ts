@@ -1,8 +1,10 @@
 import type { ListArgs, Page } from '../list.ts'
 import type { CurrentAlertRecord, HistoryAlertRecord } from '../fields/alerts.ts'
+import type { ConnectLogRecord, ControlLogRecord, EventRecord } from '../fields/logs.ts'
 import type { AlertEvent } from '../../src/kernel/events.ts'
 
 export type { CurrentAlertRecord, HistoryAlertRecord } from '../fields/alerts.ts'
+export type { ConnectLogRecord, ControlLogRecord, EventRecord } from '../fields/logs.ts'
 
 /** One connection attempt (every attempt is logged; a refused one has status 2). */
 export interface ConnectLogInput {
@@ -96,24 +98,33 @@ export interface PruneResult {
  */
 export interface LogRepository {
   /** Connection logs of the tenant. */
-  connectLogs(tenant: string, q: ListArgs): Promise<Page>
+  connectLogs(tenant: string, q: ListArgs): Promise<Page<ConnectLogRecord>>
   /** Uplink messages of the tenant. */
-  events(tenant: string, q: ListArgs): Promise<Page>
+  events(tenant: string, q: ListArgs): Promise<Page<EventRecord>>
   /** Device downlinks of the tenant (not the groups' own rows). */
-  controlLogs(tenant: string, q: ListArgs): Promise<Page>
+  controlLogs(tenant: string, q: ListArgs): Promise<Page<ControlLogRecord>>
   /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
-  deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  deviceConnectLogs(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+  ): Promise<Page<ConnectLogRecord>>
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway'): Promise<Page>
+  deviceEvents(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+    kind?: 'gateway',
+  ): Promise<Page<EventRecord>>
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
   deviceControlLogs(
     tenant: string,
     deviceIntID: number,
     q: ListArgs,
     kind?: 'gateway',
-  ): Promise<Page>
+  ): Promise<Page<ControlLogRecord>>
   /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
-  groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page>
+  groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page<ControlLogRecord>>
   /** Appends connection logs in one transaction. Returns how many were written. */
   addConnectLogs(rows: readonly ConnectLogInput[]): Promise<number>
   /** Appends uplink messages in one transaction. Returns how many were written. */

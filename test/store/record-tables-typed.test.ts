@@ -1,8 +1,8 @@
 /**
- * The record types of store/fields/accounts.ts, tasks.ts, alerts.ts, schedules.ts and ingest.ts (`RecordOf`) are
- * compile-time claims: repositories do not parse rows. These cases read real records through the ports and check
- * each holds exactly its table's fields, of the types the table declares (as test/store/record-tables.test.ts
- * does for the other tables).
+ * The record types of store/fields/accounts.ts, tasks.ts, alerts.ts, schedules.ts, ingest.ts and logs.ts
+ * (`RecordOf`) are compile-time claims: repositories do not parse rows. These cases read real records through the
+ * ports and check each holds exactly its table's fields, of the types the table declares (as
+ * test/store/record-tables.test.ts does for the other tables).
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -25,6 +25,7 @@ import { SCHEDULE_TABLE } from '../../store/fields/schedules.ts'
 import { INGEST_DEVICE_TABLE, MODEL_POINT_TABLE } from '../../store/fields/ingest.ts'
 import { DEVICE_TABLE, type DeviceFields } from '../../store/fields/devices.ts'
 import { emptyValues } from '../../store/fields/table.ts'
+import { CONNECT_LOG_TABLE, CONTROL_LOG_TABLE, EVENT_TABLE } from '../../store/fields/logs.ts'
 import type { MetaStore } from '../../store/types.ts'
 
 const ctx = {} as { dir: string; db: Db; meta: MetaStore }
@@ -45,7 +46,7 @@ function holds(table: FieldTable, records: unknown[]) {
   }
 }
 
-const records = suite('typed records (accounts, tasks, alerts, schedules, ingest)')
+const records = suite('typed records (accounts, tasks, alerts, schedules, ingest, logs)')
 
 records.before(async () => {
   ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-records-typed-'))
@@ -183,6 +184,49 @@ records('ingest :: devices and product models answer the table record', async ()
   const many = await i.devicesWithPoints('T1', ['dev-1'])
   assert.equal(many.get('dev-1'), one)
   holds(MODEL_POINT_TABLE, one!.points)
+})
+
+records('logs :: connection logs, events and control logs answer the table record', async () => {
+  const device = await ctx.meta.ingest.deviceByDeviceID('dev-1')
+  const at = 1_700_000_000_000
+  const l = ctx.meta.logs
+  await l.addConnectLogs([
+    { tenantID: 'T1', deviceIntID: device!.id, deviceID: 'dev-1', connectStatus: 1, msgTime: at },
+  ])
+  await l.addEvents([
+    {
+      tenantID: 'T1',
+      deviceIntID: device!.id,
+      deviceID: 'dev-1',
+      productIntID: device!.productIntID,
+      topic: 'telemetry',
+      payload: '{}',
+      msgTime: at,
+    },
+  ])
+  await l.addControlLogs([
+    {
+      tenantID: 'T1',
+      deviceIntID: device!.id,
+      deviceID: 'dev-1',
+      topic: 'command',
+      payload: '{}',
+      publishStatus: 1,
+      msgTime: at,
+    },
+  ])
+  holds(CONNECT_LOG_TABLE, [
+    ...(await l.connectLogs('T1', all)).items,
+    ...(await l.deviceConnectLogs('T1', device!.id, all)).items,
+  ])
+  holds(EVENT_TABLE, [
+    ...(await l.events('T1', all)).items,
+    ...(await l.deviceEvents('T1', device!.id, all)).items,
+  ])
+  holds(CONTROL_LOG_TABLE, [
+    ...(await l.controlLogs('T1', all)).items,
+    ...(await l.deviceControlLogs('T1', device!.id, all)).items,
+  ])
 })
 
 records.run()
