@@ -197,7 +197,8 @@ function checkNode(n: Node) {
     if (!FUNCTIONS.has(n.fn.name!)) throw new FormulaError(`function ${n.fn.name} is not allowed`)
     checkArguments(n.fn.name!, n.args ?? [])
   }
-  if (isOperatorNode(n) && !OPERATORS.has(n.fn))
+  // fails closed: a node that says it is an operator but is not one mathjs recognises is refused too
+  if (n.type === 'OperatorNode' && !(isOperatorNode(n) && OPERATORS.has(n.fn)))
     throw new FormulaError(`operator ${n.op} is not allowed`)
   if (n.type === 'ConstantNode' && typeof n.value !== 'number' && typeof n.value !== 'boolean')
     throw new FormulaError(`constant ${JSON.stringify(n.value) ?? String(n.value)} is not allowed`)
