@@ -4,7 +4,6 @@
  * mountpoint or in full (src/kernel/topics.ts `deviceTopic`); the broker routes on full topics. Every hook is wrapped: an
  * exception answers the client (refusal or disconnect), never the process.
  */
-import type { EventEmitter } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import type { AedesPublishPacket, Client, ConnectPacket, PublishPacket, Subscription } from 'aedes'
 import { checkCredentials } from './credentials.ts'
@@ -105,7 +104,7 @@ export class BrokerHooks {
     this.cleanStarts.set(client, packet.clean !== false)
     // aedes has no hook for UNSUBSCRIBE: its packets are rewritten as they leave the client's parser (aedes 2
     // calls preConnect synchronously from that parser's CONNECT, so no later packet is missed)
-    const parser = (client as unknown as { _parser?: EventEmitter })._parser
+    const parser = client._parser
     parser?.prependListener('packet', (p: { cmd?: string; unsubscriptions?: string[] }) => {
       if (p.cmd === 'unsubscribe') this.unsubscribing(client, p)
     })

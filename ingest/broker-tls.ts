@@ -79,7 +79,7 @@ export async function verifiedClientCN(
   caOf: (tenantID: string) => Promise<string | undefined>,
   now = Date.now(),
 ): Promise<string | undefined> {
-  const conn = (client as unknown as { conn?: unknown }).conn
+  const conn = client.conn
   if (!(conn instanceof TLSSocket)) return undefined
   const peer = conn.getPeerX509Certificate()
   const caPem = peer ? await caOf(device.tenantID) : undefined

@@ -50,11 +50,11 @@ type Clients = Record<string, Client | undefined>
 
 /** In-memory persistence whose outgoingClearMessageId always names the acknowledged packet (see broker-commands). */
 function ackingPersistence() {
-  // a CommonJS module: Node's default import is module.exports, the factory itself (its typings say `.default`)
-  const memoryPersistence = memoryPersistenceModule as unknown as () => {
-    outgoingClearMessageId: unknown
-  }
-  const p = memoryPersistence()
+  // a CommonJS module: Node's default import is module.exports, the factory itself, where its typings say
+  // `.default`: either shape is taken
+  const mod: typeof memoryPersistenceModule | typeof memoryPersistenceModule.default =
+    memoryPersistenceModule
+  const p = (typeof mod === 'function' ? mod : mod.default)()
   const clear = (p.outgoingClearMessageId as (...a: unknown[]) => unknown).bind(p) as (
     c: Client,
     pk: { messageId?: number },
@@ -104,7 +104,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     authorizeSubscribe: hooks.authorizeSubscribe,
     authorizeForward: hooks.authorizeForward,
   })
-  const clients = (broker as unknown as { clients: Clients }).clients
+  const clients: Clients = broker.clients
   const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
   const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)
   events.attach(broker)

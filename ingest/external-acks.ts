@@ -19,6 +19,11 @@ interface Internals {
   _sendPacket(packet: Packet, cb?: (err?: Error) => void, ...rest: unknown[]): void
 }
 
+/** Whether `client` has MQTT.js 5's `_sendPacket` (not public API, so checked at run time). */
+function hasSendPacket(client: object): client is Internals {
+  return '_sendPacket' in client && typeof client._sendPacket === 'function'
+}
+
 /**
  * Connects an MQTT 5 client whose QoS 1 PUBACKs are sent only once `handler` resolved for that message (so the
  * broker keeps the message until the service committed it), while the following messages are handled
@@ -58,7 +63,9 @@ export function connectAcking(
     else callback()
   }
 
-  const internals = client as unknown as Internals
+  const internals: object = client
+  if (!hasSendPacket(internals))
+    throw new Error('this MQTT.js has no _sendPacket to hold PUBACKs back')
   const send = internals._sendPacket.bind(client)
   internals._sendPacket = (packet, cb, ...rest) => {
     const result =

@@ -1,4 +1,12 @@
-import { all, create, type MathNode } from 'mathjs'
+import {
+  all,
+  create,
+  isConditionalNode,
+  isOperatorNode,
+  isParenthesisNode,
+  isRelationalNode,
+  type MathNode,
+} from 'mathjs'
 
 /**
  * Formula metrics: a mathjs expression over the product's dataPointIDs, and `value` for the metric's
@@ -189,8 +197,8 @@ function checkNode(n: Node) {
     if (!FUNCTIONS.has(n.fn.name!)) throw new FormulaError(`function ${n.fn.name} is not allowed`)
     checkArguments(n.fn.name!, n.args ?? [])
   }
-  const fn = (n as unknown as { fn?: unknown }).fn
-  if (n.type === 'OperatorNode' && !OPERATORS.has(String(fn)))
+  // fails closed: a node that says it is an operator but is not one mathjs recognises is refused too
+  if (n.type === 'OperatorNode' && !(isOperatorNode(n) && OPERATORS.has(n.fn)))
     throw new FormulaError(`operator ${n.op} is not allowed`)
   if (n.type === 'ConstantNode' && typeof n.value !== 'number' && typeof n.value !== 'boolean')
     throw new FormulaError(`constant ${JSON.stringify(n.value) ?? String(n.value)} is not allowed`)
@@ -330,9 +338,10 @@ function fastCompile(n: Node): Fast | undefined {
       return name.startsWith('__dp') ? (s) => s[name]! : undefined
     }
     case 'ParenthesisNode':
-      return fastCompile((n as unknown as { content: Node }).content)
+      return isParenthesisNode(n) ? fastCompile(n.content) : undefined
     case 'OperatorNode': {
-      const fn = String((n as unknown as { fn: unknown }).fn)
+      if (!isOperatorNode(n)) return undefined
+      const fn: string = n.fn
       const args = (n.args ?? []).map((a) => num(fastCompile(a)))
       if (args.some((a) => !a)) return undefined
       const [a, b] = args as Array<(s: Record<string, number>) => number>
@@ -354,15 +363,15 @@ function fastCompile(n: Node): Fast | undefined {
       return (s) => f(...fs.map((g) => g(s)))
     }
     case 'ConditionalNode': {
-      const c = n as unknown as { condition: Node; trueExpr: Node; falseExpr: Node }
-      const [cond, yes, no] = [c.condition, c.trueExpr, c.falseExpr].map(fastCompile)
+      if (!isConditionalNode(n)) return undefined
+      const [cond, yes, no] = [n.condition, n.trueExpr, n.falseExpr].map(fastCompile)
       if (!cond || !yes || !no) return undefined
       return (s) => (cond(s) ? yes(s) : no(s))
     }
     case 'RelationalNode': {
-      const r = n as unknown as { conditionals: string[]; params: Node[] }
-      const params = r.params.map((p) => num(fastCompile(p)))
-      const ops = r.conditionals.map((c) => BINARY[c])
+      if (!isRelationalNode(n)) return undefined
+      const params = n.params.map((p) => num(fastCompile(p)))
+      const ops = n.conditionals.map((c) => BINARY[c])
       if (params.some((p) => !p) || ops.some((o) => !o)) return undefined
       const ps = params as Array<(s: Record<string, number>) => number>
       return (s) => {

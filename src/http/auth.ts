@@ -111,7 +111,7 @@ export class Authenticator {
       tenantID: app.tenantID,
       userIntID: null,
       username: app.appName,
-      role: app.role as Role,
+      role: app.role,
       kind: 'application',
     }
   }

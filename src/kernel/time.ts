@@ -29,12 +29,21 @@ interface Parts {
   second: number
 }
 
+/** The wall-clock fields of `ms` in `tz`, read from the formatter's typed parts (literals skipped). */
 function partsAt(ms: number, tz: string): Parts {
-  const p: Record<string, number> = {}
+  const p: Parts = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 }
   for (const { type, value } of formatter(tz).formatToParts(new Date(ms))) {
-    if (type !== 'literal') p[type] = Number(value)
+    switch (type) {
+      case 'year':
+      case 'month':
+      case 'day':
+      case 'hour':
+      case 'minute':
+      case 'second':
+        p[type] = Number(value)
+    }
   }
-  return p as unknown as Parts
+  return p
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0')

@@ -120,10 +120,10 @@ export function cloudProtocolRule(given: number | undefined, productProtocol: nu
   return { cloudProtocol: `must be ${productProtocol}, the cloud protocol of the product` }
 }
 
-const missing = (
+const missing = <D extends object>(
   errors: FieldErrors,
-  d: Record<string, unknown>,
-  fields: string[],
+  d: D,
+  fields: ReadonlyArray<keyof D & string>,
   why: string,
   prefix = '',
 ) => {
@@ -134,23 +134,22 @@ const missing = (
 /** The fields each cloud protocol requires in addition. */
 export function protocolRules(d: DeviceDraft, protocol: number): FieldErrors {
   const errors: FieldErrors = {}
-  const fields = d as unknown as Record<string, unknown>
   switch (protocol) {
     case Protocol.MQTT:
     case Protocol.CoAP:
     case Protocol.HTTP:
     case Protocol.WebSocket:
-      missing(errors, fields, ['authType'], 'for this cloud protocol')
+      missing(errors, d, ['authType'], 'for this cloud protocol')
       break
     case Protocol.LwM2M:
-      missing(errors, fields, ['IMEI', 'autoSub'], 'for LwM2M products')
+      missing(errors, d, ['IMEI', 'autoSub'], 'for LwM2M products')
       break
     case Protocol.LoRa:
       Object.assign(errors, loraRules(d))
       break
     case Protocol.Modbus:
       // rule: a Modbus device needs modBusIndex and authType
-      missing(errors, fields, ['modBusIndex', 'authType'], 'for Modbus products')
+      missing(errors, d, ['modBusIndex', 'authType'], 'for Modbus products')
       break
   }
   return errors

@@ -41,9 +41,9 @@ export function alertService({
      */
     async ack(a: Actor & { username?: string | null }, id: number) {
       const ctx = alertEventCtx(now())
-      const { row, events: acked } = await meta.alerts.ack(a.tenant, id, a.username ?? null, ctx)
+      const { alert, events: acked } = await meta.alerts.ack(a.tenant, id, a.username ?? null, ctx)
       emitAlertEvents(events, 'alert.acked', acked)
-      return row
+      return alert
     },
     /** Deletes history alerts of the tenant. */
     removeHistory: (a: Actor, ids: number[]) => meta.alerts.deleteHistory(a.tenant, ids),

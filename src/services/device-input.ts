@@ -25,13 +25,15 @@ const fail = (kind: typeof NotFound | typeof Invalid, errors: FieldErrors) => {
 }
 
 /** The credentials a write lacks, generated (36 characters each). */
-function withCredentials<T extends CredentialFields>(d: Draft<T>): T {
+function withCredentials<T extends CredentialFields>(
+  d: Draft<T>,
+): Omit<T, keyof CredentialFields> & CredentialFields {
   return {
     ...d,
     deviceID: d.deviceID ?? randomCredential(),
     deviceUsername: d.deviceUsername ?? randomCredential(),
     token: d.token ?? randomCredential(),
-  } as unknown as T
+  }
 }
 
 /** The tenant's product named by productID (the body's, else the stored one's); 404 errors.productID. */

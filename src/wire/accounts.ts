@@ -1,9 +1,16 @@
+import {
+  APPLICATION_TABLE,
+  USER_TABLE,
+  type ApplicationDetail,
+  type UserDetail,
+} from '../../store/fields/accounts.ts'
 import { Application, ApplicationCreated, User } from '../schemas/accounts.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const userWire = createSerializer({ detail: User }, { times: ['createAt', 'updateAt'] })
+export const userWire = recordSerializer<UserDetail>()({ detail: User }, wireSpecOf(USER_TABLE))
 
-export const applicationWire = createSerializer(
+/** An application; the create answer also carries its token, shown that once. */
+export const applicationWire = recordSerializer<ApplicationDetail & { appToken?: string }>()(
   { detail: Application, created: ApplicationCreated },
-  { times: ['expiredAt', 'createAt', 'updateAt'] },
+  wireSpecOf(APPLICATION_TABLE),
 )

@@ -1,11 +1,19 @@
+import {
+  CURRENT_ALERT_TABLE,
+  HISTORY_ALERT_TABLE,
+  type CurrentAlertRecord,
+  type HistoryAlertRecord,
+} from '../../store/fields/alerts.ts'
 import { CurrentAlert, HistoryAlert } from '../schemas/alerts.ts'
-import { createSerializer } from './shape.ts'
+import { recordSerializer, wireSpecOf } from './shape.ts'
 
-export const alertWire = createSerializer(
-  { current: CurrentAlert, history: HistoryAlert },
-  {
-    labels: { alertSeverity: 'alertSeverity' },
-    times: ['startTime', 'endTime', 'ackAt', 'createAt', 'updateAt'],
-    json: ['alertDetail'],
-  },
+const current = recordSerializer<CurrentAlertRecord>()(
+  { current: CurrentAlert },
+  wireSpecOf(CURRENT_ALERT_TABLE),
 )
+const history = recordSerializer<HistoryAlertRecord>()(
+  { history: HistoryAlert },
+  wireSpecOf(HISTORY_ALERT_TABLE),
+)
+
+export const alertWire = { ...current, ...history }

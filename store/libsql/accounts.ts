@@ -4,39 +4,24 @@ import type {
   ApplicationInput,
   ApplicationRecord,
   ListArgs,
-  Page,
-  Row,
   UserInput,
   UserRecord,
   LoginPolicy,
 } from '../types.ts'
 import { Conflict, LastAdmin, NotFound } from '../errors.ts'
-import { listPage, type ListSpec } from './list.ts'
+import { listPage, tenantList } from './list.ts'
 import { isUniqueViolation } from './sql-errors.ts'
+import { readRecord, readRequired } from './records.ts'
+import {
+  APPLICATION_KEY_TABLE,
+  APPLICATION_TABLE,
+  USER_CREDENTIALS_TABLE,
+  USER_TABLE,
+} from '../fields/accounts.ts'
 
-const USER_COLUMNS = `SELECT u.id AS id, u.tenant_id AS tenantID, u.username AS username, u.email AS email,
-  u.role AS role, u.create_at AS createAt, u.update_at AS updateAt`
+const userList = tenantList(USER_TABLE, 'FROM users u', 'u')
 
-const userList: ListSpec = {
-  columns: USER_COLUMNS,
-  from: 'FROM users u',
-  where: 'u.tenant_id = ?',
-  fields: { username: 'u.username', email: 'u.email', role: 'u.role', updateAt: 'u.update_at' },
-  timeField: 'u.create_at',
-  idField: 'u.id',
-}
-
-const APP_COLUMNS = `SELECT a.id AS id, a.app_name AS appName, a.app_id AS appID, a.role AS role,
-  a.expired_at AS expiredAt, a.user_int_id AS userIntID, a.create_at AS createAt, a.update_at AS updateAt`
-
-const appList: ListSpec = {
-  columns: APP_COLUMNS,
-  from: 'FROM applications a',
-  where: 'a.tenant_id = ?',
-  fields: { appName: 'a.app_name', appID: 'a.app_id', role: 'a.role', updateAt: 'a.update_at' },
-  timeField: 'a.create_at',
-  idField: 'a.id',
-}
+const appList = tenantList(APPLICATION_TABLE, 'FROM applications a', 'a')
 
 /** Tenants, their users and applications (API keys), and service-wide settings. */
 export class AccountsRepo implements AccountRepository {
@@ -63,7 +48,7 @@ export class AccountsRepo implements AccountRepository {
   /** Creates a tenant and its first admin in one transaction. */
   async createTenant(
     t: { tenantID: string; tenantName: string },
-    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role' | 'tokenVersion'>,
+    admin: Pick<UserRecord, 'username' | 'email' | 'passwordHash'>,
   ) {
     const now = Date.now()
     try {
@@ -84,44 +69,32 @@ export class AccountsRepo implements AccountRepository {
     }
   }
 
-  async userByEmail(email: string): Promise<UserRecord | undefined> {
-    const r = await this.db.one(
-      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
-         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE email = ?`,
-      [email],
-    )
-    return r as unknown as UserRecord | undefined
+  userByEmail(email: string): Promise<UserRecord | undefined> {
+    return readRecord(this.db, USER_CREDENTIALS_TABLE, 'FROM users u WHERE u.email = ?', [email])
   }
 
-  async userById(id: number): Promise<UserRecord | undefined> {
-    const r = await this.db.one(
-      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
-         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE id = ?`,
-      [id],
-    )
-    return r as unknown as UserRecord | undefined
+  userById(id: number): Promise<UserRecord | undefined> {
+    return readRecord(this.db, USER_CREDENTIALS_TABLE, 'FROM users u WHERE u.id = ?', [id])
   }
 
-  async firstAdmin(): Promise<UserRecord | undefined> {
-    const r = await this.db.one(
-      `SELECT id, tenant_id AS tenantID, username, email, password_hash AS passwordHash, role,
-         token_version AS tokenVersion, kept_jti AS keptJti FROM users WHERE role = 'admin'
-       ORDER BY id LIMIT 1`,
+  firstAdmin(): Promise<UserRecord | undefined> {
+    return readRecord(
+      this.db,
+      USER_CREDENTIALS_TABLE,
+      `FROM users u WHERE u.role = 'admin' ORDER BY u.id LIMIT 1`,
+      [],
     )
-    return r as unknown as UserRecord | undefined
   }
 
-  listUsers(tenant: string, q: ListArgs): Promise<Page> {
+  listUsers(tenant: string, q: ListArgs) {
     return listPage(this.db, userList, [tenant], q)
   }
 
-  async getUser(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(`${USER_COLUMNS} FROM users u WHERE u.tenant_id = ? AND u.id = ?`, [
+  getUser(tenant: string, id: number) {
+    return readRequired(this.db, USER_TABLE, 'FROM users u WHERE u.tenant_id = ? AND u.id = ?', [
       tenant,
       id,
     ])
-    if (!r) throw new NotFound()
-    return r as Row
   }
 
   async createUser(tenant: string, u: UserInput) {
@@ -255,26 +228,23 @@ export class AccountsRepo implements AccountRepository {
     )
   }
 
-  listApplications(tenant: string, q: ListArgs): Promise<Page> {
+  listApplications(tenant: string, q: ListArgs) {
     return listPage(this.db, appList, [tenant], q)
   }
 
-  async getApplication(tenant: string, id: number): Promise<Row> {
-    const r = await this.db.one(
-      `${APP_COLUMNS} FROM applications a WHERE a.tenant_id = ? AND a.id = ?`,
+  getApplication(tenant: string, id: number) {
+    return readRequired(
+      this.db,
+      APPLICATION_TABLE,
+      'FROM applications a WHERE a.tenant_id = ? AND a.id = ?',
       [tenant, id],
     )
-    if (!r) throw new NotFound()
-    return r as Row
   }
 
-  async applicationByAppID(appID: string): Promise<ApplicationRecord | undefined> {
-    const r = await this.db.one(
-      `SELECT id, tenant_id AS tenantID, app_id AS appID, token_hash AS tokenHash, app_name AS appName, role,
-         expired_at AS expiredAt FROM applications WHERE app_id = ?`,
-      [appID],
-    )
-    return r as unknown as ApplicationRecord | undefined
+  applicationByAppID(appID: string): Promise<ApplicationRecord | undefined> {
+    return readRecord(this.db, APPLICATION_KEY_TABLE, 'FROM applications a WHERE a.app_id = ?', [
+      appID,
+    ])
   }
 
   async createApplication(tenant: string, a: ApplicationInput) {

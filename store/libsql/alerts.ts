@@ -7,41 +7,18 @@ import type {
   AlertRepository,
   ClearReason,
   ListArgs,
-  Page,
   Row,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tenantList } from './list.ts'
+import { readRequired } from './records.ts'
+import { CURRENT_ALERT_TABLE, HISTORY_ALERT_TABLE } from '../fields/alerts.ts'
 import { insertRows } from './logs-sql.ts'
 import { alertEventsOf, alertEventStatements } from './alert-events.ts'
 
-const COLUMNS = `a.id AS id, a.alert_name AS alertName, a.alert_content AS alertContent,
-  a.alert_severity AS alertSeverity, a.alert_times AS alertTimes, a.alert_detail AS alertDetail,
-  a.device_id AS deviceID, a.device_name AS deviceName, a.start_time AS startTime, a.create_at AS createAt,
-  a.update_at AS updateAt, a.rule_id AS ruleID, a.ack_at AS ackAt, a.ack_user AS ackUser`
+const CURRENT = tenantList(CURRENT_ALERT_TABLE, 'FROM current_alerts a', 'a')
 
-const spec = (table: 'current_alerts' | 'history_alerts'): ListSpec => ({
-  columns: `SELECT ${COLUMNS}${table === 'history_alerts' ? ', a.end_time AS endTime' : ''}`,
-  from: `FROM ${table} a`,
-  where: 'a.tenant_id = ?',
-  fields: {
-    alertName: 'a.alert_name',
-    deviceID: 'a.device_id',
-    deviceName: 'a.device_name',
-    alertSeverity: 'a.alert_severity',
-    ruleID: 'a.rule_id',
-    alertTimes: 'a.alert_times',
-    startTime: 'a.start_time',
-    ...(table === 'history_alerts' ? { endTime: 'a.end_time' } : {}),
-    createAt: 'a.create_at',
-    updateAt: 'a.update_at',
-  },
-  timeField: 'a.create_at',
-  idField: 'a.id',
-})
-
-const CURRENT = spec('current_alerts')
-const HISTORY = spec('history_alerts')
+const HISTORY = tenantList(HISTORY_ALERT_TABLE, 'FROM history_alerts a', 'a')
 
 const RAISE_COLUMNS = [
   'tenant_id',
@@ -126,12 +103,12 @@ export class AlertsRepo implements AlertRepository {
     return Object.fromEntries(rows.map((r) => [Number(r.severity), Number(r.n)]))
   }
   /** Open alerts, newest first (createAt). */
-  current(tenant: string, q: ListArgs): Promise<Page> {
+  current(tenant: string, q: ListArgs) {
     return listPage(this.db, CURRENT, [tenant], q)
   }
 
   /** Handled alerts, newest first (createAt). */
-  history(tenant: string, q: ListArgs): Promise<Page> {
+  history(tenant: string, q: ListArgs) {
     return listPage(this.db, HISTORY, [tenant], q)
   }
 
@@ -150,9 +127,7 @@ export class AlertsRepo implements AlertRepository {
     const upserts = this.upserts(rows, 0)
     const results = await this.db.batch([...upserts, ...ANNOUNCE(ctx)])
     return {
-      alerts: results
-        .slice(0, upserts.length)
-        .flatMap((rs) => rs.rows.map((r) => refOf(r as unknown as Row))),
+      alerts: results.slice(0, upserts.length).flatMap((rs) => rs.rows.map((r) => refOf(r))),
       events: alertEventsOf(results[upserts.length]),
     }
   }
@@ -225,13 +200,13 @@ export class AlertsRepo implements AlertRepository {
         args: [ctx.at, ackUser, ctx.at, tenant, id],
       },
     ])
-    const row = await this.db.one(
-      `${CURRENT.columns}, a.device_int_id AS deviceIntID ${CURRENT.from}
-       WHERE a.tenant_id = ? AND a.id = ?`,
+    const alert = await readRequired(
+      this.db,
+      CURRENT_ALERT_TABLE,
+      'FROM current_alerts a WHERE a.tenant_id = ? AND a.id = ?',
       [tenant, id],
     )
-    if (!row) throw new NotFound()
-    return { row, events: alertEventsOf(results[0]) }
+    return { alert, events: alertEventsOf(results[0]) }
   }
 
   /**

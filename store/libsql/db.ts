@@ -74,7 +74,7 @@ export class Db {
       const { sql } = statements[i]!
       if (wrapped[i]!.sql !== sql) return rs.rows.map((r) => JSON.parse(r[0] as string) as Row)
       if (!this.shapes.has(sql)) this.learn(sql, rs.columns)
-      return rs.rows as unknown as Row[]
+      return rs.rows
     })
   }
 

@@ -1,4 +1,4 @@
-import type { Db, Row } from './db.ts'
+import type { Db } from './db.ts'
 import type {
   DeviceKey,
   IngestDevice,
@@ -6,20 +6,18 @@ import type {
   ModelPoint,
   ModelStream,
 } from '../types.ts'
+import { readRecord, readRecords, readTables } from './records.ts'
+import {
+  INGEST_DEVICE_TABLE,
+  MODEL_POINT_TABLE,
+  MODEL_STREAM_TABLE,
+  PRODUCT_POINT_TABLE,
+  STREAM_POINT_TABLE,
+} from '../fields/ingest.ts'
 
-const DEVICE_SELECT = `SELECT d.id, d.tenant_id AS tenantID, d.kind, d.device_id AS deviceID, d.device_name AS deviceName,
-  d.device_username AS deviceUsername, d.token, d.auth_type AS authType, d.blocked, d.product_int_id AS productIntID,
-  p.product_id AS productID, p.cloud_protocol AS cloudProtocol, d.gateway_int_id AS gatewayIntID,
-  d.parent_device_int_id AS parentDeviceIntID
-  FROM devices d JOIN products p ON p.id = d.product_int_id`
+const DEVICE_FROM = 'FROM devices d JOIN products p ON p.id = d.product_int_id'
 
-const POINT_COLUMNS = `id, data_point_id AS dataPointID, data_point_name AS dataPointName,
-  point_data_type AS pointDataType, upper_limit AS upperLimit, lower_limit AS lowerLimit, binary_size AS binarySize,
-  fault_value AS faultValue`
-
-const POINT_SELECT = `SELECT ${POINT_COLUMNS} FROM data_points WHERE product_int_id = ? ORDER BY id`
-
-const asDevice = (r: Row) => r as unknown as IngestDevice
+const POINTS_OF = 'FROM data_points x WHERE x.product_int_id = ? ORDER BY x.id'
 
 /** The lookup keys of a device identity. */
 const DEVICE_KEYS: Record<DeviceKey, string> = {
@@ -33,10 +31,10 @@ export class IngestModelRepo implements IngestRepository {
   constructor(private readonly db: Db) {}
 
   /** Devices and gateways with this deviceUsername (not unique: the caller compares tokens). */
-  async devicesByUsername(username: string): Promise<IngestDevice[]> {
-    return (await this.db.all(`${DEVICE_SELECT} WHERE d.device_username = ?`, [username])).map(
-      asDevice,
-    )
+  devicesByUsername(username: string): Promise<IngestDevice[]> {
+    return readRecords(this.db, INGEST_DEVICE_TABLE, `${DEVICE_FROM} WHERE d.device_username = ?`, [
+      username,
+    ])
   }
 
   /** The device or gateway with this deviceID (unique across tenants), if any. */
@@ -45,19 +43,20 @@ export class IngestModelRepo implements IngestRepository {
   }
 
   /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */
-  async device(key: DeviceKey, value: string | number): Promise<IngestDevice | undefined> {
-    const r = await this.db.one(
-      `${DEVICE_SELECT} WHERE ${DEVICE_KEYS[key]} = ? ORDER BY d.id LIMIT 1`,
+  device(key: DeviceKey, value: string | number): Promise<IngestDevice | undefined> {
+    return readRecord(
+      this.db,
+      INGEST_DEVICE_TABLE,
+      `${DEVICE_FROM} WHERE ${DEVICE_KEYS[key]} = ? ORDER BY d.id LIMIT 1`,
       [value],
     )
-    return r && asDevice(r)
   }
 
   /** The devices connected through gateway `gatewayIntID`. */
-  async childrenOf(gatewayIntID: number): Promise<IngestDevice[]> {
-    return (await this.db.all(`${DEVICE_SELECT} WHERE d.gateway_int_id = ?`, [gatewayIntID])).map(
-      asDevice,
-    )
+  childrenOf(gatewayIntID: number): Promise<IngestDevice[]> {
+    return readRecords(this.db, INGEST_DEVICE_TABLE, `${DEVICE_FROM} WHERE d.gateway_int_id = ?`, [
+      gatewayIntID,
+    ])
   }
 
   /** The groupIDs of the groups device `deviceIntID` is a member of (groups of its own product). */
@@ -77,32 +76,29 @@ export class IngestModelRepo implements IngestRepository {
   async productModel(
     productIntID: number,
   ): Promise<{ points: ModelPoint[]; streams: ModelStream[] }> {
-    const [points, streams, links] = await this.db.read([
-      { sql: POINT_SELECT, args: [productIntID] },
+    const [points, streams, links] = await readTables(this.db, [
+      { table: MODEL_POINT_TABLE, fromWhere: POINTS_OF, args: [productIntID] },
       {
-        sql: 'SELECT id, topic, stream_type AS streamType FROM data_streams WHERE product_int_id = ? ORDER BY id',
+        table: MODEL_STREAM_TABLE,
+        fromWhere: 'FROM data_streams x WHERE x.product_int_id = ? ORDER BY x.id',
         args: [productIntID],
       },
       {
-        sql: `SELECT sp.stream_int_id AS streamIntID, sp.data_point_int_id AS pointIntID FROM stream_points sp
-              JOIN data_streams s ON s.id = sp.stream_int_id WHERE s.product_int_id = ?`,
+        table: STREAM_POINT_TABLE,
+        fromWhere: `FROM stream_points sp JOIN data_streams s ON s.id = sp.stream_int_id
+          WHERE s.product_int_id = ?`,
         args: [productIntID],
       },
     ])
     const byStream = new Map<number, number[]>()
-    for (const l of links!) {
-      const list = byStream.get(Number(l.streamIntID)) ?? []
-      list.push(Number(l.pointIntID))
-      byStream.set(Number(l.streamIntID), list)
+    for (const l of links) {
+      const list = byStream.get(l.streamIntID) ?? []
+      list.push(l.pointIntID)
+      byStream.set(l.streamIntID, list)
     }
     return {
-      points: points as unknown as ModelPoint[],
-      streams: streams!.map((s) => ({
-        id: Number(s.id),
-        topic: String(s.topic),
-        streamType: Number(s.streamType),
-        pointIntIDs: byStream.get(Number(s.id)) ?? [],
-      })),
+      points,
+      streams: streams.map((s) => ({ ...s, pointIntIDs: byStream.get(s.id) ?? [] })),
     }
   }
 
@@ -115,15 +111,14 @@ export class IngestModelRepo implements IngestRepository {
     key: number | string,
   ): Promise<{ device: IngestDevice; points: ModelPoint[] } | undefined> {
     const column = typeof key === 'number' ? 'd.id' : 'd.device_id'
-    const d = await this.db.one(`${DEVICE_SELECT} WHERE d.tenant_id = ? AND ${column} = ?`, [
-      tenant,
-      key,
-    ])
-    if (!d) return undefined
-    const device = asDevice(d)
-    const points = (await this.db.all(POINT_SELECT, [
-      device.productIntID,
-    ])) as unknown as ModelPoint[]
+    const device = await readRecord(
+      this.db,
+      INGEST_DEVICE_TABLE,
+      `${DEVICE_FROM} WHERE d.tenant_id = ? AND ${column} = ?`,
+      [tenant, key],
+    )
+    if (!device) return undefined
+    const points = await readRecords(this.db, MODEL_POINT_TABLE, POINTS_OF, [device.productIntID])
     return { device, points }
   }
 
@@ -135,27 +130,27 @@ export class IngestModelRepo implements IngestRepository {
     const out = new Map<string, { device: IngestDevice; points: ModelPoint[] }>()
     if (!deviceIDs.length) return out
     const ids = JSON.stringify(deviceIDs)
-    const [devices, points] = await this.db.read([
+    const [devices, points] = await readTables(this.db, [
       {
-        sql: `${DEVICE_SELECT} WHERE d.tenant_id = ? AND d.device_id IN (SELECT value FROM json_each(?))`,
+        table: INGEST_DEVICE_TABLE,
+        fromWhere: `${DEVICE_FROM} WHERE d.tenant_id = ? AND d.device_id IN (SELECT value FROM json_each(?))`,
         args: [tenant, ids],
       },
       {
-        sql: `SELECT product_int_id AS productIntID, ${POINT_COLUMNS} FROM data_points
-              WHERE product_int_id IN (SELECT d.product_int_id FROM devices d
-                WHERE d.tenant_id = ? AND d.device_id IN (SELECT value FROM json_each(?)))
-              ORDER BY id`,
+        table: PRODUCT_POINT_TABLE,
+        fromWhere: `FROM data_points x WHERE x.product_int_id IN (SELECT d.product_int_id FROM devices d
+            WHERE d.tenant_id = ? AND d.device_id IN (SELECT value FROM json_each(?)))
+          ORDER BY x.id`,
         args: [tenant, ids],
       },
     ])
     const byProduct = new Map<number, ModelPoint[]>()
-    for (const { productIntID, ...p } of points!) {
-      const list = byProduct.get(Number(productIntID)) ?? []
-      list.push(p as unknown as ModelPoint)
-      byProduct.set(Number(productIntID), list)
+    for (const { productIntID, ...p } of points) {
+      const list = byProduct.get(productIntID) ?? []
+      list.push(p)
+      byProduct.set(productIntID, list)
     }
-    for (const row of devices!) {
-      const device = asDevice(row)
+    for (const device of devices) {
       out.set(device.deviceID, { device, points: byProduct.get(device.productIntID) ?? [] })
     }
     return out

@@ -40,6 +40,15 @@ export function tableList<T extends FieldTable>(
   return { ...spec, table, columns: selectSql(table), fields: listExpressions(table) }
 }
 
+/** The list of a tenant's records of `table` over `from`, whose alias is `x`: newest first, ties by id. */
+export const tenantList = <T extends FieldTable>(table: T, from: string, x: string) =>
+  tableList(table, {
+    from,
+    where: `${x}.tenant_id = ?`,
+    timeField: `${x}.create_at`,
+    idField: `${x}.id`,
+  })
+
 /**
  * Runs a page query and its count in one read transaction; startTime/endTime (epoch ms) bound `timeField`.
  * A table's list answers its records (selected by `selectSql`, so typed without parsing each row).

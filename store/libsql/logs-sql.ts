@@ -1,5 +1,6 @@
 import type { InStatement, InValue } from '@libsql/client'
-import type { ListSpec } from './list.ts'
+import { tableList } from './list.ts'
+import { CONNECT_LOG_TABLE, CONTROL_LOG_TABLE, EVENT_TABLE } from '../fields/logs.ts'
 import type { ConnectLogInput, ControlLogInput, EventInput } from '../types.ts'
 
 /** Rows per multi-row INSERT: 500 rows × at most 16 columns stays far below SQLite's 32,766 variables. */
@@ -27,85 +28,32 @@ export function insertRows(
   return out
 }
 
-const connectColumns = `SELECT l.id AS id, l.device_id AS deviceID, l.device_name AS deviceName, l.ip AS IP,
-  l.keep_alive AS keepAlive, l.tenant_id AS tenantID, l.connect_status AS connectStatus, l.attempts AS attempts, l.reason AS reason, l.msg_time AS msgTime,
-  l.create_at AS createAt, l.update_at AS updateAt`
-
 /** Connection logs of a tenant; `where` narrows further (one device). */
-export const connectLogSpec = (where = ''): ListSpec => ({
-  columns: connectColumns,
-  from: 'FROM connect_logs l',
-  where: `l.tenant_id = ?${where}`,
-  fields: {
-    deviceName: 'l.device_name',
-    deviceID: 'l.device_id',
-    IP: 'l.ip',
-    connectStatus: 'l.connect_status',
-    msgTime: 'l.msg_time',
-    createAt: 'l.create_at',
-    updateAt: 'l.update_at',
-  },
-  timeField: 'l.msg_time',
-  idField: 'l.id',
-})
-
-const eventColumns = `SELECT e.id AS id, e.device_id AS deviceID, e.device_name AS deviceName,
-  e.device_name AS gatewayName, p.product_name AS productName, e.ip AS IP, e.topic AS topic, e.payload AS payload,
-  e.status AS status, e.reason AS reason, e.msg_time AS msgTime, e.create_at AS createAt, e.update_at AS updateAt`
+export const connectLogSpec = (where = '') =>
+  tableList(CONNECT_LOG_TABLE, {
+    from: 'FROM connect_logs l',
+    where: `l.tenant_id = ?${where}`,
+    timeField: 'l.msg_time',
+    idField: 'l.id',
+  })
 
 /** Uplink messages of a tenant, with the product's current name; `where` narrows further (one device). */
-export const eventSpec = (where = ''): ListSpec => ({
-  columns: eventColumns,
-  from: 'FROM events e LEFT JOIN products p ON p.id = e.product_int_id',
-  where: `e.tenant_id = ?${where}`,
-  fields: {
-    deviceName: 'e.device_name',
-    deviceID: 'e.device_id',
-    topic: 'e.topic',
-    status: 'e.status',
-    msgTime: 'e.msg_time',
-    createAt: 'e.create_at',
-    updateAt: 'e.update_at',
-  },
-  timeField: 'e.msg_time',
-  idField: 'e.id',
-})
-
-/** The taskID of a group member's group command. */
-const PARENT_TASK = '(SELECT p.task_id FROM control_logs p WHERE p.id = c.parent_id)'
-
-const controlColumns = `SELECT c.id AS id, c.device_int_id AS deviceIntID, c.device_id AS deviceID,
-  c.device_name AS deviceName, c.group_id AS groupID, c.group_name AS groupName, c.topic AS topic,
-  c.payload AS payload, c.publish_status AS publishStatus, c.publish_user AS publishUser,
-  c.publish_user AS createUser, c.user_int_id AS userIntID, c.task_id AS taskID, c.msg_time AS msgTime,
-  c.command_status AS commandStatus, c.qos AS qos, c.need_ack AS needAck, c.sent_at AS sentAt,
-  c.delivered_at AS deliveredAt, c.responded_at AS respondedAt, c.response_code AS responseCode,
-  c.response_payload AS responsePayload, c.expires_at AS expiresAt, c.schedule_id AS scheduleID,
-  ${PARENT_TASK} AS parentTaskID, c.create_at AS createAt, c.update_at AS updateAt`
+export const eventSpec = (where = '') =>
+  tableList(EVENT_TABLE, {
+    from: 'FROM events e LEFT JOIN products p ON p.id = e.product_int_id',
+    where: `e.tenant_id = ?${where}`,
+    timeField: 'e.msg_time',
+    idField: 'e.id',
+  })
 
 /** Control logs of a tenant; `where` picks device rows, one device's or one group's. */
-export const controlLogSpec = (where: string): ListSpec => ({
-  columns: controlColumns,
-  from: 'FROM control_logs c',
-  where: `c.tenant_id = ?${where}`,
-  fields: {
-    deviceName: 'c.device_name',
-    deviceID: 'c.device_id',
-    groupName: 'c.group_name',
-    groupID: 'c.group_id',
-    topic: 'c.topic',
-    publishStatus: 'c.publish_status',
-    taskID: 'c.task_id',
-    parentTaskID: PARENT_TASK,
-    commandStatus: 'c.command_status',
-    createUser: 'c.publish_user',
-    msgTime: 'c.msg_time',
-    createAt: 'c.create_at',
-    updateAt: 'c.update_at',
-  },
-  timeField: 'c.msg_time',
-  idField: 'c.id',
-})
+export const controlLogSpec = (where: string) =>
+  tableList(CONTROL_LOG_TABLE, {
+    from: 'FROM control_logs c',
+    where: `c.tenant_id = ?${where}`,
+    timeField: 'c.msg_time',
+    idField: 'c.id',
+  })
 
 /** Device downlinks: rows that name a device (a group's own row names none). */
 export const DEVICE_ROWS = ' AND (c.device_int_id IS NOT NULL OR c.device_id IS NOT NULL)'

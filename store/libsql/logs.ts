@@ -6,11 +6,11 @@ import type {
   EventInput,
   ListArgs,
   LogRepository,
-  Page,
   PruneResult,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage } from './list.ts'
+import { listPage, type TableListSpec } from './list.ts'
+import type { FieldTable } from '../fields/table.ts'
 import {
   connectLogInserts,
   connectLogSpec,
@@ -33,50 +33,50 @@ export class LogsRepo implements LogRepository {
   constructor(private readonly db: Db) {}
 
   /** Connection logs of the tenant, newest first (msgTime). */
-  connectLogs(tenant: string, q: ListArgs): Promise<Page> {
+  connectLogs(tenant: string, q: ListArgs) {
     return listPage(this.db, connectLogSpec(), [tenant], q)
   }
 
   /** Uplink messages of the tenant, newest first. */
-  events(tenant: string, q: ListArgs): Promise<Page> {
+  events(tenant: string, q: ListArgs) {
     return listPage(this.db, eventSpec(), [tenant], q)
   }
 
   /** Device downlinks of the tenant (not the groups' own rows), newest first. */
-  controlLogs(tenant: string, q: ListArgs): Promise<Page> {
+  controlLogs(tenant: string, q: ListArgs) {
     return listPage(this.db, controlLogSpec(DEVICE_ROWS), [tenant], q)
   }
 
   /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
-  async deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page> {
-    await this.ownDevice(tenant, deviceIntID)
-    return listPage(this.db, connectLogSpec(' AND l.device_int_id = ?'), [tenant, deviceIntID], q)
+  deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs) {
+    return this.deviceList(connectLogSpec(' AND l.device_int_id = ?'), tenant, deviceIntID, q)
   }
 
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  async deviceEvents(
-    tenant: string,
-    deviceIntID: number,
-    q: ListArgs,
-    kind?: 'gateway',
-  ): Promise<Page> {
-    await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(this.db, eventSpec(' AND e.device_int_id = ?'), [tenant, deviceIntID], q)
+  deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway') {
+    return this.deviceList(eventSpec(' AND e.device_int_id = ?'), tenant, deviceIntID, q, kind)
   }
 
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  async deviceControlLogs(
+  deviceControlLogs(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway') {
+    const spec = controlLogSpec(' AND c.device_int_id = ?')
+    return this.deviceList(spec, tenant, deviceIntID, q, kind)
+  }
+
+  /** A page of `spec` (its where ending with the device condition) once the device is the tenant's. */
+  private async deviceList<T extends FieldTable>(
+    spec: TableListSpec<T>,
     tenant: string,
     deviceIntID: number,
     q: ListArgs,
     kind?: 'gateway',
-  ): Promise<Page> {
+  ) {
     await this.ownDevice(tenant, deviceIntID, kind)
-    return listPage(this.db, controlLogSpec(' AND c.device_int_id = ?'), [tenant, deviceIntID], q)
+    return listPage(this.db, spec, [tenant, deviceIntID], q)
   }
 
   /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
-  async groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page> {
+  async groupControlLogs(tenant: string, groupIntID: number, q: ListArgs) {
     const g = await this.db.one('SELECT id FROM groups WHERE tenant_id = ? AND id = ?', [
       tenant,
       groupIntID,

@@ -130,6 +130,19 @@ export async function readRecord<T extends FieldTable>(
   return (await db.one(`${selectSql(table)} ${fromWhere}`, args)) as RecordOf<T> | undefined
 }
 
+/** readRecord, or NotFound (on `field`, the wire's default without) when there is none. */
+export async function readRequired<T extends FieldTable>(
+  db: Db,
+  table: T,
+  fromWhere: string,
+  args: InValue[],
+  field?: string,
+): Promise<RecordOf<T>> {
+  const r = await readRecord(db, table, fromWhere, args)
+  if (!r) throw new NotFound(field)
+  return r
+}
+
 /** The records of `table` that `fromWhere` (`FROM ... WHERE ... ORDER BY ...`) finds; selected, not parsed. */
 export async function readRecords<T extends FieldTable>(
   db: Db,
@@ -138,4 +151,25 @@ export async function readRecords<T extends FieldTable>(
   args: InValue[],
 ): Promise<Array<RecordOf<T>>> {
   return (await db.all(`${selectSql(table)} ${fromWhere}`, args)) as Array<RecordOf<T>>
+}
+
+/** One read of `readTables`: the records of `table` that `fromWhere` finds. */
+export interface TableRead<T extends FieldTable = FieldTable> {
+  table: T
+  fromWhere: string
+  args: InValue[]
+}
+
+/**
+ * readRecords of several tables in one read transaction (answers that must agree, e.g. a product's points and
+ * streams): each statement selects `selectSql` of its table, so each answer is typed `RecordOf` it, not parsed.
+ */
+export async function readTables<const Q extends readonly TableRead[]>(
+  db: Db,
+  reads: Q,
+): Promise<{ [I in keyof Q]: Array<RecordOf<Q[I]['table']>> }> {
+  const answers = await db.read(
+    reads.map((r) => ({ sql: `${selectSql(r.table)} ${r.fromWhere}`, args: r.args })),
+  )
+  return answers as { [I in keyof Q]: Array<RecordOf<Q[I]['table']>> }
 }

@@ -9,38 +9,19 @@ import type {
   ScheduleRepository,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
-
-const COLUMNS = `SELECT s.id AS id, s.tenant_id AS tenantID, s.kind AS kind,
-  coalesce(s.device_int_id, s.group_int_id) AS targetIntID, coalesce(s.device_id, s.group_id) AS targetID,
-  s.device_id AS deviceID, s.group_id AS groupID, s.schedule_name AS scheduleName,
-  s.schedule_type AS scheduleType, s.crontab_time AS crontabTime, s.interval_minute AS IntervalMinute,
-  s.cron AS cron, s.topic AS topic, s.payload AS payload, s.qos AS qos, s.timeout AS timeout, s.ttl AS ttl,
-  s.need_ack AS needAck, s.enable AS enable, s.next_run_at AS nextRunAt, s.last_run_at AS lastRunAt,
-  s.last_task_id AS lastTaskID, s.user_int_id AS userIntID, u.username AS createUser,
-  s.create_at AS createAt, s.update_at AS updateAt`
+import { listPage, marks, tableList } from './list.ts'
+import { readRecords, readRequired } from './records.ts'
+import { SCHEDULE_TABLE } from '../fields/schedules.ts'
 
 const FROM = 'FROM schedules s LEFT JOIN users u ON u.id = s.user_int_id'
 
-const list: ListSpec = {
-  columns: COLUMNS,
+const list = tableList(SCHEDULE_TABLE, {
   from: FROM,
   where: 's.tenant_id = ? AND s.kind = ?',
-  fields: {
-    scheduleName: 's.schedule_name',
-    scheduleType: 's.schedule_type',
-    enable: 's.enable',
-    topic: 's.topic',
-    deviceID: 's.device_id',
-    groupID: 's.group_id',
-    nextRunAt: 's.next_run_at',
-    lastRunAt: 's.last_run_at',
-    updateAt: 's.update_at',
-  },
   timeField: 's.create_at',
   idField: 's.id',
   count: { from: 'FROM schedules s', baseAlias: 's' },
-}
+})
 
 /** The columns a caller sets, in order, with the value of each from a ScheduleInput. */
 const WRITABLE: Array<[string, (s: ScheduleInput) => InValue]> = [
@@ -68,17 +49,17 @@ function targetColumns(kind: ScheduleKind): [string, string] {
 export class SchedulesRepo implements ScheduleRepository {
   constructor(private readonly db: Db) {}
 
-  list(tenant: string, kind: ScheduleKind, q: ListArgs): Promise<Page> {
+  list(tenant: string, kind: ScheduleKind, q: ListArgs) {
     return listPage(this.db, list, [tenant, kind], q)
   }
 
   async get(tenant: string, kind: ScheduleKind, id: number): Promise<ScheduleRecord> {
-    const r = await this.db.one(
-      `${COLUMNS} ${FROM} WHERE s.tenant_id = ? AND s.kind = ? AND s.id = ?`,
+    return readRequired(
+      this.db,
+      SCHEDULE_TABLE,
+      `${FROM} WHERE s.tenant_id = ? AND s.kind = ? AND s.id = ?`,
       [tenant, kind, id],
     )
-    if (!r) throw new NotFound()
-    return r as unknown as ScheduleRecord
   }
 
   async create(
@@ -137,12 +118,13 @@ export class SchedulesRepo implements ScheduleRepository {
   }
 
   async due(now: number, limit: number): Promise<ScheduleRecord[]> {
-    const rows = await this.db.all(
-      `${COLUMNS} ${FROM} WHERE s.enable = 1 AND s.next_run_at IS NOT NULL AND s.next_run_at <= ?
+    return readRecords(
+      this.db,
+      SCHEDULE_TABLE,
+      `${FROM} WHERE s.enable = 1 AND s.next_run_at IS NOT NULL AND s.next_run_at <= ?
        ORDER BY s.next_run_at, s.id LIMIT ?`,
       [now, limit],
     )
-    return rows as unknown as ScheduleRecord[]
   }
 
   async claim(

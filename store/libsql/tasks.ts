@@ -4,28 +4,18 @@ import {
   INTERRUPTED,
   TaskState,
   type ListArgs,
-  type Page,
-  type Row,
   type TaskFile,
   type TaskRepository,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, type ListSpec } from './list.ts'
+import { listPage, marks, tenantList } from './list.ts'
+import { readRequired } from './records.ts'
+import { TASK_STATUS_TABLE, TASK_TABLE } from '../fields/tasks.ts'
 
 /** States a task can still leave. */
 const ACTIVE = [TaskState.waiting, TaskState.running]
 
-const STATUS_COLUMNS = `SELECT t.task_id AS taskID, t.status AS status, t.progress AS progress,
-  t.message AS message`
-
-const list: ListSpec = {
-  columns: `${STATUS_COLUMNS}, t.task_name AS taskName, t.create_at AS createAt, t.update_at AS updateAt`,
-  from: 'FROM tasks t',
-  where: 't.tenant_id = ?',
-  fields: { taskName: 't.task_name', status: 't.status', updateAt: 't.update_at' },
-  timeField: 't.create_at',
-  idField: 't.id',
-}
+const list = tenantList(TASK_TABLE, 'FROM tasks t', 't')
 
 /** Asynchronous tasks of a tenant and their progress; src/tasks.ts runs them. */
 export class TasksRepo implements TaskRepository {
@@ -43,17 +33,18 @@ export class TasksRepo implements TaskRepository {
   }
 
   /** The status of one task of the tenant ({taskID, status, progress, message, result}); NotFound('taskID'). */
-  async get(tenant: string, taskID: string): Promise<Row> {
-    const r = await this.db.one(
-      `${STATUS_COLUMNS}, t.result AS result FROM tasks t WHERE t.tenant_id = ? AND t.task_id = ?`,
+  get(tenant: string, taskID: string) {
+    return readRequired(
+      this.db,
+      TASK_STATUS_TABLE,
+      'FROM tasks t WHERE t.tenant_id = ? AND t.task_id = ?',
       [tenant, taskID],
+      'taskID',
     )
-    if (!r) throw new NotFound('taskID')
-    return r as Row
   }
 
   /** A page of the tenant's tasks, newest first by default. */
-  list(tenant: string, q: ListArgs): Promise<Page> {
+  list(tenant: string, q: ListArgs) {
     return listPage(this.db, list, [tenant], q)
   }
 

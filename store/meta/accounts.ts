@@ -1,18 +1,17 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
+import type {
+  ApplicationDetail,
+  ApplicationRecord,
+  UserDetail,
+  UserRecord,
+} from '../fields/accounts.ts'
 
-/** A user as sign-in and the authenticator need it (with the password hash; never sent to clients). */
-export interface UserRecord {
-  id: number
-  tenantID: string
-  username: string
-  email: string
-  passwordHash: string
-  role: 'admin' | 'user' | 'viewer'
-  /** Tokens issued under another version are revoked (a password or role change bumps it). */
-  tokenVersion: number
-  /** The one token (jti) of an older version still valid: the one the user changed their own password with. */
-  keptJti?: string | null
-}
+export type {
+  ApplicationDetail,
+  ApplicationRecord,
+  UserDetail,
+  UserRecord,
+} from '../fields/accounts.ts'
 
 /** Login throttling: failures counted per email and client address. */
 export interface LoginPolicy {
@@ -22,18 +21,6 @@ export interface LoginPolicy {
   /** The first lock's length; each further lock in a row doubles it, up to `maxLockMs`. */
   lockMs: number
   maxLockMs: number
-}
-
-/** An application (API key) as the authenticator needs it. */
-export interface ApplicationRecord {
-  id: number
-  tenantID: string
-  appID: string
-  tokenHash: string
-  appName: string
-  role: 'admin' | 'user' | 'viewer'
-  /** Epoch ms, or null for no expiry. */
-  expiredAt: number | null
 }
 
 /** What a user write stores. */
@@ -65,7 +52,7 @@ export interface AccountRepository {
   /** Creates a tenant and its first admin in one transaction; returns the admin's id. Conflict('email'). */
   createTenant(
     t: { tenantID: string; tenantName: string },
-    admin: Omit<UserRecord, 'id' | 'tenantID' | 'role' | 'tokenVersion'>,
+    admin: Pick<UserRecord, 'username' | 'email' | 'passwordHash'>,
   ): Promise<number>
   /** The user with that email (any tenant), for sign-in. */
   userByEmail(email: string): Promise<UserRecord | undefined>
@@ -74,16 +61,16 @@ export interface AccountRepository {
   /** The admin created first (the lowest id, of any tenant). */
   firstAdmin(): Promise<UserRecord | undefined>
   /** A page of the tenant's users (no password hashes). */
-  listUsers(tenant: string, q: ListArgs): Promise<Page>
+  listUsers(tenant: string, q: ListArgs): Promise<Page<UserDetail>>
   /** One user of the tenant; NotFound otherwise. */
-  getUser(tenant: string, id: number): Promise<Row>
+  getUser(tenant: string, id: number): Promise<UserDetail>
   /** Creates a user; Conflict('email') when the email is registered. */
-  createUser(tenant: string, u: UserInput): Promise<Row>
+  createUser(tenant: string, u: UserInput): Promise<UserDetail>
   /**
    * Edits a user; absent fields keep their values. A new password or role bumps the user's token version (its
    * tokens stop working). NotFound, Conflict('email'), LastAdmin('role') when it demotes the tenant's last admin.
    */
-  updateUser(tenant: string, id: number, u: Partial<UserInput>): Promise<Row>
+  updateUser(tenant: string, id: number, u: Partial<UserInput>): Promise<UserDetail>
   /**
    * Sets a user's password and bumps their token version (revoking their tokens) except the token `keepJti`,
    * which keeps working (null: none is kept).
@@ -107,19 +94,19 @@ export interface AccountRepository {
   /** Whether the token with this id was revoked. */
   isTokenRevoked(jti: string): Promise<boolean>
   /** A page of the tenant's applications (no token hashes). */
-  listApplications(tenant: string, q: ListArgs): Promise<Page>
+  listApplications(tenant: string, q: ListArgs): Promise<Page<ApplicationDetail>>
   /** One application of the tenant; NotFound otherwise. */
-  getApplication(tenant: string, id: number): Promise<Row>
+  getApplication(tenant: string, id: number): Promise<ApplicationDetail>
   /** The application with that appID (any tenant), for the authenticator. */
   applicationByAppID(appID: string): Promise<ApplicationRecord | undefined>
   /** Creates an application. */
-  createApplication(tenant: string, a: ApplicationInput): Promise<Row>
+  createApplication(tenant: string, a: ApplicationInput): Promise<ApplicationDetail>
   /** Edits name, role and expiry; absent fields keep their values (expiredAt null clears it). */
   updateApplication(
     tenant: string,
     id: number,
     a: { appName?: string; role?: string; expiredAt?: number | null },
-  ): Promise<Row>
+  ): Promise<ApplicationDetail>
   /** Deletes all of `ids` or none (NotFound('ids')). */
   deleteApplications(tenant: string, ids: number[]): Promise<void>
 }

@@ -1,36 +1,8 @@
+import type { IngestDevice, ModelPoint } from '../fields/ingest.ts'
+
+export type { IngestDevice, ModelPoint } from '../fields/ingest.ts'
 import type { OutboxInput } from './webhooks.ts'
 import type { ConnectLogFold, ConnectLogInput } from './logs.ts'
-
-/** A device or gateway as ingest knows it: credentials, product and the parts of its mountpoint. */
-export interface IngestDevice {
-  id: number
-  tenantID: string
-  kind: 'device' | 'gateway'
-  deviceID: string
-  deviceName: string
-  deviceUsername: string
-  token: string
-  authType: number | null
-  blocked: number
-  productIntID: number
-  productID: string
-  cloudProtocol: number
-  gatewayIntID: number | null
-  parentDeviceIntID: number | null
-}
-
-/** A data point of a product, with what the value check needs. */
-export interface ModelPoint {
-  id: number
-  dataPointID: string
-  dataPointName: string
-  pointDataType: number
-  upperLimit: number | null
-  lowerLimit: number | null
-  binarySize: number | null
-  /** Fault points (pointDataType 4): the value that raises the built-in fault alert. */
-  faultValue?: string | null
-}
 
 /** A data stream of a product, with the record ids of its data points. */
 export interface ModelStream {

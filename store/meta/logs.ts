@@ -1,5 +1,10 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
+import type { CurrentAlertRecord, HistoryAlertRecord } from '../fields/alerts.ts'
+import type { ConnectLogRecord, ControlLogRecord, EventRecord } from '../fields/logs.ts'
 import type { AlertEvent } from '../../src/kernel/events.ts'
+
+export type { CurrentAlertRecord, HistoryAlertRecord } from '../fields/alerts.ts'
+export type { ConnectLogRecord, ControlLogRecord, EventRecord } from '../fields/logs.ts'
 
 /** One connection attempt (every attempt is logged; a refused one has status 2). */
 export interface ConnectLogInput {
@@ -93,24 +98,33 @@ export interface PruneResult {
  */
 export interface LogRepository {
   /** Connection logs of the tenant. */
-  connectLogs(tenant: string, q: ListArgs): Promise<Page>
+  connectLogs(tenant: string, q: ListArgs): Promise<Page<ConnectLogRecord>>
   /** Uplink messages of the tenant. */
-  events(tenant: string, q: ListArgs): Promise<Page>
+  events(tenant: string, q: ListArgs): Promise<Page<EventRecord>>
   /** Device downlinks of the tenant (not the groups' own rows). */
-  controlLogs(tenant: string, q: ListArgs): Promise<Page>
+  controlLogs(tenant: string, q: ListArgs): Promise<Page<ControlLogRecord>>
   /** Connection logs of one device or gateway of the tenant; NotFound when it is not the tenant's. */
-  deviceConnectLogs(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page>
+  deviceConnectLogs(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+  ): Promise<Page<ConnectLogRecord>>
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway'): Promise<Page>
+  deviceEvents(
+    tenant: string,
+    deviceIntID: number,
+    q: ListArgs,
+    kind?: 'gateway',
+  ): Promise<Page<EventRecord>>
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
   deviceControlLogs(
     tenant: string,
     deviceIntID: number,
     q: ListArgs,
     kind?: 'gateway',
-  ): Promise<Page>
+  ): Promise<Page<ControlLogRecord>>
   /** A group's own control logs (one per group command); NotFound when the group is not the tenant's. */
-  groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page>
+  groupControlLogs(tenant: string, groupIntID: number, q: ListArgs): Promise<Page<ControlLogRecord>>
   /** Appends connection logs in one transaction. Returns how many were written. */
   addConnectLogs(rows: readonly ConnectLogInput[]): Promise<number>
   /** Appends uplink messages in one transaction. Returns how many were written. */
@@ -184,9 +198,9 @@ export interface AlertRepository {
   /** How many alerts of all tenants are open, by severity (1 to 4). */
   countCurrent(): Promise<Record<number, number>>
   /** Open alerts, newest first (createAt). */
-  current(tenant: string, q: ListArgs): Promise<Page>
+  current(tenant: string, q: ListArgs): Promise<Page<CurrentAlertRecord>>
   /** Handled alerts, newest first (createAt). */
-  history(tenant: string, q: ListArgs): Promise<Page>
+  history(tenant: string, q: ListArgs): Promise<Page<HistoryAlertRecord>>
   /**
    * Raises alerts without writing events (tests and seeding; the alert engine uses raiseAlerts): each row opens
    * a current alert, or, when one is open with the same key (rule and device, or for alerts without a rule
@@ -241,7 +255,7 @@ export interface AlertRepository {
     id: number,
     ackUser: string | null,
     ctx: AlertEventCtx,
-  ): Promise<{ row: Row; events: AlertEvent[] }>
+  ): Promise<{ alert: CurrentAlertRecord; events: AlertEvent[] }>
   /** Deletes history alerts: all of `ids` or none (NotFound('ids')). */
   deleteHistory(tenant: string, ids: number[]): Promise<void>
 }

@@ -1,4 +1,7 @@
 import type { ListArgs, Page } from '../list.ts'
+import type { ScheduleRecord } from '../fields/schedules.ts'
+
+export type { ScheduleRecord } from '../fields/schedules.ts'
 
 /** What a schedule targets: one device, or one group. */
 export type ScheduleKind = 'device' | 'group'
@@ -28,24 +31,6 @@ export interface ScheduleInput {
   nextRunAt: number | null
 }
 
-/** A stored schedule. */
-export interface ScheduleRecord extends ScheduleInput {
-  id: number
-  tenantID: string
-  kind: ScheduleKind
-  /** The target's string id under its own name: deviceID for device schedules, groupID for group ones. */
-  deviceID: string | null
-  groupID: string | null
-  /** The due time fired last, its command's (device) or task's (group) taskID. */
-  lastRunAt: number | null
-  lastTaskID: string | null
-  /** The creator (the firings' commands are recorded for this user). */
-  userIntID: number | null
-  createUser: string | null
-  createAt: number
-  updateAt: number | null
-}
-
 /**
  * Scheduled commands of a tenant, of one kind at a time (a device schedule's id is not found among group
  * schedules). Firing is claimed with a compare-and-set on `nextRunAt`, so that nodes sharing the store fire each
@@ -56,7 +41,7 @@ export interface ScheduleRepository {
    * A page of the tenant's schedules of `kind`; filters: scheduleName, scheduleType, enable, topic, and deviceID
    * or groupID. Items are ScheduleRecords.
    */
-  list(tenant: string, kind: ScheduleKind, q: ListArgs): Promise<Page>
+  list(tenant: string, kind: ScheduleKind, q: ListArgs): Promise<Page<ScheduleRecord>>
   /** One schedule of the tenant; NotFound when missing, foreign or of the other kind. */
   get(tenant: string, kind: ScheduleKind, id: number): Promise<ScheduleRecord>
   create(

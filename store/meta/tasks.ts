@@ -1,4 +1,7 @@
-import type { ListArgs, Page, Row } from '../list.ts'
+import type { ListArgs, Page } from '../list.ts'
+import type { TaskRecord, TaskStatusRecord } from '../fields/tasks.ts'
+
+export type { TaskRecord, TaskStatusRecord } from '../fields/tasks.ts'
 
 /** Task states (enumeration `taskStatus`). */
 export const TaskState = { waiting: 1, running: 2, done: 3, failed: 4 } as const
@@ -20,9 +23,9 @@ export interface TaskRepository {
   /** Records a new waiting task and returns its taskID (a UUID). */
   create(tenant: string, userIntID: number | null, taskName: string): Promise<string>
   /** The status of one task of the tenant ({taskID, status, progress, message, result}); NotFound('taskID'). */
-  get(tenant: string, taskID: string): Promise<Row>
+  get(tenant: string, taskID: string): Promise<TaskStatusRecord>
   /** A page of the tenant's tasks, newest first by default. */
-  list(tenant: string, q: ListArgs): Promise<Page>
+  list(tenant: string, q: ListArgs): Promise<Page<TaskRecord>>
   /** waiting → running. */
   markRunning(taskID: string): Promise<void>
   /** Progress (0..100) and an optional message of a waiting or running task. */
