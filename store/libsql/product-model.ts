@@ -95,11 +95,3 @@ async function refsOfProduct<T extends typeof POINT_REF_TABLE | typeof STREAM_RE
     throw new Invalid(field, `${q.what} ${foreign.join(', ')} belongs to another product`)
   return ids.map((id) => byId.get(id)!)
 }
-
-export {
-  deleteChecked,
-  insertOf,
-  rethrowAsConflict,
-  setClause,
-  type DeleteSpec,
-} from './records.ts'

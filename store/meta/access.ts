@@ -27,29 +27,26 @@ export type {
   SubscriptionRecord,
 } from '../fields/access.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
+import type { TableRepository } from './table.ts'
 
 /** The fields of a group a caller sets (store/fields/products.ts); the product is named by its productID. */
 export type GroupInput = Partial<Pick<GroupFields, 'groupName' | 'description'>> & {
   productID?: string
 }
 
-/** Groups of a tenant: each bundles devices of one product (members: `members`). */
-export interface GroupRepository {
+/**
+ * Groups of a tenant with their member counts: each bundles devices of one product (members: `members`). The
+ * product may change only while the group is empty (Invalid('productID')); a delete is refused (Referenced)
+ * while a group still has devices.
+ */
+export interface GroupRepository extends TableRepository<GroupRecord, GroupRecord, GroupInput> {
   readonly members: GroupMemberRepository
-  /** A page of the tenant's groups with their member counts. */
-  list(tenant: string, q: ListArgs): Promise<Page<GroupRecord>>
-  /** One group of the tenant; NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<GroupRecord>
   /** Creates a group with a generated groupID; the product is named by its productID (NotFound('productID')). */
   create(
     tenant: string,
     userIntID: number | null,
     g: Required<Pick<GroupInput, 'productID' | 'groupName'>> & GroupInput,
   ): Promise<GroupRecord>
-  /** Edits a group; absent fields keep their values. The product may change only while the group is empty. */
-  update(tenant: string, id: number, g: GroupInput): Promise<GroupRecord>
-  /** Deletes all of `ids` or none: refused (Referenced) while a group still has devices. */
-  delete(tenant: string, ids: number[]): Promise<void>
 }
 
 /** What adding members answers. */
@@ -93,23 +90,23 @@ export interface AclRule {
   allow: number
 }
 
-/** Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. */
-export interface PolicyRepository {
+/**
+ * Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. `get` answers a
+ * policy with its bound devices as `mqtt_acl` (JSON text); a delete is refused (Referenced) while a policy is
+ * bound to devices.
+ */
+export interface PolicyRepository extends TableRepository<
+  PolicyRecord,
+  PolicyDetailRecord,
+  PolicyInput
+> {
   readonly bindings: PolicyBindingRepository
-  /** A page of the tenant's policies. */
-  list(tenant: string, q: ListArgs): Promise<Page<PolicyRecord>>
-  /** One policy with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<PolicyDetailRecord>
   /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
   create(
     tenant: string,
     userIntID: number | null,
     p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
   ): Promise<PolicyDetailRecord>
-  /** Edits a policy; absent fields keep their values. */
-  update(tenant: string, id: number, p: PolicyInput): Promise<PolicyDetailRecord>
-  /** Deletes all of `ids` or none: refused (Referenced) while a policy is bound to devices. */
-  delete(tenant: string, ids: number[]): Promise<void>
   /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */
   rulesOfDevice(tenant: string, deviceIntID: number): Promise<AclRule[]>
 }
@@ -162,27 +159,21 @@ export type CertInput = Pick<CertFields, 'name' | 'enable'> & {
 
 /**
  * Certificates of a tenant, the tenant's CA that signs them, and their bindings to devices (an authType 2 device
- * presents a client certificate whose CN is that of an enabled, bound certificate).
+ * presents a client certificate whose CN is that of an enabled, bound certificate). A list answers id, name,
+ * enable and createAt, `get` the PEM texts too; an edit sets name and enable only (the rest is fixed when it is
+ * issued); a delete is refused (Referenced) while a certificate is bound to devices.
  */
-export interface CertRepository {
-  /** A page of the tenant's certificates (id, name, enable, createAt). */
-  list(tenant: string, q: ListArgs): Promise<Page<CertRecord>>
-  /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
-  get(tenant: string, id: number): Promise<CertDetailRecord>
+export interface CertRepository extends TableRepository<
+  CertRecord,
+  CertDetailRecord,
+  Partial<Pick<CertInput, 'name' | 'enable'>>
+> {
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates). */
   caCert(tenant: string): Promise<string | undefined>
   /** The tenant's CA (certificate and key), created on first use; concurrent first uses agree on one. */
   ca(tenant: string): Promise<CertAndKey>
   /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
   create(tenant: string, userIntID: number | null, input: CertInput): Promise<CertDetailRecord>
-  /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
-  update(
-    tenant: string,
-    id: number,
-    input: Partial<Pick<CertInput, 'name' | 'enable'>>,
-  ): Promise<CertDetailRecord>
-  /** Deletes all of `ids` or none: NotFound, or Referenced while bound to devices. */
-  delete(tenant: string, ids: number[]): Promise<void>
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
   devices(tenant: string, id: number, q: ListArgs): Promise<Page<CertDeviceRecord>>
   /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
