@@ -42,8 +42,6 @@ export class AlertRulesRepo implements AlertRuleRepository {
 
   constructor(private readonly db: Db) {
     this.rules = new TableRepo(db, {
-      name: 'alert_rules',
-      alias: 'r',
       list: ALERT_RULE_TABLE,
       from: FROM,
       remove: {

@@ -33,8 +33,6 @@ export class CertsRepo
 {
   constructor(db: Db) {
     super(db, {
-      name: 'certs',
-      alias: 'c',
       list: CERT_TABLE,
       detail: CERT_DETAIL_TABLE,
       from: 'FROM certs c LEFT JOIN users u ON u.id = c.user_int_id',

@@ -1,4 +1,4 @@
-import type { InStatement, InValue } from '@libsql/client'
+import type { InStatement } from '@libsql/client'
 import type { Db } from './db.ts'
 import type {
   DataStreamDetailRecord,
@@ -7,16 +7,11 @@ import type {
   ModelProductRef,
 } from '../types.ts'
 import { DATA_STREAM_DETAIL_TABLE, DATA_STREAM_TABLE } from '../fields/product-model.ts'
-import { Invalid, NotFound } from '../errors.ts'
-import { marks } from './list.ts'
-import { pointRefs, productRef } from './product-model.ts'
+import { Invalid } from '../errors.ts'
+import { modelTable, pointLinks, pointRefs, productRef } from './product-model.ts'
 import { TableRepo } from './table-repository.ts'
 
-/** Links of stream `streamSql` (a subquery giving its id) to the points of `ids`. */
-const linkPoints = (streamSql: string, streamArgs: InValue[], ids: number[]): InStatement => ({
-  sql: `INSERT INTO stream_points (stream_int_id, data_point_int_id) SELECT (${streamSql}), j.value FROM json_each(?) j`,
-  args: [...streamArgs, JSON.stringify(ids)],
-})
+const LINKS = pointLinks('stream_points', 'stream_int_id')
 
 /**
  * Data streams: topic-bound sets of data points of one product; links in stream_points. A record is the list
@@ -28,28 +23,22 @@ export class DataStreamsRepo
   implements DataStreamRepository
 {
   constructor(db: Db) {
-    super(db, {
-      name: 'data_streams',
-      alias: 'x',
-      list: DATA_STREAM_TABLE,
-      detail: DATA_STREAM_DETAIL_TABLE,
-      from: 'FROM data_streams x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id',
-      notFound: (id) => new NotFound('id', `no data stream ${id}`),
-      unique: { topic: 'topic', stream_name: 'streamName' },
-      remove: {
-        nameColumn: 'stream_name',
-        uses: {
-          appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_stream_int_id = x.id',
-          metrics: 'SELECT count(*) FROM metrics m WHERE m.data_stream_int_id = x.id',
-        },
-        before: (ids) => [
-          {
-            sql: `DELETE FROM stream_points WHERE stream_int_id IN (${marks(ids.length)})`,
-            args: ids,
+    super(
+      db,
+      modelTable('data_streams', 'data stream', {
+        list: DATA_STREAM_TABLE,
+        detail: DATA_STREAM_DETAIL_TABLE,
+        unique: { topic: 'topic', stream_name: 'streamName' },
+        remove: {
+          nameColumn: 'stream_name',
+          uses: {
+            appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.data_stream_int_id = x.id',
+            metrics: 'SELECT count(*) FROM metrics m WHERE m.data_stream_int_id = x.id',
           },
-        ],
-      },
-    })
+          before: LINKS.drop,
+        },
+      }),
+    )
   }
 
   /** The product of a create body: by productIntID when given, else by productID (one of them is required). */
@@ -81,7 +70,7 @@ export class DataStreamsRepo
       tenant,
       input,
       { product_int_id: product.id, user_int_id: userIntID },
-      { also: [linkPoints(byTopic, [product.id, String(input.topic)], ids)] },
+      { also: [LINKS.add(byTopic, [product.id, String(input.topic)], ids)] },
     )
   }
 
@@ -92,11 +81,10 @@ export class DataStreamsRepo
     patch: DataStreamInput,
   ): Promise<DataStreamDetailRecord> {
     const current = await this.get(tenant, id)
-    const links: InStatement[] = []
+    let links: InStatement[] = []
     if (patch.dataPoints) {
       await pointRefs(this.db, tenant, current.productIntID, patch.dataPoints, 'dataPoints')
-      links.push({ sql: 'DELETE FROM stream_points WHERE stream_int_id = ?', args: [id] })
-      links.push(linkPoints('SELECT ?', [id], patch.dataPoints))
+      links = LINKS.replace(id, patch.dataPoints)
     }
     return this.write(tenant, id, patch, { also: links })
   }

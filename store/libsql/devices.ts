@@ -41,8 +41,6 @@ export class DevicesRepo
 
   constructor(db: Db) {
     super(db, {
-      name: 'devices',
-      alias: 'd',
       list: DEVICE_TABLE,
       from: FROM,
       scope: { column: 'kind', value: 'device' },

@@ -15,8 +15,6 @@ export class GatewaysRepo
 {
   constructor(db: Db) {
     super(db, {
-      name: 'devices',
-      alias: 'd',
       list: GATEWAY_TABLE,
       from: 'FROM devices d JOIN products p ON p.id = d.product_int_id LEFT JOIN users u ON u.id = d.user_int_id',
       scope: { column: 'kind', value: 'gateway' },

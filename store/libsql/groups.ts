@@ -21,8 +21,6 @@ export class GroupsRepo extends TableRepo<typeof GROUP_TABLE> implements GroupRe
 
   constructor(db: Db) {
     super(db, {
-      name: 'groups',
-      alias: 'g',
       list: GROUP_TABLE,
       from: FROM,
       unique: { group_name: 'groupName' },

@@ -1,20 +1,20 @@
-import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { MetricInput, MetricRecord, MetricRepository, PointRef } from '../types.ts'
 import { METRIC_TABLE, POINT_REF_TABLE } from '../fields/product-model.ts'
 import { NotFound } from '../errors.ts'
-import { marks } from './list.ts'
 import { readRecords } from './records.ts'
-import { streamRef } from './product-model.ts'
+import { modelTable, pointLinks, streamRef } from './product-model.ts'
 import { TableRepo } from './table-repository.ts'
 
-const FROM = `FROM metrics x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
-  JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN users u ON u.id = x.user_int_id`
+/** The links of a metric to the data points its formula reads. */
+const READS = pointLinks('metric_points', 'metric_int_id')
 
-/** Links a metric (its id from `metricSql`) to the data points its formula reads. */
-const insertReads = (metricSql: string, args: InValue[], reads: number[]): InStatement => ({
-  sql: `INSERT INTO metric_points (metric_int_id, data_point_int_id) SELECT (${metricSql}), j.value FROM json_each(?) j`,
-  args: [...args, JSON.stringify(reads)],
+const OPTIONS = modelTable('metrics', 'metric', {
+  list: METRIC_TABLE,
+  joins:
+    'JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN users u ON u.id = x.user_int_id',
+  unique: { metric_name: 'metricName' },
+  remove: { nameColumn: 'metric_name', uses: {}, before: READS.drop },
 })
 
 /**
@@ -26,24 +26,7 @@ export class MetricsRepo
   implements MetricRepository
 {
   constructor(db: Db) {
-    super(db, {
-      name: 'metrics',
-      alias: 'x',
-      list: METRIC_TABLE,
-      from: FROM,
-      notFound: (id) => new NotFound('id', `no metric ${id}`),
-      unique: { metric_name: 'metricName' },
-      remove: {
-        nameColumn: 'metric_name',
-        uses: {},
-        before: (ids) => [
-          {
-            sql: `DELETE FROM metric_points WHERE metric_int_id IN (${marks(ids.length)})`,
-            args: ids,
-          },
-        ],
-      },
-    })
+    super(db, OPTIONS)
   }
 
   /** The tenant's metrics of a product (detail rows with their point's dataPointID), by id; one metricType or all. */
@@ -54,7 +37,7 @@ export class MetricsRepo
     return readRecords(
       this.db,
       METRIC_TABLE,
-      `${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
+      `${OPTIONS.from} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
       args,
     )
   }
@@ -93,7 +76,7 @@ export class MetricsRepo
       tenant,
       input,
       { product_int_id: point.productIntID, user_int_id: userIntID },
-      { also: [insertReads(byName, [point.productIntID, String(input.metricName)], reads)] },
+      { also: [READS.add(byName, [point.productIntID, String(input.metricName)], reads)] },
     )
   }
 
@@ -106,12 +89,7 @@ export class MetricsRepo
   ): Promise<MetricRecord> {
     const current = await this.get(tenant, id)
     await this.checkStream(tenant, current.productIntID, patch.dataStreamIntID)
-    return this.write(tenant, id, patch, {
-      also: [
-        { sql: 'DELETE FROM metric_points WHERE metric_int_id = ?', args: [id] },
-        insertReads('SELECT ?', [id], reads),
-      ],
-    })
+    return this.write(tenant, id, patch, { also: READS.replace(id, reads) })
   }
 
   /** A dataStreamIntID must be a stream of the metric's product (404 unknown, 422 another product's). */

@@ -16,8 +16,6 @@ export class PoliciesRepo
 
   constructor(db: Db) {
     super(db, {
-      name: 'policies',
-      alias: 'x',
       list: POLICY_TABLE,
       detail: POLICY_DETAIL_TABLE,
       from: 'FROM policies x LEFT JOIN users u ON u.id = x.user_int_id',

@@ -28,8 +28,6 @@ export class ProductsRepo
 {
   constructor(db: Db) {
     super(db, {
-      name: 'products',
-      alias: 'p',
       list: PRODUCT_TABLE,
       from: FROM,
       unique: { product_name: 'productName' },

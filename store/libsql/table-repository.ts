@@ -10,19 +10,18 @@ import { uniqueColumns } from './sql-errors.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 
 /**
- * How one tenant-scoped table is read and written: every read, write and delete is narrowed by
- * `<alias>.tenant_id` (and `scope`), so another tenant's id is NotFound like a missing one.
+ * How one tenant-scoped table is read and written: every read, write and delete is narrowed by its tenant_id
+ * (and `scope`), so another tenant's id is NotFound like a missing one.
  */
 export interface TableOptions<L extends FieldTable, D extends FieldTable> {
-  /** The table written and deleted from (e.g. `products`). */
-  name: string
-  /** Its alias in `from` (e.g. `p`): the tenant, id and creation time columns are read through it. */
-  alias: string
   /** The record a list answers. */
   list: L
   /** The record `get` (and a write) answers; the list's when absent. Its writable fields are the columns. */
   detail?: D
-  /** The FROM and JOINs of a read, over `alias`. */
+  /**
+   * The FROM and JOINs of a read: `FROM <table> <alias> ...`, the table written and deleted from, its alias the
+   * one its tenant, id and creation time are read through.
+   */
   from: string
   /** The FROM of a list when it joins less than `from`. */
   listFrom?: string
@@ -68,18 +67,24 @@ export class TableRepo<
   private readonly columns: Record<string, string>
   private readonly json: string[]
   private readonly scoped: { sql: string; args: InValue[] }
+  private readonly name: string
+  private readonly alias: string
 
   constructor(
     protected readonly db: Db,
     private readonly o: TableOptions<L, D>,
   ) {
+    const [, name, alias] = /^FROM (\w+) (\w+)\b/.exec(o.from.trim()) ?? []
+    if (!name || !alias) throw new Error(`TableRepo: no table and alias in ${o.from}`)
+    this.name = name
+    this.alias = alias
     this.detail = o.detail ?? (o.list as FieldTable as D)
     this.columns = writeColumns(this.detail)
     this.json = jsonFields(this.detail)
     this.scoped = o.scope
-      ? { sql: ` AND ${o.alias}.${o.scope.column} = ?`, args: [o.scope.value] }
+      ? { sql: ` AND ${alias}.${o.scope.column} = ?`, args: [o.scope.value] }
       : { sql: '', args: [] }
-    const a = o.alias
+    const a = alias
     this.listSpec = tableList(o.list, {
       from: o.listFrom ?? o.from,
       where: `${a}.tenant_id = ?${this.scoped.sql}`,
@@ -94,7 +99,7 @@ export class TableRepo<
   }
 
   async get(tenant: string, id: number): Promise<RecordOf<D>> {
-    const a = this.o.alias
+    const a = this.alias
     const r = await readRecord(
       this.db,
       this.detail,
@@ -114,7 +119,7 @@ export class TableRepo<
     return deleteChecked(
       this.db,
       tenant,
-      { ...this.o.remove, table: this.o.name, ...(scope ? { scope } : {}) },
+      { ...this.o.remove, table: this.name, ...(scope ? { scope } : {}) },
       ids,
     )
   }
@@ -135,7 +140,7 @@ export class TableRepo<
       const generated: Record<string, InValue> = gen ? { [gen.column]: randomId(gen.length) } : {}
       const { column, value } = this.o.scope ?? {}
       const insert = insertOf(
-        this.o.name,
+        this.name,
         this.columns,
         values as Record<string, unknown>,
         {
@@ -153,7 +158,7 @@ export class TableRepo<
           : (await this.db.run(insert.sql, insert.args)).lastId
         return await this.get(tenant, id)
       } catch (e) {
-        const collided = gen && uniqueColumns(e).includes(`${this.o.name}.${gen.column}`)
+        const collided = gen && uniqueColumns(e).includes(`${this.name}.${gen.column}`)
         if (collided && attempt < 6) continue
         this.rethrow(e)
       }
@@ -173,7 +178,7 @@ export class TableRepo<
     const set = setClause(this.columns, patch, this.json)
     const scope = this.o.scope ? ` AND ${this.o.scope.column} = ?` : ''
     const update: InStatement = {
-      sql: `UPDATE ${this.o.name} SET ${set.sql ? `${set.sql}, ` : ''}update_at = ?
+      sql: `UPDATE ${this.name} SET ${set.sql ? `${set.sql}, ` : ''}update_at = ?
         WHERE tenant_id = ?${scope} AND id = ?${o.where ? ` AND (${o.where.sql})` : ''}`,
       args: [
         ...set.args,

@@ -111,8 +111,6 @@ export class WebhooksRepo
 {
   constructor(db: Db) {
     super(db, {
-      name: 'webhooks',
-      alias: 'w',
       list: WEBHOOK_TABLE,
       from: 'FROM webhooks w',
       remove: {

@@ -49,6 +49,12 @@ export interface GroupRepository extends TableRepository<GroupRecord, GroupRecor
   ): Promise<GroupRecord>
 }
 
+/** A page of the records linked to the tenant's record `ownerIntID` (NotFound when it is not the tenant's). */
+type LinkedPage<R> = (tenant: string, ownerIntID: number, q: ListArgs) => Promise<Page<R>>
+
+/** Links records `ids` to the tenant's record `ownerIntID`, or unlinks them (NotFound when it is not the tenant's). */
+type LinkChange<T = void> = (tenant: string, ownerIntID: number, ids: number[]) => Promise<T>
+
 /** What adding members answers. */
 export interface MembersAdded {
   groupIntID: number
@@ -61,15 +67,15 @@ export interface MembersAdded {
 
 /** Members of groups: devices (kind 'device') of the group's product. */
 export interface GroupMemberRepository {
-  /** A page of the group's devices; NotFound when the group is not the tenant's. */
-  list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page<GroupMemberRecord>>
+  /** A page of the group's devices. */
+  list: LinkedPage<GroupMemberRecord>
   /**
    * Adds devices to the group; members already there stay (idempotent). Every id must be a device of the tenant
    * (else NotFound `ids`) of the group's product (else Invalid `ids`).
    */
-  add(tenant: string, groupIntID: number, ids: number[]): Promise<MembersAdded>
+  add: LinkChange<MembersAdded>
   /** Removes devices from the group, all or none: an id that is not a member is NotFound `ids`. */
-  remove(tenant: string, groupIntID: number, ids: number[]): Promise<void>
+  remove: LinkChange
   /** Devices of the group's product not in the group, newest first, capped, as select options. */
   notJoined(
     tenant: string,
@@ -117,11 +123,11 @@ export interface PolicyRepository extends TableRepository<
  */
 export interface PolicyBindingRepository {
   /** A page of the devices bound to the tenant's policy `policyIntID`. */
-  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page<PolicyDeviceRecord>>
+  devices: LinkedPage<PolicyDeviceRecord>
   /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
-  bindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
+  bindDevices: LinkChange
   /** Unbinds devices from a policy; an id not bound to it is NotFound `ids`. */
-  unbindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
+  unbindDevices: LinkChange
   /** A page of the tenant's devices not bound to the policy; `groupNameLike` keeps devices of a matching group. */
   candidateDevices(
     tenant: string,
@@ -130,11 +136,11 @@ export interface PolicyBindingRepository {
     groupNameLike?: string,
   ): Promise<Page<PolicyCandidateRecord>>
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
+  policies: LinkedPage<PolicyRecord>
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
-  bindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+  bindPolicies: LinkChange
   /** Unbinds policies from a device; an id not bound to it is NotFound `ids`. */
-  unbindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+  unbindPolicies: LinkChange
   /** A page of the tenant's policies not yet bound to the device. */
   candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
 }
@@ -175,11 +181,11 @@ export interface CertRepository extends TableRepository<
   /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
   create(tenant: string, userIntID: number | null, input: CertInput): Promise<CertDetailRecord>
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
-  devices(tenant: string, id: number, q: ListArgs): Promise<Page<CertDeviceRecord>>
+  devices: LinkedPage<CertDeviceRecord>
   /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
-  bindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
+  bindDevices: LinkChange
   /** Unbinds devices from certificate `id`: all or none; NotFound('ids') for one not bound. */
-  unbindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
+  unbindDevices: LinkChange
   /** The CNs of the enabled certificates of the device's own tenant bound to it, for the broker. */
   certsForDevice(deviceIntID: number): Promise<string[]>
 }

@@ -67,25 +67,22 @@ export type StreamRef = RecordOf<typeof STREAM_REF_TABLE>
 export type DataPointInput = Partial<DataPointFields>
 
 /**
- * Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. A
- * dataPointID that formula metrics read cannot change (Invalid); a delete is refused while a stream, metric,
- * product resource or app template uses one.
+ * A repository of records created under one of the tenant's products (data points, product resources, app
+ * templates): `key` is how a create body names the product.
  */
-export interface DataPointRepository extends TableRepository<
-  DataPointRecord,
-  DataPointRecord,
-  DataPointInput
-> {
-  /** The product a new data point goes to (NotFound('productIntID') when not the tenant's). */
-  product(tenant: string, productIntID: number): Promise<ModelProductRef>
-  /** Creates a point of `productIntID`; Conflict on a taken dataPointID or name. */
-  create(
-    tenant: string,
-    userIntID: number | null,
-    productIntID: number,
-    input: DataPointInput,
-  ): Promise<DataPointRecord>
+export interface ModelRecordRepository<R, P, K> extends TableRepository<R, R, P> {
+  /** The product a new record goes to; NotFound naming its key when it is not the tenant's. */
+  product(tenant: string, key: K): Promise<ModelProductRef>
+  /** Creates a record of `productIntID`; what it references must be of that product; Conflict on a taken key. */
+  create(tenant: string, userIntID: number | null, productIntID: number, input: P): Promise<R>
 }
+
+/**
+ * Data points (functions) of the tenant's products, by productIntID. Rows carry the product's cloudProtocol for
+ * the rules. A dataPointID that formula metrics read cannot change (Invalid); a delete is refused while a stream,
+ * metric, product resource or app template uses one.
+ */
+export type DataPointRepository = ModelRecordRepository<DataPointRecord, DataPointInput, number>
 
 /**
  * The fields of a data stream a caller sets (store/fields/product-model.ts); `dataPoints` (record ids) replaces
@@ -145,46 +142,27 @@ export interface MetricRepository extends Omit<TableRepository<MetricRecord>, 'u
 export type ProductResourceInput = Partial<ProductResourceFields>
 
 /**
- * Product resources: codes of a product, optionally bound to one of its data points (a new dataPointIntID is
- * checked as on create). Nothing refers to one.
+ * Product resources: codes of a product (by productIntID), optionally bound to one of its data points (a new
+ * dataPointIntID is checked as on create). Nothing refers to one.
  */
-export interface ProductResourceRepository extends TableRepository<
+export type ProductResourceRepository = ModelRecordRepository<
   ProductResourceRecord,
-  ProductResourceRecord,
-  ProductResourceInput
-> {
-  /** The product of a new resource (NotFound('productIntID') when not the tenant's). */
-  product(tenant: string, productIntID: number): Promise<ModelProductRef>
-  /** Creates a resource of `productIntID`; its dataPointIntID must be a point of that product. */
-  create(
-    tenant: string,
-    userIntID: number | null,
-    productIntID: number,
-    input: ProductResourceInput,
-  ): Promise<ProductResourceRecord>
-}
+  ProductResourceInput,
+  number
+>
 
 /** The fields of an app template a caller sets (store/fields/product-model.ts); absent ones are not written. */
 export type AppTemplateInput = Partial<AppTemplateFields>
 
 /**
- * App templates: controls of a product's app, bound to one of its data points and streams (a new one is
- * checked as on create). Nothing refers to one.
+ * App templates: controls of a product's app (by productID), bound to one of its data points and streams (a new
+ * one is checked as on create). Nothing refers to one.
  */
-export interface AppTemplateRepository extends TableRepository<
+export interface AppTemplateRepository extends ModelRecordRepository<
   AppTemplateRecord,
-  AppTemplateRecord,
-  AppTemplateInput
+  AppTemplateInput,
+  string
 > {
   /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
   ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<AppTemplateRecord>>
-  /** The product of a new template (NotFound('productID') when not the tenant's). */
-  product(tenant: string, productID: string): Promise<ModelProductRef>
-  /** Creates a template of `productIntID`; its data point and stream must be of that product. */
-  create(
-    tenant: string,
-    userIntID: number | null,
-    productIntID: number,
-    input: AppTemplateInput,
-  ): Promise<AppTemplateRecord>
 }
