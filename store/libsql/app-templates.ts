@@ -9,7 +9,7 @@ import type {
 import { APP_TEMPLATE_TABLE } from '../fields/product-model.ts'
 import { NotFound } from '../errors.ts'
 import { listPage } from './list.ts'
-import { ModelRecordRepo, modelTable, pointRefs, streamRef } from './product-model.ts'
+import { ModelRecordRepo, modelTable } from './product-model.ts'
 
 /**
  * App templates: controls of a product's app, bound to one of its data points and streams (checked on create
@@ -29,6 +29,7 @@ export class AppTemplatesRepo
         remove: { nameColumn: 'template_name', uses: {} },
       }),
       'productID',
+      (r) => r.productIntID,
     )
   }
 
@@ -45,24 +46,5 @@ export class AppTemplatesRepo
     if (!d) throw new NotFound('id', `no device ${deviceIntID}`)
     const ofProduct = { ...this.listSpec, where: 'x.tenant_id = ? AND x.product_int_id = ?' }
     return listPage(this.db, ofProduct, [tenant, Number(d.product_int_id)], q)
-  }
-
-  protected override async checkCreate(
-    tenant: string,
-    productIntID: number,
-    input: AppTemplateInput,
-  ) {
-    if (typeof input.dataPointIntID === 'number')
-      await pointRefs(this.db, tenant, productIntID, [input.dataPointIntID], 'dataPointIntID')
-    if (typeof input.dataStreamIntID === 'number')
-      await streamRef(this.db, tenant, productIntID, input.dataStreamIntID, 'dataStreamIntID')
-  }
-
-  protected override checkUpdate(
-    tenant: string,
-    current: AppTemplateRecord,
-    patch: AppTemplateInput,
-  ) {
-    return this.checkCreate(tenant, current.productIntID, patch)
   }
 }

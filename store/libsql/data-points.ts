@@ -32,6 +32,7 @@ export class DataPointsRepo
         },
       }),
       'productIntID',
+      (r) => r.productIntID,
     )
   }
 

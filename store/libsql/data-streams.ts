@@ -8,10 +8,10 @@ import type {
 } from '../types.ts'
 import { DATA_STREAM_DETAIL_TABLE, DATA_STREAM_TABLE } from '../fields/product-model.ts'
 import { Invalid } from '../errors.ts'
-import { modelTable, pointLinks, pointRefs, productRef } from './product-model.ts'
+import { modelTable, pointLinks, pointRefs, productRef, underProduct } from './product-model.ts'
 import { TableRepo } from './table-repository.ts'
 
-const LINKS = pointLinks('stream_points', 'stream_int_id')
+const LINKS = pointLinks('stream_points', 'stream_int_id', { table: 'data_streams', key: 'topic' })
 
 /**
  * Data streams: topic-bound sets of data points of one product; links in stream_points. A record is the list
@@ -65,13 +65,8 @@ export class DataStreamsRepo
   ): Promise<DataStreamDetailRecord> {
     const ids = input.dataPoints ?? []
     await pointRefs(this.db, tenant, product.id, ids, 'dataPoints')
-    const byTopic = 'SELECT id FROM data_streams WHERE product_int_id = ? AND topic = ?'
-    return this.insert(
-      tenant,
-      input,
-      { product_int_id: product.id, user_int_id: userIntID },
-      { also: [LINKS.add(byTopic, [product.id, String(input.topic)], ids)] },
-    )
+    const links = LINKS.ofNew(product.id, String(input.topic), ids)
+    return this.insert(tenant, input, underProduct(product.id, userIntID), { also: [links] })
   }
 
   /** `dataPoints`, when given, replaces the links (same batch). */

@@ -3,11 +3,11 @@ import type { MetricInput, MetricRecord, MetricRepository, PointRef } from '../t
 import { METRIC_TABLE, POINT_REF_TABLE } from '../fields/product-model.ts'
 import { NotFound } from '../errors.ts'
 import { readRecords } from './records.ts'
-import { modelTable, pointLinks, streamRef } from './product-model.ts'
+import { modelTable, pointLinks, streamRef, underProduct } from './product-model.ts'
 import { TableRepo } from './table-repository.ts'
 
 /** The links of a metric to the data points its formula reads. */
-const READS = pointLinks('metric_points', 'metric_int_id')
+const READS = pointLinks('metric_points', 'metric_int_id', { table: 'metrics', key: 'metric_name' })
 
 const OPTIONS = modelTable('metrics', 'metric', {
   list: METRIC_TABLE,
@@ -71,13 +71,10 @@ export class MetricsRepo
     reads: number[],
   ): Promise<MetricRecord> {
     await this.checkStream(tenant, point.productIntID, input.dataStreamIntID)
-    const byName = 'SELECT id FROM metrics WHERE product_int_id = ? AND metric_name = ?'
-    return this.insert(
-      tenant,
-      input,
-      { product_int_id: point.productIntID, user_int_id: userIntID },
-      { also: [READS.add(byName, [point.productIntID, String(input.metricName)], reads)] },
-    )
+    const links = READS.ofNew(point.productIntID, String(input.metricName), reads)
+    return this.insert(tenant, input, underProduct(point.productIntID, userIntID), {
+      also: [links],
+    })
   }
 
   /** Writes the fields of `patch` and replaces the formula links by `reads` (same batch). */

@@ -115,20 +115,44 @@ export function modelTable<L extends FieldTable, D extends FieldTable = L>(
   }
 }
 
+/** What a record of the product model may reference: a data point and a data stream of its own product. */
+export interface ModelRefs {
+  dataPointIntID?: number | null
+  dataStreamIntID?: number | null
+  /** Other fields of the input. */
+  [field: string]: unknown
+}
+
+/** Checks the references of `input` are of product `productIntID` (404 unknown, 422 another product's). */
+export async function checkRefs(db: Db, tenant: string, productIntID: number, input: ModelRefs) {
+  if (typeof input.dataPointIntID === 'number')
+    await pointRefs(db, tenant, productIntID, [input.dataPointIntID], 'dataPointIntID')
+  if (typeof input.dataStreamIntID === 'number')
+    await streamRef(db, tenant, productIntID, input.dataStreamIntID, 'dataStreamIntID')
+}
+
+/** The columns a record created under product `productIntID` by `userIntID` is stored with. */
+export const underProduct = (productIntID: number, userIntID: number | null) => ({
+  product_int_id: productIntID,
+  user_int_id: userIntID,
+})
+
 /**
  * A repository of records created under a product (data points, product resources, app templates): `product`
  * finds the product a create body names by `key`, a create stores the record under it, an update writes the
- * fields of a patch; their references are checked first (`checkCreate`, `checkUpdate`).
+ * fields of a patch. The data point and stream they reference are checked on both (checkRefs), and
+ * `checkUpdate` may refuse a patch.
  */
 export abstract class ModelRecordRepo<
   T extends FieldTable,
-  P extends object,
+  P extends ModelRefs,
   K extends number | string,
 > extends TableRepo<T, T, P> {
   constructor(
     db: Db,
     options: TableOptions<T, T>,
     private readonly key: K extends number ? 'productIntID' : 'productID',
+    private readonly productOf: (r: RecordOf<T>) => number,
   ) {
     super(db, options)
   }
@@ -145,31 +169,39 @@ export abstract class ModelRecordRepo<
     productIntID: number,
     input: P,
   ): Promise<RecordOf<T>> {
-    await this.checkCreate(tenant, productIntID, input)
-    return this.insert(tenant, input, { product_int_id: productIntID, user_int_id: userIntID })
+    await checkRefs(this.db, tenant, productIntID, input)
+    return this.insert(tenant, input, underProduct(productIntID, userIntID))
   }
 
   override async update(tenant: string, id: number, patch: P): Promise<RecordOf<T>> {
-    await this.checkUpdate(tenant, await this.get(tenant, id), patch)
+    const current = await this.get(tenant, id)
+    await this.checkUpdate(tenant, current, patch)
+    await checkRefs(this.db, tenant, this.productOf(current), patch)
     return this.write(tenant, id, patch)
   }
-
-  /** Throws when `input` names what a record of product `productIntID` may not reference. */
-  protected async checkCreate(_tenant: string, _productIntID: number, _input: P): Promise<void> {}
 
   /** Throws when `patch` may not be written over `current`. */
   protected async checkUpdate(_tenant: string, _current: RecordOf<T>, _patch: P): Promise<void> {}
 }
 
-/** The links of one kind of record (its id column `owner` in `table`) to data points. */
-export function pointLinks(table: 'stream_points' | 'metric_points', owner: string) {
+/**
+ * The links of one kind of record (its id column `owner` in `table`) to data points; a new record is found by
+ * `key`, a column unique in its product of `records`.
+ */
+export function pointLinks(
+  table: 'stream_points' | 'metric_points',
+  owner: string,
+  records: { table: string; key: string },
+) {
   const add = (ownerSql: string, args: InValue[], ids: number[]): InStatement => ({
     sql: `INSERT INTO ${table} (${owner}, data_point_int_id) SELECT (${ownerSql}), j.value FROM json_each(?) j`,
     args: [...args, JSON.stringify(ids)],
   })
+  const byKey = `SELECT id FROM ${records.table} WHERE product_int_id = ? AND ${records.key} = ?`
   return {
-    /** Links the record `ownerSql` (a subquery giving its id, with `args`) finds to the points `ids`. */
-    add,
+    /** Links the record of product `productIntID` whose key is `key` (inserted in the same batch) to `ids`. */
+    ofNew: (productIntID: number, key: string, ids: number[]) =>
+      add(byKey, [productIntID, key], ids),
     /** Replaces the links of record `id` by `ids`. */
     replace: (id: number, ids: number[]): InStatement[] => [
       { sql: `DELETE FROM ${table} WHERE ${owner} = ?`, args: [id] },

@@ -5,7 +5,7 @@ import type {
   ProductResourceRepository,
 } from '../types.ts'
 import { PRODUCT_RESOURCE_TABLE } from '../fields/product-model.ts'
-import { ModelRecordRepo, modelTable, pointRefs } from './product-model.ts'
+import { ModelRecordRepo, modelTable } from './product-model.ts'
 
 /**
  * Product resources: codes of a product, optionally bound to one of its data points (checked on create and
@@ -24,23 +24,7 @@ export class ProductResourcesRepo
         remove: { nameColumn: 'code_value', uses: {} },
       }),
       'productIntID',
+      (r) => r.productIntID,
     )
-  }
-
-  protected override async checkCreate(
-    tenant: string,
-    productIntID: number,
-    input: ProductResourceInput,
-  ) {
-    if (typeof input.dataPointIntID === 'number')
-      await pointRefs(this.db, tenant, productIntID, [input.dataPointIntID], 'dataPointIntID')
-  }
-
-  protected override checkUpdate(
-    tenant: string,
-    current: ProductResourceRecord,
-    patch: ProductResourceInput,
-  ) {
-    return this.checkCreate(tenant, current.productIntID, patch)
   }
 }
