@@ -112,10 +112,8 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
   }
 
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  async policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
-    await this.owner(tenant, DEVICE, deviceIntID)
-    const where = `x.tenant_id = ? AND ${BOUND_TO_DEVICE}`
-    return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
+  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
+    return this.policiesOf(tenant, deviceIntID, q, BOUND_TO_DEVICE)
   }
 
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
@@ -129,13 +127,14 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
   }
 
   /** A page of the tenant's policies not yet bound to the device. */
-  async candidatePolicies(
-    tenant: string,
-    deviceIntID: number,
-    q: ListArgs,
-  ): Promise<Page<PolicyRecord>> {
+  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
+    return this.policiesOf(tenant, deviceIntID, q, `NOT ${BOUND_TO_DEVICE}`)
+  }
+
+  /** A page of the tenant's policies that `cond` keeps (its `?` the device `deviceIntID` of the tenant). */
+  private async policiesOf(tenant: string, deviceIntID: number, q: ListArgs, cond: string) {
     await this.owner(tenant, DEVICE, deviceIntID)
-    const where = `x.tenant_id = ? AND NOT ${BOUND_TO_DEVICE}`
+    const where = `x.tenant_id = ? AND ${cond}`
     return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
   }
 

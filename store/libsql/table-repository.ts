@@ -78,18 +78,18 @@ export class TableRepo<
     if (!name || !alias) throw new Error(`TableRepo: no table and alias in ${o.from}`)
     this.name = name
     this.alias = alias
+    // without `detail`, D is L (its default): get answers the list's record
     this.detail = o.detail ?? (o.list as FieldTable as D)
     this.columns = writeColumns(this.detail)
     this.json = jsonFields(this.detail)
     this.scoped = o.scope
       ? { sql: ` AND ${alias}.${o.scope.column} = ?`, args: [o.scope.value] }
       : { sql: '', args: [] }
-    const a = alias
     this.listSpec = tableList(o.list, {
       from: o.listFrom ?? o.from,
-      where: `${a}.tenant_id = ?${this.scoped.sql}`,
-      timeField: `${a}.create_at`,
-      idField: `${a}.id`,
+      where: `${alias}.tenant_id = ?${this.scoped.sql}`,
+      timeField: `${alias}.create_at`,
+      idField: `${alias}.id`,
       ...(o.count ? { count: o.count } : {}),
     })
   }
