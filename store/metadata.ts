@@ -42,6 +42,7 @@ export type * from './meta/alert-rules.ts'
 export { OUTBOX_TYPES } from './meta/webhooks.ts'
 export type * from './meta/webhooks.ts'
 export type * from './meta/overview.ts'
+export type * from './meta/table.ts'
 export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
 

@@ -8,24 +8,12 @@ import type {
   Page,
 } from '../types.ts'
 import { ALERT_RULE_TABLE, type StoredAlertRule } from '../fields/alert-rules.ts'
-import { jsonFields, writeColumns } from '../fields/table.ts'
-import { NotFound } from '../errors.ts'
-import { listPage, marks, tableList } from './list.ts'
-import { insertOf, readRecord, readRecords, setClause } from './records.ts'
+import { marks } from './list.ts'
+import { readRecords } from './records.ts'
+import { TableRepo } from './table-repository.ts'
 
 const FROM = `FROM alert_rules r JOIN products p ON p.id = r.product_int_id
   LEFT JOIN users u ON u.id = r.user_int_id`
-
-const list = tableList(ALERT_RULE_TABLE, {
-  from: FROM,
-  where: 'r.tenant_id = ?',
-  timeField: 'r.create_at',
-  idField: 'r.id',
-})
-
-/** The columns a caller sets (every one on an edit: the service merged it). */
-const COLUMNS = writeColumns(ALERT_RULE_TABLE)
-const JSON_FIELDS = jsonFields(ALERT_RULE_TABLE)
 
 /** The stored rule with its device ids parsed. */
 const recordOf = (r: StoredAlertRule): AlertRuleRecord => ({
@@ -45,24 +33,35 @@ const stateOf = (r: Row): AlertState => ({
 const STATE = `SELECT s.rule_id AS ruleID, s.device_int_id AS deviceIntID, s.phase AS phase, s.since AS since,
   s.detail AS detail FROM alert_states s`
 
-/** Alert rules of a tenant and the alert engine's pending waits (alert_states). */
+/**
+ * Alert rules of a tenant and the alert engine's pending waits (alert_states). An edit sets every column (the
+ * service merged it) and drops the rule's waits; a delete takes them too.
+ */
 export class AlertRulesRepo implements AlertRuleRepository {
-  constructor(private readonly db: Db) {}
+  private readonly rules: TableRepo<typeof ALERT_RULE_TABLE>
+
+  constructor(private readonly db: Db) {
+    this.rules = new TableRepo(db, {
+      list: ALERT_RULE_TABLE,
+      from: FROM,
+      remove: {
+        nameColumn: 'rule_name',
+        uses: {},
+        missing: (missing) => `no alert rule ${missing.join(', ')}`,
+        before: (ids) => [
+          { sql: `DELETE FROM alert_states WHERE rule_id IN (${marks(ids.length)})`, args: ids },
+        ],
+      },
+    })
+  }
 
   async list(tenant: string, q: ListArgs): Promise<Page<AlertRuleRecord>> {
-    const page = await listPage(this.db, list, [tenant], q)
+    const page = await this.rules.list(tenant, q)
     return { ...page, items: page.items.map(recordOf) }
   }
 
   async get(tenant: string, id: number): Promise<AlertRuleRecord> {
-    const r = await readRecord(
-      this.db,
-      ALERT_RULE_TABLE,
-      `${FROM} WHERE r.tenant_id = ? AND r.id = ?`,
-      [tenant, id],
-    )
-    if (!r) throw new NotFound()
-    return recordOf(r)
+    return recordOf(await this.rules.get(tenant, id))
   }
 
   async create(
@@ -71,44 +70,19 @@ export class AlertRulesRepo implements AlertRuleRepository {
     r: AlertRuleInput,
     now: number,
   ): Promise<AlertRuleRecord> {
-    const insert = insertOf(
-      'alert_rules',
-      COLUMNS,
-      r,
-      { tenant_id: tenant, user_int_id: userIntID, create_at: now },
-      JSON_FIELDS,
-    )
-    const { lastId } = await this.db.run(insert.sql, insert.args)
-    return this.get(tenant, lastId)
+    return recordOf(await this.rules.insert(tenant, r, { user_int_id: userIntID }, { now }))
   }
 
   async update(tenant: string, id: number, r: AlertRuleInput, now: number) {
-    const set = setClause(COLUMNS, r, JSON_FIELDS)
-    const [rs] = await this.db.batch([
-      {
-        sql: `UPDATE alert_rules SET ${set.sql}, update_at = ? WHERE tenant_id = ? AND id = ? RETURNING id`,
-        args: [...set.args, now, tenant, id],
-      },
-      {
-        sql: 'DELETE FROM alert_states WHERE rule_id IN (SELECT id FROM alert_rules WHERE tenant_id = ? AND id = ?)',
-        args: [tenant, id],
-      },
-    ])
-    if (!rs?.rows.length) throw new NotFound()
-    return this.get(tenant, id)
+    const dropWaits = {
+      sql: 'DELETE FROM alert_states WHERE rule_id IN (SELECT id FROM alert_rules WHERE tenant_id = ? AND id = ?)',
+      args: [tenant, id],
+    }
+    return recordOf(await this.rules.write(tenant, id, r, { now, also: [dropWaits] }))
   }
 
-  async delete(tenant: string, ids: number[]): Promise<void> {
-    const where = `tenant_id = ? AND id IN (${marks(ids.length)})`
-    const rows = await this.db.all(`SELECT id FROM alert_rules WHERE ${where}`, [tenant, ...ids])
-    if (rows.length !== ids.length) {
-      const found = new Set(rows.map((r) => Number(r.id)))
-      throw new NotFound('ids', `no alert rule ${ids.filter((i) => !found.has(i)).join(', ')}`)
-    }
-    await this.db.batch([
-      { sql: `DELETE FROM alert_states WHERE rule_id IN (${marks(ids.length)})`, args: ids },
-      { sql: `DELETE FROM alert_rules WHERE ${where}`, args: [tenant, ...ids] },
-    ])
+  delete(tenant: string, ids: number[]): Promise<void> {
+    return this.rules.delete(tenant, ids)
   }
 
   async enabledOf(productIntID: number): Promise<AlertRuleRecord[]> {

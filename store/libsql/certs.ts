@@ -3,28 +3,16 @@ import type {
   CertDetailRecord,
   CertDeviceRecord,
   CertInput,
-  CertRecord,
   CertRepository,
   ListArgs,
   Page,
 } from '../types.ts'
 import { CERT_DETAIL_TABLE, CERT_DEVICE_TABLE, CERT_TABLE } from '../fields/access.ts'
-import { writeColumns } from '../fields/table.ts'
 import { Conflict, NotFound } from '../errors.ts'
 import { listPage, marks, tableList } from './list.ts'
-import { deleteChecked, insertOf, readRecord, setClause } from './records.ts'
-import { isUniqueViolation } from './sql-errors.ts'
+import { TableRepo } from './table-repository.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 import { createCa, issueClientCert, type CertAndKey } from '../../src/kernel/pki.ts'
-
-const FROM = 'FROM certs c LEFT JOIN users u ON u.id = c.user_int_id'
-
-const list = tableList(CERT_TABLE, {
-  from: 'FROM certs c',
-  where: 'c.tenant_id = ?',
-  timeField: 'c.create_at',
-  idField: 'c.id',
-})
 
 const deviceList = tableList(CERT_DEVICE_TABLE, {
   from: 'FROM cert_devices cd JOIN devices d ON d.id = cd.device_int_id',
@@ -33,33 +21,30 @@ const deviceList = tableList(CERT_DEVICE_TABLE, {
   idField: 'd.id',
 })
 
-/** Columns an issued certificate is stored in; an edit writes only name and enable. */
-const ISSUED = writeColumns(CERT_DETAIL_TABLE)
-const EDITABLE = writeColumns(CERT_TABLE)
-
 /**
  * Certificates of a tenant, the tenant's CA that signs them, and their bindings to devices
  * (an authType 2 device presents a client certificate whose CN is that of an enabled,
- * bound certificate).
+ * bound certificate). A list answers id, name, enable and createAt, `get` the PEM texts too. A delete is
+ * refused while a certificate is bound to devices.
  */
-export class CertsRepo implements CertRepository {
-  constructor(private readonly db: Db) {}
-
-  /** A page of the tenant's certificates (id, name, enable, createAt). */
-  list(tenant: string, q: ListArgs): Promise<Page<CertRecord>> {
-    return listPage(this.db, list, [tenant], q)
-  }
-
-  /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
-  async get(tenant: string, id: number): Promise<CertDetailRecord> {
-    const r = await readRecord(
-      this.db,
-      CERT_DETAIL_TABLE,
-      `${FROM} WHERE c.tenant_id = ? AND c.id = ?`,
-      [tenant, id],
-    )
-    if (!r) throw new NotFound()
-    return r
+export class CertsRepo
+  extends TableRepo<typeof CERT_TABLE, typeof CERT_DETAIL_TABLE, Partial<CertInput>>
+  implements CertRepository
+{
+  constructor(db: Db) {
+    super(db, {
+      list: CERT_TABLE,
+      detail: CERT_DETAIL_TABLE,
+      from: 'FROM certs c LEFT JOIN users u ON u.id = c.user_int_id',
+      listFrom: 'FROM certs c',
+      unique: { name: 'name' },
+      remove: {
+        nameColumn: 'name',
+        uses: { devices: 'SELECT count(*) FROM cert_devices cd WHERE cd.cert_int_id = x.id' },
+        refused: (r) =>
+          `certificate ${r.id} (${r.name}) is still bound to ${r.uses[0]![1]} devices`,
+      },
+    })
   }
 
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates with it). */
@@ -97,19 +82,11 @@ export class CertsRepo implements CertRepository {
     const ca = await this.ca(tenant)
     const cn = input.CN ?? randomId(16)
     const issued = await issueClientCert(ca, cn)
-    try {
-      const insert = insertOf(
-        'certs',
-        ISSUED,
-        { ...input, CN: cn, cert: issued.cert, key: issued.key, root: ca.cert },
-        { tenant_id: tenant, user_int_id: userIntID, create_at: Date.now() },
-      )
-      const r = await this.db.run(insert.sql, insert.args)
-      return this.get(tenant, r.lastId)
-    } catch (e) {
-      if (isUniqueViolation(e)) throw new Conflict('name')
-      throw e
-    }
+    return this.insert(
+      tenant,
+      { ...input, CN: cn, cert: issued.cert, key: issued.key, root: ca.cert },
+      { user_int_id: userIntID },
+    )
   }
 
   private async assertNameFree(tenant: string, name: string, exceptID = 0) {
@@ -119,40 +96,14 @@ export class CertsRepo implements CertRepository {
   }
 
   /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
-  async update(
+  override async update(
     tenant: string,
     id: number,
     input: Partial<Pick<CertInput, 'name' | 'enable'>>,
   ): Promise<CertDetailRecord> {
     await this.get(tenant, id)
     if (input.name !== undefined) await this.assertNameFree(tenant, input.name, id)
-    const set = setClause(EDITABLE, { name: input.name, enable: input.enable })
-    try {
-      await this.db.run(
-        `UPDATE certs SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,
-        [...set.args, Date.now(), tenant, id],
-      )
-    } catch (e) {
-      if (isUniqueViolation(e)) throw new Conflict('name')
-      throw e
-    }
-    return this.get(tenant, id)
-  }
-
-  /** Deletes all of `ids` or none: NotFound for an id not in the tenant, Referenced while bound to devices. */
-  delete(tenant: string, ids: number[]): Promise<void> {
-    return deleteChecked(
-      this.db,
-      tenant,
-      {
-        table: 'certs',
-        nameColumn: 'name',
-        uses: { devices: 'SELECT count(*) FROM cert_devices cd WHERE cd.cert_int_id = x.id' },
-        refused: (r) =>
-          `certificate ${r.id} (${r.name}) is still bound to ${r.uses[0]![1]} devices`,
-      },
-      ids,
-    )
+    return this.write(tenant, id, { name: input.name, enable: input.enable })
   }
 
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */

@@ -8,52 +8,54 @@ import type {
   Page,
   ProductRef,
 } from '../types.ts'
-import { NotFound, Referenced } from '../errors.ts'
-import { listPage, marks, tableList } from './list.ts'
+import { NotFound } from '../errors.ts'
+import { listPage, marks } from './list.ts'
 import { readRecord } from './records.ts'
-import {
-  DEVICE_COLUMNS,
-  deleteStatements,
-  fieldsOf,
-  insertRow,
-  updateRow,
-  type RowKind,
-} from './device-columns.ts'
+import { DEVICE_COLUMNS, deviceUnique, everyColumn, fieldsOf } from './device-columns.ts'
 import { GatewaysRepo } from './gateways.ts'
+import { TableRepo } from './table-repository.ts'
 import { DEVICE_TABLE } from '../fields/devices.ts'
-
-/** How this repository's rows are written. */
-const ROW: RowKind<DeviceFields> = {
-  kind: 'device',
-  columns: DEVICE_COLUMNS,
-  nameField: 'deviceName',
-}
 
 const FROM = `FROM devices d JOIN products p ON p.id = d.product_int_id
   LEFT JOIN devices g ON g.id = d.gateway_int_id
   LEFT JOIN devices pd ON pd.id = d.parent_device_int_id
   LEFT JOIN users u ON u.id = d.user_int_id`
 
-const WHERE = `d.tenant_id = ? AND d.kind = 'device'`
-
-const list = tableList(DEVICE_TABLE, {
-  from: FROM,
-  where: WHERE,
-  timeField: 'd.create_at',
-  idField: 'd.id',
-  count: { from: 'FROM devices d', baseAlias: 'd' },
-})
-
 type RowKindName = 'device' | 'gateway'
 
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups gr ON gr.id = gd.group_int_id
   WHERE gd.device_int_id = d.id AND gr.tenant_id = d.tenant_id AND gr.group_id = ?)`
 
-/** Devices of a tenant (kind 'device' of the devices table); gateways are `.gateways`. */
-export class DevicesRepo implements DeviceRepository {
+/**
+ * Devices of a tenant (kind 'device' of the devices table); gateways are `.gateways`. A delete is refused
+ * (Referenced) while a device has child devices that are not deleted with it. Group memberships, policy and
+ * certificate bindings and proxy subscriptions are links, not records in use: the triggers of migration 020
+ * remove them with the device, in the same statement, and those of 070 its connection logs, uplink and downlink
+ * messages and alerts.
+ */
+export class DevicesRepo
+  extends TableRepo<typeof DEVICE_TABLE, typeof DEVICE_TABLE, DeviceFields>
+  implements DeviceRepository
+{
   readonly gateways: GatewaysRepo
 
-  constructor(private readonly db: Db) {
+  constructor(db: Db) {
+    super(db, {
+      list: DEVICE_TABLE,
+      from: FROM,
+      scope: { column: 'kind', value: 'device' },
+      count: { from: 'FROM devices d', baseAlias: 'd' },
+      unique: deviceUnique('deviceName'),
+      remove: {
+        nameColumn: 'device_name',
+        uses: {
+          children: `SELECT count(*) FROM devices c
+            WHERE c.parent_device_int_id = x.id AND c.id NOT IN (SELECT value FROM json_each(?))`,
+        },
+        usesArgs: (ids) => [JSON.stringify(ids)],
+        refused: (r) => `device ${r.id} (${r.name}) still has ${r.uses[0]![1]} child devices`,
+      },
+    })
     this.gateways = new GatewaysRepo(db)
   }
 
@@ -61,7 +63,7 @@ export class DevicesRepo implements DeviceRepository {
    * A page of devices; `groupID` narrows to members of that group; `kinds` (default devices only) may take
    * gateways in too, as rows of the same columns.
    */
-  list(
+  override list(
     tenant: string,
     q: ListArgs,
     opts: { groupID?: string; kinds?: readonly RowKindName[] } = {},
@@ -69,10 +71,10 @@ export class DevicesRepo implements DeviceRepository {
     const kinds = opts.kinds ?? ['device']
     const where = `d.tenant_id = ? AND d.kind IN (${marks(kinds.length)})`
     if (opts.groupID === undefined)
-      return listPage(this.db, { ...list, where }, [tenant, ...kinds], q)
+      return listPage(this.db, { ...this.listSpec, where }, [tenant, ...kinds], q)
     return listPage(
       this.db,
-      { ...list, where: `${where} AND ${IN_GROUP}` },
+      { ...this.listSpec, where: `${where} AND ${IN_GROUP}` },
       [tenant, ...kinds, opts.groupID],
       q,
     )
@@ -86,16 +88,6 @@ export class DevicesRepo implements DeviceRepository {
       `${FROM} WHERE d.tenant_id = ? AND d.kind IN ('device', 'gateway') AND d.id = ?`,
       [tenant, id],
     )
-    if (!r) throw new NotFound()
-    return r
-  }
-
-  /** The detail record (wire names, JSON as text, times as epoch ms); NotFound when not in the tenant. */
-  async get(tenant: string, id: number): Promise<DeviceRecord> {
-    const r = await readRecord(this.db, DEVICE_TABLE, `${FROM} WHERE ${WHERE} AND d.id = ?`, [
-      tenant,
-      id,
-    ])
     if (!r) throw new NotFound()
     return r
   }
@@ -144,37 +136,12 @@ export class DevicesRepo implements DeviceRepository {
   }
 
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
-  async create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<DeviceRecord> {
-    return this.get(tenant, await insertRow(this.db, ROW, tenant, userIntID, f))
+  create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<DeviceRecord> {
+    return this.insert(tenant, f, { user_int_id: userIntID })
   }
 
   /** Replaces every stored field of a device with `f` and sets updateAt. */
-  async update(tenant: string, id: number, f: DeviceFields): Promise<DeviceRecord> {
-    await updateRow(this.db, ROW, tenant, id, f)
-    return this.get(tenant, id)
-  }
-
-  /**
-   * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices that are not deleted with
-   * it. Group memberships, policy and certificate bindings and proxy subscriptions are links, not records in use:
-   * the triggers of migration 020 remove them with the device, in the same statement, and those of 070 its
-   * connection logs, uplink and downlink messages and alerts.
-   */
-  async delete(tenant: string, ids: number[]): Promise<void> {
-    const m = marks(ids.length)
-    const rows = await this.db.all(
-      `SELECT d.id AS id, d.device_name AS name,
-         (SELECT count(*) FROM devices c WHERE c.parent_device_int_id = d.id AND c.id NOT IN (${m})) AS children
-       FROM devices d WHERE ${WHERE} AND d.id IN (${m})`,
-      [...ids, tenant, ...ids],
-    )
-    if (rows.length !== ids.length) throw new NotFound('ids')
-    const used = rows.find((r) => Number(r.children) > 0)
-    if (used)
-      throw new Referenced(
-        'ids',
-        `device ${used.id} (${used.name}) still has ${used.children} child devices`,
-      )
-    await this.db.batch(deleteStatements(tenant, 'device', ids))
+  override update(tenant: string, id: number, f: DeviceFields): Promise<DeviceRecord> {
+    return this.write(tenant, id, everyColumn(DEVICE_COLUMNS, f))
   }
 }

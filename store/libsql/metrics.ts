@@ -1,52 +1,32 @@
-import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type {
-  ListArgs,
-  MetricInput,
-  MetricRecord,
-  MetricRepository,
-  Page,
-  PointRef,
-} from '../types.ts'
+import type { MetricInput, MetricRecord, MetricRepository, PointRef } from '../types.ts'
 import { METRIC_TABLE, POINT_REF_TABLE } from '../fields/product-model.ts'
-import { writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks, tableList } from './list.ts'
-import { readRecord, readRecords } from './records.ts'
-import {
-  deleteChecked,
-  insertOf,
-  rethrowAsConflict,
-  setClause,
-  streamRef,
-} from './product-model.ts'
+import { readRecords } from './records.ts'
+import { modelTable, pointLinks, streamRef, underProduct } from './product-model.ts'
+import { TableRepo } from './table-repository.ts'
 
-const FROM = `FROM metrics x JOIN products p ON p.id = x.product_int_id AND p.tenant_id = x.tenant_id
-  JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN users u ON u.id = x.user_int_id`
+/** The links of a metric to the data points its formula reads. */
+const READS = pointLinks('metric_points', 'metric_int_id', { table: 'metrics', key: 'metric_name' })
 
-const list = tableList(METRIC_TABLE, {
-  from: FROM,
-  where: 'x.tenant_id = ?',
-  timeField: 'x.create_at',
-  idField: 'x.id',
+const OPTIONS = modelTable('metrics', 'metric', {
+  list: METRIC_TABLE,
+  joins:
+    'JOIN data_points d ON d.id = x.data_point_int_id LEFT JOIN users u ON u.id = x.user_int_id',
+  unique: { metric_name: 'metricName' },
+  remove: { nameColumn: 'metric_name', uses: {}, before: READS.drop },
 })
 
-const COLS = writeColumns(METRIC_TABLE)
-const UNIQUE = { metric_name: 'metricName' }
-
-/** Links a metric (its id from `metricSql`) to the data points its formula reads. */
-const insertReads = (metricSql: string, args: InValue[], reads: number[]): InStatement => ({
-  sql: `INSERT INTO metric_points (metric_int_id, data_point_int_id) SELECT (${metricSql}), j.value FROM json_each(?) j`,
-  args: [...args, JSON.stringify(reads)],
-})
-
-/** Formula and aggregate metrics over the data points of a product. */
-export class MetricsRepo implements MetricRepository {
-  constructor(private readonly db: Db) {}
-
-  /** A page of metrics (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page<MetricRecord>> {
-    return listPage(this.db, list, [tenant], q)
+/**
+ * Formula and aggregate metrics over the data points of a product. Nothing refers to a metric: a delete takes
+ * its formula links in the same transaction.
+ */
+export class MetricsRepo
+  extends TableRepo<typeof METRIC_TABLE, typeof METRIC_TABLE, MetricInput>
+  implements MetricRepository
+{
+  constructor(db: Db) {
+    super(db, OPTIONS)
   }
 
   /** The tenant's metrics of a product (detail rows with their point's dataPointID), by id; one metricType or all. */
@@ -57,21 +37,9 @@ export class MetricsRepo implements MetricRepository {
     return readRecords(
       this.db,
       METRIC_TABLE,
-      `${FROM} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
+      `${OPTIONS.from} WHERE x.tenant_id = ? AND x.product_int_id = ?${byType} ORDER BY x.id`,
       args,
     )
-  }
-
-  /** One metric of the tenant (with its product's id and its point's dataPointID), or NotFound. */
-  async get(tenant: string, id: number): Promise<MetricRecord> {
-    const r = await readRecord(
-      this.db,
-      METRIC_TABLE,
-      `${FROM} WHERE x.tenant_id = ? AND x.id = ?`,
-      [tenant, id],
-    )
-    if (!r) throw new NotFound('id', `no metric ${id}`)
-    return r
   }
 
   /**
@@ -103,72 +71,27 @@ export class MetricsRepo implements MetricRepository {
     reads: number[],
   ): Promise<MetricRecord> {
     await this.checkStream(tenant, point.productIntID, input.dataStreamIntID)
-    const fixed = {
-      tenant_id: tenant,
-      product_int_id: point.productIntID,
-      user_int_id: userIntID,
-      create_at: Date.now(),
-    }
-    const byName = 'SELECT id FROM metrics WHERE product_int_id = ? AND metric_name = ?'
-    try {
-      const [r] = await this.db.batch([
-        insertOf('metrics', COLS, input, fixed),
-        insertReads(byName, [point.productIntID, String(input.metricName)], reads),
-      ])
-      return this.get(tenant, Number(r!.lastInsertRowid))
-    } catch (e) {
-      rethrowAsConflict(e, UNIQUE)
-    }
+    const links = READS.ofNew(point.productIntID, String(input.metricName), reads)
+    return this.insert(tenant, input, underProduct(point.productIntID, userIntID), {
+      also: [links],
+    })
   }
 
   /** Writes the fields of `patch` and replaces the formula links by `reads` (same batch). */
-  async update(
+  override async update(
     tenant: string,
     id: number,
     patch: MetricInput,
-    reads: number[],
+    reads: number[] = [],
   ): Promise<MetricRecord> {
     const current = await this.get(tenant, id)
     await this.checkStream(tenant, current.productIntID, patch.dataStreamIntID)
-    const set = setClause(COLS, patch)
-    try {
-      await this.db.batch([
-        {
-          sql: `UPDATE metrics SET ${set.sql ? `${set.sql}, ` : ''}update_at = ? WHERE tenant_id = ? AND id = ?`,
-          args: [...set.args, Date.now(), tenant, id],
-        },
-        { sql: 'DELETE FROM metric_points WHERE metric_int_id = ?', args: [id] },
-        insertReads('SELECT ?', [id], reads),
-      ])
-    } catch (e) {
-      rethrowAsConflict(e, UNIQUE)
-    }
-    return this.get(tenant, id)
+    return this.write(tenant, id, patch, { also: READS.replace(id, reads) })
   }
 
   /** A dataStreamIntID must be a stream of the metric's product (404 unknown, 422 another product's). */
   private async checkStream(tenant: string, productIntID: number, id: unknown) {
     if (typeof id === 'number')
       await streamRef(this.db, tenant, productIntID, id, 'dataStreamIntID')
-  }
-
-  /** All or none (nothing refers to a metric); its formula links go in the same batch. */
-  delete(tenant: string, ids: number[]) {
-    return deleteChecked(
-      this.db,
-      tenant,
-      {
-        table: 'metrics',
-        nameColumn: 'metric_name',
-        uses: {},
-        before: (ids) => [
-          {
-            sql: `DELETE FROM metric_points WHERE metric_int_id IN (${marks(ids.length)})`,
-            args: ids,
-          },
-        ],
-      },
-      ids,
-    )
   }
 }

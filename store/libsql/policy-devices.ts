@@ -37,6 +37,28 @@ const candidates = (byGroup: boolean) =>
 
 type Side = 'policy_int_id' | 'device_int_id'
 
+/** One side of a binding: its records (`table`, their column `column`), and what is bound to them (`other`). */
+interface BindSide {
+  table: 'policies' | 'devices'
+  column: Side
+  other: { table: 'devices' | 'policies'; column: Side; field: string; what: string }
+  notBound: string
+}
+
+const POLICY: BindSide = {
+  table: 'policies',
+  column: 'policy_int_id',
+  other: { table: 'devices', column: 'device_int_id', field: 'devicesIntID', what: 'device' },
+  notBound: 'not bound to the policy',
+}
+
+const DEVICE: BindSide = {
+  table: 'devices',
+  column: 'device_int_id',
+  other: { table: 'policies', column: 'policy_int_id', field: 'ids', what: 'policy' },
+  notBound: 'not bound to the device',
+}
+
 /** The ids of `ids` that are not among `rows[].id`. */
 function missing(ids: number[], rows: Array<Record<string, unknown>>): number[] {
   const found = new Set(rows.map((r) => Number(r.id)))
@@ -59,31 +81,18 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
     policyIntID: number,
     q: ListArgs,
   ): Promise<Page<PolicyDeviceRecord>> {
-    await this.policy(tenant, policyIntID)
+    await this.owner(tenant, POLICY, policyIntID)
     return listPage(this.db, bound, [policyIntID, tenant], q)
   }
 
   /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
-  async bindDevices(tenant: string, policyIntID: number, ids: number[]) {
-    await this.policy(tenant, policyIntID)
-    if (!ids.length) return
-    const rows = await this.db.all(
-      `SELECT id FROM devices WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
-      [tenant, ...ids],
-    )
-    const unknown = missing(ids, rows)
-    if (unknown.length) throw new NotFound('devicesIntID', `no device ${unknown.join(', ')}`)
-    await this.db.run(
-      `INSERT OR IGNORE INTO policy_devices (policy_int_id, device_int_id, create_at)
-       SELECT ?, d.id, ? FROM devices d WHERE d.tenant_id = ? AND d.id IN (${marks(ids.length)})`,
-      [policyIntID, Date.now(), tenant, ...ids],
-    )
+  bindDevices(tenant: string, policyIntID: number, ids: number[]) {
+    return this.bind(tenant, POLICY, policyIntID, ids)
   }
 
   /** Unbinds devices from a policy; an id not bound to it is NotFound `ids`. */
-  async unbindDevices(tenant: string, policyIntID: number, ids: number[]) {
-    await this.policy(tenant, policyIntID)
-    await this.unbind(policyIntID, 'device_int_id', 'policy_int_id', ids, 'not bound to the policy')
+  unbindDevices(tenant: string, policyIntID: number, ids: number[]) {
+    return this.unbind(tenant, POLICY, policyIntID, ids)
   }
 
   /** A page of the tenant's devices not bound to the policy; `groupNameLike` keeps devices of a matching group. */
@@ -93,7 +102,7 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
     q: ListArgs,
     groupNameLike?: string,
   ): Promise<Page<PolicyCandidateRecord>> {
-    await this.policy(tenant, policyIntID)
+    await this.owner(tenant, POLICY, policyIntID)
     const args: InValue[] = [
       tenant,
       policyIntID,
@@ -103,77 +112,72 @@ export class PolicyBindingsRepo implements PolicyBindingRepository {
   }
 
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  async policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
-    await this.device(tenant, deviceIntID)
-    const where = `x.tenant_id = ? AND ${BOUND_TO_DEVICE}`
-    return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
+  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
+    return this.policiesOf(tenant, deviceIntID, q, BOUND_TO_DEVICE)
   }
 
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
-  async bindPolicies(tenant: string, deviceIntID: number, ids: number[]) {
-    await this.device(tenant, deviceIntID)
-    if (!ids.length) return
-    const rows = await this.db.all(
-      `SELECT id FROM policies WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
-      [tenant, ...ids],
-    )
-    const unknown = missing(ids, rows)
-    if (unknown.length) throw new NotFound('ids', `no policy ${unknown.join(', ')}`)
-    await this.db.run(
-      `INSERT OR IGNORE INTO policy_devices (policy_int_id, device_int_id, create_at)
-       SELECT x.id, ?, ? FROM policies x WHERE x.tenant_id = ? AND x.id IN (${marks(ids.length)})`,
-      [deviceIntID, Date.now(), tenant, ...ids],
-    )
+  bindPolicies(tenant: string, deviceIntID: number, ids: number[]) {
+    return this.bind(tenant, DEVICE, deviceIntID, ids)
   }
 
   /** Unbinds policies from a device; an id not bound to it is NotFound `ids`. */
-  async unbindPolicies(tenant: string, deviceIntID: number, ids: number[]) {
-    await this.device(tenant, deviceIntID)
-    await this.unbind(deviceIntID, 'policy_int_id', 'device_int_id', ids, 'not bound to the device')
+  unbindPolicies(tenant: string, deviceIntID: number, ids: number[]) {
+    return this.unbind(tenant, DEVICE, deviceIntID, ids)
   }
 
   /** A page of the tenant's policies not yet bound to the device. */
-  async candidatePolicies(
-    tenant: string,
-    deviceIntID: number,
-    q: ListArgs,
-  ): Promise<Page<PolicyRecord>> {
-    await this.device(tenant, deviceIntID)
-    const where = `x.tenant_id = ? AND NOT ${BOUND_TO_DEVICE}`
+  candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>> {
+    return this.policiesOf(tenant, deviceIntID, q, `NOT ${BOUND_TO_DEVICE}`)
+  }
+
+  /** A page of the tenant's policies that `cond` keeps (its `?` the device `deviceIntID` of the tenant). */
+  private async policiesOf(tenant: string, deviceIntID: number, q: ListArgs, cond: string) {
+    await this.owner(tenant, DEVICE, deviceIntID)
+    const where = `x.tenant_id = ? AND ${cond}`
     return listPage(this.db, this.policyList(where), [tenant, deviceIntID], q)
   }
 
-  /** Deletes the bindings (`owner` fixed, `ids` on the other side), all or none. Column names are constants. */
-  private async unbind(
-    owner: number,
-    idColumn: Side,
-    ownerColumn: Side,
-    ids: number[],
-    why: string,
-  ) {
+  /** NotFound unless `id` is a record of side `s` of the tenant (a policy; a device or gateway). */
+  private async owner(tenant: string, s: BindSide, id: number) {
+    const sql = `SELECT id FROM ${s.table} WHERE tenant_id = ? AND id = ?`
+    if (!(await this.db.one(sql, [tenant, id]))) throw new NotFound()
+  }
+
+  /**
+   * Binds the tenant's records `ids` of the other side (else NotFound naming its field) to `owner`; binding
+   * twice is no change.
+   */
+  private async bind(tenant: string, s: BindSide, owner: number, ids: number[]) {
+    await this.owner(tenant, s, owner)
+    if (!ids.length) return
+    const { other } = s
     const rows = await this.db.all(
-      `SELECT ${idColumn} AS id FROM policy_devices WHERE ${ownerColumn} = ? AND ${idColumn} IN (${marks(ids.length)})`,
+      `SELECT id FROM ${other.table} WHERE tenant_id = ? AND id IN (${marks(ids.length)})`,
+      [tenant, ...ids],
+    )
+    const unknown = missing(ids, rows)
+    if (unknown.length) throw new NotFound(other.field, `no ${other.what} ${unknown.join(', ')}`)
+    await this.db.run(
+      `INSERT OR IGNORE INTO policy_devices (${s.column}, ${other.column}, create_at)
+       SELECT ?, x.id, ? FROM ${other.table} x WHERE x.tenant_id = ? AND x.id IN (${marks(ids.length)})`,
+      [owner, Date.now(), tenant, ...ids],
+    )
+  }
+
+  /** Deletes the bindings of `owner` to `ids`, all or none: an id not bound to it is NotFound `ids`. */
+  private async unbind(tenant: string, s: BindSide, owner: number, ids: number[]) {
+    await this.owner(tenant, s, owner)
+    const id = s.other.column
+    const rows = await this.db.all(
+      `SELECT ${id} AS id FROM policy_devices WHERE ${s.column} = ? AND ${id} IN (${marks(ids.length)})`,
       [owner, ...ids],
     )
     const absent = missing(ids, rows)
-    if (absent.length) throw new NotFound('ids', `${why}: ${absent.join(', ')}`)
+    if (absent.length) throw new NotFound('ids', `${s.notBound}: ${absent.join(', ')}`)
     await this.db.run(
-      `DELETE FROM policy_devices WHERE ${ownerColumn} = ? AND ${idColumn} IN (${marks(ids.length)})`,
+      `DELETE FROM policy_devices WHERE ${s.column} = ? AND ${id} IN (${marks(ids.length)})`,
       [owner, ...ids],
     )
-  }
-
-  /** NotFound unless `id` is a policy of the tenant. */
-  private async policy(tenant: string, id: number) {
-    if (
-      !(await this.db.one('SELECT id FROM policies WHERE tenant_id = ? AND id = ?', [tenant, id]))
-    )
-      throw new NotFound()
-  }
-
-  /** NotFound unless `id` is a device or gateway of the tenant. */
-  private async device(tenant: string, id: number) {
-    if (!(await this.db.one('SELECT id FROM devices WHERE tenant_id = ? AND id = ?', [tenant, id])))
-      throw new NotFound()
   }
 }

@@ -1,9 +1,8 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import { Conflict, NotFound, Referenced } from '../errors.ts'
+import { NotFound, Referenced } from '../errors.ts'
 import { marks } from './list.ts'
 import { selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
-import { isUniqueViolation, uniqueColumns } from './sql-errors.ts'
 
 /** Helpers every record repository shares: writes from a field table's columns, checked deletes. */
 
@@ -49,16 +48,6 @@ function toValue(v: unknown, json: boolean): InValue {
   return v as InValue
 }
 
-/** Rethrows a UNIQUE violation as Conflict on the wire field of the first matching column of `fields`. */
-export function rethrowAsConflict(e: unknown, fields: Record<string, string>): never {
-  if (isUniqueViolation(e)) {
-    const cols = uniqueColumns(e).map((c) => c.split('.').pop())
-    for (const [column, field] of Object.entries(fields))
-      if (cols.includes(column)) throw new Conflict(field)
-  }
-  throw e
-}
-
 /** A record a delete found still used: its id, name and the non-zero counts of its uses (label, count). */
 export interface StillUsed {
   id: number
@@ -72,6 +61,10 @@ export interface DeleteSpec {
   nameColumn: string
   /** What still uses a record: label → `count(*)` subquery over the record's alias `x`. */
   uses: Record<string, string>
+  /** The args of the `?` in `uses`, given the ids being deleted. */
+  usesArgs?: (ids: number[]) => InValue[]
+  /** A fixed column value of the records this delete may take (e.g. the devices table's `kind`). */
+  scope?: { column: string; value: InValue }
   /** Statements run before the DELETE in the same batch (link rows), over the same ids. */
   before?: (ids: number[]) => InStatement[]
   /** NotFound's message, given the ids that are not the tenant's (none by default). */
@@ -91,10 +84,13 @@ const usedBy = (r: StillUsed) =>
 export async function deleteChecked(db: Db, tenant: string, spec: DeleteSpec, ids: number[]) {
   const uses = Object.entries(spec.uses)
   const counts = uses.map(([label, sql]) => `(${sql}) AS "${label}"`).join(', ')
+  const scope = spec.scope
+    ? { sql: ` AND x.${spec.scope.column} = ?`, args: [spec.scope.value] }
+    : undefined
   const rows = await db.all(
     `SELECT x.id AS id, x.${spec.nameColumn} AS name${counts ? `, ${counts}` : ''}
-     FROM ${spec.table} x WHERE x.tenant_id = ? AND x.id IN (${marks(ids.length)})`,
-    [tenant, ...ids],
+     FROM ${spec.table} x WHERE x.tenant_id = ?${scope?.sql ?? ''} AND x.id IN (${marks(ids.length)})`,
+    [...(spec.usesArgs?.(ids) ?? []), tenant, ...(scope?.args ?? []), ...ids],
   )
   if (rows.length !== ids.length) {
     const found = new Set(rows.map((r) => Number(r.id)))

@@ -7,31 +7,29 @@ import type {
   SubscriptionRepository,
 } from '../types.ts'
 import { SUBSCRIPTION_TABLE } from '../fields/access.ts'
-import { writeColumns } from '../fields/table.ts'
-import { Conflict, NotFound } from '../errors.ts'
-import { listPage, marks, tableList } from './list.ts'
-import { insertOf, readRecord } from './records.ts'
-import { isUniqueViolation } from './sql-errors.ts'
-
-const FROM = 'FROM device_subscriptions s'
-
-const list = tableList(SUBSCRIPTION_TABLE, {
-  from: FROM,
-  where: 's.tenant_id = ? AND s.device_int_id = ?',
-  timeField: 's.create_at',
-  idField: 's.id',
-})
-
-const COLUMNS = writeColumns(SUBSCRIPTION_TABLE)
+import { NotFound } from '../errors.ts'
+import { listPage } from './list.ts'
+import { deleteChecked } from './records.ts'
+import { TableRepo } from './table-repository.ts'
 
 /** Proxy subscriptions of devices: stored here, applied by the broker when the device connects. */
 export class SubscriptionsRepo implements SubscriptionRepository {
-  constructor(private readonly db: Db) {}
+  private readonly table: TableRepo<typeof SUBSCRIPTION_TABLE>
+
+  constructor(private readonly db: Db) {
+    this.table = new TableRepo(db, {
+      list: SUBSCRIPTION_TABLE,
+      from: 'FROM device_subscriptions s',
+      unique: { topic: ['topic', 'the device already subscribes to this topic'] },
+      remove: { nameColumn: 'topic', uses: {} },
+    })
+  }
 
   /** A page of the subscriptions of the tenant's device `deviceIntID`; NotFound when the device is not the tenant's. */
   async list(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<SubscriptionRecord>> {
     await this.device(tenant, deviceIntID)
-    return listPage(this.db, list, [tenant, deviceIntID], q)
+    const ofDevice = { ...this.table.listSpec, where: 's.tenant_id = ? AND s.device_int_id = ?' }
+    return listPage(this.db, ofDevice, [tenant, deviceIntID], q)
   }
 
   /** Every subscription of a device (for the broker), oldest first. */
@@ -50,39 +48,23 @@ export class SubscriptionsRepo implements SubscriptionRepository {
     s: SubscriptionFields,
   ): Promise<SubscriptionRecord> {
     await this.device(tenant, deviceIntID)
-    try {
-      const insert = insertOf('device_subscriptions', COLUMNS, s, {
-        tenant_id: tenant,
-        device_int_id: deviceIntID,
-        create_at: Date.now(),
-      })
-      const r = await this.db.run(insert.sql, insert.args)
-      const row = await readRecord(this.db, SUBSCRIPTION_TABLE, `${FROM} WHERE s.id = ?`, [
-        r.lastId,
-      ])
-      if (!row) throw new NotFound()
-      return row
-    } catch (e) {
-      if (isUniqueViolation(e))
-        throw new Conflict('topic', 'the device already subscribes to this topic')
-      throw e
-    }
+    return this.table.insert(tenant, s, { device_int_id: deviceIntID })
   }
 
   /** Deletes subscriptions of the device, all or none: an id that is not one of them is NotFound `ids`. */
   async delete(tenant: string, deviceIntID: number, ids: number[]) {
     await this.device(tenant, deviceIntID)
-    const rows = await this.db.all(
-      `SELECT id FROM device_subscriptions WHERE tenant_id = ? AND device_int_id = ? AND id IN (${marks(ids.length)})`,
-      [tenant, deviceIntID, ...ids],
-    )
-    const found = new Set(rows.map((r) => Number(r.id)))
-    const absent = ids.filter((i) => !found.has(i))
-    if (absent.length)
-      throw new NotFound('ids', `no subscription ${absent.join(', ')} of this device`)
-    await this.db.run(
-      `DELETE FROM device_subscriptions WHERE tenant_id = ? AND device_int_id = ? AND id IN (${marks(ids.length)})`,
-      [tenant, deviceIntID, ...ids],
+    await deleteChecked(
+      this.db,
+      tenant,
+      {
+        table: 'device_subscriptions',
+        nameColumn: 'topic',
+        uses: {},
+        scope: { column: 'device_int_id', value: deviceIntID },
+        missing: (absent) => `no subscription ${absent.join(', ')} of this device`,
+      },
+      ids,
     )
   }
 

@@ -14,20 +14,10 @@ import type {
   WebhookRepository,
 } from '../types.ts'
 import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../fields/webhooks.ts'
-import { jsonFields, writeColumns } from '../fields/table.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, tableList } from './list.ts'
-import { insertOf, readRecord, readRecords, setClause } from './records.ts'
-
-const hooks = tableList(WEBHOOK_TABLE, {
-  from: 'FROM webhooks w',
-  where: 'w.tenant_id = ?',
-  timeField: 'w.create_at',
-  idField: 'w.id',
-})
-
-const COLUMNS = writeColumns(WEBHOOK_TABLE)
-const JSON_FIELDS = jsonFields(WEBHOOK_TABLE)
+import { readRecord, readRecords } from './records.ts'
+import { TableRepo } from './table-repository.ts'
 
 const DELIVERY_FROM = `FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
     JOIN outbox_events e ON e.id = d.event_id`
@@ -114,69 +104,48 @@ export function outboxInserts(
   return out
 }
 
-/** Webhooks, the outbox and deliveries over libSQL. */
-export class WebhooksRepo implements WebhookRepository {
-  constructor(private readonly db: Db) {}
-
-  list(tenant: string, q: ListArgs): Promise<Page<WebhookRecord>> {
-    return listPage(this.db, hooks, [tenant], q)
+/** Webhooks, the outbox and deliveries over libSQL. Removing a webhook takes its deliveries with it. */
+export class WebhooksRepo
+  extends TableRepo<typeof WEBHOOK_TABLE, typeof WEBHOOK_TABLE, WebhookInput>
+  implements WebhookRepository
+{
+  constructor(db: Db) {
+    super(db, {
+      list: WEBHOOK_TABLE,
+      from: 'FROM webhooks w',
+      remove: {
+        nameColumn: 'url',
+        uses: {},
+        missing: (missing) => `no webhook ${missing.join(', ')}`,
+        before: (ids) => [
+          {
+            sql: `DELETE FROM webhook_deliveries WHERE webhook_id IN (${qs(ids.length)})`,
+            args: ids,
+          },
+        ],
+      },
+    })
   }
 
-  async get(tenant: string, id: number): Promise<WebhookRecord> {
-    const r = await readRecord(
-      this.db,
-      WEBHOOK_TABLE,
-      'FROM webhooks w WHERE w.id = ? AND w.tenant_id = ?',
-      [id, tenant],
-    )
-    if (!r) throw new NotFound()
-    return r
-  }
-
-  async create(
+  create(
     tenant: string,
     input: WebhookInput & { secret: string; userIntID: number | null },
     now: number,
   ): Promise<WebhookRecord> {
-    const insert = insertOf(
-      'webhooks',
-      COLUMNS,
+    return this.insert(
+      tenant,
       input,
-      { tenant_id: tenant, secret: input.secret, user_int_id: input.userIntID, create_at: now },
-      JSON_FIELDS,
+      { secret: input.secret, user_int_id: input.userIntID },
+      { now },
     )
-    const { lastId } = await this.db.run(insert.sql, insert.args)
-    return this.get(tenant, lastId)
   }
 
-  async update(tenant: string, id: number, input: WebhookInput, now: number) {
-    const set = setClause(COLUMNS, input, JSON_FIELDS)
-    const { changes } = await this.db.run(
-      `UPDATE webhooks SET ${set.sql}, update_at = ? WHERE id = ? AND tenant_id = ?`,
-      [...set.args, now, id, tenant],
-    )
-    if (changes === 0) throw new NotFound()
-    return this.get(tenant, id)
+  override update(tenant: string, id: number, input: WebhookInput, now = Date.now()) {
+    return this.write(tenant, id, input, { now })
   }
 
-  async remove(tenant: string, ids: number[]): Promise<void> {
-    const found = await this.db.all(
-      `SELECT id FROM webhooks WHERE tenant_id = ? AND id IN (${qs(ids.length)})`,
-      [tenant, ...ids],
-    )
-    const have = new Set(found.map((r) => Number(r.id)))
-    const missing = ids.filter((i) => !have.has(i))
-    if (missing.length) throw new NotFound('ids', `no webhook ${missing.join(', ')}`)
-    await this.db.batch([
-      {
-        sql: `DELETE FROM webhook_deliveries WHERE webhook_id IN (${qs(ids.length)})`,
-        args: ids,
-      },
-      {
-        sql: `DELETE FROM webhooks WHERE tenant_id = ? AND id IN (${qs(ids.length)})`,
-        args: [tenant, ...ids],
-      },
-    ])
+  remove(tenant: string, ids: number[]): Promise<void> {
+    return this.delete(tenant, ids)
   }
 
   async append(events: readonly OutboxInput[], now: number): Promise<OutboxEvent[]> {

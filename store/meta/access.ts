@@ -27,30 +27,33 @@ export type {
   SubscriptionRecord,
 } from '../fields/access.ts'
 import type { CertAndKey } from '../../src/kernel/pki.ts'
+import type { TableRepository } from './table.ts'
 
 /** The fields of a group a caller sets (store/fields/products.ts); the product is named by its productID. */
 export type GroupInput = Partial<Pick<GroupFields, 'groupName' | 'description'>> & {
   productID?: string
 }
 
-/** Groups of a tenant: each bundles devices of one product (members: `members`). */
-export interface GroupRepository {
+/**
+ * Groups of a tenant with their member counts: each bundles devices of one product (members: `members`). The
+ * product may change only while the group is empty (Invalid('productID')); a delete is refused (Referenced)
+ * while a group still has devices.
+ */
+export interface GroupRepository extends TableRepository<GroupRecord, GroupRecord, GroupInput> {
   readonly members: GroupMemberRepository
-  /** A page of the tenant's groups with their member counts. */
-  list(tenant: string, q: ListArgs): Promise<Page<GroupRecord>>
-  /** One group of the tenant; NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<GroupRecord>
   /** Creates a group with a generated groupID; the product is named by its productID (NotFound('productID')). */
   create(
     tenant: string,
     userIntID: number | null,
     g: Required<Pick<GroupInput, 'productID' | 'groupName'>> & GroupInput,
   ): Promise<GroupRecord>
-  /** Edits a group; absent fields keep their values. The product may change only while the group is empty. */
-  update(tenant: string, id: number, g: GroupInput): Promise<GroupRecord>
-  /** Deletes all of `ids` or none: refused (Referenced) while a group still has devices. */
-  delete(tenant: string, ids: number[]): Promise<void>
 }
+
+/** A page of the records linked to the tenant's record `ownerIntID` (NotFound when it is not the tenant's). */
+type LinkedPage<R> = (tenant: string, ownerIntID: number, q: ListArgs) => Promise<Page<R>>
+
+/** Links records `ids` to the tenant's record `ownerIntID`, or unlinks them (NotFound when it is not the tenant's). */
+type LinkChange<T = void> = (tenant: string, ownerIntID: number, ids: number[]) => Promise<T>
 
 /** What adding members answers. */
 export interface MembersAdded {
@@ -64,15 +67,15 @@ export interface MembersAdded {
 
 /** Members of groups: devices (kind 'device') of the group's product. */
 export interface GroupMemberRepository {
-  /** A page of the group's devices; NotFound when the group is not the tenant's. */
-  list(tenant: string, groupIntID: number, q: ListArgs): Promise<Page<GroupMemberRecord>>
+  /** A page of the group's devices. */
+  list: LinkedPage<GroupMemberRecord>
   /**
    * Adds devices to the group; members already there stay (idempotent). Every id must be a device of the tenant
    * (else NotFound `ids`) of the group's product (else Invalid `ids`).
    */
-  add(tenant: string, groupIntID: number, ids: number[]): Promise<MembersAdded>
+  add: LinkChange<MembersAdded>
   /** Removes devices from the group, all or none: an id that is not a member is NotFound `ids`. */
-  remove(tenant: string, groupIntID: number, ids: number[]): Promise<void>
+  remove: LinkChange
   /** Devices of the group's product not in the group, newest first, capped, as select options. */
   notJoined(
     tenant: string,
@@ -93,23 +96,23 @@ export interface AclRule {
   allow: number
 }
 
-/** Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. */
-export interface PolicyRepository {
+/**
+ * Topic access policies of a tenant; bindings to devices (both directions) are in `bindings`. `get` answers a
+ * policy with its bound devices as `mqtt_acl` (JSON text); a delete is refused (Referenced) while a policy is
+ * bound to devices.
+ */
+export interface PolicyRepository extends TableRepository<
+  PolicyRecord,
+  PolicyDetailRecord,
+  PolicyInput
+> {
   readonly bindings: PolicyBindingRepository
-  /** A page of the tenant's policies. */
-  list(tenant: string, q: ListArgs): Promise<Page<PolicyRecord>>
-  /** One policy with its bound devices as `mqtt_acl` (JSON text); NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<PolicyDetailRecord>
   /** Creates a policy; the name is unique in the tenant (Conflict `name`). */
   create(
     tenant: string,
     userIntID: number | null,
     p: Required<Omit<PolicyInput, 'description'>> & PolicyInput,
   ): Promise<PolicyDetailRecord>
-  /** Edits a policy; absent fields keep their values. */
-  update(tenant: string, id: number, p: PolicyInput): Promise<PolicyDetailRecord>
-  /** Deletes all of `ids` or none: refused (Referenced) while a policy is bound to devices. */
-  delete(tenant: string, ids: number[]): Promise<void>
   /** The rules of the tenant's policies bound to device (or gateway) `deviceIntID`, for the broker's ACL. */
   rulesOfDevice(tenant: string, deviceIntID: number): Promise<AclRule[]>
 }
@@ -120,11 +123,11 @@ export interface PolicyRepository {
  */
 export interface PolicyBindingRepository {
   /** A page of the devices bound to the tenant's policy `policyIntID`. */
-  devices(tenant: string, policyIntID: number, q: ListArgs): Promise<Page<PolicyDeviceRecord>>
+  devices: LinkedPage<PolicyDeviceRecord>
   /** Binds devices to a policy; an id that is not a device of the tenant is NotFound `devicesIntID`. */
-  bindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
+  bindDevices: LinkChange
   /** Unbinds devices from a policy; an id not bound to it is NotFound `ids`. */
-  unbindDevices(tenant: string, policyIntID: number, ids: number[]): Promise<void>
+  unbindDevices: LinkChange
   /** A page of the tenant's devices not bound to the policy; `groupNameLike` keeps devices of a matching group. */
   candidateDevices(
     tenant: string,
@@ -133,11 +136,11 @@ export interface PolicyBindingRepository {
     groupNameLike?: string,
   ): Promise<Page<PolicyCandidateRecord>>
   /** A page of the policies bound to the tenant's device `deviceIntID`. */
-  policies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
+  policies: LinkedPage<PolicyRecord>
   /** Binds policies to a device; an id that is not a policy of the tenant is NotFound `ids`. */
-  bindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+  bindPolicies: LinkChange
   /** Unbinds policies from a device; an id not bound to it is NotFound `ids`. */
-  unbindPolicies(tenant: string, deviceIntID: number, ids: number[]): Promise<void>
+  unbindPolicies: LinkChange
   /** A page of the tenant's policies not yet bound to the device. */
   candidatePolicies(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<PolicyRecord>>
 }
@@ -162,33 +165,27 @@ export type CertInput = Pick<CertFields, 'name' | 'enable'> & {
 
 /**
  * Certificates of a tenant, the tenant's CA that signs them, and their bindings to devices (an authType 2 device
- * presents a client certificate whose CN is that of an enabled, bound certificate).
+ * presents a client certificate whose CN is that of an enabled, bound certificate). A list answers id, name,
+ * enable and createAt, `get` the PEM texts too; an edit sets name and enable only (the rest is fixed when it is
+ * issued); a delete is refused (Referenced) while a certificate is bound to devices.
  */
-export interface CertRepository {
-  /** A page of the tenant's certificates (id, name, enable, createAt). */
-  list(tenant: string, q: ListArgs): Promise<Page<CertRecord>>
-  /** One certificate with its PEM texts; NotFound when it is not the tenant's. */
-  get(tenant: string, id: number): Promise<CertDetailRecord>
+export interface CertRepository extends TableRepository<
+  CertRecord,
+  CertDetailRecord,
+  Partial<Pick<CertInput, 'name' | 'enable'>>
+> {
   /** The certificate (PEM) of the tenant's CA, if it has one yet (the broker verifies client certificates). */
   caCert(tenant: string): Promise<string | undefined>
   /** The tenant's CA (certificate and key), created on first use; concurrent first uses agree on one. */
   ca(tenant: string): Promise<CertAndKey>
   /** Issues a key pair and a client certificate signed by the tenant's CA and stores them; Conflict('name'). */
   create(tenant: string, userIntID: number | null, input: CertInput): Promise<CertDetailRecord>
-  /** Edits name and enable only; the rest of a certificate is fixed when it is issued. */
-  update(
-    tenant: string,
-    id: number,
-    input: Partial<Pick<CertInput, 'name' | 'enable'>>,
-  ): Promise<CertDetailRecord>
-  /** Deletes all of `ids` or none: NotFound, or Referenced while bound to devices. */
-  delete(tenant: string, ids: number[]): Promise<void>
   /** A page of the devices bound to certificate `id` ({id, deviceID, deviceName}). */
-  devices(tenant: string, id: number, q: ListArgs): Promise<Page<CertDeviceRecord>>
+  devices: LinkedPage<CertDeviceRecord>
   /** Binds devices of the tenant to certificate `id`; binding twice is no change; NotFound('devicesIntID'). */
-  bindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
+  bindDevices: LinkChange
   /** Unbinds devices from certificate `id`: all or none; NotFound('ids') for one not bound. */
-  unbindDevices(tenant: string, id: number, deviceIntIDs: number[]): Promise<void>
+  unbindDevices: LinkChange
   /** The CNs of the enabled certificates of the device's own tenant bound to it, for the broker. */
   certsForDevice(deviceIntID: number): Promise<string[]>
 }

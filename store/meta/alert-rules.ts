@@ -1,6 +1,7 @@
 import type { ListArgs, Page } from '../list.ts'
 
 import type { AlertRuleInput, AlertRuleRecord } from '../fields/alert-rules.ts'
+import type { TableRepository } from './table.ts'
 
 export type { AlertRuleInput, AlertRuleRecord } from '../fields/alert-rules.ts'
 
@@ -18,12 +19,11 @@ export interface AlertState {
   detail: unknown
 }
 
-/** Alert rules of a tenant and the pending waits of the alert engine. */
-export interface AlertRuleRepository {
-  /** A page of the tenant's rules; filters: ruleName, productID, alertSeverity, enable. */
-  list(tenant: string, q: ListArgs): Promise<Page<AlertRuleRecord>>
-  /** One rule of the tenant; NotFound otherwise. */
-  get(tenant: string, id: number): Promise<AlertRuleRecord>
+/**
+ * Alert rules of a tenant and the pending waits of the alert engine. A list filters by ruleName, productID,
+ * alertSeverity and enable; a delete takes the rules' pending waits with them.
+ */
+export interface AlertRuleRepository extends Omit<TableRepository<AlertRuleRecord>, 'update'> {
   /** Conflict('ruleName') when the tenant has a rule of that name. */
   create(
     tenant: string,
@@ -33,8 +33,6 @@ export interface AlertRuleRepository {
   ): Promise<AlertRuleRecord>
   /** Replaces a rule's fields (the service merged the edit) and drops its pending waits; NotFound as `get`. */
   update(tenant: string, id: number, r: AlertRuleInput, now: number): Promise<AlertRuleRecord>
-  /** Deletes all of `ids` or none (NotFound('ids')); their pending waits go with them. */
-  delete(tenant: string, ids: number[]): Promise<void>
   /** The enabled rules of a product. */
   enabledOf(productIntID: number): Promise<AlertRuleRecord[]>
   /** The pending waits of these devices. */

@@ -1,5 +1,6 @@
 import type { ListArgs, Page } from '../list.ts'
 import type { DeviceFields, DeviceRecord, GatewayFields, GatewayRecord } from '../fields/devices.ts'
+import type { TableRepository } from './table.ts'
 
 export type {
   CredentialFields,
@@ -24,9 +25,16 @@ export type CurrentGateway = GatewayFields & { id: number; productID: string }
 
 /**
  * Devices of a tenant (kind 'device'); gateways are `.gateways`. Records are `RecordOf` the field tables
- * (store/fields/devices.ts): wire names, JSON fields as text, times as epoch ms.
+ * (store/fields/devices.ts): wire names, JSON fields as text, times as epoch ms. An update replaces every stored
+ * field and sets updateAt (Conflict as create). A delete is refused (Referenced) while a device has child
+ * devices not deleted with it; its links (groups, policies, certificates, subscriptions) and its logs and
+ * alerts go with it.
  */
-export interface DeviceRepository {
+export interface DeviceRepository extends TableRepository<
+  DeviceRecord,
+  DeviceRecord,
+  DeviceFields
+> {
   readonly gateways: GatewayRepository
   /**
    * A page of devices; `groupID` narrows to members of that group; `kinds` (default `['device']`) may take
@@ -37,8 +45,6 @@ export interface DeviceRepository {
     q: ListArgs,
     opts?: { groupID?: string; kinds?: ReadonlyArray<'device' | 'gateway'> },
   ): Promise<Page<DeviceRecord>>
-  /** The detail record; NotFound when not a device of the tenant. */
-  get(tenant: string, id: number): Promise<DeviceRecord>
   /** The detail record (device columns, `kind` 'device' or 'gateway') of a device or a gateway; NotFound when neither. */
   getAny(tenant: string, id: number): Promise<DeviceRecord>
   /** The stored fields of a device, for merging an edit into them. */
@@ -54,27 +60,20 @@ export interface DeviceRepository {
   ancestry(tenant: string, id: number): Promise<number[]>
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
   create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<DeviceRecord>
-  /** Replaces every stored field of a device with `f` and sets updateAt; NotFound, Conflict as create. */
-  update(tenant: string, id: number, f: DeviceFields): Promise<DeviceRecord>
-  /**
-   * Deletes all of `ids` or none. Refused (Referenced) while a device has child devices not deleted with it.
-   * Its links (groups, policies, certificates, subscriptions) and its logs and alerts go with it.
-   */
-  delete(tenant: string, ids: number[]): Promise<void>
 }
 
-/** Gateways of a tenant: rows of the devices table with kind 'gateway', so their credentials work like a device's. */
-export interface GatewayRepository {
-  /** A page of gateways. */
-  list(tenant: string, q: ListArgs): Promise<Page<GatewayRecord>>
-  /** The detail record (with deviceCount); NotFound when not a gateway of the tenant. */
-  get(tenant: string, id: number): Promise<GatewayRecord>
+/**
+ * Gateways of a tenant (records with deviceCount): rows of the devices table with kind 'gateway', so their
+ * credentials work like a device's. An update replaces every stored field; a delete is refused (Referenced)
+ * while devices hang off a gateway.
+ */
+export interface GatewayRepository extends TableRepository<
+  GatewayRecord,
+  GatewayRecord,
+  GatewayFields
+> {
   /** The stored fields of a gateway, for merging an edit into them. */
   current(tenant: string, id: number): Promise<CurrentGateway>
   /** Stores a new gateway; Conflict names deviceID or gatewayName. */
   create(tenant: string, userIntID: number | null, f: GatewayFields): Promise<GatewayRecord>
-  /** Replaces every stored field of a gateway with `f` and sets updateAt. */
-  update(tenant: string, id: number, f: GatewayFields): Promise<GatewayRecord>
-  /** Deletes all of `ids` or none; refused (Referenced) while devices hang off a gateway. */
-  delete(tenant: string, ids: number[]): Promise<void>
 }

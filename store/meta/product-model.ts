@@ -1,5 +1,6 @@
 import type { ListArgs, Page } from '../list.ts'
 import type { RecordOf } from '../fields/table.ts'
+import type { TableRepository } from './table.ts'
 import type { ProductFields, ProductRecord } from '../fields/products.ts'
 import type {
   AppTemplateFields,
@@ -30,12 +31,16 @@ export type {
 /** The fields of a product a caller sets (store/fields/products.ts); absent ones keep their values. */
 export type ProductInput = Partial<ProductFields>
 
-/** Products of a tenant. Records carry counts of their devices and model records. */
-export interface ProductRepository {
-  /** A page of the tenant's products. */
-  list(tenant: string, q: ListArgs): Promise<Page<ProductRecord>>
-  /** One product of the tenant; NotFound otherwise. */
-  get(tenant: string, id: number): Promise<ProductRecord>
+/**
+ * Products of a tenant. Records carry counts of their devices and model records. The protocol cannot change
+ * while a product has devices (Invalid('cloudProtocol')); a delete is refused while a product still has
+ * devices, groups or model records.
+ */
+export interface ProductRepository extends TableRepository<
+  ProductRecord,
+  ProductRecord,
+  ProductInput
+> {
   /** By the string productID; NotFound names `field`. */
   byProductID(tenant: string, productID: string, field?: string): Promise<ProductRecord>
   /** Creates a product with a generated productID; Conflict('productName'). */
@@ -44,10 +49,6 @@ export interface ProductRepository {
     userIntID: number | null,
     p: Required<Pick<ProductInput, 'productName' | 'cloudProtocol'>> & ProductInput,
   ): Promise<ProductRecord>
-  /** Edits a product; the protocol cannot change while it has devices (Invalid('cloudProtocol')). */
-  update(tenant: string, id: number, p: ProductInput): Promise<ProductRecord>
-  /** Deletes all of `ids` or none: refused while a product still has devices, groups or model records. */
-  delete(tenant: string, ids: number[]): Promise<void>
 }
 
 /** A product as the product-model repositories answer it. */
@@ -65,26 +66,23 @@ export type StreamRef = RecordOf<typeof STREAM_REF_TABLE>
 /** The fields of a data point a caller sets (store/fields/product-model.ts); absent ones are not written. */
 export type DataPointInput = Partial<DataPointFields>
 
-/** Data points (functions) of the tenant's products. Rows carry the product's cloudProtocol for the rules. */
-export interface DataPointRepository {
-  /** A page of data points; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page<DataPointRecord>>
-  /** One data point of the tenant, or NotFound naming `field`. */
-  get(tenant: string, id: number, field?: string): Promise<DataPointRecord>
-  /** The product a new data point goes to (NotFound('productIntID') when not the tenant's). */
-  product(tenant: string, productIntID: number): Promise<ModelProductRef>
-  /** Creates a point of `productIntID`; Conflict on a taken dataPointID or name. */
-  create(
-    tenant: string,
-    userIntID: number | null,
-    productIntID: number,
-    input: DataPointInput,
-  ): Promise<DataPointRecord>
-  /** Writes the fields of `patch`; a dataPointID that formula metrics read cannot change (Invalid). */
-  update(tenant: string, id: number, patch: DataPointInput): Promise<DataPointRecord>
-  /** All or none; refused while a stream, metric, product resource or app template uses one. */
-  delete(tenant: string, ids: number[]): Promise<void>
+/**
+ * A repository of records created under one of the tenant's products (data points, product resources, app
+ * templates): `key` is how a create body names the product.
+ */
+export interface ModelRecordRepository<R, P, K> extends TableRepository<R, R, P> {
+  /** The product a new record goes to; NotFound naming its key when it is not the tenant's. */
+  product(tenant: string, key: K): Promise<ModelProductRef>
+  /** Creates a record of `productIntID`; what it references must be of that product; Conflict on a taken key. */
+  create(tenant: string, userIntID: number | null, productIntID: number, input: P): Promise<R>
 }
+
+/**
+ * Data points (functions) of the tenant's products, by productIntID. Rows carry the product's cloudProtocol for
+ * the rules. A dataPointID that formula metrics read cannot change (Invalid); a delete is refused while a stream,
+ * metric, product resource or app template uses one.
+ */
+export type DataPointRepository = ModelRecordRepository<DataPointRecord, DataPointInput, number>
 
 /**
  * The fields of a data stream a caller sets (store/fields/product-model.ts); `dataPoints` (record ids) replaces
@@ -92,12 +90,16 @@ export interface DataPointRepository {
  */
 export type DataStreamInput = Partial<DataStreamFields> & { dataPoints?: number[] }
 
-/** Data streams: topic-bound sets of data points of one product. */
-export interface DataStreamRepository {
-  /** A page of streams (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page<DataStreamRecord>>
-  /** One stream with its data point ids and names, or NotFound naming `field`. */
-  get(tenant: string, id: number, field?: string): Promise<DataStreamDetailRecord>
+/**
+ * Data streams: topic-bound sets of data points of one product. A list answers the list form, `get` a stream
+ * with its data point ids and names; an update's `dataPoints`, when given, replaces the links (same
+ * transaction). A delete is refused while an app template or metric references the stream.
+ */
+export interface DataStreamRepository extends TableRepository<
+  DataStreamRecord,
+  DataStreamDetailRecord,
+  DataStreamInput
+> {
   /** The product of a create body: by productIntID when given, else by productID (one is required). */
   product(
     tenant: string,
@@ -110,23 +112,15 @@ export interface DataStreamRepository {
     product: ModelProductRef,
     input: DataStreamInput,
   ): Promise<DataStreamDetailRecord>
-  /** Writes the fields of `patch`; `dataPoints`, when given, replaces the links (same transaction). */
-  update(tenant: string, id: number, patch: DataStreamInput): Promise<DataStreamDetailRecord>
-  /** All or none; refused while an app template or metric references the stream. */
-  delete(tenant: string, ids: number[]): Promise<void>
 }
 
 /** The fields of a metric a caller sets (store/fields/product-model.ts); absent ones are not written. */
 export type MetricInput = Partial<MetricFields>
 
-/** Formula and aggregate metrics over the data points of a product. */
-export interface MetricRepository {
-  /** A page of metrics (list form); `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page<MetricRecord>>
+/** Formula and aggregate metrics over the data points of a product. Nothing refers to a metric. */
+export interface MetricRepository extends Omit<TableRepository<MetricRecord>, 'update'> {
   /** The tenant's metrics of a product (detail rows), by id; one metricType or all. */
   forProduct(tenant: string, productIntID: number, metricType?: number): Promise<MetricRecord[]>
-  /** One metric of the tenant, or NotFound. */
-  get(tenant: string, id: number): Promise<MetricRecord>
   /** The metric's data point (else NotFound('dataPointIntID')) and every data point of its product. */
   pointsFor(
     tenant: string,
@@ -142,56 +136,33 @@ export interface MetricRepository {
   ): Promise<MetricRecord>
   /** Writes the fields of `patch` and replaces the formula links by `reads` (same transaction). */
   update(tenant: string, id: number, patch: MetricInput, reads: number[]): Promise<MetricRecord>
-  /** All or none (nothing refers to a metric). */
-  delete(tenant: string, ids: number[]): Promise<void>
 }
 
 /** The fields of a product resource a caller sets (store/fields/product-model.ts); absent ones are not written. */
 export type ProductResourceInput = Partial<ProductResourceFields>
 
-/** Product resources: codes of a product, optionally bound to one of its data points. */
-export interface ProductResourceRepository {
-  /** A page of resources; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page<ProductResourceRecord>>
-  /** One resource of the tenant, or NotFound. */
-  get(tenant: string, id: number): Promise<ProductResourceRecord>
-  /** The product of a new resource (NotFound('productIntID') when not the tenant's). */
-  product(tenant: string, productIntID: number): Promise<ModelProductRef>
-  /** Creates a resource of `productIntID`; its dataPointIntID must be a point of that product. */
-  create(
-    tenant: string,
-    userIntID: number | null,
-    productIntID: number,
-    input: ProductResourceInput,
-  ): Promise<ProductResourceRecord>
-  /** Writes the fields of `patch` (a new dataPointIntID is checked as on create). */
-  update(tenant: string, id: number, patch: ProductResourceInput): Promise<ProductResourceRecord>
-  /** All or none. */
-  delete(tenant: string, ids: number[]): Promise<void>
-}
+/**
+ * Product resources: codes of a product (by productIntID), optionally bound to one of its data points (a new
+ * dataPointIntID is checked as on create). Nothing refers to one.
+ */
+export type ProductResourceRepository = ModelRecordRepository<
+  ProductResourceRecord,
+  ProductResourceInput,
+  number
+>
 
 /** The fields of an app template a caller sets (store/fields/product-model.ts); absent ones are not written. */
 export type AppTemplateInput = Partial<AppTemplateFields>
 
-/** App templates: controls of a product's app, bound to one of its data points and streams. */
-export interface AppTemplateRepository {
-  /** A page of templates; `productID` of another tenant matches nothing. */
-  list(tenant: string, q: ListArgs): Promise<Page<AppTemplateRecord>>
+/**
+ * App templates: controls of a product's app (by productID), bound to one of its data points and streams (a new
+ * one is checked as on create). Nothing refers to one.
+ */
+export interface AppTemplateRepository extends ModelRecordRepository<
+  AppTemplateRecord,
+  AppTemplateInput,
+  string
+> {
   /** The templates of the product of device `deviceIntID` (a device of the tenant, else NotFound). */
   ofDevice(tenant: string, deviceIntID: number, q: ListArgs): Promise<Page<AppTemplateRecord>>
-  /** One template of the tenant, or NotFound. */
-  get(tenant: string, id: number): Promise<AppTemplateRecord>
-  /** The product of a new template (NotFound('productID') when not the tenant's). */
-  product(tenant: string, productID: string): Promise<ModelProductRef>
-  /** Creates a template of `productIntID`; its data point and stream must be of that product. */
-  create(
-    tenant: string,
-    userIntID: number | null,
-    productIntID: number,
-    input: AppTemplateInput,
-  ): Promise<AppTemplateRecord>
-  /** Writes the fields of `patch` (a new data point or stream is checked as on create). */
-  update(tenant: string, id: number, patch: AppTemplateInput): Promise<AppTemplateRecord>
-  /** All or none. */
-  delete(tenant: string, ids: number[]): Promise<void>
 }

@@ -8,6 +8,7 @@ import type {
   WebhookRecord,
 } from '../fields/webhooks.ts'
 import type { RecordOf } from '../fields/table.ts'
+import type { TableRepository } from './table.ts'
 
 export { OUTBOX_TYPES } from '../fields/webhooks.ts'
 export type {
@@ -59,13 +60,12 @@ export interface DeliveryOutcome {
 
 /**
  * Webhooks of a tenant, the outbox of events and the deliveries. Deliveries are claimed with a compare-and-set
- * on `claimed_until`, so that nodes sharing the store send each one once.
+ * on `claimed_until`, so that nodes sharing the store send each one once. A list filters by url and enable.
  */
-export interface WebhookRepository {
-  /** A page of the tenant's webhooks; filters: url, enable. */
-  list(tenant: string, q: ListArgs): Promise<Page<WebhookRecord>>
-  /** One webhook of the tenant; NotFound when missing or foreign. */
-  get(tenant: string, id: number): Promise<WebhookRecord>
+export interface WebhookRepository extends Omit<
+  TableRepository<WebhookRecord>,
+  'update' | 'delete'
+> {
   create(
     tenant: string,
     input: WebhookInput & { secret: string; userIntID: number | null },
