@@ -1,101 +1,41 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
-
-const tag = 'Data points'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 
 export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const {
-    DataPoint,
-    DataPointCreate,
-    DataPointListItem,
-    DataPointUpdate,
-    dataPointFilters,
-    dataPointWire,
-  } = shapes.dataPoints
-  const r = new Router()
-  const points = meta.dataPoints
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/data_points',
-      tag,
+  const s = shapes.dataPoints
+  const detail = Form.of(s.DataPoint, s.dataPointWire.detail)
+  return crud(new Router(), {
+    tag: 'Data points',
+    path: '/data_points',
+    list: {
       summary: 'List data points',
-      query: listQuery(dataPointFilters),
-      response: Page(DataPointListItem),
+      query: listQuery(s.dataPointFilters),
+      form: Form.of(s.DataPointListItem, s.dataPointWire.list),
+      read: (tenant, query) => meta.dataPoints.list(tenant, query),
     },
-    async (c, { query }) => {
-      const { items, count } = await points.list(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((p) => dataPointWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/data_points/:id',
-      tag,
+    detail: {
       summary: 'Data point detail',
-      response: DataPoint,
+      form: detail,
+      read: (tenant, id) => meta.dataPoints.get(tenant, id),
     },
-    async (c, { id }) =>
-      c.json(dataPointWire.detail(await points.get(c.get('tenant'), id), wireCtx(c))),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/data_points',
-      tag,
+    create: {
       summary: 'Create a data point',
-      body: DataPointCreate,
-      response: DataPoint,
-      status: 201,
+      body: s.DataPointCreate,
+      form: detail,
+      write: (actor, body) => services.dataPoints.create(actor, body),
     },
-    async (c, { body }) => {
-      const created = await services.dataPoints.create(actorOf(c), body)
-      return c.json(dataPointWire.detail(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/data_points/:id',
-      tag,
+    update: {
       summary: 'Edit a data point',
-      body: DataPointUpdate,
-      response: DataPoint,
+      body: s.DataPointUpdate,
+      form: detail,
+      write: (actor, id, body) => services.dataPoints.update(actor, id, body),
     },
-    async (c, { id, body }) => {
-      const updated = await services.dataPoints.update(actorOf(c), id, body)
-      return c.json(dataPointWire.detail(updated, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/data_points',
-      tag,
+    remove: {
       summary: 'Delete data points and their stored values (refused while used)',
-      query: IdsQuery,
-      status: 204,
+      write: (actor, ids) => services.dataPoints.remove(actor, ids),
     },
-    async (c, { query }) => {
-      await services.dataPoints.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  return r
+  })
 }
