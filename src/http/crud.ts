@@ -24,6 +24,17 @@ export class Form<R> {
     return new Form<R>(schema, wire)
   }
 
+  /** A page of records (`{items, meta}`), each item in `item`'s form; `args` gives the page's meta. */
+  static page<R>(item: Form<R>, args: { page: number; limit: number }) {
+    return new Form<Found<R>>(Page(item.schema), ({ items, count }, ctx) =>
+      pageOf(
+        items.map((x) => item.wire(x, ctx)),
+        count,
+        args,
+      ),
+    )
+  }
+
   /**
    * A form whose serializer answers untyped rows (`createSerializer`), as `Router.route` answers any Response:
    * for resources whose store still returns `Row`. Moves to `Form.of` once the store returns typed records.
@@ -43,13 +54,14 @@ export interface ListRoute<Q extends PageArgs, R> extends Doc {
   query: z.ZodType<Q>
   /** The form of one item of the page. */
   form: Form<R>
-  /** The page asked for; `id` is the path's `:id` (a nested collection's parent), 0 without one. */
-  read: (tenant: string, query: Q, id: number) => Promise<Found<R>>
+  /** The page asked for (default: the store's `list`); `id` is the path's `:id` (a nested collection's parent). */
+  read?: (tenant: string, query: Q, id: number) => Promise<Found<R>>
 }
 
 export interface DetailRoute<R> extends Doc {
   form: Form<R>
-  read: (tenant: string, id: number) => Promise<R>
+  /** The record (default: the store's `get`). */
+  read?: (tenant: string, id: number) => Promise<R>
 }
 
 /** 201 with the created record in `form`, or 201 with an empty body and the record's URL in `Location`. */
@@ -58,38 +70,47 @@ type Created<R> = { form: Form<R>; location?: never } | { location: (created: R)
 export type CreateRoute<B, R> = Doc &
   Created<R> & {
     body: z.ZodType<B>
-    /** Creates the record; `id` is the path's `:id` (a nested collection's parent), 0 without one. */
-    write: (actor: Actor, body: B, id: number) => Promise<R>
+    /** Creates the record (default: the service's `create`); `id` as in ListRoute. Declared before `location`. */
+    write?: (actor: Actor, body: B, id: number) => Promise<R>
   }
 
 export interface UpdateRoute<B, R> extends Doc {
   body: z.ZodType<B>
   form: Form<R>
-  write: (actor: Actor, id: number, body: B) => Promise<R>
+  /** Edits the record (default: the service's `update`). */
+  write?: (actor: Actor, id: number, body: B) => Promise<R>
 }
 
 export interface RemoveRoute extends Doc {
-  /** Deletes `?ids=` (all or none, as the service decides); `id` as in ListRoute. 204. */
-  write: (actor: Actor, ids: number[], id: number) => Promise<unknown>
+  /** Deletes `?ids=` (default: the service's `remove`); `id` as in ListRoute. Answers 204. */
+  write?: (actor: Actor, ids: number[], id: number) => Promise<unknown>
+}
+
+/** The repository calls a resource's reads default to. */
+export interface Reads<Q, RL, RD> {
+  list(tenant: string, query: Q): Promise<Found<RL>>
+  get(tenant: string, id: number): Promise<RD>
+}
+
+/** The service calls a resource's writes default to. */
+export interface Writes<BC, RC, BU, RU> {
+  create(actor: Actor, body: BC): Promise<RC>
+  update(actor: Actor, id: number, body: BU): Promise<RU>
+  remove(actor: Actor, ids: number[]): Promise<unknown>
 }
 
 /**
  * One resource's standard routes, each optional: `list` (GET path, a page), `detail` (GET path/:id),
- * `create` (POST path, 201), `update` (PUT path/:id), `remove` (DELETE path?ids=, 204). Registered in that
- * order. Reads call the repositories, writes the services, through the declaration's functions.
+ * `create` (POST path, 201), `update` (PUT path/:id), `remove` (DELETE path?ids=, 204), registered in that
+ * order. Reads call `store` (a repository), writes `service` (its domain service), unless a route brings its
+ * own `read` or `write`; a route with neither fails at startup.
  */
-export interface CrudSpec<
-  Q extends PageArgs,
-  RL,
-  RD,
-  BC,
-  RC,
-  BU,
-  RU,
-> {
+export interface CrudSpec<Q extends PageArgs, RL, RD, BC, RC, BU, RU> {
   tag: string
   /** The collection's path (`/data_points`, or nested: `/devices/:id/subscriptions`); a record's is path/:id. */
   path: string
+  store?: Partial<Reads<Q, RL, RD>>
+  service?: Partial<Writes<BC, RC, BU, RU>>
   list?: ListRoute<Q, RL>
   detail?: DetailRoute<RD>
   create?: CreateRoute<BC, RC>
@@ -103,6 +124,15 @@ const docOf = ({ summary, description, admin, errors }: Doc) => ({
   ...(admin === undefined ? {} : { admin }),
   ...(errors === undefined ? {} : { errors }),
 })
+
+/**
+ * The default call of a route (the store's or service's, given exactly its own arguments: a nested path's `id`
+ * is not passed on); a route with no call of its own and no default is a declaration error, at startup.
+ */
+function need<F>(call: F | undefined, route: string): F {
+  if (!call) throw new Error(`crud: ${route} has no call (its own, or the store's or service's)`)
+  return call
+}
 
 /** A page of records in `form`. */
 export function pageIn<R>(
@@ -120,45 +150,69 @@ export function pageIn<R>(
 }
 
 /** Registers the routes of `spec` on `r` (see CrudSpec) and answers `r`, for the resource's other routes. */
-export function crud<
-  Q extends PageArgs,
-  RL,
-  RD,
-  BC,
-  RC,
-  BU,
-  RU,
->(r: Router, spec: CrudSpec<Q, RL, RD, BC, RC, BU, RU>): Router {
-  const { tag, path, list, detail, create, update, remove } = spec
+export function crud<Q extends PageArgs, RL, RD, BC, RC, BU, RU>(
+  r: Router,
+  spec: CrudSpec<Q, RL, RD, BC, RC, BU, RU>,
+): Router {
+  const { tag, path, store = {}, service = {} } = spec
   const at = { tag, path }
   const one = { tag, path: `${path}/:id` }
-  if (list)
+  if (spec.list) {
+    const { form, query } = spec.list
+    const read =
+      spec.list.read ?? need(store.list && ((t: string, q: Q) => store.list!(t, q)), `GET ${path}`)
     r.route(
-      { ...at, method: 'get', ...docOf(list), query: list.query, response: Page(list.form.schema) },
+      { ...at, method: 'get', ...docOf(spec.list), query, response: Page(form.schema) },
       async (c, { query, id }) =>
-        c.json(pageIn(c, list.form, await list.read(c.get('tenant'), query, id), query)),
+        c.json(pageIn(c, form, await read(c.get('tenant'), query, id), query)),
     )
-  if (detail)
+  }
+  if (spec.detail) {
+    const { form } = spec.detail
+    const read =
+      spec.detail.read ??
+      need(store.get && ((t: string, id: number) => store.get!(t, id)), `GET ${path}/:id`)
     r.route(
-      { ...one, method: 'get', ...docOf(detail), response: detail.form.schema },
-      async (c, { id }) =>
-        c.json(detail.form.wire(await detail.read(c.get('tenant'), id), wireCtx(c))),
+      { ...one, method: 'get', ...docOf(spec.detail), response: form.schema },
+      async (c, { id }) => c.json(form.wire(await read(c.get('tenant'), id), wireCtx(c))),
     )
-  if (create) createRoute(r, at, create)
-  if (update)
-    r.route(
-      { ...one, method: 'put', ...docOf(update), body: update.body, response: update.form.schema },
-      async (c, { id, body }) =>
-        c.json(update.form.wire(await update.write(actorOf(c), id, body), wireCtx(c))),
+  }
+  if (spec.create)
+    createRoute(
+      r,
+      at,
+      spec.create,
+      spec.create.write ??
+        need(service.create && ((a: Actor, b: BC) => service.create!(a, b)), `POST ${path}`),
     )
-  if (remove)
+  if (spec.update) {
+    const { form, body } = spec.update
+    const write =
+      spec.update.write ??
+      need(
+        service.update && ((a: Actor, id: number, b: BU) => service.update!(a, id, b)),
+        `PUT ${path}/:id`,
+      )
     r.route(
-      { ...at, method: 'delete', ...docOf(remove), query: IdsQuery, status: 204 },
+      { ...one, method: 'put', ...docOf(spec.update), body, response: form.schema },
+      async (c, { id, body }) => c.json(form.wire(await write(actorOf(c), id, body), wireCtx(c))),
+    )
+  }
+  if (spec.remove) {
+    const write =
+      spec.remove.write ??
+      need(
+        service.remove && ((a: Actor, ids: number[]) => service.remove!(a, ids)),
+        `DELETE ${path}`,
+      )
+    r.route(
+      { ...at, method: 'delete', ...docOf(spec.remove), query: IdsQuery, status: 204 },
       async (c, { query, id }) => {
-        await remove.write(actorOf(c), query.ids, id)
+        await write(actorOf(c), query.ids, id)
         return c.body(null, 204)
       },
     )
+  }
   return r
 }
 
@@ -166,18 +220,19 @@ function createRoute<B, R>(
   r: Router,
   at: { tag: string; path: string },
   create: CreateRoute<B, R>,
+  write: (actor: Actor, body: B, id: number) => Promise<R>,
 ) {
   const def = { ...at, method: 'post', ...docOf(create), body: create.body } as const
   if (create.location !== undefined) {
     const location = create.location
     r.route({ ...def, status: 201 }, async (c, { body, id }) => {
-      const created = await create.write(actorOf(c), body, id)
+      const created = await write(actorOf(c), body, id)
       return c.body(null, 201, { Location: location(created) })
     })
     return
   }
   const form = create.form
   r.route({ ...def, response: form.schema, status: 201 }, async (c, { body, id }) =>
-    c.json(form.wire(await create.write(actorOf(c), body, id), wireCtx(c)), 201),
+    c.json(form.wire(await write(actorOf(c), body, id), wireCtx(c)), 201),
   )
 }
