@@ -109,6 +109,8 @@ export interface CrudSpec<Q extends PageArgs, RL, RD, BC, RC, BU, RU> {
   tag: string
   /** The collection's path (`/data_points`, or nested: `/devices/:id/subscriptions`); a record's is path/:id. */
   path: string
+  /** Every route admins only (users, applications); a route may also say so itself. */
+  admin?: boolean
   store?: Partial<Reads<Q, RL, RD>>
   service?: Partial<Writes<BC, RC, BU, RU>>
   list?: ListRoute<Q, RL>
@@ -155,8 +157,9 @@ export function crud<Q extends PageArgs, RL, RD, BC, RC, BU, RU>(
   spec: CrudSpec<Q, RL, RD, BC, RC, BU, RU>,
 ): Router {
   const { tag, path, store = {}, service = {} } = spec
-  const at = { tag, path }
-  const one = { tag, path: `${path}/:id` }
+  const admin = spec.admin ? { admin: true } : {}
+  const at = { tag, path, ...admin }
+  const one = { ...at, path: `${path}/:id` }
   if (spec.list) {
     const { form, query } = spec.list
     const read =
@@ -218,7 +221,7 @@ export function crud<Q extends PageArgs, RL, RD, BC, RC, BU, RU>(
 
 function createRoute<B, R>(
   r: Router,
-  at: { tag: string; path: string },
+  at: { tag: string; path: string; admin?: boolean },
   create: CreateRoute<B, R>,
   write: (actor: Actor, body: B, id: number) => Promise<R>,
 ) {
