@@ -14,8 +14,7 @@ const RULE =
   '`alertContent` may use `{deviceName}` and `{value:<dataPointID>}`.'
 
 /** Alert rules of the tenant, and their dry run. */
-export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.alertRules
+export function alertRuleRoutes({ meta, services }: Deps, { alertRules: s }: WireShapes) {
   const detail = Form.of(s.AlertRule, s.alertRuleWire.detail)
   const r = crud(new Router(), {
     tag,

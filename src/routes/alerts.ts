@@ -7,8 +7,7 @@ import { actorOf, wireCtx } from '../http/env.ts'
 const tag = 'Alerts'
 
 /** Current and history alerts; deleting a current alert handles it (moves it to the history). */
-export function alertRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.alerts
+export function alertRoutes({ meta, services }: Deps, { alerts: s }: WireShapes) {
   const current = Form.unchecked(s.CurrentAlert, s.alertWire.current)
   const r = crud(new Router(), {
     tag,

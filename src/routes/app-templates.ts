@@ -7,8 +7,7 @@ import { crud, Form } from '../http/crud.ts'
 const tag = 'App templates'
 
 /** App templates and the device console (the templates of a device's product). */
-export function appTemplateRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.appTemplates
+export function appTemplateRoutes({ meta, services }: Deps, { appTemplates: s }: WireShapes) {
   const detail = Form.of(s.AppTemplate, s.appTemplateWire.detail)
   const r = crud(new Router(), {
     tag,

@@ -4,8 +4,7 @@ import { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
 import { crud, Form } from '../http/crud.ts'
 
-export function dataPointRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.dataPoints
+export function dataPointRoutes({ meta, services }: Deps, { dataPoints: s }: WireShapes) {
   const detail = Form.of(s.DataPoint, s.dataPointWire.detail)
   return crud(new Router(), {
     tag: 'Data points',

@@ -8,8 +8,7 @@ import { crud, Form } from '../http/crud.ts'
  * Data streams; their writes live at /data_streams.
  * streamType 3 and 4 are "only for gateway products", but products carry no gateway flag: all four are accepted.
  */
-export function dataStreamRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.dataStreams
+export function dataStreamRoutes({ meta, services }: Deps, { dataStreams: s }: WireShapes) {
   const detail = Form.of(s.DataStream, s.dataStreamWire.detail)
   return crud(new Router(), {
     tag: 'Data streams',

@@ -4,8 +4,7 @@ import { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
 import { crud, Form } from '../http/crud.ts'
 
-export function metricRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.metrics
+export function metricRoutes({ meta, services }: Deps, { metrics: s }: WireShapes) {
   const record = Form.of(s.MetricRecord, s.metricWire.record)
   return crud(new Router(), {
     tag: 'Metrics',

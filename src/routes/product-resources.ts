@@ -4,8 +4,10 @@ import { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
 import { crud, Form } from '../http/crud.ts'
 
-export function productResourceRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.productResources
+export function productResourceRoutes(
+  { meta, services }: Deps,
+  { productResources: s }: WireShapes,
+) {
   const detail = Form.of(s.ProductResource, s.productResourceWire.detail)
   return crud(new Router(), {
     tag: 'Product resources',

@@ -5,8 +5,7 @@ import { listQuery } from '../http/paging.ts'
 import { crud, Form } from '../http/crud.ts'
 
 /** A device's proxy subscriptions: stored here, applied by the broker. */
-export function subscriptionRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.subscriptions
+export function subscriptionRoutes({ meta, services }: Deps, { subscriptions: s }: WireShapes) {
   const detail = Form.of(s.Subscription, s.subscriptionWire.detail)
   return crud(new Router(), {
     tag: 'Devices',

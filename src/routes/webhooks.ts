@@ -14,8 +14,7 @@ const SIGNING =
   '`X-DeviceCloud-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" with the secret>`. A 2xx ' +
   'within 10 s succeeds; otherwise it is retried (10 s doubling, at most 1 h apart) for 24 h, then failed.'
 
-export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
-  const s = shapes.webhooks
+export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
   const path = '/webhooks'
   const detail = Form.of(s.Webhook, s.webhookWire.detail)
   const r = crud(new Router(), {
