@@ -1,10 +1,20 @@
 import type { z } from 'zod'
-import type { Context } from 'hono'
 import type { Page as Found } from '../../store/types.ts'
 import type { Row, WireCtx } from '../wire/shape.ts'
-import { actorOf, wireCtx, type AppEnv } from './env.ts'
+import { actorOf, wireCtx } from './env.ts'
 import { IdsQuery, Page, pageOf } from './paging.ts'
 import type { RouteDef, Router } from './router.ts'
+
+/** What paging needs of a list query (listQuery's output has it). */
+type PageArgs = { page: number; limit: number }
+
+/** A page of records in `form`. */
+const pageIn = <R>(form: Form<R>, { items, count }: Found<R>, args: PageArgs, ctx: WireCtx) =>
+  pageOf(
+    items.map((x) => form.wire(x, ctx)),
+    count,
+    args,
+  )
 
 /** The services' view of the caller (src/http/env.ts `actorOf`). */
 export type Actor = ReturnType<typeof actorOf>
@@ -25,14 +35,8 @@ export class Form<R> {
   }
 
   /** A page of records (`{items, meta}`), each item in `item`'s form; `args` gives the page's meta. */
-  static page<R>(item: Form<R>, args: { page: number; limit: number }) {
-    return new Form<Found<R>>(Page(item.schema), ({ items, count }, ctx) =>
-      pageOf(
-        items.map((x) => item.wire(x, ctx)),
-        count,
-        args,
-      ),
-    )
+  static page<R>(item: Form<R>, args: PageArgs) {
+    return new Form<Found<R>>(Page(item.schema), (found, ctx) => pageIn(item, found, args, ctx))
   }
 
   /**
@@ -44,24 +48,28 @@ export class Form<R> {
   }
 }
 
+/** The calls of the routes: a read with the caller's tenant, a write with the caller (Actor). */
+type ListRead<Q, R> = (tenant: string, query: Q, id: number) => Promise<Found<R>>
+type DetailRead<R> = (tenant: string, id: number) => Promise<R>
+type CreateWrite<B, R> = (actor: Actor, body: B, id: number) => Promise<R>
+type UpdateWrite<B, R> = (actor: Actor, id: number, body: B) => Promise<R>
+type RemoveWrite = (actor: Actor, ids: number[], id: number) => Promise<unknown>
+
 /** What a declaration may document or require on any of its routes (see RouteDef). */
 type Doc = Pick<RouteDef, 'summary' | 'description' | 'admin' | 'errors'>
-
-/** What paging needs of a list query (listQuery's output has it). */
-type PageArgs = { page: number; limit: number }
 
 export interface ListRoute<Q extends PageArgs, R> extends Doc {
   query: z.ZodType<Q>
   /** The form of one item of the page. */
   form: Form<R>
   /** The page asked for (default: the store's `list`); `id` is the path's `:id` (a nested collection's parent). */
-  read?: (tenant: string, query: Q, id: number) => Promise<Found<R>>
+  read?: ListRead<Q, R>
 }
 
 export interface DetailRoute<R> extends Doc {
   form: Form<R>
   /** The record (default: the store's `get`). */
-  read?: (tenant: string, id: number) => Promise<R>
+  read?: DetailRead<R>
 }
 
 /** 201 with the created record in `form`, or 201 with an empty body and the record's URL in `Location`. */
@@ -71,19 +79,19 @@ export type CreateRoute<B, R> = Doc &
   Created<R> & {
     body: z.ZodType<B>
     /** Creates the record (default: the service's `create`); `id` as in ListRoute. Declared before `location`. */
-    write?: (actor: Actor, body: B, id: number) => Promise<R>
+    write?: CreateWrite<B, R>
   }
 
 export interface UpdateRoute<B, R> extends Doc {
   body: z.ZodType<B>
   form: Form<R>
   /** Edits the record (default: the service's `update`). */
-  write?: (actor: Actor, id: number, body: B) => Promise<R>
+  write?: UpdateWrite<B, R>
 }
 
 export interface RemoveRoute extends Doc {
   /** Deletes `?ids=` (default: the service's `remove`); `id` as in ListRoute. Answers 204. */
-  write?: (actor: Actor, ids: number[], id: number) => Promise<unknown>
+  write?: RemoveWrite
 }
 
 /** The repository calls a resource's reads default to. */
@@ -127,28 +135,31 @@ const docOf = ({ summary, description, admin, errors }: Doc) => ({
   ...(errors === undefined ? {} : { errors }),
 })
 
+/** Where a route is: its tag, its path, and whether only admins call it. */
+type At = { tag: string; path: string; admin?: true }
+
 /**
- * The default call of a route (the store's or service's, given exactly its own arguments: a nested path's `id`
- * is not passed on); a route with no call of its own and no default is a declaration error, at startup.
+ * The default calls: the store's reads and the service's writes, each given exactly its own arguments (a nested
+ * path's `id` is not passed on); undefined where the store or service has no such method.
  */
-function need<F>(call: F | undefined, route: string): F {
-  if (!call) throw new Error(`crud: ${route} has no call (its own, or the store's or service's)`)
-  return call
+function defaultCalls<Q, RL, RD, BC, RC, BU, RU>(
+  store: Partial<Reads<Q, RL, RD>>,
+  service: Partial<Writes<BC, RC, BU, RU>>,
+) {
+  return {
+    list: store.list && ((tenant: string, q: Q) => store.list!(tenant, q)),
+    get: store.get && ((tenant: string, id: number) => store.get!(tenant, id)),
+    create: service.create && ((a: Actor, body: BC) => service.create!(a, body)),
+    update: service.update && ((a: Actor, id: number, body: BU) => service.update!(a, id, body)),
+    remove: service.remove && ((a: Actor, ids: number[]) => service.remove!(a, ids)),
+  }
 }
 
-/** A page of records in `form`. */
-export function pageIn<R>(
-  c: Context<AppEnv>,
-  form: Form<R>,
-  { items, count }: Found<R>,
-  args: { page: number; limit: number },
-) {
-  const ctx = wireCtx(c)
-  return pageOf(
-    items.map((x) => form.wire(x, ctx)),
-    count,
-    args,
-  )
+/** A route's own call, else its default; a route with neither is a declaration error, at startup. */
+function callOf<F>(own: F | undefined, fallback: F | undefined, route: string): F {
+  const call = own ?? fallback
+  if (!call) throw new Error(`crud: ${route} has no call (its own, or the store's or service's)`)
+  return call
 }
 
 /** Registers the routes of `spec` on `r` (see CrudSpec) and answers `r`, for the resource's other routes. */
@@ -156,75 +167,40 @@ export function crud<Q extends PageArgs, RL, RD, BC, RC, BU, RU>(
   r: Router,
   spec: CrudSpec<Q, RL, RD, BC, RC, BU, RU>,
 ): Router {
-  const { tag, path, store = {}, service = {} } = spec
-  const admin = spec.admin ? { admin: true } : {}
-  const at = { tag, path, ...admin }
+  const { tag, path, list, detail, create, update, remove } = spec
+  const calls = defaultCalls(spec.store ?? {}, spec.service ?? {})
+  const at: At = spec.admin ? { tag, path, admin: true } : { tag, path }
   const one = { ...at, path: `${path}/:id` }
-  if (spec.list) {
-    const { form, query } = spec.list
-    const read =
-      spec.list.read ?? need(store.list && ((t: string, q: Q) => store.list!(t, q)), `GET ${path}`)
-    r.route(
-      { ...at, method: 'get', ...docOf(spec.list), query, response: Page(form.schema) },
-      async (c, { query, id }) =>
-        c.json(pageIn(c, form, await read(c.get('tenant'), query, id), query)),
-    )
-  }
-  if (spec.detail) {
-    const { form } = spec.detail
-    const read =
-      spec.detail.read ??
-      need(store.get && ((t: string, id: number) => store.get!(t, id)), `GET ${path}/:id`)
-    r.route(
-      { ...one, method: 'get', ...docOf(spec.detail), response: form.schema },
-      async (c, { id }) => c.json(form.wire(await read(c.get('tenant'), id), wireCtx(c))),
-    )
-  }
-  if (spec.create)
-    createRoute(
-      r,
-      at,
-      spec.create,
-      spec.create.write ??
-        need(service.create && ((a: Actor, b: BC) => service.create!(a, b)), `POST ${path}`),
-    )
-  if (spec.update) {
-    const { form, body } = spec.update
-    const write =
-      spec.update.write ??
-      need(
-        service.update && ((a: Actor, id: number, b: BU) => service.update!(a, id, b)),
-        `PUT ${path}/:id`,
-      )
-    r.route(
-      { ...one, method: 'put', ...docOf(spec.update), body, response: form.schema },
-      async (c, { id, body }) => c.json(form.wire(await write(actorOf(c), id, body), wireCtx(c))),
-    )
-  }
-  if (spec.remove) {
-    const write =
-      spec.remove.write ??
-      need(
-        service.remove && ((a: Actor, ids: number[]) => service.remove!(a, ids)),
-        `DELETE ${path}`,
-      )
-    r.route(
-      { ...at, method: 'delete', ...docOf(spec.remove), query: IdsQuery, status: 204 },
-      async (c, { query, id }) => {
-        await write(actorOf(c), query.ids, id)
-        return c.body(null, 204)
-      },
-    )
-  }
+  if (list) listRoute(r, at, list, callOf(list.read, calls.list, `GET ${path}`))
+  if (detail) detailRoute(r, one, detail, callOf(detail.read, calls.get, `GET ${one.path}`))
+  if (create) createRoute(r, at, create, callOf(create.write, calls.create, `POST ${path}`))
+  if (update) updateRoute(r, one, update, callOf(update.write, calls.update, `PUT ${one.path}`))
+  if (remove) removeRoute(r, at, remove, callOf(remove.write, calls.remove, `DELETE ${path}`))
   return r
 }
 
-function createRoute<B, R>(
+function listRoute<Q extends PageArgs, R>(
   r: Router,
-  at: { tag: string; path: string; admin?: boolean },
-  create: CreateRoute<B, R>,
-  write: (actor: Actor, body: B, id: number) => Promise<R>,
+  at: At,
+  list: ListRoute<Q, R>,
+  read: ListRead<Q, R>,
 ) {
+  const { form, query } = list
+  r.route(
+    { ...at, method: 'get', ...docOf(list), query, response: Page(form.schema) },
+    async (c, { query, id }) =>
+      c.json(pageIn(form, await read(c.get('tenant'), query, id), query, wireCtx(c))),
+  )
+}
+
+function detailRoute<R>(r: Router, at: At, detail: DetailRoute<R>, read: DetailRead<R>) {
+  const { form } = detail
+  r.route({ ...at, method: 'get', ...docOf(detail), response: form.schema }, async (c, { id }) =>
+    c.json(form.wire(await read(c.get('tenant'), id), wireCtx(c))),
+  )
+}
+
+function createRoute<B, R>(r: Router, at: At, create: CreateRoute<B, R>, write: CreateWrite<B, R>) {
   const def = { ...at, method: 'post', ...docOf(create), body: create.body } as const
   if (create.location !== undefined) {
     const location = create.location
@@ -237,5 +213,23 @@ function createRoute<B, R>(
   const form = create.form
   r.route({ ...def, response: form.schema, status: 201 }, async (c, { body, id }) =>
     c.json(form.wire(await write(actorOf(c), body, id), wireCtx(c)), 201),
+  )
+}
+
+function updateRoute<B, R>(r: Router, at: At, update: UpdateRoute<B, R>, write: UpdateWrite<B, R>) {
+  const { form, body } = update
+  r.route(
+    { ...at, method: 'put', ...docOf(update), body, response: form.schema },
+    async (c, { id, body }) => c.json(form.wire(await write(actorOf(c), id, body), wireCtx(c))),
+  )
+}
+
+function removeRoute(r: Router, at: At, remove: RemoveRoute, write: RemoveWrite) {
+  r.route(
+    { ...at, method: 'delete', ...docOf(remove), query: IdsQuery, status: 204 },
+    async (c, { query, id }) => {
+      await write(actorOf(c), query.ids, id)
+      return c.body(null, 204)
+    },
   )
 }
