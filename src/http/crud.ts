@@ -30,6 +30,7 @@ export class Form<R> {
     readonly wire: (record: R, ctx: WireCtx) => unknown,
   ) {}
 
+  /** `schema`'s form of a record `R`: `wire` must answer the schema's output (checked at compile time). */
   static of<S extends z.ZodType, R>(schema: S, wire: (record: R, ctx: WireCtx) => z.output<S>) {
     return new Form<R>(schema, wire)
   }

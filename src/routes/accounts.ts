@@ -165,11 +165,7 @@ function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
       form: user,
       read: (tenant, query) => meta.accounts.listUsers(tenant, query),
     },
-    detail: {
-      summary: 'User detail',
-      form: user,
-      read: (tenant, id) => meta.accounts.getUser(tenant, id),
-    },
+    detail: { summary: 'User detail', form: user, read: (t, id) => meta.accounts.getUser(t, id) },
     create: {
       summary: 'Create a user',
       body: s.UserCreate,
@@ -182,10 +178,7 @@ function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
       form: user,
       write: (actor, id, body) => services.accounts.updateUser(actor, id, body),
     },
-    remove: {
-      summary: 'Delete users',
-      write: (actor, ids) => services.accounts.removeUsers(actor, ids),
-    },
+    remove: { summary: 'Delete users', write: (a, ids) => services.accounts.removeUsers(a, ids) },
   })
 }
 
