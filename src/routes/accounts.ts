@@ -4,8 +4,9 @@ import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Forbidden } from '../kernel/errors.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx, type AppEnv } from '../http/env.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
+import type { AppEnv } from '../http/env.ts'
 import { formatTime, parseTime } from '../kernel/time.ts'
 import * as s from '../schemas/accounts.ts'
 
@@ -56,10 +57,8 @@ export function accountRoutes(deps: Deps, shapes: WireShapes) {
   const r = new Router()
   sessionRoutes(r, deps)
   ownCredentialRoutes(r, deps)
-  userReadRoutes(r, deps, shapes)
-  userWriteRoutes(r, deps, shapes)
-  applicationReadRoutes(r, deps, shapes)
-  applicationWriteRoutes(r, deps, shapes)
+  userRoutes(r, deps, shapes)
+  applicationRoutes(r, deps, shapes)
   return r
 }
 
@@ -153,192 +152,80 @@ function ownCredentialRoutes(r: Router, { services }: Deps) {
   )
 }
 
-/** Reading the tenant's users (admins only, as every user route). */
-function userReadRoutes(r: Router, { meta }: Deps, shapes: WireShapes) {
-  const { userWire } = shapes.accounts
-  r.route(
-    {
-      method: 'get',
-      path: '/users',
-      tag,
+/** The tenant's users (admins only, as every user route). */
+function userRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
+  const user = Form.of(s.User, shapes.accounts.userWire.detail)
+  crud(r, {
+    tag,
+    path: '/users',
+    admin: true,
+    list: {
       summary: 'List users of the tenant',
-      admin: true,
       query: listQuery(s.userFilters),
-      response: Page(s.User),
+      form: user,
+      read: (tenant, query) => meta.accounts.listUsers(tenant, query),
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.accounts.listUsers(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((u) => userWire.detail(u, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-  r.route(
-    {
-      method: 'get',
-      path: '/users/:id',
-      tag,
-      summary: 'User detail',
-      admin: true,
-      response: s.User,
-    },
-    async (c, { id }) =>
-      c.json(userWire.detail(await meta.accounts.getUser(c.get('tenant'), id), wireCtx(c))),
-  )
-}
-
-/** Creating, editing and deleting users. */
-function userWriteRoutes(r: Router, { services }: Deps, shapes: WireShapes) {
-  const { userWire } = shapes.accounts
-  r.route(
-    {
-      method: 'post',
-      path: '/users',
-      tag,
+    detail: { summary: 'User detail', form: user, read: (t, id) => meta.accounts.getUser(t, id) },
+    create: {
       summary: 'Create a user',
-      admin: true,
       body: s.UserCreate,
-      response: s.User,
-      status: 201,
+      form: user,
+      write: (actor, body) => services.accounts.createUser(actor, body),
     },
-    async (c, { body }) => {
-      const user = await services.accounts.createUser(actorOf(c), body)
-      return c.json(userWire.detail(user, wireCtx(c)), 201)
-    },
-  )
-  r.route(
-    {
-      method: 'put',
-      path: '/users/:id',
-      tag,
+    update: {
       summary: 'Edit a user',
-      admin: true,
       body: s.UserUpdate,
-      response: s.User,
+      form: user,
+      write: (actor, id, body) => services.accounts.updateUser(actor, id, body),
     },
-    async (c, { id, body }) => {
-      const user = await services.accounts.updateUser(actorOf(c), id, body)
-      return c.json(userWire.detail(user, wireCtx(c)))
-    },
-  )
-  r.route(
-    {
-      method: 'delete',
-      path: '/users',
-      tag,
-      summary: 'Delete users',
-      admin: true,
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.accounts.removeUsers(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
+    remove: { summary: 'Delete users', write: (a, ids) => services.accounts.removeUsers(a, ids) },
+  })
 }
 
-/** Reading the tenant's applications (API keys; admins only, as every application route). */
-function applicationReadRoutes(r: Router, { meta }: Deps, shapes: WireShapes) {
+/** The tenant's applications (API keys; admins only): the token is shown once, on create. */
+function applicationRoutes(r: Router, { meta, services, config }: Deps, shapes: WireShapes) {
   const { applicationWire } = shapes.accounts
-
-  r.route(
-    {
-      method: 'get',
-      path: '/applications',
-      tag,
-      summary: 'List applications (API keys)',
-      admin: true,
-      query: listQuery(s.applicationFilters),
-      response: Page(s.Application),
-    },
-    async (c, { query }) => {
-      const { items, count } = await meta.accounts.listApplications(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((a) => applicationWire.detail(a, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-  r.route(
-    {
-      method: 'get',
-      path: '/applications/:id',
-      tag,
-      summary: 'Application detail',
-      admin: true,
-      response: s.Application,
-    },
-    async (c, { id }) =>
-      c.json(
-        applicationWire.detail(await meta.accounts.getApplication(c.get('tenant'), id), wireCtx(c)),
-      ),
-  )
-}
-
-/** Creating, editing and deleting applications (the token shown once on create). */
-function applicationWriteRoutes(r: Router, { services, config }: Deps, shapes: WireShapes) {
-  const { applicationWire } = shapes.accounts
+  const application = Form.of(s.Application, applicationWire.detail)
   const expiry = (text: string | null | undefined) => expiryOf(text, config.TIMEZONE)
-
-  r.route(
-    {
-      method: 'post',
-      path: '/applications',
-      tag,
+  crud(r, {
+    tag,
+    path: '/applications',
+    admin: true,
+    list: {
+      summary: 'List applications (API keys)',
+      query: listQuery(s.applicationFilters),
+      form: application,
+      read: (tenant, query) => meta.accounts.listApplications(tenant, query),
+    },
+    detail: {
+      summary: 'Application detail',
+      form: application,
+      read: (tenant, id) => meta.accounts.getApplication(tenant, id),
+    },
+    create: {
       summary: 'Create an application; the answer shows appToken once',
-      admin: true,
       body: s.ApplicationCreate,
-      response: s.ApplicationCreated,
-      status: 201,
+      form: Form.of(s.ApplicationCreated, applicationWire.created),
+      write: (actor, { appName, role, expiredAt }) =>
+        services.accounts.createApplication(actor, {
+          appName,
+          role,
+          expiredAt: expiry(expiredAt) ?? null,
+        }),
     },
-    async (c, { body }) => {
-      const app = await services.accounts.createApplication(actorOf(c), {
-        appName: body.appName,
-        role: body.role,
-        expiredAt: expiry(body.expiredAt) ?? null,
-      })
-      return c.json(applicationWire.created(app, wireCtx(c)), 201)
-    },
-  )
-  r.route(
-    {
-      method: 'put',
-      path: '/applications/:id',
-      tag,
+    update: {
       summary: 'Edit an application',
-      admin: true,
       body: s.ApplicationUpdate,
-      response: s.Application,
+      form: application,
+      write: (actor, id, body) =>
+        services.accounts.updateApplication(actor, id, {
+          ...body,
+          expiredAt: expiry(body.expiredAt),
+        }),
     },
-    async (c, { id, body }) => {
-      const app = await services.accounts.updateApplication(actorOf(c), id, {
-        ...body,
-        expiredAt: expiry(body.expiredAt),
-      })
-      return c.json(applicationWire.detail(app, wireCtx(c)))
-    },
-  )
-  r.route(
-    {
-      method: 'delete',
-      path: '/applications',
-      tag,
+    remove: {
       summary: 'Delete applications',
-      admin: true,
-      query: IdsQuery,
-      status: 204,
+      write: (actor, ids) => services.accounts.removeApplications(actor, ids),
     },
-    async (c, { query }) => {
-      await services.accounts.removeApplications(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
+  })
 }

@@ -1,7 +1,8 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Alert rules'
@@ -13,60 +14,29 @@ const RULE =
   '`alertContent` may use `{deviceName}` and `{value:<dataPointID>}`.'
 
 /** Alert rules of the tenant, and their dry run. */
-export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const s = shapes.alertRules
-  const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/alert_rules',
-      tag,
-      summary: 'List alert rules',
-      query: listQuery(s.alertRuleFilters),
-      response: Page(s.AlertRule),
-    },
-    async (c, { query }) => {
-      const { items, count } = await meta.alertRules.list(c.get('tenant'), query)
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((x) => s.alertRuleWire.detail(x, ctx)),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/alert_rules/:id',
-      tag,
-      summary: 'An alert rule',
-      response: s.AlertRule,
-    },
-    async (c, { id }) =>
-      c.json(s.alertRuleWire.detail(await meta.alertRules.get(c.get('tenant'), id), wireCtx(c))),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/alert_rules',
-      tag,
+export function alertRuleRoutes({ meta, services }: Deps, { alertRules: s }: WireShapes) {
+  const detail = Form.of(s.AlertRule, s.alertRuleWire.detail)
+  const r = crud(new Router(), {
+    tag,
+    path: '/alert_rules',
+    store: meta.alertRules,
+    service: services.alertRules,
+    list: { summary: 'List alert rules', query: listQuery(s.alertRuleFilters), form: detail },
+    detail: { summary: 'An alert rule', form: detail },
+    create: {
       summary: 'Create an alert rule',
       description: RULE,
       body: s.AlertRuleCreate,
-      response: s.AlertRule,
-      status: 201,
+      form: detail,
     },
-    async (c, { body }) => {
-      const created = await services.alertRules.create(actorOf(c), body)
-      return c.json(s.alertRuleWire.detail(created, wireCtx(c)), 201)
+    update: {
+      summary: 'Edit an alert rule',
+      description: `${RULE} Disabling a rule moves its open alerts to the history.`,
+      body: s.AlertRuleUpdate,
+      form: detail,
     },
-  )
+    remove: { summary: 'Delete alert rules (all or none); their open alerts move to the history' },
+  })
 
   r.typed(
     {
@@ -82,37 +52,6 @@ export function alertRuleRoutes({ meta, services }: Deps, shapes: WireShapes) {
       const found = await services.alertRules.test(actorOf(c), body)
       const ctx = wireCtx(c)
       return c.json(found.map((a) => s.alertRuleWire.testAlert(a, ctx)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/alert_rules/:id',
-      tag,
-      summary: 'Edit an alert rule',
-      description: `${RULE} Disabling a rule moves its open alerts to the history.`,
-      body: s.AlertRuleUpdate,
-      response: s.AlertRule,
-    },
-    async (c, { id, body }) => {
-      const updated = await services.alertRules.update(actorOf(c), id, body)
-      return c.json(s.alertRuleWire.detail(updated, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/alert_rules',
-      tag,
-      summary: 'Delete alert rules (all or none); their open alerts move to the history',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.alertRules.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
     },
   )
 

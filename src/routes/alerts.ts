@@ -1,53 +1,28 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, Page, pageOf } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
 
 const tag = 'Alerts'
 
 /** Current and history alerts; deleting a current alert handles it (moves it to the history). */
-export function alertRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const { CurrentAlert, CurrentAlertListQuery, HistoryAlert, HistoryAlertListQuery, alertWire } =
-    shapes.alerts
-  const r = new Router()
-
-  r.route(
-    {
-      method: 'get',
-      path: '/current_alerts',
-      tag,
+export function alertRoutes({ meta, services }: Deps, { alerts: s }: WireShapes) {
+  const current = Form.of(s.CurrentAlert, s.alertWire.current)
+  const r = crud(new Router(), {
+    tag,
+    path: '/current_alerts',
+    list: {
       summary: 'Current alerts',
-      query: CurrentAlertListQuery,
-      response: Page(CurrentAlert),
+      query: s.CurrentAlertListQuery,
+      form: current,
+      read: (tenant, query) => meta.alerts.current(tenant, query),
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.alerts.current(c.get('tenant'), query)
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((a) => alertWire.current(a, ctx)),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.route(
-    {
-      method: 'delete',
-      path: '/current_alerts',
-      tag,
+    remove: {
       summary: 'Handle (clear) current alerts: they move to the history',
-      query: IdsQuery,
-      status: 204,
+      write: (actor, ids) => services.alerts.clear(actor, ids),
     },
-    async (c, { query }) => {
-      await services.alerts.clear(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
+  })
 
   r.route(
     {
@@ -55,50 +30,24 @@ export function alertRoutes({ meta, services }: Deps, shapes: WireShapes) {
       path: '/current_alerts/:id/ack',
       tag,
       summary: 'Acknowledge a current alert: records ackAt and ackUser; it stays open',
-      response: CurrentAlert,
+      response: s.CurrentAlert,
     },
-    async (c, { id }) => {
-      const a = { ...actorOf(c), username: c.get('caller').username }
-      return c.json(alertWire.current(await services.alerts.ack(a, id), wireCtx(c)))
-    },
+    async (c, { id }) =>
+      c.json(current.wire(await services.alerts.ack(actorOf(c), id), wireCtx(c))),
   )
 
-  r.route(
-    {
-      method: 'get',
-      path: '/history_alerts',
-      tag,
+  return crud(r, {
+    tag,
+    path: '/history_alerts',
+    list: {
       summary: 'History alerts',
-      query: HistoryAlertListQuery,
-      response: Page(HistoryAlert),
+      query: s.HistoryAlertListQuery,
+      form: Form.of(s.HistoryAlert, s.alertWire.history),
+      read: (tenant, query) => meta.alerts.history(tenant, query),
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.alerts.history(c.get('tenant'), query)
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((a) => alertWire.history(a, ctx)),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.route(
-    {
-      method: 'delete',
-      path: '/history_alerts',
-      tag,
+    remove: {
       summary: 'Delete history alerts',
-      query: IdsQuery,
-      status: 204,
+      write: (actor, ids) => services.alerts.removeHistory(actor, ids),
     },
-    async (c, { query }) => {
-      await services.alerts.removeHistory(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  return r
+  })
 }

@@ -1,96 +1,24 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 
-const tag = 'Metrics'
-
-export function metricRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const {
-    Metric,
-    MetricCreate,
-    MetricListItem,
-    MetricRecord,
-    MetricUpdate,
-    metricFilters,
-    metricWire,
-  } = shapes.metrics
-  const r = new Router()
-  const metrics = meta.metrics
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/metrics',
-      tag,
+export function metricRoutes({ meta, services }: Deps, { metrics: s }: WireShapes) {
+  const record = Form.of(s.MetricRecord, s.metricWire.record)
+  return crud(new Router(), {
+    tag: 'Metrics',
+    path: '/metrics',
+    store: meta.metrics,
+    service: services.metrics,
+    list: {
       summary: 'List metrics',
-      query: listQuery(metricFilters),
-      response: Page(MetricListItem),
+      query: listQuery(s.metricFilters),
+      form: Form.of(s.MetricListItem, s.metricWire.list),
     },
-    async (c, { query }) => {
-      const { items, count } = await metrics.list(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((m) => metricWire.list(m, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    { method: 'get', path: '/metrics/:id', tag, summary: 'Metric detail', response: Metric },
-    async (c, { id }) =>
-      c.json(metricWire.detail(await metrics.get(c.get('tenant'), id), wireCtx(c))),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/metrics',
-      tag,
-      summary: 'Create a metric',
-      body: MetricCreate,
-      response: MetricRecord,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const created = await services.metrics.create(actorOf(c), body)
-      return c.json(metricWire.record(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/metrics/:id',
-      tag,
-      summary: 'Edit a metric',
-      body: MetricUpdate,
-      response: MetricRecord,
-    },
-    async (c, { id, body }) => {
-      const updated = await services.metrics.update(actorOf(c), id, body)
-      return c.json(metricWire.record(updated, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/metrics',
-      tag,
-      summary: 'Delete metrics',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.metrics.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  return r
+    detail: { summary: 'Metric detail', form: Form.of(s.Metric, s.metricWire.detail) },
+    create: { summary: 'Create a metric', body: s.MetricCreate, form: record },
+    update: { summary: 'Edit a metric', body: s.MetricUpdate, form: record },
+    remove: { summary: 'Delete metrics' },
+  })
 }

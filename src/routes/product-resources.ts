@@ -1,102 +1,31 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
-import { assertValid, productUnchanged } from '../rules/product-model.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 
-const tag = 'Product resources'
-
-export function productResourceRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const {
-    ProductResource,
-    ProductResourceCreate,
-    ProductResourceCreated,
-    ProductResourceUpdate,
-    productResourceFilters,
-    productResourceWire,
-  } = shapes.productResources
-  const r = new Router()
-  const resources = meta.productResources
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/product_resources',
-      tag,
+export function productResourceRoutes(
+  { meta, services }: Deps,
+  { productResources: s }: WireShapes,
+) {
+  const detail = Form.of(s.ProductResource, s.productResourceWire.detail)
+  return crud(new Router(), {
+    tag: 'Product resources',
+    path: '/product_resources',
+    store: meta.productResources,
+    service: services.productResources,
+    list: {
       summary: 'List product resources',
-      query: listQuery(productResourceFilters),
-      response: Page(ProductResource),
+      query: listQuery(s.productResourceFilters),
+      form: detail,
     },
-    async (c, { query }) => {
-      const { items, count } = await resources.list(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((x) => productResourceWire.detail(x, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/product_resources/:id',
-      tag,
-      summary: 'Product resource detail',
-      response: ProductResource,
-    },
-    async (c, { id }) =>
-      c.json(productResourceWire.detail(await resources.get(c.get('tenant'), id), wireCtx(c))),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/product_resources',
-      tag,
+    detail: { summary: 'Product resource detail', form: detail },
+    create: {
       summary: 'Create a product resource',
-      body: ProductResourceCreate,
-      response: ProductResourceCreated,
-      status: 201,
+      body: s.ProductResourceCreate,
+      form: Form.of(s.ProductResourceCreated, s.productResourceWire.created),
     },
-    async (c, { body }) => {
-      const created = await services.productResources.create(actorOf(c), body)
-      return c.json(productResourceWire.created(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/product_resources/:id',
-      tag,
-      summary: 'Edit a product resource',
-      body: ProductResourceUpdate,
-      response: ProductResource,
-    },
-    async (c, { id, body }) => {
-      const updated = await services.productResources.update(actorOf(c), id, body)
-      return c.json(productResourceWire.detail(updated, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/product_resources',
-      tag,
-      summary: 'Delete product resources',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.productResources.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  return r
+    update: { summary: 'Edit a product resource', body: s.ProductResourceUpdate, form: detail },
+    remove: { summary: 'Delete product resources' },
+  })
 }

@@ -6,8 +6,8 @@ import type { ScheduleBody } from '../schemas/schedules.ts'
 import type { Serializer } from '../wire/shape.ts'
 import type { FilterFields } from '../http/paging.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 
 const tag = 'Schedules'
 
@@ -50,87 +50,42 @@ export function scheduleRoutes(deps: Deps, shapes: WireShapes) {
 }
 
 function mount(r: Router, { meta, services }: Deps, f: Family) {
-  const path = `/${f.kind}_schedule_publish`
+  const { kind } = f
+  const path = `/${kind}_schedule_publish`
   const target =
-    f.kind === 'device' ? 'a device (deviceID or deviceIntID)' : 'a group (groupID or groupIntID)'
-
-  r.route(
-    {
-      method: 'get',
-      path,
-      tag,
-      summary: `List ${f.kind} schedules`,
+    kind === 'device' ? 'a device (deviceID or deviceIntID)' : 'a group (groupID or groupIntID)'
+  const form = Form.of(f.record, f.wire.detail)
+  crud(r, {
+    tag,
+    path,
+    list: {
+      summary: `List ${kind} schedules`,
       query: listQuery(f.filters),
-      response: Page(f.record),
+      form,
+      read: (tenant, query) => meta.schedules.list(tenant, kind, query),
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.schedules.list(c.get('tenant'), f.kind, query)
-      return c.json(
-        pageOf(
-          items.map((s) => f.wire.detail(s, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
+    detail: {
+      summary: `A ${kind} schedule`,
+      form,
+      read: (tenant, id) => meta.schedules.get(tenant, kind, id),
     },
-  )
-
-  r.route(
-    {
-      method: 'get',
-      path: `${path}/:id`,
-      tag,
-      summary: `A ${f.kind} schedule`,
-      response: f.record,
-    },
-    async (c, { id }) =>
-      c.json(f.wire.detail(await meta.schedules.get(c.get('tenant'), f.kind, id), wireCtx(c))),
-  )
-
-  r.route(
-    {
-      method: 'post',
-      path,
-      tag,
+    create: {
       summary: `Schedule commands to ${target}`,
       description: `${TIMING} Answers 201 with an empty body and the new schedule's URL in \`Location\`.`,
       body: f.create,
-      status: 201,
+      write: (actor, body) => services.schedules.create(actor, kind, body),
+      location: (created) => `/api/v1${path}/${created.id}`,
     },
-    async (c, { body }) => {
-      const created = await services.schedules.create(actorOf(c), f.kind, body)
-      return c.body(null, 201, { Location: `/api/v1${path}/${created.id}` })
-    },
-  )
-
-  r.route(
-    {
-      method: 'put',
-      path: `${path}/:id`,
-      tag,
-      summary: `Edit a ${f.kind} schedule`,
+    update: {
+      summary: `Edit a ${kind} schedule`,
       description: `${TIMING} The whole record as read may be sent back; nextRunAt is recomputed when the timing or \`enable\` changes.`,
       body: f.update,
-      response: f.record,
+      form,
+      write: (actor, id, body) => services.schedules.update(actor, kind, id, body),
     },
-    async (c, { id, body }) => {
-      const updated = await services.schedules.update(actorOf(c), f.kind, id, body)
-      return c.json(f.wire.detail(updated, wireCtx(c)))
+    remove: {
+      summary: `Delete ${kind} schedules (all or none)`,
+      write: (actor, ids) => services.schedules.remove(actor, kind, ids),
     },
-  )
-
-  r.route(
-    {
-      method: 'delete',
-      path,
-      tag,
-      summary: `Delete ${f.kind} schedules (all or none)`,
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.schedules.remove(actorOf(c), f.kind, query.ids)
-      return c.body(null, 204)
-    },
-  )
+  })
 }

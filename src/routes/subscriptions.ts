@@ -1,70 +1,32 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
-
-const tag = 'Devices'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 
 /** A device's proxy subscriptions: stored here, applied by the broker. */
-export function subscriptionRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const { Subscription, SubscriptionCreate, subscriptionFilters, subscriptionWire } =
-    shapes.subscriptions
-  const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/devices/:id/subscriptions',
-      tag,
+export function subscriptionRoutes({ meta, services }: Deps, { subscriptions: s }: WireShapes) {
+  const detail = Form.of(s.Subscription, s.subscriptionWire.detail)
+  return crud(new Router(), {
+    tag: 'Devices',
+    path: '/devices/:id/subscriptions',
+    list: {
       summary: 'Subscriptions of a device',
-      query: listQuery(subscriptionFilters),
-      response: Page(Subscription),
+      query: listQuery(s.subscriptionFilters),
+      form: detail,
+      read: (tenant, query, id) => meta.subscriptions.list(tenant, id, query),
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.subscriptions.list(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((s) => subscriptionWire.detail(s, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/devices/:id/subscriptions',
-      tag,
+    create: {
       summary: 'Add a subscription to a device',
       description:
         "topic is an MQTT topic filter relative to the device's topic prefix; qos 0, 1 or 2 (default 1).",
-      body: SubscriptionCreate,
-      response: Subscription,
-      status: 201,
+      body: s.SubscriptionCreate,
+      form: detail,
+      write: (actor, body, id) => services.subscriptions.create(actor, id, body),
     },
-    async (c, { id, body }) => {
-      const created = await services.subscriptions.create(actorOf(c), id, body)
-      return c.json(subscriptionWire.detail(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/devices/:id/subscriptions',
-      tag,
+    remove: {
       summary: 'Delete subscriptions of a device',
-      query: IdsQuery,
-      status: 204,
+      write: (actor, ids, id) => services.subscriptions.remove(actor, id, ids),
     },
-    async (c, { id, query }) => {
-      await services.subscriptions.remove(actorOf(c), id, query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  return r
+  })
 }

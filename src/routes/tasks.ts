@@ -1,35 +1,24 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { listQuery, Page, pageOf } from '../http/paging.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 import { wireCtx } from '../http/env.ts'
 
 const tag = 'Tasks'
 
 export function taskRoutes({ meta }: Deps, shapes: WireShapes) {
   const { TaskListItem, TaskStatus, taskFilters, taskWire } = shapes.tasks
-  const r = new Router()
-
-  r.route(
-    {
-      method: 'get',
-      path: '/task_status',
-      tag,
+  const r = crud(new Router(), {
+    tag,
+    path: '/task_status',
+    list: {
       summary: "The tenant's asynchronous tasks, newest first",
       query: listQuery(taskFilters),
-      response: Page(TaskListItem),
+      form: Form.of(TaskListItem, taskWire.list),
+      read: (tenant, query) => meta.tasks.list(tenant, query),
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.tasks.list(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((x) => taskWire.list(x, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
+  })
 
   r.route(
     {

@@ -2,7 +2,8 @@ import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
 import { pullStream } from '../http/stream.ts'
 
@@ -13,107 +14,39 @@ const SIGNING =
   '`X-DeviceCloud-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<raw body>" with the secret>`. A 2xx ' +
   'within 10 s succeeds; otherwise it is retried (10 s doubling, at most 1 h apart) for 24 h, then failed.'
 
-export function webhookRoutes({ services }: Deps, shapes: WireShapes) {
-  const s = shapes.webhooks
-  const r = new Router()
+export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
   const path = '/webhooks'
-
-  r.typed(
-    {
-      method: 'get',
-      path,
-      tag,
-      summary: 'List webhooks',
-      query: listQuery(s.webhookFilters),
-      response: Page(s.Webhook),
-    },
-    async (c, { query }) => {
-      const { items, count } = await services.webhooks.list(c.get('tenant'), query)
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((w) => s.webhookWire.detail(w, ctx)),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    { method: 'get', path: `${path}/:id`, tag, summary: 'A webhook', response: s.Webhook },
-    async (c, { id }) =>
-      c.json(s.webhookWire.detail(await services.webhooks.get(c.get('tenant'), id), wireCtx(c))),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path,
-      tag,
+  const detail = Form.of(s.Webhook, s.webhookWire.detail)
+  const r = crud(new Router(), {
+    tag,
+    path,
+    store: services.webhooks,
+    service: services.webhooks,
+    list: { summary: 'List webhooks', query: listQuery(s.webhookFilters), form: detail },
+    detail: { summary: 'A webhook', form: detail },
+    create: {
       summary: 'Create a webhook; the answer shows its secret once',
       description: `A URL whose host is (or resolves to) a link-local address is refused. ${SIGNING}`,
       body: s.WebhookCreate,
-      response: s.WebhookCreated,
-      status: 201,
+      form: Form.of(s.WebhookCreated, s.webhookWire.created),
     },
-    async (c, { body }) => {
-      const created = await services.webhooks.create(actorOf(c), body)
-      return c.json(s.webhookWire.created(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: `${path}/:id`,
-      tag,
+    update: {
       summary: 'Edit a webhook (url, events, enable; the secret stays)',
       body: s.WebhookUpdate,
-      response: s.Webhook,
+      form: detail,
     },
-    async (c, { id, body }) =>
-      c.json(
-        s.webhookWire.detail(await services.webhooks.update(actorOf(c), id, body), wireCtx(c)),
-      ),
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path,
-      tag,
-      summary: 'Delete webhooks and their deliveries (all or none)',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.webhooks.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'get',
-      path: `${path}/:id/deliveries`,
-      tag,
+    remove: { summary: 'Delete webhooks and their deliveries (all or none)' },
+  })
+  crud(r, {
+    tag,
+    path: `${path}/:id/deliveries`,
+    list: {
       summary: "A webhook's deliveries, newest first",
       query: listQuery(s.deliveryFilters),
-      response: Page(s.WebhookDelivery),
+      form: Form.of(s.WebhookDelivery, s.deliveryWire.detail),
+      read: (tenant, query, id) => services.webhooks.deliveries(tenant, id, query),
     },
-    async (c, { id, query }) => {
-      const { items, count } = await services.webhooks.deliveries(c.get('tenant'), id, query)
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((d) => s.deliveryWire.detail(d, ctx)),
-          count,
-          query,
-        ),
-      )
-    },
-  )
+  })
 
   r.typed(
     {
