@@ -1,27 +1,38 @@
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
+import type { PolicyDeviceRecord } from '../../store/fields/access.ts'
 import type { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { listQuery, Page } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
-import type { WireShapes } from '../wire/shapes.ts'
+import type { RecordSerializer } from '../wire/shape.ts'
+import type { ShapesA } from '../wire/shapes.ts'
+import { pageIn, pageJson, removeRoute } from './pages.ts'
 
 const tag = 'Policies'
+
+type PoliciesA = ShapesA['policies']
+
+/**
+ * The policies of one variant: Variant A's forms, but for the device bound to a policy (`P`, and its
+ * serializer), which a variant may show its own way.
+ */
+export type PolicyVariant<P extends z.ZodObject> = Omit<
+  PoliciesA,
+  'PolicyDevice' | 'policyDeviceWire'
+> & {
+  PolicyDevice: P
+  policyDeviceWire: RecordSerializer<PolicyDeviceRecord, { bound: P }> &
+    Pick<PoliciesA['policyDeviceWire'], 'candidate'>
+}
+
 /** Bindings of policies and devices, from the policy side. */
-export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
-  const {
-    DevicePoliciesBind,
-    Policy,
-    PolicyCandidateDevice,
-    PolicyDevice,
-    PolicyDevicesBind,
-    PolicyListItem,
-    policyCandidateFilters,
-    policyDeviceFilters,
-    policyFilters,
-    policyDeviceWire,
-    policyWire,
-  } = shapes.policies
-  const candidateQuery = listQuery(policyCandidateFilters, {
+export function policyBindingRoutes<P extends z.ZodObject>(
+  r: Router,
+  { meta, services }: Deps,
+  v: PolicyVariant<P>,
+) {
+  const { Policy, PolicyCandidateDevice, PolicyDevice, PolicyDevicesBind, policyDeviceWire } = v
+  const candidateQuery = listQuery(v.policyCandidateFilters, {
     extra: { groupName_like: z.string().optional() },
   })
   r.typed(
@@ -30,19 +41,16 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
       path: '/policies/:id/devices',
       tag,
       summary: 'Devices bound to a policy',
-      query: listQuery(policyDeviceFilters),
+      query: listQuery(v.policyDeviceFilters),
       response: Page(PolicyDevice),
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.devices(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((d) => policyDeviceWire.bound(d, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
+    async (c, { id, query }) =>
+      pageJson(
+        c,
+        await meta.policies.bindings.devices(c.get('tenant'), id, query),
+        policyDeviceWire.bound,
+        query,
+      ),
   )
 
   r.typed(
@@ -61,25 +69,16 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
     async (c, { id, body }) => {
       await services.policyBindings.bindDevices(actorOf(c), id, body.devicesIntID)
       return c.json(
-        policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)),
+        v.policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)),
         201,
       )
     },
   )
 
-  r.typed(
-    {
-      method: 'delete',
-      path: '/policies/:id/devices',
-      tag,
-      summary: 'Unbind devices from a policy',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { id, query }) => {
-      await services.policyBindings.unbindDevices(actorOf(c), id, query.ids)
-      return c.body(null, 204)
-    },
+  removeRoute(
+    r,
+    { path: '/policies/:id/devices', tag, summary: 'Unbind devices from a policy' },
+    (a, ids, id) => services.policyBindings.unbindDevices(a, id, ids),
   )
 
   r.typed(
@@ -94,32 +93,31 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
     },
     async (c, { id, query }) => {
       const groupLike = query.raw.groupName_like as string | undefined
-      const bindings = meta.policies.bindings
-      const { items, count } = await bindings.candidateDevices(
+      const page = await meta.policies.bindings.candidateDevices(
         c.get('tenant'),
         id,
         query,
         groupLike || undefined,
       )
-      return c.json(
-        pageOf(
-          items.map((d) => policyDeviceWire.candidate(d, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
+      return pageJson(c, page, policyDeviceWire.candidate, query)
     },
   )
 
-  deviceSideRoutes(r, { meta, services }, shapes.policies)
+  deviceSideRoutes(r, { meta, services }, v)
 }
 
 /** Bindings of policies and devices, from the device side (`/devices/:id/policies`). */
 function deviceSideRoutes(
   r: Router,
   { meta, services }: Pick<Deps, 'meta' | 'services'>,
-  { DevicePoliciesBind, PolicyListItem, policyFilters, policyWire }: WireShapes['policies'],
+  {
+    DevicePoliciesBind,
+    PolicyListItem,
+    policyFilters,
+    policyWire,
+  }: Pick<PoliciesA, 'DevicePoliciesBind' | 'PolicyListItem' | 'policyFilters' | 'policyWire'>,
 ) {
+  const bindings = meta.policies.bindings
   r.typed(
     {
       method: 'get',
@@ -129,16 +127,8 @@ function deviceSideRoutes(
       query: listQuery(policyFilters),
       response: Page(PolicyListItem),
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
+    async (c, { id, query }) =>
+      pageJson(c, await bindings.policies(c.get('tenant'), id, query), policyWire.list, query),
   )
 
   r.typed(
@@ -156,31 +146,15 @@ function deviceSideRoutes(
     async (c, { id, body }) => {
       await services.policyBindings.bindPolicies(actorOf(c), id, body.ids)
       const query = { page: 1, limit: 10, filters: [] }
-      const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-        201,
-      )
+      const page = await bindings.policies(c.get('tenant'), id, query)
+      return c.json(pageIn(page, policyWire.list, wireCtx(c), query), 201)
     },
   )
 
-  r.typed(
-    {
-      method: 'delete',
-      path: '/devices/:id/policies',
-      tag,
-      summary: 'Unbind policies from a device',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { id, query }) => {
-      await services.policyBindings.unbindPolicies(actorOf(c), id, query.ids)
-      return c.body(null, 204)
-    },
+  removeRoute(
+    r,
+    { path: '/devices/:id/policies', tag, summary: 'Unbind policies from a device' },
+    (a, ids, id) => services.policyBindings.unbindPolicies(a, id, ids),
   )
 
   r.typed(
@@ -192,19 +166,12 @@ function deviceSideRoutes(
       query: listQuery(policyFilters),
       response: Page(PolicyListItem),
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.candidatePolicies(
-        c.get('tenant'),
-        id,
+    async (c, { id, query }) =>
+      pageJson(
+        c,
+        await bindings.candidatePolicies(c.get('tenant'), id, query),
+        policyWire.list,
         query,
-      )
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
+      ),
   )
 }
