@@ -8,7 +8,7 @@ import { DeviceConnection } from '../schemas/onboarding.ts'
 import { onboardingService } from '../services/onboarding.ts'
 import type { Actor } from '../services/types.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
-import { pageJson, removeRoute } from './pages.ts'
+import { pageJson, removeRoute } from './records.ts'
 
 const tag = 'Devices'
 

@@ -4,7 +4,7 @@ import { Router } from '../http/router.ts'
 import { listQuery, Page } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
 import { connectionRoute } from './devices.ts'
-import { pageJson, removeRoute } from './pages.ts'
+import { pageJson, removeRoute } from './records.ts'
 
 const tag = 'Gateways'
 

@@ -7,7 +7,7 @@ import { actorOf, wireCtx } from '../http/env.ts'
 import type { GroupCreate as Create, GroupUpdate as Update } from '../schemas/groups.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { pageJson, removeRoute } from './pages.ts'
+import { expandedRoutes, pageJson, removeRoute } from './records.ts'
 
 const tag = 'Groups'
 
@@ -55,73 +55,28 @@ export function groupRoutes<
   U extends Update,
 >(deps: Deps, v: GroupVariant<R, D, L, M, C, U>) {
   const { meta, services } = deps
-  const { Group, GroupCreate, GroupListItem, GroupUpdate, groupFilters, groupWire } = v
-  const one = async (tenant: string, row: GroupRecord) => (await v.expand(tenant, [row]))[0]!
   const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/groups',
-      tag,
-      summary: 'List groups',
-      query: listQuery(groupFilters),
-      response: Page(GroupListItem),
+  expandedRoutes(r, {
+    tag,
+    path: '/groups',
+    summaries: {
+      list: 'List groups',
+      detail: 'Group detail',
+      create: 'Create a group of one product',
+      update: 'Edit a group',
+      remove: 'Delete groups (refused while they have devices)',
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.groups.list(c.get('tenant'), query)
-      const rows = await v.expand(c.get('tenant'), items)
-      return pageJson(c, { items: rows, count }, groupWire.list, query)
-    },
-  )
-
-  r.typed(
-    { method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group },
-    async (c, { id }) => {
-      const group = await one(c.get('tenant'), await meta.groups.get(c.get('tenant'), id))
-      return c.json(groupWire.detail(group, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/groups',
-      tag,
-      summary: 'Create a group of one product',
-      body: GroupCreate,
-      response: Group,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const created = await one(c.get('tenant'), await services.groups.create(actorOf(c), body))
-      return c.json(groupWire.detail(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/groups/:id',
-      tag,
-      summary: 'Edit a group',
-      description:
-        'productID can change only while the group has no devices (422 errors.productID).',
-      body: GroupUpdate,
-      response: Group,
-    },
-    async (c, { id, body }) => {
-      const updated = await services.groups.update(actorOf(c), id, body)
-      return c.json(groupWire.detail(await one(c.get('tenant'), updated), wireCtx(c)))
-    },
-  )
-
-  removeRoute(
-    r,
-    { path: '/groups', tag, summary: 'Delete groups (refused while they have devices)' },
-    (a, ids) => services.groups.remove(a, ids),
-  )
-
+    updateNote: 'productID can change only while the group has no devices (422 errors.productID).',
+    detail: v.Group,
+    list: v.GroupListItem,
+    create: v.GroupCreate,
+    update: v.GroupUpdate,
+    filters: v.groupFilters,
+    wire: v.groupWire,
+    expand: v.expand,
+    read: meta.groups,
+    write: services.groups,
+  })
   memberRoutes(r, deps, v)
   return r
 }

@@ -5,7 +5,7 @@ import { Router } from '../http/router.ts'
 import { Page } from '../http/paging.ts'
 import type { Row, WireCtx } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { pageJson } from './pages.ts'
+import { pageJson } from './records.ts'
 
 const tag = 'Logs'
 

@@ -3,7 +3,7 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { listQuery, Page } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
-import { pageJson, removeRoute } from './pages.ts'
+import { pageJson, removeRoute } from './records.ts'
 import { policyBindingRoutes, type PolicyVariant } from './policy-devices.ts'
 
 const tag = 'Policies'

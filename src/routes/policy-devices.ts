@@ -6,7 +6,7 @@ import { listQuery, Page } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { pageIn, pageJson, removeRoute } from './pages.ts'
+import { pageIn, pageJson, removeRoute } from './records.ts'
 
 const tag = 'Policies'
 

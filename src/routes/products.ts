@@ -2,13 +2,10 @@ import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { ProductRecord } from '../../store/fields/products.ts'
 import { Router } from '../http/router.ts'
-import { listQuery, Page, type FilterFields } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import type { FilterFields } from '../http/paging.ts'
 import type { ProductCreate as Create, ProductUpdate as Update } from '../schemas/products.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
-import { pageJson, removeRoute } from './pages.ts'
-
-const tag = 'Products'
+import { expandedRoutes } from './records.ts'
 
 /**
  * The products of one variant: its forms (detail `D`, list item `L`), bodies (whose output the product service
@@ -38,70 +35,26 @@ export function productRoutes<
   C extends Create,
   U extends Update,
 >({ meta, services }: Deps, v: ProductVariant<R, D, L, C, U>) {
-  const { Product, ProductCreate, ProductListItem, ProductUpdate, productFilters, productWire } = v
-  const one = async (tenant: string, row: ProductRecord) => (await v.expand(tenant, [row]))[0]!
   const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/products',
-      tag,
-      summary: 'List products',
-      query: listQuery(productFilters),
-      response: Page(ProductListItem),
+  expandedRoutes(r, {
+    tag: 'Products',
+    path: '/products',
+    summaries: {
+      list: 'List products',
+      detail: 'Product detail',
+      create: 'Create a product',
+      update: 'Edit a product',
+      remove: 'Delete products (refused while used)',
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.products.list(c.get('tenant'), query)
-      const rows = await v.expand(c.get('tenant'), items)
-      return pageJson(c, { items: rows, count }, productWire.list, query)
-    },
-  )
-
-  r.typed(
-    { method: 'get', path: '/products/:id', tag, summary: 'Product detail', response: Product },
-    async (c, { id }) => {
-      const product = await one(c.get('tenant'), await meta.products.get(c.get('tenant'), id))
-      return c.json(productWire.detail(product, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/products',
-      tag,
-      summary: 'Create a product',
-      body: ProductCreate,
-      response: Product,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const created = await one(c.get('tenant'), await services.products.create(actorOf(c), body))
-      return c.json(productWire.detail(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/products/:id',
-      tag,
-      summary: 'Edit a product',
-      body: ProductUpdate,
-      response: Product,
-    },
-    async (c, { id, body }) => {
-      const updated = await services.products.update(actorOf(c), id, body)
-      return c.json(productWire.detail(await one(c.get('tenant'), updated), wireCtx(c)))
-    },
-  )
-
-  removeRoute(
-    r,
-    { path: '/products', tag, summary: 'Delete products (refused while used)' },
-    (a, ids) => services.products.remove(a, ids),
-  )
-
+    detail: v.Product,
+    list: v.ProductListItem,
+    create: v.ProductCreate,
+    update: v.ProductUpdate,
+    filters: v.productFilters,
+    wire: v.productWire,
+    expand: v.expand,
+    read: meta.products,
+    write: services.products,
+  })
   return r
 }
