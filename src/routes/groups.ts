@@ -2,12 +2,11 @@ import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { GroupMemberRecord, GroupRecord } from '../../store/fields/products.ts'
 import { Router } from '../http/router.ts'
-import { listQuery, Page, type FilterFields } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { listQuery, type FilterFields } from '../http/paging.ts'
 import type { GroupCreate as Create, GroupUpdate as Update } from '../schemas/groups.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { expandedRoutes, pageJson, removeRoute } from './records.ts'
+import { expandedRoutes, memberRoutes } from './records.ts'
 
 const tag = 'Groups'
 
@@ -77,12 +76,12 @@ export function groupRoutes<
     read: meta.groups,
     write: services.groups,
   })
-  memberRoutes(r, deps, v)
+  groupMemberRoutes(r, deps, v)
   return r
 }
 
 /** The devices of a group and the platform_select helper. */
-function memberRoutes<M extends z.ZodObject>(
+function groupMemberRoutes<M extends z.ZodObject>(
   r: Router,
   { meta, services }: Deps,
   v: Alike & {
@@ -91,49 +90,31 @@ function memberRoutes<M extends z.ZodObject>(
     groupWire: Pick<ShapesA['groups']['groupWire'], 'added'>
   },
 ) {
-  r.typed(
-    {
-      method: 'get',
-      path: '/groups/:id/devices',
-      tag,
+  memberRoutes(r, {
+    tag,
+    path: '/groups/:id/devices',
+    list: {
       summary: 'Devices of a group',
       query: listQuery(v.groupDeviceFilters),
-      response: Page(v.GroupDevice),
+      form: v.GroupDevice,
+      read: (tenant, id, q) => meta.groups.members.list(tenant, id, q),
+      wire: v.groupDeviceWire.list,
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await meta.groups.members.list(c.get('tenant'), id, query),
-        v.groupDeviceWire.list,
-        query,
-      ),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/groups/:id/devices',
-      tag,
+    add: {
       summary: 'Add devices to a group',
       description:
         "Every id must be a device of the tenant (404 errors.ids) of the group's product (422 errors.ids). " +
         'Adding a member again changes nothing. The answer counts the new members.',
       body: v.GroupDevicesAdd,
       response: v.GroupDevicesAdded,
-      status: 201,
+      write: (a, id, body) => services.groups.addMembers(a, id, body.ids),
+      wire: v.groupWire.added,
     },
-    async (c, { id, body }) =>
-      c.json(
-        v.groupWire.added(await services.groups.addMembers(actorOf(c), id, body.ids), wireCtx(c)),
-        201,
-      ),
-  )
-
-  removeRoute(
-    r,
-    { path: '/groups/:id/devices', tag, summary: 'Remove devices from a group' },
-    (a, ids, id) => services.groups.removeMembers(a, id, ids),
-  )
+    remove: {
+      summary: 'Remove devices from a group',
+      write: (a, id, ids) => services.groups.removeMembers(a, id, ids),
+    },
+  })
 
   r.typed(
     {

@@ -3,10 +3,9 @@ import type { Deps } from '../deps.ts'
 import type { PolicyDeviceRecord } from '../../store/fields/access.ts'
 import type { Router } from '../http/router.ts'
 import { listQuery, Page } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { pageIn, pageJson, removeRoute } from './records.ts'
+import { memberRoutes, pageIn, pageJson } from './records.ts'
 
 const tag = 'Policies'
 
@@ -31,55 +30,38 @@ export function policyBindingRoutes<P extends z.ZodObject>(
   { meta, services }: Deps,
   v: PolicyVariant<P>,
 ) {
-  const { Policy, PolicyCandidateDevice, PolicyDevice, PolicyDevicesBind, policyDeviceWire } = v
+  const { PolicyCandidateDevice, policyDeviceWire } = v
   const candidateQuery = listQuery(v.policyCandidateFilters, {
     extra: { groupName_like: z.string().optional() },
   })
-  r.typed(
-    {
-      method: 'get',
-      path: '/policies/:id/devices',
-      tag,
+  memberRoutes(r, {
+    tag,
+    path: '/policies/:id/devices',
+    list: {
       summary: 'Devices bound to a policy',
       query: listQuery(v.policyDeviceFilters),
-      response: Page(PolicyDevice),
+      form: v.PolicyDevice,
+      read: (tenant, id, q) => meta.policies.bindings.devices(tenant, id, q),
+      wire: policyDeviceWire.bound,
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await meta.policies.bindings.devices(c.get('tenant'), id, query),
-        policyDeviceWire.bound,
-        query,
-      ),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/policies/:id/devices',
-      tag,
+    add: {
       summary: 'Bind devices to a policy',
       description:
         'Idempotent; unknown or foreign ids are 404 errors.devicesIntID. ' +
         'Answers the policy (its mqtt_acl lists the bound devices).',
-      body: PolicyDevicesBind,
-      response: Policy,
-      status: 201,
+      body: v.PolicyDevicesBind,
+      response: v.Policy,
+      async write(a, id, body) {
+        await services.policyBindings.bindDevices(a, id, body.devicesIntID)
+        return meta.policies.get(a.tenant, id)
+      },
+      wire: v.policyWire.detail,
     },
-    async (c, { id, body }) => {
-      await services.policyBindings.bindDevices(actorOf(c), id, body.devicesIntID)
-      return c.json(
-        v.policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)),
-        201,
-      )
+    remove: {
+      summary: 'Unbind devices from a policy',
+      write: (a, id, ids) => services.policyBindings.unbindDevices(a, id, ids),
     },
-  )
-
-  removeRoute(
-    r,
-    { path: '/policies/:id/devices', tag, summary: 'Unbind devices from a policy' },
-    (a, ids, id) => services.policyBindings.unbindDevices(a, id, ids),
-  )
+  })
 
   r.typed(
     {
@@ -118,44 +100,35 @@ function deviceSideRoutes(
   }: Pick<PoliciesA, 'DevicePoliciesBind' | 'PolicyListItem' | 'policyFilters' | 'policyWire'>,
 ) {
   const bindings = meta.policies.bindings
-  r.typed(
-    {
-      method: 'get',
-      path: '/devices/:id/policies',
-      tag,
+  /** The first page of a device's policies, as a bind answers it. */
+  const first = { page: 1, limit: 10, filters: [] }
+  memberRoutes(r, {
+    tag,
+    path: '/devices/:id/policies',
+    list: {
       summary: 'Policies bound to a device',
       query: listQuery(policyFilters),
-      response: Page(PolicyListItem),
+      form: PolicyListItem,
+      read: (tenant, id, q) => bindings.policies(tenant, id, q),
+      wire: policyWire.list,
     },
-    async (c, { id, query }) =>
-      pageJson(c, await bindings.policies(c.get('tenant'), id, query), policyWire.list, query),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/devices/:id/policies',
-      tag,
+    add: {
       summary: 'Bind policies to a device',
       description:
         'Idempotent; unknown or foreign ids are 404 errors.ids. Answers the first page of the device policies.',
       body: DevicePoliciesBind,
       response: Page(PolicyListItem),
-      status: 201,
+      async write(a, id, body) {
+        await services.policyBindings.bindPolicies(a, id, body.ids)
+        return bindings.policies(a.tenant, id, first)
+      },
+      wire: (page, ctx) => pageIn(page, policyWire.list, ctx, first),
     },
-    async (c, { id, body }) => {
-      await services.policyBindings.bindPolicies(actorOf(c), id, body.ids)
-      const query = { page: 1, limit: 10, filters: [] }
-      const page = await bindings.policies(c.get('tenant'), id, query)
-      return c.json(pageIn(page, policyWire.list, wireCtx(c), query), 201)
+    remove: {
+      summary: 'Unbind policies from a device',
+      write: (a, id, ids) => services.policyBindings.unbindPolicies(a, id, ids),
     },
-  )
-
-  removeRoute(
-    r,
-    { path: '/devices/:id/policies', tag, summary: 'Unbind policies from a device' },
-    (a, ids, id) => services.policyBindings.unbindPolicies(a, id, ids),
-  )
+  })
 
   r.typed(
     {

@@ -145,3 +145,75 @@ export function expandedRoutes<Stored, R, D extends z.ZodObject, L extends z.Zod
 
   removeRoute(r, { path, tag, summary: summaries.remove }, (a, ids) => write.remove(a, ids))
 }
+
+/**
+ * The members of a record (a group's devices, a policy's devices, a device's policies): `GET path` a page of
+ * them, `POST path` adds some (201 with what `add.wire` makes of `add.write`'s answer), `DELETE path?ids=`
+ * removes some. `path` has the record's `:id`.
+ */
+export interface Members<
+  Q extends ListArgs,
+  M,
+  L extends z.ZodType,
+  B,
+  A extends object,
+  S extends z.ZodType,
+> {
+  tag: string
+  path: string
+  list: {
+    summary: string
+    query: z.ZodType<Q>
+    form: L
+    read(tenant: string, id: number, q: Q): Promise<Found<M>>
+    wire(member: M, ctx: WireCtx): z.output<L>
+  }
+  add: {
+    summary: string
+    description: string
+    body: z.ZodType<B>
+    response: S
+    write(a: Actor, id: number, body: B): Promise<A>
+    wire(answer: A, ctx: WireCtx): z.output<S>
+  }
+  remove: { summary: string; write(a: Actor, id: number, ids: number[]): Promise<unknown> }
+}
+
+export function memberRoutes<
+  Q extends ListArgs,
+  M,
+  L extends z.ZodType,
+  B,
+  A extends object,
+  S extends z.ZodType,
+>(r: Router, { tag, path, list, add, remove }: Members<Q, M, L, B, A, S>) {
+  r.typed(
+    {
+      method: 'get',
+      path,
+      tag,
+      summary: list.summary,
+      query: list.query,
+      response: Page(list.form),
+    },
+    async (c, { id, query }) =>
+      pageJson(c, await list.read(c.get('tenant'), id, query), list.wire, query),
+  )
+
+  r.typed(
+    {
+      method: 'post',
+      path,
+      tag,
+      summary: add.summary,
+      description: add.description,
+      body: add.body,
+      response: add.response,
+      status: 201,
+    },
+    async (c, { id, body }) =>
+      c.json(add.wire(await add.write(actorOf(c), id, body), wireCtx(c)), 201),
+  )
+
+  removeRoute(r, { path, tag, summary: remove.summary }, (a, ids, id) => remove.write(a, id, ids))
+}
