@@ -8,7 +8,7 @@ import { DeviceConnection } from '../schemas/onboarding.ts'
 import { onboardingService } from '../services/onboarding.ts'
 import type { Actor } from '../services/types.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
-import { pageJson, removeRoute } from './records.ts'
+import { pageJson, removeRoute, type WireForm } from './records.ts'
 
 const tag = 'Devices'
 
@@ -33,9 +33,9 @@ export interface DeviceAccess<R, C, U> {
  */
 export interface DeviceVariant<
   R,
-  D extends z.ZodObject,
-  L extends z.ZodObject,
-  W extends z.ZodObject,
+  D extends WireForm,
+  L extends WireForm,
+  W extends WireForm,
   C,
   U,
 > {
@@ -51,14 +51,10 @@ export interface DeviceVariant<
   access: DeviceAccess<R, C, U>
 }
 
-export function deviceRoutes<
-  R,
-  D extends z.ZodObject,
-  L extends z.ZodObject,
-  W extends z.ZodObject,
-  C,
-  U,
->(deps: Deps, v: DeviceVariant<R, D, L, W, C, U>) {
+export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extends WireForm, C, U>(
+  deps: Deps,
+  v: DeviceVariant<R, D, L, W, C, U>,
+) {
   const { access: devices, deviceWire } = v
   const r = new Router()
 

@@ -6,7 +6,7 @@ import { listQuery, type FilterFields } from '../http/paging.ts'
 import type { GroupCreate as Create, GroupUpdate as Update } from '../schemas/groups.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { expandedRoutes, memberRoutes } from './records.ts'
+import { expandedRoutes, memberRoutes, type WireForm } from './records.ts'
 
 const tag = 'Groups'
 
@@ -27,9 +27,9 @@ type Alike = Pick<
  */
 export interface GroupVariant<
   R,
-  D extends z.ZodObject,
-  L extends z.ZodObject,
-  M extends z.ZodObject,
+  D extends WireForm,
+  L extends WireForm,
+  M extends WireForm,
   C extends Create,
   U extends Update,
 > extends Alike {
@@ -47,9 +47,9 @@ export interface GroupVariant<
 
 export function groupRoutes<
   R,
-  D extends z.ZodObject,
-  L extends z.ZodObject,
-  M extends z.ZodObject,
+  D extends WireForm,
+  L extends WireForm,
+  M extends WireForm,
   C extends Create,
   U extends Update,
 >(deps: Deps, v: GroupVariant<R, D, L, M, C, U>) {
@@ -81,7 +81,7 @@ export function groupRoutes<
 }
 
 /** The devices of a group and the platform_select helper. */
-function groupMemberRoutes<M extends z.ZodObject>(
+function groupMemberRoutes<M extends WireForm>(
   r: Router,
   { meta, services }: Deps,
   v: Alike & {

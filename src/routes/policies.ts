@@ -1,14 +1,13 @@
-import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { listQuery, Page } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
-import { pageJson, removeRoute } from './records.ts'
+import { pageJson, removeRoute, type WireForm } from './records.ts'
 import { policyBindingRoutes, type PolicyVariant } from './policy-devices.ts'
 
 const tag = 'Policies'
 
-export function policyRoutes<P extends z.ZodObject>(deps: Deps, v: PolicyVariant<P>) {
+export function policyRoutes<P extends WireForm>(deps: Deps, v: PolicyVariant<P>) {
   const { meta, services } = deps
   const { Policy, PolicyCreate, PolicyListItem, PolicyUpdate, policyFilters, policyWire } = v
   const r = new Router()

@@ -5,7 +5,7 @@ import type { Router } from '../http/router.ts'
 import { listQuery, Page } from '../http/paging.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { memberRoutes, pageIn, pageJson } from './records.ts'
+import { memberRoutes, pageIn, pageJson, type WireForm } from './records.ts'
 
 const tag = 'Policies'
 
@@ -15,7 +15,7 @@ type PoliciesA = ShapesA['policies']
  * The policies of one variant: Variant A's forms, but for the device bound to a policy (`P`, and its
  * serializer), which a variant may show its own way.
  */
-export type PolicyVariant<P extends z.ZodObject> = Omit<
+export type PolicyVariant<P extends WireForm> = Omit<
   PoliciesA,
   'PolicyDevice' | 'policyDeviceWire'
 > & {
@@ -25,7 +25,7 @@ export type PolicyVariant<P extends z.ZodObject> = Omit<
 }
 
 /** Bindings of policies and devices, from the policy side. */
-export function policyBindingRoutes<P extends z.ZodObject>(
+export function policyBindingRoutes<P extends WireForm>(
   r: Router,
   { meta, services }: Deps,
   v: PolicyVariant<P>,

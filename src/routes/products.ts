@@ -5,7 +5,7 @@ import { Router } from '../http/router.ts'
 import type { FilterFields } from '../http/paging.ts'
 import type { ProductCreate as Create, ProductUpdate as Update } from '../schemas/products.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
-import { expandedRoutes } from './records.ts'
+import { expandedRoutes, type WireForm } from './records.ts'
 
 /**
  * The products of one variant: its forms (detail `D`, list item `L`), bodies (whose output the product service
@@ -14,8 +14,8 @@ import { expandedRoutes } from './records.ts'
  */
 export interface ProductVariant<
   R,
-  D extends z.ZodObject,
-  L extends z.ZodObject,
+  D extends WireForm,
+  L extends WireForm,
   C extends Create,
   U extends Update,
 > {
@@ -30,8 +30,8 @@ export interface ProductVariant<
 
 export function productRoutes<
   R,
-  D extends z.ZodObject,
-  L extends z.ZodObject,
+  D extends WireForm,
+  L extends WireForm,
   C extends Create,
   U extends Update,
 >({ meta, services }: Deps, v: ProductVariant<R, D, L, C, U>) {

@@ -11,6 +11,9 @@ import type { Router } from '../http/router.ts'
 import type { Actor } from '../services/types.ts'
 import type { RecordSerializer, WireCtx } from '../wire/shape.ts'
 
+/** A response form: a zod object whose keys are the wire fields, in order (src/wire/shape.ts). */
+export type WireForm = z.ZodObject
+
 /** A page of records in the page envelope, each through `wire` (its form's serializer). */
 export function pageIn<R, T>(
   { items, count }: Found<R>,
@@ -52,7 +55,7 @@ export function removeRoute(
  * delete. `Stored` is what the store and service answer, `R` what `expand` makes of it (the record the variant's
  * serializers take), `D`/`L` the detail and list forms, `C`/`U` the create and edit bodies as validated.
  */
-export interface ExpandedResource<Stored, R, D extends z.ZodObject, L extends z.ZodObject, C, U> {
+export interface ExpandedResource<Stored, R, D extends WireForm, L extends WireForm, C, U> {
   tag: string
   /** The collection's path; a record's is path/:id. */
   path: string
@@ -77,7 +80,7 @@ export interface ExpandedResource<Stored, R, D extends z.ZodObject, L extends z.
   }
 }
 
-export function expandedRoutes<Stored, R, D extends z.ZodObject, L extends z.ZodObject, C, U>(
+export function expandedRoutes<Stored, R, D extends WireForm, L extends WireForm, C, U>(
   r: Router,
   res: ExpandedResource<Stored, R, D, L, C, U>,
 ) {
