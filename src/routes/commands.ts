@@ -30,6 +30,7 @@ export function commandRoutes({ services }: Deps, v: CommandVariant) {
   } = v
   const r = new Router()
 
+  // untyped: its answer's serializer (commandWire, createSerializer) still answers rows
   r.route(
     {
       method: 'post',
@@ -57,7 +58,7 @@ export function commandRoutes({ services }: Deps, v: CommandVariant) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/device_publish',
@@ -72,7 +73,7 @@ export function commandRoutes({ services }: Deps, v: CommandVariant) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/group_publish',
