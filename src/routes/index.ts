@@ -25,6 +25,7 @@ import { variantRoutes } from './variants.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
+  // the routes whose shape varies, built for the variant of `shapes` (src/routes/variants.ts)
   const varying = variantRoutes(deps, shapes)
   const of = (name: keyof typeof varying) => () => varying[name]
   return [
