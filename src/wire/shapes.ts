@@ -54,6 +54,9 @@ import * as commandsSchemasB from '../schemas/commands-b.ts'
 import * as policiesSchemasB from '../schemas/policies-b.ts'
 import * as policiesWireB from './policies-b.ts'
 
+/** The kinds of stored record `/devices/{id}` addresses. */
+const kinds = (...k: Array<'device' | 'gateway'>): readonly ('device' | 'gateway')[] => k
+
 /**
  * The wire shapes of the API, chosen in this one place: for each resource its request schemas (create, edit,
  * list filters), its response schemas and its serializers. Route modules receive them as a parameter and never
@@ -87,7 +90,7 @@ export const shapesA = {
     ...devicesSchemas,
     ...devicesWire,
     /** The records `/devices/{id}` addresses: devices only (gateways have their own paths). */
-    deviceKinds: ['device'] as readonly ('device' | 'gateway')[],
+    deviceKinds: kinds('device'),
   },
   products: { ...productsSchemas, ...productsWire },
   groups: { ...groupsSchemas, ...groupsWire },
@@ -108,7 +111,7 @@ export const shapesB = {
     ...devicesSchemasB,
     deviceWire: devicesWireB.deviceWire,
     /** A Variant B device may be a gateway (deviceType 1). */
-    deviceKinds: ['device', 'gateway'] as readonly ('device' | 'gateway')[],
+    deviceKinds: kinds('device', 'gateway'),
   },
   products: { ...shapesA.products, ...productsSchemasB, ...productsWireB },
   groups: { ...shapesA.groups, ...groupsSchemasB, ...groupsWireB },
