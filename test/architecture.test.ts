@@ -265,6 +265,31 @@ arch(
   },
 )
 
+arch('a service importing Variant B, the wire importing a service :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['src/services/devices.ts', '../http/variant-b/devices.ts'],
+      ['src/services/groups.ts', '../schemas/groups-b.ts'],
+      ['src/services/devices.ts', '../wire/devices-b.ts'],
+      ['src/services/devices.ts', '../schemas/devices.ts'],
+      ['src/wire/shapes.ts', '../services/devices.ts'],
+      ['src/wire/devices-b.ts', '../http/variant-b/devices.ts'],
+      ['src/wire/shapes.ts', '../schemas/devices-b.ts'],
+      ['src/routes/variants.ts', '../http/variant-b/devices.ts'],
+    ]),
+  )
+  assert.equal(
+    vs.map((v) => `${v.rule}: ${v.file} ${v.specifier}`),
+    [
+      'services import an API variant: src/services/devices.ts ../http/variant-b/devices.ts',
+      'services import an API variant: src/services/groups.ts ../schemas/groups-b.ts',
+      'services import an API variant: src/services/devices.ts ../wire/devices-b.ts',
+      'wire shapes import services: src/wire/shapes.ts ../services/devices.ts',
+      'wire shapes import services: src/wire/devices-b.ts ../http/variant-b/devices.ts',
+    ],
+  )
+})
+
 arch('ingest, query or store importing src outside src/kernel :: reported', () => {
   const vs = checkImports(
     synthetic([
@@ -438,6 +463,23 @@ arch('src/routes of the tree :: imports nothing of ingest but ingest/types.ts', 
 )
 
 arch('src/services of the tree :: imports nothing of ingest', () => clean('services import ingest'))
+
+arch('src/services of the tree :: imports no Variant B module nor its adapter', () =>
+  clean('services import an API variant'),
+)
+
+arch('src/services of the tree :: names no API variant, takes no untyped body', () => {
+  const knowing = tree.files
+    .filter((f) => f.startsWith('src/services/'))
+    .filter((f) =>
+      /\bVariant [AB]\b|API_VARIANT|body: unknown/.test(readFileSync(join(root, f), 'utf8')),
+    )
+  assert.equal(knowing, [])
+})
+
+arch('src/wire of the tree (the shapes and their serializers) :: imports no service', () =>
+  clean('wire shapes import services'),
+)
 
 arch(
   'topic rules of the tree :: each function of src/kernel/topics.ts defined there only (one relativeTopic)',

@@ -1,5 +1,6 @@
+import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { WireShapes } from '../wire/shapes.ts'
+import type { ShapesA } from '../wire/shapes.ts'
 import { ApiError } from '../errors.ts'
 import { Router } from '../http/router.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
@@ -7,7 +8,18 @@ import { actorOf, wireCtx } from '../http/env.ts'
 const tag = 'Commands'
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,64}$/
 
-export function commandRoutes({ services }: Deps, shapes: WireShapes) {
+type CommandsA = ShapesA['commands']
+
+/**
+ * The commands of one variant: Variant A's forms, but for the bodies naming the device and the group, which a
+ * variant may take its own way as long as what they validate is a Variant A body (the command service's input).
+ */
+export type CommandVariant = Omit<CommandsA, 'DevicePublish' | 'GroupPublish'> & {
+  DevicePublish: z.ZodType<z.output<CommandsA['DevicePublish']>>
+  GroupPublish: z.ZodType<z.output<CommandsA['GroupPublish']>>
+}
+
+export function commandRoutes({ services }: Deps, v: CommandVariant) {
   const {
     DevicePublish,
     PublishAnswer,
@@ -15,9 +27,10 @@ export function commandRoutes({ services }: Deps, shapes: WireShapes) {
     GroupPublishAnswer,
     CancelQuery,
     commandWire,
-  } = shapes.commands
+  } = v
   const r = new Router()
 
+  // untyped: its answer's serializer (commandWire, createSerializer) still answers rows
   r.route(
     {
       method: 'post',
@@ -45,7 +58,7 @@ export function commandRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'delete',
       path: '/device_publish',
@@ -60,7 +73,7 @@ export function commandRoutes({ services }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/group_publish',

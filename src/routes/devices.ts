@@ -1,19 +1,61 @@
+import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { WireShapes } from '../wire/shapes.ts'
+import type { ListArgs, Page as Found } from '../../store/types.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { listQuery, Page, type FilterFields } from '../http/paging.ts'
 import { actorOf, mayReadSecrets, wireCtx } from '../http/env.ts'
 import { DeviceConnection } from '../schemas/onboarding.ts'
 import { onboardingService } from '../services/onboarding.ts'
+import type { Actor } from '../services/types.ts'
+import type { RecordSerializer } from '../wire/shape.ts'
+import { pageJson, removeRoute, type WireForm } from './records.ts'
 
 const tag = 'Devices'
 
-export function deviceRoutes(deps: Deps, shapes: WireShapes) {
-  const { Device, DeviceCreate, DeviceListItem, DeviceUpdate, DeviceWrite, deviceWire } =
-    shapes.devices
-  const devices = shapes.devices.access(deps)
-  const { deviceFilters, deviceListExtra, deviceKinds } = shapes.devices
-  const onboarding = onboardingService(deps)
+type Kind = 'device' | 'gateway'
+
+/**
+ * How a variant's device routes reach the stores and services: `R` is the record a read answers, `C` and `U`
+ * the create and edit bodies as the variant's schemas validated them.
+ */
+export interface DeviceAccess<R, C, U> {
+  list(tenant: string, query: ListArgs, opts: { groupID?: string }): Promise<Found<R>>
+  get(tenant: string, id: number): Promise<R>
+  create(a: Actor, body: C): Promise<R>
+  update(a: Actor, id: number, body: U): Promise<R>
+  remove(a: Actor, ids: number[]): Promise<void>
+}
+
+/**
+ * The devices of one variant: its forms (detail `D`, list item `L`, write answer `W`), bodies and filters, the
+ * serializers of its records `R`, the records `/devices/{id}` addresses, and its access. Each variant's handlers
+ * are checked against its own forms (src/routes/variants.ts mounts them).
+ */
+export interface DeviceVariant<
+  R,
+  D extends WireForm,
+  L extends WireForm,
+  W extends WireForm,
+  C,
+  U,
+> {
+  Device: D
+  DeviceListItem: L
+  DeviceWrite: W
+  DeviceCreate: z.ZodType<C>
+  DeviceUpdate: z.ZodType<U>
+  deviceFilters: FilterFields
+  deviceListExtra: { groupID: z.ZodOptional<z.ZodString> }
+  deviceKinds: readonly Kind[]
+  deviceWire: RecordSerializer<R, { detail: D; list: L; write: W }>
+  access: DeviceAccess<R, C, U>
+}
+
+export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extends WireForm, C, U>(
+  deps: Deps,
+  v: DeviceVariant<R, D, L, W, C, U>,
+) {
+  const { access: devices, deviceWire } = v
   const r = new Router()
 
   r.typed(
@@ -23,51 +65,31 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
       tag,
       summary:
         'List devices (?parentDevice= children of a device, ?gateway= devices under a gateway, ?groupID=)',
-      query: listQuery(deviceFilters, { extra: deviceListExtra, sorts: ['lastSeenAt'] }),
-      response: Page(DeviceListItem),
+      query: listQuery(v.deviceFilters, { extra: v.deviceListExtra, sorts: ['lastSeenAt'] }),
+      response: Page(v.DeviceListItem),
     },
     async (c, { query }) => {
       const groupID = query.raw.groupID as string | undefined
-      const { items, count } = await devices.list(c.get('tenant'), query, { groupID })
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((d) => deviceWire.list(d, ctx)),
-          count,
-          query,
-        ),
-      )
+      const page = await devices.list(c.get('tenant'), query, { groupID })
+      return pageJson(c, page, deviceWire.list, query)
     },
   )
 
   r.typed(
-    { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: Device },
+    { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: v.Device },
     async (c, { id }) =>
       c.json(deviceWire.detail(await devices.get(c.get('tenant'), id), wireCtx(c))),
   )
 
-  r.typed(
-    {
-      method: 'get',
-      path: '/devices/:id/connection',
-      tag,
-      summary:
-        'How the device connects: broker URLs, credentials, topics, example mosquitto commands',
-      description:
-        'The token is shown to the admin and user roles only (viewers read null). Topics are full; the ' +
-        'embedded broker also takes them relative to topicPrefix.',
-      response: DeviceConnection,
-    },
-    async (c, { id }) =>
-      c.json(
-        await onboarding.connection(
-          c.get('tenant'),
-          id,
-          deviceKinds,
-          mayReadSecrets(c.get('caller')),
-        ),
-      ),
-  )
+  connectionRoute(r, deps, v.deviceKinds, {
+    path: '/devices/:id/connection',
+    tag,
+    summary:
+      'How the device connects: broker URLs, credentials, topics, example mosquitto commands',
+    description:
+      'The token is shown to the admin and user roles only (viewers read null). Topics are full; the ' +
+      'embedded broker also takes them relative to topicPrefix.',
+  })
 
   r.typed(
     {
@@ -75,8 +97,8 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
       path: '/devices',
       tag,
       summary: 'Create a device',
-      body: DeviceCreate,
-      response: DeviceWrite,
+      body: v.DeviceCreate,
+      response: v.DeviceWrite,
       status: 201,
     },
     async (c, { body }) => {
@@ -91,16 +113,16 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
       path: '/devices/:id',
       tag,
       summary: 'Edit a device',
-      body: DeviceUpdate,
-      response: DeviceWrite,
+      body: v.DeviceUpdate,
+      response: v.DeviceWrite,
     },
     async (c, { id, body }) =>
       c.json(deviceWire.write(await devices.update(actorOf(c), id, body), wireCtx(c))),
   )
 
-  r.typed(
+  removeRoute(
+    r,
     {
-      method: 'delete',
       path: '/devices',
       tag,
       summary:
@@ -109,14 +131,24 @@ export function deviceRoutes(deps: Deps, shapes: WireShapes) {
         'Removes their stored values and latest values, events, connection and control logs, alerts, ' +
         'subscriptions, group memberships and policy and certificate bindings. A device created again with ' +
         'the same deviceID starts empty.',
-      query: IdsQuery,
-      status: 204,
     },
-    async (c, { query }) => {
-      await devices.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
+    (a, ids) => devices.remove(a, ids),
   )
 
   return r
+}
+
+/** `GET …/:id/connection` of a device or gateway: how it connects (onboarding), its token for writers only. */
+export function connectionRoute(
+  r: Router,
+  { meta, endpoints }: Pick<Deps, 'meta' | 'endpoints'>,
+  kinds: readonly Kind[],
+  def: { path: string; tag: string; summary: string; description: string },
+) {
+  const onboarding = onboardingService({ meta, endpoints })
+  r.typed({ ...def, method: 'get', response: DeviceConnection }, async (c, { id }) =>
+    c.json(
+      await onboarding.connection(c.get('tenant'), id, kinds, mayReadSecrets(c.get('caller'))),
+    ),
+  )
 }

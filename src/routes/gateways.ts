@@ -1,19 +1,19 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, mayReadSecrets, wireCtx } from '../http/env.ts'
-import { DeviceConnection } from '../schemas/onboarding.ts'
-import { onboardingService } from '../services/onboarding.ts'
+import { listQuery, Page } from '../http/paging.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
+import { connectionRoute } from './devices.ts'
+import { pageJson, removeRoute } from './records.ts'
 
 const tag = 'Gateways'
 
-export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireShapes) {
+export function gatewayRoutes(deps: Deps, shapes: WireShapes) {
+  const { meta, services } = deps
   const { Gateway, GatewayCreate, GatewayListItem, GatewayUpdate, gatewayFilters, gatewayWire } =
     shapes.gateways
   const r = new Router()
   const repo = meta.devices.gateways
-  const onboarding = onboardingService({ meta, endpoints })
 
   r.typed(
     {
@@ -24,39 +24,17 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
       query: listQuery(gatewayFilters, { sorts: ['lastSeenAt'] }),
       response: Page(GatewayListItem),
     },
-    async (c, { query }) => {
-      const { items, count } = await repo.list(c.get('tenant'), query)
-      const ctx = wireCtx(c)
-      return c.json(
-        pageOf(
-          items.map((g) => gatewayWire.list(g, ctx)),
-          count,
-          query,
-        ),
-      )
-    },
+    async (c, { query }) =>
+      pageJson(c, await repo.list(c.get('tenant'), query), gatewayWire.list, query),
   )
 
-  r.typed(
-    {
-      method: 'get',
-      path: '/gateways/:id/connection',
-      tag,
-      summary:
-        'How the gateway connects: broker URLs, credentials, topics, example mosquitto commands',
-      description: 'As /devices/{id}/connection, for a gateway (its children send through it).',
-      response: DeviceConnection,
-    },
-    async (c, { id }) =>
-      c.json(
-        await onboarding.connection(
-          c.get('tenant'),
-          id,
-          ['gateway'],
-          mayReadSecrets(c.get('caller')),
-        ),
-      ),
-  )
+  connectionRoute(r, deps, ['gateway'], {
+    path: '/gateways/:id/connection',
+    tag,
+    summary:
+      'How the gateway connects: broker URLs, credentials, topics, example mosquitto commands',
+    description: 'As /devices/{id}/connection, for a gateway (its children send through it).',
+  })
 
   r.typed(
     { method: 'get', path: '/gateways/:id', tag, summary: 'Gateway detail', response: Gateway },
@@ -93,20 +71,15 @@ export function gatewayRoutes({ meta, services, endpoints }: Deps, shapes: WireS
       c.json(gatewayWire.detail(await services.gateways.update(actorOf(c), id, body), wireCtx(c))),
   )
 
-  r.typed(
+  removeRoute(
+    r,
     {
-      method: 'delete',
       path: '/gateways',
       tag,
       summary:
         'Delete gateways with everything keyed by them (refused while devices hang off them)',
-      query: IdsQuery,
-      status: 204,
     },
-    async (c, { query }) => {
-      await services.gateways.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
+    (a, ids) => services.gateways.remove(a, ids),
   )
 
   return r

@@ -1,190 +1,120 @@
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { WireShapes } from '../wire/shapes.ts'
+import type { GroupMemberRecord, GroupRecord } from '../../store/fields/products.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { listQuery, type FilterFields } from '../http/paging.ts'
+import type { GroupCreate as Create, GroupUpdate as Update } from '../schemas/groups.ts'
+import type { RecordSerializer } from '../wire/shape.ts'
+import type { ShapesA } from '../wire/shapes.ts'
+import { expandedRoutes, memberRoutes, type WireForm } from './records.ts'
 
 const tag = 'Groups'
 
-export function groupRoutes(deps: Deps, shapes: WireShapes) {
+/** What both variants' groups share: membership bodies and answers, the select helper. */
+type Alike = Pick<
+  ShapesA['groups'],
+  | 'GroupDevicesAdd'
+  | 'GroupDevicesAdded'
+  | 'NotJoinedDevicesQuery'
+  | 'SelectOption'
+  | 'groupDeviceFilters'
+>
+
+/**
+ * The groups of one variant: its forms (detail `D`, list item `L`, member `M`), bodies (whose output the group
+ * service takes), filters, the serializers of `R` (a stored group as the variant answers it, `expand` adding what
+ * the variant shows beside the stored fields) and of members.
+ */
+export interface GroupVariant<
+  R,
+  D extends WireForm,
+  L extends WireForm,
+  M extends WireForm,
+  C extends Create,
+  U extends Update,
+> extends Alike {
+  Group: D
+  GroupListItem: L
+  GroupDevice: M
+  GroupCreate: z.ZodType<C>
+  GroupUpdate: z.ZodType<U>
+  groupFilters: FilterFields
+  groupWire: RecordSerializer<R, { detail: D; list: L }> &
+    Pick<ShapesA['groups']['groupWire'], 'added'>
+  groupDeviceWire: RecordSerializer<GroupMemberRecord, { list: M }>
+  expand(tenant: string, rows: GroupRecord[]): Promise<R[]>
+}
+
+export function groupRoutes<
+  R,
+  D extends WireForm,
+  L extends WireForm,
+  M extends WireForm,
+  C extends Create,
+  U extends Update,
+>(deps: Deps, v: GroupVariant<R, D, L, M, C, U>) {
   const { meta, services } = deps
-  const {
-    Group,
-    GroupCreate,
-    GroupDevice,
-    GroupDevicesAdd,
-    GroupDevicesAdded,
-    GroupListItem,
-    GroupUpdate,
-    NotJoinedDevicesQuery,
-    SelectOption,
-    groupDeviceFilters,
-    groupFilters,
-    groupDeviceWire,
-    groupWire,
-  } = shapes.groups
-  const { expand } = shapes.groups
   const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/groups',
-      tag,
-      summary: 'List groups',
-      query: listQuery(groupFilters),
-      response: Page(GroupListItem),
+  expandedRoutes(r, {
+    tag,
+    path: '/groups',
+    summaries: {
+      list: 'List groups',
+      detail: 'Group detail',
+      create: 'Create a group of one product',
+      update: 'Edit a group',
+      remove: 'Delete groups (refused while they have devices)',
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.groups.list(c.get('tenant'), query)
-      const rows = await expand(meta, c.get('tenant'), items)
-      return c.json(
-        pageOf(
-          rows.map((g) => groupWire.list(g, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    { method: 'get', path: '/groups/:id', tag, summary: 'Group detail', response: Group },
-    async (c, { id }) => {
-      const [group] = await expand(meta, c.get('tenant'), [
-        await meta.groups.get(c.get('tenant'), id),
-      ])
-      return c.json(groupWire.detail(group!, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/groups',
-      tag,
-      summary: 'Create a group of one product',
-      body: GroupCreate,
-      response: Group,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const [created] = await expand(meta, c.get('tenant'), [
-        await services.groups.create(actorOf(c), body),
-      ])
-      return c.json(groupWire.detail(created!, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/groups/:id',
-      tag,
-      summary: 'Edit a group',
-      description:
-        'productID can change only while the group has no devices (422 errors.productID).',
-      body: GroupUpdate,
-      response: Group,
-    },
-    async (c, { id, body }) => {
-      const [updated] = await expand(meta, c.get('tenant'), [
-        await services.groups.update(actorOf(c), id, body),
-      ])
-      return c.json(groupWire.detail(updated!, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/groups',
-      tag,
-      summary: 'Delete groups (refused while they have devices)',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.groups.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
-  memberRoutes(r, deps, shapes.groups)
+    updateNote: 'productID can change only while the group has no devices (422 errors.productID).',
+    detail: v.Group,
+    list: v.GroupListItem,
+    create: v.GroupCreate,
+    update: v.GroupUpdate,
+    filters: v.groupFilters,
+    wire: v.groupWire,
+    expand: v.expand,
+    read: meta.groups,
+    write: services.groups,
+  })
+  groupMemberRoutes(r, deps, v)
   return r
 }
 
 /** The devices of a group and the platform_select helper. */
-function memberRoutes(
+function groupMemberRoutes<M extends WireForm>(
   r: Router,
   { meta, services }: Deps,
-  {
-    GroupDevice,
-    GroupDevicesAdd,
-    GroupDevicesAdded,
-    NotJoinedDevicesQuery,
-    SelectOption,
-    groupDeviceFilters,
-    groupDeviceWire,
-    groupWire,
-  }: WireShapes['groups'],
+  v: Alike & {
+    GroupDevice: M
+    groupDeviceWire: RecordSerializer<GroupMemberRecord, { list: M }>
+    groupWire: Pick<ShapesA['groups']['groupWire'], 'added'>
+  },
 ) {
-  r.typed(
-    {
-      method: 'get',
-      path: '/groups/:id/devices',
-      tag,
+  memberRoutes(r, {
+    tag,
+    path: '/groups/:id/devices',
+    list: {
       summary: 'Devices of a group',
-      query: listQuery(groupDeviceFilters),
-      response: Page(GroupDevice),
+      query: listQuery(v.groupDeviceFilters),
+      form: v.GroupDevice,
+      read: (tenant, id, q) => meta.groups.members.list(tenant, id, q),
+      wire: v.groupDeviceWire.list,
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.groups.members.list(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((d) => groupDeviceWire.list(d, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/groups/:id/devices',
-      tag,
+    add: {
       summary: 'Add devices to a group',
       description:
         "Every id must be a device of the tenant (404 errors.ids) of the group's product (422 errors.ids). " +
         'Adding a member again changes nothing. The answer counts the new members.',
-      body: GroupDevicesAdd,
-      response: GroupDevicesAdded,
-      status: 201,
+      body: v.GroupDevicesAdd,
+      response: v.GroupDevicesAdded,
+      write: (a, id, body) => services.groups.addMembers(a, id, body.ids),
+      wire: v.groupWire.added,
     },
-    async (c, { id, body }) =>
-      c.json(
-        groupWire.added(await services.groups.addMembers(actorOf(c), id, body.ids), wireCtx(c)),
-        201,
-      ),
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/groups/:id/devices',
-      tag,
+    remove: {
       summary: 'Remove devices from a group',
-      query: IdsQuery,
-      status: 204,
+      write: (a, id, ids) => services.groups.removeMembers(a, id, ids),
     },
-    async (c, { id, query }) => {
-      await services.groups.removeMembers(actorOf(c), id, query.ids)
-      return c.body(null, 204)
-    },
-  )
+  })
 
   r.typed(
     {
@@ -193,8 +123,8 @@ function memberRoutes(
       tag,
       summary:
         "Devices of the group's product not in the group (select options, newest first, at most 1000)",
-      query: NotJoinedDevicesQuery,
-      response: z.array(SelectOption),
+      query: v.NotJoinedDevicesQuery,
+      response: z.array(v.SelectOption),
     },
     async (c, { id, query }) =>
       c.json(await meta.groups.members.notJoined(c.get('tenant'), id, query.deviceName_like)),

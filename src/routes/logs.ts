@@ -1,195 +1,110 @@
-import type { Context } from 'hono'
+import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { WireShapes } from '../wire/shapes.ts'
-import type { AppEnv } from '../http/env.ts'
+import type { ListArgs, Page as Found } from '../../store/types.ts'
 import { Router } from '../http/router.ts'
-import { Page, pageOf } from '../http/paging.ts'
-import { wireCtx } from '../http/env.ts'
-import type { Page as StorePage } from '../../store/types.ts'
+import { Page } from '../http/paging.ts'
 import type { Row, WireCtx } from '../wire/shape.ts'
+import type { ShapesA } from '../wire/shapes.ts'
+import { pageJson } from './records.ts'
 
 const tag = 'Logs'
 
-/** A store page → the page envelope, each row through `wire`. */
-function pageJson(
-  c: Context<AppEnv>,
-  { items, count }: StorePage,
-  wire: (row: Row, ctx: WireCtx) => Row,
-  query: { page: number; limit: number },
-) {
-  const ctx = wireCtx(c)
-  return c.json(
-    pageOf(
-      items.map((row) => wire(row, ctx)),
-      count,
-      query,
-    ),
-  )
+type LogsA = ShapesA['logs']
+
+/**
+ * The logs of one variant: Variant A's forms, but for the connection log, which a variant may name its own
+ * way (its query's output is still Variant A's, the stored fields). Log rows are not yet typed records, so
+ * their answers are not checked at compile time (`Router.route`).
+ */
+export type LogVariant = Omit<LogsA, 'ConnectLog' | 'ConnectLogListQuery' | 'connectLogWire'> & {
+  ConnectLog: z.ZodObject
+  ConnectLogListQuery: z.ZodType<z.output<LogsA['ConnectLogListQuery']>>
+  connectLogWire: { list(record: object, ctx: WireCtx): Row }
+}
+
+/** One log list: its path and form, and the page it reads (`id` is the path's, 0 without one). */
+interface LogList {
+  path: string
+  summary: string
+  query: z.ZodType<ListArgs>
+  item: z.ZodType
+  read: (tenant: string, id: number, q: ListArgs) => Promise<Found>
+  wire: (row: Row, ctx: WireCtx) => Row
 }
 
 /** Connection logs, uplink messages and downlink messages: account-wide, per device, per gateway, per group. */
-export function logRoutes({ meta }: Deps, shapes: WireShapes) {
-  const {
-    ConnectLog,
-    ConnectLogListQuery,
-    ControlLog,
-    ControlLogListQuery,
-    Event,
-    EventListQuery,
-    GatewayControlLog,
-    GatewayControlLogListQuery,
-    GatewayEvent,
-    GatewayEventListQuery,
-    GroupControlLog,
-    GroupControlLogListQuery,
-    connectLogWire,
-    controlLogWire,
-    eventWire,
-  } = shapes.logs
-  const r = new Router()
+export function logRoutes({ meta }: Deps, v: LogVariant) {
   const logs = meta.logs
-
-  r.route(
+  const connect = { query: v.ConnectLogListQuery, item: v.ConnectLog, wire: v.connectLogWire.list }
+  const events = { query: v.EventListQuery, item: v.Event, wire: v.eventWire.list }
+  const control = { query: v.ControlLogListQuery, item: v.ControlLog, wire: v.controlLogWire.list }
+  const lists: LogList[] = [
     {
-      method: 'get',
       path: '/device_connect_logs',
-      tag,
       summary: 'Connection logs',
-      query: ConnectLogListQuery,
-      response: Page(ConnectLog),
+      ...connect,
+      read: (t, _id, q) => logs.connectLogs(t, q),
     },
-    async (c, { query }) =>
-      pageJson(c, await logs.connectLogs(c.get('tenant'), query), connectLogWire.list, query),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/device_events',
-      tag,
       summary: 'Uplink messages',
-      query: EventListQuery,
-      response: Page(Event),
+      ...events,
+      read: (t, _, q) => logs.events(t, q),
     },
-    async (c, { query }) =>
-      pageJson(c, await logs.events(c.get('tenant'), query), eventWire.list, query),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/device_control_logs',
-      tag,
       summary: 'Downlink messages',
-      query: ControlLogListQuery,
-      response: Page(ControlLog),
+      ...control,
+      read: (t, _id, q) => logs.controlLogs(t, q),
     },
-    async (c, { query }) =>
-      pageJson(c, await logs.controlLogs(c.get('tenant'), query), controlLogWire.list, query),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/devices/:id/events',
-      tag,
       summary: 'Uplink messages of a device',
-      query: EventListQuery,
-      response: Page(Event),
+      ...events,
+      read: (t, id, q) => logs.deviceEvents(t, id, q),
     },
-    async (c, { id, query }) =>
-      pageJson(c, await logs.deviceEvents(c.get('tenant'), id, query), eventWire.list, query),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/devices/:id/connect_logs',
-      tag,
       summary: 'Connection logs of a device',
-      query: ConnectLogListQuery,
-      response: Page(ConnectLog),
+      ...connect,
+      read: (t, id, q) => logs.deviceConnectLogs(t, id, q),
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await logs.deviceConnectLogs(c.get('tenant'), id, query),
-        connectLogWire.list,
-        query,
-      ),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/devices/:id/control_logs',
-      tag,
       summary: 'Downlink messages of a device',
-      query: ControlLogListQuery,
-      response: Page(ControlLog),
+      ...control,
+      read: (t, id, q) => logs.deviceControlLogs(t, id, q),
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await logs.deviceControlLogs(c.get('tenant'), id, query),
-        controlLogWire.list,
-        query,
-      ),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/gateways/:id/events',
-      tag,
       summary: 'Uplink messages of a gateway',
-      query: GatewayEventListQuery,
-      response: Page(GatewayEvent),
+      query: v.GatewayEventListQuery,
+      item: v.GatewayEvent,
+      wire: v.eventWire.gateway,
+      read: (t, id, q) => logs.deviceEvents(t, id, q, 'gateway'),
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await logs.deviceEvents(c.get('tenant'), id, query, 'gateway'),
-        eventWire.gateway,
-        query,
-      ),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/gateways/:id/control_logs',
-      tag,
       summary: 'Control logs of a gateway (structured payload)',
-      query: GatewayControlLogListQuery,
-      response: Page(GatewayControlLog),
+      query: v.GatewayControlLogListQuery,
+      item: v.GatewayControlLog,
+      wire: v.controlLogWire.gateway,
+      read: (t, id, q) => logs.deviceControlLogs(t, id, q, 'gateway'),
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await logs.deviceControlLogs(c.get('tenant'), id, query, 'gateway'),
-        controlLogWire.gateway,
-        query,
-      ),
-  )
-
-  r.route(
     {
-      method: 'get',
       path: '/groups/:id/control_logs',
-      tag,
       summary: 'Control logs of a group',
-      query: GroupControlLogListQuery,
-      response: Page(GroupControlLog),
+      query: v.GroupControlLogListQuery,
+      item: v.GroupControlLog,
+      wire: v.controlLogWire.group,
+      read: (t, id, q) => logs.groupControlLogs(t, id, q),
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await logs.groupControlLogs(c.get('tenant'), id, query),
-        controlLogWire.group,
-        query,
-      ),
-  )
-
+  ]
+  const r = new Router()
+  for (const { path, summary, query, item, read, wire } of lists)
+    r.route(
+      { method: 'get', path, tag, summary, query, response: Page(item) },
+      async (c, { id, query }) => pageJson(c, await read(c.get('tenant'), id, query), wire, query),
+    )
   return r
 }

@@ -1,16 +1,15 @@
 import type { Deps } from '../deps.ts'
-import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
+import { listQuery, Page } from '../http/paging.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
-import { policyBindingRoutes } from './policy-devices.ts'
+import { pageJson, removeRoute, type WireForm } from './records.ts'
+import { policyBindingRoutes, type PolicyVariant } from './policy-devices.ts'
 
 const tag = 'Policies'
 
-export function policyRoutes(deps: Deps, shapes: WireShapes) {
+export function policyRoutes<P extends WireForm>(deps: Deps, v: PolicyVariant<P>) {
   const { meta, services } = deps
-  const { Policy, PolicyCreate, PolicyListItem, PolicyUpdate, policyFilters, policyWire } =
-    shapes.policies
+  const { Policy, PolicyCreate, PolicyListItem, PolicyUpdate, policyFilters, policyWire } = v
   const r = new Router()
 
   r.typed(
@@ -22,16 +21,8 @@ export function policyRoutes(deps: Deps, shapes: WireShapes) {
       query: listQuery(policyFilters),
       response: Page(PolicyListItem),
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.policies.list(c.get('tenant'), query)
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
+    async (c, { query }) =>
+      pageJson(c, await meta.policies.list(c.get('tenant'), query), policyWire.list, query),
   )
 
   r.typed(
@@ -73,21 +64,12 @@ export function policyRoutes(deps: Deps, shapes: WireShapes) {
     },
   )
 
-  r.typed(
-    {
-      method: 'delete',
-      path: '/policies',
-      tag,
-      summary: 'Delete policies (refused while bound to devices)',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.policies.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
+  removeRoute(
+    r,
+    { path: '/policies', tag, summary: 'Delete policies (refused while bound to devices)' },
+    (a, ids) => services.policies.remove(a, ids),
   )
 
-  policyBindingRoutes(r, deps, shapes)
+  policyBindingRoutes(r, deps, v)
   return r
 }

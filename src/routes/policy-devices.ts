@@ -1,86 +1,67 @@
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
+import type { PolicyDeviceRecord } from '../../store/fields/access.ts'
 import type { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
-import type { WireShapes } from '../wire/shapes.ts'
+import { listQuery, Page } from '../http/paging.ts'
+import type { RecordSerializer } from '../wire/shape.ts'
+import type { ShapesA } from '../wire/shapes.ts'
+import { memberRoutes, pageIn, pageJson, type WireForm } from './records.ts'
 
 const tag = 'Policies'
+
+type PoliciesA = ShapesA['policies']
+
+/**
+ * The policies of one variant: Variant A's forms, but for the device bound to a policy (`P`, and its
+ * serializer), which a variant may show its own way.
+ */
+export type PolicyVariant<P extends WireForm> = Omit<
+  PoliciesA,
+  'PolicyDevice' | 'policyDeviceWire'
+> & {
+  PolicyDevice: P
+  policyDeviceWire: RecordSerializer<PolicyDeviceRecord, { bound: P }> &
+    Pick<PoliciesA['policyDeviceWire'], 'candidate'>
+}
+
 /** Bindings of policies and devices, from the policy side. */
-export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes: WireShapes) {
-  const {
-    DevicePoliciesBind,
-    Policy,
-    PolicyCandidateDevice,
-    PolicyDevice,
-    PolicyDevicesBind,
-    PolicyListItem,
-    policyCandidateFilters,
-    policyDeviceFilters,
-    policyFilters,
-    policyDeviceWire,
-    policyWire,
-  } = shapes.policies
-  const candidateQuery = listQuery(policyCandidateFilters, {
+export function policyBindingRoutes<P extends WireForm>(
+  r: Router,
+  { meta, services }: Deps,
+  v: PolicyVariant<P>,
+) {
+  const { PolicyCandidateDevice, policyDeviceWire } = v
+  const candidateQuery = listQuery(v.policyCandidateFilters, {
     extra: { groupName_like: z.string().optional() },
   })
-  r.typed(
-    {
-      method: 'get',
-      path: '/policies/:id/devices',
-      tag,
+  memberRoutes(r, {
+    tag,
+    path: '/policies/:id/devices',
+    list: {
       summary: 'Devices bound to a policy',
-      query: listQuery(policyDeviceFilters),
-      response: Page(PolicyDevice),
+      query: listQuery(v.policyDeviceFilters),
+      form: v.PolicyDevice,
+      read: (tenant, id, q) => meta.policies.bindings.devices(tenant, id, q),
+      wire: policyDeviceWire.bound,
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.devices(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((d) => policyDeviceWire.bound(d, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/policies/:id/devices',
-      tag,
+    add: {
       summary: 'Bind devices to a policy',
       description:
         'Idempotent; unknown or foreign ids are 404 errors.devicesIntID. ' +
         'Answers the policy (its mqtt_acl lists the bound devices).',
-      body: PolicyDevicesBind,
-      response: Policy,
-      status: 201,
+      body: v.PolicyDevicesBind,
+      response: v.Policy,
+      async write(a, id, body) {
+        await services.policyBindings.bindDevices(a, id, body.devicesIntID)
+        return meta.policies.get(a.tenant, id)
+      },
+      wire: v.policyWire.detail,
     },
-    async (c, { id, body }) => {
-      await services.policyBindings.bindDevices(actorOf(c), id, body.devicesIntID)
-      return c.json(
-        policyWire.detail(await meta.policies.get(c.get('tenant'), id), wireCtx(c)),
-        201,
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/policies/:id/devices',
-      tag,
+    remove: {
       summary: 'Unbind devices from a policy',
-      query: IdsQuery,
-      status: 204,
+      write: (a, id, ids) => services.policyBindings.unbindDevices(a, id, ids),
     },
-    async (c, { id, query }) => {
-      await services.policyBindings.unbindDevices(actorOf(c), id, query.ids)
-      return c.body(null, 204)
-    },
-  )
+  })
 
   r.typed(
     {
@@ -94,94 +75,60 @@ export function policyBindingRoutes(r: Router, { meta, services }: Deps, shapes:
     },
     async (c, { id, query }) => {
       const groupLike = query.raw.groupName_like as string | undefined
-      const bindings = meta.policies.bindings
-      const { items, count } = await bindings.candidateDevices(
+      const page = await meta.policies.bindings.candidateDevices(
         c.get('tenant'),
         id,
         query,
         groupLike || undefined,
       )
-      return c.json(
-        pageOf(
-          items.map((d) => policyDeviceWire.candidate(d, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
+      return pageJson(c, page, policyDeviceWire.candidate, query)
     },
   )
 
-  deviceSideRoutes(r, { meta, services }, shapes.policies)
+  deviceSideRoutes(r, { meta, services }, v)
 }
 
 /** Bindings of policies and devices, from the device side (`/devices/:id/policies`). */
 function deviceSideRoutes(
   r: Router,
   { meta, services }: Pick<Deps, 'meta' | 'services'>,
-  { DevicePoliciesBind, PolicyListItem, policyFilters, policyWire }: WireShapes['policies'],
+  {
+    DevicePoliciesBind,
+    PolicyListItem,
+    policyFilters,
+    policyWire,
+  }: Pick<PoliciesA, 'DevicePoliciesBind' | 'PolicyListItem' | 'policyFilters' | 'policyWire'>,
 ) {
-  r.typed(
-    {
-      method: 'get',
-      path: '/devices/:id/policies',
-      tag,
+  const bindings = meta.policies.bindings
+  /** The first page of a device's policies, as a bind answers it. */
+  const first = { page: 1, limit: 10, filters: [] }
+  memberRoutes(r, {
+    tag,
+    path: '/devices/:id/policies',
+    list: {
       summary: 'Policies bound to a device',
       query: listQuery(policyFilters),
-      response: Page(PolicyListItem),
+      form: PolicyListItem,
+      read: (tenant, id, q) => bindings.policies(tenant, id, q),
+      wire: policyWire.list,
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/devices/:id/policies',
-      tag,
+    add: {
       summary: 'Bind policies to a device',
       description:
         'Idempotent; unknown or foreign ids are 404 errors.ids. Answers the first page of the device policies.',
       body: DevicePoliciesBind,
       response: Page(PolicyListItem),
-      status: 201,
+      async write(a, id, body) {
+        await services.policyBindings.bindPolicies(a, id, body.ids)
+        return bindings.policies(a.tenant, id, first)
+      },
+      wire: (page, ctx) => pageIn(page, policyWire.list, ctx, first),
     },
-    async (c, { id, body }) => {
-      await services.policyBindings.bindPolicies(actorOf(c), id, body.ids)
-      const query = { page: 1, limit: 10, filters: [] }
-      const { items, count } = await meta.policies.bindings.policies(c.get('tenant'), id, query)
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-        201,
-      )
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/devices/:id/policies',
-      tag,
+    remove: {
       summary: 'Unbind policies from a device',
-      query: IdsQuery,
-      status: 204,
+      write: (a, id, ids) => services.policyBindings.unbindPolicies(a, id, ids),
     },
-    async (c, { id, query }) => {
-      await services.policyBindings.unbindPolicies(actorOf(c), id, query.ids)
-      return c.body(null, 204)
-    },
-  )
+  })
 
   r.typed(
     {
@@ -192,19 +139,12 @@ function deviceSideRoutes(
       query: listQuery(policyFilters),
       response: Page(PolicyListItem),
     },
-    async (c, { id, query }) => {
-      const { items, count } = await meta.policies.bindings.candidatePolicies(
-        c.get('tenant'),
-        id,
+    async (c, { id, query }) =>
+      pageJson(
+        c,
+        await bindings.candidatePolicies(c.get('tenant'), id, query),
+        policyWire.list,
         query,
-      )
-      return c.json(
-        pageOf(
-          items.map((p) => policyWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
+      ),
   )
 }

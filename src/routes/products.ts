@@ -1,98 +1,60 @@
+import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { WireShapes } from '../wire/shapes.ts'
+import type { ProductRecord } from '../../store/fields/products.ts'
 import { Router } from '../http/router.ts'
-import { IdsQuery, listQuery, Page, pageOf } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import type { FilterFields } from '../http/paging.ts'
+import type { ProductCreate as Create, ProductUpdate as Update } from '../schemas/products.ts'
+import type { RecordSerializer } from '../wire/shape.ts'
+import { expandedRoutes, type WireForm } from './records.ts'
 
-const tag = 'Products'
+/**
+ * The products of one variant: its forms (detail `D`, list item `L`), bodies (whose output the product service
+ * takes), filters, and the serializers of `R`, a stored product as the variant answers it (`expand` adds what
+ * the variant shows beside the stored fields).
+ */
+export interface ProductVariant<
+  R,
+  D extends WireForm,
+  L extends WireForm,
+  C extends Create,
+  U extends Update,
+> {
+  Product: D
+  ProductListItem: L
+  ProductCreate: z.ZodType<C>
+  ProductUpdate: z.ZodType<U>
+  productFilters: FilterFields
+  productWire: RecordSerializer<R, { detail: D; list: L }>
+  expand(tenant: string, rows: ProductRecord[]): Promise<R[]>
+}
 
-export function productRoutes({ meta, services }: Deps, shapes: WireShapes) {
-  const { Product, ProductCreate, ProductListItem, ProductUpdate, productFilters, productWire } =
-    shapes.products
-  const { expand } = shapes.products
+export function productRoutes<
+  R,
+  D extends WireForm,
+  L extends WireForm,
+  C extends Create,
+  U extends Update,
+>({ meta, services }: Deps, v: ProductVariant<R, D, L, C, U>) {
   const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/products',
-      tag,
-      summary: 'List products',
-      query: listQuery(productFilters),
-      response: Page(ProductListItem),
+  expandedRoutes(r, {
+    tag: 'Products',
+    path: '/products',
+    summaries: {
+      list: 'List products',
+      detail: 'Product detail',
+      create: 'Create a product',
+      update: 'Edit a product',
+      remove: 'Delete products (refused while used)',
     },
-    async (c, { query }) => {
-      const { items, count } = await meta.products.list(c.get('tenant'), query)
-      const rows = await expand(meta, c.get('tenant'), items)
-      return c.json(
-        pageOf(
-          rows.map((p) => productWire.list(p, wireCtx(c))),
-          count,
-          query,
-        ),
-      )
-    },
-  )
-
-  r.typed(
-    { method: 'get', path: '/products/:id', tag, summary: 'Product detail', response: Product },
-    async (c, { id }) => {
-      const [product] = await expand(meta, c.get('tenant'), [
-        await meta.products.get(c.get('tenant'), id),
-      ])
-      return c.json(productWire.detail(product!, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/products',
-      tag,
-      summary: 'Create a product',
-      body: ProductCreate,
-      response: Product,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const [created] = await expand(meta, c.get('tenant'), [
-        await services.products.create(actorOf(c), body),
-      ])
-      return c.json(productWire.detail(created!, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/products/:id',
-      tag,
-      summary: 'Edit a product',
-      body: ProductUpdate,
-      response: Product,
-    },
-    async (c, { id, body }) => {
-      const [updated] = await expand(meta, c.get('tenant'), [
-        await services.products.update(actorOf(c), id, body),
-      ])
-      return c.json(productWire.detail(updated!, wireCtx(c)))
-    },
-  )
-
-  r.typed(
-    {
-      method: 'delete',
-      path: '/products',
-      tag,
-      summary: 'Delete products (refused while used)',
-      query: IdsQuery,
-      status: 204,
-    },
-    async (c, { query }) => {
-      await services.products.remove(actorOf(c), query.ids)
-      return c.body(null, 204)
-    },
-  )
-
+    detail: v.Product,
+    list: v.ProductListItem,
+    create: v.ProductCreate,
+    update: v.ProductUpdate,
+    filters: v.productFilters,
+    wire: v.productWire,
+    expand: v.expand,
+    read: meta.products,
+    write: services.products,
+  })
   return r
 }

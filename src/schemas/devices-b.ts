@@ -90,7 +90,7 @@ const {
   ...describedStrings
 } = describedFields
 
-/** The descriptive body fields of Variant B (src/services/device-access-b.ts passes them on as they are). */
+/** The descriptive body fields of Variant B (src/http/variant-b/devices.ts passes them on as they are). */
 export const described = { ...describedStrings, location: text(500) }
 
 /**

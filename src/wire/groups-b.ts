@@ -5,14 +5,17 @@ import {
   type GroupRecord,
 } from '../../store/fields/products.ts'
 import { Group, GroupDevice, GroupListItem } from '../schemas/groups-b.ts'
-import { deviceTypeB } from '../services/device-access-b.ts'
-import type { DeviceRefs } from '../services/members-b.ts'
+import { deviceTypeB } from './devices-b.ts'
 import { groupAddedWire } from './groups.ts'
+import type { DeviceRefs } from './products-b.ts'
 import { recordSerializer, wireSpecOf, type WireCtx } from './shape.ts'
 
-/** Group forms of Variant B; `devices` comes from src/services/members-b.ts. */
+/** A group as Variant B answers it: with its members' record ids. */
+export type GroupRecordB = GroupRecord & DeviceRefs
+
+/** Group forms of Variant B (the refs come from src/http/variant-b/members.ts). */
 export const groupWire = {
-  ...recordSerializer<GroupRecord & Partial<DeviceRefs>>()(
+  ...recordSerializer<GroupRecordB>()(
     { detail: Group, list: GroupListItem },
     wireSpecOf(GROUP_TABLE),
   ),

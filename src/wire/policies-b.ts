@@ -1,6 +1,6 @@
 import { POLICY_DEVICE_TABLE, type PolicyDeviceRecord } from '../../store/fields/access.ts'
 import { PolicyDevice } from '../schemas/policies-b.ts'
-import { deviceTypeB } from '../services/device-access-b.ts'
+import { deviceTypeB } from './devices-b.ts'
 import { policyDeviceWire as policyDeviceWireA } from './policies.ts'
 import { recordSerializer, wireSpecOf, type WireCtx } from './shape.ts'
 

@@ -42,161 +42,92 @@ import * as tasksWire from './tasks.ts'
 import * as telemetrySchemas from '../schemas/telemetry.ts'
 import * as webhooksSchemas from '../schemas/webhooks.ts'
 import * as webhooksWire from './webhooks.ts'
-import type { z } from 'zod'
-import type { FilterFields } from '../http/paging.ts'
-import { deviceAccessA } from '../services/device-access.ts'
-import { deviceAccessB } from '../services/device-access-b.ts'
 import * as devicesSchemasB from '../schemas/devices-b.ts'
 import * as devicesWireB from './devices-b.ts'
 import * as productsSchemasB from '../schemas/products-b.ts'
 import * as productsWireB from './products-b.ts'
 import * as groupsSchemasB from '../schemas/groups-b.ts'
 import * as groupsWireB from './groups-b.ts'
-import { withGroupDevices, withProductDevices } from '../services/members-b.ts'
 import * as logsSchemasB from '../schemas/logs-b.ts'
 import * as logsWireB from './logs-b.ts'
 import * as commandsSchemasB from '../schemas/commands-b.ts'
 import * as policiesSchemasB from '../schemas/policies-b.ts'
 import * as policiesWireB from './policies-b.ts'
-import type { MetaStore } from '../../store/types.ts'
 
-/** Records as stored: nothing to add. */
-const asStored = async <R extends { id: number }>(
-  _meta: MetaStore,
-  _tenant: string,
-  rows: R[],
-): Promise<R[]> => rows
+/** The kinds of stored record `/devices/{id}` addresses. */
+const kinds = (...k: Array<'device' | 'gateway'>): readonly ('device' | 'gateway')[] => k
 
 /**
  * The wire shapes of the API, chosen in this one place: for each resource its request schemas (create, edit,
  * list filters), its response schemas and its serializers. Route modules receive them as a parameter and never
  * import schemas or serializers themselves, so that another shape of the same API can be served by the same
- * routes and services. Where a shape needs more than schemas and serializers it brings hooks: `devices.access`
- * (how device reads and writes map onto the stores and services) and `products.expand`/`groups.expand` (what a
- * read adds to stored rows); Variant A's are the plain calls.
+ * routes and services. What a variant does beyond schemas and serializers (how its bodies and records map onto
+ * the services and stores) is not here but at the route edge: src/routes/variants.ts mounts the routes whose
+ * shape varies over Variant A's plain calls or Variant B's adapter (src/http/variant-b/).
  */
 export const shapesA = {
+  variant: 'A' as const,
+  deviceTransfer: deviceTransferSchemas,
   accounts: { ...accountsSchemas, ...accountsWire },
   alerts: { ...alertsSchemas, ...alertsWire },
   alertRules: { ...alertRulesSchemas, ...alertRulesWire },
   appTemplates: { ...appTemplatesSchemas, ...appTemplatesWire },
+  emqx: emqxSchemas,
+  ingest: ingestSchemas,
   certs: { ...certsSchemas, ...certsWire },
-  commands: { ...commandsSchemas, ...commandsWire },
   dataPoints: { ...dataPointsSchemas, ...dataPointsWire },
   dataStreams: { ...dataStreamsSchemas, ...dataStreamsWire },
-  deviceTransfer: { ...deviceTransferSchemas },
-  devices: {
-    ...devicesSchemas,
-    ...devicesWire,
-    access: deviceAccessA,
-    /** The records `/devices/{id}` addresses: devices only (gateways have their own paths). */
-    deviceKinds: ['device'] as readonly ('device' | 'gateway')[],
-  },
-  emqx: { ...emqxSchemas },
   gateways: { ...gatewaysSchemas, ...gatewaysWire },
-  groups: { ...groupsSchemas, ...groupsWire, expand: asStored },
-  ingest: { ...ingestSchemas },
-  logs: { ...logsSchemas, ...logsWire },
   metrics: { ...metricsSchemas, ...metricsWire },
-  policies: { ...policiesSchemas, ...policiesWire },
   productResources: { ...productResourcesSchemas, ...productResourcesWire },
-  products: { ...productsSchemas, ...productsWire, expand: asStored },
+  telemetry: telemetrySchemas,
   schedules: { ...schedulesSchemas, ...schedulesWire },
   subscriptions: { ...subscriptionsSchemas, ...subscriptionsWire },
   tasks: { ...tasksSchemas, ...tasksWire },
-  telemetry: { ...telemetrySchemas },
   webhooks: { ...webhooksSchemas, ...webhooksWire },
-}
-
-type ShapesA = typeof shapesA
-
-/**
- * A resource's shape as a variant may vary it: `Forms` (responses, or bodies only the variant's own code reads)
- * any zod schema, `Bodies` any schema with the output of Variant A's (the variant's schema maps onto it),
- * `Filters` any list filters.
- */
-type Varies<
-  T,
-  Forms extends keyof T,
-  Bodies extends keyof T = never,
-  Filters extends keyof T = never,
-> = Omit<T, Forms | Bodies | Filters> & { [P in Forms]: z.ZodType } & {
-  [P in Bodies]: T[P] extends z.ZodType ? z.ZodType<z.output<T[P]>> : never
-} & { [P in Filters]: FilterFields }
-
-/**
- * A resource whose `Keys` (forms, bodies, filters, serializers) each variant declares its own way: routes see
- * either variant's, so a typed route (src/http/router.ts `typed`) checks its answer against both.
- */
-type Either<A, B, Keys extends keyof A & keyof B> = Omit<A, Keys> & { [P in Keys]: A[P] | B[P] }
-
-const productsB = { ...productsSchemasB, ...productsWireB }
-const groupsB = { ...groupsSchemasB, ...groupsWireB }
-const policiesB = { ...policiesSchemasB, ...policiesWireB }
-const devicesB = { ...devicesSchemasB, ...devicesWireB, access: deviceAccessB }
-
-/** What routes may rely on: Variant A's shapes, with what Variant B shapes its own way loosened. */
-export type WireShapes = Omit<
-  ShapesA,
-  'devices' | 'products' | 'groups' | 'logs' | 'commands' | 'policies'
-> & {
-  logs: Varies<ShapesA['logs'], 'ConnectLog', 'ConnectLogListQuery'>
-  commands: Varies<ShapesA['commands'], never, 'DevicePublish' | 'GroupPublish'>
-  policies: Either<ShapesA['policies'], typeof policiesB, 'PolicyDevice' | 'policyDeviceWire'>
-  devices: Either<
-    ShapesA['devices'],
-    typeof devicesB,
-    | 'Device'
-    | 'DeviceListItem'
-    | 'DeviceWrite'
-    | 'DeviceCreate'
-    | 'DeviceUpdate'
-    | 'deviceFilters'
-    | 'deviceWire'
-    | 'access'
-  >
-  products: Either<
-    ShapesA['products'],
-    typeof productsB,
-    | 'Product'
-    | 'ProductListItem'
-    | 'ProductCreate'
-    | 'ProductUpdate'
-    | 'productFilters'
-    | 'productWire'
-  >
-  groups: Either<
-    ShapesA['groups'],
-    typeof groupsB,
-    | 'Group'
-    | 'GroupListItem'
-    | 'GroupDevice'
-    | 'GroupCreate'
-    | 'GroupUpdate'
-    | 'groupFilters'
-    | 'groupWire'
-    | 'groupDeviceWire'
-  >
+  // the resources Variant B shapes its own way (shapesB)
+  devices: {
+    ...devicesSchemas,
+    ...devicesWire,
+    /** The records `/devices/{id}` addresses: devices only (gateways have their own paths). */
+    deviceKinds: kinds('device'),
+  },
+  products: { ...productsSchemas, ...productsWire },
+  groups: { ...groupsSchemas, ...groupsWire },
+  logs: { ...logsSchemas, ...logsWire },
+  commands: { ...commandsSchemas, ...commandsWire },
+  policies: { ...policiesSchemas, ...policiesWire },
 }
 
 /**
  * Variant B, the earlier, simpler shape of devices, products, groups, logs, commands and policy bindings; every
  * other resource as in Variant A.
  */
-export const shapesB: WireShapes = {
+export const shapesB = {
   ...shapesA,
+  variant: 'B' as const,
   devices: {
     ...shapesA.devices,
-    ...devicesB,
+    ...devicesSchemasB,
+    deviceWire: devicesWireB.deviceWire,
     /** A Variant B device may be a gateway (deviceType 1). */
-    deviceKinds: ['device', 'gateway'],
+    deviceKinds: kinds('device', 'gateway'),
   },
-  products: { ...shapesA.products, ...productsB, expand: withProductDevices },
-  groups: { ...shapesA.groups, ...groupsB, expand: withGroupDevices },
+  products: { ...shapesA.products, ...productsSchemasB, ...productsWireB },
+  groups: { ...shapesA.groups, ...groupsSchemasB, ...groupsWireB },
   logs: { ...shapesA.logs, ...logsSchemasB, ...logsWireB },
   commands: { ...shapesA.commands, ...commandsSchemasB },
-  policies: { ...shapesA.policies, ...policiesB },
+  policies: { ...shapesA.policies, ...policiesSchemasB, ...policiesWireB },
 }
+
+export type ShapesA = typeof shapesA
+export type ShapesB = typeof shapesB
+
+/**
+ * The shapes of one variant. Route modules of the resources both variants serve alike read them as they are; the
+ * routes whose shape varies are mounted per variant (src/routes/variants.ts), each checked against its own.
+ */
+export type WireShapes = ShapesA | ShapesB
 
 /** The shapes the service serves: API_VARIANT's. */
 export function wireShapes(variant: 'A' | 'B' = 'A'): WireShapes {

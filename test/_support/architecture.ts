@@ -38,6 +38,8 @@ export type Rule =
   | 'files import each other in a circle'
   | 'console imports the server'
   | 'domain code imports the HTTP error'
+  | 'services import an API variant'
+  | 'wire shapes import services'
 
 export const RULES: readonly Rule[] = [
   'http layer imports a store adapter',
@@ -50,6 +52,8 @@ export const RULES: readonly Rule[] = [
   'files import each other in a circle',
   'console imports the server',
   'domain code imports the HTTP error',
+  'services import an API variant',
+  'wire shapes import services',
 ]
 
 /** One import breaking one rule. */
@@ -65,6 +69,12 @@ const under = (path: string | undefined, ...dirs: string[]) =>
   path !== undefined && dirs.some((d) => path.startsWith(`${d}/`))
 
 const ADAPTERS = ['store/libsql', 'store/influx']
+
+/** Variant B's adapter at the route edge: it maps Variant B onto the services, never the other way. */
+const VARIANT_B = 'src/http/variant-b'
+/** A Variant B module: the adapter, or a `*-b.ts` schema or serializer. */
+const isVariantB = (path: string | undefined) =>
+  path !== undefined && (under(path, VARIANT_B) || /^src\/.*-b\.ts$/.test(path))
 
 /**
  * Each driver package and the only folder (or file) that may import it (hono, which has folders it may not enter,
@@ -111,6 +121,16 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
     out.push({
       rule: 'domain code imports the HTTP error',
       why: `${path}: throw the domain errors of src/kernel/errors.ts`,
+    })
+  if (under(file, 'src/services') && isVariantB(path))
+    out.push({
+      rule: 'services import an API variant',
+      why: `${path}: services take Variant A's typed inputs; map Variant B in ${VARIANT_B}/`,
+    })
+  if (under(file, 'src/wire') && (under(path, 'src/services') || under(path, VARIANT_B)))
+    out.push({
+      rule: 'wire shapes import services',
+      why: `${path}: shapes are schemas and serializers; calls belong at the route edge`,
     })
   if (under(file, 'src/console')) {
     if (pkg !== undefined && !CONSOLE_PACKAGES.includes(pkg))

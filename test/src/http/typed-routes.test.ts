@@ -13,6 +13,10 @@ import { PRODUCT_TABLE, type ProductRecord } from '../../../store/fields/product
 import { productWire } from '../../../src/wire/products.ts'
 import { Product } from '../../../src/schemas/products.ts'
 import { ApiError } from '../../../src/errors.ts'
+import type { Deps } from '../../../src/deps.ts'
+import { productRoutes } from '../../../src/routes/products.ts'
+import { groupRoutes } from '../../../src/routes/groups.ts'
+import { shapesA, shapesB } from '../../../src/wire/shapes.ts'
 
 const Thing = z.object({ id: z.number(), name: z.string() })
 const def = {
@@ -47,6 +51,18 @@ r.typed({ ...def, response: Product }, (c) => c.json({} as ProductRecord))
 recordSerializer<ProductRecord>()({ detail: z.object({ nope: z.string() }) }, {})
 // @ts-expect-error a request field whose output is not what the table stores
 requestSchema(PRODUCT_TABLE, { productName: z.number() })
+// The routes whose shape varies are checked per variant (src/routes/variants.ts); never called here.
+export const variants = (deps: Deps) => [
+  productRoutes(deps, { ...shapesA.products, expand: async (_t, rows) => rows }),
+  // @ts-expect-error Variant B's product forms over stored records, without the devices B answers
+  productRoutes(deps, { ...shapesB.products, expand: async (_t, rows) => rows }),
+  // @ts-expect-error Variant A's group forms with Variant B's members
+  groupRoutes(deps, {
+    ...shapesA.groups,
+    GroupDevice: shapesB.groups.GroupDevice,
+    expand: async (_t, r) => r,
+  }),
+]
 // An untyped route still compiles with any Response (routes migrate one file at a time).
 r.route(def, (c) => c.json({ anything: true }))
 

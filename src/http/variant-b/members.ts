@@ -1,19 +1,17 @@
 /** Variant B's `devices: [{id}]` of products and groups: the record ids of their devices, oldest first. */
-import type { MetaStore } from '../../store/types.ts'
+import type { GroupRecord, ProductRecord } from '../../../store/fields/products.ts'
+import type { MetaStore } from '../../../store/types.ts'
+import type { ProductRecordB } from '../../wire/products-b.ts'
+import type { GroupRecordB } from '../../wire/groups-b.ts'
 
 const ALL = 1_000_000
 
-/** What Variant B adds to a product or group record. */
-export interface DeviceRefs {
-  devices: Array<{ id: number }>
-}
-
 /** Adds `devices` to each product record (and counts them): its devices and gateways. */
-export async function withProductDevices<R extends { id: number }>(
-  meta: MetaStore,
+export async function withProductDevices(
+  meta: Pick<MetaStore, 'devices'>,
   tenant: string,
-  rows: R[],
-): Promise<Array<R & DeviceRefs & { deviceCount: number }>> {
+  rows: ProductRecord[],
+): Promise<ProductRecordB[]> {
   if (!rows.length) return []
   const ids = rows.map((r) => r.id)
   const { items } = await meta.devices.list(
@@ -36,11 +34,11 @@ export async function withProductDevices<R extends { id: number }>(
 }
 
 /** Adds `devices` to each group record: its members. */
-export async function withGroupDevices<R extends { id: number }>(
-  meta: MetaStore,
+export async function withGroupDevices(
+  meta: Pick<MetaStore, 'groups'>,
   tenant: string,
-  rows: R[],
-): Promise<Array<R & DeviceRefs>> {
+  rows: GroupRecord[],
+): Promise<GroupRecordB[]> {
   return Promise.all(
     rows.map(async (r) => {
       const { items } = await meta.groups.members.list(tenant, r.id, {

@@ -1,19 +1,22 @@
 /**
- * Devices in Variant B. A Variant B gateway (deviceType 1) is stored as a gateway, so the broker and ingest treat
- * its credentials as a gateway's (it may send for the devices hanging off it); terminals (0) and smartphones (2)
- * are devices of deviceType 1 and 3. Reads list both kinds together and answer Variant B's field names.
+ * Devices in Variant B over Variant A's device and gateway services. A Variant B gateway (deviceType 1) is stored
+ * as a gateway, so the broker and ingest treat its credentials as a gateway's (it may send for the devices hanging
+ * off it); terminals (0) and smartphones (2) are devices of deviceType 1 and 3. Reads list both kinds together
+ * and answer Variant B's field names (src/wire/devices-b.ts).
  */
-import { hostPort } from '../kernel/endpoints.ts'
-import type { DeviceRecord, Filter, ListArgs } from '../../store/types.ts'
-import { Invalid, NotFound } from '../kernel/errors.ts'
-import type { DeviceUpdate } from '../schemas/devices.ts'
-import type { GatewayUpdate } from '../schemas/gateways.ts'
+import type { Deps } from '../../deps.ts'
+import { hostPort } from '../../kernel/endpoints.ts'
+import type { Filter, ListArgs } from '../../../store/types.ts'
+import { Invalid, NotFound } from '../../kernel/errors.ts'
+import type { DeviceAccess } from '../../routes/devices.ts'
+import type { DeviceUpdate } from '../../schemas/devices.ts'
+import type { GatewayUpdate } from '../../schemas/gateways.ts'
 import {
   described as describedB,
   type DeviceCreateB,
   type DeviceUpdateB,
-} from '../schemas/devices-b.ts'
-import type { DeviceAccess, DeviceAccessDeps } from './device-access.ts'
+} from '../../schemas/devices-b.ts'
+import { deviceTypeB, recordB, type Brokers, type DeviceRecordB } from '../../wire/devices-b.ts'
 
 type Kind = 'device' | 'gateway'
 
@@ -22,50 +25,6 @@ const STORED: Record<number, { kind: Kind; deviceType: number | null }> = {
   0: { kind: 'device', deviceType: 1 },
   1: { kind: 'gateway', deviceType: null },
   2: { kind: 'device', deviceType: 3 },
-}
-
-/** The Variant B deviceType of a stored row (a device, a gateway read with the device columns, a member). */
-export function deviceTypeB(row: { kind?: unknown; deviceType?: unknown }): number {
-  if (row.kind === 'gateway') return 1
-  return Number(row.deviceType) === 3 ? 2 : 0
-}
-
-/** Variant B's location is a string: a stored string as it is, stored JSON as its text. */
-function locationText(stored: unknown): string | null {
-  if (stored === null || stored === undefined) return null
-  let v: unknown = stored
-  if (typeof stored === 'string') {
-    try {
-      v = JSON.parse(stored)
-    } catch {
-      return stored
-    }
-  }
-  return typeof v === 'string' ? v : JSON.stringify(v)
-}
-
-/** The broker addresses a Variant B detail answers: host:port, null when that listener does not exist. */
-type Brokers = Record<
-  'mqttBroker' | 'mqttsBroker' | 'mqttssBroker' | 'coapBroker' | 'coapsBroker' | 'coapssBroker',
-  string | null
->
-
-/**
- * A stored device (device columns, any kind) in Variant B's fields: its deviceType as Variant B's code, `status`,
- * `location` as text, the broker addresses in details. What Variant B adds is optional, so a stored record is one.
- */
-export type DeviceRecordB = DeviceRecord & Partial<{ status: number } & Brokers>
-
-/** A stored record (device columns, any kind) → Variant B's fields; the broker addresses when `brokers` is given. */
-export function rowB(row: DeviceRecord, brokers?: Brokers): DeviceRecordB {
-  return {
-    ...row,
-    deviceType: deviceTypeB(row),
-    status: row.deviceStatus,
-    gateway: row.kind === 'gateway' ? null : (row.gateway ?? null),
-    location: locationText(row.location),
-    ...brokers,
-  }
 }
 
 type Described = Pick<DeviceCreateB, keyof typeof describedB>
@@ -116,7 +75,11 @@ export function deviceAccessB({
   meta,
   services,
   endpoints,
-}: DeviceAccessDeps): DeviceAccess<DeviceRecordB> {
+}: Pick<Deps, 'meta' | 'services' | 'endpoints'>): DeviceAccess<
+  DeviceRecordB,
+  DeviceCreateB,
+  DeviceUpdateB
+> {
   const brokers: Brokers = {
     mqttBroker: hostPort(endpoints.mqtt),
     mqttsBroker: hostPort(endpoints.mqtts),
@@ -127,20 +90,19 @@ export function deviceAccessB({
     coapssBroker: null,
   }
   const get = async (tenant: string, id: number) =>
-    rowB(await meta.devices.getAny(tenant, id), brokers)
+    recordB(await meta.devices.getAny(tenant, id), brokers)
 
   return {
     async list(tenant: string, query: ListArgs, opts: { groupID?: string }) {
       const { filters, kinds } = byType(query.filters)
       if (kinds.length === 0) return { items: [], count: 0 }
       const page = await meta.devices.list(tenant, { ...query, filters }, { ...opts, kinds })
-      return { ...page, items: page.items.map((r) => rowB(r)) }
+      return { ...page, items: page.items.map((r) => recordB(r)) }
     },
 
     get,
 
-    async create(a, input) {
-      const body = input as DeviceCreateB
+    async create(a, body) {
       const { kind, deviceType } = STORED[body.deviceType]!
       const credentials = {
         deviceID: body.deviceID,
@@ -172,8 +134,7 @@ export function deviceAccessB({
       return get(a.tenant, Number((await services.devices.create(a, device)).id))
     },
 
-    async update(a, id, input) {
-      const body = input as DeviceUpdateB
+    async update(a, id, body) {
       const current = await meta.devices.getAny(a.tenant, id)
       const type = body.deviceType ?? deviceTypeB(current)
       const { kind, deviceType } = STORED[type]!
