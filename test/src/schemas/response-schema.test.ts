@@ -9,6 +9,7 @@ import { Label, Str, Timestamp, responseSchema } from '../../../src/schemas/comm
 import { Product } from '../../../src/schemas/products.ts'
 import { PRODUCT_TABLE } from '../../../store/fields/products.ts'
 import { WEBHOOK_TABLE } from '../../../store/fields/webhooks.ts'
+import { tableSerializer } from '../../../src/wire/shape.ts'
 
 const json = (s: z.ZodType) => {
   const { $schema: _, ...rest } = z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' })
@@ -24,6 +25,8 @@ const unknownNames = [
   // @ts-expect-error a list of names built at run time (its names are not known)
   () => responseSchema(PRODUCT_TABLE, ['id', 'nope'].join(' ')),
 ]
+// @ts-expect-error a table serializer's form naming a field the table's records do not hold
+tableSerializer(PRODUCT_TABLE, { detail: z.object({ nope: z.string() }) })
 // @ts-expect-error a derived time is wire text, not the stored number
 const _time: z.output<typeof Product>['createAt'] = 1
 
