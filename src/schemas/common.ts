@@ -138,12 +138,14 @@ export type ResponseShape<T extends FieldTable, W extends string, O> = {
   [K in W]: K extends keyof O ? O[K] : K extends keyof T ? WireOf<T[K]> : typeof Label
 }
 
+/** The wire type of field `key` of `table` (`WireOf` at run time), or `Label` for a labelled field's label. */
 function wireOf(table: FieldTable, key: string): z.ZodType {
   const f = table[key]
   if (f?.time) return Timestamp
   if (f?.json && f.type) return f.type
-  const schema = f ? (f.read ?? f.type) : table[key.slice(0, -5)]?.label && Label
-  if (!schema || (!f && !key.endsWith('Label'))) throw new Error(`${key}: not a field of the table`)
+  const labelled = key.endsWith('Label') && table[key.slice(0, -5)]?.label
+  const schema = f ? (f.read ?? f.type) : labelled ? Label : undefined
+  if (!schema) throw new Error(`${key}: not a field of the table`)
   return schema
 }
 
