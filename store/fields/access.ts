@@ -4,7 +4,7 @@
  * HTTP side takes its list filters, labels, times and request fields from them.
  */
 import { z } from 'zod'
-import { audit, listedDevice, productName, recordID, times } from './table.ts'
+import { audit, int, listedDevice, productName, recordID, str, times } from './table.ts'
 import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
 /** The records these tables' reads answer and the fields their writes store. */
@@ -19,9 +19,6 @@ export type CertRecord = RecordOf<typeof CERT_TABLE>
 export type CertDetailRecord = RecordOf<typeof CERT_DETAIL_TABLE>
 export type CertFields = WriteOf<typeof CERT_DETAIL_TABLE>
 export type CertDeviceRecord = RecordOf<typeof CERT_DEVICE_TABLE>
-
-const int = z.number().int()
-const str = z.string()
 
 /** A topic access policy (`x`, its creator `u`). */
 export const POLICY_TABLE = {

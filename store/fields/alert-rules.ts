@@ -3,11 +3,8 @@
  * derives from it, and the HTTP side takes its list filters, labels, times and request fields from it.
  */
 import { z } from 'zod'
-import { audit, productID, recordID } from './table.ts'
+import { audit, int, productID, recordID, str } from './table.ts'
 import type { FieldTable, RecordOf, WriteOf } from './table.ts'
-
-const int = z.number().int()
-const str = z.string()
 
 /** An alert rule (`r`) of one product (`p`). */
 export const ALERT_RULE_TABLE = {

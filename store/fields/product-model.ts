@@ -4,7 +4,7 @@
  * `RecordOf` these tables, and the HTTP side takes its list filters, labels, times and request fields from them.
  */
 import { z } from 'zod'
-import { created, productID, productName, recordID, times } from './table.ts'
+import { created, int, productID, productName, recordID, str, times } from './table.ts'
 import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
 /** The records these tables' reads answer and the fields their writes store. */
@@ -20,9 +20,7 @@ export type ProductResourceFields = WriteOf<typeof PRODUCT_RESOURCE_TABLE>
 export type AppTemplateRecord = RecordOf<typeof APP_TEMPLATE_TABLE>
 export type AppTemplateFields = WriteOf<typeof APP_TEMPLATE_TABLE>
 
-const int = z.number().int()
 const num = z.number()
-const str = z.string()
 
 /** The record id of the product (`x` is the record's alias). */
 const productIntID = { sql: 'x.product_int_id', read: int } as const

@@ -3,8 +3,7 @@
  * their records are `RecordOf` these tables, and the HTTP side takes its list filters, labels, times and request
  * fields from them.
  */
-import { z } from 'zod'
-import { audit, listedDevice, productID, productName, recordID } from './table.ts'
+import { audit, int, listedDevice, productID, productName, recordID, str } from './table.ts'
 import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
 /** Re-exported from its home, table.ts, for modules that import it from here. */
@@ -16,9 +15,6 @@ export type ProductFields = WriteOf<typeof PRODUCT_TABLE>
 export type GroupRecord = RecordOf<typeof GROUP_TABLE>
 export type GroupFields = WriteOf<typeof GROUP_TABLE>
 export type GroupMemberRecord = RecordOf<typeof GROUP_MEMBER_TABLE>
-
-const int = z.number().int()
-const str = z.string()
 
 const count = (sql: string) => ({ sql: `(SELECT count(*) ${sql})`, read: int }) as const
 

@@ -42,8 +42,9 @@ export interface FieldDecl {
 
 export type FieldTable = Record<string, FieldDecl>
 
-const int = z.number().int()
-const str = z.string()
+/** The stored types most fields have: an integer, a text. */
+export const int = z.number().int()
+export const str = z.string()
 
 /** A record's id (`x` is the record's alias). */
 export const recordID = (x: string) => ({ sql: `${x}.id`, read: int }) as const

@@ -4,7 +4,7 @@
  * fields from them.
  */
 import { z } from 'zod'
-import { recordID, times } from './table.ts'
+import { int, recordID, str, times } from './table.ts'
 import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
 /** The records these tables' reads answer and the fields their writes store. */
@@ -12,9 +12,6 @@ export type WebhookRecord = RecordOf<typeof WEBHOOK_TABLE>
 /** The fields of a webhook a caller sets. */
 export type WebhookInput = WriteOf<typeof WEBHOOK_TABLE>
 export type DeliveryRecord = RecordOf<typeof DELIVERY_TABLE>
-
-const int = z.number().int()
-const str = z.string()
 
 /** The event types that go through the outbox (webhooks and the live stream carry them). */
 export const OUTBOX_TYPES = [
