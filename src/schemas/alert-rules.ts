@@ -1,19 +1,7 @@
 import { z } from 'zod'
 import { WIRE_TIME_DOC } from '../kernel/time.ts'
-import {
-  enumCode,
-  intIn,
-  intID,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { enumCode, intIn, intID, name, text, Int, Timestamp } from './common.ts'
+import { annotate, responseSchema } from './common.ts'
 import { ALERT_RULE_TABLE } from '../../store/fields/alert-rules.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
@@ -79,25 +67,11 @@ annotate(AlertRuleTest, {
   ],
 })
 
-export const AlertRule = z.object({
-  id: Int,
-  ruleName: Str,
-  productID: Str,
-  productName: NullableStr,
-  deviceIntIDs: z.array(Int).nullable(),
-  condition: NullableStr,
-  alertSeverity: Int,
-  alertSeverityLabel: Label,
-  forSeconds: Int,
-  clearCondition: NullableStr,
-  clearForSeconds: Int,
-  noDataSeconds: NullableInt,
-  alertContent: NullableStr,
-  enable: Int,
-  createUser: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const AlertRule = responseSchema(ALERT_RULE_TABLE, [
+  'id ruleName productID productName deviceIntIDs condition alertSeverity alertSeverityLabel',
+  'forSeconds clearCondition clearForSeconds noDataSeconds alertContent enable createUser createAt',
+  'updateAt',
+])
 
 /** What a dry run answers: the alerts the rule would have raised (endTime null: still open at the end). */
 export const AlertRuleTestAlert = z.object({

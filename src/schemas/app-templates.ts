@@ -5,12 +5,9 @@ import {
   name,
   text,
   Int,
-  Label,
-  NullableInt,
   NullableStr,
-  Str,
-  Timestamp,
   annotate,
+  responseSchema,
 } from './common.ts'
 import { relativeTopic } from './data-streams.ts'
 import { APP_TEMPLATE_TABLE } from '../../store/fields/product-model.ts'
@@ -31,32 +28,15 @@ export const DefaultValue = z.object({
 })
 
 /** App template, with productName beside productID. */
-export const AppTemplate = z.object({
-  id: Int,
-  templateName: Str,
-  templateType: Int,
-  templateTypeLabel: Label,
-  productID: Str,
-  productName: Str,
-  productItemIntID: NullableInt,
-  topic: NullableStr,
-  dataPointIntID: NullableInt,
-  dataPointID: NullableStr,
-  dataPointName: NullableStr,
-  dataStreamIntID: NullableInt,
-  dataStreamName: NullableStr,
-  dataTransType: NullableInt,
-  enum: z.array(z.unknown()).nullable(),
-  places: z.array(Int).nullable(),
-  instanceID: NullableStr,
-  itemID: NullableStr,
-  itemName: NullableStr,
-  itemOperations: NullableStr,
-  objectID: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-  defaultValues: z.array(DefaultValue).nullable(),
-})
+export const AppTemplate = responseSchema(
+  APP_TEMPLATE_TABLE,
+  [
+    'id templateName templateType templateTypeLabel productID productName productItemIntID topic',
+    'dataPointIntID dataPointID dataPointName dataStreamIntID dataStreamName dataTransType enum places',
+    'instanceID itemID itemName itemOperations objectID createAt updateAt defaultValues',
+  ],
+  { places: z.array(Int).nullable(), defaultValues: z.array(DefaultValue).nullable() },
+)
 
 /**
  * The device console form of an app template: no itemID, itemName, itemOperations, objectID; adds `value`, the

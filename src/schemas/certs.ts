@@ -1,36 +1,23 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  intID,
-  name,
-  Int,
-  Label,
-  NOT_BLANK,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
-import { CERT_DEVICE_TABLE, CERT_TABLE } from '../../store/fields/access.ts'
+import { enumCode, intID, name, annotate, responseSchema } from './common.ts'
+import { NOT_BLANK, NullableStr, Str, Int } from './common.ts'
+import { CERT_DETAIL_TABLE, CERT_DEVICE_TABLE, CERT_TABLE } from '../../store/fields/access.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { enumDoc } from '../enums.ts'
 
 /** Certificate detail. The key-like texts are the real PEM texts of the tenant. */
-export const Cert = z.object({
-  id: Int,
-  name: Str,
-  enable: Int.meta(enumDoc('certEnable')),
-  enableLabel: Label,
-  CN: Str,
-  cert: Str.meta({ description: 'client certificate, PEM' }),
-  key: NullableStr.meta({
-    description: 'private key of the client certificate, PKCS#8 PEM; null for viewers',
-  }),
-  root: Str.meta({ description: "the tenant's CA certificate, PEM" }),
-  createUser: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Cert = responseSchema(
+  CERT_DETAIL_TABLE,
+  'id name enable enableLabel CN cert key root createUser createAt updateAt',
+  {
+    enable: Int.meta(enumDoc('certEnable')),
+    cert: Str.meta({ description: 'client certificate, PEM' }),
+    key: NullableStr.meta({
+      description: 'private key of the client certificate, PKCS#8 PEM; null for viewers',
+    }),
+    root: Str.meta({ description: "the tenant's CA certificate, PEM" }),
+  },
+)
 
 /** Certificate in a list. */
 export const CertListItem = Cert.pick({
@@ -76,7 +63,7 @@ export const CertUpdate = requestSchema(CERT_TABLE, {
 export const certFilters = filterFields(CERT_TABLE)
 
 /** A device bound to a certificate. */
-export const CertDevice = z.object({ id: Int, deviceID: Str, deviceName: Str })
+export const CertDevice = responseSchema(CERT_DEVICE_TABLE, 'id deviceID deviceName')
 
 export const certDeviceFilters = filterFields(CERT_DEVICE_TABLE)
 

@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { codes, enumDoc, type EnumName } from '../enums.ts'
+import type { FieldTable } from '../../store/fields/table.ts'
 
 /**
  * An integer code of one of the enumerations (src/enums.ts); the error lists the allowed codes, the OpenAPI
@@ -110,3 +111,65 @@ export const NullableStr = z.string().nullable()
 
 /** An empty JSON object: the answer of calls whose result is only their status. */
 export const Empty = z.object({})
+
+/** `<field>Label` of each field of `T` that has a label. */
+type LabelKeys<T extends FieldTable> = {
+  [K in keyof T & string]: T[K] extends { label: string } ? `${K}Label` : never
+}[keyof T & string]
+
+/** The wire type of a table field: a time is a Timestamp, a JSON field its (parsed) stored type, else its read. */
+type WireOf<F> = F extends { time: true }
+  ? typeof Timestamp
+  : F extends { json: true; type: infer S extends z.ZodType }
+    ? S
+    : F extends { read: infer S extends z.ZodType }
+      ? S
+      : F extends { type: infer S extends z.ZodType }
+        ? S
+        : never
+
+/** The names of a space-separated list. */
+type Words<S extends string, Acc extends string = never> = S extends `${infer H} ${infer R}`
+  ? Words<R, Acc | H>
+  : Exclude<Acc | S, ''>
+
+/** The shape `responseSchema` builds: each named field's wire type, or the schema `O` gives it. */
+export type ResponseShape<T extends FieldTable, W extends string, O> = {
+  [K in W]: K extends keyof O ? O[K] : K extends keyof T ? WireOf<T[K]> : typeof Label
+}
+
+/** The wire type of field `key` of `table` (`WireOf` at run time), or `Label` for a labelled field's label. */
+function wireOf(table: FieldTable, key: string): z.ZodType {
+  const f = table[key]
+  if (f?.time) return Timestamp
+  if (f?.json && f.type) return f.type
+  const labelled = key.endsWith('Label') && table[key.slice(0, -5)]?.label
+  const schema = f ? (f.read ?? f.type) : labelled ? Label : undefined
+  if (!schema) throw new Error(`${key}: not a field of the table`)
+  return schema
+}
+
+/**
+ * A response schema over the fields of `table`, named in wire order (a space-separated list, or several): each
+ * answers its table type (a time as `Timestamp`, a JSON field parsed, `<field>Label` as `Label`) unless `more`
+ * gives its schema (a description, a field the table does not hold). Names the table does not know and `more`
+ * does not give fail to compile.
+ */
+export function responseSchema<
+  T extends FieldTable,
+  const K extends string,
+  O extends Record<string, z.ZodType> = Record<never, z.ZodType>,
+>(
+  table: T,
+  keys: (K | readonly K[]) &
+    ([Exclude<Words<K>, keyof T | LabelKeys<T> | keyof O>] extends [never]
+      ? unknown
+      : `not a field: ${Exclude<Words<K>, keyof T | LabelKeys<T> | keyof O>}`),
+  more?: O,
+): z.ZodObject<ResponseShape<T, Words<K>, O>> {
+  const shape: Record<string, z.ZodType> = {}
+  for (const key of ([] as string[]).concat(keys).join(' ').split(' ')) {
+    if (key) shape[key] = more?.[key] ?? wireOf(table, key)
+  }
+  return z.object(shape) as z.ZodObject<ResponseShape<T, Words<K>, O>>
+}

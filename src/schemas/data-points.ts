@@ -1,53 +1,16 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  looseIntOf,
-  looseNumber,
-  looseNumberOf,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { enumCode, looseIntOf, looseNumber, looseNumberOf, name, text } from './common.ts'
+import { annotate, responseSchema } from './common.ts'
 import { DATA_POINT_TABLE } from '../../store/fields/product-model.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
-const NullableNum = z.number().nullable()
-
 /** Data point detail; productIntID added so that an edit can send it back. */
-export const DataPoint = z.object({
-  id: Int,
-  dataPointID: Str,
-  dataPointName: Str,
-  productID: Str,
-  productIntID: Int,
-  productName: Str,
-  pointDataType: Int,
-  pointDataTypeLabel: Label,
-  dataTransType: Int,
-  dataTransTypeLabel: Label,
-  unitName: NullableStr,
-  unitSymbol: NullableStr,
-  upperLimit: NullableNum,
-  lowerLimit: NullableNum,
-  dataStep: NullableNum,
-  binarySize: NullableInt,
-  faultValue: NullableStr,
-  isDiscard: NullableInt,
-  enum: z.array(z.unknown()).nullable(),
-  isLocationType: NullableInt,
-  locationType: NullableInt,
-  registerAddr: NullableStr,
-  detail: NullableStr,
-  createUser: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const DataPoint = responseSchema(DATA_POINT_TABLE, [
+  'id dataPointID dataPointName productID productIntID productName pointDataType pointDataTypeLabel',
+  'dataTransType dataTransTypeLabel unitName unitSymbol upperLimit lowerLimit dataStep binarySize',
+  'faultValue isDiscard enum isLocationType locationType registerAddr detail createUser createAt',
+  'updateAt',
+])
 
 export const DataPointListItem = DataPoint.omit({ createUser: true })
 

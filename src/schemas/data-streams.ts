@@ -1,51 +1,23 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  intID,
-  looseInt,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-} from './common.ts'
-import { DATA_STREAM_TABLE } from '../../store/fields/product-model.ts'
+import { enumCode, intID, looseInt, name, text, Int, Str, responseSchema } from './common.ts'
+import { DATA_STREAM_DETAIL_TABLE, DATA_STREAM_TABLE } from '../../store/fields/product-model.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** Data stream detail. */
-export const DataStream = z.object({
-  id: Int,
-  productID: Str,
-  productName: Str,
-  streamName: Str,
-  streamType: Int,
-  streamTypeLabel: Label,
-  streamDataType: Int,
-  streamDataTypeLabel: Label,
-  topic: Str,
-  dataPoints: z.array(Int),
-  dataPointNames: z.array(Str),
-  detail: NullableStr,
-  userIntID: NullableInt,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const DataStream = responseSchema(
+  DATA_STREAM_DETAIL_TABLE,
+  [
+    'id productID productName streamName streamType streamTypeLabel streamDataType',
+    'streamDataTypeLabel topic dataPoints dataPointNames detail userIntID createAt updateAt',
+  ],
+  { dataPoints: z.array(Int), dataPointNames: z.array(Str) },
+)
 
 /** The list form plus productID. */
-export const DataStreamListItem = DataStream.pick({
-  id: true,
-  productID: true,
-  productName: true,
-  streamName: true,
-  streamType: true,
-  streamTypeLabel: true,
-  streamDataType: true,
-  streamDataTypeLabel: true,
-  topic: true,
-})
+export const DataStreamListItem = responseSchema(DATA_STREAM_TABLE, [
+  'id productID productName streamName streamType streamTypeLabel streamDataType',
+  'streamDataTypeLabel topic',
+])
 
 /**
  * A topic relative to the device's mountpoint: no wildcards, no leading '/', at most 200 characters.

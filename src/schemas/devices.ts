@@ -1,85 +1,38 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  intID,
-  intIn,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { enumCode, intID, intIn, name, text, NullableStr, Timestamp } from './common.ts'
+import { annotate, responseSchema } from './common.ts'
 import { DEVICE_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
 
 /** The descriptive strings devices and gateways answer (both variants), in this order. */
-export const describedText = {
-  manufacturer: NullableStr,
-  serialNumber: NullableStr,
-  softVersion: NullableStr,
-  hardwareVersion: NullableStr,
-  description: NullableStr,
-}
+export const describedText = responseSchema(
+  DEVICE_TABLE,
+  'manufacturer serialNumber softVersion hardwareVersion description',
+).shape
+
+/** What devices and gateways (`what`) answer beyond their table types: the descriptions of a few fields. */
+export const connectionDocs = (what: 'device' | 'gateway') => ({
+  token: NullableStr.meta({ description: `the ${what}'s token; null for viewers` }),
+  location: z.unknown().meta({ description: 'JSON object or string' }),
+  lastSeenAt: Timestamp.meta({
+    description: `last uplink or connect (written at most once a minute per ${what})`,
+  }),
+})
 
 /** Device, detail form: every field. */
-export const Device = z.object({
-  id: Int,
-  deviceID: Str,
-  deviceName: Str,
-  deviceUsername: Str,
-  token: NullableStr.meta({ description: "the device's token; null for viewers" }),
-  authType: NullableInt,
-  authTypeLabel: Label,
-  blocked: Int,
-  deviceStatus: Int,
-  deviceStatusLabel: Label,
-  deviceType: NullableInt,
-  deviceTypeLabel: Label,
-  upLinkSystem: NullableInt,
-  upLinkSystemLabel: Label,
-  gateway: NullableInt,
-  gatewayName: NullableStr,
-  parentDevice: NullableInt,
-  parentDeviceName: NullableStr,
-  productID: Str,
-  productIntID: Int,
-  productName: Str,
-  cloudProtocol: Int,
-  cloudProtocolLabel: Label,
-  modBusIndex: NullableInt,
-  carrier: NullableInt,
-  carrierLabel: Label,
-  physicalNetwork: NullableInt,
-  physicalNetworkLabel: Label,
-  IMEI: NullableStr,
-  IMSI: NullableStr,
-  autoSub: NullableInt,
-  ...describedText,
-  deviceConsoleIP: NullableStr,
-  deviceConsolePort: NullableInt,
-  deviceConsoleUsername: NullableStr,
-  latitude: z.number().nullable(),
-  longitude: z.number().nullable(),
-  location: z.unknown().meta({ description: 'JSON object or string' }),
-  lora: z.record(z.string(), z.unknown()).nullable(),
-  metaData: z.record(z.string(), z.unknown()).nullable(),
-  scopes: z.array(z.unknown()).nullable(),
-  clientIP: NullableStr,
-  connectedAt: Timestamp,
-  keepAlive: NullableInt,
-  lastSeenAt: Timestamp.meta({
-    description: 'last uplink or connect (written at most once a minute per device)',
-  }),
-  createUser: NullableStr,
-  tenantID: Str,
-  userIntID: NullableInt,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Device = responseSchema(
+  DEVICE_TABLE,
+  [
+    'id deviceID deviceName deviceUsername token authType authTypeLabel blocked deviceStatus',
+    'deviceStatusLabel deviceType deviceTypeLabel upLinkSystem upLinkSystemLabel gateway gatewayName',
+    'parentDevice parentDeviceName productID productIntID productName cloudProtocol cloudProtocolLabel',
+    'modBusIndex carrier carrierLabel physicalNetwork physicalNetworkLabel IMEI IMSI autoSub',
+    'manufacturer serialNumber softVersion hardwareVersion description deviceConsoleIP',
+    'deviceConsolePort deviceConsoleUsername latitude longitude location lora metaData scopes',
+    'clientIP connectedAt keepAlive lastSeenAt createUser tenantID userIntID createAt updateAt',
+  ],
+  connectionDocs('device'),
+)
 
 /** The list form omits clientIP, connectedAt, createUser, gatewayName, keepAlive and parentDeviceName. */
 export const DeviceListItem = Device.omit({

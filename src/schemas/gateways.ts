@@ -1,54 +1,32 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  name,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
-import { credentialFields, describedFields, describedText } from './devices.ts'
+import { enumCode, name, annotate, responseSchema } from './common.ts'
+import { connectionDocs, credentialFields, describedFields, describedText } from './devices.ts'
 import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
 import { filterFields } from '../../store/fields/table.ts'
 
+const docs = connectionDocs('gateway')
+
 /** Gateway: every field (deviceCount is list only, createUser detail only). */
-const GatewayFields = z.object({
-  id: Int,
-  gatewayName: Str,
-  deviceID: Str,
-  deviceUsername: Str,
-  token: NullableStr.meta({ description: "the gateway's token; null for viewers" }),
-  authType: NullableInt,
-  authTypeLabel: Label,
-  blocked: Int,
-  deviceStatus: Int,
-  deviceStatusLabel: Label,
-  lastSeenAt: Timestamp.meta({
-    description: 'last uplink or connect (written at most once a minute per gateway)',
-  }),
-  deviceCount: Int,
-  gatewayProtocol: NullableInt,
-  gatewayProtocolLabel: Label,
-  upLinkNetwork: NullableInt,
-  upLinkNetworkLabel: Label,
-  upLinkProtocol: NullableInt,
-  upLinkProtocolLabel: Label,
-  mac: NullableStr,
-  productID: Str,
-  productName: Str,
-  ...describedText,
-  location: z.unknown().meta({ description: 'JSON object or string' }),
-  deviceConsoleIP: NullableStr,
-  deviceConsolePort: NullableInt,
-  deviceConsoleUsername: NullableStr,
-  createUser: NullableStr,
-  userIntID: NullableInt,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+const GatewayFields = responseSchema(
+  GATEWAY_TABLE,
+  [
+    'id gatewayName deviceID deviceUsername token authType authTypeLabel blocked deviceStatus',
+    'deviceStatusLabel lastSeenAt deviceCount gatewayProtocol gatewayProtocolLabel upLinkNetwork',
+    'upLinkNetworkLabel upLinkProtocol upLinkProtocolLabel mac productID productName',
+  ],
+  docs,
+)
+  .extend(describedText)
+  .extend(
+    responseSchema(
+      GATEWAY_TABLE,
+      [
+        'location deviceConsoleIP deviceConsolePort deviceConsoleUsername',
+        'createUser userIntID createAt updateAt',
+      ],
+      docs,
+    ).shape,
+  )
 
 export const Gateway = GatewayFields.omit({ deviceCount: true })
 export const GatewayListItem = GatewayFields.omit({ createUser: true })

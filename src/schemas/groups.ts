@@ -1,33 +1,14 @@
 import { z } from 'zod'
-import {
-  intID,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { intID, name, text, Int, Str, annotate, responseSchema } from './common.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE } from '../../store/fields/products.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { enumDoc } from '../enums.ts'
 
 /** Group detail. */
-export const Group = z.object({
-  id: Int,
-  groupID: Str,
-  groupName: Str,
-  description: NullableStr,
-  productID: Str,
-  productName: Str,
-  deviceCount: Int,
-  createUser: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Group = responseSchema(
+  GROUP_TABLE,
+  'id groupID groupName description productID productName deviceCount createUser createAt updateAt',
+)
 
 /** Group in a list: createUser is detail only. */
 export const GroupListItem = Group.omit({ createUser: true })
@@ -68,20 +49,14 @@ export const GroupDevicesAdded = z.object({
 })
 
 /** A member of a group: device fields plus `status`/`statusLabel` (the same value as deviceStatus). */
-export const GroupDevice = z.object({
-  id: Int,
-  deviceID: Str,
-  deviceName: Str,
-  deviceType: NullableInt,
-  deviceTypeLabel: Label,
-  deviceStatus: Int,
-  deviceStatusLabel: Label,
-  status: Int.meta(enumDoc('deviceStatus')),
-  statusLabel: Label,
-  productID: Str,
-  productName: Str,
-  createAt: Timestamp,
-})
+export const GroupDevice = responseSchema(
+  GROUP_MEMBER_TABLE,
+  [
+    'id deviceID deviceName deviceType deviceTypeLabel deviceStatus deviceStatusLabel status',
+    'statusLabel productID productName createAt',
+  ],
+  { status: Int.meta(enumDoc('deviceStatus')) },
+)
 
 export const groupDeviceFilters = filterFields(GROUP_MEMBER_TABLE)
 

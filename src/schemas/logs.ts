@@ -70,18 +70,23 @@ const commandFields = {
   parentTaskID: NullableStr,
 }
 
-/** Downlink message (control log) record; taskID ties it to the command's acknowledgement. */
-export const ControlLog = z.object({
-  id: Int,
-  deviceIntID: NullableInt,
-  deviceID: NullableStr,
-  deviceName: NullableStr,
+/** What a device's and a group's control logs both answer: the message and who published it. */
+const published = {
   topic: NullableStr,
   payload: NullableStr,
   publishStatus: Int,
   publishStatusLabel: Label,
   publishUser: NullableStr,
   userIntID: NullableInt,
+}
+
+/** Downlink message (control log) record; taskID ties it to the command's acknowledgement. */
+export const ControlLog = z.object({
+  id: Int,
+  deviceIntID: NullableInt,
+  deviceID: NullableStr,
+  deviceName: NullableStr,
+  ...published,
   ...commandFields,
   createAt: Timestamp,
   updateAt: Timestamp,
@@ -92,12 +97,7 @@ export const GroupControlLog = z.object({
   id: Int,
   groupID: NullableStr,
   groupName: NullableStr,
-  topic: NullableStr,
-  payload: NullableStr,
-  publishStatus: Int,
-  publishStatusLabel: Label,
-  publishUser: NullableStr,
-  userIntID: NullableInt,
+  ...published,
   taskID: NullableStr,
   commandStatus: NullableStr,
   commandStatusLabel: Label,

@@ -1,47 +1,16 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  intID,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { enumCode, intID, name, text, annotate, responseSchema } from './common.ts'
 import { METRIC_TABLE } from '../../store/fields/product-model.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { oneOf } from './data-points.ts'
 
 /** Metric detail, with productName beside productID. */
-export const Metric = z.object({
-  id: Int,
-  metricName: Str,
-  metricType: Int,
-  metricTypeLabel: Label,
-  dataPointIntID: Int,
-  dataPointName: Str,
-  aggregateType: NullableInt,
-  aggregateTypeLabel: Label,
-  aggregateData: NullableInt,
-  aggregateDataLabel: Label,
-  chartType: NullableInt,
-  chartTypeLabel: Label,
-  expressions: NullableStr,
-  expressionsLabel: NullableStr,
-  isShow: Int,
-  productID: Str,
-  productName: Str,
-  productItemIntID: NullableInt,
-  remark: NullableStr,
-  dataStreamIntID: NullableInt,
-  createUser: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Metric = responseSchema(METRIC_TABLE, [
+  'id metricName metricType metricTypeLabel dataPointIntID dataPointName aggregateType',
+  'aggregateTypeLabel aggregateData aggregateDataLabel chartType chartTypeLabel expressions',
+  'expressionsLabel isShow productID productName productItemIntID remark dataStreamIntID createUser',
+  'createAt updateAt',
+])
 
 /** The metric record of write answers (without labels). */
 export const MetricRecord = Metric.omit({
@@ -52,15 +21,10 @@ export const MetricRecord = Metric.omit({
 })
 
 /** The list form plus the product. */
-export const MetricListItem = Metric.pick({
-  id: true,
-  metricName: true,
-  metricType: true,
-  metricTypeLabel: true,
-  dataPointName: true,
-  productID: true,
-  productName: true,
-})
+export const MetricListItem = responseSchema(
+  METRIC_TABLE,
+  'id metricName metricType metricTypeLabel dataPointName productID productName',
+)
 
 /** Create body: the product comes from dataPointIntID; metricType defaults by the rules (src/rules/metrics.ts). */
 export const MetricCreate = requestSchema(METRIC_TABLE, {

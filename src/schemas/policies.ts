@@ -1,20 +1,9 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  intID,
-  name,
-  text,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { enumCode, intID, name, text, Int, annotate, responseSchema } from './common.ts'
 import { TOPIC_MAX, topicFilterProblem } from '../rules/policies.ts'
 import {
   POLICY_CANDIDATE_TABLE,
+  POLICY_DETAIL_TABLE,
   POLICY_DEVICE_TABLE,
   POLICY_TABLE,
 } from '../../store/fields/access.ts'
@@ -35,21 +24,14 @@ export const TopicFilter = z
   })
 
 /** Policy detail. `mqtt_acl` holds one `{id}` per bound device (the device record id). */
-export const Policy = z.object({
-  id: Int,
-  name: Str,
-  topic: Str,
-  access: Int,
-  accessLabel: Label,
-  allow: Int,
-  allowLabel: Label,
-  description: NullableStr,
-  mqtt_acl: z.array(z.object({ id: Int })),
-  userIntID: NullableInt,
-  createUser: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Policy = responseSchema(
+  POLICY_DETAIL_TABLE,
+  [
+    'id name topic access accessLabel allow allowLabel description mqtt_acl userIntID createUser',
+    'createAt updateAt',
+  ],
+  { mqtt_acl: z.array(z.object({ id: Int })) },
+)
 
 /** Policy in a list: no createUser (detail only), no mqtt_acl. */
 export const PolicyListItem = Policy.omit({ createUser: true, mqtt_acl: true })
@@ -79,17 +61,18 @@ export const PolicyUpdate = PolicyCreate.partial()
 export const policyFilters = filterFields(POLICY_TABLE)
 
 /** A device bound to a policy (GET /policies/{id}/devices). */
-export const PolicyDevice = z.object({
-  id: Int,
-  deviceID: Str,
-  deviceName: Str,
-  deviceTypeLabel: Label,
-})
+export const PolicyDevice = responseSchema(
+  POLICY_DEVICE_TABLE,
+  'id deviceID deviceName deviceTypeLabel',
+)
 
 export const policyDeviceFilters = filterFields(POLICY_DEVICE_TABLE)
 
 /** A device that can still be bound (GET /platform_select/policies/{id}/not_joined_devices). */
-export const PolicyCandidateDevice = z.object({ id: Int, deviceName: Str, productName: Str })
+export const PolicyCandidateDevice = responseSchema(
+  POLICY_CANDIDATE_TABLE,
+  'id deviceName productName',
+)
 
 export const policyCandidateFilters = filterFields(POLICY_CANDIDATE_TABLE)
 

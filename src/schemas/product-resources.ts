@@ -1,16 +1,5 @@
 import { z } from 'zod'
-import {
-  intID,
-  looseIntOf,
-  name,
-  text,
-  Int,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { intID, looseIntOf, name, text, annotate, responseSchema } from './common.ts'
 import { PRODUCT_RESOURCE_TABLE } from '../../store/fields/product-model.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
@@ -18,29 +7,16 @@ import { filterFields, requestSchema } from '../../store/fields/table.ts'
  * Product resource, with the product. There is no codeValue dictionary:
  * codeValueLabel is the itemName, or the codeValue itself.
  */
-export const ProductResource = z.object({
-  id: Int,
-  codeValue: Str,
-  codeValueLabel: Str,
-  dataPointIntID: NullableInt,
-  dataPointName: NullableStr,
-  productID: Str,
-  productName: Str,
-  productItemIntID: NullableInt,
-  itemName: NullableStr,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const ProductResource = responseSchema(PRODUCT_RESOURCE_TABLE, [
+  'id codeValue codeValueLabel dataPointIntID dataPointName productID productName productItemIntID',
+  'itemName createAt updateAt',
+])
 
 /** The create answer of product resources. */
-export const ProductResourceCreated = z.object({
-  codeValue: Str,
-  createAt: Timestamp,
-  dataPointIntID: NullableInt,
-  id: Int,
-  productItemIntID: NullableInt,
-  updateAt: Timestamp,
-})
+export const ProductResourceCreated = responseSchema(
+  PRODUCT_RESOURCE_TABLE,
+  'codeValue createAt dataPointIntID id productItemIntID updateAt',
+)
 
 export const ProductResourceCreate = requestSchema(PRODUCT_RESOURCE_TABLE, {
   codeValue: name(100),

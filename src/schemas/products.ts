@@ -1,40 +1,18 @@
 import { z } from 'zod'
-import {
-  enumCode,
-  name,
-  text,
-  Int,
-  Label,
-  NullableStr,
-  Str,
-  Timestamp,
-  annotate,
-} from './common.ts'
+import { enumCode, name, text, annotate, responseSchema } from './common.ts'
 import { PRODUCT_TABLE } from '../../store/fields/products.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** Product detail. */
-export const Product = z.object({
-  id: Int,
-  productID: Str,
-  productName: Str,
-  description: NullableStr,
-  cloudProtocol: Int,
-  cloudProtocolLabel: Label,
-  deviceCount: Int,
-  createUser: NullableStr,
-  userIntID: Int.nullable(),
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Product = responseSchema(PRODUCT_TABLE, [
+  'id productID productName description cloudProtocol cloudProtocolLabel deviceCount',
+  'createUser userIntID createAt updateAt',
+])
 
 /** Product in a list: adds the counts, drops createUser. */
-export const ProductListItem = Product.omit({ createUser: true }).extend({
-  appCount: Int,
-  dataPointCount: Int,
-  dataStreamCount: Int,
-  itemCount: Int,
-})
+export const ProductListItem = Product.omit({ createUser: true }).extend(
+  responseSchema(PRODUCT_TABLE, 'appCount dataPointCount dataStreamCount itemCount').shape,
+)
 
 export const ProductCreate = requestSchema(PRODUCT_TABLE, {
   productName: name(50),

@@ -1,18 +1,6 @@
 import { z } from 'zod'
-import {
-  CommandPayload,
-  enumCode,
-  intIn,
-  Qos,
-  intID,
-  name,
-  Int,
-  Label,
-  NullableInt,
-  NullableStr,
-  Str,
-  Timestamp,
-} from './common.ts'
+import { CommandPayload, enumCode, intIn, Qos, intID, name } from './common.ts'
+import { Int, Label, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
 import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import { MAX_INTERVAL_MINUTES } from '../rules/schedules.ts'
 import type { FilterFields } from '../http/paging.ts'

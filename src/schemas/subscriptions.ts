@@ -1,17 +1,11 @@
 import { z } from 'zod'
-import { looseIntOf, Int, Str, Timestamp, annotate } from './common.ts'
+import { looseIntOf, annotate, responseSchema } from './common.ts'
 import { TopicFilter } from './policies.ts'
 import { SUBSCRIPTION_TABLE } from '../../store/fields/access.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** A device's proxy subscription. */
-export const Subscription = z.object({
-  id: Int,
-  topic: Str,
-  qos: Int,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const Subscription = responseSchema(SUBSCRIPTION_TABLE, 'id topic qos createAt updateAt')
 
 /** qos may arrive as a string or a number: both are accepted, stored as a number. */
 export const SubscriptionCreate = requestSchema(SUBSCRIPTION_TABLE, {

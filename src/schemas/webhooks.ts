@@ -1,18 +1,13 @@
 import { z } from 'zod'
-import { Int, NullableInt, NullableStr, Str, Timestamp, annotate } from './common.ts'
+import { Str, annotate, responseSchema } from './common.ts'
 import { DELIVERY_TABLE, OUTBOX_TYPES, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 const EventType = z.enum(OUTBOX_TYPES, { error: `must be one of ${OUTBOX_TYPES.join(', ')}` })
 
 /** A webhook as lists and details show it (never its secret). */
-export const Webhook = z.object({
-  id: Int,
-  url: Str,
+export const Webhook = responseSchema(WEBHOOK_TABLE, 'id url events enable createAt updateAt', {
   events: z.array(Str),
-  enable: Int,
-  createAt: Timestamp,
-  updateAt: Timestamp,
 })
 
 /** The create answer: the record and its generated secret, shown this once. */
@@ -56,19 +51,11 @@ annotate(WebhookCreate, {
 export const WebhookUpdate = WebhookCreate
 
 /** One delivery of an event to a webhook. */
-export const WebhookDelivery = z.object({
-  id: Int,
-  eventID: Int,
-  type: Str,
-  status: Str,
-  attempts: Int,
-  responseCode: NullableInt,
-  durationMs: NullableInt,
-  lastError: NullableStr,
-  nextTryAt: Timestamp,
-  createAt: Timestamp,
-  updateAt: Timestamp,
-})
+export const WebhookDelivery = responseSchema(
+  DELIVERY_TABLE,
+  'id eventID type status attempts responseCode durationMs lastError nextTryAt createAt updateAt',
+  { status: Str },
+)
 
 /** List filters: url, enable (store/fields/webhooks.ts). */
 export const webhookFilters = filterFields(WEBHOOK_TABLE)

@@ -1,8 +1,8 @@
-import { DATA_POINT_TABLE, type DataPointRecord } from '../../store/fields/product-model.ts'
+import { DATA_POINT_TABLE } from '../../store/fields/product-model.ts'
 import { DataPoint, DataPointListItem } from '../schemas/data-points.ts'
-import { recordSerializer, wireSpecOf } from './shape.ts'
+import { tableSerializer } from './shape.ts'
 
-export const dataPointWire = recordSerializer<DataPointRecord>()(
-  { detail: DataPoint, list: DataPointListItem },
-  wireSpecOf(DATA_POINT_TABLE),
-)
+export const dataPointWire = tableSerializer(DATA_POINT_TABLE, {
+  detail: DataPoint,
+  list: DataPointListItem,
+})

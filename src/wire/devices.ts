@@ -1,9 +1,10 @@
-import { DEVICE_TABLE, type DeviceRecord } from '../../store/fields/devices.ts'
+import { DEVICE_TABLE } from '../../store/fields/devices.ts'
 import { Device, DeviceListItem, DeviceWrite } from '../schemas/devices.ts'
-import { recordSerializer, wireSpecOf } from './shape.ts'
+import { tableSerializer } from './shape.ts'
 
 /** Device forms: detail, list, and write (create/edit answers, without labels), over stored records. */
-export const deviceWire = recordSerializer<DeviceRecord>()(
+export const deviceWire = tableSerializer(
+  DEVICE_TABLE,
   { detail: Device, list: DeviceListItem, write: DeviceWrite },
-  wireSpecOf(DEVICE_TABLE, { secret: ['token'] }),
+  { secret: ['token'] },
 )

@@ -1,9 +1,10 @@
-import { GATEWAY_TABLE, type GatewayRecord } from '../../store/fields/devices.ts'
+import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
 import { Gateway, GatewayListItem } from '../schemas/gateways.ts'
-import { recordSerializer, wireSpecOf } from './shape.ts'
+import { tableSerializer } from './shape.ts'
 
 /** Gateway forms: detail and list, over the records the gateway repository answers. */
-export const gatewayWire = recordSerializer<GatewayRecord>()(
+export const gatewayWire = tableSerializer(
+  GATEWAY_TABLE,
   { detail: Gateway, list: GatewayListItem },
-  wireSpecOf(GATEWAY_TABLE, { secret: ['token'] }),
+  { secret: ['token'] },
 )

@@ -1,8 +1,8 @@
-import { PRODUCT_TABLE, type ProductRecord } from '../../store/fields/products.ts'
+import { PRODUCT_TABLE } from '../../store/fields/products.ts'
 import { Product, ProductListItem } from '../schemas/products.ts'
-import { recordSerializer, wireSpecOf } from './shape.ts'
+import { tableSerializer } from './shape.ts'
 
-export const productWire = recordSerializer<ProductRecord>()(
-  { detail: Product, list: ProductListItem },
-  wireSpecOf(PRODUCT_TABLE),
-)
+export const productWire = tableSerializer(PRODUCT_TABLE, {
+  detail: Product,
+  list: ProductListItem,
+})

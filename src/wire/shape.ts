@@ -1,7 +1,8 @@
 import type { z } from 'zod'
 import { enumerations, type EnumName } from '../enums.ts'
 import { formatTime } from '../kernel/time.ts'
-import { jsonFields, labelFields, timeFields, type FieldTable } from '../../store/fields/table.ts'
+import { jsonFields, labelFields, timeFields } from '../../store/fields/table.ts'
+import type { FieldTable, RecordOf } from '../../store/fields/table.ts'
 
 export type Lang = 'zh' | 'en'
 export type Row = Record<string, unknown>
@@ -119,4 +120,18 @@ export function recordSerializer<R extends object>() {
     const out: Record<string, (record: R, ctx: WireCtx) => unknown> = createSerializer(forms, spec)
     return out as RecordSerializer<R, Forms>
   }
+}
+
+/**
+ * The serializers of the records a field table's reads answer (`RecordOf` the table), with the table's wire
+ * (`wireSpecOf(table, more)`): `recordSerializer<RecordOf<typeof TABLE>>()(forms, wireSpecOf(TABLE, more))`.
+ */
+export function tableSerializer<T extends FieldTable, Forms extends Record<string, z.ZodObject>>(
+  table: T,
+  forms: Forms & {
+    [F in keyof Forms]: [Unheld<RecordOf<T>, Forms[F]>] extends [never] ? unknown : never
+  },
+  more?: WireSpec,
+): RecordSerializer<RecordOf<T>, Forms> {
+  return recordSerializer<RecordOf<T>>()(forms, wireSpecOf(table, more))
 }

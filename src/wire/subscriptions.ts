@@ -1,8 +1,5 @@
-import { SUBSCRIPTION_TABLE, type SubscriptionRecord } from '../../store/fields/access.ts'
+import { SUBSCRIPTION_TABLE } from '../../store/fields/access.ts'
 import { Subscription } from '../schemas/subscriptions.ts'
-import { recordSerializer, wireSpecOf } from './shape.ts'
+import { tableSerializer } from './shape.ts'
 
-export const subscriptionWire = recordSerializer<SubscriptionRecord>()(
-  { detail: Subscription },
-  wireSpecOf(SUBSCRIPTION_TABLE),
-)
+export const subscriptionWire = tableSerializer(SUBSCRIPTION_TABLE, { detail: Subscription })

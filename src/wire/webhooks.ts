@@ -1,14 +1,9 @@
-import {
-  DELIVERY_TABLE,
-  WEBHOOK_TABLE,
-  type DeliveryRecord,
-  type WebhookRecord,
-} from '../../store/fields/webhooks.ts'
+import { DELIVERY_TABLE, WEBHOOK_TABLE, type WebhookRecord } from '../../store/fields/webhooks.ts'
 import { Webhook, WebhookCreated, WebhookDelivery } from '../schemas/webhooks.ts'
-import { recordSerializer, wireSpecOf } from './shape.ts'
+import { recordSerializer, tableSerializer, wireSpecOf } from './shape.ts'
 
 export const webhookWire = {
-  ...recordSerializer<WebhookRecord>()({ detail: Webhook }, wireSpecOf(WEBHOOK_TABLE)),
+  ...tableSerializer(WEBHOOK_TABLE, { detail: Webhook }),
   /** The create answer: the record and its generated secret, shown this once. */
   ...recordSerializer<WebhookRecord & { secret: string }>()(
     { created: WebhookCreated },
@@ -16,7 +11,4 @@ export const webhookWire = {
   ),
 }
 
-export const deliveryWire = recordSerializer<DeliveryRecord>()(
-  { detail: WebhookDelivery },
-  wireSpecOf(DELIVERY_TABLE),
-)
+export const deliveryWire = tableSerializer(DELIVERY_TABLE, { detail: WebhookDelivery })

@@ -4,15 +4,25 @@
  * HTTP side takes its list filters, labels, times and request fields from them.
  */
 import { z } from 'zod'
-import type { FieldTable, RecordOf, WriteShape } from './table.ts'
-import { audit } from './products.ts'
+import { audit, int, listedDevice, productName, recordID, str, times } from './table.ts'
+import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
-const int = z.number().int()
-const str = z.string()
+/** The records these tables' reads answer and the fields their writes store. */
+export type PolicyRecord = RecordOf<typeof POLICY_TABLE>
+export type PolicyDetailRecord = RecordOf<typeof POLICY_DETAIL_TABLE>
+export type PolicyFields = WriteOf<typeof POLICY_TABLE>
+export type PolicyDeviceRecord = RecordOf<typeof POLICY_DEVICE_TABLE>
+export type PolicyCandidateRecord = RecordOf<typeof POLICY_CANDIDATE_TABLE>
+export type SubscriptionRecord = RecordOf<typeof SUBSCRIPTION_TABLE>
+export type SubscriptionFields = WriteOf<typeof SUBSCRIPTION_TABLE>
+export type CertRecord = RecordOf<typeof CERT_TABLE>
+export type CertDetailRecord = RecordOf<typeof CERT_DETAIL_TABLE>
+export type CertFields = WriteOf<typeof CERT_DETAIL_TABLE>
+export type CertDeviceRecord = RecordOf<typeof CERT_DEVICE_TABLE>
 
 /** A topic access policy (`x`, its creator `u`). */
 export const POLICY_TABLE = {
-  id: { sql: 'x.id', read: int },
+  id: recordID('x'),
   name: { sql: 'x.name', column: 'name', type: str, filter: 'text' },
   /** A topic filter relative to the device's mountpoint. */
   topic: { sql: 'x.topic', column: 'topic', type: str, filter: 'text' },
@@ -33,48 +43,31 @@ export const POLICY_DETAIL_TABLE = {
   },
 } as const satisfies FieldTable
 
-export type PolicyRecord = RecordOf<typeof POLICY_TABLE>
-export type PolicyDetailRecord = RecordOf<typeof POLICY_DETAIL_TABLE>
-/** Everything a policy write stores, under its wire names. */
-export type PolicyFields = z.output<z.ZodObject<WriteShape<typeof POLICY_TABLE>>>
-
 /** A device (or gateway) bound to a policy (`d`). */
 export const POLICY_DEVICE_TABLE = {
-  id: { sql: 'd.id', read: int },
-  deviceName: { sql: 'd.device_name', read: str, filter: 'text' },
-  deviceID: { sql: 'd.device_id', read: str, filter: 'text' },
-  deviceType: { sql: 'd.device_type', read: int.nullable(), label: 'deviceType' },
+  ...listedDevice,
   kind: { sql: 'd.kind', read: z.enum(['device', 'gateway']) },
 } as const satisfies FieldTable
 
-export type PolicyDeviceRecord = RecordOf<typeof POLICY_DEVICE_TABLE>
-
 /** A device that can still be bound to a policy (`d`, its product `p`). */
 export const POLICY_CANDIDATE_TABLE = {
-  id: { sql: 'd.id', read: int },
-  deviceName: { sql: 'd.device_name', read: str, filter: 'text' },
-  productName: { sql: 'p.product_name', read: str, filter: 'text' },
+  id: recordID('d'),
+  deviceName: listedDevice.deviceName,
+  productName: { ...productName, filter: 'text' },
 } as const satisfies FieldTable
-
-export type PolicyCandidateRecord = RecordOf<typeof POLICY_CANDIDATE_TABLE>
 
 /** A device's proxy subscription (`s`): applied by the broker when the device connects. */
 export const SUBSCRIPTION_TABLE = {
-  id: { sql: 's.id', read: int },
+  id: recordID('s'),
   /** A topic filter relative to the device's mountpoint. */
   topic: { sql: 's.topic', column: 'topic', type: str, filter: 'text' },
   qos: { sql: 's.qos', column: 'qos', type: int, filter: 'int' },
-  createAt: { sql: 's.create_at', time: true, read: int },
-  updateAt: { sql: 's.update_at', time: true, sort: true, read: int.nullable() },
+  ...times('s'),
 } as const satisfies FieldTable
-
-export type SubscriptionRecord = RecordOf<typeof SUBSCRIPTION_TABLE>
-/** Everything a subscription write stores, under its wire names. */
-export type SubscriptionFields = z.output<z.ZodObject<WriteShape<typeof SUBSCRIPTION_TABLE>>>
 
 /** A client certificate (`c`) as a list reads it: no PEM texts, no join. */
 export const CERT_TABLE = {
-  id: { sql: 'c.id', read: int },
+  id: recordID('c'),
   name: { sql: 'c.name', column: 'name', type: str, filter: 'text' },
   enable: {
     sql: 'c.enable',
@@ -83,8 +76,7 @@ export const CERT_TABLE = {
     label: 'certEnable',
     filter: 'int',
   },
-  createAt: { sql: 'c.create_at', time: true, read: int },
-  updateAt: { sql: 'c.update_at', time: true, sort: true, read: int.nullable() },
+  ...times('c'),
 } as const satisfies FieldTable
 
 /**
@@ -101,18 +93,11 @@ export const CERT_DETAIL_TABLE = {
   createUser: { sql: 'u.username', read: str.nullable() },
 } as const satisfies FieldTable
 
-export type CertRecord = RecordOf<typeof CERT_TABLE>
-export type CertDetailRecord = RecordOf<typeof CERT_DETAIL_TABLE>
-/** Everything an issued certificate stores, under its wire names. */
-export type CertFields = z.output<z.ZodObject<WriteShape<typeof CERT_DETAIL_TABLE>>>
-
 /** A device bound to a certificate (`d`; `cd` the binding). */
 export const CERT_DEVICE_TABLE = {
-  id: { sql: 'd.id', read: int },
-  deviceID: { sql: 'd.device_id', read: str, filter: 'text' },
-  deviceName: { sql: 'd.device_name', read: str, filter: 'text' },
+  id: recordID('d'),
+  deviceID: listedDevice.deviceID,
+  deviceName: listedDevice.deviceName,
   /** When the device was bound. */
   createAt: { sql: 'cd.create_at', time: true, sort: true, read: int },
 } as const satisfies FieldTable
-
-export type CertDeviceRecord = RecordOf<typeof CERT_DEVICE_TABLE>

@@ -3,19 +3,16 @@
  * derives from it, and the HTTP side takes its list filters, labels, times and request fields from it.
  */
 import { z } from 'zod'
-import type { FieldTable, RecordOf, WriteShape } from './table.ts'
-import { audit } from './products.ts'
-
-const int = z.number().int()
-const str = z.string()
+import { audit, int, productID, recordID, str } from './table.ts'
+import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
 /** An alert rule (`r`) of one product (`p`). */
 export const ALERT_RULE_TABLE = {
-  id: { sql: 'r.id', read: int },
+  id: recordID('r'),
   tenantID: { sql: 'r.tenant_id', read: str },
   ruleName: { sql: 'r.rule_name', column: 'rule_name', type: str, filter: 'text' },
   productIntID: { sql: 'r.product_int_id', column: 'product_int_id', type: int },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  productID,
   productName: { sql: 'p.product_name', read: str.nullable() },
   /** Record ids of the product's devices the rule watches; null: every device of the product. */
   deviceIntIDs: {
@@ -53,4 +50,4 @@ export type AlertRuleRecord = Omit<StoredAlertRule, 'deviceIntIDs'> & {
   deviceIntIDs: number[] | null
 }
 /** The fields of an alert rule a caller sets (the service resolved productID and checked the conditions). */
-export type AlertRuleInput = z.output<z.ZodObject<WriteShape<typeof ALERT_RULE_TABLE>>>
+export type AlertRuleInput = WriteOf<typeof ALERT_RULE_TABLE>

@@ -4,7 +4,7 @@
  * labels, JSON fields, times and create defaults from them.
  */
 import { z } from 'zod'
-import { writeSchema, type FieldTable, type RecordOf } from './table.ts'
+import { recordID, writeSchema, type FieldTable, type RecordOf } from './table.ts'
 
 const text = z.string().nullable()
 const int = z.number().int().nullable()
@@ -100,6 +100,21 @@ const audit = {
  */
 const lastSeenAt = () => ({ sql: 'd.last_seen_at', time: true, sort: true, read: int }) as const
 
+/** Fields devices and gateways both hold, alike but for a device's CSV column. */
+const shared = {
+  name: { sql: 'd.device_name', column: 'device_name', type: str, empty: '', filter: 'text' },
+  authType: {
+    sql: 'd.auth_type',
+    column: 'auth_type',
+    type: int,
+    label: 'authType',
+    filter: 'int',
+  },
+  blocked: { sql: 'd.blocked', column: 'blocked', type: id, empty: 0, filter: 'int' },
+  deviceStatus: { sql: 'd.device_status', read: id, label: 'deviceStatus', filter: 'int' },
+  productName: { sql: 'p.product_name', read: str, filter: 'text' },
+} as const satisfies FieldTable
+
 const productIntID = {
   sql: 'p.id',
   column: 'product_int_id',
@@ -111,19 +126,12 @@ const productIntID = {
 /** A device: a terminal on the cloud, behind a gateway, or a child of another device. Its CSV columns come in
  * the order of this table. */
 export const DEVICE_TABLE = {
-  id: { sql: 'd.id', read: id },
-  deviceName: {
-    sql: 'd.device_name',
-    column: 'device_name',
-    type: z.string(),
-    empty: '',
-    filter: 'text',
-    csv: 'text',
-  },
+  id: recordID('d'),
+  deviceName: { ...shared.name, csv: 'text' },
   deviceID: credentials.deviceID,
   productID: { sql: 'p.product_id', read: str, filter: 'text', csv: 'text' },
   productIntID,
-  productName: { sql: 'p.product_name', read: str, filter: 'text' },
+  productName: shared.productName,
   deviceType: {
     sql: 'd.device_type',
     column: 'device_type',
@@ -166,25 +174,11 @@ export const DEVICE_TABLE = {
     filter: 'int',
     csv: 'number',
   },
-  authType: {
-    sql: 'd.auth_type',
-    column: 'auth_type',
-    type: int,
-    label: 'authType',
-    filter: 'int',
-    csv: 'number',
-  },
+  authType: { ...shared.authType, csv: 'number' },
   deviceUsername: credentials.deviceUsername,
   token: credentials.token,
-  blocked: {
-    sql: 'd.blocked',
-    column: 'blocked',
-    type: z.number().int(),
-    empty: 0,
-    filter: 'int',
-    csv: 'number',
-  },
-  deviceStatus: { sql: 'd.device_status', read: id, label: 'deviceStatus', filter: 'int' },
+  blocked: { ...shared.blocked, csv: 'number' },
+  deviceStatus: shared.deviceStatus,
   modBusIndex: {
     sql: 'd.mod_bus_index',
     column: 'mod_bus_index',
@@ -249,30 +243,12 @@ export const DEVICE_TABLE = {
 
 /** A gateway: devices hang off it and its credentials may send for them. */
 export const GATEWAY_TABLE = {
-  id: { sql: 'd.id', read: id },
-  gatewayName: {
-    sql: 'd.device_name',
-    column: 'device_name',
-    type: z.string(),
-    empty: '',
-    filter: 'text',
-  },
+  id: recordID('d'),
+  gatewayName: shared.name,
   ...credentials,
-  authType: {
-    sql: 'd.auth_type',
-    column: 'auth_type',
-    type: int,
-    label: 'authType',
-    filter: 'int',
-  },
-  blocked: {
-    sql: 'd.blocked',
-    column: 'blocked',
-    type: z.number().int(),
-    empty: 0,
-    filter: 'int',
-  },
-  deviceStatus: { sql: 'd.device_status', read: id, label: 'deviceStatus', filter: 'int' },
+  authType: shared.authType,
+  blocked: shared.blocked,
+  deviceStatus: shared.deviceStatus,
   lastSeenAt: lastSeenAt(),
   deviceCount: {
     sql: `(SELECT count(*) FROM devices c WHERE c.gateway_int_id = d.id AND c.kind = 'device')`,
@@ -302,7 +278,7 @@ export const GATEWAY_TABLE = {
   mac: { sql: 'd.mac', column: 'mac', type: text, filter: 'text' },
   productID: { sql: 'p.product_id', read: str, filter: 'text' },
   productIntID: { ...productIntID, filter: undefined },
-  productName: { sql: 'p.product_name', read: str, filter: 'text' },
+  productName: shared.productName,
   ...described,
   manufacturer: { ...described.manufacturer, filter: undefined },
   serialNumber: { ...described.serialNumber, filter: undefined },

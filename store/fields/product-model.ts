@@ -4,19 +4,29 @@
  * `RecordOf` these tables, and the HTTP side takes its list filters, labels, times and request fields from them.
  */
 import { z } from 'zod'
-import type { FieldTable, RecordOf, WriteShape } from './table.ts'
+import { created, int, productID, productName, recordID, str, times } from './table.ts'
+import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
-const int = z.number().int()
+/** The records these tables' reads answer and the fields their writes store. */
+export type DataPointRecord = RecordOf<typeof DATA_POINT_TABLE>
+export type DataPointFields = WriteOf<typeof DATA_POINT_TABLE>
+export type DataStreamRecord = RecordOf<typeof DATA_STREAM_TABLE>
+export type DataStreamDetailRecord = RecordOf<typeof DATA_STREAM_DETAIL_TABLE>
+export type DataStreamFields = WriteOf<typeof DATA_STREAM_TABLE>
+export type MetricRecord = RecordOf<typeof METRIC_TABLE>
+export type MetricFields = WriteOf<typeof METRIC_TABLE>
+export type ProductResourceRecord = RecordOf<typeof PRODUCT_RESOURCE_TABLE>
+export type ProductResourceFields = WriteOf<typeof PRODUCT_RESOURCE_TABLE>
+export type AppTemplateRecord = RecordOf<typeof APP_TEMPLATE_TABLE>
+export type AppTemplateFields = WriteOf<typeof APP_TEMPLATE_TABLE>
+
 const num = z.number()
-const str = z.string()
 
-/** Who made a record and when (`x` is the record's alias, `u` the joined user). */
-const audit = (x: string) =>
-  ({
-    createUser: { sql: 'u.username', read: str.nullable() },
-    createAt: { sql: `${x}.create_at`, time: true, read: int },
-    updateAt: { sql: `${x}.update_at`, time: true, sort: true, read: int.nullable() },
-  }) as const satisfies FieldTable
+/** The record id of the product (`x` is the record's alias). */
+const productIntID = { sql: 'x.product_int_id', read: int } as const
+
+/** A record id column of the product model's (`x`), null when unbound. */
+const ref = (column: string) => ({ sql: `x.${column}`, column, type: int.nullable() }) as const
 
 /** A JSON column: stored as text (what a read answers), written from `type`. */
 const json = (sql: string, column: string, type: z.ZodType) =>
@@ -27,8 +37,8 @@ const json = (sql: string, column: string, type: z.ZodType) =>
  * cloudProtocol for the data point rules.
  */
 export const DATA_POINT_TABLE = {
-  id: { sql: 'x.id', read: int },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  id: recordID('x'),
+  productID,
   dataPointID: {
     sql: 'x.data_point_id',
     column: 'data_point_id',
@@ -41,8 +51,8 @@ export const DATA_POINT_TABLE = {
     type: str,
     filter: 'text',
   },
-  productIntID: { sql: 'x.product_int_id', read: int },
-  productName: { sql: 'p.product_name', read: str, sort: true },
+  productIntID,
+  productName: { ...productName, sort: true },
   cloudProtocol: { sql: 'p.cloud_protocol', read: int },
   pointDataType: {
     sql: 'x.point_data_type',
@@ -75,19 +85,15 @@ export const DATA_POINT_TABLE = {
   locationType: { sql: 'x.location_type', column: 'location_type', type: int.nullable() },
   registerAddr: { sql: 'x.register_addr', column: 'register_addr', type: str.nullable() },
   detail: { sql: 'x.detail', column: 'detail', type: str.nullable() },
-  ...audit('x'),
+  ...created('x'),
 } as const satisfies FieldTable
-
-export type DataPointRecord = RecordOf<typeof DATA_POINT_TABLE>
-/** Everything a data point write stores, under its wire names. */
-export type DataPointFields = z.output<z.ZodObject<WriteShape<typeof DATA_POINT_TABLE>>>
 
 /** A data stream (`x`) of a product (`p`): the data points a topic carries. The list form. */
 export const DATA_STREAM_TABLE = {
-  id: { sql: 'x.id', read: int },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
-  productIntID: { sql: 'x.product_int_id', read: int },
-  productName: { sql: 'p.product_name', read: str, sort: true },
+  id: recordID('x'),
+  productID,
+  productIntID,
+  productName: { ...productName, sort: true },
   streamName: { sql: 'x.stream_name', column: 'stream_name', type: str, filter: 'text' },
   topic: { sql: 'x.topic', column: 'topic', type: str, filter: 'text' },
   streamType: {
@@ -106,8 +112,7 @@ export const DATA_STREAM_TABLE = {
   },
   detail: { sql: 'x.detail', column: 'detail', type: str.nullable() },
   userIntID: { sql: 'x.user_int_id', read: int.nullable() },
-  createAt: { sql: 'x.create_at', time: true, read: int },
-  updateAt: { sql: 'x.update_at', time: true, sort: true, read: int.nullable() },
+  ...times('x'),
 } as const satisfies FieldTable
 
 /** A data stream's detail: the list form plus its data points' ids and names (JSON arrays, in id order). */
@@ -127,17 +132,14 @@ export const DATA_STREAM_DETAIL_TABLE = {
   },
 } as const satisfies FieldTable
 
-export type DataStreamRecord = RecordOf<typeof DATA_STREAM_TABLE>
-export type DataStreamDetailRecord = RecordOf<typeof DATA_STREAM_DETAIL_TABLE>
 /** Everything a data stream write stores, under its wire names (its point links aside). */
-export type DataStreamFields = z.output<z.ZodObject<WriteShape<typeof DATA_STREAM_TABLE>>>
 
 /** A metric (`x`) of a product (`p`) over one of its data points (`d`): a formula or an aggregate. */
 export const METRIC_TABLE = {
-  id: { sql: 'x.id', read: int },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
-  productIntID: { sql: 'x.product_int_id', read: int },
-  productName: { sql: 'p.product_name', read: str, sort: true },
+  id: recordID('x'),
+  productID,
+  productIntID,
+  productName: { ...productName, sort: true },
   metricName: { sql: 'x.metric_name', column: 'metric_name', type: str, filter: 'text' },
   metricType: {
     sql: 'x.metric_type',
@@ -180,63 +182,37 @@ export const METRIC_TABLE = {
     type: str.nullable(),
   },
   isShow: { sql: 'x.is_show', column: 'is_show', type: int },
-  productItemIntID: {
-    sql: 'x.product_item_int_id',
-    column: 'product_item_int_id',
-    type: int.nullable(),
-  },
+  productItemIntID: ref('product_item_int_id'),
   remark: { sql: 'x.remark', column: 'remark', type: str.nullable() },
-  dataStreamIntID: {
-    sql: 'x.data_stream_int_id',
-    column: 'data_stream_int_id',
-    type: int.nullable(),
-  },
-  ...audit('x'),
+  dataStreamIntID: ref('data_stream_int_id'),
+  ...created('x'),
 } as const satisfies FieldTable
-
-export type MetricRecord = RecordOf<typeof METRIC_TABLE>
-/** Everything a metric write stores, under its wire names. */
-export type MetricFields = z.output<z.ZodObject<WriteShape<typeof METRIC_TABLE>>>
 
 /**
  * A product resource (`x`) of a product (`p`): a code, optionally bound to one of its data points (`d`).
  * There is no codeValue dictionary: codeValueLabel is the itemName, or the codeValue itself.
  */
 export const PRODUCT_RESOURCE_TABLE = {
-  id: { sql: 'x.id', read: int },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  id: recordID('x'),
+  productID,
   codeValue: { sql: 'x.code_value', column: 'code_value', type: str, filter: 'text' },
   codeValueLabel: { sql: 'coalesce(x.item_name, x.code_value)', read: str },
   itemName: { sql: 'x.item_name', column: 'item_name', type: str.nullable(), filter: 'text' },
-  dataPointIntID: {
-    sql: 'x.data_point_int_id',
-    column: 'data_point_int_id',
-    type: int.nullable(),
-    filter: 'int',
-  },
+  dataPointIntID: { ...ref('data_point_int_id'), filter: 'int' },
   dataPointName: { sql: 'd.data_point_name', read: str.nullable() },
-  productIntID: { sql: 'x.product_int_id', read: int },
-  productName: { sql: 'p.product_name', read: str },
-  productItemIntID: {
-    sql: 'x.product_item_int_id',
-    column: 'product_item_int_id',
-    type: int.nullable(),
-  },
-  createAt: { sql: 'x.create_at', time: true, read: int },
-  updateAt: { sql: 'x.update_at', time: true, sort: true, read: int.nullable() },
+  productIntID,
+  productName,
+  productItemIntID: ref('product_item_int_id'),
+  ...times('x'),
 } as const satisfies FieldTable
-
-export type ProductResourceRecord = RecordOf<typeof PRODUCT_RESOURCE_TABLE>
-/** Everything a product resource write stores, under its wire names. */
-export type ProductResourceFields = z.output<z.ZodObject<WriteShape<typeof PRODUCT_RESOURCE_TABLE>>>
 
 /**
  * An app template (`x`) of a product (`p`): a control of its app (device console), bound to one of its data
  * points (`d`) and streams (`s`).
  */
 export const APP_TEMPLATE_TABLE = {
-  id: { sql: 'x.id', read: int },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  id: recordID('x'),
+  productID,
   templateName: { sql: 'x.template_name', column: 'template_name', type: str, filter: 'text' },
   templateType: {
     sql: 'x.template_type',
@@ -245,25 +221,11 @@ export const APP_TEMPLATE_TABLE = {
     label: 'templateType',
     filter: 'int',
   },
-  dataPointIntID: {
-    sql: 'x.data_point_int_id',
-    column: 'data_point_int_id',
-    type: int.nullable(),
-    filter: 'int',
-  },
-  dataStreamIntID: {
-    sql: 'x.data_stream_int_id',
-    column: 'data_stream_int_id',
-    type: int.nullable(),
-    filter: 'int',
-  },
-  productIntID: { sql: 'x.product_int_id', read: int },
-  productName: { sql: 'p.product_name', read: str },
-  productItemIntID: {
-    sql: 'x.product_item_int_id',
-    column: 'product_item_int_id',
-    type: int.nullable(),
-  },
+  dataPointIntID: { ...ref('data_point_int_id'), filter: 'int' },
+  dataStreamIntID: { ...ref('data_stream_int_id'), filter: 'int' },
+  productIntID,
+  productName,
+  productItemIntID: ref('product_item_int_id'),
   topic: { sql: 'x.topic', column: 'topic', type: str.nullable() },
   dataPointID: { sql: 'd.data_point_id', read: str.nullable() },
   dataPointName: { sql: 'd.data_point_name', read: str.nullable() },
@@ -277,25 +239,20 @@ export const APP_TEMPLATE_TABLE = {
   itemOperations: { sql: 'x.item_operations', column: 'item_operations', type: str.nullable() },
   objectID: { sql: 'x.object_id', column: 'object_id', type: str.nullable() },
   defaultValues: json('x.default_values', 'default_values', z.array(z.unknown()).nullable()),
-  createAt: { sql: 'x.create_at', time: true, read: int },
-  updateAt: { sql: 'x.update_at', time: true, sort: true, read: int.nullable() },
+  ...times('x'),
 } as const satisfies FieldTable
-
-export type AppTemplateRecord = RecordOf<typeof APP_TEMPLATE_TABLE>
-/** Everything an app template write stores, under its wire names. */
-export type AppTemplateFields = z.output<z.ZodObject<WriteShape<typeof APP_TEMPLATE_TABLE>>>
 
 /** A data point (`x`) as a metric's formula may name it and a reference to it is checked. */
 export const POINT_REF_TABLE = {
-  id: { sql: 'x.id', read: int },
+  id: recordID('x'),
   dataPointID: { sql: 'x.data_point_id', read: str },
   dataPointName: { sql: 'x.data_point_name', read: str },
-  productIntID: { sql: 'x.product_int_id', read: int },
+  productIntID,
 } as const satisfies FieldTable
 
 /** A data stream (`x`) as a reference to it is checked. */
 export const STREAM_REF_TABLE = {
-  id: { sql: 'x.id', read: int },
+  id: recordID('x'),
   streamName: { sql: 'x.stream_name', read: str },
-  productIntID: { sql: 'x.product_int_id', read: int },
+  productIntID,
 } as const satisfies FieldTable

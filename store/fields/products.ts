@@ -3,26 +3,24 @@
  * their records are `RecordOf` these tables, and the HTTP side takes its list filters, labels, times and request
  * fields from them.
  */
-import { z } from 'zod'
-import type { FieldTable, RecordOf, WriteShape } from './table.ts'
+import { audit, int, listedDevice, productID, productName, recordID, str } from './table.ts'
+import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
-const int = z.number().int()
-const str = z.string()
+/** Re-exported from its home, table.ts, for modules that import it from here. */
+export { audit } from './table.ts'
 
-/** Who made a record and when (`x` is the record's alias, `u` the joined user). */
-export const audit = (x: string) =>
-  ({
-    userIntID: { sql: `${x}.user_int_id`, read: int.nullable() },
-    createUser: { sql: 'u.username', read: str.nullable() },
-    createAt: { sql: `${x}.create_at`, time: true, read: int },
-    updateAt: { sql: `${x}.update_at`, time: true, sort: true, read: int.nullable() },
-  }) as const satisfies FieldTable
+/** The records these tables' reads answer and the fields their writes store. */
+export type ProductRecord = RecordOf<typeof PRODUCT_TABLE>
+export type ProductFields = WriteOf<typeof PRODUCT_TABLE>
+export type GroupRecord = RecordOf<typeof GROUP_TABLE>
+export type GroupFields = WriteOf<typeof GROUP_TABLE>
+export type GroupMemberRecord = RecordOf<typeof GROUP_MEMBER_TABLE>
 
 const count = (sql: string) => ({ sql: `(SELECT count(*) ${sql})`, read: int }) as const
 
 /** A product (`p`): the model its devices share; reads carry the counts of its devices and model records. */
 export const PRODUCT_TABLE = {
-  id: { sql: 'p.id', read: int },
+  id: recordID('p'),
   productName: {
     sql: 'p.product_name',
     column: 'product_name',
@@ -52,39 +50,28 @@ export const PRODUCT_TABLE = {
   ...audit('p'),
 } as const satisfies FieldTable
 
-export type ProductRecord = RecordOf<typeof PRODUCT_TABLE>
-/** Everything a product write stores, under its wire names. */
-export type ProductFields = z.output<z.ZodObject<WriteShape<typeof PRODUCT_TABLE>>>
-
 /** A group (`g`) of devices of one product (`p`). */
 export const GROUP_TABLE = {
-  id: { sql: 'g.id', read: int },
+  id: recordID('g'),
   groupName: { sql: 'g.group_name', column: 'group_name', type: str, filter: 'text' },
   /** Generated on create, immutable. */
   groupID: { sql: 'g.group_id', read: str, filter: 'text' },
-  productID: { sql: 'p.product_id', read: str, filter: 'text' },
+  productID,
   description: {
     sql: 'g.description',
     column: 'description',
     type: str.nullable(),
     filter: 'text',
   },
-  productName: { sql: 'p.product_name', read: str },
+  productName,
   productIntID: { sql: 'g.product_int_id', column: 'product_int_id', type: int },
   deviceCount: count('FROM group_devices gd WHERE gd.group_int_id = g.id'),
   ...audit('g'),
 } as const satisfies FieldTable
 
-export type GroupRecord = RecordOf<typeof GROUP_TABLE>
-/** Everything a group write stores, under its wire names. */
-export type GroupFields = z.output<z.ZodObject<WriteShape<typeof GROUP_TABLE>>>
-
 /** A member of a group (`d`, its product `p`): the device fields a member list answers. */
 export const GROUP_MEMBER_TABLE = {
-  id: { sql: 'd.id', read: int },
-  deviceName: { sql: 'd.device_name', read: str, filter: 'text' },
-  deviceID: { sql: 'd.device_id', read: str, filter: 'text' },
-  deviceType: { sql: 'd.device_type', read: int.nullable(), label: 'deviceType' },
+  ...listedDevice,
   deviceStatus: { sql: 'd.device_status', read: int, label: 'deviceStatus' },
   /** The same value as deviceStatus, under Variant A's member name. */
   status: { sql: 'd.device_status', read: int, label: 'deviceStatus' },
@@ -92,5 +79,3 @@ export const GROUP_MEMBER_TABLE = {
   productName: { sql: 'p.product_name', read: str },
   createAt: { sql: 'd.create_at', time: true, read: int },
 } as const satisfies FieldTable
-
-export type GroupMemberRecord = RecordOf<typeof GROUP_MEMBER_TABLE>

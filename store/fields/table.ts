@@ -42,6 +42,40 @@ export interface FieldDecl {
 
 export type FieldTable = Record<string, FieldDecl>
 
+/** The stored types most fields have: an integer, a text. */
+export const int = z.number().int()
+export const str = z.string()
+
+/** A record's id (`x` is the record's alias). */
+export const recordID = (x: string) => ({ sql: `${x}.id`, read: int }) as const
+
+/** When a record was made and last changed (`x` is the record's alias); updateAt is a sort key. */
+export const times = (x: string) =>
+  ({
+    createAt: { sql: `${x}.create_at`, time: true, read: int },
+    updateAt: { sql: `${x}.update_at`, time: true, sort: true, read: int.nullable() },
+  }) as const satisfies FieldTable
+
+/** Who made a record (`u`, the joined user) and when. */
+export const created = (x: string) =>
+  ({ createUser: { sql: 'u.username', read: str.nullable() }, ...times(x) }) as const
+
+/** Who made a record and when, with the creator's id. */
+export const audit = (x: string) =>
+  ({ userIntID: { sql: `${x}.user_int_id`, read: int.nullable() }, ...created(x) }) as const
+
+/** A device (`d`) as the tables that list devices (group members, a policy's bound devices) read it. */
+export const listedDevice = {
+  id: recordID('d'),
+  deviceName: { sql: 'd.device_name', read: str, filter: 'text' },
+  deviceID: { sql: 'd.device_id', read: str, filter: 'text' },
+  deviceType: { sql: 'd.device_type', read: int.nullable(), label: 'deviceType' },
+} as const satisfies FieldTable
+
+/** The product (`p`) a record belongs to: its productID (a list filter) and name. */
+export const productID = { sql: 'p.product_id', read: str, filter: 'text' } as const
+export const productName = { sql: 'p.product_name', read: str } as const
+
 /** The writable fields of a table (those with a column and a stored type). */
 type WritableKeys<T extends FieldTable> = {
   [K in keyof T]: T[K] extends { column: string; type: z.ZodType } ? K : never
@@ -51,6 +85,9 @@ type WritableKeys<T extends FieldTable> = {
 export type WriteShape<T extends FieldTable> = {
   [K in WritableKeys<T>]: T[K] extends { type: infer S extends z.ZodType } ? S : never
 }
+
+/** Everything a write of a table stores, under its wire names. */
+export type WriteOf<T extends FieldTable> = z.output<z.ZodObject<WriteShape<T>>>
 
 /**
  * The record a repository answers for a table: each field's `read` type, else its stored `type`, else unknown.
@@ -90,11 +127,27 @@ export function requestSchema<
 
 const entries = (t: FieldTable) => Object.entries(t)
 
+/**
+ * Whether `shape` is exactly `WriteShape<T>`: each writable field of `table` (a column and a stored type) under
+ * its name with that type, and nothing else. Checked at run time, so the narrowing holds.
+ */
+function isWriteShape<T extends FieldTable>(
+  table: T,
+  shape: Record<string, z.ZodType>,
+): shape is WriteShape<T> {
+  const writable = entries(table).filter(([, f]) => f.column && f.type)
+  return (
+    writable.every(([k, f]) => shape[k] === f.type) && Object.keys(shape).length === writable.length
+  )
+}
+
 /** The zod object of everything a write stores: its output type is the repository's input type. */
 export function writeSchema<T extends FieldTable>(table: T): z.ZodObject<WriteShape<T>> {
   const shape: Record<string, z.ZodType> = {}
   for (const [k, f] of entries(table)) if (f.column && f.type) shape[k] = f.type
-  return z.object(shape) as unknown as z.ZodObject<WriteShape<T>>
+  if (!isWriteShape(table, shape))
+    throw new Error('writeSchema: not the writable fields of the table')
+  return z.object(shape)
 }
 
 /** Wire field → column of every writable field, in table order. */

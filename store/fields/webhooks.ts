@@ -4,10 +4,14 @@
  * fields from them.
  */
 import { z } from 'zod'
-import type { FieldTable, RecordOf, WriteShape } from './table.ts'
+import { int, recordID, str, times } from './table.ts'
+import type { FieldTable, RecordOf, WriteOf } from './table.ts'
 
-const int = z.number().int()
-const str = z.string()
+/** The records these tables' reads answer and the fields their writes store. */
+export type WebhookRecord = RecordOf<typeof WEBHOOK_TABLE>
+/** The fields of a webhook a caller sets. */
+export type WebhookInput = WriteOf<typeof WEBHOOK_TABLE>
+export type DeliveryRecord = RecordOf<typeof DELIVERY_TABLE>
 
 /** The event types that go through the outbox (webhooks and the live stream carry them). */
 export const OUTBOX_TYPES = [
@@ -23,7 +27,7 @@ export type OutboxType = (typeof OUTBOX_TYPES)[number]
 
 /** A webhook of a tenant (`w`). Its secret is not a field: only the delivery loop reads it. */
 export const WEBHOOK_TABLE = {
-  id: { sql: 'w.id', read: int },
+  id: recordID('w'),
   tenantID: { sql: 'w.tenant_id', read: str },
   url: { sql: 'w.url', column: 'url', type: str, filter: 'text' },
   /** The event types it is sent, stored (and read) as JSON text. */
@@ -36,20 +40,15 @@ export const WEBHOOK_TABLE = {
   },
   enable: { sql: 'w.enable', column: 'enable', type: int, filter: 'int' },
   userIntID: { sql: 'w.user_int_id', read: int.nullable() },
-  createAt: { sql: 'w.create_at', time: true, read: int },
-  updateAt: { sql: 'w.update_at', time: true, sort: true, read: int.nullable() },
+  ...times('w'),
 } as const satisfies FieldTable
-
-export type WebhookRecord = RecordOf<typeof WEBHOOK_TABLE>
-/** Everything a webhook write stores, under its wire names (the fields a caller sets). */
-export type WebhookInput = z.output<z.ZodObject<WriteShape<typeof WEBHOOK_TABLE>>>
 
 export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /** A delivery of an event (`e`) to a webhook (`w`) as the API lists it (`d`). */
 export const DELIVERY_TABLE = {
-  id: { sql: 'd.id', read: int },
+  id: recordID('d'),
   webhookID: { sql: 'd.webhook_id', read: int },
   status: { sql: 'd.status', read: z.enum(DELIVERY_STATUSES), filter: 'text' },
   eventID: { sql: 'd.event_id', read: int, filter: 'int' },
@@ -63,11 +62,9 @@ export const DELIVERY_TABLE = {
   updateAt: { sql: 'd.update_at', time: true, read: int.nullable() },
 } as const satisfies FieldTable
 
-export type DeliveryRecord = RecordOf<typeof DELIVERY_TABLE>
-
 /** An event of the outbox (`e`); `id` is the event id. */
 export const OUTBOX_EVENT_TABLE = {
-  id: { sql: 'e.id', read: int },
+  id: recordID('e'),
   tenantID: { sql: 'e.tenant_id', read: str },
   type: { sql: 'e.type', read: z.enum(OUTBOX_TYPES) },
   /** Epoch ms of the change. */
