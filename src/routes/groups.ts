@@ -56,15 +56,12 @@ export function groupRoutes<
   const { meta, services } = deps
   const r = new Router()
   const detail = Form.of(v.Group, v.groupWire.detail)
+  const item = Form.of(v.GroupListItem, v.groupWire.list)
   crud(r, {
     tag,
     path: '/groups',
     ...expanded(meta.groups, services.groups, v.expand),
-    list: {
-      summary: 'List groups',
-      query: listQuery(v.groupFilters),
-      form: Form.of(v.GroupListItem, v.groupWire.list),
-    },
+    list: { summary: 'List groups', query: listQuery(v.groupFilters), form: item },
     detail: { summary: 'Group detail', form: detail },
     create: { summary: 'Create a group of one product', body: v.GroupCreate, form: detail },
     update: {

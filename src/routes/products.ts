@@ -36,15 +36,12 @@ export function productRoutes<
   U extends Update,
 >({ meta, services }: Deps, v: ProductVariant<R, D, L, C, U>) {
   const detail = Form.of(v.Product, v.productWire.detail)
+  const item = Form.of(v.ProductListItem, v.productWire.list)
   return crud(new Router(), {
     tag: 'Products',
     path: '/products',
     ...expanded(meta.products, services.products, v.expand),
-    list: {
-      summary: 'List products',
-      query: listQuery(v.productFilters),
-      form: Form.of(v.ProductListItem, v.productWire.list),
-    },
+    list: { summary: 'List products', query: listQuery(v.productFilters), form: item },
     detail: { summary: 'Product detail', form: detail },
     create: { summary: 'Create a product', body: v.ProductCreate, form: detail },
     update: { summary: 'Edit a product', body: v.ProductUpdate, form: detail },
