@@ -16,6 +16,9 @@ const pageIn = <R>(form: Form<R>, { items, count }: Found<R>, args: PageArgs, ct
     args,
   )
 
+/** A response form: a zod object whose keys are the wire fields, in order (src/wire/shape.ts). */
+export type WireForm = z.ZodObject
+
 /** The services' view of the caller (src/http/env.ts `actorOf`). */
 export type Actor = ReturnType<typeof actorOf>
 
@@ -98,6 +101,33 @@ export interface Writes<BC, RC, BU, RU> {
   create(actor: Actor, body: BC): Promise<RC>
   update(actor: Actor, id: number, body: BU): Promise<RU>
   remove(actor: Actor, ids: number[]): Promise<unknown>
+}
+
+/**
+ * The reads and writes of a resource whose records a variant shows with more than is stored (Variant B's
+ * products and groups list their devices): each record `S` the store or service answers goes through `expand`
+ * (the variant's hook, one call per page) before its form serializes the `R` it makes.
+ */
+export function expanded<Q, S, R, BC, BU>(
+  store: Reads<Q, S, S>,
+  service: Writes<BC, S, BU, S>,
+  expand: (tenant: string, rows: S[]) => Promise<R[]>,
+): { store: Reads<Q, R, R>; service: Writes<BC, R, BU, R> } {
+  const one = async (tenant: string, row: S) => (await expand(tenant, [row]))[0]!
+  return {
+    store: {
+      async list(tenant, query) {
+        const { items, count } = await store.list(tenant, query)
+        return { items: await expand(tenant, items), count }
+      },
+      get: async (tenant, id) => one(tenant, await store.get(tenant, id)),
+    },
+    service: {
+      create: async (a, body) => one(a.tenant, await service.create(a, body)),
+      update: async (a, id, body) => one(a.tenant, await service.update(a, id, body)),
+      remove: (a, ids) => service.remove(a, ids),
+    },
+  }
 }
 
 /**

@@ -67,7 +67,7 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
   const session = (c: Context<AppEnv>, user: SessionUser, remember?: boolean) =>
     c.json(sessionBody(user, auth.issue(user, remember), config.TIMEZONE), 201)
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/login',
@@ -86,7 +86,7 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/signup',
@@ -107,6 +107,7 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
 
 /** What a signed-in caller does with its own credentials: log out, change its password. */
 function ownCredentialRoutes(r: Router, { services }: Deps) {
+  // untyped: answers 204 with no body (nothing to check)
   r.route(
     {
       method: 'post',
@@ -126,6 +127,7 @@ function ownCredentialRoutes(r: Router, { services }: Deps) {
     },
   )
 
+  // untyped: answers 204 with no body (nothing to check)
   r.route(
     {
       method: 'put',

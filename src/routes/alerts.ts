@@ -24,7 +24,7 @@ export function alertRoutes({ meta, services }: Deps, { alerts: s }: WireShapes)
     },
   })
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/current_alerts/:id/ack',
@@ -33,7 +33,7 @@ export function alertRoutes({ meta, services }: Deps, { alerts: s }: WireShapes)
       response: s.CurrentAlert,
     },
     async (c, { id }) =>
-      c.json(current.wire(await services.alerts.ack(actorOf(c), id), wireCtx(c))),
+      c.json(s.alertWire.current(await services.alerts.ack(actorOf(c), id), wireCtx(c))),
   )
 
   return crud(r, {

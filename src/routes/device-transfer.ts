@@ -16,7 +16,7 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
   const { TaskAccepted } = shapes.deviceTransfer
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices_export',
@@ -48,6 +48,7 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
     },
   )
 
+  // untyped: answers the CSV file itself, not JSON
   r.route(
     {
       method: 'get',
@@ -69,7 +70,7 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/devices_import',

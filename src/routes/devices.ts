@@ -2,13 +2,13 @@ import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { ListArgs, Page as Found } from '../../store/types.ts'
 import { Router } from '../http/router.ts'
-import { listQuery, Page, type FilterFields } from '../http/paging.ts'
-import { actorOf, mayReadSecrets, wireCtx } from '../http/env.ts'
+import { listQuery, type FilterFields } from '../http/paging.ts'
+import { mayReadSecrets } from '../http/env.ts'
+import { crud, Form, type WireForm } from '../http/crud.ts'
 import { DeviceConnection } from '../schemas/onboarding.ts'
 import { onboardingService } from '../services/onboarding.ts'
 import type { Actor } from '../services/types.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
-import { pageJson, removeRoute, type WireForm } from './records.ts'
 
 const tag = 'Devices'
 
@@ -57,29 +57,25 @@ export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extend
 ) {
   const { access: devices, deviceWire } = v
   const r = new Router()
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/devices',
-      tag,
+  const path = '/devices'
+  // The connection route sits between detail and create (the OpenAPI document lists them in that order).
+  crud(r, {
+    tag,
+    path,
+    list: {
       summary:
         'List devices (?parentDevice= children of a device, ?gateway= devices under a gateway, ?groupID=)',
       query: listQuery(v.deviceFilters, { extra: v.deviceListExtra, sorts: ['lastSeenAt'] }),
-      response: Page(v.DeviceListItem),
+      form: Form.of(v.DeviceListItem, deviceWire.list),
+      read: (tenant, query) =>
+        devices.list(tenant, query, { groupID: query.raw.groupID as string | undefined }),
     },
-    async (c, { query }) => {
-      const groupID = query.raw.groupID as string | undefined
-      const page = await devices.list(c.get('tenant'), query, { groupID })
-      return pageJson(c, page, deviceWire.list, query)
+    detail: {
+      summary: 'Device detail',
+      form: Form.of(v.Device, deviceWire.detail),
+      read: (tenant, id) => devices.get(tenant, id),
     },
-  )
-
-  r.typed(
-    { method: 'get', path: '/devices/:id', tag, summary: 'Device detail', response: v.Device },
-    async (c, { id }) =>
-      c.json(deviceWire.detail(await devices.get(c.get('tenant'), id), wireCtx(c))),
-  )
+  })
 
   connectionRoute(r, deps, v.deviceKinds, {
     path: '/devices/:id/connection',
@@ -91,40 +87,14 @@ export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extend
       'embedded broker also takes them relative to topicPrefix.',
   })
 
-  r.typed(
-    {
-      method: 'post',
-      path: '/devices',
-      tag,
-      summary: 'Create a device',
-      body: v.DeviceCreate,
-      response: v.DeviceWrite,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const created = await devices.create(actorOf(c), body)
-      return c.json(deviceWire.write(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/devices/:id',
-      tag,
-      summary: 'Edit a device',
-      body: v.DeviceUpdate,
-      response: v.DeviceWrite,
-    },
-    async (c, { id, body }) =>
-      c.json(deviceWire.write(await devices.update(actorOf(c), id, body), wireCtx(c))),
-  )
-
-  removeRoute(
-    r,
-    {
-      path: '/devices',
-      tag,
+  const written = Form.of(v.DeviceWrite, deviceWire.write)
+  return crud(r, {
+    tag,
+    path,
+    service: devices,
+    create: { summary: 'Create a device', body: v.DeviceCreate, form: written },
+    update: { summary: 'Edit a device', body: v.DeviceUpdate, form: written },
+    remove: {
       summary:
         'Delete devices with everything keyed by them (refused while they have child devices)',
       description:
@@ -132,10 +102,7 @@ export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extend
         'subscriptions, group memberships and policy and certificate bindings. A device created again with ' +
         'the same deviceID starts empty.',
     },
-    (a, ids) => devices.remove(a, ids),
-  )
-
-  return r
+  })
 }
 
 /** `GET …/:id/connection` of a device or gateway: how it connects (onboarding), its token for writers only. */

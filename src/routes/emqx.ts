@@ -53,7 +53,7 @@ export function emqxRoutes({ config, gate }: Deps, shapes: WireShapes) {
 
   const hook = { tag, public: true, description, method: 'post', errors: [401] } as const
 
-  r.route(
+  r.typed(
     {
       ...hook,
       path: '/emqx/auth',
@@ -78,7 +78,7 @@ export function emqxRoutes({ config, gate }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       ...hook,
       path: '/emqx/acl',
@@ -93,7 +93,7 @@ export function emqxRoutes({ config, gate }: Deps, shapes: WireShapes) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       ...hook,
       path: '/emqx/events',

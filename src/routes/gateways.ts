@@ -1,10 +1,9 @@
 import type { Deps } from '../deps.ts'
 import type { WireShapes } from '../wire/shapes.ts'
 import { Router } from '../http/router.ts'
-import { listQuery, Page } from '../http/paging.ts'
-import { actorOf, wireCtx } from '../http/env.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 import { connectionRoute } from './devices.ts'
-import { pageJson, removeRoute } from './records.ts'
 
 const tag = 'Gateways'
 
@@ -13,20 +12,19 @@ export function gatewayRoutes(deps: Deps, shapes: WireShapes) {
   const { Gateway, GatewayCreate, GatewayListItem, GatewayUpdate, gatewayFilters, gatewayWire } =
     shapes.gateways
   const r = new Router()
-  const repo = meta.devices.gateways
-
-  r.typed(
-    {
-      method: 'get',
-      path: '/gateways',
-      tag,
+  const path = '/gateways'
+  const detail = Form.of(Gateway, gatewayWire.detail)
+  // The connection route sits between list and detail (the OpenAPI document lists them in that order).
+  crud(r, {
+    tag,
+    path,
+    store: meta.devices.gateways,
+    list: {
       summary: 'List gateways (with deviceCount)',
       query: listQuery(gatewayFilters, { sorts: ['lastSeenAt'] }),
-      response: Page(GatewayListItem),
+      form: Form.of(GatewayListItem, gatewayWire.list),
     },
-    async (c, { query }) =>
-      pageJson(c, await repo.list(c.get('tenant'), query), gatewayWire.list, query),
-  )
+  })
 
   connectionRoute(r, deps, ['gateway'], {
     path: '/gateways/:id/connection',
@@ -36,51 +34,17 @@ export function gatewayRoutes(deps: Deps, shapes: WireShapes) {
     description: 'As /devices/{id}/connection, for a gateway (its children send through it).',
   })
 
-  r.typed(
-    { method: 'get', path: '/gateways/:id', tag, summary: 'Gateway detail', response: Gateway },
-    async (c, { id }) =>
-      c.json(gatewayWire.detail(await repo.get(c.get('tenant'), id), wireCtx(c))),
-  )
-
-  r.typed(
-    {
-      method: 'post',
-      path: '/gateways',
-      tag,
-      summary: 'Create a gateway',
-      body: GatewayCreate,
-      response: Gateway,
-      status: 201,
-    },
-    async (c, { body }) => {
-      const created = await services.gateways.create(actorOf(c), body)
-      return c.json(gatewayWire.detail(created, wireCtx(c)), 201)
-    },
-  )
-
-  r.typed(
-    {
-      method: 'put',
-      path: '/gateways/:id',
-      tag,
-      summary: 'Edit a gateway',
-      body: GatewayUpdate,
-      response: Gateway,
-    },
-    async (c, { id, body }) =>
-      c.json(gatewayWire.detail(await services.gateways.update(actorOf(c), id, body), wireCtx(c))),
-  )
-
-  removeRoute(
-    r,
-    {
-      path: '/gateways',
-      tag,
+  return crud(r, {
+    tag,
+    path,
+    store: meta.devices.gateways,
+    service: services.gateways,
+    detail: { summary: 'Gateway detail', form: detail },
+    create: { summary: 'Create a gateway', body: GatewayCreate, form: detail },
+    update: { summary: 'Edit a gateway', body: GatewayUpdate, form: detail },
+    remove: {
       summary:
         'Delete gateways with everything keyed by them (refused while devices hang off them)',
     },
-    (a, ids) => services.gateways.remove(a, ids),
-  )
-
-  return r
+  })
 }

@@ -6,7 +6,7 @@ import { listQuery, type FilterFields } from '../http/paging.ts'
 import type { GroupCreate as Create, GroupUpdate as Update } from '../schemas/groups.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { expandedRoutes, memberRoutes, type WireForm } from './records.ts'
+import { crud, expanded, Form, type WireForm } from '../http/crud.ts'
 
 const tag = 'Groups'
 
@@ -55,26 +55,23 @@ export function groupRoutes<
 >(deps: Deps, v: GroupVariant<R, D, L, M, C, U>) {
   const { meta, services } = deps
   const r = new Router()
-  expandedRoutes(r, {
+  const detail = Form.of(v.Group, v.groupWire.detail)
+  const item = Form.of(v.GroupListItem, v.groupWire.list)
+  crud(r, {
     tag,
     path: '/groups',
-    summaries: {
-      list: 'List groups',
-      detail: 'Group detail',
-      create: 'Create a group of one product',
-      update: 'Edit a group',
-      remove: 'Delete groups (refused while they have devices)',
+    ...expanded(meta.groups, services.groups, v.expand),
+    list: { summary: 'List groups', query: listQuery(v.groupFilters), form: item },
+    detail: { summary: 'Group detail', form: detail },
+    create: { summary: 'Create a group of one product', body: v.GroupCreate, form: detail },
+    update: {
+      summary: 'Edit a group',
+      description:
+        'productID can change only while the group has no devices (422 errors.productID).',
+      body: v.GroupUpdate,
+      form: detail,
     },
-    updateNote: 'productID can change only while the group has no devices (422 errors.productID).',
-    detail: v.Group,
-    list: v.GroupListItem,
-    create: v.GroupCreate,
-    update: v.GroupUpdate,
-    filters: v.groupFilters,
-    wire: v.groupWire,
-    expand: v.expand,
-    read: meta.groups,
-    write: services.groups,
+    remove: { summary: 'Delete groups (refused while they have devices)' },
   })
   groupMemberRoutes(r, deps, v)
   return r
@@ -90,29 +87,27 @@ function groupMemberRoutes<M extends WireForm>(
     groupWire: Pick<ShapesA['groups']['groupWire'], 'added'>
   },
 ) {
-  memberRoutes(r, {
+  crud(r, {
     tag,
     path: '/groups/:id/devices',
     list: {
       summary: 'Devices of a group',
       query: listQuery(v.groupDeviceFilters),
-      form: v.GroupDevice,
-      read: (tenant, id, q) => meta.groups.members.list(tenant, id, q),
-      wire: v.groupDeviceWire.list,
+      form: Form.of(v.GroupDevice, v.groupDeviceWire.list),
+      read: (tenant, q, id) => meta.groups.members.list(tenant, id, q),
     },
-    add: {
+    create: {
       summary: 'Add devices to a group',
       description:
         "Every id must be a device of the tenant (404 errors.ids) of the group's product (422 errors.ids). " +
         'Adding a member again changes nothing. The answer counts the new members.',
       body: v.GroupDevicesAdd,
-      response: v.GroupDevicesAdded,
-      write: (a, id, body) => services.groups.addMembers(a, id, body.ids),
-      wire: v.groupWire.added,
+      form: Form.of(v.GroupDevicesAdded, v.groupWire.added),
+      write: (a, body, id) => services.groups.addMembers(a, id, body.ids),
     },
     remove: {
       summary: 'Remove devices from a group',
-      write: (a, id, ids) => services.groups.removeMembers(a, id, ids),
+      write: (a, ids, id) => services.groups.removeMembers(a, id, ids),
     },
   })
 

@@ -15,7 +15,7 @@ export function ingestRoutes({ config, ingest, pipeline, services }: Deps, shape
   const { PollQuery, PolledCommands } = shapes.commands
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/ingest',
@@ -58,7 +58,7 @@ export function ingestRoutes({ config, ingest, pipeline, services }: Deps, shape
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/ingest/commands',

@@ -33,7 +33,7 @@ export function latestRoutes({ meta, pipeline }: Deps) {
   const r = new Router()
   const repo = meta.ingest
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices/:id/latest',
@@ -52,7 +52,7 @@ export function latestRoutes({ meta, pipeline }: Deps) {
     },
   )
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/devices_latest',

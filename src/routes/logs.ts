@@ -2,10 +2,9 @@ import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { ListArgs, Page as Found } from '../../store/types.ts'
 import { Router } from '../http/router.ts'
-import { Page } from '../http/paging.ts'
+import { crud, Form } from '../http/crud.ts'
 import type { Row, WireCtx } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { pageJson } from './records.ts'
 
 const tag = 'Logs'
 
@@ -14,7 +13,7 @@ type LogsA = ShapesA['logs']
 /**
  * The logs of one variant: Variant A's forms, but for the connection log, which a variant may name its own
  * way (its query's output is still Variant A's, the stored fields). Log rows are not yet typed records, so
- * their answers are not checked at compile time (`Router.route`).
+ * their forms are plain zod types and their answers are not checked at compile time.
  */
 export type LogVariant = Omit<LogsA, 'ConnectLog' | 'ConnectLogListQuery' | 'connectLogWire'> & {
   ConnectLog: z.ZodObject
@@ -102,9 +101,10 @@ export function logRoutes({ meta }: Deps, v: LogVariant) {
   ]
   const r = new Router()
   for (const { path, summary, query, item, read, wire } of lists)
-    r.route(
-      { method: 'get', path, tag, summary, query, response: Page(item) },
-      async (c, { id, query }) => pageJson(c, await read(c.get('tenant'), id, query), wire, query),
-    )
+    crud(r, {
+      tag,
+      path,
+      list: { summary, query, form: Form.of(item, wire), read: (t, q, id) => read(t, id, q) },
+    })
   return r
 }

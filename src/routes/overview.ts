@@ -10,7 +10,7 @@ const MINUTE_MS = 60_000
 export function overviewRoutes({ meta }: Deps) {
   const r = new Router()
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/overview',

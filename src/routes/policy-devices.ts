@@ -2,10 +2,10 @@ import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { PolicyDeviceRecord } from '../../store/fields/access.ts'
 import type { Router } from '../http/router.ts'
-import { listQuery, Page } from '../http/paging.ts'
+import { listQuery } from '../http/paging.ts'
+import { crud, Form, type WireForm } from '../http/crud.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
-import { memberRoutes, pageIn, pageJson, type WireForm } from './records.ts'
 
 const tag = 'Policies'
 
@@ -34,56 +34,47 @@ export function policyBindingRoutes<P extends WireForm>(
   const candidateQuery = listQuery(v.policyCandidateFilters, {
     extra: { groupName_like: z.string().optional() },
   })
-  memberRoutes(r, {
+  crud(r, {
     tag,
     path: '/policies/:id/devices',
     list: {
       summary: 'Devices bound to a policy',
       query: listQuery(v.policyDeviceFilters),
-      form: v.PolicyDevice,
-      read: (tenant, id, q) => meta.policies.bindings.devices(tenant, id, q),
-      wire: policyDeviceWire.bound,
+      form: Form.of(v.PolicyDevice, policyDeviceWire.bound),
+      read: (tenant, q, id) => meta.policies.bindings.devices(tenant, id, q),
     },
-    add: {
+    create: {
       summary: 'Bind devices to a policy',
       description:
         'Idempotent; unknown or foreign ids are 404 errors.devicesIntID. ' +
         'Answers the policy (its mqtt_acl lists the bound devices).',
       body: v.PolicyDevicesBind,
-      response: v.Policy,
-      async write(a, id, body) {
+      form: Form.of(v.Policy, v.policyWire.detail),
+      async write(a, body, id) {
         await services.policyBindings.bindDevices(a, id, body.devicesIntID)
         return meta.policies.get(a.tenant, id)
       },
-      wire: v.policyWire.detail,
     },
     remove: {
       summary: 'Unbind devices from a policy',
-      write: (a, id, ids) => services.policyBindings.unbindDevices(a, id, ids),
+      write: (a, ids, id) => services.policyBindings.unbindDevices(a, id, ids),
     },
   })
 
-  r.typed(
-    {
-      method: 'get',
-      path: '/platform_select/policies/:id/not_joined_devices',
-      tag,
+  crud(r, {
+    tag,
+    path: '/platform_select/policies/:id/not_joined_devices',
+    list: {
       summary: 'Devices not bound to the policy',
       description: 'groupName_like keeps devices that are in a group whose name matches.',
       query: candidateQuery,
-      response: Page(PolicyCandidateDevice),
+      form: Form.of(PolicyCandidateDevice, policyDeviceWire.candidate),
+      read(tenant, query, id) {
+        const groupLike = query.raw.groupName_like as string | undefined
+        return meta.policies.bindings.candidateDevices(tenant, id, query, groupLike || undefined)
+      },
     },
-    async (c, { id, query }) => {
-      const groupLike = query.raw.groupName_like as string | undefined
-      const page = await meta.policies.bindings.candidateDevices(
-        c.get('tenant'),
-        id,
-        query,
-        groupLike || undefined,
-      )
-      return pageJson(c, page, policyDeviceWire.candidate, query)
-    },
-  )
+  })
 
   deviceSideRoutes(r, { meta, services }, v)
 }
@@ -102,49 +93,41 @@ function deviceSideRoutes(
   const bindings = meta.policies.bindings
   /** The first page of a device's policies, as a bind answers it. */
   const first = { page: 1, limit: 10, filters: [] }
-  memberRoutes(r, {
+  const item = Form.of(PolicyListItem, policyWire.list)
+  crud(r, {
     tag,
     path: '/devices/:id/policies',
     list: {
       summary: 'Policies bound to a device',
       query: listQuery(policyFilters),
-      form: PolicyListItem,
-      read: (tenant, id, q) => bindings.policies(tenant, id, q),
-      wire: policyWire.list,
+      form: item,
+      read: (tenant, q, id) => bindings.policies(tenant, id, q),
     },
-    add: {
+    create: {
       summary: 'Bind policies to a device',
       description:
         'Idempotent; unknown or foreign ids are 404 errors.ids. Answers the first page of the device policies.',
       body: DevicePoliciesBind,
-      response: Page(PolicyListItem),
-      async write(a, id, body) {
+      form: Form.page(item, first),
+      async write(a, body, id) {
         await services.policyBindings.bindPolicies(a, id, body.ids)
         return bindings.policies(a.tenant, id, first)
       },
-      wire: (page, ctx) => pageIn(page, policyWire.list, ctx, first),
     },
     remove: {
       summary: 'Unbind policies from a device',
-      write: (a, id, ids) => services.policyBindings.unbindPolicies(a, id, ids),
+      write: (a, ids, id) => services.policyBindings.unbindPolicies(a, id, ids),
     },
   })
 
-  r.typed(
-    {
-      method: 'get',
-      path: '/platform_select/devices/:id/not_joined_policies',
-      tag,
+  crud(r, {
+    tag,
+    path: '/platform_select/devices/:id/not_joined_policies',
+    list: {
       summary: 'Policies not bound to the device',
       query: listQuery(policyFilters),
-      response: Page(PolicyListItem),
+      form: item,
+      read: (tenant, q, id) => bindings.candidatePolicies(tenant, id, q),
     },
-    async (c, { id, query }) =>
-      pageJson(
-        c,
-        await bindings.candidatePolicies(c.get('tenant'), id, query),
-        policyWire.list,
-        query,
-      ),
-  )
+  })
 }

@@ -2,10 +2,10 @@ import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { ProductRecord } from '../../store/fields/products.ts'
 import { Router } from '../http/router.ts'
-import type { FilterFields } from '../http/paging.ts'
+import { listQuery, type FilterFields } from '../http/paging.ts'
+import { crud, expanded, Form, type WireForm } from '../http/crud.ts'
 import type { ProductCreate as Create, ProductUpdate as Update } from '../schemas/products.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
-import { expandedRoutes, type WireForm } from './records.ts'
 
 /**
  * The products of one variant: its forms (detail `D`, list item `L`), bodies (whose output the product service
@@ -35,26 +35,16 @@ export function productRoutes<
   C extends Create,
   U extends Update,
 >({ meta, services }: Deps, v: ProductVariant<R, D, L, C, U>) {
-  const r = new Router()
-  expandedRoutes(r, {
+  const detail = Form.of(v.Product, v.productWire.detail)
+  const item = Form.of(v.ProductListItem, v.productWire.list)
+  return crud(new Router(), {
     tag: 'Products',
     path: '/products',
-    summaries: {
-      list: 'List products',
-      detail: 'Product detail',
-      create: 'Create a product',
-      update: 'Edit a product',
-      remove: 'Delete products (refused while used)',
-    },
-    detail: v.Product,
-    list: v.ProductListItem,
-    create: v.ProductCreate,
-    update: v.ProductUpdate,
-    filters: v.productFilters,
-    wire: v.productWire,
-    expand: v.expand,
-    read: meta.products,
-    write: services.products,
+    ...expanded(meta.products, services.products, v.expand),
+    list: { summary: 'List products', query: listQuery(v.productFilters), form: item },
+    detail: { summary: 'Product detail', form: detail },
+    create: { summary: 'Create a product', body: v.ProductCreate, form: detail },
+    update: { summary: 'Edit a product', body: v.ProductUpdate, form: detail },
+    remove: { summary: 'Delete products (refused while used)' },
   })
-  return r
 }

@@ -20,7 +20,7 @@ export function taskRoutes({ meta }: Deps, shapes: WireShapes) {
     },
   })
 
-  r.route(
+  r.typed(
     {
       method: 'get',
       path: '/task_status/:taskID',

@@ -61,6 +61,7 @@ export function telemetryRoutes({ meta, telemetry, config }: Deps) {
   // the query modules' errors name the parameter at fault (QueryParamError, WindowError: 400 PARAMETER_INVALID)
   const rangeOf = (c: Context<AppEnv>, q: RangeParams) => resolveRange(q, c.get('tz'), Date.now())
 
+  // untyped: with format=csv or ndjson it streams a download (not JSON), and it is a hot path
   r.route(
     {
       method: 'get',
@@ -119,6 +120,9 @@ metricType is accepted and ignored.`,
     },
   )
 
+  // untyped: query/metrics.ts types a metric's values as Series (TelemetryValue, number or string) though it
+  // computes numbers, and MetricsData says number[]: typing it needs MetricSeries narrowed in query/, not a
+  // pass over every value of this hot path
   r.route(
     {
       method: 'get',

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert'
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { Router } from '../../../src/http/router.ts'
-import { crud, Form, type Actor } from '../../../src/http/crud.ts'
+import { crud, expanded, Form, type Actor } from '../../../src/http/crud.ts'
 import { IdsQuery, listQuery } from '../../../src/http/paging.ts'
 import type { AppEnv } from '../../../src/http/env.ts'
 import { ApiError } from '../../../src/errors.ts'
@@ -53,6 +53,11 @@ crud(new Router(), {
   create: { summary: 's', body: ThingBody, form: thing, write: async (_a, b: { n: number }) => b },
 })
 
+/** A variant's view of a thing: its name with the variant's mark (as Variant B adds its devices). */
+const Marked = z.object({ id: z.number(), name: z.string(), mark: z.string() })
+type MarkedThing = ThingRecord & { mark: string }
+const marked = Form.of(Marked, (t: MarkedThing) => ({ id: t.id, name: t.name, mark: t.mark }))
+const mark = async (_tenant: string, rows: ThingRecord[]) => rows.map((t) => ({ ...t, mark: '!' }))
 /** An in-memory repository and service of things (classes: the defaults call them as methods), and their calls. */
 class Things {
   rows: ThingRecord[] = [{ id: 1, name: 'a', createAt: 0 }]
@@ -83,6 +88,18 @@ class ThingService {
     this.things.calls.push(['remove', actor.tenant, ids, ...more])
   }
 }
+
+// @ts-expect-error reads through a hook that does not make the record the forms serialize
+crud(new Router(), {
+  tag: 't',
+  path: '/x',
+  ...expanded(
+    new Things(),
+    new ThingService(new Things()),
+    async (_t, rows: ThingRecord[]) => rows,
+  ),
+  detail: { summary: 's', form: marked },
+})
 
 function serve() {
   const store = new Things()
@@ -187,6 +204,41 @@ test('its routes :: answer pages, records, 201, 204 and Location; admin only whe
     ['remove', 't1', [2, 1]],
     ['create', 't1', 'b@7'],
   ])
+})
+
+test('expanded reads and writes :: each record the store or service answers goes through the hook', async () => {
+  const store = new Things()
+  const r = crud(new Router(), {
+    tag: 'Things',
+    path: '/things',
+    ...expanded(store, new ThingService(store), mark),
+    list: { summary: 'List', query: listQuery({ name: 'text' }), form: marked },
+    detail: { summary: 'One', form: marked },
+    create: { summary: 'Create', body: ThingBody, form: marked },
+    update: { summary: 'Edit', body: ThingBody, form: marked },
+    remove: { summary: 'Delete' },
+  })
+  const app = new Hono<AppEnv>()
+  app.use('*', async (c, next) => {
+    c.set('caller', { tenantID: 't1', userIntID: 1, username: 'u', role: 'admin', kind: 'user' })
+    c.set('tenant', 't1')
+    c.set('tz', 'UTC')
+    await next()
+  })
+  app.route('/', r.app)
+  const list = await app.request('/things?_page=1&_limit=5')
+  assert.equal(await list.json(), {
+    items: [{ id: 1, name: 'a', mark: '!' }],
+    meta: { count: 1, limit: 5, page: 1 },
+  })
+  assert.equal(await (await app.request('/things/1')).json(), { id: 1, name: 'a', mark: '!' })
+  const created = await app.request('/things', { method: 'POST', body: '{"name":"b"}' })
+  assert.equal([created.status, await created.json()], [201, { id: 2, name: 'b', mark: '!' }])
+  const put = await app.request('/things/2', { method: 'PUT', body: '{"name":"c"}' })
+  assert.equal(await put.json(), { id: 2, name: 'c', mark: '!' })
+  const del = await app.request('/things?ids=2', { method: 'DELETE' })
+  assert.is(del.status, 204)
+  assert.equal(store.calls.at(-1), ['remove', 't1', [2]])
 })
 
 test('a route without a call of its own or a default :: fails at startup', () => {
