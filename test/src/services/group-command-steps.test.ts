@@ -35,6 +35,10 @@ steps('groupRequestTopic :: relative, inbox by default; a wildcard or an empty o
     refused,
   )
   assert.equal(
+    thrown(() => groupRequestTopic({ topic: 'cmd/+/a' })),
+    refused,
+  )
+  assert.equal(
     thrown(() => groupRequestTopic({ topic: '/' })),
     refused,
   )
