@@ -3,7 +3,7 @@
  * names, the row it is stored as, the idempotency check of a publish, what a cancel may cancel, and the answers.
  */
 import { Conflict, Invalid, NotFound } from '../kernel/errors.ts'
-import { commandTopic } from '../kernel/topics.ts'
+import { commandTopic, type MountedDevice } from '../kernel/topics.ts'
 import type { CommandInput, CommandRecord, MetaStore } from '../../store/types.ts'
 import type { DeviceIdentity } from './ports.ts'
 import type { Actor } from './types.ts'
@@ -38,11 +38,11 @@ export function answerOf(c: CommandRecord): CommandAnswer {
  * The device named by deviceID and/or deviceIntID (each looked up already, undefined when not named or not found):
  * the tenant's one; 404 errors.deviceID when none, of another tenant, or the two name different devices.
  */
-export function pickDevice(
+export function pickDevice<D extends Pick<DeviceIdentity, 'id' | 'tenantID'>>(
   tenant: string,
-  byID: DeviceIdentity | undefined,
-  byIntID: DeviceIdentity | undefined,
-): DeviceIdentity {
+  byID: D | undefined,
+  byIntID: D | undefined,
+): D {
   const d = byID ?? byIntID
   const mismatch = byID && byIntID && byID.id !== byIntID.id
   if (!d || d.tenantID !== tenant || mismatch) throw new NotFound({ deviceID: 'no such device' })
@@ -63,7 +63,7 @@ export async function deviceOf(
 }
 
 /** A command's topic relative to the device (kernel/topics.ts commandTopic); FORM_INVALID when it has none. */
-export function placeCommandTopic(device: DeviceIdentity, topic: string): string {
+export function placeCommandTopic(device: MountedDevice, topic: string): string {
   const rel = commandTopic(device, topic)
   if (rel === undefined)
     throw new Invalid({
@@ -71,6 +71,10 @@ export function placeCommandTopic(device: DeviceIdentity, topic: string): string
     })
   return rel
 }
+
+/** What a device command's row takes of its device: its ids, name, blocked flag and mountpoint. */
+export type CommandTarget = MountedDevice &
+  Pick<DeviceIdentity, 'id' | 'deviceID' | 'deviceName' | 'blocked'>
 
 /** What a new device command is stored as, at `t`, when sent through the broker at once (`online`) or not. */
 export interface DeviceCommandPlan {
@@ -89,7 +93,7 @@ export interface DeviceCommandPlan {
  */
 export function deviceCommandRow(
   a: Actor,
-  device: DeviceIdentity,
+  device: CommandTarget,
   input: DeviceCommandInput,
   p: DeviceCommandPlan,
 ): CommandInput {

@@ -35,10 +35,6 @@ export interface CommandDeps {
   logger?: Logger
 }
 
-/** How often the sweeper and the dispatcher look at the store. */
-const SWEEP_MS = 1000
-const DISPATCH_MS = 200
-
 type Guard = (what: string, p: Promise<unknown>) => void
 
 /** Device identities read from the store (when the service is not given ingest's cached directory). */
@@ -48,6 +44,10 @@ function storeIdentities(meta: MetaStore): Identities {
     byDeviceID: (deviceID) => meta.ingest.device('deviceID', deviceID),
   }
 }
+
+/** How often the sweeper and the dispatcher look at the store. */
+const SWEEP_MS = 1000
+const DISPATCH_MS = 200
 
 /** Starts the sweeper and the dispatcher (whose passes follow each other while they find a full batch). */
 function startLoops(dispatcher: CommandDispatcher, guard: Guard, closed: () => boolean) {

@@ -33,12 +33,6 @@ interface GroupDeps {
   defaults: { COMMAND_TIMEOUT: number }
 }
 
-/** How often a group task's progress is written while its members move. */
-const PROGRESS_MS = 250
-/** How often groups with delivered members are looked at anyway (one settles when its timeout passes). */
-const RECHECK_MS = 1000
-const MEMBER_PAGE = 5000
-
 /** The tenant's group named by groupIntID (and groupID, when both are given) or groupID; 404 otherwise. */
 export async function groupOf(
   meta: MetaStore,
@@ -56,6 +50,8 @@ export async function groupOf(
   throw new NotFound({ groupID: 'no such group' })
 }
 
+const MEMBER_PAGE = 5000
+
 /** Every member of a group, a page at a time, in id order. */
 async function allMembers(
   meta: MetaStore,
@@ -70,6 +66,11 @@ async function allMembers(
     if (items.length < MEMBER_PAGE) return out
   }
 }
+
+/** How often a group task's progress is written while its members move. */
+const PROGRESS_MS = 250
+/** How often groups with delivered members are looked at anyway (one settles when its timeout passes). */
+const RECHECK_MS = 1000
 
 /**
  * The group commands whose members are still moving: a change of one of their members marks the group, and the

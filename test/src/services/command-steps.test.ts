@@ -9,42 +9,24 @@ import {
   replayOf,
   settled,
   wakesOf,
+  type CommandTarget,
 } from '../../../src/services/command-steps.ts'
-import type { DeviceIdentity } from '../../../src/services/ports.ts'
 import type { CommandStatus } from '../../../store/types.ts'
+import { ann, T, thrown } from './_steps.ts'
 
 const steps = suite('command steps')
 
-const T = Date.UTC(2026, 0, 1, 0, 0, 0)
-const ann = { tenant: 't1', userIntID: 2, username: 'ann' }
-
-const device = (fields: Partial<DeviceIdentity> = {}): DeviceIdentity => ({
+/** A device as the steps read it (its ids, name, blocked flag and mountpoint). */
+const device = (fields: Partial<CommandTarget> = {}) => ({
   id: 5,
   tenantID: 't1',
-  kind: 'device',
   deviceID: 'd5',
   deviceName: 'pump',
-  deviceUsername: 'd5',
-  token: 'x',
-  authType: null,
   blocked: 0,
-  productIntID: 1,
   productID: 'p1',
   cloudProtocol: 1,
-  gatewayIntID: null,
-  parentDeviceIntID: null,
   ...fields,
 })
-
-/** The errors a step throws (undefined when it does not). */
-const thrown = (f: () => unknown) => {
-  try {
-    f()
-  } catch (e) {
-    return { name: (e as Error).constructor.name, errors: (e as { errors: unknown }).errors }
-  }
-  return undefined
-}
 
 steps(
   'pickDevice :: the tenant device named by either id; 404 for none, a foreign or a mismatch',

@@ -9,22 +9,27 @@ import {
   memberRows,
   type GroupRowFields,
 } from '../../../src/services/group-command-steps.ts'
+import { ann, T, thrown } from './_steps.ts'
 
 const steps = suite('group command steps')
 
-const T = Date.UTC(2026, 0, 1, 0, 0, 0)
-const ann = { tenant: 't1', userIntID: 2, username: 'ann' }
 const g = { id: 9, groupID: 'g9', groupName: 'pumps' }
-
-/** The errors a step throws (undefined when it does not). */
-const thrown = (f: () => unknown) => {
-  try {
-    f()
-  } catch (e) {
-    return { name: (e as Error).constructor.name, errors: (e as { errors: unknown }).errors }
-  }
-  return undefined
-}
+/** The fields a group's row and its members' rows share. */
+const shared = {
+  tenantID: 't1',
+  groupIntID: 9,
+  groupID: 'g9',
+  groupName: 'pumps',
+  topic: 'cmd',
+  payload: 'on',
+  qos: 1,
+  timeoutMs: 30_000,
+  expiresAt: T + 60_000,
+  scheduleID: 4,
+  publishUser: 'ann',
+  userIntID: 2,
+} as const
+const group = { id: 40, ...shared } satisfies GroupRowFields
 
 steps('groupRequestTopic :: relative, inbox by default; a wildcard or an empty one refused', () => {
   assert.is(groupRequestTopic({}), 'inbox')
@@ -49,21 +54,10 @@ steps(
   () => {
     const p = { t: T, taskID: 'k1', topic: 'cmd', defaultTimeout: 30 }
     assert.equal(groupCommandRow(ann, g, { payload: 'on', ttl: 60 }, { ...p, scheduleID: 4 }), {
-      tenantID: 't1',
+      ...shared,
       taskID: 'k1',
-      groupIntID: 9,
-      groupID: 'g9',
-      groupName: 'pumps',
-      topic: 'cmd',
-      payload: 'on',
-      qos: 1,
-      timeoutMs: 30_000,
-      expiresAt: T + 60_000,
       needAck: 1,
       status: 'queued',
-      scheduleID: 4,
-      publishUser: 'ann',
-      userIntID: 2,
     })
     const noAck = groupCommandRow(ann, g, { payload: 'on', needAck: 0, qos: 1, timeout: 5 }, p)
     assert.equal(
@@ -73,21 +67,6 @@ steps(
   },
 )
 
-const group = {
-  id: 40,
-  tenantID: 't1',
-  groupIntID: 9,
-  groupID: 'g9',
-  groupName: 'pumps',
-  topic: 'cmd',
-  payload: 'on',
-  qos: 1,
-  timeoutMs: 30_000,
-  expiresAt: T + 60_000,
-  scheduleID: 4,
-  publishUser: 'ann',
-  userIntID: 2,
-} satisfies GroupRowFields
 const members = [1, 2, 3, 4].map((id) => ({ id, deviceID: `d${id}`, deviceName: `n${id}` }))
 
 steps(
