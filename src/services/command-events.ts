@@ -9,6 +9,7 @@ import {
   type CommandInput,
   type CommandRecord,
   type CommandStatus,
+  type GroupCommandInput,
   type OutboxInput,
 } from '../../store/types.ts'
 
@@ -50,6 +51,20 @@ export function createdEvent(r: CommandInput, at: number): OutboxInput {
     },
     r.status,
     publishStatusOf(r.status, r.qos === 1),
+    at,
+  )
+  return outboxOf('command.status', e, at)
+}
+
+/** The outbox event of a new group command (its own row: publishStatus 3 with needAck 0, else 1). */
+export function groupCreatedEvent(
+  g: GroupCommandInput & { scheduleID: number | null },
+  at: number,
+): OutboxInput {
+  const e = commandEventOf(
+    { ...g, deviceIntID: null, deviceID: null, parentID: null, scheduleID: g.scheduleID },
+    g.status,
+    g.needAck === 0 ? 3 : 1,
     at,
   )
   return outboxOf('command.status', e, at)
