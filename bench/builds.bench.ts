@@ -7,12 +7,12 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, readFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { openDb } from '../store/libsql/db.ts'
-import { randomId } from '../src/kernel/secrets.ts'
+import { insertDevices } from './_support/devices.ts'
 import { load, table, type LoadResult } from './_support/runner.ts'
+import { freePort } from '../test/_support/ports.ts'
 
 const DEVICES = 10_000
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -21,17 +21,6 @@ const BASE_REF = process.env.BENCH_BASE_REF ?? 'a4500fe'
 const root = join(import.meta.dirname, '..')
 const EMAIL = 'b@b.io'
 const PASSWORD = 'bench-password'
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 /** The service's CPU time so far (user + system), in seconds, from /proc. */
 function cpuSeconds(pid: number): number {
@@ -99,23 +88,8 @@ async function startBuild(name: string, dir: string): Promise<Build> {
     { url: `file:${data}/devicecloud.db` },
     join(dir, 'store', 'libsql', 'migrations'),
   )
-  for (let start = 0; start < DEVICES; start += 500) {
-    const rows = Array.from({ length: Math.min(500, DEVICES - start) }, (_, i) => start + i)
-    await db.run(
-      `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
-         device_type, up_link_system, manufacturer, user_int_id, create_at)
-       VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, 'ACME', 1, ?)").join(', ')}`,
-      rows.flatMap((i) => [
-        String(tenantID),
-        Number(product.id),
-        `bench-${i}`,
-        `device ${i}`,
-        randomId(36),
-        randomId(36),
-        Date.now() - (DEVICES - i) * 1000,
-      ]),
-    )
-  }
+  await insertDevices(db, String(tenantID), Number(product.id), DEVICES)
+
   const ids = (
     await db.all("SELECT id FROM devices WHERE kind = 'device' ORDER BY id LIMIT 1000 OFFSET 4000")
   ).map((r) => Number(r.id))

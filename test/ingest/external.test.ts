@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, connect as tcpConnect } from 'node:net'
+import { connect as tcpConnect } from 'node:net'
+import { freePort } from '../_support/ports.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
@@ -20,14 +21,6 @@ async function until<T>(fn: () => Promise<T> | T, ms = 5000): Promise<T> {
     if (v || Date.now() > end) return v
     await sleep(20)
   }
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()))
-  const port = (srv.address() as { port: number }).port
-  await new Promise((r) => srv.close(r))
-  return port
 }
 
 /** A real Mosquitto on 127.0.0.1 with a generated config; anonymous clients allowed. */

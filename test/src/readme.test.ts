@@ -9,7 +9,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
+import { freePort } from '../_support/ports.ts'
 import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '../..')
@@ -22,18 +22,6 @@ function blockAfter(marker: string): string {
   const m = /```sh\n([\s\S]*?)\n```/.exec(README.slice(at))
   assert.ok(m, `no sh block after "${marker}"`)
   return m![1]!
-}
-
-/** A TCP port free right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
 }
 
 /** Polls `fn` until it answers something other than undefined, or `ms` pass. */
