@@ -15,8 +15,8 @@ import { createApp } from '../src/app.ts'
 import { observeRequests } from '../src/http/observe.ts'
 import { createLogger, fileDestination } from '../src/kernel/log.ts'
 import { createMetrics } from '../src/kernel/metrics.ts'
-import { randomId } from '../src/kernel/secrets.ts'
 import { openSql } from '../test/_support/service.ts'
+import { insertDevices } from './_support/devices.ts'
 import { load, table } from './_support/runner.ts'
 
 const DEVICES = 10_000
@@ -62,23 +62,8 @@ async function prepare(observability: 'on' | 'off') {
 
   // 10,000 devices in multi-row inserts
   const db = await openSql(svc)
-  for (let start = 0; start < DEVICES; start += 500) {
-    const rows = Array.from({ length: Math.min(500, DEVICES - start) }, (_, i) => start + i)
-    await db.run(
-      `INSERT INTO devices (tenant_id, kind, product_int_id, device_id, device_name, device_username, token, auth_type,
-         device_type, up_link_system, manufacturer, user_int_id, create_at)
-       VALUES ${rows.map(() => "(?, 'device', ?, ?, ?, ?, ?, 1, 1, 1, 'ACME', 1, ?)").join(', ')}`,
-      rows.flatMap((i) => [
-        tenantID,
-        product.id,
-        `bench-${i}`,
-        `device ${i}`,
-        randomId(36),
-        randomId(36),
-        Date.now() - (DEVICES - i) * 1000,
-      ]),
-    )
-  }
+  await insertDevices(db, tenantID, product.id, DEVICES)
+
   const ids = (
     await db.all("SELECT id FROM devices WHERE kind = 'device' ORDER BY random() LIMIT 1000")
   ).map((r) => Number(r.id))
