@@ -4,15 +4,8 @@
  * ports and check each holds exactly its table's fields, of the types the table declares (as
  * test/store/record-tables.test.ts does for the other tables).
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { z } from 'zod'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
-import { createMetaStore } from '../../store/libsql/meta.ts'
-import type { FieldTable } from '../../store/fields/table.ts'
+import { all, holds, recordsSuite } from './_records.ts'
 import {
   APPLICATION_KEY_TABLE,
   APPLICATION_TABLE,
@@ -26,38 +19,11 @@ import { INGEST_DEVICE_TABLE, MODEL_POINT_TABLE } from '../../store/fields/inges
 import { DEVICE_TABLE, type DeviceFields } from '../../store/fields/devices.ts'
 import { emptyValues } from '../../store/fields/table.ts'
 import { CONNECT_LOG_TABLE, CONTROL_LOG_TABLE, EVENT_TABLE } from '../../store/fields/logs.ts'
-import type { MetaStore } from '../../store/types.ts'
 
-const ctx = {} as { dir: string; db: Db; meta: MetaStore }
-const all = { page: 1, limit: 100, filters: [] }
 const alertCtx = { at: 1_700_000_000_000, severityLabels: { 1: 'urgent' } }
-
-/** The exact record a table declares: its fields (no more), each of its read (else stored) type. */
-const recordSchema = (table: FieldTable) =>
-  z.strictObject(
-    Object.fromEntries(Object.entries(table).map(([k, f]) => [k, f.read ?? f.type ?? z.unknown()])),
-  )
-
-function holds(table: FieldTable, records: unknown[]) {
-  assert.ok(records.length > 0)
-  for (const r of records) {
-    const parsed = recordSchema(table).safeParse(r)
-    assert.ok(parsed.success, JSON.stringify(parsed.error?.issues))
-  }
-}
-
-const records = suite('typed records (accounts, tasks, alerts, schedules, ingest, logs)')
-
-records.before(async () => {
-  ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-records-typed-'))
-  ctx.db = await openDb({ url: `file:${ctx.dir}/meta.db` })
-  ctx.meta = createMetaStore(ctx.db)
-})
-
-records.after(async () => {
-  await ctx.meta.close()
-  rmSync(ctx.dir, { recursive: true, force: true })
-})
+const { records, ctx } = recordsSuite(
+  'typed records (accounts, tasks, alerts, schedules, ingest, logs)',
+)
 
 records(
   'users :: list, get, create, update and the sign-in reads answer the table record',

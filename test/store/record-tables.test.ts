@@ -3,14 +3,8 @@
  * rows. These cases read real records through the ports and check each holds exactly its table's fields, of the
  * types the table declares, so a column that answers another type than declared fails here.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { z } from 'zod'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
-import { createMetaStore } from '../../store/libsql/meta.ts'
+import { all, holds, recordsSuite } from './_records.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import {
   APP_TEMPLATE_TABLE,
@@ -26,7 +20,7 @@ import {
   type DeviceFields,
   type GatewayFields,
 } from '../../store/fields/devices.ts'
-import { emptyValues, type FieldTable } from '../../store/fields/table.ts'
+import { emptyValues } from '../../store/fields/table.ts'
 import { ALERT_RULE_TABLE } from '../../store/fields/alert-rules.ts'
 import { DELIVERY_TABLE, OUTBOX_EVENT_TABLE, WEBHOOK_TABLE } from '../../store/fields/webhooks.ts'
 import {
@@ -40,37 +34,8 @@ import {
   SUBSCRIPTION_TABLE,
 } from '../../store/fields/access.ts'
 import { NotFound, Referenced } from '../../store/errors.ts'
-import type { MetaStore } from '../../store/types.ts'
 
-const ctx = {} as { dir: string; db: Db; meta: MetaStore }
-const all = { page: 1, limit: 100, filters: [] }
-
-/** The exact record a table declares: its fields (no more), each of its read (else stored) type. */
-const recordSchema = (table: FieldTable) =>
-  z.strictObject(
-    Object.fromEntries(Object.entries(table).map(([k, f]) => [k, f.read ?? f.type ?? z.unknown()])),
-  )
-
-function holds(table: FieldTable, records: unknown[]) {
-  assert.ok(records.length > 0)
-  for (const r of records) {
-    const parsed = recordSchema(table).safeParse(r)
-    assert.ok(parsed.success, JSON.stringify(parsed.error?.issues))
-  }
-}
-
-const records = suite('typed records (store/fields/products.ts)')
-
-records.before(async () => {
-  ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-records-'))
-  ctx.db = await openDb({ url: `file:${ctx.dir}/meta.db` })
-  ctx.meta = createMetaStore(ctx.db)
-})
-
-records.after(async () => {
-  await ctx.meta.close()
-  rmSync(ctx.dir, { recursive: true, force: true })
-})
+const { records, ctx } = recordsSuite('typed records (store/fields/products.ts)')
 
 records(
   'products :: list, get, byProductID, create and update answer the table record',
