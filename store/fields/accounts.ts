@@ -4,11 +4,9 @@
  * authenticator read (hashes, token version); lists and details never select them.
  */
 import { z } from 'zod'
+import { int, str, times } from './table.ts'
 import type { FieldTable, RecordOf } from './table.ts'
-import { stamps } from './stamps.ts'
 
-const int = z.number().int()
-const str = z.string()
 const role = z.enum(['admin', 'user', 'viewer'])
 
 /** A user of a tenant (`u`), as the users routes answer it. */
@@ -18,7 +16,7 @@ export const USER_TABLE = {
   username: { sql: 'u.username', column: 'username', type: str, filter: 'text' },
   email: { sql: 'u.email', column: 'email', type: str, filter: 'text' },
   role: { sql: 'u.role', column: 'role', type: role, filter: 'text' },
-  ...stamps('u'),
+  ...times('u'),
 } as const satisfies FieldTable
 
 export type UserDetail = RecordOf<typeof USER_TABLE>
@@ -46,7 +44,7 @@ export const APPLICATION_TABLE = {
   /** Epoch ms, or null for no expiry. */
   expiredAt: { sql: 'a.expired_at', column: 'expired_at', type: int.nullable(), time: true },
   userIntID: { sql: 'a.user_int_id', read: int.nullable() },
-  ...stamps('a'),
+  ...times('a'),
 } as const satisfies FieldTable
 
 export type ApplicationDetail = RecordOf<typeof APPLICATION_TABLE>

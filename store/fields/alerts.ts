@@ -2,12 +2,8 @@
  * Current (open) and history (handled) alerts, declared once: store/libsql/alerts.ts selects, filters and sorts
  * them from these tables and answers their records (`RecordOf`).
  */
-import { z } from 'zod'
+import { int, str, times } from './table.ts'
 import type { FieldTable, RecordOf } from './table.ts'
-import { stamps } from './stamps.ts'
-
-const int = z.number().int()
-const str = z.string()
 
 /** An open alert (`a`, table current_alerts). */
 export const CURRENT_ALERT_TABLE = {
@@ -26,7 +22,7 @@ export const CURRENT_ALERT_TABLE = {
   ruleID: { sql: 'a.rule_id', read: int.nullable(), filter: 'int' },
   ackAt: { sql: 'a.ack_at', read: int.nullable(), time: true },
   ackUser: { sql: 'a.ack_user', read: str.nullable() },
-  ...stamps('a'),
+  ...times('a'),
 } as const satisfies FieldTable
 
 export type CurrentAlertRecord = RecordOf<typeof CURRENT_ALERT_TABLE>

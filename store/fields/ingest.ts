@@ -3,11 +3,9 @@
  * these tables and answers their records (`RecordOf`, not parsed: these reads are on the uplink path).
  */
 import { z } from 'zod'
+import { int, str } from './table.ts'
 import type { FieldTable, RecordOf } from './table.ts'
 import { DATA_POINT_TABLE, DATA_STREAM_TABLE } from './product-model.ts'
-
-const int = z.number().int()
-const str = z.string()
 
 /** A device or gateway (`d`, its product `p`): credentials, product and the parts of its mountpoint. */
 export const INGEST_DEVICE_TABLE = {

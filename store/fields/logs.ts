@@ -3,11 +3,9 @@
  * declared once: store/libsql/logs-sql.ts selects, filters and sorts them from these tables and answers their
  * records (`RecordOf`). Lists are newest first by msgTime.
  */
-import { z } from 'zod'
+import { int, str } from './table.ts'
 import type { FieldTable, RecordOf } from './table.ts'
 
-const int = z.number().int()
-const str = z.string()
 const text = str.nullable()
 
 /** When a message was seen and its row written and last changed (`x` the log's alias): sort keys. */

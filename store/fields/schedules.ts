@@ -3,11 +3,8 @@
  * table and answers its records (`RecordOf`); writes store the fields of a ScheduleInput (store/meta/schedules.ts).
  */
 import { z } from 'zod'
+import { int, str, times } from './table.ts'
 import type { FieldTable, RecordOf } from './table.ts'
-import { stamps } from './stamps.ts'
-
-const int = z.number().int()
-const str = z.string()
 
 /** A schedule (`s`) of a device or a group; `u` is its creator. */
 export const SCHEDULE_TABLE = {
@@ -44,7 +41,7 @@ export const SCHEDULE_TABLE = {
   /** The creator (the firings' commands are recorded for this user). */
   userIntID: { sql: 's.user_int_id', read: int.nullable() },
   createUser: { sql: 'u.username', read: str.nullable() },
-  ...stamps('s'),
+  ...times('s'),
 } as const satisfies FieldTable
 
 /** A stored schedule. */

@@ -2,12 +2,8 @@
  * Asynchronous tasks, declared once: store/libsql/tasks.ts selects, filters and sorts them from these tables and
  * answers their records (`RecordOf`).
  */
-import { z } from 'zod'
+import { int, str, times } from './table.ts'
 import type { FieldTable, RecordOf } from './table.ts'
-import { stamps } from './stamps.ts'
-
-const int = z.number().int()
-const str = z.string()
 
 /** What a task's status tells (`t`): state, progress and message. */
 const status = {
@@ -31,7 +27,7 @@ export type TaskStatusRecord = RecordOf<typeof TASK_STATUS_TABLE>
 export const TASK_TABLE = {
   ...status,
   taskName: { sql: 't.task_name', read: str, filter: 'text' },
-  ...stamps('t'),
+  ...times('t'),
 } as const satisfies FieldTable
 
 export type TaskRecord = RecordOf<typeof TASK_TABLE>
