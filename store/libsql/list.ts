@@ -40,13 +40,22 @@ export function tableList<T extends FieldTable>(
   return { ...spec, table, columns: selectSql(table), fields: listExpressions(table) }
 }
 
-/** The list of a tenant's records of `table` over `from`, whose alias is `x`: newest first, ties by id. */
-export const tenantList = <T extends FieldTable>(table: T, from: string, x: string) =>
+/**
+ * The list of a tenant's records of `table` over `from`, whose alias is `x`: newest first, ties by id. `and` narrows
+ * the tenant's rows further (` AND ...`, its args after the tenant's); `count` as in ListSpec.
+ */
+export const tenantList = <T extends FieldTable>(
+  table: T,
+  from: string,
+  x: string,
+  more: { and?: string; count?: ListSpec['count'] } = {},
+) =>
   tableList(table, {
     from,
-    where: `${x}.tenant_id = ?`,
+    where: `${x}.tenant_id = ?${more.and ?? ''}`,
     timeField: `${x}.create_at`,
     idField: `${x}.id`,
+    ...(more.count ? { count: more.count } : {}),
   })
 
 /**

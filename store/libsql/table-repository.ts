@@ -4,7 +4,7 @@ import type { ListArgs, Page } from '../list.ts'
 import type { TableRepository } from '../meta/table.ts'
 import { jsonFields, writeColumns, type FieldTable, type RecordOf } from '../fields/table.ts'
 import { Conflict, NotFound } from '../errors.ts'
-import { listPage, tableList, type ListSpec, type TableListSpec } from './list.ts'
+import { listPage, tenantList, type ListSpec, type TableListSpec } from './list.ts'
 import { deleteChecked, insertOf, readRecord, setClause, type DeleteSpec } from './records.ts'
 import { uniqueColumns } from './sql-errors.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
@@ -85,12 +85,9 @@ export class TableRepo<
     this.scoped = o.scope
       ? { sql: ` AND ${alias}.${o.scope.column} = ?`, args: [o.scope.value] }
       : { sql: '', args: [] }
-    this.listSpec = tableList(o.list, {
-      from: o.listFrom ?? o.from,
-      where: `${alias}.tenant_id = ?${this.scoped.sql}`,
-      timeField: `${alias}.create_at`,
-      idField: `${alias}.id`,
-      ...(o.count ? { count: o.count } : {}),
+    this.listSpec = tenantList(o.list, o.listFrom ?? o.from, alias, {
+      and: this.scoped.sql,
+      count: o.count,
     })
   }
 
