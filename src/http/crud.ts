@@ -4,6 +4,7 @@ import type { WireCtx } from '../wire/shape.ts'
 import { actorOf, wireCtx } from './env.ts'
 import { IdsQuery, Page, pageOf } from './paging.ts'
 import type { RouteDef, Router } from './router.ts'
+import type { Actor } from '../services/types.ts'
 
 /** What paging needs of a list query (listQuery's output has it). */
 type PageArgs = { page: number; limit: number }
@@ -18,9 +19,6 @@ const pageIn = <R>(form: Form<R>, { items, count }: Found<R>, args: PageArgs, ct
 
 /** A response form: a zod object whose keys are the wire fields, in order (src/wire/shape.ts). */
 export type WireForm = z.ZodObject
-
-/** The services' view of the caller (src/http/env.ts `actorOf`). */
-export type Actor = ReturnType<typeof actorOf>
 
 /**
  * What a route answers: a response schema and the serializer that writes it from a record `R`. `Form.of`
