@@ -53,7 +53,7 @@ export function createHttpIngest(deps: HttpDevices & { pipeline: Pipeline }): Ht
         const outcome = await pipeline.submit({
           device: t.device,
           topic: uplinkTopic(t.device, m.topic),
-          payload: payloadBytes(m.payload),
+          ...payloadOf(m.payload),
           receivedAt,
           ip,
         })
@@ -152,5 +152,15 @@ function targetOf(named: Map<string, DeviceIdentity>, sender: IngestSender, m: M
   return { ok: true, device }
 }
 
-/** The payload bytes: a JSON object (or any JSON value) as JSON text, a string as given. */
-const payloadBytes = (p: unknown) => Buffer.from(typeof p === 'string' ? p : JSON.stringify(p))
+/**
+ * The payload bytes: a string as given, a JSON object (or any JSON value) as JSON text, and then with the object
+ * itself, so that the pipeline does not parse the text again. Not when the text holds a `null`: that may stand for
+ * a number JSON text cannot carry (1e999 was read as Infinity), which the text's reader sees as null.
+ */
+function payloadOf(p: unknown): { payload: Buffer; parsed?: unknown } {
+  if (typeof p === 'string') return { payload: Buffer.from(p) }
+  const text = JSON.stringify(p)
+  return text.includes('null')
+    ? { payload: Buffer.from(text) }
+    : { payload: Buffer.from(text), parsed: p }
+}

@@ -206,6 +206,29 @@ cached(
 )
 
 cached(
+  'a payload object holding 1e999 :: read as the JSON text it is sent on as (null), like before',
+  async () => {
+    const d = mine[4]!.deviceID
+    const body = `{"messages": [
+      {"deviceID": "${d}", "topic": "telemetry", "payload": {"v": 1e999}},
+      {"deviceID": "${d}", "topic": "telemetry", "payload": "{\\"v\\": null}"},
+      {"deviceID": "${d}", "topic": "telemetry",
+       "payload": {"data_type": "event", "data": {"v": {"time": 1e999, "value": 7}}}}
+    ]}`
+    const r = await t.admin.post('/api/v1/ingest', body, { 'content-type': 'application/json' })
+    assert.is(r.status, 202, r.text)
+    assert.is(r.body.accepted, 1)
+    const [first, second] = r.body.rejected
+    assert.equal([first.index, second.index], [0, 1])
+    assert.equal(
+      [first.errorCode, first.message],
+      [second.errorCode, second.message],
+      'the object with 1e999 is refused as {"v": null} is',
+    )
+  },
+)
+
+cached(
   'devicesByDeviceIDs of 1,200 ids, duplicates, unknown and foreign ones :: the tenant’s devices, each once',
   async () => {
     const ids = [

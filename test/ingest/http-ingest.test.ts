@@ -181,6 +181,33 @@ submit(
   },
 )
 
+submit(
+  'payloads :: an object carried parsed beside its text, a string as given, an object with a null as text',
+  async () => {
+    const { pipeline, submitted } = fakePipeline()
+    const ingest = createHttpIngest({ ...devices, pipeline })
+    const object = { data_type: 'event', data: { a: { time: 1, value: 2 } } }
+    await ingest.submit(
+      { kind: 'device', device: D1 },
+      [
+        msg({ topic: 'telemetry', payload: object }),
+        msg({ topic: 'telemetry', payload: '{"a":1}' }),
+        msg({ topic: 'telemetry', payload: { a: null } }),
+      ],
+      null,
+    )
+    assert.equal(
+      submitted.map((u) => [u.payload.toString(), u.parsed]),
+      [
+        [JSON.stringify(object), object],
+        ['{"a":1}', undefined],
+        ['{"a":null}', undefined],
+      ],
+    )
+    assert.is(submitted[0]!.parsed, object)
+  },
+)
+
 submit('a full queue for every message :: busy, each rejected TOO_MANY_REQUESTS', async () => {
   const ingest = createHttpIngest({ ...devices, pipeline: fakePipeline(true).pipeline })
   const out = await ingest.submit(
