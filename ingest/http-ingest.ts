@@ -110,7 +110,7 @@ function namedDevices(
       if (m.ok && m.message.deviceID !== undefined && m.message.deviceID !== self?.deviceID)
         ids.add(m.message.deviceID)
   return directory.byDeviceIDs(
-    self ? self.tenantID : (sender as { tenantID: string }).tenantID,
+    sender.kind === 'device' ? sender.device.tenantID : sender.tenantID,
     ids,
   )
 }
