@@ -104,44 +104,66 @@ const probe = await svc.deps.telemetry.readRaw({
   end: Date.now() + 1000,
 })
 
-// 3. HTTP ingest, 5,000 points per request (500 messages of 10 points), 4 requests in flight
+// 3. HTTP ingest, 5,000 points per request (500 messages of 10 points), 4 requests in flight: with a device's
+// credentials, then as an API caller (the admin's token) whose every message names a deviceID: the same device's
+// (the identity's cost alone), then each of the bench devices in turn (the values spread over 1,000 devices)
 const basic = `Basic ${Buffer.from(`${devices[1]!.username}:${devices[1]!.token}`).toString('base64')}`
+const login = await fetch(`${svc.url}/api/v1/login`, {
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ email: 'b@b.io', password: 'bench-password' }), // startBenchService's admin
+})
+const bearer = `Bearer ${((await login.json()) as { token: string }).token}`
 let t = Date.now() - 86_400_000
-const body = () =>
+let named = 0
+/** A body of 500 messages: the sender's own, or each naming the next of `deviceIDs`. */
+const body = (deviceIDs?: readonly string[]) =>
   JSON.stringify({
     messages: Array.from({ length: 500 }, () => {
       t += 1000
       const data: Record<string, { time: number; value: number }> = {}
       for (let i = 0; i < POINTS; i++) data[`p${i}`] = { time: t, value: i + Math.random() }
-      return { topic: 'telemetry', payload: { data_type: 'event', stream_id: 'telemetry', data } }
+      const payload = { data_type: 'event', stream_id: 'telemetry', data }
+      if (!deviceIDs) return { topic: 'telemetry', payload }
+      return { deviceID: deviceIDs[named++ % deviceIDs.length], topic: 'telemetry', payload }
     }),
   })
 const HTTP_REQUESTS = 100
-const bodies = Array.from({ length: HTTP_REQUESTS }, body) // built before the clock starts: the load is not ours to pay
+
+/** Posts HTTP_REQUESTS bodies (built before the clock starts: the load is not ours to pay), 4 in flight: points/s. */
+async function httpIngest(authorization: string, deviceIDs?: readonly string[]) {
+  const bodies = Array.from({ length: HTTP_REQUESTS }, () => body(deviceIDs))
+  let sent = 0
+  let errors = 0
+  const h0 = performance.now()
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (sent < HTTP_REQUESTS) {
+        const payload = bodies[sent++]!
+        const r = await fetch(`${svc.url}/api/v1/ingest`, {
+          method: 'POST',
+          headers: { authorization, 'content-type': 'application/json' },
+          body: payload,
+        })
+        const answer = (await r.json()) as { rejected?: unknown[] }
+        if (r.status !== 202 || answer.rejected?.length) errors++
+      }
+    }),
+  )
+  return { rate: Math.round((HTTP_REQUESTS * 5000) / ((performance.now() - h0) / 1000)), errors }
+}
 if (profiler && process.env.BENCH_PROFILE_HTTP) await profiler.post('Profiler.start')
-let sent = 0
-let httpErrors = 0
-const h0 = performance.now()
-await Promise.all(
-  Array.from({ length: 4 }, async () => {
-    while (sent < HTTP_REQUESTS) {
-      const payload = bodies[sent++]!
-      const r = await fetch(`${svc.url}/api/v1/ingest`, {
-        method: 'POST',
-        headers: { authorization: basic, 'content-type': 'application/json' },
-        body: payload,
-      })
-      if (r.status !== 202) httpErrors++
-      await r.arrayBuffer()
-    }
-  }),
-)
-const httpRate = Math.round((HTTP_REQUESTS * 5000) / ((performance.now() - h0) / 1000))
+const http = await httpIngest(basic)
 if (profiler && process.env.BENCH_PROFILE_HTTP)
   writeFileSync(
     process.env.BENCH_PROFILE_HTTP,
     JSON.stringify((await profiler.post('Profiler.stop')).profile),
   )
+const httpSame = await httpIngest(bearer, [devices[1]!.deviceID])
+const httpNamed = await httpIngest(
+  bearer,
+  devices.map((d) => d.deviceID),
+)
 
 // the raw insert ceiling: the same 500,000 rows as 500-row INSERTs in transactions on a fresh libSQL file
 const raw = createClient({ url: `file:${join(dir, 'raw.db')}` })
@@ -236,11 +258,25 @@ console.log(
       ['HTTP ingest', 'points/s', 'errors', 'raw libSQL insert points/s', 'ratio'],
       [
         [
-          `${HTTP_REQUESTS} requests x 5,000 points, 4 in flight`,
-          httpRate,
-          httpErrors,
+          `device credentials: ${HTTP_REQUESTS} requests x 5,000 points, 4 in flight`,
+          http.rate,
+          http.errors,
           rawRate,
-          `${Math.round((100 * httpRate) / rawRate)}%`,
+          `${Math.round((100 * http.rate) / rawRate)}%`,
+        ],
+        [
+          'API caller naming deviceID: the same device, the same bodies',
+          httpSame.rate,
+          httpSame.errors,
+          rawRate,
+          `${Math.round((100 * httpSame.rate) / rawRate)}%`,
+        ],
+        [
+          `API caller naming deviceID: each of the ${DEVICES} devices in turn`,
+          httpNamed.rate,
+          httpNamed.errors,
+          rawRate,
+          `${Math.round((100 * httpNamed.rate) / rawRate)}%`,
         ],
       ],
     ),

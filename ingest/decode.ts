@@ -143,6 +143,11 @@ export function decodePayload(text: string, receivedAt: number): Decoded {
   } catch {
     return { form: 'invalid', reason: 'payload is not valid JSON' }
   }
+  return decodeParsed(json, receivedAt)
+}
+
+/** decodePayload of a payload already parsed (HTTP ingest, whose request body is JSON). */
+export function decodeParsed(json: unknown, receivedAt: number): Decoded {
   if (!isObject(json)) return { form: 'invalid', reason: 'payload is not a JSON object' }
   const type = json.data_type
   if (type === undefined)

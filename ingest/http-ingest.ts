@@ -6,6 +6,7 @@
 import type { IngestRepository } from '../store/types.ts'
 import { uplinkTopic } from '../src/kernel/topics.ts'
 import { checkBasicCredentials } from './credentials.ts'
+import type { DeviceDirectory } from './identity.ts'
 import {
   Backpressure,
   type DeviceIdentity,
@@ -18,26 +19,31 @@ import {
   type UplinkOutcome,
 } from './types.ts'
 
-/** Where HTTP ingest finds devices: the metadata store's ingest reads, or a cache in front of them. */
-export type HttpDevices = Pick<IngestRepository, 'devicesByUsername' | 'deviceByDeviceID'>
+/**
+ * Where HTTP ingest finds devices: the senders behind credentials in the metadata store (one read a request), the
+ * devices messages name in the process's device directory (ingest/identity.ts: memory, one read for the misses).
+ */
+export interface HttpDevices {
+  credentials: Pick<IngestRepository, 'devicesByUsername'>
+  directory: Pick<DeviceDirectory, 'byDeviceIDs'>
+}
 
 type Target =
   { ok: true; device: DeviceIdentity } | { ok: false; errorCode: string; message: string }
 type Message = Extract<HttpMessage, { ok: true }>['message']
 
 /** HTTP ingest over the device reads and the pipeline. */
-export function createHttpIngest(deps: { devices: HttpDevices; pipeline: Pipeline }): HttpIngest {
-  const { devices, pipeline } = deps
+export function createHttpIngest(deps: HttpDevices & { pipeline: Pipeline }): HttpIngest {
+  const { credentials, pipeline } = deps
   return {
     login: (username, token) =>
-      checkBasicCredentials((u) => devices.devicesByUsername(u), username, token),
+      checkBasicCredentials((u) => credentials.devicesByUsername(u), username, token),
 
     async submit(sender, messages, ip): Promise<HttpIngestOutcome> {
       const rejected: HttpRejection[] = []
       const receivedAt = Date.now()
-      const targets = await Promise.all(
-        messages.map((m) => (m.ok ? targetOf(devices, sender, m.message) : m)),
-      )
+      const named = await namedDevices(deps.directory, sender, messages)
+      const targets = messages.map((m) => (m.ok ? targetOf(named, sender, m.message) : m))
       const work = targets.map(async (t, index): Promise<UplinkOutcome | undefined> => {
         if (!t.ok) {
           rejected.push({ index, errorCode: t.errorCode, message: t.message })
@@ -47,7 +53,7 @@ export function createHttpIngest(deps: { devices: HttpDevices; pipeline: Pipelin
         const outcome = await pipeline.submit({
           device: t.device,
           topic: uplinkTopic(t.device, m.topic),
-          payload: payloadBytes(m.payload),
+          ...payloadOf(m.payload),
           receivedAt,
           ip,
         })
@@ -90,8 +96,30 @@ export function createHttpIngest(deps: { devices: HttpDevices; pipeline: Pipelin
   }
 }
 
-/** The device a message is for: the sender itself, a child of the sending gateway, or a device of the caller's tenant. */
-async function targetOf(devices: HttpDevices, sender: IngestSender, m: Message): Promise<Target> {
+/** The sender's tenant's devices that the messages name (beside the sender itself), by deviceID: one lookup. */
+function namedDevices(
+  directory: HttpDevices['directory'],
+  sender: IngestSender,
+  messages: readonly HttpMessage[],
+): Promise<Map<string, DeviceIdentity>> {
+  const self = sender.kind === 'device' ? sender.device : undefined
+  const ids = new Set<string>()
+  // a device that is no gateway sends only for itself: what else it names is refused unread
+  if (!self || self.kind === 'gateway')
+    for (const m of messages)
+      if (m.ok && m.message.deviceID !== undefined && m.message.deviceID !== self?.deviceID)
+        ids.add(m.message.deviceID)
+  return directory.byDeviceIDs(
+    sender.kind === 'device' ? sender.device.tenantID : sender.tenantID,
+    ids,
+  )
+}
+
+/**
+ * The device a message is for: the sender itself, a child of the sending gateway, or a device of the caller's
+ * tenant (`named`: the tenant's devices the messages name).
+ */
+function targetOf(named: Map<string, DeviceIdentity>, sender: IngestSender, m: Message): Target {
   const foreign = (id: string): Target => ({
     ok: false,
     errorCode: 'DATA_NOT_FOUND',
@@ -101,7 +129,7 @@ async function targetOf(devices: HttpDevices, sender: IngestSender, m: Message):
   if (sender.kind === 'device') {
     const self = sender.device
     if (m.deviceID === undefined || m.deviceID === self.deviceID) return { ok: true, device: self }
-    device = await devices.deviceByDeviceID(m.deviceID)
+    device = named.get(m.deviceID)
     // a gateway's credentials may send for its own devices, nobody else's
     if (!device || self.kind !== 'gateway' || device.gatewayIntID !== self.id)
       return foreign(m.deviceID)
@@ -112,7 +140,7 @@ async function targetOf(devices: HttpDevices, sender: IngestSender, m: Message):
         errorCode: 'FORM_INVALID',
         message: 'deviceID: required with API credentials',
       }
-    device = await devices.deviceByDeviceID(m.deviceID)
+    device = named.get(m.deviceID)
     if (!device || device.tenantID !== sender.tenantID) return foreign(m.deviceID)
   }
   if (device.blocked)
@@ -124,5 +152,15 @@ async function targetOf(devices: HttpDevices, sender: IngestSender, m: Message):
   return { ok: true, device }
 }
 
-/** The payload bytes: a JSON object (or any JSON value) as JSON text, a string as given. */
-const payloadBytes = (p: unknown) => Buffer.from(typeof p === 'string' ? p : JSON.stringify(p))
+/**
+ * The payload bytes: a string as given, a JSON object (or any JSON value) as JSON text, and then with the object
+ * itself, so that the pipeline does not parse the text again. Not when the text holds a `null`: that may stand for
+ * a number JSON text cannot carry (1e999 was read as Infinity), which the text's reader sees as null.
+ */
+function payloadOf(p: unknown): { payload: Buffer; parsed?: unknown } {
+  if (typeof p === 'string') return { payload: Buffer.from(p) }
+  const text = JSON.stringify(p)
+  return text.includes('null')
+    ? { payload: Buffer.from(text) }
+    : { payload: Buffer.from(text), parsed: p }
+}

@@ -18,7 +18,7 @@ export class DeviceDirectory {
   private generation = 0
 
   constructor(
-    private readonly repo: Pick<IngestRepository, 'device'>,
+    private readonly repo: Pick<IngestRepository, 'device' | 'devicesByDeviceIDs'>,
     bus: EventBus,
     private readonly max = DIRECTORY_MAX,
   ) {
@@ -33,6 +33,32 @@ export class DeviceDirectory {
     const hit = id === undefined ? undefined : this.byIntID.get(id)
     if (hit) return hit
     return this.load('deviceID', deviceID)
+  }
+
+  /**
+   * The tenant's devices and gateways among `deviceIDs`, by deviceID: those in memory at once, all the others with
+   * one store read (which fills the cache). Another tenant's device, cached or not, is absent like an unknown one.
+   */
+  async byDeviceIDs(
+    tenant: string,
+    deviceIDs: Iterable<string>,
+  ): Promise<Map<string, DeviceIdentity>> {
+    const found = new Map<string, DeviceIdentity>()
+    const misses: string[] = []
+    for (const deviceID of new Set(deviceIDs)) {
+      const id = this.idOfDeviceID.get(deviceID)
+      const hit = id === undefined ? undefined : this.byIntID.get(id)
+      if (!hit) misses.push(deviceID)
+      else if (hit.tenantID === tenant) found.set(deviceID, hit)
+    }
+    if (!misses.length) return found
+    const generation = this.generation
+    const loaded = await this.repo.devicesByDeviceIDs(tenant, misses)
+    for (const d of loaded) {
+      if (generation === this.generation) this.remember(d)
+      found.set(d.deviceID, d)
+    }
+    return found
   }
 
   /** The device or gateway with that deviceUsername (HTTP Basic credentials); the oldest when several share it. */

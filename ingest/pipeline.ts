@@ -4,7 +4,7 @@ import type { IngestObserver, StoreKind } from '../src/kernel/metrics.ts'
 import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
-import { decodePayload, type ChildValues, type RawValue } from './decode.ts'
+import { decodePayload, decodeParsed, type ChildValues, type RawValue } from './decode.ts'
 import { checkValue } from './values.ts'
 import { ModelCache, type ProductModel, type StreamModel } from './model.ts'
 import { normalizeTopic } from '../src/kernel/topics.ts'
@@ -235,7 +235,10 @@ export async function assessUplink(
       'PAYLOAD_TOO_LARGE',
       `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
     )
-  const decoded = decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
+  const decoded =
+    uplink.parsed === undefined
+      ? decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
+      : decodeParsed(uplink.parsed, uplink.receivedAt)
   if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
   if (decoded.form === 'response')
     return {

@@ -30,6 +30,11 @@ export interface Uplink {
   /** The topic relative to the device's mountpoint, e.g. `telemetry` or `inbox`. */
   topic: string
   payload: Buffer
+  /**
+   * The payload already parsed, when the sender had to parse it (HTTP ingest reads JSON bodies): decoding takes it
+   * instead of parsing `payload` again. It must be what JSON.parse of `payload` gives.
+   */
+  parsed?: unknown
   /** Epoch ms when the platform received it (the time of plain payloads). */
   receivedAt: number
   ip: string | null

@@ -148,7 +148,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     bus,
     telemetry,
     pipeline,
-    ingest: createHttpIngest({ devices: meta.ingest, pipeline }),
+    ingest: createHttpIngest({
+      credentials: meta.ingest,
+      directory: gatekeepers.directory,
+      pipeline,
+    }),
     broker,
     gate: gatekeepers.gate,
     endpoints: publicEndpoints(config, {

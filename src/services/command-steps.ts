@@ -4,7 +4,8 @@
  */
 import { Conflict, Invalid, NotFound } from '../kernel/errors.ts'
 import { commandTopic, type MountedDevice } from '../kernel/topics.ts'
-import type { CommandInput, CommandRecord, MetaStore } from '../../store/types.ts'
+import type { CommandInput, CommandRecord } from '../../store/types.ts'
+import type { Identities } from './command-dispatch.ts'
 import type { DeviceIdentity } from './ports.ts'
 import type { Actor } from './types.ts'
 
@@ -49,16 +50,19 @@ export function pickDevice<D extends Pick<DeviceIdentity, 'id' | 'tenantID'>>(
   return d
 }
 
-/** The tenant's device named by deviceID and/or deviceIntID; 404 errors.deviceID otherwise. */
+/**
+ * The tenant's device named by deviceID and/or deviceIntID, from `identities` (ingest's cached directory: no
+ * store read for a known device); 404 errors.deviceID otherwise.
+ */
 export async function deviceOf(
-  meta: MetaStore,
+  identities: Identities,
   tenant: string,
   input: DeviceCommandInput,
 ): Promise<DeviceIdentity> {
   const byID =
-    input.deviceID === undefined ? undefined : await meta.ingest.device('deviceID', input.deviceID)
+    input.deviceID === undefined ? undefined : await identities.byDeviceID(input.deviceID)
   const byIntID =
-    input.deviceIntID === undefined ? undefined : await meta.ingest.device('id', input.deviceIntID)
+    input.deviceIntID === undefined ? undefined : await identities.byId(input.deviceIntID)
   return pickDevice(tenant, byID, byIntID)
 }
 

@@ -122,7 +122,7 @@ export function commandService(deps: CommandDeps) {
     log,
     defaults: deps.config,
   })
-  const s: CommandSteps = { meta, broker, dispatcher, now, config: deps.config }
+  const s: CommandSteps = { meta, identities, broker, dispatcher, now, config: deps.config }
   /** taskID → callers waiting for it to be delivered, answered or final; deviceIntID → HTTP pollers. */
   const waiters = sleepers<string>()
   const pollers = sleepers<number>()

@@ -6,7 +6,7 @@
 import { Invalid } from '../kernel/errors.ts'
 import type { CommandBroker, DeviceIdentity } from './ports.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
-import { newTaskID, type CommandDispatcher } from './command-dispatch.ts'
+import { newTaskID, type CommandDispatcher, type Identities } from './command-dispatch.ts'
 import {
   answerOf,
   cancelable,
@@ -26,6 +26,8 @@ const IDEMPOTENCY_MS = 24 * 3600_000
 /** What the steps below work with: the store, the broker, the dispatcher, the clock and the defaults. */
 export interface CommandSteps {
   meta: MetaStore
+  /** Device identities: ingest's cached directory (the dispatcher's). */
+  identities: Identities
   broker: CommandBroker
   dispatcher: CommandDispatcher
   now: () => number
@@ -39,7 +41,7 @@ export async function sendToDevice(
   input: DeviceCommandInput,
   opts: { scheduleID?: number } = {},
 ): Promise<CommandAnswer> {
-  const device = await deviceOf(s.meta, a.tenant, input)
+  const device = await deviceOf(s.identities, a.tenant, input)
   if (device.blocked && opts.scheduleID === undefined)
     throw new Invalid({ deviceID: 'the device is blocked' })
   const t = s.now()

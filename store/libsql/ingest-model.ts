@@ -7,6 +7,7 @@ import type {
   ModelStream,
 } from '../types.ts'
 import { readRecord, readRecords, readTables } from './records.ts'
+import { marks } from './list.ts'
 import {
   INGEST_DEVICE_TABLE,
   MODEL_POINT_TABLE,
@@ -16,6 +17,9 @@ import {
 } from '../fields/ingest.ts'
 
 const DEVICE_FROM = 'FROM devices d JOIN products p ON p.id = d.product_int_id'
+
+/** Most deviceIDs in one `IN (...)` list. */
+const IN_CHUNK = 500
 
 const POINTS_OF = 'FROM data_points x WHERE x.product_int_id = ? ORDER BY x.id'
 
@@ -40,6 +44,27 @@ export class IngestModelRepo implements IngestRepository {
   /** The device or gateway with this deviceID (unique across tenants), if any. */
   deviceByDeviceID(deviceID: string): Promise<IngestDevice | undefined> {
     return this.device('deviceID', deviceID)
+  }
+
+  /**
+   * The tenant's devices and gateways among `deviceIDs`: one read of a statement per IN_CHUNK ids, each list padded
+   * to a power of two (its last id repeated) so that few SQL texts exist whatever the count.
+   */
+  async devicesByDeviceIDs(tenant: string, deviceIDs: readonly string[]): Promise<IngestDevice[]> {
+    const ids = [...new Set(deviceIDs)]
+    if (!ids.length) return []
+    const reads = []
+    for (let k = 0; k < ids.length; k += IN_CHUNK) {
+      const chunk = ids.slice(k, k + IN_CHUNK)
+      const size = Math.min(IN_CHUNK, 2 ** Math.ceil(Math.log2(chunk.length)))
+      while (chunk.length < size) chunk.push(chunk[chunk.length - 1]!)
+      reads.push({
+        table: INGEST_DEVICE_TABLE,
+        fromWhere: `${DEVICE_FROM} WHERE d.tenant_id = ? AND d.device_id IN (${marks(size)})`,
+        args: [tenant, ...chunk],
+      })
+    }
+    return (await readTables(this.db, reads)).flat()
   }
 
   /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */

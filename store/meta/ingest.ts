@@ -22,6 +22,11 @@ export interface IngestRepository {
   devicesByUsername(username: string): Promise<IngestDevice[]>
   /** The device or gateway with this deviceID (unique across tenants), if any. */
   deviceByDeviceID(deviceID: string): Promise<IngestDevice | undefined>
+  /**
+   * The tenant's devices and gateways among `deviceIDs`, in a few statements (at most 500 ids each) whatever their
+   * number; deviceIDs the tenant has no device of are left out.
+   */
+  devicesByDeviceIDs(tenant: string, deviceIDs: readonly string[]): Promise<IngestDevice[]>
   /** The device or gateway whose `key` is `value`; the oldest when several share a deviceUsername. */
   device(key: DeviceKey, value: string | number): Promise<IngestDevice | undefined>
   /** The devices connected through gateway `gatewayIntID`. */

@@ -46,9 +46,21 @@ const BLOCKED_CERT = dev({
 })
 const ALL = [D1, GW, CHILD, OTHER, BLOCKED, CERT, TWIN, BLOCKED_CERT]
 
+/** Every device lookup of a submit: the tenant and the deviceIDs asked for. */
+const lookups: Array<[string, string[]]> = []
 const devices: HttpDevices = {
-  devicesByUsername: async (u) => ALL.filter((d) => d.deviceUsername === u),
-  deviceByDeviceID: async (id) => ALL.find((d) => d.deviceID === id),
+  credentials: { devicesByUsername: async (u) => ALL.filter((d) => d.deviceUsername === u) },
+  directory: {
+    byDeviceIDs: async (tenant, ids) => {
+      lookups.push([tenant, [...ids]])
+      return new Map(
+        ALL.filter((d) => d.tenantID === tenant && [...ids].includes(d.deviceID)).map((d) => [
+          d.deviceID,
+          d,
+        ]),
+      )
+    },
+  },
 }
 
 /** A pipeline that records what it is given; `full` makes every submit throw Backpressure. */
@@ -75,20 +87,20 @@ login(
   'username and token of a device :: that device; a shared username picks by token',
   async () => {
     const { pipeline } = fakePipeline()
-    const ingest = createHttpIngest({ devices, pipeline })
+    const ingest = createHttpIngest({ ...devices, pipeline })
     assert.equal(await ingest.login('u1', 'tok1'), { ok: true, device: D1 })
     assert.equal(await ingest.login('u1', 'tok7'), { ok: true, device: TWIN })
   },
 )
 
 login('wrong token, unknown username :: bad-credentials', async () => {
-  const ingest = createHttpIngest({ devices, pipeline: fakePipeline().pipeline })
+  const ingest = createHttpIngest({ ...devices, pipeline: fakePipeline().pipeline })
   assert.equal(await ingest.login('u1', 'nope'), { ok: false, reason: 'bad-credentials' })
   assert.equal(await ingest.login('nobody', 'tok1'), { ok: false, reason: 'bad-credentials' })
 })
 
 login('a certificate device by its token :: certificate; a blocked one :: blocked', async () => {
-  const ingest = createHttpIngest({ devices, pipeline: fakePipeline().pipeline })
+  const ingest = createHttpIngest({ ...devices, pipeline: fakePipeline().pipeline })
   assert.equal(await ingest.login('k', 'kt'), { ok: false, reason: 'certificate', device: CERT })
   assert.equal(await ingest.login('b', 'bt'), { ok: false, reason: 'blocked', device: BLOCKED })
   assert.equal(await ingest.login('b', 'wrong'), { ok: false, reason: 'bad-credentials' })
@@ -100,12 +112,15 @@ login('a certificate device by its token :: certificate; a blocked one :: blocke
 })
 
 const submit = suite('HTTP ingest submit')
+submit.before.each(() => {
+  lookups.length = 0
+})
 
 submit(
   'messages of a device and a gateway :: own and child accepted, topics made relative',
   async () => {
     const { pipeline, submitted } = fakePipeline()
-    const ingest = createHttpIngest({ devices, pipeline })
+    const ingest = createHttpIngest({ ...devices, pipeline })
     const out = await ingest.submit(
       { kind: 'device', device: GW },
       [
@@ -131,6 +146,8 @@ submit(
         ['C1', 'telemetry', '{"a":2}', '10.0.0.1'],
       ],
     )
+    // the named devices are looked up once, in the gateway's tenant
+    assert.equal(lookups, [['T1', ['C1', 'D1', 'X1']]])
   },
 )
 
@@ -138,7 +155,7 @@ submit(
   'messages of an API caller :: its tenant only, a deviceID required, blocked refused',
   async () => {
     const { pipeline, submitted } = fakePipeline()
-    const ingest = createHttpIngest({ devices, pipeline })
+    const ingest = createHttpIngest({ ...devices, pipeline })
     const out = await ingest.submit(
       { kind: 'caller', tenantID: 'T1' },
       [
@@ -160,11 +177,39 @@ submit(
       submitted.map((u) => u.device.deviceID),
       ['D1'],
     )
+    assert.equal(lookups, [['T1', ['D1', 'X1', 'B1']]])
+  },
+)
+
+submit(
+  'payloads :: an object carried parsed beside its text, a string as given, an object with a null as text',
+  async () => {
+    const { pipeline, submitted } = fakePipeline()
+    const ingest = createHttpIngest({ ...devices, pipeline })
+    const object = { data_type: 'event', data: { a: { time: 1, value: 2 } } }
+    await ingest.submit(
+      { kind: 'device', device: D1 },
+      [
+        msg({ topic: 'telemetry', payload: object }),
+        msg({ topic: 'telemetry', payload: '{"a":1}' }),
+        msg({ topic: 'telemetry', payload: { a: null } }),
+      ],
+      null,
+    )
+    assert.equal(
+      submitted.map((u) => [u.payload.toString(), u.parsed]),
+      [
+        [JSON.stringify(object), object],
+        ['{"a":1}', undefined],
+        ['{"a":null}', undefined],
+      ],
+    )
+    assert.is(submitted[0]!.parsed, object)
   },
 )
 
 submit('a full queue for every message :: busy, each rejected TOO_MANY_REQUESTS', async () => {
-  const ingest = createHttpIngest({ devices, pipeline: fakePipeline(true).pipeline })
+  const ingest = createHttpIngest({ ...devices, pipeline: fakePipeline(true).pipeline })
   const out = await ingest.submit(
     { kind: 'device', device: D1 },
     [msg({ topic: 'telemetry', payload: {} })],
