@@ -2,8 +2,9 @@
  * MQTT load generator, run as its own process: `devices` MQTT.js clients (MQTT 3.1.1), each publishing QoS 1
  * messages to its own topic with at most `inflight` unacknowledged at a time, for `seconds` after a warm-up.
  * With `intervalMs`, each client publishes at most once per interval instead (an open loop at a set rate).
- * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs, cpu}. PUBACK latency in ms; cpu is
- * this process's CPU over the measured window, in % of one core.
+ * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs, cpu, cpuUsPerMsg}. PUBACK latency in
+ * ms; cpu is this process's CPU over the measured window, in % of one core, cpuUsPerMsg the same per acknowledged
+ * message in µs.
  * argv: <json> = {url, devices: [{clientId, username, password, topic}], inflight, seconds, warmup, payload}
  */
 import mqtt from 'mqtt'
@@ -102,6 +103,7 @@ console.log(
     errors,
     connectMs,
     cpu: Math.round((used.user + used.system) / 10_000 / seconds),
+    cpuUsPerMsg: acked ? Number(((used.user + used.system) / acked).toFixed(2)) : 0,
   }),
 )
 await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})))
