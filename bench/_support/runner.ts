@@ -65,25 +65,25 @@ export interface MqttLoadOpts {
   intervalMs?: number
 }
 
-/** Runs bench/_support/mqtt-load.ts in a child process and returns its figures. */
-export function mqttLoad(opts: MqttLoadOpts): Promise<MqttLoadResult> {
-  return childJson(
-    join(import.meta.dirname, 'mqtt-load.ts'),
-    JSON.stringify({ warmup: 2, ...opts }),
-  )
+/** Called when a load generator's measured window starts and ends (to take the target's CPU over it). */
+export type LoadWindow = (mark: 'start' | 'end') => void
+
+/** Runs bench/_support/mqtt-load.ts (MQTT.js clients) in a child process and returns its figures. */
+export function mqttLoad(opts: MqttLoadOpts, window?: LoadWindow): Promise<MqttLoadResult> {
+  return mqttChild('mqtt-load.ts', opts, window)
 }
 
 /**
  * Runs bench/_support/mqtt-raw-load.ts (pre-encoded MQTT on raw sockets: a fraction of MQTT.js's CPU per message)
- * in a child process and returns its figures. `window` is called when its measured window starts and ends, to
- * take the target's CPU over the same window.
+ * in a child process and returns its figures.
  */
-export function mqttRawLoad(
-  opts: MqttLoadOpts,
-  window?: (mark: 'start' | 'end') => void,
-): Promise<MqttLoadResult> {
-  return childJson(
-    join(import.meta.dirname, 'mqtt-raw-load.ts'),
+export function mqttRawLoad(opts: MqttLoadOpts, window?: LoadWindow): Promise<MqttLoadResult> {
+  return mqttChild('mqtt-raw-load.ts', opts, window)
+}
+
+function mqttChild(file: string, opts: MqttLoadOpts, window?: LoadWindow) {
+  return childJson<MqttLoadResult>(
+    join(import.meta.dirname, file),
     JSON.stringify({ warmup: 2, ...opts, marks: window !== undefined }),
     (line) => {
       const m = /^\{"mark":"(start|end)"\}$/.exec(line)
