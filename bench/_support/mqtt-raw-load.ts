@@ -17,6 +17,7 @@
  * intervalMs?, marks?}
  */
 import { connect, type Socket } from 'node:net'
+import { connackOk, connectPacket, str, varint } from './mqtt-wire.ts'
 import { argJson } from './runner.ts'
 
 interface Opts {
@@ -42,43 +43,6 @@ const o = argJson<Opts>(process.argv[2]!)
 const { hostname, port } = new URL(o.url)
 const slots = o.inflight
 const maxId = Math.floor(65535 / slots) * slots // packet ids 1..maxId; slot = (id - 1) % slots
-
-/** MQTT remaining length (variable byte integer). */
-function varint(n: number): number[] {
-  const out: number[] = []
-  do {
-    let b = n % 128
-    n = Math.floor(n / 128)
-    if (n > 0) b |= 0x80
-    out.push(b)
-  } while (n > 0)
-  return out
-}
-
-const str = (s: string) => {
-  const b = Buffer.from(s, 'utf8')
-  const len = Buffer.alloc(2)
-  len.writeUInt16BE(b.length)
-  return Buffer.concat([len, b])
-}
-
-function connectPacket(d: Opts['devices'][number]): Buffer {
-  let flags = 0x02 // clean session
-  const parts = [str(d.clientId)]
-  if (d.username !== undefined) {
-    flags |= 0x80
-    parts.push(str(d.username))
-  }
-  if (d.password !== undefined) {
-    flags |= 0x40
-    parts.push(str(d.password))
-  }
-  const body = Buffer.concat([
-    Buffer.from([0, 4, 0x4d, 0x51, 0x54, 0x54, 4, flags, 0, 60]),
-    ...parts,
-  ])
-  return Buffer.concat([Buffer.from([0x10, ...varint(body.length)]), body])
-}
 
 /** A QoS 1 PUBLISH of `payload` to `topic`, and the offset of its packet id. */
 function publishPacket(topic: string, payload: string): { buf: Buffer; idAt: number } {
@@ -194,7 +158,7 @@ function onData(c: Conn, ci: number, chunk: Buffer, onConnack: (ok: boolean) => 
     if (!complete || j + len > n) break // split frame: keep it for the next read
     if (!c.connected && type === 0x20) {
       c.connected = true
-      onConnack(len === 2 && buf[j + 1] === 0)
+      onConnack(connackOk(buf, j, len))
     } else errors++
     i = j + len
   }
@@ -243,7 +207,7 @@ function open(d: Opts['devices'][number], ci: number): Promise<Conn> {
     sock.on('close', () => {
       if (c.connected && !stopping) errors++
     })
-    sock.write(connectPacket(d))
+    sock.write(connectPacket(d, 60))
   })
 }
 
