@@ -1,6 +1,6 @@
 /**
- * Commands benchmark, embedded broker and store. 10,000 devices connected from one load process (MQTT.js, on the
- * same 2 cores) in one group:
+ * Commands benchmark, embedded broker and store. 10,000 devices connected from one load process (raw-socket MQTT
+ * clients, on the same 2 cores) in one group:
  * 1. a group publish (needAck 1): time from the POST to the last device's receipt, and commands/s;
  * 2. device publishes at 1,000/s (open loop, random devices): latency from the POST to the device's receipt.
  */
@@ -65,7 +65,7 @@ if (profiler)
   )
 
 console.log(
-  `${DEVICES} devices connected by one MQTT.js process in ${(r.connectMs / 1000).toFixed(1)} s; embedded broker and store\n`,
+  `${DEVICES} devices connected by one raw-socket MQTT process in ${(r.connectMs / 1000).toFixed(1)} s; embedded broker and store\n`,
 )
 console.log(
   table(

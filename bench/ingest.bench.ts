@@ -2,6 +2,9 @@
  * Ingest benchmarks, embedded store, load generators in their own processes on the same 2 cores:
  * 1. MQTT QoS 1, 1,000 devices, 10 data points per message: stored data points/s (a PUBACK means committed),
  *    against the broker alone passing the same messages with no processing (aedes, no auth, same settings).
+ *    The load comes from mqtt-raw-load.ts (pre-encoded packets on raw sockets, cheaper per message than the
+ *    broker it loads: the ratio), then from mqtt-load.ts (MQTT.js, the earlier figures; BENCH_MQTTJS=0 skips it).
+ *    Each row has the generator's CPU and the target's over the generator's measured window.
  * 2. The same with 10x the messages in flight: peak RSS stays bounded.
  * 3. HTTP ingest, 5,000 points per request: points/s, against a raw libSQL multi-row insert of the same rows.
  */
@@ -12,12 +15,20 @@ import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
-import { mqttLoad, table } from './_support/runner.ts'
+import { procCpuUs } from './_support/proc-cpu.ts'
+import {
+  mqttLoad,
+  mqttRawLoad,
+  table,
+  type MqttLoadOpts,
+  type MqttLoadResult,
+} from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POINTS = 10
+const MQTTJS = process.env.BENCH_MQTTJS !== '0'
 
 const { svc, dir, tenantID, telemetryProduct, seedDevices, close } =
   await startBenchService('ingest')
@@ -31,6 +42,33 @@ const devices = Array.from({ length: DEVICES }, (_, i) => ({
 const topicOf = (deviceID: string) =>
   `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
 
+/** A load run's figures with its target's CPU over the generator's measured window. */
+interface Run extends MqttLoadResult {
+  /** The target's CPU, % of one core (all its threads). */
+  targetCpu: number
+  /** The target's CPU per acknowledged message, µs. */
+  targetUsPerMsg: number
+}
+
+/** Runs one generator (raw sockets or MQTT.js) and reads `targetCpuUs` when its measured window starts and ends. */
+async function run(
+  generator: 'raw' | 'mqtt.js',
+  opts: Omit<MqttLoadOpts, 'seconds' | 'points'>,
+  targetCpuUs: () => number,
+): Promise<Run> {
+  let c0 = 0
+  let c1 = 0
+  const window = (mark: 'start' | 'end') =>
+    mark === 'start' ? (c0 = targetCpuUs()) : (c1 = targetCpuUs())
+  const full = { ...opts, seconds: SECONDS, points: POINTS }
+  const r = await (generator === 'raw' ? mqttRawLoad(full, window) : mqttLoad(full, window))
+  return {
+    ...r,
+    targetCpu: Math.round((c1 - c0) / 10_000 / r.seconds),
+    targetUsPerMsg: r.acked ? Number(((c1 - c0) / r.acked).toFixed(1)) : 0,
+  }
+}
+
 // 1. the ceiling: the broker alone
 const bare = spawn(
   process.execPath,
@@ -42,23 +80,22 @@ const barePort: number = await new Promise((resolve) =>
 )
 const anonymous = devices.map((d) => ({ clientId: d.deviceID, topic: topicOf(d.deviceID) }))
 const bareUrl = `mqtt://127.0.0.1:${barePort}`
-const ceiling = await mqttLoad({
-  url: bareUrl,
-  devices: anonymous,
-  inflight: 1,
-  seconds: SECONDS,
-  points: POINTS,
-})
-const ceilingBurst = await mqttLoad({
-  url: bareUrl,
-  devices: anonymous,
-  inflight: 10,
-  seconds: SECONDS,
-  points: POINTS,
-})
+const bareCpu = () => procCpuUs(bare.pid!)
+const ceiling = await run('raw', { url: bareUrl, devices: anonymous, inflight: 1 }, bareCpu)
+const ceilingBurst = await run('raw', { url: bareUrl, devices: anonymous, inflight: 10 }, bareCpu)
+const js = MQTTJS
+  ? {
+      ceiling: await run('mqtt.js', { url: bareUrl, devices: anonymous, inflight: 1 }, bareCpu),
+      ceilingBurst: await run(
+        'mqtt.js',
+        { url: bareUrl, devices: anonymous, inflight: 10 },
+        bareCpu,
+      ),
+    }
+  : undefined
 bare.kill()
 
-// 2. the service, then a 10x burst, with peak RSS sampled
+// 2. the service, then a 10x burst, with peak RSS sampled; its CPU is this process's (all its threads)
 let peakRss = 0
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100)
 const creds = devices.map((d) => ({
@@ -67,32 +104,29 @@ const creds = devices.map((d) => ({
   password: d.token,
   topic: topicOf(d.deviceID),
 }))
+const svcUrl = `mqtt://127.0.0.1:${svc.deps.broker.port}`
+const svcCpu = () => {
+  const u = process.cpuUsage()
+  return u.user + u.system
+}
 const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
 if (profiler) {
   profiler.connect()
   await profiler.post('Profiler.enable')
   await profiler.post('Profiler.start')
 }
-const ours = await mqttLoad({
-  url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
-  devices: creds,
-  inflight: 1,
-  seconds: SECONDS,
-  points: POINTS,
-})
+const ours = await run('raw', { url: svcUrl, devices: creds, inflight: 1 }, svcCpu)
 if (profiler)
   writeFileSync(
     process.env.BENCH_PROFILE!,
     JSON.stringify((await profiler.post('Profiler.stop')).profile),
   )
 const rssSteady = peakRss
-const burst = await mqttLoad({
-  url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
-  devices: creds,
-  inflight: 10,
-  seconds: SECONDS,
-  points: POINTS,
-})
+const burst = await run('raw', { url: svcUrl, devices: creds, inflight: 10 }, svcCpu)
+const jsOurs = js && {
+  ours: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 1 }, svcCpu),
+  burst: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 10 }, svcCpu),
+}
 clearInterval(sampler)
 
 // the stored count of one device proves PUBACK = stored
@@ -190,64 +224,59 @@ raw.close()
 console.log(
   `${DEVICES} devices, ${POINTS} data points per message, QoS 1 with 1 message in flight per device (burst: 10), ${SECONDS} s per run\n`,
 )
+const pctOf = (a: number, b: number) => `${Math.round((100 * a) / b)}%`
+const row = (label: string, generator: string, r: Run, ceil?: Run) => [
+  label,
+  generator,
+  r.rate,
+  r.rate * POINTS,
+  r.p50,
+  r.p99,
+  r.errors,
+  `${r.targetCpu}%`,
+  r.targetUsPerMsg,
+  `${r.cpu}%`,
+  r.cpuUsPerMsg,
+  ceil ? ceil.rate : '',
+  ceil ? pctOf(r.rate, ceil.rate) : '',
+]
+const rows = (generator: string, c: Run, o: Run, cb: Run, b: Run) => [
+  row('broker alone (aedes, no auth, no processing), 1 in flight', generator, c),
+  row('DeviceCloud, embedded store, 1 in flight', generator, o, c),
+  row('broker alone, 10 in flight', generator, cb),
+  row('DeviceCloud, 10 in flight (10x burst)', generator, b, cb),
+]
 console.log(
   table(
     [
       'run',
+      'load generator',
       'messages/s',
       'data points/s',
       'PUBACK p50 ms',
       'p99 ms',
       'errors',
+      'target CPU',
+      'target µs/msg',
+      'generator CPU',
+      'generator µs/msg',
       'ceiling msg/s',
       'ratio',
     ],
     [
-      [
-        'broker alone (aedes, no auth, no processing), 1 in flight',
-        ceiling.rate,
-        ceiling.rate * POINTS,
-        ceiling.p50,
-        ceiling.p99,
-        ceiling.errors,
-        '',
-        '',
-      ],
-      [
-        'DeviceCloud, embedded store, 1 in flight',
-        ours.rate,
-        ours.rate * POINTS,
-        ours.p50,
-        ours.p99,
-        ours.errors,
-        ceiling.rate,
-        `${Math.round((100 * ours.rate) / ceiling.rate)}%`,
-      ],
-      [
-        'broker alone, 10 in flight',
-        ceilingBurst.rate,
-        ceilingBurst.rate * POINTS,
-        ceilingBurst.p50,
-        ceilingBurst.p99,
-        ceilingBurst.errors,
-        '',
-        '',
-      ],
-      [
-        'DeviceCloud, 10 in flight (10x burst)',
-        burst.rate,
-        burst.rate * POINTS,
-        burst.p50,
-        burst.p99,
-        burst.errors,
-        ceilingBurst.rate,
-        `${Math.round((100 * burst.rate) / ceilingBurst.rate)}%`,
-      ],
+      ...rows('raw sockets', ceiling, ours, ceilingBurst, burst),
+      ...(js && jsOurs
+        ? rows('MQTT.js', js.ceiling, jsOurs.ours, js.ceilingBurst, jsOurs.burst)
+        : []),
     ],
   ),
 )
+const cheaper = [ceiling, ceilingBurst].every((r) => r.cpuUsPerMsg < r.targetUsPerMsg)
 console.log(
-  `\npeak RSS of the service process: ${Math.round(rssSteady / 2 ** 20)} MiB steady, ${Math.round(peakRss / 2 ** 20)} MiB with the burst`,
+  `\nraw generator ${ceiling.cpuUsPerMsg} / ${ceilingBurst.cpuUsPerMsg} µs of CPU a message against aedes alone's ${ceiling.targetUsPerMsg} / ${ceilingBurst.targetUsPerMsg} (1 / 10 in flight): ${cheaper ? 'cheaper than the broker it loads' : 'NOT cheaper than the broker: the ceiling is the generator'}`,
+)
+console.log(
+  `peak RSS of the service process: ${Math.round(rssSteady / 2 ** 20)} MiB steady, ${Math.round(peakRss / 2 ** 20)} MiB with the burst`,
 )
 console.log(
   `device ${devices[0]!.deviceID}: ${probe.get('p0')?.time.length ?? 0} values of p0 stored`,

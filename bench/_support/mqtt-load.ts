@@ -2,9 +2,12 @@
  * MQTT load generator, run as its own process: `devices` MQTT.js clients (MQTT 3.1.1), each publishing QoS 1
  * messages to its own topic with at most `inflight` unacknowledged at a time, for `seconds` after a warm-up.
  * With `intervalMs`, each client publishes at most once per interval instead (an open loop at a set rate).
- * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs, cpu}. PUBACK latency in ms; cpu is
- * this process's CPU over the measured window, in % of one core.
- * argv: <json> = {url, devices: [{clientId, username, password, topic}], inflight, seconds, warmup, payload}
+ * Prints one JSON line: {acked, seconds, rate, p50, p99, errors, connectMs, cpu, cpuUsPerMsg}. PUBACK latency in
+ * ms; cpu is this process's CPU over the measured window, in % of one core, cpuUsPerMsg the same per acknowledged
+ * message in µs.
+ * With `marks`, it also prints `{"mark":"start"}` and `{"mark":"end"}` around the measured window.
+ * argv: <json> = {url, devices: [{clientId, username, password, topic}], inflight, seconds, warmup, points,
+ * intervalMs?, marks?}
  */
 import mqtt from 'mqtt'
 import { argJson } from './runner.ts'
@@ -19,6 +22,8 @@ interface Opts {
   points: number
   /** Each client's time between two publishes (ms); default none (closed loop). */
   intervalMs?: number
+  /** Print `{"mark":"start"}` / `{"mark":"end"}` lines around the measured window. */
+  marks?: boolean
 }
 
 const o = argJson<Opts>(process.argv[2]!)
@@ -79,6 +84,7 @@ clients.forEach((c, i) => {
   }
 })
 await new Promise((r) => setTimeout(r, o.warmup * 1000))
+if (o.marks) console.log(JSON.stringify({ mark: 'start' }))
 recording = true
 const r0 = performance.now()
 const cpu0 = process.cpuUsage()
@@ -86,6 +92,7 @@ await new Promise((r) => setTimeout(r, o.seconds * 1000))
 recording = false
 const seconds = (performance.now() - r0) / 1000
 const used = process.cpuUsage(cpu0)
+if (o.marks) console.log(JSON.stringify({ mark: 'end' }))
 stopping = true
 latencies.sort((a, b) => a - b)
 const pct = (p: number) =>
@@ -102,6 +109,7 @@ console.log(
     errors,
     connectMs,
     cpu: Math.round((used.user + used.system) / 10_000 / seconds),
+    cpuUsPerMsg: acked ? Number(((used.user + used.system) / acked).toFixed(2)) : 0,
   }),
 )
 await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})))

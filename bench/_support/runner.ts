@@ -50,10 +50,12 @@ export interface MqttLoadResult {
   connectMs: number
   /** The load generator's CPU over the measured window, % of one core. */
   cpu: number
+  /** The load generator's CPU per acknowledged message over the measured window, µs. */
+  cpuUsPerMsg: number
 }
 
-/** Runs bench/_support/mqtt-load.ts in a child process and returns its figures. */
-export function mqttLoad(opts: {
+/** The options of both MQTT load generators (mqtt-load.ts and mqtt-raw-load.ts). */
+export interface MqttLoadOpts {
   url: string
   devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
   inflight: number
@@ -61,18 +63,44 @@ export function mqttLoad(opts: {
   warmup?: number
   points: number
   intervalMs?: number
-}): Promise<MqttLoadResult> {
-  return childJson(
-    join(import.meta.dirname, 'mqtt-load.ts'),
-    JSON.stringify({ warmup: 2, ...opts }),
+}
+
+/** Called when a load generator's measured window starts and ends (to take the target's CPU over it). */
+export type LoadWindow = (mark: 'start' | 'end') => void
+
+/** Runs bench/_support/mqtt-load.ts (MQTT.js clients) in a child process and returns its figures. */
+export function mqttLoad(opts: MqttLoadOpts, window?: LoadWindow): Promise<MqttLoadResult> {
+  return mqttChild('mqtt-load.ts', opts, window)
+}
+
+/**
+ * Runs bench/_support/mqtt-raw-load.ts (pre-encoded MQTT on raw sockets: a fraction of MQTT.js's CPU per message)
+ * in a child process and returns its figures.
+ */
+export function mqttRawLoad(opts: MqttLoadOpts, window?: LoadWindow): Promise<MqttLoadResult> {
+  return mqttChild('mqtt-raw-load.ts', opts, window)
+}
+
+function mqttChild(file: string, opts: MqttLoadOpts, window?: LoadWindow) {
+  return childJson<MqttLoadResult>(
+    join(import.meta.dirname, file),
+    JSON.stringify({ warmup: 2, ...opts, marks: window !== undefined }),
+    (line) => {
+      const m = /^\{"mark":"(start|end)"\}$/.exec(line)
+      if (m && window) window(m[1] as 'start' | 'end')
+    },
   )
 }
 
 /**
- * Runs a TypeScript file in a child process and parses the last line it prints as JSON. The argument goes
- * through a temp file (`@path`) when it is too long for a command line.
+ * Runs a TypeScript file in a child process and parses the last line it prints as JSON; `onLine` sees each line
+ * as it comes. The argument goes through a temp file (`@path`) when it is too long for a command line.
  */
-export function childJson<T>(file: string, arg: string): Promise<T> {
+export function childJson<T>(
+  file: string,
+  arg: string,
+  onLine?: (line: string) => void,
+): Promise<T> {
   if (arg.length > 64_000) {
     const path = join(mkdtempSync(join(tmpdir(), 'devicecloud-bench-arg-')), 'arg.json')
     writeFileSync(path, arg)
@@ -83,7 +111,15 @@ export function childJson<T>(file: string, arg: string): Promise<T> {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     let out = ''
-    child.stdout.on('data', (d) => (out += d))
+    let seen = 0
+    child.stdout.on('data', (d) => {
+      out += d
+      if (!onLine) return
+      for (let nl = out.indexOf('\n', seen); nl >= 0; nl = out.indexOf('\n', seen)) {
+        onLine(out.slice(seen, nl))
+        seen = nl + 1
+      }
+    })
     child.on('close', (code) => {
       try {
         resolve(JSON.parse(out.trim().split('\n').pop()!) as T)

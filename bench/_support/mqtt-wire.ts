@@ -1,0 +1,80 @@
+/**
+ * MQTT 3.1.1 wire format for the raw-socket load generators (OASIS mqtt-v3.1.1-os §2.2.3 remaining length, §3):
+ * pre-encoded CONNECT, and a frame splitter that keeps a carry for frames split across reads.
+ */
+
+/** MQTT remaining length (variable byte integer). */
+export function varint(n: number): number[] {
+  const out: number[] = []
+  do {
+    let b = n % 128
+    n = Math.floor(n / 128)
+    if (n > 0) b |= 0x80
+    out.push(b)
+  } while (n > 0)
+  return out
+}
+
+/** A UTF-8 string with its 2-byte length. */
+export function str(s: string): Buffer {
+  const b = Buffer.from(s, 'utf8')
+  const len = Buffer.alloc(2)
+  len.writeUInt16BE(b.length)
+  return Buffer.concat([len, b])
+}
+
+/** CONNECT, clean session, with username/password when given. */
+export function connectPacket(
+  d: { clientId: string; username?: string; password?: string },
+  keepAliveS: number,
+): Buffer {
+  let flags = 0x02 // clean session
+  const parts = [str(d.clientId)]
+  if (d.username !== undefined) {
+    flags |= 0x80
+    parts.push(str(d.username))
+  }
+  if (d.password !== undefined) {
+    flags |= 0x40
+    parts.push(str(d.password))
+  }
+  const head = [0, 4, 0x4d, 0x51, 0x54, 0x54, 4, flags, keepAliveS >> 8, keepAliveS & 0xff]
+  const body = Buffer.concat([Buffer.from(head), ...parts])
+  return Buffer.concat([Buffer.from([0x10, ...varint(body.length)]), body])
+}
+
+/** Whether a CONNACK body (2 bytes at `at`) accepts the connection. */
+export const connackOk = (buf: Buffer, at: number, len: number) => len === 2 && buf[at + 1] === 0
+
+/**
+ * Splits `chunk` (after the previous read's `carry`) into whole frames, calling `onFrame(first byte, buffer,
+ * body start, body end)` for each; answers the bytes of an unfinished frame to pass as the next read's carry.
+ */
+export function frames(
+  carry: Buffer | null,
+  chunk: Buffer,
+  onFrame: (type: number, buf: Buffer, start: number, end: number) => void,
+): Buffer | null {
+  const buf = carry ? Buffer.concat([carry, chunk]) : chunk
+  const n = buf.length
+  let i = 0
+  while (i < n) {
+    let len = 0
+    let mul = 1
+    let j = i + 1
+    let complete = false
+    while (j < n && j < i + 5) {
+      const b = buf[j++]!
+      len += (b & 0x7f) * mul
+      mul *= 128
+      if ((b & 0x80) === 0) {
+        complete = true
+        break
+      }
+    }
+    if (!complete || j + len > n) break
+    onFrame(buf[i]!, buf, j, j + len)
+    i = j + len
+  }
+  return i < n ? Buffer.from(buf.subarray(i)) : null // a copy: the chunk's memory is not ours to keep
+}

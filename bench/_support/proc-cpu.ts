@@ -1,0 +1,15 @@
+/**
+ * CPU time of another process (Linux): utime + stime of `/proc/<pid>/stat` (fields 14 and 15, in clock ticks of
+ * 10 ms: `getconf CLK_TCK` is 100 on Linux x86 and arm64), for the CPU of a target that is not this process.
+ */
+import { readFileSync } from 'node:fs'
+
+const TICK_US = 10_000
+
+/** The CPU time (user + system, all threads) a process has used so far, in µs. */
+export function procCpuUs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // the command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * TICK_US // fields 14 and 15, counted from field 3
+}
