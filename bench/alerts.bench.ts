@@ -5,8 +5,11 @@
  *    the figure is the evaluation cost);
  * 2. latency from an uplink's PUBACK to its alert being current (the committed raise), 200 samples;
  * 3. webhook deliveries/s to a local receiver.
+ * BENCH_PROFILE=<file> writes a CPU profile (.cpuprofile) of the service's thread during the run with rules.
  */
+import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { Session } from 'node:inspector/promises'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
 import mqtt from 'mqtt'
@@ -55,7 +58,19 @@ for (let i = 0; i < RULES; i++) {
   })
   if (!r.id) throw new Error(`rule create failed: ${JSON.stringify(r)}`)
 }
+// BENCH_PROFILE=<file>: a CPU profile of the service's thread during the run with rules
+const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
+if (profiler) {
+  profiler.connect()
+  await profiler.post('Profiler.enable')
+  await profiler.post('Profiler.start')
+}
 const withRules = await run()
+if (profiler)
+  writeFileSync(
+    process.env.BENCH_PROFILE!,
+    JSON.stringify((await profiler.post('Profiler.stop')).profile),
+  )
 
 // 2. PUBACK → alert current: one device sends a value its own rule matches, 200 times (each raise is committed
 // before alert.raised is emitted; the PUBACK and the event are timed in this process)
