@@ -5,8 +5,13 @@
  *    the figure is the evaluation cost);
  * 2. latency from an uplink's PUBACK to its alert being current (the committed raise), 200 samples;
  * 3. webhook deliveries/s to a local receiver.
+ * Beside each ingest run: the service's CPU and CPU µs per uplink; the CPU ratio (µs per uplink without rules over
+ * with) is the throughput ratio the service would reach on a core of its own.
+ * BENCH_PROFILE=<file> writes a CPU profile (.cpuprofile) of the service's thread during the run with rules.
  */
+import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
+import { Session } from 'node:inspector/promises'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
 import mqtt from 'mqtt'
@@ -35,14 +40,47 @@ const load = devices.slice(0, DEVICES).map((d) => ({
   password: d.token,
   topic: topicOf(d.deviceID),
 }))
-const run = () =>
-  mqttLoad({
+/**
+ * One load run, and the service's CPU (this process, every thread) per committed uplink over SECONDS from 1 s
+ * after the first uplink (within the load's warm-up and measured window): steadier than messages/s on a
+ * shared machine, where the service does not always get its core.
+ */
+async function run() {
+  let uplinks = 0
+  let window: { n: number; cpu: NodeJS.CpuUsage; t: number } | undefined
+  let used: { uplinks: number; cpuMs: number; seconds: number } | undefined
+  const onStored = () => {
+    if (++uplinks === 1)
+      setTimeout(() => {
+        window = { n: uplinks, cpu: process.cpuUsage(), t: performance.now() }
+        setTimeout(() => {
+          const cpu = process.cpuUsage(window!.cpu)
+          used = {
+            uplinks: uplinks - window!.n,
+            cpuMs: (cpu.user + cpu.system) / 1000,
+            seconds: (performance.now() - window!.t) / 1000,
+          }
+        }, SECONDS * 1000)
+      }, 1000)
+  }
+  svc.deps.bus.on('telemetry.stored', onStored)
+  const r = await mqttLoad({
     url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
     devices: load,
     inflight: 1,
     seconds: SECONDS,
     points: POINTS,
   })
+  svc.deps.bus.off('telemetry.stored', onStored)
+  if (!used) throw new Error('the load ended before the CPU window')
+  return {
+    ...r,
+    /** The service's CPU, % of one core (2 cores: up to 200). */
+    serviceCpu: Math.round(used.cpuMs / used.seconds / 10),
+    /** The service's CPU µs per uplink. */
+    usPerUplink: Math.round((used.cpuMs * 1000) / used.uplinks),
+  }
+}
 
 // 1. ingest without rules, then with 100 rules (values are 0..100: these conditions never hold)
 const without = await run()
@@ -55,7 +93,19 @@ for (let i = 0; i < RULES; i++) {
   })
   if (!r.id) throw new Error(`rule create failed: ${JSON.stringify(r)}`)
 }
+// BENCH_PROFILE=<file>: a CPU profile of the service's thread during the run with rules
+const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
+if (profiler) {
+  profiler.connect()
+  await profiler.post('Profiler.enable')
+  await profiler.post('Profiler.start')
+}
 const withRules = await run()
+if (profiler)
+  writeFileSync(
+    process.env.BENCH_PROFILE!,
+    JSON.stringify((await profiler.post('Profiler.stop')).profile),
+  )
 
 // 2. PUBACK → alert current: one device sends a value its own rule matches, 200 times (each raise is committed
 // before alert.raised is emitted; the PUBACK and the event are timed in this process)
@@ -137,7 +187,18 @@ console.log(
 )
 console.log(
   table(
-    ['run', 'messages/s', 'data points/s', 'PUBACK p50 ms', 'p99 ms', 'errors', 'ratio'],
+    [
+      'run',
+      'messages/s',
+      'data points/s',
+      'PUBACK p50 ms',
+      'p99 ms',
+      'errors',
+      'ratio',
+      'service CPU %',
+      'CPU µs/uplink',
+      'CPU ratio',
+    ],
     [
       [
         'no alert rules',
@@ -146,6 +207,9 @@ console.log(
         without.p50,
         without.p99,
         without.errors,
+        '',
+        without.serviceCpu,
+        without.usPerUplink,
         '',
       ],
       [
@@ -156,6 +220,9 @@ console.log(
         withRules.p99,
         withRules.errors,
         `${Math.round((100 * withRules.rate) / without.rate)}%`,
+        withRules.serviceCpu,
+        withRules.usPerUplink,
+        `${Math.round((100 * without.usPerUplink) / withRules.usPerUplink)}%`,
       ],
     ],
   ),

@@ -1,14 +1,29 @@
 import type { DomainEvents, EventBus, StoredValue } from '../kernel/events.ts'
 import type {
   AlertRef,
-  AlertState,
   ClearReason,
   IngestDevice,
   MetaStore,
   ModelPoint,
 } from '../../store/types.ts'
 import type { TelemetryStore } from '../../store/telemetry.ts'
-import { compileRule, ruleAlert, stepDevice, type LiveRule, type Outcome } from './alert-eval.ts'
+import { compileCondition } from '../rules/alerts.ts'
+import {
+  compileRule,
+  ruleAlert,
+  stepDevice,
+  type ConditionCompiler,
+  type Outcome,
+} from './alert-eval.ts'
+import {
+  alertsByDevice,
+  deviceLatest,
+  noAlerts,
+  productRules,
+  type DeviceLatest,
+  type LiveRule,
+  type ProductRules,
+} from './alert-index.ts'
 import { alertEventCtx, emitAlertEvents } from './alerts.ts'
 import { errorLog, type Logger } from '../kernel/log.ts'
 
@@ -31,20 +46,26 @@ const RULES_TTL_MS = 5000
 /** Values queued beyond this are dropped (and logged): evaluation never holds ingest back. */
 const MAX_QUEUED_VALUES = 200_000
 
-/** The engine's reads and their caches: devices, product models, compiled rules and latest values. */
+/** A value, or its promise when it must be read first (cache hits cost no microtask turn). */
+type Soon<T> = T | Promise<T>
+
+/** The engine's reads and their caches: devices, product models, indexed rules and latest values. */
 export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
-  const rules = new Map<number, { at: number; rules: LiveRule[] }>()
+  const rules = new Map<number, { at: number; rules: ProductRules }>()
   const points = new Map<number, ModelPoint[]>()
+  /** Per product: condition → its compiled formula (or why not), kept until the model changes. */
+  const formulas = new Map<number, Map<string, ReturnType<ConditionCompiler>>>()
   const devices = new Map<string, IngestDevice>()
   /** deviceIntID → the latest value of each data point seen here (older ones are read once from the store). */
-  const latest = new Map<number, Map<string, StoredValue['value']>>()
+  const latest = new Map<number, DeviceLatest>()
 
-  async function deviceOf(deviceID: string) {
-    let d = devices.get(deviceID)
-    if (!d) {
-      d = await meta.ingest.device('deviceID', deviceID)
-      if (d) devices.set(deviceID, d)
-    }
+  function deviceOf(deviceID: string): Soon<IngestDevice | undefined> {
+    return devices.get(deviceID) ?? readDevice(deviceID)
+  }
+
+  async function readDevice(deviceID: string) {
+    const d = await meta.ingest.device('deviceID', deviceID)
+    if (d) devices.set(deviceID, d)
     return d
   }
 
@@ -54,28 +75,46 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
     return p
   }
 
-  async function rulesOf(productIntID: number) {
+  /** A product's enabled rules, compiled and indexed; read again after RULES_TTL_MS. */
+  function rulesOf(productIntID: number): Soon<ProductRules> {
     const hit = rules.get(productIntID)
     if (hit && Date.now() - hit.at < RULES_TTL_MS) return hit.rules
-    const ids = (await pointsOf(productIntID)).map((p) => p.dataPointID)
+    return readRules(productIntID)
+  }
+
+  async function readRules(productIntID: number) {
+    const model = await pointsOf(productIntID)
+    const ids = model.map((p) => p.dataPointID)
+    let known = formulas.get(productIntID)
+    if (!known) formulas.set(productIntID, (known = new Map()))
+    const compile: ConditionCompiler = (expr) => {
+      let f = known.get(expr)
+      if (!f) known.set(expr, (f = compileCondition(expr, ids)))
+      return f
+    }
     const compiled: LiveRule[] = []
     for (const r of await meta.alertRules.enabledOf(productIntID)) {
-      const live = compileRule(r, ids)
+      const live = compileRule(r, ids, compile)
       if (live) compiled.push(live)
     }
-    rules.set(productIntID, { at: Date.now(), rules: compiled })
-    return compiled
+    const indexed = productRules(compiled, model)
+    rules.set(productIntID, { at: Date.now(), rules: indexed })
+    return indexed
   }
 
   /** The latest values of a device, completed from the store the first time it is seen. */
-  async function latestOf(d: IngestDevice) {
-    let m = latest.get(d.id)
-    if (!m) {
-      m = new Map()
-      for (const [id, v] of await telemetry.latest(d.tenantID, d.deviceID)) m.set(id, v.value)
-      latest.set(d.id, m)
+  function latestOf(d: IngestDevice): Soon<DeviceLatest> {
+    return latest.get(d.id) ?? readLatest(d)
+  }
+
+  async function readLatest(d: IngestDevice) {
+    const stored = await telemetry.latest(d.tenantID, d.deviceID)
+    let l = latest.get(d.id) // read meanwhile
+    if (!l) {
+      l = deviceLatest([...stored].map(([id, v]) => [id, v.value]))
+      latest.set(d.id, l)
     }
-    return m
+    return l
   }
 
   return {
@@ -87,6 +126,7 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
     forgetModel(e: { productIntID: number }) {
       points.delete(e.productIntID)
       rules.delete(e.productIntID)
+      formulas.delete(e.productIntID)
     },
     /** Rules of this product changed: read them again at the next evaluation. */
     forgetRules(productIntID: number) {
@@ -112,20 +152,45 @@ interface Turn {
 
 /**
  * Queued uplinks (each `telemetry.stored` is one) grouped by their device, each device's uplinks in order, with
- * only the values of that device; values of devices `deviceOf` does not know are left out.
+ * only the values of that device; values of devices `deviceOf` does not know are left out. The device is looked
+ * up once per run of its values in an uplink (an uplink's values are grouped by device), and awaited only when
+ * `deviceOf` must read it.
  */
 export async function uplinksByDevice(
   uplinks: readonly Stored[],
-  deviceOf: (deviceID: string) => Promise<IngestDevice | undefined>,
-): Promise<Map<IngestDevice, StoredValue[][]>> {
-  const byDevice = new Map<IngestDevice, StoredValue[][]>()
+  deviceOf: (deviceID: string) => Soon<IngestDevice | undefined>,
+): Promise<Map<IngestDevice, Array<readonly StoredValue[]>>> {
+  const byDevice = new Map<IngestDevice, Array<readonly StoredValue[]>>()
+  const add = (d: IngestDevice, vals: readonly StoredValue[]) => {
+    const list = byDevice.get(d)
+    if (list) list.push(vals)
+    else byDevice.set(d, [vals])
+  }
   for (const e of uplinks) {
-    const mine = new Map<IngestDevice, StoredValue[]>()
-    for (const v of e.values) {
-      const d = await deviceOf(v.deviceID)
-      if (d) mine.set(d, [...(mine.get(d) ?? []), v])
+    const { values } = e
+    // the common case: one device's values (kept as they are, no copy)
+    const one = values.length > 0 && values.every((v) => v.deviceID === values[0]!.deviceID)
+    if (one) {
+      const got = deviceOf(values[0]!.deviceID)
+      const d = got instanceof Promise ? await got : got
+      if (d) add(d, values)
+      continue
     }
-    for (const [d, vals] of mine) byDevice.set(d, [...(byDevice.get(d) ?? []), vals])
+    const mine = new Map<IngestDevice, StoredValue[]>()
+    let id: string | undefined
+    let d: IngestDevice | undefined
+    for (const v of values) {
+      if (v.deviceID !== id) {
+        id = v.deviceID
+        const got = deviceOf(id)
+        d = got instanceof Promise ? await got : got
+      }
+      if (!d) continue
+      const list = mine.get(d)
+      if (list) list.push(v)
+      else mine.set(d, [v])
+    }
+    for (const [dev, vals] of mine) add(dev, vals)
   }
   return byDevice
 }
@@ -153,8 +218,10 @@ export function idsByReason(close: ReadonlyMap<number, ClearReason>): Map<ClearR
 async function evaluateBatch({ meta, events, reads, now }: Turn, uplinks: readonly Stored[]) {
   const byDevice = await uplinksByDevice(uplinks, reads.deviceOf)
   if (!byDevice.size) return
-  const ids = [...byDevice.keys()].map((d) => d.id)
+  const ids: number[] = []
+  for (const d of byDevice.keys()) ids.push(d.id)
   const [open, states] = await Promise.all([meta.alerts.openOf(ids), meta.alertRules.states(ids)])
+  const alerts = alertsByDevice(open, states)
   const out: Outcome = {
     t: now(),
     raise: [],
@@ -164,32 +231,18 @@ async function evaluateBatch({ meta, events, reads, now }: Turn, uplinks: readon
     drop: [],
   }
   for (const [d, list] of byDevice) {
-    const mine = open.filter((a) => a.deviceIntID === d.id)
-    const waits = states.filter((s) => s.deviceIntID === d.id)
-    await evaluateDevice(reads, d, list, mine, waits, out)
+    const rulesSoon = reads.rulesOf(d.productIntID)
+    const rules = rulesSoon instanceof Promise ? await rulesSoon : rulesSoon
+    const latestSoon = reads.latestOf(d)
+    const latest = latestSoon instanceof Promise ? await latestSoon : latestSoon
+    const mine = alerts.get(d.id) ?? noAlerts()
+    stepDevice({ d, uplinks: list, alerts: mine, rules, latest }, out)
   }
   await meta.alertRules.saveStates(out.put, out.drop)
   const raised = await meta.alerts.raiseAlerts(out.raise, alertEventCtx(out.t))
   emitAlertEvents(events, 'alert.raised', raised.events)
   for (const id of raisedAndCleared(raised.alerts, out.closeRaised)) out.close.set(id, 'condition')
   await closeAlerts({ meta, events }, out.close, out.t)
-}
-
-/** One device's uplinks in order (its model, latest values and rules read first). */
-async function evaluateDevice(
-  reads: AlertReads,
-  d: IngestDevice,
-  uplinks: StoredValue[][],
-  open: AlertRef[],
-  waits: AlertState[],
-  out: Outcome,
-) {
-  const model = await reads.pointsOf(d.productIntID)
-  const last = await reads.latestOf(d)
-  const live = (await reads.rulesOf(d.productIntID)).filter(
-    (r) => !r.record.deviceIntIDs || r.record.deviceIntIDs.includes(d.id),
-  )
-  stepDevice({ d, uplinks, open, waits, model, last, live }, out)
 }
 
 /** Moves alerts to the history, one transaction per reason (each alert.cleared is written with its move). */

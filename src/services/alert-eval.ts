@@ -9,62 +9,70 @@ import type {
   ModelPoint,
 } from '../../store/types.ts'
 import type { Formula } from '../../query/formula.ts'
-import { compileCondition, defaultClear, evaluate, fillContent, step } from '../rules/alerts.ts'
+import {
+  compileCondition,
+  defaultClear,
+  evaluate,
+  fillContent,
+  step,
+  type Wait,
+} from '../rules/alerts.ts'
+import {
+  rulesFor,
+  setLatest,
+  type DeviceAlerts,
+  type DeviceLatest,
+  type LiveRule,
+  type ProductRules,
+} from './alert-index.ts'
 
 /** Built-in alerts: severity 2 (major), named after the data point. */
 const BUILT_IN_SEVERITY = 2
 /** pointDataType of fault points. */
 const FAULT = 4
 
-/** An enabled rule with its formulas compiled (once per edit); a no-data rule has none. */
-export interface LiveRule {
-  record: AlertRuleRecord
-  raise: Formula | null
-  clear: Formula | null
-  /** The data points either formula reads. */
-  reads: string[]
-}
+/** Compiles a condition over the product's dataPointIDs (a cache may answer for formulas seen before). */
+export type ConditionCompiler = (expr: string) => Formula | { error: string }
 
 /** Compiles a stored rule; undefined (skipped) when its formulas no longer compile (a data point was removed). */
-export function compileRule(r: AlertRuleRecord, ids: readonly string[]): LiveRule | undefined {
-  if (!r.condition) return { record: r, raise: null, clear: null, reads: [] }
-  const raise = compileCondition(r.condition, ids)
-  const clear = compileCondition(r.clearCondition || defaultClear(r.condition), ids)
+export function compileRule(
+  r: AlertRuleRecord,
+  ids: readonly string[],
+  compile: ConditionCompiler = (expr) => compileCondition(expr, ids),
+): LiveRule | undefined {
+  const devices = r.deviceIntIDs ? new Set(r.deviceIntIDs) : null
+  if (!r.condition) return { record: r, raise: null, clear: null, reads: [], devices }
+  const raise = compile(r.condition)
+  const clear = compile(r.clearCondition || defaultClear(r.condition))
   if ('error' in raise || 'error' in clear) return undefined
-  return { record: r, raise, clear, reads: [...new Set([...raise.symbols, ...clear.symbols])] }
+  const reads = [...new Set([...raise.symbols, ...clear.symbols])]
+  return { record: r, raise, clear, reads, devices }
 }
 
-/** The numeric scope of formulas: numbers as they are, booleans as 1 and 0, other values left out. */
-export function scopeOf(values: ReadonlyMap<string, StoredValue['value']>): Record<string, number> {
-  const scope: Record<string, number> = Object.create(null) // keys are dataPointIDs
-  for (const [id, v] of values) {
-    if (typeof v === 'number') scope[id] = v
-    else if (typeof v === 'boolean') scope[id] = v ? 1 : 0
-  }
-  return scope
-}
+const NO_BUILT_IN: { raise: readonly AlertInput[]; ok: readonly string[] } = { raise: [], ok: [] }
 
 /**
  * The limit and fault alerts of one device's values: a numeric value above upperLimit or below lowerLimit, a
- * fault point's value equal to its faultValue. Answers the alerts to raise and the names of the points whose
- * latest value here is back to normal (their open built-in alert clears).
+ * fault point's value equal to its faultValue (`checked`: the points with a limit or a fault value, by id).
+ * Answers the alerts to raise and the names of the points whose latest value here is back to normal (their open
+ * built-in alert clears).
  */
 export function builtInAlerts(
   d: IngestDevice,
-  model: readonly ModelPoint[],
+  checked: ReadonlyMap<string, ModelPoint>,
   values: readonly StoredValue[],
   t: number,
-): { raise: AlertInput[]; ok: string[] } {
-  const byID = new Map(model.map((p) => [p.dataPointID, p]))
+): { raise: readonly AlertInput[]; ok: readonly string[] } {
+  if (!checked.size) return NO_BUILT_IN
+  const raise: AlertInput[] = []
+  const ok: string[] = []
   const verdict = new Map<ModelPoint, { bad: string | null; value: StoredValue['value'] }>()
   for (const v of values) {
-    const p = byID.get(v.dataPointID)
+    const p = checked.get(v.dataPointID)
     if (!p) continue
     const bad = violation(p, v.value)
     if (bad !== undefined) verdict.set(p, { bad, value: v.value })
   }
-  const raise: AlertInput[] = []
-  const ok: string[] = []
   for (const [p, { bad, value }] of verdict) {
     if (bad === null) {
       ok.push(p.dataPointName)
@@ -113,104 +121,88 @@ export interface Outcome {
 export interface DeviceTurn {
   d: IngestDevice
   /** Its uplinks of the turn, in order. */
-  uplinks: StoredValue[][]
-  /** Its open alerts and pending waits. */
-  open: AlertRef[]
-  waits: AlertState[]
-  model: readonly ModelPoint[]
-  /** The latest value of each of its data points (updated here). */
-  last: Map<string, StoredValue['value']>
-  /** The enabled rules watching it. */
-  live: LiveRule[]
+  uplinks: ReadonlyArray<readonly StoredValue[]>
+  /** Its open alerts and pending waits (updated here). */
+  alerts: DeviceAlerts
+  /** Its product's rules, indexed. */
+  rules: ProductRules
+  /** Its latest values and their scope (updated here). */
+  latest: DeviceLatest
 }
 
 /**
- * One device's uplinks in order: its built-in alerts, then each rule's lifecycle step per uplink (no-data rules
- * note the uplink and clear). Adds what to write to `out`.
+ * One device's uplinks in order: its built-in alerts, then the lifecycle step of each rule the uplink concerns
+ * (those reading one of its data points; no-data rules note the uplink and clear). Adds what to write to `out`.
  */
-export function stepDevice(
-  { d, uplinks, open, waits, model, last, live }: DeviceTurn,
-  out: Outcome,
-) {
+export function stepDevice({ d, uplinks, alerts, rules, latest }: DeviceTurn, out: Outcome) {
   const { t } = out
-  /** Per rule: whether its alert is open here, and its wait. */
-  const state = new Map(
-    live.map((r) => [
-      r.record.id,
-      {
-        open: open.find((a) => a.ruleID === r.record.id),
-        wait: waits.find((s) => s.ruleID === r.record.id) ?? null,
-        changed: false,
-      },
-    ]),
-  )
+  const { open, waits } = alerts
+  /** Rules whose wait changed (written once at the end). */
+  let changed: Set<number> | undefined
   for (const vals of uplinks) {
-    const built = builtInAlerts(d, model, vals, t)
-    out.raise.push(...built.raise)
+    const built = builtInAlerts(d, rules.checked, vals, t)
+    for (const a of built.raise) out.raise.push(a)
     for (const name of built.ok) {
-      const a = open.find((x) => x.ruleID === null && x.alertName === name)
+      const a = alerts.builtIn.get(name)
       if (a) out.close.set(a.id, 'condition')
     }
-    for (const v of vals) last.set(v.dataPointID, v.value)
-    const touched = new Set(vals.map((v) => v.dataPointID))
-    const scope = scopeOf(last)
-    for (const rule of live) {
-      const s = state.get(rule.record.id)!
+    for (const v of vals) setLatest(latest, v.dataPointID, v.value)
+    const { scope, last } = latest
+    for (const rule of rulesFor(rules, vals)) {
+      if (rule.devices && !rule.devices.has(d.id)) continue
+      const ruleID = rule.record.id
+      const current = open.get(ruleID)
       if (!rule.raise) {
         // a no-data rule: the device sent something
-        if (s.open) out.close.set(s.open.id, 'condition')
-        s.open = undefined
-        s.wait = {
-          ruleID: rule.record.id,
-          deviceIntID: d.id,
-          phase: 'seen',
-          since: t,
-          detail: null,
-        }
-        s.changed = true
+        if (current) out.close.set(current.id, 'condition')
+        open.delete(ruleID)
+        waits.set(ruleID, { ruleID, deviceIntID: d.id, phase: 'seen', since: t, detail: null })
+        ;(changed ??= new Set()).add(ruleID)
         continue
       }
-      if (!rule.reads.some((id) => touched.has(id))) continue
       const r = evaluate(rule.raise, scope)
+      if (r === undefined) continue
+      const wait = waits.get(ruleID)
+      const before = wait && wait.phase !== 'seen' ? wait : null
+      // nothing open, nothing pending, the condition does not hold: nothing to do (the common case)
+      if (!r && !current && !before) continue
       // the clear condition only matters while an alert is open
-      const c = s.open ? evaluate(rule.clear!, scope) : false
-      if (r === undefined || c === undefined) continue
+      const c = current ? evaluate(rule.clear!, scope) : false
+      if (c === undefined) continue
       const next = step({
-        open: !!s.open,
-        wait:
-          s.wait && s.wait.phase !== 'seen' ? { phase: s.wait.phase, since: s.wait.since } : null,
+        open: !!current,
+        wait: before ? { phase: before.phase as Wait['phase'], since: before.since } : null,
         raise: r,
         clear: c,
         t,
         forMs: rule.record.forSeconds * 1000,
         clearForMs: rule.record.clearForSeconds * 1000,
       })
-      const before = s.wait && s.wait.phase !== 'seen' ? s.wait : null
       const same =
         (!before && !next.wait) ||
         (before &&
           next.wait &&
           before.phase === next.wait.phase &&
           before.since === next.wait.since)
-      if (same && next.action === 'none') continue // nothing changed: nothing to write (the common case)
+      if (same && next.action === 'none') continue // nothing changed: nothing to write
       const detail = Object.fromEntries(rule.reads.map((id) => [id, last.get(id) ?? null]))
-      const key = { ruleID: rule.record.id, deviceIntID: d.id }
-      s.wait = next.wait ? { ...key, ...next.wait, detail } : null
-      s.changed = true
+      if (next.wait) waits.set(ruleID, { ruleID, deviceIntID: d.id, ...next.wait, detail })
+      else waits.delete(ruleID)
+      ;(changed ??= new Set()).add(ruleID)
       if (next.action === 'raise') {
         out.raise.push(ruleAlert(rule.record, d, detail, t))
-        s.open ??= { id: 0 } as AlertRef
+        if (!current) open.set(ruleID, { id: 0 } as AlertRef)
       }
-      if (next.action === 'clear' && s.open) {
-        if (s.open.id) out.close.set(s.open.id, 'condition')
-        else out.closeRaised.push({ ruleID: rule.record.id, deviceIntID: d.id })
-        s.open = undefined
+      if (next.action === 'clear' && current) {
+        if (current.id) out.close.set(current.id, 'condition')
+        else out.closeRaised.push({ ruleID, deviceIntID: d.id })
+        open.delete(ruleID)
       }
     }
   }
-  for (const [ruleID, s] of state) {
-    if (!s.changed) continue
-    if (s.wait) out.put.push(s.wait)
+  for (const ruleID of changed ?? []) {
+    const wait = waits.get(ruleID)
+    if (wait) out.put.push(wait)
     else out.drop.push({ ruleID, deviceIntID: d.id })
   }
 }
