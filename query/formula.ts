@@ -241,11 +241,14 @@ const describe = (type: string) => NODE_NAMES[type] ?? type
 function build(tree: Node, safe: Map<string, string>): Formula {
   const pairs = [...safe.entries()]
   const fast = fastCompile(tree)
-  if (fast)
+  if (fast) {
+    // One input object per formula, its keys (only the `__dpN` names) set once so it keeps one fast shape; evaluate
+    // is synchronous, so reusing it between calls is safe.
+    const inner: Record<string, number> = {}
+    for (const [, sym] of pairs) inner[sym] = 0
     return {
       symbols: pairs.map(([id]) => id),
       evaluate(scope) {
-        const inner: Record<string, number> = Object.create(null)
         for (const [id, sym] of pairs) {
           const v = Object.hasOwn(scope, id) ? scope[id] : undefined
           if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
@@ -255,6 +258,7 @@ function build(tree: Node, safe: Map<string, string>): Formula {
         return typeof out === 'number' ? out : Number(out)
       },
     }
+  }
   const code = tree.compile()
   return {
     symbols: pairs.map(([id]) => id),
