@@ -21,6 +21,8 @@ const LOCAL_PRAGMAS = [
 export interface DbOptions {
   url: string
   authToken?: string
+  /** A reader's connection: no migrations, and `PRAGMA query_only = ON` (a write fails, never contends). */
+  readOnly?: boolean
 }
 
 /** A row as the repositories see it: column aliases (wire names) → values. */
@@ -186,7 +188,8 @@ export async function openDb(
   })
   const db = new LocalDb(client, local)
   if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
-  await migrate(db, migrationsDir)
+  if (opts.readOnly) await client.execute('PRAGMA query_only = ON')
+  else await migrate(db, migrationsDir)
   return db
 }
 
