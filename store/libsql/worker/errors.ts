@@ -1,3 +1,4 @@
+import { LibsqlBatchError, LibsqlError } from '@libsql/client'
 import { Conflict, Referenced, StoreError, Unavailable } from '../../errors.ts'
 import { storeErrorOf } from '../sql-errors.ts'
 import type { WireCause, WireError } from './protocol.ts'
@@ -8,6 +9,8 @@ type DriverFields = {
   code?: unknown
   extendedCode?: unknown
   rawCode?: unknown
+  cause?: unknown
+  statementIndex?: unknown
 }
 
 function fieldsOf(e: unknown): WireCause {
@@ -18,6 +21,8 @@ function fieldsOf(e: unknown): WireCause {
     ...(typeof d.code === 'string' ? { code: d.code } : {}),
     ...(typeof d.extendedCode === 'string' ? { extendedCode: d.extendedCode } : {}),
     ...(typeof d.rawCode === 'number' ? { rawCode: d.rawCode } : {}),
+    ...(d.cause instanceof Error ? { detail: d.cause.message } : {}),
+    ...(typeof d.statementIndex === 'number' ? { statementIndex: d.statementIndex } : {}),
   }
 }
 
@@ -39,13 +44,24 @@ export function encodeError(e: unknown): WireError {
 
 /** On the receiving thread: the wire form → the error a LocalDb would have thrown (same class and fields). */
 export function decodeError(w: WireError): Error {
-  const driver = (c: WireCause) =>
-    Object.assign(new Error(c.message), {
+  const driver = (c: WireCause): Error => {
+    const detail = c.detail !== undefined ? new Error(c.detail) : undefined
+    if (c.name === 'LibsqlBatchError' && c.code !== undefined)
+      return Object.assign(
+        new LibsqlBatchError('', c.statementIndex ?? 0, c.code, c.extendedCode, c.rawCode, detail),
+        { message: c.message },
+      )
+    if (c.name === 'LibsqlError' && c.code !== undefined)
+      return Object.assign(new LibsqlError('', c.code, c.extendedCode, c.rawCode, detail), {
+        message: c.message,
+      })
+    return Object.assign(new Error(c.message, detail ? { cause: detail } : {}), {
       name: c.name,
       ...(c.code !== undefined ? { code: c.code } : {}),
       ...(c.extendedCode !== undefined ? { extendedCode: c.extendedCode } : {}),
       ...(c.rawCode !== undefined ? { rawCode: c.rawCode } : {}),
     })
+  }
   const cause = w.cause ? { cause: driver(w.cause) } : {}
   switch (w.kind) {
     case 'Conflict':

@@ -41,6 +41,10 @@ export interface WireCause {
   code?: string
   extendedCode?: string
   rawCode?: number
+  /** The message of the driver error's own cause (the native library's error). */
+  detail?: string
+  /** A failed `Db.batch`: the statement that failed (LibsqlBatchError). */
+  statementIndex?: number
 }
 
 /**

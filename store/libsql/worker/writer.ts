@@ -5,7 +5,8 @@
  * commit. A transaction takes at most MAX_STATEMENTS statements or MAX_MS of work, then commits and the drain
  * goes on. Replies are posted after the commit, so an answered write is durable and visible to the readers.
  */
-import type { ResultSet, Transaction } from '@libsql/client'
+import { LibsqlBatchError, LibsqlError } from '@libsql/client'
+import type { InStatement, ResultSet, Transaction } from '@libsql/client'
 import type { LocalDb, WriteResult, WriteRow } from '../db.ts'
 import type { Reply, Request } from './protocol.ts'
 import { control, failed, serve } from './serve.ts'
@@ -25,6 +26,17 @@ function plain(rs: ResultSet): WriteResult {
       for (const c of rs.columns) if (!(c in row)) row[c] = r[c]
       return row
     }),
+  }
+}
+
+/** One statement; in a batch, its failure is a LibsqlBatchError naming it, as `client.batch` throws. */
+async function execute(tx: Transaction, s: InStatement, index: number | undefined) {
+  try {
+    return await tx.execute(s)
+  } catch (e) {
+    if (index === undefined || !(e instanceof LibsqlError)) throw e
+    const cause = e.cause instanceof Error ? e.cause : undefined
+    throw new LibsqlBatchError(e.message, index, e.code, e.extendedCode, e.rawCode, cause)
   }
 }
 
@@ -52,7 +64,8 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
       await tx.execute('SAVEPOINT r')
       try {
         const results: ResultSet[] = []
-        for (const s of r.stmts) results.push(await tx.execute(s))
+        for (const s of r.stmts)
+          results.push(await execute(tx, s, r.run ? undefined : results.length))
         await tx.execute('RELEASE r')
         const value = r.run
           ? { changes: results[0]!.rowsAffected, lastId: Number(results[0]!.lastInsertRowid ?? 0) }
