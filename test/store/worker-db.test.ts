@@ -139,6 +139,15 @@ test('a page and its count :: one read transaction on the reader', async () => {
   assert.equal(counts, [{ n: 50 }])
 })
 
+test('a write read through one() (INSERT … RETURNING) :: runs on the store worker, committed', async () => {
+  const row = await ctx.db.one(
+    'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0) RETURNING product_id AS p',
+    ['T7', 'returned', 'returned'],
+  )
+  assert.equal(row, { p: 'returned' })
+  assert.equal(await productIDs(ctx.db, 'T7'), ['returned'])
+})
+
 test('the reader :: cannot write (query_only), the row is not there', async () => {
   const reader = await spawnWorker('reader', { url: `file:${ctx.dir}/meta.db` })
   try {

@@ -7,6 +7,13 @@ import type { Hello, WorkerData } from './protocol.ts'
 
 const BOOT = new URL('./boot.mjs', import.meta.url)
 
+/**
+ * True when a statement only reads: a SELECT, or a WITH that names no write. Anything else read through
+ * `Db.all/one/read` (`INSERT … RETURNING`) goes to the store worker; a false "write" costs only the detour.
+ */
+const readsOnly = (sql: string) =>
+  /^\s*(SELECT|WITH)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)
+
 /** Starts one database worker (`writer.ts` or `reader.ts`) and waits until its connection is open. */
 export async function spawnWorker(
   entry: 'writer' | 'reader',
@@ -77,7 +84,8 @@ export class PortDb implements Db {
   }
 
   read(stmts: Statement[]): Promise<Row[][]> {
-    return this.reader().request({ t: 'read', stmts })
+    const port = stmts.every((s) => readsOnly(s.sql)) ? this.reader() : this.writer
+    return port.request({ t: 'read', stmts })
   }
 
   run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {

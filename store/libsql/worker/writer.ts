@@ -4,11 +4,12 @@
  * request: a request whose statement fails is rolled back to its savepoint and rejected alone, its neighbours
  * commit. A transaction takes at most MAX_STATEMENTS statements or MAX_MS of work, then commits and the drain
  * goes on. Replies are posted after the commit, so an answered write is durable and visible to the readers.
+ * A `read` request here is a statement that writes and answers rows (`INSERT … RETURNING` through `Db.one`).
  */
 import { LibsqlBatchError, LibsqlError } from '@libsql/client'
 import type { InStatement, ResultSet, Transaction } from '@libsql/client'
-import type { LocalDb, WriteResult, WriteRow } from '../db.ts'
-import type { Reply, Request } from './protocol.ts'
+import type { LocalDb, Row, WriteResult, WriteRow } from '../db.ts'
+import type { ReadRequest, Reply, Request, WriteRequest } from './protocol.ts'
 import { control, failed, serve } from './serve.ts'
 
 const MAX_STATEMENTS = 5000
@@ -28,6 +29,17 @@ function plain(rs: ResultSet): WriteResult {
     }),
   }
 }
+
+/** Rows by column name only, as `Db.read` answers them. */
+const named = (rs: ResultSet): Row[] =>
+  rs.rows.map((r) => {
+    const row: Row = {}
+    for (const c of rs.columns) if (!(c in row)) row[c] = r[c]
+    return row
+  })
+
+/** A request LocalDb runs as one `execute` (its error is a LibsqlError), not a `batch`. */
+const single = (r: ReadRequest | WriteRequest) => (r.t === 'read' ? r.stmts.length === 1 : r.run)
 
 /** One statement; in a batch, its failure is a LibsqlBatchError naming it, as `client.batch` throws. */
 async function execute(tx: Transaction, s: InStatement, index: number | undefined) {
@@ -57,7 +69,7 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
   try {
     for (; i < queue.length; i++) {
       const r = queue[i]!
-      if (r.t !== 'write') break
+      if (r.t === 'ctl') break
       if (i > start && (statements >= MAX_STATEMENTS || performance.now() - t0 > MAX_MS)) break
       statements += r.stmts.length
       ids.push(r.id)
@@ -65,11 +77,17 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
       try {
         const results: ResultSet[] = []
         for (const s of r.stmts)
-          results.push(await execute(tx, s, r.run ? undefined : results.length))
+          results.push(await execute(tx, s, single(r) ? undefined : results.length))
         await tx.execute('RELEASE r')
-        const value = r.run
-          ? { changes: results[0]!.rowsAffected, lastId: Number(results[0]!.lastInsertRowid ?? 0) }
-          : results.map(plain)
+        const value =
+          r.t === 'read'
+            ? results.map(named)
+            : r.run
+              ? {
+                  changes: results[0]!.rowsAffected,
+                  lastId: Number(results[0]!.lastInsertRowid ?? 0),
+                }
+              : results.map(plain)
         done.push({ id: r.id, ok: true, value })
       } catch (e) {
         if (tx.closed) throw e // SQLite rolled the whole transaction back (I/O, full disk): all of it fails
@@ -96,7 +114,7 @@ await serve({ readOnly: false }, async (db, queue) => {
   const replies: Reply[] = []
   for (let i = 0; i < queue.length;) {
     const r = queue[i]!
-    if (r.t === 'write') i = await group(db, queue, i, replies)
+    if (r.t !== 'ctl') i = await group(db, queue, i, replies)
     else {
       try {
         replies.push((await control(db, r)) ?? failed(r.id, new Error(`store worker: no ${r.t}`)))
