@@ -52,10 +52,12 @@ export async function openMetaStore(config: Config): Promise<MetaStore> {
  * the only write connection and migrates, a reader answers reads), so its SQL never runs on the thread of the
  * broker and the API; otherwise in this thread (LocalDb; always for sqld URLs).
  */
-export function openMetaDb(config: Config): Promise<Db> {
+export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db> {
   const url = config.DATABASE_URL
   const embedded = url.startsWith('file:') && !url.includes(':memory:')
-  if (config.DB_WORKERS === 'on' && embedded) return PortDb.open({ url })
+  const log = errorLog(opts.logger, 'metadata')
+  if (config.DB_WORKERS === 'on' && embedded)
+    return PortDb.open({ url, onFail: (e) => log('a database worker died', e) })
   return openDb({ url, authToken: config.DATABASE_AUTH_TOKEN })
 }
 
@@ -65,7 +67,7 @@ export function openMetaDb(config: Config): Promise<Db> {
  * `close()` closes telemetry first, then the metadata store (checkpoint, readers, writer, then its threads).
  */
 export async function createStores(config: Config, opts: StoreOptions = {}): Promise<Stores> {
-  const db = await openMetaDb(config)
+  const db = await openMetaDb(config, opts)
   const meta = createMetaStore(db)
   let telemetry: TelemetryStore
   try {

@@ -161,25 +161,32 @@ test('the reader :: cannot write (query_only), the row is not there', async () =
   }
 })
 
-test('a worker that dies :: every pending request rejected with Unavailable, and every later one', async () => {
+test('the store worker dies :: pending and later calls fail with Unavailable, reads too, onFail told once', async () => {
   const worker = new Worker(new URL('../../store/libsql/worker/boot.mjs', import.meta.url), {
     workerData: { entry: new URL('./_dying-worker.ts', import.meta.url).href, url: '' },
   })
   await new Promise((resolve) => worker.once('message', resolve))
-  const client = new PortClient(worker, 'test')
-  const first = [
-    settle(client.request({ t: 'ctl', op: 'ping' })),
-    settle(client.request({ t: 'ctl', op: 'ping' })),
-  ]
+  const failures: Error[] = []
+  const writer = new PortClient(worker, 'test', (e) => failures.push(e))
+  const reader = await spawnWorker('reader', { url: `file:${ctx.dir}/meta.db` })
+  const db = new PortDb(writer, [reader])
+  assert.equal(await db.all('SELECT 1 AS one'), [{ one: 1 }])
+  const first = [settle(db.batch([product('T8', 'a')])), settle(db.run('SELECT 1'))]
   await new Promise((resolve) => setTimeout(resolve, 0)) // the first message went out
-  const second = settle(client.request({ t: 'read', stmts: [] }))
+  const second = settle(db.batch([product('T8', 'b')])) // the worker exits on this one
   for (const r of await Promise.all([...first, second])) {
     assert.ok(!r.ok)
     assert.instance(r.e, Unavailable)
   }
-  const later = await settle(client.request({ t: 'ctl', op: 'ping' }))
-  assert.ok(!later.ok)
-  assert.instance(later.e, Unavailable)
+  for (const later of [db.batch([product('T8', 'c')]) as Promise<unknown>, db.all('SELECT 1')]) {
+    const r = await settle(later)
+    assert.ok(!r.ok)
+    assert.instance(r.e, Unavailable)
+  }
+  assert.is(failures.length, 1)
+  assert.match(failures[0]!.message, 'exited (3)')
+  await reader.request({ t: 'ctl', op: 'close' })
+  await reader.terminate()
 })
 
 test.run()

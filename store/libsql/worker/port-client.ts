@@ -21,9 +21,11 @@ export class PortClient {
   private scheduled = false
   private dead: Error | undefined
 
+  /** `onFail` hears once of a worker that died (not of one `terminate` ended). */
   constructor(
     private readonly worker: Worker,
     readonly name: string,
+    private readonly onFail: (e: Error) => void = () => {},
   ) {
     worker.unref()
     worker.on('message', (replies: Reply[]) => this.settle(replies))
@@ -45,6 +47,11 @@ export class PortClient {
       queueMicrotask(() => this.flush())
     }
     return p
+  }
+
+  /** Why the worker no longer answers (it died, or was terminated); undefined while it serves. */
+  get failure(): Error | undefined {
+    return this.dead
   }
 
   /** Requests sent and not answered yet. */
@@ -72,6 +79,7 @@ export class PortClient {
   }
 
   private fail(e: Error) {
+    if (!this.dead) this.onFail(e)
     this.dead ??= e
     this.queue = []
     const pending = [...this.pending.values()]

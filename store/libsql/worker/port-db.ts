@@ -17,7 +17,7 @@ const readsOnly = (sql: string) =>
 /** Starts one database worker (`writer.ts` or `reader.ts`) and waits until its connection is open. */
 export async function spawnWorker(
   entry: 'writer' | 'reader',
-  opts: { url: string; authToken?: string },
+  opts: PortDbOptions,
 ): Promise<PortClient> {
   const workerData: WorkerData = {
     entry: new URL(`./${entry}.ts`, import.meta.url).href,
@@ -40,7 +40,14 @@ export async function spawnWorker(
     await worker.terminate() // its connection never opened
     throw decodeError(hello.err)
   }
-  return new PortClient(worker, `db-${entry}`)
+  return new PortClient(worker, `db-${entry}`, opts.onFail)
+}
+
+export interface PortDbOptions {
+  url: string
+  authToken?: string
+  /** Hears of a worker that died: every call fails with Unavailable from then on (readiness turns 503). */
+  onFail?: (e: Error) => void
 }
 
 /**
@@ -52,13 +59,14 @@ export async function spawnWorker(
 export class PortDb implements Db {
   private closed = false
 
-  private constructor(
+  /** Over running workers (PortDb.open starts them; tests hand in their own). */
+  constructor(
     private readonly writer: PortClient,
     private readonly readers: PortClient[],
   ) {}
 
   /** Starts the store worker (it migrates the database), then the reader. */
-  static async open(opts: { url: string; authToken?: string }): Promise<PortDb> {
+  static async open(opts: PortDbOptions): Promise<PortDb> {
     const writer = await spawnWorker('writer', opts)
     try {
       return new PortDb(writer, [await spawnWorker('reader', opts)])
@@ -84,6 +92,8 @@ export class PortDb implements Db {
   }
 
   read(stmts: Statement[]): Promise<Row[][]> {
+    // without its writer the database is down, reads included (readiness reads): say so at once
+    if (this.writer.failure) return Promise.reject(this.writer.failure)
     const port = stmts.every((s) => readsOnly(s.sql)) ? this.reader() : this.writer
     return port.request({ t: 'read', stmts })
   }
