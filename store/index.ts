@@ -4,7 +4,8 @@ import type { TelemetryStore } from './telemetry.ts'
 import type { MetaStore } from './types.ts'
 import { LibsqlTelemetryStore } from './libsql/telemetry.ts'
 import { InfluxTelemetryStore } from './influx/telemetry.ts'
-import { openDb } from './libsql/db.ts'
+import { openDb, type Db } from './libsql/db.ts'
+import { PortDb } from './libsql/worker/port-db.ts'
 import { createMetaStore } from './libsql/meta.ts'
 
 /** The stores the service runs on. */
@@ -47,11 +48,26 @@ export async function openMetaStore(config: Config): Promise<MetaStore> {
 }
 
 /**
+ * The metadata database: with DB_WORKERS=on and a local file, in worker threads (PortDb: a store worker owns
+ * the only write connection and migrates, a reader answers reads), so its SQL never runs on the thread of the
+ * broker and the API; otherwise in this thread (LocalDb; always for sqld URLs).
+ */
+export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db> {
+  const url = config.DATABASE_URL
+  const embedded = url.startsWith('file:') && !url.includes(':memory:')
+  const log = errorLog(opts.logger, 'metadata')
+  if (config.DB_WORKERS === 'on' && embedded)
+    return PortDb.open({ url, onFail: (e) => log('a database worker died', e) })
+  return openDb({ url, authToken: config.DATABASE_AUTH_TOKEN })
+}
+
+/**
  * Opens the stores the configuration names: the metadata store in libSQL at DATABASE_URL (a local file or sqld,
- * migrated to the latest schema at open) and the telemetry store (createTelemetryStore).
+ * migrated to the latest schema at open; see openMetaDb) and the telemetry store (createTelemetryStore).
+ * `close()` closes telemetry first, then the metadata store (checkpoint, readers, writer, then its threads).
  */
 export async function createStores(config: Config, opts: StoreOptions = {}): Promise<Stores> {
-  const db = await openDb({ url: config.DATABASE_URL, authToken: config.DATABASE_AUTH_TOKEN })
+  const db = await openMetaDb(config, opts)
   const meta = createMetaStore(db)
   let telemetry: TelemetryStore
   try {

@@ -44,6 +44,7 @@ arch(
   () => {
     assert.ok(tree.files.length > 100, `${tree.files.length} files`)
     assert.ok(tree.files.includes('store/telemetry.ts') && tree.files.includes('src/main.ts'))
+    assert.ok(tree.files.includes('store/libsql/worker/boot.mjs'), 'worker boot files are read')
     assert.not.ok(tree.files.some((f) => f.startsWith('test/') || f.startsWith('bench/')))
     const kernel = tree.imports.find(
       (i) => i.file === 'store/index.ts' && i.path === 'src/kernel/config.ts',
@@ -124,6 +125,11 @@ arch('allowed imports :: nothing reported', () => {
     ['store/index.ts', '../src/kernel/config.ts'],
     ['store/index.ts', './libsql/meta.ts'],
     ['store/libsql/db.ts', '@libsql/client'],
+    ['store/libsql/db.ts', 'libsql'],
+    ['store/libsql/worker/port-db.ts', 'node:worker_threads'],
+    ['store/libsql/worker/port-db.ts', '../db.ts'],
+    ['src/workers/alerts.ts', 'node:worker_threads'],
+    ['src/workers/ingest.ts', '../../ingest/pipeline.ts'],
     ['store/influx/flux.ts', '@influxdata/influxdb-client'],
     ['src/kernel/config.ts', 'zod'],
     ['src/kernel/metrics.ts', 'prom-client'],
@@ -344,6 +350,8 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       ['src/app.ts', 'prom-client'],
       ['store/libsql/telemetry.ts', 'pino'],
       ['src/http/observe.ts', 'pino-pretty'],
+      ['ingest/pipeline.ts', 'libsql'],
+      ['src/service.ts', 'node:worker_threads'],
     ]),
   )
   assert.equal(
@@ -363,6 +371,34 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       'driver imported outside its home: src/app.ts prom-client: only in src/kernel/metrics.ts',
       'driver imported outside its home: store/libsql/telemetry.ts pino: only in src/kernel/log.ts',
       'driver imported outside its home: src/http/observe.ts pino-pretty: only in src/kernel/log.ts',
+      'driver imported outside its home: ingest/pipeline.ts libsql: only in store/libsql/',
+      'driver imported outside its home: src/service.ts node:worker_threads: only in store/libsql/worker/ or src/workers/',
+    ],
+  )
+})
+
+arch('a worker thread module importing HTTP, the broker or MQTT :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['store/libsql/worker/writer.ts', 'hono'],
+      ['store/libsql/worker/reader.ts', 'mqtt'],
+      ['src/workers/alerts.ts', 'aedes'],
+      ['src/workers/alerts.ts', '../../ingest/broker-hooks.ts'],
+      ['src/workers/alerts.ts', '../routes/devices.ts'],
+      ['src/workers/alerts.ts', '../http/errors.ts'],
+      ['src/workers/ingest.ts', '../../ingest/pipeline.ts'],
+      ['src/workers/alerts.ts', '../services/alert-engine.ts'],
+    ]),
+  )
+  assert.equal(
+    only('worker imports the network', vs).map((v) => `${v.file} ${v.why}`),
+    [
+      'store/libsql/worker/writer.ts hono: worker threads run storage and computation only',
+      'store/libsql/worker/reader.ts mqtt: worker threads run storage and computation only',
+      'src/workers/alerts.ts aedes: worker threads run storage and computation only',
+      'src/workers/alerts.ts ingest/broker-hooks.ts: worker threads run storage and computation only',
+      'src/workers/alerts.ts src/routes/devices.ts: worker threads run storage and computation only',
+      'src/workers/alerts.ts src/http/errors.ts: worker threads run storage and computation only',
     ],
   )
 })
@@ -496,6 +532,10 @@ arch(
       )
     assert.equal(again, [])
   },
+)
+
+arch('worker threads of the tree (store/libsql/worker, src/workers) :: load no network code', () =>
+  clean('worker imports the network'),
 )
 
 arch('ingest, query and store of the tree :: import nothing of src but src/kernel', () =>

@@ -14,6 +14,8 @@ const ConfigSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().optional(),
   DATABASE_AUTH_TOKEN: z.string().optional(),
+  /** `on`: a `file:` DATABASE_URL is written by a store worker thread and read by a reader thread. */
+  DB_WORKERS: z.enum(['on', 'off']).default('on'),
   INFLUX_URL: z.url().optional(),
   INFLUX_TOKEN: z.string().optional(),
   INFLUX_ORG: z.string().optional(),

@@ -1,4 +1,5 @@
-import type { InStatement, InValue, ResultSet } from '@libsql/client'
+import type { InStatement, InValue } from '@libsql/client'
+import type { WriteResult } from './db.ts'
 import type { AlertEvent } from '../../src/kernel/events.ts'
 import type { AlertEventCtx } from '../types.ts'
 import { deliveriesOfLast } from './webhooks.ts'
@@ -51,7 +52,7 @@ export function alertEventStatements(
 }
 
 /** The events the first statement of `alertEventStatements` answered, in outbox order. */
-export function alertEventsOf(rs: ResultSet | undefined): AlertEvent[] {
+export function alertEventsOf(rs: WriteResult | undefined): AlertEvent[] {
   if (!rs) return []
   return rs.rows
     .map((r) => ({

@@ -21,10 +21,48 @@ const LOCAL_PRAGMAS = [
 export interface DbOptions {
   url: string
   authToken?: string
+  /** A reader's connection: no migrations, and `PRAGMA query_only = ON` (a write fails, never contends). */
+  readOnly?: boolean
 }
 
 /** A row as the repositories see it: column aliases (wire names) → values. */
 export type Row = Record<string, unknown>
+
+/** A row a write answered (RETURNING): values by column name and by position (`row.id`, `row[0]`). */
+export type WriteRow = Record<string | number, unknown>
+
+/** What one statement of `Db.batch` answered. */
+export interface WriteResult {
+  columns: string[]
+  rows: WriteRow[]
+  rowsAffected: number
+  lastInsertRowid: bigint | number | undefined
+}
+
+/** A statement and its positional args. */
+export type Statement = { sql: string; args: InArgs }
+
+/**
+ * The metadata database as the repositories use it (store/libsql/*.ts take a `Db`). Two implementations:
+ * `LocalDb` (in-thread @libsql/client: a local file or sqld) and `PortDb` (store/libsql/worker/port-db.ts: the
+ * SQL runs in worker threads). Reads after an awaited write see it in both.
+ */
+export interface Db {
+  /** The rows of one SELECT. */
+  all(sql: string, args?: InArgs): Promise<Row[]>
+  /** The first row of one SELECT, if any. */
+  one(sql: string, args?: InArgs): Promise<Row | undefined>
+  /** Several SELECTs in one read transaction (a page and its count see the same data). */
+  read(statements: Statement[]): Promise<Row[][]>
+  /** One write statement. */
+  run(sql: string, args?: InArgs): Promise<{ changes: number; lastId: number }>
+  /** Several writes in one transaction; all or none. */
+  batch(statements: InStatement[]): Promise<WriteResult[]>
+  /** Moves a local file's WAL into the database file (best effort; nothing for sqld). */
+  checkpoint(): Promise<void>
+  /** Closes the connections (after `checkpoint`). */
+  close(): Promise<void>
+}
 
 const MAX_SHAPES = 2000
 const SELECT = /^\s*(SELECT|WITH)\b/i
@@ -42,7 +80,7 @@ const SELECT = /^\s*(SELECT|WITH)\b/i
  * Errors: constraint violations leave here as store errors (store/errors.ts): a FOREIGN KEY violation as
  * Referenced, a UNIQUE one as Conflict, the driver's error as their `cause` (see storeErrorOf).
  */
-export class Db {
+export class LocalDb implements Db {
   private shapes = new Map<string, string | null>()
 
   constructor(
@@ -59,7 +97,7 @@ export class Db {
   }
 
   /** Several SELECTs in one read transaction (a page and its count see the same data). */
-  async read(statements: Array<{ sql: string; args: InArgs }>): Promise<Row[][]> {
+  async read(statements: Statement[]): Promise<Row[][]> {
     const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
     let results: ResultSet[]
     try {
@@ -100,7 +138,7 @@ export class Db {
   }
 
   /** Several writes in one transaction; all or none. */
-  async batch(statements: InStatement[]): Promise<ResultSet[]> {
+  async batch(statements: InStatement[]): Promise<WriteResult[]> {
     try {
       return await this.client.batch(statements, 'write')
     } catch (e) {
@@ -116,7 +154,7 @@ export class Db {
     if (this.local) await checkpointWal(this.client)
   }
 
-  close() {
+  async close(): Promise<void> {
     this.client.close()
   }
 }
@@ -131,7 +169,10 @@ export async function checkpointWal(client: Client): Promise<void> {
 }
 
 /** Opens the metadata database, applies the pragmas and the numbered migrations. */
-export async function openDb(opts: DbOptions, migrationsDir = defaultMigrationsDir()): Promise<Db> {
+export async function openDb(
+  opts: DbOptions,
+  migrationsDir = defaultMigrationsDir(),
+): Promise<LocalDb> {
   const local = opts.url.startsWith('file:')
   if (local) {
     const path = opts.url.slice('file:'.length)
@@ -145,9 +186,10 @@ export async function openDb(opts: DbOptions, migrationsDir = defaultMigrationsD
     intMode: 'number',
     ...(local ? { concurrency: 1 } : {}),
   })
-  const db = new Db(client, local)
+  const db = new LocalDb(client, local)
   if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
-  await migrate(db, migrationsDir)
+  if (opts.readOnly) await client.execute('PRAGMA query_only = ON')
+  else await migrate(db, migrationsDir)
   return db
 }
 

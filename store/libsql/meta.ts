@@ -53,7 +53,7 @@ export function createMetaStore(db: Db): MetaStore {
     connections: new ConnectionsRepo(db),
     async close() {
       await db.checkpoint() // a copy of the file alone after a clean stop is complete
-      db.close()
+      await db.close()
     },
   }
 }

@@ -40,6 +40,7 @@ export type Rule =
   | 'domain code imports the HTTP error'
   | 'services import an API variant'
   | 'wire shapes import services'
+  | 'worker imports the network'
 
 export const RULES: readonly Rule[] = [
   'http layer imports a store adapter',
@@ -54,6 +55,7 @@ export const RULES: readonly Rule[] = [
   'domain code imports the HTTP error',
   'services import an API variant',
   'wire shapes import services',
+  'worker imports the network',
 ]
 
 /** One import breaking one rule. */
@@ -70,6 +72,17 @@ const under = (path: string | undefined, ...dirs: string[]) =>
 
 const ADAPTERS = ['store/libsql', 'store/influx']
 
+/** Where worker threads start (their entries and what spawns them): no network code may load there. */
+const WORKERS = ['store/libsql/worker', 'src/workers']
+/** The network side a worker thread must not load: HTTP, the broker, MQTT clients, sockets. */
+const isNetworkPackage = (pkg: string) =>
+  pkg === 'hono' ||
+  pkg.startsWith('@hono/') ||
+  ['aedes', 'mqtt', 'ws'].includes(pkg) ||
+  pkg.startsWith('aedes-')
+const isNetworkModule = (path: string) =>
+  under(path, 'src/http', 'src/routes') || /^ingest\/broker[^/]*\.ts$/.test(path)
+
 /** Variant B's adapter at the route edge: it maps Variant B onto the services, never the other way. */
 const VARIANT_B = 'src/http/variant-b'
 /** A Variant B module: the adapter, or a `*-b.ts` schema or serializer. */
@@ -80,17 +93,19 @@ const isVariantB = (path: string | undefined) =>
  * Each driver package and the only folder (or file) that may import it (hono, which has folders it may not enter,
  * apart). Metrics and logs are behind one module each: the rest of the code uses their interfaces.
  */
-const HOMES: ReadonlyArray<{ match: (pkg: string) => boolean; home: string }> = [
-  { match: (p) => p === '@libsql/client', home: 'store/libsql' },
-  { match: (p) => p === '@influxdata/influxdb-client', home: 'store/influx' },
-  {
-    match: (p) => p === 'mqtt' || p === 'aedes' || p.startsWith('aedes-') || p === 'ws',
-    home: 'ingest',
-  },
-  { match: (p) => p === 'prom-client', home: 'src/kernel/metrics.ts' },
-  { match: (p) => p === 'pino' || p.startsWith('pino-'), home: 'src/kernel/log.ts' },
-  { match: (p) => p === 'esbuild', home: 'src/http/console.ts' },
-]
+const HOMES: ReadonlyArray<{ match: (pkg: string) => boolean; home: string | readonly string[] }> =
+  [
+    { match: (p) => p === '@libsql/client' || p === 'libsql', home: 'store/libsql' },
+    { match: (p) => p === 'node:worker_threads' || p === 'worker_threads', home: WORKERS },
+    { match: (p) => p === '@influxdata/influxdb-client', home: 'store/influx' },
+    {
+      match: (p) => p === 'mqtt' || p === 'aedes' || p.startsWith('aedes-') || p === 'ws',
+      home: 'ingest',
+    },
+    { match: (p) => p === 'prom-client', home: 'src/kernel/metrics.ts' },
+    { match: (p) => p === 'pino' || p.startsWith('pino-'), home: 'src/kernel/log.ts' },
+    { match: (p) => p === 'esbuild', home: 'src/http/console.ts' },
+  ]
 /** The packages the browser console (src/console/) may bundle. */
 const CONSOLE_PACKAGES = ['preact', '@preact/signals', 'uplot']
 /** A file home names itself; a folder home gets its trailing `/`. */
@@ -141,12 +156,21 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
     if (path !== undefined && !under(path, 'src/console') && !i.typeOnly)
       out.push({ rule: 'console imports the server', why: `${path}: import type only` })
   }
+  if (
+    under(file, ...WORKERS) &&
+    (pkg !== undefined ? isNetworkPackage(pkg) : isNetworkModule(path!))
+  )
+    out.push({
+      rule: 'worker imports the network',
+      why: `${pkg ?? path}: worker threads run storage and computation only`,
+    })
   if (pkg === undefined) return out
   const driver = HOMES.find((h) => h.match(pkg))
-  if (driver && file !== driver.home && !under(file, driver.home))
+  const homes = driver ? [driver.home].flat() : []
+  if (driver && !homes.some((h) => file === h || under(file, h)))
     out.push({
       rule: 'driver imported outside its home',
-      why: `${pkg}: only in ${homeName(driver.home)}`,
+      why: `${pkg}: only in ${homes.map(homeName).join(' or ')}`,
     })
   if (isHono(pkg) && under(file, 'ingest', 'query', 'store'))
     out.push({
@@ -354,7 +378,7 @@ function typeImports(source: string): string[] {
   return out
 }
 
-/** Every .ts and .tsx file under the checked folders of `root` and their imports. */
+/** Every .ts, .tsx and .mjs file under the checked folders of `root` and their imports. */
 export function readTree(root: string): { files: string[]; imports: ImportRef[] } {
   const files: string[] = []
   const walk = (dir: string) => {
@@ -362,7 +386,7 @@ export function readTree(root: string): { files: string[]; imports: ImportRef[] 
       const full = join(dir, name)
       if (name === 'node_modules' || name.startsWith('.')) continue
       if (statSync(full).isDirectory()) walk(full)
-      else if (/\.tsx?$/.test(name)) files.push(relative(root, full).split(sep).join('/'))
+      else if (/\.(tsx?|mjs)$/.test(name)) files.push(relative(root, full).split(sep).join('/'))
     }
   }
   for (const d of CHECKED) if (existsSync(join(root, d))) walk(join(root, d))

@@ -106,6 +106,8 @@ export async function startTestService(
     // the tests' webhook receivers listen on 127.0.0.1
     WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'error',
+    // `DB_WORKERS=off npm test -- x` runs the services with the metadata database in the main thread
+    ...(process.env.DB_WORKERS ? { DB_WORKERS: process.env.DB_WORKERS } : {}),
     ...env,
   })
   const svc = await startService(config, opts)

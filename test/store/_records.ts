@@ -9,7 +9,8 @@ import { z } from 'zod'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
+import type { Db } from '../../store/libsql/db.ts'
+import { openTestDb } from './_db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import type { FieldTable } from '../../store/fields/table.ts'
 import type { MetaStore } from '../../store/types.ts'
@@ -38,7 +39,7 @@ export function recordsSuite(name: string) {
   const records = suite(name)
   records.before(async () => {
     ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-records-'))
-    ctx.db = await openDb({ url: `file:${ctx.dir}/meta.db` })
+    ctx.db = await openTestDb(`file:${ctx.dir}/meta.db`)
     ctx.meta = createMetaStore(ctx.db)
   })
   records.after(async () => {

@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
+import type { Db } from '../../store/libsql/db.ts'
+import { openTestDb, overWorkers } from './_db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { Conflict, Referenced } from '../../store/errors.ts'
 import type { ListArgs, MetaStore } from '../../store/types.ts'
@@ -44,11 +45,11 @@ const count = async (table: string, deviceIntID: number) =>
       .n,
   )
 
-const meta = suite('libSQL metadata store')
+const meta = suite(`libSQL metadata store${overWorkers() ? ' (PortDb)' : ''}`)
 
 meta.before(async () => {
   ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-meta-'))
-  ctx.db = await openDb({ url: `file:${ctx.dir}/meta.db` })
+  ctx.db = await openTestDb(`file:${ctx.dir}/meta.db`)
   ctx.meta = createMetaStore(ctx.db)
   ctx.productIntID = (
     await ctx.db.run(

@@ -7,11 +7,12 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
+import type { Db } from '../../store/libsql/db.ts'
+import { openTestDb, overWorkers } from './_db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import type { CommandInput, MetaStore, OutboxInput } from '../../store/types.ts'
 
-const test = suite('libSQL: changes and their outbox events')
+const test = suite(`libSQL: changes and their outbox events${overWorkers() ? ' (PortDb)' : ''}`)
 let dir: string
 let db: Db
 let meta: MetaStore
@@ -40,7 +41,7 @@ const event = (tenantID: string, taskID: string, s: string): OutboxInput => ({
 
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'devicecloud-outbox-'))
-  db = await openDb({ url: `file:${dir}/meta.db` })
+  db = await openTestDb(`file:${dir}/meta.db`)
   meta = createMetaStore(db)
   for (const [tenant, n] of [
     ['T1', 2],

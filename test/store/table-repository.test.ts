@@ -8,7 +8,8 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
+import type { Db } from '../../store/libsql/db.ts'
+import { openTestDb } from './_db.ts'
 import { TableRepo } from '../../store/libsql/table-repository.ts'
 import { PRODUCT_TABLE } from '../../store/fields/products.ts'
 import { GATEWAY_TABLE } from '../../store/fields/devices.ts'
@@ -54,7 +55,7 @@ const repo = suite('generic table repository (store/libsql/table-repository.ts)'
 
 repo.before.each(async () => {
   ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-table-repo-'))
-  ctx.db = await openDb({ url: `file:${ctx.dir}/meta.db` })
+  ctx.db = await openTestDb(`file:${ctx.dir}/meta.db`)
   ctx.products = new Products(ctx.db)
   ctx.gateways = new TableRepo(ctx.db, {
     list: GATEWAY_TABLE,
@@ -64,8 +65,8 @@ repo.before.each(async () => {
   })
 })
 
-repo.after.each(() => {
-  ctx.db.close()
+repo.after.each(async () => {
+  await ctx.db.close()
   rmSync(ctx.dir, { recursive: true, force: true })
 })
 

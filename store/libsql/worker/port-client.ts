@@ -1,0 +1,95 @@
+import type { Worker } from 'node:worker_threads'
+import { Unavailable } from '../../errors.ts'
+import { decodeError } from './errors.ts'
+import type { Reply, Request, RequestBody } from './protocol.ts'
+
+interface Pending {
+  resolve: (value: unknown) => void
+  reject: (e: unknown) => void
+}
+
+/**
+ * The main thread's end of one worker: requests are queued and posted as one array per synchronous stretch
+ * (a microtask flush), never one message per call; the worker answers with arrays of replies. When the worker
+ * dies (exit or uncaught error) every pending request is rejected with Unavailable, and so is every later one.
+ * The worker keeps the process alive only while requests are pending.
+ */
+export class PortClient {
+  private nextId = 1
+  private queue: Request[] = []
+  private pending = new Map<number, Pending>()
+  private scheduled = false
+  private dead: Error | undefined
+
+  /** `onFail` hears once of a worker that died (not of one `terminate` ended). */
+  constructor(
+    private readonly worker: Worker,
+    readonly name: string,
+    private readonly onFail: (e: Error) => void = () => {},
+  ) {
+    worker.unref()
+    worker.on('message', (replies: Reply[]) => this.settle(replies))
+    worker.on('error', (e) => this.fail(new Unavailable(`${name} worker failed: ${e.message}`)))
+    worker.on('exit', (code) => this.fail(new Unavailable(`${name} worker exited (${code})`)))
+  }
+
+  /** Sends one request; resolves with the worker's answer or rejects with the error it reported. */
+  request<T>(body: RequestBody): Promise<T> {
+    if (this.dead) return Promise.reject(this.dead)
+    const id = this.nextId++
+    const p = new Promise<T>((resolve, reject) =>
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }),
+    )
+    if (this.pending.size === 1) this.worker.ref()
+    this.queue.push({ ...body, id } as Request)
+    if (!this.scheduled) {
+      this.scheduled = true
+      queueMicrotask(() => this.flush())
+    }
+    return p
+  }
+
+  /** Why the worker no longer answers (it died, or was terminated); undefined while it serves. */
+  get failure(): Error | undefined {
+    return this.dead
+  }
+
+  /** Requests sent and not answered yet. */
+  get inFlight(): number {
+    return this.pending.size
+  }
+
+  private flush() {
+    this.scheduled = false
+    if (this.queue.length === 0 || this.dead) return
+    const batch = this.queue
+    this.queue = []
+    this.worker.postMessage(batch)
+  }
+
+  private settle(replies: Reply[]) {
+    for (const r of replies) {
+      const p = this.pending.get(r.id)
+      if (!p) continue
+      this.pending.delete(r.id)
+      if (r.ok) p.resolve(r.value)
+      else p.reject(decodeError(r.err))
+    }
+    if (this.pending.size === 0) this.worker.unref()
+  }
+
+  private fail(e: Error) {
+    if (!this.dead) this.onFail(e)
+    this.dead ??= e
+    this.queue = []
+    const pending = [...this.pending.values()]
+    this.pending.clear()
+    for (const p of pending) p.reject(this.dead)
+  }
+
+  /** Ends the worker (only once its connection is closed: see PortDb.close). */
+  async terminate(): Promise<void> {
+    this.dead ??= new Unavailable(`${this.name} worker closed`)
+    await this.worker.terminate()
+  }
+}

@@ -1,0 +1,131 @@
+import type { InArgs, InStatement } from '@libsql/client'
+import { Worker } from 'node:worker_threads'
+import type { Db, Row, Statement, WriteResult } from '../db.ts'
+import { decodeError } from './errors.ts'
+import { PortClient } from './port-client.ts'
+import type { Hello, WorkerData } from './protocol.ts'
+
+const BOOT = new URL('./boot.mjs', import.meta.url)
+
+/**
+ * True when a statement only reads: a SELECT, or a WITH that names no write. Anything else read through
+ * `Db.all/one/read` (`INSERT … RETURNING`) goes to the store worker; a false "write" costs only the detour.
+ */
+const readsOnly = (sql: string) =>
+  /^\s*(SELECT|WITH)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)
+
+/** Starts one database worker (`writer.ts` or `reader.ts`) and waits until its connection is open. */
+export async function spawnWorker(
+  entry: 'writer' | 'reader',
+  opts: PortDbOptions,
+): Promise<PortClient> {
+  const workerData: WorkerData = {
+    entry: new URL(`./${entry}.ts`, import.meta.url).href,
+    url: opts.url,
+    ...(opts.authToken ? { authToken: opts.authToken } : {}),
+  }
+  const worker = new Worker(BOOT, { workerData, name: `db-${entry}` })
+  const exited = (code: number) => new Error(`db-${entry} worker exited (${code})`)
+  let onError: (e: Error) => void = () => {}
+  let onExit: (code: number) => void = () => {}
+  const hello = await new Promise<Hello>((resolve, reject) => {
+    worker.once('message', resolve)
+    worker.once('error', (onError = reject))
+    worker.once('exit', (onExit = (code) => reject(exited(code))))
+  }).finally(() => {
+    worker.off('error', onError)
+    worker.off('exit', onExit)
+  })
+  if (!hello.ready) {
+    await worker.terminate() // its connection never opened
+    throw decodeError(hello.err)
+  }
+  return new PortClient(worker, `db-${entry}`, opts.onFail)
+}
+
+export interface PortDbOptions {
+  url: string
+  authToken?: string
+  /** Hears of a worker that died: every call fails with Unavailable from then on (readiness turns 503). */
+  onFail?: (e: Error) => void
+}
+
+/**
+ * The metadata database in worker threads: reads go to the reader worker (a read-only connection), writes to
+ * the store worker (the only write connection, group commits). The repositories see the same `Db` as with
+ * LocalDb: rows as plain objects, store errors of the same class and fields, and a read after an awaited write
+ * sees it (the reply to a write is sent after its commit; each read starts a fresh snapshot).
+ */
+export class PortDb implements Db {
+  private closed = false
+
+  /** Over running workers (PortDb.open starts them; tests hand in their own). */
+  constructor(
+    private readonly writer: PortClient,
+    private readonly readers: PortClient[],
+  ) {}
+
+  /** Starts the store worker (it migrates the database), then the reader. */
+  static async open(opts: PortDbOptions): Promise<PortDb> {
+    const writer = await spawnWorker('writer', opts)
+    try {
+      return new PortDb(writer, [await spawnWorker('reader', opts)])
+    } catch (e) {
+      await writer.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
+      await writer.terminate()
+      throw e
+    }
+  }
+
+  private next = 0
+  private reader(): PortClient {
+    this.next = (this.next + 1) % this.readers.length
+    return this.readers[this.next]!
+  }
+
+  async all(sql: string, args: InArgs = []): Promise<Row[]> {
+    return (await this.read([{ sql, args }]))[0]!
+  }
+
+  async one(sql: string, args: InArgs = []): Promise<Row | undefined> {
+    return (await this.all(sql, args))[0]
+  }
+
+  read(stmts: Statement[]): Promise<Row[][]> {
+    // without its writer the database is down, reads included (readiness reads): say so at once
+    if (this.writer.failure) return Promise.reject(this.writer.failure)
+    const port = stmts.every((s) => readsOnly(s.sql)) ? this.reader() : this.writer
+    return port.request({ t: 'read', stmts })
+  }
+
+  run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
+    return this.writer.request({ t: 'write', stmts: [{ sql, args }], run: true })
+  }
+
+  batch(stmts: InStatement[]): Promise<WriteResult[]> {
+    return this.writer.request({ t: 'write', stmts })
+  }
+
+  async checkpoint(): Promise<void> {
+    if (!this.closed) await this.writer.request({ t: 'ctl', op: 'checkpoint' })
+  }
+
+  /**
+   * Shuts down in the order that keeps the file whole: the readers close their connections (after answering
+   * what they had), the store worker checkpoints the WAL (no reader holds a snapshot now) and closes its
+   * connection after the writes queued before; only then are the threads terminated.
+   */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await Promise.all(
+      this.readers.map(async (r) => {
+        await r.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
+        await r.terminate()
+      }),
+    )
+    await this.writer.request({ t: 'ctl', op: 'checkpoint' }).catch(() => undefined)
+    await this.writer.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
+    await this.writer.terminate()
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The messages between the main thread and the database workers (store/libsql/worker/*): types only, a leaf
+ * module. A sender posts one array of requests per turn (PortClient) and a worker answers with one array of
+ * replies per drain; rows cross as plain objects (structured clone).
+ */
+import type { InStatement } from '@libsql/client'
+import type { Statement, WriteResult } from '../db.ts'
+
+/** Several SELECTs in one read transaction (`Db.read`), answered with their rows. */
+export interface ReadRequest {
+  id: number
+  t: 'read'
+  stmts: Statement[]
+}
+
+/** One `Db.run` (`run: true`, answered with `{changes, lastId}`) or one `Db.batch` (answered WriteResult[]). */
+export interface WriteRequest {
+  id: number
+  t: 'write'
+  stmts: InStatement[]
+  run?: boolean
+}
+
+/** Worker control: a WAL checkpoint (store worker), closing the worker's connection, a round trip. */
+export interface ControlRequest {
+  id: number
+  t: 'ctl'
+  op: 'checkpoint' | 'close' | 'ping'
+}
+
+export type Request = ReadRequest | WriteRequest | ControlRequest
+
+/** A request without its id, as a caller hands it to PortClient. */
+export type RequestBody =
+  Omit<ReadRequest, 'id'> | Omit<WriteRequest, 'id'> | Omit<ControlRequest, 'id'>
+
+/** The driver's error as far as callers look at it (store/libsql/sql-errors.ts reads these fields). */
+export interface WireCause {
+  name: string
+  message: string
+  code?: string
+  extendedCode?: string
+  rawCode?: number
+  /** The message of the driver error's own cause (the native library's error). */
+  detail?: string
+  /** A failed `Db.batch`: the statement that failed (LibsqlBatchError). */
+  statementIndex?: number
+}
+
+/**
+ * An error crossing a thread: store errors by kind with their field errors (store/errors.ts), anything else as
+ * `Error` with the driver's fields; `cause` is the driver's error a store error was made of.
+ */
+export interface WireError {
+  kind: 'Conflict' | 'Referenced' | 'Unavailable' | 'Error'
+  message: string
+  errors: Record<string, string>
+  cause?: WireCause
+  name?: string
+  code?: string
+  extendedCode?: string
+  rawCode?: number
+}
+
+export type Reply =
+  { id: number; ok: true; value: unknown } | { id: number; ok: false; err: WireError }
+
+/** The first message of a worker: ready (its connection is open), or the error that stopped it. */
+export type Hello = { ready: true } | { ready: false; err: WireError }
+
+/** What a worker gets as `workerData`: the module boot.mjs imports and the database it opens. */
+export interface WorkerData {
+  entry: string
+  url: string
+  authToken?: string
+}
+
+export type { WriteResult }

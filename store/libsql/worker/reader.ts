@@ -1,0 +1,19 @@
+/**
+ * The reader worker: a read-only connection (`PRAGMA query_only = ON`: a stray write fails instead of
+ * contending with the store worker) answering `Db.read` requests, each in its own read transaction, in order.
+ */
+import type { Reply } from './protocol.ts'
+import { control, failed, serve } from './serve.ts'
+
+await serve({ readOnly: true }, async (db, queue) => {
+  const replies: Reply[] = []
+  for (const r of queue) {
+    try {
+      if (r.t === 'read') replies.push({ id: r.id, ok: true, value: await db.read(r.stmts) })
+      else replies.push((await control(db, r)) ?? failed(r.id, new Error(`reader: no ${r.t}`)))
+    } catch (e) {
+      replies.push(failed(r.id, e))
+    }
+  }
+  return replies
+})

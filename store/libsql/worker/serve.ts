@@ -1,0 +1,55 @@
+import { parentPort, workerData } from 'node:worker_threads'
+import { openDb, type LocalDb } from '../db.ts'
+import { encodeError } from './errors.ts'
+import type { Hello, Reply, Request, WorkerData } from './protocol.ts'
+
+/** A worker's handling of what arrived: every request of the queue, each answered in the replies. */
+export type Drain = (db: LocalDb, queue: Request[]) => Promise<Reply[]>
+
+/**
+ * Runs a database worker: opens its connection (`readOnly` for a reader; the store worker migrates), says
+ * hello, then drains what arrived (all queued requests at once, one drain at a time) and posts the replies of
+ * each drain as one message. A `close` request closes the connection; the owner then terminates the thread.
+ */
+export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<void> {
+  const port = parentPort!
+  const data = workerData as WorkerData
+  let db: LocalDb
+  try {
+    db = await openDb({ url: data.url, authToken: data.authToken, readOnly: opts.readOnly })
+  } catch (e) {
+    port.postMessage({ ready: false, err: encodeError(e) } satisfies Hello)
+    return
+  }
+  let queue: Request[] = []
+  let running = false
+  const run = async () => {
+    running = true
+    while (queue.length > 0) {
+      const batch = queue
+      queue = []
+      port.postMessage(await drain(db, batch))
+    }
+    running = false
+  }
+  port.on('message', (requests: Request[]) => {
+    queue.push(...requests)
+    if (!running) void run()
+  })
+  port.postMessage({ ready: true } satisfies Hello)
+}
+
+/** The answer to a control request every worker knows (`close`, `ping`); undefined for others. */
+export async function control(db: LocalDb, r: Request): Promise<Reply | undefined> {
+  if (r.t !== 'ctl') return undefined
+  if (r.op === 'ping') return { id: r.id, ok: true, value: 'pong' }
+  if (r.op === 'checkpoint') {
+    await db.checkpoint()
+    return { id: r.id, ok: true, value: null }
+  }
+  await db.close()
+  return { id: r.id, ok: true, value: null }
+}
+
+/** A failed request's reply. */
+export const failed = (id: number, e: unknown): Reply => ({ id, ok: false, err: encodeError(e) })

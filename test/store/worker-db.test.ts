@@ -1,0 +1,192 @@
+/**
+ * The metadata database in worker threads (store/libsql/worker/): PortDb against the store worker's group
+ * commits and the reader, compared with LocalDb where they must agree.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Worker } from 'node:worker_threads'
+import { openDb, type Db } from '../../store/libsql/db.ts'
+import { PortDb, spawnWorker } from '../../store/libsql/worker/port-db.ts'
+import { PortClient } from '../../store/libsql/worker/port-client.ts'
+import { isUniqueViolation, uniqueColumns } from '../../store/libsql/sql-errors.ts'
+import { Conflict, Referenced, Unavailable } from '../../store/errors.ts'
+
+const ctx = {} as { dir: string; db: PortDb; local: Db }
+const test = suite('metadata database in workers')
+
+const settle = <T>(p: Promise<T>) =>
+  p.then(
+    (value) => ({ ok: true as const, value }),
+    (e: unknown) => ({ ok: false as const, e }),
+  )
+
+const product = (tenant: string, productID: string) => ({
+  sql: 'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0) RETURNING id',
+  args: [tenant, productID, `${tenant}-${productID}`],
+})
+
+const productIDs = async (db: Db, tenant: string) =>
+  (
+    await db.all('SELECT product_id AS p FROM products WHERE tenant_id = ? ORDER BY id', [tenant])
+  ).map((r) => r.p)
+
+test.before(async () => {
+  ctx.dir = mkdtempSync(join(tmpdir(), 'devicecloud-workers-'))
+  ctx.db = await PortDb.open({ url: `file:${ctx.dir}/meta.db` })
+  ctx.local = await openDb({ url: `file:${ctx.dir}/local.db` })
+})
+
+test.after(async () => {
+  await ctx.db.close()
+  await ctx.local.close()
+  rmSync(ctx.dir, { recursive: true, force: true })
+})
+
+test('a UNIQUE violation in one drain :: that request rolled back and rejected, neighbours commit', async () => {
+  await ctx.db.batch([product('T1', 'taken')])
+  // sent in one turn: one message, one drain, one transaction with a savepoint each
+  const [a, b, c] = await Promise.all([
+    settle(ctx.db.batch([product('T1', 'a')])),
+    settle(ctx.db.batch([product('T1', 'x'), product('T1', 'taken')])),
+    settle(
+      ctx.db.run(
+        'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0)',
+        ['T1', 'c', 'c'],
+      ),
+    ),
+  ])
+  assert.ok(a.ok && c.ok)
+  assert.ok(!b.ok)
+  assert.instance(b.e, Conflict)
+  assert.equal(await productIDs(ctx.db, 'T1'), ['taken', 'a', 'c'])
+})
+
+test('batch results :: rows by name and by position, as LocalDb answers them', async () => {
+  const [port] = await ctx.db.batch([product('T2', 'p')])
+  const [local] = await ctx.local.batch([product('T2', 'p')])
+  assert.equal(port!.columns, ['id'])
+  assert.is(port!.rows.length, 1)
+  assert.is(typeof port!.rows[0]!.id, 'number')
+  assert.is(port!.rows[0]![0], port!.rows[0]!.id)
+  assert.is(local!.rows[0]![0], local!.rows[0]!.id)
+  assert.is(port!.rowsAffected, local!.rowsAffected)
+})
+
+test('writes of one caller :: committed in the order they were called', async () => {
+  const ids = Array.from({ length: 200 }, (_, i) => `o${String(i).padStart(3, '0')}`)
+  await Promise.all(
+    ids.map((id, i) =>
+      i % 2
+        ? ctx.db.batch([product('T3', id)])
+        : ctx.db.run(product('T3', id).sql, product('T3', id).args),
+    ),
+  )
+  assert.equal(await productIDs(ctx.db, 'T3'), ids)
+})
+
+test('driver errors :: the same store error classes and fields as LocalDb', async () => {
+  const errors = async (db: Db) => {
+    await db.batch([product('T4', 'dup')])
+    const unique = await settle(db.batch([product('T4', 'dup')]))
+    const fk = await settle(
+      db.run(
+        'INSERT INTO group_devices (group_int_id, device_int_id, create_at) VALUES (999, 999, 0)',
+      ),
+    )
+    const syntax = await settle(db.all('SELEC 1'))
+    return [unique, fk, syntax].map((r) => {
+      assert.ok(!r.ok)
+      const e = r.e as Error & { errors?: unknown; cause?: Error; code?: string }
+      return {
+        class: e.constructor.name,
+        message: e.message,
+        errors: e.errors,
+        cause: e.cause?.message,
+        code: e.code ?? (e.cause as { code?: string } | undefined)?.code,
+        unique: isUniqueViolation(e),
+        columns: uniqueColumns(e),
+      }
+    })
+  }
+  const port = await errors(ctx.db)
+  assert.equal(port, await errors(ctx.local))
+  assert.is(port[0]!.class, Conflict.name)
+  assert.equal(port[0]!.columns, ['products.tenant_id', 'products.product_name'])
+  assert.is(port[1]!.class, Referenced.name)
+  assert.match(port[2]!.message, 'syntax error')
+})
+
+test('a read after an awaited write :: sees the write, every time', async () => {
+  for (let i = 0; i < 50; i++) {
+    await ctx.db.batch([product('T5', `r${i}`)])
+    const row = await ctx.db.one(
+      'SELECT product_id AS p FROM products WHERE tenant_id = ? AND product_id = ?',
+      ['T5', `r${i}`],
+    )
+    assert.equal(row, { p: `r${i}` }, `write ${i}`)
+  }
+})
+
+test('a page and its count :: one read transaction on the reader', async () => {
+  const [rows, counts] = await ctx.db.read([
+    { sql: 'SELECT product_id AS p FROM products WHERE tenant_id = ? ORDER BY id', args: ['T5'] },
+    { sql: 'SELECT count(*) AS n FROM products WHERE tenant_id = ?', args: ['T5'] },
+  ])
+  assert.is(rows!.length, 50)
+  assert.equal(counts, [{ n: 50 }])
+})
+
+test('a write read through one() (INSERT … RETURNING) :: runs on the store worker, committed', async () => {
+  const row = await ctx.db.one(
+    'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0) RETURNING product_id AS p',
+    ['T7', 'returned', 'returned'],
+  )
+  assert.equal(row, { p: 'returned' })
+  assert.equal(await productIDs(ctx.db, 'T7'), ['returned'])
+})
+
+test('the reader :: cannot write (query_only), the row is not there', async () => {
+  const reader = await spawnWorker('reader', { url: `file:${ctx.dir}/meta.db` })
+  try {
+    const r = await settle(reader.request({ t: 'read', stmts: [product('T6', 'sneaky')] }))
+    assert.ok(!r.ok)
+    assert.match(String((r.e as Error).message), /readonly|read-only|query_only/i)
+    assert.equal(await productIDs(ctx.db, 'T6'), [])
+  } finally {
+    await reader.request({ t: 'ctl', op: 'close' })
+    await reader.terminate()
+  }
+})
+
+test('the store worker dies :: pending and later calls fail with Unavailable, reads too, onFail told once', async () => {
+  const worker = new Worker(new URL('../../store/libsql/worker/boot.mjs', import.meta.url), {
+    workerData: { entry: new URL('./_dying-worker.ts', import.meta.url).href, url: '' },
+  })
+  await new Promise((resolve) => worker.once('message', resolve))
+  const failures: Error[] = []
+  const writer = new PortClient(worker, 'test', (e) => failures.push(e))
+  const reader = await spawnWorker('reader', { url: `file:${ctx.dir}/meta.db` })
+  const db = new PortDb(writer, [reader])
+  assert.equal(await db.all('SELECT 1 AS one'), [{ one: 1 }])
+  const first = [settle(db.batch([product('T8', 'a')])), settle(db.run('SELECT 1'))]
+  await new Promise((resolve) => setTimeout(resolve, 0)) // the first message went out
+  const second = settle(db.batch([product('T8', 'b')])) // the worker exits on this one
+  for (const r of await Promise.all([...first, second])) {
+    assert.ok(!r.ok)
+    assert.instance(r.e, Unavailable)
+  }
+  for (const later of [db.batch([product('T8', 'c')]) as Promise<unknown>, db.all('SELECT 1')]) {
+    const r = await settle(later)
+    assert.ok(!r.ok)
+    assert.instance(r.e, Unavailable)
+  }
+  assert.is(failures.length, 1)
+  assert.match(failures[0]!.message, 'exited (3)')
+  await reader.request({ t: 'ctl', op: 'close' })
+  await reader.terminate()
+})
+
+test.run()
