@@ -10,21 +10,8 @@
  * intervalMs?, marks?}
  */
 import mqtt from 'mqtt'
+import type { LoadOpts as Opts } from './mqtt-wire.ts'
 import { argJson } from './runner.ts'
-
-interface Opts {
-  url: string
-  devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
-  inflight: number
-  seconds: number
-  warmup: number
-  /** Data points per message. */
-  points: number
-  /** Each client's time between two publishes (ms); default none (closed loop). */
-  intervalMs?: number
-  /** Print `{"mark":"start"}` / `{"mark":"end"}` lines around the measured window. */
-  marks?: boolean
-}
 
 const o = argJson<Opts>(process.argv[2]!)
 const latencies: number[] = []

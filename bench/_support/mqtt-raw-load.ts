@@ -17,22 +17,15 @@
  * intervalMs?, marks?}
  */
 import { connect, type Socket } from 'node:net'
-import { connackOk, connectPacket, str, varint } from './mqtt-wire.ts'
+import {
+  connackOk,
+  connectPacket,
+  frameEnd,
+  str,
+  varint,
+  type LoadOpts as Opts,
+} from './mqtt-wire.ts'
 import { argJson } from './runner.ts'
-
-interface Opts {
-  url: string
-  devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
-  inflight: number
-  seconds: number
-  warmup: number
-  /** Data points per message. */
-  points: number
-  /** Each slot's time between two publishes (ms); default none (closed loop). */
-  intervalMs?: number
-  /** Print `{"mark":"start"}` / `{"mark":"end"}` lines around the measured window. */
-  marks?: boolean
-}
 
 const VARIANTS = 8
 const WAVE = 100
@@ -142,25 +135,13 @@ function onData(c: Conn, ci: number, chunk: Buffer, onConnack: (ok: boolean) => 
       continue
     }
     // generic frame: type byte, remaining length, body
-    let len = 0
-    let mul = 1
-    let j = i + 1
-    let complete = false
-    while (j < n && j < i + 5) {
-      const b = buf[j++]!
-      len += (b & 0x7f) * mul
-      mul *= 128
-      if ((b & 0x80) === 0) {
-        complete = true
-        break
-      }
-    }
-    if (!complete || j + len > n) break // split frame: keep it for the next read
+    const end = frameEnd(buf, i, n)
+    if (end < 0) break // split frame: keep it for the next read
     if (!c.connected && type === 0x20) {
       c.connected = true
-      onConnack(connackOk(buf, j, len))
+      onConnack(connackOk(buf, i + 2, end - i - 2))
     } else errors++
-    i = j + len
+    i = end
   }
   if (i < n) c.carry = Buffer.from(buf.subarray(i)) // a copy: the chunk's memory is not ours to keep
   c.sock.uncork() // the PUBLISHes answering this read leave in one write

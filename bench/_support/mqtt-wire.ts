@@ -59,22 +59,46 @@ export function frames(
   const n = buf.length
   let i = 0
   while (i < n) {
-    let len = 0
-    let mul = 1
-    let j = i + 1
-    let complete = false
-    while (j < n && j < i + 5) {
-      const b = buf[j++]!
-      len += (b & 0x7f) * mul
-      mul *= 128
-      if ((b & 0x80) === 0) {
-        complete = true
-        break
-      }
-    }
-    if (!complete || j + len > n) break
-    onFrame(buf[i]!, buf, j, j + len)
-    i = j + len
+    const end = frameEnd(buf, i, n)
+    if (end < 0) break
+    onFrame(buf[i]!, buf, end - bodyLength, end)
+    i = end
   }
   return i < n ? Buffer.from(buf.subarray(i)) : null // a copy: the chunk's memory is not ours to keep
+}
+
+let bodyLength = 0
+/**
+ * Where the frame starting at `i` ends in `buf[..n]` (its remaining length decoded), or -1 when it is not all there
+ * yet; its body is the last `bodyLength` bytes before that end.
+ */
+export function frameEnd(buf: Buffer, i: number, n: number): number {
+  let len = 0
+  let mul = 1
+  let j = i + 1
+  while (j < n && j < i + 5) {
+    const b = buf[j++]!
+    len += (b & 0x7f) * mul
+    mul *= 128
+    if ((b & 0x80) === 0) {
+      bodyLength = len
+      return j + len > n ? -1 : j + len
+    }
+  }
+  return -1
+}
+
+/** What both MQTT load generators take (argv JSON). */
+export interface LoadOpts {
+  url: string
+  devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
+  inflight: number
+  seconds: number
+  warmup: number
+  /** Data points per message. */
+  points: number
+  /** Each client's (or slot's) time between two publishes (ms); default none (closed loop). */
+  intervalMs?: number
+  /** Print `{"mark":"start"}` / `{"mark":"end"}` lines around the measured window. */
+  marks?: boolean
 }
