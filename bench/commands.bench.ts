@@ -81,7 +81,7 @@ const sampler = setInterval(() => {
     stalls.push([Math.round(performance.now() - phases[1]!.at), Math.round(window.max / 1e6)])
   window.reset()
 }, 250)
-// the device publishes end 500 ms after the last one is sent (before the load process disconnects its devices)
+// the device publishes end 2 s after the last one is sent (the load pauses 1 s after its warm-up) (before the load process disconnects its devices)
 let quiet: NodeJS.Timeout | undefined
 const onStatus = (e: {
   deviceIntID: number | null
@@ -107,7 +107,7 @@ const onStatus = (e: {
   quiet = setTimeout(() => {
     ended = true
     endPhase()
-  }, 500)
+  }, 2000)
 }
 svc.deps.bus.on('command.status', onStatus)
 const r = await childJson<any>(
