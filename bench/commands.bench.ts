@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { join } from 'node:path'
 import { randomId } from '../src/kernel/secrets.ts'
 import { childJson, table } from './_support/runner.ts'
@@ -74,6 +74,14 @@ const endPhase = () => {
   loop.reset()
 }
 const stalls: Array<[number, number]> = []
+/** Garbage collections of at least 20 ms in the device publishes: ms from its start, ms. */
+const gcs: Array<[number, number]> = []
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if (phases.length === 2 && !ended && e.duration >= 20)
+      gcs.push([Math.round(e.startTime - phases[1]!.at), Math.round(e.duration)])
+})
+gcObserver.observe({ entryTypes: ['gc'] })
 const window = monitorEventLoopDelay({ resolution: 10 })
 window.enable()
 const sampler = setInterval(() => {
@@ -81,7 +89,8 @@ const sampler = setInterval(() => {
     stalls.push([Math.round(performance.now() - phases[1]!.at), Math.round(window.max / 1e6)])
   window.reset()
 }, 250)
-// the device publishes end 2 s after the last one is sent (the load pauses 1 s after its warm-up) (before the load process disconnects its devices)
+// the device publishes end 2 s after the last one is sent (the load pauses 1 s after its
+// warm-up; it disconnects its devices 3 s after the last)
 let quiet: NodeJS.Timeout | undefined
 const onStatus = (e: {
   deviceIntID: number | null
@@ -190,6 +199,10 @@ console.log(
 console.log(
   `stalls > 50 ms in the device publishes (ms from its start, ms): ${JSON.stringify(stalls)}`,
 )
+console.log(
+  `garbage collections >= 20 ms in the device publishes (ms from its start, ms): ${JSON.stringify(gcs)}`,
+)
+gcObserver.disconnect()
 if (sqlStats) console.log(sqlStats.dump())
 console.log(
   `\nstatuses: ${JSON.stringify(r.single.statuses)}; load process: ${JSON.stringify(r.loop)}\nslowest (ms after start: answer, receipt): ${JSON.stringify(r.slowest)}`,
