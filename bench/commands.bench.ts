@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { join } from 'node:path'
 import { randomId } from '../src/kernel/secrets.ts'
 import { childJson, table } from './_support/runner.ts'
@@ -42,10 +42,83 @@ const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
 if (profiler) {
   profiler.connect()
   await profiler.post('Profiler.enable')
-  await profiler.post('Profiler.start')
 }
+const sqlStats = process.env.BENCH_SQLSTATS ? await import(process.env.BENCH_SQLSTATS) : undefined
+// the service's event loop and CPU, per phase: connects and the group publish, then the device publishes (from the
+// first one stored, warm-up included)
 const loop = monitorEventLoopDelay({ resolution: 10 })
 loop.enable()
+const phases: Array<{
+  name: string
+  at: number
+  cpu: NodeJS.CpuUsage
+  commands: number
+  ms?: number
+  p99?: number
+  max?: number
+}> = [
+  {
+    name: 'connects and group publish',
+    at: performance.now(),
+    cpu: process.cpuUsage(),
+    commands: 0,
+  },
+]
+let ended = false
+const endPhase = () => {
+  const p = phases.at(-1)!
+  p.p99 = loop.percentile(99) / 1e6
+  p.max = loop.max / 1e6
+  p.cpu = process.cpuUsage(p.cpu)
+  p.ms = performance.now() - p.at
+  loop.reset()
+}
+const stalls: Array<[number, number]> = []
+/** Garbage collections of at least 20 ms in the device publishes: ms from its start, ms. */
+const gcs: Array<[number, number]> = []
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    if (phases.length === 2 && !ended && e.duration >= 20)
+      gcs.push([Math.round(e.startTime - phases[1]!.at), Math.round(e.duration)])
+})
+gcObserver.observe({ entryTypes: ['gc'] })
+const window = monitorEventLoopDelay({ resolution: 10 })
+window.enable()
+const sampler = setInterval(() => {
+  if (phases.length === 2 && !ended && window.max > 50e6)
+    stalls.push([Math.round(performance.now() - phases[1]!.at), Math.round(window.max / 1e6)])
+  window.reset()
+}, 250)
+// the device publishes end 2 s after the last one is sent (the load pauses 1 s after its
+// warm-up; it disconnects its devices 3 s after the last)
+let quiet: NodeJS.Timeout | undefined
+const onStatus = (e: {
+  deviceIntID: number | null
+  parentID: number | null
+  commandStatus: string
+}) => {
+  if (e.deviceIntID === null || e.commandStatus !== 'sent' || ended) return
+  if (e.parentID !== null) return // group members: the first phase's CPU is mostly connects
+  if (phases.length === 1) {
+    endPhase()
+    phases.push({
+      name: 'device publishes',
+      at: performance.now(),
+      cpu: process.cpuUsage(),
+      commands: 0,
+    })
+    sqlStats?.enable()
+    // BENCH_PROFILE: a CPU profile of the service during the device publishes
+    if (profiler) void profiler.post('Profiler.start')
+  }
+  phases[1]!.commands++
+  clearTimeout(quiet)
+  quiet = setTimeout(() => {
+    ended = true
+    endPhase()
+  }, 2000)
+}
+svc.deps.bus.on('command.status', onStatus)
 const r = await childJson<any>(
   join(import.meta.dirname, '_support/command-load.ts'),
   JSON.stringify({
@@ -99,9 +172,40 @@ console.log(
     ],
   ),
 )
+if (!ended) endPhase()
 loop.disable()
+clearInterval(sampler)
+console.log('')
 console.log(
-  `\nstatuses: ${JSON.stringify(r.single.statuses)}; service event-loop delay p99 ${(loop.percentile(99) / 1e6).toFixed(1)} ms, max ${(loop.max / 1e6).toFixed(1)} ms; load process: ${JSON.stringify(r.loop)}\nslowest (ms after start: answer, receipt): ${JSON.stringify(r.slowest)}`,
+  table(
+    [
+      'service, per phase',
+      'seconds',
+      'loop delay p99 ms',
+      'max ms',
+      'CPU (of 1 core)',
+      'CPU µs/command',
+    ],
+    phases.map((p) => [
+      p.name,
+      (p.ms! / 1000).toFixed(1),
+      p.p99!.toFixed(1),
+      p.max!.toFixed(1),
+      `${Math.round((100 * (p.cpu.user + p.cpu.system)) / 1000 / p.ms!)}%`,
+      p.commands ? Math.round((p.cpu.user + p.cpu.system) / p.commands) : '-',
+    ]),
+  ),
+)
+console.log(
+  `stalls > 50 ms in the device publishes (ms from its start, ms): ${JSON.stringify(stalls)}`,
+)
+console.log(
+  `garbage collections >= 20 ms in the device publishes (ms from its start, ms): ${JSON.stringify(gcs)}`,
+)
+gcObserver.disconnect()
+if (sqlStats) console.log(sqlStats.dump())
+console.log(
+  `\nstatuses: ${JSON.stringify(r.single.statuses)}; load process: ${JSON.stringify(r.loop)}\nslowest (ms after start: answer, receipt): ${JSON.stringify(r.slowest)}`,
 )
 await close()
 process.exit(0)

@@ -94,46 +94,74 @@ export const valuesOf =
     now,
   ]
 
+/** The record of a command just stored with `valuesOf(now)` under row id `id` (what `RETURNING` would read). */
+export function recordOf(id: number, r: CommandInput, now: number): CommandRecord {
+  return {
+    id,
+    tenantID: r.tenantID,
+    taskID: r.taskID,
+    deviceIntID: r.deviceIntID,
+    deviceID: r.deviceID,
+    deviceName: r.deviceName,
+    groupIntID: r.groupIntID ?? null,
+    groupID: r.groupID ?? null,
+    groupName: r.groupName ?? null,
+    publishUser: r.publishUser ?? null,
+    userIntID: r.userIntID ?? null,
+    topic: r.topic,
+    payload: r.payload,
+    qos: r.qos,
+    timeoutMs: r.timeoutMs,
+    commandStatus: r.status,
+    publishStatus: publishStatusOf(r.status, r.qos === 1),
+    needAck: null,
+    expiresAt: r.expiresAt,
+    dispatchAt: r.dispatchAt,
+    deadlineAt: r.deadlineAt ?? null,
+    sentAt: r.sentAt ?? null,
+    deliveredAt: null,
+    respondedAt: null,
+    responseCode: null,
+    responsePayload: null,
+    scheduleID: r.scheduleID ?? null,
+    parentID: r.parentID ?? null,
+    msgTime: now,
+  }
+}
+
 /** A command row carrying `token` (the write that moved it): its events are stored, the others' are not. */
 export const MOVED = 'EXISTS (SELECT 1 FROM control_logs m WHERE m.id = v.ref AND m.change_id = ?)'
 
 /**
  * The UPDATEs of compare-and-set transitions, each marking the rows it moves with `token`, then the events of the
  * transitions that carry one, stored only for the rows that moved. Changes of one shape (same states, status and
- * fields: a group's PUBACKs) share one UPDATE ... IN (...).
+ * set fields: a group's PUBACKs, the PUBACKs of one turn) share one UPDATE: a field all of them set alike is one
+ * argument, a field they set differently (the time each was delivered) comes from a VALUES list joined on the id.
  */
 export function transitionStatements(
   changes: readonly Transition[],
   now: number,
   token: string,
 ): InStatement[] {
-  const groups = new Map<string, { change: Transition; ids: number[] }>()
+  // a command moved twice in one batch goes in another UPDATE (each compare-and-set sees the one before)
+  const groups = new Map<
+    string,
+    Array<{ fields: Field[]; changes: Transition[]; ids: Set<number> }>
+  >()
   for (const c of changes) {
-    const key = JSON.stringify([c.from, c.to, c.publishStatus, c.fields ?? {}])
-    const g = groups.get(key)
-    if (g) g.ids.push(c.id)
-    else groups.set(key, { change: c, ids: [c.id] })
+    const fields = FIELDS.filter((f) => c.fields?.[f] !== undefined)
+    const key = JSON.stringify([c.from, c.to, c.publishStatus, fields])
+    const list = groups.get(key) ?? []
+    groups.set(key, list)
+    let g = list.at(-1)
+    if (!g || g.ids.has(c.id)) list.push((g = { fields, changes: [], ids: new Set() }))
+    g.changes.push(c)
+    g.ids.add(c.id)
   }
   const statements: InStatement[] = []
-  for (const { change: c, ids } of groups.values()) {
-    const sets = ['command_status = ?', 'publish_status = ?', 'update_at = ?', 'change_id = ?']
-    const args: InValue[] = [c.to, c.publishStatus, now, token]
-    for (const [field, column] of Object.entries(FIELD_COLUMNS)) {
-      const v = c.fields?.[field as keyof typeof FIELD_COLUMNS]
-      if (v === undefined) continue
-      sets.push(`${column} = ?`)
-      args.push(v)
-    }
-    for (let k = 0; k < ids.length; k += 500) {
-      const chunk = ids.slice(k, k + 500)
-      statements.push({
-        sql: `UPDATE control_logs SET ${sets.join(', ')}
-          WHERE id IN (${placeholders(chunk.length)}) AND command_status IN (${placeholders(c.from.length)})
-          ${RETURNING}`,
-        args: [...args, ...chunk, ...c.from],
-      })
-    }
-  }
+  for (const g of [...groups.values()].flat())
+    for (let k = 0; k < g.changes.length; k += 500)
+      statements.push(updateOf(g.changes.slice(k, k + 500), g.fields, now, token))
   const announced = changes.filter((c) => c.outbox)
   statements.push(
     ...outboxInserts(
@@ -143,4 +171,41 @@ export function transitionStatements(
     ),
   )
   return statements
+}
+
+type Field = keyof typeof FIELD_COLUMNS
+const FIELDS = Object.keys(FIELD_COLUMNS) as Field[]
+
+/** One UPDATE moving `changes` of one shape (states, status, the fields they set). */
+function updateOf(
+  changes: readonly Transition[],
+  fields: readonly Field[],
+  now: number,
+  token: string,
+): InStatement {
+  const c = changes[0]!
+  const sets = ['command_status = ?', 'publish_status = ?', 'update_at = ?', 'change_id = ?']
+  const args: InValue[] = [c.to, c.publishStatus, now, token]
+  const varying = fields.filter((f) => changes.some((x) => x.fields![f] !== c.fields![f]))
+  for (const f of fields) {
+    const i = varying.indexOf(f)
+    sets.push(`${FIELD_COLUMNS[f]} = ${i < 0 ? '?' : `v.column${i + 2}`}`)
+    if (i < 0) args.push(c.fields![f]!)
+  }
+  if (!varying.length)
+    return {
+      sql: `UPDATE control_logs SET ${sets.join(', ')}
+        WHERE id IN (${placeholders(changes.length)}) AND command_status IN (${placeholders(c.from.length)})
+        ${RETURNING}`,
+      args: [...args, ...changes.map((x) => x.id), ...c.from],
+    }
+  const tuple = `(${placeholders(varying.length + 1)})`
+  for (const x of changes) args.push(x.id, ...varying.map((f) => x.fields![f]!))
+  return {
+    sql: `UPDATE control_logs SET ${sets.join(', ')}
+      FROM (VALUES ${changes.map(() => tuple).join(', ')}) AS v
+      WHERE control_logs.id = v.column1 AND control_logs.command_status IN (${placeholders(c.from.length)})
+      ${RETURNING}`,
+    args: [...args, ...c.from],
+  }
 }
