@@ -142,6 +142,13 @@ export function eventStreamService(deps: EventStreamDeps) {
     }
   }
   const wake = () => void read()
+  /**
+   * An outbox event was stored here: read at once only when this node streams to its tenant (otherwise the poll
+   * keeps `lastSeen` near the newest event, and a new subscription starts after the newest stored id anyway).
+   */
+  const onOutbox = (e: { tenantID: string }) => {
+    if (byTenant.has(e.tenantID)) wake()
+  }
 
   const onStored = (e: { tenantID: string; values: readonly StoredValue[] }) => {
     const subs = subsOf(e.tenantID)
@@ -200,7 +207,8 @@ export function eventStreamService(deps: EventStreamDeps) {
       tenant: req.tenant,
       types: req.types.length ? new Set(req.types) : null,
       deviceID: req.deviceID,
-      cursor: resume ? req.lastEventID! : lastSeen,
+      // reads are skipped while this node has no stream of the tenant, so `lastSeen` may lag: start after the newest
+      cursor: resume ? req.lastEventID! : Math.max(lastSeen, await meta.webhooks.lastEventID()),
       held: resume ? [] : null,
       heldBytes: 0,
       queue: new StreamQueue({
@@ -237,7 +245,7 @@ export function eventStreamService(deps: EventStreamDeps) {
       })
       ready.catch((e) => log('stream start failed', e))
       events.on('telemetry.stored', onStored)
-      for (const t of OUTBOX_TYPES) events.on(t, wake)
+      for (const t of OUTBOX_TYPES) events.on(t, onOutbox)
       poll = setInterval(wake, POLL_MS).unref()
       ping = setInterval(() => {
         for (const subs of byTenant.values())
@@ -250,7 +258,7 @@ export function eventStreamService(deps: EventStreamDeps) {
       clearInterval(poll)
       clearInterval(ping)
       events.off('telemetry.stored', onStored)
-      for (const t of OUTBOX_TYPES) events.off(t, wake)
+      for (const t of OUTBOX_TYPES) events.off(t, onOutbox)
       for (const subs of [...byTenant.values()]) for (const s of [...subs]) s.queue.end()
     },
   }

@@ -15,6 +15,7 @@ function world() {
   const table: OutboxEvent[] = []
   let gate: Promise<void> | undefined
   let late = false
+  let reads = 0
   const add = (tenantID: string, type = 'command.status') =>
     table.push({
       id: table.length + 1,
@@ -27,8 +28,10 @@ function world() {
   const meta = {
     webhooks: {
       lastEventID: async () => table.length,
-      eventsSince: async (after: number, limit: number) =>
-        table.filter((e) => e.id > after).slice(0, limit),
+      eventsSince: async (after: number, limit: number) => {
+        reads++
+        return table.filter((e) => e.id > after).slice(0, limit)
+      },
       eventsAfter: async (
         tenant: string,
         after: number,
@@ -51,6 +54,7 @@ function world() {
   return {
     table,
     add,
+    reads: () => reads,
     events,
     svc,
     hold(seesLate = false) {
@@ -91,14 +95,14 @@ test('a resume while the reader moves on :: read events, then the held ones, non
   w.add('A')
   w.add('B')
   w.add('A', 'alert.raised')
-  w.events.emit('command.status', {} as never)
+  w.events.emit('command.status', { tenantID: 'A' } as never)
   await new Promise((r) => setTimeout(r, 50))
   release()
   const text = await drain(sub)
   assert.equal(ids(text), [3, 4, 5, 6, 8])
   // then live
   w.add('A')
-  w.events.emit('command.status', {} as never)
+  w.events.emit('command.status', { tenantID: 'A' } as never)
   assert.equal(ids(await drain(sub)), [9])
   w.svc.close()
 })
@@ -118,7 +122,7 @@ test('a catch-up read that saw newer events too :: each once', async () => {
   // stored while the catch-up read is under way, which sees them too; routed by the reader meanwhile
   w.add('A')
   w.add('A')
-  w.events.emit('command.status', {} as never)
+  w.events.emit('command.status', { tenantID: 'A' } as never)
   await new Promise((r) => setTimeout(r, 50))
   release()
   assert.equal(ids(await drain(sub)), [1, 2, 3, 4, 5])
@@ -131,7 +135,7 @@ test('a client that does not take its frames :: overflow with the number missed,
   const sub = await w.svc.subscribe({ tenant: 'A', types: [], drop: () => {} })
   await new Promise((r) => setTimeout(r, 20))
   for (let i = 0; i < 100; i++) w.add('A') // ~110 bytes each: the 4 KiB queue takes about 36
-  w.events.emit('command.status', {} as never)
+  w.events.emit('command.status', { tenantID: 'A' } as never)
   await new Promise((r) => setTimeout(r, 50))
   const text = await drain(sub)
   const got = ids(text)
@@ -145,6 +149,30 @@ test('a client that does not take its frames :: overflow with the number missed,
     Array.from({ length: got.length }, (_, i) => i + 1),
   )
   assert.is(await sub.next(), null)
+  w.svc.close()
+})
+
+test('events of a tenant nobody streams here :: no outbox read, and a later client starts after them', async () => {
+  const w = world()
+  w.svc.start()
+  const b = await w.svc.subscribe({ tenant: 'B', types: [], drop: () => {} })
+  await new Promise((r) => setTimeout(r, 20))
+  const before = w.reads()
+  for (let i = 0; i < 3; i++) {
+    w.add('A')
+    w.events.emit('command.status', { tenantID: 'A' } as never)
+  }
+  await new Promise((r) => setTimeout(r, 20))
+  assert.is(w.reads(), before) // tenant A has no stream on this node: the bus does not wake the reader
+  const a = await w.svc.subscribe({ tenant: 'A', types: [], drop: () => {} })
+  w.add('A')
+  w.add('B')
+  w.events.emit('command.status', { tenantID: 'A' } as never)
+  await new Promise((r) => setTimeout(r, 50))
+  a.close()
+  b.close()
+  assert.equal(ids(await drain(a)), [4]) // not the three stored before it subscribed
+  assert.equal(ids(await drain(b)), [5])
   w.svc.close()
 })
 
