@@ -10,6 +10,7 @@ import type {
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, marks } from './list.ts'
+import { countedDevices } from './device-counts.ts'
 import { readRecord } from './records.ts'
 import { DEVICE_COLUMNS, deviceUnique, everyColumn, fieldsOf } from './device-columns.ts'
 import { GatewaysRepo } from './gateways.ts'
@@ -45,6 +46,7 @@ export class DevicesRepo
       from: FROM,
       scope: { column: 'kind', value: 'device' },
       count: { from: 'FROM devices d', baseAlias: 'd' },
+      counter: countedDevices,
       unique: deviceUnique('deviceName'),
       remove: {
         nameColumn: 'device_name',
@@ -74,7 +76,7 @@ export class DevicesRepo
       return listPage(this.db, { ...this.listSpec, where }, [tenant, ...kinds], q)
     return listPage(
       this.db,
-      { ...this.listSpec, where: `${where} AND ${IN_GROUP}` },
+      { ...this.listSpec, where: `${where} AND ${IN_GROUP}`, counter: undefined },
       [tenant, ...kinds, opts.groupID],
       q,
     )

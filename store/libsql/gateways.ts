@@ -3,6 +3,7 @@ import type { CurrentGateway, GatewayFields, GatewayRecord, GatewayRepository } 
 import { GATEWAY_COLUMNS, deviceUnique, everyColumn, fieldsOf } from './device-columns.ts'
 import { TableRepo } from './table-repository.ts'
 import { GATEWAY_TABLE } from '../fields/devices.ts'
+import { countedDevices } from './device-counts.ts'
 
 /**
  * Gateways of a tenant: rows of the devices table with kind 'gateway', so their credentials work like a
@@ -19,6 +20,7 @@ export class GatewaysRepo
       from: 'FROM devices d JOIN products p ON p.id = d.product_int_id LEFT JOIN users u ON u.id = d.user_int_id',
       scope: { column: 'kind', value: 'gateway' },
       count: { from: 'FROM devices d', baseAlias: 'd' },
+      counter: countedDevices,
       unique: deviceUnique('gatewayName'),
       remove: {
         nameColumn: 'device_name',

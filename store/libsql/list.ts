@@ -1,6 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page, Row } from '../types.ts'
+import type { Filter, ListArgs, Page, Row } from '../types.ts'
 import { listExpressions, selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
 
 /**
@@ -24,6 +24,14 @@ export interface ListSpec {
    * cost the count a lookup per matching row. `baseAlias` is the base table's alias in `fields` and `where`.
    */
   count?: { from: string; baseAlias: string }
+  /**
+   * A count that reads a counter table instead of the rows (e.g. countedDevices), given the list's base args and
+   * its filters; undefined when it cannot answer them exactly (the rows are counted then). Not used with a time range.
+   */
+  counter?: (
+    baseArgs: readonly InValue[],
+    filters: readonly Filter[],
+  ) => { sql: string; args: InValue[] } | undefined
 }
 
 /** A list of a field table's records: it selects every field; its filters and sort keys are the table's. */
@@ -48,7 +56,7 @@ export const tenantList = <T extends FieldTable>(
   table: T,
   from: string,
   x: string,
-  more: { and?: string; count?: ListSpec['count'] } = {},
+  more: { and?: string; count?: ListSpec['count']; counter?: ListSpec['counter'] } = {},
 ) =>
   tableList(table, {
     from,
@@ -56,6 +64,7 @@ export const tenantList = <T extends FieldTable>(
     timeField: `${x}.create_at`,
     idField: `${x}.id`,
     ...(more.count ? { count: more.count } : {}),
+    ...(more.counter ? { counter: more.counter } : {}),
   })
 
 /**
@@ -113,12 +122,17 @@ export async function listPage(
   const countFrom = baseOnly ? spec.count!.from : spec.from
   const sortExpr = sortExpression(spec, q.sort)
   const dir = q.order === 'asc' ? 'ASC' : q.order === 'desc' ? 'DESC' : q.sort ? 'ASC' : 'DESC'
+  const known = q.filters.filter((f) => spec.fields[f.field])
+  const counted =
+    q.startTime === undefined && q.endTime === undefined
+      ? spec.counter?.(baseArgs, known)
+      : undefined
   const [rows, count] = await db.read([
     {
       sql: `${spec.columns} ${spec.from} WHERE ${where} ORDER BY ${sortExpr} ${dir}, ${spec.idField} ${dir} LIMIT ? OFFSET ?`,
       args: [...args, q.limit, (q.page - 1) * q.limit],
     },
-    { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
+    counted ?? { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
   ])
   return { items: rows!, count: Number(count![0]?.n ?? 0) }
 }

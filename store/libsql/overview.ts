@@ -2,15 +2,14 @@ import type { Db } from './db.ts'
 import type { FleetCounts, OverviewRepository } from '../meta/overview.ts'
 
 /**
- * Each count walks an index of the tenant only: devices_tenant_kind (devices, gateways), the partial indexes of
- * migration 200 (online, blocked), events_tenant (messages in the window), current_alerts_tenant (open alerts).
- * The literal `device_status = 1` and `blocked = 1` let SQLite pick the partial indexes.
+ * Devices, gateways, online and blocked come from `device_counts` (migration 240, kept by triggers): a few rows per
+ * tenant, whatever the fleet's size. Messages in the window walk events_tenant, open alerts current_alerts_tenant.
  */
 const COUNTS = `SELECT
-  (SELECT count(*) FROM devices WHERE tenant_id = ?1 AND kind = 'device') AS devices,
-  (SELECT count(*) FROM devices WHERE tenant_id = ?1 AND kind = 'gateway') AS gateways,
-  (SELECT count(*) FROM devices WHERE tenant_id = ?1 AND device_status = 1) AS online,
-  (SELECT count(*) FROM devices WHERE tenant_id = ?1 AND blocked = 1) AS blocked,
+  (SELECT coalesce(sum(n), 0) FROM device_counts WHERE tenant_id = ?1 AND kind = 'device') AS devices,
+  (SELECT coalesce(sum(n), 0) FROM device_counts WHERE tenant_id = ?1 AND kind = 'gateway') AS gateways,
+  (SELECT coalesce(sum(online), 0) FROM device_counts WHERE tenant_id = ?1) AS online,
+  (SELECT coalesce(sum(blocked), 0) FROM device_counts WHERE tenant_id = ?1) AS blocked,
   (SELECT count(*) FROM events WHERE tenant_id = ?1 AND msg_time >= ?2 AND msg_time < ?3) AS messages`
 
 const ALERTS = `SELECT alert_severity AS severity, count(*) AS n FROM current_alerts WHERE tenant_id = ?

@@ -29,6 +29,8 @@ export interface TableOptions<L extends FieldTable, D extends FieldTable> {
   scope?: { column: string; value: InValue }
   /** See ListSpec.count. */
   count?: ListSpec['count']
+  /** See ListSpec.counter. */
+  counter?: ListSpec['counter']
   /** The NotFound a missing or foreign id is (default: `NotFound()`). */
   notFound?: (id: number) => NotFound
   /** UNIQUE column → the wire field its Conflict names, or [field, message]; checked in this order. */
@@ -88,6 +90,7 @@ export class TableRepo<
     this.listSpec = tenantList(o.list, o.listFrom ?? o.from, alias, {
       and: this.scoped.sql,
       count: o.count,
+      counter: o.counter,
     })
   }
 
