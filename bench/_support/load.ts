@@ -1,7 +1,7 @@
 /**
  * A closed-loop HTTP load generator, run as its own process so it does not share the server's event loop:
  * `connections` keep-alive sockets, each sending the next request when the last answer arrived, for `seconds`.
- * Prints one JSON line: {requests, errors, rps, p50, p99, max, cpu} (latencies in ms; cpu: this load generator's
+ * Prints one JSON line: {requests, errors, rps, p50, p99, max, mean, cpu} (latencies in ms; cpu: this load generator's
  * CPU over the measured window, % of one core).
  * argv: <json options> (inline, or @file) = {url: string, paths: string[], connections, seconds, warmup, headers}
  */
@@ -74,6 +74,7 @@ console.log(
     p50: pct(0.5),
     p99: pct(0.99),
     max: pct(1),
+    mean: Number((latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1)).toFixed(2)),
     cpu: Math.round(((cpuUsed.user + cpuUsed.system) / 1e6 / elapsed) * 100),
   }),
 )

@@ -15,6 +15,8 @@ export interface LoadResult {
   p50: number
   p99: number
   max: number
+  /** Mean latency, ms. */
+  mean: number
   /** The load generator's CPU over the measured window, % of one core. */
   cpu: number
 }
