@@ -105,8 +105,17 @@ for (let k = 0; k < PAIRS; k++)
   )
 const { on } = pairs[0]!
 const { svc, ids, headers, detailPaths } = on
-const listBody = await (await fetch(svc.url + listPath, { headers })).text()
-const detailBody = await (await fetch(svc.url + detailPaths[0]!, { headers })).text()
+/** One GET's body, tried twice: the insert above held this process's event loop, so a pooled keep-alive socket and
+ * the server's idle timer expire together and the first request may meet a reset. */
+const body = async (path: string): Promise<string> => {
+  try {
+    return await (await fetch(svc.url + path, { headers })).text()
+  } catch {
+    return (await fetch(svc.url + path, { headers })).text()
+  }
+}
+const listBody = await body(listPath)
+const detailBody = await body(detailPaths[0]!)
 if (!listBody.includes('"items"') || !detailBody.includes('"deviceID"'))
   throw new Error(`unexpected answers: ${listBody.slice(0, 200)}`)
 
