@@ -21,6 +21,8 @@ export async function startBenchService(name: string) {
       ADMIN_EMAIL: 'b@b.io',
       ADMIN_PASSWORD: 'bench-password',
       LOG_LEVEL: 'error',
+      // to compare the SQL in worker threads with the SQL on the event loop: DB_WORKERS=off npm run bench -- x
+      DB_WORKERS: process.env.DB_WORKERS,
     }),
   )
   const call = async (method: string, path: string, body?: unknown, token?: string) => {

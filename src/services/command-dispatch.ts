@@ -205,21 +205,36 @@ export class CommandDispatcher {
    * Sends claimed queued commands of one device in order: each becomes `sent` (one transaction for all), then
    * they are published in that order; PUBACKs and timeouts are followed in the background.
    */
-  async sendAll(device: DeviceIdentity, commands: readonly CommandRecord[]): Promise<void> {
-    if (!commands.length) return
+  sendAll(device: DeviceIdentity, commands: readonly CommandRecord[]): Promise<void> {
+    return this.sendMany([[device, commands]])
+  }
+
+  /** sendAll for several devices with one write: their `sent` transitions commit together. */
+  private async sendMany(
+    lists: ReadonlyArray<readonly [DeviceIdentity, readonly CommandRecord[]]>,
+  ): Promise<void> {
     const now = this.d.now()
-    const changes = commands.map((c) =>
-      this.change(c, ['queued'], 'sent', {
-        sentAt: now,
-        deadlineAt: c.qos === 1 ? now + c.timeoutMs : null,
-        dispatchAt: null,
-        claimedUntil: null,
-      }),
-    )
+    const deviceOf = new Map<number, DeviceIdentity>()
+    const changes: Transition[] = []
+    for (const [device, commands] of lists)
+      for (const c of commands) {
+        deviceOf.set(c.id, device)
+        changes.push(
+          this.change(c, ['queued'], 'sent', {
+            sentAt: now,
+            deadlineAt: c.qos === 1 ? now + c.timeoutMs : null,
+            dispatchAt: null,
+            claimedUntil: null,
+          }),
+        )
+      }
+    if (!changes.length) return
     const sent = await this.d.meta.commands.transition(changes)
     this.announce(sent)
     for (const c of sent)
-      void this.follow(device, c).catch((e) => this.d.log('command follow-up failed', e))
+      void this.follow(deviceOf.get(c.id)!, c).catch((e) =>
+        this.d.log('command follow-up failed', e),
+      )
   }
 
   /** Publishes a sent command and records what became of it. */
@@ -294,6 +309,7 @@ export class CommandDispatcher {
     const due = await this.d.meta.commands.claimDue(now, now + CLAIM_MS, DISPATCH_BATCH)
     const byDevice = new Map<number, CommandRecord[]>()
     const waiting: Transition[] = []
+    const waitingFor = new Set<DeviceIdentity>()
     const unsent: Transition[] = []
     for (const c of due) {
       const device =
@@ -303,6 +319,7 @@ export class CommandDispatcher {
         list.push(c)
         byDevice.set(device.id, list)
       } else if (device && !device.blocked && c.expiresAt !== null && c.expiresAt > now) {
+        waitingFor.add(device)
         waiting.push({
           id: c.id,
           from: ['queued'],
@@ -314,9 +331,16 @@ export class CommandDispatcher {
         unsent.push(this.change(c, ['queued'], 'unsent', { dispatchAt: null, claimedUntil: null }))
     }
     await this.d.meta.commands.transition(waiting)
+    // a device that connected while this pass held its commands found them claimed: send them now
+    for (const device of waitingFor)
+      if (this.d.broker.connected(device))
+        void this.deviceOnline(device.id).catch((e) => this.d.log('dispatch failed', e))
     this.announce(await this.d.meta.commands.transition(unsent))
+    // all devices' `sent` transitions in one write (one commit), not one round trip each
+    const lists: Array<[DeviceIdentity, CommandRecord[]]> = []
     for (const [deviceIntID, list] of byDevice)
-      await this.sendAll((await this.d.identities.byId(deviceIntID))!, list)
+      lists.push([(await this.d.identities.byId(deviceIntID))!, list])
+    await this.sendMany(lists)
     return due.length
   }
 

@@ -5,8 +5,12 @@
 import type { Reply } from './protocol.ts'
 import { control, failed, serve } from './serve.ts'
 
-await serve({ readOnly: true }, async (db, queue) => {
-  const replies: Reply[] = []
+/** Answers of a drain are posted at least this often (a queue of 100 reads must not wait for the last one). */
+const POST_MS = 1
+
+await serve({ readOnly: true }, async (db, queue, post) => {
+  let replies: Reply[] = []
+  let since = performance.now()
   for (const r of queue) {
     try {
       if (r.t === 'read') replies.push({ id: r.id, ok: true, value: await db.read(r.stmts) })
@@ -14,6 +18,11 @@ await serve({ readOnly: true }, async (db, queue) => {
     } catch (e) {
       replies.push(failed(r.id, e))
     }
+    if (performance.now() - since >= POST_MS) {
+      post(replies)
+      replies = []
+      since = performance.now()
+    }
   }
-  return replies
+  post(replies)
 })

@@ -3,13 +3,21 @@ import { openDb, type LocalDb } from '../db.ts'
 import { encodeError } from './errors.ts'
 import type { Hello, Reply, Request, WorkerData } from './protocol.ts'
 
-/** A worker's handling of what arrived: every request of the queue, each answered in the replies. */
-export type Drain = (db: LocalDb, queue: Request[]) => Promise<Reply[]>
+/**
+ * A worker's handling of what arrived: every request of the queue, each answered through `post` as soon as its
+ * answer is final (after its commit in the store worker), several at a time: a request never waits for the answers
+ * of the ones drained after it.
+ */
+export type Drain = (
+  db: LocalDb,
+  queue: Request[],
+  post: (replies: Reply[]) => void,
+) => Promise<void>
 
 /**
  * Runs a database worker: opens its connection (`readOnly` for a reader; the store worker migrates), says
- * hello, then drains what arrived (all queued requests at once, one drain at a time) and posts the replies of
- * each drain as one message. A `close` request closes the connection; the owner then terminates the thread.
+ * hello, then drains what arrived (all queued requests at once, one drain at a time), posting replies as the drain
+ * settles them (see Drain). A `close` request closes the connection; the owner then terminates the thread.
  */
 export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<void> {
   const port = parentPort!
@@ -28,7 +36,9 @@ export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<
     while (queue.length > 0) {
       const batch = queue
       queue = []
-      port.postMessage(await drain(db, batch))
+      await drain(db, batch, (replies) => {
+        if (replies.length) port.postMessage(replies)
+      })
     }
     running = false
   }

@@ -3,7 +3,8 @@
  * opens). Everything that arrived is drained into one transaction (`BEGIN IMMEDIATE`) with a `SAVEPOINT` per
  * request: a request whose statement fails is rolled back to its savepoint and rejected alone, its neighbours
  * commit. A transaction takes at most MAX_STATEMENTS statements or MAX_MS of work, then commits and the drain
- * goes on. Replies are posted after the commit, so an answered write is durable and visible to the readers.
+ * goes on. Each transaction's replies are posted right after its commit (not after the whole drain), so an answered
+ * write is durable and visible to the readers, and waits for no later transaction.
  * A `read` request here is a statement that writes and answers rows (`INSERT … RETURNING` through `Db.one`).
  */
 import { LibsqlBatchError, LibsqlError } from '@libsql/client'
@@ -110,10 +111,10 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
   return i
 }
 
-await serve({ readOnly: false }, async (db, queue) => {
-  const replies: Reply[] = []
+await serve({ readOnly: false }, async (db, queue, post) => {
   for (let i = 0; i < queue.length;) {
     const r = queue[i]!
+    const replies: Reply[] = []
     if (r.t !== 'ctl') i = await group(db, queue, i, replies)
     else {
       try {
@@ -123,6 +124,6 @@ await serve({ readOnly: false }, async (db, queue) => {
       }
       i++
     }
+    post(replies) // each transaction's answers as soon as it committed
   }
-  return replies
 })

@@ -123,7 +123,7 @@ test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the 
       (x) => x.status === 3,
       8000,
     )
-    assert.is(done.status, 3)
+    assert.is(done.status, 3, JSON.stringify(done.result))
     assert.is(done.result.total, 40)
     assert.is(done.result.pending, 0)
     assert.is(done.result.delivered + done.result.failed, 40)
