@@ -10,7 +10,7 @@
  * intervalMs?, marks?}
  */
 import mqtt from 'mqtt'
-import type { LoadOpts as Opts } from './mqtt-wire.ts'
+import { measuredWindow, type LoadOpts as Opts } from './mqtt-wire.ts'
 import { argJson } from './runner.ts'
 
 const o = argJson<Opts>(process.argv[2]!)
@@ -70,16 +70,7 @@ clients.forEach((c, i) => {
     else go()
   }
 })
-await new Promise((r) => setTimeout(r, o.warmup * 1000))
-if (o.marks) console.log(JSON.stringify({ mark: 'start' }))
-recording = true
-const r0 = performance.now()
-const cpu0 = process.cpuUsage()
-await new Promise((r) => setTimeout(r, o.seconds * 1000))
-recording = false
-const seconds = (performance.now() - r0) / 1000
-const used = process.cpuUsage(cpu0)
-if (o.marks) console.log(JSON.stringify({ mark: 'end' }))
+const { seconds, used } = await measuredWindow(o, (on) => (recording = on))
 stopping = true
 latencies.sort((a, b) => a - b)
 const pct = (p: number) =>

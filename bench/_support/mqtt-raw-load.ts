@@ -21,6 +21,7 @@ import {
   connackOk,
   connectPacket,
   frameEnd,
+  measuredWindow,
   str,
   varint,
   type LoadOpts as Opts,
@@ -204,16 +205,7 @@ conns.forEach((c, ci) => {
     else send(c, ci, s)
   }
 })
-await new Promise((r) => setTimeout(r, o.warmup * 1000))
-if (o.marks) console.log(JSON.stringify({ mark: 'start' }))
-recording = true
-const r0 = performance.now()
-const cpu0 = process.cpuUsage()
-await new Promise((r) => setTimeout(r, o.seconds * 1000))
-recording = false
-const seconds = (performance.now() - r0) / 1000
-const used = process.cpuUsage(cpu0)
-if (o.marks) console.log(JSON.stringify({ mark: 'end' }))
+const { seconds, used } = await measuredWindow(o, (on) => (recording = on))
 stopping = true
 
 /** The latency (ms, upper edge of its bucket) below which a share `p` of the acknowledged messages fall. */

@@ -102,3 +102,21 @@ export interface LoadOpts {
   /** Print `{"mark":"start"}` / `{"mark":"end"}` lines around the measured window. */
   marks?: boolean
 }
+
+/**
+ * The measured window of a load generator: waits out the warm-up, then records (`recording(true)`) for
+ * `o.seconds`, printing the `start`/`end` marks when asked; answers its length (s) and this process's CPU over it.
+ */
+export async function measuredWindow(o: LoadOpts, recording: (on: boolean) => void) {
+  await new Promise((r) => setTimeout(r, o.warmup * 1000))
+  if (o.marks) console.log(JSON.stringify({ mark: 'start' }))
+  recording(true)
+  const r0 = performance.now()
+  const cpu0 = process.cpuUsage()
+  await new Promise((r) => setTimeout(r, o.seconds * 1000))
+  recording(false)
+  const seconds = (performance.now() - r0) / 1000
+  const used = process.cpuUsage(cpu0)
+  if (o.marks) console.log(JSON.stringify({ mark: 'end' }))
+  return { seconds, used }
+}
