@@ -327,10 +327,20 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     return { accepted: points.length, rejected }
   }
 
+  /** Uplinks being decoded and checked (their model may take a store read): close() lets them reach the writer. */
+  const assessing = new Set<Promise<unknown>>()
+
   async function submit(given: Uplink): Promise<UplinkOutcome> {
     lastSeen.seen(given.device.id)
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
-    const a = await assessUplink(models, uplink)
+    const assessed = assessUplink(models, uplink)
+    assessing.add(assessed)
+    let a: Awaited<typeof assessed>
+    try {
+      a = await assessed
+    } finally {
+      assessing.delete(assessed)
+    }
     if (a.answer) {
       // a device answering a command: the command service records the outcome once the event is committed
       const outcome = await commit([], a.events, [])
@@ -363,6 +373,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     drained: () => writer.drained(),
     flush: () => writer.flush(),
     async close() {
+      // uplinks submitted before close are committed with the rest, not refused half-way
+      while (assessing.size) await Promise.allSettled([...assessing])
       await writer.close()
       await lastSeen.close()
       models.close()
