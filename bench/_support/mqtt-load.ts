@@ -10,7 +10,7 @@
  * intervalMs?, marks?}
  */
 import mqtt from 'mqtt'
-import { measuredWindow, type LoadOpts as Opts } from './mqtt-wire.ts'
+import { measuredWindow, printResult, type LoadOpts as Opts } from './mqtt-wire.ts'
 import { argJson } from './runner.ts'
 
 const o = argJson<Opts>(process.argv[2]!)
@@ -77,18 +77,6 @@ const pct = (p: number) =>
   Number(
     (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1),
   )
-console.log(
-  JSON.stringify({
-    acked,
-    seconds,
-    rate: Math.round(acked / seconds),
-    p50: pct(0.5),
-    p99: pct(0.99),
-    errors,
-    connectMs,
-    cpu: Math.round((used.user + used.system) / 10_000 / seconds),
-    cpuUsPerMsg: acked ? Number(((used.user + used.system) / acked).toFixed(2)) : 0,
-  }),
-)
+printResult({ acked, seconds, used, errors, connectMs, pct })
 await Promise.all(clients.map((c) => c.endAsync(true).catch(() => {})))
 process.exit(0)

@@ -22,6 +22,7 @@ import {
   connectPacket,
   frameEnd,
   measuredWindow,
+  printResult,
   str,
   varint,
   type LoadOpts as Opts,
@@ -218,20 +219,7 @@ function pct(p: number): number {
   }
   return 0
 }
-const us = used.user + used.system
-console.log(
-  JSON.stringify({
-    acked,
-    seconds,
-    rate: Math.round(acked / seconds),
-    p50: pct(0.5),
-    p99: pct(0.99),
-    errors,
-    connectMs,
-    cpu: Math.round(us / 10_000 / seconds),
-    cpuUsPerMsg: acked ? Number((us / acked).toFixed(2)) : 0,
-  }),
-)
+printResult({ acked, seconds, used, errors, connectMs, pct })
 const bye = Buffer.from([0xe0, 0x00]) // DISCONNECT
 await Promise.all(
   conns.map(

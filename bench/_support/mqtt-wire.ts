@@ -120,3 +120,28 @@ export async function measuredWindow(o: LoadOpts, recording: (on: boolean) => vo
   if (o.marks) console.log(JSON.stringify({ mark: 'end' }))
   return { seconds, used }
 }
+
+/** Prints a load generator's one result line (see mqtt-load.ts); `pct(p)` is its latency percentile in ms. */
+export function printResult(r: {
+  acked: number
+  seconds: number
+  used: NodeJS.CpuUsage
+  errors: number
+  connectMs: number
+  pct: (p: number) => number
+}) {
+  const us = r.used.user + r.used.system
+  console.log(
+    JSON.stringify({
+      acked: r.acked,
+      seconds: r.seconds,
+      rate: Math.round(r.acked / r.seconds),
+      p50: r.pct(0.5),
+      p99: r.pct(0.99),
+      errors: r.errors,
+      connectMs: r.connectMs,
+      cpu: Math.round(us / 10_000 / r.seconds),
+      cpuUsPerMsg: r.acked ? Number((us / r.acked).toFixed(2)) : 0,
+    }),
+  )
+}
