@@ -6,6 +6,7 @@ import { LibsqlTelemetryStore } from './libsql/telemetry.ts'
 import { InfluxTelemetryStore } from './influx/telemetry.ts'
 import { openDb, type Db } from './libsql/db.ts'
 import { PortDb } from './libsql/worker/port-db.ts'
+import { WorkerTelemetryStore } from './libsql/worker/port-telemetry.ts'
 import { createMetaStore } from './libsql/meta.ts'
 
 /** The stores the service runs on. */
@@ -21,7 +22,10 @@ export interface StoreOptions {
   logger?: Logger
 }
 
-/** The telemetry store the configuration asks for: InfluxDB 2.x when INFLUX_URL is set, else the embedded one. */
+/**
+ * The telemetry store the configuration asks for: InfluxDB 2.x when INFLUX_URL is set, else the embedded one
+ * (in a worker thread with DB_WORKERS=on).
+ */
 export async function createTelemetryStore(
   config: Config,
   opts: StoreOptions = {},
@@ -34,10 +38,17 @@ export async function createTelemetryStore(
       bucket: config.INFLUX_BUCKET!,
     })
   const log = errorLog(opts.logger, 'telemetry')
-  return LibsqlTelemetryStore.open({
+  const options = {
     url: `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`,
-    onError: (e) => log('background flush failed', e),
-  })
+    onError: (e: unknown) => log('background flush failed', e),
+  }
+  // with DB_WORKERS=on (the default) the store runs in its own thread, off the broker's and the API's
+  if (config.DB_WORKERS === 'on')
+    return WorkerTelemetryStore.open({
+      ...options,
+      onFail: (e) => log('the telemetry worker died', e),
+    })
+  return LibsqlTelemetryStore.open(options)
 }
 
 /** Opens the metadata store alone (migrated), for tools that run beside the service (`npm run reset-admin`). */

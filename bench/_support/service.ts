@@ -23,6 +23,10 @@ export async function startBenchService(name: string) {
       LOG_LEVEL: 'error',
       // to compare the SQL in worker threads with the SQL on the event loop: DB_WORKERS=off npm run bench -- x
       DB_WORKERS: process.env.DB_WORKERS,
+      // ingest and database tuning from the bench's environment: INGEST_BATCH_POINTS=20000 npm run bench -- ingest
+      ...Object.fromEntries(
+        Object.entries(process.env).filter(([k]) => /^(INGEST|DB|TELEMETRY)_/.test(k)),
+      ),
     }),
   )
   const call = async (method: string, path: string, body?: unknown, token?: string) => {

@@ -8,7 +8,7 @@ import {
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { storeErrorOf } from './sql-errors.ts'
+import { storeErrorOf, wedgesConnection } from './sql-errors.ts'
 
 /** Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout. */
 const LOCAL_PRAGMAS = [
@@ -82,11 +82,36 @@ const SELECT = /^\s*(SELECT|WITH)\b/i
  */
 export class LocalDb implements Db {
   private shapes = new Map<string, string | null>()
+  private wedged = false
 
+  /** `reopen`: a fresh connection with the same settings, for a local file (see `failed`). */
   constructor(
-    readonly client: Client,
+    private conn: Client,
     readonly local: boolean,
+    private readonly reopen?: () => Promise<Client>,
   ) {}
+
+  /** The connection; a wedged one (see `failed`) is replaced first. */
+  async client(): Promise<Client> {
+    if (this.wedged && this.reopen) {
+      const fresh = await this.reopen()
+      this.conn.close()
+      this.conn = fresh
+      this.wedged = false
+    }
+    return this.conn
+  }
+
+  /**
+   * Notes an error of this connection: one that wedged it (wedgesConnection: a statement that met SQLITE_BUSY
+   * stays unfinished in the driver, and every later COMMIT would fail) gets the connection replaced before the
+   * next call, so a lock held a while by another process costs the calls of that while, not the process's life.
+   * Returns the store error the caller throws.
+   */
+  failed(e: unknown): unknown {
+    if (this.local && wedgesConnection(e)) this.wedged = true
+    return storeErrorOf(e)
+  }
 
   async all(sql: string, args: InArgs = []): Promise<Row[]> {
     return (await this.read([{ sql, args }]))[0]!
@@ -101,12 +126,13 @@ export class LocalDb implements Db {
     const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
     let results: ResultSet[]
     try {
+      const client = await this.client()
       results =
         wrapped.length === 1
-          ? [await this.client.execute(wrapped[0]!)]
-          : await this.client.batch(wrapped, 'read')
+          ? [await client.execute(wrapped[0]!)]
+          : await client.batch(wrapped, 'read')
     } catch (e) {
-      throw storeErrorOf(e)
+      throw this.failed(e)
     }
     return results.map((rs, i) => {
       const { sql } = statements[i]!
@@ -130,19 +156,19 @@ export class LocalDb implements Db {
 
   async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
     try {
-      const r = await this.client.execute({ sql, args })
+      const r = await (await this.client()).execute({ sql, args })
       return { changes: r.rowsAffected, lastId: Number(r.lastInsertRowid ?? 0) }
     } catch (e) {
-      throw storeErrorOf(e)
+      throw this.failed(e)
     }
   }
 
   /** Several writes in one transaction; all or none. */
   async batch(statements: InStatement[]): Promise<WriteResult[]> {
     try {
-      return await this.client.batch(statements, 'write')
+      return await (await this.client()).batch(statements, 'write')
     } catch (e) {
-      throw storeErrorOf(e)
+      throw this.failed(e)
     }
   }
 
@@ -151,11 +177,11 @@ export class LocalDb implements Db {
    * file alone after a clean stop is complete. Best effort: a busy database keeps its WAL (still consistent).
    */
   async checkpoint(): Promise<void> {
-    if (this.local) await checkpointWal(this.client)
+    if (this.local) await checkpointWal(await this.client())
   }
 
   async close(): Promise<void> {
-    this.client.close()
+    this.conn.close()
   }
 }
 
@@ -180,16 +206,24 @@ export async function openDb(
   }
   // one connection for a local file: the pool would otherwise open more under concurrent calls, and the pragmas
   // below (WAL sync level, busy timeout) are set per connection; every call is synchronous anyway
-  const client = createClient({
-    url: opts.url,
-    authToken: opts.authToken,
-    intMode: 'number',
-    ...(local ? { concurrency: 1 } : {}),
-  })
-  const db = new LocalDb(client, local)
-  if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
-  if (opts.readOnly) await client.execute('PRAGMA query_only = ON')
-  else await migrate(db, migrationsDir)
+  const connect = async () => {
+    const client = createClient({
+      url: opts.url,
+      authToken: opts.authToken,
+      intMode: 'number',
+      ...(local ? { concurrency: 1 } : {}),
+    })
+    try {
+      if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
+      if (opts.readOnly) await client.execute('PRAGMA query_only = ON')
+    } catch (e) {
+      client.close()
+      throw e
+    }
+    return client
+  }
+  const db = new LocalDb(await connect(), local, local ? connect : undefined)
+  if (!opts.readOnly) await migrate(db, migrationsDir)
   return db
 }
 

@@ -22,6 +22,20 @@ export function uniqueColumns(e: unknown): string[] {
   return m ? m[1]!.split(',').map((s) => s.trim()) : []
 }
 
+/**
+ * True when a libSQL error leaves its local connection unusable: a statement that met SQLITE_BUSY (another
+ * connection, e.g. another process, held the write lock longer than busy_timeout) stays unfinished in
+ * @libsql/client, and every later COMMIT on that connection fails with "SQL statements in progress", even
+ * after the lock is gone. Only a new connection recovers (LocalDb and the telemetry store reopen theirs).
+ */
+export function wedgesConnection(e: unknown): boolean {
+  const err = driverError(e) as { code?: unknown; message?: string } | undefined
+  return (
+    err?.code === 'SQLITE_BUSY' ||
+    /database is locked|SQL statements in progress/.test(err?.message ?? '')
+  )
+}
+
 /** True when a libSQL error is a FOREIGN KEY violation. */
 export function isForeignKeyViolation(e: unknown): boolean {
   return /FOREIGN KEY constraint failed/.test(driverError(e)?.message ?? '')

@@ -23,11 +23,10 @@ export const SCHEMA_VERSION = 3
  * The client gets one connection (`concurrency: 1`), so these per-connection settings cannot silently revert
  * on a second connection; `client.transaction()` is never used.
  */
-const PRAGMAS = [
-  'PRAGMA journal_mode = WAL',
-  'PRAGMA synchronous = NORMAL',
-  'PRAGMA busy_timeout = 5000',
-]
+const PRAGMAS = ['PRAGMA journal_mode = WAL', 'PRAGMA synchronous = NORMAL']
+
+/** How long a statement waits for a write lock another connection holds before it fails (SQLITE_BUSY). */
+export const BUSY_TIMEOUT_MS = 5000
 
 const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL)',
@@ -57,15 +56,33 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
   [3, ['ALTER TABLE series ADD COLUMN product_id TEXT']],
 ]
 
+/** A connection to the file with the settings applied (no schema: see openTelemetryClient). */
+export async function connectTelemetry(
+  url: string,
+  busyTimeoutMs = BUSY_TIMEOUT_MS,
+): Promise<Client> {
+  const client = createClient({ url, intMode: 'number', concurrency: 1 })
+  try {
+    for (const p of PRAGMAS) await client.execute(p)
+    await client.execute(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`)
+  } catch (e) {
+    client.close()
+    throw e
+  }
+  return client
+}
+
 /** Opens the file (creating its directory), applies the settings and the schema, refuses a newer schema. */
-export async function openTelemetryClient(url: string): Promise<Client> {
+export async function openTelemetryClient(
+  url: string,
+  busyTimeoutMs = BUSY_TIMEOUT_MS,
+): Promise<Client> {
   if (url.startsWith('file:')) {
     const path = url.slice('file:'.length)
     if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   }
-  const client = createClient({ url, intMode: 'number', concurrency: 1 })
+  const client = await connectTelemetry(url, busyTimeoutMs)
   try {
-    for (const p of PRAGMAS) await client.execute(p)
     await client.batch(SCHEMA, 'write')
     const v = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'")
     const version = Number(v.rows[0]?.value)

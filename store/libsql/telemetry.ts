@@ -33,7 +33,9 @@ import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetr
 import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
 import {
   BUCKET_MS,
+  BUSY_TIMEOUT_MS,
   bucketOf,
+  connectTelemetry,
   deleteSeries,
   insertChunks,
   insertSeries,
@@ -48,6 +50,7 @@ import { TelemetryReads } from './telemetry-reads.ts'
 import { downsampleStream } from '../downsample.ts'
 import { Unavailable } from '../errors.ts'
 import { checkpointWal } from './db.ts'
+import { wedgesConnection } from './sql-errors.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -64,6 +67,8 @@ export interface LibsqlTelemetryOptions {
   now?: () => number
   /** Errors of the background flusher (the next tick retries). */
   onError?: (e: unknown) => void
+  /** How long a write waits for a lock another connection holds, ms (SQLite's busy_timeout). */
+  busyTimeoutMs?: number
 }
 
 export const TELEMETRY_DEFAULTS = {
@@ -73,6 +78,7 @@ export const TELEMETRY_DEFAULTS = {
   compactGraceMs: 60_000,
   now: Date.now,
   onError: (e: unknown) => errorLog(undefined, 'telemetry')('background flush failed', e),
+  busyTimeoutMs: BUSY_TIMEOUT_MS,
 }
 
 /** Buckets compacted per lock hold: writes get the lock in between. */
@@ -103,16 +109,21 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   private flushQueued = false
   private closed = false
   private readonly reads: TelemetryReads
+  /** The last mutation's error wedged the connection (wedgesConnection): the next one reconnects first. */
+  private wedged = false
 
   private constructor(
-    private readonly client: Client,
+    private client: Client,
     private readonly opts: Required<LibsqlTelemetryOptions>,
     nextSeriesId: number,
     private seq: number,
   ) {
     this.series = new SeriesIndex(nextSeriesId)
+    const store = this
     this.reads = new TelemetryReads({
-      client,
+      get client() {
+        return store.client
+      },
       memtable: () => this.memtable,
       seriesOf: (range) => this.seriesOf(range),
     })
@@ -121,7 +132,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** Opens (or creates) the store file, replays its WAL and starts the flusher. */
   static async open(options: LibsqlTelemetryOptions): Promise<LibsqlTelemetryStore> {
     const opts = { ...TELEMETRY_DEFAULTS, ...options }
-    const client = await openTelemetryClient(opts.url)
+    const client = await openTelemetryClient(opts.url, opts.busyTimeoutMs)
     const state = await loadState(client)
     const store = new LibsqlTelemetryStore(client, opts, state.nextSeriesId, state.seq)
     for (const s of state.series) store.series.remember(s)
@@ -143,7 +154,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** Stores the points; resolves once they are committed to the WAL (see the class comment). */
   write(points: readonly TelemetryPoint[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
-    const bad = points.findIndex(invalid)
+    const bad = points.findIndex(invalidPoint)
     if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
     if (points.length === 0) return Promise.resolve()
     return new Promise((resolve, reject) => {
@@ -325,10 +336,23 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     }
   }
 
-  /** Runs `fn` after every job queued before it; a non-write job ends the current write group (keeps order). */
+  /**
+   * Runs `fn` after every job queued before it; a non-write job ends the current write group (keeps order).
+   * A job whose error wedged the connection (another process held the write lock past busy_timeout) gets it
+   * replaced before the next job, so the store recovers once the lock is gone.
+   */
   private exclusive<T>(fn: () => Promise<T>, barrier = true): Promise<T> {
     if (barrier) this.group = undefined
-    const run = this.tail.then(fn, fn)
+    const guarded = async () => {
+      if (this.wedged) await this.reconnect()
+      try {
+        return await fn()
+      } catch (e) {
+        if (wedgesConnection(e)) this.wedged = true
+        throw e
+      }
+    }
+    const run = this.tail.then(guarded, guarded)
     this.tail = run.catch(() => undefined)
     return run
   }
@@ -359,6 +383,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
         'write',
       )
     } catch (e) {
+      if (wedgesConnection(e)) this.wedged = true
       this.series.undo(changes)
       for (const call of g.calls) call.reject(e)
       return
@@ -370,6 +395,14 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       this.flushQueued = true
       this.flush().catch(this.opts.onError)
     }
+  }
+
+  /** A new connection in place of a wedged one (a failure keeps the old one wedged: the next job tries again). */
+  private async reconnect() {
+    const fresh = await connectTelemetry(this.opts.url, this.opts.busyTimeoutMs)
+    this.client.close()
+    this.client = fresh
+    this.wedged = false
   }
 
   /** Memtable → chunks (one per series and hour) + WAL emptied, in one transaction. Holds the lock. */
@@ -416,7 +449,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 }
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
-function invalid(p: TelemetryPoint): boolean {
+export function invalidPoint(p: TelemetryPoint): boolean {
   const v = p?.value
   const okValue =
     typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))

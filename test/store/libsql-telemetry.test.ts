@@ -9,7 +9,14 @@ import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/l
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
 import { telemetryContract } from './telemetry.contract.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
-import { BASE, MAX_BATCHES, PER_BATCH, batch } from './libsql-telemetry-child.ts'
+import {
+  BASE,
+  MAX_BATCHES,
+  PER_BATCH,
+  assertBatches,
+  batch,
+  runChild,
+} from './libsql-telemetry-child.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-telemetry-'))
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
@@ -50,59 +57,6 @@ async function raw(url: string, sql: string): Promise<number> {
   } finally {
     c.close()
   }
-}
-
-/** Runs the child in `mode` and SIGKILLs it as soon as it printed `acked <k>` with k ≥ killAt; returns k. */
-function runChild(url: string, mode: string, killAt: number): Promise<number> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', join(import.meta.dirname, 'libsql-telemetry-child.ts'), url, mode],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
-  let out = ''
-  let acked = -1
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => (child.kill('SIGKILL'), reject(new Error(`child timed out: ${out}`))),
-      30_000,
-    )
-    child.stdout.on('data', (d: Buffer) => {
-      out += d
-      for (const m of out.matchAll(/acked (\d+)/g)) acked = Math.max(acked, Number(m[1]))
-      if (acked >= killAt) child.kill('SIGKILL')
-    })
-    child.stderr.on('data', (d) => (out += d))
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer)
-      if (signal === 'SIGKILL' && acked >= killAt) resolve(acked)
-      else reject(new Error(`child exited ${code} ${signal}: ${out}`))
-    })
-  })
-}
-
-/** Asserts batches 0..acked of the child are all there and every other batch is all or nothing. */
-async function assertBatches(store: LibsqlTelemetryStore, acked: number, deviceID = 'dev') {
-  const end = BASE + MAX_BATCHES * PER_BATCH * 100
-  const r = await store.readRaw({
-    tenantID: 't1',
-    deviceID,
-    dataPointIDs: ['a', 'b'],
-    start: BASE,
-    end,
-  })
-  const got = new Map<number, TelemetryValue>()
-  for (const dp of ['a', 'b']) r.get(dp)!.time.forEach((t, i) => got.set(t, r.get(dp)!.value[i]!))
-  let complete = 0
-  for (let k = 0; k < MAX_BATCHES; k++) {
-    const want = batch(k, deviceID)
-    const present = want.filter((p) => got.get(p.time) === p.value).length
-    assert.ok(present === 0 || present === PER_BATCH, `batch ${k} partly stored: ${present}`)
-    if (present) complete++
-    if (k <= acked) assert.is(present, PER_BATCH, `acked batch ${k} lost`)
-  }
-  assert.is(got.size, complete * PER_BATCH, 'nothing else stored')
 }
 
 const t = suite('libsql telemetry store')

@@ -45,6 +45,28 @@ test.after(async () => {
   rmSync(ctx.dir, { recursive: true, force: true })
 })
 
+test('another process holds the write lock past busy_timeout :: those writes fail, later ones commit', async () => {
+  const url = `file:${ctx.dir}/locked.db`
+  const db = await PortDb.open({ url })
+  try {
+    await db.batch([product('T1', 'before')])
+    const { createClient } = await import('@libsql/client')
+    const other = createClient({ url })
+    const tx = await other.transaction('write') // e.g. a tool beside the service, for longer than 5 s
+    const during = await settle(db.batch([product('T1', 'during')]))
+    await tx.rollback()
+    other.close()
+    assert.is(during.ok, false, 'the write that met the lock fails')
+    assert.match(String((during as { e: Error }).e.message), /locked|busy/i)
+    // @libsql/client leaves that connection unusable ("SQL statements in progress"): the store worker replaced it
+    await db.batch([product('T1', 'after')])
+    await db.run('UPDATE products SET product_name = ? WHERE product_id = ?', ['renamed', 'after'])
+    assert.equal(await productIDs(db, 'T1'), ['before', 'after'])
+  } finally {
+    await db.close()
+  }
+})
+
 test('a UNIQUE violation in one drain :: that request rolled back and rejected, neighbours commit', async () => {
   await ctx.db.batch([product('T1', 'taken')])
   // sent in one turn: one message, one drain, one transaction with a savepoint each

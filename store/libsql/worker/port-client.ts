@@ -1,7 +1,7 @@
-import type { Worker } from 'node:worker_threads'
+import type { Transferable, Worker } from 'node:worker_threads'
 import { Unavailable } from '../../errors.ts'
 import { decodeError } from './errors.ts'
-import type { Reply, Request, RequestBody } from './protocol.ts'
+import type { Notice, Reply, RequestBody } from './protocol.ts'
 
 interface Pending {
   resolve: (value: unknown) => void
@@ -12,11 +12,13 @@ interface Pending {
  * The main thread's end of one worker: requests are queued and posted as one array per synchronous stretch
  * (a microtask flush), never one message per call; the worker answers with arrays of replies. When the worker
  * dies (exit or uncaught error) every pending request is rejected with Unavailable, and so is every later one.
- * The worker keeps the process alive only while requests are pending.
+ * The worker keeps the process alive only while requests are pending. `B` is the worker's request body type
+ * (the database workers' by default); a message that is not an array of replies is a Notice (`onNotice`).
  */
-export class PortClient {
+export class PortClient<B extends object = RequestBody> {
   private nextId = 1
-  private queue: Request[] = []
+  private queue: Array<B & { id: number }> = []
+  private transfer: Transferable[] = []
   private pending = new Map<number, Pending>()
   private scheduled = false
   private dead: Error | undefined
@@ -26,22 +28,29 @@ export class PortClient {
     private readonly worker: Worker,
     readonly name: string,
     private readonly onFail: (e: Error) => void = () => {},
+    private readonly onNotice: (n: Notice) => void = () => {},
   ) {
     worker.unref()
-    worker.on('message', (replies: Reply[]) => this.settle(replies))
+    worker.on('message', (m: Reply[] | Notice) =>
+      Array.isArray(m) ? this.settle(m) : this.onNotice(m),
+    )
     worker.on('error', (e) => this.fail(new Unavailable(`${name} worker failed: ${e.message}`)))
     worker.on('exit', (code) => this.fail(new Unavailable(`${name} worker exited (${code})`)))
   }
 
-  /** Sends one request; resolves with the worker's answer or rejects with the error it reported. */
-  request<T>(body: RequestBody): Promise<T> {
+  /**
+   * Sends one request; resolves with the worker's answer or rejects with the error it reported. `transfer`: buffers
+   * of the body that move to the worker instead of being copied (the caller no longer uses them).
+   */
+  request<T>(body: B, transfer?: readonly Transferable[]): Promise<T> {
     if (this.dead) return Promise.reject(this.dead)
     const id = this.nextId++
     const p = new Promise<T>((resolve, reject) =>
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }),
     )
     if (this.pending.size === 1) this.worker.ref()
-    this.queue.push({ ...body, id } as Request)
+    this.queue.push({ ...body, id })
+    if (transfer) this.transfer.push(...transfer)
     if (!this.scheduled) {
       this.scheduled = true
       queueMicrotask(() => this.flush())
@@ -63,8 +72,10 @@ export class PortClient {
     this.scheduled = false
     if (this.queue.length === 0 || this.dead) return
     const batch = this.queue
+    const transfer = this.transfer
     this.queue = []
-    this.worker.postMessage(batch)
+    this.transfer = []
+    this.worker.postMessage(batch, transfer)
   }
 
   private settle(replies: Reply[]) {
@@ -82,6 +93,7 @@ export class PortClient {
     if (!this.dead) this.onFail(e)
     this.dead ??= e
     this.queue = []
+    this.transfer = []
     const pending = [...this.pending.values()]
     this.pending.clear()
     for (const p of pending) p.reject(this.dead)

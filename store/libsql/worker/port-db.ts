@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads'
 import type { Db, Row, Statement, WriteResult } from '../db.ts'
 import { decodeError } from './errors.ts'
 import { PortClient } from './port-client.ts'
-import type { Hello, WorkerData } from './protocol.ts'
+import type { Hello, Notice, WorkerData } from './protocol.ts'
 
 const BOOT = new URL('./boot.mjs', import.meta.url)
 
@@ -15,17 +15,27 @@ const readsOnly = (sql: string) =>
   /^\s*(SELECT|WITH)\b/i.test(sql) && !/\b(INSERT|UPDATE|DELETE|REPLACE)\b/i.test(sql)
 
 /** Starts one database worker (`writer.ts` or `reader.ts`) and waits until its connection is open. */
-export async function spawnWorker(
-  entry: 'writer' | 'reader',
-  opts: PortDbOptions,
-): Promise<PortClient> {
+export function spawnWorker(entry: 'writer' | 'reader', opts: PortDbOptions): Promise<PortClient> {
   const workerData: WorkerData = {
     entry: new URL(`./${entry}.ts`, import.meta.url).href,
     url: opts.url,
     ...(opts.authToken ? { authToken: opts.authToken } : {}),
   }
-  const worker = new Worker(BOOT, { workerData, name: `db-${entry}` })
-  const exited = (code: number) => new Error(`db-${entry} worker exited (${code})`)
+  return startWorker(`db-${entry}`, workerData, opts.onFail)
+}
+
+/**
+ * Starts a worker thread through boot.mjs (`workerData.entry` names its module) and waits for its hello: the
+ * client of a worker whose store opened, or the error that stopped it (the thread is then terminated).
+ */
+export async function startWorker<B extends object>(
+  name: string,
+  workerData: { entry: string },
+  onFail?: (e: Error) => void,
+  onNotice?: (n: Notice) => void,
+): Promise<PortClient<B>> {
+  const worker = new Worker(BOOT, { workerData, name })
+  const exited = (code: number) => new Error(`${name} worker exited (${code})`)
   let onError: (e: Error) => void = () => {}
   let onExit: (code: number) => void = () => {}
   const hello = await new Promise<Hello>((resolve, reject) => {
@@ -37,10 +47,10 @@ export async function spawnWorker(
     worker.off('exit', onExit)
   })
   if (!hello.ready) {
-    await worker.terminate() // its connection never opened
+    await worker.terminate() // its store never opened
     throw decodeError(hello.err)
   }
-  return new PortClient(worker, `db-${entry}`, opts.onFail)
+  return new PortClient<B>(worker, name, onFail, onNotice)
 }
 
 export interface PortDbOptions {

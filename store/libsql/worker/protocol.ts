@@ -65,6 +65,12 @@ export interface WireError {
 export type Reply =
   { id: number; ok: true; value: unknown } | { id: number; ok: false; err: WireError }
 
+/** A message a worker sends of its own accord (not a reply): an error of its background work. */
+export interface Notice {
+  notice: 'error'
+  err: WireError
+}
+
 /** The first message of a worker: ready (its connection is open), or the error that stopped it. */
 export type Hello = { ready: true } | { ready: false; err: WireError }
 

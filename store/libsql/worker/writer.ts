@@ -57,9 +57,10 @@ async function execute(tx: Transaction, s: InStatement, index: number | undefine
 async function group(db: LocalDb, queue: Request[], start: number, replies: Reply[]) {
   let tx: Transaction
   try {
-    tx = await db.client.transaction('write')
+    tx = await (await db.client()).transaction('write')
   } catch (e) {
-    replies.push(failed(queue[start]!.id, e)) // BEGIN IMMEDIATE failed (another process held the lock 5 s)
+    // BEGIN IMMEDIATE failed (another process held the lock 5 s): the connection is replaced before the next one
+    replies.push(failed(queue[start]!.id, db.failed(e)))
     return start + 1
   }
   const done: Reply[] = []
@@ -105,7 +106,8 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
     } catch {
       // the connection is unusable: the next BEGIN fails and says so
     }
-    for (const id of ids) replies.push(failed(id, e))
+    const err = db.failed(e)
+    for (const id of ids) replies.push(failed(id, err))
     if (i < queue.length && ids.at(-1) === queue[i]!.id) i++
   }
   return i

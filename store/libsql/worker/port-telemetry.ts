@@ -1,0 +1,161 @@
+/**
+ * The embedded telemetry store on its own thread: the main thread's TelemetryStore is this proxy, the store
+ * itself (LibsqlTelemetryStore, its file, memtable, flusher and compaction) lives in telemetry-worker.ts. Writes
+ * cross as columns (points-wire.ts), every other call as its arguments and answer (structured clone). The
+ * promises keep the store's: write() resolves after the values' commit, reads after it see them.
+ */
+import type {
+  AggregateFn,
+  LastValue,
+  Series,
+  SeriesRange,
+  SeriesSlice,
+  TelemetryPoint,
+  TelemetryStore,
+  WindowSpec,
+} from '../../telemetry.ts'
+import { Unavailable } from '../../errors.ts'
+import { invalidPoint, TELEMETRY_DEFAULTS, type LibsqlTelemetryOptions } from '../telemetry.ts'
+import { decodeError } from './errors.ts'
+import { encodePoints } from './points-wire.ts'
+import type { PortClient } from './port-client.ts'
+import { startWorker } from './port-db.ts'
+import type {
+  TelemetryMethod,
+  TelemetryRequest,
+  TelemetryWorkerData,
+} from './telemetry-protocol.ts'
+
+export interface WorkerTelemetryOptions extends Omit<LibsqlTelemetryOptions, 'now'> {
+  /** Hears of a worker that died: every call fails with Unavailable from then on (readiness turns 503). */
+  onFail?: (e: Error) => void
+}
+
+export class WorkerTelemetryStore implements TelemetryStore {
+  readonly kind = 'embedded'
+  private closed = false
+
+  private constructor(private readonly port: PortClient<TelemetryRequest>) {}
+
+  /** Starts the worker, which opens the store file and replays its WAL, and waits until it is ready. */
+  static async open(options: WorkerTelemetryOptions): Promise<WorkerTelemetryStore> {
+    const { onError = TELEMETRY_DEFAULTS.onError, onFail, ...rest } = options
+    const workerData: TelemetryWorkerData = {
+      entry: new URL('./telemetry-worker.ts', import.meta.url).href,
+      options: rest,
+    }
+    const port = await startWorker<TelemetryRequest>('telemetry', workerData, onFail, (n) =>
+      onError(decodeError(n.err)),
+    )
+    return new WorkerTelemetryStore(port)
+  }
+
+  write(points: readonly TelemetryPoint[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    const bad = points.findIndex(invalidPoint)
+    if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
+    if (points.length === 0) return Promise.resolve()
+    const { columns, transfer } = encodePoints(points)
+    return this.port.request({ t: 'write', columns }, transfer)
+  }
+
+  readRaw(range: SeriesRange): Promise<Map<string, Series>> {
+    return this.call('readRaw', range)
+  }
+
+  aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
+    return this.call('aggregate', range, fn, window)
+  }
+
+  downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
+    return this.call('downsample', range, maxPoints)
+  }
+
+  count(range: SeriesRange): Promise<number> {
+    return this.call('count', range)
+  }
+
+  async extent(range: SeriesRange): Promise<{ start: number; end: number } | undefined> {
+    return (await this.call<{ start: number; end: number } | null>('extent', range)) ?? undefined
+  }
+
+  /** The range's slices, fetched from the worker a few at a time as they are consumed. */
+  async *stream(range: SeriesRange): AsyncIterable<SeriesSlice> {
+    const stream = await this.port.request<number>({ t: 'stream', op: 'open', range })
+    let done = false
+    try {
+      while (!done) {
+        const next = await this.port.request<{ slices: SeriesSlice[]; done: boolean }>({
+          t: 'stream',
+          op: 'next',
+          stream,
+        })
+        done = next.done
+        yield* next.slices
+      }
+    } finally {
+      // a consumer that stopped early (an aborted export) frees the worker's reader
+      if (!done)
+        await this.port.request({ t: 'stream', op: 'close', stream }).catch(() => undefined)
+    }
+  }
+
+  latest(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
+    return this.call('latest', tenantID, deviceID)
+  }
+
+  latestOf(
+    tenantID: string,
+    deviceIDs: readonly string[],
+  ): Promise<Map<string, Map<string, LastValue>>> {
+    return this.call('latestOf', tenantID, deviceIDs)
+  }
+
+  deleteDevice(tenantID: string, deviceID: string): Promise<void> {
+    return this.mutate('deleteDevice', tenantID, deviceID)
+  }
+
+  deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void> {
+    return this.mutate('deleteDataPoint', tenantID, productID, dataPointID)
+  }
+
+  /** Writes the memtable out as chunks now (maintenance and tests). */
+  flush(): Promise<void> {
+    return this.mutate('flush')
+  }
+
+  /** Merges the chunks of due buckets (every bucket with `all`); the number of buckets examined. */
+  compact(all = false): Promise<number> {
+    return this.call('compact', all)
+  }
+
+  /** The connection's journal mode and synchronous level, for checks. */
+  pragmas(): Promise<{ journalMode: string; synchronous: number }> {
+    return this.call('pragmas')
+  }
+
+  async ping(): Promise<void> {
+    if (this.closed) throw new Unavailable('telemetry store is closed')
+    await this.call('ping')
+  }
+
+  /** Flushes everything and closes the file in the worker, then ends the thread. Later writes are refused. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    try {
+      if (!this.port.failure) await this.port.request({ t: 'close' })
+    } finally {
+      await this.port.terminate()
+    }
+  }
+
+  private call<T>(method: TelemetryMethod, ...args: unknown[]): Promise<T> {
+    return this.port.request<T>({ t: 'call', method, args })
+  }
+
+  private mutate(method: TelemetryMethod, ...args: unknown[]): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    return this.call(method, ...args)
+  }
+}
