@@ -70,6 +70,8 @@ export interface ServiceOptions {
   logDestination?: LogDestination
   /** How webhook hosts are resolved (tests answer names of their own); default the system's resolver. */
   resolve?: (host: string) => Promise<string[]>
+  /** When the retention job first checks whether a run is due, and how often after, ms (tests shorten them). */
+  retention?: { firstCheckMs?: number; checkMs?: number }
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
@@ -121,6 +123,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     identities: gatekeepers.directory,
     logger,
     resolve: opts.resolve,
+    retention: opts.retention,
   })
   metrics.watch({
     queueDepth: () => pipeline.queued,
@@ -138,6 +141,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   services.eventStream.start()
   await services.commands.start()
   services.schedules.start()
+  services.retention.start()
   services.alertEngine.start()
   const deps: Deps = {
     config,
@@ -222,6 +226,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       services.commands.releaseWaiters() // and so do long polls
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await services.schedules.close()
+      await services.retention.close()
       services.commands.close()
       await broker.close()
       await pipeline.flush()

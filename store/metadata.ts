@@ -4,6 +4,7 @@
  * times as epoch milliseconds; they throw the errors of store/errors.ts (NotFound, Conflict, Referenced, Invalid,
  * Unavailable), never a driver's.
  */
+import type { RetentionRepository } from './meta/retention.ts'
 import type { AccountRepository } from './meta/accounts.ts'
 import type {
   CertRepository,
@@ -80,6 +81,8 @@ export interface MetaStore {
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */
   connections: ConnectionRepository
+  /** The retention job: its lease across processes, products' retention, age-based deletes. */
+  retention: RetentionRepository
   /** Closes the store (after every other user of it stopped). */
   close(): Promise<void>
 }

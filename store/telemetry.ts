@@ -60,6 +60,13 @@ export interface SeriesSlice {
 }
 
 /** The last value of a data point. */
+/** Values of one product of one tenant older than `before` (epoch ms) are deleted by retention. */
+export interface RetentionRule {
+  tenantID: string
+  productID: string
+  before: number
+}
+
 export interface LastValue {
   time: number
   value: TelemetryValue
@@ -123,6 +130,14 @@ export interface TelemetryStore {
    * keeps one product per device, the one its latest write named (a device moved to another product moves whole).
    */
   deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void>
+  /**
+   * Retention: deletes the values of each rule's tenant and product older than its `before` (epoch ms), in small
+   * steps that leave room for writes. A value younger than its limit is never deleted; an older one may stay a
+   * while (the embedded store deletes whole hour chunks once their last value is older, and values still in its
+   * memtable at their next flush's following run). The embedded store also applies `otherwise` to series of a
+   * product no rule names (InfluxDB cannot express "no rule": it ignores it). Answers about how many values went.
+   */
+  deleteBefore(rules: readonly RetentionRule[], otherwise?: number): Promise<number>
   /** A cheap round trip to the store (readiness checks): resolves when it answers, rejects with Unavailable if not. */
   ping(): Promise<void>
   /** Flushes what is buffered and releases resources. */

@@ -143,6 +143,14 @@ const ConfigSchema = z.object({
     .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1')),
   /** Days the event outbox (webhook deliveries, the live stream's resume) keeps events. */
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
+  /** Days raw data point values are kept (both telemetry stores); 0: forever. A product may set its own. */
+  RETENTION_RAW_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** Days uplink events (the device event log) are kept; 0: forever. A product may set its own. */
+  RETENTION_EVENTS_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
+  /** Days connection logs and finished control logs are kept; 0: forever. */
+  RETENTION_LOGS_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  /** How often the retention job runs (once across the service's processes); also once shortly after start-up. */
+  RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
   /** KiB a live-stream client may fall behind by (beyond what its socket holds) before it is sent `overflow`. */
   STREAM_CLIENT_QUEUE_KB: z.coerce.number().int().min(16).max(65_536).default(1024),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

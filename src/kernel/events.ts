@@ -126,6 +126,17 @@ export interface DomainEvents {
   'alert.acked': [AlertEvent]
   /** A command changed state (every transition of its lifecycle). */
   'command.status': [CommandEvent]
+  /** The retention job ran (in this process): what it deleted. */
+  'retention.completed': [
+    {
+      startedAt: number
+      ms: number
+      events: number
+      connectLogs: number
+      controlLogs: number
+      values: number
+    },
+  ]
   /** A user's role, password or name changed: sessions must re-read the user. */
   'user.changed': [{ tenantID: string; id: number }]
   /** A user was deleted: its tokens stop working at once. */

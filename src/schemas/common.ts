@@ -51,6 +51,17 @@ export const text = (max = 1000) =>
     .max(max, { error: `at most ${max} characters` })
     .nullish()
 
+/**
+ * A product's own retention in days (1 to 100 years), or null for the service's setting; absent on an edit
+ * keeps what is stored.
+ */
+export const retentionDays = z
+  .number({ error: 'must be a whole number of days, or null' })
+  .int({ error: 'must be a whole number of days, or null' })
+  .min(1, { error: 'at least 1 day (null: the service setting)' })
+  .max(36_500, { error: 'at most 36500 days' })
+  .nullish()
+
 /** An integer record id in a body. */
 export const intID = z
   .number({ error: 'must be an integer id' })

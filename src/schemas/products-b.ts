@@ -1,6 +1,15 @@
 /** Variant B of products: no cloud protocol on the wire (MQTT), `devices` as `[{id}]`, description required. */
 import { z } from 'zod'
-import { annotate, name, Int, NullableInt, NullableStr, Str, Timestamp } from './common.ts'
+import {
+  annotate,
+  name,
+  retentionDays,
+  Int,
+  NullableInt,
+  NullableStr,
+  Str,
+  Timestamp,
+} from './common.ts'
 import type { FilterFields } from '../http/paging.ts'
 
 /** `[{id}]`: the record ids of the devices (gateways included) of a product or group. */
@@ -12,6 +21,8 @@ export const Product = z.object({
   productID: Str,
   productName: Str,
   description: NullableStr,
+  rawRetentionDays: NullableInt,
+  eventRetentionDays: NullableInt,
   deviceCount: Int,
   devices: DeviceRefs,
   userIntID: NullableInt,
@@ -25,16 +36,23 @@ export const ProductListItem = Product.omit({ createUser: true })
 
 /** Create (Variant B): productName and description required; its devices speak MQTT. */
 export const ProductCreate = z
-  .object({ productName: name(50), description: name(300) })
+  .object({
+    productName: name(50),
+    description: name(300),
+    rawRetentionDays: retentionDays,
+    eventRetentionDays: retentionDays,
+  })
   .transform((b) => ({ ...b, cloudProtocol: 1 }))
 annotate(ProductCreate, {
   examples: [{ productName: 'Thermometer', description: 'Room thermometers (MQTT)' }],
 })
 
-/** Edit: the record as read may come back; only productName and description change. */
+/** Edit: the record as read may come back; only productName, description and the retention days change. */
 export const ProductUpdate = z.object({
   productName: name(50).optional(),
   description: name(300).optional(),
+  rawRetentionDays: retentionDays,
+  eventRetentionDays: retentionDays,
 })
 
 export const productFilters = {

@@ -1,11 +1,12 @@
 import { z } from 'zod'
-import { enumCode, name, text, annotate, responseSchema } from './common.ts'
+import { enumCode, name, text, annotate, responseSchema, retentionDays } from './common.ts'
 import { PRODUCT_TABLE } from '../../store/fields/products.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 
 /** Product detail. */
 export const Product = responseSchema(PRODUCT_TABLE, [
   'id productID productName description cloudProtocol cloudProtocolLabel deviceCount',
+  'rawRetentionDays eventRetentionDays',
   'createUser userIntID createAt updateAt',
 ])
 
@@ -18,6 +19,8 @@ export const ProductCreate = requestSchema(PRODUCT_TABLE, {
   productName: name(50),
   cloudProtocol: enumCode('cloudProtocol'),
   description: text(300),
+  rawRetentionDays: retentionDays,
+  eventRetentionDays: retentionDays,
 })
 annotate(ProductCreate, {
   examples: [

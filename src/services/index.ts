@@ -14,6 +14,7 @@ import { alertRuleService } from './alert-rules.ts'
 import { webhookService } from './webhooks.ts'
 import type { Resolve } from './webhook-transport.ts'
 import { eventStreamService } from './event-stream.ts'
+import { retentionService, type RetentionConfig, type RetentionDeps } from './retention.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
 
@@ -24,14 +25,17 @@ export type { Actor, ServiceDeps } from './types.ts'
 export function createServices(
   deps: ServiceDeps &
     Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
-      config: AccountDeps['config'] & {
-        TIMEZONE: string
-        EVENT_RETENTION_DAYS: number
-        WEBHOOK_ALLOW_PRIVATE: boolean
-        STREAM_CLIENT_QUEUE_KB: number
-      }
+      config: AccountDeps['config'] &
+        RetentionConfig & {
+          TIMEZONE: string
+          EVENT_RETENTION_DAYS: number
+          WEBHOOK_ALLOW_PRIVATE: boolean
+          STREAM_CLIENT_QUEUE_KB: number
+        }
       /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
       resolve?: Resolve
+      /** When the retention job first checks and how often after (tests shorten them). */
+      retention?: Pick<RetentionDeps, 'firstCheckMs' | 'checkMs'>
     },
 ) {
   const commands = commandService({ ...deps, events: deps.events })
@@ -75,6 +79,8 @@ export function createServices(
     commands,
     /** Scheduled commands; `start()` after `commands.start()`, `close()` before `commands.close()`. */
     schedules: scheduleService({ ...deps, commands }),
+    /** The retention job: `start()` with the other loops, `close()` before the stores close. */
+    retention: retentionService({ ...deps, ...deps.retention }),
   }
 }
 

@@ -42,6 +42,18 @@ export const PRODUCT_TABLE = {
     type: str.nullable(),
     filter: 'text',
   },
+  /** Days its devices' raw values are kept; null = RETENTION_RAW_DAYS. */
+  rawRetentionDays: {
+    sql: 'p.raw_retention_days',
+    column: 'raw_retention_days',
+    type: int.nullable(),
+  },
+  /** Days its devices' uplink events are kept; null = RETENTION_EVENTS_DAYS. */
+  eventRetentionDays: {
+    sql: 'p.event_retention_days',
+    column: 'event_retention_days',
+    type: int.nullable(),
+  },
   deviceCount: count(`FROM devices d WHERE d.product_int_id = p.id AND d.kind = 'device'`),
   appCount: count('FROM app_templates a WHERE a.product_int_id = p.id'),
   dataPointCount: count('FROM data_points x WHERE x.product_int_id = p.id'),

@@ -159,6 +159,14 @@ function predicate(tags: ReadonlyArray<readonly [string, string]>): string {
     .join(' AND ')
 }
 
+/** The delete API's predicate of one product's values in a tenant. */
+export function productPredicate(tenantID: string, productID: string): string {
+  return predicate([
+    ['tenant', tenantID],
+    ['product', productID],
+  ])
+}
+
 /** The delete-API predicate selecting every series of one device of one tenant. */
 export function devicePredicate(tenantID: string, deviceID: string): string {
   return predicate([

@@ -2,6 +2,7 @@ import { InfluxDB, type QueryApi } from '@influxdata/influxdb-client'
 import type {
   AggregateFn,
   LastValue,
+  RetentionRule,
   Series,
   SeriesRange,
   SeriesSlice,
@@ -15,6 +16,7 @@ import {
   countByPointQuery,
   dataPointPredicate,
   devicePredicate,
+  productPredicate,
   extentQuery,
   extremesQuery,
   latestQuery,
@@ -241,11 +243,25 @@ export class InfluxTelemetryStore implements TelemetryStore {
     await this.deleteWhere(dataPointPredicate(tenantID, productID, dataPointID))
   }
 
-  /** POST /api/v2/delete of every value matching `predicate` over all time; resolves once InfluxDB answered 204. */
-  private async deleteWhere(predicate: string): Promise<void> {
+  /**
+   * Retention: one delete API call per rule, the product's values from the start of time to 1 ms before its
+   * limit (the API's bounds are inclusive); `otherwise` has no predicate here (InfluxDB cannot say "no rule") and
+   * is ignored. The API does not count what it deleted: answers -1 (0 without rules).
+   */
+  async deleteBefore(rules: readonly RetentionRule[]): Promise<number> {
+    for (const r of rules) {
+      if (![r.tenantID, r.productID].every(storableTag)) continue
+      const stop = new Date(Math.max(TIME_LIMITS.min, r.before - 1)).toISOString()
+      await this.deleteWhere(productPredicate(r.tenantID, r.productID), stop)
+    }
+    return rules.length ? -1 : 0
+  }
+
+  /** POST /api/v2/delete of every value matching `predicate` up to `stop` (default: all time); resolves on 204. */
+  private async deleteWhere(predicate: string, stop: string = ALL_TIME.stop): Promise<void> {
     const { org, bucket } = this.opts
     const path = `/api/v2/delete?org=${encodeURIComponent(org)}&bucket=${encodeURIComponent(bucket)}`
-    const body = { ...ALL_TIME, predicate }
+    const body = { start: ALL_TIME.start, stop, predicate }
     try {
       await this.client.transport.request(path, body, { method: 'POST' })
     } catch (err) {

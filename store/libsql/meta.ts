@@ -22,6 +22,7 @@ import { CommandsRepo } from './commands.ts'
 import { SchedulesRepo } from './schedules.ts'
 import { WebhooksRepo } from './webhooks.ts'
 import { OverviewRepo } from './overview.ts'
+import { RetentionRepo } from './retention.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -49,6 +50,7 @@ export function createMetaStore(db: Db): MetaStore {
     schedules: new SchedulesRepo(db),
     webhooks: new WebhooksRepo(db),
     overview: new OverviewRepo(db),
+    retention: new RetentionRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),
     async close() {

@@ -207,6 +207,19 @@ export function moveSeries(tenantID: string, deviceID: string, productID: string
   }
 }
 
+/**
+ * One DELETE per series of its chunks whose last value is older than `before` (chunks_series_start bounds the
+ * walk to the series), each answering the value counts it removed.
+ */
+export function deleteChunksBefore(
+  due: ReadonlyArray<readonly [seriesId: number, before: number]>,
+): InStatement[] {
+  return due.map(([seriesId, before]) => ({
+    sql: 'DELETE FROM chunks WHERE series_id = ? AND t_start < ? AND t_end < ? RETURNING n',
+    args: [seriesId, before, before],
+  }))
+}
+
 /** Ids per DELETE: far below SQLite's limit of bound parameters. */
 const IDS_PER_DELETE = 500
 

@@ -87,6 +87,26 @@ export class SeriesIndex {
     return ids
   }
 
+  /**
+   * Every series with the time before which retention deletes its values: its tenant's and product's rule, else
+   * `otherwise`; series neither names are left out.
+   */
+  cutoffs(
+    rules: ReadonlyArray<{ tenantID: string; productID: string; before: number }>,
+    otherwise: number | undefined,
+  ): Array<[seriesId: number, before: number]> {
+    const byProduct = new Map(rules.map((r) => [`${r.tenantID}\u0000${r.productID}`, r.before]))
+    const out: Array<[number, number]> = []
+    for (const dev of this.devices.values()) {
+      const before =
+        (dev.productID !== null ? byProduct.get(`${dev.tenantID}\u0000${dev.productID}`) : undefined) ??
+        otherwise
+      if (before === undefined) continue
+      for (const id of dev.points.values()) out.push([id, before])
+    }
+    return out
+  }
+
   /** Forgets the device's series (they were deleted from the file). */
   forgetDevice(tenantID: string, deviceID: string) {
     this.devices.delete(deviceKey(tenantID, deviceID))

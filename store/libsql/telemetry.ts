@@ -21,6 +21,7 @@ import type { Client } from '@libsql/client'
 import type {
   AggregateFn,
   LastValue,
+  RetentionRule,
   Series,
   SeriesRange,
   SeriesSlice,
@@ -36,6 +37,7 @@ import {
   BUSY_TIMEOUT_MS,
   bucketOf,
   connectTelemetry,
+  deleteChunksBefore,
   deleteSeries,
   insertChunks,
   insertSeries,
@@ -81,6 +83,8 @@ export const TELEMETRY_DEFAULTS = {
   busyTimeoutMs: BUSY_TIMEOUT_MS,
 }
 
+/** Series whose old chunks retention deletes per lock hold. */
+const RETENTION_STEP = 200
 /** Buckets compacted per lock hold: writes get the lock in between. */
 const COMPACT_STEP = 32
 /** A group of coalesced write() calls stops growing at this many values. */
@@ -275,6 +279,25 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       forget()
       for (const id of gone) this.memtable.delete(id)
     })
+  }
+
+  /**
+   * Retention (TelemetryStore.deleteBefore): deletes the chunks whose last value is older than their series'
+   * limit, RETENTION_STEP series a lock hold (writes get the lock in between). Values in the memtable stay until
+   * they are flushed; a chunk holding a younger value stays whole. Answers the number of values deleted.
+   */
+  async deleteBefore(rules: readonly RetentionRule[], otherwise?: number): Promise<number> {
+    if (this.closed) throw new Error('telemetry store is closed')
+    const due = this.series.cutoffs(rules, otherwise)
+    let deleted = 0
+    for (let i = 0; i < due.length && !this.closed; i += RETENTION_STEP) {
+      const part = due.slice(i, i + RETENTION_STEP)
+      deleted += await this.exclusive(async () => {
+        const results = await this.client.batch(deleteChunksBefore(part), 'write')
+        return results.reduce((n, rs) => n + rs.rows.reduce((m, r) => m + Number(r[0]), 0), 0)
+      })
+    }
+    return deleted
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests; the flusher does it on its own). */

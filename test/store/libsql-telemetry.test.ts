@@ -61,6 +61,62 @@ async function raw(url: string, sql: string): Promise<number> {
 
 const t = suite('libsql telemetry store')
 
+t(
+  'deleteBefore :: `otherwise` covers products no rule names; memtable values wait for their flush; chunks with a younger value stay whole',
+  async () => {
+    const s = await open(newUrl())
+    const T = Date.UTC(2026, 0, 10)
+    const at = (
+      productID: string,
+      deviceID: string,
+      time: number,
+      value: number,
+    ): TelemetryPoint => ({
+      tenantID: 't1',
+      productID,
+      deviceID,
+      dataPointID: 'x',
+      time,
+      value,
+    })
+    await s.write([
+      at('ruled', 'a', T - 3 * HOUR, 1),
+      at('other', 'b', T - 3 * HOUR, 2),
+      at('other', 'b', T + 1, 3), // older than the limit, but its hour's chunk holds a younger value: it stays
+      at('other', 'b', T + 40 * 60_000, 4),
+    ])
+    await s.flush()
+    await s.write([at('other', 'b', T - 2 * HOUR, 5)]) // only in the memtable
+    const L = T + 30 * 60_000
+    const n = await s.deleteBefore(
+      [{ tenantID: 't1', productID: 'ruled', before: T - 4 * HOUR }],
+      L,
+    )
+    assert.is(n, 1, "only b's chunk of T-3h went")
+    const range = (deviceID: string) => ({
+      tenantID: 't1',
+      deviceID,
+      dataPointIDs: ['x'],
+      start: 0,
+      end: T + HOUR,
+    })
+    assert.equal(
+      (await s.readRaw(range('a'))).get('x')!.value,
+      [1],
+      "the rule keeps a's value (limit T-4h)",
+    )
+    assert.equal((await s.readRaw(range('b'))).get('x')!.value, [5, 3, 4])
+    await s.flush()
+    assert.is(
+      await s.deleteBefore([], L),
+      2,
+      "flushed, the memtable value goes; a's value now falls under otherwise",
+    )
+    assert.equal((await s.readRaw(range('b'))).get('x')!.value, [3, 4])
+    await s.close()
+  },
+)
+
 t('connection settings :: WAL journal and synchronous NORMAL', async () => {
   const s = await open(newUrl())
   assert.equal(await s.pragmas(), { journalMode: 'wal', synchronous: 1 })

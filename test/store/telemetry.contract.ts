@@ -448,6 +448,43 @@ export function telemetryContract<S extends TelemetryStore>(
     assert.equal(await everything(t, d, ['x', 'y', 'z']), want, 'reopened')
   })
 
+  test("deleteBefore :: a rule deletes its product's older values in its tenant only; younger values, other products and tenants stay", async () => {
+    const [t, other, pa, pb] = [uid('t'), uid('t'), uid('pa'), uid('pb')]
+    const [d1, d2] = [uid('d1'), uid('d2')]
+    const OLD = -DAY + 600_000 // an hour that ends before the limit
+    const rows = (tenant: string) =>
+      productPts(tenant, [
+        [pa, d1, 'temp', OLD, 1],
+        [pa, d1, 'temp', OLD + 60_000, 2],
+        [pa, d1, 'temp', 0, 3],
+        [pa, d1, 'hum', OLD, 40],
+        [pb, d2, 'temp', OLD, 5],
+        [pb, d2, 'temp', 0, 6],
+      ])
+    await store.write([...rows(t), ...rows(other)])
+    await settle() // the embedded store deletes stored chunks; values still in its memtable wait for their flush
+    const limit = BASE - 12 * HOUR
+    const n = await store.deleteBefore([{ tenantID: t, productID: pa, before: limit }])
+    assert.ok(n === -1 || n === 3, `values deleted: ${n}`)
+    const r1 = await everything(t, d1, ['temp', 'hum'])
+    assert.equal(r1.raw, {
+      temp: { time: [BASE], value: [3] },
+      hum: { time: [], value: [] },
+    })
+    assert.equal(r1.latest, { temp: { time: BASE, value: 3 } })
+    assert.equal(
+      (await everything(t, d2, ['temp'])).raw.temp,
+      { time: [BASE + OLD, BASE], value: [5, 6] },
+      'another product of the tenant keeps its values',
+    )
+    assert.equal(
+      (await everything(other, d1, ['temp'])).raw.temp,
+      { time: [BASE + OLD, BASE + OLD + 60_000, BASE], value: [1, 2, 3] },
+      'the same product id in another tenant keeps its values',
+    )
+    assert.is(await store.deleteBefore([]), 0, 'no rule: nothing to do')
+  })
+
   test('deleteDataPoint :: that point of every device of that product goes; other points, products and tenants stay', async () => {
     const [t, other, pa, pb] = [uid('t'), uid('t'), uid('pa'), uid('pb')]
     const [d1, d2, d3] = [uid('d1'), uid('d2'), uid('d3')]

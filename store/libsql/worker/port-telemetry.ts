@@ -7,6 +7,7 @@
 import type {
   AggregateFn,
   LastValue,
+  RetentionRule,
   Series,
   SeriesRange,
   SeriesSlice,
@@ -117,6 +118,11 @@ export class WorkerTelemetryStore implements TelemetryStore {
 
   deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void> {
     return this.mutate('deleteDataPoint', tenantID, productID, dataPointID)
+  }
+
+  deleteBefore(rules: readonly RetentionRule[], otherwise?: number): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    return this.call('deleteBefore', rules, otherwise)
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests). */

@@ -17,6 +17,7 @@ export type TelemetryMethod =
   | 'latestOf'
   | 'deleteDevice'
   | 'deleteDataPoint'
+  | 'deleteBefore'
   | 'flush'
   | 'compact'
   | 'pragmas'

@@ -86,6 +86,8 @@ typed('a typed serializer :: the form of a record, labels and times filled', () 
     productID: 'pid',
     cloudProtocol: 1,
     description: null,
+    rawRetentionDays: null,
+    eventRetentionDays: null,
     deviceCount: 2,
     appCount: 0,
     dataPointCount: 0,
@@ -108,6 +110,8 @@ typed('a typed serializer :: the form of a record, labels and times filled', () 
     userIntID: null,
     createAt: '2026-01-02 03:04:05',
     updateAt: null,
+    rawRetentionDays: null,
+    eventRetentionDays: null,
   })
 })
 

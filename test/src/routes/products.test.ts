@@ -41,6 +41,8 @@ for (const v of variants) {
             createUser: 'admin',
             userIntID: rest.userIntID,
             updateAt: null,
+            rawRetentionDays: null,
+            eventRetentionDays: null,
           }
         : {
             productName: 'Thermo',
@@ -50,10 +52,43 @@ for (const v of variants) {
             userIntID: rest.userIntID,
             createUser: 'admin',
             updateAt: null,
+            rawRetentionDays: null,
+            eventRetentionDays: null,
           },
     )
     assert.type(rest.userIntID, 'number')
   })
+
+  products(
+    'retention days :: set on create, kept by an edit without them, reset by null, bad values 422',
+    async () => {
+      const c = await t.admin.post(
+        '/api/v1/products',
+        k.productBody({ productName: 'Kept', cloudProtocol: 1, description: 'r' }),
+      )
+      const id = c.body.id
+      const set = await t.admin.put(`/api/v1/products/${id}`, {
+        rawRetentionDays: 7,
+        eventRetentionDays: 400,
+      })
+      assert.is(set.status, 200)
+      assert.is(set.body.rawRetentionDays, 7)
+      assert.is(set.body.eventRetentionDays, 400)
+      const kept = await t.admin.put(`/api/v1/products/${id}`, { productName: 'Kept2' })
+      assert.is(kept.body.rawRetentionDays, 7, 'an edit without the field keeps it')
+      const reset = await t.admin.put(`/api/v1/products/${id}`, { rawRetentionDays: null })
+      assert.is(reset.body.rawRetentionDays, null)
+      assert.is(reset.body.eventRetentionDays, 400)
+      for (const bad of [0, -1, 1.5, '7', 36_501]) {
+        const r = await t.admin.put(`/api/v1/products/${id}`, { eventRetentionDays: bad })
+        assert.is(r.status, 422, `eventRetentionDays ${bad}`)
+        assert.is(r.body.errorCode, 'FORM_INVALID')
+        assert.type(r.body.errors.eventRetentionDays, 'string')
+      }
+      const detail = await t.admin.get(`/api/v1/products/${id}`)
+      assert.is(detail.body.eventRetentionDays, 400, 'a refused edit changed nothing')
+    },
+  )
 
   onlyA('detail in English :: label from Accept-Language', async () => {
     const c = await t.admin.post(

@@ -1,0 +1,167 @@
+/**
+ * The retention job (README "Keeping data"): deletes uplink events, connection logs, finished control logs and
+ * raw data point values older than their limits (the RETENTION_* settings; a product's own `rawRetentionDays`
+ * and `eventRetentionDays` override the setting for its devices). It runs at most once per interval across the
+ * service's processes (a lease row in the metadata store decides who), and once shortly after start-up. Every
+ * delete is a small step (a few hundred rows, or the old chunks of a few hundred series) with a turn of the event
+ * loop between steps, so ingest and the API keep their share of the store.
+ */
+import { errorLog, fallbackLogger } from '../kernel/log.ts'
+import type { ServiceDeps } from './types.ts'
+import type { ProductRetention } from '../../store/meta/retention.ts'
+import type { RetentionRule } from '../../store/telemetry.ts'
+
+const DAY = 86_400_000
+const JOB = 'retention'
+/** Rows a delete step removes at most. */
+const STEP_ROWS = 500
+
+export interface RetentionConfig {
+  RETENTION_RAW_DAYS: number
+  RETENTION_EVENTS_DAYS: number
+  RETENTION_LOGS_DAYS: number
+  RETENTION_INTERVAL_SECONDS: number
+}
+
+export interface RetentionDeps extends ServiceDeps {
+  config: RetentionConfig
+  now?: () => number
+  /** Delay of the first check after start(), ms (default 30 s: start-up work goes first). */
+  firstCheckMs?: number
+  /** How often a process checks whether a run is due, ms (default a minute, at most the interval). */
+  checkMs?: number
+}
+
+/** What one run deleted. `values` is -1 when the telemetry store cannot count (InfluxDB). */
+export interface RetentionResult {
+  startedAt: number
+  ms: number
+  events: number
+  connectLogs: number
+  controlLogs: number
+  values: number
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+export function retentionService(d: RetentionDeps) {
+  const now = d.now ?? Date.now
+  const log = errorLog(d.logger, 'retention')
+  const jobLog = (d.logger ?? fallbackLogger()).child({ component: 'retention' })
+  const intervalMs = d.config.RETENTION_INTERVAL_SECONDS * 1000
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<unknown> | undefined
+  let closed = false
+
+  /** Deletes in steps until a step removes fewer than STEP_ROWS rows; the total. */
+  async function drain(step: () => Promise<number>): Promise<number> {
+    let total = 0
+    for (;;) {
+      if (closed) return total
+      const n = await step()
+      total += n
+      if (n < STEP_ROWS) return total
+      await nextTurn()
+    }
+  }
+
+  const limit = (days: number | null | undefined, fallback: number): number | undefined => {
+    const effective = days ?? fallback
+    return effective > 0 ? effective * DAY : undefined
+  }
+
+  async function run(): Promise<RetentionResult> {
+    const startedAt = now()
+    const products: ProductRetention[] = await d.meta.retention.products()
+    const { RETENTION_EVENTS_DAYS, RETENTION_RAW_DAYS, RETENTION_LOGS_DAYS } = d.config
+    let events = 0
+    for (const p of products) {
+      const keep = limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS)
+      if (keep !== undefined)
+        events += await drain(() =>
+          d.meta.retention.pruneEvents(p.productIntID, startedAt - keep, STEP_ROWS),
+        )
+    }
+    const keepEvents = limit(null, RETENTION_EVENTS_DAYS)
+    if (keepEvents !== undefined)
+      events += await drain(() =>
+        d.meta.retention.pruneEvents(null, startedAt - keepEvents, STEP_ROWS),
+      )
+    let connectLogs = 0
+    let controlLogs = 0
+    const keepLogs = limit(null, RETENTION_LOGS_DAYS)
+    if (keepLogs !== undefined)
+      for (const tenantID of await d.meta.retention.tenants()) {
+        const before = startedAt - keepLogs
+        connectLogs += await drain(() =>
+          d.meta.retention.pruneConnectLogs(tenantID, before, STEP_ROWS),
+        )
+        controlLogs += await drain(() =>
+          d.meta.retention.pruneControlLogs(tenantID, before, STEP_ROWS),
+        )
+      }
+    const rules: RetentionRule[] = []
+    for (const p of products) {
+      const keep = limit(p.rawRetentionDays, RETENTION_RAW_DAYS)
+      if (keep !== undefined)
+        rules.push({ tenantID: p.tenantID, productID: p.productID, before: startedAt - keep })
+    }
+    const keepRaw = limit(null, RETENTION_RAW_DAYS)
+    const values = closed
+      ? 0
+      : await d.telemetry.deleteBefore(
+          rules,
+          keepRaw !== undefined ? startedAt - keepRaw : undefined,
+        )
+    return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, values }
+  }
+
+  /**
+   * Runs the job when it is due and no process holds it (the lease is claimed atomically); the result of the
+   * run, or undefined when this process did not run it.
+   */
+  async function runIfDue(): Promise<RetentionResult | undefined> {
+    if (closed || running) return undefined
+    const t = now()
+    if (!(await d.meta.retention.claim(JOB, t, intervalMs, intervalMs))) return undefined
+    const work = run()
+    running = work
+    try {
+      const result = await work
+      await d.meta.retention.release(JOB, JSON.stringify(result))
+      jobLog.info({ ...result }, 'retention run')
+      d.events.emit('retention.completed', result)
+      return result
+    } catch (e) {
+      await d.meta.retention.release(JOB, JSON.stringify({ error: String(e) })).catch(() => {})
+      throw e
+    } finally {
+      running = undefined
+    }
+  }
+
+  const check = () => void runIfDue().catch((e) => log('retention run failed', e))
+
+  return {
+    runIfDue,
+    /** Checks shortly after start-up, then every check interval, whether a run is due. */
+    start() {
+      const every = Math.min(d.checkMs ?? 60_000, intervalMs)
+      timer = setTimeout(() => {
+        check()
+        timer = setInterval(check, every)
+        timer.unref()
+      }, d.firstCheckMs ?? 30_000)
+      timer.unref()
+    },
+    /** Stops checking; a run under way ends after its current step. */
+    async close() {
+      closed = true
+      clearTimeout(timer)
+      clearInterval(timer)
+      await running?.catch(() => undefined)
+    },
+  }
+}
+
+export type RetentionService = ReturnType<typeof retentionService>

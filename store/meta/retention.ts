@@ -1,0 +1,38 @@
+/** What the retention job reads and deletes in the metadata store (src/services/retention.ts). */
+
+/** A product's retention, as stored (null: the service's setting). */
+export interface ProductRetention {
+  tenantID: string
+  productIntID: number
+  productID: string
+  rawRetentionDays: number | null
+  eventRetentionDays: number | null
+}
+
+export interface RetentionRepository {
+  /**
+   * Claims the periodic job `name` when it is due and no process holds it: true for exactly one caller across
+   * processes; the claim lasts `leaseMs` and the next run is due `intervalMs` after `now`.
+   */
+  claim(name: string, now: number, leaseMs: number, intervalMs: number): Promise<boolean>
+  /** Ends a claim, recording what the run did (JSON text). */
+  release(name: string, result: string): Promise<void>
+  /** The last result a run recorded, and when the next run is due (undefined before the first run). */
+  lastRun(name: string): Promise<{ result: string | null; nextRunAt: number } | undefined>
+  /** Every product with its retention (all tenants). */
+  products(): Promise<ProductRetention[]>
+  /** Every tenant id. */
+  tenants(): Promise<string[]>
+  /**
+   * Deletes at most `limit` uplink events of the product (null: events of no product) older than `before` (epoch
+   * ms); the number deleted (fewer than `limit`: nothing older is left).
+   */
+  pruneEvents(productIntID: number | null, before: number, limit: number): Promise<number>
+  /** Deletes at most `limit` of the tenant's connection logs older than `before`; the number deleted. */
+  pruneConnectLogs(tenantID: string, before: number, limit: number): Promise<number>
+  /**
+   * Deletes at most `limit` of the tenant's finished control logs (commands no longer queued or sent) older than
+   * `before`; the number deleted.
+   */
+  pruneControlLogs(tenantID: string, before: number, limit: number): Promise<number>
+}
