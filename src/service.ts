@@ -10,7 +10,7 @@ import { createTaskRunner } from './tasks.ts'
 import { createServices } from './services/index.ts'
 import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
-import { createStores } from '../store/index.ts'
+import { backupStores, createStores } from '../store/index.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
@@ -93,7 +93,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
         'ADMIN_PASSWORD is ignored: users exist already. To set a new admin password, run `npm run reset-admin`',
       )
   // group publishes follow their members' commands, which survive a restart
-  await meta.tasks.failInterruptedTasks(['group_publish'])
+  await meta.tasks.failInterruptedTasks(['group_publish', 'backup'])
   const tasks = createTaskRunner(meta.tasks, { logger })
   const bus = new EventBus()
   bus.on('user.changed', (e) => auth.forget(e.id))
@@ -124,6 +124,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     logger,
     resolve: opts.resolve,
     retention: opts.retention,
+    backupCopy: (dir) => backupStores(config, dir),
   })
   metrics.watch({
     queueDepth: () => pipeline.queued,

@@ -137,6 +137,8 @@ export interface DomainEvents {
       values: number
     },
   ]
+  /** A backup of the embedded stores was written. */
+  'backup.completed': [{ path: string; files: Array<{ name: string; bytes: number }>; ms: number }]
   /** A user's role, password or name changed: sessions must re-read the user. */
   'user.changed': [{ tenantID: string; id: number }]
   /** A user was deleted: its tokens stop working at once. */

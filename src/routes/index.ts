@@ -21,6 +21,7 @@ import { emqxRoutes } from './emqx.ts'
 import { scheduleRoutes } from './schedules.ts'
 import { webhookRoutes } from './webhooks.ts'
 import { overviewRoutes } from './overview.ts'
+import { adminRoutes } from './admin.ts'
 import { variantRoutes } from './variants.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
@@ -55,5 +56,6 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     telemetryRoutes,
     emqxRoutes,
     overviewRoutes,
+    adminRoutes,
   ].map((routes) => routes(deps, shapes))
 }

@@ -15,6 +15,7 @@ import { webhookService } from './webhooks.ts'
 import type { Resolve } from './webhook-transport.ts'
 import { eventStreamService } from './event-stream.ts'
 import { retentionService, type RetentionConfig, type RetentionDeps } from './retention.ts'
+import { backupService, type BackupDeps } from './backup.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
 
@@ -27,6 +28,7 @@ export function createServices(
     Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
       config: AccountDeps['config'] &
         RetentionConfig & {
+          DATA_DIR: string
           TIMEZONE: string
           EVENT_RETENTION_DAYS: number
           WEBHOOK_ALLOW_PRIVATE: boolean
@@ -34,6 +36,8 @@ export function createServices(
         }
       /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
       resolve?: Resolve
+      /** Writes a backup of the stores into a directory (store/index.ts backupStores). */
+      backupCopy: BackupDeps['copy']
       /** When the retention job first checks and how often after (tests shorten them). */
       retention?: Pick<RetentionDeps, 'firstCheckMs' | 'checkMs'>
     },
@@ -81,6 +85,8 @@ export function createServices(
     schedules: scheduleService({ ...deps, commands }),
     /** The retention job: `start()` with the other loops, `close()` before the stores close. */
     retention: retentionService({ ...deps, ...deps.retention }),
+    /** Backups of the embedded stores (a task; the service's own tenant's admins only). */
+    backup: backupService({ ...deps, copy: deps.backupCopy }),
   }
 }
 

@@ -1,0 +1,65 @@
+/**
+ * Backups of the embedded stores while the service runs (README "Backups"): a consistent copy of each store file
+ * in `DATA_DIR/backups/<YYYYMMDD-HHMMSS>/` (the time in TIMEZONE), written by a worker thread per file. Only the
+ * admins of the service's own tenant (the tenant of the first admin) may take one: the copy holds every tenant's
+ * data and fills the service's disk, not the caller's.
+ */
+import { join } from 'node:path'
+import { Forbidden } from '../kernel/errors.ts'
+import type { Actor, ServiceDeps } from './types.ts'
+import type { BackupResult } from '../../store/index.ts'
+import { existsSync } from 'node:fs'
+
+export interface BackupDeps extends ServiceDeps {
+  config: { DATA_DIR: string; TIMEZONE: string }
+  now?: () => number
+  /** Writes the copy into a new directory (store/index.ts backupStores over the service's settings). */
+  copy: (dir: string) => Promise<BackupResult>
+}
+
+/** `YYYYMMDD-HHMMSS` of `t` in `tz`. */
+function stamp(t: number, tz: string): string {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-GB', {
+      timeZone: tz,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(t)
+      .map((p) => [p.type, p.value]),
+  )
+  return `${parts.year}${parts.month}${parts.day}-${parts.hour}${parts.minute}${parts.second}`
+}
+
+export function backupService(d: BackupDeps) {
+  const now = d.now ?? Date.now
+  return {
+    /** Refuses anyone but an admin of the service's own tenant (the route already requires the admin role). */
+    async authorize(actor: Actor): Promise<void> {
+      const first = await d.meta.accounts.firstAdmin()
+      if (!first || first.tenantID !== actor.tenant)
+        throw new Forbidden('role', "only the admins of the service's own tenant take backups")
+    },
+
+    /** A new directory under DATA_DIR/backups named by the time (a suffix when that second is taken). */
+    directory(): string {
+      const base = join(d.config.DATA_DIR, 'backups', stamp(now(), d.config.TIMEZONE))
+      let dir = base
+      for (let n = 2; existsSync(dir); n++) dir = `${base}-${n}`
+      return dir
+    },
+
+    /** Writes the copy into `dir`; announces it. */
+    async run(dir: string): Promise<BackupResult & { ms: number }> {
+      const started = now()
+      const result = { ...(await d.copy(dir)), ms: now() - started }
+      d.events.emit('backup.completed', result)
+      return result
+    },
+  }
+}
