@@ -28,7 +28,7 @@ export async function readChunks(
   for (const r of rs.rows) {
     const n = Number(r[1])
     const run = {
-      time: decodeTimes(r[3] as ArrayBuffer, n),
+      time: decodeTimes(r[3] as ArrayBuffer, n, Number(r[2])),
       value: decodeValues(r[4] as ArrayBuffer, n, Number(r[2])),
     }
     runs.get(Number(r[0]))!.push(clip(run, start, end))
@@ -87,7 +87,7 @@ export async function countChunks(
         args: [...ids, start, end],
       },
       {
-        sql: `SELECT n, times FROM chunks WHERE series_id IN (${marks(ids.length)})
+        sql: `SELECT n, times, kind FROM chunks WHERE series_id IN (${marks(ids.length)})
                 AND t_start >= ? AND t_start < ? AND t_end >= ? AND (t_start < ? OR t_end >= ?)`,
         args: [...ids, bucketOf(start), end, start, start, end],
       },
@@ -96,7 +96,8 @@ export async function countChunks(
   )
   let n = Number(inside!.rows[0]![0])
   for (const r of edges!.rows)
-    for (const t of decodeTimes(r[1] as ArrayBuffer, Number(r[0]))) if (t >= start && t < end) n++
+    for (const t of decodeTimes(r[1] as ArrayBuffer, Number(r[0]), Number(r[2])))
+      if (t >= start && t < end) n++
   return n
 }
 
@@ -143,7 +144,7 @@ export async function readChunksForAggregate(
       }
     const n = Number(r[2])
     const run = {
-      time: decodeTimes(r[9] as ArrayBuffer, n),
+      time: decodeTimes(r[9] as ArrayBuffer, n, Number(r[3])),
       value: decodeValues(r[10] as ArrayBuffer, n, Number(r[3])),
     }
     return { seriesId, bucket: b, run: clip(run, start, end) }

@@ -6,15 +6,59 @@
  *   u32 n, u32 string-bytes | f64 times[n] | f64 nums[n] | u32 seriesIds[n] | u8 kinds[n] | UTF-8 JSON string[]
  *   kind 0 = number (nums[i]), 1 = boolean (nums[i] is 0 or 1), 2 = string (nums[i] indexes the JSON array).
  *
- * Chunk (one row per series and hour bucket): `times` is either [t0, step] (16 bytes: a regular series, any n ≥ 2)
- * or delta-encoded [t0, t1 - t0, t2 - t1, ...] as Float64 (exact for integer milliseconds); `vals` is the Float64
- * bytes of the values when all are numbers (kind 0), else the JSON array of the values (kind 1: keeps strings,
- * booleans and numbers apart). Beside the blobs a chunk row keeps min, max, sum and count of its numbers.
+ * Chunk (one row per series and hour bucket). `kind` says how both blobs are written: its low bits the values,
+ * KIND_TIMES_PACKED the times.
+ * - times: [t0, step] as Float64 (16 bytes: a regular series, any n ≥ 2); with KIND_TIMES_PACKED the integer
+ *   milliseconds packed (telemetry-pack.ts: a first time, then the gaps in blocks of a bit width each); otherwise
+ *   (files written before packing, or times no packing holds) [t0, t1 - t0, ...] as Float64.
+ * - values: KIND_PACKED (2), numbers with at most 6 decimals as integers scaled by 10^d, packed (first byte d);
+ *   KIND_F64 (0), the Float64 bytes of numbers that do not pack; KIND_JSON (1), the JSON array of the values (keeps
+ *   strings, booleans and numbers apart).
+ * Beside the blobs a chunk row keeps min, max, sum and count of its numbers.
  */
 import type { TelemetryValue } from '../telemetry.ts'
+import { packInts, unpackInts } from './telemetry-pack.ts'
 
 export const KIND_F64 = 0
 export const KIND_JSON = 1
+export const KIND_PACKED = 2
+/** Flag of `kind`: the times blob is packed. */
+export const KIND_TIMES_PACKED = 4
+const VALUE_KIND = 3
+/** Most decimals a packed value keeps (more: Float64). */
+const MAX_DECIMALS = 6
+const SCALES = Array.from({ length: MAX_DECIMALS + 1 }, (_, d) => 10 ** d)
+
+/** The fewest decimals d (≤ MAX_DECIMALS) with every value exactly v = round(v·10^d) / 10^d; -1 when none. */
+function decimalsOf(values: ArrayLike<TelemetryValue>, from: number, n: number): number {
+  let d = 0
+  for (let i = from; i < from + n; i++) {
+    const v = values[i] as number
+    for (;;) {
+      const scale = SCALES[d]!
+      const scaled = Math.round(v * scale)
+      if (scaled / scale === v && Math.abs(scaled) < 2 ** 52) break
+      if (++d > MAX_DECIMALS) return -1
+    }
+  }
+  return d
+}
+
+/** The values packed as scaled integers (KIND_PACKED), or undefined when they do not pack. */
+function packValues(values: ArrayLike<TelemetryValue>, from: number, n: number) {
+  const d = decimalsOf(values, from, n)
+  if (d < 0) return undefined
+  const scale = SCALES[d]!
+  const ints = new Float64Array(n)
+  for (let i = 0; i < n; i++) ints[i] = Math.round((values[from + i] as number) * scale)
+  return packInts(ints, [d])
+}
+
+/** The times packed (integer milliseconds), or undefined when they do not pack. */
+function packTimes(times: ArrayLike<number>, from: number, n: number) {
+  for (let i = from; i < from + n; i++) if (!Number.isSafeInteger(times[i]!)) return undefined
+  return packInts(Array.prototype.slice.call(times, from, from + n) as number[])
+}
 
 /** The decoded content of WAL rows: parallel arrays. */
 export interface WalBatch {
@@ -106,12 +150,15 @@ export function encodeChunk(
   const step = n >= 2 ? times[from + 1]! - t0 : 0
   let regular = n >= 2
   for (let i = from + 2; regular && i < from + n; i++) regular = times[i]! - times[i - 1]! === step
-  let t: Float64Array
-  if (regular) t = new Float64Array([t0, step])
+  let timeBytes: Uint8Array | undefined
+  let timesPacked = false
+  if (regular) timeBytes = new Uint8Array(new Float64Array([t0, step]).buffer)
+  else if ((timeBytes = packTimes(times, from, n))) timesPacked = true
   else {
-    t = new Float64Array(n)
+    const t = new Float64Array(n)
     t[0] = t0
     for (let i = 1; i < n; i++) t[i] = times[from + i]! - times[from + i - 1]!
+    timeBytes = new Uint8Array(t.buffer)
   }
   let numeric = true
   const stats: ChunkStats = { min: Infinity, max: -Infinity, sum: 0, count: 0 }
@@ -126,26 +173,33 @@ export function encodeChunk(
     stats.sum += v
     stats.count++
   }
-  let vals: Uint8Array
-  if (numeric) {
+  let vals: Uint8Array | undefined
+  let kind: number
+  if (numeric && (vals = packValues(values, from, n))) kind = KIND_PACKED
+  else if (numeric) {
     const f = new Float64Array(n)
     for (let i = 0; i < n; i++) f[i] = values[from + i] as number
     vals = new Uint8Array(f.buffer)
-  } else vals = Buffer.from(JSON.stringify(Array.prototype.slice.call(values, from, from + n)))
+    kind = KIND_F64
+  } else {
+    vals = Buffer.from(JSON.stringify(Array.prototype.slice.call(values, from, from + n)))
+    kind = KIND_JSON
+  }
   if (stats.count === 0) stats.min = stats.max = 0
   return {
     n,
     tStart: t0,
     tEnd: times[from + n - 1]!,
-    kind: numeric ? KIND_F64 : KIND_JSON,
-    times: new Uint8Array(t.buffer),
+    kind: kind | (timesPacked ? KIND_TIMES_PACKED : 0),
+    times: timeBytes,
     vals,
     stats,
   }
 }
 
-/** Decodes the times of a chunk. */
-export function decodeTimes(blob: ArrayBuffer, n: number): number[] {
+/** Decodes the times of a chunk (`kind`: the chunk's, KIND_TIMES_PACKED says how they are written). */
+export function decodeTimes(blob: ArrayBuffer, n: number, kind: number): number[] {
+  if (kind & KIND_TIMES_PACKED) return unpackInts(new Uint8Array(blob), n)
   const f = new Float64Array(blob)
   const out: number[] = new Array(n)
   if (f.length === 2 && n >= 2) {
@@ -159,7 +213,15 @@ export function decodeTimes(blob: ArrayBuffer, n: number): number[] {
 
 /** Decodes the values of a chunk. */
 export function decodeValues(blob: ArrayBuffer, n: number, kind: number): TelemetryValue[] {
-  if (kind === KIND_JSON) return JSON.parse(Buffer.from(blob).toString('utf8')) as TelemetryValue[]
+  const k = kind & VALUE_KIND
+  if (k === KIND_JSON) return JSON.parse(Buffer.from(blob).toString('utf8')) as TelemetryValue[]
+  if (k === KIND_PACKED) {
+    const bytes = new Uint8Array(blob)
+    const scale = SCALES[bytes[0]!]!
+    const ints = unpackInts(bytes, n, 1)
+    if (scale !== 1) for (let i = 0; i < n; i++) ints[i] = ints[i]! / scale
+    return ints
+  }
   const f = new Float64Array(blob)
   const out: number[] = new Array(n)
   for (let i = 0; i < n; i++) out[i] = f[i]!
@@ -168,6 +230,6 @@ export function decodeValues(blob: ArrayBuffer, n: number, kind: number): Teleme
 
 /** The last value of a chunk without decoding the others when the values are numbers. */
 export function lastValue(blob: ArrayBuffer, n: number, kind: number): TelemetryValue {
-  if (kind === KIND_F64) return new Float64Array(blob, (n - 1) * 8, 1)[0]!
+  if ((kind & VALUE_KIND) === KIND_F64) return new Float64Array(blob, (n - 1) * 8, 1)[0]!
   return decodeValues(blob, n, kind)[n - 1]!
 }

@@ -84,7 +84,7 @@ export async function compactBuckets(
 /** DELETE of the bucket's chunks and INSERT of their merge (seq = the highest merged). */
 function mergeStatements(seriesId: number, rows: Row[]): InStatement[] {
   const runs: Run[] = rows.map((r) => ({
-    time: decodeTimes(r.times as ArrayBuffer, Number(r.n)),
+    time: decodeTimes(r.times as ArrayBuffer, Number(r.n), Number(r.kind)),
     value: decodeValues(r.vals as ArrayBuffer, Number(r.n), Number(r.kind)),
   }))
   const merged = mergeRuns(runs)

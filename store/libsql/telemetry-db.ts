@@ -14,9 +14,10 @@ export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
 /**
  * 1: chunks without statistics; 2: chunks keep vmin, vmax, vsum, vcnt (null in rows written by version 1);
  * 3: series keep product_id, the product of the device's latest write (null in rows of version 2 until the device
- * is written again).
+ * is written again). 4: chunks may be packed (telemetry-codec.ts KIND_PACKED, KIND_TIMES_PACKED; older chunks read
+ * as before): a version 3 reader would misread them, so it refuses the file.
  */
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
 /**
  * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
@@ -54,6 +55,7 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
     ),
   ],
   [3, ['ALTER TABLE series ADD COLUMN product_id TEXT']],
+  [4, []],
 ]
 
 /** A connection to the file with the settings applied (no schema: see openTelemetryClient). */

@@ -99,8 +99,9 @@ export class SeriesIndex {
     const out: Array<[number, number]> = []
     for (const dev of this.devices.values()) {
       const before =
-        (dev.productID !== null ? byProduct.get(`${dev.tenantID}\u0000${dev.productID}`) : undefined) ??
-        otherwise
+        (dev.productID !== null
+          ? byProduct.get(`${dev.tenantID}\u0000${dev.productID}`)
+          : undefined) ?? otherwise
       if (before === undefined) continue
       for (const id of dev.points.values()) out.push([id, before])
     }

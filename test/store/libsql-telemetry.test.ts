@@ -301,7 +301,7 @@ t(
 )
 
 t(
-  'a schema 2 file :: opens as schema 3; its series get their product when their device is written again',
+  'a schema 2 file :: opens as the current schema; its series get their product when their device is written again',
   async () => {
     const url = newUrl()
     let s = await open(url)
@@ -312,7 +312,7 @@ t(
     await c.execute("UPDATE meta SET value = 2 WHERE key = 'schema_version'")
     c.close()
     s = await open(url)
-    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 3)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 4)
     assert.is(await raw(url, 'SELECT count(*) FROM series WHERE product_id IS NULL'), 2)
     await s.write(pts('d', 'y', [[BASE + 1, 3]]))
     assert.is(await raw(url, "SELECT count(*) FROM series WHERE product_id = 'p'"), 2)
@@ -707,7 +707,7 @@ t(
     await c.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
     c.close()
     s = await open(url)
-    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 3)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 4)
     const old = await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')
     assert.is(old, await raw(url, 'SELECT count(*) FROM chunks'))
     await assertAggregatesMatch(s, 'schema 1 chunks', 5)
