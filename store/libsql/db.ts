@@ -23,6 +23,11 @@ export interface DbOptions {
   authToken?: string
   /** A reader's connection: no migrations, and `PRAGMA query_only = ON` (a write fails, never contends). */
   readOnly?: boolean
+  /**
+   * The connection's own checkpoint threshold in pages (`wal_autocheckpoint`), when another thread checkpoints
+   * (store/libsql/worker/checkpoints.ts); SQLite's default 1,000 otherwise.
+   */
+  autocheckpointPages?: number
 }
 
 /** A row as the repositories see it: column aliases (wire names) → values. */
@@ -215,6 +220,8 @@ export async function openDb(
     })
     try {
       if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
+      if (local && opts.autocheckpointPages !== undefined)
+        await client.execute(`PRAGMA wal_autocheckpoint = ${Math.floor(opts.autocheckpointPages)}`)
       if (opts.readOnly) await client.execute('PRAGMA query_only = ON')
     } catch (e) {
       client.close()

@@ -62,11 +62,14 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
 export async function connectTelemetry(
   url: string,
   busyTimeoutMs = BUSY_TIMEOUT_MS,
+  autocheckpointPages?: number,
 ): Promise<Client> {
   const client = createClient({ url, intMode: 'number', concurrency: 1 })
   try {
     for (const p of PRAGMAS) await client.execute(p)
     await client.execute(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`)
+    if (autocheckpointPages !== undefined)
+      await client.execute(`PRAGMA wal_autocheckpoint = ${Math.floor(autocheckpointPages)}`)
   } catch (e) {
     client.close()
     throw e
@@ -78,12 +81,13 @@ export async function connectTelemetry(
 export async function openTelemetryClient(
   url: string,
   busyTimeoutMs = BUSY_TIMEOUT_MS,
+  autocheckpointPages?: number,
 ): Promise<Client> {
   if (url.startsWith('file:')) {
     const path = url.slice('file:'.length)
     if (path && path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   }
-  const client = await connectTelemetry(url, busyTimeoutMs)
+  const client = await connectTelemetry(url, busyTimeoutMs, autocheckpointPages)
   try {
     await client.batch(SCHEMA, 'write')
     const v = await client.execute("SELECT value FROM meta WHERE key = 'schema_version'")

@@ -71,6 +71,8 @@ export interface LibsqlTelemetryOptions {
   onError?: (e: unknown) => void
   /** How long a write waits for a lock another connection holds, ms (SQLite's busy_timeout). */
   busyTimeoutMs?: number
+  /** The connection's own checkpoint threshold in pages (default SQLite's 1,000; higher when another thread checkpoints). */
+  autocheckpointPages?: number
 }
 
 export const TELEMETRY_DEFAULTS = {
@@ -81,6 +83,7 @@ export const TELEMETRY_DEFAULTS = {
   now: Date.now,
   onError: (e: unknown) => errorLog(undefined, 'telemetry')('background flush failed', e),
   busyTimeoutMs: BUSY_TIMEOUT_MS,
+  autocheckpointPages: 1000, // SQLite's default
 }
 
 /** Series whose old chunks retention deletes per lock hold. */
@@ -136,7 +139,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** Opens (or creates) the store file, replays its WAL and starts the flusher. */
   static async open(options: LibsqlTelemetryOptions): Promise<LibsqlTelemetryStore> {
     const opts = { ...TELEMETRY_DEFAULTS, ...options }
-    const client = await openTelemetryClient(opts.url, opts.busyTimeoutMs)
+    const client = await openTelemetryClient(opts.url, opts.busyTimeoutMs, opts.autocheckpointPages)
     const state = await loadState(client)
     const store = new LibsqlTelemetryStore(client, opts, state.nextSeriesId, state.seq)
     for (const s of state.series) store.series.remember(s)
@@ -422,7 +425,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /** A new connection in place of a wedged one (a failure keeps the old one wedged: the next job tries again). */
   private async reconnect() {
-    const fresh = await connectTelemetry(this.opts.url, this.opts.busyTimeoutMs)
+    const fresh = await connectTelemetry(
+      this.opts.url,
+      this.opts.busyTimeoutMs,
+      this.opts.autocheckpointPages,
+    )
     this.client.close()
     this.client = fresh
     this.wedged = false

@@ -23,6 +23,16 @@ const settle = <T>(p: Promise<T>) =>
     (e: unknown) => ({ ok: false as const, e }),
   )
 
+/** Polls `read` until `ok` holds or `ms` passed; the last value read. */
+async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms: number): Promise<T> {
+  const end = Date.now() + ms
+  for (;;) {
+    const v = await read()
+    if (ok(v) || Date.now() > end) return v
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
 const product = (tenant: string, productID: string) => ({
   sql: 'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0) RETURNING id',
   args: [tenant, productID, `${tenant}-${productID}`],
@@ -43,6 +53,32 @@ test.after(async () => {
   await ctx.db.close()
   await ctx.local.close()
   rmSync(ctx.dir, { recursive: true, force: true })
+})
+
+test('the checkpointer :: writes reach the database file without the store worker checkpointing', async () => {
+  const path = `${ctx.dir}/checkpointed.db`
+  const db = await PortDb.open({ url: `file:${path}` })
+  try {
+    const { statSync } = await import('node:fs')
+    const before = statSync(path).size
+    const blob = 'x'.repeat(4000)
+    for (let i = 0; i < 10; i++)
+      await db.batch(
+        Array.from({ length: 60 }, (_, k) => ({
+          sql: 'INSERT INTO settings (key, value) VALUES (?, ?)',
+          args: [`cp-${i}-${k}`, blob],
+        })),
+      )
+    // ~2.4 MB sit in the WAL: the store worker's own threshold (a backstop of 50,000 pages) never checkpoints them
+    const grown = await until(
+      () => statSync(path).size,
+      (n) => n > before + 2_000_000,
+      3000,
+    )
+    assert.ok(grown > before + 2_000_000, `the file grew from ${before} to ${grown} bytes`)
+  } finally {
+    await db.close()
+  }
 })
 
 test('another process holds the write lock past busy_timeout :: those writes fail, later ones commit', async () => {

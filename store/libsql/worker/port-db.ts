@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads'
 import type { Db, Row, Statement, WriteResult } from '../db.ts'
 import { decodeError } from './errors.ts'
 import { PortClient } from './port-client.ts'
+import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type { Hello, Notice, WorkerData } from './protocol.ts'
 
 const BOOT = new URL('./boot.mjs', import.meta.url)
@@ -20,6 +21,8 @@ export function spawnWorker(entry: 'writer' | 'reader', opts: PortDbOptions): Pr
     entry: new URL(`./${entry}.ts`, import.meta.url).href,
     url: opts.url,
     ...(opts.authToken ? { authToken: opts.authToken } : {}),
+    // the checkpointer thread checkpoints; the store worker's own threshold is only a backstop
+    ...(entry === 'writer' ? { autocheckpointPages: BACKSTOP_PAGES } : {}),
   }
   return startWorker(`db-${entry}`, workerData, opts.onFail)
 }
@@ -58,6 +61,8 @@ export interface PortDbOptions {
   authToken?: string
   /** Hears of a worker that died: every call fails with Unavailable from then on (readiness turns 503). */
   onFail?: (e: Error) => void
+  /** Hears of checkpoints that fail (the WAL then grows until the store worker's backstop checkpoints). */
+  onCheckpointError?: (e: Error) => void
 }
 
 /**
@@ -73,14 +78,22 @@ export class PortDb implements Db {
   constructor(
     private readonly writer: PortClient,
     private readonly readers: PortClient[],
+    private readonly checkpointer?: Checkpointer,
   ) {}
 
-  /** Starts the store worker (it migrates the database), then the reader. */
+  /** Starts the store worker (it migrates the database), then the reader and the checkpointer. */
   static async open(opts: PortDbOptions): Promise<PortDb> {
     const writer = await spawnWorker('writer', opts)
+    let reader: PortClient | undefined
     try {
-      return new PortDb(writer, [await spawnWorker('reader', opts)])
+      reader = await spawnWorker('reader', opts)
+      const checkpointer = await Checkpointer.start(opts.url, (e) => opts.onCheckpointError?.(e))
+      return new PortDb(writer, [reader], checkpointer)
     } catch (e) {
+      if (reader) {
+        await reader.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
+        await reader.terminate()
+      }
       await writer.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
       await writer.terminate()
       throw e
@@ -121,13 +134,14 @@ export class PortDb implements Db {
   }
 
   /**
-   * Shuts down in the order that keeps the file whole: the readers close their connections (after answering
-   * what they had), the store worker checkpoints the WAL (no reader holds a snapshot now) and closes its
+   * Shuts down in the order that keeps the file whole: the checkpointer stops, the readers close their connections
+   * (after answering what they had), the store worker checkpoints the WAL (no reader holds a snapshot now) and closes its
    * connection after the writes queued before; only then are the threads terminated.
    */
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.checkpointer?.close()
     await Promise.all(
       this.readers.map(async (r) => {
         await r.request({ t: 'ctl', op: 'close' }).catch(() => undefined)

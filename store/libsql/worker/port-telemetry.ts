@@ -21,6 +21,7 @@ import { decodeError } from './errors.ts'
 import { encodePoints } from './points-wire.ts'
 import type { PortClient } from './port-client.ts'
 import { startWorker } from './port-db.ts'
+import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type {
   TelemetryMethod,
   TelemetryRequest,
@@ -36,19 +37,29 @@ export class WorkerTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
   private closed = false
 
-  private constructor(private readonly port: PortClient<TelemetryRequest>) {}
+  private constructor(
+    private readonly port: PortClient<TelemetryRequest>,
+    private readonly checkpointer: Checkpointer,
+  ) {}
 
   /** Starts the worker, which opens the store file and replays its WAL, and waits until it is ready. */
   static async open(options: WorkerTelemetryOptions): Promise<WorkerTelemetryStore> {
     const { onError = TELEMETRY_DEFAULTS.onError, onFail, ...rest } = options
     const workerData: TelemetryWorkerData = {
       entry: new URL('./telemetry-worker.ts', import.meta.url).href,
-      options: rest,
+      // the checkpointer thread checkpoints the file; the worker's own threshold is only a backstop
+      options: { autocheckpointPages: BACKSTOP_PAGES, ...rest },
     }
     const port = await startWorker<TelemetryRequest>('telemetry', workerData, onFail, (n) =>
       onError(decodeError(n.err)),
     )
-    return new WorkerTelemetryStore(port)
+    try {
+      return new WorkerTelemetryStore(port, await Checkpointer.start(rest.url, onError))
+    } catch (e) {
+      await port.request({ t: 'close' }).catch(() => undefined)
+      await port.terminate()
+      throw e
+    }
   }
 
   write(points: readonly TelemetryPoint[]): Promise<void> {
@@ -149,6 +160,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    await this.checkpointer.close()
     try {
       if (!this.port.failure) await this.port.request({ t: 'close' })
     } finally {

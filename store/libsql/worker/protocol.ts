@@ -79,6 +79,8 @@ export interface WorkerData {
   entry: string
   url: string
   authToken?: string
+  /** The connection's own checkpoint threshold (pages): a backstop when a checkpointer thread runs. */
+  autocheckpointPages?: number
 }
 
 export type { WriteResult }

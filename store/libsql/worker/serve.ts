@@ -24,7 +24,12 @@ export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<
   const data = workerData as WorkerData
   let db: LocalDb
   try {
-    db = await openDb({ url: data.url, authToken: data.authToken, readOnly: opts.readOnly })
+    db = await openDb({
+      url: data.url,
+      authToken: data.authToken,
+      readOnly: opts.readOnly,
+      autocheckpointPages: data.autocheckpointPages,
+    })
   } catch (e) {
     port.postMessage({ ready: false, err: encodeError(e) } satisfies Hello)
     return
