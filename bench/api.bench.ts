@@ -115,6 +115,9 @@ const body = async (path: string): Promise<string> => {
   }
 }
 const listBody = await body(listPath)
+/** The same depth through a cursor: the deep OFFSET page's `meta.next` (keyset paging, an index range). */
+const deepNext = (JSON.parse(await body(deepPath)) as { meta: { next: string } }).meta.next
+const keysetPath = `/api/v1/devices?_limit=10&_after=${deepNext}`
 const detailBody = await body(detailPaths[0]!)
 if (!listBody.includes('"items"') || !detailBody.includes('"deviceID"'))
   throw new Error(`unexpected answers: ${listBody.slice(0, 200)}`)
@@ -132,6 +135,11 @@ for (const connections of [10, 100]) {
   for (const [name, ours, ceiling] of [
     ['list', { url: svc.url, paths: [listPath] }, { url: bareUrl, paths: ['/list'] }],
     ['list, deep page', { url: svc.url, paths: [deepPath] }, { url: bareUrl, paths: ['/list'] }],
+    [
+      'list, deep page (keyset)',
+      { url: svc.url, paths: [keysetPath] },
+      { url: bareUrl, paths: ['/list'] },
+    ],
     [
       'detail',
       { url: svc.url, paths: detailPaths },

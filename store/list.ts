@@ -12,10 +12,21 @@ export interface Filter {
   value: string | number | Array<string | number>
 }
 
+/**
+ * A position in a list (keyset paging): the sort value (null sorts first ascending, last descending) and id of the
+ * last record of a page, so the next page starts right after it whatever its depth.
+ */
+export interface Cursor {
+  v: string | number | null
+  id: number
+}
+
 /** A page request as the HTTP layer validated it. */
 export interface ListArgs {
   page: number
   limit: number
+  /** Start after this position instead of at `(page - 1) * limit` (the same sort, order and filters). */
+  after?: Cursor
   sort?: string
   order?: 'asc' | 'desc'
   filters: Filter[]
@@ -30,4 +41,6 @@ export type Row = Record<string, unknown>
 export interface Page<T = Row> {
   items: T[]
   count: number
+  /** Where the page after this one starts; null on the last page; absent when the list has no cursors. */
+  next?: Cursor | null
 }

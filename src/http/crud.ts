@@ -7,14 +7,15 @@ import type { RouteDef, Router } from './router.ts'
 import type { Actor } from '../services/types.ts'
 
 /** What paging needs of a list query (listQuery's output has it). */
-type PageArgs = { page: number; limit: number }
+type PageArgs = { page: number; limit: number; sort?: string; order?: string }
 
 /** A page of records in `form`. */
-const pageIn = <R>(form: Form<R>, { items, count }: Found<R>, args: PageArgs, ctx: WireCtx) =>
+const pageIn = <R>(form: Form<R>, { items, count, next }: Found<R>, args: PageArgs, ctx: WireCtx) =>
   pageOf(
     items.map((x) => form.wire(x, ctx)),
     count,
     args,
+    next,
   )
 
 /** A response form: a zod object whose keys are the wire fields, in order (src/wire/shape.ts). */
@@ -115,8 +116,8 @@ export function expanded<Q, S, R, BC, BU>(
   return {
     store: {
       async list(tenant, query) {
-        const { items, count } = await store.list(tenant, query)
-        return { items: await expand(tenant, items), count }
+        const page = await store.list(tenant, query)
+        return { ...page, items: await expand(tenant, page.items) }
       },
       get: async (tenant, id) => one(tenant, await store.get(tenant, id)),
     },

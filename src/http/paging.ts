@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
-import type { ListArgs, Filter, FieldType } from '../../store/types.ts'
+import type { Cursor, ListArgs, Filter, FieldType } from '../../store/types.ts'
 
 export const MAX_LIMIT = 1000
 
@@ -28,6 +28,33 @@ const intList = z
   .regex(/^\d+(,\d+)*$/, 'must be integers separated by commas')
   .transform((s) => [...new Set(s.split(',').map(Number))])
 const timeText = z.string().regex(WIRE_TIME, 'must be YYYY-MM-DD HH:MM:SS').meta(WIRE_TIME_DOC)
+
+/**
+ * The wire form of a Cursor: base64url of JSON `{s, v, i}`, `s` naming the sort and order it was made for, so a
+ * cursor of another order is refused rather than read as a wrong position. Opaque to callers.
+ */
+export function encodeCursor(c: Cursor, sort: string | undefined, order: string | undefined) {
+  return Buffer.from(
+    JSON.stringify({ s: `${sort ?? ''}:${order ?? ''}`, v: c.v, i: c.id }),
+  ).toString('base64url')
+}
+
+/** A cursor's text → its position and the sort tag it was made for; undefined when it is not one. */
+function decodeCursor(text: string): { cursor: Cursor; tag: string } | undefined {
+  if (text.length > 2048 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined
+  let raw: unknown
+  try {
+    raw = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (raw === null || typeof raw !== 'object') return undefined
+  const { s, v, i } = raw as { s?: unknown; v?: unknown; i?: unknown }
+  const okValue =
+    v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
+  if (typeof s !== 'string' || !okValue || !Number.isSafeInteger(i)) return undefined
+  return { cursor: { v: v as Cursor['v'], id: i as number }, tag: s }
+}
 
 /** The wire `startTime`/`endTime` of a list query, kept until resolveListTimes knows the caller's time zone. */
 const WIRE_TIMES = Symbol('wireTimes')
@@ -76,6 +103,10 @@ export function listQuery<const F extends FilterFields>(
       ])
       .optional(),
     _order: z.enum(['asc', 'desc']).optional(),
+    _after: z.string().optional().meta({
+      description:
+        'Start after this position: the `meta.next` of the page before (keyset paging; same _sort, _order and filters; not with _page > 1)',
+    }),
   }
   for (const [name, type] of Object.entries(fields)) {
     shape[name] = type === 'int' ? intText(name).optional() : z.string().optional()
@@ -87,7 +118,7 @@ export function listQuery<const F extends FilterFields>(
     shape.endTime = timeText.optional()
   }
   Object.assign(shape, opts.extra ?? {})
-  return z.object(shape).transform((q): ListQueryArgs => {
+  return z.object(shape).transform((q, ctx): ListQueryArgs => {
     const filters: Filter[] = []
     for (const [name, type] of Object.entries(fields)) {
       const eq = q[name]
@@ -109,6 +140,21 @@ export function listQuery<const F extends FilterFields>(
       filters,
       raw: q,
     }
+    if (typeof q._after === 'string') {
+      const decoded = decodeCursor(q._after)
+      const problem = !decoded
+        ? '_after is not a cursor this service gave (meta.next)'
+        : decoded.tag !== `${out.sort ?? ''}:${out.order ?? ''}`
+          ? '_after was made for another _sort or _order'
+          : out.page > 1
+            ? '_after starts a page by itself: leave out _page'
+            : undefined
+      if (problem) {
+        ctx.addIssue({ code: 'custom', path: ['_after'], message: problem })
+        return z.NEVER
+      }
+      out.after = decoded!.cursor
+    }
     const startTime = q.startTime as string | undefined
     const endTime = q.endTime as string | undefined
     if (startTime !== undefined || endTime !== undefined) out[WIRE_TIMES] = { startTime, endTime }
@@ -119,15 +165,33 @@ export function listQuery<const F extends FilterFields>(
 /** `?ids=1,2,3` of deletes. */
 export const IdsQuery = z.object({ ids: intList })
 
-/** The page envelope of every list. */
-export function pageOf<T>(items: T[], count: number, args: { page: number; limit: number }) {
-  return { items, meta: { count, limit: args.limit, page: args.page } }
+/**
+ * The page envelope of every list; `next` (a list with cursors): `meta.next`, the cursor of the page after this
+ * one, or null on the last page.
+ */
+export function pageOf<T>(
+  items: T[],
+  count: number,
+  args: { page: number; limit: number; sort?: string; order?: string },
+  next?: Cursor | null,
+) {
+  const meta = { count, limit: args.limit, page: args.page }
+  if (next === undefined) return { items, meta }
+  return {
+    items,
+    meta: { ...meta, next: next === null ? null : encodeCursor(next, args.sort, args.order) },
+  }
 }
 
 export const PageMeta = z.object({
   count: z.number().int(),
   limit: z.number().int(),
   page: z.number().int(),
+  next: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: 'the `_after` of the next page (null: this is the last page)' }),
 })
 export const Page = <T extends z.ZodType>(item: T) =>
   z.object({ items: z.array(item), meta: PageMeta })

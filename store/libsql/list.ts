@@ -1,6 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { Filter, ListArgs, Page, Row } from '../types.ts'
+import type { Cursor, Filter, ListArgs, Page, Row } from '../types.ts'
 import { listExpressions, selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
 
 /**
@@ -128,14 +128,63 @@ export async function listPage(
       ? spec.counter?.(baseArgs, known)
       : undefined
   const order = `ORDER BY ${sortExpr} ${dir}, ${spec.idField} ${dir}`
+  // keyset: the rows after the cursor's (sort value, id); the record's own sort and time fields are never null
+  const notNull = sortExpr === spec.timeField || sortExpr === spec.idField
+  const after = q.after ? keyset(sortExpr, spec.idField, dir, q.after, notNull) : undefined
+  const offset = q.after ? 0 : (q.page - 1) * q.limit
+  const pageWhere = after ? `${where} AND ${after.sql}` : where
   const [rows, count] = await db.read([
     {
-      sql: deferredJoin(spec, countFrom, { where, order, sortExpr, baseOnly: !!baseOnly }),
-      args: [...args, q.limit, (q.page - 1) * q.limit],
+      // one row more than the page: whether a next page exists
+      sql: deferredJoin(spec, countFrom, {
+        where: pageWhere,
+        order,
+        sortExpr,
+        baseOnly: !!baseOnly,
+      }),
+      args: [...args, ...(after?.args ?? []), q.limit + 1, offset],
     },
     counted ?? { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
   ])
-  return { items: rows!, count: Number(count![0]?.n ?? 0) }
+  const items = rows!.slice(0, q.limit)
+  const last = items.at(-1)
+  const next: Cursor | null =
+    rows!.length > q.limit && last
+      ? { v: last[CURSOR_SORT] as string | number | null, id: Number(last[CURSOR_ID]) }
+      : null
+  for (const r of rows!) {
+    delete r[CURSOR_SORT]
+    delete r[CURSOR_ID]
+  }
+  return { items, count: Number(count![0]?.n ?? 0), next }
+}
+
+/** Columns every page row carries for its cursor (removed before the rows are answered). */
+const CURSOR_SORT = '_cursor_sort'
+const CURSOR_ID = '_cursor_id'
+
+/**
+ * The rows after `c` in the order `sortExpr dir, idField dir` (SQLite sorts NULL first ascending, last
+ * descending). With a non-null column the predicate is a row-value comparison an index range serves.
+ */
+function keyset(
+  sortExpr: string,
+  idField: string,
+  dir: 'ASC' | 'DESC',
+  c: Cursor,
+  notNull: boolean,
+): { sql: string; args: InValue[] } {
+  const cmp = dir === 'DESC' ? '<' : '>'
+  if (c.v === null)
+    return dir === 'DESC'
+      ? { sql: `(${sortExpr} IS NULL AND ${idField} < ?)`, args: [c.id] }
+      : {
+          sql: `((${sortExpr} IS NULL AND ${idField} > ?) OR ${sortExpr} IS NOT NULL)`,
+          args: [c.id],
+        }
+  const range = `(${sortExpr}, ${idField}) ${cmp} (?, ?)`
+  if (notNull || dir === 'ASC') return { sql: `(${range})`, args: [c.v, c.id] }
+  return { sql: `(${range} OR ${sortExpr} IS NULL)`, args: [c.v, c.id] }
 }
 
 /**
@@ -158,9 +207,10 @@ function deferredJoin(
     spec.idField === `${b}.id` &&
     spec.timeField.startsWith(base) &&
     p.sortExpr.startsWith(base)
-  if (!deferred) return `${spec.columns} ${spec.from} WHERE ${p.where} ${p.order} LIMIT ? OFFSET ?`
+  const columns = `${spec.columns}, ${p.sortExpr} AS ${CURSOR_SORT}, ${spec.idField} AS ${CURSOR_ID}`
+  if (!deferred) return `${columns} ${spec.from} WHERE ${p.where} ${p.order} LIMIT ? OFFSET ?`
   const ids = `SELECT ${b}.id AS page_id ${countFrom} WHERE ${p.where} ${p.order} LIMIT ? OFFSET ?`
-  return `${spec.columns} FROM (${ids}) page CROSS JOIN ${spec.from.slice('FROM '.length)} WHERE ${b}.id = page.page_id ${p.order}`
+  return `${columns} FROM (${ids}) page CROSS JOIN ${spec.from.slice('FROM '.length)} WHERE ${b}.id = page.page_id ${p.order}`
 }
 
 function sortExpression(spec: ListSpec, sort: string | undefined): string {

@@ -91,6 +91,25 @@ for (const [name, args] of [
   })
 }
 
+test('keyset pages (after a cursor) :: newest first and oldest first walk a range of the index, no OFFSET steps, no sort', async () => {
+  for (const order of ['desc', 'asc'] as const) {
+    const [page] = await plans((r) =>
+      r.list(
+        'T1',
+        q({ page: 1, order, sort: 'createAt', after: { v: 1_700_000_000_000, id: 500 } }),
+      ),
+    )
+    assert.ok(page?.ids)
+    assert.match(page.sql, /\(d\.create_at, d\.id\) [<>] \(\?, \?\)/)
+    assert.match(
+      page.ids,
+      /USING COVERING INDEX devices_tenant_kind \(tenant_id=\? AND kind=\? AND create_at[<>]\?\)/,
+      page.ids,
+    )
+    assert.not.match(page.ids, /USE TEMP B-TREE/, page.ids)
+  }
+})
+
 test('a sort on a joined field :: one query, the joins and the page together', async () => {
   const [page] = await plans((r) => r.list('T1', q({ sort: 'productName', order: 'asc' })))
   assert.ok(page)

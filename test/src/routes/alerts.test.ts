@@ -49,7 +49,7 @@ s('raise then list :: exact record, zh label, alertDetail object, startTime', as
   const [id] = await alerts.raise([hot()])
   const r = await t.admin.get('/api/v1/current_alerts')
   assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 1, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 1, limit: 10, page: 1, next: null })
   const { createAt, ...rest } = r.body.items[0]
   assert.match(createAt, TIME)
   assert.equal(rest, {
@@ -237,7 +237,7 @@ s(
   'tenant isolation :: B sees no alerts, cannot clear or delete A alerts (404), A keeps them',
   async () => {
     const b = await t.newTenant()
-    assert.equal(await current('', b), { items: [], meta: { count: 0, limit: 10, page: 1 } })
+    assert.equal(await current('', b), { items: [], meta: { count: 0, limit: 10, page: 1, next: null } })
     assert.is((await history('', b)).meta.count, 0)
     const a = (await current()).items[0].id
     const hA = (await history()).items[0].id

@@ -177,7 +177,7 @@ templates('list :: by productID, filters; foreign or unknown productID empty', a
     productID: p.productID,
   })
   const r = await t.admin.get(`/api/v1/app_templates?productID=${p.productID}`)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.map((x: any) => x.templateName),
     ['Beta', 'Alpha'],
@@ -198,7 +198,7 @@ templates('list :: by productID, filters; foreign or unknown productID empty', a
   const other = await t.newTenant()
   assert.equal((await other.get(`/api/v1/app_templates?productID=${p.productID}`)).body, {
     items: [],
-    meta: { count: 0, limit: 10, page: 1 },
+    meta: { count: 0, limit: 10, page: 1, next: null },
   })
   assert.equal((await t.admin.get('/api/v1/app_templates?productID=nope')).body.meta.count, 0)
 })
@@ -359,7 +359,7 @@ consoles("device :: page of its product's templates in the console form, value n
   const device = await insertDevice(t, await tenantOf(t), p.id)
   const r = await t.admin.get(`/api/v1/device_consoles/${device}`)
   assert.is(r.status, 200, r.text)
-  assert.equal(r.body.meta, { count: 1, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 1, limit: 10, page: 1, next: null })
   const item = r.body.items[0]
   assert.is(item.templateName, 'Mine')
   assert.is(item.dataPointID, 'c1')
@@ -368,7 +368,7 @@ consoles("device :: page of its product's templates in the console form, value n
     assert.not.ok(gone in item, gone)
   assert.is(Object.keys(item).at(-1), 'value')
   const page2 = await t.admin.get(`/api/v1/device_consoles/${device}?_page=2`)
-  assert.equal(page2.body, { items: [], meta: { count: 1, limit: 10, page: 2 } })
+  assert.equal(page2.body, { items: [], meta: { count: 1, limit: 10, page: 2, next: null } })
 })
 
 consoles('unknown or foreign device :: 404 DATA_NOT_FOUND', async () => {

@@ -33,7 +33,7 @@ bindings('bind :: 201 with the page of bound devices {id, deviceID, deviceName}'
   })
   const r = await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d1, d2] })
   assert.is(r.status, 201)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.sort((a: any, b: any) => a.id - b.id),
     [
@@ -45,7 +45,7 @@ bindings('bind :: 201 with the page of bound devices {id, deviceID, deviceName}'
   assert.is(list.status, 200)
   assert.equal(list.body, {
     items: [{ id: d2, deviceID: 'devB', deviceName: 'dev-b' }],
-    meta: { count: 1, limit: 10, page: 1 },
+    meta: { count: 1, limit: 10, page: 1, next: null },
   })
 })
 

@@ -177,7 +177,7 @@ certs('list :: list fields only, filters, English label', async () => {
     await create({ name: n, enable: e })
   const r = await t.admin.english().get('/api/v1/certs?name_like=l-')
   assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.map((c: any) => c.name),
     ['L-three', 'L-two', 'L-one'],

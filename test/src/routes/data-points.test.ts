@@ -287,7 +287,7 @@ list('by productID :: only that product, page envelope, list form without create
   await mkPoint(t.admin, q.id, 'c1')
   const r = await t.admin.get(`/api/v1/data_points?productID=${p.productID}&_page=1&_limit=10`)
   assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.map((x: any) => x.dataPointID),
     ['b1', 'a1'],
@@ -318,7 +318,7 @@ list('productID of another tenant or unknown :: 200 empty page', async () => {
   for (const productID of [theirs.productID, 'nope']) {
     const r = await t.admin.get(`/api/v1/data_points?productID=${productID}`)
     assert.is(r.status, 200)
-    assert.equal(r.body, { items: [], meta: { count: 0, limit: 10, page: 1 } })
+    assert.equal(r.body, { items: [], meta: { count: 0, limit: 10, page: 1, next: null } })
   }
 })
 

@@ -195,7 +195,7 @@ streams(
     await mkStream(t.admin, p.productID, [], { streamName: 'Up', topic: 'up/x', streamType: 1 })
     await mkStream(t.admin, p.productID, [], { streamName: 'Down', topic: 'down/x', streamType: 2 })
     const r = await t.admin.get(`/api/v1/data_streams?productID=${p.productID}`)
-    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(Object.keys(r.body.items[0]), [
       'id',
       'productID',
@@ -228,7 +228,7 @@ streams(
     const other = await t.newTenant()
     assert.equal((await other.get(`/api/v1/data_streams?${q}`)).body, {
       items: [],
-      meta: { count: 0, limit: 10, page: 1 },
+      meta: { count: 0, limit: 10, page: 1, next: null },
     })
   },
 )

@@ -29,7 +29,7 @@ list('list :: page envelope, list form with labels, newest first', async () => {
   const b = await newDevice(t.admin, mqttBody(p.productID))
   const r = await t.admin.get(`/api/v1/devices?productID=${p.productID}`)
   assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.map((d: any) => d.id),
     [b.id, a.id],
@@ -56,7 +56,7 @@ list('paging :: _limit and _page, clamp, bad values 400', async () => {
   const p = await newProduct(t.admin, 1)
   for (let i = 0; i < 3; i++) await newDevice(t.admin, mqttBody(p.productID))
   const r = await t.admin.get(`/api/v1/devices?productID=${p.productID}&_limit=2&_page=2`)
-  assert.equal(r.body.meta, { count: 3, limit: 2, page: 2 })
+  assert.equal(r.body.meta, { count: 3, limit: 2, page: 2, next: null })
   assert.is(r.body.items.length, 1)
   assert.is((await t.admin.get('/api/v1/devices?_limit=5000')).body.meta.limit, 1000)
   const bad = await t.admin.get('/api/v1/devices?_page=0')

@@ -112,7 +112,7 @@ for (const v of variants) {
     await t.db.run('UPDATE devices SET device_status = 1 WHERE id = ?', [devices[0]!])
     const r = await t.admin.get(`/api/v1/groups/${g.id}/devices`)
     assert.is(r.status, 200)
-    assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
     const first = r.body.items.find((d: any) => d.id === devices[0])
     const { deviceID, deviceName, createAt, ...rest } = first
     assert.type(deviceID, 'string')

@@ -169,7 +169,7 @@ for (const v of variants) {
     )
     const r = await t.admin.get('/api/v1/groups?groupName_like=l-a')
     assert.is(r.status, 200)
-    assert.equal(r.body.meta, { count: 1, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 1, limit: 10, page: 1, next: null })
     const item = r.body.items[0]
     assert.equal(Object.keys(item), [
       'id',

@@ -239,7 +239,7 @@ for (const v of variants) {
   scoped('device events :: only that device, newest first, full record', async () => {
     const r = await t.admin.get(`/api/v1/devices/${dev}/events`)
     assert.is(r.status, 200)
-    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(
       r.body.items.map((e: any) => e.payload),
       ['2', '1'],
@@ -282,7 +282,7 @@ for (const v of variants) {
 
   scoped('device lists :: paging, filters and time range apply', async () => {
     const r = await t.admin.get(`/api/v1/devices/${dev}/events?_limit=1&_page=2`)
-    assert.equal(r.body.meta, { count: 2, limit: 1, page: 2 })
+    assert.equal(r.body.meta, { count: 2, limit: 1, page: 2, next: null })
     assert.equal(
       r.body.items.map((e: any) => e.payload),
       ['1'],
@@ -315,7 +315,7 @@ for (const v of variants) {
     async () => {
       const r = await t.admin.get(`/api/v1/gateways/${gw}/events`)
       assert.is(r.status, 200)
-      assert.equal(r.body.meta, { count: 1, limit: 10, page: 1 })
+      assert.equal(r.body.meta, { count: 1, limit: 10, page: 1, next: null })
       const { id, createAt, ...rest } = r.body.items[0]
       assert.type(id, 'number')
       assert.match(createAt, TIME)
@@ -378,7 +378,7 @@ for (const v of variants) {
     async () => {
       const r = await t.admin.get(`/api/v1/groups/${group}/control_logs`)
       assert.is(r.status, 200)
-      assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+      assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
       const { id, createAt, ...rest } = r.body.items[1]
       assert.type(id, 'number')
       assert.match(createAt, TIME)

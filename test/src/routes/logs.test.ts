@@ -72,7 +72,7 @@ for (const k of [kits.A, kits.B]) {
     async () => {
       const r = await t.admin.get('/api/v1/device_connect_logs')
       assert.is(r.status, 200)
-      assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
+      assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
       assert.equal(
         r.body.items.map((l: any) => l.msgTime),
         ['2024-03-01 10:05:00', '2024-03-01 10:03:00', '2024-03-01 10:01:00'],
@@ -177,7 +177,7 @@ for (const k of [kits.A, kits.B]) {
     const other = await t.newTenant()
     const r = await other.get('/api/v1/device_connect_logs?deviceID=M1')
     assert.is(r.status, 200)
-    assert.equal(r.body, { items: [], meta: { count: 0, limit: 10, page: 1 } })
+    assert.equal(r.body, { items: [], meta: { count: 0, limit: 10, page: 1, next: null } })
     const viewer = await t.userWithRole('viewer')
     assert.is((await viewer.get('/api/v1/device_connect_logs')).body.meta.count, 3)
   })
@@ -226,7 +226,9 @@ for (const k of [kits.A, kits.B]) {
   events('list :: newest first, exact record with productName, status and reason', async () => {
     const r = await t.admin.get('/api/v1/device_events')
     assert.is(r.status, 200)
-    assert.equal(r.body.meta, { count: 2001, limit: 10, page: 1 })
+    const { next, ...meta } = r.body.meta
+    assert.equal(meta, { count: 2001, limit: 10, page: 1 })
+    assert.type(next, 'string')
     const { id, createAt, ...rest } = r.body.items[0]
     assert.type(id, 'number')
     assert.match(createAt, TIME)
@@ -260,7 +262,10 @@ for (const k of [kits.A, kits.B]) {
       let last = Infinity
       for (let page = 1; page <= 3; page++) {
         const r = await t.admin.get(`/api/v1/device_events?_limit=1000&_page=${page}&status=1`)
-        assert.equal(r.body.meta, { count: 2000, limit: 1000, page })
+        const { next, ...meta } = r.body.meta
+        assert.equal(meta, { count: 2000, limit: 1000, page })
+        if (page === 1) assert.type(next, 'string', 'a page follows')
+        else assert.is(next, null)
         for (const e of r.body.items) {
           const ms = Date.parse(e.msgTime.replace(' ', 'T') + 'Z')
           assert.ok(ms <= last)
@@ -304,7 +309,7 @@ for (const k of [kits.A, kits.B]) {
   events('tenant isolation :: another tenant lists none', async () => {
     const other = await t.newTenant()
     const r = await other.get('/api/v1/device_events')
-    assert.equal(r.body.meta, { count: 0, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 0, limit: 10, page: 1, next: null })
   })
 
   events.run()
@@ -371,7 +376,7 @@ for (const k of [kits.A, kits.B]) {
   control('list :: device rows only, newest first, exact record with zh label', async () => {
     const r = await t.admin.get('/api/v1/device_control_logs')
     assert.is(r.status, 200)
-    assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
     const { id, createAt, userIntID, ...rest } = r.body.items[0]
     assert.is(id, taskLog)
     assert.match(createAt, TIME)

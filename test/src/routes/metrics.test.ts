@@ -399,7 +399,7 @@ metrics('list :: list form with the product, filters, foreign productID empty', 
     expressions: 'lp * 2',
   })
   const r = await t.admin.get(`/api/v1/metrics?productID=${q.productID}`)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   const { id, ...item } = r.body.items[0]
   assert.type(id, 'number')
   assert.equal(item, {

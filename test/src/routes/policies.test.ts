@@ -167,7 +167,7 @@ policies(
     await policy(t.admin, { name: 'L-two', topic: 'cmd', access: 1, allow: 1 })
     const r = await t.admin.get('/api/v1/policies?name_like=l-')
     assert.is(r.status, 200)
-    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(
       r.body.items.map((p: any) => p.name),
       ['L-two', 'L-one'],

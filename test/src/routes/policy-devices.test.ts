@@ -127,7 +127,7 @@ for (const v of variants) {
       await t.admin.post(`/api/v1/policies/${pol.id}/devices`, { devicesIntID: ids })
       const r = await t.admin.get(`/api/v1/policies/${pol.id}/devices`)
       assert.is(r.status, 200)
-      assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+      assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
       assert.equal(r.body.items[0], {
         id: ids[1],
         deviceID: 'pd-id-1',
@@ -179,7 +179,7 @@ for (const v of variants) {
         `/api/v1/platform_select/policies/${pol.id}/not_joined_devices?deviceName_like=${prefix}-`,
       )
       assert.is(r.status, 200)
-      assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+      assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
       assert.equal(r.body.items, [
         { id: ids[2], deviceName: `${prefix}-2`, productName: p.productName },
         { id: ids[1], deviceName: `${prefix}-1`, productName: p.productName },
@@ -215,7 +215,7 @@ for (const v of variants) {
       const b = await policy()
       const bound = await t.admin.post(`/api/v1/devices/${dev}/policies`, { ids: [a.id, b.id] })
       assert.is(bound.status, 201)
-      assert.equal(bound.body.meta, { count: 2, limit: 10, page: 1 })
+      assert.equal(bound.body.meta, { count: 2, limit: 10, page: 1, next: null })
       assert.equal(
         bound.body.items.map((p: any) => p.id),
         [b.id, a.id],

@@ -143,7 +143,7 @@ resources(
     const r = await t.admin.get(
       `/api/v1/product_resources?productID=${p.productID}&_page=1&_limit=10`,
     )
-    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(
       r.body.items.map((x: any) => [x.codeValue, x.codeValueLabel, x.dataPointName]),
       [
@@ -164,7 +164,7 @@ resources(
     const other = await t.newTenant()
     assert.equal((await other.get(`/api/v1/product_resources?productID=${p.productID}`)).body, {
       items: [],
-      meta: { count: 0, limit: 10, page: 1 },
+      meta: { count: 0, limit: 10, page: 1, next: null },
     })
     assert.equal((await t.admin.get('/api/v1/product_resources?productID=nope')).body.meta.count, 0)
   },

@@ -208,14 +208,14 @@ for (const v of variants) {
       r.body.items.map((p: any) => p.productName),
       ['L-Gamma', 'L-Beta', 'L-Alpha'],
     )
-    assert.equal(r.body.meta, { count: 3, limit: 10, page: 1 })
+    assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
     const item = r.body.items[0]
     const counts = ['appCount', 'dataPointCount', 'dataStreamCount', 'itemCount', 'deviceCount']
     for (const f of k.v === 'A' ? counts : ['deviceCount']) assert.is(item[f], 0, f)
     assert.not.ok('createUser' in item)
     if (k.v === 'B') return
     const byProto = await t.admin.get('/api/v1/products?cloudProtocol=5&_limit=2&_page=2')
-    assert.equal(byProto.body.meta, { count: 3, limit: 2, page: 2 })
+    assert.equal(byProto.body.meta, { count: 3, limit: 2, page: 2, next: null })
     assert.is(byProto.body.items.length, 1)
     const inList = await t.admin.get('/api/v1/products?cloudProtocol_in=5,7')
     assert.is(inList.body.meta.count, 4)

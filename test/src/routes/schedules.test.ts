@@ -249,7 +249,7 @@ crud('list :: page envelope, newest first, scheduleName_like, scheduleType', asy
   )
   const r = await t.admin.get(`${DEVICE_PATH}?scheduleName_like=${tag.toUpperCase()}`)
   assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.map((s: any) => s.id),
     [b.id, a.id],
@@ -333,7 +333,7 @@ crud('another tenant :: sees none; GET, PUT, DELETE of our id 404', async () => 
   const s = await create(DEVICE_PATH, interval())
   const other = await t.newTenant()
   const list = await other.get(DEVICE_PATH)
-  assert.equal(list.body, { items: [], meta: { count: 0, limit: 10, page: 1 } })
+  assert.equal(list.body, { items: [], meta: { count: 0, limit: 10, page: 1, next: null } })
   assert.is((await other.get(`${DEVICE_PATH}/${s.id}`)).status, 404)
   assert.is((await other.put(`${DEVICE_PATH}/${s.id}`, { scheduleName: 'x' })).status, 404)
   const del = await other.del(`${DEVICE_PATH}?ids=${s.id}`)

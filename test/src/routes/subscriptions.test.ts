@@ -114,7 +114,7 @@ subs('list :: page of the device subscriptions only, newest first, filters', asy
   await t.admin.post(`/api/v1/devices/${other}/subscriptions`, { topic: 'l/c' })
   const r = await t.admin.get(`/api/v1/devices/${d}/subscriptions`)
   assert.is(r.status, 200)
-  assert.equal(r.body, { items: [b, a], meta: { count: 2, limit: 10, page: 1 } })
+  assert.equal(r.body, { items: [b, a], meta: { count: 2, limit: 10, page: 1, next: null } })
   assert.equal((await t.admin.get(`/api/v1/devices/${d}/subscriptions?qos=0`)).body.items, [a])
   assert.equal(
     (await t.admin.get(`/api/v1/devices/${d}/subscriptions?_limit=1&_page=2`)).body.items,

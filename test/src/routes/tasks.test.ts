@@ -167,7 +167,7 @@ tasks('list :: the tenant tasks newest first, filters, viewer may read', async (
   const viewer = await t.userWithRole('viewer')
   const r = await viewer.get('/api/v1/task_status?taskName_like=list_')
   assert.is(r.status, 200)
-  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1 })
+  assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
     r.body.items.map((x: any) => x.taskID),
     [b.taskID, a.taskID],
