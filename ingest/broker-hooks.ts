@@ -11,7 +11,7 @@ import type { DeviceDirectory } from './identity.ts'
 import type { AclChecker } from './acl.ts'
 import type { ConnectionTracker } from './connections.ts'
 import type { RefusalGuard } from './refusals.ts'
-import { Backpressure, type DeviceIdentity, type Pipeline } from './types.ts'
+import { Backpressure, StorageFull, type DeviceIdentity, type Pipeline } from './types.ts'
 import { deviceTopic, mountpoint } from '../src/kernel/topics.ts'
 import type { Commands } from './broker-commands.ts'
 import { SubscriptionForms, type Qos } from './broker-forms.ts'
@@ -49,6 +49,8 @@ const NOT_AUTHORIZED = 5
 const SERVER_UNAVAILABLE = 3
 /** MQTT 5 reason code 0x87. */
 const V5_NOT_AUTHORIZED = 0x87
+/** MQTT 5 reason code 0x97: quota exceeded (the disk is full). */
+const QUOTA_EXCEEDED = 0x97
 /** Where a refused PUBLISH of an MQTT 3.1.1 client goes once acknowledged: no subscription can name it. */
 const NOWHERE = '$devicecloud/refused'
 
@@ -111,6 +113,16 @@ export class BrokerHooks {
     if (![3, 4, 5].includes(packet.protocolVersion ?? 4)) {
       this.d.observer?.refused('protocol')
       this.logRefused(client, packet.clientId ?? '')
+    } else if (this.d.pipeline.storageFull) {
+      // no new sessions while the disk is full: CONNACK 0x97 (MQTT 5) or 3, server unavailable (3.1.1), then
+      // aedes closes the connection; aedes has no hook that sets a CONNACK's reason, so it is written here
+      this.d.observer?.refused('unavailable')
+      const connack =
+        packet.protocolVersion === 5
+          ? [0x20, 3, 0, QUOTA_EXCEEDED, 0]
+          : [0x20, 2, 0, SERVER_UNAVAILABLE]
+      client.conn.write(Buffer.from(connack), () => cb(new Error('the disk is full'), false))
+      return
     }
     cb(null, true) // aedes answers an unsupported version with CONNACK 1 (unacceptable protocol version)
   }
@@ -222,11 +234,31 @@ export class BrokerHooks {
     const topic = t?.relative ?? packet.topic
     const uplink = { device, topic, payload, receivedAt: Date.now(), ip }
     if (!t || !(await this.d.acl.canPublish(device, t.full))) {
-      await this.commit(() => this.d.pipeline.refuse(uplink, 'PERMISSION_DENIED', 'not authorized'))
-      return this.refused(client, packet)
+      const full = await this.commit(client, () =>
+        this.d.pipeline.refuse(uplink, 'PERMISSION_DENIED', 'not authorized'),
+      )
+      return full ? this.quotaExceeded(client, packet) : this.refused(client, packet)
     }
     packet.topic = t.full
-    await this.commit(() => this.d.pipeline.submit(uplink))
+    if (await this.commit(client, () => this.d.pipeline.submit(uplink)))
+      return this.quotaExceeded(client, packet)
+    return null
+  }
+
+  /**
+   * An MQTT 5 PUBLISH refused while the disk is full: its PUBACK (PUBREC for QoS 2) carries 0x97 (quota
+   * exceeded), the message is neither stored nor routed, the connection stays. aedes answers every refused PUBLISH
+   * with 0x87 itself, so the acknowledgement is written here (5 bytes: packet id and reason code, no properties)
+   * and aedes is told the packet was answered already.
+   */
+  private quotaExceeded(client: Client, packet: PublishPacket): null {
+    const marked = packet as PublishPacket & { _notAuthorized?: boolean }
+    marked._notAuthorized = true
+    const id = packet.messageId ?? 0
+    if (packet.qos > 0)
+      client.conn.write(
+        Buffer.from([packet.qos === 1 ? 0x40 : 0x50, 3, id >> 8, id & 0xff, QUOTA_EXCEEDED]),
+      )
     return null
   }
 
@@ -248,13 +280,22 @@ export class BrokerHooks {
     return null
   }
 
-  /** Runs a pipeline write, waiting out backpressure. */
-  private async commit(write: () => Promise<unknown>): Promise<void> {
+  /**
+   * Runs a pipeline write, waiting out backpressure. While the disk is full an MQTT 3.1.1 PUBLISH waits for space
+   * (no PUBACK meanwhile; aedes reads no more from its socket) and is then stored; for MQTT 5 it answers true: the
+   * caller refuses the PUBLISH with 0x97.
+   */
+  private async commit(client: Client, write: () => Promise<unknown>): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
         await write()
-        return
+        return false
       } catch (e) {
+        if (e instanceof StorageFull && !this.closing) {
+          if (client.version === 5) return true
+          await this.d.pipeline.spaceFreed()
+          continue
+        }
         if (!(e instanceof Backpressure) || this.closing) throw e
         await this.d.pipeline.drained()
         // drained() may resolve while this item still does not fit: never spin

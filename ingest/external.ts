@@ -4,7 +4,7 @@ import type { BrokerDeps } from './broker.ts'
 import { fallbackLogger } from '../src/kernel/log.ts'
 import { connectAcking } from './external-acks.ts'
 import { mountpoint, parseMounted, relativeTopic } from '../src/kernel/topics.ts'
-import { Backpressure, type BrokerHandle, type DeviceIdentity } from './types.ts'
+import { Backpressure, StorageFull, type BrokerHandle, type DeviceIdentity } from './types.ts'
 
 /** Marks the messages the service publishes, so that its own shared subscription skips them. */
 export const ORIGIN_PROPERTY = 'devicecloud-origin'
@@ -76,6 +76,8 @@ export async function connectExternalBroker(deps: BrokerDeps): Promise<ExternalB
         return 0
       } catch (e) {
         if (e instanceof Backpressure && !closing) await pipeline.drained()
+        // the disk is full: not acknowledged until there is space again (the broker keeps the message)
+        else if (e instanceof StorageFull && !closing) await pipeline.spaceFreed()
         else if (attempt >= SUBMIT_ATTEMPTS || closing) throw e
         else await sleep(100 * 2 ** attempt)
       }

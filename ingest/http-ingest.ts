@@ -9,6 +9,7 @@ import { checkBasicCredentials } from './credentials.ts'
 import type { DeviceDirectory } from './identity.ts'
 import {
   Backpressure,
+  StorageFull,
   type DeviceIdentity,
   type HttpIngest,
   type HttpIngestOutcome,
@@ -75,9 +76,17 @@ export function createHttpIngest(deps: HttpDevices & { pipeline: Pipeline }): Ht
       let accepted = 0
       let queued = 0
       let busy = 0
+      let full = 0
       for (const [index, s] of settled.entries()) {
         if (s.status === 'fulfilled') {
           if (s.value) ((accepted += s.value.accepted), queued++)
+        } else if (s.reason instanceof StorageFull) {
+          full++
+          rejected.push({
+            index,
+            errorCode: 'INSUFFICIENT_STORAGE',
+            message: 'the disk is full; retry when space is freed',
+          })
         } else if (s.reason instanceof Backpressure) {
           busy++
           rejected.push({
@@ -91,6 +100,7 @@ export function createHttpIngest(deps: HttpDevices & { pipeline: Pipeline }): Ht
         accepted,
         rejected: rejected.sort((a, b) => a.index - b.index),
         busy: busy > 0 && queued === 0,
+        full: full > 0 && queued === 0,
       }
     },
   }

@@ -4,6 +4,8 @@ import type { IngestObserver, StoreKind } from '../src/kernel/metrics.ts'
 import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
+import { StorageFull } from './types.ts'
+import type { DiskGuard } from '../src/kernel/disk.ts'
 import { decodePayload, decodeParsed, type ChildValues, type RawValue } from './decode.ts'
 import { checkValue } from './values.ts'
 import { ModelCache, type ProductModel, type StreamModel } from './model.ts'
@@ -23,6 +25,8 @@ export interface PipelineDeps {
   now?: () => number
   /** Where a failed lastSeenAt write is told. */
   onError?: (what: string, e: unknown) => void
+  /** The free-space guard of DATA_DIR: while it says full, new uplinks are refused (StorageFull). */
+  disk?: Pick<DiskGuard, 'full' | 'waitForSpace'>
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection. */
@@ -331,6 +335,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const assessing = new Set<Promise<unknown>>()
 
   async function submit(given: Uplink): Promise<UplinkOutcome> {
+    if (deps.disk?.full) throw new StorageFull()
     lastSeen.seen(given.device.id)
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
     const assessed = assessUplink(models, uplink)
@@ -353,6 +358,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   /** An uplink refused before decoding: only its event, with the reason. */
   function refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome> {
+    if (deps.disk?.full) return Promise.reject(new StorageFull())
     const d = uplink.device
     lastSeen.seen(d.id)
     const r = rejectedResult(d.deviceID, errorCode, message)
@@ -363,6 +369,10 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     get saturated() {
       return writer.saturated
     },
+    get storageFull() {
+      return deps.disk?.full ?? false
+    },
+    spaceFreed: () => deps.disk?.waitForSpace() ?? Promise.resolve(),
     get queued() {
       return writer.size
     },

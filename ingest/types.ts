@@ -62,6 +62,13 @@ export class Backpressure extends Error {
   }
 }
 
+/** Thrown by Pipeline.submit while the disk is full (src/kernel/disk.ts): HTTP answers 507, MQTT refuses or waits. */
+export class StorageFull extends Error {
+  constructor() {
+    super('the disk is full: no new data is accepted until space is freed')
+  }
+}
+
 export interface Pipeline {
   /**
    * Decodes the uplink, checks its values against the product model, and queues its values and its event.
@@ -75,6 +82,10 @@ export interface Pipeline {
   refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome>
   /** True while the queue is above its high-water mark: readers should pause until `drained`. */
   readonly saturated: boolean
+  /** True while the disk is full (src/kernel/disk.ts): submit and refuse throw StorageFull. */
+  readonly storageFull: boolean
+  /** Resolves once the disk is no longer full (at once when it is not). */
+  spaceFreed(): Promise<void>
   /** Values and events queued or being written (the ingest queue depth). */
   readonly queued: number
   /** Resolves when the queue is back below its low-water mark. */
@@ -187,6 +198,8 @@ export interface HttpIngestOutcome {
   rejected: HttpRejection[]
   /** True when some messages met a full queue and none was queued: the request is answered 429. */
   busy: boolean
+  /** True when nothing was stored because the disk is full (HTTP answers 507). */
+  full: boolean
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { DiskGuard } from './kernel/disk.ts'
 import type { Config } from './kernel/config.ts'
 import type { MetaStore } from '../store/types.ts'
 import type { Authenticator } from './http/auth.ts'
@@ -35,4 +36,6 @@ export interface Deps {
   metrics: Metrics
   /** The service's root logger; modules take children of it. */
   logger: Logger
+  /** The free-space guard of DATA_DIR (readiness's `disk` check; ingest refuses while it says full). */
+  disk: DiskGuard
 }

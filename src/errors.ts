@@ -17,6 +17,7 @@ export const ErrorCodes = {
   TOO_MANY_REQUESTS: 429,
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
 } as const
 
 export type ErrorCode = keyof typeof ErrorCodes
@@ -35,6 +36,7 @@ const defaultMessages: Record<ErrorCode, string> = {
   TOO_MANY_REQUESTS: 'Too many requests',
   INTERNAL_ERROR: 'Internal error',
   SERVICE_UNAVAILABLE: 'Service unavailable',
+  INSUFFICIENT_STORAGE: 'The disk is full: no new data is accepted until space is freed',
 }
 
 /**

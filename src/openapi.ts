@@ -95,6 +95,7 @@ const ERROR_TEXT: Record<number, string> = {
   422: 'FORM_INVALID: `errors` names every failing field',
   429: 'TOO_MANY_REQUESTS: try again after `Retry-After` seconds',
   503: 'SERVICE_UNAVAILABLE: a store is unreachable; try again after `Retry-After` seconds',
+  507: 'INSUFFICIENT_STORAGE: the disk under DATA_DIR is below DISK_MIN_FREE_MB; nothing new is stored until space is freed',
 }
 
 const errorResponse = (status: number) => ({

@@ -18,6 +18,7 @@ import { createGatekeepers } from '../ingest/gate.ts'
 import { createHttpIngest } from '../ingest/http-ingest.ts'
 import { createLogger, errorLog, type LogDestination } from './kernel/log.ts'
 import { createMetrics, noMetrics } from './kernel/metrics.ts'
+import { DiskGuard, type FreeSpaceReader } from './kernel/disk.ts'
 
 export interface Service {
   deps: Deps
@@ -72,6 +73,8 @@ export interface ServiceOptions {
   resolve?: (host: string) => Promise<string[]>
   /** When the retention job first checks whether a run is due, and how often after, ms (tests shorten them). */
   retention?: { firstCheckMs?: number; checkMs?: number }
+  /** How the free space under DATA_DIR is read, and how often (tests fake a full disk); default statfs, 2 s. */
+  disk?: { read?: FreeSpaceReader; intervalMs?: number }
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
@@ -99,11 +102,30 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   bus.on('user.changed', (e) => auth.forget(e.id))
   bus.on('user.deleted', (e) => auth.forget(e.id))
   bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
+  const diskLog = logger.child({ component: 'disk' })
+  const disk = new DiskGuard({
+    dir: config.DATA_DIR,
+    minFreeMb: config.DISK_MIN_FREE_MB,
+    read: opts.disk?.read,
+    intervalMs: opts.disk?.intervalMs,
+    onChange: (full, free) =>
+      full
+        ? diskLog.warn(
+            { freeMb: Math.floor(free / 1024 / 1024), minFreeMb: config.DISK_MIN_FREE_MB },
+            'the disk under DATA_DIR is full: ingest refuses new data until space is freed',
+          )
+        : diskLog.info(
+            { freeMb: Math.floor(free / 1024 / 1024) },
+            'disk space is back: ingest resumes',
+          ),
+  })
+  await disk.start()
   const pipeline = createPipeline({
     config,
     meta,
     telemetry,
     bus,
+    disk,
     observer: metrics.ingest,
     now: opts.now,
     onError: errorLog(logger, 'ingest'),
@@ -145,6 +167,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   services.retention.start()
   services.alertEngine.start()
   const deps: Deps = {
+    disk,
     config,
     meta,
     services,
@@ -236,6 +259,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       await services.webhooks.close()
       await tasks.idle()
       unwatch()
+      disk.close()
       await stores.close()
       serviceLog.info('shutdown complete')
     },

@@ -2,6 +2,7 @@ import { Hono } from 'hono'
 import type { MetaStore } from '../../store/types.ts'
 import type { TelemetryStore } from '../../store/telemetry.ts'
 import type { BrokerHandle } from '../../ingest/types.ts'
+import type { DiskGuard } from '../kernel/disk.ts'
 import type { AppEnv } from './env.ts'
 
 /** Whether the service takes traffic: false during start-up and from the moment close() begins. */
@@ -44,26 +45,34 @@ export interface HealthDeps {
   telemetry: Pick<TelemetryStore, 'ping'>
   broker: Pick<BrokerHandle, 'healthy'>
   lifecycle: Lifecycle
+  disk: Pick<DiskGuard, 'full' | 'freeBytes' | 'limitBytes'>
 }
 
 /**
  * `GET /healthz` (liveness: the process answers) and `GET /readyz` (readiness: one entry per dependency, 503
  * while any fails or the service is starting or shutting down). Neither needs credentials.
  */
-export function healthRoutes({ meta, telemetry, broker, lifecycle }: HealthDeps) {
+export function healthRoutes({ meta, telemetry, broker, lifecycle, disk }: HealthDeps) {
   const app = new Hono<AppEnv>()
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }))
 
   app.get('/readyz', async (c) => {
-    const [metadata, store, mqtt] = await Promise.all([
+    const mb = (b: number | undefined) => (b === undefined ? '?' : Math.floor(b / 1024 / 1024))
+    const [metadata, store, mqtt, space] = await Promise.all([
       timed(() => meta.accounts.userCount()),
       timed(() => telemetry.ping()),
       timed(async () => {
         if (!broker.healthy()) throw new Error('broker is not serving')
       }),
+      timed(async () => {
+        if (disk.full)
+          throw new Error(
+            `${mb(disk.freeBytes)} MB free under DATA_DIR, below DISK_MIN_FREE_MB (${mb(disk.limitBytes)}): ingest refuses new data`,
+          )
+      }),
     ])
-    const checks = { metadata, telemetry: store, broker: mqtt }
+    const checks = { metadata, telemetry: store, broker: mqtt, disk: space }
     const ok = lifecycle.serving && Object.values(checks).every((k) => k.status === 'ok')
     c.header('Cache-Control', 'no-store')
     return c.json(

@@ -149,6 +149,8 @@ const ConfigSchema = z.object({
   RETENTION_EVENTS_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Days connection logs and finished control logs are kept; 0: forever. */
   RETENTION_LOGS_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  /** Below this many MiB free under DATA_DIR, ingest refuses new data and readiness fails; 0: no guard. */
+  DISK_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(1024),
   /** How often the retention job runs (once across the service's processes); also once shortly after start-up. */
   RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
   /** KiB a live-stream client may fall behind by (beyond what its socket holds) before it is sent `overflow`. */

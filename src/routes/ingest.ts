@@ -10,6 +10,11 @@ const tooMany = () =>
     'Retry-After': '1',
   })
 
+const storageFull = () =>
+  new ApiError('INSUFFICIENT_STORAGE', {
+    body: 'the disk is full: nothing new is stored until space is freed; retry later',
+  })
+
 /** HTTP uplink: device credentials or an API caller; one message, `{messages}`, or NDJSON. */
 export function ingestRoutes({ config, ingest, pipeline, services }: Deps, shapes: WireShapes) {
   const { PollQuery, PolledCommands } = shapes.commands
@@ -25,12 +30,13 @@ export function ingestRoutes({ config, ingest, pipeline, services }: Deps, shape
         'Authorization: Basic base64(deviceUsername:token) of a device or gateway (a gateway may send for its ' +
         'devices), or an API caller (then every message names a deviceID of the tenant). Body: one message, ' +
         '{"messages": [...]} (at most 10,000), or NDJSON (application/x-ndjson); Content-Encoding gzip accepted. ' +
-        '202: `accepted` = data point values stored, `rejected` = messages not fully stored. 429 when the queue is full.',
+        '202: `accepted` = data point values stored, `rejected` = messages not fully stored. 429 when the queue is full, ' +
+        '507 while the disk is full.',
       response: IngestReply,
       status: 202,
       // device credentials are not API callers: this route authenticates itself (ingestSender)
       public: true,
-      errors: [401, 403, 429],
+      errors: [401, 403, 429, 507],
       rawBody: {
         contentType: 'application/json',
         description:
@@ -47,12 +53,14 @@ export function ingestRoutes({ config, ingest, pipeline, services }: Deps, shape
       const sender = await ingestSender(c, ingest)
       const text = (await ingestBytes(c, config.INGEST_BODY_LIMIT)).toString('utf8')
       const messages = ingestMessages(text, c.req.header('content-type') ?? '')
+      if (pipeline.storageFull) throw storageFull()
       if (pipeline.saturated) throw tooMany()
-      const { accepted, rejected, busy } = await ingest.submit(
+      const { accepted, rejected, busy, full } = await ingest.submit(
         sender,
         messages,
         c.get('clientAddress'),
       )
+      if (full) throw storageFull()
       if (busy) throw tooMany()
       return c.json({ accepted, rejected }, 202)
     },

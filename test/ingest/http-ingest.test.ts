@@ -138,6 +138,7 @@ submit(
         { index: 3, errorCode: 'DATA_NOT_FOUND', message: 'deviceID: no device X1' },
       ],
       busy: false,
+      full: false,
     })
     assert.equal(
       submitted.map((u) => [u.device.deviceID, u.topic, u.payload.toString(), u.ip]),
@@ -225,6 +226,7 @@ submit('a full queue for every message :: busy, each rejected TOO_MANY_REQUESTS'
       },
     ],
     busy: true,
+    full: false,
   })
 })
 

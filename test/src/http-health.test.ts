@@ -25,11 +25,11 @@ health('GET /healthz :: 200 {status: ok} without credentials', async () => {
   assert.equal(r.body, { status: 'ok' })
 })
 
-health('GET /readyz :: 200 with the metadata, telemetry and broker checks', async () => {
+health('GET /readyz :: 200 with the metadata, telemetry, broker and disk checks', async () => {
   const r = await t.anon.get('/readyz')
   assert.is(r.status, 200, r.text)
   assert.is(r.body.status, 'ok')
-  assert.equal(Object.keys(r.body.checks).sort(), ['broker', 'metadata', 'telemetry'])
+  assert.equal(Object.keys(r.body.checks).sort(), ['broker', 'disk', 'metadata', 'telemetry'])
   for (const check of Object.values<any>(r.body.checks)) {
     assert.is(check.status, 'ok')
     assert.type(check.ms, 'number')

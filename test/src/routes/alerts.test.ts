@@ -237,7 +237,10 @@ s(
   'tenant isolation :: B sees no alerts, cannot clear or delete A alerts (404), A keeps them',
   async () => {
     const b = await t.newTenant()
-    assert.equal(await current('', b), { items: [], meta: { count: 0, limit: 10, page: 1, next: null } })
+    assert.equal(await current('', b), {
+      items: [],
+      meta: { count: 0, limit: 10, page: 1, next: null },
+    })
     assert.is((await history('', b)).meta.count, 0)
     const a = (await current()).items[0].id
     const hA = (await history()).items[0].id
