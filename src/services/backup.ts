@@ -6,6 +6,7 @@
  */
 import { join } from 'node:path'
 import { Forbidden } from '../kernel/errors.ts'
+import { formatTime } from '../kernel/time.ts'
 import type { Actor, ServiceDeps } from './types.ts'
 import type { BackupResult } from '../../store/index.ts'
 import { existsSync } from 'node:fs'
@@ -18,23 +19,8 @@ export interface BackupDeps extends ServiceDeps {
 }
 
 /** `YYYYMMDD-HHMMSS` of `t` in `tz`. */
-function stamp(t: number, tz: string): string {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-GB', {
-      timeZone: tz,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-      hourCycle: 'h23',
-    })
-      .formatToParts(t)
-      .map((p) => [p.type, p.value]),
-  )
-  return `${parts.year}${parts.month}${parts.day}-${parts.hour}${parts.minute}${parts.second}`
-}
+const stamp = (t: number, tz: string) =>
+  formatTime(t, tz)!.replace(/-/g, '').replace(' ', '-').replace(/:/g, '')
 
 export function backupService(d: BackupDeps) {
   const now = d.now ?? Date.now

@@ -8,6 +8,7 @@
  */
 import { errorLog, fallbackLogger } from '../kernel/log.ts'
 import type { ServiceDeps } from './types.ts'
+import type { DomainEvents } from '../kernel/events.ts'
 import type { ProductRetention } from '../../store/meta/retention.ts'
 import type { RetentionRule } from '../../store/telemetry.ts'
 
@@ -32,15 +33,8 @@ export interface RetentionDeps extends ServiceDeps {
   checkMs?: number
 }
 
-/** What one run deleted. `values` is -1 when the telemetry store cannot count (InfluxDB). */
-export interface RetentionResult {
-  startedAt: number
-  ms: number
-  events: number
-  connectLogs: number
-  controlLogs: number
-  values: number
-}
+/** What one run deleted (the payload of `retention.completed`). `values` is -1 when the store cannot count. */
+export type RetentionResult = DomainEvents['retention.completed'][0]
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 

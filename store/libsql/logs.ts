@@ -6,7 +6,6 @@ import type {
   EventInput,
   ListArgs,
   LogRepository,
-  PruneResult,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type TableListSpec } from './list.ts'
@@ -21,9 +20,6 @@ import {
   eventSpec,
   GROUP_ROWS,
 } from './logs-sql.ts'
-
-/** Rows deleted per prune statement, so a large prune never holds the write lock for long. */
-const PRUNE_CHUNK = 5000
 
 /**
  * Connection logs, uplink messages (events) and downlink messages (control logs). The read side serves the
@@ -141,33 +137,5 @@ export class LogsRepo implements LogRepository {
     const sql = `UPDATE control_logs SET publish_status = ?, update_at = ? WHERE ${conds.join(' AND ')}`
     const r = await this.db.run(sql, args)
     return r.changes
-  }
-
-  /**
-   * Retention: deletes events, connection logs and control logs whose msgTime is more than `olderThanMs`
-   * milliseconds before `now`, in chunks (the oldest rows come first by id, so each chunk is found quickly).
-   */
-  async prune(olderThanMs: number, now = Date.now()): Promise<PruneResult> {
-    const cutoff = now - olderThanMs
-    return {
-      events: await this.pruneTable('events', cutoff),
-      connectLogs: await this.pruneTable('connect_logs', cutoff),
-      controlLogs: await this.pruneTable('control_logs', cutoff),
-    }
-  }
-
-  private async pruneTable(
-    table: 'events' | 'connect_logs' | 'control_logs',
-    cutoff: number,
-  ): Promise<number> {
-    let total = 0
-    for (;;) {
-      const r = await this.db.run(
-        `DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE msg_time < ? ORDER BY id LIMIT ?)`,
-        [cutoff, PRUNE_CHUNK],
-      )
-      total += r.changes
-      if (r.changes < PRUNE_CHUNK) return total
-    }
   }
 }

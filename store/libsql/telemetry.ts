@@ -160,10 +160,8 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /** Stores the points; resolves once they are committed to the WAL (see the class comment). */
   write(points: readonly TelemetryPoint[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
-    const bad = points.findIndex(invalidPoint)
-    if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
-    if (points.length === 0) return Promise.resolve()
+    const refused = refusedWrite(points, this.closed)
+    if (refused) return refused
     return new Promise((resolve, reject) => {
       if (!this.group || this.group.points >= MAX_GROUP_POINTS) {
         const g: Group = (this.group = { calls: [], points: 0 })
@@ -479,7 +477,22 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 }
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
-export function invalidPoint(p: TelemetryPoint): boolean {
+/**
+ * What write() answers at once without storing anything: a rejection when the store is closed or a point is
+ * invalid (naming its index), a resolution for no points; undefined when the points are to be stored.
+ */
+export function refusedWrite(
+  points: readonly TelemetryPoint[],
+  closed: boolean,
+): Promise<void> | undefined {
+  if (closed) return Promise.reject(new Error('telemetry store is closed'))
+  const bad = points.findIndex(invalidPoint)
+  if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
+  if (points.length === 0) return Promise.resolve()
+  return undefined
+}
+
+function invalidPoint(p: TelemetryPoint): boolean {
   const v = p?.value
   const okValue =
     typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))

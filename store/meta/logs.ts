@@ -84,13 +84,6 @@ export interface ControlLogInput {
   msgTime?: number
 }
 
-/** What prune removed, per table. */
-export interface PruneResult {
-  events: number
-  connectLogs: number
-  controlLogs: number
-}
-
 /**
  * Connection logs, uplink messages (events) and downlink messages (control logs). The read side serves the log
  * lists (newest first by msgTime; startTime/endTime bound msgTime); the write side is what ingest appends
@@ -142,8 +135,6 @@ export interface LogRepository {
     publishStatus: number,
     opts?: { whenStatus?: number; tenantID?: string },
   ): Promise<number>
-  /** Retention: deletes logs whose msgTime is more than `olderThanMs` before `now`, in chunks. */
-  prune(olderThanMs: number, now?: number): Promise<PruneResult>
 }
 
 /** One occurrence of an alert condition. */

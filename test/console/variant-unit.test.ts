@@ -154,6 +154,8 @@ shapes('product, group, group member, connect log :: every field of A', () => {
     description: 'd',
     deviceCount: 2,
     devices: [{ id: 7 }, { id: 8 }],
+    rawRetentionDays: null,
+    eventRetentionDays: 90,
     userIntID: 1,
     createUser: 'admin',
     createAt: T,

@@ -16,7 +16,7 @@ import type {
   WindowSpec,
 } from '../../telemetry.ts'
 import { Unavailable } from '../../errors.ts'
-import { invalidPoint, TELEMETRY_DEFAULTS, type LibsqlTelemetryOptions } from '../telemetry.ts'
+import { refusedWrite, TELEMETRY_DEFAULTS, type LibsqlTelemetryOptions } from '../telemetry.ts'
 import { decodeError } from './errors.ts'
 import { encodePoints } from './points-wire.ts'
 import type { PortClient } from './port-client.ts'
@@ -63,10 +63,8 @@ export class WorkerTelemetryStore implements TelemetryStore {
   }
 
   write(points: readonly TelemetryPoint[]): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
-    const bad = points.findIndex(invalidPoint)
-    if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
-    if (points.length === 0) return Promise.resolve()
+    const refused = refusedWrite(points, this.closed)
+    if (refused) return refused
     const { columns, transfer } = encodePoints(points)
     return this.port.request({ t: 'write', columns }, transfer)
   }

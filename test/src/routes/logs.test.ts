@@ -512,42 +512,4 @@ port('addControlLogs :: ids in input order; addControlLog one id', async () => {
   assert.equal(await logs.addControlLogs([]), [])
 })
 
-port(
-  'prune :: deletes rows older than the age from all three tables, keeps newer ones',
-  async () => {
-    const now = at(10_000)
-    const day = 86_400_000
-    const old = now - 40 * day
-    const events = Array.from({ length: 6500 }, (_, i) => ({
-      tenantID: tenantA,
-      deviceID: 'P',
-      topic: 'x',
-      msgTime: old + i,
-    }))
-    await logs.addEvents([
-      ...events,
-      { tenantID: tenantA, deviceID: 'P', topic: 'keep', msgTime: now - day },
-    ])
-    await logs.addConnectLogs([
-      { tenantID: tenantA, deviceID: 'P', connectStatus: 1, msgTime: old },
-      { tenantID: tenantA, deviceID: 'P', connectStatus: 0, msgTime: now },
-    ])
-    await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: old })
-    await logs.addControlLog({ tenantID: tenantA, deviceID: 'P', publishStatus: 1, msgTime: now })
-    const before = await t.db.one('SELECT count(*) AS n FROM connect_logs WHERE msg_time < ?', [
-      now - 30 * day,
-    ])
-    const result = await logs.prune(30 * day, now)
-    assert.equal(result, { events: 6500, connectLogs: Number(before?.n), controlLogs: 1 })
-    const left = await t.admin.get('/api/v1/device_events?deviceID=P')
-    assert.equal(
-      left.body.items.map((e: any) => e.topic),
-      ['keep'],
-    )
-    assert.is((await t.admin.get('/api/v1/device_connect_logs?deviceID=P')).body.meta.count, 1)
-    assert.is((await t.admin.get('/api/v1/device_control_logs?deviceID=P')).body.meta.count, 1)
-    assert.equal(await logs.prune(30 * day, now), { events: 0, connectLogs: 0, controlLogs: 0 })
-  },
-)
-
 port.run()

@@ -82,6 +82,8 @@ rs('a product answer :: parsed by the derived detail schema', () => {
     userIntID: null,
     createAt: '2026-01-02 03:04:05',
     updateAt: null,
+    rawRetentionDays: null,
+    eventRetentionDays: 90,
   }
   assert.equal(Product.parse(answer), answer)
   assert.not.ok(Product.safeParse({ ...answer, createAt: 1 }).success)
