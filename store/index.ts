@@ -71,7 +71,12 @@ export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db>
   const embedded = url.startsWith('file:') && !url.includes(':memory:')
   const log = errorLog(opts.logger, 'metadata')
   if (config.DB_WORKERS === 'on' && embedded)
-    return PortDb.open({ url, onFail: (e) => log('a database worker died', e) })
+    return PortDb.open({
+      url,
+      readers: config.DB_READERS,
+      onFail: (e) => log('a database worker died', e),
+      onCheckpointError: (e) => log('a WAL checkpoint failed', e),
+    })
   return openDb({ url, authToken: config.DATABASE_AUTH_TOKEN })
 }
 

@@ -140,7 +140,8 @@ export function listQuery<const F extends FilterFields>(
       filters,
       raw: q,
     }
-    if (typeof q._after === 'string') {
+    // an empty _after is no cursor, as an empty filter is no filter
+    if (typeof q._after === 'string' && q._after !== '') {
       const decoded = decodeCursor(q._after)
       const problem = !decoded
         ? '_after is not a cursor this service gave (meta.next)'

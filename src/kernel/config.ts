@@ -16,6 +16,8 @@ const ConfigSchema = z.object({
   DATABASE_AUTH_TOKEN: z.string().optional(),
   /** `on`: a `file:` DATABASE_URL is written by a store worker thread and read by a reader thread. */
   DB_WORKERS: z.enum(['on', 'off']).default('on'),
+  /** Reader threads of the metadata database with DB_WORKERS=on (each a read-only connection, round robin). */
+  DB_READERS: z.coerce.number().int().min(1).max(16).default(1),
   INFLUX_URL: z.url().optional(),
   INFLUX_TOKEN: z.string().optional(),
   INFLUX_ORG: z.string().optional(),

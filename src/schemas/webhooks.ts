@@ -15,8 +15,23 @@ export const WebhookCreated = Webhook.extend({ secret: Str })
 
 const octet = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])'
 const label = '[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?'
-/** An IPv6 literal in brackets (its exact form is then checked by `new URL` in src/rules/webhooks.ts). */
-const ipv6 = '\\[[0-9A-Fa-f:.]{2,45}\\]'
+const h16 = '[0-9A-Fa-f]{1,4}'
+const ipv4 = `${octet}(?:\\.${octet}){3}`
+/** An IPv6 literal in brackets, in every form RFC 4291 allows (compressed, IPv4 in the last 32 bits). */
+const ipv6 = `\\[(?:${[
+  `(?:${h16}:){7}${h16}`,
+  `(?:${h16}:){1,7}:`,
+  `(?:${h16}:){1,6}:${h16}`,
+  `(?:${h16}:){1,5}(?::${h16}){1,2}`,
+  `(?:${h16}:){1,4}(?::${h16}){1,3}`,
+  `(?:${h16}:){1,3}(?::${h16}){1,4}`,
+  `(?:${h16}:){1,2}(?::${h16}){1,5}`,
+  `${h16}:(?::${h16}){1,6}`,
+  `:(?:(?::${h16}){1,7}|:)`,
+  `(?:${h16}:){6}${ipv4}`,
+  `(?:${h16}:){0,5}:${ipv4}`,
+  `::(?:${h16}:){0,5}${ipv4}`,
+].join('|')})\\]`
 const userinfo = "(?:[A-Za-z0-9._~!$&'()*+,;=-]+(?::[A-Za-z0-9._~!$&'()*+,;=-]*)?@)?"
 const port =
   '(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?'

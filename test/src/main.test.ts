@@ -316,10 +316,16 @@ main('a second SIGTERM during a held-up shutdown :: exit 1 at once', async () =>
 })
 
 main('bad settings :: exit 1 naming every bad key', async () => {
-  const p = start({ PORT: 'eighty', TIMEZONE: 'Nowhere/City' })
+  const p = start({
+    PORT: 'eighty',
+    TIMEZONE: 'Nowhere/City',
+    DB_READERS: '0',
+    DISK_MIN_FREE_MB: '-1',
+    RETENTION_EVENTS_DAYS: 'soon',
+  })
   assert.is(await p.exited, 1)
-  assert.match(p.output(), /PORT/)
-  assert.match(p.output(), /TIMEZONE/)
+  for (const key of ['PORT', 'TIMEZONE', 'DB_READERS', 'DISK_MIN_FREE_MB', 'RETENTION_EVENTS_DAYS'])
+    assert.match(p.output(), new RegExp(key))
 })
 
 main.run()

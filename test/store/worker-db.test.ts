@@ -55,6 +55,24 @@ test.after(async () => {
   rmSync(ctx.dir, { recursive: true, force: true })
 })
 
+test('two readers :: reads go to both in turn, each its own thread', async () => {
+  const db = await PortDb.open({ url: `file:${ctx.dir}/two-readers.db`, readers: 2 })
+  try {
+    await db.batch([product('T9', 'r1')])
+    const readers = (db as unknown as { readers: PortClient[] }).readers
+    assert.is(readers.length, 2)
+    const reads = Array.from({ length: 6 }, () => productIDs(db, 'T9'))
+    assert.equal(
+      readers.map((r) => r.inFlight),
+      [3, 3],
+      'six reads sent at once: three to each reader',
+    )
+    for (const r of await Promise.all(reads)) assert.equal(r, ['r1'])
+  } finally {
+    await db.close()
+  }
+})
+
 test('the checkpointer :: writes reach the database file without the store worker checkpointing', async () => {
   const path = `${ctx.dir}/checkpointed.db`
   const db = await PortDb.open({ url: `file:${path}` })

@@ -63,6 +63,8 @@ export interface PortDbOptions {
   onFail?: (e: Error) => void
   /** Hears of checkpoints that fail (the WAL then grows until the store worker's backstop checkpoints). */
   onCheckpointError?: (e: Error) => void
+  /** Reader threads (default 1): reads go to them in turn. */
+  readers?: number
 }
 
 /**
@@ -81,16 +83,17 @@ export class PortDb implements Db {
     private readonly checkpointer?: Checkpointer,
   ) {}
 
-  /** Starts the store worker (it migrates the database), then the reader and the checkpointer. */
+  /** Starts the store worker (it migrates the database), then the readers and the checkpointer. */
   static async open(opts: PortDbOptions): Promise<PortDb> {
     const writer = await spawnWorker('writer', opts)
-    let reader: PortClient | undefined
+    const readers: PortClient[] = []
     try {
-      reader = await spawnWorker('reader', opts)
+      for (let i = 0; i < Math.max(1, opts.readers ?? 1); i++)
+        readers.push(await spawnWorker('reader', opts))
       const checkpointer = await Checkpointer.start(opts.url, (e) => opts.onCheckpointError?.(e))
-      return new PortDb(writer, [reader], checkpointer)
+      return new PortDb(writer, readers, checkpointer)
     } catch (e) {
-      if (reader) {
+      for (const reader of readers) {
         await reader.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
         await reader.terminate()
       }

@@ -95,6 +95,13 @@ test('another tenant :: its cursor only moves the position, it never shows its r
   assert.is(mine.body.meta.count, N)
 })
 
+test('an empty _after :: no cursor, the first page', async () => {
+  const first = await t.admin.get('/api/v1/devices?_limit=5')
+  const empty = await t.admin.get('/api/v1/devices?_limit=5&_after=')
+  assert.is(empty.status, 200, empty.text)
+  assert.equal(empty.body, first.body)
+})
+
 test('bad cursors :: 400 PARAMETER_INVALID naming _after', async () => {
   const good = (await t.admin.get('/api/v1/devices?_limit=5')).body.meta.next as string
   const forged = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url')
