@@ -1,5 +1,6 @@
 import { loadConfig, ConfigError } from './kernel/config.ts'
-import { startService } from './service.ts'
+import { startService, type Service } from './service.ts'
+import { exitOnWorkerDeath } from './kernel/crash.ts'
 
 /**
  * The first SIGTERM or SIGINT stops taking work, commits what was accepted, closes every port and exits 0; a
@@ -10,7 +11,11 @@ const REPEAT_GRACE_MS = 1_000
 
 async function main() {
   const config = loadConfig()
-  const service = await startService(config)
+  let started: Service | undefined
+  // a dead database worker ends the process (exit 70): the stores cannot serve on without it
+  const service = (started = await startService(config, {
+    onWorkerDeath: exitOnWorkerDeath(() => started),
+  }))
   console.log(`[devicecloud] API on ${service.url}/api/v1 (docs: ${service.url}/docs)`)
   if (service.firstAdmin) {
     console.log(

@@ -75,6 +75,8 @@ export interface ServiceOptions {
   retention?: { firstCheckMs?: number; checkMs?: number }
   /** How the free space under DATA_DIR is read, and how often (tests fake a full disk); default statfs, 2 s. */
   disk?: { read?: FreeSpaceReader; intervalMs?: number }
+  /** Hears of a database worker thread that died (see StoreOptions.onWorkerDeath; main.ts exits with 70). */
+  onWorkerDeath?: (e: Error) => void
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
@@ -85,7 +87,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     destination: opts.logDestination,
   })
   const metrics = config.METRICS ? createMetrics() : noMetrics
-  const stores = await createStores(config, { logger })
+  const stores = await createStores(config, { logger, onWorkerDeath: opts.onWorkerDeath })
   const { meta, telemetry } = stores
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)

@@ -23,6 +23,11 @@ export interface Stores {
 export interface StoreOptions {
   /** Where the stores log their background errors (default: the fallback logger). */
   logger?: Logger
+  /**
+   * Hears once of a database or telemetry worker thread that died (after it is logged). Every later call of that
+   * store fails with Unavailable, so a process should end (src/kernel/crash.ts) and be restarted.
+   */
+  onWorkerDeath?: (e: Error) => void
 }
 
 /**
@@ -49,7 +54,10 @@ export async function createTelemetryStore(
   if (config.DB_WORKERS === 'on')
     return WorkerTelemetryStore.open({
       ...options,
-      onFail: (e) => log('the telemetry worker died', e),
+      onFail: (e) => {
+        log('the telemetry worker died', e)
+        opts.onWorkerDeath?.(e)
+      },
     })
   return LibsqlTelemetryStore.open(options)
 }
@@ -74,7 +82,10 @@ export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db>
     return PortDb.open({
       url,
       readers: config.DB_READERS,
-      onFail: (e) => log('a database worker died', e),
+      onFail: (e) => {
+        log('a database worker died', e)
+        opts.onWorkerDeath?.(e)
+      },
       onCheckpointError: (e) => log('a WAL checkpoint failed', e),
     })
   return openDb({ url, authToken: config.DATABASE_AUTH_TOKEN })
