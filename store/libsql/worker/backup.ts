@@ -1,8 +1,6 @@
-import { Worker } from 'node:worker_threads'
 import { decodeError } from './errors.ts'
 import type { WireError } from './protocol.ts'
-
-const BOOT = new URL('./boot.mjs', import.meta.url)
+import { bootWorker } from './boot.ts'
 
 export interface BackupWorkerData {
   entry: string
@@ -22,15 +20,10 @@ export async function copyDatabase(url: string, dest: string): Promise<void> {
     url,
     dest,
   }
-  const worker = new Worker(BOOT, { workerData, name: 'db-backup' })
-  try {
-    const answer = await new Promise<{ ok: boolean; err?: WireError }>((resolve, reject) => {
-      worker.once('message', resolve)
-      worker.once('error', reject)
-      worker.once('exit', (code) => reject(new Error(`db-backup worker exited (${code})`)))
-    })
-    if (!answer.ok) throw decodeError(answer.err!)
-  } finally {
-    await worker.terminate()
-  }
+  const { worker, first: answer } = await bootWorker<{ ok: boolean; err?: WireError }>(
+    'db-backup',
+    workerData,
+  )
+  await worker.terminate()
+  if (!answer.ok) throw decodeError(answer.err!)
 }

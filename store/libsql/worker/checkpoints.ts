@@ -1,8 +1,7 @@
-import { Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import { decodeError } from './errors.ts'
 import type { WireError } from './protocol.ts'
-
-const BOOT = new URL('./boot.mjs', import.meta.url)
+import { bootWorker } from './boot.ts'
 
 /** What a writer connection sets as its own checkpoint threshold when a checkpointer runs: only a backstop. */
 export const BACKSTOP_PAGES = 50_000
@@ -28,13 +27,10 @@ export class Checkpointer {
       url,
       intervalMs,
     }
-    const worker = new Worker(BOOT, { workerData, name: 'db-checkpointer' })
-    const hello = await new Promise<{ ready: boolean; err?: WireError }>((resolve, reject) => {
-      worker.once('message', resolve)
-      worker.once('error', reject)
-      worker.once('exit', (code) => reject(new Error(`db-checkpointer exited (${code})`)))
-    })
-    worker.removeAllListeners('error').removeAllListeners('exit')
+    const { worker, first: hello } = await bootWorker<{ ready: boolean; err?: WireError }>(
+      'db-checkpointer',
+      workerData,
+    )
     if (!hello.ready) {
       await worker.terminate()
       throw decodeError(hello.err!)

@@ -1,12 +1,10 @@
 import type { InArgs, InStatement } from '@libsql/client'
-import { Worker } from 'node:worker_threads'
 import type { Db, Row, Statement, WriteResult } from '../db.ts'
 import { decodeError } from './errors.ts'
 import { PortClient } from './port-client.ts'
+import { bootWorker } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type { Hello, Notice, WorkerData } from './protocol.ts'
-
-const BOOT = new URL('./boot.mjs', import.meta.url)
 
 /**
  * True when a statement only reads: a SELECT, or a WITH that names no write. Anything else read through
@@ -37,18 +35,7 @@ export async function startWorker<B extends object>(
   onFail?: (e: Error) => void,
   onNotice?: (n: Notice) => void,
 ): Promise<PortClient<B>> {
-  const worker = new Worker(BOOT, { workerData, name })
-  const exited = (code: number) => new Error(`${name} worker exited (${code})`)
-  let onError: (e: Error) => void = () => {}
-  let onExit: (code: number) => void = () => {}
-  const hello = await new Promise<Hello>((resolve, reject) => {
-    worker.once('message', resolve)
-    worker.once('error', (onError = reject))
-    worker.once('exit', (onExit = (code) => reject(exited(code))))
-  }).finally(() => {
-    worker.off('error', onError)
-    worker.off('exit', onExit)
-  })
+  const { worker, first: hello } = await bootWorker<Hello>(name, workerData)
   if (!hello.ready) {
     await worker.terminate() // its store never opened
     throw decodeError(hello.err)
