@@ -34,10 +34,14 @@ const timeText = z.string().regex(WIRE_TIME, 'must be YYYY-MM-DD HH:MM:SS').meta
  * cursor of another order is refused rather than read as a wrong position. Opaque to callers.
  */
 export function encodeCursor(c: Cursor, sort: string | undefined, order: string | undefined) {
-  return Buffer.from(
-    JSON.stringify({ s: `${sort ?? ''}:${order ?? ''}`, v: c.v, i: c.id }),
-  ).toString('base64url')
+  return Buffer.from(JSON.stringify({ s: sortTag(sort, order), v: c.v, i: c.id })).toString(
+    'base64url',
+  )
 }
+
+/** The sort and order a cursor is made for, as it carries them. */
+const sortTag = (sort: string | undefined, order: string | undefined) =>
+  `${sort ?? ''}:${order ?? ''}`
 
 /** A cursor's text → its position and the sort tag it was made for; undefined when it is not one. */
 function decodeCursor(text: string): { cursor: Cursor; tag: string } | undefined {
@@ -145,7 +149,7 @@ export function listQuery<const F extends FilterFields>(
       const decoded = decodeCursor(q._after)
       const problem = !decoded
         ? '_after is not a cursor this service gave (meta.next)'
-        : decoded.tag !== `${out.sort ?? ''}:${out.order ?? ''}`
+        : decoded.tag !== sortTag(out.sort, out.order)
           ? '_after was made for another _sort or _order'
           : out.page > 1
             ? '_after starts a page by itself: leave out _page'
