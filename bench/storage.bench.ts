@@ -6,6 +6,10 @@
  *    times, flushed and compacted. Bytes a value: the chunks table and its index (SQLite's dbstat), and the whole
  *    file. Then readRaw of one data point over one day (86,400 values; goal under 10 ms in the store) and over the
  *    whole period.
+ * 2. One data point x one year at 1 Hz (31,536,000 values; BENCH_STORAGE_YEAR_DAYS changes the days), loaded the
+ *    same way in the zone BENCH_STORAGE_TZ (Europe/Berlin: DST days included), flushed and compacted (rollups
+ *    built). Then, in the store: day windows over the year (what metrics_data asks), maxPoints=1000 over the year and
+ *    maxPoints=2000 over 90 days (what original_data asks), each with what served it; and the rollups' bytes a value.
  */
 import { createClient } from '@libsql/client'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -119,8 +123,93 @@ async function benchMonth() {
   )
 }
 
+/** A random walk of two decimals that changes every second (mulberry32: the same figures every run). */
+function walk(seed: number, level: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    const r = ((t ^ (t >>> 14)) >>> 0) / 4294967296
+    level += Math.round((r - 0.5) * 40) || 1
+    return level / 100
+  }
+}
+
+async function benchYear() {
+  const days = Number(process.env.BENCH_STORAGE_YEAR_DAYS ?? 365)
+  const tz = process.env.BENCH_STORAGE_TZ ?? 'Europe/Berlin'
+  const url = `file:${join(dir, 'year.db')}`
+  const store = await LibsqlTelemetryStore.open({ url, timezone: tz })
+  const start = Date.UTC(2025, 0, 1)
+  const seconds = days * 86_400
+  const next = walk(11, 2000)
+  const t0 = performance.now()
+  for (let s = 0; s < seconds; s += 100_000) {
+    const pts: TelemetryPoint[] = []
+    for (let k = s; k < Math.min(seconds, s + 100_000); k++)
+      pts.push({
+        tenantID: 'bench',
+        productID: 'p',
+        deviceID: 'year',
+        dataPointID: 'dp',
+        time: start + k * 1000,
+        value: next(),
+      })
+    await store.write(pts)
+  }
+  const loadMs = performance.now() - t0
+  const c0 = performance.now()
+  await store.flush()
+  await store.compact(true)
+  const compactMs = performance.now() - c0
+  const end = start + days * DAY
+  const range = { tenantID: 'bench', deviceID: 'year', dataPointIDs: ['dp'], start, end }
+  const timed = async (
+    label: string,
+    run: () => Promise<Map<string, { time: number[]; resolution?: string }>>,
+  ) => {
+    const ms: number[] = []
+    let got: { time: number[]; resolution?: string } | undefined
+    for (let i = 0; i < 23; i++) {
+      const r0 = performance.now()
+      got = (await run()).get('dp')
+      if (i >= 3) ms.push(performance.now() - r0)
+    }
+    return [
+      label,
+      `${pct(ms, 0.5).toFixed(1)} / ${pct(ms, 0.99).toFixed(1)}`,
+      `${got!.time.length} points, ${got!.resolution ?? 'raw'}`,
+    ]
+  }
+  const rows = [
+    await timed(`day windows over ${days} days (metrics_data max, interval=1d)`, () =>
+      store.aggregate(range, 'max', { every: '1d', tz }),
+    ),
+    await timed(`maxPoints=1000 over ${days} days (original_data)`, () =>
+      store.downsample(range, 1000, tz),
+    ),
+    await timed('maxPoints=2000 over the last 90 days (original_data)', () =>
+      store.downsample({ ...range, start: end - 90 * DAY }, 2000, tz),
+    ),
+    await timed('hour windows over the last 7 days (metrics_data mean, interval=1h)', () =>
+      store.aggregate({ ...range, start: end - 7 * DAY }, 'mean', { every: '1h', tz }),
+    ),
+  ]
+  await store.close()
+  const rollupBytes = await bytesOf(url, ['rollups'])
+  const chunkBytes = await bytesOf(url, ['chunks', 'chunks_series_start'])
+  console.log(
+    `\n1 data point x ${days} days at 1 Hz in ${tz}: ${seconds.toLocaleString('en-US')} values, loaded in ${(loadMs / 1000).toFixed(1)} s, flushed, compacted and rolled up in ${(compactMs / 1000).toFixed(1)} s\n`,
+  )
+  console.log(table(['store call', 'p50 / p99 ms', 'answer'], rows))
+  console.log(
+    `\nbytes a value: chunks ${(chunkBytes / seconds).toFixed(2)}, rollups ${(rollupBytes / seconds).toFixed(3)}\n`,
+  )
+}
+
 try {
-  await benchMonth()
+  if (process.env.BENCH_STORAGE_PART !== 'year') await benchMonth()
+  if (process.env.BENCH_STORAGE_PART !== 'month') await benchYear()
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

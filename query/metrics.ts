@@ -254,7 +254,7 @@ async function seriesOf(
         if (sampled) return sampled.add([t], [v])
         ;(whole.time.push(t), whole.value.push(v))
         if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
-          sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints)
+          sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints, q.tz)
           sampled.add(whole.time, whole.value)
         }
       })

@@ -13,6 +13,8 @@ export interface RawQuery {
   range: QueryRange
   /** QUERY_TIMEOUT_MS of the request (none when absent). */
   budget?: Deadline
+  /** The zone downsample buckets align to (TIMEZONE; UTC when absent). */
+  tz?: string
 }
 
 const seriesRange = (q: RawQuery): SeriesRange => ({
@@ -86,7 +88,7 @@ export function readDownsampled(
   q: RawQuery,
   maxPoints: number,
 ): Promise<Map<string, Series>> {
-  return within(q.budget, store.downsample(seriesRange(q), maxPoints))
+  return within(q.budget, store.downsample(seriesRange(q), maxPoints, q.tz))
 }
 
 /** The range's values slice by slice (CSV and NDJSON exports). */

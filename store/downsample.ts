@@ -1,12 +1,16 @@
 /**
- * `maxPoints` downsampling (store/telemetry.ts `downsample`, original_data): the range is cut into maxPoints/2
- * buckets of equal whole milliseconds from its start (bucketsOf), and each bucket keeps its lowest and its highest
+ * `maxPoints` downsampling (store/telemetry.ts `downsample`, original_data): the range is cut into at most
+ * maxPoints/2 buckets: once a bucket is at least a minute wide, whole minutes, hours or days aligned in the zone
+ * (store/rollups.ts alignedBuckets: rollups answer them exactly); below, equal whole milliseconds from the range's
+ * start (bucketsOf). Each bucket keeps its lowest and its highest
  * number (the first of equal ones; in time order; one when the bucket holds one value), so a chart of 86,400
  * points drawn from 1,000 still shows every peak and trough. Values that are not numbers (strings, booleans) keep
  * the first and the last of each bucket. Fed slice by slice: memory is O(maxPoints). The InfluxDB store computes
  * the same buckets in Flux (`window(every:, offset:)` with max/min/first/last).
  */
 import type { Series, SeriesRange, SeriesSlice, TelemetryValue } from './telemetry.ts'
+import { alignedBuckets } from './rollups.ts'
+import { windowIndex } from './windows.ts'
 
 /** The buckets of a downsample: how many, and their width in whole ms (the last may reach past `end`). */
 export function bucketsOf(
@@ -21,6 +25,8 @@ export function bucketsOf(
 export class Downsampler {
   private readonly buckets: number
   private readonly width: number
+  /** The aligned buckets' boundaries, when a bucket is at least a minute wide. */
+  private readonly bounds: number[] | undefined
   /** Per bucket: indexes into the kept arrays, -1 when empty. */
   private readonly lo: Int32Array
   private readonly hi: Int32Array
@@ -31,9 +37,11 @@ export class Downsampler {
     private readonly start: number,
     end: number,
     maxPoints: number,
+    tz = 'UTC',
   ) {
     const { count, width } = bucketsOf(start, end, maxPoints)
-    this.buckets = count
+    this.bounds = alignedBuckets(start, end, maxPoints, tz)?.bounds
+    this.buckets = this.bounds ? this.bounds.length - 1 : count
     this.width = width
     this.lo = new Int32Array(this.buckets).fill(-1)
     this.hi = new Int32Array(this.buckets).fill(-1)
@@ -44,7 +52,9 @@ export class Downsampler {
     for (let i = 0; i < time.length; i++) {
       const t = time[i]!
       const v = value[i]!
-      const b = Math.min(this.buckets - 1, Math.max(0, Math.floor((t - this.start) / this.width)))
+      const b = this.bounds
+        ? windowIndex(this.bounds, t)
+        : Math.min(this.buckets - 1, Math.max(0, Math.floor((t - this.start) / this.width)))
       const lo = this.lo[b]!
       if (lo < 0) {
         this.lo[b] = this.hi[b] = this.keep(t, v)
@@ -97,9 +107,15 @@ export class Downsampler {
 }
 
 /** Downsamples one whole series (see Downsampler); a series of at most maxPoints values is returned as is. */
-export function downsample(s: Series, start: number, end: number, maxPoints: number): Series {
+export function downsample(
+  s: Series,
+  start: number,
+  end: number,
+  maxPoints: number,
+  tz = 'UTC',
+): Series {
   if (s.time.length <= maxPoints) return s
-  const d = new Downsampler(start, end, maxPoints)
+  const d = new Downsampler(start, end, maxPoints, tz)
   d.add(s.time, s.value)
   return d.result()
 }
@@ -112,6 +128,7 @@ export async function downsampleStream(
   slices: AsyncIterable<SeriesSlice>,
   range: SeriesRange,
   maxPoints: number,
+  tz = 'UTC',
 ): Promise<Map<string, Series>> {
   const out = new Map<string, Series>()
   for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
@@ -120,7 +137,7 @@ export async function downsampleStream(
     const whole = out.get(slice.dataPointID)!
     let d = sampling.get(slice.dataPointID)
     if (!d && whole.time.length + slice.time.length > maxPoints) {
-      sampling.set(slice.dataPointID, (d = new Downsampler(range.start, range.end, maxPoints)))
+      sampling.set(slice.dataPointID, (d = new Downsampler(range.start, range.end, maxPoints, tz)))
       d.add(whole.time, whole.value)
     }
     if (d) d.add(slice.time, slice.value)

@@ -48,6 +48,7 @@ export async function createTelemetryStore(
   const log = errorLog(opts.logger, 'telemetry')
   const options = {
     url: `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`,
+    timezone: config.TIMEZONE,
     onError: (e: unknown) => log('background flush failed', e),
   }
   // with DB_WORKERS=on (the default) the store runs in its own thread, off the broker's and the API's

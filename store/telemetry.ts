@@ -5,6 +5,11 @@
  * `createTelemetryStore(config)` in store/index.ts picks one.
  */
 
+/** A rollup tier (store/rollups.ts): 1-minute, 1-hour or 1-day windows. */
+export type Tier = '1m' | '1h' | '1d'
+/** What served an answer: raw values or a rollup tier. */
+export type Resolution = 'raw' | Tier
+
 /** A stored value: numeric point types are numbers (stored as floats), others strings or booleans. */
 export type TelemetryValue = number | string | boolean
 
@@ -35,6 +40,11 @@ export interface SeriesRange {
 export interface Series {
   time: number[]
   value: TelemetryValue[]
+  /**
+   * What served an aggregate or a downsample (store/rollups.ts): the coarsest rollup tier read for it, or `raw`
+   * (absent: raw).
+   */
+  resolution?: Resolution
 }
 
 /** What an aggregate computes per window (aggregateType 1 max, 2 min, 3 mean, 4 sum). */
@@ -90,11 +100,12 @@ export interface TelemetryStore {
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>>
   /**
    * Each data point's values in the range, at most `maxPoints` (≥ 2) of them: a point with more has the range cut
-   * into buckets of equal whole milliseconds from `start` (store/downsample.ts bucketsOf), each keeping its lowest
-   * and highest number (the first of equal ones) or, for other values, its first and last; time ascending. Every
-   * requested data point gets an entry.
+   * into at most maxPoints/2 buckets (store/downsample.ts: whole minutes, hours or days aligned in `tz` once a
+   * bucket is a minute wide, else equal milliseconds from `start`), each keeping its lowest and highest number
+   * (the first of equal ones) or, for other values, its first and last; time ascending. Every requested data
+   * point gets an entry. The embedded store answers from rollups where they serve (`resolution`).
    */
-  downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>>
+  downsample(range: SeriesRange, maxPoints: number, tz?: string): Promise<Map<string, Series>>
   /**
    * How many raw values the range holds (all requested data points together), to refuse too large reads. May
    * over-count a value written twice at the same time until the store merges them (never under-counts).
@@ -135,9 +146,14 @@ export interface TelemetryStore {
    * steps that leave room for writes. A value younger than its limit is never deleted; an older one may stay a
    * while (the embedded store deletes whole hour chunks once their last value is older, and values still in its
    * memtable at their next flush's following run). The embedded store also applies `otherwise` to series of a
-   * product no rule names (InfluxDB cannot express "no rule": it ignores it). Answers about how many values went.
+   * product no rule names (InfluxDB cannot express "no rule": it ignores it). `rollupsBefore` deletes the rollups
+   * (every product) whose windows end before it (RETENTION_ROLLUP_DAYS). Answers about how many values went.
    */
-  deleteBefore(rules: readonly RetentionRule[], otherwise?: number): Promise<number>
+  deleteBefore(
+    rules: readonly RetentionRule[],
+    otherwise?: number,
+    rollupsBefore?: number,
+  ): Promise<number>
   /** A cheap round trip to the store (readiness checks): resolves when it answers, rejects with Unavailable if not. */
   ping(): Promise<void>
   /** Flushes what is buffered and releases resources. */

@@ -147,6 +147,8 @@ const ConfigSchema = z.object({
   EVENT_RETENTION_DAYS: z.coerce.number().int().positive().default(7),
   /** Days raw data point values are kept (both telemetry stores); 0: forever. A product may set its own. */
   RETENTION_RAW_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
+  /** Days rollups (1-minute, 1-hour, 1-day windows of data point values) are kept; 0: forever. */
+  RETENTION_ROLLUP_DAYS: z.coerce.number().int().min(0).max(36_500).default(0),
   /** Days uplink events (the device event log) are kept; 0: forever. A product may set its own. */
   RETENTION_EVENTS_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Days connection logs and finished control logs are kept; 0: forever. */

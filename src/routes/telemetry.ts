@@ -89,6 +89,7 @@ metricType is accepted and ignored.`,
         deviceID: device.deviceID,
         dataPointIDs: points.map((p) => p.dataPointID),
         range,
+        tz: c.get('tz'),
       }
       const fmt = new WireTimeFormatter(c.get('tz'))
 
@@ -113,7 +114,11 @@ metricType is accepted and ignored.`,
             dataPointIntID: p.id,
             dataPointID: p.dataPointID,
             dataPointName: p.dataPointName,
-            originalData: { time: fmt.all(s.time), value: s.value },
+            originalData: {
+              time: fmt.all(s.time),
+              value: s.value,
+              resolution: s.resolution ?? 'raw',
+            },
           }
         }),
       )
@@ -171,6 +176,7 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
             metricData: {
               time: fmt.all(s.time),
               value: s.value,
+              resolution: s.resolution ?? 'raw',
               ...(s.error === undefined ? {} : { error: s.error }),
             },
           }

@@ -41,13 +41,23 @@ export const MetricsDataQuery = z.object({
 
 const TelemetryValue = z.union([z.number(), z.string(), z.boolean()])
 
+/** What served the values: raw values or a rollup tier (README › Rollups). */
+const Resolution = z.enum(['raw', '1m', '1h', '1d']).meta({
+  description:
+    'what served these values: raw values, or the coarsest rollup tier read (1m, 1h, 1d minute/hour/day windows)',
+})
+
 /** The original_data answer, one entry per data point (dataPointID added beside dataPointIntID). */
 export const OriginalData = z.array(
   z.object({
     dataPointIntID: z.number().int(),
     dataPointID: z.string(),
     dataPointName: z.string(),
-    originalData: z.object({ time: z.array(z.string()), value: z.array(TelemetryValue) }),
+    originalData: z.object({
+      time: z.array(z.string()),
+      value: z.array(TelemetryValue),
+      resolution: Resolution,
+    }),
   }),
 )
 
@@ -57,6 +67,7 @@ export const MetricsData = z.array(
     metricData: z.object({
       time: z.array(z.string()),
       value: z.array(z.number()),
+      resolution: Resolution,
       error: z.string().optional().meta({
         description: "why this metric's formula could not be evaluated (its arrays are then empty)",
       }),

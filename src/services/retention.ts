@@ -19,6 +19,8 @@ const STEP_ROWS = 500
 
 export interface RetentionConfig {
   RETENTION_RAW_DAYS: number
+  /** Absent: 0 (forever). */
+  RETENTION_ROLLUP_DAYS?: number
   RETENTION_EVENTS_DAYS: number
   RETENTION_LOGS_DAYS: number
   RETENTION_INTERVAL_SECONDS: number
@@ -101,11 +103,13 @@ export function retentionService(d: RetentionDeps) {
         rules.push({ tenantID: p.tenantID, productID: p.productID, before: startedAt - keep })
     }
     const keepRaw = limit(null, RETENTION_RAW_DAYS)
+    const keepRollups = limit(null, d.config.RETENTION_ROLLUP_DAYS ?? 0)
     const values = closed
       ? 0
       : await d.telemetry.deleteBefore(
           rules,
           keepRaw !== undefined ? startedAt - keepRaw : undefined,
+          keepRollups !== undefined ? startedAt - keepRollups : undefined,
         )
     return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, values }
   }

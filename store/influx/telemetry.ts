@@ -31,6 +31,7 @@ import { normalize, queryRows, queryRowsRaw } from './rows.ts'
 const LATEST_DEVICES = 100
 import { windowBounds, windowIndex } from '../windows.ts'
 import { bucketsOf } from '../downsample.ts'
+import { alignedBuckets } from '../rollups.ts'
 import { streamByDay } from '../slices.ts'
 import { InfluxLineWriter } from './line-writer.ts'
 
@@ -125,7 +126,11 @@ export class InfluxTelemetryStore implements TelemetryStore {
    * At most maxPoints values per point: points with fewer are read whole, the others reduced in Flux to each
    * bucket's max and min (first and last for strings and booleans), the buckets of store/downsample.ts.
    */
-  async downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
+  async downsample(
+    range: SeriesRange,
+    maxPoints: number,
+    tz = 'UTC',
+  ): Promise<Map<string, Series>> {
     const out = new Map<string, Series>()
     for (const id of range.dataPointIDs) out.set(id, { time: [], value: [] })
     const r = this.clamp(range)
@@ -139,9 +144,14 @@ export class InfluxTelemetryStore implements TelemetryStore {
       for (const [id, s] of await this.readRaw({ ...r, dataPointIDs: few })) out.set(id, s)
     if (many.length) {
       const { width } = bucketsOf(r.start, r.end, maxPoints)
+      const aligned = alignedBuckets(r.start, r.end, maxPoints, tz)
       await queryRows(
         this.#query,
-        extremesQuery(this.opts.bucket, { ...r, dataPointIDs: many }, width),
+        extremesQuery(
+          this.opts.bucket,
+          { ...r, dataPointIDs: many },
+          aligned ? { every: aligned.every, tz } : { widthMs: width },
+        ),
         (point, time, value) => {
           const s = out.get(point)
           if (s) (s.time.push(time), s.value.push(value))

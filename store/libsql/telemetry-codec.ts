@@ -54,6 +54,17 @@ function packValues(values: ArrayLike<TelemetryValue>, from: number, n: number) 
   return packInts(ints, [d])
 }
 
+/** Numbers packed as scaled integers (the decimals in the first byte), or undefined when they do not pack. */
+export const packNumbers = (values: ArrayLike<number>) => packValues(values, 0, values.length)
+
+/** The `n` numbers packNumbers wrote. */
+export function unpackNumbers(bytes: Uint8Array, n: number): number[] {
+  const scale = SCALES[bytes[0]!]!
+  const ints = unpackInts(bytes, n, 1)
+  if (scale !== 1) for (let i = 0; i < n; i++) ints[i] = ints[i]! / scale
+  return ints
+}
+
 /** The times packed (integer milliseconds), or undefined when they do not pack. */
 function packTimes(times: ArrayLike<number>, from: number, n: number) {
   for (let i = from; i < from + n; i++) if (!Number.isSafeInteger(times[i]!)) return undefined
@@ -215,13 +226,7 @@ export function decodeTimes(blob: ArrayBuffer, n: number, kind: number): number[
 export function decodeValues(blob: ArrayBuffer, n: number, kind: number): TelemetryValue[] {
   const k = kind & VALUE_KIND
   if (k === KIND_JSON) return JSON.parse(Buffer.from(blob).toString('utf8')) as TelemetryValue[]
-  if (k === KIND_PACKED) {
-    const bytes = new Uint8Array(blob)
-    const scale = SCALES[bytes[0]!]!
-    const ints = unpackInts(bytes, n, 1)
-    if (scale !== 1) for (let i = 0; i < n; i++) ints[i] = ints[i]! / scale
-    return ints
-  }
+  if (k === KIND_PACKED) return unpackNumbers(new Uint8Array(blob), n)
   const f = new Float64Array(blob)
   const out: number[] = new Array(n)
   for (let i = 0; i < n; i++) out[i] = f[i]!

@@ -8,6 +8,7 @@ import type { Client, InStatement, Row } from '@libsql/client'
 import { decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
 import { BUCKET_MS, insertChunks, marks } from './telemetry-db.ts'
 import { mergeRuns, type Run } from './telemetry-memtable.ts'
+import { RollupWriter } from './telemetry-rollups.ts'
 
 export interface Candidate {
   seriesId: number
@@ -19,13 +20,37 @@ export interface Candidate {
 /** The (series, hour) buckets that received chunks since they were last compacted. */
 export class CompactionQueue {
   private map = new Map<string, Candidate>()
+  /** Series id → its queued buckets: the hours whose rollups may be behind their chunks. */
+  private bySeries = new Map<number, Set<number>>()
 
   /** Records that a chunk was added to a bucket (or, at start-up, that a bucket holds `chunks`). */
   note(seriesId: number, bucket: number, chunks = 1) {
     const key = `${seriesId}:${bucket}`
     const c = this.map.get(key)
     if (c) c.chunks += chunks
-    else this.map.set(key, { seriesId, bucket, chunks })
+    else {
+      this.map.set(key, { seriesId, bucket, chunks })
+      let set = this.bySeries.get(seriesId)
+      if (!set) this.bySeries.set(seriesId, (set = new Set()))
+      set.add(bucket)
+    }
+  }
+
+  /** The queued buckets of a series in [from, to). */
+  bucketsOf(seriesId: number, from: number, to: number): number[] {
+    const set = this.bySeries.get(seriesId)
+    if (!set) return []
+    const out: number[] = []
+    for (const b of set) if (b + BUCKET_MS > from && b < to) out.push(b)
+    return out
+  }
+
+  /** Forgets a bucket. */
+  private forget(key: string, c: Candidate) {
+    this.map.delete(key)
+    const set = this.bySeries.get(c.seriesId)
+    set?.delete(c.bucket)
+    if (set?.size === 0) this.bySeries.delete(c.seriesId)
   }
 
   /** Buckets to compact now: past ones (end + grace ≤ now), crowded ones, or every one when `all`. */
@@ -39,7 +64,7 @@ export class CompactionQueue {
   /** The bucket now holds `chunks` chunks (1 after a merge); past buckets are forgotten. */
   settle(c: Candidate, chunks: number, past: boolean) {
     const key = `${c.seriesId}:${c.bucket}`
-    if (past || chunks === 0) this.map.delete(key)
+    if (past || chunks === 0) this.forget(key, c)
     else this.map.set(key, { ...c, chunks })
   }
 
@@ -52,49 +77,71 @@ const SELECT_BUCKET = `SELECT id, n, seq, kind, times, vals FROM chunks
   WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq, id`
 
 /**
- * Merges the chunks of each candidate bucket into one chunk in one transaction; the caller holds the store's
- * lock so no flush, delete or other compaction interleaves. Returns how many chunks each bucket now has.
+ * Merges the chunks of each candidate bucket into one chunk and rolls the hour up (telemetry-rollups.ts) in one
+ * transaction, for buckets holding several chunks or a chunk not rolled up yet; the caller holds the store's lock
+ * so no flush, delete or other compaction interleaves. Returns how many chunks each bucket now has.
  */
 export async function compactBuckets(
   client: Client,
   list: readonly Candidate[],
+  tz: string,
 ): Promise<number[]> {
   const args = (c: Candidate) => [c.seriesId, c.bucket, c.bucket + BUCKET_MS]
   const counts = await client.batch(
     list.map((c) => ({
-      sql: 'SELECT count(*) FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ?',
+      sql: `SELECT count(*), coalesce(sum(rolled = 0), 0) FROM chunks
+              WHERE series_id = ? AND t_start >= ? AND t_start < ?`,
       args: args(c),
     })),
     'read',
   )
-  const crowded = list.filter((_, i) => Number(counts[i]!.rows[0]![0]) > 1)
   const result = list.map((_, i) => Number(counts[i]!.rows[0]![0]))
-  if (crowded.length === 0) return result
+  const due = list.filter((_, i) => result[i]! > 1 || Number(counts[i]!.rows[0]![1]) > 0)
+  if (due.length === 0) return result
   const rows = await client.batch(
-    crowded.map((c) => ({ sql: SELECT_BUCKET, args: args(c) })),
+    due.map((c) => ({ sql: SELECT_BUCKET, args: args(c) })),
     'read',
   )
   const stmts: InStatement[] = []
-  crowded.forEach((c, i) => stmts.push(...mergeStatements(c.seriesId, rows[i]!.rows)))
-  await client.batch(stmts, 'write')
-  for (const c of crowded) result[list.indexOf(c)] = 1
+  const rollups = new RollupWriter(client, tz)
+  for (let i = 0; i < due.length; i++) {
+    const c = due[i]!
+    const merged = await mergeBucket(c, rows[i]!.rows, stmts)
+    await rollups.rollHour(c.seriesId, c.bucket, merged.time, merged.value)
+  }
+  await client.batch([...stmts, ...rollups.statements()], 'write')
+  for (const c of due) result[list.indexOf(c)] = 1
   return result
 }
 
-/** DELETE of the bucket's chunks and INSERT of their merge (seq = the highest merged). */
-function mergeStatements(seriesId: number, rows: Row[]): InStatement[] {
+/**
+ * The values of a bucket's chunks merged (duplicates resolved by seq), with the statements leaving one rolled-up
+ * chunk: DELETE of the chunks and INSERT of their merge (seq = the highest merged), or the lone chunk marked.
+ */
+async function mergeBucket(c: Candidate, rows: Row[], stmts: InStatement[]): Promise<Run> {
   const runs: Run[] = rows.map((r) => ({
     time: decodeTimes(r.times as ArrayBuffer, Number(r.n), Number(r.kind)),
     value: decodeValues(r.vals as ArrayBuffer, Number(r.n), Number(r.kind)),
   }))
   const merged = mergeRuns(runs)
-  const seq = Math.max(...rows.map((r) => Number(r.seq)))
   const ids = rows.map((r) => Number(r.id))
-  return [
+  if (rows.length === 1) {
+    stmts.push({ sql: 'UPDATE chunks SET rolled = 1 WHERE id = ?', args: [ids[0]!] })
+    return merged
+  }
+  const seq = Math.max(...rows.map((r) => Number(r.seq)))
+  stmts.push(
     { sql: `DELETE FROM chunks WHERE id IN (${marks(ids.length)})`, args: ids },
     ...insertChunks(
-      [{ seriesId, chunk: encodeChunk(merged.time, merged.value, 0, merged.time.length) }],
+      [
+        {
+          seriesId: c.seriesId,
+          chunk: encodeChunk(merged.time, merged.value, 0, merged.time.length),
+        },
+      ],
       seq,
+      true,
     ),
-  ]
+  )
+  return merged
 }

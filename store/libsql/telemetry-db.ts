@@ -15,9 +15,11 @@ export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
  * 1: chunks without statistics; 2: chunks keep vmin, vmax, vsum, vcnt (null in rows written by version 1);
  * 3: series keep product_id, the product of the device's latest write (null in rows of version 2 until the device
  * is written again). 4: chunks may be packed (telemetry-codec.ts KIND_PACKED, KIND_TIMES_PACKED; older chunks read
- * as before): a version 3 reader would misread them, so it refuses the file.
+ * as before): a version 3 reader would misread them, so it refuses the file. 5: rollups (telemetry-rollups.ts)
+ * and chunks.rolled (1: the chunk's values are in the rollups); a version 4 file's chunks are all rolled up after
+ * the upgrade, in the background, by compaction.
  */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 /**
  * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
@@ -37,8 +39,11 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS wal (id INTEGER PRIMARY KEY, data BLOB NOT NULL)',
   `CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, t_start INTEGER NOT NULL,
      t_end INTEGER NOT NULL, n INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, times BLOB NOT NULL,
-     vals BLOB NOT NULL, vmin REAL, vmax REAL, vsum REAL, vcnt INTEGER)`,
+     vals BLOB NOT NULL, vmin REAL, vmax REAL, vsum REAL, vcnt INTEGER, rolled INTEGER NOT NULL DEFAULT 0)`,
   'CREATE INDEX IF NOT EXISTS chunks_series_start ON chunks (series_id, t_start)',
+  `CREATE TABLE IF NOT EXISTS rollups (series_id INTEGER NOT NULL, tier INTEGER NOT NULL, t_start INTEGER NOT NULL,
+     data BLOB NOT NULL, PRIMARY KEY (series_id, tier, t_start)) WITHOUT ROWID`,
+  'CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
   `INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('seq', 0)`,
 ]
 
@@ -56,6 +61,7 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
   ],
   [3, ['ALTER TABLE series ADD COLUMN product_id TEXT']],
   [4, []],
+  [5, ['ALTER TABLE chunks ADD COLUMN rolled INTEGER NOT NULL DEFAULT 0']],
 ]
 
 /** A connection to the file with the settings applied (no schema: see openTelemetryClient). */
@@ -124,7 +130,7 @@ export interface StoredState {
   nextSeriesId: number
   seq: number
   wal: ArrayBuffer[]
-  /** (series, hour) buckets holding more than one chunk: compaction candidates. */
+  /** (series, hour) buckets holding more than one chunk or chunks not rolled up: compaction candidates. */
   crowded: Array<{ seriesId: number; bucket: number; chunks: number }>
 }
 
@@ -135,8 +141,8 @@ export async function loadState(client: Client): Promise<StoredState> {
       "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'series'), 0) AS last",
       "SELECT value FROM meta WHERE key = 'seq'",
       'SELECT data FROM wal ORDER BY id',
-      `SELECT series_id, t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS} AS bucket, count(*) AS c
-         FROM chunks GROUP BY series_id, bucket HAVING c > 1`,
+      `SELECT series_id, t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS} AS bucket, count(*) AS c,
+         sum(rolled = 0) AS u FROM chunks GROUP BY series_id, bucket HAVING c > 1 OR u > 0`,
     ],
     'read',
   )
@@ -175,17 +181,18 @@ export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
   return out
 }
 
-/** Multi-row INSERTs of chunks of one seq. */
+/** Multi-row INSERTs of chunks of one seq (`rolled`: their values are already in the rollups). */
 export function insertChunks(
   chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>,
   seq: number,
+  rolled = false,
 ): InStatement[] {
   const out: InStatement[] = []
   for (let i = 0; i < chunks.length; i += ROWS_PER_INSERT) {
     const part = chunks.slice(i, i + ROWS_PER_INSERT)
     out.push({
-      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt)
-            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt, rolled)
+            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
       args: part.flatMap(({ seriesId, chunk: c }) => [
         seriesId,
         c.tStart,
@@ -199,6 +206,7 @@ export function insertChunks(
         c.stats.max,
         c.stats.sum,
         c.stats.count,
+        rolled ? 1 : 0,
       ]),
     })
   }
@@ -236,6 +244,7 @@ export function deleteSeries(ids: readonly number[]): InStatement[] {
     const part = ids.slice(i, i + IDS_PER_DELETE)
     out.push(
       { sql: `DELETE FROM chunks WHERE series_id IN (${marks(part.length)})`, args: part },
+      { sql: `DELETE FROM rollups WHERE series_id IN (${marks(part.length)})`, args: part },
       { sql: `DELETE FROM series WHERE id IN (${marks(part.length)})`, args: part },
     )
   }

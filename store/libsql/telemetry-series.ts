@@ -71,6 +71,13 @@ export class SeriesIndex {
     }
   }
 
+  /** Every series id. */
+  allIds(): number[] {
+    const out: number[] = []
+    for (const dev of this.devices.values()) for (const id of dev.points.values()) out.push(id)
+    return out
+  }
+
   /** The series ids of one device. */
   idsOfDevice(tenantID: string, deviceID: string): number[] {
     return [...(this.of(tenantID, deviceID)?.points.values() ?? [])]

@@ -49,7 +49,7 @@ import { lowerBound, Memtable } from './telemetry-memtable.ts'
 import { newestInChunks } from './telemetry-chunk-reads.ts'
 import { SeriesIndex, type SeriesChanges } from './telemetry-series.ts'
 import { TelemetryReads } from './telemetry-reads.ts'
-import { downsampleStream } from '../downsample.ts'
+import { deleteRollupsBefore, followZone } from './telemetry-rollups.ts'
 import { Unavailable } from '../errors.ts'
 import { checkpointWal } from './db.ts'
 import { wedgesConnection } from './sql-errors.ts'
@@ -73,6 +73,8 @@ export interface LibsqlTelemetryOptions {
   busyTimeoutMs?: number
   /** The connection's own checkpoint threshold in pages (default SQLite's 1,000; higher when another thread checkpoints). */
   autocheckpointPages?: number
+  /** The zone (TIMEZONE) the hour and day rollups follow; a file rolled up in another zone is re-rolled at open. */
+  timezone?: string
 }
 
 export const TELEMETRY_DEFAULTS = {
@@ -84,6 +86,7 @@ export const TELEMETRY_DEFAULTS = {
   onError: (e: unknown) => errorLog(undefined, 'telemetry')('background flush failed', e),
   busyTimeoutMs: BUSY_TIMEOUT_MS,
   autocheckpointPages: 1000, // SQLite's default
+  timezone: 'UTC',
 }
 
 /** Series whose old chunks retention deletes per lock hold. */
@@ -131,8 +134,10 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       get client() {
         return store.client
       },
+      tz: opts.timezone,
       memtable: () => this.memtable,
       seriesOf: (range) => this.seriesOf(range),
+      queuedHours: (id, from, to) => this.compaction.bucketsOf(id, from, to),
     })
   }
 
@@ -140,6 +145,12 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   static async open(options: LibsqlTelemetryOptions): Promise<LibsqlTelemetryStore> {
     const opts = { ...TELEMETRY_DEFAULTS, ...options }
     const client = await openTelemetryClient(opts.url, opts.busyTimeoutMs, opts.autocheckpointPages)
+    try {
+      await followZone(client, opts.timezone)
+    } catch (e) {
+      client.close()
+      throw e
+    }
     const state = await loadState(client)
     const store = new LibsqlTelemetryStore(client, opts, state.nextSeriesId, state.seq)
     for (const s of state.series) store.series.remember(s)
@@ -185,9 +196,12 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return this.reads.aggregate(range, fn, window)
   }
 
-  /** At most maxPoints values per point, each bucket's extremes kept (store/downsample.ts), read a day at a time. */
-  downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
-    return downsampleStream(this.reads.stream(range), range, maxPoints)
+  /**
+   * At most maxPoints values per point, each bucket's extremes kept (store/downsample.ts): from rollups where they
+   * answer the buckets, else read a day at a time (telemetry-reads.ts).
+   */
+  downsample(range: SeriesRange, maxPoints: number, tz = 'UTC'): Promise<Map<string, Series>> {
+    return this.reads.downsample(range, maxPoints, tz)
   }
 
   /** How many values the range holds (an upper bound until compaction merges rewrites; see telemetry-reads.ts). */
@@ -287,7 +301,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
    * limit, RETENTION_STEP series a lock hold (writes get the lock in between). Values in the memtable stay until
    * they are flushed; a chunk holding a younger value stays whole. Answers the number of values deleted.
    */
-  async deleteBefore(rules: readonly RetentionRule[], otherwise?: number): Promise<number> {
+  async deleteBefore(
+    rules: readonly RetentionRule[],
+    otherwise?: number,
+    rollupsBefore?: number,
+  ): Promise<number> {
     if (this.closed) throw new Error('telemetry store is closed')
     const due = this.series.cutoffs(rules, otherwise)
     let deleted = 0
@@ -297,6 +315,15 @@ export class LibsqlTelemetryStore implements TelemetryStore {
         const results = await this.client.batch(deleteChunksBefore(part), 'write')
         return results.reduce((n, rs) => n + rs.rows.reduce((m, r) => m + Number(r[0]), 0), 0)
       })
+    }
+    if (rollupsBefore !== undefined) {
+      const ids = this.series.allIds()
+      for (let i = 0; i < ids.length && !this.closed; i += RETENTION_STEP) {
+        const part = ids.slice(i, i + RETENTION_STEP)
+        await this.exclusive(() =>
+          this.client.batch(deleteRollupsBefore(part, rollupsBefore), 'write'),
+        )
+      }
     }
     return deleted
   }
@@ -321,7 +348,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       const part = due.slice(i, i + COMPACT_STEP)
       await this.exclusive(async () => {
         if (this.closed) return
-        const counts = await compactBuckets(this.client, part)
+        const counts = await compactBuckets(this.client, part, this.opts.timezone)
         const now = this.opts.now()
         part.forEach((c, k) =>
           this.compaction.settle(

@@ -24,6 +24,18 @@ const SPIKES = new Map([
 
 type Row = [time: number, values: Record<string, unknown>]
 
+/**
+ * An aggregate's time and value, after checking that it names what served it: raw values or a rollup tier (which
+ * one depends on how far the store has rolled up by then; the rollup suites pin it).
+ */
+function seen(data: { time: string[]; value: any[]; resolution?: string }) {
+  assert.ok(
+    ['raw', '1m', '1h', '1d'].includes(data.resolution ?? ''),
+    `resolution ${data.resolution}`,
+  )
+  return { time: data.time, value: data.value }
+}
+
 export function queryCases(
   name: string,
   env: () => Promise<Record<string, string> | undefined>,
@@ -139,12 +151,18 @@ export function queryCases(
         '2026-11-02 02:30:00',
       ],
       value: [10, 20, 30, -5],
+      resolution: 'raw',
     })
     assert.equal(by.name.originalData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 01:00:00'],
       value: ['a', 'b'],
+      resolution: 'raw',
     })
-    assert.equal(by.on.originalData, { time: ['2026-11-02 00:30:00'], value: [true] })
+    assert.equal(by.on.originalData, {
+      time: ['2026-11-02 00:30:00'],
+      value: [true],
+      resolution: 'raw',
+    })
     assert.is(by.temp.dataPointIntID, points.temp.id)
     assert.is(by.temp.dataPointName, points.temp.dataPointName)
   })
@@ -175,14 +193,14 @@ export function queryCases(
     })
     assert.is(r.status, 200, r.text)
     assert.is(r.body.length, 5)
-    for (const e of r.body) assert.equal(e.originalData, { time: [], value: [] })
+    for (const e of r.body) assert.equal(e.originalData, { time: [], value: [], resolution: 'raw' })
     const m = await q('metrics_data', {
       deviceID: dev.deviceID,
       startTime: '2020-01-01 00:00:00',
       endTime: '2020-01-02 00:00:00',
     })
     assert.is(m.status, 200, m.text)
-    for (const e of m.body) assert.equal(e.metricData, { time: [], value: [] })
+    for (const e of m.body) assert.equal(seen(e.metricData), { time: [], value: [] })
   })
 
   test('original_data :: a day at 1 Hz whole (86,400 values); maxPoints=1000 keeps every spike', async () => {
@@ -300,10 +318,12 @@ export function queryCases(
     assert.equal((by.get(m1.id) as any).metricData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 00:30:00', '2026-11-02 02:30:00'],
       value: [20, 80, -5],
+      resolution: 'raw',
     })
     assert.equal((by.get(m2.id) as any).metricData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 02:30:00'],
       value: [11, -2],
+      resolution: 'raw',
     })
     assert.ok(r.body.every((m: any) => m.metricType === 1))
     assert.is((by.get(m1.id) as any).metricName, m1.metricName, 'the metric record fields')
@@ -334,16 +354,16 @@ export function queryCases(
     const hours = ['2026-11-02 00:00:00', '2026-11-02 01:00:00', '2026-11-02 02:00:00']
     for (const type of [1, 2, 3, 4])
       assert.equal(
-        by.get(ids[type]!).metricData,
+        seen(by.get(ids[type]!).metricData),
         { time: hours, value: fns[type] },
         `aggregateType ${type}`,
       )
     assert.equal(
       by.get(onFormula.id).metricData,
-      { time: [hours[0], hours[2]], value: [100, -5] },
+      { time: [hours[0], hours[2]], value: [100, -5], resolution: 'raw' },
       'sum of formula values',
     )
-    assert.equal(by.get(hum.id).metricData, { time: hours, value: [4, 8, 1] })
+    assert.equal(seen(by.get(hum.id).metricData), { time: hours, value: [4, 8, 1] })
     assert.ok(r.body.every((m: any) => m.metricType === 2))
     const both = await q('metrics_data', { deviceID: dev.deviceID, ...day })
     assert.ok(
@@ -357,7 +377,7 @@ export function queryCases(
       metricType: 2,
       interval: '30m',
     })
-    assert.equal(half.body.find((m: any) => m.id === ids[4]).metricData, {
+    assert.equal(seen(half.body.find((m: any) => m.id === ids[4]).metricData), {
       time: [
         '2026-11-02 00:00:00',
         '2026-11-02 00:30:00',
@@ -373,7 +393,7 @@ export function queryCases(
     const get = async (params: Record<string, string>) => {
       const r = await q('metrics_data', { deviceID: dst.deviceID, metricType: 2, ...params })
       assert.is(r.status, 200, r.text)
-      return r.body.find((m: any) => m.id === sum.id).metricData
+      return seen(r.body.find((m: any) => m.id === sum.id).metricData)
     }
     for (const [date, hours] of [
       ['2026-03-29', 23],

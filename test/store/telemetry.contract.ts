@@ -10,6 +10,8 @@ import { randomUUID } from 'node:crypto'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { TelemetryPoint, TelemetryStore, TelemetryValue } from '../../store/telemetry.ts'
+import { aggregateSorted, windowBounds } from '../../store/windows.ts'
+import { downsample as downsampleRaw } from '../../store/downsample.ts'
 
 export interface ContractOptions<S extends TelemetryStore = TelemetryStore> {
   /** Skip every case (e.g. no InfluxDB reachable), naming why. */
@@ -94,7 +96,13 @@ export function telemetryContract<S extends TelemetryStore>(
       raw: Object.fromEntries(await store.readRaw(range)),
       count: await store.count(range),
       extent: (await store.extent(range)) !== undefined,
-      sums: Object.fromEntries(await store.aggregate(range, 'sum', { every: '1h', tz: 'UTC' })),
+      // what served them (resolution) is checked by the rollup tests
+      sums: Object.fromEntries(
+        [...(await store.aggregate(range, 'sum', { every: '1h', tz: 'UTC' }))].map(([dp, s]) => [
+          dp,
+          { time: s.time, value: s.value },
+        ]),
+      ),
       latest: Object.fromEntries(await store.latest(tenantID, deviceID)),
     }
   }
@@ -891,12 +899,16 @@ export function telemetryContract<S extends TelemetryStore>(
       { tenantID: t, deviceID: d, dataPointIDs: ['x', 's', 'few', 'none'], start, end },
       maxPoints,
     )
-    // the reference: 50 buckets of ceil((end - start) / 50) ms from start
-    const width = Math.ceil((end - start) / 50)
-    const expect = (rows: Array<[number, TelemetryValue]>, numeric: boolean) => {
+    // the reference: at most 50 buckets; (end - start) / 50 is 100.02 s, rounded up to whole minutes: buckets of
+    // 2 minutes aligned to even UTC minutes (43 of them)
+    const expect = (
+      rows: Array<[number, TelemetryValue]>,
+      numeric: boolean,
+      key = (t: number) => Math.floor(t / 120_000),
+    ) => {
       const buckets = new Map<number, Array<[number, TelemetryValue]>>()
       for (const row of rows) {
-        const k = Math.floor((row[0] - start) / width)
+        const k = key(row[0])
         buckets.set(k, [...(buckets.get(k) ?? []), row])
       }
       const kept: Array<[number, TelemetryValue]> = []
@@ -919,6 +931,21 @@ export function telemetryContract<S extends TelemetryStore>(
     assert.equal(r.get('s'), expect(s, false))
     assert.equal(r.get('few'), { time: [BASE + 5, BASE + 6, BASE + 7], value: [1, 2, 3] })
     assert.equal(r.get('none'), { time: [], value: [] })
+    // buckets narrower than a minute: 5 of equal milliseconds from the range's start
+    const shortEnd = BASE + 20_333
+    const short = await store.downsample(
+      { tenantID: t, deviceID: d, dataPointIDs: ['x'], start, end: shortEnd },
+      10,
+    )
+    const width = Math.ceil((shortEnd - start) / 5)
+    assert.equal(
+      short.get('x'),
+      expect(
+        x.filter(([time]) => time < shortEnd),
+        true,
+        (time) => Math.floor((time - start) / width),
+      ),
+    )
   })
 
   test('extent :: a part of the range holding every value, none for empty points; long ranges read only that part', async () => {
@@ -952,6 +979,72 @@ export function telemetryContract<S extends TelemetryStore>(
     assert.equal(slices, [['x', 3]])
     const monthly = await store.aggregate(all, 'sum', { every: '1mo', tz: 'UTC' })
     assert.equal(monthly.get('x')!.value, [3])
+  })
+
+  test('rollups :: aggregates and downsamples equal the raw reference, written fresh and settled (rollups built)', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    // 2 days every 37 s, whole numbers (sums exact in any order), a few strings in one hour of `mixed`
+    const from = BASE - 12 * HOUR
+    const rows = Array.from(
+      { length: Math.floor((48 * HOUR) / 37_000) },
+      (_, i) => [from + i * 37_000, ((i * 7919) % 1000) - 500] as [number, TelemetryValue],
+    )
+    const mixed = rows.map(
+      ([time, v], i) =>
+        [time, time >= BASE + 5 * HOUR && time < BASE + 6 * HOUR && i % 5 === 0 ? `s${i}` : v] as [
+          number,
+          TelemetryValue,
+        ],
+    )
+    await writeAt(t, d, 'x', rows)
+    await writeAt(t, d, 'mixed', mixed)
+    const dps = ['x', 'mixed']
+    const ranges = [
+      [from, from + 48 * HOUR],
+      [from + 12_345, from + 48 * HOUR - 777],
+      [BASE + 5 * HOUR + 30_001, BASE + 7 * HOUR + 59_999],
+    ] as const
+    const check = async (label: string) => {
+      for (const [start, end] of ranges) {
+        const r = { tenantID: t, deviceID: d, dataPointIDs: dps, start, end }
+        const raw = await store.readRaw(r)
+        for (const every of ['1m', '90s', '7m', '1h', '6h', '1d'])
+          for (const fn of ['max', 'min', 'mean', 'sum'] as const) {
+            const got = await store.aggregate(r, fn, { every, tz: 'UTC' })
+            const bounds = windowBounds(start, end, every, 'UTC')
+            for (const dp of dps) {
+              const want = aggregateSorted(raw.get(dp)!.time, raw.get(dp)!.value, bounds, fn)
+              const g = got.get(dp)!
+              assert.equal(
+                { time: g.time, value: g.value },
+                want,
+                `${label}: ${fn} ${every} ${dp} ${start}`,
+              )
+            }
+          }
+        for (const maxPoints of [4, 20, 100, 500, 5000]) {
+          const got = await store.downsample(r, maxPoints, 'UTC')
+          // (a point mixing numbers and strings in one bucket is kept differently by InfluxDB: not compared here)
+          for (const dp of ['x']) {
+            const want = downsampleRaw(raw.get(dp)!, start, end, maxPoints, 'UTC')
+            const g = got.get(dp)!
+            assert.equal(
+              { time: g.time, value: g.value },
+              { time: want.time, value: want.value },
+              `${label}: maxPoints ${maxPoints} ${dp} ${start}`,
+            )
+          }
+        }
+      }
+    }
+    await check('fresh')
+    await settle()
+    await check('settled')
+    // a late value inside a rolled-up hour answers at once, and after settling again
+    await writeAt(t, d, 'x', [[BASE + 3 * HOUR + 1, 99_999]])
+    await check('late write')
+    await settle()
+    await check('late write settled')
   })
 
   test.run()

@@ -77,8 +77,8 @@ export class WorkerTelemetryStore implements TelemetryStore {
     return this.call('aggregate', range, fn, window)
   }
 
-  downsample(range: SeriesRange, maxPoints: number): Promise<Map<string, Series>> {
-    return this.call('downsample', range, maxPoints)
+  downsample(range: SeriesRange, maxPoints: number, tz?: string): Promise<Map<string, Series>> {
+    return this.call('downsample', range, maxPoints, tz)
   }
 
   count(range: SeriesRange): Promise<number> {
@@ -129,9 +129,13 @@ export class WorkerTelemetryStore implements TelemetryStore {
     return this.mutate('deleteDataPoint', tenantID, productID, dataPointID)
   }
 
-  deleteBefore(rules: readonly RetentionRule[], otherwise?: number): Promise<number> {
+  deleteBefore(
+    rules: readonly RetentionRule[],
+    otherwise?: number,
+    rollupsBefore?: number,
+  ): Promise<number> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
-    return this.call('deleteBefore', rules, otherwise)
+    return this.call('deleteBefore', rules, otherwise, rollupsBefore)
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests). */

@@ -133,6 +133,7 @@ safety(
     assert.equal(by.get(good.body.id)?.metricData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 00:01:00'],
       value: [20, 40],
+      resolution: 'raw',
     })
     const failed = by.get(bad.body.id)?.metricData
     assert.equal({ time: failed?.time, value: failed?.value }, { time: [], value: [] })
