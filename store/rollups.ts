@@ -151,18 +151,18 @@ export class TierGrid {
   ceil(tier: Tier, t: number): number {
     if (tier === '1m') return Math.ceil(t / MINUTE_MS) * MINUTE_MS
     const b = tier === '1h' ? this.hours! : this.days
-    const i = lower(b, t)
+    const i = lowerBound(b, t)
     return i < b.length ? b[i]! : Infinity
   }
 }
 
-/** First index with b[i] >= t. */
-function lower(b: readonly number[], t: number): number {
-  let lo = 0
-  let hi = b.length
+/** The first index ≥ `from` whose time is ≥ t (times ascending). */
+export function lowerBound(times: ArrayLike<number>, t: number, from = 0): number {
+  let lo = from
+  let hi = times.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (b[mid]! < t) lo = mid + 1
+    if (times[mid]! < t) lo = mid + 1
     else hi = mid
   }
   return lo

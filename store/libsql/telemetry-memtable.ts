@@ -3,6 +3,7 @@
  * WAL holds and the chunks do not yet) and the merge of several sorted runs with "same time → last written wins".
  */
 import type { Series, TelemetryValue } from '../telemetry.ts'
+import { lowerBound } from '../rollups.ts'
 
 /** A sorted, duplicate-free run of values; a later run in a merge wins over an earlier one at the same time. */
 export interface Run {
@@ -83,17 +84,7 @@ export class Memtable {
   }
 }
 
-/** The first index whose time is ≥ t. */
-export function lowerBound(times: ArrayLike<number>, t: number, from = 0): number {
-  let lo = from
-  let hi = times.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (times[mid]! < t) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
+export { lowerBound }
 
 /** Restricts a sorted run to [start, end) without copying when it lies inside. */
 export function clip(run: Run, start: number, end: number): Run {

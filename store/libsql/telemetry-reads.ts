@@ -8,7 +8,7 @@ import type { Client } from '@libsql/client'
 import type { AggregateFn, Series, SeriesRange, SeriesSlice, WindowSpec } from '../telemetry.ts'
 import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
 import { BUCKET_MS, bucketOf } from './telemetry-db.ts'
-import { clip, lowerBound, mergeRuns, type Memtable, type Run } from './telemetry-memtable.ts'
+import { lowerBound, mergeRuns, type Memtable, type Run } from './telemetry-memtable.ts'
 import {
   chunkExtent,
   countChunks,
@@ -16,24 +16,10 @@ import {
   readChunksForAggregate,
 } from './telemetry-chunk-reads.ts'
 import { daySlices, narrowed, streamByDay } from '../slices.ts'
-import {
-  alignedBuckets,
-  clippedEdges,
-  coarser,
-  DAY_MS,
-  emptyStat,
-  extremesOf,
-  foldStat,
-  foldValues,
-  piecesOf,
-  TierGrid,
-  type Piece,
-  type Resolution,
-  type Tier,
-  type WindowStat,
-} from '../rollups.ts'
+import { alignedBuckets, type WindowStat } from '../rollups.ts'
+import { aggregateFromRollups, downsampleFromRollups, type RollupSource } from '../rollup-reads.ts'
 import { rolledWithoutRaw, tierQuery, tierWindows } from './telemetry-rollups.ts'
-import { Downsampler, downsampleStream } from '../downsample.ts'
+import { downsampleStream } from '../downsample.ts'
 
 /**
  * Lets the event loop run between slices: libSQL reads a local file synchronously, so a long read would otherwise
@@ -53,56 +39,13 @@ export interface StoreView {
   queuedHours(seriesId: number, from: number, to: number): number[]
 }
 
-/**
- * A series whose plan reads more raw values than this span (or in more pieces) is read the old way, day by day:
- * its hours are not rolled up yet (a file just upgraded) or its windows do not fit the tiers.
- */
-const MAX_RAW_SPAN_MS = 2 * DAY_MS
-const MAX_RAW_PIECES = 64
-
-/** How a series is read: pieces in time order, the tier windows inside them, the raw values of the raw ones. */
-interface SeriesPlan {
-  pieces: Piece[]
-  tiers: Map<Tier, WindowStat[]>
-  raw: Series
-}
-
-/** The series with what served it; raw answers carry no `resolution` (absent: raw). */
-const served = (s: Series, resolution: Resolution): Series =>
-  resolution === 'raw' ? s : { ...s, resolution }
-
-/** Walks a plan's pieces in time order, handing raw values and tier windows; answers the resolution read. */
-function walkPlan(
-  plan: SeriesPlan,
-  onRaw: (time: number[], value: Series['value'], from: number, to: number) => void,
-  onWindow: (w: WindowStat) => void,
-): Resolution {
-  let resolution: Resolution = 'raw'
-  const cursor = new Map<Tier, number>()
-  let r = 0
-  for (const p of plan.pieces) {
-    if (p.res === 'raw') {
-      const from = lowerBound(plan.raw.time, p.start, r)
-      const to = lowerBound(plan.raw.time, p.end, from)
-      if (to > from) onRaw(plan.raw.time, plan.raw.value, from, to)
-      r = to
-      continue
-    }
-    const list = plan.tiers.get(p.res) ?? []
-    let i = cursor.get(p.res) ?? 0
-    while (i < list.length && list[i]!.start < p.start) i++
-    for (; i < list.length && list[i]!.start < p.end; i++) {
-      const w = list[i]!
-      if (w.count > 0) resolution = coarser(resolution, p.res)
-      onWindow(w)
-    }
-    cursor.set(p.res, i)
-  }
-  return resolution
-}
-
 export class TelemetryReads {
-  constructor(private readonly view: StoreView) {}
+  /** What the rollup reads need of this store. */
+  private readonly rollups: RollupSource
+
+  constructor(private readonly view: StoreView) {
+    this.rollups = this.rollupSource()
+  }
 
   /** Raw values per data point in [start, end), time ascending, the last write winning at equal times. */
   async readRaw(range: SeriesRange): Promise<Map<string, Series>> {
@@ -130,8 +73,8 @@ export class TelemetryReads {
 
   /**
    * Per-window aggregates of each data point's numbers in the range (store/windows.ts semantics): each window cut
-   * into rollup windows and raw edges (store/rollups.ts piecesOf), so a year of day windows reads ~365 day
-   * windows. A series whose plan needs too much raw reading is aggregated the old way (aggregateRaw).
+   * into rollup windows and raw edges (store/rollup-reads.ts), so a year of day windows reads ~365 day windows. A
+   * point whose plan needs too much raw reading is aggregated the old way (aggregateRaw).
    */
   async aggregate(
     range: SeriesRange,
@@ -141,27 +84,18 @@ export class TelemetryReads {
     const bounds = windowBounds(range.start, range.end, window.every, window.tz)
     const out = new Map<string, Series>()
     for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
-    const wanted = this.view.seriesOf(range)
-    if (wanted.length === 0 || range.start >= range.end) return out
-    const plans = await this.plan(range, wanted, clippedEdges(bounds, range.start, range.end))
-    const unplanned: string[] = []
-    for (const [dp, id] of wanted) {
-      const plan = plans.get(id)
-      if (!plan) {
-        unplanned.push(dp)
-        continue
-      }
-      const agg = new WindowAggregator(bounds, fn)
-      const resolution = walkPlan(
-        plan,
-        (time, value, from, to) => agg.add(time, value, from, to),
-        (w) => agg.addStats(w.start, w.min, w.max, w.sum, w.count),
-      )
-      out.set(dp, served(agg.result(), resolution))
-    }
-    if (unplanned.length)
+    const stored = this.view.seriesOf(range).map(([dp]) => dp)
+    if (stored.length === 0 || range.start >= range.end) return out
+    const got = await aggregateFromRollups(
+      this.rollups,
+      { ...range, dataPointIDs: stored },
+      fn,
+      bounds,
+    )
+    for (const [dp, s] of got.out) out.set(dp, s)
+    if (got.unplanned.length)
       for (const [dp, s] of await this.aggregateRaw(
-        { ...range, dataPointIDs: unplanned },
+        { ...range, dataPointIDs: got.unplanned },
         fn,
         bounds,
       ))
@@ -171,9 +105,9 @@ export class TelemetryReads {
 
   /**
    * At most maxPoints values per data point (TelemetryStore.downsample): a point with at most maxPoints values is
-   * answered whole (unless raw values of some of its hours are gone and only their rollups answer); buckets a minute wide or more are aligned to the tiers and folded from rollups and raw edges
-   * (a bucket holding values that are not numbers is read raw, for its first and last); narrower buckets, and
-   * series whose plan needs too much raw reading, are downsampled from raw values.
+   * answered whole (unless raw values of some of its hours are gone and only their rollups answer); buckets a
+   * minute wide or more are aligned to the tiers and folded from rollups and raw edges (store/rollup-reads.ts);
+   * narrower buckets, and points whose plan needs too much raw reading, are downsampled from raw values.
    */
   async downsample(
     range: SeriesRange,
@@ -184,7 +118,7 @@ export class TelemetryReads {
     if (!aligned) return downsampleStream(this.stream(range), range, maxPoints, tz)
     const out = new Map<string, Series>()
     for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
-    const many: Array<readonly [string, number]> = []
+    const many: string[] = []
     const rest: string[] = []
     for (const [dp, id] of this.view.seriesOf(range)) {
       // a point with few values is answered whole, unless retention left only rollups of some of its hours
@@ -192,60 +126,19 @@ export class TelemetryReads {
         (await this.count({ ...range, dataPointIDs: [dp] })) > maxPoints ||
         (await rolledWithoutRaw(this.view.client, id, range.start, range.end))
       )
-        many.push([dp, id])
+        many.push(dp)
       else rest.push(dp)
     }
     if (rest.length)
       for (const [dp, s] of await this.readRaw({ ...range, dataPointIDs: rest })) out.set(dp, s)
     if (many.length === 0) return out
-    const { bounds } = aligned
-    const plans = await this.plan(range, many, clippedEdges(bounds, range.start, range.end))
-    const unplanned: string[] = []
-    for (const [dp, id] of many) {
-      const plan = plans.get(id)
-      if (!plan) {
-        unplanned.push(dp)
-        continue
-      }
-      const stats = bounds.slice(0, -1).map((b) => emptyStat(b))
-      const resolution = walkPlan(
-        plan,
-        (time, value, from, to) => {
-          for (let i = from; i < to;) {
-            const b = windowIndex(bounds, time[i]!)
-            const j = Math.min(to, lowerBound(time, bounds[b + 1]!, i))
-            foldValues(stats[b]!, time, value, i, j)
-            i = j
-          }
-        },
-        (w) => foldStat(stats[windowIndex(bounds, w.start)]!, w),
-      )
-      const time: number[] = []
-      const value: Series['value'] = []
-      for (let b = 0; b < stats.length; b++) {
-        let kept: Series
-        if (stats[b]!.other > 0) {
-          // values that are not numbers keep their first and last: read this bucket's raw values
-          const part = {
-            ...range,
-            dataPointIDs: [dp],
-            start: Math.max(range.start, bounds[b]!),
-            end: Math.min(range.end, bounds[b + 1]!),
-          }
-          const d = new Downsampler(part.start, part.end, 2)
-          const s = (await this.readRaw(part)).get(dp)!
-          d.add(s.time, s.value)
-          kept = d.result()
-        } else kept = extremesOf([stats[b]!])
-        for (let k = 0; k < kept.time.length; k++)
-          (time.push(kept.time[k]!), value.push(kept.value[k]!))
-      }
-      out.set(dp, served({ time, value }, resolution))
-    }
-    if (unplanned.length)
+    const part = { ...range, dataPointIDs: many }
+    const got = await downsampleFromRollups(this.rollups, part, aligned.bounds)
+    for (const [dp, s] of got.out) out.set(dp, s)
+    if (got.unplanned.length)
       for (const [dp, s] of await downsampleStream(
-        this.stream({ ...range, dataPointIDs: unplanned }),
-        { ...range, dataPointIDs: unplanned },
+        this.stream({ ...range, dataPointIDs: got.unplanned }),
+        { ...range, dataPointIDs: got.unplanned },
         maxPoints,
         tz,
       ))
@@ -253,90 +146,48 @@ export class TelemetryReads {
     return out
   }
 
-  /**
-   * The plans of some series over consecutive windows `edges`: pieces (store/rollups.ts piecesOf, the hours whose
-   * rollups may be behind their values read raw: queued for compaction or held in the memtable), then one read
-   * per tier for every series and one per distinct raw piece. Series needing too much raw reading get no plan.
-   */
-  private async plan(
-    range: SeriesRange,
-    wanted: ReadonlyArray<readonly [string, number]>,
-    edges: readonly number[],
-  ): Promise<Map<number, SeriesPlan>> {
-    const ids = wanted.map(([, id]) => id)
-    const mem = this.memtableRuns(ids, range)
-    const grid = new TierGrid(this.view.tz, range.start, range.end)
-    const plans = new Map<number, SeriesPlan>()
-    for (const id of ids) {
-      const dirty = new Set(this.view.queuedHours(id, range.start, range.end))
-      const m = mem.get(id)
-      if (m) for (let i = 0; i < m.time.length; i++) dirty.add(bucketOf(m.time[i]!))
-      const pieces = piecesOf(
-        grid,
-        edges,
-        [...dirty].sort((a, b) => a - b),
-      )
-      const raw = pieces.filter((p) => p.res === 'raw')
-      const span = raw.reduce((n, p) => n + p.end - p.start, 0)
-      if (span <= MAX_RAW_SPAN_MS && raw.length <= MAX_RAW_PIECES)
-        plans.set(id, { pieces, tiers: new Map(), raw: { time: [], value: [] } })
-    }
-    if (plans.size === 0) return plans
-    const planned = [...plans.keys()]
-    // tier windows: one query per tier for all planned series, over the union of their pieces of that tier
-    const spans = new Map<Tier, { from: number; to: number }>()
-    for (const plan of plans.values())
-      for (const p of plan.pieces) {
-        if (p.res === 'raw') continue
-        const s = spans.get(p.res)
-        spans.set(
-          p.res,
-          s
-            ? { from: Math.min(s.from, p.start), to: Math.max(s.to, p.end) }
-            : { from: p.start, to: p.end },
+  /** What the rollup reads need of this store (store/rollup-reads.ts). */
+  private rollupSource(): RollupSource {
+    return {
+      tz: this.view.tz,
+      // the hours compaction has queued (chunks not rolled up yet) and those the memtable holds values of
+      dirtyHours: async (range) => {
+        const wanted = this.view.seriesOf(range)
+        const mem = this.memtableRuns(
+          wanted.map(([, id]) => id),
+          range,
         )
-      }
-    const tiers = [...spans.keys()]
-    const results = tiers.length
-      ? await this.view.client.batch(
-          tiers.map((t) => tierQuery(planned, t, spans.get(t)!.from, spans.get(t)!.to)),
-          'read',
+        const out = new Map<string, number[]>()
+        for (const [dp, id] of wanted) {
+          const hours = this.view.queuedHours(id, range.start, range.end)
+          const m = mem.get(id)
+          if (m)
+            for (let i = 0; i < m.time.length; i++) {
+              const h = bucketOf(m.time[i]!)
+              if (h !== hours[hours.length - 1]) hours.push(h)
+            }
+          out.set(dp, hours)
+        }
+        return out
+      },
+      tierWindows: async (range, tier, from, to) => {
+        const wanted = this.view.seriesOf(range)
+        const out = new Map<string, WindowStat[]>()
+        if (wanted.length === 0) return out
+        const rs = await this.view.client.execute(
+          tierQuery(
+            wanted.map(([, id]) => id),
+            tier,
+            from,
+            to,
+          ),
         )
-      : []
-    tiers.forEach((t, k) => {
-      const { from, to } = spans.get(t)!
-      for (const [id, list] of tierWindows(results[k]!.rows, from, to))
-        plans.get(id)!.tiers.set(t, list)
-    })
-    // raw pieces: one chunk read per distinct piece, merged with the memtable's values
-    const byPiece = new Map<string, { start: number; end: number; ids: number[] }>()
-    for (const [id, plan] of plans)
-      for (const p of plan.pieces) {
-        if (p.res !== 'raw') continue
-        const key = `${p.start}:${p.end}`
-        const e = byPiece.get(key) ?? { start: p.start, end: p.end, ids: [] }
-        e.ids.push(id)
-        byPiece.set(key, e)
-      }
-    const parts = new Map<number, Series[]>()
-    for (const { start, end, ids: some } of [...byPiece.values()].sort(
-      (a, b) => a.start - b.start,
-    )) {
-      const runs = await readChunks(this.view.client, some, start, end)
-      for (const id of some) {
-        const m = mem.get(id)
-        const merged = mergeRuns(m ? [...runs.get(id)!, clip(m, start, end)] : runs.get(id)!)
-        if (!parts.has(id)) parts.set(id, [])
-        parts.get(id)!.push(merged)
-      }
+        const byId = tierWindows(rs.rows, from, to)
+        for (const [dp, id] of wanted) out.set(dp, byId.get(id) ?? [])
+        return out
+      },
+      readRaw: (range) => this.readRaw(range),
     }
-    for (const [id, list] of parts) {
-      const raw = plans.get(id)!.raw
-      for (const s of list)
-        for (let i = 0; i < s.time.length; i++)
-          (raw.time.push(s.time[i]!), raw.value.push(s.value[i]!))
-    }
-    return plans
   }
 
   /**
