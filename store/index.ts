@@ -38,14 +38,17 @@ export async function createTelemetryStore(
   config: Config,
   opts: StoreOptions = {},
 ): Promise<TelemetryStore> {
+  const log = errorLog(opts.logger, 'telemetry')
   if (config.INFLUX_URL)
     return InfluxTelemetryStore.open({
       url: config.INFLUX_URL,
       token: config.INFLUX_TOKEN!,
       org: config.INFLUX_ORG!,
       bucket: config.INFLUX_BUCKET!,
+      rollupBucket: config.INFLUX_ROLLUP_BUCKET ?? `${config.INFLUX_BUCKET}_rollups`,
+      timezone: config.TIMEZONE,
+      onError: (e: unknown) => log('rollups failed', e),
     })
-  const log = errorLog(opts.logger, 'telemetry')
   const options = {
     url: `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`,
     timezone: config.TIMEZONE,

@@ -34,6 +34,8 @@ export interface RollupSource {
    * (values still being written or not rolled up yet); a point absent from the map has none.
    */
   dirtyHours(range: SeriesRange): Promise<Map<string, number[]>>
+  /** The starts of the zone's days in the range whose day windows may be behind their hours (none: omit). */
+  staleDays?(range: SeriesRange): Promise<number[]>
   /** Per data point, the windows of `tier` starting in [from, to), time ascending. */
   tierWindows(
     range: SeriesRange,
@@ -110,7 +112,13 @@ async function plan(
   edges: readonly number[],
 ): Promise<Map<string, PointPlan>> {
   const dirty = await src.dirtyHours(range)
-  const grid = new TierGrid(src.tz, range.start, range.end)
+  const stale = (await src.staleDays?.(range)) ?? []
+  const grid = new TierGrid(
+    src.tz,
+    range.start,
+    range.end,
+    [...new Set(stale)].sort((a, b) => a - b),
+  )
   const plans = new Map<string, PointPlan>()
   for (const dp of range.dataPointIDs) {
     const hours = [...new Set(dirty.get(dp) ?? [])].sort((a, b) => a - b)
@@ -194,6 +202,7 @@ export async function downsampleFromRollups(
   bounds: number[],
 ): Promise<RollupAnswer> {
   const out = new Map<string, Series>()
+  if (range.dataPointIDs.length === 0 || range.start >= range.end) return { out, unplanned: [] }
   const plans = await plan(src, range, clippedEdges(bounds, range.start, range.end))
   for (const [dp, p] of plans) {
     const stats = bounds.slice(0, -1).map((b) => emptyStat(b))

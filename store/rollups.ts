@@ -123,10 +123,15 @@ export class TierGrid {
   private readonly hours: number[] | undefined
   private readonly days: number[]
 
+  /**
+   * `stale`: sorted starts of days whose day window may be behind its hour windows (the InfluxDB store folds
+   * days after their hours): those days are cut into hours at most.
+   */
   constructor(
     readonly tz: string,
     start: number,
     end: number,
+    private readonly stale: readonly number[] = [],
   ) {
     const span = Math.max(1, end - start)
     this.days = windowBounds(start, start + span, '1d', tz, Math.ceil(span / (20 * HOUR_MS)) + 4)
@@ -153,6 +158,12 @@ export class TierGrid {
     const b = tier === '1h' ? this.hours! : this.days
     const i = lowerBound(b, t)
     return i < b.length ? b[i]! : Infinity
+  }
+
+  /** The first stale day starting in [a, b), or undefined. */
+  staleIn(a: number, b: number): number | undefined {
+    const i = lowerBound(this.stale, a)
+    return i < this.stale.length && this.stale[i]! < b ? this.stale[i] : undefined
   }
 }
 
@@ -195,6 +206,15 @@ function cut(grid: TierGrid, a: number, b: number, level: number, out: Piece[]) 
     if (!grid.has(tier)) continue
     const ca = grid.ceil(tier, a)
     const fb = grid.floor(tier, b)
+    const stale = tier === '1d' && ca < fb ? grid.staleIn(ca, fb) : undefined
+    if (stale !== undefined) {
+      // the days before it, the stale day in hours at most, the rest
+      const next = grid.ceil('1d', stale + 1)
+      cut(grid, a, stale, l, out)
+      cut(grid, stale, next, l + 1, out)
+      cut(grid, next, b, l, out)
+      return
+    }
     if (ca < fb) {
       cut(grid, a, ca, l + 1, out)
       out.push({ res: tier, start: ca, end: fb })

@@ -22,6 +22,8 @@ const ConfigSchema = z.object({
   INFLUX_TOKEN: z.string().optional(),
   INFLUX_ORG: z.string().optional(),
   INFLUX_BUCKET: z.string().optional(),
+  /** The bucket of the InfluxDB store's rollups (created when missing); default `<INFLUX_BUCKET>_rollups`. */
+  INFLUX_ROLLUP_BUCKET: z.string().min(1).optional(),
   MQTT_PORT: port(1883),
   MQTT_WS_PORT: port(8083),
   MQTTS_PORT: optionalPort,

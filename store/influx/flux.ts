@@ -14,7 +14,7 @@ import { FIELD, LATEST_RANGE, MEASUREMENT } from './options.ts'
  */
 
 /** `r.point == a or r.point == b ...`: equality (unlike `contains`) is pushed down to the storage engine. */
-function pointIn(ids: readonly string[]): ParameterizedQuery {
+export function pointIn(ids: readonly string[]): ParameterizedQuery {
   return ids
     .slice(1)
     .reduce((expr, id) => flux`${expr} or r.point == ${id}`, flux`r.point == ${ids[0]}`)
@@ -164,8 +164,11 @@ function predicateString(value: string): string {
 }
 
 /** `_measurement="telemetry" AND key="value" ...`: each tag value a predicate string literal. */
-function predicate(tags: ReadonlyArray<readonly [string, string]>): string {
-  return [['_measurement', MEASUREMENT] as const, ...tags]
+export function predicate(
+  tags: ReadonlyArray<readonly [string, string]>,
+  measurement: string = MEASUREMENT,
+): string {
+  return [['_measurement', measurement] as const, ...tags]
     .map(([key, value]) => `${key}=${predicateString(value)}`)
     .join(' AND ')
 }

@@ -4,8 +4,8 @@ import { toStoreError } from './errors.ts'
 import { FIELD } from './options.ts'
 
 /**
- * One decoded row of a `keep(columns: ["_time", "_value", "_field", "point"])` result; `device` when the result
- * keeps that column too.
+ * One decoded row of a `keep(columns: ["_time", "_value", "_field", "point"])` result; the `device` column (or the
+ * column queryRows names) when the result keeps it too.
  */
 export type RowSink = (point: string, time: number, value: TelemetryValue, device?: string) => void
 
@@ -21,9 +21,15 @@ function decode(field: string | undefined, raw: string): TelemetryValue {
 
 /**
  * Runs the query and hands every row to `sink` without per-row promises (column indexes looked up once per
- * table). Rejects with Unavailable when InfluxDB is down or the request times out.
+ * table); the fourth argument is the `extra` column. Rejects with Unavailable when InfluxDB is down or the
+ * request times out.
  */
-export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSink): Promise<void> {
+export function queryRows(
+  api: QueryApi,
+  query: ParameterizedQuery,
+  sink: RowSink,
+  extra = 'device',
+): Promise<void> {
   return new Promise((resolve, reject) => {
     let meta: FluxTableMetaData | undefined
     let at = { time: 0, value: 0, field: 0, point: 0, device: -1 }
@@ -37,7 +43,7 @@ export function queryRows(api: QueryApi, query: ParameterizedQuery, sink: RowSin
             value: idx('_value'),
             field: idx('_field'),
             point: idx('point'),
-            device: tableMeta.columns.findIndex((c) => c.label === 'device'),
+            device: tableMeta.columns.findIndex((c) => c.label === extra),
           }
         }
         sink(
@@ -62,6 +68,35 @@ export function queryRowsRaw(
   return new Promise((resolve, reject) => {
     api.queryRows(query, {
       next: (values, meta) => sink(meta.toObject(values) as Record<string, string>),
+      error: (err) => reject(toStoreError(err, 'query', 'query')),
+      complete: () => resolve(),
+    })
+  })
+}
+
+/**
+ * Runs the query and hands every row to `sink` as a getter of its columns by label (indexes looked up once per
+ * table; a missing column reads as '').
+ */
+export function queryTable(
+  api: QueryApi,
+  query: ParameterizedQuery,
+  sink: (get: (label: string) => string) => void,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let meta: FluxTableMetaData | undefined
+    let index = new Map<string, number>()
+    let row: string[] = []
+    const get = (label: string) => row[index.get(label) ?? -1] ?? ''
+    api.queryRows(query, {
+      next(values, tableMeta) {
+        if (tableMeta !== meta) {
+          meta = tableMeta
+          index = new Map(tableMeta.columns.map((c) => [c.label, c.index]))
+        }
+        row = values
+        sink(get)
+      },
       error: (err) => reject(toStoreError(err, 'query', 'query')),
       complete: () => resolve(),
     })

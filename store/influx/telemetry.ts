@@ -34,6 +34,8 @@ import { bucketsOf } from '../downsample.ts'
 import { alignedBuckets } from '../rollups.ts'
 import { streamByDay } from '../slices.ts'
 import { InfluxLineWriter } from './line-writer.ts'
+import { InfluxRollups } from './rollups.ts'
+import { aggregateFromRollups, downsampleFromRollups } from '../rollup-reads.ts'
 
 export interface InfluxOptions {
   url: string
@@ -42,6 +44,17 @@ export interface InfluxOptions {
   bucket: string
   /** HTTP request timeout in ms (default 10 s): calls reject with Unavailable instead of hanging. */
   timeoutMs?: number
+  /**
+   * The bucket of the rollups (store/influx/rollups.ts; created when missing). Absent: no rollups, aggregates and
+   * downsamples computed by Flux from raw values.
+   */
+  rollupBucket?: string
+  /** TIMEZONE: the zone of the hour and day rollups (default UTC). */
+  timezone?: string
+  /** Where background errors of the roller go. */
+  onError?: (e: unknown) => void
+  /** The clock of the roller (tests). */
+  now?: () => number
 }
 
 /**
@@ -54,6 +67,7 @@ export class InfluxTelemetryStore implements TelemetryStore {
   readonly kind = 'influxdb'
   readonly #writer: InfluxLineWriter
   readonly #query: QueryApi
+  readonly #rollups: InfluxRollups | undefined
 
   private constructor(
     private readonly client: InfluxDB,
@@ -61,6 +75,15 @@ export class InfluxTelemetryStore implements TelemetryStore {
   ) {
     this.#writer = new InfluxLineWriter(client, opts.org, opts.bucket)
     this.#query = client.getQueryApi({ org: opts.org, type: 'flux', gzip: QUERY_GZIP })
+    if (opts.rollupBucket)
+      this.#rollups = new InfluxRollups(client, this.#query, {
+        org: opts.org,
+        bucket: opts.bucket,
+        rollupBucket: opts.rollupBucket,
+        tz: opts.timezone ?? 'UTC',
+        now: opts.now,
+        onError: opts.onError,
+      })
   }
 
   /** Creates the client; does not contact InfluxDB (the service starts while InfluxDB is briefly down). */
@@ -70,7 +93,19 @@ export class InfluxTelemetryStore implements TelemetryStore {
       token: opts.token,
       timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     })
-    return new InfluxTelemetryStore(client, opts)
+    const store = new InfluxTelemetryStore(client, opts)
+    store.#rollups?.start()
+    return store
+  }
+
+  /** Rolls up every pending hour now (maintenance and tests); answers how many hours. */
+  rollUp(): Promise<number> {
+    return this.#rollups?.rollDue(true) ?? Promise.resolve(0)
+  }
+
+  /** The rollups, when they may answer reads now. */
+  private async rollups(): Promise<InfluxRollups | undefined> {
+    return this.#rollups && (await this.#rollups.ready()) ? this.#rollups : undefined
   }
 
   /**
@@ -78,7 +113,10 @@ export class InfluxTelemetryStore implements TelemetryStore {
    * a point cannot be represented, with Invalid when InfluxDB refuses the data, else with Unavailable.
    */
   async write(points: readonly TelemetryPoint[]): Promise<void> {
-    await this.#writer.write(toLines(points))
+    const lines = toLines(points)
+    // the hours are marked pending before their values land (store/influx/rollups.ts)
+    await this.#rollups?.mark(points)
+    await this.#writer.write(lines)
   }
 
   /** Raw values of the requested data points in [start, end), time ascending; every point gets an entry. */
@@ -110,6 +148,14 @@ export class InfluxTelemetryStore implements TelemetryStore {
     const r = this.clamp(range)
     if (!r) return out
     const bounds = windowBounds(r.start, r.end, window.every, window.tz)
+    const rollups = await this.rollups()
+    if (rollups) {
+      const source = rollups.source((x) => this.readRaw(x))
+      const got = await aggregateFromRollups(source, r, fn, bounds)
+      for (const [id, s] of got.out) out.set(id, s)
+      if (got.unplanned.length === 0) return out
+      r.dataPointIDs = got.unplanned
+    }
     await queryRows(
       this.#query,
       aggregateQuery(this.opts.bucket, r, fn, window.every, window.tz),
@@ -118,7 +164,7 @@ export class InfluxTelemetryStore implements TelemetryStore {
         if (s) (s.time.push(bounds[windowIndex(bounds, time)]!), s.value.push(value))
       },
     )
-    for (const [id, s] of out) out.set(id, normalize(s))
+    for (const id of r.dataPointIDs) out.set(id, normalize(out.get(id)!))
     return out
   }
 
@@ -136,15 +182,26 @@ export class InfluxTelemetryStore implements TelemetryStore {
     const r = this.clamp(range)
     if (!r) return out
     const counts = await this.countByPoint(r)
-    const few = r.dataPointIDs.filter(
+    const aligned = alignedBuckets(r.start, r.end, maxPoints, tz)
+    const rollups = aligned && (await this.rollups())
+    let few = r.dataPointIDs.filter(
       (id) => (counts.get(id) ?? 0) > 0 && counts.get(id)! <= maxPoints,
     )
-    const many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints)
+    let many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints)
+    if (rollups) {
+      // a point with few raw values may have more in rollups whose raw values are gone (retention)
+      const gone = await rollups.rolledWithoutRaw(r, (x) => this.countByPoint(x))
+      many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints || gone.has(id))
+      few = few.filter((id) => !gone.has(id))
+      const source = rollups.source((x) => this.readRaw(x))
+      const got = await downsampleFromRollups(source, { ...r, dataPointIDs: many }, aligned.bounds)
+      for (const [id, s] of got.out) out.set(id, s)
+      many = got.unplanned
+    }
     if (few.length)
       for (const [id, s] of await this.readRaw({ ...r, dataPointIDs: few })) out.set(id, s)
     if (many.length) {
       const { width } = bucketsOf(r.start, r.end, maxPoints)
-      const aligned = alignedBuckets(r.start, r.end, maxPoints, tz)
       await queryRows(
         this.#query,
         extremesQuery(
@@ -242,6 +299,9 @@ export class InfluxTelemetryStore implements TelemetryStore {
   /** Deletes every value of the device over all time (InfluxDB's delete API, predicate on tenant and device). */
   async deleteDevice(tenantID: string, deviceID: string): Promise<void> {
     await this.deleteWhere(devicePredicate(tenantID, deviceID))
+    await this.#rollups?.deleteDevice(tenantID, deviceID).catch((e) => {
+      throw toStoreError(e, 'delete')
+    })
   }
 
   /**
@@ -251,19 +311,31 @@ export class InfluxTelemetryStore implements TelemetryStore {
   async deleteDataPoint(tenantID: string, productID: string, dataPointID: string): Promise<void> {
     if (![tenantID, productID, dataPointID].every(storableTag)) return
     await this.deleteWhere(dataPointPredicate(tenantID, productID, dataPointID))
+    await this.#rollups?.deleteDataPoint(tenantID, productID, dataPointID).catch((e) => {
+      throw toStoreError(e, 'delete')
+    })
   }
 
   /**
    * Retention: one delete API call per rule, the product's values from the start of time to 1 ms before its
    * limit (the API's bounds are inclusive); `otherwise` has no predicate here (InfluxDB cannot say "no rule") and
-   * is ignored. The API does not count what it deleted: answers -1 (0 without rules).
+   * is ignored. `rollupsBefore` deletes the rollup windows ending before it. The API does not count what it
+   * deleted: answers -1 (0 without rules).
    */
-  async deleteBefore(rules: readonly RetentionRule[]): Promise<number> {
+  async deleteBefore(
+    rules: readonly RetentionRule[],
+    _otherwise?: number,
+    rollupsBefore?: number,
+  ): Promise<number> {
     for (const r of rules) {
       if (![r.tenantID, r.productID].every(storableTag)) continue
       const stop = new Date(Math.max(TIME_LIMITS.min, r.before - 1)).toISOString()
       await this.deleteWhere(productPredicate(r.tenantID, r.productID), stop)
     }
+    if (rollupsBefore !== undefined)
+      await this.#rollups?.deleteBefore(rollupsBefore).catch((e) => {
+        throw toStoreError(e, 'delete')
+      })
     return rules.length ? -1 : 0
   }
 
@@ -290,6 +362,7 @@ export class InfluxTelemetryStore implements TelemetryStore {
 
   /** Waits for the writes in flight; later writes reject with Unavailable. */
   async close(): Promise<void> {
+    await this.#rollups?.close()
     await this.#writer.close()
   }
 }

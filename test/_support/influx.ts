@@ -14,7 +14,9 @@ export interface InfluxForTests {
   org: string
   /** A bucket created for this caller. */
   bucket: string
-  /** Deletes the bucket and stops the server if this process started it. */
+  /** The rollup bucket the store creates beside it (`<bucket>_rollups`, the service's default name). */
+  rollupBucket: string
+  /** Deletes the buckets and stops the server if this process started it. */
   stop(): Promise<void>
 }
 
@@ -105,8 +107,16 @@ export async function influxForTests(): Promise<InfluxForTests | undefined> {
     token: server.token,
     org: server.org,
     bucket: bucket.name,
+    rollupBucket: `${bucket.name}_rollups`,
     async stop() {
       await api(server, 'DELETE', `/api/v2/buckets/${bucket.id}`).catch(() => {})
+      const rollups = await api<{ buckets?: Array<{ id: string }> }>(
+        server,
+        'GET',
+        `/api/v2/buckets?name=${bucket.name}_rollups&org=${encodeURIComponent(server.org)}`,
+      ).catch(() => undefined)
+      for (const b of rollups?.buckets ?? [])
+        await api(server, 'DELETE', `/api/v2/buckets/${b.id}`).catch(() => {})
       server.stop()
     },
   }

@@ -544,7 +544,12 @@ if (!influx) {
     org: influx.org,
     bucket: influx.bucket,
   }
-  telemetryContract('influxdb', () => InfluxTelemetryStore.open(opts))
+  // the contract runs with rollups, as the service does; settling rolls every pending hour up
+  telemetryContract(
+    'influxdb',
+    () => InfluxTelemetryStore.open({ ...opts, rollupBucket: influx.rollupBucket }),
+    { settle: (s) => s.rollUp().then(() => {}) },
+  )
   storeSuite(opts)
   failureSuite(opts, () => influx.stop())
 }

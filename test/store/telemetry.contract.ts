@@ -1047,5 +1047,44 @@ export function telemetryContract<S extends TelemetryStore>(
     await check('late write settled')
   })
 
+  test('rollups :: once settled, answers name the tier that served them; with the raw values gone (retention) rollups give the same answers', async () => {
+    const [t, d] = [uid('t'), uid('d')]
+    const from = BASE - DAY
+    const rows = Array.from(
+      { length: 24 * 60 },
+      (_, i) => [from + i * 60_000 + 7_000, (i * 37) % 101] as [number, TelemetryValue],
+    )
+    await writeAt(t, d, 'x', rows)
+    await settle()
+    const r = { tenantID: t, deviceID: d, dataPointIDs: ['x'], start: from, end: from + DAY }
+    const answers = async () => ({
+      hours: (await store.aggregate(r, 'max', { every: '1h', tz: 'UTC' })).get('x')!,
+      days: (await store.aggregate(r, 'sum', { every: '1d', tz: 'UTC' })).get('x')!,
+      chart: (await store.downsample(r, 100, 'UTC')).get('x')!, // 30-minute buckets
+      few: (await store.downsample(r, 6, 'UTC')).get('x')!, // 8-hour buckets
+    })
+    const before = await answers()
+    assert.is(before.hours.resolution, '1h')
+    assert.is(before.hours.time.length, 24)
+    assert.ok(['1h', '1d'].includes(before.days.resolution!), before.days.resolution)
+    assert.is(
+      before.days.value.reduce((a: number, b) => a + Number(b), 0),
+      rows.reduce((a, [, v]) => a + (v as number), 0),
+    )
+    assert.is(before.chart.resolution, '1m')
+    assert.is(before.chart.time.length, 96)
+    assert.is(before.few.resolution, '1h')
+    // the product's raw values go; the rollups stay (RETENTION_ROLLUP_DAYS 0)
+    await store.deleteBefore([{ tenantID: t, productID: 'p1', before: from + DAY + HOUR }])
+    await settle()
+    assert.equal((await store.readRaw(r)).get('x'), { time: [], value: [] })
+    assert.equal(await answers(), before)
+    // then the rollups of that day go too
+    await store.deleteBefore([], undefined, from + 3 * DAY)
+    const gone = await answers()
+    assert.equal(gone.hours, { time: [], value: [] })
+    assert.equal(gone.chart, { time: [], value: [] })
+  })
+
   test.run()
 }

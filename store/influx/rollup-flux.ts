@@ -1,0 +1,123 @@
+import { flux, type ParameterizedQuery } from '@influxdata/influxdb-client'
+import type { Tier } from '../telemetry.ts'
+import { pointIn } from './flux.ts'
+import { MEASUREMENT } from './options.ts'
+
+/**
+ * Flux of the InfluxDB rollups (store/influx/rollups.ts), through the client's `flux` template as every query of
+ * the store. The rollup bucket holds three measurements:
+ * - `rollup`: one point per window, tags tenant/product/device/point/tier, time = window start, fields min, max,
+ *   sum (floats), n (numbers counted), o (values that are not numbers), tmin, tmax (ms from the window start);
+ * - `pending`: one point per device and UTC hour that received values, tags tenant/device, time = the hour, fields
+ *   seq (a token the writer picks), at (when it was written, epoch ms) and rolled (the seq last rolled up);
+ * - `pending_day`: the same for a day of the zone whose day window must be folded again from its hour windows
+ *   (fields seq and rolled);
+ * - `rollup_state`: one point, fields tz and ready: every hour with raw values has rollups or a pending mark.
+ */
+export const ROLLUP = 'rollup'
+export const PENDING = 'pending'
+export const PENDING_DAY = 'pending_day'
+export const STATE = 'rollup_state'
+
+/** Every raw value of one device in [start, stop), with its point and product. */
+export function deviceRawQuery(
+  bucket: string,
+  tenantID: string,
+  deviceID: string,
+  start: number,
+  stop: number,
+): ParameterizedQuery {
+  return flux`from(bucket: ${bucket})
+  |> range(start: ${new Date(start)}, stop: ${new Date(stop)})
+  |> filter(fn: (r) => r._measurement == ${MEASUREMENT} and r.tenant == ${tenantID} and r.device == ${deviceID})
+  |> keep(columns: ["_time", "_value", "_field", "point", "product"])`
+}
+
+/**
+ * The windows of a tier of some points of a device (every point when none are named) starting in [from, to): one
+ * row per window, fields as columns.
+ */
+export function tierQuery(
+  rollupBucket: string,
+  r: { tenantID: string; deviceID: string; dataPointIDs: readonly string[] },
+  tier: Tier,
+  from: number,
+  to: number,
+): ParameterizedQuery {
+  return flux`from(bucket: ${rollupBucket})
+  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
+  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == ${tier})${
+    r.dataPointIDs.length
+      ? flux`
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})`
+      : flux``
+  }
+  |> pivot(rowKey: ["_time"], columnKey: ["_field"], valueColumn: "_value")
+  |> keep(columns: ["_time", "point", "product", "min", "max", "sum", "n", "o", "tmin", "tmax"])`
+}
+
+/**
+ * The marks (`measurement`: PENDING or PENDING_DAY) in [from, to), of one device or of every device: one row per
+ * mark and field (seq, at, rolled), with tenant and device.
+ */
+export function pendingQuery(
+  rollupBucket: string,
+  measurement: string,
+  from: number,
+  to: number,
+  device?: { tenantID: string; deviceID: string },
+): ParameterizedQuery {
+  const which = device
+    ? flux` and r.tenant == ${device.tenantID} and r.device == ${device.deviceID}`
+    : flux``
+  return flux`from(bucket: ${rollupBucket})
+  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
+  |> filter(fn: (r) => r._measurement == ${measurement}${which})
+  |> keep(columns: ["_time", "_value", "_field", "tenant", "device"])`
+}
+
+/** The state point's fields (tz, ready). */
+export function stateQuery(rollupBucket: string): ParameterizedQuery {
+  return flux`from(bucket: ${rollupBucket})
+  |> range(start: 0)
+  |> filter(fn: (r) => r._measurement == ${STATE})
+  |> last()
+  |> keep(columns: ["_value", "_field"])`
+}
+
+/** The (tenant, device, UTC hour) that hold raw values in [from, to): one row each (backfill). */
+export function hoursWithDataQuery(bucket: string, from: number, to: number): ParameterizedQuery {
+  return flux`from(bucket: ${bucket})
+  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
+  |> filter(fn: (r) => r._measurement == ${MEASUREMENT})
+  |> group(columns: ["tenant", "device"])
+  |> aggregateWindow(every: 1h, fn: count, timeSrc: "_start", createEmpty: false)
+  |> keep(columns: ["_time", "tenant", "device"])`
+}
+
+/** The first and the last time of any raw value (backfill). */
+export function rawExtentQuery(bucket: string, from: number, to: number): ParameterizedQuery {
+  const all = flux`from(bucket: ${bucket})
+  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
+  |> filter(fn: (r) => r._measurement == ${MEASUREMENT})
+  |> group()`
+  return flux`union(tables: [${all} |> first(), ${all} |> last()])
+  |> keep(columns: ["_time"])`
+}
+
+/** Per point, how many values the minute windows in [from, to) counted (numbers and others). */
+export function minuteCountQuery(
+  rollupBucket: string,
+  r: { tenantID: string; deviceID: string; dataPointIDs: readonly string[] },
+  from: number,
+  to: number,
+): ParameterizedQuery {
+  return flux`from(bucket: ${rollupBucket})
+  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
+  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == "1m")
+  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
+  |> filter(fn: (r) => r._field == "n" or r._field == "o")
+  |> group(columns: ["point"])
+  |> sum()
+  |> keep(columns: ["point", "_value"])`
+}
