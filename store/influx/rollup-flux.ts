@@ -12,7 +12,7 @@ import { MEASUREMENT } from './options.ts'
  *   seq (a token the writer picks), at (when it was written, epoch ms) and rolled (the seq last rolled up);
  * - `pending_day`: the same for a day of the zone whose day window must be folded again from its hour windows
  *   (fields seq and rolled);
- * - `rollup_state`: one point, fields tz and ready: every hour with raw values has rollups or a pending mark.
+ * - `rollup_state`: one point at STATE_TIME, fields tz and ready: every hour with raw values has rollups or a pending mark.
  */
 export const ROLLUP = 'rollup'
 export const PENDING = 'pending'
@@ -76,10 +76,13 @@ export function pendingQuery(
   |> keep(columns: ["_time", "_value", "_field", "tenant", "device"])`
 }
 
+/** The time of the one state point (writers' clocks may differ: its time is fixed). */
+export const STATE_TIME = 0
+
 /** The state point's fields (tz, ready). */
 export function stateQuery(rollupBucket: string): ParameterizedQuery {
   return flux`from(bucket: ${rollupBucket})
-  |> range(start: 0)
+  |> range(start: ${new Date(STATE_TIME)}, stop: ${new Date(STATE_TIME + 1)})
   |> filter(fn: (r) => r._measurement == ${STATE})
   |> last()
   |> keep(columns: ["_value", "_field"])`

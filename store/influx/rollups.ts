@@ -42,6 +42,7 @@ import {
   rawExtentQuery,
   ROLLUP,
   STATE,
+  STATE_TIME,
   stateQuery,
   tierQuery,
 } from './rollup-flux.ts'
@@ -116,7 +117,9 @@ export class InfluxRollups {
 
   /** Starts the roller (and the state check, with a backfill when needed). */
   start() {
-    this.#timer = setInterval(() => void this.rollDue().catch(this.opts.onError), ROLL_EVERY_MS)
+    this.#timer = setInterval(() => {
+      if (!this.#rolling) void this.rollDue().catch(this.opts.onError)
+    }, ROLL_EVERY_MS)
     this.#timer.unref()
     void this.open().catch(this.opts.onError)
   }
@@ -129,7 +132,8 @@ export class InfluxRollups {
 
   /** True when reads may use the rollups (every stored hour is rolled up or marked). */
   async ready(): Promise<boolean> {
-    if (this.#ready === undefined && !this.#disabled) await this.open().catch(() => {})
+    if (this.#ready !== true && !this.#disabled && !this.#backfilling)
+      await this.open().catch(() => {})
     return this.#ready === true
   }
 
@@ -144,19 +148,20 @@ export class InfluxRollups {
   }
 
   async #open() {
-    if (this.#ready !== undefined || this.#disabled) return
-    try {
-      await ensureBucket(this.client, this.opts.org, this.opts.rollupBucket)
-    } catch (e) {
-      if (e instanceof HttpError && [401, 403, 404, 422].includes(e.statusCode)) {
-        this.#disabled = true
-        this.opts.onError?.(
-          new Error(`rollups off: bucket ${this.opts.rollupBucket} cannot be used: ${e.message}`),
-        )
-        return
+    if (this.#ready === true || this.#disabled || this.#backfilling) return
+    if (this.#ready === undefined)
+      try {
+        await ensureBucket(this.client, this.opts.org, this.opts.rollupBucket)
+      } catch (e) {
+        if (e instanceof HttpError && [400, 401, 403, 404, 422].includes(e.statusCode)) {
+          this.#disabled = true
+          this.opts.onError?.(
+            new Error(`rollups off: bucket ${this.opts.rollupBucket} cannot be used: ${e.message}`),
+          )
+          return
+        }
+        throw e
       }
-      throw e
-    }
     const state: Record<string, string> = {}
     await queryRowsRaw(this.query, stateQuery(this.opts.rollupBucket), (row) => {
       state[row._field!] = String(row._value)
@@ -166,26 +171,38 @@ export class InfluxRollups {
       return
     }
     this.#ready = false
-    this.#backfilling = this.#rebuild(state.tz).catch((e) => {
-      this.#ready = undefined // tried again at the next read or pass
-      this.opts.onError?.(e)
-    })
+    this.#backfilling = this.#rebuild(state.tz)
+      .catch((e) => this.opts.onError?.(e)) // tried again at the next pass
+      .finally(() => (this.#backfilling = undefined))
   }
 
-  /** Drops another zone's hours and days, marks every stored hour, then records the state as ready. */
+  /**
+   * Makes the bucket ready for this zone: the state first says so, not ready (other processes of this zone then
+   * only backfill, never delete); another zone's hours and days are deleted; every stored hour is marked; then
+   * the state says ready.
+   */
   async #rebuild(zone: string | undefined) {
-    if (zone !== undefined && zone !== this.opts.tz)
-      for (const tier of ['1h', '1d'])
-        await this.#delete(predicate([['tier', tier]], ROLLUP), ALL_TIME.stop)
+    const state = (ready: boolean) =>
+      this.#writer.write([
+        `${STATE} tz=${escape.quoted(this.opts.tz)},ready=${ready} ${STATE_TIME}`,
+      ])
+    if (zone !== this.opts.tz) {
+      await state(false)
+      if (zone !== undefined)
+        for (const tier of ['1h', '1d'])
+          await this.#delete(predicate([['tier', tier]], ROLLUP), ALL_TIME.stop)
+    }
     await this.#backfill()
-    await this.#writer.write([
-      `${STATE} tz=${escape.quoted(this.opts.tz)},ready=true ${this.#now()}`,
-    ])
+    await state(true)
     this.#ready = true
   }
 
-  /** A mark, due at once, for every (device, hour) holding raw values. */
+  /**
+   * A mark for every (device, hour) holding raw values, written at this time like a writer's: it settles first,
+   * so a write landing meanwhile is rolled up with it.
+   */
   async #backfill() {
+    const at = this.#now()
     let first = Infinity
     let last = -Infinity
     await queryRowsRaw(
@@ -204,7 +221,7 @@ export class InfluxRollups {
         (row) => {
           const hour = Math.floor(Date.parse(row._time!) / HOUR_MS) * HOUR_MS
           lines.push(
-            `${PENDING},${tagsOf(row.tenant!, row.device!)} seq="${token()}",at=0i ${hour}`,
+            `${PENDING},${tagsOf(row.tenant!, row.device!)} seq="${token()}",at=${at}i ${hour}`,
           )
         },
       )
@@ -253,10 +270,10 @@ export class InfluxRollups {
   /**
    * One pass of the roller: rolls the due marks (written ROLL_SETTLE_MS ago, or every pending one with `all`) of
    * recent hours, of the last WIDE_MS every WIDE_EVERY_MS (and with `all`), and this process's late marks.
-   * Answers how many hours it rolled. One pass at a time.
+   * Answers how many hours it rolled. One pass at a time: a call while one runs waits for it, then runs its own.
    */
   rollDue(all = false): Promise<number> {
-    if (this.#rolling) return all ? this.#rolling.then(() => this.rollDue(true)) : this.#rolling
+    if (this.#rolling) return this.#rolling.then(() => this.rollDue(all))
     this.#rolling = this.#rollDue(all).finally(() => (this.#rolling = undefined))
     return this.#rolling
   }
@@ -565,11 +582,18 @@ async function ensureBucket(client: InfluxDB, org: string, name: string) {
     })
     .catch(() => ({ orgs: [] }))) as { orgs?: Array<{ id: string }> }
   const orgID = orgs.orgs?.[0]?.id ?? org
-  await client.transport.request(
-    '/api/v2/buckets',
-    { orgID, name, retentionRules: [] },
-    { method: 'POST' },
-  )
+  await client.transport
+    .request('/api/v2/buckets', { orgID, name, retentionRules: [] }, { method: 'POST' })
+    .catch(async (e: unknown) => {
+      // another process created it first
+      if (!(e instanceof HttpError && e.statusCode === 422)) throw e
+      const again = (await client.transport.request(
+        `/api/v2/buckets?name=${encodeURIComponent(name)}${q(org)}`,
+        null,
+        { method: 'GET' },
+      )) as { buckets?: unknown[] }
+      if (!again.buckets?.length) throw e
+    })
 }
 
 /** The tags of a point's windows. */

@@ -98,9 +98,17 @@ export class InfluxTelemetryStore implements TelemetryStore {
     return store
   }
 
-  /** Rolls up every pending hour now (maintenance and tests); answers how many hours. */
+  /**
+   * Rolls up every pending hour now, settled or not (maintenance and tests: a mark another process still reuses
+   * may be rolled early); answers how many hours.
+   */
   rollUp(): Promise<number> {
     return this.#rollups?.rollDue(true) ?? Promise.resolve(0)
+  }
+
+  /** One pass of the roller, as its timer runs it (hours whose marks settled); answers how many hours. */
+  rollDue(): Promise<number> {
+    return this.#rollups?.rollDue() ?? Promise.resolve(0)
   }
 
   /** The rollups, when they may answer reads now. */
