@@ -166,6 +166,16 @@ async function plan(
   return plans
 }
 
+/** An empty answer and the plans of the range's points over the answer windows `bounds` (none for an empty range). */
+async function planned(src: RollupSource, range: SeriesRange, bounds: readonly number[]) {
+  const out = new Map<string, Series>()
+  const plans =
+    range.dataPointIDs.length === 0 || range.start >= range.end
+      ? new Map<string, PointPlan>()
+      : await plan(src, range, clippedEdges(bounds, range.start, range.end))
+  return { out, plans }
+}
+
 /**
  * Per-window aggregates of the range's data points over `bounds` (store/windows.ts semantics) from rollups and
  * raw edges. Points the rollups cannot plan are named in `unplanned` (and absent from `out`).
@@ -176,9 +186,7 @@ export async function aggregateFromRollups(
   fn: AggregateFn,
   bounds: number[],
 ): Promise<RollupAnswer> {
-  const out = new Map<string, Series>()
-  if (range.dataPointIDs.length === 0 || range.start >= range.end) return { out, unplanned: [] }
-  const plans = await plan(src, range, clippedEdges(bounds, range.start, range.end))
+  const { out, plans } = await planned(src, range, bounds)
   for (const [dp, p] of plans) {
     const agg = new WindowAggregator(bounds, fn)
     const resolution = walkPlan(
@@ -201,9 +209,7 @@ export async function downsampleFromRollups(
   range: SeriesRange,
   bounds: number[],
 ): Promise<RollupAnswer> {
-  const out = new Map<string, Series>()
-  if (range.dataPointIDs.length === 0 || range.start >= range.end) return { out, unplanned: [] }
-  const plans = await plan(src, range, clippedEdges(bounds, range.start, range.end))
+  const { out, plans } = await planned(src, range, bounds)
   for (const [dp, p] of plans) {
     const stats = bounds.slice(0, -1).map((b) => emptyStat(b))
     const resolution = walkPlan(

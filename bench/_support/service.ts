@@ -8,6 +8,8 @@ import { join } from 'node:path'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 import { openSql } from '../../test/_support/service.ts'
+import { randomId } from '../../src/kernel/secrets.ts'
+import { mountpoint } from '../../src/kernel/topics.ts'
 
 export async function startBenchService(name: string) {
   const dir = mkdtempSync(join(tmpdir(), `devicecloud-${name}-bench-`))
@@ -53,7 +55,7 @@ export async function startBenchService(name: string) {
     email: 'b@b.io',
     password: 'bench-password',
   })
-  return {
+  const bench = {
     svc,
     dir,
     token: token as string,
@@ -123,9 +125,30 @@ export async function startBenchService(name: string) {
       }
       return sql
     },
+    /**
+     * A product of `points` data points and `n` devices of it (ids `<prefix>-<i>`), seeded, each with what a load
+     * generator needs: client id, username, password and its report topic.
+     */
+    async sendingDevices(n: number, points: number, prefix = 'bench') {
+      const product = await bench.telemetryProduct(points)
+      const devices = Array.from({ length: n }, (_, i) => ({
+        deviceID: `${prefix}-${i}`,
+        username: randomId(36),
+        token: randomId(36),
+      }))
+      ;(await bench.seedDevices(product.id, devices)).close()
+      const creds = devices.map((d) => ({
+        clientId: d.deviceID,
+        username: d.username,
+        password: d.token,
+        topic: `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID: d.deviceID })}telemetry`,
+      }))
+      return { product, devices, creds }
+    },
     async close() {
       await svc.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }
+  return bench
 }

@@ -88,39 +88,42 @@ export function stateQuery(rollupBucket: string): ParameterizedQuery {
   |> keep(columns: ["_value", "_field"])`
 }
 
-/** The (tenant, device, UTC hour) that hold raw values in [from, to): one row each (backfill). */
+/**
+ * The (tenant, device, UTC hour)s that hold raw values in [from, to): a row per series and hour (backfill). A
+ * window aggregate straight after the filter, which InfluxDB pushes down to its storage.
+ */
 export function hoursWithDataQuery(bucket: string, from: number, to: number): ParameterizedQuery {
   return flux`from(bucket: ${bucket})
   |> range(start: ${new Date(from)}, stop: ${new Date(to)})
   |> filter(fn: (r) => r._measurement == ${MEASUREMENT})
-  |> group(columns: ["tenant", "device"])
   |> aggregateWindow(every: 1h, fn: count, timeSrc: "_start", createEmpty: false)
   |> keep(columns: ["_time", "tenant", "device"])`
 }
 
-/** The first and the last time of any raw value (backfill). */
+/** The first and the last time of each raw series (backfill): first() and last() are pushed down per series. */
 export function rawExtentQuery(bucket: string, from: number, to: number): ParameterizedQuery {
   const all = flux`from(bucket: ${bucket})
   |> range(start: ${new Date(from)}, stop: ${new Date(to)})
-  |> filter(fn: (r) => r._measurement == ${MEASUREMENT})
-  |> group()`
+  |> filter(fn: (r) => r._measurement == ${MEASUREMENT})`
   return flux`union(tables: [${all} |> first(), ${all} |> last()])
   |> keep(columns: ["_time"])`
 }
-
-/** Per point, how many values the minute windows in [from, to) counted (numbers and others). */
-export function minuteCountQuery(
+/**
+ * How many values the windows of a tier in [from, to) counted, per point and field (n: numbers, o: others): sums
+ * per series and field, which InfluxDB pushes down to its storage; the caller adds them per point.
+ */
+export function tierCountQuery(
   rollupBucket: string,
   r: { tenantID: string; deviceID: string; dataPointIDs: readonly string[] },
+  tier: Tier,
   from: number,
   to: number,
 ): ParameterizedQuery {
   return flux`from(bucket: ${rollupBucket})
   |> range(start: ${new Date(from)}, stop: ${new Date(to)})
-  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == "1m")
+  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == ${tier})
   |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
   |> filter(fn: (r) => r._field == "n" or r._field == "o")
-  |> group(columns: ["point"])
   |> sum()
   |> keep(columns: ["point", "_value"])`
 }

@@ -35,7 +35,6 @@ import { ALL_TIME, TIME_LIMITS } from './options.ts'
 import {
   deviceRawQuery,
   hoursWithDataQuery,
-  minuteCountQuery,
   pendingQuery,
   PENDING,
   PENDING_DAY,
@@ -44,6 +43,7 @@ import {
   STATE,
   STATE_TIME,
   stateQuery,
+  tierCountQuery,
   tierQuery,
 } from './rollup-flux.ts'
 import { normalize, queryRows, queryRowsRaw, queryTable } from './rows.ts'
@@ -61,7 +61,7 @@ const WIDE_EVERY_MS = 10 * 60_000
 /** Hours rolled at once. */
 const ROLL_CONCURRENCY = 4
 /** The backfill scans raw values this much at a time. */
-const BACKFILL_STEP_MS = 7 * DAY_MS
+const BACKFILL_STEP_MS = DAY_MS
 
 export interface InfluxRollupOptions {
   org: string
@@ -215,11 +215,15 @@ export class InfluxRollups {
     )
     for (let from = first; from <= last && !this.#closed; from += BACKFILL_STEP_MS) {
       const lines: string[] = []
+      const seen = new Set<string>()
       await queryRowsRaw(
         this.query,
         hoursWithDataQuery(this.opts.bucket, from, Math.min(from + BACKFILL_STEP_MS, last + 1)),
         (row) => {
           const hour = Math.floor(Date.parse(row._time!) / HOUR_MS) * HOUR_MS
+          const key = markKey(row.tenant!, row.device!, hour)
+          if (seen.has(key)) return // a row per data point of the device
+          seen.add(key)
           lines.push(
             `${PENDING},${tagsOf(row.tenant!, row.device!)} seq="${token()}",at=${at}i ${hour}`,
           )
@@ -471,21 +475,26 @@ export class InfluxRollups {
   }
 
   /**
-   * The range's data points whose minute windows inside the range count more values than its raw values hold:
-   * raw values of some of their hours are gone (retention) and only rollups answer for them.
+   * The range's data points whose windows inside the range count more values than its raw values hold there: raw
+   * values of some of their hours are gone (retention) and only rollups answer for them. Counted over the zone's
+   * whole hours inside the range (its minutes when it holds fewer than two).
    */
   async rolledWithoutRaw(
     range: SeriesRange,
     rawCounts: (r: SeriesRange) => Promise<Map<string, number>>,
   ): Promise<Set<string>> {
-    const from = Math.ceil(range.start / 60_000) * 60_000
-    const to = Math.floor(range.end / 60_000) * 60_000
+    const hours = windowBounds(range.start, range.end, '1h', this.opts.tz)
+    const whole = hours.filter((b) => b >= range.start && b <= range.end)
+    const [tier, from, to]: [Tier, number, number] =
+      whole.length >= 3
+        ? ['1h', whole[0]!, whole[whole.length - 1]!]
+        : ['1m', Math.ceil(range.start / 60_000) * 60_000, Math.floor(range.end / 60_000) * 60_000]
     const out = new Set<string>()
     if (to <= from) return out
     const rolled = new Map<string, number>()
     await queryRowsRaw(
       this.query,
-      minuteCountQuery(this.opts.rollupBucket, range, from, to),
+      tierCountQuery(this.opts.rollupBucket, range, tier, from, to),
       (row) => rolled.set(row.point!, (rolled.get(row.point!) ?? 0) + Number(row._value)),
     )
     if (rolled.size === 0) return out

@@ -198,7 +198,12 @@ export class InfluxTelemetryStore implements TelemetryStore {
     let many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints)
     if (rollups) {
       // a point with few raw values may have more in rollups whose raw values are gone (retention)
-      const gone = await rollups.rolledWithoutRaw(r, (x) => this.countByPoint(x))
+      const fewOrNone = r.dataPointIDs.filter((id) => !many.includes(id))
+      const gone = fewOrNone.length
+        ? await rollups.rolledWithoutRaw({ ...r, dataPointIDs: fewOrNone }, (x) =>
+            this.countByPoint(x),
+          )
+        : new Set<string>()
       many = r.dataPointIDs.filter((id) => (counts.get(id) ?? 0) > maxPoints || gone.has(id))
       few = few.filter((id) => !gone.has(id))
       const source = rollups.source((x) => this.readRaw(x))

@@ -89,8 +89,8 @@ export const TELEMETRY_DEFAULTS = {
   timezone: 'UTC',
 }
 
-/** Series whose old chunks retention deletes per lock hold. */
-const RETENTION_STEP = 200
+/** Series whose old chunks retention deletes per lock hold (30 days of hour chunks of 50 series: ~0.1 s). */
+const RETENTION_STEP = 50
 /** Buckets compacted per lock hold: writes get the lock in between. */
 const COMPACT_STEP = 32
 /** A group of coalesced write() calls stops growing at this many values. */

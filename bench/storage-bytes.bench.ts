@@ -1,0 +1,85 @@
+/**
+ * Bytes a message at steady state (issue 21), `npm run bench -- storage`: the real service on the embedded
+ * stores, 100 MQTT devices sending QoS 1 messages of 10 numeric values (two decimals, 10.00-99.99, the raw-socket
+ * generator) for BENCH_BYTES_SECONDS (about 200,000 messages), then the telemetry flushed and compacted (rollups
+ * built), a clean stop (write-ahead logs checkpointed), and SQLite's dbstat over both files: the event log (the
+ * `events` table and its indexes), the values (chunks and their index), the rollups, and each file whole, per
+ * acknowledged message.
+ */
+import { createClient } from '@libsql/client'
+import { rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import type { WorkerTelemetryStore } from '../store/libsql/worker/port-telemetry.ts'
+import { mqttRawLoad, table } from './_support/runner.ts'
+import { startBenchService } from './_support/service.ts'
+
+const DEVICES = 100
+const POINTS = 10
+const SECONDS = Number(process.env.BENCH_BYTES_SECONDS ?? 35)
+
+const { svc, dir, sendingDevices } = await startBenchService('bytes')
+const { creds } = await sendingDevices(DEVICES, POINTS)
+const r = await mqttRawLoad({
+  url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
+  devices: creds,
+  inflight: 1,
+  seconds: SECONDS,
+  warmup: 0,
+  points: POINTS,
+})
+const store = svc.deps.telemetry as WorkerTelemetryStore
+await store.flush()
+await store.compact(true)
+await svc.close()
+
+/** Bytes of the named tables and indexes of a file (dbstat). */
+async function bytesOf(file: string, names: string[]): Promise<number> {
+  const c = createClient({ url: `file:${join(dir, file)}` })
+  try {
+    const rs = await c.execute({
+      sql: `SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`,
+      args: names,
+    })
+    return Number(rs.rows[0]![0])
+  } finally {
+    c.close()
+  }
+}
+/** The messages the event log holds (every acknowledged one, and the warm-up's). */
+async function eventCount(): Promise<number> {
+  const c = createClient({ url: `file:${join(dir, 'devicecloud.db')}` })
+  try {
+    return Number((await c.execute('SELECT count(*) FROM events')).rows[0]![0])
+  } finally {
+    c.close()
+  }
+}
+
+const messages = await eventCount()
+const events = await bytesOf('devicecloud.db', [
+  'events',
+  'events_tenant',
+  'events_device',
+  'events_product',
+])
+const chunks = await bytesOf('telemetry.db', ['chunks', 'chunks_series_start'])
+const rollups = await bytesOf('telemetry.db', ['rollups'])
+const per = (b: number) => (b / messages).toFixed(1)
+const fileOf = (f: string) => statSync(join(dir, f)).size
+console.log(
+  `\n${messages.toLocaleString('en-US')} messages of ${POINTS} values from ${DEVICES} devices (${r.acked.toLocaleString('en-US')} acknowledged in the measured ${r.seconds.toFixed(0)} s, ${Math.round(r.rate)} msg/s), after a clean stop\n`,
+)
+console.log(
+  table(
+    ['what', 'bytes a message', 'bytes a value'],
+    [
+      ['event log (events and its 3 indexes)', per(events), '-'],
+      ['values (chunks and their index)', per(chunks), (chunks / messages / POINTS).toFixed(2)],
+      ['rollups (1m, 1h, 1d)', per(rollups), (rollups / messages / POINTS).toFixed(2)],
+      ['in all (goal at most 100)', per(events + chunks + rollups), '-'],
+      ['devicecloud.db, the whole file', per(fileOf('devicecloud.db')), '-'],
+      ['telemetry.db, the whole file', per(fileOf('telemetry.db')), '-'],
+    ],
+  ),
+)
+rmSync(dir, { recursive: true, force: true })
