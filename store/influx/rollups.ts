@@ -243,12 +243,12 @@ export class InfluxRollups {
     const lines: string[] = []
     const waits: Promise<void>[] = []
     const fresh: string[] = []
-    let last = ''
+    const keys = new Set<string>()
     for (const p of points) {
       const hour = Math.floor(p.time / HOUR_MS) * HOUR_MS
       const key = markKey(p.tenantID, p.deviceID, hour)
-      if (key === last) continue
-      last = key
+      if (keys.has(key)) continue
+      keys.add(key)
       const seen = this.#marks.get(key)
       if (seen && now - seen.at < MARK_REUSE_MS) {
         waits.push(seen.done)
