@@ -154,10 +154,14 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     const store = svc.deps.telemetry as {
       flush?: () => Promise<void>
       compact?: (all: boolean) => Promise<number>
+      rollUp?: () => Promise<number>
     }
     await store.flush?.()
     await store.compact?.(true)
     const loadSec = (performance.now() - t0) / 1000
+    // the queries read settled data: the embedded store compacted and rolled up, InfluxDB's hours rolled up
+    await store.rollUp?.()
+    await store.rollUp?.()
     const values = seconds * POINTS
 
     const day = (d: number) =>
@@ -191,10 +195,10 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     r = await timed(RUNS, async () =>
       check(
         (await api('GET', `/original_data?${dev}&dataPointID=p0&${day(2)}&maxPoints=1000`)).text,
-        1000,
+        960, // 3-minute buckets aligned to the tiers (a day / 500 is 172.8 s), two points each
       ),
     )
-    rows.push({ name: 'original_data, 1 day, maxPoints=1000', api: r, values: 1000 })
+    rows.push({ name: 'original_data, 1 day, maxPoints=1000', api: r, values: 960 })
     r = await timed(RUNS, async () =>
       check((await api('GET', `/metrics_data?${dev}&metricType=2&${day(2)}`)).text, 24),
     )

@@ -45,6 +45,11 @@ export interface RollupSource {
   ): Promise<Map<string, WindowStat[]>>
   /** Raw values of the points in the range, time ascending (TelemetryStore.readRaw). */
   readRaw(range: SeriesRange): Promise<Map<string, Series>>
+  /**
+   * The most raw time a plan may read (default MAX_RAW_SPAN_MS); beyond it the store's own raw path answers, for
+   * a store whose raw reads cost more than its own aggregation (InfluxDB computes in its storage).
+   */
+  readonly maxRawSpanMs?: number
 }
 
 /**
@@ -125,7 +130,7 @@ async function plan(
     const pieces = piecesOf(grid, edges, hours)
     const raw = pieces.filter((p) => p.res === 'raw')
     const span = raw.reduce((n, p) => n + p.end - p.start, 0)
-    if (span <= MAX_RAW_SPAN_MS && raw.length <= MAX_RAW_PIECES)
+    if (span <= (src.maxRawSpanMs ?? MAX_RAW_SPAN_MS) && raw.length <= MAX_RAW_PIECES)
       plans.set(dp, { pieces, tiers: new Map(), raw: { time: [], value: [] } })
   }
   if (plans.size === 0) return plans

@@ -58,6 +58,8 @@ export const ROLL_EVERY_MS = 5_000
 const RECENT_MS = 3 * HOUR_MS
 const WIDE_MS = 3 * DAY_MS
 const WIDE_EVERY_MS = 10 * 60_000
+/** The raw time a rollup read may fetch (store/rollup-reads.ts); wider dirty spans are left to Flux. */
+const MAX_RAW_READ_MS = 3 * HOUR_MS
 /** Hours rolled at once. */
 const ROLL_CONCURRENCY = 4
 /** The backfill scans raw values this much at a time. */
@@ -460,6 +462,8 @@ export class InfluxRollups {
     return {
       tz: this.opts.tz,
       readRaw,
+      // more raw than a few hours is aggregated by Flux in InfluxDB's storage, cheaper than reading it here
+      maxRawSpanMs: MAX_RAW_READ_MS,
       dirtyHours: async (range) => {
         const from = Math.floor(range.start / HOUR_MS) * HOUR_MS
         const marks = await this.#pending(from, range.end, PENDING, range)
