@@ -10,6 +10,8 @@ import { Client, startTestService, type TestService } from '../_support/service.
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
 import { basic } from '../src/routes/_ingest.ts'
+import { alignedBuckets } from '../../store/rollups.ts'
+import { windowIndex } from '../../store/windows.ts'
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -118,16 +120,19 @@ test('metrics_data over two settled days :: hour windows from the 1h tier, equal
   }
 })
 
-test('original_data with maxPoints over two days :: 30-minute buckets from the 1m tier, each its true min and max', async () => {
+test('original_data with maxPoints over two days :: whole-minute buckets from the 1m tier, each its true min and max', async () => {
   for (const { c, device, rows } of tenants) {
     const r = await get(c, 'original_data', { deviceID: device.deviceID, maxPoints: 200, ...days })
     assert.is(r.status, 200, r.text)
     const data = r.body[0].originalData
     assert.is(data.resolution, '1m')
-    // 2 days / 100 buckets = 28.8 min, rounded up to 30-minute buckets: 96 of them, two points each
+    // 2 days / 100 buckets = 28.8 min, rounded up to the fewest whole minutes that fit 100 buckets aligned to the
+    // epoch (29 or 30, by where the range falls), two points each
+    const { bounds } = alignedBuckets(D0, D0 + 2 * DAY, 200, 'Asia/Kolkata')!
+    assert.ok(bounds.length - 1 >= 96 && bounds.length - 1 <= 100, String(bounds.length))
     const buckets = new Map<number, Array<[number, number]>>()
     for (const row of rows) {
-      const b = Math.floor(row[0] / (30 * MIN))
+      const b = windowIndex(bounds, row[0])
       buckets.set(b, [...(buckets.get(b) ?? []), row])
     }
     const want: Array<[number, number]> = []

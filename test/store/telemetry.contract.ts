@@ -1060,7 +1060,7 @@ export function telemetryContract<S extends TelemetryStore>(
     const answers = async () => ({
       hours: (await store.aggregate(r, 'max', { every: '1h', tz: 'UTC' })).get('x')!,
       days: (await store.aggregate(r, 'sum', { every: '1d', tz: 'UTC' })).get('x')!,
-      chart: (await store.downsample(r, 100, 'UTC')).get('x')!, // 30-minute buckets
+      chart: (await store.downsample(r, 100, 'UTC')).get('x')!, // 29- or 30-minute buckets
       few: (await store.downsample(r, 6, 'UTC')).get('x')!, // 8-hour buckets
     })
     const before = await answers()
@@ -1072,7 +1072,15 @@ export function telemetryContract<S extends TelemetryStore>(
       rows.reduce((a, [, v]) => a + (v as number), 0),
     )
     assert.is(before.chart.resolution, '1m')
-    assert.is(before.chart.time.length, 96)
+    // the buckets of the reference downsample of the values written (29 or 30 minutes, by where the day falls)
+    const reference = downsampleRaw(
+      { time: rows.map(([time]) => time), value: rows.map(([, v]) => v) },
+      from,
+      from + DAY,
+      100,
+      'UTC',
+    )
+    assert.equal({ time: before.chart.time, value: before.chart.value }, reference)
     assert.is(before.few.resolution, '1h')
     // the product's raw values go; the rollups stay (RETENTION_ROLLUP_DAYS 0)
     await store.deleteBefore([{ tenantID: t, productID: 'p1', before: from + DAY + HOUR }])
