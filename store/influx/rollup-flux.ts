@@ -44,16 +44,25 @@ export function tierQuery(
   from: number,
   to: number,
 ): ParameterizedQuery {
-  return flux`from(bucket: ${rollupBucket})
-  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
-  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == ${tier})${
-    r.dataPointIDs.length
-      ? flux`
-  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})`
-      : flux``
-  }
+  return flux`${tierSeries(rollupBucket, r, tier, from, to)}
   |> pivot(rowKey: ["_time"], columnKey: ["_field"], valueColumn: "_value")
   |> keep(columns: ["_time", "point", "product", "min", "max", "sum", "n", "o", "tmin", "tmax"])`
+}
+
+/** The window points of a tier of some points of a device (every point when none are named) in [from, to). */
+function tierSeries(
+  rollupBucket: string,
+  r: { tenantID: string; deviceID: string; dataPointIDs: readonly string[] },
+  tier: Tier,
+  from: number,
+  to: number,
+): ParameterizedQuery {
+  const points = r.dataPointIDs.length
+    ? flux`\n  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})`
+    : flux``
+  return flux`from(bucket: ${rollupBucket})
+  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
+  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == ${tier})${points}`
 }
 
 /**
@@ -119,10 +128,7 @@ export function tierCountQuery(
   from: number,
   to: number,
 ): ParameterizedQuery {
-  return flux`from(bucket: ${rollupBucket})
-  |> range(start: ${new Date(from)}, stop: ${new Date(to)})
-  |> filter(fn: (r) => r._measurement == ${ROLLUP} and r.tenant == ${r.tenantID} and r.device == ${r.deviceID} and r.tier == ${tier})
-  |> filter(fn: (r) => ${pointIn(r.dataPointIDs)})
+  return flux`${tierSeries(rollupBucket, r, tier, from, to)}
   |> filter(fn: (r) => r._field == "n" or r._field == "o")
   |> sum()
   |> keep(columns: ["point", "_value"])`

@@ -55,46 +55,17 @@ export function encodeBlock(blockStart: number, stats: readonly WindowStat[]): U
   head[0] = VERSION
   new DataView(head.buffer).setUint32(1, stats.length, true)
   const parts: Uint8Array[] = [head]
-  column(
-    parts,
-    stats.map((s) => (s.start - blockStart) / MINUTE_MS),
-    true,
-  )
-  column(
-    parts,
-    stats.map((s) => s.count),
-    true,
-  )
-  column(
-    parts,
-    stats.map((s) => s.other),
-    true,
-  )
-  column(
-    parts,
-    stats.map((s) => (s.count ? s.tmin - s.start : 0)),
-    true,
-  )
-  column(
-    parts,
-    stats.map((s) => (s.count ? s.tmax - s.start : 0)),
-    true,
-  )
-  column(
-    parts,
-    stats.map((s) => s.min),
-    false,
-  )
-  column(
-    parts,
-    stats.map((s) => s.max),
-    false,
-  )
-  column(
-    parts,
-    stats.map((s) => s.sum),
-    false,
-  )
+  // the columns in decodeBlock's order: integers (offsets, counts, times of extremes), then numbers
+  const ints: Array<(s: WindowStat) => number> = [
+    (s) => (s.start - blockStart) / MINUTE_MS,
+    (s) => s.count,
+    (s) => s.other,
+    (s) => (s.count ? s.tmin - s.start : 0),
+    (s) => (s.count ? s.tmax - s.start : 0),
+  ]
+  const numbers: Array<(s: WindowStat) => number> = [(s) => s.min, (s) => s.max, (s) => s.sum]
+  for (const f of ints) column(parts, stats.map(f), true)
+  for (const f of numbers) column(parts, stats.map(f), false)
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let pos = 0
   for (const p of parts) (out.set(p, pos), (pos += p.length))
