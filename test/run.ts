@@ -1,15 +1,18 @@
 /**
  * `npm test`: runs every test/**\/*.test.ts file under uvu, each in its own process (so servers, ports and
  * timers of one file never leak into another), two at a time, and ends with the plain line `N passed, N failed`.
- * `npm test -- devices` runs only files whose path contains "devices". Zero tests run is a failure.
+ * `npm test -- devices` runs only files whose path contains "devices". Zero tests run is a failure. A file that
+ * runs longer than TEST_FILE_TIMEOUT_S (default 600) is killed with everything it started (its process group:
+ * services, brokers, browsers) and counted as failed, with what it printed: one hung file must not hang the run.
  */
 import { spawn } from 'node:child_process'
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dirname, '..')
 const filters = process.argv.slice(2)
 const parallel = Number(process.env.TEST_PARALLEL ?? 2)
+const fileTimeoutMs = Number(process.env.TEST_FILE_TIMEOUT_S ?? 600) * 1000
 
 function find(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -31,12 +34,61 @@ interface Result {
   skipped: number
   code: number
   output: string
+  ms: number
+  timedOut: boolean
 }
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
 
+/** Every descendant of `pid` now (Linux /proc), e.g. a browser that puppeteer started in a process group of its own. */
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)])
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = []
+  const walk = (p: number) =>
+    (children.get(p) ?? []).forEach((c) => {
+      out.push(c)
+      walk(c)
+    })
+  walk(pid)
+  return out
+}
+
+/**
+ * Kills the child, its process group (it leads one: spawned detached) and every process it started elsewhere, so
+ * nothing a hung file started (a service, a broker, a browser) outlives it.
+ */
+function killTree(pid: number | undefined) {
+  if (pid === undefined) return
+  const tree = process.platform === 'linux' ? descendants(pid) : []
+  for (const target of [-pid, pid, ...tree])
+    try {
+      process.kill(target, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+}
+
+const running = new Set<number>()
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.on(signal, () => {
+    running.forEach(killTree)
+    process.exit(130)
+  })
+
 function runFile(file: string): Promise<Result> {
   return new Promise((resolve) => {
+    const started = Date.now()
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', join(root, 'test/_support/child.ts'), file],
@@ -44,21 +96,43 @@ function runFile(file: string): Promise<Result> {
         cwd: root,
         env: { ...process.env, FORCE_COLOR: '0' },
         stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
       },
     )
+    const pid = child.pid
+    if (pid !== undefined) running.add(pid)
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      killTree(pid)
+    }, fileTimeoutMs)
     let output = ''
     child.stdout.on('data', (d) => (output += d))
     child.stderr.on('data', (d) => (output += d))
     child.on('close', (code) => {
-      const text = strip(output)
+      clearTimeout(timer)
+      if (pid !== undefined) running.delete(pid)
+      // what is left of a test file's group (a broker it did not stop) dies with it
+      try {
+        if (pid !== undefined) process.kill(-pid, 'SIGKILL')
+      } catch {
+        // nothing left
+      }
+      const text =
+        strip(output) +
+        (timedOut
+          ? `\nkilled: still running after ${fileTimeoutMs / 1000} s (TEST_FILE_TIMEOUT_S)\n`
+          : '')
       const num = (label: string) => Number(new RegExp(`${label}:\\s+(\\d+)`).exec(text)?.[1] ?? 0)
       resolve({
         file,
         total: num('Total'),
         passed: num('Passed'),
         skipped: num('Skipped'),
-        code: code ?? 1,
+        code: timedOut ? 1 : (code ?? 1),
         output: text,
+        ms: Date.now() - started,
+        timedOut,
       })
     })
   })
@@ -74,7 +148,8 @@ async function worker() {
     const ok = r.code === 0 && r.total > 0
     // a file that registered no tests on purpose (e.g. no InfluxDB here) is reported, not failed
     const label = ok ? 'ok  ' : r.code === 0 && r.total === 0 ? 'skip' : 'FAIL'
-    process.stdout.write(`${label} ${relative(root, file)} (${r.passed}/${r.total})\n`)
+    const secs = (r.ms / 1000).toFixed(1)
+    process.stdout.write(`${label} ${relative(root, file)} (${r.passed}/${r.total}) ${secs} s\n`)
     if (!ok)
       process.stdout.write(
         r.output

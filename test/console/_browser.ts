@@ -88,16 +88,33 @@ export async function signIn(page: Page, email: string, password: string) {
   await (await byRole(page, 'button', 'Sign in')).click()
 }
 
-/** Runs `fn`; on failure saves a screenshot of the page as test-artifacts/<name>.png and rethrows. */
-export async function shot<T>(page: Page, name: string, fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn`, failing it after `limitMs` (a browser step that never settles must fail its case, not hang the file);
+ * on failure saves a screenshot of the page as test-artifacts/<name>.png and rethrows.
+ */
+export async function shot<T>(
+  page: Page,
+  name: string,
+  fn: () => Promise<T>,
+  limitMs = 60_000,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${name}: still running after ${limitMs} ms`)),
+      limitMs,
+    )
+  })
   try {
-    return await fn()
+    return await Promise.race([fn(), limit])
   } catch (err) {
     mkdirSync(ARTIFACTS, { recursive: true })
     const file = join(ARTIFACTS, `${name.replace(/[^\w-]+/g, '_')}.png`)
     await page.screenshot({ path: file, fullPage: true }).catch(() => {})
     console.error(`screenshot: ${file}`)
     throw err
+  } finally {
+    clearTimeout(timer)
   }
 }
 
