@@ -134,3 +134,18 @@ export async function axeViolations(page: Page): Promise<string[]> {
 interface AxeResult {
   violations: Array<{ id: string; impact: string | null; nodes: Array<{ target: string[] }> }>
 }
+
+/**
+ * Closes the browser, killing it when it has not closed within 10 s (a browser that never exits must not hang the
+ * file's after hook).
+ */
+export async function closeBrowser(browser: Browser | undefined): Promise<void> {
+  if (!browser) return
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), 10_000)))
+  const done = await Promise.race([browser.close().then(() => 'closed' as const), late]).catch(
+    () => 'late' as const,
+  )
+  clearTimeout(timer)
+  if (done === 'late') browser.process()?.kill('SIGKILL')
+}

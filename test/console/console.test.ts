@@ -24,6 +24,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 const NAV = [
@@ -63,7 +64,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   clients.forEach(end)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

@@ -28,6 +28,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 let t: TestService
@@ -66,7 +67,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   clients.forEach(end)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

@@ -25,6 +25,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 let t: TestService
@@ -95,7 +96,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   end(mqtt)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

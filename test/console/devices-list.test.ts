@@ -28,6 +28,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 let t: TestService
@@ -60,7 +61,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   end(client)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

@@ -26,6 +26,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 let t: TestService
@@ -90,7 +91,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   for (const c of clients) end(c)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

@@ -17,7 +17,15 @@ import {
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
-import { byRole, openPage, runWithChromium, shot, signIn, textOf } from './_browser.ts'
+import {
+  byRole,
+  openPage,
+  runWithChromium,
+  shot,
+  signIn,
+  textOf,
+  closeBrowser,
+} from './_browser.ts'
 
 const TZ = 'Asia/Shanghai'
 let t: TestService
@@ -45,7 +53,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   clients.forEach(end)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

@@ -25,6 +25,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 let t: TestService
@@ -47,7 +48,7 @@ ui.before(async () => {
 })
 
 ui.after(async () => {
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 

@@ -26,6 +26,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 let t: TestService
@@ -51,7 +52,7 @@ ui.before(async () => {
 })
 
 ui.after(async () => {
-  await browser?.close()
+  await closeBrowser(browser)
   await rx?.close()
   await t?.close()
 })

@@ -27,6 +27,7 @@ import {
   shot,
   signIn,
   textOf,
+  closeBrowser,
 } from './_browser.ts'
 
 const B = kits.B
@@ -74,7 +75,7 @@ ui.before(async () => {
 
 ui.after(async () => {
   end(mqtt)
-  await browser?.close()
+  await closeBrowser(browser)
   await t?.close()
 })
 
