@@ -167,6 +167,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   await services.commands.start()
   services.schedules.start()
   services.retention.start()
+  services.eventFold.start()
   services.alertEngine.start()
   const deps: Deps = {
     disk,
@@ -253,6 +254,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await services.schedules.close()
       await services.retention.close()
+      await services.eventFold.close()
       services.commands.close()
       await broker.close()
       await pipeline.flush()

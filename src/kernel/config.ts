@@ -157,6 +157,11 @@ const ConfigSchema = z.object({
   RETENTION_LOGS_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
   /** Below this many MiB free under DATA_DIR, ingest refuses new data and readiness fails; 0: no guard. */
   DISK_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(1024),
+  /**
+   * How often uplink events older than 5 minutes move from the event log's tail into compressed blocks (once
+   * across the service's processes); 0: never (the log stays a row per event).
+   */
+  EVENT_FOLD_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
   /** How often the retention job runs (once across the service's processes); also once shortly after start-up. */
   RETENTION_INTERVAL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
   /** KiB a live-stream client may fall behind by (beyond what its socket holds) before it is sent `overflow`. */

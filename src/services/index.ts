@@ -16,6 +16,7 @@ import type { Resolve } from './webhook-transport.ts'
 import { eventStreamService } from './event-stream.ts'
 import { retentionService, type RetentionConfig, type RetentionDeps } from './retention.ts'
 import { backupService, type BackupDeps } from './backup.ts'
+import { eventFoldService, type EventFoldDeps } from './event-fold.ts'
 
 export type { Actor, ServiceDeps } from './types.ts'
 
@@ -27,7 +28,8 @@ export function createServices(
   deps: ServiceDeps &
     Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
       config: AccountDeps['config'] &
-        RetentionConfig & {
+        RetentionConfig &
+        EventFoldDeps['config'] & {
           DATA_DIR: string
           TIMEZONE: string
           EVENT_RETENTION_DAYS: number
@@ -85,6 +87,8 @@ export function createServices(
     schedules: scheduleService({ ...deps, commands }),
     /** The retention job: `start()` with the other loops, `close()` before the stores close. */
     retention: retentionService({ ...deps, ...deps.retention }),
+    /** The event log's fold job: `start()` with the other loops, `close()` before the stores close. */
+    eventFold: eventFoldService(deps),
     /** Backups of the embedded stores (a task; the service's own tenant's admins only). */
     backup: backupService({ ...deps, copy: deps.backupCopy }),
   }

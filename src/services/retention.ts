@@ -16,6 +16,8 @@ const DAY = 86_400_000
 const JOB = 'retention'
 /** Rows a delete step removes at most. */
 const STEP_ROWS = 500
+/** Folded event blocks a delete step removes at most (each holds up to 1,024 events). */
+const STEP_BLOCKS = 8
 
 export interface RetentionConfig {
   RETENTION_RAW_DAYS: number
@@ -83,6 +85,26 @@ export function retentionService(d: RetentionDeps) {
       events += await drain(() =>
         d.meta.retention.pruneEvents(null, startedAt - keepEvents, STEP_ROWS),
       )
+    // folded events go whole blocks at a time, once their newest event is past the limit
+    const blockRules = products.map((p) => ({
+      productIntID: p.productIntID as number | null,
+      keep: limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS),
+    }))
+    blockRules.push({ productIntID: null, keep: keepEvents })
+    for (const { productIntID, keep } of blockRules) {
+      if (keep === undefined) continue
+      for (;;) {
+        if (closed) break
+        const r = await d.meta.retention.pruneEventBlocks(
+          productIntID,
+          startedAt - keep,
+          STEP_BLOCKS,
+        )
+        events += r.events
+        if (r.blocks < STEP_BLOCKS) break
+        await nextTurn()
+      }
+    }
     let connectLogs = 0
     let controlLogs = 0
     const keepLogs = limit(null, RETENTION_LOGS_DAYS)

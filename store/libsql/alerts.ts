@@ -68,6 +68,7 @@ const NO_DATA = `INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
   WHERE r.enable = 1 AND r.no_data_seconds IS NOT NULL
     AND (r.device_int_ids IS NULL OR d.id IN (SELECT value FROM json_each(r.device_int_ids)))
     AND max(coalesce((SELECT max(e.msg_time) FROM events e WHERE e.device_int_id = d.id), 0),
+      coalesce((SELECT max(b.t1) FROM event_blocks b WHERE b.device_int_id = d.id), 0),
       coalesce((SELECT s.since FROM alert_states s WHERE s.rule_id = r.id AND s.device_int_id = d.id), 0),
       coalesce(r.update_at, r.create_at), d.create_at) < ?1 - r.no_data_seconds * 1000
     AND NOT EXISTS (SELECT 1 FROM current_alerts c WHERE c.rule_id = r.id AND c.device_int_id = d.id)

@@ -1,5 +1,5 @@
 import type { InValue } from '@libsql/client'
-import type { Db } from './db.ts'
+import type { Db, Statement } from './db.ts'
 import type { Cursor, Filter, ListArgs, Page, Row } from '../types.ts'
 import { listExpressions, selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
 
@@ -89,10 +89,23 @@ export async function listPage(
   baseArgs: InValue[],
   q: ListArgs,
 ): Promise<Page> {
-  const conds = [spec.where]
-  const args: InValue[] = [...baseArgs]
-  for (const f of q.filters) {
-    const expr = spec.fields[f.field]
+  const query = listQuery(spec, baseArgs, q)
+  const [rows, count] = await db.read(query.statements)
+  return query.page(rows!, count!)
+}
+
+/**
+ * The SQL conditions of `filters` over `fields` (wire field → SQL expression), with their args: `eq`, `like` (a
+ * substring, `%` and `_` literal) and `in`. Filters on fields not in `fields` are ignored.
+ */
+export function filterConditions(
+  fields: Record<string, string>,
+  filters: readonly Filter[],
+): { conds: string[]; args: InValue[] } {
+  const conds: string[] = []
+  const args: InValue[] = []
+  for (const f of filters) {
+    const expr = fields[f.field]
     if (!expr) continue
     if (f.op === 'eq') {
       conds.push(`${expr} = ?`)
@@ -107,6 +120,20 @@ export async function listPage(
       args.push(...values)
     }
   }
+  return { conds, args }
+}
+
+/** A list's two reads (the page and its count, to run in one read transaction) and how their rows make the page. */
+export interface ListQuery {
+  statements: [Statement, Statement]
+  page(rows: Row[], count: Row[]): Page
+}
+
+/** The page query and count of `q` over `spec` (see listPage), to run where the caller reads more alongside. */
+export function listQuery(spec: ListSpec, baseArgs: InValue[], q: ListArgs): ListQuery {
+  const filtered = filterConditions(spec.fields, q.filters)
+  const conds = [spec.where, ...filtered.conds]
+  const args: InValue[] = [...baseArgs, ...filtered.args]
   if (q.startTime !== undefined) {
     conds.push(`${spec.timeField} >= ?`)
     args.push(q.startTime)
@@ -133,30 +160,34 @@ export async function listPage(
   const after = q.after ? keyset(sortExpr, spec.idField, dir, q.after, notNull) : undefined
   const offset = q.after ? 0 : (q.page - 1) * q.limit
   const pageWhere = after ? `${where} AND ${after.sql}` : where
-  const [rows, count] = await db.read([
-    {
-      // one row more than the page: whether a next page exists
-      sql: deferredJoin(spec, countFrom, {
-        where: pageWhere,
-        order,
-        sortExpr,
-        baseOnly: !!baseOnly,
-      }),
-      args: [...args, ...(after?.args ?? []), q.limit + 1, offset],
+  return {
+    statements: [
+      {
+        // one row more than the page: whether a next page exists
+        sql: deferredJoin(spec, countFrom, {
+          where: pageWhere,
+          order,
+          sortExpr,
+          baseOnly: !!baseOnly,
+        }),
+        args: [...args, ...(after?.args ?? []), q.limit + 1, offset],
+      },
+      counted ?? { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
+    ],
+    page(rows, count) {
+      const items = rows.slice(0, q.limit)
+      const last = items.at(-1)
+      const next: Cursor | null =
+        rows.length > q.limit && last
+          ? { v: last[CURSOR_SORT] as string | number | null, id: Number(last[CURSOR_ID]) }
+          : null
+      for (const r of rows) {
+        delete r[CURSOR_SORT]
+        delete r[CURSOR_ID]
+      }
+      return { items, count: Number(count[0]?.n ?? 0), next }
     },
-    counted ?? { sql: `SELECT count(*) AS n ${countFrom} WHERE ${where}`, args },
-  ])
-  const items = rows!.slice(0, q.limit)
-  const last = items.at(-1)
-  const next: Cursor | null =
-    rows!.length > q.limit && last
-      ? { v: last[CURSOR_SORT] as string | number | null, id: Number(last[CURSOR_ID]) }
-      : null
-  for (const r of rows!) {
-    delete r[CURSOR_SORT]
-    delete r[CURSOR_ID]
   }
-  return { items, count: Number(count![0]?.n ?? 0), next }
 }
 
 /** Columns every page row carries for its cursor (removed before the rows are answered). */

@@ -9,6 +9,7 @@ import type {
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type TableListSpec } from './list.ts'
+import { EventLog } from './event-log.ts'
 import type { FieldTable } from '../fields/table.ts'
 import {
   connectLogInserts,
@@ -17,7 +18,6 @@ import {
   controlLogSpec,
   DEVICE_ROWS,
   eventInserts,
-  eventSpec,
   GROUP_ROWS,
 } from './logs-sql.ts'
 
@@ -26,16 +26,19 @@ import {
  * log lists; the write side is the port the ingest pipeline uses (multi-row INSERTs, one transaction per call).
  */
 export class LogsRepo implements LogRepository {
-  constructor(private readonly db: Db) {}
+  private readonly eventLog: EventLog
+  constructor(private readonly db: Db) {
+    this.eventLog = new EventLog(db)
+  }
 
   /** Connection logs of the tenant, newest first (msgTime). */
   connectLogs(tenant: string, q: ListArgs) {
     return listPage(this.db, connectLogSpec(), [tenant], q)
   }
 
-  /** Uplink messages of the tenant, newest first. */
+  /** Uplink messages of the tenant, newest first (the tail and the folded blocks: store/libsql/event-log.ts). */
   events(tenant: string, q: ListArgs) {
-    return listPage(this.db, eventSpec(), [tenant], q)
+    return this.eventLog.list(tenant, q)
   }
 
   /** Device downlinks of the tenant (not the groups' own rows), newest first. */
@@ -49,8 +52,9 @@ export class LogsRepo implements LogRepository {
   }
 
   /** Uplink messages of one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */
-  deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway') {
-    return this.deviceList(eventSpec(' AND e.device_int_id = ?'), tenant, deviceIntID, q, kind)
+  async deviceEvents(tenant: string, deviceIntID: number, q: ListArgs, kind?: 'gateway') {
+    await this.ownDevice(tenant, deviceIntID, kind)
+    return this.eventLog.list(tenant, q, deviceIntID)
   }
 
   /** Downlinks to one device or gateway of the tenant (gateway-only with `kind`); NotFound otherwise. */

@@ -1,28 +1,35 @@
 import type { Db } from './db.ts'
+import { EventLog } from './event-log.ts'
 import type { FleetCounts, OverviewRepository } from '../meta/overview.ts'
 
 /**
  * Devices, gateways, online and blocked come from `device_counts` (migration 240, kept by triggers): a few rows per
- * tenant, whatever the fleet's size. Messages in the window walk events_tenant, open alerts current_alerts_tenant.
+ * tenant, whatever the fleet's size. Messages in the window are counted by the event log (tail and folded blocks), open alerts current_alerts_tenant.
  */
 const COUNTS = `SELECT
   (SELECT coalesce(sum(n), 0) FROM device_counts WHERE tenant_id = ?1 AND kind = 'device') AS devices,
   (SELECT coalesce(sum(n), 0) FROM device_counts WHERE tenant_id = ?1 AND kind = 'gateway') AS gateways,
   (SELECT coalesce(sum(online), 0) FROM device_counts WHERE tenant_id = ?1) AS online,
-  (SELECT coalesce(sum(blocked), 0) FROM device_counts WHERE tenant_id = ?1) AS blocked,
-  (SELECT count(*) FROM events WHERE tenant_id = ?1 AND msg_time >= ?2 AND msg_time < ?3) AS messages`
+  (SELECT coalesce(sum(blocked), 0) FROM device_counts WHERE tenant_id = ?1) AS blocked`
 
 const ALERTS = `SELECT alert_severity AS severity, count(*) AS n FROM current_alerts WHERE tenant_id = ?
   GROUP BY alert_severity`
 
 /** The fleet overview of a tenant (GET /api/v1/overview). */
 export class OverviewRepo implements OverviewRepository {
-  constructor(private readonly db: Db) {}
+  private readonly eventLog: EventLog
+  constructor(private readonly db: Db) {
+    this.eventLog = new EventLog(db)
+  }
 
   async counts(tenant: string, since: number, until: number): Promise<FleetCounts> {
-    const [counts, alerts] = await this.db.read([
-      { sql: COUNTS, args: [tenant, since, until] },
-      { sql: ALERTS, args: [tenant] },
+    const [[counts, alerts], messages] = await Promise.all([
+      this.db.read([
+        { sql: COUNTS, args: [tenant] },
+        { sql: ALERTS, args: [tenant] },
+      ]),
+      // the event log's tail and folded blocks (until is exclusive)
+      this.eventLog.count(tenant, since, until - 1),
     ])
     const c = counts![0]!
     const openAlerts = { 1: 0, 2: 0, 3: 0, 4: 0 }
@@ -36,7 +43,7 @@ export class OverviewRepo implements OverviewRepository {
       online: Number(c.online),
       blocked: Number(c.blocked),
       openAlerts,
-      messages: Number(c.messages),
+      messages,
     }
   }
 }

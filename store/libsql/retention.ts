@@ -1,4 +1,5 @@
 import type { Db } from './db.ts'
+import { EventFoldRepo } from './event-fold.ts'
 import type { ProductRetention, RetentionRepository } from '../meta/retention.ts'
 
 /**
@@ -7,7 +8,30 @@ import type { ProductRetention, RetentionRepository } from '../meta/retention.ts
  * deletes (and, for control logs, the unfinished commands of the range), so it holds the write lock briefly.
  */
 export class RetentionRepo implements RetentionRepository {
-  constructor(private readonly db: Db) {}
+  private readonly fold: EventFoldRepo
+  constructor(private readonly db: Db) {
+    this.fold = new EventFoldRepo(db)
+  }
+
+  foldBoundary(cutoff: number) {
+    return this.fold.boundary(cutoff)
+  }
+
+  foldEvents(boundary: number, after: number) {
+    return this.fold.step(boundary, after)
+  }
+
+  async pruneEventBlocks(productIntID: number | null, before: number, limit: number) {
+    const [r] = await this.db.batch([
+      {
+        sql: `DELETE FROM event_blocks WHERE id IN (SELECT id FROM event_blocks INDEXED BY event_blocks_product
+                WHERE product_int_id IS ? AND t1 < ? LIMIT ?) RETURNING n`,
+        args: [productIntID, before, limit],
+      },
+    ])
+    const events = r!.rows.reduce((sum, row) => sum + Number(row.n ?? row[0]), 0)
+    return { blocks: r!.rows.length, events }
+  }
 
   async claim(name: string, now: number, leaseMs: number, intervalMs: number): Promise<boolean> {
     const [, claimed] = await this.db.batch([

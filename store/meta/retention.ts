@@ -28,6 +28,25 @@ export interface RetentionRepository {
    * ms); the number deleted (fewer than `limit`: nothing older is left).
    */
   pruneEvents(productIntID: number | null, before: number, limit: number): Promise<number>
+  /**
+   * Deletes at most `limit` folded event blocks of the product (null: of no product) whose every event is older
+   * than `before`; the blocks and the events they held.
+   */
+  pruneEventBlocks(
+    productIntID: number | null,
+    before: number,
+    limit: number,
+  ): Promise<{ blocks: number; events: number }>
+  /** The highest uplink event id of the tail inserted before `cutoff` (0: none): what a fold may move. */
+  foldBoundary(cutoff: number): Promise<number>
+  /**
+   * Folds the tail events with ids up to `boundary` of the next few devices after device `after` (0: the first)
+   * into blocks; `next` is the device to go on after (undefined: done).
+   */
+  foldEvents(
+    boundary: number,
+    after: number,
+  ): Promise<{ events: number; blocks: number; next: number | undefined }>
   /** Deletes at most `limit` of the tenant's connection logs older than `before`; the number deleted. */
   pruneConnectLogs(tenantID: string, before: number, limit: number): Promise<number>
   /**

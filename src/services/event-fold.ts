@@ -1,0 +1,102 @@
+/**
+ * The event log's fold job (README "Keeping data"): every EVENT_FOLD_SECONDS, once across the service's processes
+ * (a lease row decides who), moves uplink events inserted more than FOLD_AGE_MS ago from the tail into compressed
+ * blocks of up to 1,024 messages per device (store/libsql/event-fold.ts). Lists read both parts, so nothing an API
+ * caller sees changes. A step folds a few devices (at most 16,384 rows) with a turn of the event loop between steps.
+ */
+import { errorLog, fallbackLogger } from '../kernel/log.ts'
+import type { ServiceDeps } from './types.ts'
+
+const JOB = 'event-fold'
+/** Events younger than this stay in the tail (longer than any write in flight takes to commit). */
+export const FOLD_AGE_MS = 5 * 60_000
+
+export interface EventFoldDeps extends ServiceDeps {
+  config: { EVENT_FOLD_SECONDS: number }
+  now?: () => number
+  /** Delay of the first check after start(), ms (default a minute). */
+  firstCheckMs?: number
+}
+
+/** What one run folded. */
+export interface FoldResult {
+  startedAt: number
+  ms: number
+  events: number
+  blocks: number
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+export function eventFoldService(d: EventFoldDeps) {
+  const now = d.now ?? Date.now
+  const log = errorLog(d.logger, 'event-fold')
+  const jobLog = (d.logger ?? fallbackLogger()).child({ component: 'event-fold' })
+  const intervalMs = d.config.EVENT_FOLD_SECONDS * 1000
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<unknown> | undefined
+  let closed = false
+
+  /** Folds every event inserted before `cutoff` (default FOLD_AGE_MS ago), step by step. */
+  async function fold(cutoff = now() - FOLD_AGE_MS): Promise<FoldResult> {
+    const startedAt = now()
+    const repo = d.meta.retention
+    const boundary = await repo.foldBoundary(cutoff)
+    let events = 0
+    let blocks = 0
+    let after: number | undefined = 0
+    while (boundary > 0 && after !== undefined && !closed) {
+      const step = await repo.foldEvents(boundary, after)
+      events += step.events
+      blocks += step.blocks
+      after = step.next
+      await nextTurn()
+    }
+    return { startedAt, ms: now() - startedAt, events, blocks }
+  }
+
+  /** Runs a fold when one is due and no process holds the job; its result, or undefined when not run here. */
+  async function runIfDue(): Promise<FoldResult | undefined> {
+    if (closed || running || intervalMs === 0) return undefined
+    if (!(await d.meta.retention.claim(JOB, now(), intervalMs, intervalMs))) return undefined
+    const work = fold()
+    running = work
+    try {
+      const result = await work
+      await d.meta.retention.release(JOB, JSON.stringify(result))
+      if (result.events) jobLog.info({ ...result }, 'event log folded')
+      return result
+    } catch (e) {
+      await d.meta.retention.release(JOB, JSON.stringify({ error: String(e) })).catch(() => {})
+      throw e
+    } finally {
+      running = undefined
+    }
+  }
+
+  const check = () => void runIfDue().catch((e) => log('event fold failed', e))
+
+  return {
+    runIfDue,
+    fold,
+    /** Checks a minute after start-up, then every minute (at most the interval), whether a fold is due. */
+    start() {
+      if (intervalMs === 0) return
+      timer = setTimeout(() => {
+        check()
+        timer = setInterval(check, Math.min(60_000, intervalMs))
+        timer.unref()
+      }, d.firstCheckMs ?? 60_000)
+      timer.unref()
+    },
+    /** Stops checking; a fold under way ends after its current step. */
+    async close() {
+      closed = true
+      clearTimeout(timer)
+      clearInterval(timer)
+      await running?.catch(() => undefined)
+    },
+  }
+}
+
+export type EventFoldService = ReturnType<typeof eventFoldService>
