@@ -5,7 +5,8 @@
  * - one `net.connect({noDelay: true})` per device, opened in waves of 100; a pre-encoded CONNECT (clean session,
  *   username/password when given, keep-alive 60 s) and a check that the CONNACK is `20 02 00 00`;
  * - per device and in-flight slot, 8 pre-encoded QoS 1 PUBLISH buffers (JSON of `points` values `{"p0":12.34,…}`,
- *   as mqtt-load.ts sends); a send patches only the two packet-id bytes, then one write (writes made while
+ *   as mqtt-load.ts sends); a send patches only the two packet-id bytes (and, with `freshValues`, the values'
+ *   digits, so that no two messages repeat), then one write (writes made while
  *   handling one read are corked into one syscall). A slot sends again only after its PUBACK, so a buffer is never
  *   patched while the socket may still hold it;
  * - reads parse only PUBACK (`40 02 id id`), keeping a carry for frames split across reads; any other packet is
@@ -89,11 +90,27 @@ function send(c: Conn, ci: number, slot: number) {
   const v = c.turn[slot]!
   c.turn[slot] = (v + 1) % VARIANTS
   const buf = c.bufs[slot]![v]!
+  if (o.freshValues) freshDigits(buf, c.idAt + 2)
   buf[c.idAt] = id >> 8
   buf[c.idAt + 1] = id & 0xff
   c.busy[slot] = 1
   starts[ci * slots + slot] = performance.now()
   c.sock.write(buf)
+}
+
+/** Writes new random digits over the values of a pre-encoded payload (`DD.DD`, 10.00-99.99; lengths unchanged). */
+function freshDigits(buf: Buffer, payloadAt: number) {
+  // the payload follows the packet id: each value follows `":` and is 5 bytes, its third the dot
+  for (
+    let i = buf.indexOf('":', payloadAt) + 2;
+    i > 1 && i + 5 <= buf.length;
+    i = buf.indexOf('":', i) + 2
+  ) {
+    buf[i] = 0x31 + Math.floor(Math.random() * 9)
+    buf[i + 1] = 0x30 + Math.floor(Math.random() * 10)
+    buf[i + 3] = 0x30 + Math.floor(Math.random() * 10)
+    buf[i + 4] = 0x30 + Math.floor(Math.random() * 10)
+  }
 }
 
 function onPuback(c: Conn, ci: number, id: number) {

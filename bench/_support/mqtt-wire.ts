@@ -101,6 +101,11 @@ export interface LoadOpts {
   intervalMs?: number
   /** Print `{"mark":"start"}` / `{"mark":"end"}` lines around the measured window. */
   marks?: boolean
+  /**
+   * Raw-socket generator only: new random digits in every message sent (default: 8 pre-encoded payloads a slot,
+   * repeated), for benches that measure how stored messages compress.
+   */
+  freshValues?: boolean
 }
 
 /**

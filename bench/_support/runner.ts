@@ -65,6 +65,8 @@ export interface MqttLoadOpts {
   warmup?: number
   points: number
   intervalMs?: number
+  /** Raw-socket generator: new values in every message (see mqtt-wire.ts LoadOpts). */
+  freshValues?: boolean
 }
 
 /** Called when a load generator's measured window starts and ends (to take the target's CPU over it). */
