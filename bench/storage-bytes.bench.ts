@@ -18,7 +18,7 @@ const DEVICES = 100
 const POINTS = 10
 const SECONDS = Number(process.env.BENCH_BYTES_SECONDS ?? 35)
 
-const { svc, dir, sendingDevices } = await startBenchService('bytes')
+const { svc, dir, sendingDevices, api } = await startBenchService('bytes')
 const { creds } = await sendingDevices(DEVICES, POINTS)
 const r = await mqttRawLoad({
   url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
@@ -33,9 +33,41 @@ const r = await mqttRawLoad({
 const store = svc.deps.telemetry as WorkerTelemetryStore
 await store.flush()
 await store.compact(true)
+
+/** p50 / p99 ms of 20 calls of `path` after 3 warm-ups, and its answer's count. */
+async function timed(path: string): Promise<{ p50: number; p99: number; count: number }> {
+  const ms: number[] = []
+  let count = 0
+  for (let i = 0; i < 23; i++) {
+    const t0 = performance.now()
+    const r = await api('GET', path)
+    if (i >= 3) ms.push(performance.now() - t0)
+    count = r.meta?.count ?? -1
+  }
+  ms.sort((a, b) => a - b)
+  return { p50: ms[9]!, p99: ms[19]!, count }
+}
+const device = (await api('GET', '/api/v1/devices?deviceID=bench-7')).items[0].id
+const span = (await api('GET', '/api/v1/device_events?_limit=1')).items[0].msgTime as string
+const endTime = encodeURIComponent(span)
+const reads: Array<[string, string]> = [
+  ['first page, all devices', '/api/v1/device_events?_limit=20'],
+  ['page 100 (offset 1,980)', '/api/v1/device_events?_limit=20&_page=100'],
+  ['first page of one device', `/api/v1/devices/${device}/events?_limit=20`],
+  ['page 50 of one device', `/api/v1/devices/${device}/events?_limit=20&_page=50`],
+  [
+    'topic_like, up to the newest second (count)',
+    `/api/v1/device_events?_limit=20&topic_like=tele&endTime=${endTime}`,
+  ],
+]
+const asRows = []
+for (const [name, path] of reads) asRows.push({ name, path, rows: await timed(path) })
+
 const foldCpu = process.cpuUsage()
 const folded = await svc.deps.services.eventFold.fold(Date.now() + 1)
 const foldCpuMs = (process.cpuUsage(foldCpu).user + process.cpuUsage(foldCpu).system) / 1000
+const asBlocks: Array<Awaited<ReturnType<typeof timed>>> = []
+for (const { path } of asRows) asBlocks.push(await timed(path))
 await svc.close()
 
 /** Bytes of the named tables and indexes of a file (dbstat). */
@@ -97,5 +129,18 @@ console.log(
 )
 console.log(
   `\nfold: ${folded.events.toLocaleString('en-US')} events into ${folded.blocks.toLocaleString('en-US')} blocks in ${(folded.ms / 1000).toFixed(1)} s (${Math.round(folded.events / (folded.ms / 1000)).toLocaleString('en-US')} events/s; the service process's CPU ${(foldCpuMs / 1000).toFixed(1)} s, compression in the thread pool included)`,
+)
+console.log(
+  `\nevent log reads through the API (p50 / p99 ms of 20 after 3 warm-ups), as rows and folded:\n\n${table(
+    ['list', 'as rows', 'folded', 'count'],
+    asRows.map((r, i) => [
+      r.name,
+      `${r.rows.p50.toFixed(1)} / ${r.rows.p99.toFixed(1)}`,
+      `${asBlocks[i]!.p50.toFixed(1)} / ${asBlocks[i]!.p99.toFixed(1)}`,
+      r.rows.count === asBlocks[i]!.count
+        ? String(r.rows.count)
+        : `${r.rows.count} != ${asBlocks[i]!.count}`,
+    ]),
+  )}`,
 )
 rmSync(dir, { recursive: true, force: true })

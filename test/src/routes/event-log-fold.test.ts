@@ -230,8 +230,15 @@ fold('new events after a fold :: rows and blocks together, newest first', async 
   const r = await t.admin.get(`/api/v1/devices/${devA}/events?_limit=2`)
   assert.is(r.body.meta.count, 1001)
   assert.is(r.body.items[0].msgTime, '2024-03-01 18:20:00')
+  // the overview's messages of the last minute count folded events too
+  const recent = Date.now() - 5000
+  await logs.addEvents([0, 1, 2].map((i) => ({ ...eventOf(i, tenantA, devA2, 'A2'), msgTime: recent })))
+  await t.svc.deps.services.eventFold.fold(Date.now() + 1)
+  assert.is(await tail(), 0)
   const overview = await t.admin.get('/api/v1/overview')
-  assert.is(overview.status, 200)
+  assert.is(overview.body.messagesPerMinute, 3)
+  const inRange = await t.admin.get(`/api/v1/device_events?startTime=${time(recent - 1000)}`)
+  assert.is(inRange.body.meta.count, 3)
 })
 
 fold('other tenant :: sees none of these blocks; a foreign device is 404', async () => {
