@@ -232,7 +232,9 @@ fold('new events after a fold :: rows and blocks together, newest first', async 
   assert.is(r.body.items[0].msgTime, '2024-03-01 18:20:00')
   // the overview's messages of the last minute count folded events too
   const recent = Date.now() - 5000
-  await logs.addEvents([0, 1, 2].map((i) => ({ ...eventOf(i, tenantA, devA2, 'A2'), msgTime: recent })))
+  await logs.addEvents(
+    [0, 1, 2].map((i) => ({ ...eventOf(i, tenantA, devA2, 'A2'), msgTime: recent })),
+  )
   await t.svc.deps.services.eventFold.fold(Date.now() + 1)
   assert.is(await tail(), 0)
   const overview = await t.admin.get('/api/v1/overview')
