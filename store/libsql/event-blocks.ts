@@ -167,27 +167,40 @@ export async function decodeIndex(idx: Uint8Array, n: number): Promise<IndexEntr
   return out
 }
 
-/** A block's payloads, in id order (as its index). */
-export async function decodePayloads(data: Uint8Array): Promise<(string | null)[]> {
+/**
+ * A block's payloads, in id order (as its index); with `wanted` (positions in that order), only those are built
+ * (the others are left undefined), so a page that takes a few messages of a block does not rebuild all of them.
+ */
+export async function decodePayloads(
+  data: Uint8Array,
+  wanted?: ReadonlySet<number>,
+): Promise<(string | null | undefined)[]> {
   const { d, w, c } = JSON.parse((await unbrotli(data)).toString()) as {
     d: (string | null)[]
     w: number[]
     c: string[]
   }
   const columns = c.map((col) => col.split(','))
+  // each template's pieces between its holes (a template with k holes has k + 1 pieces)
+  const pieces = d.map((entry) =>
+    entry !== null && entry[0] === 'T' ? entry.slice(1).split(HOLE) : undefined,
+  )
   // how many numbers of each column the payloads before this one took
   const taken = columns.map(() => 0)
-  return w.map((i) => {
+  return w.map((i, at) => {
     const entry = d[i]!
-    if (entry === null) return null
-    if (entry[0] === 'R') return entry.slice(1)
-    let column = 0
-    return entry.slice(1).replace(/\u0001/g, () => {
-      const number = columns[column]![taken[column]!]!
-      taken[column]!++
-      column++
-      return number
-    })
+    const parts = pieces[i]
+    const holes = parts ? parts.length - 1 : 0
+    let out: string | null | undefined
+    if (wanted && !wanted.has(at)) out = undefined
+    else if (entry === null) out = null
+    else if (!parts) out = entry.slice(1)
+    else {
+      out = parts[0]!
+      for (let k = 0; k < holes; k++) out += columns[k]![taken[k]!]! + parts[k + 1]!
+    }
+    for (let k = 0; k < holes; k++) taken[k]!++
+    return out
   })
 }
 

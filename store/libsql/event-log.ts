@@ -17,6 +17,8 @@ import { filterConditions, listQuery, marks } from './list.ts'
 import { eventSpec } from './logs-sql.ts'
 import { decodeIndex, decodePayloads, type BlockKey, type IndexEntry } from './event-blocks.ts'
 
+/** Decoded block indexes kept (about 40 KB each for a full block). */
+const INDEX_CACHE = 512
 /** Blocks one read fetches at most while a page is filled in the list's order. */
 const BLOCK_BATCH = 128
 
@@ -71,6 +73,7 @@ interface Order {
 }
 
 export class EventLog {
+  private readonly cache = new Map<number, IndexEntry[]>()
   constructor(private readonly db: Db) {}
 
   /** A page of the tenant's messages (one device's with `deviceIntID`), as listPage would answer `events`. */
@@ -132,6 +135,14 @@ export class EventLog {
       return order.desc ? -c : c
     }
     const after = q.after ? cursorEntry(q.after, field) : undefined
+    // entries in order, cut to `need`; `worst` the last of them once there are that many
+    let worst: Entry | undefined
+    const settle = () => {
+      entries.sort(cmp)
+      entries.length = Math.min(entries.length, need)
+      worst = entries.length === need ? entries[need - 1] : undefined
+    }
+    settle()
     let rows = first!
     for (;;) {
       const headers = rows.map(headerOf)
@@ -142,10 +153,9 @@ export class EventLog {
       const take: Header[] = []
       for (const h of headers) {
         const best = bound(h, field, order.desc).v
-        const worst = entries[need - 1]
         // every message of this block and of the blocks after it comes after the page's last one (a tie in value
         // may still come first by id, so only a strictly later value stops)
-        if (entries.length >= need && compareValues(best, worst!.v) * (order.desc ? -1 : 1) > 0) {
+        if (worst && compareValues(best, worst.v) * (order.desc ? -1 : 1) > 0) {
           stop = true
           break
         }
@@ -153,16 +163,17 @@ export class EventLog {
       }
       const indexes = await this.indexes(take.map((h) => h.id))
       if (!indexes) return undefined
-      take.forEach((h) => {
+      for (const h of take) {
         for (const e of indexes.get(h.id)!) {
           if (!h.hits.has(e.key) || !inRange(e, q)) continue
-          const entry: Entry = { v: sortValue(h, e, field), id: e.id, block: h, index: e }
-          if (after && cmp(entry, after) <= 0) continue
-          entries.push(entry)
+          const at = { v: sortValue(h, e, field), id: e.id }
+          // not among the first `need` (entries then hold that many, sorted), or not after the cursor
+          if ((worst && cmp(at, worst) > 0) || (after && cmp(at, after) <= 0)) continue
+          entries.push({ ...at, block: h, index: e })
         }
-      })
-      entries.sort(cmp)
-      entries.length = Math.min(entries.length, need)
+        if (entries.length > 2 * need + 256) settle()
+      }
+      settle()
       if (stop || rows.length < BLOCK_BATCH || !blocks.batched) break
       const tailOf = headers.at(-1)!
       const last = { v: bound(tailOf, field, order.desc).v, id: tailOf.id }
@@ -177,19 +188,39 @@ export class EventLog {
     return { items, count, next }
   }
 
-  /** The decoded indexes of blocks by id; undefined when one no longer exists. */
+  /**
+   * The decoded indexes of blocks by id; undefined when one no longer exists. Blocks never change (a fold writes
+   * new ones; ids are not reused), so decoded indexes are kept for the next reads (the last INDEX_CACHE blocks).
+   */
   private async indexes(ids: number[]): Promise<Map<number, IndexEntry[]> | undefined> {
     const out = new Map<number, IndexEntry[]>()
-    if (!ids.length) return out
+    const missing: number[] = []
+    for (const id of ids) {
+      const hit = this.cache.get(id)
+      if (!hit) missing.push(id)
+      else {
+        this.cache.delete(id) // most recently used last
+        this.cache.set(id, hit)
+        out.set(id, hit)
+      }
+    }
+    if (!missing.length) return out
     const rows = await this.db.all(
-      `SELECT id, n, hex(idx) AS idx FROM event_blocks WHERE id IN (${marks(ids.length)})`,
-      ids,
+      `SELECT id, n, hex(idx) AS idx FROM event_blocks WHERE id IN (${marks(missing.length)})`,
+      missing,
     )
-    if (rows.length !== ids.length) return undefined
+    if (rows.length !== missing.length) return undefined
     const decoded = await Promise.all(
       rows.map((r) => decodeIndex(Buffer.from(String(r.idx), 'hex'), Number(r.n))),
     )
-    rows.forEach((r, i) => out.set(Number(r.id), decoded[i]!))
+    rows.forEach((r, i) => {
+      out.set(Number(r.id), decoded[i]!)
+      this.cache.set(Number(r.id), decoded[i]!)
+    })
+    for (const id of this.cache.keys()) {
+      if (this.cache.size <= INDEX_CACHE) break
+      this.cache.delete(id)
+    }
     return out
   }
 
@@ -206,11 +237,14 @@ export class EventLog {
       if (rows.length !== blockIDs.length) return undefined
       await Promise.all(
         rows.map(async (r) => {
-          const [index, texts] = await Promise.all([
-            decodeIndex(Buffer.from(String(r.idx), 'hex'), Number(r.n)),
-            decodePayloads(Buffer.from(String(r.data), 'hex')),
-          ])
-          payloads.set(Number(r.id), new Map(index.map((e, i) => [e.id, texts[i]!])))
+          const id = Number(r.id)
+          const index =
+            this.cache.get(id) ??
+            (await decodeIndex(Buffer.from(String(r.idx), 'hex'), Number(r.n)))
+          const position = new Map(index.map((e, i) => [e.id, i]))
+          const wanted = page.flatMap((e) => (e.block?.id === id ? [position.get(e.id)!] : []))
+          const texts = await decodePayloads(Buffer.from(String(r.data), 'hex'), new Set(wanted))
+          payloads.set(id, new Map(wanted.map((at) => [index[at]!.id, texts[at] ?? null])))
         }),
       )
     }
