@@ -130,7 +130,7 @@ export async function encodeBlock(events: readonly BlockEvent[]): Promise<Encode
     deflate(idx.bytes(), { level: 9 }),
     brotli(Buffer.from(text), {
       params: {
-        [constants.BROTLI_PARAM_QUALITY]: 9,
+        [constants.BROTLI_PARAM_QUALITY]: 5,
         [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
         [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
       },

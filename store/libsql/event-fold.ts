@@ -21,7 +21,7 @@ import {
 /** Devices a step folds at most. */
 const STEP_DEVICES = 64
 /** Rows a step reads at most (a device with more is folded over several steps). */
-const STEP_ROWS = 16_384
+const STEP_ROWS = 4096
 
 const BLOCK_COLUMNS = [
   'tenant_id',
