@@ -5,7 +5,9 @@
  *    a reading with two decimals that changes every second (a random walk), loaded through write() with explicit
  *    times, flushed and compacted. Bytes a value: the chunks table and its index (SQLite's dbstat), and the whole
  *    file. Then readRaw of one data point over one day (86,400 values; goal under 10 ms in the store) and over the
- *    whole period.
+ *    whole period. The same month's uplink messages (one a second, the JSON of its 10 values) go into an event log
+ *    (a metadata database), folded into blocks a day at a time as the fold job would: bytes a message of the event
+ *    log, and of everything (values, rollups, event log).
  * 2. One data point x one year at 1 Hz (31,536,000 values; BENCH_STORAGE_YEAR_DAYS changes the days), loaded the
  *    same way in the zone BENCH_STORAGE_TZ (Europe/Berlin: DST days included), flushed and compacted (rollups
  *    built). Then, in the store: day windows over the year (what metrics_data asks), maxPoints=1000 over the year and
@@ -16,6 +18,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LibsqlTelemetryStore } from '../store/libsql/telemetry.ts'
+import { openDb } from '../store/libsql/db.ts'
+import { LogsRepo } from '../store/libsql/logs.ts'
+import { EventFoldRepo } from '../store/libsql/event-fold.ts'
+import type { EventInput } from '../store/types.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
 import { table } from './_support/runner.ts'
 
@@ -55,10 +61,27 @@ async function benchMonth() {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
   }
   const level = Array.from({ length: POINTS }, (_, d) => 2000 + d * 100)
+  const metaUrl = `file:${join(dir, 'month-meta.db')}`
+  const meta = await openDb({ url: metaUrl })
+  const logs = new LogsRepo(meta)
+  const fold = new EventFoldRepo(meta)
+  let events: EventInput[] = []
+  let foldMs = 0
+  /** Writes the messages so far and folds the whole tail (a day at a time, as the fold job keeps it). */
+  const logEvents = async () => {
+    for (let i = 0; i < events.length; i += 5000) await logs.addEvents(events.slice(i, i + 5000))
+    events = []
+    const f0 = performance.now()
+    const boundary = await fold.boundary(Date.now() + 1)
+    for (let after: number | undefined = 0; after !== undefined;)
+      after = (await fold.step(boundary, after)).next
+    foldMs += performance.now() - f0
+  }
   const t0 = performance.now()
   for (let s = 0; s < seconds; s += per) {
     const pts: TelemetryPoint[] = []
-    for (let k = s; k < Math.min(seconds, s + per); k++)
+    for (let k = s; k < Math.min(seconds, s + per); k++) {
+      const payload: Record<string, number> = {}
       for (let d = 0; d < POINTS; d++) {
         let step = Math.round((rand() - 0.5) * 40)
         if (step === 0) step = 1 // changes every second
@@ -71,9 +94,25 @@ async function benchMonth() {
           time: BASE + k * 1000,
           value: level[d]! / 100,
         })
+        payload[`dp${d}`] = level[d]! / 100
       }
+      events.push({
+        tenantID: 'bench',
+        deviceIntID: 1,
+        deviceID: 'month',
+        deviceName: 'month',
+        productIntID: 1,
+        topic: 'telemetry',
+        payload: JSON.stringify(payload),
+        IP: '10.0.0.1',
+        msgTime: BASE + k * 1000,
+      })
+    }
     await store.write(pts)
+    if (events.length >= 86_400) await logEvents()
   }
+  await logEvents()
+  await meta.close()
   const loadMs = performance.now() - t0
   await store.flush()
   await store.compact(true)
@@ -98,6 +137,17 @@ async function benchMonth() {
   const chunkBytes = await bytesOf(url, ['chunks', 'chunks_series_start'])
   const usedBytes = await bytesOf(url, ['chunks', 'chunks_series_start', 'series', 'wal', 'meta'])
   const fileBytes = statSync(url.slice('file:'.length)).size
+  const rollupBytes = await bytesOf(url, ['rollups'])
+  const eventBytes = await bytesOf(metaUrl, [
+    'events',
+    'events_tenant',
+    'events_device',
+    'events_product',
+    'event_blocks',
+    'event_blocks_tenant',
+    'event_blocks_device',
+    'event_blocks_product',
+  ])
   console.log(
     `\n${DAYS} days x ${POINTS} data points at 1 Hz: ${values.toLocaleString('en-US')} values, loaded in ${(loadMs / 1000).toFixed(1)} s\n`,
   )
@@ -118,6 +168,17 @@ async function benchMonth() {
           'under 10 ms',
         ],
         [`readRaw 1 data point x ${DAYS} days, p50 ms`, pct(all, 0.5).toFixed(1), ''],
+        [
+          'bytes a message (10 values), the event log folded',
+          (eventBytes / seconds).toFixed(1),
+          '',
+        ],
+        [
+          'bytes a message in all: values, rollups, event log',
+          ((chunkBytes + rollupBytes + eventBytes) / seconds).toFixed(1),
+          'at most 100',
+        ],
+        [`fold of ${seconds.toLocaleString('en-US')} messages, s`, (foldMs / 1000).toFixed(1), ''],
       ],
     ),
   )

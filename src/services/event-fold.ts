@@ -6,6 +6,7 @@
  * time, so ingest keeps most of the database writer and of the CPU.
  */
 import { errorLog, fallbackLogger } from '../kernel/log.ts'
+import { leasedJob } from './leased-job.ts'
 import type { ServiceDeps } from './types.ts'
 
 const JOB = 'event-fold'
@@ -37,9 +38,6 @@ export function eventFoldService(d: EventFoldDeps) {
   const log = errorLog(d.logger, 'event-fold')
   const jobLog = (d.logger ?? fallbackLogger()).child({ component: 'event-fold' })
   const intervalMs = d.config.EVENT_FOLD_SECONDS * 1000
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> | undefined
-  let closed = false
 
   /** Folds every event inserted before `cutoff` (default FOLD_AGE_MS ago), step by step. */
   async function fold(cutoff = now() - FOLD_AGE_MS): Promise<FoldResult> {
@@ -49,7 +47,7 @@ export function eventFoldService(d: EventFoldDeps) {
     let events = 0
     let blocks = 0
     let after: number | undefined = 0
-    while (boundary > 0 && after !== undefined && !closed) {
+    while (boundary > 0 && after !== undefined && !job.closed()) {
       const t0 = performance.now()
       const step = await repo.foldEvents(boundary, after)
       events += step.events
@@ -62,47 +60,28 @@ export function eventFoldService(d: EventFoldDeps) {
     return { startedAt, ms: now() - startedAt, events, blocks }
   }
 
-  /** Runs a fold when one is due and no process holds the job; its result, or undefined when not run here. */
-  async function runIfDue(): Promise<FoldResult | undefined> {
-    if (closed || running || intervalMs === 0) return undefined
-    if (!(await d.meta.retention.claim(JOB, now(), intervalMs, intervalMs))) return undefined
-    const work = fold()
-    running = work
-    try {
-      const result = await work
-      await d.meta.retention.release(JOB, JSON.stringify(result))
+  const job = leasedJob({
+    name: JOB,
+    leases: d.meta.retention,
+    intervalMs,
+    now,
+    run: () => fold(),
+    done(result) {
       if (result.events) jobLog.info({ ...result }, 'event log folded')
-      return result
-    } catch (e) {
-      await d.meta.retention.release(JOB, JSON.stringify({ error: String(e) })).catch(() => {})
-      throw e
-    } finally {
-      running = undefined
-    }
-  }
-
-  const check = () => void runIfDue().catch((e) => log('event fold failed', e))
+    },
+    failed: (e) => log('event fold failed', e),
+    firstCheckMs: d.firstCheckMs ?? 60_000,
+    checkMs: 60_000,
+  })
 
   return {
-    runIfDue,
+    /** Runs a fold when one is due and no process holds the job; its result, or undefined when not run here. */
+    runIfDue: job.runIfDue,
     fold,
     /** Checks a minute after start-up, then every minute (at most the interval), whether a fold is due. */
-    start() {
-      if (intervalMs === 0) return
-      timer = setTimeout(() => {
-        check()
-        timer = setInterval(check, Math.min(60_000, intervalMs))
-        timer.unref()
-      }, d.firstCheckMs ?? 60_000)
-      timer.unref()
-    },
+    start: job.start,
     /** Stops checking; a fold under way ends after its current step. */
-    async close() {
-      closed = true
-      clearTimeout(timer)
-      clearInterval(timer)
-      await running?.catch(() => undefined)
-    },
+    close: job.close,
   }
 }
 

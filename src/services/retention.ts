@@ -7,6 +7,7 @@
  * loop between steps, so ingest and the API keep their share of the store.
  */
 import { errorLog, fallbackLogger } from '../kernel/log.ts'
+import { leasedJob } from './leased-job.ts'
 import type { ServiceDeps } from './types.ts'
 import type { DomainEvents } from '../kernel/events.ts'
 import type { ProductRetention } from '../../store/meta/retention.ts'
@@ -47,15 +48,12 @@ export function retentionService(d: RetentionDeps) {
   const log = errorLog(d.logger, 'retention')
   const jobLog = (d.logger ?? fallbackLogger()).child({ component: 'retention' })
   const intervalMs = d.config.RETENTION_INTERVAL_SECONDS * 1000
-  let timer: NodeJS.Timeout | undefined
-  let running: Promise<unknown> | undefined
-  let closed = false
 
   /** Deletes in steps until a step removes fewer than STEP_ROWS rows; the total. */
   async function drain(step: () => Promise<number>): Promise<number> {
     let total = 0
     for (;;) {
-      if (closed) return total
+      if (closed()) return total
       const n = await step()
       total += n
       if (n < STEP_ROWS) return total
@@ -94,7 +92,7 @@ export function retentionService(d: RetentionDeps) {
     for (const { productIntID, keep } of blockRules) {
       if (keep === undefined) continue
       for (;;) {
-        if (closed) break
+        if (closed()) break
         const r = await d.meta.retention.pruneEventBlocks(
           productIntID,
           startedAt - keep,
@@ -126,7 +124,7 @@ export function retentionService(d: RetentionDeps) {
     }
     const keepRaw = limit(null, RETENTION_RAW_DAYS)
     const keepRollups = limit(null, d.config.RETENTION_ROLLUP_DAYS ?? 0)
-    const values = closed
+    const values = closed()
       ? 0
       : await d.telemetry.deleteBefore(
           rules,
@@ -136,51 +134,29 @@ export function retentionService(d: RetentionDeps) {
     return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, values }
   }
 
-  /**
-   * Runs the job when it is due and no process holds it (the lease is claimed atomically); the result of the
-   * run, or undefined when this process did not run it.
-   */
-  async function runIfDue(): Promise<RetentionResult | undefined> {
-    if (closed || running) return undefined
-    const t = now()
-    if (!(await d.meta.retention.claim(JOB, t, intervalMs, intervalMs))) return undefined
-    const work = run()
-    running = work
-    try {
-      const result = await work
-      await d.meta.retention.release(JOB, JSON.stringify(result))
+  const job = leasedJob({
+    name: JOB,
+    leases: d.meta.retention,
+    intervalMs,
+    now,
+    run: () => run(),
+    done(result) {
       jobLog.info({ ...result }, 'retention run')
       d.events.emit('retention.completed', result)
-      return result
-    } catch (e) {
-      await d.meta.retention.release(JOB, JSON.stringify({ error: String(e) })).catch(() => {})
-      throw e
-    } finally {
-      running = undefined
-    }
-  }
-
-  const check = () => void runIfDue().catch((e) => log('retention run failed', e))
+    },
+    failed: (e) => log('retention run failed', e),
+    firstCheckMs: d.firstCheckMs ?? 30_000,
+    checkMs: d.checkMs ?? 60_000,
+  })
+  const closed = () => job.closed()
 
   return {
-    runIfDue,
+    /** Runs the job when it is due and no process holds it; the result, or undefined when not run here. */
+    runIfDue: job.runIfDue,
     /** Checks shortly after start-up, then every check interval, whether a run is due. */
-    start() {
-      const every = Math.min(d.checkMs ?? 60_000, intervalMs)
-      timer = setTimeout(() => {
-        check()
-        timer = setInterval(check, every)
-        timer.unref()
-      }, d.firstCheckMs ?? 30_000)
-      timer.unref()
-    },
+    start: job.start,
     /** Stops checking; a run under way ends after its current step. */
-    async close() {
-      closed = true
-      clearTimeout(timer)
-      clearInterval(timer)
-      await running?.catch(() => undefined)
-    },
+    close: job.close,
   }
 }
 

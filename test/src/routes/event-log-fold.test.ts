@@ -243,6 +243,23 @@ fold('new events after a fold :: rows and blocks together, newest first', async 
   assert.is(inRange.body.meta.count, 3)
 })
 
+fold(
+  'the job :: runs once an interval across processes (its lease row); rows younger than 5 minutes stay',
+  async () => {
+    const job = t.svc.deps.services.eventFold
+    await logs.addEvents([eventOf(9, tenantA, devA, 'A1')])
+    const first = await job.runIfDue()
+    assert.ok(first, 'the first check runs it')
+    assert.is(first!.events, 0, 'a fresh row is not folded')
+    assert.is(await job.runIfDue(), undefined, 'not due again within the interval')
+    const lease = await t.db.one(
+      "SELECT last_result AS r FROM job_leases WHERE name = 'event-fold'",
+    )
+    assert.is(JSON.parse(String(lease!.r)).events, 0)
+    await job.fold(Date.now() + 1)
+  },
+)
+
 fold('other tenant :: sees none of these blocks; a foreign device is 404', async () => {
   const mine = await b.get('/api/v1/device_events?_limit=1')
   assert.is(mine.body.meta.count, 750)
