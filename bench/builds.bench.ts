@@ -41,21 +41,25 @@ interface Build {
 async function startBuild(name: string, dir: string): Promise<Build> {
   const data = mkdtempSync(join(tmpdir(), 'devicecloud-bench-build-'))
   const [port, mqtt, ws] = [await freePort(), await freePort(), await freePort()]
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      DATA_DIR: data,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      MQTT_PORT: String(mqtt),
-      MQTT_WS_PORT: String(ws),
-      ADMIN_EMAIL: EMAIL,
-      ADMIN_PASSWORD: PASSWORD,
-      LOG_LEVEL: 'error',
+  const child = spawn(
+    process.execPath,
+    ['--max-semi-space-size=32', '--import', 'tsx', 'src/main.ts'],
+    {
+      cwd: dir,
+      env: {
+        ...process.env,
+        DATA_DIR: data,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        MQTT_PORT: String(mqtt),
+        MQTT_WS_PORT: String(ws),
+        ADMIN_EMAIL: EMAIL,
+        ADMIN_PASSWORD: PASSWORD,
+        LOG_LEVEL: 'error',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  })
+  )
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`${name}: the service exited ${child.exitCode}`)

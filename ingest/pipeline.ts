@@ -94,17 +94,22 @@ function checkValues(
   values: RawValue[],
   out: DeviceResult,
 ) {
+  // no closure a value: the hot path of every uplink (tsx names each closure it creates, which costs)
   for (const v of values) {
     const id = v.dataPointID
     const point = model.points.get(id)
-    const reject = (errorCode: string, message: string) =>
-      out.rejected.push({ dataPointID: id, deviceID: d.deviceID, errorCode, message })
-    if (!point) reject('DATA_NOT_FOUND', `${id}: no such data point`)
+    if (!point) rejectValue(out, d, id, 'DATA_NOT_FOUND', `${id}: no such data point`)
     else if (stream && !stream.dataPointIDs.has(id))
-      reject('DATA_NOT_FOUND', `${id}: not a data point of the stream on topic ${stream.topic}`)
+      rejectValue(
+        out,
+        d,
+        id,
+        'DATA_NOT_FOUND',
+        `${id}: not a data point of the stream on topic ${stream.topic}`,
+      )
     else {
       const c = checkValue(point, v.value)
-      if (!c.ok) reject('FORM_INVALID', `${id}: ${c.reason}`)
+      if (!c.ok) rejectValue(out, d, id, 'FORM_INVALID', `${id}: ${c.reason}`)
       else {
         if (c.violation) out.notes.push(`${id}: ${JSON.stringify(c.value)} ${c.violation}`)
         out.points.push({
@@ -118,6 +123,16 @@ function checkValues(
       }
     }
   }
+}
+
+function rejectValue(
+  out: DeviceResult,
+  d: Sender,
+  dataPointID: string,
+  errorCode: string,
+  message: string,
+) {
+  out.rejected.push({ dataPointID, deviceID: d.deviceID, errorCode, message })
 }
 
 /**
@@ -203,6 +218,17 @@ async function childResults(
   return results
 }
 
+/** An uplink refused whole: its event, with the reason, and nothing to store. */
+function refused(uplink: Uplink, payload: string, errorCode: string, message: string): Assessed {
+  const r = rejectedResult(uplink.device.deviceID, errorCode, message)
+  return {
+    points: [],
+    events: [eventOf(uplink.device, uplink, payload, r)],
+    rejected: r.rejected,
+    children: [],
+  }
+}
+
 /** What one uplink amounts to before anything is written: a device's answer to a command, or values. */
 export type Assessed =
   | { answer: DomainEvents['device.response'][0]; events: EventInput[] }
@@ -225,17 +251,10 @@ export async function assessUplink(
 ): Promise<Assessed> {
   const d = uplink.device
   const payload = eventPayload(uplink.payload)
-  const single = (errorCode: string, message: string) => {
-    const r = rejectedResult(d.deviceID, errorCode, message)
-    return {
-      points: [],
-      events: [eventOf(d, uplink, payload, r)],
-      rejected: r.rejected,
-      children: [],
-    }
-  }
   if (uplink.payload.length > MAX_PAYLOAD_BYTES)
-    return single(
+    return refused(
+      uplink,
+      payload,
       'PAYLOAD_TOO_LARGE',
       `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
     )
@@ -243,7 +262,7 @@ export async function assessUplink(
     uplink.parsed === undefined
       ? decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
       : decodeParsed(uplink.parsed, uplink.receivedAt)
-  if (decoded.form === 'invalid') return single('FORM_INVALID', decoded.reason)
+  if (decoded.form === 'invalid') return refused(uplink, payload, 'FORM_INVALID', decoded.reason)
   if (decoded.form === 'response')
     return {
       answer: commandAnswer(d, decoded, payload),
@@ -251,7 +270,8 @@ export async function assessUplink(
     }
   const model = await models.product(d.productIntID)
   const stream = model.streams.get(normalizeTopic(uplink.topic))
-  if (!stream) return single('DATA_NOT_FOUND', `no data stream for topic ${uplink.topic}`)
+  if (!stream)
+    return refused(uplink, payload, 'DATA_NOT_FOUND', `no data stream for topic ${uplink.topic}`)
   const own = newResult()
   own.rejected.push(...decoded.problems)
   checkValues(d, model, stream, decoded.values, own)
