@@ -3,7 +3,8 @@
  * 100 concurrent connections, against a bare hono route answering the same JSON in the same run (the ceiling);
  * then the same routes with metrics and access logs on against a service with both off (their cost).
  */
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Hono, type MiddlewareHandler } from 'hono'
@@ -130,6 +131,11 @@ const bareServer = serve({ fetch: bare.fetch, port: 0, hostname: '127.0.0.1' })
 await new Promise((r) => bareServer.once('listening', r))
 const bareUrl = `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`
 
+const profiler = new Session()
+if (process.env.BENCH_PROFILE) {
+  profiler.connect()
+  await profiler.post('Profiler.enable')
+}
 const rows: Array<Array<string | number>> = []
 for (const connections of [10, 100]) {
   for (const [name, ours, ceiling] of [
@@ -149,12 +155,20 @@ for (const connections of [10, 100]) {
     const c = await load({ ...ceiling, connections, seconds: SECONDS })
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
+    // BENCH_PROFILE=<file>: a CPU profile of the service's main thread over the detail run at 10 connections
+    const profiled = process.env.BENCH_PROFILE && connections === 10 && name === 'detail'
+    if (profiled) await profiler.post('Profiler.start')
     const o = await load({
       ...ours,
       connections,
       seconds: SECONDS,
       headers: { authorization: headers.authorization },
     })
+    if (profiled)
+      writeFileSync(
+        process.env.BENCH_PROFILE!,
+        JSON.stringify((await profiler.post('Profiler.stop')).profile),
+      )
     // the service runs in this process (all its threads); its CPU over the run, warm-up included, % of one core
     const used = process.cpuUsage(cpu0)
     const serviceCpu = Math.round((used.user + used.system) / 10 / (performance.now() - t0))
