@@ -11,7 +11,7 @@ import { createClient } from '@libsql/client'
 import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkerTelemetryStore } from '../store/libsql/worker/port-telemetry.ts'
-import { mqttRawLoad, table } from './_support/runner.ts'
+import { EVENT_LOG_TABLES, mqttRawLoad, table } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 
 const DEVICES = 100
@@ -119,16 +119,7 @@ async function eventCount(): Promise<number> {
 }
 
 const messages = await eventCount()
-const events = await bytesOf('devicecloud.db', [
-  'events',
-  'events_tenant',
-  'events_device',
-  'events_product',
-  'event_blocks',
-  'event_blocks_tenant',
-  'event_blocks_device',
-  'event_blocks_product',
-])
+const events = await bytesOf('devicecloud.db', EVENT_LOG_TABLES)
 const chunks = await bytesOf('telemetry.db', ['chunks', 'chunks_series_start'])
 const rollups = await bytesOf('telemetry.db', ['rollups'])
 const per = (b: number) => (b / messages).toFixed(1)

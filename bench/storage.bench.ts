@@ -23,7 +23,7 @@ import { LogsRepo } from '../store/libsql/logs.ts'
 import { EventFoldRepo } from '../store/libsql/event-fold.ts'
 import type { EventInput } from '../store/types.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
-import { table } from './_support/runner.ts'
+import { EVENT_LOG_TABLES, table } from './_support/runner.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-bench-storage-'))
 const DAY = 86_400_000
@@ -138,16 +138,7 @@ async function benchMonth() {
   const usedBytes = await bytesOf(url, ['chunks', 'chunks_series_start', 'series', 'wal', 'meta'])
   const fileBytes = statSync(url.slice('file:'.length)).size
   const rollupBytes = await bytesOf(url, ['rollups'])
-  const eventBytes = await bytesOf(metaUrl, [
-    'events',
-    'events_tenant',
-    'events_device',
-    'events_product',
-    'event_blocks',
-    'event_blocks_tenant',
-    'event_blocks_device',
-    'event_blocks_product',
-  ])
+  const eventBytes = await bytesOf(metaUrl, EVENT_LOG_TABLES)
   console.log(
     `\n${DAYS} days x ${POINTS} data points at 1 Hz: ${values.toLocaleString('en-US')} values, loaded in ${(loadMs / 1000).toFixed(1)} s\n`,
   )

@@ -133,3 +133,15 @@ export function childJson<T>(
     })
   })
 }
+
+/** The event log's tables and indexes in the metadata database: the tail (`events`) and the folded blocks. */
+export const EVENT_LOG_TABLES = [
+  'events',
+  'events_tenant',
+  'events_device',
+  'events_product',
+  'event_blocks',
+  'event_blocks_tenant',
+  'event_blocks_device',
+  'event_blocks_product',
+]
