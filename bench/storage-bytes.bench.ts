@@ -11,7 +11,7 @@ import { createClient } from '@libsql/client'
 import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type { WorkerTelemetryStore } from '../store/libsql/worker/port-telemetry.ts'
-import { EVENT_LOG_TABLES, mqttRawLoad, table } from './_support/runner.ts'
+import { EVENT_LOG_TABLES, VALUE_TABLES, mqttRawLoad, table } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 
 const DEVICES = 100
@@ -86,8 +86,11 @@ const during = await second((mark) => {
 })
 const folded = await folding!
 const foldCpuMs = (process.cpuUsage(foldCpu).user + process.cpuUsage(foldCpu).system) / 1000
-// what is left of the tail (the messages of the second window)
+// what is left of the tail (the messages of the second window), and the values of those 20 s compacted as a past
+// hour's are: at steady state only the current hour is still in flush-sized chunks (1/720 of 30 days)
 await svc.deps.services.eventFold.fold(Date.now() + 1)
+await store.flush()
+await store.compact(true)
 const asBlocks: Array<Awaited<ReturnType<typeof timed>>> = []
 for (const { path } of asRows) asBlocks.push(await timed(path))
 await svc.close()
@@ -120,7 +123,7 @@ async function eventCount(): Promise<number> {
 
 const messages = await eventCount()
 const events = await bytesOf('devicecloud.db', EVENT_LOG_TABLES)
-const chunks = await bytesOf('telemetry.db', ['chunks', 'chunks_series_start'])
+const chunks = await bytesOf('telemetry.db', VALUE_TABLES)
 const rollups = await bytesOf('telemetry.db', ['rollups'])
 const per = (b: number) => (b / messages).toFixed(1)
 const fileOf = (f: string) => statSync(join(dir, f)).size
@@ -157,4 +160,5 @@ console.log(
     ]),
   )}`,
 )
-rmSync(dir, { recursive: true, force: true })
+if (!process.env.BENCH_KEEP) rmSync(dir, { recursive: true, force: true })
+else console.log(`kept ${dir}`)

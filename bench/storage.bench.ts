@@ -23,7 +23,7 @@ import { LogsRepo } from '../store/libsql/logs.ts'
 import { EventFoldRepo } from '../store/libsql/event-fold.ts'
 import type { EventInput } from '../store/types.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
-import { EVENT_LOG_TABLES, table } from './_support/runner.ts'
+import { EVENT_LOG_TABLES, VALUE_TABLES, table } from './_support/runner.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-bench-storage-'))
 const DAY = 86_400_000
@@ -134,8 +134,8 @@ async function benchMonth() {
   }
   await store.close()
   const values = seconds * POINTS
-  const chunkBytes = await bytesOf(url, ['chunks', 'chunks_series_start'])
-  const usedBytes = await bytesOf(url, ['chunks', 'chunks_series_start', 'series', 'wal', 'meta'])
+  const chunkBytes = await bytesOf(url, VALUE_TABLES)
+  const usedBytes = await bytesOf(url, [...VALUE_TABLES, 'series', 'wal', 'meta'])
   const fileBytes = statSync(url.slice('file:'.length)).size
   const rollupBytes = await bytesOf(url, ['rollups'])
   const eventBytes = await bytesOf(metaUrl, EVENT_LOG_TABLES)
@@ -249,7 +249,7 @@ async function benchYear() {
   ]
   await store.close()
   const rollupBytes = await bytesOf(url, ['rollups'])
-  const chunkBytes = await bytesOf(url, ['chunks', 'chunks_series_start'])
+  const chunkBytes = await bytesOf(url, VALUE_TABLES)
   console.log(
     `\n1 data point x ${days} days at 1 Hz in ${tz}: ${seconds.toLocaleString('en-US')} values, loaded in ${(loadMs / 1000).toFixed(1)} s, flushed, compacted and rolled up in ${(compactMs / 1000).toFixed(1)} s\n`,
   )

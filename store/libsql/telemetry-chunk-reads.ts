@@ -9,7 +9,7 @@ import type { Client, Row } from '@libsql/client'
 import type { LastValue } from '../telemetry.ts'
 import type { ChunkStats } from './telemetry-codec.ts'
 import { decodeTimes, decodeValues, lastValue } from './telemetry-codec.ts'
-import { BUCKET_MS, bucketOf, marks } from './telemetry-db.ts'
+import { BUCKET_MS, CHUNK_TIMES_SQL, bucketOf, marks } from './telemetry-db.ts'
 import { clip, type Run } from './telemetry-memtable.ts'
 
 /** The values of each series' chunks in [start, end), one run per chunk, oldest seq first. */
@@ -20,7 +20,7 @@ export async function readChunks(
   end: number,
 ): Promise<Map<number, Run[]>> {
   const rs = await client.execute({
-    sql: `SELECT series_id, n, kind, times, vals FROM chunks WHERE series_id IN (${marks(ids.length)})
+    sql: `SELECT series_id, n, kind, ${CHUNK_TIMES_SQL}, vals FROM chunks WHERE series_id IN (${marks(ids.length)})
             AND t_start >= ? AND t_start < ? AND t_end >= ? ORDER BY seq, id`,
     args: [...ids, bucketOf(start), end, start],
   })
@@ -87,7 +87,7 @@ export async function countChunks(
         args: [...ids, start, end],
       },
       {
-        sql: `SELECT n, times, kind FROM chunks WHERE series_id IN (${marks(ids.length)})
+        sql: `SELECT n, ${CHUNK_TIMES_SQL}, kind FROM chunks WHERE series_id IN (${marks(ids.length)})
                 AND t_start >= ? AND t_start < ? AND t_end >= ? AND (t_start < ? OR t_end >= ?)`,
         args: [...ids, bucketOf(start), end, start, start, end],
       },
@@ -125,7 +125,7 @@ export async function readChunksForAggregate(
 ): Promise<AggregateChunk[]> {
   const bucket = `(t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS})`
   const rs = await client.execute({
-    sql: `SELECT series_id, b, n, kind, vmin, vmax, vsum, vcnt, summary, CASE WHEN summary THEN NULL ELSE times END,
+    sql: `SELECT series_id, b, n, kind, vmin, vmax, vsum, vcnt, summary, CASE WHEN summary THEN NULL ELSE ${CHUNK_TIMES_SQL} END,
             CASE WHEN summary THEN NULL ELSE vals END
           FROM (SELECT *, ${bucket} AS b, (count(*) OVER (PARTITION BY series_id, ${bucket}) = 1 AND vcnt IS NOT NULL
                   AND ${bucket} >= ? AND ${bucket} + ${BUCKET_MS} <= ?) AS summary

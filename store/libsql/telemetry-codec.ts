@@ -14,7 +14,9 @@
  * - values: KIND_PACKED (2), numbers with at most 6 decimals as integers scaled by 10^d, packed (first byte d);
  *   KIND_F64 (0), the Float64 bytes of numbers that do not pack; KIND_JSON (1), the JSON array of the values (keeps
  *   strings, booleans and numbers apart).
- * Beside the blobs a chunk row keeps min, max, sum and count of its numbers.
+ * Beside the blobs a chunk row keeps min, max, sum and count of its numbers. Where a chunk is stored, a times blob
+ * of 64 bytes or more is shared with the chunks of identical times (telemetry-db.ts KIND_TIMES_SHARED): readers
+ * get the blob itself from SQL (CHUNK_TIMES_SQL), so nothing here sees the difference.
  */
 import type { TelemetryValue } from '../telemetry.ts'
 import { packInts, unpackInts } from './telemetry-pack.ts'

@@ -6,7 +6,7 @@
  */
 import type { Client, InStatement, Row } from '@libsql/client'
 import { decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
-import { BUCKET_MS, insertChunks, marks } from './telemetry-db.ts'
+import { BUCKET_MS, CHUNK_TIMES_SQL, insertChunks, marks } from './telemetry-db.ts'
 import { mergeRuns, type Run } from './telemetry-memtable.ts'
 import { RollupWriter } from './telemetry-rollups.ts'
 
@@ -73,7 +73,7 @@ export class CompactionQueue {
   }
 }
 
-const SELECT_BUCKET = `SELECT id, n, seq, kind, times, vals FROM chunks
+const SELECT_BUCKET = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, vals FROM chunks
   WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq, id`
 
 /**

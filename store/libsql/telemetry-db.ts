@@ -3,6 +3,7 @@
  * start-up state and the multi-row statements the store issues.
  */
 import { createClient, type Client, type InStatement } from '@libsql/client'
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { EncodedChunk } from './telemetry-codec.ts'
@@ -17,9 +18,25 @@ export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
  * is written again). 4: chunks may be packed (telemetry-codec.ts KIND_PACKED, KIND_TIMES_PACKED; older chunks read
  * as before): a version 3 reader would misread them, so it refuses the file. 5: rollups (telemetry-rollups.ts)
  * and chunks.rolled (1: the chunk's values are in the rollups); a version 4 file's chunks are all rolled up after
- * the upgrade, in the background, by compaction.
+ * the upgrade, in the background, by compaction. 6: time columns shared (`chunk_times`, KIND_TIMES_SHARED): a
+ * version 5 reader would misread such chunks' times, so it refuses the file; older chunks read as before.
  */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
+
+/**
+ * Flag of a chunk's `kind`: its `times` column holds the 16-byte hash of a row of `chunk_times`, whose `bytes`
+ * are the time blob. The series of a device written by the same messages have the same times: an hour of 10 data
+ * points keeps its time column once instead of 10 times. Blobs shorter than SHARED_TIMES_MIN_BYTES stay inline
+ * (a flush's chunks of a few values, regular series' 16 bytes), where a hash would cost more than it saves.
+ */
+export const KIND_TIMES_SHARED = 8
+const SHARED_TIMES_MIN_BYTES = 64
+
+/**
+ * The time blob of a `chunks` row, inline or shared, as an SQL expression over the row's columns (unqualified:
+ * `chunk_times` has neither a `times` nor a `kind` column, so they bind to the chunk).
+ */
+export const CHUNK_TIMES_SQL = `CASE WHEN kind & ${KIND_TIMES_SHARED} THEN (SELECT bytes FROM chunk_times WHERE hash = times) ELSE times END`
 
 /**
  * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
@@ -41,6 +58,15 @@ const SCHEMA = [
      t_end INTEGER NOT NULL, n INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, times BLOB NOT NULL,
      vals BLOB NOT NULL, vmin REAL, vmax REAL, vsum REAL, vcnt INTEGER, rolled INTEGER NOT NULL DEFAULT 0)`,
   'CREATE INDEX IF NOT EXISTS chunks_series_start ON chunks (series_id, t_start)',
+  // shared time blobs: `refs` counts the chunks naming `hash`; whoever inserts a chunk adds its reference in the
+  // same transaction (insertChunks), and every delete of a chunk, whatever its path, drops it here
+  `CREATE TABLE IF NOT EXISTS chunk_times (id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE,
+     refs INTEGER NOT NULL, bytes BLOB NOT NULL)`,
+  `CREATE TRIGGER IF NOT EXISTS chunk_times_release AFTER DELETE ON chunks WHEN old.kind & ${KIND_TIMES_SHARED}
+     BEGIN
+       UPDATE chunk_times SET refs = refs - 1 WHERE hash = old.times;
+       DELETE FROM chunk_times WHERE hash = old.times AND refs <= 0;
+     END`,
   `CREATE TABLE IF NOT EXISTS rollups (series_id INTEGER NOT NULL, tier INTEGER NOT NULL, t_start INTEGER NOT NULL,
      data BLOB NOT NULL, PRIMARY KEY (series_id, tier, t_start)) WITHOUT ROWID`,
   'CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
@@ -62,6 +88,7 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
   [3, ['ALTER TABLE series ADD COLUMN product_id TEXT']],
   [4, []],
   [5, ['ALTER TABLE chunks ADD COLUMN rolled INTEGER NOT NULL DEFAULT 0']],
+  [6, []],
 ]
 
 /** A connection to the file with the settings applied (no schema: see openTelemetryClient). */
@@ -181,15 +208,39 @@ export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
   return out
 }
 
-/** Multi-row INSERTs of chunks of one seq (`rolled`: their values are already in the rollups). */
+/**
+ * Multi-row INSERTs of chunks of one seq (`rolled`: their values are already in the rollups). Time blobs of at
+ * least SHARED_TIMES_MIN_BYTES go to `chunk_times` (one row per distinct blob, its reference count raised by the
+ * chunks naming it) and the chunks keep their hash. The statements run in one transaction (the caller's batch),
+ * in any order relative to the deletes it holds: a blob whose count a delete takes to 0 is written again here.
+ */
 export function insertChunks(
   chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>,
   seq: number,
   rolled = false,
 ): InStatement[] {
   const out: InStatement[] = []
-  for (let i = 0; i < chunks.length; i += ROWS_PER_INSERT) {
-    const part = chunks.slice(i, i + ROWS_PER_INSERT)
+  const shared = new Map<string, { hash: Uint8Array; bytes: Uint8Array; refs: number }>()
+  const rows = chunks.map(({ seriesId, chunk }) => {
+    if (chunk.times.length < SHARED_TIMES_MIN_BYTES) return { seriesId, chunk }
+    const hash = new Uint8Array(createHash('sha256').update(chunk.times).digest().subarray(0, 16))
+    const key = Buffer.from(hash).toString('hex')
+    const entry = shared.get(key)
+    if (entry) entry.refs++
+    else shared.set(key, { hash, bytes: chunk.times, refs: 1 })
+    return { seriesId, chunk: { ...chunk, kind: chunk.kind | KIND_TIMES_SHARED, times: hash } }
+  })
+  const blobs = [...shared.values()]
+  for (let i = 0; i < blobs.length; i += ROWS_PER_INSERT) {
+    const part = blobs.slice(i, i + ROWS_PER_INSERT)
+    out.push({
+      sql: `INSERT INTO chunk_times (hash, refs, bytes) VALUES ${part.map(() => '(?, ?, ?)').join(', ')}
+            ON CONFLICT (hash) DO UPDATE SET refs = refs + excluded.refs`,
+      args: part.flatMap((b) => [b.hash, b.refs, b.bytes]),
+    })
+  }
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const part = rows.slice(i, i + ROWS_PER_INSERT)
     out.push({
       sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt, rolled)
             VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,

@@ -1,9 +1,13 @@
 /**
- * Integer packing of the embedded telemetry store's chunks (telemetry-codec.ts): a first value, then the
- * differences between neighbours in blocks of BLOCK, each block as its minimum (a varint) and a bit width, the
- * differences minus that minimum packed at that width. Slowly changing series (a 1 Hz reading with two decimals,
- * times a second apart with some jitter) cost a few bits a value; Gorilla's XOR of float bits needs ~6.6 bytes on
- * such data because the low mantissa bits of decimal fractions look random.
+ * Integer packing of the embedded telemetry store's chunks (telemetry-codec.ts): a first value, then blocks of
+ * BLOCK, each block as a minimum (a varint) and a width byte, then its integers minus that minimum packed at that
+ * width. A block holds either the differences between neighbours (width byte = the width) or, when that is
+ * narrower, the values themselves (frame of reference: width byte = FOR_FLAG + the width). Slowly changing series
+ * (a 1 Hz reading with two decimals, times a second apart with some jitter) cost a few bits a value as
+ * differences; values that jump anywhere in a range (uniform noise, counters that reset) cost one bit less as
+ * themselves than as differences, whose span is twice the range. Gorilla's XOR of float bits needs ~6.6 bytes on
+ * such data because the low mantissa bits of decimal fractions look random. Blocks written before the frame of
+ * reference existed never have the flag set (widths are at most MAX_WIDTH), so they read as before.
  *
  * All arithmetic is on doubles: integers are exact up to 2^53, widths are at most MAX_WIDTH bits, and the bit
  * accumulator never holds more than MAX_WIDTH + 8 bits.
@@ -12,6 +16,8 @@
 const BLOCK = 128
 /** Widest packed difference (bits); a block needing more is not packed (the caller falls back to Float64). */
 export const MAX_WIDTH = 40
+/** Width-byte flag: the block holds values minus its minimum, not differences. */
+const FOR_FLAG = 128
 const POW2 = Array.from({ length: 64 }, (_, i) => 2 ** i)
 
 /** A growable byte buffer. */
@@ -41,6 +47,12 @@ function putVarint(out: Bytes, v: number) {
     z = Math.floor(z / 128)
   }
   out.push(z)
+}
+
+/** Bits needed for integers 0..range (Infinity when range is not a safe integer: too wide to pack). */
+function widthOf(range: number): number {
+  if (!Number.isSafeInteger(range)) return Infinity
+  return range === 0 ? 0 : Math.floor(Math.log2(range)) + 1
 }
 
 /** Reads the packed bytes of `blob` from `pos`. */
@@ -81,22 +93,31 @@ export function packInts(
     const end = Math.min(n, start + BLOCK)
     let min = Infinity
     let max = -Infinity
+    let vmin = Infinity
+    let vmax = -Infinity
     for (let i = start; i < end; i++) {
-      const d = v[i]! - v[i - 1]!
+      const x = v[i]!
+      const d = x - v[i - 1]!
       if (d < min) min = d
       if (d > max) max = d
+      if (x < vmin) vmin = x
+      if (x > vmax) vmax = x
     }
-    const range = max - min
-    const width = range === 0 ? 0 : Math.floor(Math.log2(range)) + 1
-    if (width > MAX_WIDTH || !Number.isSafeInteger(range)) return undefined
-    putVarint(out, min)
-    out.push(width)
-    if (width === 0) continue
+    const width = widthOf(max - min)
+    const forWidth = widthOf(vmax - vmin)
+    // frame of reference when strictly narrower: differences stay the choice for walks and regular times
+    const asValues = forWidth < width
+    const w = asValues ? forWidth : width
+    const base = asValues ? vmin : min
+    if (w > MAX_WIDTH) return undefined
+    putVarint(out, base)
+    out.push(asValues ? FOR_FLAG + w : w)
+    if (w === 0) continue
     let acc = 0
     let bits = 0
     for (let i = start; i < end; i++) {
-      acc += (v[i]! - v[i - 1]! - min) * POW2[bits]!
-      bits += width
+      acc += (asValues ? v[i]! - base : v[i]! - v[i - 1]! - base) * POW2[bits]!
+      bits += w
       while (bits >= 8) {
         out.push(acc % 256)
         acc = Math.floor(acc / 256)
@@ -117,9 +138,12 @@ export function unpackInts(bytes: Uint8Array, n: number, offset = 0): number[] {
   for (let start = 1; start < n; start += BLOCK) {
     const end = Math.min(n, start + BLOCK)
     const min = r.varint()
-    const width = bytes[r.pos++]!
+    const head = bytes[r.pos++]!
+    const asValues = head >= FOR_FLAG
+    const width = asValues ? head - FOR_FLAG : head
     if (width === 0) {
-      for (let i = start; i < end; i++) out[i] = prev += min
+      if (asValues) for (let i = start; i < end; i++) out[i] = prev = min
+      else for (let i = start; i < end; i++) out[i] = prev += min
       continue
     }
     const mod = POW2[width]!
@@ -134,7 +158,7 @@ export function unpackInts(bytes: Uint8Array, n: number, offset = 0): number[] {
       const d = acc % mod
       acc = (acc - d) / mod
       bits -= width
-      out[i] = prev += d + min
+      out[i] = prev = asValues ? d + min : prev + d + min
     }
     r.pos = pos
   }

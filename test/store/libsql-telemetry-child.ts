@@ -15,7 +15,11 @@ export const BASE = Date.UTC(2026, 0, 1)
 export const PER_BATCH = 1000
 export const MAX_BATCHES = 400
 
-/** Batch k: data point `a` numbers, `b` strings, 100 ms apart, times unique across batches. */
+/**
+ * Batch k: messages of two points each, data point `a` a number and `b` a string at the same time, 200 ms apart
+ * plus a jitter of 0-6 ms (irregular times: packed, and shared by a and b once compacted), times unique across
+ * batches.
+ */
 export function batch(k: number, deviceID = 'dev'): TelemetryPoint[] {
   return Array.from({ length: PER_BATCH }, (_, i) => {
     const n = k * PER_BATCH + i
@@ -24,7 +28,7 @@ export function batch(k: number, deviceID = 'dev'): TelemetryPoint[] {
       productID: 'p',
       deviceID,
       dataPointID: i % 2 ? 'a' : 'b',
-      time: BASE + n * 100,
+      time: BASE + Math.floor(n / 2) * 200 + (Math.floor(n / 2) % 7),
       value: i % 2 ? n : `s${n}`,
     }
   })
@@ -73,12 +77,13 @@ export async function assertBatches(store: TelemetryStore, acked: number, device
     start: BASE,
     end,
   })
-  const got = new Map<number, TelemetryValue>()
-  for (const dp of ['a', 'b']) r.get(dp)!.time.forEach((t, i) => got.set(t, r.get(dp)!.value[i]!))
+  const got = new Map<string, TelemetryValue>()
+  for (const dp of ['a', 'b'])
+    r.get(dp)!.time.forEach((t, i) => got.set(`${dp}:${t}`, r.get(dp)!.value[i]!))
   let complete = 0
   for (let k = 0; k < MAX_BATCHES; k++) {
     const want = batch(k, deviceID)
-    const present = want.filter((p) => got.get(p.time) === p.value).length
+    const present = want.filter((p) => got.get(`${p.dataPointID}:${p.time}`) === p.value).length
     assert.ok(present === 0 || present === PER_BATCH, `batch ${k} partly stored: ${present}`)
     if (present) complete++
     if (k <= acked) assert.is(present, PER_BATCH, `acked batch ${k} lost`)

@@ -8,6 +8,7 @@ import { createClient } from '@libsql/client'
 import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/libsql/telemetry.ts'
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
 import { telemetryContract } from './telemetry.contract.ts'
+import { SCHEMA_VERSION } from '../../store/libsql/telemetry-db.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
 import {
   BASE,
@@ -57,6 +58,27 @@ async function raw(url: string, sql: string): Promise<number> {
   } finally {
     c.close()
   }
+}
+
+/** Shared time columns are counted exactly: each blob's refs equal the chunks naming it, and none is missing. */
+async function assertSharedTimes(url: string) {
+  assert.is(
+    await raw(
+      url,
+      `SELECT count(*) FROM chunk_times t
+         WHERE refs != (SELECT count(*) FROM chunks c WHERE c.kind & 8 AND c.times = t.hash)`,
+    ),
+    0,
+    'reference counts',
+  )
+  assert.is(
+    await raw(
+      url,
+      'SELECT count(*) FROM chunks c WHERE c.kind & 8 AND NOT EXISTS (SELECT 1 FROM chunk_times t WHERE t.hash = c.times)',
+    ),
+    0,
+    'dangling references',
+  )
 }
 
 const t = suite('libsql telemetry store')
@@ -133,11 +155,18 @@ t(
     const acked = await runChild(url, 'flushing', 30)
     const s = await open(url)
     await assertBatches(s, acked)
+    await s.compact(true)
+    await assertBatches(s, acked)
     await s.close()
     assert.ok(
       (await raw(url, 'SELECT count(*) FROM chunks')) > 0,
       'the child flushed before it died',
     )
+    assert.ok(
+      (await raw(url, 'SELECT count(*) FROM chunks WHERE kind & 8')) > 0,
+      'a and b share their time columns',
+    )
+    await assertSharedTimes(url)
   },
 )
 
@@ -151,7 +180,7 @@ t(
     const s = await open(url)
     await assertBatches(s, acked)
     const latest = await s.latest('t1', 'dev')
-    assert.ok(latest.get('a')!.time >= BASE + ((acked + 1) * PER_BATCH - 1) * 100)
+    assert.ok(latest.get('a')!.time >= batch(acked).at(-1)!.time)
     await s.close()
     assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
     assert.ok((await raw(url, 'SELECT count(*) FROM chunks')) > 0)
@@ -314,7 +343,7 @@ t(
     await c.execute("UPDATE meta SET value = 2 WHERE key = 'schema_version'")
     c.close()
     s = await open(url)
-    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 5)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), SCHEMA_VERSION)
     assert.is(await raw(url, 'SELECT count(*) FROM series WHERE product_id IS NULL'), 2)
     await s.write(pts('d', 'y', [[BASE + 1, 3]]))
     assert.is(await raw(url, "SELECT count(*) FROM series WHERE product_id = 'p'"), 2)
@@ -480,6 +509,103 @@ t('a day at 1 Hz after compaction :: 24 chunk rows, read whole', async () => {
   )
   await s.close()
 })
+
+t(
+  'time columns shared by the series of a device :: stored once an hour, read exactly, released by every delete',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    const T = Date.UTC(2026, 0, 12)
+    // irregular receipt times (packed: well over 64 bytes an hour); d1's x, y and z come in the same messages,
+    // d1's w in every other one, d2's x at its own times
+    const times = (seed: number) =>
+      Array.from({ length: 2000 }, (_, i) => T + i * 3000 + ((i * seed) % 17))
+    const t1 = times(7)
+    const t2 = times(11)
+    const points = [
+      ...['x', 'y', 'z'].flatMap((dp, k) =>
+        pts(
+          'd1',
+          dp,
+          t1.map((t, i) => [t, i * (k + 1) + 0.25]),
+        ),
+      ),
+      ...pts(
+        'd1',
+        'w',
+        t1.filter((_, i) => i % 2 === 0).map((t, i) => [t, -i]),
+      ),
+      ...pts(
+        'd2',
+        'x',
+        t2.map((t, i) => [t, i % 13]),
+      ),
+    ]
+    await s.write(points)
+    await s.flush()
+    await s.compact(true)
+    const hours = 2 // 2,000 messages 3 s apart: 100 minutes from midnight
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks WHERE kind & 8'), 5 * hours)
+    assert.is(
+      await raw(url, 'SELECT count(*) FROM chunk_times'),
+      3 * hours,
+      "d1's x/y/z once, w's and d2's own",
+    )
+    assert.is(await raw(url, 'SELECT max(refs) FROM chunk_times'), 3)
+    await assertSharedTimes(url)
+    const read = async (deviceID: string, ids: string[], start = T, end = T + 3 * HOUR) =>
+      s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ids, start, end })
+    const d1 = await read('d1', ['x', 'y', 'z', 'w'])
+    assert.equal(d1.get('y'), { time: t1, value: t1.map((_, i) => i * 2 + 0.25) })
+    assert.equal(
+      d1.get('w')!.time,
+      t1.filter((_, i) => i % 2 === 0),
+    )
+    assert.equal((await read('d2', ['x'])).get('x'), { time: t2, value: t2.map((_, i) => i % 13) })
+    // counts and aggregates read the shared times too (an edge chunk decodes its times; a partial hour its values)
+    assert.is(
+      await s.count({
+        tenantID: 't1',
+        deviceID: 'd1',
+        dataPointIDs: ['z'],
+        start: T + 1000,
+        end: T + HOUR,
+      }),
+      1200 - 1,
+    )
+    const max = await s.aggregate(
+      {
+        tenantID: 't1',
+        deviceID: 'd1',
+        dataPointIDs: ['x'],
+        start: T + 30 * 60_000,
+        end: T + 3 * HOUR,
+      },
+      'max',
+      { every: '1h', tz: 'UTC' },
+    )
+    assert.equal(max.get('x')!.value, [1199.25, 1999.25])
+    // a late value in the first hour: compaction merges it and the hour's old blob of x is released, y and z keep it
+    await s.write(pts('d1', 'x', [[T + 1, 99]]))
+    await s.flush()
+    await s.compact(true)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 3 * hours + 1)
+    await assertSharedTimes(url)
+    assert.equal((await read('d1', ['x'], T, T + 2)).get('x')!.value, [0.25, 99])
+    // retention drops the first hour's chunks with their blobs, then a device's deletion drops the rest of its own
+    await s.deleteBefore([], T + HOUR + 1)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 3)
+    await assertSharedTimes(url)
+    await s.deleteDevice('t1', 'd1')
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 1)
+    await assertSharedTimes(url)
+    assert.equal(
+      (await read('d2', ['x'], T + HOUR, T + 3 * HOUR)).get('x')!.time,
+      t2.filter((t) => t >= T + HOUR),
+    )
+    await s.close()
+  },
+)
 
 t(
   'flushes and compactions racing writes :: nothing lost, the last sequential write wins',
@@ -710,7 +836,7 @@ t(
     await c.execute("UPDATE meta SET value = 1 WHERE key = 'schema_version'")
     c.close()
     s = await open(url)
-    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), 5)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), SCHEMA_VERSION)
     const old = await raw(url, 'SELECT count(*) FROM chunks WHERE vcnt IS NULL')
     assert.is(old, await raw(url, 'SELECT count(*) FROM chunks'))
     await assertAggregatesMatch(s, 'schema 1 chunks', 5)

@@ -116,4 +116,39 @@ test('packInts :: blocks of every width, and undefined beyond 40 bits', () => {
   assert.is(packInts([0, 2 ** 41, 0]), undefined)
 })
 
+test('packInts :: values that jump within a range pack as themselves, a bit narrower than their differences', () => {
+  const r = rng(5)
+  // uniform in [1000, 9999]: differences span 2 x 8,999 (15 bits), the values 8,999 (14 bits)
+  const noise = Array.from({ length: 1280 }, () => 1000 + Math.floor(r() * 9000))
+  const packed = packInts(noise)!
+  assert.equal(unpackInts(packed, noise.length), noise)
+  assert.ok(
+    packed.length <= 4 + (1279 * 14) / 8 + 10 * 4,
+    `${packed.length} bytes: 14 bits a value`,
+  )
+  // walks, constant runs and noise in one array: every block picks its own form and the seams read back
+  const mixed: number[] = [7]
+  for (let i = 1; i < 2000; i++) {
+    const part = Math.floor(i / 300) % 3
+    const prev = mixed[i - 1]!
+    mixed.push(
+      part === 0 ? prev + Math.floor(r() * 5) - 2 : part === 1 ? 42 : Math.floor(r() * 2 ** 20),
+    )
+  }
+  assert.equal(unpackInts(packInts(mixed, [3])!, mixed.length, 1), mixed)
+  // a constant block after a jump: frame of reference of width 0 repeats the minimum, differences of width 0 add it
+  const steps = [
+    5,
+    ...Array.from({ length: 128 }, () => 900),
+    ...Array.from({ length: 128 }, (_, i) => 900 + i),
+  ]
+  assert.equal(unpackInts(packInts(steps)!, steps.length), steps)
+})
+
+test('packInts :: bytes packed as differences only (files written before the frame of reference) read as before', () => {
+  // first 10, then one block: min difference 1 (zigzag 2), width 1, bits 0 1 1 0 (differences 1 2 2 1)
+  const old = Uint8Array.from([20, 2, 1, 0b0110])
+  assert.equal(unpackInts(old, 5), [10, 11, 13, 15, 16])
+})
+
 test.run()
