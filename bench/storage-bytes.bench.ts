@@ -95,36 +95,41 @@ const asBlocks: Array<Awaited<ReturnType<typeof timed>>> = []
 for (const { path } of asRows) asBlocks.push(await timed(path))
 await svc.close()
 
-/** Bytes of the named tables and indexes of a file (dbstat). */
-async function bytesOf(file: string, names: string[]): Promise<number> {
+/** One number answered by `sql` over a file of the data directory. */
+async function scalar(file: string, sql: string, args: string[] = []): Promise<number> {
   const c = createClient({ url: `file:${join(dir, file)}` })
   try {
-    const rs = await c.execute({
-      sql: `SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`,
-      args: names,
-    })
-    return Number(rs.rows[0]![0])
+    return Number((await c.execute({ sql, args })).rows[0]![0])
   } finally {
     c.close()
   }
 }
+/** Bytes of the named tables and indexes of a file (dbstat). */
+const bytesOf = (file: string, names: string[]) =>
+  scalar(
+    file,
+    `SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name IN (${names.map(() => '?').join(', ')})`,
+    names,
+  )
 /** The messages the event log holds (every acknowledged one, and the warm-up's). */
-async function eventCount(): Promise<number> {
-  const c = createClient({ url: `file:${join(dir, 'devicecloud.db')}` })
-  try {
-    const rs = await c.execute(
-      'SELECT (SELECT count(*) FROM events) + (SELECT coalesce(sum(n), 0) FROM event_blocks)',
-    )
-    return Number(rs.rows[0]![0])
-  } finally {
-    c.close()
-  }
-}
+const eventCount = () =>
+  scalar(
+    'devicecloud.db',
+    'SELECT (SELECT count(*) FROM events) + (SELECT coalesce(sum(n), 0) FROM event_blocks)',
+  )
+/** The values as the store encodes them: the chunks' blobs and the shared time columns, without SQLite's pages. */
+const encodedValues = () =>
+  scalar(
+    'telemetry.db',
+    `SELECT (SELECT coalesce(sum(length(times) + length(vals)), 0) FROM chunks)
+          + (SELECT coalesce(sum(length(bytes)), 0) FROM chunk_times)`,
+  )
 
 const messages = await eventCount()
 const events = await bytesOf('devicecloud.db', EVENT_LOG_TABLES)
 const chunks = await bytesOf('telemetry.db', VALUE_TABLES)
 const rollups = await bytesOf('telemetry.db', ['rollups'])
+const encoded = await encodedValues()
 const per = (b: number) => (b / messages).toFixed(1)
 const fileOf = (f: string) => statSync(join(dir, f)).size
 console.log(
@@ -136,6 +141,7 @@ console.log(
     [
       ['event log (tail, blocks and their indexes)', per(events), '-'],
       ['values (chunks and their index)', per(chunks), (chunks / messages / POINTS).toFixed(2)],
+      ['values as encoded (blobs alone)', per(encoded), (encoded / messages / POINTS).toFixed(2)],
       ['rollups (1m, 1h, 1d)', per(rollups), (rollups / messages / POINTS).toFixed(2)],
       ['in all (goal at most 100)', per(events + chunks + rollups), '-'],
       ['devicecloud.db, the whole file', per(fileOf('devicecloud.db')), '-'],

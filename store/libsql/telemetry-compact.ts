@@ -6,7 +6,14 @@
  */
 import type { Client, InStatement, Row } from '@libsql/client'
 import { decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
-import { BUCKET_MS, CHUNK_TIMES_SQL, insertChunks, marks } from './telemetry-db.ts'
+import {
+  BUCKET_MS,
+  CHUNK_TIMES_SQL,
+  KIND_TIMES_SHARED,
+  insertChunks,
+  marks,
+  sharesTimes,
+} from './telemetry-db.ts'
 import { mergeRuns, type Run } from './telemetry-memtable.ts'
 import { RollupWriter } from './telemetry-rollups.ts'
 
@@ -116,7 +123,8 @@ export async function compactBuckets(
 
 /**
  * The values of a bucket's chunks merged (duplicates resolved by seq), with the statements leaving one rolled-up
- * chunk: DELETE of the chunks and INSERT of their merge (seq = the highest merged), or the lone chunk marked.
+ * chunk: DELETE of the chunks and INSERT of their merge (seq = the highest merged), or the lone chunk marked (or
+ * written again, when its times are inline and worth sharing: a flush's chunk that was alone in its hour).
  */
 async function mergeBucket(c: Candidate, rows: Row[], stmts: InStatement[]): Promise<Run> {
   const runs: Run[] = rows.map((r) => ({
@@ -125,7 +133,9 @@ async function mergeBucket(c: Candidate, rows: Row[], stmts: InStatement[]): Pro
   }))
   const merged = mergeRuns(runs)
   const ids = rows.map((r) => Number(r.id))
-  if (rows.length === 1) {
+  const lone = rows[0]!
+  const inlineTimes = !(Number(lone.kind) & KIND_TIMES_SHARED)
+  if (rows.length === 1 && !(inlineTimes && sharesTimes((lone.times as ArrayBuffer).byteLength))) {
     stmts.push({ sql: 'UPDATE chunks SET rolled = 1 WHERE id = ?', args: [ids[0]!] })
     return merged
   }

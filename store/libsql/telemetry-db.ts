@@ -208,21 +208,27 @@ export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
   return out
 }
 
+/** Whether a chunk's time blob is worth sharing (see KIND_TIMES_SHARED). */
+export const sharesTimes = (timesBytes: number) => timesBytes >= SHARED_TIMES_MIN_BYTES
+
 /**
- * Multi-row INSERTs of chunks of one seq (`rolled`: their values are already in the rollups). Time blobs of at
- * least SHARED_TIMES_MIN_BYTES go to `chunk_times` (one row per distinct blob, its reference count raised by the
- * chunks naming it) and the chunks keep their hash. The statements run in one transaction (the caller's batch),
- * in any order relative to the deletes it holds: a blob whose count a delete takes to 0 is written again here.
+ * Multi-row INSERTs of chunks of one seq. Compaction's chunks (`compacted`: merged, their values already in the
+ * rollups, kept until retention) share their time blobs of at least SHARED_TIMES_MIN_BYTES: one `chunk_times` row
+ * per distinct blob, its reference count raised by the chunks naming it, and the chunks keep its hash. A flush's
+ * chunks keep theirs inline: compaction replaces them within the hour, so sharing them would be work for nothing.
+ * The statements run in one transaction (the caller's batch), in any order relative to the deletes it holds: a
+ * blob whose count a delete takes to 0 is written again here.
  */
 export function insertChunks(
   chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>,
   seq: number,
-  rolled = false,
+  compacted = false,
 ): InStatement[] {
   const out: InStatement[] = []
+  const rolled = compacted
   const shared = new Map<string, { hash: Uint8Array; bytes: Uint8Array; refs: number }>()
   const rows = chunks.map(({ seriesId, chunk }) => {
-    if (chunk.times.length < SHARED_TIMES_MIN_BYTES) return { seriesId, chunk }
+    if (!compacted || !sharesTimes(chunk.times.length)) return { seriesId, chunk }
     const hash = new Uint8Array(createHash('sha256').update(chunk.times).digest().subarray(0, 16))
     const key = Buffer.from(hash).toString('hex')
     const entry = shared.get(key)
