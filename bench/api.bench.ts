@@ -156,7 +156,11 @@ for (const connections of [10, 100]) {
     const cpu0 = process.cpuUsage()
     const t0 = performance.now()
     // BENCH_PROFILE=<file>: a CPU profile of the service's main thread over the detail run at 10 connections
-    const profiled = process.env.BENCH_PROFILE && connections === 10 && name === 'detail'
+    // (BENCH_PROFILE_ROUTE=list, or another route's name, profiles that one instead)
+    const profiled =
+      process.env.BENCH_PROFILE &&
+      connections === 10 &&
+      name === (process.env.BENCH_PROFILE_ROUTE ?? 'detail')
     if (profiled) await profiler.post('Profiler.start')
     const o = await load({
       ...ours,

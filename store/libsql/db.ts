@@ -5,10 +5,49 @@ import {
   type InStatement,
   type ResultSet,
 } from '@libsql/client'
+import Database from 'libsql'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { storeErrorOf, wedgesConnection } from './sql-errors.ts'
+
+/** Statements kept prepared per connection by keepPreparedStatements (the least recently used go first). */
+export const KEPT_STATEMENTS = 256
+
+let keeping = false
+
+/**
+ * Makes every connection of this thread keep its last KEPT_STATEMENTS prepared statements: `@libsql/client`
+ * prepares each statement it runs again on every call (for a device's detail, about 40% of the reading thread's
+ * work), through the `prepare` of its driver, `libsql`, whose statements can be run again. The client runs a
+ * statement to its end (`all` or `run`) before it returns, so a kept statement is never in use twice at once;
+ * the statement is the driver's own, so rows, values and errors are what the client answers without the cache.
+ * For threads whose connection only reads (the reader workers): there, schema changes made by another
+ * connection re-prepare a kept statement inside SQLite (SQLITE_SCHEMA), as for any prepared statement.
+ */
+export function keepPreparedStatements(limit = KEPT_STATEMENTS): void {
+  if (keeping) return
+  keeping = true
+  type Prepare = (this: Database.Database, sql: string) => Database.Statement
+  const proto = Database.prototype as unknown as { prepare: Prepare }
+  const prepare = proto.prepare
+  const kept = new WeakMap<object, Map<string, Database.Statement>>()
+  proto.prepare = function (sql) {
+    let cache = kept.get(this)
+    if (!cache) kept.set(this, (cache = new Map()))
+    const hit = cache.get(sql)
+    if (hit) {
+      // most recently used last: the first key is the one to evict
+      cache.delete(sql)
+      cache.set(sql, hit)
+      return hit
+    }
+    const stmt = prepare.call(this, sql)
+    cache.set(sql, stmt)
+    if (cache.size > limit) cache.delete(cache.keys().next().value!)
+    return stmt
+  }
+}
 
 /** Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout. */
 const LOCAL_PRAGMAS = [

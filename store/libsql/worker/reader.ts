@@ -1,9 +1,13 @@
 /**
  * The reader worker: a read-only connection (`PRAGMA query_only = ON`: a stray write fails instead of
  * contending with the store worker) answering `Db.read` requests, each in its own read transaction, in order.
+ * Its connection keeps its prepared statements (keepPreparedStatements).
  */
+import { keepPreparedStatements } from '../db.ts'
 import type { Reply } from './protocol.ts'
 import { control, failed, serve } from './serve.ts'
+
+keepPreparedStatements()
 
 /** Answers of a drain are posted at least this often (a queue of 100 reads must not wait for the last one). */
 const POST_MS = 1
