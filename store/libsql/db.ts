@@ -22,8 +22,9 @@ let keeping = false
  * work), through the `prepare` of its driver, `libsql`, whose statements can be run again. The client runs a
  * statement to its end (`all` or `run`) before it returns, so a kept statement is never in use twice at once;
  * the statement is the driver's own, so rows, values and errors are what the client answers without the cache.
- * For threads whose connection only reads (the reader workers): there, schema changes made by another
- * connection re-prepare a kept statement inside SQLite (SQLITE_SCHEMA), as for any prepared statement.
+ * On in the database worker threads (readers, the store worker, the telemetry worker), each the only user of its
+ * connections; a schema change (the store worker's own migrations, or another connection's) re-prepares a kept
+ * statement inside SQLite (SQLITE_SCHEMA), as for any prepared statement.
  */
 export function keepPreparedStatements(limit = KEPT_STATEMENTS): void {
   if (keeping) return

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import type { SeriesSlice } from '../../telemetry.ts'
+import { keepPreparedStatements } from '../db.ts'
 import { LibsqlTelemetryStore } from '../telemetry.ts'
 import { encodeError } from './errors.ts'
 import { decodePoints } from './points-wire.ts'
@@ -17,6 +18,7 @@ const MAX_STREAMS = 256
 /** A `next` answers slices until it holds this many values (at least one slice). */
 const NEXT_VALUES = 100_000
 
+keepPreparedStatements()
 const port = parentPort!
 const data = workerData as TelemetryWorkerData
 const store = await LibsqlTelemetryStore.open({

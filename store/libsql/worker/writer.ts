@@ -9,9 +9,17 @@
  */
 import { LibsqlBatchError, LibsqlError } from '@libsql/client'
 import type { InStatement, ResultSet, Transaction } from '@libsql/client'
-import type { LocalDb, Row, WriteResult, WriteRow } from '../db.ts'
+import {
+  keepPreparedStatements,
+  type LocalDb,
+  type Row,
+  type WriteResult,
+  type WriteRow,
+} from '../db.ts'
 import type { ReadRequest, Reply, Request, WriteRequest } from './protocol.ts'
 import { control, failed, serve } from './serve.ts'
+
+keepPreparedStatements()
 
 const MAX_STATEMENTS = 5000
 const MAX_MS = 20
