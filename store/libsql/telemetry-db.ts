@@ -225,7 +225,6 @@ export function insertChunks(
   compacted = false,
 ): InStatement[] {
   const out: InStatement[] = []
-  const rolled = compacted
   const shared = new Map<string, { hash: Uint8Array; bytes: Uint8Array; refs: number }>()
   const rows = chunks.map(({ seriesId, chunk }) => {
     if (!compacted || !sharesTimes(chunk.times.length)) return { seriesId, chunk }
@@ -263,7 +262,7 @@ export function insertChunks(
         c.stats.max,
         c.stats.sum,
         c.stats.count,
-        rolled ? 1 : 0,
+        compacted ? 1 : 0,
       ]),
     })
   }
