@@ -608,6 +608,55 @@ t(
 )
 
 t(
+  'two tenants with the same times :: one blob, each keeps its values when the other deletes its device',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    const T = Date.UTC(2026, 0, 13)
+    const times = Array.from({ length: 1000 }, (_, i) => T + i * 2000 + (i % 5))
+    const of = (tenantID: string, deviceID: string, k: number) =>
+      ['x', 'y'].flatMap((dp) =>
+        times.map((time, i) => ({
+          tenantID,
+          productID: 'p',
+          deviceID,
+          dataPointID: dp,
+          time,
+          value: i * k,
+        })),
+      )
+    await s.write([...of('t1', 'same', 1), ...of('t2', 'same', 2)])
+    await s.flush()
+    await s.compact(true)
+    // 2,000 s, all in one hour: its times stored once for both tenants' two series each
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 1)
+    assert.is(await raw(url, 'SELECT refs FROM chunk_times'), 4)
+    const read = (tenantID: string) =>
+      s.readRaw({
+        tenantID,
+        deviceID: 'same',
+        dataPointIDs: ['x', 'y'],
+        start: T,
+        end: T + 2 * HOUR,
+      })
+    await s.deleteDevice('t1', 'same')
+    await assertSharedTimes(url)
+    assert.is(await raw(url, 'SELECT refs FROM chunk_times'), 2)
+    assert.equal((await read('t1')).get('x'), { time: [], value: [] })
+    const t2 = await read('t2')
+    assert.equal(t2.get('x'), { time: times, value: times.map((_, i) => i * 2) })
+    assert.equal(t2.get('y')!.time, times)
+    await s.deleteDevice('t2', 'same')
+    assert.is(
+      await raw(url, 'SELECT count(*) FROM chunk_times'),
+      0,
+      'the last reference takes the blob',
+    )
+    await s.close()
+  },
+)
+
+t(
   'flushes and compactions racing writes :: nothing lost, the last sequential write wins',
   async () => {
     const url = newUrl()
