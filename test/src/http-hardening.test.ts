@@ -83,6 +83,20 @@ limits(
       await Promise.all(Array.from({ length: 10 }, () => rawExchange(t.svc.port, request)))
     const grown = process.memoryUsage().rss - rss
     assert.ok(grown < 100 * 2 ** 20, `200 MB of bodies are not kept (RSS grew ${grown >> 20} MB)`)
+    // the same without credentials: the 401 comes first and the body is not held either
+    const anonymous = Buffer.from(head.replace(/Authorization: [^\r]*\r\n/, '') + big)
+    const rssAnon = process.memoryUsage().rss
+    for (let k = 0; k < 5; k++) {
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => rawExchange(t.svc.port, anonymous)),
+      )
+      for (const a of answers) assert.match(a.text, /^HTTP\/1\.1 401 /, a.text.slice(0, 100))
+    }
+    const grownAnon = process.memoryUsage().rss - rssAnon
+    assert.ok(
+      grownAnon < 60 * 2 ** 20,
+      `100 MB sent without credentials (RSS grew ${grownAnon >> 20} MB)`,
+    )
     const r = await t.admin.post('/api/v1/products', big, { 'content-type': 'application/json' })
     assert.is(r.status, 413, 'a POST is still limited')
     assert.is((await t.admin.get('/api/v1/products')).status, 200)
