@@ -15,7 +15,7 @@
  *   KIND_F64 (0), the Float64 bytes of numbers that do not pack; KIND_JSON (1), the JSON array of the values (keeps
  *   strings, booleans and numbers apart).
  * Beside the blobs a chunk row keeps min, max, sum and count of its numbers. Where a chunk is stored, a times blob
- * of 64 bytes or more is shared with the chunks of identical times (telemetry-db.ts KIND_TIMES_SHARED): readers
+ * of 64 bytes or more is shared with the chunks of identical times (KIND_TIMES_SHARED, telemetry-db.ts): readers
  * get the blob itself from SQL (CHUNK_TIMES_SQL), so nothing here sees the difference.
  */
 import type { TelemetryValue } from '../telemetry.ts'
@@ -26,6 +26,11 @@ export const KIND_JSON = 1
 export const KIND_PACKED = 2
 /** Flag of `kind`: the times blob is packed. */
 export const KIND_TIMES_PACKED = 4
+/**
+ * Flag of `kind`: the times blob is shared with other chunks of the same times; the row keeps its hash
+ * (telemetry-db.ts `chunk_times`). Readers get the blob itself through CHUNK_TIMES_SQL.
+ */
+export const KIND_TIMES_SHARED = 8
 const VALUE_KIND = 3
 /** Most decimals a packed value keeps (more: Float64). */
 const MAX_DECIMALS = 6

@@ -5,15 +5,8 @@
  * "higher seq = written later" order valid: every chunk flushed afterwards gets a higher seq than the result.
  */
 import type { Client, InStatement, Row } from '@libsql/client'
-import { decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
-import {
-  BUCKET_MS,
-  CHUNK_TIMES_SQL,
-  KIND_TIMES_SHARED,
-  insertChunks,
-  marks,
-  sharesTimes,
-} from './telemetry-db.ts'
+import { KIND_TIMES_SHARED, decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
+import { BUCKET_MS, CHUNK_TIMES_SQL, insertChunks, marks, sharesTimes } from './telemetry-db.ts'
 import { mergeRuns, type Run } from './telemetry-memtable.ts'
 import { RollupWriter } from './telemetry-rollups.ts'
 

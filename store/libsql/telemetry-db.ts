@@ -6,7 +6,7 @@ import { createClient, type Client, type InStatement } from '@libsql/client'
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import type { EncodedChunk } from './telemetry-codec.ts'
+import { KIND_TIMES_SHARED, type EncodedChunk } from './telemetry-codec.ts'
 
 /** Chunks never cross an hour boundary: compaction merges a series' chunks of one hour into one. */
 export const BUCKET_MS = 3_600_000
@@ -24,12 +24,12 @@ export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
 export const SCHEMA_VERSION = 6
 
 /**
- * Flag of a chunk's `kind`: its `times` column holds the 16-byte hash of a row of `chunk_times`, whose `bytes`
- * are the time blob. The series of a device written by the same messages have the same times: an hour of 10 data
- * points keeps its time column once instead of 10 times. Blobs shorter than SHARED_TIMES_MIN_BYTES stay inline
- * (a flush's chunks of a few values, regular series' 16 bytes), where a hash would cost more than it saves.
+ * Chunks whose times are shared (telemetry-codec.ts KIND_TIMES_SHARED) keep in `times` the 16-byte hash of a row of
+ * `chunk_times`, whose `bytes` are the time blob. The series of a device written by the same messages have the same
+ * times: an hour of 10 data points keeps its time column once instead of 10 times. Blobs shorter than
+ * SHARED_TIMES_MIN_BYTES stay inline (a flush's chunks of a few values, regular series' 16 bytes), where a hash
+ * would cost more than it saves.
  */
-export const KIND_TIMES_SHARED = 8
 const SHARED_TIMES_MIN_BYTES = 64
 
 /**

@@ -9,6 +9,7 @@ import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/l
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
 import { telemetryContract } from './telemetry.contract.ts'
 import { SCHEMA_VERSION } from '../../store/libsql/telemetry-db.ts'
+import { KIND_TIMES_SHARED } from '../../store/libsql/telemetry-codec.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
 import {
   BASE,
@@ -66,7 +67,7 @@ async function assertSharedTimes(url: string) {
     await raw(
       url,
       `SELECT count(*) FROM chunk_times t
-         WHERE refs != (SELECT count(*) FROM chunks c WHERE c.kind & 8 AND c.times = t.hash)`,
+         WHERE refs != (SELECT count(*) FROM chunks c WHERE c.kind & ${KIND_TIMES_SHARED} AND c.times = t.hash)`,
     ),
     0,
     'reference counts',
@@ -74,7 +75,7 @@ async function assertSharedTimes(url: string) {
   assert.is(
     await raw(
       url,
-      'SELECT count(*) FROM chunks c WHERE c.kind & 8 AND NOT EXISTS (SELECT 1 FROM chunk_times t WHERE t.hash = c.times)',
+      `SELECT count(*) FROM chunks c WHERE c.kind & ${KIND_TIMES_SHARED} AND NOT EXISTS (SELECT 1 FROM chunk_times t WHERE t.hash = c.times)`,
     ),
     0,
     'dangling references',
@@ -163,7 +164,7 @@ t(
       'the child flushed before it died',
     )
     assert.ok(
-      (await raw(url, 'SELECT count(*) FROM chunks WHERE kind & 8')) > 0,
+      (await raw(url, `SELECT count(*) FROM chunks WHERE kind & ${KIND_TIMES_SHARED}`)) > 0,
       'a and b share their time columns',
     )
     await assertSharedTimes(url)
@@ -545,7 +546,10 @@ t(
     await s.flush()
     await s.compact(true)
     const hours = 2 // 2,000 messages 3 s apart: 100 minutes from midnight
-    assert.is(await raw(url, 'SELECT count(*) FROM chunks WHERE kind & 8'), 5 * hours)
+    assert.is(
+      await raw(url, `SELECT count(*) FROM chunks WHERE kind & ${KIND_TIMES_SHARED}`),
+      5 * hours,
+    )
     assert.is(
       await raw(url, 'SELECT count(*) FROM chunk_times'),
       3 * hours,
