@@ -6,8 +6,9 @@
  * services, brokers, browsers) and counted as failed, with what it printed: one hung file must not hang the run.
  */
 import { spawn } from 'node:child_process'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readdirSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
+import { descendants } from './_support/procs.ts'
 
 const root = join(import.meta.dirname, '..')
 const filters = process.argv.slice(2)
@@ -39,30 +40,6 @@ interface Result {
 }
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
-
-/** Every descendant of `pid` now (Linux /proc), e.g. a browser that puppeteer started in a process group of its own. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)])
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const out: number[] = []
-  const walk = (p: number) =>
-    (children.get(p) ?? []).forEach((c) => {
-      out.push(c)
-      walk(c)
-    })
-  walk(pid)
-  return out
-}
 
 /**
  * Kills the child, its process group (it leads one: spawned detached) and every process it started elsewhere, so

@@ -1,10 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, existsSync, rmSync } from 'node:fs'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { commandLine, descendants } from '../_support/procs.ts'
 
 const root = join(import.meta.dirname, '../..')
 
@@ -33,32 +34,6 @@ function watch(
     return re.exec(output)
   }
   return { child, exited, until, output: () => output }
-}
-
-/** The processes under `pid` (children, their children ...), from /proc: [pid, command line]. */
-function descendants(pid: number): Array<[number, string]> {
-  const parents = new Map<number, number[]>()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      parents.set(ppid, [...(parents.get(ppid) ?? []), Number(name)])
-    } catch {} // gone meanwhile
-  }
-  const out: Array<[number, string]> = []
-  const visit = (p: number) => {
-    for (const c of parents.get(p) ?? []) {
-      let cmd = ''
-      try {
-        cmd = readFileSync(`/proc/${c}/cmdline`, 'utf8').replaceAll('\0', ' ').trim()
-      } catch {}
-      out.push([c, cmd])
-      visit(c)
-    }
-  }
-  visit(pid)
-  return out
 }
 
 const alive = (pid: number) => {
@@ -174,7 +149,7 @@ main(
     const p = npmStart(dir)
     const ports = await portsOf(p)
     assert.equal(await Promise.all(ports.map(dial)), ['connected', 'connected', 'connected'])
-    const tree = descendants(p.child.pid!)
+    const tree = descendants(p.child.pid!).map((pid) => [pid, commandLine(pid)] as const)
     assert.is(tree.length, 1, `one process under npm: ${JSON.stringify(tree)}`)
     assert.match(tree[0]![1], /^node --max-semi-space-size=32 --import tsx src\/main\.ts$/)
     p.child.kill('SIGTERM')
@@ -192,7 +167,7 @@ main(
     const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
     const p = npmStart(dir, true)
     const ports = await portsOf(p)
-    const pids = [p.child.pid!, ...descendants(p.child.pid!).map(([pid]) => pid)]
+    const pids = [p.child.pid!, ...descendants(p.child.pid!)]
     process.kill(-p.child.pid!, 'SIGINT') // as a terminal does: npm forwards it too
     assert.is(await p.exited, 0, p.output())
     assert.is(p.output().match(/SIGINT: shutting down/g)?.length, 1, p.output())
@@ -301,7 +276,7 @@ main('a second SIGTERM during a held-up shutdown :: exit 1 at once', async () =>
   const p = npmStart(dir)
   const ports = await portsOf(p)
   await holdOpen(ports[0]!)
-  const pids = descendants(p.child.pid!).map(([pid]) => pid)
+  const pids = descendants(p.child.pid!)
   p.child.kill('SIGTERM')
   await new Promise((r) => setTimeout(r, 1_500))
   assert.ok(pids.every(alive), 'still shutting down')
