@@ -13,7 +13,7 @@ import type { InValue } from '@libsql/client'
 import type { Db, Row, Statement } from './db.ts'
 import type { Cursor, ListArgs, Page } from '../types.ts'
 import type { EventRecord } from '../fields/logs.ts'
-import { filterConditions, listQuery, marks } from './list.ts'
+import { filterConditions, listQuery, marks, timeBounds } from './list.ts'
 import { eventSpec } from './logs-sql.ts'
 import { decodeIndex, decodePayloads, type BlockKey, type IndexEntry } from './event-blocks.ts'
 
@@ -401,27 +401,9 @@ function blockQuery(tenant: string, q: ListArgs, order: Order, deviceIntID?: num
     conds.push(`EXISTS (SELECT 1 FROM json_each(b.keys) k WHERE ${keyWhere})`)
     args.push(...keyFilters.args)
   }
-  // blocks with a message in the range
-  const overlap: string[] = []
-  const overlapArgs: InValue[] = []
-  if (q.startTime !== undefined) {
-    overlap.push('b.t1 >= ?')
-    overlapArgs.push(q.startTime)
-  }
-  if (q.endTime !== undefined) {
-    overlap.push('b.t0 <= ?')
-    overlapArgs.push(q.endTime)
-  }
-  const inside: string[] = []
-  const insideArgs: InValue[] = []
-  if (q.startTime !== undefined) {
-    inside.push('b.t0 >= ?')
-    insideArgs.push(q.startTime)
-  }
-  if (q.endTime !== undefined) {
-    inside.push('b.t1 <= ?')
-    insideArgs.push(q.endTime)
-  }
+  // blocks with a message in the range, and blocks wholly inside it
+  const { conds: overlap, args: overlapArgs } = timeBounds(q, 'b.t1', 'b.t0')
+  const { conds: inside, args: insideArgs } = timeBounds(q, 'b.t0', 'b.t1')
   const ranged = overlap.length > 0
   const hits = `(SELECT json_group_array(k.key) FROM json_each(b.keys) k WHERE ${keyWhere})`
   const matched = keyFilters.conds.length

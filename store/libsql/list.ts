@@ -129,19 +129,30 @@ export interface ListQuery {
   page(rows: Row[], count: Row[]): Page
 }
 
-/** The page query and count of `q` over `spec` (see listPage), to run where the caller reads more alongside. */
-export function listQuery(spec: ListSpec, baseArgs: InValue[], q: ListArgs): ListQuery {
-  const filtered = filterConditions(spec.fields, q.filters)
-  const conds = [spec.where, ...filtered.conds]
-  const args: InValue[] = [...baseArgs, ...filtered.args]
+/**
+ * `fromCol >= startTime` and `toCol <= endTime` for the bounds `q` gives, with their arguments (a row's time: both
+ * the same column; a span of times such as an event block: overlap or containment).
+ */
+export function timeBounds(q: ListArgs, fromCol: string, toCol: string) {
+  const conds: string[] = []
+  const args: InValue[] = []
   if (q.startTime !== undefined) {
-    conds.push(`${spec.timeField} >= ?`)
+    conds.push(`${fromCol} >= ?`)
     args.push(q.startTime)
   }
   if (q.endTime !== undefined) {
-    conds.push(`${spec.timeField} <= ?`)
+    conds.push(`${toCol} <= ?`)
     args.push(q.endTime)
   }
+  return { conds, args }
+}
+
+/** The page query and count of `q` over `spec` (see listPage), to run where the caller reads more alongside. */
+export function listQuery(spec: ListSpec, baseArgs: InValue[], q: ListArgs): ListQuery {
+  const filtered = filterConditions(spec.fields, q.filters)
+  const bounds = timeBounds(q, spec.timeField, spec.timeField)
+  const conds = [spec.where, ...filtered.conds, ...bounds.conds]
+  const args: InValue[] = [...baseArgs, ...filtered.args, ...bounds.args]
   const where = conds.map((c) => `(${c})`).join(' AND ')
   const baseOnly =
     spec.count &&
