@@ -51,7 +51,8 @@ export interface IndexEntry {
   key: number
 }
 
-export interface EncodedBlock {
+/** A block's extent: its message count, first and last event ids, earliest and latest msgTime and createAt. */
+export interface BlockSpan {
   n: number
   id0: number
   id1: number
@@ -59,6 +60,9 @@ export interface EncodedBlock {
   t1: number
   c0: number
   c1: number
+}
+
+export interface EncodedBlock extends BlockSpan {
   keys: BlockKey[]
   idx: Buffer
   data: Buffer

@@ -15,7 +15,13 @@ import type { Cursor, ListArgs, Page } from '../types.ts'
 import type { EventRecord } from '../fields/logs.ts'
 import { filterConditions, listQuery, marks, timeBounds } from './list.ts'
 import { eventSpec } from './logs-sql.ts'
-import { decodeIndex, decodePayloads, type BlockKey, type IndexEntry } from './event-blocks.ts'
+import {
+  decodeIndex,
+  decodePayloads,
+  type BlockKey,
+  type BlockSpan,
+  type IndexEntry,
+} from './event-blocks.ts'
 
 /** Decoded block indexes kept (about 40 KB each for a full block). */
 const INDEX_CACHE = 512
@@ -49,15 +55,8 @@ interface Entry {
 }
 
 /** A block as its header answers it, with the keys the list's filters let through. */
-interface Header {
+interface Header extends BlockSpan {
   id: number
-  n: number
-  id0: number
-  id1: number
-  t0: number
-  t1: number
-  c0: number
-  c1: number
   deviceID: string
   deviceName: string | null
   productName: string | null
