@@ -26,6 +26,8 @@ export class LastSeenTracker {
   private pending = new Map<number, number>()
   /** deviceIntID → the lastSeenAt this tracker last wrote (or learnt), to skip it for a minute. */
   private written = new Map<number, number>()
+  /** deviceIntID → the time being written now: sightings within a minute of it are covered by that write. */
+  private writing = new Map<number, number>()
   private timer: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
   private readonly now: () => number
@@ -44,7 +46,7 @@ export class LastSeenTracker {
   /** A device sent something now. Cheap: a map lookup, no write. */
   seen(deviceIntID: number): void {
     const at = this.now()
-    const last = this.written.get(deviceIntID)
+    const last = this.written.get(deviceIntID) ?? this.writing.get(deviceIntID)
     if (last !== undefined && at - last < LAST_SEEN_RESOLUTION_MS) return
     this.pending.set(deviceIntID, at)
     if (this.pending.size >= MAX_PENDING) void this.flush()
@@ -60,17 +62,20 @@ export class LastSeenTracker {
   private async write(): Promise<void> {
     if (!this.pending.size) return
     const seen = [...this.pending].map(([deviceIntID, at]) => ({ deviceIntID, at }))
+    this.writing = this.pending
     this.pending = new Map()
     let changed: number[]
     try {
       changed = await this.repo.markSeen(seen, LAST_SEEN_RESOLUTION_MS)
     } catch (e) {
+      this.writing = new Map()
       for (const s of seen)
         if (!this.pending.has(s.deviceIntID)) this.pending.set(s.deviceIntID, s.at)
       this.opts.onError?.(e)
       return
     }
-    // devices the store skipped (its time is fresh, e.g. written at a connect) are offered again next flush
+    this.writing = new Map()
+    // devices the store skipped (its time is fresh, e.g. written at a connect) are offered again when seen again
     if (this.written.size + changed.length > MAX_WRITTEN) this.written.clear()
     const at = new Map(seen.map((s) => [s.deviceIntID, s.at]))
     for (const id of changed) this.written.set(id, at.get(id)!)
