@@ -128,12 +128,17 @@ export async function signIn(email: string, password: string): Promise<void> {
 /** Forgets the session without calling the API (its token was refused, or another tab signed out). */
 export const forgetSession = () => setSession(null)
 
-/** Revokes the token (best effort) and forgets it. */
+/**
+ * Forgets the session at once, then revokes its token (best effort). The revoke is a keepalive request, so that a
+ * navigation right after the click neither cancels it nor finds the session still stored. /logout has one shape
+ * under both variants.
+ */
 export async function signOut(): Promise<void> {
-  try {
-    await api<null>('/logout', { method: 'POST' })
-  } catch {
-    // the token may be expired already: signed out all the same
-  }
+  const headers = { accept: 'application/json', ...authorization() }
   setSession(null)
+  try {
+    await fetch('/api/v1/logout', { method: 'POST', headers, keepalive: true })
+  } catch {
+    // offline, or the page went away: the session is forgotten all the same
+  }
 }

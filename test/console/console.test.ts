@@ -3,7 +3,7 @@
  * and a device page following a real MQTT device live, a viewer's page, and axe-core on every page built.
  */
 import type { MqttClient } from 'mqtt'
-import type { Browser, Page } from 'puppeteer-core'
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
@@ -238,6 +238,39 @@ test('a revoked token :: the next page load returns to sign-in', async () => {
   assert.is(r.status, 204)
   await page.goto(`${t.url}/devices`)
   await byRole(page, 'button', 'Sign in')
+})
+
+test('Sign out, then a navigation at once :: the new page is signed out and the token is revoked', async () => {
+  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await byRole(page, 'button', 'Sign out')
+  const token = await page.evaluate(
+    () =>
+      JSON.parse((globalThis as any).localStorage.getItem('devicecloud.session')).token as string,
+  )
+  // the revoke is held back 500 ms, so that the navigation surely comes before its answer
+  await page.setRequestInterception(true)
+  const hold = (req: HTTPRequest) => {
+    if (req.url().endsWith('/api/v1/logout')) setTimeout(() => void req.continue(), 500)
+    else void req.continue()
+  }
+  page.on('request', hold)
+  try {
+    await (await byRole(page, 'button', 'Sign out')).click()
+    await page.goto(`${t.url}/products`)
+    await byRole(page, 'button', 'Sign in')
+    assert.equal(await allByRole(page, 'navigation'), [])
+  } finally {
+    page.off('request', hold)
+    await page.setRequestInterception(false)
+  }
+  const status = await until(
+    async () =>
+      (await fetch(`${t.url}/api/v1/devices`, { headers: { authorization: `Bearer ${token}` } }))
+        .status,
+    (s) => s === 401,
+    5000,
+  )
+  assert.is(status, 401)
 })
 
 test('a viewer :: sees the devices and a device page with no write control', async () => {
