@@ -117,12 +117,13 @@ const eventCount = () =>
     'devicecloud.db',
     'SELECT (SELECT count(*) FROM events) + (SELECT coalesce(sum(n), 0) FROM event_blocks)',
   )
-/** The values as the store encodes them: the chunks' blobs and the shared time columns, without SQLite's pages. */
+/** The values as the store encodes them: the chunks' blobs, shared time columns and packs, without SQLite's pages. */
 const encodedValues = () =>
   scalar(
     'telemetry.db',
     `SELECT (SELECT coalesce(sum(length(times) + length(vals)), 0) FROM chunks)
-          + (SELECT coalesce(sum(length(bytes)), 0) FROM chunk_times)`,
+          + (SELECT coalesce(sum(length(bytes)), 0) FROM chunk_times)
+          + (SELECT coalesce(sum(length(bytes)), 0) FROM chunk_packs)`,
   )
 
 const messages = await eventCount()

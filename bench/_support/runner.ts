@@ -136,13 +136,14 @@ export function childJson<T>(
 
 /**
  * The tables and indexes holding the embedded store's values (store/libsql/telemetry-db.ts): the chunks, their
- * index, and the time columns the series of a device share.
+ * index, the time columns the series of a device share, and the value packs of a device's hours.
  */
 export const VALUE_TABLES = [
   'chunks',
   'chunks_series_start',
   'chunk_times',
   'sqlite_autoindex_chunk_times_1',
+  'chunk_packs',
 ]
 
 /** The event log's tables and indexes in the metadata database: the tail (`events`) and the folded blocks. */

@@ -9,7 +9,7 @@ import type { Client, Row } from '@libsql/client'
 import type { LastValue } from '../telemetry.ts'
 import type { ChunkStats } from './telemetry-codec.ts'
 import { decodeTimes, decodeValues, lastValue } from './telemetry-codec.ts'
-import { BUCKET_MS, CHUNK_TIMES_SQL, bucketOf, marks } from './telemetry-db.ts'
+import { BUCKET_MS, CHUNK_TIMES_SQL, CHUNK_VALS_SQL, bucketOf, marks } from './telemetry-db.ts'
 import { clip, type Run } from './telemetry-memtable.ts'
 
 /** The values of each series' chunks in [start, end), one run per chunk, oldest seq first. */
@@ -20,7 +20,7 @@ export async function readChunks(
   end: number,
 ): Promise<Map<number, Run[]>> {
   const rs = await client.execute({
-    sql: `SELECT series_id, n, kind, ${CHUNK_TIMES_SQL}, vals FROM chunks WHERE series_id IN (${marks(ids.length)})
+    sql: `SELECT series_id, n, kind, ${CHUNK_TIMES_SQL}, ${CHUNK_VALS_SQL} FROM chunks WHERE series_id IN (${marks(ids.length)})
             AND t_start >= ? AND t_start < ? AND t_end >= ? ORDER BY seq, id`,
     args: [...ids, bucketOf(start), end, start],
   })
@@ -39,7 +39,7 @@ export async function readChunks(
 /** Series per query (SQLite allows 500 terms in a compound SELECT). */
 const LATEST_STEP = 200
 /** The chunks of a series' newest hour bucket (and maybe the one before): its newest value is in one of them. */
-const LATEST_SQL = `SELECT * FROM (SELECT series_id, t_end, seq, n, kind, vals FROM chunks WHERE series_id = ?
+const LATEST_SQL = `SELECT * FROM (SELECT series_id, t_end, seq, n, kind, ${CHUNK_VALS_SQL} FROM chunks WHERE series_id = ?
   AND t_start >= (SELECT max(t_start) FROM chunks WHERE series_id = ?) - ${BUCKET_MS})`
 
 /** The newest value of each series kept in chunks: the greatest t_end, the higher seq at equal times. */
@@ -126,7 +126,7 @@ export async function readChunksForAggregate(
   const bucket = `(t_start - ((t_start % ${BUCKET_MS}) + ${BUCKET_MS}) % ${BUCKET_MS})`
   const rs = await client.execute({
     sql: `SELECT series_id, b, n, kind, vmin, vmax, vsum, vcnt, summary, CASE WHEN summary THEN NULL ELSE ${CHUNK_TIMES_SQL} END,
-            CASE WHEN summary THEN NULL ELSE vals END
+            CASE WHEN summary THEN NULL ELSE ${CHUNK_VALS_SQL} END
           FROM (SELECT *, ${bucket} AS b, (count(*) OVER (PARTITION BY series_id, ${bucket}) = 1 AND vcnt IS NOT NULL
                   AND ${bucket} >= ? AND ${bucket} + ${BUCKET_MS} <= ?) AS summary
                 FROM chunks WHERE series_id IN (${marks(ids.length)}) AND t_start >= ? AND t_start < ? AND t_end >= ?)

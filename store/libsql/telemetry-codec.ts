@@ -15,8 +15,9 @@
  *   KIND_F64 (0), the Float64 bytes of numbers that do not pack; KIND_JSON (1), the JSON array of the values (keeps
  *   strings, booleans and numbers apart).
  * Beside the blobs a chunk row keeps min, max, sum and count of its numbers. Where a chunk is stored, a times blob
- * of 64 bytes or more is shared with the chunks of identical times (KIND_TIMES_SHARED, telemetry-db.ts): readers
- * get the blob itself from SQL (CHUNK_TIMES_SQL), so nothing here sees the difference.
+ * of 64 bytes or more is shared with the chunks of identical times (KIND_TIMES_SHARED, telemetry-db.ts), and a
+ * compacted chunk's values blob lives in its device's pack for the hour: readers get both blobs themselves from SQL
+ * (CHUNK_TIMES_SQL, CHUNK_VALS_SQL), so nothing here sees the difference.
  */
 import type { TelemetryValue } from '../telemetry.ts'
 import { packInts, unpackInts } from './telemetry-pack.ts'

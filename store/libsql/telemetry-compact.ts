@@ -6,7 +6,14 @@
  */
 import type { Client, InStatement, Row } from '@libsql/client'
 import { KIND_TIMES_SHARED, decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
-import { BUCKET_MS, CHUNK_TIMES_SQL, insertChunks, marks, sharesTimes } from './telemetry-db.ts'
+import {
+  BUCKET_MS,
+  CHUNK_TIMES_SQL,
+  CHUNK_VALS_SQL,
+  insertChunks,
+  marks,
+  type NewChunk,
+} from './telemetry-db.ts'
 import { mergeRuns, type Run } from './telemetry-memtable.ts'
 import { RollupWriter } from './telemetry-rollups.ts'
 
@@ -73,17 +80,70 @@ export class CompactionQueue {
   }
 }
 
-const SELECT_BUCKET = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, vals FROM chunks
-  WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq, id`
+const SELECT_BUCKET = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, ${CHUNK_VALS_SQL} AS vals,
+    pack IS NOT NULL AS packed FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq, id`
+
+/** Series ids per lookup of their devices (far below SQLite's limit of bound parameters). */
+const IDS_PER_LOOKUP = 500
+
+/** Candidates compacted in one transaction, with the key of the value pack each one's chunk joins. */
+export interface CompactionSlice {
+  list: Candidate[]
+  packs: string[]
+}
+
+/**
+ * The candidates cut into slices of about `step`, keeping the buckets of one device and hour in the same slice, so
+ * that their chunks share one value pack (telemetry-db.ts CHUNK_VALS_SQL); a device's hour of more than `step`
+ * series is a slice of its own. The devices come from the `series` table (a series deleted meanwhile packs alone).
+ */
+export async function sliceByDevice(
+  client: Client,
+  due: readonly Candidate[],
+  step: number,
+): Promise<CompactionSlice[]> {
+  const ids = [...new Set(due.map((c) => c.seriesId))]
+  const owner = new Map<number, string>()
+  for (let i = 0; i < ids.length; i += IDS_PER_LOOKUP) {
+    const part = ids.slice(i, i + IDS_PER_LOOKUP)
+    const rs = await client.execute({
+      sql: `SELECT id, tenant_id, device_id FROM series WHERE id IN (${marks(part.length)})`,
+      args: part,
+    })
+    for (const r of rs.rows) owner.set(Number(r[0]), `${String(r[1])}\u0000${String(r[2])}`)
+  }
+  const groups = new Map<string, Candidate[]>()
+  for (const c of due) {
+    const key = `${owner.get(c.seriesId) ?? `#${c.seriesId}`}\u0000${c.bucket}`
+    const g = groups.get(key)
+    if (g) g.push(c)
+    else groups.set(key, [c])
+  }
+  const slices: CompactionSlice[] = []
+  let cur: CompactionSlice = { list: [], packs: [] }
+  for (const [key, g] of groups) {
+    if (cur.list.length > 0 && cur.list.length + g.length > step) {
+      slices.push(cur)
+      cur = { list: [], packs: [] }
+    }
+    for (const c of g) {
+      cur.list.push(c)
+      cur.packs.push(key)
+    }
+  }
+  if (cur.list.length > 0) slices.push(cur)
+  return slices
+}
 
 /**
  * Merges the chunks of each candidate bucket into one chunk and rolls the hour up (telemetry-rollups.ts) in one
- * transaction, for buckets holding several chunks or a chunk not rolled up yet; the caller holds the store's lock
- * so no flush, delete or other compaction interleaves. Returns how many chunks each bucket now has.
+ * transaction, for buckets holding several chunks or a chunk not rolled up or not packed yet; the caller holds
+ * the store's lock so no flush, delete or other compaction interleaves. The merged chunks of one `packs` key share
+ * a value pack. Returns how many chunks each bucket now has.
  */
 export async function compactBuckets(
   client: Client,
-  list: readonly Candidate[],
+  { list, packs }: CompactionSlice,
   tz: string,
 ): Promise<number[]> {
   const args = (c: Candidate) => [c.seriesId, c.bucket, c.bucket + BUCKET_MS]
@@ -96,30 +156,46 @@ export async function compactBuckets(
     'read',
   )
   const result = list.map((_, i) => Number(counts[i]!.rows[0]![0]))
-  const due = list.filter((_, i) => result[i]! > 1 || Number(counts[i]!.rows[0]![1]) > 0)
+  const due = list.flatMap((c, i) =>
+    result[i]! > 1 || Number(counts[i]!.rows[0]![1]) > 0 ? [{ c, pack: packs[i]! }] : [],
+  )
   if (due.length === 0) return result
-  const rows = await client.batch(
-    due.map((c) => ({ sql: SELECT_BUCKET, args: args(c) })),
+  const [top, ...rows] = await client.batch(
+    [
+      'SELECT coalesce(max(id), 0) FROM chunk_packs',
+      ...due.map(({ c }) => ({ sql: SELECT_BUCKET, args: args(c) })),
+    ],
     'read',
   )
   const stmts: InStatement[] = []
+  const fresh: NewChunk[] = []
   const rollups = new RollupWriter(client, tz)
   for (let i = 0; i < due.length; i++) {
-    const c = due[i]!
-    const merged = await mergeBucket(c, rows[i]!.rows, stmts)
+    const { c, pack } = due[i]!
+    const merged = mergeBucket(c, rows[i]!.rows, stmts, fresh, pack)
     await rollups.rollHour(c.seriesId, c.bucket, merged.time, merged.value)
   }
-  await client.batch([...stmts, ...rollups.statements()], 'write')
-  for (const c of due) result[list.indexOf(c)] = 1
+  const packIds = { next: Number(top!.rows[0]![0]) + 1 }
+  await client.batch([...stmts, ...insertChunks(fresh, packIds), ...rollups.statements()], 'write')
+  for (const { c } of due) result[list.indexOf(c)] = 1
   return result
 }
 
+/** A lone chunk is written again (into a pack, its times shared) when its blobs are at least this long. */
+const REWRITE_MIN_BYTES = 64
+
 /**
- * The values of a bucket's chunks merged (duplicates resolved by seq), with the statements leaving one rolled-up
- * chunk: DELETE of the chunks and INSERT of their merge (seq = the highest merged), or the lone chunk marked (or
- * written again, when its times are inline and worth sharing: a flush's chunk that was alone in its hour).
+ * The values of a bucket's chunks merged (duplicates resolved by seq): the DELETE of the chunks in `stmts` and
+ * their merge (seq = the highest merged) in `fresh`, or the lone chunk marked rolled up; a lone chunk a flush
+ * wrote (times inline, values not packed) is written again when its blobs are worth sharing and packing.
  */
-async function mergeBucket(c: Candidate, rows: Row[], stmts: InStatement[]): Promise<Run> {
+function mergeBucket(
+  c: Candidate,
+  rows: Row[],
+  stmts: InStatement[],
+  fresh: NewChunk[],
+  pack: string,
+): Run {
   const runs: Run[] = rows.map((r) => ({
     time: decodeTimes(r.times as ArrayBuffer, Number(r.n), Number(r.kind)),
     value: decodeValues(r.vals as ArrayBuffer, Number(r.n), Number(r.kind)),
@@ -127,24 +203,18 @@ async function mergeBucket(c: Candidate, rows: Row[], stmts: InStatement[]): Pro
   const merged = mergeRuns(runs)
   const ids = rows.map((r) => Number(r.id))
   const lone = rows[0]!
-  const inlineTimes = !(Number(lone.kind) & KIND_TIMES_SHARED)
-  if (rows.length === 1 && !(inlineTimes && sharesTimes((lone.times as ArrayBuffer).byteLength))) {
+  const flushed = !(Number(lone.kind) & KIND_TIMES_SHARED) && !Number(lone.packed)
+  const blobs = (lone.times as ArrayBuffer).byteLength + (lone.vals as ArrayBuffer).byteLength
+  if (rows.length === 1 && !(flushed && blobs >= REWRITE_MIN_BYTES)) {
     stmts.push({ sql: 'UPDATE chunks SET rolled = 1 WHERE id = ?', args: [ids[0]!] })
     return merged
   }
-  const seq = Math.max(...rows.map((r) => Number(r.seq)))
-  stmts.push(
-    { sql: `DELETE FROM chunks WHERE id IN (${marks(ids.length)})`, args: ids },
-    ...insertChunks(
-      [
-        {
-          seriesId: c.seriesId,
-          chunk: encodeChunk(merged.time, merged.value, 0, merged.time.length),
-        },
-      ],
-      seq,
-      true,
-    ),
-  )
+  stmts.push({ sql: `DELETE FROM chunks WHERE id IN (${marks(ids.length)})`, args: ids })
+  fresh.push({
+    seriesId: c.seriesId,
+    chunk: encodeChunk(merged.time, merged.value, 0, merged.time.length),
+    seq: Math.max(...rows.map((r) => Number(r.seq))),
+    pack,
+  })
   return merged
 }

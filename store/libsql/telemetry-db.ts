@@ -19,9 +19,11 @@ export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
  * as before): a version 3 reader would misread them, so it refuses the file. 5: rollups (telemetry-rollups.ts)
  * and chunks.rolled (1: the chunk's values are in the rollups); a version 4 file's chunks are all rolled up after
  * the upgrade, in the background, by compaction. 6: time columns shared (`chunk_times`, KIND_TIMES_SHARED): a
- * version 5 reader would misread such chunks' times, so it refuses the file; older chunks read as before.
+ * version 5 reader would misread such chunks' times, so it refuses the file; older chunks read as before. 7: value
+ * packs (`chunk_packs`: compaction's chunks keep their values in one blob per device and hour, chunks.pack naming
+ * it); a version 6 reader would find such chunks' `vals` empty, so it refuses the file.
  */
-export const SCHEMA_VERSION = 6
+export const SCHEMA_VERSION = 7
 
 /**
  * Chunks whose times are shared (telemetry-codec.ts KIND_TIMES_SHARED) keep in `times` the 16-byte hash of a row of
@@ -37,6 +39,17 @@ const SHARED_TIMES_MIN_BYTES = 64
  * `chunk_times` has neither a `times` nor a `kind` column, so they bind to the chunk).
  */
 export const CHUNK_TIMES_SQL = `CASE WHEN kind & ${KIND_TIMES_SHARED} THEN (SELECT bytes FROM chunk_times WHERE hash = times) ELSE times END`
+
+/**
+ * Value packs. A chunk written by compaction keeps its values in a `chunk_packs` row holding the values of every
+ * chunk of the same device and hour compacted together, at [pack_off, pack_off + pack_len); its own `vals` is
+ * empty. Why: SQLite keeps a row larger than a page partly in its leaf page and the rest in overflow pages, and a
+ * leaf page holds only one such row, so an hour of one series (a few KB) filled its pages to ~75%; a device's hour
+ * of all its series is one larger row of full overflow pages. `refs` counts the chunks naming the pack: the
+ * chunk_packs_release trigger drops it with its last chunk (retention, device deletion, compaction). A chunk
+ * merged again (a late value in a past hour) leaves its old bytes in the old pack until the pack's other chunks go.
+ */
+export const CHUNK_VALS_SQL = `CASE WHEN pack IS NULL THEN vals ELSE substr((SELECT bytes FROM chunk_packs WHERE id = pack), pack_off + 1, pack_len) END`
 
 /**
  * WAL journal + synchronous NORMAL: a committed transaction survives kill -9 of the process (not a power cut).
@@ -56,7 +69,8 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS wal (id INTEGER PRIMARY KEY, data BLOB NOT NULL)',
   `CREATE TABLE IF NOT EXISTS chunks (id INTEGER PRIMARY KEY, series_id INTEGER NOT NULL, t_start INTEGER NOT NULL,
      t_end INTEGER NOT NULL, n INTEGER NOT NULL, seq INTEGER NOT NULL, kind INTEGER NOT NULL, times BLOB NOT NULL,
-     vals BLOB NOT NULL, vmin REAL, vmax REAL, vsum REAL, vcnt INTEGER, rolled INTEGER NOT NULL DEFAULT 0)`,
+     vals BLOB NOT NULL, vmin REAL, vmax REAL, vsum REAL, vcnt INTEGER, rolled INTEGER NOT NULL DEFAULT 0,
+     pack INTEGER, pack_off INTEGER, pack_len INTEGER)`,
   'CREATE INDEX IF NOT EXISTS chunks_series_start ON chunks (series_id, t_start)',
   // shared time blobs: `refs` counts the chunks naming `hash`; whoever inserts a chunk adds its reference in the
   // same transaction (insertChunks), and every delete of a chunk, whatever its path, drops it here
@@ -67,6 +81,8 @@ const SCHEMA = [
        UPDATE chunk_times SET refs = refs - 1 WHERE hash = old.times;
        DELETE FROM chunk_times WHERE hash = old.times AND refs <= 0;
      END`,
+  // value packs (CHUNK_VALS_SQL); their release trigger is created after the upgrades (AFTER_UPGRADES)
+  'CREATE TABLE IF NOT EXISTS chunk_packs (id INTEGER PRIMARY KEY, refs INTEGER NOT NULL, bytes BLOB NOT NULL)',
   `CREATE TABLE IF NOT EXISTS rollups (series_id INTEGER NOT NULL, tier INTEGER NOT NULL, t_start INTEGER NOT NULL,
      data BLOB NOT NULL, PRIMARY KEY (series_id, tier, t_start)) WITHOUT ROWID`,
   'CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
@@ -89,6 +105,24 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
   [4, []],
   [5, ['ALTER TABLE chunks ADD COLUMN rolled INTEGER NOT NULL DEFAULT 0']],
   [6, []],
+  [
+    7,
+    ['pack INTEGER', 'pack_off INTEGER', 'pack_len INTEGER'].map(
+      (c) => `ALTER TABLE chunks ADD COLUMN ${c}`,
+    ),
+  ],
+]
+
+/**
+ * Schema naming columns an upgrade adds: created once the upgrades ran (SQLite accepts a trigger naming a column
+ * the table lacks, then fails every DELETE it fires on).
+ */
+const AFTER_UPGRADES = [
+  `CREATE TRIGGER IF NOT EXISTS chunk_packs_release AFTER DELETE ON chunks WHEN old.pack IS NOT NULL
+     BEGIN
+       UPDATE chunk_packs SET refs = refs - 1 WHERE id = old.pack;
+       DELETE FROM chunk_packs WHERE id = old.pack AND refs <= 0;
+     END`,
 ]
 
 /** A connection to the file with the settings applied (no schema: see openTelemetryClient). */
@@ -130,11 +164,16 @@ export async function openTelemetryClient(
         `telemetry database ${url} has schema ${version}, newer than ${SCHEMA_VERSION}`,
       )
     const steps = UPGRADES.filter(([to]) => to > version).flatMap(([, sql]) => sql)
-    if (steps.length)
-      await client.batch(
-        [...steps, `UPDATE meta SET value = ${SCHEMA_VERSION} WHERE key = 'schema_version'`],
-        'write',
-      )
+    await client.batch(
+      steps.length
+        ? [
+            ...steps,
+            `UPDATE meta SET value = ${SCHEMA_VERSION} WHERE key = 'schema_version'`,
+            ...AFTER_UPGRADES,
+          ]
+        : AFTER_UPGRADES,
+      'write',
+    )
     return client
   } catch (e) {
     client.close()
@@ -209,31 +248,53 @@ export function insertSeries(rows: readonly SeriesRow[]): InStatement[] {
 }
 
 /** Whether a chunk's time blob is worth sharing (see KIND_TIMES_SHARED). */
-export const sharesTimes = (timesBytes: number) => timesBytes >= SHARED_TIMES_MIN_BYTES
+const sharesTimes = (timesBytes: number) => timesBytes >= SHARED_TIMES_MIN_BYTES
+
+/** A chunk to insert: its series, its seq, and (compaction's chunks) the key of the value pack it joins. */
+export interface NewChunk {
+  seriesId: number
+  chunk: EncodedChunk
+  seq: number
+  /** Chunks of one key share a value pack (CHUNK_VALS_SQL): compaction gives the device and hour. */
+  pack?: string
+}
 
 /**
- * Multi-row INSERTs of chunks of one seq. Compaction's chunks (`compacted`: merged, their values already in the
- * rollups, kept until retention) share their time blobs of at least SHARED_TIMES_MIN_BYTES: one `chunk_times` row
- * per distinct blob, its reference count raised by the chunks naming it, and the chunks keep its hash. A flush's
- * chunks keep theirs inline: compaction replaces them within the hour, so sharing them would be work for nothing.
- * The statements run in one transaction (the caller's batch), in any order relative to the deletes it holds: a
- * blob whose count a delete takes to 0 is written again here.
+ * Multi-row INSERTs of chunks. Compaction's chunks (`packIds`: merged, their values already in the rollups, kept
+ * until retention) share their time blobs of at least SHARED_TIMES_MIN_BYTES: one `chunk_times` row per distinct
+ * blob, its reference count raised by the chunks naming it, and the chunks keep its hash. They also keep their
+ * values in packs: one `chunk_packs` row per `pack` key, with ids from `packIds.next` on (the caller holds the
+ * store's lock and read the greatest id in use). A flush's chunks keep both blobs inline: compaction replaces them
+ * within the hour, so sharing them would be work for nothing. The statements run in one transaction (the caller's
+ * batch), in any order relative to the deletes it holds: a blob whose count a delete takes to 0 is written again
+ * here, and a pack's id is above every id in use, released or not.
  */
 export function insertChunks(
-  chunks: ReadonlyArray<{ seriesId: number; chunk: EncodedChunk }>,
-  seq: number,
-  compacted = false,
+  chunks: readonly NewChunk[],
+  packIds?: { next: number },
 ): InStatement[] {
   const out: InStatement[] = []
   const shared = new Map<string, { hash: Uint8Array; bytes: Uint8Array; refs: number }>()
-  const rows = chunks.map(({ seriesId, chunk }) => {
-    if (!compacted || !sharesTimes(chunk.times.length)) return { seriesId, chunk }
-    const hash = new Uint8Array(createHash('sha256').update(chunk.times).digest().subarray(0, 16))
-    const key = Buffer.from(hash).toString('hex')
-    const entry = shared.get(key)
-    if (entry) entry.refs++
-    else shared.set(key, { hash, bytes: chunk.times, refs: 1 })
-    return { seriesId, chunk: { ...chunk, kind: chunk.kind | KIND_TIMES_SHARED, times: hash } }
+  const packs = new Map<string, { id: number; parts: Uint8Array[]; bytes: number; refs: number }>()
+  const rows = chunks.map(({ seriesId, chunk, seq, pack: key }) => {
+    if (!packIds) return { seriesId, chunk, seq }
+    let c = chunk
+    if (sharesTimes(chunk.times.length)) {
+      const hash = new Uint8Array(createHash('sha256').update(chunk.times).digest().subarray(0, 16))
+      const hex = Buffer.from(hash).toString('hex')
+      const entry = shared.get(hex)
+      if (entry) entry.refs++
+      else shared.set(hex, { hash, bytes: chunk.times, refs: 1 })
+      c = { ...c, kind: c.kind | KIND_TIMES_SHARED, times: hash }
+    }
+    if (key === undefined) return { seriesId, chunk: c, seq }
+    let pack = packs.get(key)
+    if (!pack) packs.set(key, (pack = { id: packIds.next++, parts: [], bytes: 0, refs: 0 }))
+    const at = { pack: pack.id, off: pack.bytes, len: c.vals.length }
+    pack.parts.push(c.vals)
+    pack.bytes += c.vals.length
+    pack.refs++
+    return { seriesId, chunk: { ...c, vals: EMPTY }, seq, at }
   })
   const blobs = [...shared.values()]
   for (let i = 0; i < blobs.length; i += ROWS_PER_INSERT) {
@@ -244,12 +305,19 @@ export function insertChunks(
       args: part.flatMap((b) => [b.hash, b.refs, b.bytes]),
     })
   }
+  // one pack a statement: a device's hour is tens of KB
+  for (const p of packs.values())
+    out.push({
+      sql: 'INSERT INTO chunk_packs (id, refs, bytes) VALUES (?, ?, ?)',
+      args: [p.id, p.refs, Buffer.concat(p.parts)],
+    })
   for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
     const part = rows.slice(i, i + ROWS_PER_INSERT)
     out.push({
-      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt, rolled)
-            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
-      args: part.flatMap(({ seriesId, chunk: c }) => [
+      sql: `INSERT INTO chunks (series_id, t_start, t_end, n, seq, kind, times, vals, vmin, vmax, vsum, vcnt, rolled,
+              pack, pack_off, pack_len)
+            VALUES ${part.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+      args: part.flatMap(({ seriesId, chunk: c, seq, at }) => [
         seriesId,
         c.tStart,
         c.tEnd,
@@ -262,12 +330,17 @@ export function insertChunks(
         c.stats.max,
         c.stats.sum,
         c.stats.count,
-        compacted ? 1 : 0,
+        packIds ? 1 : 0,
+        at?.pack ?? null,
+        at?.off ?? null,
+        at?.len ?? null,
       ]),
     })
   }
   return out
 }
+
+const EMPTY = new Uint8Array(0)
 
 /** Every series of a device now belongs to `productID` (the device was written under another product). */
 export function moveSeries(tenantID: string, deviceID: string, productID: string): InStatement {

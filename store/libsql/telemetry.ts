@@ -30,8 +30,8 @@ import type {
   TelemetryValue,
   WindowSpec,
 } from '../telemetry.ts'
-import { decodeWal, encodeChunk, encodeWal, type EncodedChunk } from './telemetry-codec.ts'
-import { CompactionQueue, compactBuckets } from './telemetry-compact.ts'
+import { decodeWal, encodeChunk, encodeWal } from './telemetry-codec.ts'
+import { CompactionQueue, compactBuckets, sliceByDevice } from './telemetry-compact.ts'
 import {
   BUCKET_MS,
   BUSY_TIMEOUT_MS,
@@ -44,6 +44,7 @@ import {
   loadState,
   moveSeries,
   openTelemetryClient,
+  type NewChunk,
 } from './telemetry-db.ts'
 import { lowerBound, Memtable } from './telemetry-memtable.ts'
 import { newestInChunks } from './telemetry-chunk-reads.ts'
@@ -91,7 +92,7 @@ export const TELEMETRY_DEFAULTS = {
 
 /** Series whose old chunks retention deletes per lock hold (30 days of hour chunks of 50 series: ~0.1 s). */
 const RETENTION_STEP = 50
-/** Buckets compacted per lock hold: writes get the lock in between. */
+/** Buckets compacted per lock hold (about: a device's hour stays whole): writes get the lock in between. */
 const COMPACT_STEP = 32
 /** A group of coalesced write() calls stops growing at this many values. */
 const MAX_GROUP_POINTS = 200_000
@@ -344,13 +345,14 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       this.opts.maxChunksPerBucket,
       all,
     )
-    for (let i = 0; i < due.length && !this.closed; i += COMPACT_STEP) {
-      const part = due.slice(i, i + COMPACT_STEP)
+    if (due.length === 0) return 0
+    for (const part of await sliceByDevice(this.client, due, COMPACT_STEP)) {
+      if (this.closed) break
       await this.exclusive(async () => {
         if (this.closed) return
         const counts = await compactBuckets(this.client, part, this.opts.timezone)
         const now = this.opts.now()
-        part.forEach((c, k) =>
+        part.list.forEach((c, k) =>
           this.compaction.settle(
             c,
             counts[k]!,
@@ -465,18 +467,18 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     this.flushQueued = false
     if (this.memtable.points === 0 && this.walRows === 0) return
     const seq = this.seq + 1
-    const chunks: Array<{ seriesId: number; chunk: EncodedChunk }> = []
+    const chunks: NewChunk[] = []
     for (const [seriesId, buf] of this.memtable.series) {
       const { time, value } = buf.normalize()
       for (let i = 0; i < time.length;) {
         const j = lowerBound(time, bucketOf(time[i]!) + BUCKET_MS, i)
-        chunks.push({ seriesId, chunk: encodeChunk(time, value, i, j - i) })
+        chunks.push({ seriesId, chunk: encodeChunk(time, value, i, j - i), seq })
         i = j
       }
     }
     await this.client.batch(
       [
-        ...insertChunks(chunks, seq),
+        ...insertChunks(chunks),
         'DELETE FROM wal',
         { sql: "UPDATE meta SET value = ? WHERE key = 'seq'", args: [seq] },
       ],

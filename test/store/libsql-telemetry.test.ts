@@ -61,8 +61,29 @@ async function raw(url: string, sql: string): Promise<number> {
   }
 }
 
-/** Shared time columns are counted exactly: each blob's refs equal the chunks naming it, and none is missing. */
-async function assertSharedTimes(url: string) {
+/**
+ * Shared time columns and value packs are counted exactly: each blob's refs equal the chunks naming it, none is
+ * missing, and every packed chunk's values lie inside its pack.
+ */
+async function assertSharedBlobs(url: string) {
+  assert.is(
+    await raw(
+      url,
+      `SELECT count(*) FROM chunk_packs p
+         WHERE refs != (SELECT count(*) FROM chunks c WHERE c.pack = p.id)`,
+    ),
+    0,
+    'pack reference counts',
+  )
+  assert.is(
+    await raw(
+      url,
+      `SELECT count(*) FROM chunks c WHERE c.pack IS NOT NULL AND (length(c.vals) != 0
+         OR c.pack_off + c.pack_len > coalesce((SELECT length(bytes) FROM chunk_packs p WHERE p.id = c.pack), -1))`,
+    ),
+    0,
+    'packed values outside their pack, or dangling',
+  )
   assert.is(
     await raw(
       url,
@@ -80,6 +101,19 @@ async function assertSharedTimes(url: string) {
     0,
     'dangling references',
   )
+}
+
+/**
+ * Makes a closed store's file look as a version 6 binary wrote it: packed values back inline, no packs (the caller
+ * drops what older versions also lacked and sets the version).
+ */
+async function withoutPacks(c: ReturnType<typeof createClient>) {
+  await c.execute(`UPDATE chunks SET vals = substr((SELECT bytes FROM chunk_packs WHERE id = pack), pack_off + 1,
+                     pack_len) WHERE pack IS NOT NULL`)
+  await c.execute('DROP TRIGGER chunk_packs_release')
+  for (const col of ['pack', 'pack_off', 'pack_len'])
+    await c.execute(`ALTER TABLE chunks DROP COLUMN ${col}`)
+  await c.execute('DROP TABLE chunk_packs')
 }
 
 const t = suite('libsql telemetry store')
@@ -167,7 +201,7 @@ t(
       (await raw(url, `SELECT count(*) FROM chunks WHERE kind & ${KIND_TIMES_SHARED}`)) > 0,
       'a and b share their time columns',
     )
-    await assertSharedTimes(url)
+    await assertSharedBlobs(url)
   },
 )
 
@@ -338,6 +372,7 @@ t(
     await s.write([...pts('d', 'x', [[BASE, 1]]), ...pts('idle', 'x', [[BASE, 2]])])
     await s.close()
     const c = createClient({ url })
+    await withoutPacks(c)
     await c.execute('ALTER TABLE series DROP COLUMN product_id')
     await c.execute('ALTER TABLE chunks DROP COLUMN rolled')
     await c.execute('DROP TABLE rollups')
@@ -556,7 +591,7 @@ t(
       "d1's x/y/z once, w's and d2's own",
     )
     assert.is(await raw(url, 'SELECT max(refs) FROM chunk_times'), 3)
-    await assertSharedTimes(url)
+    await assertSharedBlobs(url)
     const read = async (deviceID: string, ids: string[], start = T, end = T + 3 * HOUR) =>
       s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ids, start, end })
     const d1 = await read('d1', ['x', 'y', 'z', 'w'])
@@ -594,15 +629,15 @@ t(
     await s.flush()
     await s.compact(true)
     assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 3 * hours + 1)
-    await assertSharedTimes(url)
+    await assertSharedBlobs(url)
     assert.equal((await read('d1', ['x'], T, T + 2)).get('x')!.value, [0.25, 99])
     // retention drops the first hour's chunks with their blobs, then a device's deletion drops the rest of its own
     await s.deleteBefore([], T + HOUR + 1)
     assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 3)
-    await assertSharedTimes(url)
+    await assertSharedBlobs(url)
     await s.deleteDevice('t1', 'd1')
     assert.is(await raw(url, 'SELECT count(*) FROM chunk_times'), 1)
-    await assertSharedTimes(url)
+    await assertSharedBlobs(url)
     assert.equal(
       (await read('d2', ['x'], T + HOUR, T + 3 * HOUR)).get('x')!.time,
       t2.filter((t) => t >= T + HOUR),
@@ -644,7 +679,7 @@ t(
         end: T + 2 * HOUR,
       })
     await s.deleteDevice('t1', 'same')
-    await assertSharedTimes(url)
+    await assertSharedBlobs(url)
     assert.is(await raw(url, 'SELECT refs FROM chunk_times'), 2)
     assert.equal((await read('t1')).get('x'), { time: [], value: [] })
     const t2 = await read('t2')
@@ -656,6 +691,148 @@ t(
       0,
       'the last reference takes the blob',
     )
+    await s.close()
+  },
+)
+
+t(
+  'value packs :: one a device and hour, for each tenant; exact reads; late values, retention and deletions release them',
+  async () => {
+    const url = newUrl()
+    const s = await open(url)
+    const T = Date.UTC(2026, 0, 14)
+    // 2 tenants x 2 devices x 3 data points, 90 minutes of a value every 10 s: two hours each
+    const times = Array.from({ length: 540 }, (_, i) => T + i * 10_000 + (i % 3))
+    const valueOf = (tenant: number, device: number, dp: number, i: number) =>
+      Math.round(((i * 7919 + tenant * 31 + device * 17 + dp * 5) % 10_000) * 1.01) / 100
+    const points = (['t1', 't2'] as const).flatMap((tenantID, tk) =>
+      ['a', 'b'].flatMap((deviceID, dk) =>
+        ['x', 'y', 'z'].flatMap((dataPointID, pk) =>
+          times.map((time, i) => ({
+            tenantID,
+            productID: 'p',
+            deviceID,
+            dataPointID,
+            time,
+            value: valueOf(tk, dk, pk, i),
+          })),
+        ),
+      ),
+    )
+    await s.write(points)
+    await s.flush()
+    await s.compact(true)
+    assert.is(
+      await raw(url, 'SELECT count(*) FROM chunk_packs'),
+      2 * 2 * 2,
+      'a pack a device and hour',
+    )
+    assert.is(await raw(url, 'SELECT min(refs) FROM chunk_packs'), 3)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks WHERE pack IS NULL'), 0)
+    await assertSharedBlobs(url)
+    const read = (tenantID: string, deviceID: string, start = T, end = T + 2 * HOUR) =>
+      s.readRaw({ tenantID, deviceID, dataPointIDs: ['x', 'y', 'z'], start, end })
+    for (const [tk, tenantID] of ['t1', 't2'].entries())
+      for (const [dk, deviceID] of ['a', 'b'].entries()) {
+        const got = await read(tenantID, deviceID)
+        for (const [pk, dp] of ['x', 'y', 'z'].entries())
+          assert.equal(got.get(dp), {
+            time: times,
+            value: times.map((_, i) => valueOf(tk, dk, pk, i)),
+          })
+      }
+    // aggregates over packed chunks: a partial hour decodes its values, the newest value comes from a pack
+    const max = await s.aggregate(
+      { tenantID: 't2', deviceID: 'b', dataPointIDs: ['z'], start: T + 600_000, end: T + 2 * HOUR },
+      'max',
+      { every: '1h', tz: 'UTC' },
+    )
+    const zb = times.map((_, i) => valueOf(1, 1, 2, i))
+    assert.equal(max.get('z')!.value, [
+      Math.max(...zb.filter((_, i) => times[i]! >= T + 600_000 && times[i]! < T + HOUR)),
+      Math.max(...zb.filter((_, i) => times[i]! >= T + HOUR)),
+    ])
+    assert.equal((await s.latest('t1', 'a')).get('y'), {
+      time: times.at(-1),
+      value: valueOf(0, 0, 1, times.length - 1),
+    })
+    // a late value in t1/a's first hour: x is merged again into a pack of its own; y and z keep the old pack
+    await s.write(pts('a', 'x', [[T + 5, -1]]))
+    await s.flush()
+    await s.compact(true)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_packs'), 9)
+    await assertSharedBlobs(url)
+    const x = (await read('t1', 'a', T, T + 20_000)).get('x')!
+    assert.equal(x, {
+      time: [T, T + 5, T + 10_001],
+      value: [valueOf(0, 0, 0, 0), -1, valueOf(0, 0, 0, 1)],
+    })
+    // retention drops the first hour (its 4 packs and the late one), a device's deletion its other pack, a data
+    // point's deletion takes one reference of each remaining pack
+    await s.deleteBefore([], T + HOUR + 1)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_packs'), 4)
+    await s.deleteDevice('t1', 'a')
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_packs'), 3)
+    await s.deleteDataPoint('t2', 'p', 'x')
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_packs'), 3)
+    assert.is(await raw(url, 'SELECT sum(refs) FROM chunk_packs'), 3 + 2 + 2)
+    await assertSharedBlobs(url)
+    assert.equal(
+      (await read('t1', 'b', T + HOUR, T + 2 * HOUR)).get('y')!.value,
+      times.flatMap((t, i) => (t >= T + HOUR ? [valueOf(0, 1, 1, i)] : [])),
+    )
+    assert.equal((await read('t2', 'a', T + HOUR, T + 2 * HOUR)).get('x'), { time: [], value: [] })
+    await s.close()
+  },
+)
+
+t(
+  'a schema 6 file :: upgrades in place; its inline values read as before, compaction packs new hours',
+  async () => {
+    const url = newUrl()
+    let s = await open(url)
+    const T = Date.UTC(2026, 0, 15)
+    const rows = (from: number) =>
+      Array.from(
+        { length: 300 },
+        (_, i) => [from + i * 1000, ((i * 7919) % 1000) + 0.5] as [number, TelemetryValue],
+      )
+    await s.write([...pts('d', 'x', rows(T)), ...pts('d', 'y', rows(T))])
+    await s.flush()
+    await s.compact(true)
+    await s.close()
+    const c = createClient({ url })
+    await withoutPacks(c)
+    await c.execute("UPDATE meta SET value = 6 WHERE key = 'schema_version'")
+    c.close()
+    s = await open(url)
+    assert.is(await raw(url, "SELECT value FROM meta WHERE key = 'schema_version'"), SCHEMA_VERSION)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks WHERE pack IS NULL'), 2)
+    const read = (start: number) =>
+      s.readRaw({
+        tenantID: 't1',
+        deviceID: 'd',
+        dataPointIDs: ['x', 'y'],
+        start,
+        end: start + HOUR,
+      })
+    assert.equal((await read(T)).get('y'), {
+      time: rows(T).map((r) => r[0]),
+      value: rows(T).map((r) => r[1]),
+    })
+    await s.write([...pts('d', 'x', rows(T + HOUR)), ...pts('d', 'y', rows(T + HOUR))])
+    await s.flush()
+    await s.compact(true)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks WHERE pack IS NOT NULL'), 2)
+    assert.is(await raw(url, 'SELECT refs FROM chunk_packs'), 2)
+    await assertSharedBlobs(url)
+    assert.equal(
+      (await read(T + HOUR)).get('x')!.value,
+      rows(T).map((r) => r[1]),
+    )
+    // deleting the old hour's chunks works through the trigger the upgrade added
+    await s.deleteBefore([], T + HOUR)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 2)
     await s.close()
   },
 )
@@ -882,6 +1059,7 @@ t(
     await s.close()
     // an old (schema 1) file: no statistics columns; reopening adds them, its chunks are decoded
     const c = createClient({ url })
+    await withoutPacks(c)
     for (const col of ['vmin', 'vmax', 'vsum', 'vcnt', 'rolled'])
       await c.execute(`ALTER TABLE chunks DROP COLUMN ${col}`)
     await c.execute('DROP TABLE rollups')
