@@ -76,6 +76,11 @@ export interface LibsqlTelemetryOptions {
   autocheckpointPages?: number
   /** The zone (TIMEZONE) the hour and day rollups follow; a file rolled up in another zone is re-rolled at open. */
   timezone?: string
+  /**
+   * The share of the file's time retention may take (0 < share ≤ 1): after each lock hold of its deletes, it
+   * waits that hold's time × (1 / share - 1), so writes keep the rest (1: no pause).
+   */
+  retentionShare?: number
 }
 
 export const TELEMETRY_DEFAULTS = {
@@ -88,10 +93,17 @@ export const TELEMETRY_DEFAULTS = {
   busyTimeoutMs: BUSY_TIMEOUT_MS,
   autocheckpointPages: 1000, // SQLite's default
   timezone: 'UTC',
+  retentionShare: 0.1,
 }
 
-/** Series whose old chunks retention deletes per lock hold (30 days of hour chunks of 50 series: ~0.1 s). */
+/**
+ * Series whose old chunks retention deletes in its first lock hold; later holds double or halve that to take about
+ * RETENTION_HOLD_MS each (30 days of hour chunks of one series: ~2.5 ms), up to RETENTION_MAX_STEP series. The
+ * holds are paced (retentionShare).
+ */
 const RETENTION_STEP = 50
+const RETENTION_HOLD_MS = 20
+const RETENTION_MAX_STEP = 1000
 /** Buckets compacted per lock hold (about: a device's hour stays whole): writes get the lock in between. */
 const COMPACT_STEP = 32
 /** A group of coalesced write() calls stops growing at this many values. */
@@ -122,6 +134,8 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   private readonly reads: TelemetryReads
   /** The last mutation's error wedged the connection (wedgesConnection): the next one reconnects first. */
   private wedged = false
+  /** Pauses of retention (paced) that close() ends at once. */
+  private readonly wakeOnClose = new Set<() => void>()
 
   private constructor(
     private client: Client,
@@ -299,8 +313,9 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /**
    * Retention (TelemetryStore.deleteBefore): deletes the chunks whose last value is older than their series'
-   * limit, RETENTION_STEP series a lock hold (writes get the lock in between). Values in the memtable stay until
-   * they are flushed; a chunk holding a younger value stays whole. Answers the number of values deleted.
+   * limit, a few series a lock hold (paced: writes get the lock in between, and most of the time). Values in the
+   * memtable stay until they are flushed; a chunk holding a younger value stays whole. Answers the number of
+   * values deleted.
    */
   async deleteBefore(
     rules: readonly RetentionRule[],
@@ -309,24 +324,52 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   ): Promise<number> {
     if (this.closed) throw new Error('telemetry store is closed')
     const due = this.series.cutoffs(rules, otherwise)
-    let deleted = 0
-    for (let i = 0; i < due.length && !this.closed; i += RETENTION_STEP) {
-      const part = due.slice(i, i + RETENTION_STEP)
-      deleted += await this.exclusive(async () => {
-        const results = await this.client.batch(deleteChunksBefore(part), 'write')
-        return results.reduce((n, rs) => n + rs.rows.reduce((m, r) => m + Number(r[0]), 0), 0)
+    const deleted = await this.paced(due, async (part) => {
+      const results = await this.client.batch(deleteChunksBefore(part), 'write')
+      return results.reduce((n, rs) => n + rs.rows.reduce((m, r) => m + Number(r[0]), 0), 0)
+    })
+    if (rollupsBefore !== undefined)
+      await this.paced(this.series.allIds(), async (part) => {
+        await this.client.batch(deleteRollupsBefore(part, rollupsBefore), 'write')
+        return 0
       })
-    }
-    if (rollupsBefore !== undefined) {
-      const ids = this.series.allIds()
-      for (let i = 0; i < ids.length && !this.closed; i += RETENTION_STEP) {
-        const part = ids.slice(i, i + RETENTION_STEP)
-        await this.exclusive(() =>
-          this.client.batch(deleteRollupsBefore(part, rollupsBefore), 'write'),
-        )
-      }
-    }
     return deleted
+  }
+
+  /**
+   * Runs `fn` over `items` in steps, each under the lock and followed by a pause, so that the holds take at most
+   * `retentionShare` of the time; a step's size doubles or halves to keep holds near RETENTION_HOLD_MS. Stops
+   * when the store closes (which also cuts a pause short). Answers the sum of `fn`'s answers.
+   */
+  private async paced<T>(items: readonly T[], fn: (part: T[]) => Promise<number>): Promise<number> {
+    let step = RETENTION_STEP
+    let total = 0
+    for (let i = 0; i < items.length && !this.closed;) {
+      const part = items.slice(i, i + step)
+      i += part.length
+      const t0 = performance.now()
+      total += await this.exclusive(() => fn(part))
+      const ms = performance.now() - t0
+      if (ms > 2 * RETENTION_HOLD_MS) step = Math.max(1, step >> 1)
+      else if (ms < RETENTION_HOLD_MS / 2) step = Math.min(RETENTION_MAX_STEP, step * 2)
+      await this.pause(ms * (1 / Math.min(1, Math.max(0.001, this.opts.retentionShare)) - 1))
+    }
+    return total
+  }
+
+  /** Waits `pauseMs` (at least 1 ms, else not at all), or until close(). */
+  private async pause(pauseMs: number): Promise<void> {
+    if (pauseMs >= 1 && !this.closed)
+      await new Promise<void>((resolve) => {
+        let timer: NodeJS.Timeout | undefined = undefined
+        const done = () => {
+          clearTimeout(timer)
+          this.wakeOnClose.delete(done)
+          resolve()
+        }
+        timer = setTimeout(done, pauseMs)
+        this.wakeOnClose.add(done)
+      })
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests; the flusher does it on its own). */
@@ -380,6 +423,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    for (const wake of [...this.wakeOnClose]) wake()
     clearInterval(this.timer)
     try {
       await this.exclusive(() => this.flushLocked())

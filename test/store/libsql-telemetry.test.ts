@@ -174,6 +174,63 @@ t(
   },
 )
 
+t(
+  'paced retention :: every old value goes in several holds, writes go in between; close() cuts a pause short',
+  async () => {
+    const url = newUrl()
+    const T = Date.UTC(2026, 0, 11)
+    const old = (k: number) =>
+      Array.from({ length: 400 }, (_, d) =>
+        pts(`d${d}`, 'x', [
+          [T + k, d],
+          [T + HOUR + k, d],
+        ]),
+      ).flat()
+    let s = await open(url, { retentionShare: 0.05 })
+    await s.write(old(0))
+    await s.flush()
+    await s.compact(true)
+    let finished = false
+    const job = s.deleteBefore([], T + 2 * HOUR).then((n) => ((finished = true), n))
+    // a write waits for one hold at most, not for the job
+    await s.write(pts('fresh', 'x', [[T + 3 * HOUR, 1]]))
+    assert.not.ok(finished, 'the write went in while retention was still at work')
+    assert.is(await job, 800)
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 0)
+    await s.close()
+    // a share of 0.001 pauses 999 times each hold: closing must not wait for that
+    s = await open(url, { retentionShare: 0.001 })
+    await s.write(old(1))
+    await s.flush()
+    await s.compact(true)
+    const t0 = performance.now()
+    const cut = s.deleteBefore([], T + 2 * HOUR)
+    await new Promise((r) => setTimeout(r, 50))
+    await s.close()
+    const n = await cut
+    assert.ok(
+      performance.now() - t0 < 3000,
+      `deleteBefore ended ${performance.now() - t0} ms after`,
+    )
+    assert.ok(n < 800, `stopped early (${n} of 800)`)
+    s = await open(url)
+    assert.is(await s.deleteBefore([], T + 2 * HOUR), 800 - n)
+    assert.equal(
+      (
+        await s.readRaw({
+          tenantID: 't1',
+          deviceID: 'fresh',
+          dataPointIDs: ['x'],
+          start: T,
+          end: T + 4 * HOUR,
+        })
+      ).get('x')!.value,
+      [1],
+    )
+    await s.close()
+  },
+)
+
 t('connection settings :: WAL journal and synchronous NORMAL', async () => {
   const s = await open(newUrl())
   assert.equal(await s.pragmas(), { journalMode: 'wal', synchronous: 1 })
