@@ -224,13 +224,18 @@ test('Sign out :: back to the sign-in page; a reload stays signed out', async ()
   assert.equal(await allByRole(page, 'navigation'), [])
 })
 
-test('a revoked token :: the next page load returns to sign-in', async () => {
+/** Signs in as the admin through the form; the token the page stored. */
+async function signInForToken(): Promise<string> {
   await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
   await byRole(page, 'button', 'Sign out')
-  const token = await page.evaluate(
+  return page.evaluate(
     () =>
       JSON.parse((globalThis as any).localStorage.getItem('devicecloud.session')).token as string,
   )
+}
+
+test('a revoked token :: the next page load returns to sign-in', async () => {
+  const token = await signInForToken()
   const r = await fetch(`${t.url}/api/v1/logout`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}` },
@@ -241,12 +246,7 @@ test('a revoked token :: the next page load returns to sign-in', async () => {
 })
 
 test('Sign out, then a navigation at once :: the new page is signed out and the token is revoked', async () => {
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(page, 'button', 'Sign out')
-  const token = await page.evaluate(
-    () =>
-      JSON.parse((globalThis as any).localStorage.getItem('devicecloud.session')).token as string,
-  )
+  const token = await signInForToken()
   // the revoke is held back 500 ms, so that the navigation surely comes before its answer
   await page.setRequestInterception(true)
   const hold = (req: HTTPRequest) => {
