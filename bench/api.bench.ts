@@ -44,6 +44,8 @@ async function prepare(observability: 'on' | 'off') {
       MQTT_WS_PORT: '0',
       ADMIN_EMAIL: 'b@b.io',
       ADMIN_PASSWORD: 'bench-password',
+      // BENCH_DB_READERS: reader threads of the metadata database (the service's DB_READERS, default 1)
+      ...(process.env.BENCH_DB_READERS ? { DB_READERS: process.env.BENCH_DB_READERS } : {}),
       ...(observability === 'on'
         ? { LOG_LEVEL: 'info', METRICS: 'true' }
         : { LOG_LEVEL: 'error', METRICS: 'false' }),
