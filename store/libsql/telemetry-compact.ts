@@ -5,7 +5,7 @@
  * "higher seq = written later" order valid: every chunk flushed afterwards gets a higher seq than the result.
  */
 import type { Client, InStatement, Row } from '@libsql/client'
-import { KIND_TIMES_SHARED, decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
+import { decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
 import {
   BUCKET_MS,
   CHUNK_TIMES_SQL,
@@ -86,21 +86,27 @@ const SELECT_BUCKET = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, ${C
 /** Series ids per lookup of their devices (far below SQLite's limit of bound parameters). */
 const IDS_PER_LOOKUP = 500
 
-/** Candidates compacted in one transaction, with the key of the value pack each one's chunk joins. */
+/**
+ * Candidates compacted in one transaction, with the key of the value pack each one's chunk joins (undefined: its
+ * values stay inline).
+ */
 export interface CompactionSlice {
   list: Candidate[]
-  packs: string[]
+  packs: Array<string | undefined>
 }
 
 /**
  * The candidates cut into slices of about `step`, keeping the buckets of one device and hour in the same slice, so
  * that their chunks share one value pack (telemetry-db.ts CHUNK_VALS_SQL); a device's hour of more than `step`
  * series is a slice of its own. The devices come from the `series` table (a series deleted meanwhile packs alone).
+ * Only `packable` buckets (past hours) get a pack: a crowded bucket of the current hour is merged again and again
+ * while the hour lasts, and a pack written then would keep the bytes of every merge until all its chunks went.
  */
 export async function sliceByDevice(
   client: Client,
   due: readonly Candidate[],
   step: number,
+  packable: (c: Candidate) => boolean,
 ): Promise<CompactionSlice[]> {
   const ids = [...new Set(due.map((c) => c.seriesId))]
   const owner = new Map<number, string>()
@@ -128,7 +134,7 @@ export async function sliceByDevice(
     }
     for (const c of g) {
       cur.list.push(c)
-      cur.packs.push(key)
+      cur.packs.push(packable(c) ? key : undefined)
     }
   }
   if (cur.list.length > 0) slices.push(cur)
@@ -137,9 +143,9 @@ export async function sliceByDevice(
 
 /**
  * Merges the chunks of each candidate bucket into one chunk and rolls the hour up (telemetry-rollups.ts) in one
- * transaction, for buckets holding several chunks or a chunk not rolled up or not packed yet; the caller holds
- * the store's lock so no flush, delete or other compaction interleaves. The merged chunks of one `packs` key share
- * a value pack. Returns how many chunks each bucket now has.
+ * transaction, for buckets holding several chunks, a chunk not rolled up, or (given a pack) one not packed; the
+ * caller holds the store's lock so no flush, delete or other compaction interleaves. The merged chunks of one
+ * `packs` key share a value pack. Returns how many chunks each bucket now has.
  */
 export async function compactBuckets(
   client: Client,
@@ -149,16 +155,19 @@ export async function compactBuckets(
   const args = (c: Candidate) => [c.seriesId, c.bucket, c.bucket + BUCKET_MS]
   const counts = await client.batch(
     list.map((c) => ({
-      sql: `SELECT count(*), coalesce(sum(rolled = 0), 0) FROM chunks
+      sql: `SELECT count(*), coalesce(sum(rolled = 0), 0), coalesce(sum(pack IS NULL), 0) FROM chunks
               WHERE series_id = ? AND t_start >= ? AND t_start < ?`,
       args: args(c),
     })),
     'read',
   )
   const result = list.map((_, i) => Number(counts[i]!.rows[0]![0]))
-  const due = list.flatMap((c, i) =>
-    result[i]! > 1 || Number(counts[i]!.rows[0]![1]) > 0 ? [{ c, pack: packs[i]! }] : [],
-  )
+  const due = list.flatMap((c, i) => {
+    const row = counts[i]!.rows[0]!
+    const [n, unrolled, unpacked] = [Number(row[0]), Number(row[1]), Number(row[2])]
+    const pack = packs[i]
+    return n > 1 || unrolled > 0 || (pack !== undefined && unpacked > 0) ? [{ c, pack }] : []
+  })
   if (due.length === 0) return result
   const [top, ...rows] = await client.batch(
     [
@@ -181,20 +190,20 @@ export async function compactBuckets(
   return result
 }
 
-/** A lone chunk is written again (into a pack, its times shared) when its blobs are at least this long. */
+/** A lone chunk is written again (into its pack, its times shared) when its blobs are at least this long. */
 const REWRITE_MIN_BYTES = 64
 
 /**
  * The values of a bucket's chunks merged (duplicates resolved by seq): the DELETE of the chunks in `stmts` and
- * their merge (seq = the highest merged) in `fresh`, or the lone chunk marked rolled up; a lone chunk a flush
- * wrote (times inline, values not packed) is written again when its blobs are worth sharing and packing.
+ * their merge (seq = the highest merged) in `fresh`, or the lone chunk marked rolled up; a lone chunk not in a
+ * pack yet is written again into `pack`, if given, when its blobs are worth it.
  */
 function mergeBucket(
   c: Candidate,
   rows: Row[],
   stmts: InStatement[],
   fresh: NewChunk[],
-  pack: string,
+  pack: string | undefined,
 ): Run {
   const runs: Run[] = rows.map((r) => ({
     time: decodeTimes(r.times as ArrayBuffer, Number(r.n), Number(r.kind)),
@@ -203,9 +212,9 @@ function mergeBucket(
   const merged = mergeRuns(runs)
   const ids = rows.map((r) => Number(r.id))
   const lone = rows[0]!
-  const flushed = !(Number(lone.kind) & KIND_TIMES_SHARED) && !Number(lone.packed)
   const blobs = (lone.times as ArrayBuffer).byteLength + (lone.vals as ArrayBuffer).byteLength
-  if (rows.length === 1 && !(flushed && blobs >= REWRITE_MIN_BYTES)) {
+  const repack = pack !== undefined && !Number(lone.packed) && blobs >= REWRITE_MIN_BYTES
+  if (rows.length === 1 && !repack) {
     stmts.push({ sql: 'UPDATE chunks SET rolled = 1 WHERE id = ?', args: [ids[0]!] })
     return merged
   }

@@ -41,9 +41,9 @@ const SHARED_TIMES_MIN_BYTES = 64
 export const CHUNK_TIMES_SQL = `CASE WHEN kind & ${KIND_TIMES_SHARED} THEN (SELECT bytes FROM chunk_times WHERE hash = times) ELSE times END`
 
 /**
- * Value packs. A chunk written by compaction keeps its values in a `chunk_packs` row holding the values of every
- * chunk of the same device and hour compacted together, at [pack_off, pack_off + pack_len); its own `vals` is
- * empty. Why: SQLite keeps a row larger than a page partly in its leaf page and the rest in overflow pages, and a
+ * Value packs. A chunk compaction writes for a past hour keeps its values in a `chunk_packs` row holding the
+ * values of every chunk of the same device and hour compacted together, at [pack_off, pack_off + pack_len); its
+ * own `vals` is empty (telemetry-compact.ts sliceByDevice: the current hour's merges stay inline). Why: SQLite keeps a row larger than a page partly in its leaf page and the rest in overflow pages, and a
  * leaf page holds only one such row, so an hour of one series (a few KB) filled its pages to ~75%; a device's hour
  * of all its series is one larger row of full overflow pages. `refs` counts the chunks naming the pack: the
  * chunk_packs_release trigger drops it with its last chunk (retention, device deletion, compaction). A chunk

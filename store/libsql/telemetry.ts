@@ -31,7 +31,12 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal } from './telemetry-codec.ts'
-import { CompactionQueue, compactBuckets, sliceByDevice } from './telemetry-compact.ts'
+import {
+  CompactionQueue,
+  compactBuckets,
+  sliceByDevice,
+  type Candidate,
+} from './telemetry-compact.ts'
 import {
   BUCKET_MS,
   BUSY_TIMEOUT_MS,
@@ -389,7 +394,10 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       all,
     )
     if (due.length === 0) return 0
-    for (const part of await sliceByDevice(this.client, due, COMPACT_STEP)) {
+    const sealed = this.opts.now() - this.opts.compactGraceMs
+    // a crowded bucket of the current hour is merged without a pack: the hour's pack is written once it is past
+    const packable = (c: Candidate) => all || c.bucket + BUCKET_MS <= sealed
+    for (const part of await sliceByDevice(this.client, due, COMPACT_STEP, packable)) {
       if (this.closed) break
       await this.exclusive(async () => {
         if (this.closed) return

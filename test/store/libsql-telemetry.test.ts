@@ -844,6 +844,69 @@ t(
 )
 
 t(
+  'value packs :: a crowded current hour merges inline; once past, the device hour is one pack with no dead bytes',
+  async () => {
+    const url = newUrl()
+    const H = Date.UTC(2026, 0, 16, 10)
+    let clock = H + 30 * 60_000
+    const s = await open(url, { now: () => clock, maxChunksPerBucket: 3, compactGraceMs: 60_000 })
+    const value = (i: number, k: number) => ((i * 7919 + k * 104_729) % 10_000) / 100
+    const times = (flush: number) =>
+      Array.from({ length: 100 }, (_, i) => H + flush * 100_000 + i * 997)
+    // x and y in every flush, z only in the first: z's bucket never crowds
+    for (let f = 0; f < 6; f++) {
+      for (const [k, dp] of ['x', 'y', 'z'].entries())
+        if (f === 0 || dp !== 'z')
+          await s.write(
+            pts(
+              'd',
+              dp,
+              times(f).map((t, i) => [t, value(f * 100 + i, k)]),
+            ),
+          )
+      await s.flush()
+      await s.compact()
+    }
+    assert.ok(
+      (await raw(
+        url,
+        "SELECT count(*) FROM chunks WHERE series_id IN (SELECT id FROM series WHERE data_point_id = 'x')",
+      )) < 6,
+      'x was merged while the hour lasted',
+    )
+    assert.is(await raw(url, 'SELECT count(*) FROM chunk_packs'), 0, 'no pack in the current hour')
+    clock = H + HOUR + 60_000
+    await s.compact()
+    assert.is(
+      await raw(url, 'SELECT count(*) FROM chunk_packs'),
+      1,
+      "the device's hour in one pack",
+    )
+    assert.is(await raw(url, 'SELECT refs FROM chunk_packs'), 3)
+    assert.is(
+      await raw(
+        url,
+        'SELECT (SELECT sum(length(bytes)) FROM chunk_packs) - (SELECT sum(pack_len) FROM chunks)',
+      ),
+      0,
+      'no dead bytes',
+    )
+    await assertSharedBlobs(url)
+    const got = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x', 'y', 'z'],
+      start: H,
+      end: H + HOUR,
+    })
+    const all = Array.from({ length: 6 }, (_, f) => times(f)).flat()
+    assert.equal(got.get('y'), { time: all, value: all.map((_, j) => value(j, 1)) })
+    assert.equal(got.get('z'), { time: times(0), value: times(0).map((_, i) => value(i, 2)) })
+    await s.close()
+  },
+)
+
+t(
   'a schema 6 file :: upgrades in place; its inline values read as before, compaction packs new hours',
   async () => {
     const url = newUrl()
