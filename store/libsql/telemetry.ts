@@ -16,6 +16,7 @@
  * bytes decode in a few ms. One process owns the file: two stores on one file would allocate the same series ids.
  * Every mutation (commit, flush, compaction step, delete) runs under one FIFO lock, so they never interleave.
  */
+import { setTimeout as delay } from 'node:timers/promises'
 import { errorLog } from '../../src/kernel/log.ts'
 import type { Client } from '@libsql/client'
 import type {
@@ -139,8 +140,8 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   private readonly reads: TelemetryReads
   /** The last mutation's error wedged the connection (wedgesConnection): the next one reconnects first. */
   private wedged = false
-  /** Pauses of retention (paced) that close() ends at once. */
-  private readonly wakeOnClose = new Set<() => void>()
+  /** Aborted by close(): ends a pause of retention (paced) at once. */
+  private readonly closing = new AbortController()
 
   private constructor(
     private client: Client,
@@ -347,6 +348,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
    * when the store closes (which also cuts a pause short). Answers the sum of `fn`'s answers.
    */
   private async paced<T>(items: readonly T[], fn: (part: T[]) => Promise<number>): Promise<number> {
+    const pauseFactor = 1 / Math.min(1, Math.max(0.001, this.opts.retentionShare)) - 1
     let step = RETENTION_STEP
     let total = 0
     for (let i = 0; i < items.length && !this.closed;) {
@@ -357,24 +359,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       const ms = performance.now() - t0
       if (ms > 2 * RETENTION_HOLD_MS) step = Math.max(1, step >> 1)
       else if (ms < RETENTION_HOLD_MS / 2) step = Math.min(RETENTION_MAX_STEP, step * 2)
-      await this.pause(ms * (1 / Math.min(1, Math.max(0.001, this.opts.retentionShare)) - 1))
+      const pauseMs = ms * pauseFactor
+      if (pauseMs >= 1 && !this.closed)
+        await delay(pauseMs, undefined, { signal: this.closing.signal }).catch(() => {})
     }
     return total
-  }
-
-  /** Waits `pauseMs` (at least 1 ms, else not at all), or until close(). */
-  private async pause(pauseMs: number): Promise<void> {
-    if (pauseMs >= 1 && !this.closed)
-      await new Promise<void>((resolve) => {
-        let timer: NodeJS.Timeout | undefined = undefined
-        const done = () => {
-          clearTimeout(timer)
-          this.wakeOnClose.delete(done)
-          resolve()
-        }
-        timer = setTimeout(done, pauseMs)
-        this.wakeOnClose.add(done)
-      })
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests; the flusher does it on its own). */
@@ -431,7 +420,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    for (const wake of [...this.wakeOnClose]) wake()
+    this.closing.abort()
     clearInterval(this.timer)
     try {
       await this.exclusive(() => this.flushLocked())
