@@ -24,6 +24,10 @@ export interface Candidate {
   chunks: number
 }
 
+/** Whether a bucket's hour is past: its end plus the grace for late writes is at or before `now`. */
+export const isPast = (c: Candidate, now: number, graceMs: number) =>
+  c.bucket + BUCKET_MS + graceMs <= now
+
 /** The (series, hour) buckets that received chunks since they were last compacted. */
 export class CompactionQueue {
   private map = new Map<string, Candidate>()
@@ -64,7 +68,7 @@ export class CompactionQueue {
   due(now: number, graceMs: number, maxChunks: number, all: boolean): Candidate[] {
     const out: Candidate[] = []
     for (const c of this.map.values())
-      if (all || c.bucket + BUCKET_MS + graceMs <= now || c.chunks >= maxChunks) out.push(c)
+      if (all || isPast(c, now, graceMs) || c.chunks >= maxChunks) out.push(c)
     return out
   }
 

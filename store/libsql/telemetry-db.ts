@@ -43,9 +43,10 @@ export const CHUNK_TIMES_SQL = `CASE WHEN kind & ${KIND_TIMES_SHARED} THEN (SELE
 /**
  * Value packs. A chunk compaction writes for a past hour keeps its values in a `chunk_packs` row holding the
  * values of every chunk of the same device and hour compacted together, at [pack_off, pack_off + pack_len); its
- * own `vals` is empty (telemetry-compact.ts sliceByDevice: the current hour's merges stay inline). Why: SQLite keeps a row larger than a page partly in its leaf page and the rest in overflow pages, and a
- * leaf page holds only one such row, so an hour of one series (a few KB) filled its pages to ~75%; a device's hour
- * of all its series is one larger row of full overflow pages. `refs` counts the chunks naming the pack: the
+ * own `vals` is empty (telemetry-compact.ts sliceByDevice: the current hour's merges stay inline). Why: SQLite
+ * keeps a row larger than a page partly in its leaf page and the rest in overflow pages, and a leaf page holds only
+ * one such row, so an hour of one series (a few KB) filled its pages to ~75%; a device's hour of all its series is
+ * one larger row of full overflow pages. `refs` counts the chunks naming the pack: the
  * chunk_packs_release trigger drops it with its last chunk (retention, device deletion, compaction). A chunk
  * merged again (a late value in a past hour) leaves its old bytes in the old pack until the pack's other chunks go.
  */

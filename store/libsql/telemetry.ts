@@ -35,6 +35,7 @@ import { decodeWal, encodeChunk, encodeWal } from './telemetry-codec.ts'
 import {
   CompactionQueue,
   compactBuckets,
+  isPast,
   sliceByDevice,
   type Candidate,
 } from './telemetry-compact.ts'
@@ -376,29 +377,19 @@ export class LibsqlTelemetryStore implements TelemetryStore {
    * Returns the number of buckets examined.
    */
   async compact(all = false): Promise<number> {
-    const due = this.compaction.due(
-      this.opts.now(),
-      this.opts.compactGraceMs,
-      this.opts.maxChunksPerBucket,
-      all,
-    )
+    const grace = this.opts.compactGraceMs
+    const started = this.opts.now()
+    const due = this.compaction.due(started, grace, this.opts.maxChunksPerBucket, all)
     if (due.length === 0) return 0
-    const sealed = this.opts.now() - this.opts.compactGraceMs
     // a crowded bucket of the current hour is merged without a pack: the hour's pack is written once it is past
-    const packable = (c: Candidate) => all || c.bucket + BUCKET_MS <= sealed
+    const packable = (c: Candidate) => all || isPast(c, started, grace)
     for (const part of await sliceByDevice(this.client, due, COMPACT_STEP, packable)) {
       if (this.closed) break
       await this.exclusive(async () => {
         if (this.closed) return
         const counts = await compactBuckets(this.client, part, this.opts.timezone)
         const now = this.opts.now()
-        part.list.forEach((c, k) =>
-          this.compaction.settle(
-            c,
-            counts[k]!,
-            c.bucket + BUCKET_MS + this.opts.compactGraceMs <= now,
-          ),
-        )
+        part.list.forEach((c, k) => this.compaction.settle(c, counts[k]!, isPast(c, now, grace)))
       })
     }
     return due.length
