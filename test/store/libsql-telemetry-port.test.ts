@@ -175,6 +175,8 @@ t(
     await s.write(points('d1', 10)) // in the memtable until the flusher's first tick
     const { createClient } = await import('@libsql/client')
     const other = createClient({ url })
+    // its BEGIN waits out a flush of the store's that holds the lock at that moment (the store's own ticks)
+    await other.execute('PRAGMA busy_timeout = 5000')
     const tx = await other.transaction('write') // another process's writer, for longer than busy_timeout
     const e = await rejection(s.write(points('d2', 10)))
     assert.match(e.message, /locked|busy/i, 'the write that met the lock fails')
