@@ -244,7 +244,12 @@ t(
   'kill -9 while flushes and compactions race the writes :: every acked write reads back',
   async () => {
     const url = newUrl()
-    const acked = await runChild(url, 'flushing', 30)
+    const acked = await runChild(url, 'flushing', 300)
+    assert.ok(
+      (await raw(url, 'SELECT count(*) FROM chunk_packs')) > 0,
+      'the child packed past hours before it died',
+    )
+    await assertSharedBlobs(url)
     const s = await open(url)
     await assertBatches(s, acked)
     await s.compact(true)
