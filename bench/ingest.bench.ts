@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
-import { procCpuUs } from './_support/proc-cpu.ts'
+import { procCpuUs, threadCpuUs } from './_support/proc-cpu.ts'
 import {
   mqttLoad,
   mqttRawLoad,
@@ -48,24 +48,34 @@ interface Run extends MqttLoadResult {
   targetCpu: number
   /** The target's CPU per acknowledged message, µs. */
   targetUsPerMsg: number
+  /** The CPU of the target's main thread (the one that runs the broker) per acknowledged message, µs. */
+  mainUsPerMsg: number
 }
 
-/** Runs one generator (raw sockets or MQTT.js) and reads `targetCpuUs` when its measured window starts and ends. */
+/**
+ * Runs one generator (raw sockets or MQTT.js) and reads the target's CPU (`pid`: all its threads, then its main
+ * thread) when the generator's measured window starts and ends.
+ */
 async function run(
   generator: 'raw' | 'mqtt.js',
   opts: Omit<MqttLoadOpts, 'seconds' | 'points'>,
-  targetCpuUs: () => number,
+  pid: number,
 ): Promise<Run> {
   let c0 = 0
   let c1 = 0
-  const window = (mark: 'start' | 'end') =>
-    mark === 'start' ? (c0 = targetCpuUs()) : (c1 = targetCpuUs())
+  let m0 = 0
+  let m1 = 0
+  const window = (mark: 'start' | 'end') => {
+    if (mark === 'start') [c0, m0] = [procCpuUs(pid), threadCpuUs(pid)]
+    else [c1, m1] = [procCpuUs(pid), threadCpuUs(pid)]
+  }
   const full = { ...opts, seconds: SECONDS, points: POINTS }
   const r = await (generator === 'raw' ? mqttRawLoad(full, window) : mqttLoad(full, window))
   return {
     ...r,
     targetCpu: Math.round((c1 - c0) / 10_000 / r.seconds),
     targetUsPerMsg: r.acked ? Number(((c1 - c0) / r.acked).toFixed(1)) : 0,
+    mainUsPerMsg: r.acked ? Number(((m1 - m0) / r.acked).toFixed(1)) : 0,
   }
 }
 
@@ -80,16 +90,15 @@ const barePort: number = await new Promise((resolve) =>
 )
 const anonymous = devices.map((d) => ({ clientId: d.deviceID, topic: topicOf(d.deviceID) }))
 const bareUrl = `mqtt://127.0.0.1:${barePort}`
-const bareCpu = () => procCpuUs(bare.pid!)
-const ceiling = await run('raw', { url: bareUrl, devices: anonymous, inflight: 1 }, bareCpu)
-const ceilingBurst = await run('raw', { url: bareUrl, devices: anonymous, inflight: 10 }, bareCpu)
+const ceiling = await run('raw', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!)
+const ceilingBurst = await run('raw', { url: bareUrl, devices: anonymous, inflight: 10 }, bare.pid!)
 const js = MQTTJS
   ? {
-      ceiling: await run('mqtt.js', { url: bareUrl, devices: anonymous, inflight: 1 }, bareCpu),
+      ceiling: await run('mqtt.js', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!),
       ceilingBurst: await run(
         'mqtt.js',
         { url: bareUrl, devices: anonymous, inflight: 10 },
-        bareCpu,
+        bare.pid!,
       ),
     }
   : undefined
@@ -105,27 +114,23 @@ const creds = devices.map((d) => ({
   topic: topicOf(d.deviceID),
 }))
 const svcUrl = `mqtt://127.0.0.1:${svc.deps.broker.port}`
-const svcCpu = () => {
-  const u = process.cpuUsage()
-  return u.user + u.system
-}
 const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
 if (profiler) {
   profiler.connect()
   await profiler.post('Profiler.enable')
   await profiler.post('Profiler.start')
 }
-const ours = await run('raw', { url: svcUrl, devices: creds, inflight: 1 }, svcCpu)
+const ours = await run('raw', { url: svcUrl, devices: creds, inflight: 1 }, process.pid)
 if (profiler)
   writeFileSync(
     process.env.BENCH_PROFILE!,
     JSON.stringify((await profiler.post('Profiler.stop')).profile),
   )
 const rssSteady = peakRss
-const burst = await run('raw', { url: svcUrl, devices: creds, inflight: 10 }, svcCpu)
+const burst = await run('raw', { url: svcUrl, devices: creds, inflight: 10 }, process.pid)
 const jsOurs = js && {
-  ours: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 1 }, svcCpu),
-  burst: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 10 }, svcCpu),
+  ours: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 1 }, process.pid),
+  burst: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 10 }, process.pid),
 }
 clearInterval(sampler)
 
@@ -235,6 +240,7 @@ const row = (label: string, generator: string, r: Run, ceil?: Run) => [
   r.errors,
   `${r.targetCpu}%`,
   r.targetUsPerMsg,
+  r.mainUsPerMsg,
   `${r.cpu}%`,
   r.cpuUsPerMsg,
   ceil ? ceil.rate : '',
@@ -258,6 +264,7 @@ console.log(
       'errors',
       'target CPU',
       'target µs/msg',
+      'target main thread µs/msg',
       'generator CPU',
       'generator µs/msg',
       'ceiling msg/s',

@@ -32,15 +32,23 @@ export class LatestValuesCache {
     this.devices.set(key, entry)
   }
 
-  /** Records committed points; an older time never replaces a newer one. */
+  /**
+   * Records committed points; an older time never replaces a newer one. A run of points of one device (an
+   * uplink's) finds its entry once.
+   */
   update(points: readonly TelemetryPoint[]) {
+    let entry: DeviceEntry | undefined
+    let last: TelemetryPoint | undefined
     for (const p of points) {
-      const key = LatestValuesCache.key(p.tenantID, p.deviceID)
-      let entry = this.devices.get(key)
-      if (!entry) {
-        entry = { tenantID: p.tenantID, values: new Map(), complete: false }
-        this.add(key, entry)
+      if (!entry || p.deviceID !== last!.deviceID || p.tenantID !== last!.tenantID) {
+        const key = LatestValuesCache.key(p.tenantID, p.deviceID)
+        entry = this.devices.get(key)
+        if (!entry) {
+          entry = { tenantID: p.tenantID, values: new Map(), complete: false }
+          this.add(key, entry)
+        }
       }
+      last = p
       entry.productID = p.productID
       const cur = entry.values.get(p.dataPointID)
       if (!cur || cur.time <= p.time)

@@ -153,6 +153,10 @@ export function receiptClock(limit = 200_000) {
 
 /** The devices (record ids, once each, in event order) whose committed uplink events `telemetry.stored` names. */
 export function storedDeviceIDs(events: readonly EventInput[]): number[] {
+  if (events.length === 1) {
+    const id = events[0]!.deviceIntID ?? 0
+    return id > 0 ? [id] : []
+  }
   return [...new Set(events.map((e) => e.deviceIntID ?? 0).filter((id) => id > 0))]
 }
 

@@ -30,6 +30,13 @@ interface Item {
   reject(err: unknown): void
 }
 
+/** The items' points or events in one array (a loop: flatMap's callback a item cost the event loop more). */
+function concat<K extends 'points' | 'events'>(items: readonly Item[], k: K): Item[K][number][] {
+  const out: Item[K][number][] = []
+  for (const item of items) for (const x of item[k]) out.push(x)
+  return out
+}
+
 /**
  * The uplink batch writer: a bounded queue of {points, events} items. One flush at a time writes up to `batchPoints`
  * with `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects
@@ -125,8 +132,8 @@ export class UplinkBatchWriter {
   }
 
   private async write(batch: Item[]): Promise<void> {
-    const points = batch.length === 1 ? batch[0]!.points : batch.flatMap((i) => i.points)
-    const events = batch.length === 1 ? batch[0]!.events : batch.flatMap((i) => i.events)
+    const points = batch.length === 1 ? batch[0]!.points : concat(batch, 'points')
+    const events = batch.length === 1 ? batch[0]!.events : concat(batch, 'events')
     let error: unknown
     try {
       const writes: Promise<unknown>[] = []

@@ -8,7 +8,16 @@ const TICK_US = 10_000
 
 /** The CPU time (user + system, all threads) a process has used so far, in µs. */
 export function procCpuUs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  return statCpuUs(`/proc/${pid}/stat`)
+}
+
+/** The CPU time of one thread (`tid`; a process's main thread is its pid), in µs. */
+export function threadCpuUs(pid: number, tid = pid): number {
+  return statCpuUs(`/proc/${pid}/task/${tid}/stat`)
+}
+
+function statCpuUs(path: string): number {
+  const stat = readFileSync(path, 'utf8')
   // the command name (field 2) is in parentheses and may hold spaces: count fields after its last ')'
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   return (Number(fields[11]) + Number(fields[12])) * TICK_US // fields 14 and 15, counted from field 3

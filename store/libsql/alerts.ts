@@ -13,7 +13,7 @@ import { NotFound } from '../errors.ts'
 import { listPage, marks, tenantList } from './list.ts'
 import { readRequired } from './records.ts'
 import { CURRENT_ALERT_TABLE, HISTORY_ALERT_TABLE } from '../fields/alerts.ts'
-import { insertRows } from './logs-sql.ts'
+import { insertRows } from './db.ts'
 import { alertEventsOf, alertEventStatements } from './alert-events.ts'
 
 const CURRENT = tenantList(CURRENT_ALERT_TABLE, 'FROM current_alerts a', 'a')

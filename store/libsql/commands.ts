@@ -10,7 +10,7 @@ import type {
   OutboxInput,
   Transition,
 } from '../types.ts'
-import { insertRows } from './logs-sql.ts'
+import { insertRows } from './db.ts'
 import { outboxInserts } from './webhooks.ts'
 import {
   COLUMNS,

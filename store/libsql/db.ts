@@ -3,6 +3,7 @@ import {
   type Client,
   type InArgs,
   type InStatement,
+  type InValue,
   type ResultSet,
 } from '@libsql/client'
 import Database from 'libsql'
@@ -87,6 +88,50 @@ export interface WriteResult {
 /** A statement and its positional args. */
 export type Statement = { sql: string; args: InArgs }
 
+/** Rows per multi-row INSERT: 500 rows × at most 16 columns stays far below SQLite's 32,766 variables. */
+export const ROWS_PER_INSERT = 500
+
+/**
+ * One multi-row `INSERT INTO table (columns) VALUES (...), (...)` per chunk of ROWS_PER_INSERT rows (never one
+ * statement per row). `suffix` is appended as is (an ON CONFLICT clause, RETURNING id); it never holds values.
+ */
+export function insertRows(
+  table: string,
+  columns: readonly string[],
+  rows: InValue[][],
+  suffix = '',
+): InStatement[] {
+  const tuple = `(${columns.map(() => '?').join(', ')})`
+  const out: InStatement[] = []
+  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+    const chunk = rows.slice(i, i + ROWS_PER_INSERT)
+    out.push({
+      sql: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')} ${suffix}`,
+      args: chunk.flat(),
+    })
+  }
+  return out
+}
+
+/**
+ * Rows of one table as one JSON text of value tuples in `columns`' order (text, numbers, nulls): `Db.insertJson`.
+ * `table` and `columns` are our own identifiers, never input.
+ */
+export interface JsonRows {
+  table: string
+  columns: readonly string[]
+  rows: string
+}
+
+/** The multi-row INSERTs of `j`; a text that is not an array of tuples of the columns' width is an error. */
+export function jsonInserts(j: JsonRows): InStatement[] {
+  const rows: unknown = JSON.parse(j.rows)
+  const width = j.columns.length
+  if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && r.length === width))
+    throw new Error(`insertJson ${j.table}: expected tuples of ${width} values`)
+  return insertRows(j.table, j.columns, rows as InValue[][])
+}
+
 /**
  * The metadata database as the repositories use it (store/libsql/*.ts take a `Db`). Two implementations:
  * `LocalDb` (in-thread @libsql/client: a local file or sqld) and `PortDb` (store/libsql/worker/port-db.ts: the
@@ -103,6 +148,12 @@ export interface Db {
   run(sql: string, args?: InArgs): Promise<{ changes: number; lastId: number }>
   /** Several writes in one transaction; all or none. */
   batch(statements: InStatement[]): Promise<WriteResult[]>
+  /**
+   * Inserts rows given as one JSON text (JsonRows), in one transaction. With the database in worker threads the
+   * text crosses as one string and the store worker builds the statements: a structured clone of the statements'
+   * args (a value at a time) cost the event loop several times as much, on the ingest path.
+   */
+  insertJson(rows: JsonRows): Promise<void>
   /** Moves a local file's WAL into the database file (best effort; nothing for sqld). */
   checkpoint(): Promise<void>
   /** Closes the connections (after `checkpoint`). */
@@ -215,6 +266,10 @@ export class LocalDb implements Db {
     } catch (e) {
       throw this.failed(e)
     }
+  }
+
+  async insertJson(rows: JsonRows): Promise<void> {
+    await this.batch(jsonInserts(rows))
   }
 
   /**

@@ -7,7 +7,7 @@
  */
 import type { InValue } from '@libsql/client'
 import type { Db, Row } from './db.ts'
-import { insertRows } from './logs-sql.ts'
+import { insertRows } from './db.ts'
 import { marks } from './list.ts'
 import {
   BLOCK_EVENTS,

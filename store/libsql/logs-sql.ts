@@ -1,32 +1,8 @@
 import type { InStatement, InValue } from '@libsql/client'
+import { insertRows, type JsonRows } from './db.ts'
 import { tableList } from './list.ts'
 import { CONNECT_LOG_TABLE, CONTROL_LOG_TABLE, EVENT_TABLE } from '../fields/logs.ts'
 import type { ConnectLogInput, ControlLogInput, EventInput } from '../types.ts'
-
-/** Rows per multi-row INSERT: 500 rows × at most 16 columns stays far below SQLite's 32,766 variables. */
-export const ROWS_PER_INSERT = 500
-
-/**
- * One multi-row `INSERT INTO table (columns) VALUES (...), (...)` per chunk of ROWS_PER_INSERT rows (never one
- * statement per row). `suffix` is appended as is (an ON CONFLICT clause, RETURNING id); it never holds values.
- */
-export function insertRows(
-  table: string,
-  columns: readonly string[],
-  rows: InValue[][],
-  suffix = '',
-): InStatement[] {
-  const tuple = `(${columns.map(() => '?').join(', ')})`
-  const out: InStatement[] = []
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT)
-    out.push({
-      sql: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')} ${suffix}`,
-      args: chunk.flat(),
-    })
-  }
-  return out
-}
 
 /** Connection logs of a tenant; `where` narrows further (one device). */
 export const connectLogSpec = (where = '') =>
@@ -122,8 +98,8 @@ export function connectLogInserts(rows: readonly ConnectLogInput[], now: number)
   return insertRows('connect_logs', CONNECT_COLUMNS, values)
 }
 
-/** The multi-row INSERTs of uplink messages written at `now`. */
-export function eventInserts(rows: readonly EventInput[], now: number): InStatement[] {
+/** Uplink messages written at `now`, for `Db.insertJson`. */
+export function eventRows(rows: readonly EventInput[], now: number): JsonRows {
   const values = rows.map((r): InValue[] => [
     r.tenantID,
     r.deviceIntID ?? null,
@@ -138,7 +114,7 @@ export function eventInserts(rows: readonly EventInput[], now: number): InStatem
     r.msgTime ?? now,
     now,
   ])
-  return insertRows('events', EVENT_COLUMNS, values)
+  return { table: 'events', columns: EVENT_COLUMNS, rows: JSON.stringify(values) }
 }
 
 /** The multi-row INSERTs of control logs written at `now`, each answering the new rows' ids. */

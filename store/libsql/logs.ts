@@ -17,7 +17,7 @@ import {
   controlLogInserts,
   controlLogSpec,
   DEVICE_ROWS,
-  eventInserts,
+  eventRows,
   GROUP_ROWS,
 } from './logs-sql.ts'
 
@@ -101,7 +101,7 @@ export class LogsRepo implements LogRepository {
   /** Appends uplink messages in one transaction (multi-row INSERTs). Returns how many were written. */
   async addEvents(rows: readonly EventInput[]): Promise<number> {
     if (!rows.length) return 0
-    await this.db.batch(eventInserts(rows, Date.now()))
+    await this.db.insertJson(eventRows(rows, Date.now()))
     return rows.length
   }
 

@@ -190,6 +190,7 @@ fold(
       run: db.run.bind(db),
       checkpoint: db.checkpoint.bind(db),
       close: db.close.bind(db),
+      insertJson: db.insertJson.bind(db),
       async batch(statements: InStatement[]) {
         await db.run('DELETE FROM events WHERE device_int_id = 2')
         return db.batch(statements)

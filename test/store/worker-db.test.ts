@@ -151,6 +151,49 @@ test('batch results :: rows by name and by position, as LocalDb answers them', a
   assert.is(port!.rowsAffected, local!.rowsAffected)
 })
 
+test('insertJson :: rows as one JSON text, the same on both, values exact; a bad text fails alone', async () => {
+  const tricky = [
+    'quote " and \\ back',
+    'line\nbreak',
+    'é ✓ 𝄞',
+    '\u0001ctl\ttab',
+    "'; DROP TABLE products; --",
+  ]
+  const rows = tricky.map((name, i) => [
+    `T4-${i % 2}`,
+    `j${i}`,
+    name,
+    1,
+    2 ** 53 - 1 - i, // exact integers up to 2^53 - 1
+  ])
+  const json = {
+    table: 'products',
+    columns: ['tenant_id', 'product_id', 'product_name', 'cloud_protocol', 'create_at'],
+    rows: JSON.stringify(rows),
+  }
+  const read = async (db: Db) =>
+    (
+      await db.all(
+        "SELECT tenant_id AS t, product_id AS p, product_name AS n, create_at AS c FROM products WHERE tenant_id LIKE 'T4-%' ORDER BY id",
+      )
+    ).map((r) => [r.t, r.p, r.n, 1, r.c])
+  // sent in one turn with a good neighbour on each side: the bad texts are rejected alone
+  const [before, bad, wrongWidth, good] = await Promise.all([
+    settle(ctx.db.batch([product('T4-0', 'before')])),
+    settle(ctx.db.insertJson({ ...json, rows: '[["T4-0", "x", "y"' })),
+    settle(ctx.db.insertJson({ ...json, rows: '[["T4-0", "x", "y", 1]]' })),
+    settle(ctx.db.insertJson(json)),
+  ])
+  assert.ok(before.ok && good.ok)
+  assert.ok(!bad.ok && !wrongWidth.ok)
+  assert.match(String((wrongWidth as { e: Error }).e.message), /tuples of 5 values/)
+  await ctx.local.insertJson(json)
+  const port = await read(ctx.db)
+  assert.equal(port.slice(1), rows)
+  assert.equal(await read(ctx.local), rows)
+  assert.equal(port[0]!.slice(0, 2), ['T4-0', 'before'])
+})
+
 test('writes of one caller :: committed in the order they were called', async () => {
   const ids = Array.from({ length: 200 }, (_, i) => `o${String(i).padStart(3, '0')}`)
   await Promise.all(

@@ -1,5 +1,5 @@
 import type { InArgs, InStatement } from '@libsql/client'
-import type { Db, Row, Statement, WriteResult } from '../db.ts'
+import type { Db, JsonRows, Row, Statement, WriteResult } from '../db.ts'
 import { decodeError } from './errors.ts'
 import { PortClient } from './port-client.ts'
 import { bootWorker } from './boot.ts'
@@ -117,6 +117,10 @@ export class PortDb implements Db {
 
   batch(stmts: InStatement[]): Promise<WriteResult[]> {
     return this.writer.request({ t: 'write', stmts })
+  }
+
+  async insertJson(json: JsonRows): Promise<void> {
+    await this.writer.request({ t: 'write', stmts: [], json })
   }
 
   async checkpoint(): Promise<void> {

@@ -4,7 +4,7 @@
  * replies per drain; rows cross as plain objects (structured clone).
  */
 import type { InStatement } from '@libsql/client'
-import type { Statement, WriteResult } from '../db.ts'
+import type { JsonRows, Statement, WriteResult } from '../db.ts'
 
 /** Several SELECTs in one read transaction (`Db.read`), answered with their rows. */
 export interface ReadRequest {
@@ -13,12 +13,16 @@ export interface ReadRequest {
   stmts: Statement[]
 }
 
-/** One `Db.run` (`run: true`, answered with `{changes, lastId}`) or one `Db.batch` (answered WriteResult[]). */
+/**
+ * One `Db.run` (`run: true`, answered with `{changes, lastId}`), one `Db.batch` (answered WriteResult[]) or one
+ * `Db.insertJson` (`json`, with no `stmts`: the worker builds the INSERTs).
+ */
 export interface WriteRequest {
   id: number
   t: 'write'
   stmts: InStatement[]
   run?: boolean
+  json?: JsonRows
 }
 
 /** Worker control: a WAL checkpoint (store worker), closing the worker's connection, a round trip. */

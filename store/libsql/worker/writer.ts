@@ -10,6 +10,7 @@
 import { LibsqlBatchError, LibsqlError } from '@libsql/client'
 import type { InStatement, ResultSet, Transaction } from '@libsql/client'
 import {
+  jsonInserts,
   keepPreparedStatements,
   type LocalDb,
   type Row,
@@ -81,12 +82,13 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
       const r = queue[i]!
       if (r.t === 'ctl') break
       if (i > start && (statements >= MAX_STATEMENTS || performance.now() - t0 > MAX_MS)) break
-      statements += r.stmts.length
       ids.push(r.id)
       await tx.execute('SAVEPOINT r')
       try {
+        const stmts = r.t === 'write' && r.json ? jsonInserts(r.json) : r.stmts
+        statements += stmts.length
         const results: ResultSet[] = []
-        for (const s of r.stmts)
+        for (const s of stmts)
           results.push(await execute(tx, s, single(r) ? undefined : results.length))
         await tx.execute('RELEASE r')
         const value =
