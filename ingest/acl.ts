@@ -85,11 +85,16 @@ export class AclChecker {
     bus.on('device.deleted', drop)
   }
 
-  /** May the device publish to the full topic `topic`? */
-  async canPublish(device: DeviceIdentity, topic: string): Promise<boolean> {
+  /**
+   * May the device publish to the full topic `topic`? Answered at once (no promise) when the device's rules are
+   * cached: the check of every uplink.
+   */
+  canPublish(device: DeviceIdentity, topic: string): boolean | Promise<boolean> {
     const relative = relativeTopic(device, topic)
     if (relative === undefined || hasWildcard(topic)) return false
-    return publishAllowed((await this.rules(device)).publish, relative)
+    const hit = this.cache.get(device.id)
+    if (hit) return publishAllowed(hit.rules.publish, relative)
+    return this.rules(device).then((rules) => publishAllowed(rules.publish, relative))
   }
 
   /** May the device subscribe to the full topic filter `filter`? A wildcard above its own prefix is refused. */

@@ -233,7 +233,9 @@ export class BrokerHooks {
     // a refused topic outside the prefix is recorded as the device gave it
     const topic = t?.relative ?? packet.topic
     const uplink = { device, topic, payload, receivedAt: Date.now(), ip }
-    if (!t || !(await this.d.acl.canPublish(device, t.full))) {
+    let allowed = t ? this.d.acl.canPublish(device, t.full) : false
+    if (typeof allowed !== 'boolean') allowed = await allowed
+    if (!t || !allowed) {
       const full = await this.commit(client, () =>
         this.d.pipeline.refuse(uplink, 'PERMISSION_DENIED', 'not authorized'),
       )

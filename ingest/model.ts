@@ -19,6 +19,8 @@ const MAX_ENTRIES = 10_000
 interface Entry<T> {
   at: number
   value: Promise<T>
+  /** The value, once the read resolved. */
+  settled?: T
 }
 
 /** A small TTL cache of promises (concurrent misses share one read; a failed read is not kept). */
@@ -30,9 +32,19 @@ class TtlCache<K, T> {
     if (hit && Date.now() - hit.at < TTL_MS) return hit.value
     if (this.map.size >= MAX_ENTRIES) this.map.delete(this.map.keys().next().value!)
     const value = load()
-    this.map.set(key, { at: Date.now(), value })
-    value.catch(() => this.map.get(key)?.value === value && this.map.delete(key))
+    const entry: Entry<T> = { at: Date.now(), value }
+    this.map.set(key, entry)
+    value.then(
+      (v) => (entry.settled = v),
+      () => this.map.get(key) === entry && this.map.delete(key),
+    )
     return value
+  }
+
+  /** The value of a fresh entry whose read has resolved (no promise to wait for); undefined otherwise. */
+  peek(key: K): T | undefined {
+    const hit = this.map.get(key)
+    return hit && Date.now() - hit.at < TTL_MS ? hit.settled : undefined
   }
 
   drop(key: K) {
@@ -61,6 +73,11 @@ export class ModelCache {
     bus?.on('model.changed', this.onModel)
     bus?.on('device.changed', this.onDevice)
     bus?.on('device.deleted', this.onDevice)
+  }
+
+  /** The model of product `productIntID` when it is cached and read (no promise: the path of every uplink). */
+  cachedProduct(productIntID: number): ProductModel | undefined {
+    return this.products.peek(productIntID)
   }
 
   /** The model of product `productIntID`. */

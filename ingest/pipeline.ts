@@ -245,14 +245,21 @@ export type Assessed =
       children: number[]
     }
 
+/** An uplink's payload as text for decoding: the event's text when that is all of it (no second conversion). */
+function payloadText(raw: Buffer | string, eventText: string): string {
+  if (typeof raw === 'string') return raw
+  return raw.length <= EVENT_PAYLOAD_BYTES ? eventText : raw.toString('utf8')
+}
+
 /**
  * Decodes an uplink (timed at its receipt) and checks its values, its children's too, against their product
- * models: the points to store, one event per device, what was refused and why. Writes nothing.
+ * models: the points to store, one event per device, what was refused and why. Writes nothing. Answers at once
+ * (no promise) when the product's model is cached and the uplink names no child devices: every uplink's path.
  */
-export async function assessUplink(
-  models: Pick<ModelCache, 'product' | 'childrenOf'>,
+export function assessUplink(
+  models: Pick<ModelCache, 'product' | 'childrenOf'> & Partial<Pick<ModelCache, 'cachedProduct'>>,
   uplink: Uplink,
-): Promise<Assessed> {
+): Assessed | Promise<Assessed> {
   const d = uplink.device
   const payload = eventPayload(uplink.payload)
   if (uplink.payload.length > MAX_PAYLOAD_BYTES)
@@ -264,7 +271,7 @@ export async function assessUplink(
     )
   const decoded =
     uplink.parsed === undefined
-      ? decodePayload(uplink.payload.toString('utf8'), uplink.receivedAt)
+      ? decodePayload(payloadText(uplink.payload, payload), uplink.receivedAt)
       : decodeParsed(uplink.parsed, uplink.receivedAt)
   if (decoded.form === 'invalid') return refused(uplink, payload, 'FORM_INVALID', decoded.reason)
   if (decoded.form === 'response')
@@ -272,15 +279,43 @@ export async function assessUplink(
       answer: commandAnswer(d, decoded, payload),
       events: [eventOf(d, uplink, payload, newResult())],
     }
-  const model = await models.product(d.productIntID)
+  const model = models.cachedProduct?.(d.productIntID)
+  if (model && !decoded.devices.length) return assessValues(models, uplink, payload, decoded, model)
+  return (async () =>
+    assessValues(
+      models,
+      uplink,
+      payload,
+      decoded,
+      model ?? (await models.product(d.productIntID)),
+    ))()
+}
+
+type ValuesDecoded = Extract<ReturnType<typeof decodePayload>, { values: unknown }>
+
+/** assessUplink once the sender's model is known: a promise only when there are child devices to look up. */
+function assessValues(
+  models: Pick<ModelCache, 'product' | 'childrenOf'>,
+  uplink: Uplink,
+  payload: string,
+  decoded: ValuesDecoded,
+  model: ProductModel,
+): Assessed | Promise<Assessed> {
+  const d = uplink.device
   const stream = model.streams.get(normalizeTopic(uplink.topic))
   if (!stream)
     return refused(uplink, payload, 'DATA_NOT_FOUND', `no data stream for topic ${uplink.topic}`)
   const own = newResult()
-  own.rejected.push(...decoded.problems)
+  for (const p of decoded.problems) own.rejected.push(p)
   checkValues(d, model, stream, decoded.values, own)
-  const kids = await childResults(models, uplink, decoded, own)
-  return {
+  if (!decoded.devices.length)
+    return {
+      points: own.points,
+      events: [eventOf(d, uplink, payload, own)],
+      rejected: own.rejected,
+      children: [],
+    }
+  return childResults(models, uplink, decoded, own).then((kids) => ({
     points: [...own.points, ...kids.flatMap((k) => k.r.points)],
     events: [
       eventOf(d, uplink, payload, own),
@@ -288,7 +323,7 @@ export async function assessUplink(
     ],
     rejected: [...own.rejected, ...kids.flatMap((k) => k.r.rejected)],
     children: kids.map((k) => k.child.id),
-  }
+  }))
 }
 
 /** The telemetry store's write, timed into the observer's batch metric when there is one. */
@@ -363,12 +398,15 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     lastSeen.seen(given.device.id)
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
     const assessed = assessUplink(models, uplink)
-    assessing.add(assessed)
-    let a: Awaited<typeof assessed>
-    try {
-      a = await assessed
-    } finally {
-      assessing.delete(assessed)
+    let a: Assessed
+    if (!(assessed instanceof Promise)) a = assessed
+    else {
+      assessing.add(assessed)
+      try {
+        a = await assessed
+      } finally {
+        assessing.delete(assessed)
+      }
     }
     if (a.answer) {
       // a device answering a command: the command service records the outcome once the event is committed

@@ -8,7 +8,8 @@ import {
   receiptClock,
   storedDeviceIDs,
 } from '../../ingest/pipeline.ts'
-import type { ProductModel } from '../../ingest/model.ts'
+import { ModelCache, type ProductModel } from '../../ingest/model.ts'
+import { EventBus } from '../../src/kernel/events.ts'
 import type { Uplink } from '../../ingest/types.ts'
 import type { EventInput, IngestDevice } from '../../store/types.ts'
 
@@ -180,6 +181,66 @@ steps(
       gw.rejected.map((r) => r.message),
       ['devices: stranger is not a device of this gateway'],
     )
+  },
+)
+
+steps(
+  'assessUplink :: a cached model answers at once (no promise), the same as a read one; children still wait',
+  async () => {
+    const cached = { ...models, cachedProduct: () => model }
+    const payloads = [
+      '{"temp":60,"hum":3}',
+      JSON.stringify({
+        data_type: 'event',
+        data: { temp: { time: T - 5, value: 7 }, x: { time: 'no' } },
+      }),
+      '{nope',
+      '{"data_type":"response","result":{"task_id":"k1","code":2}}',
+    ]
+    for (const text of payloads) {
+      const now = assessUplink(cached, uplink(text))
+      assert.not.instance(now, Promise, text)
+      assert.equal(now, await assessUplink(models, uplink(text)), text)
+    }
+    const unknown = assessUplink(cached, uplink('{"temp":1}', device(1, 'd1'), 'other'))
+    assert.not.instance(unknown, Promise)
+    const gateway = JSON.stringify({
+      data_type: 'event',
+      data: { devices: [{ device_id: 'kid', data: { temp: 1 } }] },
+    })
+    const gw = assessUplink(cached, uplink(gateway, device(2, 'gw', 'gateway')))
+    assert.instance(gw, Promise)
+    const done = await gw
+    assert.equal(done.answer ? [] : done.children, [3])
+    // a model not cached yet is read
+    const miss = assessUplink({ ...models, cachedProduct: () => undefined }, uplink('{"temp":1}'))
+    assert.instance(miss, Promise)
+    assert.equal((await miss).answer ? 0 : ((await miss) as { points: unknown[] }).points.length, 1)
+  },
+)
+
+steps(
+  'ModelCache :: cachedProduct only once the read resolved, and not after model.changed',
+  async () => {
+    let reads = 0
+    const bus = new EventBus()
+    const cache = new ModelCache(
+      {
+        productModel: async () => (reads++, { streams: [], points: [] }),
+        childrenOf: async () => [],
+      } as unknown as ConstructorParameters<typeof ModelCache>[0],
+      bus,
+    )
+    assert.is(cache.cachedProduct(1), undefined)
+    const read = cache.product(1)
+    assert.is(cache.cachedProduct(1), undefined) // still being read
+    const m = await read
+    assert.is(cache.cachedProduct(1), m)
+    assert.is(cache.cachedProduct(2), undefined)
+    bus.emit('model.changed', { tenantID: 't1', productIntID: 1 } as never)
+    assert.is(cache.cachedProduct(1), undefined)
+    assert.is(reads, 1)
+    cache.close()
   },
 )
 
