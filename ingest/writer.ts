@@ -20,6 +20,11 @@ export interface WriterOptions {
   lowWater?: number
   /** Called with the points of each committed flush (the latest-values cache). */
   onCommitted?(points: readonly TelemetryPoint[]): void
+  /**
+   * Flushes under way at once (default 2): a second starts only with a full batch pending (see `schedule`), so
+   * under load the stores work on one batch while the next is on its way; below that, one at a time.
+   */
+  maxFlushes?: number
 }
 
 interface Item {
@@ -47,7 +52,10 @@ export class UplinkBatchWriter {
   private pendingSize = 0
   /** Points pending or being written. */
   private queued = 0
-  private flushing: Promise<void> | null = null
+  /** Flushes under way. */
+  private flushing = 0
+  /** Settles when the last flush started has settled its items (write() never rejects). */
+  private settled: Promise<void> = Promise.resolve()
   private timer: NodeJS.Timeout | null = null
   private waiters: Array<() => void> = []
   private idleWaiters: Array<() => void> = []
@@ -91,12 +99,16 @@ export class UplinkBatchWriter {
     })
   }
 
+  /**
+   * A full batch pending starts a flush at once while fewer than maxFlushes are under way; less than that waits
+   * for the linger timer when no flush is under way, or else for the flush to end (group commit).
+   */
   private schedule() {
-    if (this.flushing) return
-    if (this.pendingSize >= this.opts.batchPoints) {
+    if (this.pendingSize >= this.opts.batchPoints && this.flushing < (this.opts.maxFlushes ?? 2)) {
       this.startFlush()
       return
     }
+    if (this.flushing) return
     this.timer ??= setTimeout(() => {
       this.timer = null
       if (!this.flushing) this.startFlush()
@@ -108,10 +120,15 @@ export class UplinkBatchWriter {
     this.timer = null
     const batch = this.take()
     if (!batch.length) return this.settleIdle()
-    this.flushing = this.write(batch).finally(() => {
-      this.flushing = null
-      // what arrived meanwhile has waited long enough: write it at once
-      if (this.pending.length) this.startFlush()
+    this.flushing++
+    const written = this.write(batch, this.settled)
+    this.settled = written
+    void written.finally(() => {
+      this.flushing--
+      // what arrived meanwhile has waited long enough: write it at once (unless another flush still runs,
+      // whose end takes it; a full batch has started already)
+      if (this.pending.length && !this.flushing) this.startFlush()
+      else if (this.pending.length) this.schedule()
       else this.settleIdle()
     })
   }
@@ -131,7 +148,12 @@ export class UplinkBatchWriter {
     return this.pending.splice(0, n)
   }
 
-  private async write(batch: Item[]): Promise<void> {
+  /**
+   * Writes a batch and settles its items, never before the flush started ahead of it settled its own (`before`):
+   * items are answered in the order they were submitted (a device's PUBACKs in the order of its PUBLISHes), and
+   * the latest-values cache hears of flushes in that order.
+   */
+  private async write(batch: Item[], before: Promise<void>): Promise<void> {
     const points = batch.length === 1 ? batch[0]!.points : concat(batch, 'points')
     const events = batch.length === 1 ? batch[0]!.events : concat(batch, 'events')
     let error: unknown
@@ -140,9 +162,14 @@ export class UplinkBatchWriter {
       if (events.length) writes.push(this.sink.writeEvents(events))
       if (points.length) writes.push(this.sink.writePoints(points))
       await Promise.all(writes)
-      this.opts.onCommitted?.(points)
     } catch (err) {
       error = err ?? new Error('flush failed')
+    }
+    await before
+    try {
+      if (error === undefined) this.opts.onCommitted?.(points)
+    } catch (err) {
+      error = err
     }
     for (const item of batch) {
       this.queued -= item.size

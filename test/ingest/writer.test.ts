@@ -203,4 +203,110 @@ w('close() :: flushes, then submit throws', async () => {
   assert.throws(() => bw.submit(pts(1), [ev()]), /closed/)
 })
 
+/** A sink whose writes finish when the test says (`finish(i)`), recording when each one started. */
+function heldSink() {
+  const calls: Array<{ kind: 'events' | 'points'; n: number; done: () => void }> = []
+  const hold = (kind: 'events' | 'points', n: number) =>
+    new Promise<void>((done) => calls.push({ kind, n, done }))
+  return {
+    calls,
+    sink: {
+      writeEvents: (e: readonly EventInput[]) => hold('events', e.length),
+      writePoints: (p: readonly TelemetryPoint[]) => hold('points', p.length),
+    },
+  }
+}
+
+w(
+  'a full batch while a flush runs :: a second flush starts at once, at most maxFlushes; less waits its turn',
+  async () => {
+    const { calls, sink } = heldSink()
+    const bw = new UplinkBatchWriter(sink, { batchPoints: 10, queuePoints: 1000, lingerMs: 5 })
+    const first = bw.submit(pts(9), [ev()]) // 10: a full batch, flushed at once
+    assert.is(calls.length, 2)
+    const second = bw.submit(pts(9, 'd2'), [ev('d2')]) // full again: a second flush while the first runs
+    assert.is(calls.length, 4)
+    const third = bw.submit(pts(9, 'd3'), [ev('d3')]) // full, but two flushes run: it waits
+    const small = bw.submit(pts(1, 'd4'), [ev('d4')])
+    await new Promise((r) => setTimeout(r, 30)) // past the linger: still waiting for a flush to end
+    assert.is(calls.length, 4)
+    for (const c of calls.splice(0, 2)) c.done()
+    await first
+    await new Promise((r) => setTimeout(r, 0))
+    // the first ended: the second still runs, the third (a full batch) starts beside it, small still waits
+    assert.equal(
+      calls.map((c) => [c.kind, c.n]),
+      [
+        ['events', 1],
+        ['points', 9],
+        ['events', 1],
+        ['points', 9],
+      ],
+    )
+    for (const c of calls.splice(0)) c.done()
+    await Promise.all([second, third])
+    await new Promise((r) => setTimeout(r, 0))
+    for (const c of calls.splice(0)) c.done()
+    await small
+    assert.is(bw.size, 0)
+  },
+)
+
+w(
+  'two flushes under way :: the later one committing first still settles after the earlier one, in order',
+  async () => {
+    const { calls, sink } = heldSink()
+    const committed: number[] = []
+    const bw = new UplinkBatchWriter(sink, {
+      batchPoints: 10,
+      queuePoints: 1000,
+      lingerMs: 5,
+      onCommitted: (p) => committed.push(p.length),
+    })
+    const order: string[] = []
+    const a = bw.submit(pts(9), [ev()]).then(() => order.push('a'))
+    const b = bw.submit(pts(4, 'd2'), [ev('d2'), ev('d2'), ev('d2'), ev('d2'), ev('d2'), ev('d2')])
+    const bDone = b.then(() => order.push('b'))
+    assert.is(calls.length, 4)
+    // the second flush commits first
+    calls[2]!.done()
+    calls[3]!.done()
+    await new Promise((r) => setTimeout(r, 20))
+    assert.equal(order, [])
+    assert.equal(committed, [])
+    calls[0]!.done()
+    calls[1]!.done()
+    await Promise.all([a, bDone])
+    assert.equal(order, ['a', 'b'])
+    assert.equal(committed, [9, 4])
+  },
+)
+
+w(
+  'the earlier of two flushes fails :: its items are rejected, the later one still commits, in order',
+  async () => {
+    const seen: string[] = []
+    let n = 0
+    const bw = new UplinkBatchWriter(
+      {
+        async writeEvents() {
+          const mine = ++n
+          await new Promise((r) => setTimeout(r, mine === 1 ? 30 : 1))
+          if (mine === 1) throw new Error('disk on fire')
+        },
+        async writePoints() {},
+      },
+      { batchPoints: 10, queuePoints: 1000, lingerMs: 5 },
+    )
+    const a = bw.submit(pts(9), [ev()]).then(
+      () => seen.push('a ok'),
+      (e: Error) => seen.push(`a ${e.message}`),
+    )
+    const b = bw.submit(pts(9, 'd2'), [ev('d2')]).then(() => seen.push('b ok'))
+    await Promise.all([a, b])
+    assert.equal(seen, ['a disk on fire', 'b ok'])
+    assert.is(bw.size, 0)
+  },
+)
+
 w.run()
