@@ -88,12 +88,33 @@ export interface WriteResult {
 /** A statement and its positional args. */
 export type Statement = { sql: string; args: InArgs }
 
-/** Rows per multi-row INSERT: 500 rows × at most 16 columns stays far below SQLite's 32,766 variables. */
-export const ROWS_PER_INSERT = 500
+/**
+ * The row counts of multi-row INSERTs, largest first: a batch of any size is cut into a few statements of these
+ * sizes, so each statement's text recurs and stays prepared (a worker keeps its last KEPT_STATEMENTS). One statement
+ * per batch of N rows was a new text, prepared again, for nearly every N. 256 rows x at most 16 columns stays far
+ * below SQLite's 32,766 variables.
+ */
+export const INSERT_SIZES = [256, 64, 16, 4, 1] as const
+
+const insertSql = new Map<string, string>()
+
+/** The text of a multi-row INSERT of `size` rows (kept: the same few texts recur). */
+function insertText(table: string, columns: readonly string[], size: number, suffix: string) {
+  const key = `${table}\u0000${columns.join(',')}\u0000${size}\u0000${suffix}`
+  let sql = insertSql.get(key)
+  if (sql === undefined) {
+    const tuple = `(${columns.map(() => '?').join(', ')})`
+    sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} ${suffix}`
+    if (insertSql.size >= 1000) insertSql.clear()
+    insertSql.set(key, sql)
+  }
+  return sql
+}
 
 /**
- * One multi-row `INSERT INTO table (columns) VALUES (...), (...)` per chunk of ROWS_PER_INSERT rows (never one
- * statement per row). `suffix` is appended as is (an ON CONFLICT clause, RETURNING id); it never holds values.
+ * Multi-row `INSERT INTO table (columns) VALUES (...), (...)`s of `rows`, in order, in statements of INSERT_SIZES
+ * rows (never one statement per row). `suffix` is appended as is (an ON CONFLICT clause, RETURNING id); it never
+ * holds values.
  */
 export function insertRows(
   table: string,
@@ -101,15 +122,14 @@ export function insertRows(
   rows: InValue[][],
   suffix = '',
 ): InStatement[] {
-  const tuple = `(${columns.map(() => '?').join(', ')})`
   const out: InStatement[] = []
-  for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
-    const chunk = rows.slice(i, i + ROWS_PER_INSERT)
-    out.push({
-      sql: `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${chunk.map(() => tuple).join(', ')} ${suffix}`,
-      args: chunk.flat(),
-    })
-  }
+  let i = 0
+  for (const size of INSERT_SIZES)
+    for (; rows.length - i >= size; i += size)
+      out.push({
+        sql: insertText(table, columns, size, suffix),
+        args: rows.slice(i, i + size).flat(),
+      })
   return out
 }
 
