@@ -43,9 +43,10 @@ function concat<K extends 'points' | 'events'>(items: readonly Item[], k: K): It
 }
 
 /**
- * The uplink batch writer: a bounded queue of {points, events} items. One flush at a time writes up to `batchPoints`
- * with `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects
- * when it failed. Items that arrive during a flush go in the next one (group commit), so batches grow with load.
+ * The uplink batch writer: a bounded queue of {points, events} items. A flush writes up to `batchPoints` with
+ * `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects when it
+ * failed, in submission order. Items that arrive during a flush go in the next one (group commit), so batches grow
+ * with load; a second flush runs beside the first only with a full batch (`maxFlushes`).
  */
 export class UplinkBatchWriter {
   private pending: Item[] = []
