@@ -2,7 +2,7 @@
  * The series of the embedded telemetry store in memory (store/libsql/telemetry.ts): per (tenant, device) the
  * series id of each data point and the product the device's values belong to: the product of its latest write.
  * A device's series all carry that product in the `series` table (telemetry-db.ts moveSeries), so deleting a
- * product's data point finds them here without reading the file. The write path pays two Map lookups per point.
+ * product's data point finds them here without reading the file. The write path pays one Map lookup a point (a run of one device's points finds the device once).
  */
 import type { TelemetryPoint } from '../telemetry.ts'
 import type { SeriesRow } from './telemetry-db.ts'
@@ -29,6 +29,8 @@ const deviceKey = (tenantID: string, deviceID: string) => `${tenantID}\u0000${de
 
 export class SeriesIndex {
   private devices = new Map<string, DeviceSeries>()
+  /** The device found last: a run of points of one device (an uplink's) finds it without a key; cleared with any removal. */
+  private last: DeviceSeries | undefined
 
   /** `nextId`: the id of the next new series (ids of deleted series are never given again). */
   constructor(private nextId: number) {}
@@ -117,11 +119,13 @@ export class SeriesIndex {
 
   /** Forgets the device's series (they were deleted from the file). */
   forgetDevice(tenantID: string, deviceID: string) {
+    this.last = undefined
     this.devices.delete(deviceKey(tenantID, deviceID))
   }
 
   /** Forgets one data point's series of the product's devices (deleted from the file). */
   forgetDataPoint(tenantID: string, productID: string, dataPointID: string) {
+    this.last = undefined
     for (const [key, dev] of this.devices) {
       if (dev.productID !== productID || dev.tenantID !== tenantID) continue
       dev.points.delete(dataPointID)
@@ -130,9 +134,12 @@ export class SeriesIndex {
   }
 
   private device(tenantID: string, deviceID: string, productID: string | null): DeviceSeries {
+    const last = this.last
+    if (last !== undefined && last.deviceID === deviceID && last.tenantID === tenantID) return last
     const key = deviceKey(tenantID, deviceID)
     let dev = this.devices.get(key)
     if (!dev) this.devices.set(key, (dev = { tenantID, deviceID, productID, points: new Map() }))
+    this.last = dev
     return dev
   }
 }
