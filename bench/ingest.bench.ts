@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
-import { procCpuUs, threadCpuUs } from './_support/proc-cpu.ts'
+import { procCpuUs, threadCpuUs, threadIds, threadsCpuUs } from './_support/proc-cpu.ts'
 import {
   mqttLoad,
   mqttRawLoad,
@@ -30,6 +30,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POINTS = 10
 const MQTTJS = process.env.BENCH_MQTTJS !== '0'
 
+// the threads of this process before the service starts: its main thread and V8's own (garbage collection,
+// compilation); the service's store, reader, telemetry and checkpointer threads come after
+const ownThreads = new Set(threadIds(process.pid))
 const { svc, dir, tenantID, telemetryProduct, seedDevices, close } =
   await startBenchService('ingest')
 const product = await telemetryProduct(POINTS)
@@ -50,6 +53,38 @@ interface Run extends MqttLoadResult {
   targetUsPerMsg: number
   /** The CPU of the target's main thread (the one that runs the broker) per acknowledged message, µs. */
   mainUsPerMsg: number
+  /** For the service (this process): where the rest of its CPU went, µs per acknowledged message. */
+  threads?: ThreadSplit
+}
+
+/** The service's CPU a message beside its main thread's: V8's threads, and the threads the service started. */
+interface ThreadSplit {
+  v8: number
+  service: number
+  /** The service's busiest threads, most first (store worker and telemetry worker, in practice). */
+  busiest: number[]
+}
+
+function splitThreads(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  acked: number,
+): ThreadSplit {
+  let v8 = 0
+  const service: number[] = []
+  for (const [tid, us] of after) {
+    if (tid === process.pid) continue
+    const used = us - (before.get(tid) ?? 0)
+    if (ownThreads.has(tid)) v8 += used
+    else service.push(used)
+  }
+  const per = (us: number) => (acked ? Number((us / acked).toFixed(1)) : 0)
+  service.sort((a, b) => b - a)
+  return {
+    v8: per(v8),
+    service: per(service.reduce((a, b) => a + b, 0)),
+    busiest: service.slice(0, 2).map(per),
+  }
 }
 
 /**
@@ -65,9 +100,13 @@ async function run(
   let c1 = 0
   let m0 = 0
   let m1 = 0
+  let t0 = new Map<number, number>()
+  let t1 = new Map<number, number>()
+  const self = pid === process.pid
   const window = (mark: 'start' | 'end') => {
     if (mark === 'start') [c0, m0] = [procCpuUs(pid), threadCpuUs(pid)]
     else [c1, m1] = [procCpuUs(pid), threadCpuUs(pid)]
+    if (self) mark === 'start' ? (t0 = threadsCpuUs(pid)) : (t1 = threadsCpuUs(pid))
   }
   const full = { ...opts, seconds: SECONDS, points: POINTS }
   const r = await (generator === 'raw' ? mqttRawLoad(full, window) : mqttLoad(full, window))
@@ -76,6 +115,7 @@ async function run(
     targetCpu: Math.round((c1 - c0) / 10_000 / r.seconds),
     targetUsPerMsg: r.acked ? Number(((c1 - c0) / r.acked).toFixed(1)) : 0,
     mainUsPerMsg: r.acked ? Number(((m1 - m0) / r.acked).toFixed(1)) : 0,
+    threads: self ? splitThreads(t0, t1, r.acked) : undefined,
   }
 }
 
@@ -204,27 +244,39 @@ const httpNamed = await httpIngest(
   devices.map((d) => d.deviceID),
 )
 
-// the raw insert ceiling: the same 500,000 rows as 500-row INSERTs in transactions on a fresh libSQL file
-const raw = createClient({ url: `file:${join(dir, 'raw.db')}` })
-await raw.execute('PRAGMA journal_mode = WAL')
-await raw.execute('PRAGMA synchronous = NORMAL')
-await raw.execute(
-  'CREATE TABLE v (series INTEGER, time INTEGER, value REAL, PRIMARY KEY (series, time)) WITHOUT ROWID',
-)
-const r0 = performance.now()
-for (let req = 0; req < HTTP_REQUESTS; req++) {
-  const stmts = []
-  for (let s = 0; s < 10; s++) {
-    const rows = Array.from({ length: 500 }, (_, i) => [s, req * 500 + i, Math.random()])
-    stmts.push({
-      sql: `INSERT OR REPLACE INTO v VALUES ${rows.map(() => '(?, ?, ?)').join(',')}`,
-      args: rows.flat(),
-    })
+/**
+ * The raw insert ceiling: the same 500,000 rows as 500-row INSERTs in transactions on a fresh libSQL file, one
+ * statement per data point a request; `spread` gives each message's values the series of the next of the bench
+ * devices (10 points each: 10,000 series), as the bodies naming each device in turn do.
+ */
+async function rawInsert(file: string, spread: boolean): Promise<number> {
+  const raw = createClient({ url: `file:${join(dir, file)}` })
+  await raw.execute('PRAGMA journal_mode = WAL')
+  await raw.execute('PRAGMA synchronous = NORMAL')
+  await raw.execute(
+    'CREATE TABLE v (series INTEGER, time INTEGER, value REAL, PRIMARY KEY (series, time)) WITHOUT ROWID',
+  )
+  const r0 = performance.now()
+  for (let req = 0; req < HTTP_REQUESTS; req++) {
+    const stmts = []
+    for (let s = 0; s < POINTS; s++) {
+      const rows = Array.from({ length: 500 }, (_, i) => {
+        const m = req * 500 + i
+        return [spread ? (m % DEVICES) * POINTS + s : s, m, Math.random()]
+      })
+      stmts.push({
+        sql: `INSERT OR REPLACE INTO v VALUES ${rows.map(() => '(?, ?, ?)').join(',')}`,
+        args: rows.flat(),
+      })
+    }
+    await raw.batch(stmts, 'write')
   }
-  await raw.batch(stmts, 'write')
+  const rate = Math.round((HTTP_REQUESTS * 5000) / ((performance.now() - r0) / 1000))
+  raw.close()
+  return rate
 }
-const rawRate = Math.round((HTTP_REQUESTS * 5000) / ((performance.now() - r0) / 1000))
-raw.close()
+const rawRate = await rawInsert('raw.db', false)
+const rawSpread = await rawInsert('raw-spread.db', true)
 
 console.log(
   `${DEVICES} devices, ${POINTS} data points per message, QoS 1 with 1 message in flight per device (burst: 10), ${SECONDS} s per run\n`,
@@ -278,6 +330,28 @@ console.log(
     ],
   ),
 )
+const split = (label: string, r: Run) => [
+  label,
+  r.targetUsPerMsg,
+  r.mainUsPerMsg,
+  r.threads?.v8 ?? '',
+  r.threads?.service ?? '',
+  r.threads?.busiest.join(' / ') ?? '',
+]
+console.log(
+  "\nwhere the service's CPU goes, µs a message (raw sockets; `/proc/<pid>/task/<tid>/stat`)\n" +
+    table(
+      [
+        'run',
+        'all threads',
+        'main thread (broker, pipeline, HTTP)',
+        "V8's threads (GC, compiler)",
+        'threads the service started (stores, readers, checkpointers)',
+        'of them, the two busiest',
+      ],
+      [split('1 in flight', ours), split('10 in flight', burst)],
+    ),
+)
 const cheaper = [ceiling, ceilingBurst].every((r) => r.cpuUsPerMsg < r.targetUsPerMsg)
 console.log(
   `\nraw generator ${ceiling.cpuUsPerMsg} / ${ceilingBurst.cpuUsPerMsg} µs of CPU a message against aedes alone's ${ceiling.targetUsPerMsg} / ${ceilingBurst.targetUsPerMsg} (1 / 10 in flight): ${cheaper ? 'cheaper than the broker it loads' : 'NOT cheaper than the broker: the ceiling is the generator'}`,
@@ -311,8 +385,8 @@ console.log(
           `API caller naming deviceID: each of the ${DEVICES} devices in turn`,
           httpNamed.rate,
           httpNamed.errors,
-          rawRate,
-          `${Math.round((100 * httpNamed.rate) / rawRate)}%`,
+          `${rawSpread} (the same ${DEVICES * POINTS} series)`,
+          `${Math.round((100 * httpNamed.rate) / rawSpread)}%`,
         ],
       ],
     ),
