@@ -1,5 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from 'hono'
-import { bodyLimit } from 'hono/body-limit'
+import { limitBody } from './http/body.ts'
 import { cors } from 'hono/cors'
 import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
@@ -79,16 +79,10 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
     )
     await next()
   })
-  const limit = (maxSize: number) =>
-    bodyLimit({
-      maxSize,
-      onError: () => {
-        throw new ApiError('PAYLOAD_TOO_LARGE', { body: `at most ${maxSize} bytes` })
-      },
-    })
-  const apiLimit = limit(deps.config.BODY_LIMIT)
-  const importLimit = limit(deps.config.IMPORT_BODY_LIMIT)
-  const ingestLimit = limit(deps.config.INGEST_BODY_LIMIT)
+  const apiLimit = limitBody(deps.config.BODY_LIMIT)
+  const ingestLimit = limitBody(deps.config.INGEST_BODY_LIMIT)
+  // the upload's handler reads its multipart body from the web Request
+  const importLimit = limitBody(deps.config.IMPORT_BODY_LIMIT, { webRequest: true })
   const limitOf = (path: string) =>
     path === '/api/v1/devices_import'
       ? importLimit

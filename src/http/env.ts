@@ -25,6 +25,8 @@ export interface AppEnv {
     clientAddress: string | null
     /** The request's id (X-Request-Id), set by the first middleware (http/observe.ts). */
     requestId: string
+    /** Reads the request's body under its limit from Node's request, once (http/body.ts); unset otherwise. */
+    body: () => Promise<Buffer>
   }
 }
 

@@ -5,6 +5,7 @@ import type { z } from 'zod'
 import { ApiError, issuesToErrors } from '../errors.ts'
 import type { AppEnv } from './env.ts'
 import { resolveListTimes } from './paging.ts'
+import { bodyText } from './body.ts'
 
 export type Method = 'get' | 'post' | 'put' | 'delete'
 
@@ -136,9 +137,11 @@ function parseQuery(schema: z.ZodType, c: Context<AppEnv>) {
 }
 
 async function parseBody(schema: z.ZodType, c: Context<AppEnv>) {
+  // read outside the try: a body over the limit is PAYLOAD_TOO_LARGE, not invalid JSON
+  const text = await bodyText(c)
   let json: unknown
   try {
-    json = JSON.parse(await c.req.text())
+    json = JSON.parse(text)
   } catch {
     throw new ApiError('BAD_REQUEST', { body: 'not valid JSON' })
   }

@@ -2,6 +2,7 @@ import { gunzip } from 'node:zlib'
 import { promisify } from 'node:util'
 import type { Context } from 'hono'
 import type { AppEnv } from '../http/env.ts'
+import { bodyBytes } from '../http/body.ts'
 import { ApiError } from '../errors.ts'
 import { issuesToErrors } from '../errors.ts'
 import { IngestMessage, MAX_INGEST_MESSAGES } from '../schemas/ingest.ts'
@@ -44,7 +45,7 @@ export async function ingestSender(c: Context<AppEnv>, ingest: HttpIngest): Prom
 
 /** The request body as bytes, gunzipped when `Content-Encoding: gzip` (413 when it inflates past `limit`). */
 export async function ingestBytes(c: Context<AppEnv>, limit: number): Promise<Buffer> {
-  const raw = Buffer.from(await c.req.arrayBuffer())
+  const raw = await bodyBytes(c)
   const encoding = (c.req.header('content-encoding') ?? '').trim().toLowerCase()
   if (encoding === '' || encoding === 'identity') return raw
   if (encoding !== 'gzip' && encoding !== 'x-gzip')

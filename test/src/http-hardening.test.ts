@@ -125,6 +125,108 @@ limits(
   },
 )
 
+/** A chunked POST of `parts`, written one by one (a pause between them), as raw HTTP/1.1. */
+function chunkedPost(path: string, authorization: string, parts: Buffer[]) {
+  const head =
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${authorization}\r\n` +
+    `Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`
+  const frames = parts.map((p) =>
+    Buffer.concat([Buffer.from(`${p.length.toString(16)}\r\n`), p, Buffer.from('\r\n')]),
+  )
+  return new Promise<{ text: string; closedByServer: boolean }>((resolve) => {
+    const socket = connect(t.svc.port, '127.0.0.1')
+    const chunks: Buffer[] = []
+    let closedByServer = false
+    const timer = setTimeout(() => socket.destroy(), 10_000)
+    socket.on('data', (c) => chunks.push(c))
+    socket.on('end', () => (closedByServer = true))
+    socket.on('error', () => {})
+    socket.on('close', () => {
+      clearTimeout(timer)
+      resolve({ text: Buffer.concat(chunks).toString('utf8'), closedByServer })
+    })
+    socket.write(head)
+    let i = 0
+    const next = () => {
+      if (socket.destroyed) return
+      if (i < frames.length) {
+        socket.write(frames[i++]!)
+        setTimeout(next, 2)
+      } else socket.write('0\r\n\r\n')
+    }
+    next()
+  })
+}
+
+limits(
+  'chunked bodies :: read whole across chunks (a BOM, a character split between two), and over 1 MB refused',
+  async () => {
+    // a leading BOM and "é" (2 bytes) cut between two chunks: decoded as one JSON text, as Request.text() does
+    const json = Buffer.from(
+      '\ufeff' + JSON.stringify({ productName: 'chunked-é', cloudProtocol: 1 }),
+      'utf8',
+    )
+    const cut = json.indexOf(Buffer.from('é', 'utf8')) + 1
+    const ok = await chunkedPost('/api/v1/products', t.admin.authorization!, [
+      json.subarray(0, 5),
+      json.subarray(5, cut),
+      json.subarray(cut),
+    ])
+    assert.match(ok.text, /^HTTP\/1\.1 201 /, ok.text.slice(0, 300))
+    assert.match(ok.text, /"productName":"chunked-é"/)
+    // 1.5 MB in 64 KB chunks, no declared length: refused once it crosses the limit, the connection closed
+    const part = Buffer.alloc(64 * 1024, 'x')
+    const over = await chunkedPost(
+      '/api/v1/products',
+      t.admin.authorization!,
+      Array.from({ length: 24 }, () => part),
+    )
+    assert.match(over.text, /^HTTP\/1\.1 413 /, over.text.slice(0, 300))
+    assert.match(over.text, /"errorCode":"PAYLOAD_TOO_LARGE"/)
+    assert.ok(over.closedByServer, 'the server ends the connection')
+    // the same without credentials: 401, its body never read
+    const anon = await chunkedPost('/api/v1/products', 'Bearer nope', [part, part])
+    assert.match(anon.text, /^HTTP\/1\.1 401 /, anon.text.slice(0, 300))
+    assert.is((await t.admin.get('/api/v1/products')).status, 200)
+  },
+)
+
+limits(
+  'clients that stop half-way through a body :: nothing breaks, later requests are answered',
+  async () => {
+    const body = JSON.stringify({ productName: 'cut', cloudProtocol: 1, pad: 'z'.repeat(100_000) })
+    const head =
+      `POST /api/v1/products HTTP/1.1\r\nHost: x\r\nAuthorization: ${t.admin.authorization}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`
+    // 20 at once: each writes its head and a tenth of its body, then closes
+    await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<void>((resolve) => {
+            const socket = connect(t.svc.port, '127.0.0.1', () => {
+              socket.write(head + body.slice(0, 10_000), () =>
+                setTimeout(() => socket.destroy(), 50),
+              )
+            })
+            socket.on('error', () => {})
+            socket.on('close', () => resolve())
+          }),
+      ),
+    )
+    const after = await t.admin.post('/api/v1/products', {
+      productName: 'after-cut',
+      cloudProtocol: 1,
+    })
+    assert.is(after.status, 201, after.text)
+    const names = (await t.admin.get('/api/v1/products?_limit=100')).body.items.map(
+      (p: { productName: string }) => p.productName,
+    )
+    assert.ok(names.includes('after-cut'))
+    assert.not.ok(names.includes('cut'), 'no product from a cut-off body')
+  },
+)
+
 limits('no CORS_ORIGINS :: no CORS headers, a preflight is not answered as CORS', async () => {
   const r = await t.admin.get('/api/v1/products', { origin: 'https://evil.example' })
   assert.is(r.headers.get('access-control-allow-origin'), null)
