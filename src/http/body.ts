@@ -22,6 +22,8 @@ const utf8 = new TextDecoder()
 export function readIncoming(req: IncomingMessage, maxSize: number): Promise<Read> {
   const declared = Number(req.headers['content-length'])
   if (declared > maxSize) return Promise.resolve({ tooLarge: true })
+  // read by something else already: its 'end' will not come again (a fault here, not the client's)
+  if (req.readableEnded) return Promise.reject(new Error('the request body was read already'))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0

@@ -191,6 +191,17 @@ limits(
   },
 )
 
+limits('empty bodies :: 400 BAD_REQUEST, with or without a declared length', async () => {
+  const head = (length: string) =>
+    `POST /api/v1/products HTTP/1.1\r\nHost: x\r\nAuthorization: ${t.admin.authorization}\r\n` +
+    `Content-Type: application/json\r\n${length}Connection: close\r\n\r\n`
+  for (const length of ['Content-Length: 0\r\n', '']) {
+    const r = await rawExchange(t.svc.port, head(length))
+    assert.match(r.text, /^HTTP\/1\.1 400 /, `${length} ${r.text.slice(0, 200)}`)
+    assert.match(r.text, /"errorCode":"BAD_REQUEST"/)
+  }
+})
+
 limits(
   'clients that stop half-way through a body :: nothing breaks, later requests are answered',
   async () => {
