@@ -106,6 +106,10 @@ export async function startTestService(
     // the tests' webhook receivers listen on 127.0.0.1
     WEBHOOK_ALLOW_PRIVATE: 'true',
     LOG_LEVEL: 'error',
+    // fixtures date their events and logs in 2024: the retention job (its first run 30 s after start) would delete
+    // them in the middle of a slow machine's test; the tests of retention set these themselves
+    RETENTION_EVENTS_DAYS: '0',
+    RETENTION_LOGS_DAYS: '0',
     // `DB_WORKERS=off npm test -- x` runs the services with the metadata database in the main thread
     ...(process.env.DB_WORKERS ? { DB_WORKERS: process.env.DB_WORKERS } : {}),
     ...env,
