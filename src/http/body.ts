@@ -1,6 +1,7 @@
 /**
- * Request bodies under a byte limit, read before authentication (a caller can make the service hold at most
- * `maxSize` bytes a request). Under Node's server (@hono/node-server) the body is read from the `IncomingMessage`
+ * Request bodies under a byte limit: a declared length over it is refused before authentication, and a body is
+ * read only when a handler asks for it, after authentication, up to the limit (an unauthenticated caller makes the
+ * service hold none of it). Under Node's server (@hono/node-server) the body is read from the `IncomingMessage`
  * itself: hono's `bodyLimit` reads `c.req.raw.body`, which makes the adapter build a whole web `Request` (undici's,
  * with a ReadableStream over the socket and an AbortSignal) for every POST and PUT, ~18% of the main thread's work
  * for a command in a CPU profile. Without Node's request (`app.request()`), hono's `bodyLimit` and `Request` serve.
@@ -12,22 +13,24 @@ import { bodyLimit } from 'hono/body-limit'
 import { ApiError } from '../errors.ts'
 import type { AppEnv } from './env.ts'
 
-/** What a request body's read found: its bytes, or that it was over the limit. */
-type Read = { bytes: Buffer } | { tooLarge: true }
-
 /** UTF-8 as `Request.text()` decodes it: a leading BOM dropped, bad sequences replaced. */
 const utf8 = new TextDecoder()
 
-/** Reads a request's body up to `maxSize` bytes; past it, stops reading (the answer closes the connection). */
-export function readIncoming(req: IncomingMessage, maxSize: number): Promise<Read> {
-  const declared = Number(req.headers['content-length'])
-  if (declared > maxSize) return Promise.resolve({ tooLarge: true })
+/**
+ * Reads a request's body; past `maxSize` bytes it stops reading (the answer closes the connection) and fails with
+ * `tooLarge()`. A declared length over the limit is limitBody's to refuse, before this is called.
+ */
+function readIncoming(
+  req: IncomingMessage,
+  maxSize: number,
+  tooLarge: () => Error,
+): Promise<Buffer> {
   // read by something else already: its 'end' will not come again (a fault here, not the client's)
   if (req.readableEnded) return Promise.reject(new Error('the request body was read already'))
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = []
     let size = 0
-    const finish = (outcome: Read | Error) => {
+    const finish = (outcome: Buffer | Error) => {
       req.off('data', onData)
       req.off('end', onEnd)
       req.off('error', onError)
@@ -39,11 +42,10 @@ export function readIncoming(req: IncomingMessage, maxSize: number): Promise<Rea
       size += chunk.length
       if (size > maxSize) {
         req.pause()
-        finish({ tooLarge: true })
+        finish(tooLarge())
       } else chunks.push(chunk)
     }
-    const onEnd = () =>
-      finish({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) })
+    const onEnd = () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
     const onError = (e: Error) => finish(e)
     // the client went away before the end of its body: nobody is left to answer
     const onClose = () => {
@@ -79,14 +81,7 @@ export function limitBody(
     if (opts.webRequest || !(incoming instanceof IncomingMessage)) return fallback(c, next)
     if (Number(incoming.headers['content-length']) > maxSize) throw tooLarge()
     let read: Promise<Buffer> | undefined
-    c.set(
-      'body',
-      () =>
-        (read ??= readIncoming(incoming, maxSize).then((r) => {
-          if ('tooLarge' in r) throw tooLarge()
-          return r.bytes
-        })),
-    )
+    c.set('body', () => (read ??= readIncoming(incoming, maxSize, tooLarge)))
     await next()
   }
 }
