@@ -1,8 +1,12 @@
 /**
  * Compaction of the embedded telemetry store: every flush adds one chunk per series and hour it touched; once an
- * hour is past (or holds too many chunks) its chunks are merged into one, duplicates resolved by seq (the later
- * flush wins), so a day of 1 Hz data reads as ~24 rows. Merging all chunks of a bucket at once keeps the
- * "higher seq = written later" order valid: every chunk flushed afterwards gets a higher seq than the result.
+ * hour is past its chunks are merged into one (rolled up, and packed with its device's hour), duplicates resolved
+ * by seq (the later flush wins), so a day of 1 Hz data reads as ~24 rows. While the hour lasts, a bucket that
+ * received maxChunksPerBucket chunks since its last merge has those chunks, the newest, merged into one: never the
+ * chunks of earlier merges, so a value is merged once while its hour lasts and once when it is past, however long
+ * the hour and fast the series (merging the whole hour each time rewrote it over and over: the store's work per
+ * value grew through the hour). Merging the newest chunks (the highest seqs) keeps "higher seq = written later"
+ * valid: the result takes the highest seq it merged, above every chunk left, below every chunk flushed afterwards.
  */
 import type { Client, InStatement, Row } from '@libsql/client'
 import { decodeTimes, decodeValues, encodeChunk } from './telemetry-codec.ts'
@@ -22,6 +26,8 @@ export interface Candidate {
   bucket: number
   /** Chunks known to be in the bucket (at least; others may predate this process). */
   chunks: number
+  /** Of them, those added since the bucket's last merge while its hour lasted (all, for a bucket not merged yet). */
+  fresh: number
 }
 
 /** Whether a bucket's hour is past: its end plus the grace for late writes is at or before `now`. */
@@ -38,9 +44,9 @@ export class CompactionQueue {
   note(seriesId: number, bucket: number, chunks = 1) {
     const key = `${seriesId}:${bucket}`
     const c = this.map.get(key)
-    if (c) c.chunks += chunks
+    if (c) ((c.chunks += chunks), (c.fresh += chunks))
     else {
-      this.map.set(key, { seriesId, bucket, chunks })
+      this.map.set(key, { seriesId, bucket, chunks, fresh: chunks })
       let set = this.bySeries.get(seriesId)
       if (!set) this.bySeries.set(seriesId, (set = new Set()))
       set.add(bucket)
@@ -64,19 +70,25 @@ export class CompactionQueue {
     if (set?.size === 0) this.bySeries.delete(c.seriesId)
   }
 
-  /** Buckets to compact now: past ones (end + grace ≤ now), crowded ones, or every one when `all`. */
+  /**
+   * Buckets to compact now: past ones (end + grace ≤ now), crowded ones (maxChunks added since their last merge),
+   * or every one when `all`.
+   */
   due(now: number, graceMs: number, maxChunks: number, all: boolean): Candidate[] {
     const out: Candidate[] = []
     for (const c of this.map.values())
-      if (all || isPast(c, now, graceMs) || c.chunks >= maxChunks) out.push(c)
+      if (all || isPast(c, now, graceMs) || c.fresh >= maxChunks) out.push(c)
     return out
   }
 
-  /** The bucket now holds `chunks` chunks (1 after a merge); past buckets are forgotten. */
+  /**
+   * The bucket now holds `chunks` chunks, none of them fresh (a merge took them), less chunks added meanwhile
+   * (none: compaction holds the store's lock); past buckets are forgotten.
+   */
   settle(c: Candidate, chunks: number, past: boolean) {
     const key = `${c.seriesId}:${c.bucket}`
     if (past || chunks === 0) this.forget(key, c)
-    else this.map.set(key, { ...c, chunks })
+    else this.map.set(key, { ...c, chunks, fresh: 0 })
   }
 
   get size() {
@@ -86,6 +98,10 @@ export class CompactionQueue {
 
 const SELECT_BUCKET = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, ${CHUNK_VALS_SQL} AS vals,
     pack IS NOT NULL AS packed FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq, id`
+/** A bucket's newest ? chunks, in the same order (a merge while the hour lasts). */
+const SELECT_NEWEST = `SELECT * FROM (SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times,
+    ${CHUNK_VALS_SQL} AS vals, pack IS NOT NULL AS packed FROM chunks
+    WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq DESC, id DESC LIMIT ?) ORDER BY seq, id`
 
 /** Series ids per lookup of their devices (far below SQLite's limit of bound parameters). */
 const IDS_PER_LOOKUP = 500
@@ -149,7 +165,9 @@ export async function sliceByDevice(
  * Merges the chunks of each candidate bucket into one chunk and rolls the hour up (telemetry-rollups.ts) in one
  * transaction, for buckets holding several chunks, a chunk not rolled up, or (given a pack) one not packed; the
  * caller holds the store's lock so no flush, delete or other compaction interleaves. The merged chunks of one
- * `packs` key share a value pack. Returns how many chunks each bucket now has.
+ * `packs` key share a value pack. A bucket without a pack (its hour lasts) has only its fresh chunks merged, and
+ * is not rolled up: reads take an hour still queued for compaction from its chunks. Returns how many chunks each
+ * bucket now has.
  */
 export async function compactBuckets(
   client: Client,
@@ -166,31 +184,54 @@ export async function compactBuckets(
     'read',
   )
   const result = list.map((_, i) => Number(counts[i]!.rows[0]![0]))
-  const due = list.flatMap((c, i) => {
+  /** fresh: merge that many of the newest chunks (the hour lasts); undefined: all, rolled up, packed. */
+  type Due = { c: Candidate; pack: string | undefined; fresh: number | undefined }
+  const due = list.flatMap((c, i): Due[] => {
     const row = counts[i]!.rows[0]!
     const [n, unrolled, unpacked] = [Number(row[0]), Number(row[1]), Number(row[2])]
     const pack = packs[i]
-    return n > 1 || unrolled > 0 || (pack !== undefined && unpacked > 0) ? [{ c, pack }] : []
+    // while the hour lasts: its fresh chunks (all of them, when more arrived than this process counted)
+    if (pack === undefined) {
+      const fresh = c.fresh >= n ? n : c.fresh
+      return fresh > 1 ? [{ c, pack, fresh }] : []
+    }
+    return n > 1 || unrolled > 0 || unpacked > 0 ? [{ c, pack, fresh: undefined }] : []
   })
   if (due.length === 0) return result
   const [top, ...rows] = await client.batch(
     [
       'SELECT coalesce(max(id), 0) FROM chunk_packs',
-      ...due.map(({ c }) => ({ sql: SELECT_BUCKET, args: args(c) })),
+      ...due.map(({ c, fresh }) =>
+        fresh === undefined
+          ? { sql: SELECT_BUCKET, args: args(c) }
+          : { sql: SELECT_NEWEST, args: [...args(c), fresh] },
+      ),
     ],
     'read',
   )
   const stmts: InStatement[] = []
-  const fresh: NewChunk[] = []
+  const whole: NewChunk[] = []
+  const partial: NewChunk[] = []
   const rollups = new RollupWriter(client, tz)
   for (let i = 0; i < due.length; i++) {
-    const { c, pack } = due[i]!
-    const merged = mergeBucket(c, rows[i]!.rows, stmts, fresh, pack)
+    const { c, pack, fresh } = due[i]!
+    if (fresh !== undefined) {
+      const newest = rows[i]!.rows
+      if (newest.length < 2) continue
+      mergeBucket(c, newest, stmts, partial, undefined)
+      const k = list.indexOf(c)
+      result[k] = result[k]! - (newest.length - 1)
+      continue
+    }
+    const merged = mergeBucket(c, rows[i]!.rows, stmts, whole, pack)
     await rollups.rollHour(c.seriesId, c.bucket, merged.time, merged.value)
+    result[list.indexOf(c)] = 1
   }
   const packIds = { next: Number(top!.rows[0]![0]) + 1 }
-  await client.batch([...stmts, ...insertChunks(fresh, packIds), ...rollups.statements()], 'write')
-  for (const { c } of due) result[list.indexOf(c)] = 1
+  await client.batch(
+    [...stmts, ...insertChunks(whole, packIds), ...insertChunks(partial), ...rollups.statements()],
+    'write',
+  )
   return result
 }
 

@@ -61,6 +61,16 @@ async function raw(url: string, sql: string): Promise<number> {
   }
 }
 
+/** Rows of a query on the store's file from a second connection, as arrays of numbers. */
+async function rawRows(url: string, sql: string): Promise<number[][]> {
+  const c = createClient({ url })
+  try {
+    return (await c.execute(sql)).rows.map((r) => Array.from(r, Number))
+  } finally {
+    c.close()
+  }
+}
+
 /**
  * Shared time columns and value packs are counted exactly: each blob's refs equal the chunks naming it, none is
  * missing, and every packed chunk's values lie inside its pack.
@@ -571,6 +581,109 @@ t('compaction of the current hour :: only once it holds maxChunksPerBucket chunk
   assert.equal((await s.latest('t1', 'd')).get('x'), { time: t0 + 2, value: 2 })
   await s.close()
 })
+
+t(
+  'compaction while the hour lasts :: only chunks since the last merge are merged again; later writes win; once past, one chunk',
+  async () => {
+    const url = newUrl()
+    const H = Date.UTC(2026, 0, 16, 10)
+    let clock = H + 30 * 60_000
+    const s = await open(url, { maxChunksPerBucket: 3, now: () => clock, compactGraceMs: 60_000 })
+    const chunks = async () =>
+      (await rawRows(url, 'SELECT id, n, rolled FROM chunks ORDER BY seq, id')) as Array<
+        [number, number, number]
+      >
+    const expected = new Map<number, number>()
+    for (let f = 0; f < 9; f++) {
+      // 10 new times a flush, and (from the fourth flush on) one time of the first flush written again
+      const batch: Array<[number, number]> = Array.from({ length: 10 }, (_, i) => [
+        H + (f * 10 + i) * 1000,
+        f * 100 + i,
+      ])
+      if (f >= 3) batch.push([H + f * 1000, -f])
+      for (const [t, v] of batch) expected.set(t, v)
+      await s.write(pts('d', 'x', batch))
+      await s.flush()
+      await s.compact()
+    }
+    const merged = await chunks()
+    // flushes 0-2 merged into one chunk, 3-5 into another, 6-8 into a third: none merged twice
+    assert.equal(
+      merged.map(([, n]) => n),
+      [30, 33, 33],
+    )
+    assert.ok(
+      merged.every(([, , rolled]) => rolled === 0),
+      'rolled up once the hour is past',
+    )
+    const first = merged[0]![0]
+    const read = async () =>
+      (
+        await s.readRaw({
+          tenantID: 't1',
+          deviceID: 'd',
+          dataPointIDs: ['x'],
+          start: H,
+          end: H + HOUR,
+        })
+      ).get('x')!
+    const want = [...expected].sort((a, b) => a[0] - b[0])
+    const got = await read()
+    assert.equal(
+      got.time.map((t, i) => [t, got.value[i]]),
+      want,
+    )
+    // another three flushes: the first merged chunk stays as it was
+    for (let f = 9; f < 12; f++) {
+      await s.write(pts('d', 'x', [[H + f * 10_000, f]]))
+      expected.set(H + f * 10_000, f)
+      await s.flush()
+      await s.compact()
+    }
+    assert.is((await chunks())[0]![0], first, 'not merged again')
+    assert.is((await chunks()).length, 4)
+    clock = H + HOUR + 60_000
+    await s.compact()
+    const past = await chunks()
+    assert.equal(
+      past.map(([, n, rolled]) => [n, rolled]),
+      [[expected.size, 1]],
+    )
+    const all = await read()
+    assert.equal(
+      all.time.map((t, i) => [t, all.value[i]]),
+      [...expected].sort((a, b) => a[0] - b[0]),
+    )
+    await s.close()
+  },
+)
+
+t(
+  'compaction of many buckets :: a write that arrives meanwhile is stored before the compaction ends',
+  async () => {
+    const url = newUrl()
+    const H = Date.UTC(2026, 0, 16, 10)
+    const s = await open(url, { maxChunksPerBucket: 3, now: () => H + 30 * 60_000 })
+    // 100 devices x 10 series, three flushes each: 1,000 crowded buckets, about 32 a lock hold
+    for (let f = 0; f < 3; f++) {
+      const batch: TelemetryPoint[] = []
+      for (let d = 0; d < 100; d++)
+        for (let k = 0; k < 10; k++) batch.push(...pts(`d${d}`, `p${k}`, [[H + f * 1000, f]]))
+      await s.write(batch)
+      await s.flush()
+    }
+    const order: string[] = []
+    const compaction = s.compact().then(() => order.push('compaction'))
+    // a write from the event loop's next turn, as a worker message arrives
+    const write = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => s.write(pts('late', 'x', [[H + 5000, 1]])))
+      .then(() => order.push('write'))
+    await Promise.all([compaction, write])
+    assert.equal(order, ['write', 'compaction'])
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1000, 'every bucket merged')
+    await s.close()
+  },
+)
 
 t('a day at 1 Hz after compaction :: 24 chunk rows, read whole', async () => {
   const url = newUrl()
