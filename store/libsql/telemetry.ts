@@ -386,7 +386,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     for (const part of await sliceByDevice(this.client, due, COMPACT_STEP, packable)) {
       // a turn of the event loop first: the driver answers synchronously, so without it the holds follow one
       // another as microtasks and writes that arrived meanwhile (messages of this worker) wait for the last one
-      // (10,000 series crowded at once held ingest ~10 s)
+      // (10,000 series crowded at once held ingest ~30 s)
       await yieldTurn()
       if (this.closed) break
       await this.exclusive(async () => {
