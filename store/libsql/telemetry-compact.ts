@@ -82,8 +82,8 @@ export class CompactionQueue {
   }
 
   /**
-   * The bucket now holds `chunks` chunks, none of them fresh (a merge took them), less chunks added meanwhile
-   * (none: compaction holds the store's lock); past buckets are forgotten.
+   * The bucket now holds `chunks` chunks, none of them fresh (the merge took them; it held the store's lock, so none
+   * arrived meanwhile); past buckets are forgotten.
    */
   settle(c: Candidate, chunks: number, past: boolean) {
     const key = `${c.seriesId}:${c.bucket}`
@@ -96,12 +96,12 @@ export class CompactionQueue {
   }
 }
 
-const SELECT_BUCKET = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, ${CHUNK_VALS_SQL} AS vals,
-    pack IS NOT NULL AS packed FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq, id`
+const BUCKET_ROWS = `SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times, ${CHUNK_VALS_SQL} AS vals,
+    pack IS NOT NULL AS packed FROM chunks WHERE series_id = ? AND t_start >= ? AND t_start < ?`
+/** A bucket's chunks in seq order (the later flush last). */
+const SELECT_BUCKET = `${BUCKET_ROWS} ORDER BY seq, id`
 /** A bucket's newest ? chunks, in the same order (a merge while the hour lasts). */
-const SELECT_NEWEST = `SELECT * FROM (SELECT id, n, seq, kind, ${CHUNK_TIMES_SQL} AS times,
-    ${CHUNK_VALS_SQL} AS vals, pack IS NOT NULL AS packed FROM chunks
-    WHERE series_id = ? AND t_start >= ? AND t_start < ? ORDER BY seq DESC, id DESC LIMIT ?) ORDER BY seq, id`
+const SELECT_NEWEST = `SELECT * FROM (${BUCKET_ROWS} ORDER BY seq DESC, id DESC LIMIT ?) ORDER BY seq, id`
 
 /** Series ids per lookup of their devices (far below SQLite's limit of bound parameters). */
 const IDS_PER_LOOKUP = 500
@@ -185,17 +185,17 @@ export async function compactBuckets(
   )
   const result = list.map((_, i) => Number(counts[i]!.rows[0]![0]))
   /** fresh: merge that many of the newest chunks (the hour lasts); undefined: all, rolled up, packed. */
-  type Due = { c: Candidate; pack: string | undefined; fresh: number | undefined }
+  type Due = { c: Candidate; k: number; pack: string | undefined; fresh: number | undefined }
   const due = list.flatMap((c, i): Due[] => {
     const row = counts[i]!.rows[0]!
     const [n, unrolled, unpacked] = [Number(row[0]), Number(row[1]), Number(row[2])]
     const pack = packs[i]
     // while the hour lasts: its fresh chunks (all of them, when more arrived than this process counted)
     if (pack === undefined) {
-      const fresh = c.fresh >= n ? n : c.fresh
-      return fresh > 1 ? [{ c, pack, fresh }] : []
+      const fresh = Math.min(c.fresh, n)
+      return fresh > 1 ? [{ c, k: i, pack, fresh }] : []
     }
-    return n > 1 || unrolled > 0 || unpacked > 0 ? [{ c, pack, fresh: undefined }] : []
+    return n > 1 || unrolled > 0 || unpacked > 0 ? [{ c, k: i, pack, fresh: undefined }] : []
   })
   if (due.length === 0) return result
   const [top, ...rows] = await client.batch(
@@ -214,18 +214,17 @@ export async function compactBuckets(
   const partial: NewChunk[] = []
   const rollups = new RollupWriter(client, tz)
   for (let i = 0; i < due.length; i++) {
-    const { c, pack, fresh } = due[i]!
+    const { c, k, pack, fresh } = due[i]!
     if (fresh !== undefined) {
       const newest = rows[i]!.rows
       if (newest.length < 2) continue
       mergeBucket(c, newest, stmts, partial, undefined)
-      const k = list.indexOf(c)
       result[k] = result[k]! - (newest.length - 1)
       continue
     }
     const merged = mergeBucket(c, rows[i]!.rows, stmts, whole, pack)
     await rollups.rollHour(c.seriesId, c.bucket, merged.time, merged.value)
-    result[list.indexOf(c)] = 1
+    result[k] = 1
   }
   const packIds = { next: Number(top!.rows[0]![0]) + 1 }
   await client.batch(

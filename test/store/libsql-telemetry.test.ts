@@ -53,12 +53,7 @@ const pts = (
 
 /** Reads a table of the store's file from a second connection. */
 async function raw(url: string, sql: string): Promise<number> {
-  const c = createClient({ url })
-  try {
-    return Number((await c.execute(sql)).rows[0]![0])
-  } finally {
-    c.close()
-  }
+  return (await rawRows(url, sql))[0]![0]!
 }
 
 /** Rows of a query on the store's file from a second connection, as arrays of numbers. */
