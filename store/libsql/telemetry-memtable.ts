@@ -59,10 +59,15 @@ export class SeriesBuffer {
   }
 }
 
-/** Series buffers by series id, with the total number of values held. */
+/**
+ * Series buffers by series id, with the total number of values held. While a flush writes a memtable out in
+ * steps, that memtable sits `under` the one taking new writes: reads see both (this one winning at equal times)
+ * until the flush has committed every chunk and drops it.
+ */
 export class Memtable {
   readonly series = new Map<number, SeriesBuffer>()
   points = 0
+  under: Memtable | undefined
 
   add(seriesId: number, t: number, v: TelemetryValue) {
     let buf = this.series.get(seriesId)
@@ -76,7 +81,31 @@ export class Memtable {
     return this.series.get(seriesId)
   }
 
+  /** Adds every value of a newer memtable (which wins at equal times). */
+  absorb(newer: Memtable) {
+    for (const [id, buf] of newer.series)
+      for (let i = 0; i < buf.time.length; i++) this.add(id, buf.time[i]!, buf.value[i]!)
+  }
+
+  /** A copy of the series' values in [start, end), over both layers (undefined: none held). */
+  slice(seriesId: number, start: number, end: number): Run | undefined {
+    const top = this.series.get(seriesId)?.slice(start, end)
+    const low = this.under?.slice(seriesId, start, end)
+    if (!low?.time.length) return top
+    if (!top?.time.length) return low
+    return mergeRuns([low, top])
+  }
+
+  /** The series' value of the latest time over both layers (this one's at an equal time). */
+  last(seriesId: number): { time: number; value: TelemetryValue } | undefined {
+    const top = this.series.get(seriesId)?.last()
+    const low = this.under?.last(seriesId)
+    return low && (!top || low.time > top.time) ? low : top
+  }
+
+  /** Drops the series' values, in both layers. */
   delete(seriesId: number) {
+    this.under?.delete(seriesId)
     const buf = this.series.get(seriesId)
     if (!buf) return
     this.points -= buf.size

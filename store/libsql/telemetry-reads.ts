@@ -296,7 +296,7 @@ export class TelemetryReads {
   /** A copy of each series' memtable values in the range (undefined: none held). Taken before any chunk read. */
   private memtableRuns(ids: readonly number[], range: SeriesRange): Map<number, Run | undefined> {
     const memtable = this.view.memtable()
-    return new Map(ids.map((id) => [id, memtable.get(id)?.slice(range.start, range.end)]))
+    return new Map(ids.map((id) => [id, memtable.slice(id, range.start, range.end)]))
   }
 
   /** The range's values data point by data point, in slices of at most a day (a month at 1 Hz never in memory). */

@@ -1,7 +1,7 @@
 /**
  * Child process of test/store/libsql-telemetry.test.ts and libsql-telemetry-port.test.ts (not a test file): opens
  * the embedded telemetry store on argv[2] (in its worker thread when argv[4] is `worker`) and writes batches, printing `acked <k>` after write k resolved, until the test SIGKILLs it.
- * Modes (argv[3]): `flushing` (flushes and compactions every few ms race the writes), `wal` (nothing leaves the
+ * Modes (argv[3]): `flushing` (flushes, in two steps, and compactions every few ms race the writes), `wal` (nothing leaves the
  * WAL), `delete` (writes two devices, deletes one, then acks and waits: the WAL still holds the deleted values),
  * `delete-point` (writes two devices, deletes data point `a` of product `p`, then acks and waits, as `delete`).
  */
@@ -98,6 +98,7 @@ if (process.argv[1]?.endsWith('libsql-telemetry-child.ts')) {
     url,
     flushIntervalMs: walOnly ? 0 : 15,
     flushPoints: walOnly ? 1e9 : 2500,
+    flushStep: 1, // a and b in two lock holds: the kill may land between them
     maxChunksPerBucket: 3,
     compactGraceMs: 0,
   })

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as delay } from 'node:timers/promises'
 import { createClient } from '@libsql/client'
 import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/libsql/telemetry.ts'
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
@@ -680,6 +681,142 @@ t(
   },
 )
 
+t(
+  'a flush of many series in steps :: writes go in between, reads see every value, a device deleted meanwhile stays gone',
+  async () => {
+    const url = newUrl()
+    const H = Date.UTC(2026, 0, 16, 10)
+    const s = await open(url, { flushStep: 100 })
+    // 200 devices x 10 series: 20 lock holds
+    const batch: TelemetryPoint[] = []
+    for (let d = 0; d < 200; d++)
+      for (let k = 0; k < 10; k++)
+        batch.push(
+          ...pts(`d${d}`, `p${k}`, [
+            [H, d],
+            [H + 1000, k],
+          ]),
+        )
+    await s.write(batch)
+    const order: string[] = []
+    const flush = s.flush().then(() => order.push('flush'))
+    const read = (deviceID: string) =>
+      s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ['p3'], start: H, end: H + HOUR })
+    // from the event loop's next turns, as worker messages arrive: a write, reads and a delete
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    const write = s.write(pts('late', 'x', [[H + 5000, 1]])).then(() => order.push('write'))
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    assert.ok(
+      (await raw(url, 'SELECT count(*) FROM chunks')) < 2000,
+      'the flush has not ended yet (the reads below run during it)',
+    )
+    for (const d of [0, 150, 199])
+      assert.equal((await read(`d${d}`)).get('p3'), { time: [H, H + 1000], value: [d, 3] })
+    assert.equal((await s.latest('t1', 'd199')).get('p3'), { time: H + 1000, value: 3 })
+    await s.deleteDevice('t1', 'd199')
+    await Promise.all([flush, write])
+    assert.equal(order, ['write', 'flush'])
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1990, "every series' chunk but d199's")
+    assert.is(
+      await raw(url, 'SELECT count(*) FROM wal'),
+      1,
+      'only the late write, flushed next time',
+    )
+    assert.equal((await read('d150')).get('p3'), { time: [H, H + 1000], value: [150, 3] })
+    assert.equal((await read('d199')).get('p3'), { time: [], value: [] })
+    await s.close()
+    const again = await open(url)
+    assert.equal(
+      (
+        await again.readRaw({
+          tenantID: 't1',
+          deviceID: 'late',
+          dataPointIDs: ['x'],
+          start: H,
+          end: H + HOUR,
+        })
+      ).get('x'),
+      { time: [H + 5000], value: [1] },
+    )
+    assert.equal(
+      (
+        await again.readRaw({
+          tenantID: 't1',
+          deviceID: 'd199',
+          dataPointIDs: ['p3'],
+          start: H,
+          end: H + HOUR,
+        })
+      ).get('p3'),
+      { time: [], value: [] },
+    )
+    await again.close()
+  },
+)
+
+t(
+  'a flush that fails half-way :: its values stay readable, the next flush writes them with the newer ones, later writes win',
+  async () => {
+    const url = newUrl()
+    const H = Date.UTC(2026, 0, 16, 10)
+    const s = await open(url, { flushStep: 1, busyTimeoutMs: 100 })
+    await s.write([
+      ...pts('a', 'x', [[H, 1]]),
+      ...pts('b', 'x', [[H, 2]]),
+      ...pts('c', 'x', [[H, 3]]),
+    ])
+    const other = createClient({ url })
+    const flush = s.flush()
+    // the first step commits a's chunk; the other connection then takes the write lock before the second step
+    await new Promise<void>((resolve) => setImmediate(resolve))
+    const tx = await other.transaction('write')
+    const e = await flush.catch((err: Error) => err)
+    assert.instance(e, Error)
+    assert.match(String(e), /locked|busy/i)
+    await tx.rollback()
+    other.close()
+    assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1, "the failure came after a's step")
+    const read = (deviceID: string) =>
+      s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ['x'], start: H, end: H + HOUR })
+    for (const [d, v] of [
+      ['a', 1],
+      ['b', 2],
+      ['c', 3],
+    ] as const)
+      assert.equal(
+        (await read(d)).get('x'),
+        { time: [H], value: [v] },
+        `${d} readable after the failure`,
+      )
+    await s.write(pts('b', 'x', [[H, 20]])) // rewrites b's value: newer than the one set aside
+    await s.flush()
+    assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
+    assert.equal((await read('b')).get('x'), { time: [H], value: [20] })
+    await s.close()
+    const again = await open(url)
+    for (const [d, v] of [
+      ['a', 1],
+      ['b', 20],
+      ['c', 3],
+    ] as const)
+      assert.equal(
+        (
+          await again.readRaw({
+            tenantID: 't1',
+            deviceID: d,
+            dataPointIDs: ['x'],
+            start: H,
+            end: H + HOUR,
+          })
+        ).get('x'),
+        { time: [H], value: [v] },
+      )
+    await again.compact(true)
+    assert.equal((await again.latest('t1', 'b')).get('x'), { time: H, value: 20 })
+    await again.close()
+  },
+)
+
 t('a day at 1 Hz after compaction :: 24 chunk rows, read whole', async () => {
   const url = newUrl()
   const s = await open(url)
@@ -1206,9 +1343,19 @@ t('memtable over flushPoints :: flushed to chunks without a timer, WAL emptied',
       Array.from({ length: 150 }, (_, i) => [BASE + i, i]),
     ),
   )
-  await s.write(pts('d', 'x', [[BASE + 500, 1]])) // queued behind the flush the first write triggered
-  assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1)
-  assert.is(await raw(url, 'SELECT count(*) FROM wal'), 1)
+  await s.write(pts('d', 'x', [[BASE + 500, 1]])) // during the flush the first write triggered (or in it)
+  // the flush runs in steps beside the writes: it has ended once the WAL is empty
+  for (let i = 0; i < 100 && (await raw(url, 'SELECT count(*) FROM wal')) > 0; i++) await delay(50)
+  assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
+  assert.ok((await raw(url, 'SELECT count(*) FROM chunks')) >= 1)
+  const r = await s.readRaw({
+    tenantID: 't1',
+    deviceID: 'd',
+    dataPointIDs: ['x'],
+    start: BASE,
+    end: BASE + HOUR,
+  })
+  assert.is(r.get('x')!.time.length, 151)
   await s.close()
 })
 
