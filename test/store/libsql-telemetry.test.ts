@@ -681,6 +681,12 @@ t(
   },
 )
 
+/** One data point's values of one device of tenant t1 in the hour from `h`. */
+async function hourOf(s: LibsqlTelemetryStore, deviceID: string, dp: string, h: number) {
+  const range = { tenantID: 't1', deviceID, dataPointIDs: [dp], start: h, end: h + HOUR }
+  return (await s.readRaw(range)).get(dp)
+}
+
 t(
   'a flush of many series in steps :: writes go in between, reads see every value, a device deleted meanwhile stays gone',
   async () => {
@@ -700,8 +706,7 @@ t(
     await s.write(batch)
     const order: string[] = []
     const flush = s.flush().then(() => order.push('flush'))
-    const read = (deviceID: string) =>
-      s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ['p3'], start: H, end: H + HOUR })
+    const read = (deviceID: string) => hourOf(s, deviceID, 'p3', H)
     // from the event loop's next turns, as worker messages arrive: a write, reads and a delete
     await new Promise<void>((resolve) => setImmediate(resolve))
     const write = s.write(pts('late', 'x', [[H + 5000, 1]])).then(() => order.push('write'))
@@ -711,7 +716,7 @@ t(
       'the flush has not ended yet (the reads below run during it)',
     )
     for (const d of [0, 150, 199])
-      assert.equal((await read(`d${d}`)).get('p3'), { time: [H, H + 1000], value: [d, 3] })
+      assert.equal(await read(`d${d}`), { time: [H, H + 1000], value: [d, 3] })
     assert.equal((await s.latest('t1', 'd199')).get('p3'), { time: H + 1000, value: 3 })
     await s.deleteDevice('t1', 'd199')
     await Promise.all([flush, write])
@@ -722,34 +727,12 @@ t(
       1,
       'only the late write, flushed next time',
     )
-    assert.equal((await read('d150')).get('p3'), { time: [H, H + 1000], value: [150, 3] })
-    assert.equal((await read('d199')).get('p3'), { time: [], value: [] })
+    assert.equal(await read('d150'), { time: [H, H + 1000], value: [150, 3] })
+    assert.equal(await read('d199'), { time: [], value: [] })
     await s.close()
     const again = await open(url)
-    assert.equal(
-      (
-        await again.readRaw({
-          tenantID: 't1',
-          deviceID: 'late',
-          dataPointIDs: ['x'],
-          start: H,
-          end: H + HOUR,
-        })
-      ).get('x'),
-      { time: [H + 5000], value: [1] },
-    )
-    assert.equal(
-      (
-        await again.readRaw({
-          tenantID: 't1',
-          deviceID: 'd199',
-          dataPointIDs: ['p3'],
-          start: H,
-          end: H + HOUR,
-        })
-      ).get('p3'),
-      { time: [], value: [] },
-    )
+    assert.equal(await hourOf(again, 'late', 'x', H), { time: [H + 5000], value: [1] })
+    assert.equal(await hourOf(again, 'd199', 'p3', H), { time: [], value: [] })
     await again.close()
   },
 )
@@ -776,22 +759,17 @@ t(
     await tx.rollback()
     other.close()
     assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 1, "the failure came after a's step")
-    const read = (deviceID: string) =>
-      s.readRaw({ tenantID: 't1', deviceID, dataPointIDs: ['x'], start: H, end: H + HOUR })
+    const read = (deviceID: string) => hourOf(s, deviceID, 'x', H)
     for (const [d, v] of [
       ['a', 1],
       ['b', 2],
       ['c', 3],
     ] as const)
-      assert.equal(
-        (await read(d)).get('x'),
-        { time: [H], value: [v] },
-        `${d} readable after the failure`,
-      )
+      assert.equal(await read(d), { time: [H], value: [v] }, `${d} readable after the failure`)
     await s.write(pts('b', 'x', [[H, 20]])) // rewrites b's value: newer than the one set aside
     await s.flush()
     assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
-    assert.equal((await read('b')).get('x'), { time: [H], value: [20] })
+    assert.equal(await read('b'), { time: [H], value: [20] })
     await s.close()
     const again = await open(url)
     for (const [d, v] of [
@@ -799,18 +777,7 @@ t(
       ['b', 20],
       ['c', 3],
     ] as const)
-      assert.equal(
-        (
-          await again.readRaw({
-            tenantID: 't1',
-            deviceID: d,
-            dataPointIDs: ['x'],
-            start: H,
-            end: H + HOUR,
-          })
-        ).get('x'),
-        { time: [H], value: [v] },
-      )
+      assert.equal(await hourOf(again, d, 'x', H), { time: [H], value: [v] })
     await again.compact(true)
     assert.equal((await again.latest('t1', 'b')).get('x'), { time: H, value: 20 })
     await again.close()
@@ -1348,14 +1315,7 @@ t('memtable over flushPoints :: flushed to chunks without a timer, WAL emptied',
   for (let i = 0; i < 100 && (await raw(url, 'SELECT count(*) FROM wal')) > 0; i++) await delay(50)
   assert.is(await raw(url, 'SELECT count(*) FROM wal'), 0)
   assert.ok((await raw(url, 'SELECT count(*) FROM chunks')) >= 1)
-  const r = await s.readRaw({
-    tenantID: 't1',
-    deviceID: 'd',
-    dataPointIDs: ['x'],
-    start: BASE,
-    end: BASE + HOUR,
-  })
-  assert.is(r.get('x')!.time.length, 151)
+  assert.is((await hourOf(s, 'd', 'x', BASE))!.time.length, 151)
   await s.close()
 })
 
