@@ -11,7 +11,13 @@ import type { DeviceDirectory } from './identity.ts'
 import type { AclChecker } from './acl.ts'
 import type { ConnectionTracker } from './connections.ts'
 import type { RefusalGuard } from './refusals.ts'
-import { Backpressure, StorageFull, type DeviceIdentity, type Pipeline } from './types.ts'
+import {
+  Backpressure,
+  StorageFull,
+  type DeviceIdentity,
+  type Pipeline,
+  type Uplink,
+} from './types.ts'
 import { deviceTopic, mountpoint } from '../src/kernel/topics.ts'
 import type { Commands } from './broker-commands.ts'
 import { SubscriptionForms, type Qos } from './broker-forms.ts'
@@ -206,8 +212,14 @@ export class BrokerHooks {
     if (!client) return cb(null) // a will of a session that is gone: routed, not ingested
     this.d.observer?.messageIn()
     this.inflight++
-    this.ingest(client, packet).then(
-      (err) => this.settle(cb, err),
+    let written: Promise<unknown>
+    try {
+      written = this.ingest(client, packet)
+    } catch (e) {
+      written = Promise.reject(e)
+    }
+    written.then(
+      (r) => this.settle(cb, r instanceof Error ? r : null),
       (e) => {
         this.d.log('publish failed', e)
         this.settle(cb, e instanceof Error ? e : new Error(String(e)))
@@ -224,16 +236,37 @@ export class BrokerHooks {
     if (--this.inflight === 0) for (const w of this.idleWaiters.splice(0)) w()
   }
 
-  private async ingest(client: Client, packet: PublishPacket): Promise<Error | null> {
+  /**
+   * A PUBLISH to the pipeline; resolves with an Error when it is refused. Every uplink's path (a session, a topic
+   * the cached ACL allows) is no async function, only the pipeline's promise: under load thousands of uplinks wait
+   * for their flush, each holding what its promises hold.
+   */
+  private ingest(client: Client, packet: PublishPacket): Promise<unknown> {
     const session = this.sessions.get(client)
-    if (!session) return new Error('not authorized')
+    if (!session) return Promise.resolve(new Error('not authorized'))
     const { device, ip } = session
     const t = deviceTopic(device, packet.topic)
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
     // a refused topic outside the prefix is recorded as the device gave it
     const topic = t?.relative ?? packet.topic
     const uplink = { device, topic, payload, receivedAt: Date.now(), ip }
-    let allowed = t ? this.d.acl.canPublish(device, t.full) : false
+    const allowed = t ? this.d.acl.canPublish(device, t.full) : false
+    if (allowed !== true || !t) return this.checked(client, packet, t, uplink, allowed)
+    packet.topic = t.full
+    const first = this.d.pipeline.submit(uplink)
+    return first.catch(() =>
+      this.written(client, packet, () => this.d.pipeline.submit(uplink), first),
+    )
+  }
+
+  /** A PUBLISH whose ACL answer is not at hand or is no. */
+  private async checked(
+    client: Client,
+    packet: PublishPacket,
+    t: ReturnType<typeof deviceTopic>,
+    uplink: Uplink,
+    allowed: boolean | Promise<boolean>,
+  ): Promise<Error | null> {
     if (typeof allowed !== 'boolean') allowed = await allowed
     if (!t || !allowed) {
       const full = await this.commit(client, () =>
@@ -242,9 +275,17 @@ export class BrokerHooks {
       return full ? this.quotaExceeded(client, packet) : this.refused(client, packet)
     }
     packet.topic = t.full
-    if (await this.commit(client, () => this.d.pipeline.submit(uplink)))
-      return this.quotaExceeded(client, packet)
-    return null
+    return this.written(client, packet, () => this.d.pipeline.submit(uplink))
+  }
+
+  /** Commits an uplink (see `commit`; `first`: a try that failed already); null, also once refused for a full disk. */
+  private async written(
+    client: Client,
+    packet: PublishPacket,
+    write: () => Promise<unknown>,
+    first?: Promise<unknown>,
+  ): Promise<null> {
+    return (await this.commit(client, write, first)) ? this.quotaExceeded(client, packet) : null
   }
 
   /**
@@ -287,10 +328,14 @@ export class BrokerHooks {
    * (no PUBACK meanwhile; aedes reads no more from its socket) and is then stored; for MQTT 5 it answers true: the
    * caller refuses the PUBLISH with 0x97.
    */
-  private async commit(client: Client, write: () => Promise<unknown>): Promise<boolean> {
+  private async commit(
+    client: Client,
+    write: () => Promise<unknown>,
+    first?: Promise<unknown>,
+  ): Promise<boolean> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await write()
+        await (attempt === 0 && first ? first : write())
         return false
       } catch (e) {
         if (e instanceof StorageFull && !this.closing) {

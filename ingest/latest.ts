@@ -51,12 +51,16 @@ export class LatestValuesCache {
       last = p
       entry.productID = p.productID
       const cur = entry.values.get(p.dataPointID)
-      if (!cur || cur.time <= p.time)
-        entry.values.set(p.dataPointID, { time: p.time, value: p.value })
+      if (!cur) entry.values.set(p.dataPointID, { time: p.time, value: p.value })
+      else if (cur.time <= p.time) {
+        // in place: a new object a value would be young garbage the old map keeps alive until it is promoted
+        cur.time = p.time
+        cur.value = p.value
+      }
     }
   }
 
-  /** The last values of a device's data points. */
+  /** The last values of a device's data points: live (later writes change them), to read before the next await. */
   async get(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const key = LatestValuesCache.key(tenantID, deviceID)
     const entry = this.devices.get(key)

@@ -374,13 +374,29 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   const writer = uplinkWriter(deps, (points) => latest.update(points))
   const receiptTime = receiptClock()
 
-  /** Writes the uplink's events and points; resolves with the outcome once committed. */
-  async function commit(
+  /**
+   * Writes the uplink's events and points; resolves with the outcome once committed. No async function on this
+   * path: under load thousands of uplinks wait for their flush, each holding what its promises hold.
+   */
+  function commit(
     points: TelemetryPoint[],
     events: EventInput[],
     rejected: Rejection[],
   ): Promise<UplinkOutcome> {
-    await writer.submit(points, events)
+    let written: Promise<void>
+    try {
+      written = writer.submit(points, events)
+    } catch (e) {
+      return Promise.reject(e) // Backpressure
+    }
+    return written.then(() => committed(points, events, rejected))
+  }
+
+  function committed(
+    points: TelemetryPoint[],
+    events: EventInput[],
+    rejected: Rejection[],
+  ): UplinkOutcome {
     if (observer) for (const r of rejected) observer.rejected(r.errorCode, 1)
     if (points.length) {
       // announced once committed; listeners (alerts, the live stream) only queue work
@@ -393,26 +409,39 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   /** Uplinks being decoded and checked (their model may take a store read): close() lets them reach the writer. */
   const assessing = new Set<Promise<unknown>>()
 
-  async function submit(given: Uplink): Promise<UplinkOutcome> {
-    if (deps.disk?.full) throw new StorageFull()
+  function submit(given: Uplink): Promise<UplinkOutcome> {
+    if (deps.disk?.full) return Promise.reject(new StorageFull())
     lastSeen.seen(given.device.id)
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
-    const assessed = assessUplink(models, uplink)
-    let a: Assessed
-    if (!(assessed instanceof Promise)) a = assessed
-    else {
-      assessing.add(assessed)
-      try {
-        a = await assessed
-      } finally {
-        assessing.delete(assessed)
-      }
+    let assessed: Assessed | Promise<Assessed>
+    try {
+      assessed = assessUplink(models, uplink)
+    } catch (e) {
+      return Promise.reject(e)
     }
+    return assessed instanceof Promise ? assessedLater(assessed) : store(assessed)
+  }
+
+  /** An uplink whose model (or child devices) took a store read. */
+  async function assessedLater(assessed: Promise<Assessed>): Promise<UplinkOutcome> {
+    assessing.add(assessed)
+    let a: Assessed
+    try {
+      a = await assessed
+    } finally {
+      assessing.delete(assessed)
+    }
+    return store(a)
+  }
+
+  function store(a: Assessed): Promise<UplinkOutcome> {
     if (a.answer) {
       // a device answering a command: the command service records the outcome once the event is committed
-      const outcome = await commit([], a.events, [])
-      bus.emit('device.response', a.answer)
-      return outcome
+      const answer = a.answer
+      return commit([], a.events, []).then((outcome) => {
+        bus.emit('device.response', answer)
+        return outcome
+      })
     }
     for (const id of a.children) lastSeen.seen(id)
     return commit(a.points, a.events, a.rejected)

@@ -27,29 +27,41 @@ export interface WriterOptions {
   maxFlushes?: number
 }
 
-interface Item {
-  points: readonly TelemetryPoint[]
-  events: readonly EventInput[]
+/**
+ * Items queued for one flush, gathered as they are submitted: their points and events in one array each, and one
+ * promise every item of the group waits on (no promise, callbacks or array kept an item while it waits).
+ */
+interface Group {
+  points: TelemetryPoint[]
+  events: EventInput[]
   size: number
+  done: Promise<void>
   resolve(): void
   reject(err: unknown): void
 }
 
-/** The items' points or events in one array (a loop: flatMap's callback a item cost the event loop more). */
-function concat<K extends 'points' | 'events'>(items: readonly Item[], k: K): Item[K][number][] {
-  const out: Item[K][number][] = []
-  for (const item of items) for (const x of item[k]) out.push(x)
-  return out
+function newGroup(): Group {
+  let resolve!: () => void
+  let reject!: (err: unknown) => void
+  const done = new Promise<void>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { points: [], events: [], size: 0, done, resolve, reject }
 }
 
 /**
  * The uplink batch writer: a bounded queue of {points, events} items. A flush writes up to `batchPoints` with
  * `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects when it
  * failed, in submission order. Items that arrive during a flush go in the next one (group commit), so batches grow
- * with load; a second flush runs beside the first only with a full batch (`maxFlushes`).
+ * with load; a second flush runs beside the first only with a full batch (`maxFlushes`). Items are gathered into
+ * their flush's group as they arrive (the oldest first, up to `batchPoints` a group, at least one item), so an
+ * item waiting for its flush holds nothing of its own: under load thousands wait, long enough for the garbage
+ * collector to copy whatever they hold.
  */
 export class UplinkBatchWriter {
-  private pending: Item[] = []
+  /** Groups not yet flushing, oldest first; the last one takes new items until it is full or its flush starts. */
+  private pending: Group[] = []
   private pendingSize = 0
   /** Points pending or being written. */
   private queued = 0
@@ -91,13 +103,20 @@ export class UplinkBatchWriter {
     if (this.closed) throw new Error('the ingest writer is closed')
     const size = points.length + events.length
     if (this.queued > 0 && this.queued + size > this.opts.queuePoints) throw new Backpressure(1)
-    return new Promise<void>((resolve, reject) => {
-      this.pending.push({ points, events, size, resolve, reject })
-      this.pendingSize += size
-      this.queued += size
-      if (this.queued >= this.high) this.isSaturated = true
-      this.schedule()
-    })
+    let group = this.pending[this.pending.length - 1]
+    if (!group || (group.size > 0 && group.size + size > this.opts.batchPoints)) {
+      group = newGroup()
+      this.pending.push(group)
+    }
+    // a loop, not spread: a spread of every uplink's arrays cost the event loop more
+    for (const p of points) group.points.push(p)
+    for (const e of events) group.events.push(e)
+    group.size += size
+    this.pendingSize += size
+    this.queued += size
+    if (this.queued >= this.high) this.isSaturated = true
+    this.schedule()
+    return group.done
   }
 
   /**
@@ -119,10 +138,11 @@ export class UplinkBatchWriter {
   private startFlush() {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
-    const batch = this.take()
-    if (!batch.length) return this.settleIdle()
+    const group = this.pending.shift()
+    if (!group) return this.settleIdle()
+    this.pendingSize -= group.size
     this.flushing++
-    const written = this.write(batch, this.settled)
+    const written = this.write(group, this.settled)
     this.settled = written
     void written.finally(() => {
       this.flushing--
@@ -134,29 +154,13 @@ export class UplinkBatchWriter {
     })
   }
 
-  /** Up to batchPoints of the oldest pending items (always at least one). */
-  private take(): Item[] {
-    let n = 0
-    let size = 0
-    while (
-      n < this.pending.length &&
-      (n === 0 || size + this.pending[n]!.size <= this.opts.batchPoints)
-    ) {
-      size += this.pending[n]!.size
-      n++
-    }
-    this.pendingSize -= size
-    return this.pending.splice(0, n)
-  }
-
   /**
-   * Writes a batch and settles its items, never before the flush started ahead of it settled its own (`before`):
+   * Writes a group and settles its items, never before the flush started ahead of it settled its own (`before`):
    * items are answered in the order they were submitted (a device's PUBACKs in the order of its PUBLISHes), and
    * the latest-values cache hears of flushes in that order.
    */
-  private async write(batch: Item[], before: Promise<void>): Promise<void> {
-    const points = batch.length === 1 ? batch[0]!.points : concat(batch, 'points')
-    const events = batch.length === 1 ? batch[0]!.events : concat(batch, 'events')
+  private async write(group: Group, before: Promise<void>): Promise<void> {
+    const { points, events } = group
     let error: unknown
     try {
       const writes: Promise<unknown>[] = []
@@ -172,11 +176,9 @@ export class UplinkBatchWriter {
     } catch (err) {
       error = err
     }
-    for (const item of batch) {
-      this.queued -= item.size
-      if (error === undefined) item.resolve()
-      else item.reject(error)
-    }
+    this.queued -= group.size
+    if (error === undefined) group.resolve()
+    else group.reject(error)
     if (this.isSaturated && this.queued <= this.low) {
       this.isSaturated = false
       for (const w of this.waiters.splice(0)) w()

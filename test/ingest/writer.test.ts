@@ -218,6 +218,34 @@ function heldSink() {
 }
 
 w(
+  'two flushes, the first failing :: its items reject, the items of the second commit, the queue empties',
+  async () => {
+    const calls: Array<{ ok: () => void; fail: (e: Error) => void }> = []
+    const hold = () => new Promise<void>((ok, fail) => calls.push({ ok, fail }))
+    const bw = new UplinkBatchWriter(
+      { writeEvents: hold, writePoints: hold },
+      { batchPoints: 10, queuePoints: 1000, lingerMs: 5 },
+    )
+    const first = [bw.submit(pts(4), [ev()]), bw.submit(pts(4), [ev()])] // 10: a full batch
+    const second = [bw.submit(pts(4, 'd2'), [ev('d2')]), bw.submit(pts(4, 'd2'), [ev('d2')])]
+    assert.is(calls.length, 4) // two flushes under way, their events and points each
+    calls[0]!.fail(new Error('disk on fire'))
+    for (const c of calls.slice(1)) c.ok()
+    const [a, b] = [await Promise.allSettled(first), await Promise.allSettled(second)]
+    assert.equal(
+      a.map((r) => r.status),
+      ['rejected', 'rejected'],
+    )
+    assert.match(String((a[1] as PromiseRejectedResult).reason), 'disk on fire')
+    assert.equal(
+      b.map((r) => r.status),
+      ['fulfilled', 'fulfilled'],
+    )
+    assert.is(bw.size, 0)
+  },
+)
+
+w(
   'a full batch while a flush runs :: a second flush starts at once, at most maxFlushes; less waits its turn',
   async () => {
     const { calls, sink } = heldSink()
