@@ -182,6 +182,17 @@ export interface Db {
 
 const MAX_SHAPES = 2000
 const SELECT = /^\s*(SELECT|WITH)\b/i
+/** Declared types SQLite gives TEXT affinity: such a column holds no numbers (they are stored as text). */
+const TEXT_AFFINITY = /CHAR|CLOB|TEXT/i
+
+/**
+ * `x` for json_object, a finite REAL as JSON text of 17 significant digits: json_object writes a REAL with 15, which
+ * JSON.parse does not always read back as the same double (0.1 + 0.2 came back 0.3, 12.345678901234567 as
+ * 12.3456789012346). Integers, text, null and an infinite REAL go as they are.
+ */
+function exactReal(x: string): string {
+  return `CASE WHEN typeof(${x}) = 'real' AND abs(${x}) <= 1.7976931348623157e308 THEN json(printf('%!.17g', ${x})) ELSE ${x} END`
+}
 
 /**
  * A libSQL handle. Writes that belong together go through `batch` (one transaction on the same connection);
@@ -191,7 +202,7 @@ const SELECT = /^\s*(SELECT|WITH)\b/i
  * Reads: @libsql/client builds every row with one property definition per column, which costs ~4 µs a cell
  * (a 45-column detail row: 0.2 ms). So once a SELECT has run, its column names are learnt and later runs of the
  * same SQL text select one `json_object(...)` per row instead, parsed with JSON.parse (4-5x faster). Values
- * keep their types (numbers, strings, null); metadata holds no BLOBs.
+ * keep their types (numbers, strings, null) and REALs every digit (exactReal); metadata holds no BLOBs.
  *
  * Errors: constraint violations leave here as store errors (store/errors.ts): a FOREIGN KEY violation as
  * Referenced, a UNIQUE one as Conflict, the driver's error as their `cause` (see storeErrorOf).
@@ -253,19 +264,21 @@ export class LocalDb implements Db {
     return results.map((rs, i) => {
       const { sql } = statements[i]!
       if (wrapped[i]!.sql !== sql) return rs.rows.map((r) => JSON.parse(r[0] as string) as Row)
-      if (!this.shapes.has(sql)) this.learn(sql, rs.columns)
+      if (!this.shapes.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
       return rs.rows
     })
   }
 
-  private learn(sql: string, columns: string[]) {
+  private learn(sql: string, columns: string[], types: readonly string[]) {
     if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value!)
     const unique = new Set(columns).size === columns.length && columns.length > 0
     const ok = SELECT.test(sql) && unique && columns.every((c) => /^[A-Za-z_][\w]*$/.test(c))
+    const value = (c: string, i: number) =>
+      TEXT_AFFINITY.test(types[i] ?? '') ? `"${c}"` : exactReal(`"${c}"`)
     this.shapes.set(
       sql,
       ok
-        ? `SELECT json_object(${columns.map((c) => `'${c}', "${c}"`).join(', ')}) FROM (${sql})`
+        ? `SELECT json_object(${columns.map((c, i) => `'${c}', ${value(c, i)}`).join(', ')}) FROM (${sql})`
         : null,
     )
   }

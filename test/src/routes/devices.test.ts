@@ -170,6 +170,26 @@ create('numbers as strings :: latitude and longitude stored as numbers', async (
   assert.equal([d.latitude, d.longitude], [30.5, -120])
 })
 
+create(
+  'coordinates of 17 significant digits :: every digit comes back, in the detail and the list, read after read',
+  async () => {
+    const [lat, lon] = [12.345678901234567, -0.30000000000000004]
+    const d = await newDevice(t.admin, mqttBody(mqtt.productID, { latitude: lat, longitude: lon }))
+    // the first read of a query answers the driver's rows, later ones one JSON object per row: each must
+    for (let k = 0; k < 3; k++) {
+      const got = await t.admin.get(`/api/v1/devices/${d.id}`)
+      assert.equal([got.body.latitude, got.body.longitude], [lat, lon])
+      const list = await t.admin.get(
+        `/api/v1/devices?deviceName=${encodeURIComponent(d.deviceName)}`,
+      )
+      assert.equal(
+        list.body.items.map((x: any) => [x.latitude, x.longitude]),
+        [[lat, lon]],
+      )
+    }
+  },
+)
+
 create('missing fields :: 422 FORM_INVALID naming each', async () => {
   const r = await t.admin.post('/api/v1/devices', {})
   assert.is(r.status, 422)

@@ -1,0 +1,81 @@
+/**
+ * The values a read answers (store/libsql/db.ts): the first run of a SELECT answers the driver's rows, later runs
+ * of the same text one json_object per row. Both must give the same values, every digit of a REAL included (SQLite
+ * writes a REAL into JSON with 15 significant digits, which lost 0.1 + 0.2 and 12.345678901234567), on a
+ * connection of this thread and through the worker threads.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { openDb, type Db } from '../../store/libsql/db.ts'
+import { PortDb } from '../../store/libsql/worker/port-db.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'devicecloud-read-values-'))
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
+const test = suite('read values, first run and later runs')
+
+const ROWS = [
+  // id, r REAL, i INTEGER, t TEXT, n NUMERIC
+  [1, 0.1 + 0.2, 7.000000000000001, '0.30000000000000004', 0.1 + 0.2],
+  [2, 12.345678901234567, 2 ** 53 - 1, '12', 1 / 3],
+  [3, 1e-320, -(2 ** 40), 'text', 5],
+  [4, -1.5e300, 0, null, -0.000001],
+  [5, 100, null, '1e400', 2.5],
+  [6, null, 3, '', null],
+]
+
+const EXPECTED = ROWS.map(([id, r, i, t, n]) => ({
+  id,
+  r,
+  i,
+  t,
+  n,
+  // a computed column has no declared type
+  x: r === null ? null : (r as number) * 3,
+}))
+
+async function fill(db: Db) {
+  await db.batch([
+    { sql: 'CREATE TABLE nums (id INTEGER PRIMARY KEY, r REAL, i INTEGER, t TEXT, n NUMERIC)' },
+    {
+      sql: `INSERT INTO nums VALUES ${ROWS.map(() => '(?, ?, ?, ?, ?)').join(', ')}`,
+      args: ROWS.flat(),
+    },
+  ])
+}
+
+/** The same SELECT three times (the first is the driver's rows, the others json_object rows), as plain objects. */
+async function readThrice(db: Db) {
+  const out: unknown[] = []
+  for (let k = 0; k < 3; k++) {
+    const rows = await db.all('SELECT id, r, i, t, n, r * 3 AS x FROM nums ORDER BY id')
+    out.push(rows.map((row) => ({ ...row })))
+  }
+  return out
+}
+
+test('a connection of this thread :: every run answers every digit', async () => {
+  const db = await openDb({ url: `file:${join(dir, 'local.db')}` })
+  try {
+    await fill(db)
+    for (const rows of await readThrice(db)) assert.equal(rows, EXPECTED)
+  } finally {
+    await db.close()
+  }
+})
+
+test('the worker threads (store worker and reader) :: every run answers every digit', async () => {
+  const db = await PortDb.open({ url: `file:${join(dir, 'workers.db')}` })
+  try {
+    await fill(db)
+    for (const rows of await readThrice(db)) assert.equal(rows, EXPECTED)
+    const [page] = await db.read([{ sql: 'SELECT r FROM nums WHERE id = ?', args: [2] }])
+    assert.is(page![0]!.r, 12.345678901234567)
+  } finally {
+    await db.close()
+  }
+})
+
+test.run()
