@@ -1,5 +1,6 @@
 import type { EventInput } from '../store/types.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
+import { deferred } from '../src/kernel/deferred.ts'
 import { Backpressure } from './types.ts'
 
 /** Where a flush goes: both writes are multi-row and run in parallel. */
@@ -41,13 +42,8 @@ interface Group {
 }
 
 function newGroup(): Group {
-  let resolve!: () => void
-  let reject!: (err: unknown) => void
-  const done = new Promise<void>((res, rej) => {
-    resolve = res
-    reject = rej
-  })
-  return { points: [], events: [], size: 0, done, resolve, reject }
+  const { promise, resolve, reject } = deferred()
+  return { points: [], events: [], size: 0, done: promise, resolve, reject }
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { InfluxDB, WriteApi } from '@influxdata/influxdb-client'
+import { deferred } from '../../src/kernel/deferred.ts'
 import { Unavailable } from '../errors.ts'
 import { toStoreError } from './errors.ts'
 import { PRECISION, WRITE_OPTIONS } from './options.ts'
@@ -51,9 +52,7 @@ export class InfluxLineWriter {
   }
 
   #start(): Generation {
-    let resolve!: () => void
-    let reject!: (err: unknown) => void
-    const done = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)))
+    const { promise: done, resolve, reject } = deferred()
     done.catch(() => {}) // callers get the rejection; this only keeps an unawaited one from crashing
     const gen: Generation = {
       queued: 0,
