@@ -43,7 +43,7 @@ async function startBuild(name: string, dir: string): Promise<Build> {
   const [port, mqtt, ws] = [await freePort(), await freePort(), await freePort()]
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=32', '--import', 'tsx', 'src/main.ts'],
+    ['--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'],
     {
       cwd: dir,
       env: {

@@ -24,7 +24,7 @@ for (const f of files) {
   // the flags `npm start` gives the service (package.json), so a bench that runs it in-process measures the same
   const r = spawnSync(
     process.execPath,
-    ['--max-semi-space-size=32', '--import', 'tsx', join(dir, f)],
+    ['--max-semi-space-size=64', '--import', 'tsx', join(dir, f)],
     {
       stdio: 'inherit',
     },
