@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { openDb } from '../store/libsql/db.ts'
 import { insertDevices } from './_support/devices.ts'
 import { load, table, type LoadResult } from './_support/runner.ts'
+import { startFlags } from './_support/start-flags.ts'
 import { freePort } from '../test/_support/ports.ts'
 
 const DEVICES = 10_000
@@ -41,25 +42,22 @@ interface Build {
 async function startBuild(name: string, dir: string): Promise<Build> {
   const data = mkdtempSync(join(tmpdir(), 'devicecloud-bench-build-'))
   const [port, mqtt, ws] = [await freePort(), await freePort(), await freePort()]
-  const child = spawn(
-    process.execPath,
-    ['--max-semi-space-size=64', '--import', 'tsx', 'src/main.ts'],
-    {
-      cwd: dir,
-      env: {
-        ...process.env,
-        DATA_DIR: data,
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        MQTT_PORT: String(mqtt),
-        MQTT_WS_PORT: String(ws),
-        ADMIN_EMAIL: EMAIL,
-        ADMIN_PASSWORD: PASSWORD,
-        LOG_LEVEL: 'error',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  // both builds with this checkout's `npm start` flags: the builds differ in their code only
+  const child = spawn(process.execPath, [...startFlags(), '--import', 'tsx', 'src/main.ts'], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      DATA_DIR: data,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      MQTT_PORT: String(mqtt),
+      MQTT_WS_PORT: String(ws),
+      ADMIN_EMAIL: EMAIL,
+      ADMIN_PASSWORD: PASSWORD,
+      LOG_LEVEL: 'error',
     },
-  )
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
   const url = `http://127.0.0.1:${port}`
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`${name}: the service exited ${child.exitCode}`)

@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import os from 'node:os'
+import { startFlags } from './_support/start-flags.ts'
 
 const dir = import.meta.dirname
 const filters = process.argv.slice(2)
@@ -18,17 +19,14 @@ console.log(`# DeviceCloud benchmarks, ${new Date().toISOString()}`)
 console.log(
   `machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}\n`,
 )
+const flags = startFlags()
 let failed = 0
 for (const f of files) {
   console.log(`## ${f}`)
-  // the flags `npm start` gives the service (package.json), so a bench that runs it in-process measures the same
-  const r = spawnSync(
-    process.execPath,
-    ['--max-semi-space-size=64', '--import', 'tsx', join(dir, f)],
-    {
-      stdio: 'inherit',
-    },
-  )
+  // the flags `npm start` gives the service, so a bench that runs it in-process measures the same
+  const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', join(dir, f)], {
+    stdio: 'inherit',
+  })
   if (r.status !== 0) failed++
 }
 process.exit(failed ? 1 : 0)
