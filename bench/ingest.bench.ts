@@ -195,10 +195,11 @@ const login = await fetch(`${svc.url}/api/v1/login`, {
 const bearer = `Bearer ${((await login.json()) as { token: string }).token}`
 let t = Date.now() - 86_400_000
 let named = 0
-/** A body of 500 messages: the sender's own, or each naming the next of `deviceIDs`. */
+const BODY_MESSAGES = 500
+/** A body of BODY_MESSAGES messages: the sender's own, or each naming the next of `deviceIDs`. */
 const body = (deviceIDs?: readonly string[]) =>
   JSON.stringify({
-    messages: Array.from({ length: 500 }, () => {
+    messages: Array.from({ length: BODY_MESSAGES }, () => {
       t += 1000
       const data: Record<string, { time: number; value: number }> = {}
       for (let i = 0; i < POINTS; i++) data[`p${i}`] = { time: t, value: i + Math.random() }
@@ -254,6 +255,7 @@ async function httpIngest(
 ): Promise<HttpRun[]> {
   const sums = senders.map(() => ({ ms: 0, cpuUs: 0, errors: 0 }))
   const per = Math.ceil(HTTP_REQUESTS / HTTP_ROUNDS)
+  const messages = per * HTTP_ROUNDS * BODY_MESSAGES
   for (let round = 0; round < HTTP_ROUNDS; round++) {
     const order = senders.map((_, i) => i)
     if (round % 2) order.reverse()
@@ -267,9 +269,9 @@ async function httpIngest(
     }
   }
   return sums.map((t) => ({
-    rate: Math.round((per * HTTP_ROUNDS * 5000) / (t.ms / 1000)),
+    rate: Math.round((messages * POINTS) / (t.ms / 1000)),
     errors: t.errors,
-    usPerMsg: t.cpuUs / (per * HTTP_ROUNDS * 500),
+    usPerMsg: t.cpuUs / messages,
   }))
 }
 if (profiler && process.env.BENCH_PROFILE_HTTP) await profiler.post('Profiler.start')
