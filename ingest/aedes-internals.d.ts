@@ -1,7 +1,7 @@
 /**
  * The aedes internals the broker reads, typed once: the connected clients by id (the broker looks up a device's
- * session) and a client's MQTT parser (UNSUBSCRIBEs are watched on it, see broker-hooks.ts). Both are aedes 2
- * properties its typings do not declare.
+ * session), a client's MQTT parser (UNSUBSCRIBEs are watched on it, see broker-hooks.ts) and its subscriptions.
+ * All are aedes 2 properties its typings do not declare.
  */
 import type { EventEmitter } from 'node:events'
 import type { Client } from 'aedes'
@@ -14,5 +14,7 @@ declare module 'aedes' {
   interface Client {
     /** The client's MQTT packet parser (emits `packet` for each packet read). */
     readonly _parser?: EventEmitter
+    /** The client's subscriptions by full filter, as aedes adds and removes them (see broker-fanout.ts). */
+    readonly subscriptions: Readonly<Record<string, unknown>>
   }
 }

@@ -88,6 +88,12 @@ export class BrokerHooks {
 
   constructor(private readonly d: HookDeps) {}
 
+  /** True when `topic` lies under the mountpoint of the device whose session `client` is: its own topics. */
+  ownTopic = (client: Client, topic: string): boolean => {
+    const session = this.sessions.get(client)
+    return session !== undefined && topic.startsWith(mountpoint(session.device))
+  }
+
   /**
    * A subscription the service makes for a device, to pass to aedes' `client.subscribe`: not subject to the
    * device's ACL, and delivered in the relative form; one to a topic outside the mountpoint (a group's) is

@@ -25,6 +25,7 @@ import type { Gatekeepers } from './gate.ts'
 import { BrokerHooks, type Session } from './broker-hooks.ts'
 import { Commands } from './broker-commands.ts'
 import { GroupSubscriptions } from './broker-groups.ts'
+import { routeOnlyWhereSubscribed } from './broker-fanout.ts'
 import { listenTls, serverCredentials, verifiedClientCN } from './broker-tls.ts'
 import { addressOf, BrokerLimits, throttledLog } from './broker-limits.ts'
 
@@ -104,6 +105,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     authorizeSubscribe: hooks.authorizeSubscribe,
     authorizeForward: hooks.authorizeForward,
   })
+  routeOnlyWhereSubscribed(broker, hooks.ownTopic)
   const clients: Clients = broker.clients
   const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
   const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)

@@ -321,6 +321,98 @@ both(
   },
 )
 
+/** The topics of a device's recorded uplink events, oldest first. */
+const eventTopics = async (d: any) => {
+  const r = await t.admin.get(`/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`)
+  assert.is(r.status, 200, r.text)
+  return r.body.items.map((e: any) => e.topic as string)
+}
+
+both(
+  "two devices, each subscribed to its own '#' :: each gets back its own uplinks only, a third unsubscribed one none",
+  async () => {
+    const { devices: ds } = await devices(t, 3)
+    const cs = await Promise.all(ds.map((d) => connectDevice(t, d)))
+    const got = cs.map(inboxOf)
+    assert.equal(await subscribe(cs[0]!, ['#']), [1])
+    assert.equal(await subscribe(cs[1]!, ['#']), [1])
+    for (const [i, c] of cs.entries()) {
+      await c.publishAsync(`up/${i}`, `m${i}`, { qos: 1 })
+      await c.publishAsync(await fullTopic(t, ds[i], `up/full${i}`), `f${i}`, { qos: 1 })
+    }
+    await until(
+      async () => got[0]!.length + got[1]!.length,
+      (n) => n >= 4,
+    )
+    await sleep(200)
+    assert.equal(got[0], [
+      ['up/0', 'm0'],
+      ['up/full0', 'f0'],
+    ])
+    assert.equal(got[1], [
+      ['up/1', 'm1'],
+      ['up/full1', 'f1'],
+    ])
+    assert.equal(got[2], [])
+    // routed or not, every uplink was acknowledged and recorded
+    for (const [i, d] of ds.entries())
+      assert.equal(await eventTopics(d), [`up/${i}`, `up/full${i}`])
+    cs.forEach(end)
+  },
+)
+
+both(
+  'unsubscribed from its own topic :: the next uplink is acknowledged and recorded, and no longer comes back',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    const c = await connectDevice(t, d)
+    const got = inboxOf(c)
+    assert.equal(await subscribe(c, ['echo/+']), [1])
+    await c.publishAsync('echo/a', '1', { qos: 1 })
+    await until(
+      async () => got.length,
+      (n) => n >= 1,
+    )
+    await c.unsubscribeAsync('echo/+')
+    await c.publishAsync('echo/a', '2', { qos: 1 })
+    await c.publishAsync('echo/b', '3', { qos: 0 })
+    await until(
+      async () => (await eventTopics(d)).length,
+      (n) => n >= 3,
+    )
+    await sleep(200)
+    assert.equal(got, [['echo/a', '1']])
+    assert.equal(await eventTopics(d), ['echo/a', 'echo/a', 'echo/b'])
+    end(c)
+  },
+)
+
+both(
+  'a retained uplink nobody subscribes to yet :: kept, and delivered when the device subscribes later',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(t, 1)
+    let c = await connectDevice(t, d)
+    await c.publishAsync('state/now', 'on', { qos: 1, retain: true })
+    await c.publishAsync('state/gone', 'x', { qos: 1 })
+    end(c)
+    c = await connectDevice(t, d)
+    const got: Array<[string, string, boolean]> = []
+    c.on('message', (topic, p, packet) => got.push([topic, p.toString(), packet.retain]))
+    assert.equal(await subscribe(c, ['state/+']), [1])
+    await until(
+      async () => got.length,
+      (n) => n >= 1,
+    )
+    await sleep(200)
+    assert.equal(got, [['state/now', 'on', true]])
+    end(c)
+  },
+)
+
 both('HTTP still answers :: after all of it', async () => {
   assert.is((await t.admin.get('/api/v1/devices')).status, 200)
 })
