@@ -28,9 +28,16 @@ import { topicMatches } from '../src/kernel/topics.ts'
 
 type Publish = (packet: PublishPacket, client?: Client | null, done?: (e?: Error) => void) => void
 
-/** True when one of the filters keying `subscriptions` (a client's, full filters) may match `topic`. */
+/**
+ * True when one of the filters keying `subscriptions` (a client's, full filters) may match `topic`. A filter
+ * without wildcards (a device's inbox, a group topic: nearly all of them) is compared whole, with no split.
+ */
 export function mayMatch(subscriptions: Readonly<Record<string, unknown>>, topic: string): boolean {
-  for (const f in subscriptions) if (f.startsWith('$share/') || topicMatches(f, topic)) return true
+  for (const f in subscriptions) {
+    if (f === topic) return true
+    if (f.includes('+') || f.includes('#') ? topicMatches(f, topic) : f.startsWith('$share/'))
+      return true
+  }
   return false
 }
 
