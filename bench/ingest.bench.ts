@@ -6,6 +6,8 @@
  *    broker it loads: the ratio), then from mqtt-load.ts (MQTT.js, the earlier figures; BENCH_MQTTJS=0 skips it).
  *    Each row has the generator's CPU and the target's over the generator's measured window.
  * 2. The same with 10x the messages in flight: peak RSS stays bounded.
+ *    The broker alone and the service take turns, 1 then 10 in flight, for BENCH_ROUNDS rounds (default 3): this
+ *    machine's speed drifts by minutes, so each ratio pairs two runs next to each other, and the median is given.
  * 3. HTTP ingest, 5,000 points per request: points/s, against a raw libSQL multi-row insert of the same rows.
  */
 import { spawn } from 'node:child_process'
@@ -29,6 +31,7 @@ const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POINTS = 10
 const MQTTJS = process.env.BENCH_MQTTJS !== '0'
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 
 // the threads of this process before the service starts: its main thread and V8's own (garbage collection,
 // compilation); the service's store, reader, telemetry and checkpointer threads come after
@@ -119,7 +122,8 @@ async function run(
   }
 }
 
-// 1. the ceiling: the broker alone
+// 1. the ceiling, the broker alone, and 2. the service (this process, all its threads), taking turns: a round is the
+// broker alone then the service at 1 in flight, then both at 10 (a 10x burst); peak RSS is sampled throughout
 const bare = spawn(
   process.execPath,
   ['--import', 'tsx', join(import.meta.dirname, '_support/bare-broker.ts')],
@@ -130,22 +134,8 @@ const barePort: number = await new Promise((resolve) =>
 )
 const anonymous = devices.map((d) => ({ clientId: d.deviceID, topic: topicOf(d.deviceID) }))
 const bareUrl = `mqtt://127.0.0.1:${barePort}`
-const ceiling = await run('raw', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!)
-const ceilingBurst = await run('raw', { url: bareUrl, devices: anonymous, inflight: 10 }, bare.pid!)
-const js = MQTTJS
-  ? {
-      ceiling: await run('mqtt.js', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!),
-      ceilingBurst: await run(
-        'mqtt.js',
-        { url: bareUrl, devices: anonymous, inflight: 10 },
-        bare.pid!,
-      ),
-    }
-  : undefined
-bare.kill()
-
-// 2. the service, then a 10x burst, with peak RSS sampled; its CPU is this process's (all its threads)
 let peakRss = 0
+let rssSteady = 0
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100)
 const creds = devices.map((d) => ({
   clientId: d.deviceID,
@@ -155,23 +145,50 @@ const creds = devices.map((d) => ({
 }))
 const svcUrl = `mqtt://127.0.0.1:${svc.deps.broker.port}`
 const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
-if (profiler) {
-  profiler.connect()
-  await profiler.post('Profiler.enable')
-  await profiler.post('Profiler.start')
+
+/** One round: the broker alone and the service next to each other, at 1 and at 10 in flight. */
+interface Round {
+  ceiling: Run
+  ours: Run
+  ceilingBurst: Run
+  burst: Run
 }
-const ours = await run('raw', { url: svcUrl, devices: creds, inflight: 1 }, process.pid)
-if (profiler)
-  writeFileSync(
-    process.env.BENCH_PROFILE!,
-    JSON.stringify((await profiler.post('Profiler.stop')).profile),
+const rounds: Round[] = []
+for (let i = 0; i < ROUNDS; i++) {
+  const ceiling = await run('raw', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!)
+  if (profiler && i === 0) {
+    profiler.connect()
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.start')
+  }
+  const ours = await run('raw', { url: svcUrl, devices: creds, inflight: 1 }, process.pid)
+  if (profiler && i === 0)
+    writeFileSync(
+      process.env.BENCH_PROFILE!,
+      JSON.stringify((await profiler.post('Profiler.stop')).profile),
+    )
+  if (i === 0) rssSteady = peakRss // before any burst
+  const ceilingBurst = await run(
+    'raw',
+    { url: bareUrl, devices: anonymous, inflight: 10 },
+    bare.pid!,
   )
-const rssSteady = peakRss
-const burst = await run('raw', { url: svcUrl, devices: creds, inflight: 10 }, process.pid)
-const jsOurs = js && {
-  ours: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 1 }, process.pid),
-  burst: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 10 }, process.pid),
+  const burst = await run('raw', { url: svcUrl, devices: creds, inflight: 10 }, process.pid)
+  rounds.push({ ceiling, ours, ceilingBurst, burst })
 }
+const js = MQTTJS
+  ? {
+      ceiling: await run('mqtt.js', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!),
+      ceilingBurst: await run(
+        'mqtt.js',
+        { url: bareUrl, devices: anonymous, inflight: 10 },
+        bare.pid!,
+      ),
+      ours: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 1 }, process.pid),
+      burst: await run('mqtt.js', { url: svcUrl, devices: creds, inflight: 10 }, process.pid),
+    }
+  : undefined
+bare.kill()
 clearInterval(sampler)
 
 // the stored count of one device proves PUBACK = stored
@@ -340,11 +357,11 @@ const row = (label: string, generator: string, r: Run, ceil?: Run) => [
   ceil ? ceil.rate : '',
   ceil ? pctOf(r.rate, ceil.rate) : '',
 ]
-const rows = (generator: string, c: Run, o: Run, cb: Run, b: Run) => [
-  row('broker alone (aedes, no auth, no processing), 1 in flight', generator, c),
-  row('DeviceCloud, embedded store, 1 in flight', generator, o, c),
-  row('broker alone, 10 in flight', generator, cb),
-  row('DeviceCloud, 10 in flight (10x burst)', generator, b, cb),
+const rows = (generator: string, r: Round, n = '') => [
+  row(`${n}broker alone (aedes, no auth, no processing), 1 in flight`, generator, r.ceiling),
+  row(`${n}DeviceCloud, embedded store, 1 in flight`, generator, r.ours, r.ceiling),
+  row(`${n}broker alone, 10 in flight`, generator, r.ceilingBurst),
+  row(`${n}DeviceCloud, 10 in flight (10x burst)`, generator, r.burst, r.ceilingBurst),
 ]
 console.log(
   table(
@@ -365,10 +382,8 @@ console.log(
       'ratio',
     ],
     [
-      ...rows('raw sockets', ceiling, ours, ceilingBurst, burst),
-      ...(js && jsOurs
-        ? rows('MQTT.js', js.ceiling, jsOurs.ours, js.ceilingBurst, jsOurs.burst)
-        : []),
+      ...rounds.flatMap((r, i) => rows('raw sockets', r, ROUNDS > 1 ? `round ${i + 1}: ` : '')),
+      ...(js ? rows('MQTT.js', js) : []),
     ],
   ),
 )
@@ -391,12 +406,40 @@ console.log(
         'threads the service started (stores, readers, checkpointers)',
         'of them, the two busiest',
       ],
-      [split('1 in flight', ours), split('10 in flight', burst)],
+      rounds.flatMap((r, i) => {
+        const n = ROUNDS > 1 ? `round ${i + 1}, ` : ''
+        return [split(`${n}1 in flight`, r.ours), split(`${n}10 in flight`, r.burst)]
+      }),
     ),
 )
-const cheaper = [ceiling, ceilingBurst].every((r) => r.cpuUsPerMsg < r.targetUsPerMsg)
+/** The ratios of the rounds (service over the broker alone next to it), and their median. */
+const ratios = (pick: (r: Round) => [Run, Run]) => {
+  const all = rounds.map((r) => pick(r)).map(([o, c]) => o.rate / c.rate)
+  const median = [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)]!
+  return `${all.map((x) => `${Math.round(100 * x)}%`).join(' / ')} (median ${Math.round(100 * median)}%)`
+}
 console.log(
-  `\nraw generator ${ceiling.cpuUsPerMsg} / ${ceilingBurst.cpuUsPerMsg} µs of CPU a message against aedes alone's ${ceiling.targetUsPerMsg} / ${ceilingBurst.targetUsPerMsg} (1 / 10 in flight): ${cheaper ? 'cheaper than the broker it loads' : 'NOT cheaper than the broker: the ceiling is the generator'}`,
+  `\nratio to the broker alone, round by round: 1 in flight ${ratios((r) => [r.ours, r.ceiling])}; 10 in flight ${ratios((r) => [r.burst, r.ceilingBurst])}`,
+)
+const gen = (pick: (r: Round) => Run, f: (r: Run) => number) =>
+  rounds.map((r) => f(pick(r))).join(' / ')
+const cheaper = rounds.every((r) =>
+  [r.ceiling, r.ceilingBurst].every((x) => x.cpuUsPerMsg < x.targetUsPerMsg),
+)
+console.log(
+  `raw generator ${gen(
+    (r) => r.ceiling,
+    (x) => x.cpuUsPerMsg,
+  )} and ${gen(
+    (r) => r.ceilingBurst,
+    (x) => x.cpuUsPerMsg,
+  )} µs of CPU a message against aedes alone's ${gen(
+    (r) => r.ceiling,
+    (x) => x.targetUsPerMsg,
+  )} and ${gen(
+    (r) => r.ceilingBurst,
+    (x) => x.targetUsPerMsg,
+  )} (1 and 10 in flight, each round): ${cheaper ? 'cheaper than the broker it loads' : 'NOT cheaper than the broker: the ceiling is the generator'}`,
 )
 console.log(
   `peak RSS of the service process: ${Math.round(rssSteady / 2 ** 20)} MiB steady, ${Math.round(peakRss / 2 ** 20)} MiB with the burst`,
