@@ -18,6 +18,15 @@ function inboxOf(c: MqttClient) {
   return got
 }
 
+/** A new device, connected, and what it receives. */
+async function oneConnected() {
+  const {
+    devices: [d],
+  } = await devices(t, 1)
+  const c = await connectDevice(t, d)
+  return { d, c, got: inboxOf(c) }
+}
+
 /** Sends a command to the device's `inbox` as the service does; true when acknowledged. */
 const command = async (d: any, body = '{"data_type":"request"}') =>
   t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from(body), { timeoutMs: 2000 })
@@ -95,11 +104,7 @@ both(
 both(
   "no subscription of the device's own :: the command arrives on inbox (the service's, relative)",
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
-    const got = inboxOf(c)
+    const { d, c, got } = await oneConnected()
     await sleep(100) // the service's subscription is made after the CONNACK
     assert.is(await command(d, '{"n":0}'), true)
     await until(
@@ -112,11 +117,7 @@ both(
 )
 
 both('subscribed to inbox :: the command arrives on inbox and is acknowledged', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
-  const got = inboxOf(c)
+  const { d, c, got } = await oneConnected()
   assert.equal(await subscribe(c, ['inbox']), [1])
   assert.is(await command(d, '{"n":1}'), true)
   await until(
@@ -128,11 +129,7 @@ both('subscribed to inbox :: the command arrives on inbox and is acknowledged', 
 })
 
 both('subscribed to the full inbox topic :: the command arrives on the full topic', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
-  const got = inboxOf(c)
+  const { d, c, got } = await oneConnected()
   const full = await fullTopic(t, d, 'inbox')
   assert.equal(await subscribe(c, [full]), [1])
   assert.is(await command(d, '{"n":2}'), true)
@@ -145,11 +142,7 @@ both('subscribed to the full inbox topic :: the command arrives on the full topi
 })
 
 both('subscribed both ways :: one copy in each form', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
-  const got = inboxOf(c)
+  const { d, c, got } = await oneConnected()
   const full = await fullTopic(t, d, 'inbox')
   assert.equal(await subscribe(c, ['inbox', full]), [1, 1])
   assert.is(await command(d, '{"n":3}'), true)
@@ -166,11 +159,7 @@ both('subscribed both ways :: one copy in each form', async () => {
 })
 
 both('relative # :: everything under the prefix, in the relative form, once', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
-  const got = inboxOf(c)
+  const { d, c, got } = await oneConnected()
   assert.equal(await subscribe(c, ['#']), [1])
   assert.is(await command(d, '{"n":4}'), true)
   await c.publishAsync('echo/1', 'e1', { qos: 1 })
@@ -191,11 +180,7 @@ both('relative # :: everything under the prefix, in the relative form, once', as
 both(
   'a device publishing to its own subscription :: delivered in the form subscribed',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
-    const got = inboxOf(c)
+    const { d, c, got } = await oneConnected()
     const full = await fullTopic(t, d, 'loop/full')
     assert.equal(await subscribe(c, ['loop/rel', full]), [1, 1])
     await c.publishAsync(await fullTopic(t, d, 'loop/rel'), 'a', { qos: 1 })
@@ -228,11 +213,7 @@ both('QoS 0 subscription to inbox :: the command is delivered at QoS 0', async (
 both(
   'unsubscribe one of two forms :: the other stays; unsubscribe both :: no subscription, a command goes in full',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
-    const got = inboxOf(c)
+    const { d, c, got } = await oneConnected()
     const full = await fullTopic(t, d, 'inbox')
     await subscribe(c, ['inbox', full])
     await c.unsubscribeAsync(full)
@@ -364,11 +345,7 @@ both(
 both(
   'unsubscribed from its own topic :: the next uplink is acknowledged and recorded, and no longer comes back',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
-    const got = inboxOf(c)
+    const { d, c, got } = await oneConnected()
     assert.equal(await subscribe(c, ['echo/+']), [1])
     await c.publishAsync('echo/a', '1', { qos: 1 })
     await until(
