@@ -34,9 +34,8 @@ type Publish = (packet: PublishPacket, client?: Client | null, done?: (e?: Error
  */
 export function mayMatch(subscriptions: Readonly<Record<string, unknown>>, topic: string): boolean {
   for (const f in subscriptions) {
-    if (f === topic) return true
-    if (f.includes('+') || f.includes('#') ? topicMatches(f, topic) : f.startsWith('$share/'))
-      return true
+    if (f === topic || f.startsWith('$share/')) return true
+    if ((f.includes('+') || f.includes('#')) && topicMatches(f, topic)) return true
   }
   return false
 }

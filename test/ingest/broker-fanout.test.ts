@@ -34,7 +34,8 @@ test('a filter one level off :: does not match', () => {
 })
 
 test('a shared subscription :: counted as matching (routed as before)', () => {
-  assert.is(mayMatch(subs('$share/g/anything'), up), true)
+  for (const f of ['$share/g/anything', '$share/g/+/x', '$share/g/#'])
+    assert.is(mayMatch(subs(f), up), true, f)
 })
 
 test.run()
