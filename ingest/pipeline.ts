@@ -11,6 +11,7 @@ import { checkValue } from './values.ts'
 import { ModelCache, type ProductModel, type StreamModel } from './model.ts'
 import { normalizeTopic } from '../src/kernel/topics.ts'
 import { UplinkBatchWriter } from './writer.ts'
+import { Admission } from './admission.ts'
 import { LatestValuesCache } from './latest.ts'
 import { LastSeenTracker } from './last-seen.ts'
 
@@ -344,6 +345,7 @@ function observedWrite(
 function uplinkWriter(
   { config, meta, telemetry, observer }: PipelineDeps,
   onCommitted: (points: readonly TelemetryPoint[]) => void,
+  onSettled: () => void,
 ) {
   const store: StoreKind = config.INFLUX_URL ? 'influx' : 'embedded'
   return new UplinkBatchWriter(
@@ -356,6 +358,7 @@ function uplinkWriter(
       queuePoints: config.INGEST_QUEUE_POINTS,
       lingerMs: config.INGEST_LINGER_MS,
       onCommitted,
+      onSettled,
     },
   )
 }
@@ -371,7 +374,19 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     now: deps.now,
     onError: (e) => deps.onError?.('lastSeenAt write failed', e),
   })
-  const writer = uplinkWriter(deps, (points) => latest.update(points))
+  const writer = uplinkWriter(
+    deps,
+    (points) => latest.update(points),
+    () => queueMicrotask(() => admission.release()),
+  )
+  // an uplink is decoded once the writer holds fewer than four batches (two being written, two on their way);
+  // till then it waits as it arrived, at most a quarter of INGEST_QUEUE_POINTS of them
+  const decodeBelow = 4 * config.INGEST_BATCH_POINTS
+  const admission = new Admission<Uplink, UplinkOutcome>(
+    admitted,
+    () => writer.size < decodeBelow,
+    Math.max(1, Math.floor(config.INGEST_QUEUE_POINTS / 4)),
+  )
   const receiptTime = receiptClock()
 
   /**
@@ -412,6 +427,16 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   function submit(given: Uplink): Promise<UplinkOutcome> {
     if (deps.disk?.full) return Promise.reject(new StorageFull())
     lastSeen.seen(given.device.id)
+    return admission.run(given)
+  }
+
+  /** Lets every waiting uplink in, a flush at a time. */
+  async function admitAll() {
+    for (admission.release(); admission.waiting; admission.release()) await writer.flush()
+  }
+
+  /** An uplink the writer has room for: decoded, checked and queued for its flush. */
+  function admitted(given: Uplink): Promise<UplinkOutcome> {
     const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
     let assessed: Assessed | Promise<Assessed>
     try {
@@ -458,7 +483,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
 
   return {
     get saturated() {
-      return writer.saturated
+      return writer.saturated || admission.saturated
     },
     get storageFull() {
       return deps.disk?.full ?? false
@@ -471,10 +496,17 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     refuse,
     latest: (tenantID, deviceID) => latest.get(tenantID, deviceID),
     latestOf: (tenantID, deviceIDs) => latest.getMany(tenantID, deviceIDs),
-    drained: () => writer.drained(),
-    flush: () => writer.flush(),
+    async drained() {
+      await admission.drained()
+      await writer.drained()
+    },
+    async flush() {
+      await admitAll()
+      await writer.flush()
+    },
     async close() {
       // uplinks submitted before close are committed with the rest, not refused half-way
+      await admitAll()
       while (assessing.size) await Promise.allSettled([...assessing])
       await writer.close()
       await lastSeen.close()

@@ -21,6 +21,8 @@ export interface WriterOptions {
   lowWater?: number
   /** Called with the points of each committed flush (the latest-values cache). */
   onCommitted?(points: readonly TelemetryPoint[]): void
+  /** Called once a flush's items are settled and out of the count, committed or not: there is room again. */
+  onSettled?(): void
   /**
    * Flushes under way at once (default 2): a second starts only with a full batch pending (see `schedule`), so
    * under load the stores work on one batch while the next is on its way; below that, one at a time.
@@ -179,6 +181,7 @@ export class UplinkBatchWriter {
       this.isSaturated = false
       for (const w of this.waiters.splice(0)) w()
     }
+    this.opts.onSettled?.()
   }
 
   private settleIdle() {

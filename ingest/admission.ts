@@ -1,0 +1,67 @@
+import { Backpressure } from './types.ts'
+
+interface Waiting<A, R> {
+  arg: A
+  resolve(value: Promise<R>): void
+}
+
+/**
+ * Uplinks wait here, as they arrived, until the writer has room for them: only then are they decoded. Under load
+ * thousands of uplinks wait for their flush; decoded, each holds its values and its event row long enough for
+ * the garbage collector to copy and promote them all, while its raw payload is one buffer. First in, first out
+ * (a device's uplinks keep their order, also with those admitted at once), at most `limit` waiting: beyond that
+ * `run` rejects with Backpressure, as the writer does when it is full. Saturated from 80% of the limit until the
+ * waiting fall to half of it.
+ */
+export class Admission<A, R> {
+  private queue: Array<Waiting<A, R> | undefined> = []
+  private head = 0
+  private waiters: Array<() => void> = []
+
+  constructor(
+    /** Starts an admitted item (decoding it and handing it to the writer). */
+    private start: (arg: A) => Promise<R>,
+    /** Whether the writer has room for one more item now. */
+    private room: () => boolean,
+    private limit: number,
+  ) {}
+
+  /** Items waiting. */
+  get waiting(): number {
+    return this.queue.length - this.head
+  }
+
+  get saturated(): boolean {
+    return this.waiting >= Math.max(1, Math.floor(this.limit * 0.8))
+  }
+
+  /** Starts `arg` now when nothing waits and there is room, else queues it behind those waiting. */
+  run(arg: A): Promise<R> {
+    if (this.waiting === 0 && this.room()) return this.start(arg)
+    if (this.waiting >= this.limit) return Promise.reject(new Backpressure(1))
+    return new Promise<R>((resolve) => this.queue.push({ arg, resolve }))
+  }
+
+  /** Starts waiting items in order while there is room. */
+  release() {
+    while (this.head < this.queue.length && this.room()) {
+      const w = this.queue[this.head]!
+      this.queue[this.head++] = undefined
+      w.resolve(this.start(w.arg))
+    }
+    if (this.head === this.queue.length) {
+      this.queue = []
+      this.head = 0
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head)
+      this.head = 0
+    }
+    if (this.waiting <= Math.floor(this.limit / 2)) for (const w of this.waiters.splice(0)) w()
+  }
+
+  /** Resolves once at most half the limit waits (at once when that is so now). */
+  drained(): Promise<void> {
+    if (this.waiting <= Math.floor(this.limit / 2)) return Promise.resolve()
+    return new Promise((resolve) => this.waiters.push(resolve))
+  }
+}
