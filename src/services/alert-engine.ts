@@ -123,35 +123,24 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
    * with the fleet reconnecting kept the first batch waiting for seconds while the queue filled up.
    */
   async function prefetch(uplinks: readonly Stored[]) {
-    const unknown = new Map<string, Set<string>>()
-    for (const e of uplinks) {
-      let last: string | undefined
-      for (const v of e.values) {
-        if (v.deviceID === last) continue
-        last = v.deviceID
-        if (!devices.has(last)) addTo(unknown, e.tenantID, last)
-      }
-    }
+    const named = devicesNamed(uplinks)
     await Promise.all(
-      [...unknown].map(async ([tenant, ids]) => {
-        for (const d of await meta.ingest.devicesByDeviceIDs(tenant, [...ids]))
+      [...named].map(async ([tenant, ids]) => {
+        const unknown = [...ids].filter((id) => !devices.has(id))
+        if (!unknown.length) return
+        for (const d of await meta.ingest.devicesByDeviceIDs(tenant, unknown))
           devices.set(d.deviceID, d)
       }),
     )
-    const cold = new Map<string, Set<string>>()
-    for (const e of uplinks) {
-      let last: string | undefined
-      for (const v of e.values) {
-        if (v.deviceID === last) continue
-        last = v.deviceID
-        const d = devices.get(last)
-        if (d && !latest.has(d.id)) addTo(cold, d.tenantID, d.deviceID)
-      }
-    }
     await Promise.all(
-      [...cold].map(async ([tenant, ids]) => {
-        const stored = await telemetry.latestOf(tenant, [...ids])
-        for (const id of ids) {
+      [...named].map(async ([tenant, ids]) => {
+        const cold = [...ids].filter((id) => {
+          const d = devices.get(id)
+          return d && d.tenantID === tenant && !latest.has(d.id)
+        })
+        if (!cold.length) return
+        const stored = await telemetry.latestOf(tenant, cold)
+        for (const id of cold) {
           const d = devices.get(id)
           // a device forgotten or read meanwhile keeps what it has
           if (!d || latest.has(d.id)) continue
@@ -188,10 +177,20 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
 
 type AlertReads = ReturnType<typeof alertReads>
 
-function addTo(sets: Map<string, Set<string>>, key: string, value: string) {
-  const set = sets.get(key)
-  if (set) set.add(value)
-  else sets.set(key, new Set([value]))
+/** The deviceIDs the uplinks' values name, by the uplink's tenant (a run of one device's values looked at once). */
+function devicesNamed(uplinks: readonly Stored[]): Map<string, Set<string>> {
+  const named = new Map<string, Set<string>>()
+  for (const e of uplinks) {
+    let ids = named.get(e.tenantID)
+    if (!ids) named.set(e.tenantID, (ids = new Set()))
+    let last: string | undefined
+    for (const v of e.values) {
+      if (v.deviceID === last) continue
+      last = v.deviceID
+      ids.add(last)
+    }
+  }
+  return named
 }
 
 /** What the evaluation steps use. */
