@@ -153,6 +153,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   metrics.watch({
     queueDepth: () => pipeline.queued,
     streamClients: () => services.eventStream.clients(),
+    alertBacklog: () => services.alertEngine.backlog(),
     states: async () => {
       const [commands, alerts] = await Promise.all([
         meta.commands.countPending(),

@@ -43,6 +43,8 @@ export interface ScrapeSources {
   queueDepth(): number
   /** Event streams (GET /api/v1/events/stream) open on this node. */
   streamClients?(): number
+  /** Values of committed uplinks waiting for alert evaluation, and those dropped since the start (queue full). */
+  alertBacklog?(): { queued: number; dropped: number }
   /** Commands waiting to be sent or acknowledged, and open alerts by severity (read from the store). */
   states?(): Promise<{ commands: { queued: number; sent: number }; alerts: Record<number, number> }>
 }
@@ -156,6 +158,25 @@ export function createMetrics(): Metrics {
     registers,
     collect() {
       this.set(sources?.streamClients?.() ?? 0)
+    },
+  })
+  new Gauge({
+    name: name('alert_queue_values'),
+    help: 'Values of committed uplinks waiting for alert evaluation on this node',
+    registers,
+    collect() {
+      this.set(sources?.alertBacklog?.().queued ?? 0)
+    },
+  })
+  let droppedSeen = 0
+  new Counter({
+    name: name('alert_values_dropped_total'),
+    help: 'Values of committed uplinks never evaluated for alerts because the queue was full, on this node',
+    registers,
+    collect() {
+      const dropped = sources?.alertBacklog?.().dropped ?? droppedSeen
+      if (dropped > droppedSeen) this.inc(dropped - droppedSeen)
+      droppedSeen = dropped
     },
   })
   const batchPoints = new Histogram({

@@ -330,18 +330,27 @@ async function tick({ meta, events, now }: Turn) {
   }
 }
 
+/** How often a queue that keeps dropping uplinks says so in the log. */
+const DROP_LOG_MS = 10_000
+
 /**
  * Committed uplinks waiting for evaluation, drained one batch at a time by `evaluate` (off the ingest path: a push
- * never waits). Beyond `max` queued values an uplink is dropped and logged; a failed batch is logged too.
+ * never waits). Beyond `max` queued values an uplink is dropped and counted (`backlog`, the service's metrics); the
+ * log says so at the first drop and then at most every 10 s (on the clock `now`), with the values dropped since. A
+ * failed batch is logged too.
  */
 export function uplinkQueue(
   evaluate: (batch: Stored[]) => Promise<void>,
   log: (message: string, e?: unknown) => void,
   max = MAX_QUEUED_VALUES,
+  now: () => number = Date.now,
 ) {
   const queue: Stored[] = []
   let queued = 0
   let running: Promise<void> | null = null
+  let dropped = 0
+  let unlogged = 0
+  let loggedAt = -Infinity
 
   function kick() {
     if (running || !queue.length) return
@@ -364,12 +373,22 @@ export function uplinkQueue(
   return {
     push(e: Stored) {
       if (queued + e.values.length > max) {
-        log(`queue full: ${e.values.length} values not evaluated`)
+        dropped += e.values.length
+        unlogged += e.values.length
+        if (now() - loggedAt >= DROP_LOG_MS) {
+          log(`queue full: ${unlogged} values not evaluated (${dropped} since the start)`)
+          loggedAt = now()
+          unlogged = 0
+        }
         return
       }
       queue.push(e)
       queued += e.values.length
       kick()
+    },
+    /** Values waiting for evaluation, and those dropped since the start because the queue was full. */
+    backlog(): { queued: number; dropped: number } {
+      return { queued, dropped }
     },
     /** Resolves once every uplink pushed so far was evaluated. */
     async settle() {
@@ -435,6 +454,8 @@ export function alertEngine(deps: AlertEngineDeps) {
     },
     /** Resolves once every value queued so far was evaluated. */
     idle: () => queue.settle(),
+    /** Values waiting for evaluation and those dropped since the start (the service's metrics). */
+    backlog: () => queue.backlog(),
     /** Runs one timer turn now (tests). */
     tick: () => tick(turn),
     /** Stops listening; evaluates what was queued. */

@@ -108,6 +108,8 @@ metrics(
       'devicecloud_ingest_rejected_total counter',
       'devicecloud_command_transitions_total counter',
       'devicecloud_alert_transitions_total counter',
+      'devicecloud_alert_queue_values gauge',
+      'devicecloud_alert_values_dropped_total counter',
       'devicecloud_nodejs_eventloop_lag_seconds gauge',
       'devicecloud_process_cpu_seconds_total counter',
     ])
@@ -138,6 +140,8 @@ metrics(
     assert.is(value(text, 'devicecloud_ingest_rejected_total', { reason: 'FORM_INVALID' }), 1)
     assert.is(value(text, 'devicecloud_command_transitions_total', { status: 'sent' }), 1)
     assert.is(value(text, 'devicecloud_ingest_queue_points'), 0)
+    assert.is(value(text, 'devicecloud_alert_queue_values'), 0)
+    assert.is(value(text, 'devicecloud_alert_values_dropped_total'), 0)
 
     for (const id of [
       device.deviceID,

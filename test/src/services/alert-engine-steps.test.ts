@@ -140,7 +140,45 @@ steps(
     q.push(uplink(4))
     await q.settle()
     assert.equal(batches, [[1], [2, 3], [4]])
-    assert.equal(logged, ['queue full: 1 values not evaluated', 'evaluation failed'])
+    assert.equal(logged, [
+      'queue full: 1 values not evaluated (1 since the start)',
+      'evaluation failed',
+    ])
+    assert.equal(q.backlog(), { queued: 0, dropped: 1 })
+  },
+)
+
+steps(
+  'uplinkQueue :: a queue that keeps dropping says so at the first drop and then once every 10 s, with the count since; backlog counts every value',
+  async () => {
+    const logged: string[] = []
+    let t = 0
+    let release = () => {}
+    const gate = new Promise<void>((r) => (release = r))
+    const q = uplinkQueue(
+      () => gate,
+      (m) => logged.push(m),
+      2,
+      () => t,
+    )
+    const uplink = (n: number) => ({
+      tenantID: 't1',
+      deviceIntIDs: [],
+      values: Array.from({ length: n }, () => value('a', 1)),
+    })
+    q.push(uplink(1)) // being evaluated, held by the gate
+    q.push(uplink(2)) // queued: the queue is full
+    for (let i = 0; i < 5; i++) q.push(uplink(3)) // 15 values dropped at t=0
+    t = 9_999
+    q.push(uplink(1))
+    assert.equal(logged, ['queue full: 3 values not evaluated (3 since the start)'])
+    t = 10_000
+    q.push(uplink(2))
+    assert.equal(logged.slice(1), ['queue full: 15 values not evaluated (18 since the start)'])
+    assert.equal(q.backlog(), { queued: 2, dropped: 18 })
+    release()
+    await q.settle()
+    assert.equal(q.backlog(), { queued: 0, dropped: 18 })
   },
 )
 
