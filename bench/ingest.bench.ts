@@ -190,6 +190,8 @@ const js = MQTTJS
   : undefined
 bare.kill()
 clearInterval(sampler)
+// every committed uplink goes to the alert engine too: it must keep up, not drop (its queue is bounded)
+const alerts = svc.deps.services.alertEngine.backlog()
 
 // the stored count of one device proves PUBACK = stored
 const probe = await svc.deps.telemetry.readRaw({
@@ -446,6 +448,9 @@ console.log(
 )
 console.log(
   `device ${devices[0]!.deviceID}: ${probe.get('p0')?.time.length ?? 0} values of p0 stored`,
+)
+console.log(
+  `alert engine: ${alerts.dropped} values dropped from evaluation (queue full) over the MQTT runs, ${alerts.queued} waiting at their end`,
 )
 console.log(
   '\n' +
