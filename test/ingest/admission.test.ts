@@ -1,8 +1,10 @@
-/** ingest/admission.ts: uplinks wait, in order and bounded, until the writer has room to decode them. */
+/** ingest/admission.ts: uplinks wait, in order and bounded, until the writer has room to decode them (alone, and in the pipeline of a running service). */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Admission } from '../../ingest/admission.ts'
 import { Backpressure } from '../../ingest/types.ts'
+import { startTestService, type TestService } from '../_support/service.ts'
+import { buildWorld, stored, type World } from '../src/routes/_ingest.ts'
 
 const admission = suite('admission before decoding')
 
@@ -110,3 +112,48 @@ admission(
 )
 
 admission.run()
+
+/** The real pipeline of a running service, with room to decode only a few uplinks. */
+const pipeline = suite('admission in the pipeline: real service and stores')
+let t: TestService
+let w: World
+pipeline.before(async () => {
+  // two values a batch: an uplink (one value, one event) is decoded once fewer than 8 are queued
+  t = await startTestService({ INGEST_BATCH_POINTS: '2', INGEST_LINGER_MS: '50' })
+  w = await buildWorld(t.admin, t)
+})
+pipeline.after(() => t.close())
+
+pipeline(
+  'a burst :: the writer holds only what it has room for, the rest waits; flush() commits every uplink, each stored in the order it came',
+  async () => {
+    const p = t.svc.deps.pipeline
+    const device = (await t.svc.deps.meta.ingest.deviceByDeviceID(w.device.deviceID))!
+    const receivedAt = Date.now()
+    const uplink = (i: number) => ({
+      device,
+      topic: 'telemetry',
+      payload: Buffer.from(JSON.stringify({ temp: i })),
+      receivedAt,
+      ip: '127.0.0.1',
+    })
+    // the first uplink reads the product model: later ones are decoded as they are let in
+    await p.submit(uplink(0))
+    const outcomes = Array.from({ length: 60 }, (_, i) => p.submit(uplink(i + 1)))
+    assert.ok(p.queued <= 8, `the writer holds ${p.queued} values and events`)
+    await p.flush()
+    assert.equal(
+      (await Promise.all(outcomes)).map((o) => o.accepted),
+      Array(60).fill(1),
+    )
+    const { temp } = await stored(t, w.tenantID, w.device.deviceID, ['temp'])
+    // one receipt time, made strictly increasing per device in arrival order: the values come back 0..60
+    assert.equal(
+      temp!.map(([, v]) => v),
+      [...Array(61).keys()],
+    )
+    assert.is(p.queued, 0)
+  },
+)
+
+pipeline.run()
