@@ -17,6 +17,8 @@ export class Admission<A, R> {
   private queue: Array<Waiting<A, R> | undefined> = []
   private head = 0
   private waiters: Array<() => void> = []
+  private readonly high: number
+  private readonly low: number
 
   constructor(
     /** Starts an admitted item (decoding it and handing it to the writer). */
@@ -24,7 +26,10 @@ export class Admission<A, R> {
     /** Whether the writer has room for one more item now. */
     private room: () => boolean,
     private limit: number,
-  ) {}
+  ) {
+    this.high = Math.max(1, Math.floor(limit * 0.8))
+    this.low = Math.floor(limit / 2)
+  }
 
   /** Items waiting. */
   get waiting(): number {
@@ -32,7 +37,7 @@ export class Admission<A, R> {
   }
 
   get saturated(): boolean {
-    return this.waiting >= Math.max(1, Math.floor(this.limit * 0.8))
+    return this.waiting >= this.high
   }
 
   /** Starts `arg` now when nothing waits and there is room, else queues it behind those waiting. */
@@ -56,12 +61,12 @@ export class Admission<A, R> {
       this.queue = this.queue.slice(this.head)
       this.head = 0
     }
-    if (this.waiting <= Math.floor(this.limit / 2)) for (const w of this.waiters.splice(0)) w()
+    if (this.waiting <= this.low) for (const w of this.waiters.splice(0)) w()
   }
 
   /** Resolves once at most half the limit waits (at once when that is so now). */
   drained(): Promise<void> {
-    if (this.waiting <= Math.floor(this.limit / 2)) return Promise.resolve()
+    if (this.waiting <= this.low) return Promise.resolve()
     return new Promise((resolve) => this.waiters.push(resolve))
   }
 }
