@@ -132,12 +132,17 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
           devices.set(d.deviceID, d)
       }),
     )
+    const idle = await idleProducts(named)
     await Promise.all(
       [...named].map(async ([tenant, ids]) => {
-        const cold = [...ids].filter((id) => {
+        const cold: string[] = []
+        for (const id of ids) {
           const d = devices.get(id)
-          return d && d.tenantID === tenant && !latest.has(d.id)
-        })
+          if (!d || d.tenantID !== tenant) continue
+          // nothing reads its latest values: they are read again once its product has rules
+          if (idle.has(d.productIntID)) latest.delete(d.id)
+          else if (!latest.has(d.id)) cold.push(id)
+        }
         if (!cold.length) return
         const stored = await telemetry.latestOf(tenant, cold)
         for (const id of cold) {
@@ -149,6 +154,22 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
         }
       }),
     )
+  }
+
+  /** The products of the named (known) devices that have nothing to evaluate (see `evaluates`). */
+  async function idleProducts(named: ReadonlyMap<string, ReadonlySet<string>>) {
+    const products = new Set<number>()
+    for (const [tenant, ids] of named)
+      for (const id of ids) {
+        const d = devices.get(id)
+        if (d && d.tenantID === tenant) products.add(d.productIntID)
+      }
+    const idle = new Set<number>()
+    for (const id of products) {
+      const soon = rulesOf(id)
+      if (!evaluates(soon instanceof Promise ? await soon : soon)) idle.add(id)
+    }
+    return idle
   }
 
   return {
@@ -191,6 +212,16 @@ function devicesNamed(uplinks: readonly Stored[]): Map<string, Set<string>> {
     }
   }
   return named
+}
+
+/**
+ * Whether a product's uplinks have anything to evaluate: an enabled rule or a data point with a built-in alert.
+ * Without either, evaluating a device's uplink only keeps its latest values, which nothing reads: its devices are
+ * left out of a batch (no alert or wait is read for them), and their latest values are read again from the store
+ * once the product has rules.
+ */
+function evaluates(p: ProductRules): boolean {
+  return p.rules.length > 0 || p.checked.size > 0
 }
 
 /** What the evaluation steps use. */
@@ -269,6 +300,10 @@ export function idsByReason(close: ReadonlyMap<number, ClearReason>): Map<ClearR
 async function evaluateBatch({ meta, events, reads, now }: Turn, uplinks: readonly Stored[]) {
   await reads.prefetch(uplinks)
   const byDevice = await uplinksByDevice(uplinks, reads.deviceOf)
+  for (const d of byDevice.keys()) {
+    const soon = reads.rulesOf(d.productIntID)
+    if (!evaluates(soon instanceof Promise ? await soon : soon)) byDevice.delete(d)
+  }
   if (!byDevice.size) return
   const ids: number[] = []
   for (const d of byDevice.keys()) ids.push(d.id)
