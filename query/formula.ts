@@ -132,6 +132,8 @@ export interface Formula {
   symbols: string[]
   /** Evaluates with a value for every symbol; a non-numeric result is NaN (booleans count as 1 and 0). */
   evaluate(scope: Record<string, number>): number
+  /** As `evaluate`, but undefined (not a FormulaError) when a symbol has no number in `scope`. */
+  valueIn(scope: Record<string, number>): number | undefined
 }
 
 type Node = MathNode & {
@@ -239,43 +241,46 @@ const NODE_NAMES: Record<string, string> = {
 const describe = (type: string) => NODE_NAMES[type] ?? type
 
 function build(tree: Node, safe: Map<string, string>): Formula {
-  const pairs = [...safe.entries()]
-  const fast = fastCompile(tree)
-  if (fast) {
-    // One input object per formula, its keys (only the `__dpN` names) set once so it keeps one fast shape; evaluate
-    // is synchronous, so reusing it between calls is safe.
-    const inner: Record<string, number> = {}
-    for (const [, sym] of pairs) inner[sym] = 0
-    return {
-      symbols: pairs.map(([id]) => id),
-      evaluate(scope) {
-        for (const [id, sym] of pairs) {
-          const v = Object.hasOwn(scope, id) ? scope[id] : undefined
-          if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
-          inner[sym] = v
-        }
-        const out = fast(inner)
-        return typeof out === 'number' ? out : Number(out)
-      },
+  const ids = [...safe.keys()]
+  // the symbols' values in one array, reused by every call (evaluation is synchronous): slot i holds ids[i], the
+  // tree's `__dp{i}`; the compiled closures read slots, never names
+  const slots: number[] = ids.map(() => 0)
+  const read = (scope: Record<string, number>) => {
+    for (let i = 0; i < ids.length; i++) {
+      const v = Object.hasOwn(scope, ids[i]!) ? scope[ids[i]!] : undefined
+      if (typeof v !== 'number') return false
+      slots[i] = v
     }
+    return true
   }
-  const code = tree.compile()
-  return {
-    symbols: pairs.map(([id]) => id),
-    evaluate(scope) {
-      const inner = new Map<string, number>() // mathjs takes a Map as its scope
-      for (const [id, sym] of pairs) {
-        const v = Object.hasOwn(scope, id) ? scope[id] : undefined
-        if (typeof v !== 'number') throw new FormulaError(`no value for ${id}`)
-        inner.set(sym, v)
+  const fast = fastCompile(tree)
+  const code = fast ? undefined : tree.compile()
+  const valueIn: Formula['valueIn'] = fast
+    ? (scope) => {
+        if (!read(scope)) return undefined
+        const out = fast(slots)
+        return typeof out === 'number' ? out : Number(out)
       }
-      const out: unknown = code.evaluate(inner)
-      return typeof out === 'number' ? out : typeof out === 'boolean' ? Number(out) : NaN
+    : (scope) => {
+        if (!read(scope)) return undefined
+        // mathjs takes a Map as its scope
+        const out: unknown = code!.evaluate(new Map(slots.map((v, i) => [`__dp${i}`, v])))
+        return typeof out === 'number' ? out : typeof out === 'boolean' ? Number(out) : NaN
+      }
+  return {
+    symbols: ids,
+    valueIn,
+    evaluate(scope) {
+      const v = valueIn(scope)
+      if (v !== undefined) return v
+      const missing = ids.find((id) => !Object.hasOwn(scope, id) || typeof scope[id] !== 'number')
+      throw new FormulaError(`no value for ${missing}`)
     },
   }
 }
 
-type Fast = (scope: Record<string, number>) => number | boolean
+/** A compiled formula over its symbols' values (slot i: `__dp{i}`). */
+type Fast = (slots: readonly number[]) => number | boolean
 
 /** mathjs' number comparison: equal within a relative tolerance of 1e-12 (absolute 1e-15). */
 function nearlyEqual(a: number, b: number): boolean {
@@ -317,13 +322,24 @@ const MATH: Record<string, (...a: number[]) => number> = {
 }
 const CONSTANT_VALUES: Record<string, number> = { pi: Math.PI, PI: Math.PI, e: Math.E, E: Math.E }
 
+/** A data point's slot (`__dp{i}`) or a number, seen through parentheses; undefined for anything else. */
+function leaf(n: Node): { slot?: number; value?: number } | undefined {
+  if (n.type === 'ParenthesisNode')
+    return isParenthesisNode(n) ? leaf(n.content as Node) : undefined
+  if (n.type === 'ConstantNode') return typeof n.value === 'number' ? { value: n.value } : undefined
+  if (n.type !== 'SymbolNode') return undefined
+  const name = n.name!
+  if (name in CONSTANT_VALUES) return { value: CONSTANT_VALUES[name]! }
+  return /^__dp\d+$/.test(name) ? { slot: Number(name.slice(4)) } : undefined
+}
+
 /**
  * The checked tree as plain closures, for the common case (numbers, arithmetic, comparisons, logic and a few
  * functions whose results equal mathjs' exactly): tens of times faster than mathjs' evaluate, which alert rules
  * need on every uplink. Undefined when the tree uses anything else; mathjs evaluates those.
  */
 function fastCompile(n: Node): Fast | undefined {
-  const num = (f: Fast | undefined) => f as ((s: Record<string, number>) => number) | undefined
+  const num = (f: Fast | undefined) => f as ((s: readonly number[]) => number) | undefined
   switch (n.type) {
     case 'ConstantNode':
       return typeof n.value === 'number' || typeof n.value === 'boolean'
@@ -339,7 +355,9 @@ function fastCompile(n: Node): Fast | undefined {
           (v) => () =>
             v
         )(CONSTANT_VALUES[name]!)
-      return name.startsWith('__dp') ? (s) => s[name]! : undefined
+      if (!/^__dp\d+$/.test(name)) return undefined
+      const i = Number(name.slice(4))
+      return (s) => s[i]!
     }
     case 'ParenthesisNode':
       return isParenthesisNode(n) ? fastCompile(n.content) : undefined
@@ -348,9 +366,23 @@ function fastCompile(n: Node): Fast | undefined {
       const fn: string = n.fn
       const args = (n.args ?? []).map((a) => num(fastCompile(a)))
       if (args.some((a) => !a)) return undefined
-      const [a, b] = args as Array<(s: Record<string, number>) => number>
+      const [a, b] = args as Array<(s: readonly number[]) => number>
       if (args.length === 2 && BINARY[fn]) {
         const op = BINARY[fn]
+        // a data point against a number or another data point (most conditions): read in place, one call less
+        const [x, y] = [leaf(n.args![0]!), leaf(n.args![1]!)]
+        if (x?.slot !== undefined && y?.value !== undefined) {
+          const [i, c] = [x.slot, y.value]
+          return (s) => op(s[i]!, c)
+        }
+        if (x?.value !== undefined && y?.slot !== undefined) {
+          const [c, j] = [x.value, y.slot]
+          return (s) => op(c, s[j]!)
+        }
+        if (x?.slot !== undefined && y?.slot !== undefined) {
+          const [i, j] = [x.slot, y.slot]
+          return (s) => op(s[i]!, s[j]!)
+        }
         return (s) => op(a!(s), b!(s))
       }
       if (args.length === 1 && UNARY[fn]) {
@@ -363,7 +395,11 @@ function fastCompile(n: Node): Fast | undefined {
       const f = MATH[n.fn?.name ?? '']
       const args = (n.args ?? []).map((a) => num(fastCompile(a)))
       if (!f || !args.length || args.some((a) => !a)) return undefined
-      const fs = args as Array<(s: Record<string, number>) => number>
+      const fs = args as Array<(s: readonly number[]) => number>
+      if (fs.length === 1) {
+        const g = fs[0]!
+        return (s) => f(g(s))
+      }
       return (s) => f(...fs.map((g) => g(s)))
     }
     case 'ConditionalNode': {
@@ -377,10 +413,17 @@ function fastCompile(n: Node): Fast | undefined {
       const params = n.params.map((p) => num(fastCompile(p)))
       const ops = n.conditionals.map((c) => BINARY[c])
       if (params.some((p) => !p) || ops.some((o) => !o)) return undefined
-      const ps = params as Array<(s: Record<string, number>) => number>
+      const ps = params as Array<(s: readonly number[]) => number>
+      const os = ops as Array<(a: number, b: number) => number | boolean>
+      // each operand once, left to right, stopping at the first comparison that fails (no array a call)
       return (s) => {
-        const vals = ps.map((p) => p(s))
-        return ops.every((op, i) => op!(vals[i]!, vals[i + 1]!))
+        let left = ps[0]!(s)
+        for (let i = 0; i < os.length; i++) {
+          const right = ps[i + 1]!(s)
+          if (!os[i]!(left, right)) return false
+          left = right
+        }
+        return true
       }
     }
     default:

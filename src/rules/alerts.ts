@@ -185,10 +185,9 @@ export function replayNoData(
 
 /** A formula's truth over a scope; undefined when a value it reads is missing or the formula throws. */
 export function evaluate(f: Formula, scope: Record<string, number>): boolean | undefined {
-  for (const id of f.symbols)
-    if (!Object.hasOwn(scope, id) || typeof scope[id] !== 'number') return undefined
   try {
-    return holds(f.evaluate(scope))
+    const v = f.valueIn(scope)
+    return v === undefined ? undefined : holds(v)
   } catch {
     return undefined
   }

@@ -151,7 +151,8 @@ export function stepDevice({ d, uplinks, alerts, rules, latest }: DeviceTurn, ou
     for (const rule of rulesFor(rules, vals)) {
       if (rule.devices && !rule.devices.has(d.id)) continue
       const ruleID = rule.record.id
-      const current = open.get(ruleID)
+      // most devices have no open alert and no wait: no lookup a rule then
+      const current = open.size ? open.get(ruleID) : undefined
       if (!rule.raise) {
         // a no-data rule: the device sent something
         if (current) out.close.set(current.id, 'condition')
@@ -162,7 +163,7 @@ export function stepDevice({ d, uplinks, alerts, rules, latest }: DeviceTurn, ou
       }
       const r = evaluate(rule.raise, scope)
       if (r === undefined) continue
-      const wait = waits.get(ruleID)
+      const wait = waits.size ? waits.get(ruleID) : undefined
       const before = wait && wait.phase !== 'seen' ? wait : null
       // nothing open, nothing pending, the condition does not hold: nothing to do (the common case)
       if (!r && !current && !before) continue

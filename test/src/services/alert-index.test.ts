@@ -45,11 +45,15 @@ const value = (dataPointID: string, v: StoredValue['value'], deviceID = 'd1'): S
   time: 1,
   value: v,
 })
-/** A formula `<id> > <limit>` that counts its evaluations. */
-const above = (id: string, limit: number, calls: string[]): Formula => ({
-  symbols: [id],
-  evaluate: (s) => (calls.push(id), s[id]! > limit ? 1 : 0),
+/** A formula over `symbols` computed by `f` (every symbol has a number: the engine checks that first). */
+const formula = (symbols: string[], f: (s: Record<string, number>) => number): Formula => ({
+  symbols,
+  evaluate: f,
+  valueIn: (s) => (symbols.every((id) => typeof s[id] === 'number') ? f(s) : undefined),
 })
+/** A formula `<id> > <limit>` that counts its evaluations. */
+const above = (id: string, limit: number, calls: string[]): Formula =>
+  formula([id], (s) => (calls.push(id), s[id]! > limit ? 1 : 0))
 const rule = (id: number, raise: Formula | null, devices: number[] | null = null): LiveRule => ({
   record: {
     id,
@@ -62,7 +66,7 @@ const rule = (id: number, raise: Formula | null, devices: number[] | null = null
     deviceIntIDs: devices,
   } as unknown as AlertRuleRecord,
   raise,
-  clear: raise && { symbols: raise.symbols, evaluate: (s) => Number(!raise.evaluate(s)) },
+  clear: raise && formula(raise.symbols, (s) => Number(!raise.evaluate(s))),
   reads: raise ? raise.symbols : [],
   devices: devices && new Set(devices),
 })
@@ -82,7 +86,10 @@ index(
     const [temp, hum, both, quiet] = [
       rule(1, above('temp', 80, calls)),
       rule(2, above('hum', 80, calls)),
-      rule(3, { symbols: ['hum', 'temp'], evaluate: () => 0 }),
+      rule(
+        3,
+        formula(['hum', 'temp'], () => 0),
+      ),
       rule(4, null),
     ]
     const p = productRules([temp, hum, both, quiet], [])
