@@ -1,13 +1,16 @@
 /**
  * Alerts and webhooks benchmark, embedded store, load generators in their own processes on the same 2 cores:
- * 1. durable MQTT ingest (1,000 devices, QoS 1, 10 data points a message) with 100 alert rules on the product,
- *    as a ratio of the same run without rules (the rules are evaluated on every uplink and never match here, so
- *    the figure is the evaluation cost);
+ * 1. durable MQTT ingest (1,000 devices, QoS 1, one message in flight each, 10 data points a message) of a product
+ *    with 100 alert rules, as a ratio of the same load on a product without rules (the rules are evaluated on every
+ *    uplink and never match here, so the figure is the evaluation cost). Each product has its own devices, and the
+ *    two runs take turns for BENCH_ROUNDS rounds (default 3): this machine's speed drifts within minutes, so each
+ *    ratio pairs two runs next to each other, and the median is given. The load is the ingest bench's raw-socket
+ *    generator (it costs less CPU a message than the broker it loads);
  * 2. latency from an uplink's PUBACK to its alert being current (the committed raise), 200 samples;
  * 3. webhook deliveries/s to a local receiver.
- * Beside each ingest run: the service's CPU and CPU µs per uplink; the CPU ratio (µs per uplink without rules over
- * with) is the throughput ratio the service would reach on a core of its own.
- * BENCH_PROFILE=<file> writes a CPU profile (.cpuprofile) of the service's thread during the run with rules.
+ * Beside each ingest run: the service's CPU and CPU µs per uplink over the generator's measured window; the CPU
+ * ratio (µs per uplink without rules over with) is the throughput ratio the service would reach on a core of its own.
+ * BENCH_PROFILE=<file> writes a CPU profile (.cpuprofile) of the service's thread during the first run with rules.
  */
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
@@ -15,107 +18,110 @@ import { Session } from 'node:inspector/promises'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
 import mqtt from 'mqtt'
-import { mqttLoad, table } from './_support/runner.ts'
+import { procCpuUs } from './_support/proc-cpu.ts'
+import { mqttRawLoad, table, type MqttLoadOpts } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
+const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const POINTS = 10
 const RULES = 100
 
 const { svc, tenantID, api, telemetryProduct, seedDevices, close } =
   await startBenchService('alerts')
-const product = await telemetryProduct(POINTS)
-const devices = Array.from({ length: DEVICES + 1 }, (_, i) => ({
-  deviceID: `al-${i}`,
-  username: randomId(36),
-  token: randomId(36),
-}))
-;(await seedDevices(product.id, devices)).close()
-const topicOf = (deviceID: string) =>
-  `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
-const load = devices.slice(0, DEVICES).map((d) => ({
-  clientId: d.deviceID,
-  username: d.username,
-  password: d.token,
-  topic: topicOf(d.deviceID),
-}))
-/**
- * One load run, and the service's CPU (this process, every thread) per committed uplink over SECONDS from 1 s
- * after the first uplink (within the load's warm-up and measured window): steadier than messages/s on a
- * shared machine, where the service does not always get its core.
- */
-async function run() {
-  let uplinks = 0
-  let window: { n: number; cpu: NodeJS.CpuUsage; t: number } | undefined
-  let used: { uplinks: number; cpuMs: number; seconds: number } | undefined
-  const onStored = () => {
-    if (++uplinks === 1)
-      setTimeout(() => {
-        window = { n: uplinks, cpu: process.cpuUsage(), t: performance.now() }
-        setTimeout(() => {
-          const cpu = process.cpuUsage(window!.cpu)
-          used = {
-            uplinks: uplinks - window!.n,
-            cpuMs: (cpu.user + cpu.system) / 1000,
-            seconds: (performance.now() - window!.t) / 1000,
-          }
-        }, SECONDS * 1000)
-      }, 1000)
-  }
-  svc.deps.bus.on('telemetry.stored', onStored)
-  const r = await mqttLoad({
-    url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
-    devices: load,
-    inflight: 1,
-    seconds: SECONDS,
-    points: POINTS,
-  })
-  svc.deps.bus.off('telemetry.stored', onStored)
-  if (!used) throw new Error('the load ended before the CPU window')
-  return {
-    ...r,
-    /** The service's CPU, % of one core (2 cores: up to 200). */
-    serviceCpu: Math.round(used.cpuMs / used.seconds / 10),
-    /** The service's CPU µs per uplink. */
-    usPerUplink: Math.round((used.cpuMs * 1000) / used.uplinks),
-  }
+
+/** A product with POINTS data points and its devices (`extra` more than the load uses). */
+async function fleet(prefix: string, extra = 0) {
+  const product = await telemetryProduct(POINTS, `bench ${prefix}`)
+  const devices = Array.from({ length: DEVICES + extra }, (_, i) => ({
+    deviceID: `${prefix}-${i}`,
+    username: randomId(36),
+    token: randomId(36),
+  }))
+  ;(await seedDevices(product.id, devices)).close()
+  const topicOf = (deviceID: string) =>
+    `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
+  const load: MqttLoadOpts['devices'] = devices.slice(0, DEVICES).map((d) => ({
+    clientId: d.deviceID,
+    username: d.username,
+    password: d.token,
+    topic: topicOf(d.deviceID),
+  }))
+  return { product, devices, topicOf, load }
 }
 
-// 1. ingest without rules, then with 100 rules (values are 0..100: these conditions never hold)
-const without = await run()
+const plain = await fleet('none')
+// the probe of part 2 is the ruled product's last device
+const ruled = await fleet('al', 1)
+// 100 rules, each reading two points (values are 10-100: these conditions never hold)
 for (let i = 0; i < RULES; i++) {
   const r = await api('POST', '/api/v1/alert_rules', {
     ruleName: `rule ${i}`,
-    productID: product.productID,
+    productID: ruled.product.productID,
     condition: `p${i % POINTS} > ${200 + i} and p${(i + 1) % POINTS} >= 0`,
     alertSeverity: 3,
   })
   if (!r.id) throw new Error(`rule create failed: ${JSON.stringify(r)}`)
 }
-// BENCH_PROFILE=<file>: a CPU profile of the service's thread during the run with rules
-const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
-if (profiler) {
-  profiler.connect()
-  await profiler.post('Profiler.enable')
-  await profiler.post('Profiler.start')
-}
-const withRules = await run()
-if (profiler)
-  writeFileSync(
-    process.env.BENCH_PROFILE!,
-    JSON.stringify((await profiler.post('Profiler.stop')).profile),
+
+/** One load run, and the service's CPU (this process, every thread) over the generator's measured window. */
+async function run(devices: MqttLoadOpts['devices']) {
+  let c0 = 0
+  let c1 = 0
+  const r = await mqttRawLoad(
+    {
+      url: `mqtt://127.0.0.1:${svc.deps.broker.port}`,
+      devices,
+      inflight: 1,
+      seconds: SECONDS,
+      points: POINTS,
+      // new values (10.00-99.99) in every message, as devices send: a rule is evaluated on values it has not seen
+      freshValues: true,
+    },
+    (mark) => (mark === 'start' ? (c0 = procCpuUs(process.pid)) : (c1 = procCpuUs(process.pid))),
   )
+  return {
+    ...r,
+    /** The service's CPU, % of one core (2 cores: up to 200). */
+    serviceCpu: Math.round((c1 - c0) / 10_000 / r.seconds),
+    /** The service's CPU µs per uplink. */
+    usPerUplink: r.acked ? Math.round((c1 - c0) / r.acked) : 0,
+  }
+}
+
+// 1. without rules and with 100 rules, taking turns; BENCH_PROFILE: a CPU profile of the first run with rules
+const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
+const rounds: Array<{
+  without: Awaited<ReturnType<typeof run>>
+  withRules: Awaited<ReturnType<typeof run>>
+}> = []
+for (let i = 0; i < ROUNDS; i++) {
+  const without = await run(plain.load)
+  if (profiler && i === 0) {
+    profiler.connect()
+    await profiler.post('Profiler.enable')
+    await profiler.post('Profiler.start')
+  }
+  const withRules = await run(ruled.load)
+  if (profiler && i === 0)
+    writeFileSync(
+      process.env.BENCH_PROFILE!,
+      JSON.stringify((await profiler.post('Profiler.stop')).profile),
+    )
+  rounds.push({ without, withRules })
+}
 
 // 2. PUBACK → alert current: one device sends a value its own rule matches, 200 times (each raise is committed
 // before alert.raised is emitted; the PUBACK and the event are timed in this process)
 await api('POST', '/api/v1/alert_rules', {
   ruleName: 'trigger',
-  productID: product.productID,
+  productID: ruled.product.productID,
   condition: 'p0 > 1000000',
   alertSeverity: 1,
 })
-const probe = devices[DEVICES]!
+const probe = ruled.devices[DEVICES]!
+const { topicOf } = ruled
 const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${svc.deps.broker.port}`, {
   clientId: probe.deviceID,
   username: probe.username,
@@ -173,7 +179,7 @@ for (let i = 0; i < 2000; i += 100)
   await Promise.all(
     Array.from({ length: 100 }, (_, k) =>
       api('POST', '/api/v1/device_publish', {
-        deviceID: devices[(i + k) % DEVICES]!.deviceID,
+        deviceID: ruled.devices[(i + k) % DEVICES]!.deviceID,
         payload: 'x',
       }),
     ),
@@ -183,8 +189,22 @@ const webhookSeconds = (performance.now() - w0) / 1000
 receiver.close()
 
 console.log(
-  `${DEVICES} devices, QoS 1, 1 in flight, ${POINTS} data points a message, ${SECONDS} s per run; ${RULES} rules\n`,
+  `${DEVICES} devices a product, QoS 1, 1 in flight, ${POINTS} data points a message, ${SECONDS} s per run; ${RULES} rules; raw-socket generator\n`,
 )
+const row = (name: string, r: Awaited<ReturnType<typeof run>>, ratio = '', cpuRatio = '') => [
+  name,
+  r.rate,
+  r.rate * POINTS,
+  r.p50,
+  r.p99,
+  r.errors,
+  ratio,
+  r.serviceCpu,
+  r.usPerUplink,
+  cpuRatio,
+  r.cpuUsPerMsg,
+]
+const pctOf = (x: number) => `${Math.round(100 * x)}%`
 console.log(
   table(
     [
@@ -198,34 +218,27 @@ console.log(
       'service CPU %',
       'CPU µs/uplink',
       'CPU ratio',
+      'generator µs/msg',
     ],
-    [
-      [
-        'no alert rules',
-        without.rate,
-        without.rate * POINTS,
-        without.p50,
-        without.p99,
-        without.errors,
-        '',
-        without.serviceCpu,
-        without.usPerUplink,
-        '',
-      ],
-      [
-        `${RULES} alert rules`,
-        withRules.rate,
-        withRules.rate * POINTS,
-        withRules.p50,
-        withRules.p99,
-        withRules.errors,
-        `${Math.round((100 * withRules.rate) / without.rate)}%`,
-        withRules.serviceCpu,
-        withRules.usPerUplink,
-        `${Math.round((100 * without.usPerUplink) / withRules.usPerUplink)}%`,
-      ],
-    ],
+    rounds.flatMap(({ without, withRules }, i) => [
+      row(`round ${i + 1}: no alert rules`, without),
+      row(
+        `round ${i + 1}: ${RULES} alert rules`,
+        withRules,
+        pctOf(withRules.rate / without.rate),
+        pctOf(without.usPerUplink / withRules.usPerUplink),
+      ),
+    ]),
   ),
+)
+/** Each round's ratio, and their median. */
+const ratios = (of: (r: (typeof rounds)[number]) => number) => {
+  const all = rounds.map(of)
+  const median = [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)]!
+  return `${all.map(pctOf).join(' / ')} (median ${pctOf(median)})`
+}
+console.log(
+  `\n${RULES} rules against none, round by round: messages/s ${ratios((r) => r.withRules.rate / r.without.rate)}; CPU ${ratios((r) => r.without.usPerUplink / r.withRules.usPerUplink)}`,
 )
 console.log(
   `\nPUBACK → alert current (200 samples, 0 = current before the device had its PUBACK): p50 ${pct(0.5).toFixed(1)} ms, p99 ${pct(0.99).toFixed(1)} ms, max ${latencies.at(-1)!.toFixed(1)} ms; from the PUBLISH: p50 ${pct(0.5, fromSend).toFixed(1)} ms, p99 ${pct(0.99, fromSend).toFixed(1)} ms`,

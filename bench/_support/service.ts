@@ -62,11 +62,11 @@ export async function startBenchService(name: string) {
     tenantID: tenantID as string,
     api: (method: string, path: string, body?: unknown) => call(method, path, body, token),
     /** A product with `points` numeric data points p0, p1 ... on one report stream `telemetry`. */
-    async telemetryProduct(points: number) {
+    async telemetryProduct(points: number, productName = 'bench') {
       const product = await call(
         'POST',
         '/api/v1/products',
-        { productName: 'bench', cloudProtocol: 1 },
+        { productName, cloudProtocol: 1 },
         token,
       )
       const ids: number[] = []
