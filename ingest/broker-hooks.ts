@@ -91,13 +91,8 @@ export class BrokerHooks {
   /** True when `topic` lies under the mountpoint of the device whose session `client` is: its own topics. */
   ownTopic = (client: Client, topic: string): boolean => {
     const device = this.sessions.get(client)?.device
-    if (device === undefined) return false
-    let prefix = this.mountpoints.get(device)
-    if (prefix === undefined) this.mountpoints.set(device, (prefix = mountpoint(device)))
-    return topic.startsWith(prefix)
+    return device !== undefined && topic.startsWith(mountpoint(device))
   }
-  /** Each session's device identity → its mountpoint (a new identity, after a change, gets its own). */
-  private readonly mountpoints = new WeakMap<DeviceIdentity, string>()
 
   /**
    * A subscription the service makes for a device, to pass to aedes' `client.subscribe`: not subject to the

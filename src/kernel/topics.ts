@@ -24,9 +24,27 @@ export const PROTOCOL_NAMES: Record<number, string> = {
   7: 'modbus',
 }
 
-/** The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. */
+/** Each device object's last mountpoint, with the fields it was built from. */
+const mountpoints = new WeakMap<MountedDevice, MountedDevice & { prefix: string }>()
+
+/**
+ * The full topic prefix of a device: `/{protocol}/{tenantID}/{productID}/{deviceID}/`. Remembered per device object
+ * (every uplink asks for its session's device two or three times) and built again when one of its fields changed.
+ */
 export function mountpoint(d: MountedDevice): string {
-  return `/${PROTOCOL_NAMES[d.cloudProtocol] ?? 'mqtt'}/${d.tenantID}/${d.productID}/${d.deviceID}/`
+  const hit = mountpoints.get(d)
+  if (
+    hit !== undefined &&
+    hit.deviceID === d.deviceID &&
+    hit.productID === d.productID &&
+    hit.tenantID === d.tenantID &&
+    hit.cloudProtocol === d.cloudProtocol
+  )
+    return hit.prefix
+  const { cloudProtocol, tenantID, productID, deviceID } = d
+  const prefix = `/${PROTOCOL_NAMES[cloudProtocol] ?? 'mqtt'}/${tenantID}/${productID}/${deviceID}/`
+  mountpoints.set(d, { cloudProtocol, tenantID, productID, deviceID, prefix })
+  return prefix
 }
 
 /** Relative topics compare without leading or trailing slashes (`/data/t1/` matches `data/t1`). */

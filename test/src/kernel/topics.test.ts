@@ -86,6 +86,27 @@ mount('full topic of a relative one :: /mqtt/T1/P1/D1/telemetry', () => {
   assert.is(mountedTopic({ ...device, cloudProtocol: 7 }, 'x'), '/modbus/T1/P1/D1/x')
 })
 
+mount(
+  'a device object asked again :: the same prefix; a field changed in place :: the new one',
+  () => {
+    const d = { ...device }
+    const other = { ...device, deviceID: 'D2' }
+    assert.is(mountpoint(d), '/mqtt/T1/P1/D1/')
+    assert.is(mountpoint(other), '/mqtt/T1/P1/D2/')
+    assert.is(mountpoint(d), '/mqtt/T1/P1/D1/')
+    for (const [field, value, want] of [
+      ['deviceID', 'D3', '/mqtt/T1/P1/D3/'],
+      ['productID', 'P2', '/mqtt/T1/P2/D3/'],
+      ['tenantID', 'T2', '/mqtt/T2/P2/D3/'],
+      ['cloudProtocol', 3, '/lwm2m/T2/P2/D3/'],
+    ] as const) {
+      ;(d as Record<string, unknown>)[field] = value
+      assert.is(mountpoint(d), want, field)
+    }
+    assert.is(mountpoint(other), '/mqtt/T1/P1/D2/')
+  },
+)
+
 mount('parse a full topic :: its parts and the relative topic', () => {
   assert.equal(parseMounted('/mqtt/T1/P1/D1/a/b'), {
     protocol: 'mqtt',
