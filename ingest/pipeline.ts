@@ -7,7 +7,7 @@ import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from 
 import { StorageFull } from './types.ts'
 import type { DiskGuard } from '../src/kernel/disk.ts'
 import { decodePayload, decodeParsed, type ChildValues, type RawValue } from './decode.ts'
-import { checkValue } from './values.ts'
+import { checkValue, isPlainNumber } from './values.ts'
 import { ModelCache, type ProductModel, type StreamModel } from './model.ts'
 import { normalizeTopic } from '../src/kernel/topics.ts'
 import { UplinkBatchWriter } from './writer.ts'
@@ -109,17 +109,18 @@ function checkValues(
         `${id}: not a data point of the stream on topic ${stream.topic}`,
       )
     else {
-      const c = checkValue(point, v.value)
-      if (!c.ok) rejectValue(out, d, id, 'FORM_INVALID', `${id}: ${c.reason}`)
+      // the common value, a number for a double point without limits, needs no check object
+      const c = isPlainNumber(point, v.value) ? undefined : checkValue(point, v.value)
+      if (c && !c.ok) rejectValue(out, d, id, 'FORM_INVALID', `${id}: ${c.reason}`)
       else {
-        if (c.violation) out.notes.push(`${id}: ${JSON.stringify(c.value)} ${c.violation}`)
+        if (c?.violation) out.notes.push(`${id}: ${JSON.stringify(c.value)} ${c.violation}`)
         out.points.push({
           tenantID: d.tenantID,
           productID: d.productID,
           deviceID: d.deviceID,
           dataPointID: id,
           time: v.time,
-          value: c.value,
+          value: c ? c.value : (v.value as number),
         })
       }
     }

@@ -1,6 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { checkValue, epochMs, type PointSpec } from '../../ingest/values.ts'
+import { checkValue, epochMs, isPlainNumber, type PointSpec } from '../../ingest/values.ts'
 
 const point = (pointDataType: number, extra: Partial<PointSpec> = {}): PointSpec => ({
   id: 1,
@@ -26,6 +26,50 @@ const bad = (t: number, v: unknown, extra?: Partial<PointSpec>) => {
 }
 
 const values = suite('checkValue (pure)')
+
+values(
+  'isPlainNumber :: only where checkValue would store the value as it is, with no note',
+  () => {
+    const samples = [
+      0,
+      -0,
+      21.5,
+      -1e300,
+      1e39,
+      NaN,
+      Infinity,
+      '21.5',
+      '',
+      null,
+      true,
+      [1],
+      { v: 1 },
+    ]
+    const specs = [
+      {},
+      { upperLimit: 100 },
+      { lowerLimit: 0 },
+      { upperLimit: 1e400, lowerLimit: -1e400 },
+    ]
+    let plain = 0
+    for (let t = 0; t <= 26; t++)
+      for (const extra of specs)
+        for (const v of samples) {
+          if (!isPlainNumber(point(t, extra), v)) continue
+          plain++
+          assert.equal(
+            checkValue(point(t, extra), v),
+            { ok: true, value: v },
+            `type ${t} ${JSON.stringify(v)}`,
+          )
+        }
+    // finite numbers (5 samples) of types 1, 18 and 25 without limits, nothing else
+    assert.is(plain, 3 * 5)
+    assert.not.ok(isPlainNumber(point(17), 1), 'a single float is range-checked')
+    assert.not.ok(isPlainNumber(point(1, { upperLimit: 100 }), 1), 'limits are checked')
+    assert.not.ok(isPlainNumber(point(1), '1'), 'numeric text is converted')
+  },
+)
 
 values('numeric types 1, 17, 18, 25 :: finite numbers and numeric text, nothing else', () => {
   for (const t of [1, 17, 18, 25]) {
