@@ -147,11 +147,6 @@ export function epochMs(n: number): number {
 }
 
 /**
- * Checks a value against its data point's `pointDataType` and returns what to store:
- * numbers for the numeric, integer, bit and time types, booleans for 5/23, text for strings, binaries (hex or
- * base64) and geolocations (`"lon,lat"`), faults as given (text or number). Never throws.
- */
-/**
  * True when `v` is stored as it is without a check object: a finite number for a double point (not the single
  * float, whose range is checked) without limits. The common uplink value; checkValue answers the same for it.
  */
@@ -159,13 +154,19 @@ export function isPlainNumber(p: PointSpec, v: unknown): v is number {
   const t = p.pointDataType
   return (
     typeof v === 'number' &&
-    (t === 1 || t === 18 || t === 25) &&
+    FLOAT_TYPES.has(t) &&
+    t !== 17 &&
     p.upperLimit === null &&
     p.lowerLimit === null &&
     Number.isFinite(v)
   )
 }
 
+/**
+ * Checks a value against its data point's `pointDataType` and returns what to store:
+ * numbers for the numeric, integer, bit and time types, booleans for 5/23, text for strings, binaries (hex or
+ * base64) and geolocations (`"lon,lat"`), faults as given (text or number). Never throws.
+ */
 export function checkValue(p: PointSpec, v: unknown): Checked {
   const t = p.pointDataType
   if (v === null || v === undefined) return fail('no value')
