@@ -349,14 +349,14 @@ function fastCompile(n: Node): Fast | undefined {
           )(n.value)
         : undefined
     case 'SymbolNode': {
-      const name = n.name!
-      if (name in CONSTANT_VALUES)
-        return (
-          (v) => () =>
-            v
-        )(CONSTANT_VALUES[name]!)
-      if (!/^__dp\d+$/.test(name)) return undefined
-      const i = Number(name.slice(4))
+      // a named constant or a data point's slot
+      const l = leaf(n)
+      if (l?.value !== undefined) {
+        const v = l.value
+        return () => v
+      }
+      if (l?.slot === undefined) return undefined
+      const i = l.slot
       return (s) => s[i]!
     }
     case 'ParenthesisNode':
