@@ -120,9 +120,10 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
   /**
    * Reads what a batch needs and the caches lack in a few statements a tenant, not a round trip a device: first
    * the devices, then their latest values. One read after another, each behind the store's writes, a cold start
-   * with the fleet reconnecting kept the first batch waiting for seconds while the queue filled up.
+   * with the fleet reconnecting kept the first batch waiting for seconds while the queue filled up. Answers the
+   * products among them that have nothing to evaluate (see `evaluates`), whose latest values are not read.
    */
-  async function prefetch(uplinks: readonly Stored[]) {
+  async function prefetch(uplinks: readonly Stored[]): Promise<ReadonlySet<number>> {
     const named = devicesNamed(uplinks)
     await Promise.all(
       [...named].map(async ([tenant, ids]) => {
@@ -154,6 +155,7 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
         }
       }),
     )
+    return idle
   }
 
   /** The products of the named (known) devices that have nothing to evaluate (see `evaluates`). */
@@ -298,12 +300,9 @@ export function idsByReason(close: ReadonlyMap<number, ClearReason>): Map<ClearR
 
 /** Evaluates queued uplinks, in order per device; one write per kind. */
 async function evaluateBatch({ meta, events, reads, now }: Turn, uplinks: readonly Stored[]) {
-  await reads.prefetch(uplinks)
+  const idle = await reads.prefetch(uplinks)
   const byDevice = await uplinksByDevice(uplinks, reads.deviceOf)
-  for (const d of byDevice.keys()) {
-    const soon = reads.rulesOf(d.productIntID)
-    if (!evaluates(soon instanceof Promise ? await soon : soon)) byDevice.delete(d)
-  }
+  for (const d of byDevice.keys()) if (idle.has(d.productIntID)) byDevice.delete(d)
   if (!byDevice.size) return
   const ids: number[] = []
   for (const d of byDevice.keys()) ids.push(d.id)
