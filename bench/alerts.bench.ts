@@ -15,8 +15,6 @@
 import { writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import { Session } from 'node:inspector/promises'
-import { randomId } from '../src/kernel/secrets.ts'
-import { mountpoint } from '../src/kernel/topics.ts'
 import mqtt from 'mqtt'
 import { procCpuUs } from './_support/proc-cpu.ts'
 import { mqttRawLoad, table, type MqttLoadOpts } from './_support/runner.ts'
@@ -28,32 +26,11 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
 const POINTS = 10
 const RULES = 100
 
-const { svc, tenantID, api, telemetryProduct, seedDevices, close } =
-  await startBenchService('alerts')
+const { svc, api, sendingDevices, close } = await startBenchService('alerts')
 
-/** A product with POINTS data points and its devices (`extra` more than the load uses). */
-async function fleet(prefix: string, extra = 0) {
-  const product = await telemetryProduct(POINTS, `bench ${prefix}`)
-  const devices = Array.from({ length: DEVICES + extra }, (_, i) => ({
-    deviceID: `${prefix}-${i}`,
-    username: randomId(36),
-    token: randomId(36),
-  }))
-  ;(await seedDevices(product.id, devices)).close()
-  const topicOf = (deviceID: string) =>
-    `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
-  const load: MqttLoadOpts['devices'] = devices.slice(0, DEVICES).map((d) => ({
-    clientId: d.deviceID,
-    username: d.username,
-    password: d.token,
-    topic: topicOf(d.deviceID),
-  }))
-  return { product, devices, topicOf, load }
-}
-
-const plain = await fleet('none')
-// the probe of part 2 is the ruled product's last device
-const ruled = await fleet('al', 1)
+const plain = await sendingDevices(DEVICES, POINTS, 'none')
+// one device more: the probe of part 2
+const ruled = await sendingDevices(DEVICES + 1, POINTS, 'al')
 // 100 rules, each reading two points (values are 10-100: these conditions never hold)
 for (let i = 0; i < RULES; i++) {
   const r = await api('POST', '/api/v1/alert_rules', {
@@ -97,13 +74,13 @@ const rounds: Array<{
   withRules: Awaited<ReturnType<typeof run>>
 }> = []
 for (let i = 0; i < ROUNDS; i++) {
-  const without = await run(plain.load)
+  const without = await run(plain.creds)
   if (profiler && i === 0) {
     profiler.connect()
     await profiler.post('Profiler.enable')
     await profiler.post('Profiler.start')
   }
-  const withRules = await run(ruled.load)
+  const withRules = await run(ruled.creds.slice(0, DEVICES))
   if (profiler && i === 0)
     writeFileSync(
       process.env.BENCH_PROFILE!,
@@ -121,7 +98,7 @@ await api('POST', '/api/v1/alert_rules', {
   alertSeverity: 1,
 })
 const probe = ruled.devices[DEVICES]!
-const { topicOf } = ruled
+const probeTopic = ruled.creds[DEVICES]!.topic
 const client = await mqtt.connectAsync(`mqtt://127.0.0.1:${svc.deps.broker.port}`, {
   clientId: probe.deviceID,
   username: probe.username,
@@ -141,13 +118,13 @@ for (let i = 0; i < 200; i++) {
   })
   const payload = JSON.stringify({ p0: i % 2 ? 2_000_000 : 2_000_001 + i })
   const sent = performance.now()
-  await client.publishAsync(topicOf(probe.deviceID), payload, { qos: 1 })
+  await client.publishAsync(probeTopic, payload, { qos: 1 })
   const acked = performance.now()
   const at = await raised
   latencies.push(Math.max(0, at - acked))
   fromSend.push(at - sent)
   // a value that clears it, so the next sample raises again
-  await client.publishAsync(topicOf(probe.deviceID), JSON.stringify({ p0: 1 }), { qos: 1 })
+  await client.publishAsync(probeTopic, JSON.stringify({ p0: 1 }), { qos: 1 })
   await new Promise((r) => setTimeout(r, 20))
 }
 await client.endAsync()

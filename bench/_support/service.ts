@@ -126,11 +126,11 @@ export async function startBenchService(name: string) {
       return sql
     },
     /**
-     * A product of `points` data points and `n` devices of it (ids `<prefix>-<i>`), seeded, each with what a load
-     * generator needs: client id, username, password and its report topic.
+     * A product of `points` data points (named `prefix`) and `n` devices of it (ids `<prefix>-<i>`), seeded, each
+     * with what a load generator needs: client id, username, password and its report topic.
      */
     async sendingDevices(n: number, points: number, prefix = 'bench') {
-      const product = await bench.telemetryProduct(points)
+      const product = await bench.telemetryProduct(points, prefix)
       const devices = Array.from({ length: n }, (_, i) => ({
         deviceID: `${prefix}-${i}`,
         username: randomId(36),
