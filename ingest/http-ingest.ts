@@ -163,14 +163,14 @@ function targetOf(named: Map<string, DeviceIdentity>, sender: IngestSender, m: M
 }
 
 /**
- * The payload bytes: a string as given, a JSON object (or any JSON value) as JSON text, and then with the object
- * itself, so that the pipeline does not parse the text again. Not when the text holds a `null`: that may stand for
- * a number JSON text cannot carry (1e999 was read as Infinity), which the text's reader sees as null.
+ * The payload: a string as its UTF-8 bytes (a lone surrogate becomes U+FFFD, as on every other path), a JSON
+ * object (or any JSON value) as its JSON text, left a string (JSON.stringify writes no lone surrogate: the event
+ * keeps it as it is, with no trip through bytes), and then with the object itself, so that the pipeline does not
+ * parse the text again. Not when the text holds a `null`: that may stand for a number JSON text cannot carry
+ * (1e999 was read as Infinity), which the text's reader sees as null.
  */
-function payloadOf(p: unknown): { payload: Buffer; parsed?: unknown } {
+export function payloadOf(p: unknown): { payload: Buffer | string; parsed?: unknown } {
   if (typeof p === 'string') return { payload: Buffer.from(p) }
   const text = JSON.stringify(p)
-  return text.includes('null')
-    ? { payload: Buffer.from(text) }
-    : { payload: Buffer.from(text), parsed: p }
+  return text.includes('null') ? { payload: text } : { payload: text, parsed: p }
 }

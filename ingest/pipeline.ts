@@ -247,6 +247,18 @@ export type Assessed =
       children: number[]
     }
 
+/**
+ * The payload's size in bytes when it is over MAX_PAYLOAD_BYTES, else undefined. A text is counted in UTF-8 only
+ * when it could be over (a UTF-16 unit takes at most 3 bytes).
+ */
+export function bytesOverLimit(payload: Buffer | string): number | undefined {
+  if (typeof payload !== 'string')
+    return payload.length > MAX_PAYLOAD_BYTES ? payload.length : undefined
+  if (payload.length * 3 <= MAX_PAYLOAD_BYTES) return undefined
+  const bytes = Buffer.byteLength(payload)
+  return bytes > MAX_PAYLOAD_BYTES ? bytes : undefined
+}
+
 /** An uplink's payload as text for decoding: the event's text when that is all of it (no second conversion). */
 function payloadText(raw: Buffer | string, eventText: string): string {
   if (typeof raw === 'string') return raw
@@ -264,12 +276,13 @@ export function assessUplink(
 ): Assessed | Promise<Assessed> {
   const d = uplink.device
   const payload = eventPayload(uplink.payload)
-  if (uplink.payload.length > MAX_PAYLOAD_BYTES)
+  const over = bytesOverLimit(uplink.payload)
+  if (over !== undefined)
     return refused(
       uplink,
       payload,
       'PAYLOAD_TOO_LARGE',
-      `payload of ${uplink.payload.length} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
+      `payload of ${over} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
     )
   const decoded =
     uplink.parsed === undefined

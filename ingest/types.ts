@@ -29,7 +29,8 @@ export interface Uplink {
   device: DeviceIdentity
   /** The topic relative to the device's mountpoint, e.g. `telemetry` or `inbox`. */
   topic: string
-  payload: Buffer
+  /** The bytes as received, or (HTTP ingest) the JSON text the sender's message held, not encoded again. */
+  payload: Buffer | string
   /**
    * The payload already parsed, when the sender had to parse it (HTTP ingest reads JSON bodies): decoding takes it
    * instead of parsing `payload` again. It must be what JSON.parse of `payload` gives.

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert'
 import {
   MAX_PAYLOAD_BYTES,
   assessUplink,
+  bytesOverLimit,
   commandAnswer,
   receiptClock,
   storedDeviceIDs,
@@ -58,6 +59,17 @@ const models = {
   childrenOf: async () => new Map([['kid', child]]),
 }
 const T = Date.UTC(2026, 0, 1)
+steps('bytesOverLimit :: UTF-8 bytes of a text or a buffer, undefined at or under the limit', () => {
+  assert.is(bytesOverLimit(Buffer.alloc(MAX_PAYLOAD_BYTES)), undefined)
+  assert.is(bytesOverLimit(Buffer.alloc(MAX_PAYLOAD_BYTES + 1)), MAX_PAYLOAD_BYTES + 1)
+  assert.is(bytesOverLimit('a'.repeat(MAX_PAYLOAD_BYTES)), undefined)
+  assert.is(bytesOverLimit('a'.repeat(MAX_PAYLOAD_BYTES + 1)), MAX_PAYLOAD_BYTES + 1)
+  // two bytes a character: under the limit by length, over it in bytes
+  const accents = 'é'.repeat(MAX_PAYLOAD_BYTES / 2 + 1)
+  assert.is(bytesOverLimit(accents), MAX_PAYLOAD_BYTES + 2)
+  assert.is(bytesOverLimit('€'.repeat(MAX_PAYLOAD_BYTES / 3)), undefined)
+})
+
 const uplink = (payload: string | Buffer, d = device(1, 'd1'), topic = 'telemetry'): Uplink => ({
   device: d,
   topic,
@@ -104,6 +116,17 @@ steps(
   async () => {
     const big = await assessUplink(models, uplink(Buffer.alloc(MAX_PAYLOAD_BYTES + 1, 32)))
     assert.equal(big.answer ? [] : big.rejected.map((r) => r.errorCode), ['PAYLOAD_TOO_LARGE'])
+    // a text payload (HTTP ingest's JSON text) is measured in bytes too, and its event keeps the text
+    const text = `{"temp":1,"note":"${'é'.repeat(MAX_PAYLOAD_BYTES / 2)}"}`
+    const wide = await assessUplink(models, { ...uplink(''), payload: text })
+    assert.equal(wide.answer ? [] : wide.rejected.map((r) => r.message), [
+      `payload of ${Buffer.byteLength(text)} bytes is over the limit of ${MAX_PAYLOAD_BYTES}`,
+    ])
+    const small = await assessUplink(models, { ...uplink(''), payload: '{"temp":7}' })
+    assert.equal(small.answer ? [] : [small.points[0]?.value, small.events[0]?.payload], [
+      7,
+      '{"temp":7}',
+    ])
     const bad = await assessUplink(models, uplink('{nope'))
     assert.equal(bad.answer ? [] : [bad.rejected[0]!.errorCode, bad.events.length], [
       'FORM_INVALID',

@@ -275,6 +275,21 @@ forms(
 )
 
 forms(
+  'an object payload :: its event holds its JSON text, non-ASCII kept; over the limit in UTF-8 bytes :: PAYLOAD_TOO_LARGE',
+  async () => {
+    const payload = { temp: 3, name: 'température ✓ 😀' }
+    const ok = await post(dev, { topic: 'telemetry', payload })
+    assert.equal([ok.status, ok.body.rejected], [202, []])
+    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    assert.is(e.payload, JSON.stringify(payload))
+    // 140,000 characters, 280,000 bytes: under the limit by length, over it in bytes
+    const wide = await post(dev, { topic: 'telemetry', payload: { temp: 4, name: 'é'.repeat(140_000) } })
+    assert.equal(wide.body.rejected[0].errorCode, 'PAYLOAD_TOO_LARGE')
+    assert.match(wide.body.rejected[0].message, /^payload of 280020 bytes is over the limit/)
+  },
+)
+
+forms(
   'the same device, data point and time sent twice :: stored once, both events logged',
   async () => {
     const msg = {
