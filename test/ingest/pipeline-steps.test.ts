@@ -59,16 +59,19 @@ const models = {
   childrenOf: async () => new Map([['kid', child]]),
 }
 const T = Date.UTC(2026, 0, 1)
-steps('bytesOverLimit :: UTF-8 bytes of a text or a buffer, undefined at or under the limit', () => {
-  assert.is(bytesOverLimit(Buffer.alloc(MAX_PAYLOAD_BYTES)), undefined)
-  assert.is(bytesOverLimit(Buffer.alloc(MAX_PAYLOAD_BYTES + 1)), MAX_PAYLOAD_BYTES + 1)
-  assert.is(bytesOverLimit('a'.repeat(MAX_PAYLOAD_BYTES)), undefined)
-  assert.is(bytesOverLimit('a'.repeat(MAX_PAYLOAD_BYTES + 1)), MAX_PAYLOAD_BYTES + 1)
-  // two bytes a character: under the limit by length, over it in bytes
-  const accents = 'é'.repeat(MAX_PAYLOAD_BYTES / 2 + 1)
-  assert.is(bytesOverLimit(accents), MAX_PAYLOAD_BYTES + 2)
-  assert.is(bytesOverLimit('€'.repeat(MAX_PAYLOAD_BYTES / 3)), undefined)
-})
+steps(
+  'bytesOverLimit :: UTF-8 bytes of a text or a buffer, undefined at or under the limit',
+  () => {
+    assert.is(bytesOverLimit(Buffer.alloc(MAX_PAYLOAD_BYTES)), undefined)
+    assert.is(bytesOverLimit(Buffer.alloc(MAX_PAYLOAD_BYTES + 1)), MAX_PAYLOAD_BYTES + 1)
+    assert.is(bytesOverLimit('a'.repeat(MAX_PAYLOAD_BYTES)), undefined)
+    assert.is(bytesOverLimit('a'.repeat(MAX_PAYLOAD_BYTES + 1)), MAX_PAYLOAD_BYTES + 1)
+    // two bytes a character: under the limit by length, over it in bytes
+    const accents = 'é'.repeat(MAX_PAYLOAD_BYTES / 2 + 1)
+    assert.is(bytesOverLimit(accents), MAX_PAYLOAD_BYTES + 2)
+    assert.is(bytesOverLimit('€'.repeat(MAX_PAYLOAD_BYTES / 3)), undefined)
+  },
+)
 
 const uplink = (payload: string | Buffer, d = device(1, 'd1'), topic = 'telemetry'): Uplink => ({
   device: d,

@@ -283,7 +283,10 @@ forms(
     const [e] = await eventsOf(t.admin, w.device.deviceID)
     assert.is(e.payload, JSON.stringify(payload))
     // 140,000 characters, 280,000 bytes: under the limit by length, over it in bytes
-    const wide = await post(dev, { topic: 'telemetry', payload: { temp: 4, name: 'é'.repeat(140_000) } })
+    const wide = await post(dev, {
+      topic: 'telemetry',
+      payload: { temp: 4, name: 'é'.repeat(140_000) },
+    })
     assert.equal(wide.body.rejected[0].errorCode, 'PAYLOAD_TOO_LARGE')
     assert.match(wide.body.rejected[0].message, /^payload of 280020 bytes is over the limit/)
   },
