@@ -194,6 +194,13 @@ function exactReal(x: string): string {
   return `CASE WHEN typeof(${x}) = 'real' AND abs(${x}) <= 1.7976931348623157e308 THEN json(printf('%!.17g', ${x})) ELSE ${x} END`
 }
 
+/** A statement's rows, or (a learnt shape) one JSON text of the array of them: see LocalDb.readTexts. */
+export type RowsOrText = Row[] | string
+
+/** The rows of a `RowsOrText`. */
+export const parseRows = (r: RowsOrText): Row[] =>
+  typeof r === 'string' ? (JSON.parse(r) as Row[]) : r
+
 /**
  * A libSQL handle. Writes that belong together go through `batch` (one transaction on the same connection);
  * `client.transaction()` is never used because on a local file it hands the connection away and the next one
@@ -250,6 +257,17 @@ export class LocalDb implements Db {
 
   /** Several SELECTs in one read transaction (a page and its count see the same data). */
   async read(statements: Statement[]): Promise<Row[][]> {
+    return (await this.readTexts(statements)).map(parseRows)
+  }
+
+  /**
+   * As `read`, with the rows of a statement whose shape is learnt as one JSON text (an array of its rows' objects)
+   * instead of parsed: the reader worker posts that text as it is, one string that crosses threads ~10x cheaper
+   * than the objects, parsed once on the other side (`parseRows`). Measured on a device list page (11 rows of 50
+   * columns): parsing the rows and cloning the objects cost the reader ~100 µs and the main thread ~57 µs to
+   * receive; joining and cloning the text ~9 µs, and the main thread ~40 µs to receive and parse it.
+   */
+  async readTexts(statements: Statement[]): Promise<RowsOrText[]> {
     const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
     let results: ResultSet[]
     try {
@@ -263,7 +281,7 @@ export class LocalDb implements Db {
     }
     return results.map((rs, i) => {
       const { sql } = statements[i]!
-      if (wrapped[i]!.sql !== sql) return rs.rows.map((r) => JSON.parse(r[0] as string) as Row)
+      if (wrapped[i]!.sql !== sql) return `[${rs.rows.map((r) => r[0] as string).join(',')}]`
       if (!this.shapes.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
       return rs.rows
     })

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDb, type Db } from '../../store/libsql/db.ts'
+import { openDb, parseRows, type Db } from '../../store/libsql/db.ts'
 import { PortDb } from '../../store/libsql/worker/port-db.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-read-values-'))
@@ -66,6 +66,28 @@ test('a connection of this thread :: every run answers every digit', async () =>
   }
 })
 
+test('readTexts :: the driver rows on a first run, then one JSON text of the rows; no row is []', async () => {
+  const db = await openDb({ url: `file:${join(dir, 'texts.db')}` })
+  try {
+    await fill(db)
+    const all = { sql: 'SELECT id, r, i, t, n, r * 3 AS x FROM nums ORDER BY id' }
+    const none = { sql: 'SELECT id FROM nums WHERE id > ?', args: [99] }
+    const [first, empty] = await db.readTexts([all, none])
+    assert.ok(Array.isArray(first) && Array.isArray(empty)) // shapes not learnt yet
+    const [later, noneLater] = await db.readTexts([all, none])
+    assert.type(later, 'string')
+    assert.equal(noneLater, '[]')
+    assert.equal(JSON.parse(later as string), EXPECTED)
+    assert.equal(parseRows(noneLater!), [])
+    assert.equal(
+      (first as object[]).map((row) => ({ ...row })),
+      EXPECTED,
+    )
+  } finally {
+    await db.close()
+  }
+})
+
 test('the worker threads (store worker and reader) :: every run answers every digit', async () => {
   const db = await PortDb.open({ url: `file:${join(dir, 'workers.db')}` })
   try {
@@ -73,6 +95,28 @@ test('the worker threads (store worker and reader) :: every run answers every di
     for (const rows of await readThrice(db)) assert.equal(rows, EXPECTED)
     const [page] = await db.read([{ sql: 'SELECT r FROM nums WHERE id = ?', args: [2] }])
     assert.is(page![0]!.r, 12.345678901234567)
+    // a page and its count in one read, twice (the second answered as texts by the reader): the same rows
+    const pageAndCount = [
+      { sql: 'SELECT id, t FROM nums WHERE id <= ? ORDER BY id', args: [3] },
+      { sql: 'SELECT count(*) AS n FROM nums' },
+    ]
+    const once = await db.read(pageAndCount)
+    const twice = await db.read(pageAndCount)
+    assert.equal(
+      twice.map((rows) => rows.map((row) => ({ ...row }))),
+      [
+        [
+          { id: 1, t: '0.30000000000000004' },
+          { id: 2, t: '12' },
+          { id: 3, t: 'text' },
+        ],
+        [{ n: 6 }],
+      ],
+    )
+    assert.equal(
+      once.map((rows) => rows.map((row) => ({ ...row }))),
+      twice.map((rows) => rows.map((row) => ({ ...row }))),
+    )
   } finally {
     await db.close()
   }

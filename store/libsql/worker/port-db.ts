@@ -1,5 +1,13 @@
 import type { InArgs, InStatement } from '@libsql/client'
-import type { Db, JsonRows, Row, Statement, WriteResult } from '../db.ts'
+import {
+  parseRows,
+  type Db,
+  type JsonRows,
+  type Row,
+  type RowsOrText,
+  type Statement,
+  type WriteResult,
+} from '../db.ts'
 import { decodeError } from './errors.ts'
 import { PortClient } from './port-client.ts'
 import { bootWorker } from './boot.ts'
@@ -107,8 +115,11 @@ export class PortDb implements Db {
   read(stmts: Statement[]): Promise<Row[][]> {
     // without its writer the database is down, reads included (readiness reads): say so at once
     if (this.writer.failure) return Promise.reject(this.writer.failure)
-    const port = stmts.every((s) => readsOnly(s.sql)) ? this.reader() : this.writer
-    return port.request({ t: 'read', stmts })
+    if (!stmts.every((s) => readsOnly(s.sql))) return this.writer.request({ t: 'read', stmts })
+    // a reader answers a learnt shape's rows as one JSON text (LocalDb.readTexts), parsed here
+    return this.reader()
+      .request<RowsOrText[]>({ t: 'read', stmts })
+      .then((results) => results.map(parseRows))
   }
 
   run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
