@@ -70,7 +70,7 @@ test('readTexts :: the driver rows on a first run, then one JSON text of the row
   const db = await openDb({ url: `file:${join(dir, 'texts.db')}` })
   try {
     await fill(db)
-    const all = { sql: 'SELECT id, r, i, t, n, r * 3 AS x FROM nums ORDER BY id' }
+    const all = { sql: 'SELECT id, r, i, t, n, r * 3 AS x FROM nums ORDER BY id', args: [] }
     const none = { sql: 'SELECT id FROM nums WHERE id > ?', args: [99] }
     const [first, empty] = await db.readTexts([all, none])
     assert.ok(Array.isArray(first) && Array.isArray(empty)) // shapes not learnt yet
@@ -98,7 +98,7 @@ test('the worker threads (store worker and reader) :: every run answers every di
     // a page and its count in one read, twice (the second answered as texts by the reader): the same rows
     const pageAndCount = [
       { sql: 'SELECT id, t FROM nums WHERE id <= ? ORDER BY id', args: [3] },
-      { sql: 'SELECT count(*) AS n FROM nums' },
+      { sql: 'SELECT count(*) AS n FROM nums', args: [] },
     ]
     const once = await db.read(pageAndCount)
     const twice = await db.read(pageAndCount)
