@@ -24,10 +24,15 @@ export interface WriterOptions {
   /** Called once a flush's items are settled and out of the count, committed or not: there is room again. */
   onSettled?(): void
   /**
-   * Flushes under way at once (default 2): a second starts only with a full batch pending (see `schedule`), so
-   * under load the stores work on one batch while the next is on its way; below that, one at a time.
+   * Flushes under way at once (default 2): a second starts only with `parallelPoints` pending (see `schedule`),
+   * so under load the stores work on one batch while the next is on its way; below that, one at a time.
    */
   maxFlushes?: number
+  /**
+   * Points pending that start a flush beside one under way (default batchPoints: a full batch). Lower, a light load
+   * whose devices wait for their acknowledgements gets its next batch on its way before the flush ahead ends.
+   */
+  parallelPoints?: number
 }
 
 /**
@@ -52,7 +57,7 @@ function newGroup(): Group {
  * The uplink batch writer: a bounded queue of {points, events} items. A flush writes up to `batchPoints` with
  * `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects when it
  * failed, in submission order. Items that arrive during a flush go in the next one (group commit), so batches grow
- * with load; a second flush runs beside the first only with a full batch (`maxFlushes`). Items are gathered into
+ * with load; a second flush runs beside the first only with `parallelPoints` pending (`maxFlushes`). Items are gathered into
  * their flush's group as they arrive (the oldest first, up to `batchPoints` a group, at least one item), so an
  * item waiting for its flush holds nothing of its own: under load thousands wait, long enough for the garbage
  * collector to copy whatever they hold.
@@ -118,11 +123,15 @@ export class UplinkBatchWriter {
   }
 
   /**
-   * A full batch pending starts a flush at once while fewer than maxFlushes are under way; less than that waits
-   * for the linger timer when no flush is under way, or else for the flush to end (group commit).
+   * With no flush under way, a full batch pending starts one at once and less waits for the linger timer; beside
+   * a flush under way (fewer than maxFlushes), `parallelPoints` pending start another, and less waits for a flush
+   * to end (group commit).
    */
   private schedule() {
-    if (this.pendingSize >= this.opts.batchPoints && this.flushing < (this.opts.maxFlushes ?? 2)) {
+    const start = this.flushing
+      ? (this.opts.parallelPoints ?? this.opts.batchPoints)
+      : this.opts.batchPoints
+    if (this.pendingSize >= start && this.flushing < (this.opts.maxFlushes ?? 2)) {
       this.startFlush()
       return
     }
@@ -145,7 +154,7 @@ export class UplinkBatchWriter {
     void written.finally(() => {
       this.flushing--
       // what arrived meanwhile has waited long enough: write it at once (unless another flush still runs,
-      // whose end takes it; a full batch has started already)
+      // whose end takes it, unless `parallelPoints` are pending)
       if (this.pending.length && !this.flushing) this.startFlush()
       else if (this.pending.length) this.schedule()
       else this.settleIdle()

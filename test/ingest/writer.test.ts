@@ -281,6 +281,49 @@ w(
 )
 
 w(
+  'parallelPoints :: beside a flush under way, a second starts at that many points pending, not only a full batch',
+  async () => {
+    const { calls, sink } = heldSink()
+    const bw = new UplinkBatchWriter(sink, {
+      batchPoints: 10,
+      queuePoints: 1000,
+      lingerMs: 60_000,
+      parallelPoints: 5,
+    })
+    const alone = bw.submit(pts(3), [ev()]) // 4 points, nothing under way: waits for company (the linger)
+    assert.is(calls.length, 0)
+    const full = bw.submit(pts(5), [ev()]) // 10: a full batch starts
+    assert.is(calls.length, 2)
+    const some = bw.submit(pts(4, 'd2'), [ev('d2')]) // 5 pending beside a flush: a second starts
+    assert.equal(
+      calls.map((c) => [c.kind, c.n]),
+      [
+        ['events', 2],
+        ['points', 8],
+        ['events', 1],
+        ['points', 4],
+      ],
+    )
+    const few = bw.submit(pts(2, 'd3'), [ev('d3')]) // 3: two under way (maxFlushes), and under 5 anyway
+    assert.is(calls.length, 4)
+    for (const c of calls.splice(0)) c.done()
+    await Promise.all([alone, full, some])
+    await new Promise((r) => setTimeout(r, 0))
+    // the flushes ended: what waited goes at once, whatever its size
+    assert.equal(
+      calls.map((c) => [c.kind, c.n]),
+      [
+        ['events', 1],
+        ['points', 2],
+      ],
+    )
+    for (const c of calls.splice(0)) c.done()
+    await few
+    assert.is(bw.size, 0)
+  },
+)
+
+w(
   'two flushes under way :: the later one committing first still settles after the earlier one, in order',
   async () => {
     const { calls, sink } = heldSink()
