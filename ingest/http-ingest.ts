@@ -169,7 +169,7 @@ function targetOf(named: Map<string, DeviceIdentity>, sender: IngestSender, m: M
  * parse the text again. Not when the text holds a `null`: that may stand for a number JSON text cannot carry
  * (1e999 was read as Infinity), which the text's reader sees as null.
  */
-export function payloadOf(p: unknown): { payload: Buffer | string; parsed?: unknown } {
+function payloadOf(p: unknown): { payload: Buffer | string; parsed?: unknown } {
   if (typeof p === 'string') return { payload: Buffer.from(p) }
   const text = JSON.stringify(p)
   return text.includes('null') ? { payload: text } : { payload: text, parsed: p }

@@ -57,10 +57,10 @@ function newGroup(): Group {
  * The uplink batch writer: a bounded queue of {points, events} items. A flush writes up to `batchPoints` with
  * `writePoints` and `writeEvents` in parallel; each submit resolves when its flush committed, or rejects when it
  * failed, in submission order. Items that arrive during a flush go in the next one (group commit), so batches grow
- * with load; a second flush runs beside the first only with `parallelPoints` pending (`maxFlushes`). Items are gathered into
- * their flush's group as they arrive (the oldest first, up to `batchPoints` a group, at least one item), so an
- * item waiting for its flush holds nothing of its own: under load thousands wait, long enough for the garbage
- * collector to copy whatever they hold.
+ * with load; a second flush runs beside the first only with `parallelPoints` pending (`maxFlushes`). Items are
+ * gathered into their flush's group as they arrive (the oldest first, up to `batchPoints` a group, at least one
+ * item), so an item waiting for its flush holds nothing of its own: under load thousands wait, long enough for the
+ * garbage collector to copy whatever they hold.
  */
 export class UplinkBatchWriter {
   /** Groups not yet flushing, oldest first; the last one takes new items until it is full or its flush starts. */
