@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createApp } from '../../src/app.ts'
-import { createLogger, type LogDestination } from '../../src/kernel/log.ts'
+import { createLogger, fileDestination, type LogDestination } from '../../src/kernel/log.ts'
 import { ADMIN_PASSWORD, startTestService, type TestService } from '../_support/service.ts'
 
 /** Collects the log lines a logger writes. */
@@ -174,5 +178,50 @@ logging('the tests default (LOG_LEVEL=error) :: no access lines', async () => {
     await q.close()
   }
 })
+
+logging(
+  'a file or stdout destination :: lines are written in chunks, none later than ~100 ms, the rest at exit',
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-log-'))
+    try {
+      const file = join(dir, 'a.log')
+      const dest = fileDestination(file)
+      const logger = createLogger({ level: 'info', destination: dest })
+      logger.info({ n: 1 }, 'first')
+      logger.info({ n: 2 }, 'second')
+      // two short lines stay under the chunk size: the flush timer writes them
+      const read = () => readFileSync(file, 'utf8')
+      const until = Date.now() + 2_000
+      while (!read().includes('"second"') && Date.now() < until)
+        await new Promise((r) => setTimeout(r, 20))
+      assert.equal(
+        read()
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).n),
+        [1, 2],
+      )
+      dest.end()
+      // a process that logs to stdout and exits at once (process.exit, no turn of the event loop) keeps every line
+      const code = `import { createLogger } from ${JSON.stringify(join(process.cwd(), 'src/kernel/log.ts'))}
+        const l = createLogger({ level: 'info' })
+        for (let i = 0; i < 500; i++) l.info({ i }, 'line')
+        process.exit(0)`
+      const r = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', code],
+        {
+          encoding: 'utf8',
+        },
+      )
+      assert.is(r.status, 0, r.stderr)
+      const lines = r.stdout.trim().split('\n')
+      assert.is(lines.length, 500)
+      assert.is(JSON.parse(lines.at(-1)!).i, 499)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  },
+)
 
 logging.run()
