@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { suite } from 'uvu'
@@ -189,8 +189,8 @@ logging(
       const logger = createLogger({ level: 'info', destination: dest })
       logger.info({ n: 1 }, 'first')
       logger.info({ n: 2 }, 'second')
-      // two short lines stay under the chunk size: the flush timer writes them
-      const read = () => readFileSync(file, 'utf8')
+      // two short lines stay under the chunk size: the flush timer writes them (the file is opened asynchronously)
+      const read = () => (existsSync(file) ? readFileSync(file, 'utf8') : '')
       const until = Date.now() + 2_000
       while (!read().includes('"second"') && Date.now() < until)
         await new Promise((r) => setTimeout(r, 20))
@@ -203,7 +203,7 @@ logging(
       )
       dest.end()
       // a process that logs to stdout and exits at once (process.exit, no turn of the event loop) keeps every line
-      const code = `import { createLogger } from ${JSON.stringify(join(process.cwd(), 'src/kernel/log.ts'))}
+      const code = `import { createLogger } from ${JSON.stringify(join(import.meta.dirname, '../../src/kernel/log.ts'))}
         const l = createLogger({ level: 'info' })
         for (let i = 0; i < 500; i++) l.info({ i }, 'line')
         process.exit(0)`
