@@ -67,10 +67,11 @@ const LOG_FLUSH_MS = 100
  */
 function buffered(dest: number | string): DestinationStream & { end(): void } {
   const out = pino.destination({ dest, sync: false, minLength: LOG_BUFFER_BYTES })
-  // sonic-boom's state (its types leave it out): before the file is open or once closed there is nothing to flush
-  const state = out as unknown as { fd: number; destroyed: boolean }
+  // sonic-boom's state (its types leave it out): nothing to flush before the file is open, once it is closed, or
+  // with no bytes waiting (a flush of nothing would still write 0 bytes, ten times a second on an idle node)
+  const state = out as unknown as { fd: number; destroyed: boolean; _len: number }
   const timer = setInterval(() => {
-    if (state.fd >= 0 && !state.destroyed) out.flush()
+    if (state._len > 0 && state.fd >= 0 && !state.destroyed) out.flush()
   }, LOG_FLUSH_MS)
   timer.unref()
   out.on('close', () => clearInterval(timer))
