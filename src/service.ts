@@ -126,6 +126,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     config,
     meta,
     telemetry,
+    eventStage: stores.eventStage,
     bus,
     disk,
     observer: metrics.ingest,

@@ -9,6 +9,7 @@ import type {
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type TableListSpec } from './list.ts'
+import { DIRECT_TAIL, type EventTail } from './event-stage.ts'
 import { EventLog } from './event-log.ts'
 import type { FieldTable } from '../fields/table.ts'
 import {
@@ -27,8 +28,11 @@ import {
  */
 export class LogsRepo implements LogRepository {
   private readonly eventLog: EventLog
-  constructor(private readonly db: Db) {
-    this.eventLog = new EventLog(db)
+  constructor(
+    private readonly db: Db,
+    tail: EventTail = DIRECT_TAIL,
+  ) {
+    this.eventLog = new EventLog(db, tail)
   }
 
   /** Connection logs of the tenant, newest first (msgTime). */

@@ -145,6 +145,8 @@ kill9(
           const logged = new Set(events.map((e) => JSON.parse(String(e.payload)).data.a.value))
           const missing = mine.filter((i) => !logged.has(i))
           assert.equal(missing, [], `${device.deviceID}: acknowledged uplinks without an event`)
+          // events wait in the telemetry file's stage until moved (store/libsql/event-stage.ts): none twice
+          assert.is(logged.size, events.length, `${device.deviceID}: an uplink's event stored twice`)
         }
         assert.is(checked, 3 * KILL_AT, 'every value of every acknowledged uplink was checked')
         const offline = await sql.one(

@@ -64,7 +64,9 @@ async function next(id: number) {
 async function handle(store: LibsqlTelemetryStore, r: TelemetryRequest): Promise<unknown> {
   switch (r.t) {
     case 'write':
-      return store.write(decodePoints(r.columns))
+      return r.events === undefined
+        ? store.write(decodePoints(r.columns))
+        : store.writeStaged(decodePoints(r.columns), r.events, r.n ?? 0)
     case 'call':
       return (store[r.method] as (...a: unknown[]) => Promise<unknown>).apply(store, r.args)
     case 'stream':
