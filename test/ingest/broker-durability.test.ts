@@ -146,7 +146,11 @@ kill9(
           const missing = mine.filter((i) => !logged.has(i))
           assert.equal(missing, [], `${device.deviceID}: acknowledged uplinks without an event`)
           // events wait in the telemetry file's stage until moved (store/libsql/event-stage.ts): none twice
-          assert.is(logged.size, events.length, `${device.deviceID}: an uplink's event stored twice`)
+          assert.is(
+            logged.size,
+            events.length,
+            `${device.deviceID}: an uplink's event stored twice`,
+          )
         }
         assert.is(checked, 3 * KILL_AT, 'every value of every acknowledged uplink was checked')
         const offline = await sql.one(
