@@ -5,10 +5,4 @@ import { workerData } from 'node:worker_threads'
 import { register } from 'tsx/esm/api'
 
 register()
-if (process.env.BENCH_ROLES) {
-  const { readlinkSync, writeFileSync, mkdirSync } = await import('node:fs')
-  mkdirSync('/tmp/roles', { recursive: true })
-  const tid = readlinkSync('/proc/thread-self').split('/').pop()
-  writeFileSync('/tmp/roles/' + tid, String(workerData.entry).split('/').pop())
-}
 await import(workerData.entry)
