@@ -31,6 +31,8 @@ const MOVE_EVENTS = 5000
  * metadata database slow or failing) the texts are let go and the next moves read them back from the stage.
  */
 export const HELD_EVENTS = 100_000
+/** The longest a write's move timer waits after moves failed. */
+const MAX_RETRY_MS = 10_000
 
 /** What the event log's reads wait on first: every event acknowledged before the call is in `events`. */
 export interface EventTail {
@@ -62,6 +64,8 @@ export class EventStageMover implements EventTail {
   private running: Promise<void> | undefined
   private timer: NodeJS.Timeout | undefined
   private closed = false
+  /** Moves failed in a row (the metadata database unavailable): the timer backs off. */
+  private failures = 0
   private readonly log: (msg: string, e: unknown) => void
 
   constructor(
@@ -86,10 +90,14 @@ export class EventStageMover implements EventTail {
       this.heldEvents += events.length
     } else this.unheld = true
     this.pending++
-    this.timer ??= setTimeout(() => {
-      this.timer = undefined
-      void this.move()
-    }, MOVE_MS)
+    // after failed moves the timer waits longer (reads still move at once): no error line every 200 ms
+    this.timer ??= setTimeout(
+      () => {
+        this.timer = undefined
+        void this.move()
+      },
+      Math.min(MAX_RETRY_MS, MOVE_MS * 2 ** this.failures),
+    )
     this.timer.unref()
   }
 
@@ -117,10 +125,16 @@ export class EventStageMover implements EventTail {
     clearTimeout(this.timer)
     this.timer = undefined
     this.pending = 0
-    const run = this.moveAll().catch((e: unknown) => {
-      this.pending++ // again on the next write's timer or read
-      if (!this.closed) this.log('moving staged events failed', e)
-    })
+    const run = this.moveAll().then(
+      () => {
+        this.failures = 0
+      },
+      (e: unknown) => {
+        this.pending++ // again on the next write's timer or read
+        this.failures = Math.min(this.failures + 1, 16)
+        if (!this.closed) this.log('moving staged events failed', e)
+      },
+    )
     this.running = run.finally(() => (this.running = undefined))
     return this.running
   }

@@ -236,7 +236,8 @@ t('a device deleted while its events wait :: they are not inserted, the others a
 
 t('a move that fails :: logged, retried by the next read, nothing lost or doubled', async () => {
   const { db, ids } = await metadata()
-  const telemetry = await openTelemetry(telemetryUrl())
+  const url = telemetryUrl()
+  const telemetry = await openTelemetry(url)
   const lines: string[] = []
   const logger = {
     error: (o: unknown, msg?: string) => void lines.push(`${msg ?? ''} ${JSON.stringify(o)}`),
@@ -255,11 +256,23 @@ t('a move that fails :: logged, retried by the next read, nothing lost or double
     lines.some((l) => l.includes('moving staged events failed')),
     lines.join('\n'),
   )
+  // writes go on for 1.2 s: their move timer backs off (200 ms, then 400, 800...), not a failure every 200 ms
+  const failedBefore = lines.length
+  const until = Date.now() + 1200
+  for (let k = 6; Date.now() < until; k++) {
+    const u = uplink('tenant-a', ids[k % 3]!, k)
+    await mover.write(u.points, u.events)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  const failed = lines.length - failedBefore
+  assert.ok(failed >= 1 && failed <= 3, `${failed} failed moves logged in 1.2 s`)
+  const written = await raw(url, 'SELECT sum(n) FROM event_stage')
+  assert.ok(written > 6)
   await db.run('ALTER TABLE events_away RENAME TO events')
   await mover.settle()
   const all = await stored(db)
-  assert.is(all.length, 6)
-  assert.is(new Set(all).size, 6)
+  assert.is(all.length, written, 'every staged event moved once the event log is back')
+  assert.is(new Set(all).size, written)
   await mover.close()
   await telemetry.close()
   await db.close()
