@@ -28,13 +28,6 @@ export interface PipelineDeps {
   onError?: (what: string, e: unknown) => void
   /** The free-space guard of DATA_DIR: while it says full, new uplinks are refused (StorageFull). */
   disk?: Pick<DiskGuard, 'full' | 'waitForSpace'>
-  /**
-   * Commits points and their events in one transaction (store/index.ts Stores.eventStage); without it points go
-   * to `telemetry` and events to `meta.logs`, in parallel.
-   */
-  eventStage?: {
-    write(points: readonly TelemetryPoint[], events: readonly EventInput[]): Promise<void>
-  }
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection. */
@@ -348,34 +341,31 @@ function assessValues(
   }))
 }
 
-/** A write of points, timed into the observer's batch metric when there is one. */
-function observed<A extends unknown[]>(
-  write: (p: readonly TelemetryPoint[], ...rest: A) => Promise<void>,
+/** The telemetry store's write, timed into the observer's batch metric when there is one. */
+function observedWrite(
+  telemetry: TelemetryStore,
   observer: IngestObserver | undefined,
   store: StoreKind,
 ) {
-  return async (p: readonly TelemetryPoint[], ...rest: A) => {
-    if (!observer) return write(p, ...rest)
+  return async (p: readonly TelemetryPoint[]) => {
+    if (!observer) return telemetry.write(p)
     const started = performance.now()
-    await write(p, ...rest)
+    await telemetry.write(p)
     observer.batchWritten(store, p.length, (performance.now() - started) / 1000)
   }
 }
 
 /** The batching writer of points and events, metered into the observer, telling `onCommitted` each batch. */
 function uplinkWriter(
-  { config, meta, telemetry, observer, eventStage }: PipelineDeps,
+  { config, meta, telemetry, observer }: PipelineDeps,
   onCommitted: (points: readonly TelemetryPoint[]) => void,
   onSettled: () => void,
 ) {
   const store: StoreKind = config.INFLUX_URL ? 'influx' : 'embedded'
   return new UplinkBatchWriter(
     {
-      writePoints: observed((p) => telemetry.write(p), observer, store),
+      writePoints: observedWrite(telemetry, observer, store),
       writeEvents: (e) => meta.logs.addEvents(e),
-      writeBoth: eventStage
-        ? observed((p, e: readonly EventInput[]) => eventStage.write(p, e), observer, store)
-        : undefined,
     },
     {
       batchPoints: config.INGEST_BATCH_POINTS,

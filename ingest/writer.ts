@@ -3,14 +3,10 @@ import type { TelemetryPoint } from '../store/telemetry.ts'
 import { deferred } from '../src/kernel/deferred.ts'
 import { Backpressure } from './types.ts'
 
-/**
- * Where a flush goes: both writes are multi-row and run in parallel; with `writeBoth`, one call commits the
- * points and the events together (the embedded stores' event stage) and the other two are not used.
- */
+/** Where a flush goes: both writes are multi-row and run in parallel. */
 export interface WriterSink {
   writePoints(points: readonly TelemetryPoint[]): Promise<unknown>
   writeEvents(events: readonly EventInput[]): Promise<unknown>
-  writeBoth?(points: readonly TelemetryPoint[], events: readonly EventInput[]): Promise<unknown>
 }
 
 export interface WriterOptions {
@@ -174,13 +170,10 @@ export class UplinkBatchWriter {
     const { points, events } = group
     let error: unknown
     try {
-      if (this.sink.writeBoth) await this.sink.writeBoth(points, events)
-      else {
-        const writes: Promise<unknown>[] = []
-        if (events.length) writes.push(this.sink.writeEvents(events))
-        if (points.length) writes.push(this.sink.writePoints(points))
-        await Promise.all(writes)
-      }
+      const writes: Promise<unknown>[] = []
+      if (events.length) writes.push(this.sink.writeEvents(events))
+      if (points.length) writes.push(this.sink.writePoints(points))
+      await Promise.all(writes)
     } catch (err) {
       error = err ?? new Error('flush failed')
     }

@@ -126,7 +126,6 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     config,
     meta,
     telemetry,
-    eventStage: stores.eventStage,
     bus,
     disk,
     observer: metrics.ingest,

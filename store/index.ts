@@ -1,6 +1,6 @@
 import type { Config } from '../src/kernel/config.ts'
 import { errorLog, type Logger } from '../src/kernel/log.ts'
-import { stagesEvents, type TelemetryStore } from './telemetry.ts'
+import type { TelemetryStore } from './telemetry.ts'
 import type { MetaStore } from './types.ts'
 import { LibsqlTelemetryStore } from './libsql/telemetry.ts'
 import { InfluxTelemetryStore } from './influx/telemetry.ts'
@@ -11,17 +11,11 @@ import { copyDatabase } from './libsql/worker/backup.ts'
 import { mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createMetaStore } from './libsql/meta.ts'
-import { EventStageMover } from './libsql/event-stage.ts'
 
 /** The stores the service runs on. */
 export interface Stores {
   meta: MetaStore
   telemetry: TelemetryStore
-  /**
-   * With the embedded telemetry store, uplink events are committed with their values and moved into the event
-   * log after (store/libsql/event-stage.ts); the ingest pipeline writes through it. Absent with InfluxDB.
-   */
-  eventStage?: EventStageMover
   /** Closes both stores (after everything that writes to them stopped). */
   close(): Promise<void>
 }
@@ -108,31 +102,18 @@ export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db>
  */
 export async function createStores(config: Config, opts: StoreOptions = {}): Promise<Stores> {
   const db = await openMetaDb(config, opts)
+  const meta = createMetaStore(db)
   let telemetry: TelemetryStore
   try {
     telemetry = await createTelemetryStore(config, opts)
   } catch (e) {
-    await createMetaStore(db).close()
-    throw e
-  }
-  const eventStage = stagesEvents(telemetry)
-    ? new EventStageMover(db, telemetry, opts.logger)
-    : undefined
-  const meta = createMetaStore(db, eventStage)
-  try {
-    // events a stopped process staged and did not move (kill -9) go into the event log before anything reads it
-    await eventStage?.start()
-  } catch (e) {
-    await telemetry.close()
     await meta.close()
     throw e
   }
   return {
     meta,
     telemetry,
-    eventStage,
     async close() {
-      await eventStage?.close()
       await telemetry.close()
       await meta.close()
     },
@@ -155,12 +136,10 @@ export async function backupStores(config: Config, dir: string): Promise<BackupR
   mkdirSync(dir, { recursive: true })
   if (readdirSync(dir).length > 0) throw new Error(`backup directory ${dir} is not empty`)
   const sources: Array<[string, string]> = []
-  // telemetry first: an uplink event staged there and moved between the two copies is in the metadata copy, and
-  // its stage row, if copied, is marked moved there (store/libsql/event-stage.ts); the other order would lose it
-  if (!config.INFLUX_URL)
-    sources.push(['telemetry.db', `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`])
   const meta = config.DATABASE_URL
   if (meta.startsWith('file:') && !meta.includes(':memory:')) sources.push(['devicecloud.db', meta])
+  if (!config.INFLUX_URL)
+    sources.push(['telemetry.db', `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`])
   const files: BackupResult['files'] = []
   for (const [name, url] of sources) {
     const dest = join(dir, name)

@@ -82,33 +82,6 @@ export interface LastValue {
   value: TelemetryValue
 }
 
-/** Rows of an event stage after some id: the stage's epoch (one a stage, never reused) and the rows, oldest first. */
-export interface StagedEvents {
-  epoch: number
-  rows: Array<{ id: number; n: number; rows: string }>
-}
-
-/**
- * A telemetry store that commits a write's uplink events with its values: the embedded store keeps them as one row
- * of its event stage (store/libsql/event-stage.ts moves them into the event log), so an uplink costs one commit on
- * the ingest path instead of two.
- */
-export interface EventStage {
-  /**
-   * write(points) and the `n` events whose rows `events` holds (store/libsql/logs-sql.ts eventRows), one commit;
-   * answers the stage row's id.
-   */
-  writeStaged(points: readonly TelemetryPoint[], events: string, n: number): Promise<number>
-  /** Staged rows with an id above `after`, oldest first, until they hold about `limit` events (one row at least). */
-  staged(after: number, limit: number): Promise<StagedEvents>
-  /** Deletes the staged rows up to id `through` (moved), at the latest with the next write. */
-  dropStaged(through: number): Promise<void>
-}
-
-/** True for a telemetry store with an event stage. */
-export const stagesEvents = (t: TelemetryStore): t is TelemetryStore & EventStage =>
-  typeof (t as Partial<EventStage>).writeStaged === 'function'
-
 export interface TelemetryStore {
   /** `embedded` or `influxdb`, for logs and benchmarks. */
   readonly kind: string

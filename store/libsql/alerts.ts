@@ -14,7 +14,6 @@ import { listPage, marks, tenantList } from './list.ts'
 import { readRequired } from './records.ts'
 import { CURRENT_ALERT_TABLE, HISTORY_ALERT_TABLE } from '../fields/alerts.ts'
 import { insertRows } from './db.ts'
-import { DIRECT_TAIL, type EventTail } from './event-stage.ts'
 import { alertEventsOf, alertEventStatements } from './alert-events.ts'
 
 const CURRENT = tenantList(CURRENT_ALERT_TABLE, 'FROM current_alerts a', 'a')
@@ -96,11 +95,7 @@ const refOf = (r: Row): AlertRef => ({
 
 /** Current (open) and history (handled) alerts of a tenant. */
 export class AlertsRepo implements AlertRepository {
-  constructor(
-    private readonly db: Db,
-    /** The no-data check reads the event log's newest message of each device: staged ones first move there. */
-    private readonly tail: EventTail = DIRECT_TAIL,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   async countCurrent() {
     const rows = await this.db.all(
@@ -159,7 +154,6 @@ export class AlertsRepo implements AlertRepository {
   }
 
   async raiseNoData(ctx: AlertEventCtx) {
-    await this.tail.settle()
     const results = await this.db.batch([
       { sql: NO_DATA, args: [ctx.at, Date.now()] },
       ...ANNOUNCE(ctx),

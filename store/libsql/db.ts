@@ -141,9 +141,6 @@ export interface JsonRows {
   table: string
   columns: readonly string[]
   rows: string
-  /** Statements run before and after the inserts, in their transaction. */
-  before?: InStatement[]
-  then?: InStatement[]
 }
 
 /** The multi-row INSERTs of `j`; a text that is not an array of tuples of the columns' width is an error. */
@@ -152,11 +149,7 @@ export function jsonInserts(j: JsonRows): InStatement[] {
   const width = j.columns.length
   if (!Array.isArray(rows) || !rows.every((r) => Array.isArray(r) && r.length === width))
     throw new Error(`insertJson ${j.table}: expected tuples of ${width} values`)
-  return [
-    ...(j.before ?? []),
-    ...insertRows(j.table, j.columns, rows as InValue[][]),
-    ...(j.then ?? []),
-  ]
+  return insertRows(j.table, j.columns, rows as InValue[][])
 }
 
 /**

@@ -15,7 +15,6 @@ import type { Cursor, ListArgs, Page } from '../types.ts'
 import type { EventRecord } from '../fields/logs.ts'
 import { filterConditions, listQuery, marks, timeBounds } from './list.ts'
 import { eventSpec } from './logs-sql.ts'
-import { DIRECT_TAIL, type EventTail } from './event-stage.ts'
 import {
   decodeIndex,
   decodePayloads,
@@ -74,15 +73,10 @@ interface Order {
 
 export class EventLog {
   private readonly cache = new Map<number, IndexEntry[]>()
-  constructor(
-    private readonly db: Db,
-    /** Staged events (event-stage.ts) move into the tail before a read: a read sees every acknowledged uplink. */
-    private readonly tail: EventTail = DIRECT_TAIL,
-  ) {}
+  constructor(private readonly db: Db) {}
 
   /** A page of the tenant's messages (one device's with `deviceIntID`), as listPage would answer `events`. */
   async list(tenant: string, q: ListArgs, deviceIntID?: number): Promise<Page<EventRecord>> {
-    await this.tail.settle()
     for (let attempt = 0; ; attempt++) {
       const page = await this.tryList(tenant, q, deviceIntID)
       // undefined: a block the page needed was deleted after the snapshot (retention, a device delete): read again
@@ -92,7 +86,6 @@ export class EventLog {
 
   /** How many messages of the tenant have a msgTime in [since, until] (inclusive); no page is read. */
   async count(tenant: string, since: number, until: number): Promise<number> {
-    await this.tail.settle()
     const q: ListArgs = { page: 1, limit: 1, filters: [], startTime: since, endTime: until }
     const tail = listQuery(eventSpec(), [tenant], q)
     const blocks = blockQuery(tenant, q, orderOf(q))

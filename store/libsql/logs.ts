@@ -9,7 +9,6 @@ import type {
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
 import { listPage, type TableListSpec } from './list.ts'
-import { DIRECT_TAIL, type EventTail } from './event-stage.ts'
 import { EventLog } from './event-log.ts'
 import type { FieldTable } from '../fields/table.ts'
 import {
@@ -28,11 +27,8 @@ import {
  */
 export class LogsRepo implements LogRepository {
   private readonly eventLog: EventLog
-  constructor(
-    private readonly db: Db,
-    tail: EventTail = DIRECT_TAIL,
-  ) {
-    this.eventLog = new EventLog(db, tail)
+  constructor(private readonly db: Db) {
+    this.eventLog = new EventLog(db)
   }
 
   /** Connection logs of the tenant, newest first (msgTime). */

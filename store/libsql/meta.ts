@@ -23,13 +23,12 @@ import { SchedulesRepo } from './schedules.ts'
 import { WebhooksRepo } from './webhooks.ts'
 import { OverviewRepo } from './overview.ts'
 import { RetentionRepo } from './retention.ts'
-import { DIRECT_TAIL, type EventTail } from './event-stage.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
  * `close()` closes it.
  */
-export function createMetaStore(db: Db, tail: EventTail = DIRECT_TAIL): MetaStore {
+export function createMetaStore(db: Db): MetaStore {
   return {
     accounts: new AccountsRepo(db),
     products: new ProductsRepo(db),
@@ -44,13 +43,13 @@ export function createMetaStore(db: Db, tail: EventTail = DIRECT_TAIL): MetaStor
     appTemplates: new AppTemplatesRepo(db),
     certs: new CertsRepo(db),
     tasks: new TasksRepo(db),
-    logs: new LogsRepo(db, tail),
-    alerts: new AlertsRepo(db, tail),
+    logs: new LogsRepo(db),
+    alerts: new AlertsRepo(db),
     alertRules: new AlertRulesRepo(db),
     commands: new CommandsRepo(db),
     schedules: new SchedulesRepo(db),
     webhooks: new WebhooksRepo(db),
-    overview: new OverviewRepo(db, tail),
+    overview: new OverviewRepo(db),
     retention: new RetentionRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),

@@ -1,5 +1,4 @@
 import type { Db } from './db.ts'
-import { DIRECT_TAIL, type EventTail } from './event-stage.ts'
 import { EventLog } from './event-log.ts'
 import type { FleetCounts, OverviewRepository } from '../meta/overview.ts'
 
@@ -19,11 +18,8 @@ const ALERTS = `SELECT alert_severity AS severity, count(*) AS n FROM current_al
 /** The fleet overview of a tenant (GET /api/v1/overview). */
 export class OverviewRepo implements OverviewRepository {
   private readonly eventLog: EventLog
-  constructor(
-    private readonly db: Db,
-    tail: EventTail = DIRECT_TAIL,
-  ) {
-    this.eventLog = new EventLog(db, tail)
+  constructor(private readonly db: Db) {
+    this.eventLog = new EventLog(db)
   }
 
   async counts(tenant: string, since: number, until: number): Promise<FleetCounts> {

@@ -21,10 +21,9 @@ export const bucketOf = (t: number) => Math.floor(t / BUCKET_MS) * BUCKET_MS
  * the upgrade, in the background, by compaction. 6: time columns shared (`chunk_times`, KIND_TIMES_SHARED): a
  * version 5 reader would misread such chunks' times, so it refuses the file; older chunks read as before. 7: value
  * packs (`chunk_packs`: compaction's chunks keep their values in one blob per device and hour, chunks.pack naming
- * it); a version 6 reader would find such chunks' `vals` empty, so it refuses the file. 8: the event stage
- * (`event_stage`, below): a version 7 reader would leave staged uplink events unmoved, so it refuses the file.
+ * it); a version 6 reader would find such chunks' `vals` empty, so it refuses the file.
  */
-export const SCHEMA_VERSION = 8
+export const SCHEMA_VERSION = 7
 
 /**
  * Chunks whose times are shared (telemetry-codec.ts KIND_TIMES_SHARED) keep in `times` the 16-byte hash of a row of
@@ -88,11 +87,6 @@ const SCHEMA = [
   `CREATE TABLE IF NOT EXISTS rollups (series_id INTEGER NOT NULL, tier INTEGER NOT NULL, t_start INTEGER NOT NULL,
      data BLOB NOT NULL, PRIMARY KEY (series_id, tier, t_start)) WITHOUT ROWID`,
   'CREATE TABLE IF NOT EXISTS settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)',
-  // the event stage (store/libsql/event-stage.ts): a write's uplink events, one row a write, committed with its
-  // values; ids never go back (AUTOINCREMENT), and `stage_epoch` names this file's stage among others
-  `CREATE TABLE IF NOT EXISTS event_stage (id INTEGER PRIMARY KEY AUTOINCREMENT, n INTEGER NOT NULL,
-     rows TEXT NOT NULL)`,
-  `INSERT OR IGNORE INTO meta (key, value) VALUES ('stage_epoch', abs(random() % 9007199254740991))`,
   `INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', ${SCHEMA_VERSION}), ('seq', 0)`,
 ]
 
@@ -118,7 +112,6 @@ const UPGRADES: ReadonlyArray<readonly [number, readonly string[]]> = [
       (c) => `ALTER TABLE chunks ADD COLUMN ${c}`,
     ),
   ],
-  [8, []],
 ]
 
 /**

@@ -28,12 +28,10 @@ import type {
   Series,
   SeriesRange,
   SeriesSlice,
-  StagedEvents,
   TelemetryPoint,
   TelemetryStore,
   TelemetryValue,
   WindowSpec,
-  EventStage,
 } from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal } from './telemetry-codec.ts'
 import {
@@ -127,9 +125,7 @@ const COMPACT_STEP = 32
 const MAX_GROUP_POINTS = 200_000
 interface Call {
   points: readonly TelemetryPoint[]
-  /** The uplink events committed with the points (writeStaged): their rows' JSON text and how many. */
-  events?: { rows: string; n: number }
-  resolve: (stageId?: number) => void
+  resolve: () => void
   reject: (e: unknown) => void
 }
 
@@ -146,14 +142,11 @@ interface Group {
   points: number
 }
 
-export class LibsqlTelemetryStore implements TelemetryStore, EventStage {
+export class LibsqlTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
   private readonly series: SeriesIndex
   private memtable = new Memtable()
   private walRows = 0
-  /** Stage rows up to this id are moved (dropStaged) and deleted by the next commit; `dropped` those deleted. */
-  private dropThrough = 0
-  private dropped = 0
   private tail: Promise<unknown> = Promise.resolve()
   private group: Group | undefined
   private compaction = new CompactionQueue()
@@ -220,54 +213,7 @@ export class LibsqlTelemetryStore implements TelemetryStore, EventStage {
   write(points: readonly TelemetryPoint[]): Promise<void> {
     const refused = refusedWrite(points, this.closed)
     if (refused) return refused
-    // its number (0) is no one's business: no `.then`, which would put the write a turn later
-    return this.enqueue(points, undefined) as Promise<unknown> as Promise<void>
-  }
-
-  /**
-   * write(points) and a row of the event stage holding `events` (n rows as JSON text), in one commit
-   * (store/telemetry.ts EventStage).
-   */
-  writeStaged(points: readonly TelemetryPoint[], events: string, n: number): Promise<number> {
-    const refused = refusedWrite(points, this.closed)
-    if (refused && (this.closed || points.length > 0)) return refused.then(() => 0)
-    return this.enqueue(points, { rows: events, n })
-  }
-
-  /** Staged rows with an id above `after`, oldest first, until they hold at least `limit` events (one at least). */
-  async staged(after: number, limit: number): Promise<StagedEvents> {
-    if (this.closed) throw new Unavailable('telemetry store is closed')
-    const [epoch, rows] = await this.client.batch(
-      [
-        "SELECT value FROM meta WHERE key = 'stage_epoch'",
-        {
-          sql: 'SELECT id, n, rows FROM event_stage WHERE id > ? ORDER BY id LIMIT 1000',
-          args: [after],
-        },
-      ],
-      'read',
-    )
-    const out: StagedEvents = { epoch: Number(epoch!.rows[0]![0]), rows: [] }
-    let events = 0
-    for (const r of rows!.rows) {
-      if (out.rows.length && events + Number(r.n) > limit) break
-      out.rows.push({ id: Number(r.id), n: Number(r.n), rows: String(r.rows) })
-      events += Number(r.n)
-    }
-    return out
-  }
-
-  /** Deletes the staged rows up to id `through` (moved into the event log) in the next write's commit. */
-  async dropStaged(through: number): Promise<void> {
-    this.dropThrough = Math.max(this.dropThrough, through)
-  }
-
-  private enqueue(
-    points: readonly TelemetryPoint[],
-    events: { rows: string; n: number } | undefined,
-  ): Promise<number> {
-    return new Promise<number>((done, reject) => {
-      const resolve = (stageId?: number) => done(stageId ?? 0)
+    return new Promise((resolve, reject) => {
       if (!this.group || this.group.points >= MAX_GROUP_POINTS) {
         const g: Group = (this.group = { calls: [], points: 0 })
         void this.exclusive(() => {
@@ -275,7 +221,7 @@ export class LibsqlTelemetryStore implements TelemetryStore, EventStage {
           return this.commit(g)
         }, false)
       }
-      this.group.calls.push({ points, events, resolve, reject })
+      this.group.calls.push({ points, resolve, reject })
       this.group.points += points.length
     })
   }
@@ -537,22 +483,12 @@ export class LibsqlTelemetryStore implements TelemetryStore, EventStage {
         times[i] = Math.round(p.time)
         values[i++] = p.value
       }
-    const staging = g.calls.filter((c) => c.events)
-    const drop = this.dropThrough > this.dropped ? this.dropThrough : 0
-    let results
     try {
-      results = await this.client.batch(
+      await this.client.batch(
         [
-          ...(drop ? [{ sql: 'DELETE FROM event_stage WHERE id <= ?', args: [drop] }] : []),
           ...insertSeries(changes.fresh),
           ...[...changes.moved.keys()].map((d) => moveSeries(d.tenantID, d.deviceID, d.productID!)),
-          ...(g.points
-            ? [{ sql: 'INSERT INTO wal (data) VALUES (?)', args: [encodeWal(sids, times, values)] }]
-            : []),
-          ...staging.map((c) => ({
-            sql: 'INSERT INTO event_stage (n, rows) VALUES (?, ?)',
-            args: [c.events!.n, c.events!.rows],
-          })),
+          { sql: 'INSERT INTO wal (data) VALUES (?)', args: [encodeWal(sids, times, values)] },
         ],
         'write',
       )
@@ -562,14 +498,9 @@ export class LibsqlTelemetryStore implements TelemetryStore, EventStage {
       for (const call of g.calls) call.reject(e)
       return
     }
-    if (g.points) this.walRows++
-    if (drop) this.dropped = drop
+    this.walRows++
     for (let k = 0; k < g.points; k++) this.memtable.add(sids[k]!, times[k]!, values[k]!)
-    // the stage rows' ids, in the calls' order: the batch's last results
-    const first = results.length - staging.length
-    for (let k = 0; k < staging.length; k++)
-      staging[k]!.resolve(Number(results[first + k]!.lastInsertRowid))
-    for (const call of g.calls) if (!call.events) call.resolve()
+    for (const call of g.calls) call.resolve()
     if (this.memtable.points > this.opts.flushPoints && !this.flushQueued) {
       this.flushQueued = true
       this.flush().catch(this.opts.onError)

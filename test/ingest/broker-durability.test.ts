@@ -145,7 +145,6 @@ kill9(
           const logged = new Set(events.map((e) => JSON.parse(String(e.payload)).data.a.value))
           const missing = mine.filter((i) => !logged.has(i))
           assert.equal(missing, [], `${device.deviceID}: acknowledged uplinks without an event`)
-          // events wait in the telemetry file's stage until moved (store/libsql/event-stage.ts): none twice
           assert.is(
             logged.size,
             events.length,

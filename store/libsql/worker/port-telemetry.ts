@@ -11,11 +11,9 @@ import type {
   Series,
   SeriesRange,
   SeriesSlice,
-  StagedEvents,
   TelemetryPoint,
   TelemetryStore,
   WindowSpec,
-  EventStage,
 } from '../../telemetry.ts'
 import { Unavailable } from '../../errors.ts'
 import { refusedWrite, TELEMETRY_DEFAULTS, type LibsqlTelemetryOptions } from '../telemetry.ts'
@@ -35,7 +33,7 @@ export interface WorkerTelemetryOptions extends Omit<LibsqlTelemetryOptions, 'no
   onFail?: (e: Error) => void
 }
 
-export class WorkerTelemetryStore implements TelemetryStore, EventStage {
+export class WorkerTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
   private closed = false
 
@@ -69,21 +67,6 @@ export class WorkerTelemetryStore implements TelemetryStore, EventStage {
     if (refused) return refused
     const { columns, transfer } = encodePoints(points)
     return this.port.request({ t: 'write', columns }, transfer)
-  }
-
-  writeStaged(points: readonly TelemetryPoint[], events: string, n: number): Promise<number> {
-    const refused = refusedWrite(points, this.closed)
-    if (refused && (this.closed || points.length > 0)) return refused.then(() => 0)
-    const { columns, transfer } = encodePoints(points)
-    return this.port.request({ t: 'write', columns, events, n }, transfer)
-  }
-
-  staged(after: number, limit: number): Promise<StagedEvents> {
-    return this.call('staged', after, limit)
-  }
-
-  dropStaged(through: number): Promise<void> {
-    return this.call('dropStaged', through)
   }
 
   readRaw(range: SeriesRange): Promise<Map<string, Series>> {

@@ -22,12 +22,10 @@ export type TelemetryMethod =
   | 'compact'
   | 'pragmas'
   | 'ping'
-  | 'staged'
-  | 'dropStaged'
 
 export type TelemetryRequest =
-  /** write(points), the points as columns; writeStaged with `events` (n rows). */
-  | { t: 'write'; columns: PointColumns; events?: string; n?: number }
+  /** write(points), the points as columns. */
+  | { t: 'write'; columns: PointColumns }
   | { t: 'call'; method: TelemetryMethod; args: unknown[] }
   /** stream(range): `open` answers a stream number, `next` a few slices and whether the stream ended. */
   | { t: 'stream'; op: 'open'; range: SeriesRange }

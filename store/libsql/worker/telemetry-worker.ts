@@ -64,9 +64,7 @@ async function next(id: number) {
 async function handle(store: LibsqlTelemetryStore, r: TelemetryRequest): Promise<unknown> {
   switch (r.t) {
     case 'write':
-      return r.events === undefined
-        ? store.write(decodePoints(r.columns))
-        : store.writeStaged(decodePoints(r.columns), r.events, r.n ?? 0)
+      return store.write(decodePoints(r.columns))
     case 'call':
       return (store[r.method] as (...a: unknown[]) => Promise<unknown>).apply(store, r.args)
     case 'stream':
