@@ -146,11 +146,14 @@ export const VALUE_TABLES = [
   'chunk_packs',
 ]
 
-/** The event log's tables and indexes in the metadata database: the tail (`events`) and the folded blocks. */
+/**
+ * The event log's tables and indexes in the metadata database: the tail (`events`), its index by device
+ * (`event_devices`, filled apart from ingest) and the folded blocks.
+ */
 export const EVENT_LOG_TABLES = [
   'events',
   'events_tenant',
-  'events_device',
+  'event_devices',
   'events_product',
   'event_blocks',
   'event_blocks_tenant',

@@ -10,6 +10,13 @@ import { leasedJob } from './leased-job.ts'
 import type { ServiceDeps } from './types.ts'
 
 const JOB = 'event-fold'
+/**
+ * How often each process indexes the tail's new rows by device (store/libsql/event-devices.ts): rows above the
+ * index's mark are read by a scan, so the mark stays about this far behind ingest. Every process runs it; a step is
+ * one transaction that reads the mark, so two processes never index a row twice. Every 2 s rather than every
+ * second: a step then adds twice the entries for the same index pages (alternated bench pairs, bench/README.md).
+ */
+export const INDEX_MS = 2000
 /** Events younger than this stay in the tail (longer than any write in flight takes to commit). */
 export const FOLD_AGE_MS = 5 * 60_000
 
@@ -60,6 +67,27 @@ export function eventFoldService(d: EventFoldDeps) {
     return { startedAt, ms: now() - startedAt, events, blocks }
   }
 
+  let indexTimer: NodeJS.Timeout | undefined
+  let indexing: Promise<number> | undefined
+  let indexClosed = false
+
+  /** Indexes the tail by device up to its newest row, a step (at most INDEX_STEP_ROWS) at a time; rows indexed. */
+  async function catchUp(): Promise<number> {
+    let rows = 0
+    for (;;) {
+      const step = await d.meta.retention.indexEventDevices()
+      rows += step.indexed
+      if (!step.more || indexClosed) return rows
+      await pause(PAUSE_MIN_MS) // the writer's turn for ingest between two steps
+    }
+  }
+
+  /** catchUp, unless one runs already (then that one's result). */
+  function index(): Promise<number> {
+    indexing ??= catchUp().finally(() => (indexing = undefined))
+    return indexing
+  }
+
   const job = leasedJob({
     name: JOB,
     leases: d.meta.retention,
@@ -78,10 +106,27 @@ export function eventFoldService(d: EventFoldDeps) {
     /** Runs a fold when one is due and no process holds the job; its result, or undefined when not run here. */
     runIfDue: job.runIfDue,
     fold,
-    /** Checks a minute after start-up, then every minute (at most the interval), whether a fold is due. */
-    start: job.start,
-    /** Stops checking; a fold under way ends after its current step. */
-    close: job.close,
+    /** Indexes the tail's new rows by device now (the timer does every INDEX_MS); rows indexed. */
+    index,
+    /**
+     * Checks a minute after start-up, then every minute (at most the interval), whether a fold is due; indexes the
+     * tail's new rows by device every INDEX_MS.
+     */
+    start() {
+      job.start()
+      indexTimer = setInterval(
+        () => void index().catch((e) => log('event index failed', e)),
+        INDEX_MS,
+      )
+      indexTimer.unref()
+    },
+    /** Stops checking and indexing; a fold under way ends after its current step, an index run after its step. */
+    async close() {
+      indexClosed = true
+      clearInterval(indexTimer)
+      await indexing?.catch(() => {})
+      await job.close()
+    },
   }
 }
 

@@ -58,16 +58,21 @@ const MOVED = `tenant_id, alert_name, alert_content, alert_severity, alert_times
 /**
  * The no-data alerts due at ?1 (now): devices of enabled no-data rules whose last uplink (or the later of the
  * rule's last edit and the device's creation) is older than the rule's noDataSeconds, with `{deviceName}` of the
- * rule's alertContent filled in (it has no values). The insert does nothing for an alert already open (another
+ * rule's alertContent filled in (it has no values). A device's last uplink is the newest of its indexed tail rows,
+ * of the rows above the index's mark (`newest`: one pass over them, ./event-devices.ts) and of its blocks. The insert does nothing for an alert already open (another
  * node or an earlier tick opened it).
  */
-const NO_DATA = `INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
+const NO_DATA = `WITH newest (device, t) AS MATERIALIZED (
+    SELECT device_int_id, max(msg_time) FROM events
+     WHERE id > (SELECT upto FROM event_device_mark) AND device_int_id IS NOT NULL GROUP BY device_int_id)
+  INSERT INTO current_alerts (${RAISE_COLUMNS.join(', ')})
   SELECT r.tenant_id, r.rule_name, replace(r.alert_content, '{deviceName}', d.device_name), r.alert_severity,
     json_object('noDataSeconds', r.no_data_seconds), d.id, d.device_id, d.device_name, ?1, ?2, r.id, 0
   FROM alert_rules r JOIN devices d ON d.product_int_id = r.product_int_id AND d.tenant_id = r.tenant_id
   WHERE r.enable = 1 AND r.no_data_seconds IS NOT NULL
     AND (r.device_int_ids IS NULL OR d.id IN (SELECT value FROM json_each(r.device_int_ids)))
-    AND max(coalesce((SELECT max(e.msg_time) FROM events e WHERE e.device_int_id = d.id), 0),
+    AND max(coalesce((SELECT max(x.msg_time) FROM event_devices x WHERE x.device_int_id = d.id), 0),
+      coalesce((SELECT n.t FROM newest n WHERE n.device = d.id), 0),
       coalesce((SELECT max(b.t1) FROM event_blocks b WHERE b.device_int_id = d.id), 0),
       coalesce((SELECT s.since FROM alert_states s WHERE s.rule_id = r.id AND s.device_int_id = d.id), 0),
       coalesce(r.update_at, r.create_at), d.create_at) < ?1 - r.no_data_seconds * 1000

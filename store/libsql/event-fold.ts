@@ -9,6 +9,7 @@ import type { InValue } from '@libsql/client'
 import type { Db, Row } from './db.ts'
 import { insertRows } from './db.ts'
 import { marks } from './list.ts'
+import { indexStep } from './event-devices.ts'
 import {
   BLOCK_EVENTS,
   decodeIndex,
@@ -53,9 +54,11 @@ export class EventFoldRepo {
 
   /**
    * The highest tail id inserted before `cutoff` (0: none). Ids grow with insert time, so a binary search over
-   * ids by primary key finds it without an index on createAt.
+   * ids by primary key finds it without an index on createAt. A step reads rows by the index by device: that
+   * index is first brought up to the tail's newest row (the indexer keeps it a few seconds behind at most).
    */
   async boundary(cutoff: number): Promise<number> {
+    while ((await indexStep(this.db)).more);
     const r = await this.db.one('SELECT min(id) AS lo, max(id) AS hi FROM events')
     if (!r || r.lo === null) return 0
     let lo = Number(r.lo)
@@ -81,23 +84,25 @@ export class EventFoldRepo {
 
   /**
    * Folds the tail rows with ids up to `boundary` of the next devices after device `after` (by device_int_id;
-   * 0: from the first). Rows without a device stay in the tail.
+   * 0: from the first). Rows without a device, and rows not yet in the index by device (above its mark,
+   * ./event-devices.ts), stay in the tail for a later pass.
    */
   async step(boundary: number, after: number): Promise<FoldStep> {
     const devices = (
       await this.db.all(
-        `SELECT DISTINCT device_int_id AS d FROM events INDEXED BY events_device
+        `SELECT DISTINCT device_int_id AS d FROM event_devices
           WHERE device_int_id > ? AND id <= ? ORDER BY device_int_id LIMIT ?`,
         [after, boundary, STEP_DEVICES],
       )
     ).map((r) => Number(r.d))
     if (!devices.length) return { events: 0, blocks: 0, next: undefined }
     const rows = await this.db.all(
-      `SELECT id, tenant_id AS tenantID, device_int_id AS deviceIntID, device_id AS deviceID,
-              device_name AS deviceName, product_int_id AS productIntID, topic, payload, ip AS IP, status,
-              reason, msg_time AS msgTime, create_at AS createAt
-         FROM events WHERE device_int_id IN (${marks(devices.length)}) AND id <= ?
-         ORDER BY device_int_id, id LIMIT ?`,
+      `SELECT e.id, e.tenant_id AS tenantID, e.device_int_id AS deviceIntID, e.device_id AS deviceID,
+              e.device_name AS deviceName, e.product_int_id AS productIntID, e.topic, e.payload, e.ip AS IP,
+              e.status, e.reason, e.msg_time AS msgTime, e.create_at AS createAt
+         FROM event_devices x CROSS JOIN events e ON e.id = x.id
+        WHERE x.device_int_id IN (${marks(devices.length)}) AND x.id <= ?
+        ORDER BY x.device_int_id, x.id LIMIT ?`,
       [...devices, boundary, STEP_ROWS + 1],
     )
     let next = devices.at(-1)!

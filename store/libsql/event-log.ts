@@ -14,7 +14,7 @@ import type { Db, Row, Statement } from './db.ts'
 import type { Cursor, ListArgs, Page } from '../types.ts'
 import type { EventRecord } from '../fields/logs.ts'
 import { filterConditions, listQuery, marks, timeBounds } from './list.ts'
-import { eventSpec } from './logs-sql.ts'
+import { deviceEventSpec, eventSpec } from './logs-sql.ts'
 import {
   decodeIndex,
   decodePayloads,
@@ -107,10 +107,11 @@ export class EventLog {
     const order = orderOf(q)
     const offset = q.after ? 0 : (q.page - 1) * q.limit
     const need = offset + q.limit + 1
-    const device = deviceIntID === undefined ? '' : ' AND e.device_int_id = ?'
-    const baseArgs: InValue[] = deviceIntID === undefined ? [tenant] : [tenant, deviceIntID]
+    const spec = deviceIntID === undefined ? eventSpec() : deviceEventSpec()
+    const baseArgs: InValue[] =
+      deviceIntID === undefined ? [tenant] : [tenant, deviceIntID, deviceIntID]
     // the tail's first `need` rows in the list's order (after the cursor), and its count
-    const tail = listQuery(eventSpec(device), baseArgs, { ...q, page: 1, limit: need })
+    const tail = listQuery(spec, baseArgs, { ...q, page: 1, limit: need })
     const blocks = blockQuery(tenant, q, order, deviceIntID)
     const [tailRows, tailCount, maxBlock, counted, edges, first] = await this.db.read([
       ...tail.statements,

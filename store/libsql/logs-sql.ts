@@ -1,6 +1,7 @@
 import type { InStatement, InValue } from '@libsql/client'
 import { insertRows, type JsonRows } from './db.ts'
 import { tableList } from './list.ts'
+import { DEVICE_EVENT_IDS } from './event-devices.ts'
 import { CONNECT_LOG_TABLE, CONTROL_LOG_TABLE, EVENT_TABLE } from '../fields/logs.ts'
 import type { ConnectLogInput, ControlLogInput, EventInput } from '../types.ts'
 
@@ -13,13 +14,27 @@ export const connectLogSpec = (where = '') =>
     idField: 'l.id',
   })
 
-/** Uplink messages of a tenant, with the product's current name; `where` narrows further (one device). */
-export const eventSpec = (where = '') =>
+/** Uplink messages of a tenant, with the product's current name. */
+export const eventSpec = () =>
   tableList(EVENT_TABLE, {
     from: 'FROM events e LEFT JOIN products p ON p.id = e.product_int_id',
-    where: `e.tenant_id = ?${where}`,
+    where: 'e.tenant_id = ?',
     timeField: 'e.msg_time',
     idField: 'e.id',
+  })
+
+/**
+ * One device's uplink messages (args: tenant, then the device's record id twice): its rows found by their ids
+ * (./event-devices.ts), never by a scan of the tenant's (`+` keeps SQLite off the tenant's index). Its rows are
+ * sorted for a page, so the page's ids are picked from `events` alone and joined after (the deferred join).
+ */
+export const deviceEventSpec = () =>
+  tableList(EVENT_TABLE, {
+    from: 'FROM events e LEFT JOIN products p ON p.id = e.product_int_id',
+    where: `+e.tenant_id = ? AND e.id IN (${DEVICE_EVENT_IDS})`,
+    timeField: 'e.msg_time',
+    idField: 'e.id',
+    count: { from: 'FROM events e', baseAlias: 'e' },
   })
 
 /** Control logs of a tenant; `where` picks device rows, one device's or one group's. */

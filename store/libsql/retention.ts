@@ -1,5 +1,6 @@
 import type { Db } from './db.ts'
 import { EventFoldRepo } from './event-fold.ts'
+import { indexStep } from './event-devices.ts'
 import type { ProductRetention, RetentionRepository } from '../meta/retention.ts'
 
 /**
@@ -19,6 +20,10 @@ export class RetentionRepo implements RetentionRepository {
 
   foldEvents(boundary: number, after: number) {
     return this.fold.step(boundary, after)
+  }
+
+  indexEventDevices(limit?: number) {
+    return indexStep(this.db, limit)
   }
 
   async pruneEventBlocks(productIntID: number | null, before: number, limit: number) {

@@ -181,7 +181,8 @@ fold(
   'guard :: rows deleted after the fold read them: the step rolls back, nothing is resurrected',
   async () => {
     const { db } = await filled('guard.db', 3000, 3)
-    // the delete lands between the step's read and its write
+    // the delete lands between the step's read and its write (armed once the boundary, which indexes, is read)
+    let armed = false
     const racing: Db = {
       ...db,
       all: db.all.bind(db),
@@ -192,12 +193,13 @@ fold(
       close: db.close.bind(db),
       insertJson: db.insertJson.bind(db),
       async batch(statements: InStatement[]) {
-        await db.run('DELETE FROM events WHERE device_int_id = 2')
+        if (armed) await db.run('DELETE FROM events WHERE device_int_id = 2')
         return db.batch(statements)
       },
     }
     const repo = new EventFoldRepo(racing)
     const boundary = await repo.boundary(Date.now() + 1)
+    armed = true
     let failed = false
     try {
       await repo.step(boundary, 0)

@@ -260,6 +260,23 @@ fold(
   },
 )
 
+fold(
+  'the index by device :: the running service brings it up to the newest row within seconds; reads agree',
+  async () => {
+    await logs.addEvents([0, 1, 2, 3].map((i) => eventOf(20 + i, tenantA, devA2, 'A2')))
+    const newest = Number((await t.db.one('SELECT max(id) AS m FROM events'))!.m)
+    const mark = async () => Number((await t.db.one('SELECT upto FROM event_device_mark'))!.upto)
+    const before = (await t.admin.get(`/api/v1/devices/${devA2}/events?_limit=100`)).body
+    assert.ok(before.meta.count >= 4)
+    const started = Date.now()
+    while ((await mark()) < newest) {
+      assert.ok(Date.now() - started < 10_000, 'indexed within 10 s')
+      await sleep(100)
+    }
+    assert.equal((await t.admin.get(`/api/v1/devices/${devA2}/events?_limit=100`)).body, before)
+  },
+)
+
 fold('other tenant :: sees none of these blocks; a foreign device is 404', async () => {
   const mine = await b.get('/api/v1/device_events?_limit=1')
   assert.is(mine.body.meta.count, 750)
