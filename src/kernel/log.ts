@@ -63,7 +63,8 @@ const LOG_FLUSH_MS = 100
  * An asynchronous destination writing its lines in chunks: a write of each line (an access line per request) cost
  * the event loop ~8 µs of a detail request's ~150 (the write call, a thread-pool hand-off on a busy machine). Lines
  * wait until LOG_BUFFER_BYTES have gathered or LOG_FLUSH_MS has passed; pino writes what is left when the process
- * exits (process.exit included), so only a kill -9 can lose the last LOG_FLUSH_MS of lines.
+ * exits (process.exit included), so only a kill -9 can lose the last LOG_FLUSH_MS of lines. A chunk whose write was
+ * under way at the exit may land after the lines written then (seen once in a test run on a busy machine).
  */
 function buffered(dest: number | string): DestinationStream & { end(): void } {
   const out = pino.destination({ dest, sync: false, minLength: LOG_BUFFER_BYTES })
