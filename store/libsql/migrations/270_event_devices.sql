@@ -1,9 +1,9 @@
--- The event log's index by device, kept apart from the ingest path (README "Keeping data"). An index of `events` on
--- (device_int_id, msg_time) put each device of a commit on a page of its own: a commit of 200 uplinks of 200
--- devices rewrote 200 index pages into the WAL, 1.8-4.9 KB a message against ~0.45 KB without that index, and more
--- as the tail grew. Ingest now appends rows only; `event_devices` is filled from them in id order by the indexer
--- (store/libsql/event-devices.ts), each device's new entries together, up to `event_device_mark.upto`. Rows above
--- the mark are read by a scan of that short id range (a second of uplinks under load).
+-- The event log's index by device, kept apart from the ingest path (README "The event log: compact blocks"). An
+-- index of `events` on (device_int_id, msg_time) put each device of a commit on a page of its own: a commit of 200
+-- uplinks of 200 devices rewrote 200 index pages into the WAL, 1.8-4.9 KB a message against ~0.45 KB without that
+-- index, and more as the tail grew. Ingest now appends rows only; `event_devices` is filled from them in id order by
+-- the indexer (store/libsql/event-devices.ts), each device's new entries together, up to `event_device_mark.upto`.
+-- Rows above the mark are read by a scan of that short id range (about 2 s of uplinks).
 CREATE TABLE event_devices (
   device_int_id INTEGER NOT NULL,
   msg_time INTEGER NOT NULL,
