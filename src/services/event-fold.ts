@@ -16,7 +16,7 @@ const JOB = 'event-fold'
  * one transaction that reads the mark, so two processes never index a row twice. Every 2 s rather than every
  * second: a step then adds twice the entries for the same index pages (alternated bench pairs, bench/README.md).
  */
-export const INDEX_MS = 2000
+const INDEX_MS = 2000
 /** Events younger than this stay in the tail (longer than any write in flight takes to commit). */
 export const FOLD_AGE_MS = 5 * 60_000
 
@@ -68,22 +68,17 @@ export function eventFoldService(d: EventFoldDeps) {
   }
 
   let indexTimer: NodeJS.Timeout | undefined
-  let indexing: Promise<number> | undefined
+  let indexing: Promise<void> | undefined
   let indexClosed = false
 
-  /** Indexes the tail by device up to its newest row, a step (at most INDEX_STEP_ROWS) at a time; rows indexed. */
-  async function catchUp(): Promise<number> {
-    let rows = 0
-    for (;;) {
-      const step = await d.meta.retention.indexEventDevices()
-      rows += step.indexed
-      if (!step.more || indexClosed) return rows
+  /** Indexes the tail by device up to its newest row, a step (at most INDEX_STEP_ROWS) at a time. */
+  async function catchUp(): Promise<void> {
+    while ((await d.meta.retention.indexEventDevices()).more && !indexClosed)
       await pause(PAUSE_MIN_MS) // the writer's turn for ingest between two steps
-    }
   }
 
-  /** catchUp, unless one runs already (then that one's result). */
-  function index(): Promise<number> {
+  /** catchUp, unless one runs already (then that one). */
+  function index(): Promise<void> {
     indexing ??= catchUp().finally(() => (indexing = undefined))
     return indexing
   }
@@ -106,8 +101,6 @@ export function eventFoldService(d: EventFoldDeps) {
     /** Runs a fold when one is due and no process holds the job; its result, or undefined when not run here. */
     runIfDue: job.runIfDue,
     fold,
-    /** Indexes the tail's new rows by device now (the timer does every INDEX_MS); rows indexed. */
-    index,
     /**
      * Checks a minute after start-up, then every minute (at most the interval), whether a fold is due; indexes the
      * tail's new rows by device every INDEX_MS.

@@ -59,8 +59,8 @@ const MOVED = `tenant_id, alert_name, alert_content, alert_severity, alert_times
  * The no-data alerts due at ?1 (now): devices of enabled no-data rules whose last uplink (or the later of the
  * rule's last edit and the device's creation) is older than the rule's noDataSeconds, with `{deviceName}` of the
  * rule's alertContent filled in (it has no values). A device's last uplink is the newest of its indexed tail rows,
- * of the rows above the index's mark (`newest`: one pass over them, ./event-devices.ts) and of its blocks. The insert does nothing for an alert already open (another
- * node or an earlier tick opened it).
+ * of the rows above the index's mark (`newest`: one pass over them, ./event-devices.ts) and of its blocks. The
+ * insert does nothing for an alert already open (another node or an earlier tick opened it).
  */
 const NO_DATA = `WITH newest (device, t) AS MATERIALIZED (
     SELECT device_int_id, max(msg_time) FROM events

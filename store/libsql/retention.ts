@@ -22,8 +22,8 @@ export class RetentionRepo implements RetentionRepository {
     return this.fold.step(boundary, after)
   }
 
-  indexEventDevices(limit?: number) {
-    return indexStep(this.db, limit)
+  indexEventDevices() {
+    return indexStep(this.db)
   }
 
   async pruneEventBlocks(productIntID: number | null, before: number, limit: number) {

@@ -48,10 +48,10 @@ export interface RetentionRepository {
     after: number,
   ): Promise<{ events: number; blocks: number; next: number | undefined }>
   /**
-   * Indexes the next tail events by device (at most `limit` ids past the index's mark) and moves the mark, in one
-   * transaction; `more`: newer rows wait for the next step.
+   * Indexes the next tail events by device (a bounded range of ids past the index's mark) and moves the mark, in
+   * one transaction; `more`: newer rows wait for the next step.
    */
-  indexEventDevices(limit?: number): Promise<{ indexed: number; more: boolean }>
+  indexEventDevices(): Promise<{ indexed: number; more: boolean }>
   /** Deletes at most `limit` of the tenant's connection logs older than `before`; the number deleted. */
   pruneConnectLogs(tenantID: string, before: number, limit: number): Promise<number>
   /**
