@@ -60,22 +60,29 @@ const LOG_BUFFER_BYTES = 4096
 const LOG_FLUSH_MS = 100
 
 /**
- * An asynchronous destination writing its lines in chunks: a write of each line (an access line per request) cost
- * the event loop ~8 µs of a detail request's ~150 (the write call, a thread-pool hand-off on a busy machine). Lines
- * wait until LOG_BUFFER_BYTES have gathered or LOG_FLUSH_MS has passed; pino writes what is left when the process
- * exits (process.exit included), so only a kill -9 can lose the last LOG_FLUSH_MS of lines. A chunk whose write was
- * under way at the exit may land after the lines written then (seen once in a test run on a busy machine).
+ * A destination writing its lines in chunks: a write of each line (an access line per request) cost the event loop
+ * ~8 µs of a detail request's ~150 (the write call, a thread-pool hand-off on a busy machine). Lines wait until
+ * LOG_BUFFER_BYTES have gathered or LOG_FLUSH_MS has passed, and a chunk is written synchronously, so lines land in
+ * the order they were logged; an 'exit' listener writes what is left (process.exit included) after every chunk
+ * before it, so only a kill -9 can lose the last LOG_FLUSH_MS of lines. (An asynchronous write of a chunk could still
+ * be in the thread pool at the exit, and land after the last lines or never.) A reader of stdout that stops reading
+ * makes the writer wait, as pino's own default destination does, rather than hold lines without bound.
  */
 function buffered(dest: number | string): DestinationStream & { end(): void } {
-  const out = pino.destination({ dest, sync: false, minLength: LOG_BUFFER_BYTES })
+  const out = pino.destination({ dest, sync: true, minLength: LOG_BUFFER_BYTES })
   // sonic-boom's state (its types leave it out): nothing to flush before the file is open, once it is closed, or
   // with no bytes waiting (a flush of nothing would still write 0 bytes, ten times a second on an idle node)
   const state = out as unknown as { fd: number; destroyed: boolean; _len: number }
-  const timer = setInterval(() => {
-    if (state._len > 0 && state.fd >= 0 && !state.destroyed) out.flush()
-  }, LOG_FLUSH_MS)
+  const waiting = () => state._len > 0 && state.fd >= 0 && !state.destroyed
+  const timer = setInterval(() => waiting() && out.flush(), LOG_FLUSH_MS)
   timer.unref()
-  out.on('close', () => clearInterval(timer))
+  // pino flushes at exit only its asynchronous destinations
+  const atExit = () => waiting() && out.flushSync()
+  process.on('exit', atExit)
+  out.on('close', () => {
+    clearInterval(timer)
+    process.off('exit', atExit)
+  })
   return out
 }
 
@@ -111,7 +118,7 @@ export function unredactedChild(logger: Logger, bindings: Record<string, unknown
   return (logger as pino.Logger).child(bindings, { redact: [] })
 }
 
-/** A file written as stdout is (buffered, asynchronous): for benches writing to /dev/null as production does. */
+/** A file written as stdout is (in chunks): for benches writing to /dev/null as production does. */
 export const fileDestination = (path: string): LogDestination & { end(): void } => buffered(path)
 
 let fallback: Logger | undefined
