@@ -76,8 +76,12 @@ function buffered(dest: number | string): DestinationStream & { end(): void } {
   const waiting = () => state._len > 0 && state.fd >= 0 && !state.destroyed
   const timer = setInterval(() => waiting() && out.flush(), LOG_FLUSH_MS)
   timer.unref()
-  // pino flushes at exit only its asynchronous destinations
-  const atExit = () => waiting() && out.flushSync()
+  // pino flushes at exit only its asynchronous destinations; a stdout that is gone by then (EPIPE) takes no lines
+  const atExit = () => {
+    try {
+      if (waiting()) out.flushSync()
+    } catch {}
+  }
   process.on('exit', atExit)
   out.on('close', () => {
     clearInterval(timer)
