@@ -3,6 +3,7 @@ import type { LastValue, TelemetryPoint, TelemetryStore } from '../store/telemet
 
 interface DeviceEntry {
   tenantID: string
+  deviceID: string
   /** The productID of the device's last written point; unknown for an entry read from the store alone. */
   productID?: string
   values: Map<string, LastValue>
@@ -19,17 +20,39 @@ const MAX_DEVICES = 100_000
  * device or data point is forgotten at once.
  */
 export class LatestValuesCache {
-  private devices = new Map<string, DeviceEntry>()
+  /**
+   * Entries by tenantID, then deviceID: keyed by the strings the points carry (their hashes kept with them), not
+   * by a joined key built and hashed for every uplink.
+   */
+  private tenants = new Map<string, Map<string, DeviceEntry>>()
+  /** Every entry, the oldest first (what the bound forgets). */
+  private order = new Set<DeviceEntry>()
 
-  constructor(private telemetry: Pick<TelemetryStore, 'latest' | 'latestOf'>) {}
+  constructor(
+    private telemetry: Pick<TelemetryStore, 'latest' | 'latestOf'>,
+    private maxDevices = MAX_DEVICES,
+  ) {}
 
-  private static key(tenantID: string, deviceID: string) {
-    return `${tenantID}\u0000${deviceID}`
+  private entry(tenantID: string, deviceID: string): DeviceEntry | undefined {
+    return this.tenants.get(tenantID)?.get(deviceID)
   }
 
-  private add(key: string, entry: DeviceEntry) {
-    if (this.devices.size >= MAX_DEVICES) this.devices.delete(this.devices.keys().next().value!)
-    this.devices.set(key, entry)
+  private add(entry: DeviceEntry) {
+    if (this.order.size >= this.maxDevices) this.remove(this.order.values().next().value!)
+    let devices = this.tenants.get(entry.tenantID)
+    if (!devices) this.tenants.set(entry.tenantID, (devices = new Map()))
+    const old = devices.get(entry.deviceID)
+    if (old) this.order.delete(old)
+    devices.set(entry.deviceID, entry)
+    this.order.add(entry)
+  }
+
+  private remove(entry: DeviceEntry) {
+    this.order.delete(entry)
+    const devices = this.tenants.get(entry.tenantID)
+    if (devices?.get(entry.deviceID) !== entry) return
+    devices.delete(entry.deviceID)
+    if (!devices.size) this.tenants.delete(entry.tenantID)
   }
 
   /**
@@ -41,11 +64,10 @@ export class LatestValuesCache {
     let last: TelemetryPoint | undefined
     for (const p of points) {
       if (!entry || p.deviceID !== last!.deviceID || p.tenantID !== last!.tenantID) {
-        const key = LatestValuesCache.key(p.tenantID, p.deviceID)
-        entry = this.devices.get(key)
+        entry = this.entry(p.tenantID, p.deviceID)
         if (!entry) {
-          entry = { tenantID: p.tenantID, values: new Map(), complete: false }
-          this.add(key, entry)
+          entry = { tenantID: p.tenantID, deviceID: p.deviceID, values: new Map(), complete: false }
+          this.add(entry)
         }
       }
       last = p
@@ -62,17 +84,16 @@ export class LatestValuesCache {
 
   /** The last values of a device's data points: live (later writes change them), to read before the next await. */
   async get(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
-    const key = LatestValuesCache.key(tenantID, deviceID)
-    const entry = this.devices.get(key)
+    const entry = this.entry(tenantID, deviceID)
     if (entry?.complete) return entry.values
-    return this.complete(key, tenantID, await this.telemetry.latest(tenantID, deviceID))
+    return this.complete(tenantID, deviceID, await this.telemetry.latest(tenantID, deviceID))
   }
 
   /** Merges what the store holds into the entry (values written meanwhile stay when newer): now complete. */
-  private complete(key: string, tenantID: string, stored: Map<string, LastValue>) {
-    const now = this.devices.get(key)
+  private complete(tenantID: string, deviceID: string, stored: Map<string, LastValue>) {
+    const now = this.entry(tenantID, deviceID)
     if (!now) {
-      this.add(key, { tenantID, values: stored, complete: true })
+      this.add({ tenantID, deviceID, values: stored, complete: true })
       return stored
     }
     for (const [id, v] of stored) {
@@ -94,22 +115,21 @@ export class LatestValuesCache {
     const out = new Map<string, Map<string, LastValue>>()
     const missing: string[] = []
     for (const deviceID of new Set(deviceIDs)) {
-      const entry = this.devices.get(LatestValuesCache.key(tenantID, deviceID))
+      const entry = this.entry(tenantID, deviceID)
       if (entry?.complete) out.set(deviceID, entry.values)
       else missing.push(deviceID)
     }
     if (!missing.length) return out
     const stored = await this.telemetry.latestOf(tenantID, missing)
-    for (const deviceID of missing) {
-      const key = LatestValuesCache.key(tenantID, deviceID)
-      out.set(deviceID, this.complete(key, tenantID, stored.get(deviceID) ?? new Map()))
-    }
+    for (const deviceID of missing)
+      out.set(deviceID, this.complete(tenantID, deviceID, stored.get(deviceID) ?? new Map()))
     return out
   }
 
   /** Forgets a device (deleted). */
   forget(tenantID: string, deviceID: string) {
-    this.devices.delete(LatestValuesCache.key(tenantID, deviceID))
+    const entry = this.entry(tenantID, deviceID)
+    if (entry) this.remove(entry)
   }
 
   /**
@@ -117,10 +137,10 @@ export class LatestValuesCache {
    * is not known here and that has a value of that dataPointID is forgotten whole (read again when asked).
    */
   forgetDataPoint(tenantID: string, productID: string, dataPointID: string) {
-    for (const [key, entry] of [...this.devices]) {
-      if (entry.tenantID !== tenantID || !entry.values.has(dataPointID)) continue
+    for (const entry of [...(this.tenants.get(tenantID)?.values() ?? [])]) {
+      if (!entry.values.has(dataPointID)) continue
       if (entry.productID === productID) entry.values.delete(dataPointID)
-      else if (entry.productID === undefined) this.devices.delete(key)
+      else if (entry.productID === undefined) this.remove(entry)
     }
   }
 

@@ -49,6 +49,9 @@ export function mountpoint(d: MountedDevice): string {
 
 /** Relative topics compare without leading or trailing slashes (`/data/t1/` matches `data/t1`). */
 export function normalizeTopic(topic: string): string {
+  // every uplink's topic is normalized to find its stream: most have no slash at either end to drop
+  const last = topic.length - 1
+  if (last < 0 || (topic.charCodeAt(0) !== 0x2f && topic.charCodeAt(last) !== 0x2f)) return topic
   return topic.replace(/^\/+|\/+$/g, '')
 }
 

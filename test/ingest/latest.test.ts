@@ -129,4 +129,36 @@ latest(
   },
 )
 
+latest(
+  'two tenants, one deviceID :: each tenant reads its own values, a delete forgets one',
+  async () => {
+    const values = new LatestValuesCache(storeOf())
+    await values.get('T1', 'd1')
+    await values.get('T2', 'd1')
+    values.update([point('d1', 'temp', 5), point('d1', 'temp', 8, { tenantID: 'T2', value: -1 })])
+    assert.equal((await values.get('T1', 'd1')).get('temp'), { time: 5, value: 5 })
+    assert.equal((await values.get('T2', 'd1')).get('temp'), { time: 8, value: -1 })
+    values.forget('T2', 'd1')
+    assert.is((await values.get('T2', 'd1')).size, 0, 'read again from the store, which holds none')
+    assert.equal((await values.get('T1', 'd1')).get('temp'), { time: 5, value: 5 })
+  },
+)
+
+latest(
+  'bounded :: past maxDevices the oldest device is forgotten first and read again',
+  async () => {
+    const store = storeOf({ 'T1/d1': { temp: { time: 1, value: 10 } } })
+    const values = new LatestValuesCache(store, 2)
+    await values.get('T1', 'd1')
+    values.update([point('d2', 'temp', 2, { tenantID: 'T2' })])
+    values.update([point('d3', 'temp', 3)]) // a third device: d1, the oldest, goes
+    assert.equal(store.reads, ['T1/d1'])
+    assert.equal((await values.get('T1', 'd1')).get('temp'), { time: 1, value: 10 })
+    assert.equal(store.reads, ['T1/d1', 'T1/d1'], 'd1 was read again')
+    // d2 was the oldest now and went for d1: d3 (partial) is still held, its value kept while it is completed
+    assert.equal((await values.get('T1', 'd3')).get('temp'), { time: 3, value: 3 })
+    assert.equal((await values.get('T2', 'd2')).size, 0, 'd2 was forgotten: the store holds none')
+  },
+)
+
 latest.run()
