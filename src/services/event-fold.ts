@@ -50,6 +50,8 @@ export function eventFoldService(d: EventFoldDeps) {
   async function fold(cutoff = now() - FOLD_AGE_MS): Promise<FoldResult> {
     const startedAt = now()
     const repo = d.meta.retention
+    // a step folds only rows in the index by device: the index is brought up to the newest row first, paced
+    await index()
     const boundary = await repo.foldBoundary(cutoff)
     let events = 0
     let blocks = 0

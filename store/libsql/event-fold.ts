@@ -9,7 +9,6 @@ import type { InValue } from '@libsql/client'
 import type { Db, Row } from './db.ts'
 import { insertRows } from './db.ts'
 import { marks } from './list.ts'
-import { indexStep } from './event-devices.ts'
 import {
   BLOCK_EVENTS,
   decodeIndex,
@@ -54,11 +53,10 @@ export class EventFoldRepo {
 
   /**
    * The highest tail id inserted before `cutoff` (0: none). Ids grow with insert time, so a binary search over
-   * ids by primary key finds it without an index on createAt. A step reads rows by the index by device: that
-   * index is first brought up to the tail's newest row (the indexer keeps it a few seconds behind at most).
+   * ids by primary key finds it without an index on createAt. A step reads rows by the index by device: rows the
+   * indexer has not reached (./event-devices.ts) stay for a later pass, so a caller indexes first.
    */
   async boundary(cutoff: number): Promise<number> {
-    while ((await indexStep(this.db)).more);
     const r = await this.db.one('SELECT min(id) AS lo, max(id) AS hi FROM events')
     if (!r || r.lo === null) return 0
     let lo = Number(r.lo)

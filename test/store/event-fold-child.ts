@@ -5,9 +5,11 @@
  */
 import { openDb } from '../../store/libsql/db.ts'
 import { EventFoldRepo } from '../../store/libsql/event-fold.ts'
+import { indexStep } from '../../store/libsql/event-devices.ts'
 
 const db = await openDb({ url: `file:${process.argv[2]}` })
 const fold = new EventFoldRepo(db)
+while ((await indexStep(db)).more); // a step folds indexed rows only
 const boundary = await fold.boundary(Date.now() + 1)
 let after: number | undefined = 0
 for (let k = 1; after !== undefined; k++) {

@@ -20,6 +20,7 @@ import {
   encodeBlock,
   type BlockEvent,
 } from '../../store/libsql/event-blocks.ts'
+import { indexStep } from '../../store/libsql/event-devices.ts'
 import type { EventInput } from '../../store/types.ts'
 
 const HOSTILE = [
@@ -142,7 +143,13 @@ async function everyID(db: Db): Promise<{ ids: number[]; repeated: number }> {
   return { ids: [...new Set(all)], repeated }
 }
 
-async function foldAll(repo: EventFoldRepo): Promise<number> {
+/** Brings the tail's index by device up to its newest row: a step folds indexed rows only. */
+async function indexAll(db: Db): Promise<void> {
+  while ((await indexStep(db)).more);
+}
+
+async function foldAll(repo: EventFoldRepo, db: Db): Promise<number> {
+  await indexAll(db)
   const boundary = await repo.boundary(Date.now() + 1)
   let after: number | undefined = 0
   let events = 0
@@ -161,12 +168,12 @@ fold(
     const other = await openDb({ url })
     const expected = (await everyID(db)).ids
     const results = await Promise.allSettled([
-      foldAll(new EventFoldRepo(db)),
-      foldAll(new EventFoldRepo(other)),
+      foldAll(new EventFoldRepo(db), db),
+      foldAll(new EventFoldRepo(other), other),
     ])
     const folded = results.reduce((n, r) => n + (r.status === 'fulfilled' ? r.value : 0), 0)
     // a step that lost the race rolls back (its guard), so what finished may have to be folded again
-    await foldAll(new EventFoldRepo(db))
+    await foldAll(new EventFoldRepo(db), db)
     const after = await everyID(db)
     assert.is(after.repeated, 0)
     assert.equal(after.ids, expected)
@@ -181,7 +188,7 @@ fold(
   'guard :: rows deleted after the fold read them: the step rolls back, nothing is resurrected',
   async () => {
     const { db } = await filled('guard.db', 3000, 3)
-    // the delete lands between the step's read and its write (armed once the boundary, which indexes, is read)
+    // the delete lands between the step's read and its write (armed once the index is up and the boundary read)
     let armed = false
     const racing: Db = {
       ...db,
@@ -198,6 +205,7 @@ fold(
       },
     }
     const repo = new EventFoldRepo(racing)
+    await indexAll(db)
     const boundary = await repo.boundary(Date.now() + 1)
     armed = true
     let failed = false
@@ -210,7 +218,7 @@ fold(
     assert.is(Number((await db.one('SELECT count(*) AS n FROM event_blocks'))!.n), 0)
     assert.is(Number((await db.one('SELECT count(*) AS n FROM events'))!.n), 2000)
     // the next fold goes through, without the deleted device's events
-    assert.is(await foldAll(new EventFoldRepo(db)), 2000)
+    assert.is(await foldAll(new EventFoldRepo(db), db), 2000)
     const left = await everyID(db)
     assert.is(left.ids.length, 2000)
     await db.close()
@@ -254,7 +262,7 @@ fold(
       Number((await db.one('SELECT count(*) AS n FROM events'))!.n) > 0,
       'killed before the end',
     )
-    await foldAll(new EventFoldRepo(db))
+    await foldAll(new EventFoldRepo(db), db)
     const end = await everyID(db)
     assert.is(end.repeated, 0)
     assert.equal(end.ids, expected)
