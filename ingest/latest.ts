@@ -37,20 +37,18 @@ export class LatestValuesCache {
     return this.tenants.get(tenantID)?.get(deviceID)
   }
 
+  /** Holds a device the cache has no entry for (every caller looked it up first). */
   private add(entry: DeviceEntry) {
     if (this.order.size >= this.maxDevices) this.remove(this.order.values().next().value!)
     let devices = this.tenants.get(entry.tenantID)
     if (!devices) this.tenants.set(entry.tenantID, (devices = new Map()))
-    const old = devices.get(entry.deviceID)
-    if (old) this.order.delete(old)
     devices.set(entry.deviceID, entry)
     this.order.add(entry)
   }
 
   private remove(entry: DeviceEntry) {
     this.order.delete(entry)
-    const devices = this.tenants.get(entry.tenantID)
-    if (devices?.get(entry.deviceID) !== entry) return
+    const devices = this.tenants.get(entry.tenantID)!
     devices.delete(entry.deviceID)
     if (!devices.size) this.tenants.delete(entry.tenantID)
   }

@@ -148,8 +148,9 @@ async function indexAll(db: Db): Promise<void> {
   while ((await indexStep(db)).more);
 }
 
-async function foldAll(repo: EventFoldRepo, db: Db): Promise<number> {
+async function foldAll(db: Db): Promise<number> {
   await indexAll(db)
+  const repo = new EventFoldRepo(db)
   const boundary = await repo.boundary(Date.now() + 1)
   let after: number | undefined = 0
   let events = 0
@@ -167,13 +168,10 @@ fold(
     const { db, url } = await filled('two.db', 20_000)
     const other = await openDb({ url })
     const expected = (await everyID(db)).ids
-    const results = await Promise.allSettled([
-      foldAll(new EventFoldRepo(db), db),
-      foldAll(new EventFoldRepo(other), other),
-    ])
+    const results = await Promise.allSettled([foldAll(db), foldAll(other)])
     const folded = results.reduce((n, r) => n + (r.status === 'fulfilled' ? r.value : 0), 0)
     // a step that lost the race rolls back (its guard), so what finished may have to be folded again
-    await foldAll(new EventFoldRepo(db), db)
+    await foldAll(db)
     const after = await everyID(db)
     assert.is(after.repeated, 0)
     assert.equal(after.ids, expected)
@@ -218,7 +216,7 @@ fold(
     assert.is(Number((await db.one('SELECT count(*) AS n FROM event_blocks'))!.n), 0)
     assert.is(Number((await db.one('SELECT count(*) AS n FROM events'))!.n), 2000)
     // the next fold goes through, without the deleted device's events
-    assert.is(await foldAll(new EventFoldRepo(db), db), 2000)
+    assert.is(await foldAll(db), 2000)
     const left = await everyID(db)
     assert.is(left.ids.length, 2000)
     await db.close()
@@ -262,7 +260,7 @@ fold(
       Number((await db.one('SELECT count(*) AS n FROM events'))!.n) > 0,
       'killed before the end',
     )
-    await foldAll(new EventFoldRepo(db), db)
+    await foldAll(db)
     const end = await everyID(db)
     assert.is(end.repeated, 0)
     assert.equal(end.ids, expected)
