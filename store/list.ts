@@ -44,3 +44,8 @@ export interface Page<T = Row> {
   /** Where the page after this one starts; null on the last page; absent when the list has no cursors. */
   next?: Cursor | null
 }
+
+/** A Page whose items are one JSON text: the array of their wire forms, written where they were read. */
+export interface TextPage extends Omit<Page, 'items'> {
+  items: string
+}

@@ -1,8 +1,10 @@
 import type { z } from 'zod'
-import type { Page as Found } from '../../store/types.ts'
+import type { Context } from 'hono'
+import type { Page as Found, Shape, TextPage } from '../../store/types.ts'
+import type { Projection } from '../kernel/projection.ts'
 import type { WireCtx } from '../wire/shape.ts'
 import { actorOf, wireCtx } from './env.ts'
-import { IdsQuery, Page, pageOf } from './paging.ts'
+import { IdsQuery, Page, pageOf, pageTextOf } from './paging.ts'
 import type { RouteDef, Router } from './router.ts'
 import type { Actor } from '../services/types.ts'
 
@@ -30,11 +32,19 @@ export class Form<R> {
   private constructor(
     readonly schema: z.ZodType,
     readonly wire: (record: R, ctx: WireCtx) => unknown,
+    /** `wire`'s projection, when it is made of one: a store may then answer the form as text. */
+    readonly projection?: Projection,
   ) {}
 
-  /** `schema`'s form of a record `R`: `wire` must answer the schema's output (checked at compile time). */
-  static of<S extends z.ZodType, R>(schema: S, wire: (record: R, ctx: WireCtx) => z.output<S>) {
-    return new Form<R>(schema, wire)
+  /**
+   * `schema`'s form of a record `R`: `wire` must answer the schema's output (checked at compile time); its
+   * projection, if it has one (src/wire/shape.ts `Shaper`), comes along.
+   */
+  static of<S extends z.ZodType, R>(
+    schema: S,
+    wire: ((record: R, ctx: WireCtx) => z.output<S>) & { projection?: Projection },
+  ) {
+    return new Form<R>(schema, wire, wire.projection)
   }
 
   /** A page of records (`{items, meta}`), each item in `item`'s form; `args` gives the page's meta. */
@@ -59,13 +69,24 @@ export interface ListRoute<Q extends PageArgs, R> extends Doc {
   form: Form<R>
   /** The page asked for (default: the store's `list`); `id` is the path's `:id` (a nested collection's parent). */
   read?: ListRead<Q, R>
+  /**
+   * The same page with its items as text in `form`'s projection (store/meta/table.ts ProjectedReads), answered
+   * instead of `read`'s when the form has a projection: the items are neither parsed nor serialized here.
+   */
+  readText?: (tenant: string, query: Q, shape: Shape, id: number) => Promise<TextPage>
 }
 
 export interface DetailRoute<R> extends Doc {
   form: Form<R>
   /** The record (default: the store's `get`). */
   read?: DetailRead<R>
+  /** The record as text in `form`'s projection, answered instead of `read`'s when the form has one. */
+  readText?: (tenant: string, id: number, shape: Shape) => Promise<string>
 }
+
+/** A JSON text answered as `c.json` would answer the value it is the text of. */
+const jsonText = (c: Context, text: string) =>
+  c.body(text, 200, { 'Content-Type': 'application/json' })
 
 /** 201 with the created record in `form`, or 201 with an empty body and the record's URL in `Location`. */
 type Created<R> = { form: Form<R>; location?: never } | { location: (created: R) => string }
@@ -207,19 +228,33 @@ function listRoute<Q extends PageArgs, R>(
   list: ListRoute<Q, R>,
   read: ListRead<Q, R>,
 ) {
-  const { form, query } = list
-  r.route(
-    { ...at, method: 'get', ...docOf(list), query, response: Page(form.schema) },
-    async (c, { query, id }) =>
-      c.json(pageIn(form, await read(c.get('tenant'), query, id), query, wireCtx(c))),
+  const { form, query, readText } = list
+  const def = { ...at, method: 'get', ...docOf(list), query, response: Page(form.schema) } as const
+  const { projection } = form
+  if (readText && projection) {
+    r.route(def, async (c, { query, id }) => {
+      const shape = { projection, ctx: wireCtx(c) }
+      const { items, count, next } = await readText(c.get('tenant'), query, shape, id)
+      return jsonText(c, pageTextOf(items, count, query, next))
+    })
+    return
+  }
+  r.route(def, async (c, { query, id }) =>
+    c.json(pageIn(form, await read(c.get('tenant'), query, id), query, wireCtx(c))),
   )
 }
 
 function detailRoute<R>(r: Router, at: At, detail: DetailRoute<R>, read: DetailRead<R>) {
-  const { form } = detail
-  r.route({ ...at, method: 'get', ...docOf(detail), response: form.schema }, async (c, { id }) =>
-    c.json(form.wire(await read(c.get('tenant'), id), wireCtx(c))),
-  )
+  const { form, readText } = detail
+  const def = { ...at, method: 'get', ...docOf(detail), response: form.schema } as const
+  const { projection } = form
+  if (readText && projection) {
+    r.route(def, async (c, { id }) =>
+      jsonText(c, await readText(c.get('tenant'), id, { projection, ctx: wireCtx(c) })),
+    )
+    return
+  }
+  r.route(def, async (c, { id }) => c.json(form.wire(await read(c.get('tenant'), id), wireCtx(c))))
 }
 
 function createRoute<B, R>(r: Router, at: At, create: CreateRoute<B, R>, write: CreateWrite<B, R>) {

@@ -180,12 +180,27 @@ export function pageOf<T>(
   args: { page: number; limit: number; sort?: string; order?: string },
   next?: Cursor | null,
 ) {
+  return { items, meta: metaOf(count, args, next) }
+}
+
+/** pageOf's JSON text, of items given as the JSON text of their array (a TextPage's). */
+export function pageTextOf(
+  items: string,
+  count: number,
+  args: { page: number; limit: number; sort?: string; order?: string },
+  next?: Cursor | null,
+): string {
+  return `{"items":${items},"meta":${JSON.stringify(metaOf(count, args, next))}}`
+}
+
+function metaOf(
+  count: number,
+  args: { page: number; limit: number; sort?: string; order?: string },
+  next?: Cursor | null,
+) {
   const meta = { count, limit: args.limit, page: args.page }
-  if (next === undefined) return { items, meta }
-  return {
-    items,
-    meta: { ...meta, next: next === null ? null : encodeCursor(next, args.sort, args.order) },
-  }
+  if (next === undefined) return meta
+  return { ...meta, next: next === null ? null : encodeCursor(next, args.sort, args.order) }
 }
 
 export const PageMeta = z.object({

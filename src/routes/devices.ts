@@ -1,8 +1,8 @@
 import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { ListArgs, Page as Found } from '../../store/types.ts'
+import type { ListArgs, Page as Found, Shape, TextPage } from '../../store/types.ts'
 import { Router } from '../http/router.ts'
-import { listQuery, type FilterFields } from '../http/paging.ts'
+import { listQuery, type FilterFields, type ListQueryArgs } from '../http/paging.ts'
 import { mayReadSecrets } from '../http/env.ts'
 import { crud, Form, type WireForm } from '../http/crud.ts'
 import { DeviceConnection } from '../schemas/onboarding.ts'
@@ -21,6 +21,16 @@ type Kind = 'device' | 'gateway'
 export interface DeviceAccess<R, C, U> {
   list(tenant: string, query: ListArgs, opts: { groupID?: string }): Promise<Found<R>>
   get(tenant: string, id: number): Promise<R>
+  /** `list` and `get` answered as text in a form's projection, where the records are the stored ones. */
+  text?: {
+    list(
+      tenant: string,
+      query: ListArgs,
+      shape: Shape,
+      opts: { groupID?: string },
+    ): Promise<TextPage>
+    get(tenant: string, id: number, shape: Shape): Promise<string>
+  }
   create(a: Actor, body: C): Promise<R>
   update(a: Actor, id: number, body: U): Promise<R>
   remove(a: Actor, ids: number[]): Promise<void>
@@ -56,6 +66,7 @@ export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extend
   v: DeviceVariant<R, D, L, W, C, U>,
 ) {
   const { access: devices, deviceWire } = v
+  const { text } = devices
   const r = new Router()
   const path = '/devices'
   // The connection route sits between detail and create (the OpenAPI document lists them in that order).
@@ -69,11 +80,16 @@ export function deviceRoutes<R, D extends WireForm, L extends WireForm, W extend
       form: Form.of(v.DeviceListItem, deviceWire.list),
       read: (tenant, query) =>
         devices.list(tenant, query, { groupID: query.raw.groupID as string | undefined }),
+      ...(text && {
+        readText: (tenant: string, query: ListQueryArgs, shape: Shape) =>
+          text.list(tenant, query, shape, { groupID: query.raw.groupID as string | undefined }),
+      }),
     },
     detail: {
       summary: 'Device detail',
       form: Form.of(v.Device, deviceWire.detail),
       read: (tenant, id) => devices.get(tenant, id),
+      ...(text && { readText: (tenant, id, shape) => text.get(tenant, id, shape) }),
     },
   })
 

@@ -39,6 +39,10 @@ function variantA(deps: Deps, s: ShapesA): VariantRoutes {
       access: {
         list: (tenant, query, opts) => meta.devices.list(tenant, query, opts),
         get: (tenant, id) => meta.devices.get(tenant, id),
+        text: {
+          list: (tenant, query, shape, opts) => meta.devices.listText(tenant, query, shape, opts),
+          get: (tenant, id, shape) => meta.devices.getText(tenant, id, shape),
+        },
         create: (a, body) => services.devices.create(a, body),
         update: (a, id, body) => services.devices.update(a, id, body),
         remove: (a, ids) => services.devices.remove(a, ids),

@@ -1,19 +1,21 @@
 import type { z } from 'zod'
 import { enumerations, type EnumName } from '../enums.ts'
-import { formatTime } from '../kernel/time.ts'
 import { jsonFields, labelFields, timeFields } from '../../store/fields/table.ts'
 import type { FieldTable, RecordOf } from '../../store/fields/table.ts'
+import {
+  compileProjection,
+  projection,
+  type FieldOp,
+  type Lang,
+  type Projection,
+  type ProjectionCtx,
+  type Row,
+} from '../kernel/projection.ts'
 
-export type Lang = 'zh' | 'en'
-export type Row = Record<string, unknown>
+export type { Lang, Row }
 
 /** What a serializer needs to know about the caller: label language, time zone, whether it reads secrets. */
-export interface WireCtx {
-  lang: Lang
-  tz: string
-  /** False for viewers: the resource's `secret` fields are written as null. */
-  secrets?: boolean
-}
+export type WireCtx = ProjectionCtx
 
 /** How one resource's stored row maps onto its wire fields. */
 export interface WireSpec {
@@ -27,8 +29,6 @@ export interface WireSpec {
   secret?: readonly string[]
 }
 
-type Op = (row: Row, ctx: WireCtx) => unknown
-
 /** A field table's wire: its labels, times and JSON fields (store/fields), plus `more` (e.g. secrets). */
 export function wireSpecOf(table: FieldTable, more: WireSpec = {}): WireSpec {
   return {
@@ -39,41 +39,41 @@ export function wireSpecOf(table: FieldTable, more: WireSpec = {}): WireSpec {
   }
 }
 
-function compile(keys: readonly string[], spec: WireSpec): Array<[string, Op]> {
+/** The projection of a form's `keys` under `spec` (src/kernel/projection.ts). */
+function projectionOf(keys: readonly string[], spec: WireSpec): Projection {
   const times = new Set(spec.times ?? [])
   const json = new Set(spec.json ?? [])
   const secret = new Set(spec.secret ?? [])
-  return keys.map((key): [string, Op] => {
-    if (secret.has(key)) return [key, (r, c) => (c.secrets === false ? null : (r[key] ?? null))]
-    const labelOf = key.endsWith('Label') ? spec.labels?.[key.slice(0, -5)] : undefined
-    if (labelOf) {
-      const base = key.slice(0, -5)
-      const table = enumerations[labelOf] as Record<string, { zh: string; en: string }>
-      return [
-        key,
-        (r, c) =>
-          r[base] === null || r[base] === undefined
-            ? null
-            : (table[String(r[base])]?.[c.lang] ?? null),
-      ]
-    }
-    if (times.has(key)) return [key, (r, c) => formatTime(r[key] as number | null, c.tz)]
-    if (json.has(key)) return [key, (r) => parseJson(r[key])]
-    return [key, (r) => r[key] ?? null]
-  })
+  return projection(
+    keys.map((key): FieldOp => {
+      if (secret.has(key)) return { key, op: 'secret' }
+      const labelOf = key.endsWith('Label') ? spec.labels?.[key.slice(0, -5)] : undefined
+      if (labelOf) {
+        const labels = enumerations[labelOf] as Record<string, Record<Lang, string>>
+        return { key, op: 'label', from: key.slice(0, -5), labels }
+      }
+      if (times.has(key)) return { key, op: 'time' }
+      if (json.has(key)) return { key, op: 'json' }
+      return { key, op: 'copy' }
+    }),
+  )
 }
 
-function parseJson(v: unknown): unknown {
-  if (typeof v !== 'string') return v ?? null
-  try {
-    return JSON.parse(v)
-  } catch {
-    return v
-  }
-}
+/**
+ * A serializer of one form, with its projection when it is made of one (createSerializer's are; a hand-written
+ * one has none): a store that answers a read as text in that projection (`ProjectedReads`) writes the JSON the
+ * serializer's answer would serialize to.
+ */
+export type Shaper<I, O> = ((row: I, ctx: WireCtx) => O) & { readonly projection?: Projection }
+
+const shaperOf = (p: Projection): Shaper<object, Row> & { projection: Projection } =>
+  Object.assign(compileProjection(p), { projection: p })
 
 /** One serializer per form (list, detail, write ...): the form's zod object gives the fields and their order. */
-export type Serializer<F extends string> = Record<F, (row: object, ctx: WireCtx) => Row>
+export type Serializer<F extends string> = Record<
+  F,
+  Shaper<object, Row> & { projection: Projection }
+>
 
 /**
  * Builds the serializers of one resource. Each form is a zod object whose keys are the wire fields, in order;
@@ -85,22 +85,8 @@ export function createSerializer<F extends string>(
 ): Serializer<F> {
   const out = {} as Serializer<F>
   for (const form of Object.keys(forms) as F[])
-    out[form] = literalOf(compile(Object.keys(forms[form].shape), spec))
+    out[form] = shaperOf(projectionOf(Object.keys(forms[form].shape), spec))
   return out
-}
-
-/**
- * One function answering `{key0: op0(row, ctx), key1: ...}` as an object literal of the form's keys (JSON string
- * literals of keys a zod schema in this code names, never input): the engine builds each answer with one shape,
- * where assigning computed keys in a loop cost a lookup per field (list pages: 5% of the main thread).
- */
-function literalOf(ops: Array<[string, Op]>): (row: object, ctx: WireCtx) => Row {
-  if (ops.some(([key]) => key === '__proto__')) throw new Error('a wire field named __proto__')
-  const body = ops.map(([key], i) => `${JSON.stringify(key)}: ops[${i}](row, ctx)`).join(', ')
-  const make = new Function('ops', `return (row, ctx) => ({ ${body} })`) as (
-    ops: Op[],
-  ) => (row: object, ctx: WireCtx) => Row
-  return make(ops.map(([, op]) => op))
 }
 
 /** The fields a form answers that record `R` does not hold (its `<field>Label`s aside): must be none. */
@@ -110,7 +96,7 @@ type Unheld<R, F> = F extends z.ZodObject
 
 /** One typed serializer per form: a record `R` in, the form's output (what its route answers) out. */
 export type RecordSerializer<R, Forms extends Record<string, z.ZodObject>> = {
-  [F in keyof Forms]: (record: R, ctx: WireCtx) => z.output<Forms[F]>
+  [F in keyof Forms]: Shaper<R, z.output<Forms[F]>>
 }
 
 /**
@@ -124,7 +110,7 @@ export function recordSerializer<R extends object>() {
     forms: Forms & { [F in keyof Forms]: [Unheld<R, Forms[F]>] extends [never] ? unknown : never },
     spec: WireSpec,
   ): RecordSerializer<R, Forms> => {
-    const out: Record<string, (record: R, ctx: WireCtx) => unknown> = createSerializer(forms, spec)
+    const out: Record<string, Shaper<R, unknown>> = createSerializer(forms, spec)
     return out as RecordSerializer<R, Forms>
   }
 }

@@ -11,6 +11,17 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { storeErrorOf, wedgesConnection } from './sql-errors.ts'
+import type { FieldOp } from '../../src/kernel/projection.ts'
+import {
+  compiledOf,
+  fromProjectedSql,
+  project,
+  projectedSql,
+  projectingWire,
+  type ProjectedRead,
+  type Projecting,
+  type ProjectingWire,
+} from './projected.ts'
 
 /** Statements kept prepared per connection by keepPreparedStatements (the least recently used go first). */
 export const KEPT_STATEMENTS = 256
@@ -164,6 +175,11 @@ export interface Db {
   one(sql: string, args?: InArgs): Promise<Row | undefined>
   /** Several SELECTs in one read transaction (a page and its count see the same data). */
   read(statements: Statement[]): Promise<Row[][]>
+  /**
+   * As `read`, with statement `p.at` answered as the JSON text of its rows in `p.projection` (store/libsql/
+   * projected.ts), written by the thread that ran the SQL.
+   */
+  readProjected(statements: Statement[], p: Projecting): Promise<ProjectedRead>
   /** One write statement. */
   run(sql: string, args?: InArgs): Promise<{ changes: number; lastId: number }>
   /** Several writes in one transaction; all or none. */
@@ -201,6 +217,12 @@ export type RowsOrText = Row[] | string
 export const parseRows = (r: RowsOrText): Row[] =>
   typeof r === 'string' ? (JSON.parse(r) as Row[]) : r
 
+/** A projected read whose other statements' rows came as `RowsOrText`, with them parsed. */
+export const parseProjected = (r: ProjectedRead<RowsOrText>): ProjectedRead => ({
+  ...r,
+  results: r.results.map(parseRows),
+})
+
 /**
  * A libSQL handle. Writes that belong together go through `batch` (one transaction on the same connection);
  * `client.transaction()` is never used because on a local file it hands the connection away and the next one
@@ -218,6 +240,10 @@ export const parseRows = (r: RowsOrText): Row[] =>
  */
 export class LocalDb implements Db {
   private shapes = new Map<string, string | null>()
+  /** A learnt SELECT's columns, each as json_object takes it (see learn). */
+  private columns = new Map<string, Map<string, string>>()
+  /** projectedSql per projection, caller context and statement (null: none, outside UTC). */
+  private projectedSqls = new Map<string, string | null>()
   private wedged = false
 
   /** `reopen`: a fresh connection with the same settings, for a local file (see `failed`). */
@@ -262,6 +288,44 @@ export class LocalDb implements Db {
     return (await this.readTexts(statements)).map(parseRows)
   }
 
+  async readProjected(statements: Statement[], p: Projecting): Promise<ProjectedRead> {
+    return this.readProjectedTexts(statements, projectingWire(p, false)).then(parseProjected)
+  }
+
+  /**
+   * As `readProjected`, the other statements' rows as `readTexts` answers them (a reader thread posts these). Once
+   * the statement's columns are learnt, SQLite writes the projected rows (projectedSql); before that, outside UTC or
+   * for a row with a time only JavaScript formats, the rows are read as usual and projected here (project).
+   */
+  async readProjectedTexts(
+    statements: Statement[],
+    p: ProjectingWire,
+  ): Promise<ProjectedRead<RowsOrText>> {
+    const fields = compiledOf(p.id, p.fields).fields
+    const sql = this.projectedSql(statements[p.at]!.sql, p, fields)
+    if (sql !== undefined) {
+      const at = statements.map((s, i) => (i === p.at ? { sql, args: s.args } : s))
+      const read = fromProjectedSql(await this.readTexts(at, p.at), parseRows, p, [])
+      if (read) return read
+    }
+    return project(await this.readTexts(statements), parseRows, p, [])
+  }
+
+  /** The SQL of `p`'s rows of `sql` (projectedSql over its learnt columns), undefined until they are learnt. */
+  private projectedSql(sql: string, p: ProjectingWire, fields: readonly FieldOp[]) {
+    const { lang, tz, secrets } = p.ctx
+    const key = `${p.id} ${lang} ${tz} ${secrets !== false} ${p.keep?.join(',') ?? ''}\n${sql}`
+    const known = this.projectedSqls.get(key)
+    if (known !== undefined) return known ?? undefined
+    const columns = this.columns.get(sql)
+    if (!columns) return undefined
+    const select = projectedSql(fields, p.ctx, (c) => columns.get(c), p.keep ?? [])
+    if (this.projectedSqls.size >= MAX_SHAPES)
+      this.projectedSqls.delete(this.projectedSqls.keys().next().value!)
+    this.projectedSqls.set(key, select === undefined ? null : `SELECT ${select} FROM (${sql})`)
+    return this.projectedSqls.get(key) ?? undefined
+  }
+
   /**
    * As `read`, with the rows of a statement whose shape is learnt as one JSON text (an array of its rows' objects)
    * instead of parsed: the reader worker posts that text as it is, one string that crosses threads ~10x cheaper
@@ -269,8 +333,11 @@ export class LocalDb implements Db {
    * columns): parsing the rows and cloning the objects cost the reader ~100 µs and the main thread ~57 µs to
    * receive; joining and cloning the text ~9 µs, and the main thread ~40 µs to receive and parse it.
    */
-  async readTexts(statements: Statement[]): Promise<RowsOrText[]> {
-    const wrapped = statements.map(({ sql, args }) => ({ sql: this.shapes.get(sql) ?? sql, args }))
+  async readTexts(statements: Statement[], raw?: number): Promise<RowsOrText[]> {
+    const wrapped = statements.map(({ sql, args }, i) => ({
+      sql: i === raw ? sql : (this.shapes.get(sql) ?? sql),
+      args,
+    }))
     let results: ResultSet[]
     try {
       const client = await this.client()
@@ -283,6 +350,7 @@ export class LocalDb implements Db {
     }
     return results.map((rs, i) => {
       const { sql } = statements[i]!
+      if (i === raw) return rs.rows
       if (wrapped[i]!.sql !== sql) return `[${rs.rows.map((r) => r[0] as string).join(',')}]`
       if (!this.shapes.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
       return rs.rows
@@ -290,16 +358,24 @@ export class LocalDb implements Db {
   }
 
   private learn(sql: string, columns: string[], types: readonly string[]) {
-    if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value!)
+    if (this.shapes.size >= MAX_SHAPES) {
+      const oldest = this.shapes.keys().next().value!
+      this.shapes.delete(oldest)
+      this.columns.delete(oldest)
+    }
     const unique = new Set(columns).size === columns.length && columns.length > 0
     const ok = SELECT.test(sql) && unique && columns.every((c) => /^[A-Za-z_][\w]*$/.test(c))
+    if (!ok) {
+      this.shapes.set(sql, null)
+      return
+    }
     const value = (c: string, i: number) =>
       TEXT_AFFINITY.test(types[i] ?? '') ? `"${c}"` : exactReal(`"${c}"`)
+    const values = new Map(columns.map((c, i) => [c, value(c, i)]))
+    this.columns.set(sql, values)
     this.shapes.set(
       sql,
-      ok
-        ? `SELECT json_object(${columns.map((c, i) => `'${c}', ${value(c, i)}`).join(', ')}) AS j FROM (${sql})`
-        : null,
+      `SELECT json_object(${[...values].map(([c, v]) => `'${c}', ${v}`).join(', ')}) AS j FROM (${sql})`,
     )
   }
 

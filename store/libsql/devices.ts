@@ -1,15 +1,19 @@
+import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type {
   CurrentDevice,
   DeviceFields,
+  DeviceListOpts,
   DeviceRecord,
   DeviceRepository,
   ListArgs,
   Page,
   ProductRef,
+  Shape,
+  TextPage,
 } from '../types.ts'
 import { NotFound } from '../errors.ts'
-import { listPage, marks } from './list.ts'
+import { listPage, listPageText, marks, type TableListSpec } from './list.ts'
 import { countedDevices } from './device-counts.ts'
 import { readRecord } from './records.ts'
 import { DEVICE_COLUMNS, deviceUnique, everyColumn, fieldsOf } from './device-columns.ts'
@@ -21,8 +25,6 @@ const FROM = `FROM devices d JOIN products p ON p.id = d.product_int_id
   LEFT JOIN devices g ON g.id = d.gateway_int_id
   LEFT JOIN devices pd ON pd.id = d.parent_device_int_id
   LEFT JOIN users u ON u.id = d.user_int_id`
-
-type RowKindName = 'device' | 'gateway'
 
 const IN_GROUP = `EXISTS (SELECT 1 FROM group_devices gd JOIN groups gr ON gr.id = gd.group_int_id
   WHERE gd.device_int_id = d.id AND gr.tenant_id = d.tenant_id AND gr.group_id = ?)`
@@ -68,18 +70,34 @@ export class DevicesRepo
   override list(
     tenant: string,
     q: ListArgs,
-    opts: { groupID?: string; kinds?: readonly RowKindName[] } = {},
+    opts: DeviceListOpts = {},
   ): Promise<Page<DeviceRecord>> {
+    const [spec, args] = this.listOf(tenant, opts)
+    return listPage(this.db, spec, args, q)
+  }
+
+  override listText(
+    tenant: string,
+    q: ListArgs,
+    shape: Shape,
+    opts: DeviceListOpts = {},
+  ): Promise<TextPage> {
+    const [spec, args] = this.listOf(tenant, opts)
+    return listPageText(this.db, spec, args, q, shape)
+  }
+
+  /** The list spec of `opts` (kinds, group) and its base args. */
+  private listOf(
+    tenant: string,
+    opts: DeviceListOpts,
+  ): [TableListSpec<typeof DEVICE_TABLE>, InValue[]] {
     const kinds = opts.kinds ?? ['device']
     const where = `d.tenant_id = ? AND d.kind IN (${marks(kinds.length)})`
-    if (opts.groupID === undefined)
-      return listPage(this.db, { ...this.listSpec, where }, [tenant, ...kinds], q)
-    return listPage(
-      this.db,
+    if (opts.groupID === undefined) return [{ ...this.listSpec, where }, [tenant, ...kinds]]
+    return [
       { ...this.listSpec, where: `${where} AND ${IN_GROUP}`, counter: undefined },
       [tenant, ...kinds, opts.groupID],
-      q,
-    )
+    ]
   }
 
   /** The detail record of a device or a gateway (its `kind` says which); NotFound when neither. */

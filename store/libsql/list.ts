@@ -1,6 +1,6 @@
 import type { InValue } from '@libsql/client'
 import type { Db, Statement } from './db.ts'
-import type { Cursor, Filter, ListArgs, Page, Row } from '../types.ts'
+import type { Cursor, Filter, ListArgs, Page, Row, Shape, TextPage } from '../types.ts'
 import { listExpressions, selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
 
 /**
@@ -92,6 +92,28 @@ export async function listPage(
   const query = listQuery(spec, baseArgs, q)
   const [rows, count] = await db.read(query.statements)
   return query.page(rows!, count!)
+}
+
+/** listPage answering its items as the JSON text of their wire forms in `shape` (see ProjectedReads). */
+export async function listPageText(
+  db: Db,
+  spec: ListSpec,
+  baseArgs: InValue[],
+  q: ListArgs,
+  shape: Shape,
+): Promise<TextPage> {
+  const query = listQuery(spec, baseArgs, q)
+  const read = await db.readProjected(query.statements, {
+    at: 0,
+    ...shape,
+    limit: q.limit,
+    keep: [CURSOR_SORT, CURSOR_ID],
+  })
+  return {
+    items: read.text,
+    count: countOf(read.results[1]!),
+    next: read.read > q.limit && read.last ? cursorOf(read.last) : null,
+  }
 }
 
 /**
@@ -188,10 +210,7 @@ export function listQuery(spec: ListSpec, baseArgs: InValue[], q: ListArgs): Lis
     page(rows, count) {
       const items = rows.slice(0, q.limit)
       const last = items.at(-1)
-      const next: Cursor | null =
-        rows.length > q.limit && last
-          ? { v: last[CURSOR_SORT] as string | number | null, id: Number(last[CURSOR_ID]) }
-          : null
+      const next = rows.length > q.limit && last ? cursorOf(last) : null
       // the last column first: V8 undoes the newest property of an object cheaply and keeps it in fast mode, where
       // deleting any other property turns it into a slow dictionary just before it is serialized (deferredJoin
       // selects the cursor columns last, sort then id)
@@ -199,10 +218,19 @@ export function listQuery(spec: ListSpec, baseArgs: InValue[], q: ListArgs): Lis
         delete r[CURSOR_ID]
         delete r[CURSOR_SORT]
       }
-      return { items, count: Number(count[0]?.n ?? 0), next }
+      return { items, count: countOf(count), next }
     },
   }
 }
+
+/** The position of a page's last row (its cursor columns). */
+const cursorOf = (last: Row): Cursor => ({
+  v: last[CURSOR_SORT] as string | number | null,
+  id: Number(last[CURSOR_ID]),
+})
+
+/** The total the count statement of a list read. */
+const countOf = (count: Row[]) => Number(count[0]?.n ?? 0)
 
 /** Columns every page row carries for its cursor (removed before the rows are answered). */
 const CURSOR_SORT = '_cursor_sort'

@@ -1,5 +1,6 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
+import type { Shape } from '../meta/table.ts'
 import { NotFound, Referenced } from '../errors.ts'
 import { marks } from './list.ts'
 import { selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
@@ -124,6 +125,23 @@ export async function readRecord<T extends FieldTable>(
   args: InValue[],
 ): Promise<RecordOf<T> | undefined> {
   return (await db.one(`${selectSql(table)} ${fromWhere}`, args)) as RecordOf<T> | undefined
+}
+
+/** readRecord as the JSON text of its wire form in `shape` (see ProjectedReads), or undefined. */
+export async function readRecordText(
+  db: Db,
+  table: FieldTable,
+  fromWhere: string,
+  args: InValue[],
+  shape: Shape,
+): Promise<string | undefined> {
+  const read = await db.readProjected([{ sql: `${selectSql(table)} ${fromWhere}`, args }], {
+    at: 0,
+    ...shape,
+    limit: 1,
+  })
+  // `[{...}]`: the object is the text inside the brackets
+  return read.read === 0 ? undefined : read.text.slice(1, -1)
 }
 
 /** readRecord, or NotFound (on `field`, the wire's default without) when there is none. */

@@ -1,11 +1,18 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page } from '../list.ts'
-import type { TableRepository } from '../meta/table.ts'
+import type { ListArgs, Page, TextPage } from '../list.ts'
+import type { ProjectedReads, Shape, TableRepository } from '../meta/table.ts'
 import { jsonFields, writeColumns, type FieldTable, type RecordOf } from '../fields/table.ts'
 import { Conflict, NotFound } from '../errors.ts'
-import { listPage, tenantList, type ListSpec, type TableListSpec } from './list.ts'
-import { deleteChecked, insertOf, readRecord, setClause, type DeleteSpec } from './records.ts'
+import { listPage, listPageText, tenantList, type ListSpec, type TableListSpec } from './list.ts'
+import {
+  deleteChecked,
+  insertOf,
+  readRecord,
+  readRecordText,
+  setClause,
+  type DeleteSpec,
+} from './records.ts'
 import { uniqueColumns } from './sql-errors.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 
@@ -62,7 +69,9 @@ export class TableRepo<
   L extends FieldTable,
   D extends FieldTable = L,
   P extends object = Partial<RecordOf<D>>,
-> implements TableRepository<RecordOf<L>, RecordOf<D>, P> {
+>
+  implements TableRepository<RecordOf<L>, RecordOf<D>, P>, ProjectedReads
+{
   /** The list of the tenant's records; `{ ...listSpec, where }` narrows it (first `?` the tenant). */
   readonly listSpec: TableListSpec<L>
   private readonly detail: D
@@ -71,6 +80,8 @@ export class TableRepo<
   private readonly scoped: { sql: string; args: InValue[] }
   private readonly name: string
   private readonly alias: string
+  /** `FROM ... WHERE` of one record of the tenant: args tenant, the scope's, id. */
+  private readonly oneOf: string
 
   constructor(
     protected readonly db: Db,
@@ -87,6 +98,7 @@ export class TableRepo<
     this.scoped = o.scope
       ? { sql: ` AND ${alias}.${o.scope.column} = ?`, args: [o.scope.value] }
       : { sql: '', args: [] }
+    this.oneOf = `${o.from} WHERE ${alias}.tenant_id = ?${this.scoped.sql} AND ${alias}.id = ?`
     this.listSpec = tenantList(o.list, o.listFrom ?? o.from, alias, {
       and: this.scoped.sql,
       count: o.count,
@@ -98,15 +110,20 @@ export class TableRepo<
     return listPage(this.db, this.listSpec, [tenant, ...this.scoped.args], q)
   }
 
+  listText(tenant: string, q: ListArgs, shape: Shape): Promise<TextPage> {
+    return listPageText(this.db, this.listSpec, [tenant, ...this.scoped.args], q, shape)
+  }
+
   async get(tenant: string, id: number): Promise<RecordOf<D>> {
-    const a = this.alias
-    const r = await readRecord(
-      this.db,
-      this.detail,
-      `${this.o.from} WHERE ${a}.tenant_id = ?${this.scoped.sql} AND ${a}.id = ?`,
-      [tenant, ...this.scoped.args, id],
-    )
+    const r = await readRecord(this.db, this.detail, this.oneOf, [tenant, ...this.scoped.args, id])
     if (!r) throw this.o.notFound?.(id) ?? new NotFound()
+    return r
+  }
+
+  async getText(tenant: string, id: number, shape: Shape): Promise<string> {
+    const args = [tenant, ...this.scoped.args, id]
+    const r = await readRecordText(this.db, this.detail, this.oneOf, args, shape)
+    if (r === undefined) throw this.o.notFound?.(id) ?? new NotFound()
     return r
   }
 

@@ -1,6 +1,6 @@
 import type { ListArgs, Page } from '../list.ts'
 import type { DeviceFields, DeviceRecord, GatewayFields, GatewayRecord } from '../fields/devices.ts'
-import type { TableRepository } from './table.ts'
+import type { ProjectedReads, TableRepository } from './table.ts'
 
 export type {
   CredentialFields,
@@ -30,21 +30,22 @@ export type CurrentGateway = GatewayFields & { id: number; productID: string }
  * devices not deleted with it; its links (groups, policies, certificates, subscriptions) and its logs and
  * alerts go with it.
  */
-export interface DeviceRepository extends TableRepository<
-  DeviceRecord,
-  DeviceRecord,
-  DeviceFields
-> {
+/** Which devices a list reads: `groupID` narrows to members of that group; `kinds` (default `['device']`). */
+export interface DeviceListOpts {
+  groupID?: string
+  kinds?: ReadonlyArray<'device' | 'gateway'>
+}
+
+export interface DeviceRepository
+  extends
+    TableRepository<DeviceRecord, DeviceRecord, DeviceFields>,
+    ProjectedReads<DeviceListOpts> {
   readonly gateways: GatewayRepository
   /**
    * A page of devices; `groupID` narrows to members of that group; `kinds` (default `['device']`) may take
    * gateways in too, as rows of the device columns.
    */
-  list(
-    tenant: string,
-    q: ListArgs,
-    opts?: { groupID?: string; kinds?: ReadonlyArray<'device' | 'gateway'> },
-  ): Promise<Page<DeviceRecord>>
+  list(tenant: string, q: ListArgs, opts?: DeviceListOpts): Promise<Page<DeviceRecord>>
   /** The detail record (device columns, `kind` 'device' or 'gateway') of a device or a gateway; NotFound when neither. */
   getAny(tenant: string, id: number): Promise<DeviceRecord>
   /** The stored fields of a device, for merging an edit into them. */

@@ -1,4 +1,23 @@
-import type { ListArgs, Page } from '../list.ts'
+import type { ListArgs, Page, TextPage } from '../list.ts'
+import type { Projection, ProjectionCtx } from '../../src/kernel/projection.ts'
+
+/** The wire form a read answers as text (`ProjectedReads`): its projection and the caller's context. */
+export interface Shape {
+  projection: Projection
+  ctx: ProjectionCtx
+}
+
+/**
+ * A repository's reads answered as JSON text in a wire form (`shape`): the thread that ran the SQL projects the
+ * records and serializes them (store/libsql/projected.ts), so a list page or a detail costs the HTTP thread no
+ * parse, shaping or serialization of its records. The text is what the form's serializer would write.
+ */
+export interface ProjectedReads<Opts = never> {
+  /** `list` (with its `opts`), the items as the JSON array of their wire forms. */
+  listText(tenant: string, q: ListArgs, shape: Shape, opts?: Opts): Promise<TextPage>
+  /** `get`, as the JSON object of its wire form; NotFound as `get`. */
+  getText(tenant: string, id: number, shape: Shape): Promise<string>
+}
 
 /**
  * What every repository of one tenant-scoped table answers (store/libsql/table-repository.ts): a record of

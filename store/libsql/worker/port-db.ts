@@ -1,5 +1,6 @@
 import type { InArgs, InStatement } from '@libsql/client'
 import {
+  parseProjected,
   parseRows,
   type Db,
   type JsonRows,
@@ -9,6 +10,7 @@ import {
   type WriteResult,
 } from '../db.ts'
 import { decodeError } from './errors.ts'
+import { project, projectingWire, type ProjectedRead, type Projecting } from '../projected.ts'
 import { PortClient } from './port-client.ts'
 import { bootWorker } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
@@ -120,6 +122,24 @@ export class PortDb implements Db {
     return this.reader()
       .request<RowsOrText[]>({ t: 'read', stmts })
       .then((results) => results.map(parseRows))
+  }
+
+  /** Projections each reader has been sent (a reader compiles one once and keeps it by id). */
+  private sent = new WeakMap<PortClient, Set<string>>()
+
+  readProjected(stmts: Statement[], p: Projecting): Promise<ProjectedRead> {
+    if (this.writer.failure) return Promise.reject(this.writer.failure)
+    if (!stmts.every((s) => readsOnly(s.sql)))
+      return this.read(stmts).then((rows) => project(rows, (r) => r, projectingWire(p, false), []))
+    const reader = this.reader()
+    let sent = this.sent.get(reader)
+    if (!sent) this.sent.set(reader, (sent = new Set()))
+    // requests reach a reader in the order they are posted: the first one carrying the fields is served first
+    const project_ = projectingWire(p, sent.has(p.projection.id))
+    sent.add(p.projection.id)
+    return reader
+      .request<ProjectedRead<RowsOrText>>({ t: 'read', stmts, project: project_ })
+      .then(parseProjected)
   }
 
   run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {

@@ -5,12 +5,17 @@
  */
 import type { InStatement } from '@libsql/client'
 import type { JsonRows, Statement, WriteResult } from '../db.ts'
+import type { ProjectingWire } from '../projected.ts'
 
-/** Several SELECTs in one read transaction (`Db.read`), answered with their rows. */
+/**
+ * Several SELECTs in one read transaction (`Db.read`), answered with their rows; with `project`, one of them as
+ * the JSON text of its projected rows (`Db.readProjected`, reader workers only).
+ */
 export interface ReadRequest {
   id: number
   t: 'read'
   stmts: Statement[]
+  project?: ProjectingWire
 }
 
 /**

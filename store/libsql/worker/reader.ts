@@ -18,7 +18,14 @@ await serve({ readOnly: true }, async (db, queue, post) => {
   for (const r of queue) {
     try {
       // rows as JSON text where the shape is learnt: PortDb.read parses them (see LocalDb.readTexts)
-      if (r.t === 'read') replies.push({ id: r.id, ok: true, value: await db.readTexts(r.stmts) })
+      if (r.t === 'read')
+        replies.push({
+          id: r.id,
+          ok: true,
+          value: r.project
+            ? await db.readProjectedTexts(r.stmts, r.project)
+            : await db.readTexts(r.stmts),
+        })
       else replies.push((await control(db, r)) ?? failed(r.id, new Error(`reader: no ${r.t}`)))
     } catch (e) {
       replies.push(failed(r.id, e))
