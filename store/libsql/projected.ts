@@ -150,7 +150,8 @@ export function projectedSql(
     return `${quote(f.key)}, ${sql}`
   })
   const flag = odd.length ? `CASE WHEN ${odd.join(' OR ')} THEN '1' ELSE '0' END` : `'0'`
-  const kept = `json_array(${keep.map(col).join(', ')})`
+  // as the learnt shape writes them (a REAL sort value in 17 digits: a cursor must find its row again)
+  const kept = `json_array(${keep.map((k) => value(k) ?? 'NULL').join(', ')})`
   return `${flag} || ${kept} || char(9) || json_object(${parts.join(', ')}) AS ${PROJECTED}`
 }
 
@@ -158,7 +159,7 @@ export function projectedSql(
 const PROJECTED = 'j'
 
 /**
- * The projected read of statement `p.at`, whose rows are projectedSql's texts (the first column of each row), or
+ * The projected read of statement `p.at`, whose rows are projectedSql's texts (its column `j`), or
  * undefined when a row's flag says the JavaScript projection must write it (see projectedSql).
  */
 export function fromProjectedSql<R>(
