@@ -97,7 +97,8 @@ const quote = (s: string) => `'${s.replace(/'/g, "''")}'`
  * not write as formatTime does: not an integer from 1970 to 9999), `keep`'s values as a JSON array, a tab, and
  * the wire form's JSON object, which json_object writes as the JavaScript projection would serialize it (labels
  * by a CASE over the enumeration, JSON text through json(), a viewer's secrets null). Undefined outside UTC: a
- * zone's offsets are the JavaScript projection's (project) to apply.
+ * zone's offsets are the JavaScript projection's (project) to apply. Only this code's names reach the SQL text: the
+ * keys and labels of its forms and enumerations (quoted), the columns a learnt statement answered; never input.
  */
 export function projectedSql(
   fields: readonly FieldOp[],
