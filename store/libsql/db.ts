@@ -11,6 +11,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { storeErrorOf, wedgesConnection } from './sql-errors.ts'
+import { DirectReads, type ReadResult } from './direct-reads.ts'
 import type { FieldOp } from '../../src/kernel/projection.ts'
 import {
   compiledOf,
@@ -246,11 +247,15 @@ export class LocalDb implements Db {
   private projectedSqls = new Map<string, string | null>()
   private wedged = false
 
-  /** `reopen`: a fresh connection with the same settings, for a local file (see `failed`). */
+  /**
+   * `reopen`: a fresh connection with the same settings, for a local file (see `failed`); `direct`: the reads of a
+   * reader thread, through the driver itself (DirectReads).
+   */
   constructor(
     private conn: Client,
     readonly local: boolean,
     private readonly reopen?: () => Promise<Client>,
+    private readonly direct?: DirectReads,
   ) {}
 
   /** The connection; a wedged one (see `failed`) is replaced first. */
@@ -305,7 +310,8 @@ export class LocalDb implements Db {
     const sql = this.projectedSql(statements[p.at]!.sql, p, fields)
     if (sql !== undefined) {
       const at = statements.map((s, i) => (i === p.at ? { sql, args: s.args } : s))
-      const read = fromProjectedSql(await this.readTexts(at, p.at), parseRows, p, [])
+      const { texts, raw } = await this.readWith(at, p.at)
+      const read = fromProjectedSql(raw, texts, p)
       if (read) return read
     }
     return project(await this.readTexts(statements), parseRows, p, [])
@@ -333,31 +339,55 @@ export class LocalDb implements Db {
    * columns): parsing the rows and cloning the objects cost the reader ~100 µs and the main thread ~57 µs to
    * receive; joining and cloning the text ~9 µs, and the main thread ~40 µs to receive and parse it.
    */
-  async readTexts(statements: Statement[], raw?: number): Promise<RowsOrText[]> {
+  async readTexts(statements: Statement[]): Promise<RowsOrText[]> {
+    return (await this.readWith(statements)).texts
+  }
+
+  /** readTexts, except statement `raw`, run as it is: its rows' first column (`raw`), its slot in `texts` empty. */
+  private async readWith(
+    statements: Statement[],
+    raw?: number,
+  ): Promise<{ texts: RowsOrText[]; raw: string[] }> {
     const wrapped = statements.map(({ sql, args }, i) => ({
       sql: i === raw ? sql : (this.shapes.get(sql) ?? sql),
       args,
     }))
-    let results: ResultSet[]
+    let results: ReadResult[]
     try {
-      const client = await this.client()
-      results =
-        wrapped.length === 1
-          ? [await client.execute(wrapped[0]!)]
-          : await client.batch(wrapped, 'read')
+      results = await this.execute(wrapped)
     } catch (e) {
       throw this.failed(e)
     }
-    return results.map((rs, i) => {
+    let rawTexts: string[] = []
+    const texts = results.map((rs, i): RowsOrText => {
       const { sql } = statements[i]!
-      if (i === raw) return rs.rows
+      if (i === raw) {
+        rawTexts = rs.rows.map((r) => r[0] as string)
+        return []
+      }
       if (wrapped[i]!.sql !== sql) return `[${rs.rows.map((r) => r[0] as string).join(',')}]`
       if (!this.shapes.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
-      return rs.rows
+      return this.direct ? rs.rows.map((r) => recordOf(rs.columns, r)) : (rs.rows as unknown as Row[])
     })
+    return { texts, raw: rawTexts }
   }
 
-  private learn(sql: string, columns: string[], types: readonly string[]) {
+  /** Runs reads (several in one read transaction): through DirectReads on a reader thread, else the client. */
+  private async execute(statements: Statement[]): Promise<ReadResult[]> {
+    if (this.direct) return this.direct.read(statements)
+    const client = await this.client()
+    const results =
+      statements.length === 1
+        ? [await client.execute(statements[0]!)]
+        : await client.batch(statements, 'read')
+    return results.map((rs) => ({
+      columns: rs.columns,
+      columnTypes: rs.columnTypes,
+      rows: rs.rows,
+    }))
+  }
+
+  private learn(sql: string, columns: readonly string[], types: readonly string[]) {
     if (this.shapes.size >= MAX_SHAPES) {
       const oldest = this.shapes.keys().next().value!
       this.shapes.delete(oldest)
@@ -410,8 +440,16 @@ export class LocalDb implements Db {
   }
 
   async close(): Promise<void> {
+    this.direct?.close()
     this.conn.close()
   }
+}
+
+/** A row of `columns` as an object, the first of two same-named columns kept (as @libsql/client does). */
+function recordOf(columns: readonly string[], row: ArrayLike<unknown>): Row {
+  const out: Row = {}
+  for (let i = 0; i < columns.length; i++) if (!(columns[i]! in out)) out[columns[i]!] = row[i]
+  return out
 }
 
 /** `PRAGMA wal_checkpoint(TRUNCATE)` on a local libSQL file; errors are ignored (the WAL stays valid). */
@@ -453,7 +491,17 @@ export async function openDb(
     }
     return client
   }
-  const db = new LocalDb(await connect(), local, local ? connect : undefined)
+  const conn = await connect()
+  const path = local ? opts.url.slice('file:'.length) : ''
+  let direct: DirectReads | undefined
+  try {
+    // a reader thread's reads go straight through the driver (DirectReads), on a connection of their own
+    if (opts.readOnly && path && path !== ':memory:') direct = DirectReads.open(path, LOCAL_PRAGMAS)
+  } catch (e) {
+    conn.close()
+    throw e
+  }
+  const db = new LocalDb(conn, local, local ? connect : undefined, direct)
   if (!opts.readOnly) await migrate(db, migrationsDir)
   return db
 }

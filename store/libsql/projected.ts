@@ -153,40 +153,30 @@ export function projectedSql(
   const flag = odd.length ? `CASE WHEN ${odd.join(' OR ')} THEN '1' ELSE '0' END` : `'0'`
   // as the learnt shape writes them (a REAL sort value in 17 digits: a cursor must find its row again)
   const kept = `json_array(${keep.map((k) => value(k) ?? 'NULL').join(', ')})`
-  return `${flag} || ${kept} || char(9) || json_object(${parts.join(', ')}) AS ${PROJECTED}`
+  return `${flag} || ${kept} || char(9) || json_object(${parts.join(', ')}) AS j`
 }
 
-/** The column of projectedSql's text. */
-const PROJECTED = 'j'
-
 /**
- * The projected read of statement `p.at`, whose rows are projectedSql's texts (its column `j`), or
- * undefined when a row's flag says the JavaScript projection must write it (see projectedSql).
+ * The projected read of statement `p.at` of `results` from its rows' projectedSql texts (`texts`), or undefined when
+ * a row's flag says the JavaScript projection must write it (see projectedSql).
  */
 export function fromProjectedSql<R>(
+  texts: readonly string[],
   results: R[],
-  rowsOf: (r: R) => Row[],
   p: ProjectingWire,
-  empty: R,
 ): ProjectedRead<R> | undefined {
-  const rows = rowsOf(results[p.at]!)
-  const shown = p.limit === undefined ? rows.length : Math.min(rows.length, p.limit)
-  const texts: string[] = new Array(shown)
+  const shown = p.limit === undefined ? texts.length : Math.min(texts.length, p.limit)
+  const items: string[] = new Array(shown)
   for (let i = 0; i < shown; i++) {
-    const t = rows[i]![PROJECTED] as string
+    const t = texts[i]!
     if (t.charCodeAt(0) !== 48) return undefined // '1': a time for formatTime
-    texts[i] = t.slice(t.indexOf('\t') + 1)
+    items[i] = t.slice(t.indexOf('\t') + 1)
   }
   let last: Row | undefined
   if (p.keep?.length && shown > 0) {
-    const t = rows[shown - 1]![PROJECTED] as string
+    const t = texts[shown - 1]!
     const values = JSON.parse(t.slice(1, t.indexOf('\t'))) as unknown[]
     last = Object.fromEntries(p.keep.map((k, j) => [k, values[j]]))
   }
-  return {
-    results: results.map((r, i) => (i === p.at ? empty : r)),
-    text: `[${texts.join(',')}]`,
-    read: rows.length,
-    ...(last ? { last } : {}),
-  }
+  return { results, text: `[${items.join(',')}]`, read: texts.length, ...(last ? { last } : {}) }
 }

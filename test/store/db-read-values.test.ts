@@ -122,4 +122,42 @@ test('the worker threads (store worker and reader) :: every run answers every di
   }
 })
 
+test('values beyond the client :: an integer past 2^53, a duplicate column name, BLOBs: the same on a connection of this thread and through the reader', async () => {
+  const local = await openDb({ url: `file:${join(dir, 'edges.db')}` })
+  const ported = await PortDb.open({ url: `file:${join(dir, 'edges.db')}` })
+  try {
+    await local.batch([
+      { sql: 'CREATE TABLE edges (id INTEGER PRIMARY KEY, big INTEGER, b BLOB)' },
+      { sql: "INSERT INTO edges VALUES (1, 9007199254740993, x'00ff'), (2, 5, NULL)" },
+    ])
+    for (const db of [local, ported]) {
+      for (let run = 0; run < 2; run++) {
+        const err = await db.all('SELECT big FROM edges WHERE id = 1').catch((e: Error) => e)
+        assert.instance(err, Error)
+        assert.match((err as Error).message, 'cannot be safely represented as a JavaScript number')
+        // the first of two same-named columns, as the client answers it
+        assert.equal(
+          { ...(await db.one('SELECT big AS x, id AS x FROM edges WHERE id = 2')) },
+          {
+            x: 5,
+          },
+        )
+        const [named] = await db.read([
+          { sql: 'SELECT id FROM edges WHERE id = :id', args: { ':id': 2 } },
+        ])
+        assert.equal(
+          named!.map((r) => ({ ...r })),
+          [{ id: 2 }],
+        )
+      }
+      const blob = (await db.one('SELECT b FROM edges WHERE id = 1'))!.b
+      assert.instance(blob, ArrayBuffer)
+      assert.equal([...new Uint8Array(blob as ArrayBuffer)], [0, 255])
+    }
+  } finally {
+    await ported.close()
+    await local.close()
+  }
+})
+
 test.run()
