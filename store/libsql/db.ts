@@ -367,7 +367,9 @@ export class LocalDb implements Db {
       }
       if (wrapped[i]!.sql !== sql) return `[${rs.rows.map((r) => r[0] as string).join(',')}]`
       if (!this.shapes.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
-      return this.direct ? rs.rows.map((r) => recordOf(rs.columns, r)) : (rs.rows as unknown as Row[])
+      return this.direct
+        ? rs.rows.map((r) => recordOf(rs.columns, r))
+        : (rs.rows as unknown as Row[])
     })
     return { texts, raw: rawTexts }
   }
