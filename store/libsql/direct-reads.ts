@@ -1,6 +1,5 @@
 import Database from 'libsql'
 import { LibsqlError, type InArgs, type InValue } from '@libsql/client'
-import type { Statement } from './db.ts'
 
 /** One statement's answer: its columns, their declared types, and its rows as arrays of values. */
 export interface ReadResult {
@@ -13,6 +12,12 @@ type Prepared = Database.Statement & {
   raw(on: boolean): Prepared
   safeIntegers(on: boolean): Prepared
   columns(): Array<{ name: string; type: string | null }>
+}
+
+/** A SELECT and its arguments (Db's Statement). */
+interface Statement {
+  sql: string
+  args?: InArgs
 }
 
 const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER)
