@@ -450,7 +450,18 @@ export class LocalDb implements Db {
 /** A row of `columns` as an object, the first of two same-named columns kept (as @libsql/client does). */
 function recordOf(columns: readonly string[], row: ArrayLike<unknown>): Row {
   const out: Row = {}
-  for (let i = 0; i < columns.length; i++) if (!(columns[i]! in out)) out[columns[i]!] = row[i]
+  for (let i = 0; i < columns.length; i++) {
+    const c = columns[i]!
+    if (Object.hasOwn(out, c)) continue
+    if (c === '__proto__')
+      Object.defineProperty(out, c, {
+        value: row[i],
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      })
+    else out[c] = row[i]
+  }
   return out
 }
 
@@ -494,11 +505,15 @@ export async function openDb(
     return client
   }
   const conn = await connect()
-  const path = local ? opts.url.slice('file:'.length) : ''
   let direct: DirectReads | undefined
   try {
-    // a reader thread's reads go straight through the driver (DirectReads), on a connection of their own
-    if (opts.readOnly && path && path !== ':memory:') direct = DirectReads.open(path, LOCAL_PRAGMAS)
+    // a reader thread's reads go straight through the driver (DirectReads), on a connection of their own to the
+    // file the client opened (as SQLite names it: the URL's own decoding is the client's business)
+    if (opts.readOnly && local) {
+      const main = (await conn.execute('PRAGMA database_list')).rows.find((r) => r.name === 'main')
+      if (typeof main?.file === 'string' && main.file)
+        direct = DirectReads.open(main.file, LOCAL_PRAGMAS)
+    }
   } catch (e) {
     conn.close()
     throw e

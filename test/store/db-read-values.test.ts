@@ -149,6 +149,16 @@ test('values beyond the client :: an integer past 2^53, a duplicate column name,
           named!.map((r) => ({ ...r })),
           [{ id: 2 }],
         )
+        // names an object holds already (its prototype's) are columns like any other
+        const odd = await db.one(
+          'SELECT id AS toString, big AS __proto__, 3 AS constructor FROM edges WHERE id = 2',
+        )
+        assert.is(Object.getPrototypeOf(odd), Object.prototype)
+        assert.equal(Object.entries(odd!), [
+          ['toString', 2],
+          ['__proto__', 5],
+          ['constructor', 3],
+        ])
       }
       const blob = (await db.one('SELECT b FROM edges WHERE id = 1'))!.b
       assert.instance(blob, ArrayBuffer)
