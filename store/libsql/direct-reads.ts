@@ -130,9 +130,14 @@ function valueOf(v: InValue): unknown {
   return v
 }
 
-/** A driver error as the client reports it: a LibsqlError with the driver's code, the driver's error its cause. */
+/**
+ * A driver error as the client reports it: a LibsqlError whose code is the base of the driver's (extended) code
+ * (`SQLITE_BUSY_RECOVERY` → `SQLITE_BUSY`: every base code is one word), its extendedCode the driver's, the driver's
+ * error its cause.
+ */
 function libsqlError(e: unknown): unknown {
   if (!(e instanceof Database.SqliteError)) return e
   const err = e as Error & { code: string; rawCode?: number }
-  return new LibsqlError(err.message, err.code, err.code, err.rawCode, err)
+  const base = err.code.split('_').slice(0, 2).join('_')
+  return new LibsqlError(err.message, base, err.code, err.rawCode, err)
 }

@@ -149,6 +149,13 @@ test('values beyond the client :: an integer past 2^53, a duplicate column name,
           named!.map((r) => ({ ...r })),
           [{ id: 2 }],
         )
+        // a driver error as the client reports it (the reader's crosses the thread with its code)
+        const bad = (await db.all('SELECT nope FROM edges').catch((e: unknown) => e)) as {
+          message: string
+          code?: string
+        }
+        assert.match(bad.message, 'no such column')
+        assert.is(bad.code, 'SQLITE_ERROR')
         // names an object holds already (its prototype's) are columns like any other
         const odd = await db.one(
           'SELECT id AS toString, big AS __proto__, 3 AS constructor FROM edges WHERE id = 2',
