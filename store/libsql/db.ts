@@ -239,10 +239,15 @@ export const parseProjected = (r: ProjectedRead<RowsOrText>): ProjectedRead => (
  * Errors: constraint violations leave here as store errors (store/errors.ts): a FOREIGN KEY violation as
  * Referenced, a UNIQUE one as Conflict, the driver's error as their `cause` (see storeErrorOf).
  */
+/** A learnt SELECT: its rows as `json_object` texts (`json`), and each column as json_object takes it. */
+interface Learnt {
+  json: string
+  columns: Map<string, string>
+}
+
 export class LocalDb implements Db {
-  private shapes = new Map<string, string | null>()
-  /** A learnt SELECT's columns, each as json_object takes it (see learn). */
-  private columns = new Map<string, Map<string, string>>()
+  /** Learnt SELECTs by their SQL (see learn); null: one whose rows stay objects. */
+  private learnt = new Map<string, Learnt | null>()
   /** projectedSql per projection, caller context and statement (null: none, outside UTC). */
   private projectedSqls = new Map<string, string | null>()
   private wedged = false
@@ -323,7 +328,7 @@ export class LocalDb implements Db {
     const key = `${p.id} ${lang} ${tz} ${secrets !== false} ${p.keep?.join(',') ?? ''}\n${sql}`
     const known = this.projectedSqls.get(key)
     if (known !== undefined) return known ?? undefined
-    const columns = this.columns.get(sql)
+    const columns = this.learnt.get(sql)?.columns
     if (!columns) return undefined
     const select = projectedSql(fields, p.ctx, (c) => columns.get(c), p.keep ?? [])
     if (this.projectedSqls.size >= MAX_SHAPES)
@@ -349,7 +354,7 @@ export class LocalDb implements Db {
     raw?: number,
   ): Promise<{ texts: RowsOrText[]; raw: string[] }> {
     const wrapped = statements.map(({ sql, args }, i) => ({
-      sql: i === raw ? sql : (this.shapes.get(sql) ?? sql),
+      sql: i === raw ? sql : (this.learnt.get(sql)?.json ?? sql),
       args,
     }))
     let results: ReadResult[]
@@ -366,7 +371,7 @@ export class LocalDb implements Db {
         return []
       }
       if (wrapped[i]!.sql !== sql) return `[${rs.rows.map((r) => r[0] as string).join(',')}]`
-      if (!this.shapes.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
+      if (!this.learnt.has(sql)) this.learn(sql, rs.columns, rs.columnTypes)
       return this.direct
         ? rs.rows.map((r) => recordOf(rs.columns, r))
         : (rs.rows as unknown as Row[])
@@ -390,25 +395,20 @@ export class LocalDb implements Db {
   }
 
   private learn(sql: string, columns: readonly string[], types: readonly string[]) {
-    if (this.shapes.size >= MAX_SHAPES) {
-      const oldest = this.shapes.keys().next().value!
-      this.shapes.delete(oldest)
-      this.columns.delete(oldest)
-    }
+    if (this.learnt.size >= MAX_SHAPES) this.learnt.delete(this.learnt.keys().next().value!)
     const unique = new Set(columns).size === columns.length && columns.length > 0
     const ok = SELECT.test(sql) && unique && columns.every((c) => /^[A-Za-z_][\w]*$/.test(c))
     if (!ok) {
-      this.shapes.set(sql, null)
+      this.learnt.set(sql, null)
       return
     }
     const value = (c: string, i: number) =>
       TEXT_AFFINITY.test(types[i] ?? '') ? `"${c}"` : exactReal(`"${c}"`)
     const values = new Map(columns.map((c, i) => [c, value(c, i)]))
-    this.columns.set(sql, values)
-    this.shapes.set(
-      sql,
-      `SELECT json_object(${[...values].map(([c, v]) => `'${c}', ${v}`).join(', ')}) AS j FROM (${sql})`,
-    )
+    this.learnt.set(sql, {
+      json: `SELECT json_object(${[...values].map(([c, v]) => `'${c}', ${v}`).join(', ')}) AS j FROM (${sql})`,
+      columns: values,
+    })
   }
 
   async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
