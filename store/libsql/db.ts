@@ -36,8 +36,9 @@ let keeping = false
  * statement to its end (`all` or `run`) before it returns, so a kept statement is never in use twice at once;
  * the statement is the driver's own, so rows, values and errors are what the client answers without the cache.
  * On in the database worker threads (readers, the store worker, the telemetry worker), each the only user of its
- * connections; a schema change (the store worker's own migrations, or another connection's) re-prepares a kept
- * statement inside SQLite (SQLITE_SCHEMA), as for any prepared statement.
+ * connections, and in the main thread when it runs the stores' SQL itself (DB_WORKERS=off, store/index.ts); a
+ * schema change (the store worker's own migrations, or another connection's) re-prepares a kept statement inside
+ * SQLite (SQLITE_SCHEMA), as for any prepared statement.
  */
 export function keepPreparedStatements(limit = KEPT_STATEMENTS): void {
   if (keeping) return
