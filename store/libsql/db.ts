@@ -225,6 +225,12 @@ export const parseProjected = (r: ProjectedRead<RowsOrText>): ProjectedRead => (
   results: r.results.map(parseRows),
 })
 
+/** A learnt SELECT: its rows as `json_object` texts (`json`), and each column as json_object takes it. */
+interface Learnt {
+  json: string
+  columns: Map<string, string>
+}
+
 /**
  * A libSQL handle. Writes that belong together go through `batch` (one transaction on the same connection);
  * `client.transaction()` is never used because on a local file it hands the connection away and the next one
@@ -240,12 +246,6 @@ export const parseProjected = (r: ProjectedRead<RowsOrText>): ProjectedRead => (
  * Errors: constraint violations leave here as store errors (store/errors.ts): a FOREIGN KEY violation as
  * Referenced, a UNIQUE one as Conflict, the driver's error as their `cause` (see storeErrorOf).
  */
-/** A learnt SELECT: its rows as `json_object` texts (`json`), and each column as json_object takes it. */
-interface Learnt {
-  json: string
-  columns: Map<string, string>
-}
-
 export class LocalDb implements Db {
   /** Learnt SELECTs by their SQL (see learn); null: one whose rows stay objects. */
   private learnt = new Map<string, Learnt | null>()
