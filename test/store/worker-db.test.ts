@@ -151,7 +151,7 @@ test('batch results :: rows by name and by position, as LocalDb answers them', a
   assert.is(port!.rowsAffected, local!.rowsAffected)
 })
 
-test('insertJson :: rows as one JSON text, the same on both, values exact; a bad text fails alone', async () => {
+test('insertJson :: rows as one flat JSON text, the same on both, values exact; a bad text fails alone', async () => {
   const tricky = [
     'quote " and \\ back',
     'line\nbreak',
@@ -169,7 +169,7 @@ test('insertJson :: rows as one JSON text, the same on both, values exact; a bad
   const json = {
     table: 'products',
     columns: ['tenant_id', 'product_id', 'product_name', 'cloud_protocol', 'create_at'],
-    rows: JSON.stringify(rows),
+    rows: JSON.stringify(rows.flat()),
   }
   const read = async (db: Db) =>
     (
@@ -178,15 +178,17 @@ test('insertJson :: rows as one JSON text, the same on both, values exact; a bad
       )
     ).map((r) => [r.t, r.p, r.n, 1, r.c])
   // sent in one turn with a good neighbour on each side: the bad texts are rejected alone
-  const [before, bad, wrongWidth, good] = await Promise.all([
+  const [before, bad, wrongWidth, nested, good] = await Promise.all([
     settle(ctx.db.batch([product('T4-0', 'before')])),
-    settle(ctx.db.insertJson({ ...json, rows: '[["T4-0", "x", "y"' })),
-    settle(ctx.db.insertJson({ ...json, rows: '[["T4-0", "x", "y", 1]]' })),
+    settle(ctx.db.insertJson({ ...json, rows: '["T4-0", "x", "y"' })),
+    settle(ctx.db.insertJson({ ...json, rows: '["T4-0", "x", "y", 1]' })),
+    settle(ctx.db.insertJson({ ...json, rows: '[["T4-0", "x", "y", 1, 2]]' })),
     settle(ctx.db.insertJson(json)),
   ])
   assert.ok(before.ok && good.ok)
-  assert.ok(!bad.ok && !wrongWidth.ok)
-  assert.match(String((wrongWidth as { e: Error }).e.message), /tuples of 5 values/)
+  assert.ok(!bad.ok && !wrongWidth.ok && !nested.ok)
+  assert.match(String((wrongWidth as { e: Error }).e.message), /whole rows of 5 values/)
+  assert.match(String((nested as { e: Error }).e.message), /whole rows of 5 values/)
   await ctx.local.insertJson(json)
   const port = await read(ctx.db)
   assert.equal(port.slice(1), rows)
