@@ -96,6 +96,35 @@ test('more statements than kept :: the least recently used go, every answer stay
   assert.equal(await reads(reader), before)
 })
 
+test('kept statements that answer no rows :: each run writes and counts; RETURNING still answers its rows', async () => {
+  // this process's writer keeps its statements too: an INSERT's refusal of raw() is kept with the statement
+  await writer.run('CREATE TABLE marks (id INTEGER PRIMARY KEY, v INTEGER)')
+  for (let i = 1; i <= 3; i++)
+    assert.equal(await writer.run('INSERT INTO marks (v) VALUES (?)', [i * 10]), {
+      changes: 1,
+      lastId: i,
+    })
+  for (const v of [40, 41]) {
+    const row = await writer.one('INSERT INTO marks (v) VALUES (?) RETURNING id, v', [v])
+    assert.equal([row!.id, row!.v], [v - 36, v])
+  }
+  for (let round = 0; round < 2; round++) {
+    const results = await writer.batch([
+      { sql: 'INSERT INTO marks (v) VALUES (?)', args: [50] },
+      { sql: 'UPDATE marks SET v = v + 1 WHERE v >= ?', args: [50] },
+    ])
+    assert.equal(
+      results.map((r) => r.rowsAffected),
+      [1, round + 1],
+    )
+  }
+  const marks = await writer.all('SELECT v FROM marks ORDER BY id')
+  assert.equal(
+    marks.map((r) => r.v),
+    [10, 20, 30, 40, 41, 52, 51],
+  )
+})
+
 test("another connection's writes and schema changes :: seen by the kept statements", async () => {
   const names = () => reader.all('SELECT name FROM things ORDER BY id')
   assert.equal(
