@@ -1,18 +1,21 @@
 import type { Rejection } from './types.ts'
 import { epochMs } from './values.ts'
 
-/** One value as the payload gave it, not yet checked against its data point. */
-export interface RawValue {
-  dataPointID: string
-  /** Epoch ms. */
-  time: number
-  value: unknown
+/**
+ * A device's values as the payload gave them, not yet checked against their data points: value i is `values[i]`
+ * of data point `ids[i]` at `times[i]` (epoch ms). Columns, not an object a value: every uplink's values are
+ * decoded, checked and made into points, and an object a value here was as many objects again to collect.
+ */
+export interface RawValues {
+  ids: string[]
+  times: number[]
+  values: unknown[]
 }
 
 /** The values a gateway sent for one of its child devices (form 3). */
 export interface ChildValues {
   deviceID: string
-  values: RawValue[]
+  values: RawValues
   /** The child's entry as JSON text (its event's payload). */
   raw: string
   /** Values of this child that could not be read (bad time). */
@@ -26,7 +29,7 @@ export type Decoded =
   | {
       form: 'plain' | 'event' | 'gateway'
       /** The sending device's own values. */
-      values: RawValue[]
+      values: RawValues
       /** Form 3: the child devices' values. */
       devices: ChildValues[]
       /** Values or entries that could not be read. */
@@ -48,13 +51,15 @@ export function payloadTime(t: unknown): number | undefined {
   return undefined
 }
 
+const noValues = (): RawValues => ({ ids: [], times: [], values: [] })
+
 /** Form 1: `{dataPointID: value}`, every value at `receivedAt`. */
-function plainValues(o: Obj, receivedAt: number): RawValue[] {
+function plainValues(o: Obj, receivedAt: number): RawValues {
   // no entries() pairs: the hot path of every uplink
-  const out: RawValue[] = []
-  for (const dataPointID of Object.keys(o))
-    out.push({ dataPointID, time: receivedAt, value: o[dataPointID] })
-  return out
+  const ids = Object.keys(o)
+  const values = new Array<unknown>(ids.length)
+  for (let i = 0; i < ids.length; i++) values[i] = o[ids[i]!]
+  return { ids, times: new Array<number>(ids.length).fill(receivedAt), values }
 }
 
 /** Forms 2/3: `{dataPointID: {time, value}}` or `{dataPointID: value}`; unreadable times become problems. */
@@ -63,12 +68,14 @@ function eventValues(
   receivedAt: number,
   problems: Rejection[],
   deviceID?: string,
-): RawValue[] {
-  const out: RawValue[] = []
+): RawValues {
+  const out = noValues()
   for (const dataPointID of Object.keys(data)) {
     const entry = data[dataPointID]
     if (!isObject(entry) || !('value' in entry)) {
-      out.push({ dataPointID, time: receivedAt, value: entry })
+      out.ids.push(dataPointID)
+      out.times.push(receivedAt)
+      out.values.push(entry)
       continue
     }
     const time =
@@ -82,7 +89,9 @@ function eventValues(
       })
       continue
     }
-    out.push({ dataPointID, time, value: entry.value })
+    out.ids.push(dataPointID)
+    out.times.push(time)
+    out.values.push(entry.value)
   }
   return out
 }
@@ -122,7 +131,9 @@ function decodeEvent(o: Obj, receivedAt: number): Decoded {
       devices: [],
       problems,
     }
-  const own = isObject(o.data.gateway) ? eventValues(o.data.gateway, receivedAt, problems) : []
+  const own = isObject(o.data.gateway)
+    ? eventValues(o.data.gateway, receivedAt, problems)
+    : noValues()
   const list = Array.isArray(o.data.devices) ? o.data.devices : []
   const devices = list.flatMap((e, i) => childValues(e, i, receivedAt, problems) ?? [])
   return { form: 'gateway', values: own, devices, problems }

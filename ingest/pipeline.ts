@@ -6,7 +6,7 @@ import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
 import { StorageFull } from './types.ts'
 import type { DiskGuard } from '../src/kernel/disk.ts'
-import { decodePayload, decodeParsed, type ChildValues, type RawValue } from './decode.ts'
+import { decodePayload, decodeParsed, type ChildValues, type RawValues } from './decode.ts'
 import { checkValue, isPlainNumber } from './values.ts'
 import { ModelCache, type ProductModel, type StreamModel } from './model.ts'
 import { normalizeTopic } from '../src/kernel/topics.ts'
@@ -92,12 +92,14 @@ function checkValues(
   d: Sender,
   model: ProductModel,
   stream: StreamModel | undefined,
-  values: RawValue[],
+  values: RawValues,
   out: DeviceResult,
 ) {
   // no closure a value: the hot path of every uplink (tsx names each closure it creates, which costs)
-  for (const v of values) {
-    const id = v.dataPointID
+  const { ids, times } = values
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i]!
+    const value = values.values[i]
     const point = model.points.get(id)
     if (!point) rejectValue(out, d, id, 'DATA_NOT_FOUND', `${id}: no such data point`)
     else if (stream && !stream.dataPointIDs.has(id))
@@ -110,7 +112,7 @@ function checkValues(
       )
     else {
       // the common value, a number for a double point without limits, needs no check object
-      const c = isPlainNumber(point, v.value) ? undefined : checkValue(point, v.value)
+      const c = isPlainNumber(point, value) ? undefined : checkValue(point, value)
       if (c && !c.ok) rejectValue(out, d, id, 'FORM_INVALID', `${id}: ${c.reason}`)
       else {
         if (c?.violation) out.notes.push(`${id}: ${JSON.stringify(c.value)} ${c.violation}`)
@@ -119,8 +121,8 @@ function checkValues(
           productID: d.productID,
           deviceID: d.deviceID,
           dataPointID: id,
-          time: v.time,
-          value: c ? c.value : (v.value as number),
+          time: times[i]!,
+          value: c ? c.value : (value as number),
         })
       }
     }

@@ -1,12 +1,32 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { decodePayload, payloadTime } from '../../ingest/decode.ts'
+import { decodePayload, payloadTime, type Decoded, type RawValues } from '../../ingest/decode.ts'
 
 const NOW = 1_700_000_500_000
 const decode = suite('decodePayload (pure)')
 
+/** Values as one object a value, the columns of RawValues side by side (equal lengths, or an error). */
+function listed(v: RawValues) {
+  assert.ok(
+    v.times.length === v.ids.length && v.values.length === v.ids.length,
+    'columns of one length',
+  )
+  return v.ids.map((dataPointID, i) => ({ dataPointID, time: v.times[i], value: v.values[i] }))
+}
+
+/** A decoded payload with its values (its own and each child's) listed. */
+const decoded = (text: string) => {
+  const d: Decoded = decodePayload(text, NOW)
+  if (!('values' in d)) return d
+  return {
+    ...d,
+    values: listed(d.values),
+    devices: d.devices.map((c) => ({ ...c, values: listed(c.values) })),
+  }
+}
+
 decode('form 1 plain :: every key a value at receivedAt', () => {
-  const d = decodePayload('{"temp": 21.5, "hum": 40}', NOW)
+  const d = decoded('{"temp": 21.5, "hum": 40}')
   assert.equal(d, {
     form: 'plain',
     values: [
@@ -19,7 +39,7 @@ decode('form 1 plain :: every key a value at receivedAt', () => {
 })
 
 decode('form 2 event :: {time, value} in s or ms, bare values at receivedAt', () => {
-  const d = decodePayload(
+  const d = decoded(
     JSON.stringify({
       data_type: 'event',
       stream_id: 's1',
@@ -30,7 +50,6 @@ decode('form 2 event :: {time, value} in s or ms, bare values at receivedAt', ()
         loc: { lon: 1, lat: 2 },
       },
     }),
-    NOW,
   )
   assert.equal(d, {
     form: 'event',
@@ -46,10 +65,7 @@ decode('form 2 event :: {time, value} in s or ms, bare values at receivedAt', ()
 })
 
 decode('form 2 with an unreadable time :: the value is a problem, the others stay', () => {
-  const d = decodePayload(
-    '{"data_type":"event","data":{"a":{"time":"soon","value":1},"b":{"value":2}}}',
-    NOW,
-  )
+  const d = decoded('{"data_type":"event","data":{"a":{"time":"soon","value":1},"b":{"value":2}}}')
   if (d.form !== 'event') return assert.unreachable()
   assert.equal(d.values, [{ dataPointID: 'b', time: NOW, value: 2 }])
   assert.equal(d.problems, [
@@ -75,7 +91,7 @@ decode('form 3 gateway :: own points and one list per child; bad entries are pro
       ],
     },
   }
-  const d = decodePayload(JSON.stringify(payload), NOW)
+  const d = decoded(JSON.stringify(payload))
   if (d.form !== 'gateway') return assert.unreachable()
   assert.equal(d.values, [{ dataPointID: 'up', time: 1700000000000, value: 1 }])
   assert.equal(
@@ -92,7 +108,7 @@ decode('form 3 gateway :: own points and one list per child; bad entries are pro
 })
 
 decode('form 3 without gateway points :: devices only', () => {
-  const d = decodePayload('{"data_type":"event","data":{"devices":[]}}', NOW)
+  const d = decoded('{"data_type":"event","data":{"devices":[]}}')
   assert.equal(d, { form: 'gateway', values: [], devices: [], problems: [] })
 })
 
