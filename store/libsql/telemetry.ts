@@ -618,7 +618,6 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   }
 }
 
-/** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
 /**
  * What write() answers at once without storing anything: a rejection when the store is closed or a point is
  * invalid (naming its index), a resolution for no points; undefined when the points are to be stored.
@@ -634,6 +633,7 @@ export function refusedWrite(
   return undefined
 }
 
+/** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
 function invalidPoint(p: TelemetryPoint): boolean {
   const v = p?.value
   const okValue =
