@@ -22,7 +22,9 @@ import {
   type ProjectedRead,
   type Projecting,
   type ProjectingWire,
+  type LearntColumn,
 } from './projected.ts'
+import { flatSelect } from './flat-select.ts'
 
 /** Statements kept prepared per connection by keepPreparedStatements (the least recently used go first). */
 export const KEPT_STATEMENTS = 256
@@ -274,10 +276,15 @@ export const parseProjected = (r: ProjectedRead<RowsOrText>): ProjectedRead => (
   results: r.results.map(parseRows),
 })
 
-/** A learnt SELECT: its rows as `json_object` texts (`json`), and each column as json_object takes it. */
+/**
+ * A learnt SELECT: its rows as `json_object` texts (`json`); each column's reference and the column as json_object
+ * takes it; what a SELECT of its rows' texts reads (`from`): the statement's own FROM where it flattens
+ * (flat-select.ts), else the statement as a subquery.
+ */
 interface Learnt {
   json: string
-  columns: Map<string, string>
+  columns: Map<string, LearntColumn>
+  from: string
 }
 
 /**
@@ -378,12 +385,12 @@ export class LocalDb implements Db {
     const key = `${p.id} ${lang} ${tz} ${secrets !== false} ${p.keep?.join(',') ?? ''}\n${sql}`
     const known = this.projectedSqls.get(key)
     if (known !== undefined) return known ?? undefined
-    const columns = this.learnt.get(sql)?.columns
-    if (!columns) return undefined
-    const select = projectedSql(fields, p.ctx, (c) => columns.get(c), p.keep ?? [])
+    const learnt = this.learnt.get(sql)
+    if (!learnt) return undefined
+    const select = projectedSql(fields, p.ctx, (c) => learnt.columns.get(c), p.keep ?? [])
     if (this.projectedSqls.size >= MAX_SHAPES)
       this.projectedSqls.delete(this.projectedSqls.keys().next().value!)
-    this.projectedSqls.set(key, select === undefined ? null : `SELECT ${select} FROM (${sql})`)
+    this.projectedSqls.set(key, select === undefined ? null : `SELECT ${select} ${learnt.from}`)
     return this.projectedSqls.get(key) ?? undefined
   }
 
@@ -452,12 +459,19 @@ export class LocalDb implements Db {
       this.learnt.set(sql, null)
       return
     }
-    const value = (c: string, i: number) =>
-      TEXT_AFFINITY.test(types[i] ?? '') ? `"${c}"` : exactReal(`"${c}"`)
-    const values = new Map(columns.map((c, i) => [c, value(c, i)]))
+    const flat = flatSelect(sql)
+    const flattens = flat !== undefined && [...flat.columns.keys()].join() === columns.join()
+    const column = (c: string, i: number): LearntColumn => {
+      const ref = flattens ? flat.columns.get(c)! : `"${c}"`
+      return { ref, value: TEXT_AFFINITY.test(types[i] ?? '') ? ref : exactReal(ref) }
+    }
+    const learnt = new Map(columns.map((c, i) => [c, column(c, i)]))
+    const from = flattens ? flat.from.trimStart() : `FROM (${sql})`
+    const object = [...learnt].map(([c, { value }]) => `'${c}', ${value}`).join(', ')
     this.learnt.set(sql, {
-      json: `SELECT json_object(${[...values].map(([c, v]) => `'${c}', ${v}`).join(', ')}) AS j FROM (${sql})`,
-      columns: values,
+      json: `SELECT json_object(${object}) AS j ${from}`,
+      columns: learnt,
+      from,
     })
   }
 

@@ -91,9 +91,16 @@ const LAST_MS = 253_402_300_799_999
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`
 
+/** A column of a learnt statement: its reference (its expression, or its name over a subquery) and its value as
+ * json_object takes it (a REAL through exactReal). */
+export interface LearntColumn {
+  ref: string
+  value: string
+}
+
 /**
- * The SQL of one projected row over a statement's columns (`value(column)`: the column as json_object takes it, or
- * undefined when the statement has no such column), as one text: a flag (`1` when a time is one strftime would
+ * The SQL of one projected row over a statement's columns (`column(name)`: its reference and its value as
+ * json_object takes it, or undefined when the statement has no such column), as one text: a flag (`1` when a time is one strftime would
  * not write as formatTime does: not an integer from 1970 to 9999), `keep`'s values as a JSON array, a tab, and
  * the wire form's JSON object, which json_object writes as the JavaScript projection would serialize it (labels
  * by a CASE over the enumeration, JSON text through json(), a viewer's secrets null). Undefined outside UTC: a
@@ -103,11 +110,12 @@ const quote = (s: string) => `'${s.replace(/'/g, "''")}'`
 export function projectedSql(
   fields: readonly FieldOp[],
   ctx: ProjectionCtx,
-  value: (column: string) => string | undefined,
+  column: (name: string) => LearntColumn | undefined,
   keep: readonly string[],
 ): string | undefined {
   if (ctx.tz !== 'UTC') return undefined
-  const col = (c: string) => `"${c.replace(/"/g, '""')}"`
+  const value = (c: string) => column(c)?.value
+  const col = (c: string) => column(c)!.ref
   const odd: string[] = []
   const parts = fields.map((f) => {
     const v = value(f.key)

@@ -17,6 +17,7 @@ import { emptyValues } from '../../store/fields/table.ts'
 import { DEVICE_TABLE, type DeviceFields } from '../../store/fields/devices.ts'
 import type { MetaStore } from '../../store/types.ts'
 import { NotFound } from '../../store/errors.ts'
+import { flatSelect } from '../../store/libsql/flat-select.ts'
 import { compileProjection, projection, type ProjectionCtx } from '../../src/kernel/projection.ts'
 import { deviceWire } from '../../src/wire/devices.ts'
 
@@ -79,8 +80,19 @@ const P = projection([
 ])
 const shape = compileProjection(P)
 
-const page = (tenant: string, after = 0) => ({
-  sql: 'SELECT id, r, i, t, j, ts, code, tok FROM things WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?',
+/**
+ * A page of things: `wrapped`, read as a subquery (its ORDER BY names a result column), or `flat`, its aliased
+ * column references written in the same SELECT (store/libsql/flat-select.ts).
+ */
+const SQL = {
+  wrapped:
+    'SELECT id, r, i, t, j, ts, code, tok FROM things WHERE tenant = ? AND id > ? ORDER BY id LIMIT ?',
+  flat: `SELECT x.id AS id, x.r AS r, x.i AS i, x.t AS t, x.j AS j, x.ts AS ts, x.code AS code, x.tok AS tok
+    FROM things x WHERE x.tenant = ? AND x.id > ? ORDER BY x.id LIMIT ?`,
+}
+const FORMS = ['wrapped', 'flat'] as const
+const page = (tenant: string, after = 0, form: keyof typeof SQL = 'wrapped') => ({
+  sql: SQL[form],
   args: [tenant, after, 5],
 })
 const count = { sql: 'SELECT count(*) AS n FROM things WHERE tenant = ?', args: ['A'] }
@@ -90,46 +102,52 @@ reads(
   async () => {
     const rows = await ctx.db.all(page('A').sql, page('A').args)
     assert.is(rows.length, 5)
-    for (const c of CTXS) {
-      for (let run = 0; run < 3; run++) {
-        const read = await ctx.db.readProjected([page('A'), count], {
-          at: 0,
-          projection: P,
-          ctx: c,
-          limit: 4,
-          keep: ['id', 'ts', 'r'],
-        })
-        const label = `${c.lang} ${c.tz} secrets=${c.secrets} run ${run}`
-        assert.equal(
-          JSON.parse(read.text),
-          rows.slice(0, 4).map((r) => shape(r, c)),
-          label,
-        )
-        assert.is(read.read, 5, label)
-        assert.equal(read.last, { id: 4, ts: 253402300799999, r: 12.345678901234567 }, label)
-        assert.equal(read.results[1], [{ n: 8 }], label)
-        assert.equal(read.results[0], [], label)
+    assert.is(flatSelect(SQL.wrapped), undefined)
+    assert.ok(flatSelect(SQL.flat))
+    for (const form of FORMS)
+      for (const c of CTXS) {
+        for (let run = 0; run < 3; run++) {
+          const read = await ctx.db.readProjected([page('A', 0, form), count], {
+            at: 0,
+            projection: P,
+            ctx: c,
+            limit: 4,
+            keep: ['id', 'ts', 'r'],
+          })
+          const label = `${form} ${c.lang} ${c.tz} secrets=${c.secrets} run ${run}`
+          assert.equal(
+            JSON.parse(read.text),
+            rows.slice(0, 4).map((r) => shape(r, c)),
+            label,
+          )
+          assert.is(read.read, 5, label)
+          assert.equal(read.last, { id: 4, ts: 253402300799999, r: 12.345678901234567 }, label)
+          assert.equal(read.results[1], [{ n: 8 }], label)
+          assert.equal(read.results[0], [], label)
+        }
       }
-    }
   },
 )
 
 reads('a learnt statement in UTC :: SQLite writes the rows, REALs in 17 digits', async () => {
   const at = { at: 0, projection: P, limit: 5 }
-  for (let run = 0; run < 2; run++) {
-    const utc = await ctx.db.readProjected([page('A')], { ...at, ctx: CTXS[0]! })
-    // json_object writes the 17 digits exactReal gives; JavaScript's projection the shortest that reads back
-    if (run === 1) assert.ok(utc.text.includes('"r":-1.5000000000000001e+300,'), utc.text)
-  }
+  for (const form of FORMS)
+    for (let run = 0; run < 2; run++) {
+      const utc = await ctx.db.readProjected([page('A', 0, form)], { ...at, ctx: CTXS[0]! })
+      // json_object writes the 17 digits exactReal gives; JavaScript's projection the shortest that reads back
+      if (run === 1) assert.ok(utc.text.includes('"r":-1.5000000000000001e+300,'), utc.text)
+    }
   const zoned = await ctx.db.readProjected([page('A')], { ...at, ctx: CTXS[2]! })
   assert.ok(zoned.text.includes('"r":-1.5e+300,'), `another zone, JavaScript: ${zoned.text}`)
-  const hidden = await ctx.db.readProjected([page('A')], { ...at, ctx: CTXS[1]! })
-  const items = JSON.parse(hidden.text) as Array<Record<string, unknown>>
-  assert.ok(items.every((x) => x.tok === null))
-  assert.equal(
-    items.map((x) => x.codeLabel),
-    ['一', '二', null, null, '一'],
-  )
+  for (const form of FORMS) {
+    const hidden = await ctx.db.readProjected([page('A', 0, form)], { ...at, ctx: CTXS[1]! })
+    const items = JSON.parse(hidden.text) as Array<Record<string, unknown>>
+    assert.ok(items.every((x) => x.tok === null))
+    assert.equal(
+      items.map((x) => x.codeLabel),
+      ['一', '二', null, null, '一'],
+    )
+  }
 })
 
 reads(
@@ -139,20 +157,21 @@ reads(
       `INSERT INTO things (id, tenant, ts, j) VALUES (20, 'C', -5, '{"a":1}'), (21, 'C', 1500000000000.5, NULL),
         (23, 'C', 300000000000000, NULL), (24, 'C', 1700000000000, NULL)`,
     )
-    for (const tenant of ['C', 'A']) {
-      const stmt = { ...page(tenant, 6), args: [tenant, 6, 20] }
-      const rows = await ctx.db.all(stmt.sql, stmt.args)
-      assert.ok(rows.length >= 2)
-      for (const c of CTXS)
-        for (let run = 0; run < 3; run++) {
-          const read = await ctx.db.readProjected([stmt], { at: 0, projection: P, ctx: c })
-          assert.equal(
-            JSON.parse(read.text),
-            rows.map((r) => shape(r, c)),
-            `${tenant} ${c.tz} run ${run}`,
-          )
-        }
-    }
+    for (const form of FORMS)
+      for (const tenant of ['C', 'A']) {
+        const stmt = { ...page(tenant, 6, form), args: [tenant, 6, 20] }
+        const rows = await ctx.db.all(stmt.sql, stmt.args)
+        assert.ok(rows.length >= 2)
+        for (const c of CTXS)
+          for (let run = 0; run < 3; run++) {
+            const read = await ctx.db.readProjected([stmt], { at: 0, projection: P, ctx: c })
+            assert.equal(
+              JSON.parse(read.text),
+              rows.map((r) => shape(r, c)),
+              `${tenant} ${c.tz} run ${run}`,
+            )
+          }
+      }
     // one odd row sends the whole page through JavaScript: the fine row beside it is formatted the same
     const c = await ctx.db.readProjected([{ ...page('C'), args: ['C', 0, 10] }], {
       at: 0,
