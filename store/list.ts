@@ -45,7 +45,13 @@ export interface Page<T = Row> {
   next?: Cursor | null
 }
 
+/**
+ * A JSON text, or its UTF-8 bytes: a large one written by a reader thread crosses to the main thread as bytes,
+ * which move between threads without a copy and go to the socket without being encoded again.
+ */
+export type JsonText = string | Uint8Array<ArrayBuffer>
+
 /** A Page whose items are one JSON text: the array of their wire forms, written where they were read. */
 export interface TextPage extends Omit<Page, 'items'> {
-  items: string
+  items: JsonText
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Context } from 'hono'
-import type { Page as Found, Shape, TextPage } from '../../store/types.ts'
+import type { JsonText, Page as Found, Shape, TextPage } from '../../store/types.ts'
 import type { Projection } from '../kernel/projection.ts'
 import type { WireCtx } from '../wire/shape.ts'
 import { actorOf, wireCtx } from './env.ts'
@@ -81,11 +81,11 @@ export interface DetailRoute<R> extends Doc {
   /** The record (default: the store's `get`). */
   read?: DetailRead<R>
   /** The record as text in `form`'s projection, answered instead of `read`'s when the form has one. */
-  readText?: (tenant: string, id: number, shape: Shape) => Promise<string>
+  readText?: (tenant: string, id: number, shape: Shape) => Promise<JsonText>
 }
 
-/** A JSON text answered as `c.json` would answer the value it is the text of. */
-const jsonText = (c: Context, text: string) =>
+/** A JSON text (or its UTF-8 bytes) answered as `c.json` would answer the value it is the text of. */
+const jsonText = (c: Context, text: JsonText) =>
   c.body(text, 200, { 'Content-Type': 'application/json' })
 
 /** 201 with the created record in `form`, or 201 with an empty body and the record's URL in `Location`. */

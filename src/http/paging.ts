@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
-import type { Cursor, ListArgs, Filter, FieldType } from '../../store/types.ts'
+import type { Cursor, ListArgs, Filter, FieldType, JsonText } from '../../store/types.ts'
 
 export const MAX_LIMIT = 1000
 
@@ -183,15 +183,22 @@ export function pageOf<T>(
   return { items, meta: metaOf(count, args, next) }
 }
 
-/** pageOf's JSON text, of items given as the JSON text of their array (a TextPage's). */
+/**
+ * pageOf's JSON text, of items given as the JSON text of their array (a TextPage's): a string, or UTF-8 bytes where
+ * the items are bytes.
+ */
 export function pageTextOf(
-  items: string,
+  items: JsonText,
   count: number,
   args: { page: number; limit: number; sort?: string; order?: string },
   next?: Cursor | null,
-): string {
-  return `{"items":${items},"meta":${JSON.stringify(metaOf(count, args, next))}}`
+): JsonText {
+  const meta = JSON.stringify(metaOf(count, args, next))
+  if (typeof items === 'string') return `{"items":${items},"meta":${meta}}`
+  return Buffer.concat([ITEMS_KEY, items, Buffer.from(`,"meta":${meta}}`)])
 }
+
+const ITEMS_KEY = Buffer.from('{"items":')
 
 function metaOf(
   count: number,

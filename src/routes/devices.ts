@@ -1,6 +1,6 @@
 import type { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import type { ListArgs, Page as Found, Shape, TextPage } from '../../store/types.ts'
+import type { JsonText, ListArgs, Page as Found, Shape, TextPage } from '../../store/types.ts'
 import { Router } from '../http/router.ts'
 import { listQuery, type FilterFields, type ListQueryArgs } from '../http/paging.ts'
 import { mayReadSecrets } from '../http/env.ts'
@@ -29,7 +29,7 @@ export interface DeviceAccess<R, C, U> {
       shape: Shape,
       opts: { groupID?: string },
     ): Promise<TextPage>
-    get(tenant: string, id: number, shape: Shape): Promise<string>
+    get(tenant: string, id: number, shape: Shape): Promise<JsonText>
   }
   create(a: Actor, body: C): Promise<R>
   update(a: Actor, id: number, body: U): Promise<R>

@@ -1,3 +1,4 @@
+import type { JsonText } from '../list.ts'
 import {
   compileProjection,
   type FieldOp,
@@ -25,8 +26,8 @@ export interface Projecting {
 export interface ProjectedRead<R = Row[]> {
   /** The rows of every statement; the projected one's slot is empty. */
   results: R[]
-  /** The JSON array of the projected rows. */
-  text: string
+  /** The JSON array of the projected rows: from a reader thread, its UTF-8 bytes when long (see crossing). */
+  text: JsonText
   /** How many rows the projected statement read (`limit` and beyond). */
   read: number
   /** `keep`'s fields of the last projected row, when there is one. */
@@ -38,6 +39,31 @@ export interface ProjectingWire extends Omit<Projecting, 'projection'> {
   id: string
   fields?: readonly FieldOp[]
 }
+
+/**
+ * Texts from this many UTF-16 units on cross from a reader thread as UTF-8 bytes (the buffer moved, not copied):
+ * the main thread then neither copies the string in nor encodes it again for the socket. Measured over sockets at
+ * 10 connections (10,000 devices): a device list page (11,500 units) cost the main thread ~10 µs less a request and
+ * the reader ~4 µs more to encode; a device detail (1,100) gained nothing and lost up to 8% of its rate.
+ */
+export const BYTES_FROM = 4096
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * `read` as it crosses from a reader thread: a long text as its UTF-8 bytes, their buffer added to `transfer`.
+ */
+export function crossing<R>(read: ProjectedRead<R>, transfer: ArrayBuffer[]): ProjectedRead<R> {
+  if (typeof read.text !== 'string' || read.text.length < BYTES_FROM) return read
+  const bytes = encoder.encode(read.text)
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength)
+    transfer.push(bytes.buffer)
+  return { ...read, text: bytes }
+}
+
+/** A JSON text as a string (bytes decoded). */
+export const textOf = (t: JsonText): string => (typeof t === 'string' ? t : decoder.decode(t))
 
 type Compiled = ((row: object, ctx: ProjectionCtx) => Row) & { fields: readonly FieldOp[] }
 

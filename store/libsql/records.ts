@@ -1,6 +1,7 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type { Shape } from '../meta/table.ts'
+import type { JsonText } from '../list.ts'
 import { NotFound, Referenced } from '../errors.ts'
 import { marks } from './list.ts'
 import { selectSql, type FieldTable, type RecordOf } from '../fields/table.ts'
@@ -134,14 +135,15 @@ export async function readRecordText(
   fromWhere: string,
   args: InValue[],
   shape: Shape,
-): Promise<string | undefined> {
+): Promise<JsonText | undefined> {
   const read = await db.readProjected([{ sql: `${selectSql(table)} ${fromWhere}`, args }], {
     at: 0,
     ...shape,
     limit: 1,
   })
-  // `[{...}]`: the object is the text inside the brackets
-  return read.read === 0 ? undefined : read.text.slice(1, -1)
+  // `[{...}]`: the object is the text inside the brackets (one byte each in UTF-8)
+  if (read.read === 0) return undefined
+  return typeof read.text === 'string' ? read.text.slice(1, -1) : read.text.subarray(1, -1)
 }
 
 /** readRecord, or NotFound (on `field`, the wire's default without) when there is none. */

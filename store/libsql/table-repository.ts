@@ -1,6 +1,6 @@
 import type { InStatement, InValue } from '@libsql/client'
 import type { Db } from './db.ts'
-import type { ListArgs, Page, TextPage } from '../list.ts'
+import type { JsonText, ListArgs, Page, TextPage } from '../list.ts'
 import type { ProjectedReads, Shape, TableRepository } from '../meta/table.ts'
 import { jsonFields, writeColumns, type FieldTable, type RecordOf } from '../fields/table.ts'
 import { Conflict, NotFound } from '../errors.ts'
@@ -120,7 +120,7 @@ export class TableRepo<
     return r
   }
 
-  async getText(tenant: string, id: number, shape: Shape): Promise<string> {
+  async getText(tenant: string, id: number, shape: Shape): Promise<JsonText> {
     const args = [tenant, ...this.scoped.args, id]
     const r = await readRecordText(this.db, this.detail, this.oneOf, args, shape)
     if (r === undefined) throw this.o.notFound?.(id) ?? new NotFound()

@@ -1,4 +1,4 @@
-import type { ListArgs, Page, TextPage } from '../list.ts'
+import type { JsonText, ListArgs, Page, TextPage } from '../list.ts'
 import type { Projection, ProjectionCtx } from '../../src/kernel/projection.ts'
 
 /** The wire form a read answers as text (`ProjectedReads`): its projection and the caller's context. */
@@ -16,7 +16,7 @@ export interface ProjectedReads<Opts = never> {
   /** `list` (with its `opts`), the items as the JSON array of their wire forms. */
   listText(tenant: string, q: ListArgs, shape: Shape, opts?: Opts): Promise<TextPage>
   /** `get`, as the JSON object of its wire form; NotFound as `get`. */
-  getText(tenant: string, id: number, shape: Shape): Promise<string>
+  getText(tenant: string, id: number, shape: Shape): Promise<JsonText>
 }
 
 /**

@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openTestDb } from './_db.ts'
+import { openTestDb, overWorkers } from './_db.ts'
 import type { Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { emptyValues } from '../../store/fields/table.ts'
@@ -18,6 +18,8 @@ import { DEVICE_TABLE, type DeviceFields } from '../../store/fields/devices.ts'
 import type { MetaStore } from '../../store/types.ts'
 import { NotFound } from '../../store/errors.ts'
 import { flatSelect } from '../../store/libsql/flat-select.ts'
+import { BYTES_FROM, textOf } from '../../store/libsql/projected.ts'
+import { pageTextOf } from '../../src/http/paging.ts'
 import { compileProjection, projection, type ProjectionCtx } from '../../src/kernel/projection.ts'
 import { deviceWire } from '../../src/wire/devices.ts'
 
@@ -116,7 +118,7 @@ reads(
           })
           const label = `${form} ${c.lang} ${c.tz} secrets=${c.secrets} run ${run}`
           assert.equal(
-            JSON.parse(read.text),
+            JSON.parse(textOf(read.text)),
             rows.slice(0, 4).map((r) => shape(r, c)),
             label,
           )
@@ -135,13 +137,17 @@ reads('a learnt statement in UTC :: SQLite writes the rows, REALs in 17 digits',
     for (let run = 0; run < 2; run++) {
       const utc = await ctx.db.readProjected([page('A', 0, form)], { ...at, ctx: CTXS[0]! })
       // json_object writes the 17 digits exactReal gives; JavaScript's projection the shortest that reads back
-      if (run === 1) assert.ok(utc.text.includes('"r":-1.5000000000000001e+300,'), utc.text)
+      if (run === 1)
+        assert.ok(textOf(utc.text).includes('"r":-1.5000000000000001e+300,'), textOf(utc.text))
     }
   const zoned = await ctx.db.readProjected([page('A')], { ...at, ctx: CTXS[2]! })
-  assert.ok(zoned.text.includes('"r":-1.5e+300,'), `another zone, JavaScript: ${zoned.text}`)
+  assert.ok(
+    textOf(zoned.text).includes('"r":-1.5e+300,'),
+    `another zone, JavaScript: ${zoned.text}`,
+  )
   for (const form of FORMS) {
     const hidden = await ctx.db.readProjected([page('A', 0, form)], { ...at, ctx: CTXS[1]! })
-    const items = JSON.parse(hidden.text) as Array<Record<string, unknown>>
+    const items = JSON.parse(textOf(hidden.text)) as Array<Record<string, unknown>>
     assert.ok(items.every((x) => x.tok === null))
     assert.equal(
       items.map((x) => x.codeLabel),
@@ -166,7 +172,7 @@ reads(
           for (let run = 0; run < 3; run++) {
             const read = await ctx.db.readProjected([stmt], { at: 0, projection: P, ctx: c })
             assert.equal(
-              JSON.parse(read.text),
+              JSON.parse(textOf(read.text)),
               rows.map((r) => shape(r, c)),
               `${tenant} ${c.tz} run ${run}`,
             )
@@ -178,7 +184,7 @@ reads(
       projection: P,
       ctx: CTXS[0]!,
     })
-    const items = JSON.parse(c.text) as Array<Record<string, unknown>>
+    const items = JSON.parse(textOf(c.text)) as Array<Record<string, unknown>>
     assert.is(items.at(-1)!.ts, '2023-11-14 22:13:20')
   },
 )
@@ -191,7 +197,7 @@ reads('an empty page :: [] with nothing read and no last row', async () => {
     limit: 3,
     keep: ['id'],
   })
-  assert.is(read.text, '[]')
+  assert.is(textOf(read.text), '[]')
   assert.is(read.read, 0)
   assert.is(read.last, undefined)
 })
@@ -246,7 +252,7 @@ devices(
               await ctx.meta.devices.listText(tenant, q, shape),
               await ctx.meta.devices.list(tenant, q),
             ]
-            const items = JSON.parse(text.items) as Array<{ deviceID: string }>
+            const items = JSON.parse(textOf(text.items)) as Array<{ deviceID: string }>
             assert.equal(
               items,
               records.items.map((r) => deviceWire.list(r, c)),
@@ -265,6 +271,35 @@ devices(
   },
 )
 
+devices(
+  'a long page :: over the reader thread its items cross as UTF-8 bytes (from BYTES_FROM units), the same JSON',
+  async () => {
+    const q = { page: 1, limit: 10, filters: [] }
+    for (const c of CTXS) {
+      const shape = { projection: deviceWire.list.projection!, ctx: c }
+      const records = await ctx.meta.devices.list('T2', q)
+      assert.is(records.items.length, 7)
+      for (let run = 0; run < 2; run++) {
+        const { items } = await ctx.meta.devices.listText('T2', q, shape)
+        const text = textOf(items)
+        assert.ok(text.length >= BYTES_FROM, `${text.length} units`)
+        // the JavaScript projection (first run, another zone) writes it on the reader too
+        if (overWorkers()) assert.instance(items, Uint8Array)
+        else assert.type(items, 'string')
+        assert.equal(
+          JSON.parse(text),
+          records.items.map((r) => deviceWire.list(r, c)),
+        )
+        const page = pageTextOf(items, 7, q, null)
+        assert.equal(JSON.parse(textOf(page)), {
+          items: JSON.parse(text),
+          meta: { count: 7, limit: 10, page: 1, next: null },
+        })
+      }
+    }
+  },
+)
+
 devices('getText :: the serializer of get; another tenant id is NotFound', async () => {
   const [mine] = (await ctx.meta.devices.list('T1', { page: 1, limit: 1, filters: [] })).items
   const [theirs] = (await ctx.meta.devices.list('T2', { page: 1, limit: 1, filters: [] })).items
@@ -273,7 +308,7 @@ devices('getText :: the serializer of get; another tenant id is NotFound', async
     for (let run = 0; run < 2; run++) {
       const text = await ctx.meta.devices.getText('T1', mine!.id, shape)
       assert.equal(
-        JSON.parse(text),
+        JSON.parse(textOf(text)),
         deviceWire.detail(await ctx.meta.devices.get('T1', mine!.id), c),
       )
       const err = await ctx.meta.devices.getText('T1', theirs!.id, shape).catch((e) => e)

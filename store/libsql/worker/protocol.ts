@@ -1,7 +1,8 @@
 /**
  * The messages between the main thread and the database workers (store/libsql/worker/*): types only, a leaf
  * module. A sender posts one array of requests per turn (PortClient) and a worker answers with one array of
- * replies per drain; rows cross as plain objects (structured clone).
+ * replies per drain; rows cross as plain objects (structured clone), a long projected text as its UTF-8 bytes (their
+ * buffer transferred: see `crossing` in store/libsql/projected.ts).
  */
 import type { InStatement } from '@libsql/client'
 import type { JsonRows, Statement, WriteResult } from '../db.ts'

@@ -4,6 +4,7 @@
  * Its connection keeps its prepared statements (keepPreparedStatements).
  */
 import { keepPreparedStatements } from '../db.ts'
+import { crossing } from '../projected.ts'
 import type { Reply } from './protocol.ts'
 import { control, failed, serve } from './serve.ts'
 
@@ -14,6 +15,7 @@ const POST_MS = 1
 
 await serve({ readOnly: true }, async (db, queue, post) => {
   let replies: Reply[] = []
+  let transfer: ArrayBuffer[] = []
   let since = performance.now()
   for (const r of queue) {
     try {
@@ -23,7 +25,7 @@ await serve({ readOnly: true }, async (db, queue, post) => {
           id: r.id,
           ok: true,
           value: r.project
-            ? await db.readProjectedTexts(r.stmts, r.project)
+            ? crossing(await db.readProjectedTexts(r.stmts, r.project), transfer)
             : await db.readTexts(r.stmts),
         })
       else replies.push((await control(db, r)) ?? failed(r.id, new Error(`reader: no ${r.t}`)))
@@ -31,10 +33,11 @@ await serve({ readOnly: true }, async (db, queue, post) => {
       replies.push(failed(r.id, e))
     }
     if (performance.now() - since >= POST_MS) {
-      post(replies)
+      post(replies, transfer)
       replies = []
+      transfer = []
       since = performance.now()
     }
   }
-  post(replies)
+  post(replies, transfer)
 })

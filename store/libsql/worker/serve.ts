@@ -11,13 +11,13 @@ import type { Hello, Reply, Request, WorkerData } from './protocol.ts'
 export type Drain = (
   db: LocalDb,
   queue: Request[],
-  post: (replies: Reply[]) => void,
+  post: (replies: Reply[], transfer?: readonly ArrayBuffer[]) => void,
 ) => Promise<void>
 
 /**
  * Runs a database worker: opens its connection (`readOnly` for a reader; the store worker migrates), says
  * hello, then drains what arrived (all queued requests at once, one drain at a time), posting replies as the drain
- * settles them (see Drain). A `close` request closes the connection; the owner then terminates the thread.
+ * settles them (see Drain), moving the buffers a drain lists with them (`transfer`). A `close` request closes the connection; the owner then terminates the thread.
  */
 export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<void> {
   const port = parentPort!
@@ -41,8 +41,8 @@ export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<
     while (queue.length > 0) {
       const batch = queue
       queue = []
-      await drain(db, batch, (replies) => {
-        if (replies.length) port.postMessage(replies)
+      await drain(db, batch, (replies, transfer) => {
+        if (replies.length) port.postMessage(replies, transfer)
       })
     }
     running = false
