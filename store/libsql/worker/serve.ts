@@ -17,7 +17,8 @@ export type Drain = (
 /**
  * Runs a database worker: opens its connection (`readOnly` for a reader; the store worker migrates), says
  * hello, then drains what arrived (all queued requests at once, one drain at a time), posting replies as the drain
- * settles them (see Drain), moving the buffers a drain lists with them (`transfer`). A `close` request closes the connection; the owner then terminates the thread.
+ * settles them (see Drain), moving the buffers a drain lists with them (`transfer`). A `close` request closes the
+ * connection; the owner then terminates the thread.
  */
 export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<void> {
   const port = parentPort!
