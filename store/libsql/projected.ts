@@ -117,8 +117,10 @@ const LAST_MS = 253_402_300_799_999
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`
 
-/** A column of a learnt statement: its reference (its expression, or its name over a subquery) and its value as
- * json_object takes it (a REAL through exactReal). */
+/**
+ * A column of a learnt statement: its reference (its expression, or its name over a subquery) and its value as
+ * json_object takes it (a REAL through exactReal).
+ */
 export interface LearntColumn {
   ref: string
   value: string
@@ -126,12 +128,13 @@ export interface LearntColumn {
 
 /**
  * The SQL of one projected row over a statement's columns (`column(name)`: its reference and its value as
- * json_object takes it, or undefined when the statement has no such column), as one text: a flag (`1` when a time is one strftime would
- * not write as formatTime does: not an integer from 1970 to 9999), `keep`'s values as a JSON array, a tab, and
- * the wire form's JSON object, which json_object writes as the JavaScript projection would serialize it (labels
- * by a CASE over the enumeration, JSON text through json(), a viewer's secrets null). Undefined outside UTC: a
- * zone's offsets are the JavaScript projection's (project) to apply. Only this code's names reach the SQL text: the
- * keys and labels of its forms and enumerations (quoted), the columns a learnt statement answered; never input.
+ * json_object takes it, or undefined when the statement has no such column), as one text: a flag (`1` when a time
+ * is one strftime would not write as formatTime does: not an integer from 1970 to 9999), `keep`'s values as a JSON
+ * array, a tab, and the wire form's JSON object, which json_object writes as the JavaScript projection would
+ * serialize it (labels by a CASE over the enumeration, JSON text through json(), a viewer's secrets null). Undefined
+ * outside UTC: a zone's offsets are the JavaScript projection's (project) to apply. Only this code's names reach the
+ * SQL text: the keys and labels of its forms and enumerations (quoted), the columns (and, where the statement
+ * flattens, the column references) a learnt statement answered; never input.
  */
 export function projectedSql(
   fields: readonly FieldOp[],
