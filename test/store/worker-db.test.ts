@@ -267,6 +267,19 @@ test('a write read through one() (INSERT … RETURNING) :: runs on the store wor
   )
   assert.equal(row, { p: 'returned' })
   assert.equal(await productIDs(ctx.db, 'T7'), ['returned'])
+  // a WITH that leads to a write goes there too; a SELECT, never a write in SQLite, to the reader
+  const withWrite = await ctx.db.one(
+    `WITH named(n) AS (SELECT ?) INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at)
+     SELECT 'T7', n, n, 1, 0 FROM named RETURNING product_id AS p`,
+    ['with-returned'],
+  )
+  assert.equal(withWrite, { p: 'with-returned' })
+  assert.equal(await productIDs(ctx.db, 'T7'), ['returned', 'with-returned'])
+  const selected = await ctx.db.one(
+    "SELECT count(*) AS n FROM products WHERE tenant_id = ? AND product_name <> 'INSERT'",
+    ['T7'],
+  )
+  assert.equal(selected, { n: 2 })
 })
 
 test('the reader :: cannot write (query_only), the row is not there', async () => {
