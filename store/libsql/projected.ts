@@ -49,7 +49,6 @@ export interface ProjectingWire extends Omit<Projecting, 'projection'> {
 export const BYTES_FROM = 4096
 
 const encoder = new TextEncoder()
-const decoder = new TextDecoder()
 
 /**
  * `read` as it crosses from a reader thread: a long text as its UTF-8 bytes, their buffer added to `transfer`.
@@ -61,9 +60,6 @@ export function crossing<R>(read: ProjectedRead<R>, transfer: ArrayBuffer[]): Pr
     transfer.push(bytes.buffer)
   return { ...read, text: bytes }
 }
-
-/** A JSON text as a string (bytes decoded). */
-export const textOf = (t: JsonText): string => (typeof t === 'string' ? t : decoder.decode(t))
 
 type Compiled = ((row: object, ctx: ProjectionCtx) => Row) & { fields: readonly FieldOp[] }
 

@@ -15,13 +15,16 @@ import type { Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { emptyValues } from '../../store/fields/table.ts'
 import { DEVICE_TABLE, type DeviceFields } from '../../store/fields/devices.ts'
-import type { MetaStore } from '../../store/types.ts'
+import type { JsonText, MetaStore } from '../../store/types.ts'
 import { NotFound } from '../../store/errors.ts'
 import { flatSelect } from '../../store/libsql/flat-select.ts'
-import { BYTES_FROM, textOf } from '../../store/libsql/projected.ts'
+import { BYTES_FROM } from '../../store/libsql/projected.ts'
 import { pageTextOf } from '../../src/http/paging.ts'
 import { compileProjection, projection, type ProjectionCtx } from '../../src/kernel/projection.ts'
 import { deviceWire } from '../../src/wire/devices.ts'
+
+/** A JSON text as a string: a long one from the reader thread arrives as its UTF-8 bytes. */
+const textOf = (t: JsonText): string => (typeof t === 'string' ? t : new TextDecoder().decode(t))
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-projected-'))
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
