@@ -473,7 +473,7 @@ export class LocalDb implements Db {
       return { ref, value: TEXT_AFFINITY.test(types[i] ?? '') ? ref : exactReal(ref) }
     }
     const learnt = new Map(columns.map((c, i) => [c, column(c, i)]))
-    const from = flattens ? flat.from.trimStart() : `FROM (${sql})`
+    const from = flattens ? flat.from : `FROM (${sql})`
     const object = [...learnt].map(([c, { value }]) => `'${c}', ${value}`).join(', ')
     this.learnt.set(sql, {
       json: `SELECT json_object(${object}) AS j ${from}`,

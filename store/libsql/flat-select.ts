@@ -13,7 +13,7 @@
 export interface FlatSelect {
   /** Each result column's expression by its name, in order. */
   columns: Map<string, string>
-  /** The statement after its result columns: ` FROM ...` to the end. */
+  /** The statement after its result columns: from its `FROM` to the end. */
   from: string
 }
 
@@ -39,7 +39,7 @@ export function flatSelect(sql: string): FlatSelect | undefined {
     if (!COLUMN_REF.test(expr) && !LITERAL.test(expr)) return undefined
     columns.set(name, expr)
   }
-  const from = sql.slice(fromAt)
+  const from = sql.slice(fromAt).trimStart()
   if (/\b(UNION|INTERSECT|EXCEPT|GROUP|HAVING|WINDOW)\b/i.test(outer)) return undefined
   const order = /\bORDER\s+BY\b([\s\S]*?)(?:\bLIMIT\b|$)/i.exec(outer)
   if (order && order[1]!.split(',').some((t) => /^\s*\d/.test(t))) return undefined
