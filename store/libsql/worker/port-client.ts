@@ -1,6 +1,7 @@
 import type { Transferable, Worker } from 'node:worker_threads'
 import { Unavailable } from '../../errors.ts'
 import { decodeError } from './errors.ts'
+import { IdTable } from './id-table.ts'
 import type { Notice, Reply, RequestBody } from './protocol.ts'
 
 interface Pending {
@@ -19,7 +20,8 @@ export class PortClient<B extends object = RequestBody> {
   private nextId = 1
   private queue: Array<B & { id: number }> = []
   private transfer: Transferable[] = []
-  private pending = new Map<number, Pending>()
+  /** Not a Map: see IdTable. */
+  private pending = new IdTable<Pending>()
   private scheduled = false
   private dead: Error | undefined
 
@@ -80,9 +82,8 @@ export class PortClient<B extends object = RequestBody> {
 
   private settle(replies: Reply[]) {
     for (const r of replies) {
-      const p = this.pending.get(r.id)
+      const p = this.pending.take(r.id)
       if (!p) continue
-      this.pending.delete(r.id)
       if (r.ok) p.resolve(r.value)
       else p.reject(decodeError(r.err))
     }
@@ -94,8 +95,7 @@ export class PortClient<B extends object = RequestBody> {
     this.dead ??= e
     this.queue = []
     this.transfer = []
-    const pending = [...this.pending.values()]
-    this.pending.clear()
+    const pending = this.pending.drain()
     for (const p of pending) p.reject(this.dead)
   }
 
