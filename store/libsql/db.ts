@@ -48,22 +48,43 @@ export function keepPreparedStatements(limit = KEPT_STATEMENTS): void {
   type Prepare = (this: Database.Database, sql: string) => Database.Statement
   const proto = Database.prototype as unknown as { prepare: Prepare }
   const prepare = proto.prepare
-  const kept = new WeakMap<object, Map<string, Database.Statement>>()
+  const kept = new WeakMap<object, Map<string, Kept>>()
+  let tick = 0
   proto.prepare = function (sql) {
     let cache = kept.get(this)
     if (!cache) kept.set(this, (cache = new Map()))
     const hit = cache.get(sql)
     if (hit) {
-      // most recently used last: the first key is the one to evict
-      cache.delete(sql)
-      cache.set(sql, hit)
-      return hit
+      hit.used = ++tick
+      return hit.stmt
     }
     const stmt = refusalKept(prepare.call(this, sql))
-    cache.set(sql, stmt)
-    if (cache.size > limit) cache.delete(cache.keys().next().value!)
+    if (cache.size >= limit) cache.delete(leastRecent(cache))
+    cache.set(sql, { stmt, used: ++tick })
     return stmt
   }
+}
+
+/**
+ * A kept statement and when it was last used. A hit only moves `used`: re-inserting the key (a Map's order as the
+ * recency) made the Map rehash every few hundred hits, and V8 keeps each replaced table reachable from the one
+ * before it (see worker/id-table.ts), so a reader's old generation grew with every read.
+ */
+interface Kept {
+  stmt: Database.Statement
+  used: number
+}
+
+/** The SQL of the least recently used statement of `cache` (a scan, on a miss with the cache full). */
+function leastRecent(cache: Map<string, Kept>): string {
+  let oldest = ''
+  let at = Infinity
+  for (const [sql, k] of cache)
+    if (k.used < at) {
+      at = k.used
+      oldest = sql
+    }
+  return oldest
 }
 
 /**

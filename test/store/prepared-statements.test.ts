@@ -9,6 +9,7 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'libsql'
 import { keepPreparedStatements, openDb, type Db } from '../../store/libsql/db.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-prepared-'))
@@ -94,6 +95,26 @@ test('more statements than kept :: the least recently used go, every answer stay
       )
     }
   assert.equal(await reads(reader), before)
+})
+
+test('which statement goes :: the least recently used, however often the others were used before', () => {
+  // the driver's own connection, prepared through the kept cache (4 statements in this file's process)
+  const db = new Database(join(dir, 'meta.db'), { readonly: true })
+  const sql = (k: number) => `SELECT ${k} AS k`
+  const first = [1, 2, 3, 4].map((k) => db.prepare(sql(k)))
+  // 1 used last, many times: the others are older, 2 the oldest
+  for (let i = 0; i < 1000; i++) assert.is(db.prepare(sql(1)), first[0])
+  const fifth = db.prepare(sql(5))
+  assert.is(db.prepare(sql(1)), first[0], '1 kept')
+  assert.is(db.prepare(sql(3)), first[2], '3 kept')
+  assert.is(db.prepare(sql(4)), first[3], '4 kept')
+  assert.is.not(db.prepare(sql(2)), first[1], '2, least recently used, prepared again')
+  // and 5, now the least recently used, made room for 2
+  const five = db.prepare(sql(5))
+  assert.is.not(five, fifth, '5 prepared again')
+  assert.is(db.prepare(sql(5)), five)
+  assert.is((db.prepare(sql(2)).get() as { k: number }).k, 2)
+  db.close()
 })
 
 test('kept statements that answer no rows :: each run writes and counts; RETURNING still answers its rows', async () => {
