@@ -78,12 +78,16 @@ export function compiledOf(id: string, fields: readonly FieldOp[] | undefined): 
   return fn
 }
 
-/** `p` as it crosses to a thread; `known`: the thread already holds the projection. */
+/**
+ * `p` as it crosses to a thread; `known`: the thread already holds the projection. Built field by field, not by
+ * object rest and spread: see PortClient.request.
+ */
 export const projectingWire = (p: Projecting, known: boolean): ProjectingWire => {
-  const { projection, ...rest } = p
-  return known
-    ? { ...rest, id: projection.id }
-    : { ...rest, id: projection.id, fields: projection.fields }
+  const wire: ProjectingWire = { at: p.at, ctx: p.ctx, id: p.projection.id }
+  if (p.limit !== undefined) wire.limit = p.limit
+  if (p.keep !== undefined) wire.keep = p.keep
+  if (!known) wire.fields = p.projection.fields
+  return wire
 }
 
 /** Projects statement `p.at` of `results` (each statement's rows) in JavaScript, on this thread. */

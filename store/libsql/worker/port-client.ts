@@ -51,7 +51,11 @@ export class PortClient<B extends object = RequestBody> {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }),
     )
     if (this.pending.size === 1) this.worker.ref()
-    this.queue.push({ ...body, id })
+    // not `{ ...body, id }`: with object spread, ~130 bytes of every request reached the old generation (a worker
+    // echoing 1 KB answers to 10 concurrent requesters: 132 bytes a request promoted, 2 with Object.assign; the
+    // service's readiness probe 373 -> 29, a device detail 445 -> 276). Which of V8's paths keeps them is not
+    // known; posting what a spread made keeps them, so nothing posted is made by one (projectingWire neither).
+    this.queue.push(Object.assign({ id }, body))
     if (transfer) this.transfer.push(...transfer)
     if (!this.scheduled) {
       this.scheduled = true
