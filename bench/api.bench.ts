@@ -235,6 +235,7 @@ for (const connections of [10, 100]) {
       (c.p99 / c.mean).toFixed(1),
       pct(o.rps / c.rps),
       pairsRun.map((x) => pct(ratioOf(x))).join(' / '),
+      pairsRun.map((x) => (x.o.p99 / x.o.mean).toFixed(1)).join(' / '),
       `${serviceCpu}%`,
       `${o.cpu}%`,
     ])
@@ -258,6 +259,7 @@ console.log(
       'bare p99/mean',
       'ratio',
       'ratio each round',
+      'p99/mean each round',
       'service CPU',
       'load CPU',
     ],
