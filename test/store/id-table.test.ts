@@ -1,7 +1,7 @@
 /**
  * IdTable (store/libsql/worker/id-table.ts), the table of a worker's pending requests: every value comes back once
- * under its id, whatever the order ids are taken in, across growth, wrapped probe runs and ids past 2^32; an id
- * never set, or already taken, answers undefined. Checked against a Map doing the same operations.
+ * under its id, whatever the order ids are taken in, across growth and shrinking, wrapped probe runs and ids past
+ * 2^32; an id never set, or already taken, answers undefined. Checked against a Map doing the same operations.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -60,8 +60,23 @@ test('growth :: thousands pending at once, all found after the table doubled sev
   const t = new IdTable<number>()
   for (let id = 1; id <= 5000; id++) t.set(id, -id)
   assert.is(t.size, 5000)
+  assert.is(t.capacity, 16384)
   for (let id = 5000; id >= 1; id -= 2) assert.is(t.take(id), -id)
   for (let id = 1; id <= 5000; id += 2) assert.is(t.take(id), -id)
+  assert.is(t.size, 0)
+  // and the burst's table does not stay: it halved as it emptied, down to the smallest that may shrink
+  assert.is(t.capacity, 1024)
+})
+
+test('shrinking while half the entries are still pending :: each one found after every halving', () => {
+  const t = new IdTable<number>()
+  for (let id = 1; id <= 4000; id++) t.set(id, id)
+  const capacity = t.capacity
+  // take all but every 16th: the table halves several times with 250 entries left in it
+  for (let id = 1; id <= 4000; id++) if (id % 16 !== 0) assert.is(t.take(id), id)
+  assert.ok(t.capacity < capacity, `${t.capacity} slots left of ${capacity}`)
+  assert.is(t.size, 250)
+  for (let id = 16; id <= 4000; id += 16) assert.is(t.take(id), id)
   assert.is(t.size, 0)
 })
 

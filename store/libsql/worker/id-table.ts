@@ -1,7 +1,8 @@
 /**
  * Values by positive integer id, for ids handed out in increasing order and taken back soon (a worker's pending
  * requests): open addressing with linear probing over `id & mask`, kept at most half full (doubled when it would
- * be more), entries removed by shifting the ones after them back (no tombstones).
+ * be more, halved when a large table is under an eighth full), entries removed by shifting the ones after them back
+ * (no tombstones).
  *
  * Not a `Map`: V8 links a `Map`'s old hash table to the one that replaces it when it rehashes (for iterators), and a
  * map that gains and loses an entry per request rehashes every few dozen requests. Once one of those old tables
@@ -21,9 +22,14 @@ export class IdTable<V> {
     return this.count
   }
 
+  /** Slots in the table (a power of two, at least 16). */
+  get capacity(): number {
+    return this.ids.length
+  }
+
   /** Adds `value` under `id` (a positive integer not already in the table). */
   set(id: number, value: V): void {
-    if ((this.count + 1) * 2 > this.ids.length) this.grow()
+    if ((this.count + 1) * 2 > this.ids.length) this.resize(this.ids.length * 2)
     let i = id & this.mask
     while (this.ids[i] !== 0) i = (i + 1) & this.mask
     this.ids[i] = id
@@ -57,6 +63,8 @@ export class IdTable<V> {
     ids[i] = 0
     values[i] = undefined
     this.count--
+    // a burst's table does not stay: below an eighth full, a large table halves
+    if (ids.length > SHRINK_FROM && this.count * 8 < ids.length) this.resize(ids.length / 2)
     return value
   }
 
@@ -71,12 +79,16 @@ export class IdTable<V> {
     return out
   }
 
-  private grow() {
+  /** Moves every entry into new arrays of `slots` slots (a power of two more than twice the entries). */
+  private resize(slots: number) {
     const { ids, values } = this
-    this.ids = new Float64Array(ids.length * 2)
-    this.values = new Array<V | undefined>(ids.length * 2).fill(undefined)
-    this.mask = ids.length * 2 - 1
+    this.ids = new Float64Array(slots)
+    this.values = new Array<V | undefined>(slots).fill(undefined)
+    this.mask = slots - 1
     this.count = 0
     for (let i = 0; i < ids.length; i++) if (ids[i] !== 0) this.set(ids[i]!, values[i]!)
   }
 }
+
+/** Tables of more slots than this halve when under an eighth full. */
+const SHRINK_FROM = 1024
