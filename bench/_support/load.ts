@@ -5,10 +5,10 @@
  * device list's (this one 13 and 18), and its own collector and scheduling showed in the latencies it measured (a
  * bare route's p99 at 100 connections was 3.4x its mean through it, 1.7-2.0x through this one). Here each path is
  * one pre-encoded `GET` written as it is, and an answer is parsed only for its status and `Content-Length` (its body
- * is counted, not read), so that a ceiling run measures the server and not the client. HTTP/1.1 by hand (RFC 9112): an answer
- * without `Content-Length` (chunked) stops the run with an error rather than being mis-framed; after an answer with
- * `Connection: close` the next request goes on a new connection; a request whose connection fails before its
- * answer, a refused connection and an answer other than 200 are counted as errors.
+ * is counted, not read), so that a ceiling run measures the server and not the client. HTTP/1.1 by hand (RFC
+ * 9112): an answer without `Content-Length` (chunked) stops the run with an error rather than being mis-framed;
+ * after an answer with `Connection: close` the next request goes on a new connection; a request whose connection
+ * fails before its answer, a refused connection and an answer other than 200 are counted as errors.
  * Prints one JSON line: {requests, errors, rps, p50, p99, max, mean, cpu} (latencies in ms; cpu: this load generator's
  * CPU over the measured window, % of one core).
  * argv: <json options> (inline, or @file) = {url: string, paths: string[], connections, seconds, warmup, headers}
