@@ -8,7 +8,8 @@
  * is counted, not read), so that a ceiling run measures the server and not the client. HTTP/1.1 by hand (RFC
  * 9112): an answer without `Content-Length` (chunked) stops the run with an error rather than being mis-framed;
  * after an answer with `Connection: close` the next request goes on a new connection; a request whose connection
- * fails before its answer, a refused connection and an answer other than 200 are counted as errors.
+ * fails before its answer, a refused connection and an answer other than 200 are counted as errors; so is a request
+ * still unanswered 10 s after the window closed, and the run ends then.
  * Prints one JSON line: {requests, errors, rps, p50, p99, max, mean, cpu} (latencies in ms; cpu: this load generator's
  * CPU over the measured window, % of one core).
  * argv: <json options> (inline, or @file) = {url: string, paths: string[], connections, seconds, warmup, headers}
@@ -146,9 +147,14 @@ setTimeout(
 )
 let running = opts.connections
 let finished = false
-const finish = () => {
-  if (finished || --running > 0) return
+/** A request still unanswered this long after the window closes is counted as an error, and the run ends. */
+const LATE_MS = 10_000
+const finish = (force = false) => {
+  if (finished) return
+  if (!force && --running > 0) return
   finished = true
+  // forced: the connections still waiting for an answer
+  if (force) errors += running
   const cpuUsed = process.cpuUsage(cpu0)
   // from the window's start to its last answer (at least 1 ms: no answer at all is a rate of 0, not NaN)
   const elapsed = Math.max(lastAt - startAt, 1) / 1000
@@ -171,6 +177,7 @@ const finish = () => {
   )
   process.exit(0)
 }
+setTimeout(() => finish(true), endAt - performance.now() + LATE_MS)
 for (let i = 0; i < opts.connections; i++) {
   let ended = false
   client(() => {
