@@ -13,10 +13,14 @@
  * second under load. Here a grown table is dropped whole and a taken slot is cleared.
  */
 export class IdTable<V> {
-  private ids = new Float64Array(16)
-  private values: Array<V | undefined> = new Array<V | undefined>(16).fill(undefined)
-  private mask = 15
-  private count = 0
+  private ids!: Float64Array
+  private values!: Array<V | undefined>
+  private mask!: number
+  private count!: number
+
+  constructor() {
+    this.empty(MIN_SLOTS)
+  }
 
   get size(): number {
     return this.count
@@ -72,23 +76,28 @@ export class IdTable<V> {
   drain(): V[] {
     const out: V[] = []
     for (let i = 0; i < this.ids.length; i++) if (this.ids[i] !== 0) out.push(this.values[i]!)
-    this.ids = new Float64Array(16)
-    this.values = new Array<V | undefined>(16).fill(undefined)
-    this.mask = 15
-    this.count = 0
+    this.empty(MIN_SLOTS)
     return out
   }
 
   /** Moves every entry into new arrays of `slots` slots (a power of two more than twice the entries). */
   private resize(slots: number) {
     const { ids, values } = this
+    this.empty(slots)
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== 0) this.set(ids[i]!, values[i]!)
+  }
+
+  /** New, empty arrays of `slots` slots (a power of two). */
+  private empty(slots: number) {
     this.ids = new Float64Array(slots)
     this.values = new Array<V | undefined>(slots).fill(undefined)
     this.mask = slots - 1
     this.count = 0
-    for (let i = 0; i < ids.length; i++) if (ids[i] !== 0) this.set(ids[i]!, values[i]!)
   }
 }
+
+/** The slots of a new or drained table. */
+const MIN_SLOTS = 16
 
 /** Tables of more slots than this halve when under an eighth full. */
 const SHRINK_FROM = 1024
