@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { load } from '../../bench/_support/runner.ts'
-import { startTestService, type TestService } from '../_support/service.ts'
+import { startTestService } from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 
 const test = suite('bench: the raw-socket HTTP load generator')
@@ -78,9 +78,8 @@ test('a chunked answer :: the run stops with an error, not a wrong count', async
   assert.match(failed, /load\.ts failed/)
 })
 
-let t: TestService
 test('the service, two tenants :: each caller its own list; a foreign device answers 404, counted', async () => {
-  t = await startTestService()
+  const t = await startTestService()
   try {
     const other = await t.newTenant()
     const product = await newProduct(t.admin)
