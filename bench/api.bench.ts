@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
+import { PerformanceObserver, constants as perf } from 'node:perf_hooks'
 import { loadConfig } from '../src/kernel/config.ts'
 import { startService } from '../src/service.ts'
 import { createApp } from '../src/app.ts'
@@ -20,8 +21,8 @@ import { openSql } from '../test/_support/service.ts'
 import { insertDevices } from './_support/devices.ts'
 import { load, table, type LoadResult } from './_support/runner.ts'
 
-/** Devices stored (BENCH_DEVICES, default 10,000); above 10,000 only one service is prepared and the cost of
- * metrics and access logs (six services) is not measured. */
+/** Devices stored (BENCH_DEVICES, default 10,000); above 10,000 the cost of metrics and access logs (six services,
+ * prepared after the rounds) is not measured. */
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000)
 const LARGE = DEVICES > 10_000
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5)
@@ -92,21 +93,11 @@ const listPath = '/api/v1/devices?_page=3&_limit=10'
 /** A deep page: the last tenth of the devices, 10 a page (OFFSET walks the index up to it). */
 const deepPath = `/api/v1/devices?_page=${Math.floor((DEVICES * 0.9) / 10)}&_limit=10`
 /**
- * Services differ from each other by more than observability costs (one file's layout, where its memory landed: up
- * to ±15% per request in the same process), so the cost is measured over several pairs of services and averaged.
+ * The service the rounds measure: the only one in this process while they run, as `npm start` runs one (six
+ * services of 10,000 devices in the process through the rounds, as before 2026-11-28, gave its main thread their
+ * heap to mark as well). The pairs of the cost tables are prepared after the rounds.
  */
-const PAIRS = LARGE ? 1 : 3
-const pairs: Array<{
-  on: Awaited<ReturnType<typeof prepare>>
-  off: Awaited<ReturnType<typeof prepare>>
-}> = []
-for (let k = 0; k < PAIRS; k++)
-  pairs.push(
-    LARGE
-      ? { on: await prepare('on'), off: undefined as never }
-      : { on: await prepare('on'), off: await prepare('off') },
-  )
-const { on } = pairs[0]!
+const on = await prepare('on')
 const { svc, ids, headers, detailPaths } = on
 /** One GET's body, tried twice: the insert above held this process's event loop, so a pooled keep-alive socket and
  * the server's idle timer expire together and the first request may meet a reset. */
@@ -161,7 +152,7 @@ const routes = [
 ] as const
 /**
  * A warm-up pass over every route and its ceiling before the rounds (BENCH_WARMUP_SECONDS each, default 3), not
- * recorded: the first round after preparing six services of 10,000 devices was the lowest of its run for the list
+ * recorded: the first round after preparing the services (six of 10,000 devices then) was the lowest of its run for the list
  * in all five runs of 2026-11-27 (10-14% of the bare route, the later rounds 14-20%), as if the collector were
  * still clearing what the preparation left.
  */
@@ -176,7 +167,26 @@ if (WARMUP > 0)
         warmup: 0,
         headers: { authorization: headers.authorization },
       })
-type Pair = { o: LoadResult; c: LoadResult; serviceCpu: number }
+/**
+ * The collections of this process's main thread (the service's): a round's full ones and its longest pause say
+ * whether a round's tail was the collector's. The service's worker threads collect on their own and are not seen.
+ */
+const collections: Array<{ at: number; ms: number; full: boolean }> = []
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    collections.push({
+      at: e.startTime,
+      ms: e.duration,
+      full:
+        (e as unknown as { detail?: { kind: number } }).detail?.kind ===
+        perf.NODE_PERFORMANCE_GC_MAJOR,
+    })
+}).observe({ entryTypes: ['gc'] })
+const collectionsIn = (t0: number, t1: number) => {
+  const xs = collections.filter((g) => g.at >= t0 && g.at < t1)
+  return `${xs.filter((g) => g.full).length}, ${Math.max(0, ...xs.map((g) => g.ms)).toFixed(0)}`
+}
+type Pair = { o: LoadResult; c: LoadResult; serviceCpu: number; gc: string }
 const measured = new Map<string, Pair[]>()
 for (let round = 0; round < ROUNDS; round++) {
   for (const connections of [10, 100]) {
@@ -206,10 +216,14 @@ for (let round = 0; round < ROUNDS; round++) {
         )
       // the service runs in this process (all its threads); its CPU over the run, warm-up included, % of one core
       const used = process.cpuUsage(cpu0)
-      const serviceCpu = Math.round((used.user + used.system) / 10 / (performance.now() - t0))
+      const t1 = performance.now()
+      const serviceCpu = Math.round((used.user + used.system) / 10 / (t1 - t0))
       const c = first ?? (await runCeiling())
       const key = `${name}\u0000${connections}`
-      measured.set(key, [...(measured.get(key) ?? []), { o, c, serviceCpu }])
+      measured.set(key, [
+        ...(measured.get(key) ?? []),
+        { o, c, serviceCpu, gc: collectionsIn(t0, t1) },
+      ])
     }
   }
 }
@@ -236,6 +250,7 @@ for (const connections of [10, 100]) {
       pct(o.rps / c.rps),
       pairsRun.map((x) => pct(ratioOf(x))).join(' / '),
       pairsRun.map((x) => (x.o.p99 / x.o.mean).toFixed(1)).join(' / '),
+      pairsRun.map((x) => x.gc).join(' / '),
       `${serviceCpu}%`,
       `${o.cpu}%`,
     ])
@@ -260,6 +275,7 @@ console.log(
       'ratio',
       'ratio each round',
       'p99/mean each round',
+      'full GCs, longest GC ms each round',
       'service CPU',
       'load CPU',
     ],
@@ -272,6 +288,18 @@ if (LARGE) {
   await on.close()
   process.exit(0)
 }
+
+/**
+ * Services differ from each other by more than observability costs (one file's layout, where its memory landed: up
+ * to ±15% per request in the same process), so the cost is measured over several pairs of services and averaged;
+ * the rounds' service is the first pair's `on`.
+ */
+const PAIRS = 3
+const pairs: Array<{
+  on: Awaited<ReturnType<typeof prepare>>
+  off: Awaited<ReturnType<typeof prepare>>
+}> = [{ on, off: await prepare('off') }]
+for (let k = 1; k < PAIRS; k++) pairs.push({ on: await prepare('on'), off: await prepare('off') })
 
 // the cost of metrics and access logs: the same routes on services with both off. Throughput on a shared machine
 // drifts, so the cost is measured as the service's CPU time per request (this process's CPU; the load generator is
