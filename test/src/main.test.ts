@@ -151,7 +151,10 @@ main(
     assert.equal(await Promise.all(ports.map(dial)), ['connected', 'connected', 'connected'])
     const tree = descendants(p.child.pid!).map((pid) => [pid, commandLine(pid)] as const)
     assert.is(tree.length, 1, `one process under npm: ${JSON.stringify(tree)}`)
-    assert.match(tree[0]![1], /^node --max-semi-space-size=64 --import tsx src\/main\.ts$/)
+    assert.match(
+      tree[0]![1],
+      /^node --max-semi-space-size=64 --no-allocation-site-pretenuring --import tsx src\/main\.ts$/,
+    )
     p.child.kill('SIGTERM')
     assert.is(await p.exited, 0, p.output())
     assert.match(p.output(), /SIGTERM: shutting down/)
