@@ -152,9 +152,9 @@ const routes = [
 ] as const
 /**
  * A warm-up pass over every route and its ceiling before the rounds (BENCH_WARMUP_SECONDS each, default 3), not
- * recorded: the first round after preparing the services (six of 10,000 devices then) was the lowest of its run for the list
- * in all five runs of 2026-11-27 (10-14% of the bare route, the later rounds 14-20%), as if the collector were
- * still clearing what the preparation left.
+ * recorded: the first round after preparing the services (six of 10,000 devices then) was the lowest of its run for
+ * the list in all five runs of 2026-11-27 (10-14% of the bare route, the later rounds 14-20%), as if the collector
+ * were still clearing what the preparation left.
  */
 const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 if (WARMUP > 0)
