@@ -10,7 +10,6 @@ import { join } from 'node:path'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { serve } from '@hono/node-server'
 import type { AddressInfo } from 'node:net'
-import { PerformanceObserver, constants as perf } from 'node:perf_hooks'
 import { loadConfig } from '../src/kernel/config.ts'
 import { startService } from '../src/service.ts'
 import { createApp } from '../src/app.ts'
@@ -20,6 +19,7 @@ import { createMetrics } from '../src/kernel/metrics.ts'
 import { openSql } from '../test/_support/service.ts'
 import { insertDevices } from './_support/devices.ts'
 import { load, table, type LoadResult } from './_support/runner.ts'
+import { recordCollections } from './_support/collections.ts'
 
 /** Devices stored (BENCH_DEVICES, default 10,000); above 10,000 the cost of metrics and access logs (six services,
  * prepared after the rounds) is not measured. */
@@ -171,19 +171,9 @@ if (WARMUP > 0)
  * The collections of this process's main thread (the service's): a round's full ones and its longest pause say
  * whether a round's tail was the collector's. The service's worker threads collect on their own and are not seen.
  */
-const collections: Array<{ at: number; ms: number; full: boolean }> = []
-new PerformanceObserver((list) => {
-  for (const e of list.getEntries())
-    collections.push({
-      at: e.startTime,
-      ms: e.duration,
-      full:
-        (e as unknown as { detail?: { kind: number } }).detail?.kind ===
-        perf.NODE_PERFORMANCE_GC_MAJOR,
-    })
-}).observe({ entryTypes: ['gc'] })
+const collections = recordCollections()
 const collectionsIn = (t0: number, t1: number) => {
-  const xs = collections.filter((g) => g.at >= t0 && g.at < t1)
+  const xs = collections.between(t0, t1)
   return `${xs.filter((g) => g.full).length}, ${Math.max(0, ...xs.map((g) => g.ms)).toFixed(0)}`
 }
 type Pair = { o: LoadResult; c: LoadResult; serviceCpu: number; gc: string }

@@ -6,10 +6,11 @@
  */
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { join } from 'node:path'
 import { randomId } from '../src/kernel/secrets.ts'
 import { childJson, table } from './_support/runner.ts'
+import { recordCollections } from './_support/collections.ts'
 import { startBenchService } from './_support/service.ts'
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000)
@@ -74,14 +75,7 @@ const endPhase = () => {
   loop.reset()
 }
 const stalls: Array<[number, number]> = []
-/** Garbage collections of at least 20 ms in the device publishes: ms from its start, ms. */
-const gcs: Array<[number, number]> = []
-const gcObserver = new PerformanceObserver((list) => {
-  for (const e of list.getEntries())
-    if (phases.length === 2 && !ended && e.duration >= 20)
-      gcs.push([Math.round(e.startTime - phases[1]!.at), Math.round(e.duration)])
-})
-gcObserver.observe({ entryTypes: ['gc'] })
+const collections = recordCollections()
 const window = monitorEventLoopDelay({ resolution: 10 })
 window.enable()
 const sampler = setInterval(() => {
@@ -199,10 +193,18 @@ console.log(
 console.log(
   `stalls > 50 ms in the device publishes (ms from its start, ms): ${JSON.stringify(stalls)}`,
 )
+/** Garbage collections of at least 20 ms in the device publishes: ms from its start, ms. */
+const publishes = phases[1]
+const gcs = publishes
+  ? collections
+      .between(publishes.at, publishes.at + publishes.ms!)
+      .filter((g) => g.ms >= 20)
+      .map((g) => [Math.round(g.at - publishes.at), Math.round(g.ms)])
+  : []
 console.log(
   `garbage collections >= 20 ms in the device publishes (ms from its start, ms): ${JSON.stringify(gcs)}`,
 )
-gcObserver.disconnect()
+collections.stop()
 if (sqlStats) console.log(sqlStats.dump())
 console.log(
   `\nstatuses: ${JSON.stringify(r.single.statuses)}; load process: ${JSON.stringify(r.loop)}\nslowest (ms after start: answer, receipt): ${JSON.stringify(r.slowest)}`,
