@@ -8,6 +8,7 @@
  * `outgoingClearMessageId` answers at least `{messageId}` so every PUBACK can be matched to (client, id).
  */
 import type { Client, PublishPacket } from 'aedes'
+import { IdTable } from '../src/kernel/id-table.ts'
 
 interface Pending {
   client: Client
@@ -20,7 +21,13 @@ type CountingClient = Client & { _nextId: number }
 
 export class Commands {
   private byPayload = new WeakMap<Buffer, Pending>()
-  private byClient = new Map<Client, Map<number, Pending>>()
+  /**
+   * Commands awaiting a PUBACK, by client and packet identifier. A client's table stays until it disconnects, and
+   * is an IdTable, not a Map: a Map that gains and loses an entry a command rehashes every few dozen, and V8 links
+   * its old tables to the new ones; once one was promoted, every later command (its promise, the async function
+   * following it, the record) reached the old generation with it (see src/kernel/id-table.ts).
+   */
+  private byClient = new Map<Client, IdTable<Pending>>()
 
   /**
    * Sends `payload` to `client` on the full topic `topic`. QoS 1 resolves true on the device's PUBACK, false when
@@ -49,14 +56,12 @@ export class Commands {
       const settle = (ok: boolean) => {
         clearTimeout(timer)
         this.byPayload.delete(body)
-        const map = this.byClient.get(client)
-        if (
-          map &&
-          pending.messageId !== undefined &&
-          map.delete(pending.messageId) &&
-          map.size === 0
-        )
-          this.byClient.delete(client)
+        if (pending.messageId !== undefined) {
+          // taken here unless the PUBACK (acked) or the disconnect (gone) took it first
+          const table = this.byClient.get(client)
+          const own = table?.take(pending.messageId)
+          if (own && own !== pending) table!.set(pending.messageId, own)
+        }
         resolve(ok)
       }
       this.byPayload.set(body, pending)
@@ -75,22 +80,24 @@ export class Commands {
     c._nextId = id >= 65535 ? 1 : id + 1
     packet.messageId = id
     pending.messageId = id
-    let map = this.byClient.get(client)
-    if (!map) this.byClient.set(client, (map = new Map()))
-    map.set(id, pending)
+    let table = this.byClient.get(client)
+    if (!table) this.byClient.set(client, (table = new IdTable()))
+    // an identifier is free again once its PUBACK came (65,535 commands in flight to one client would wrap onto one)
+    table.take(id)?.resolve(false)
+    table.set(id, pending)
   }
 
   /** A PUBACK arrived ('ack' event). */
   acked(client: Client, messageId: number | undefined) {
     if (messageId === undefined) return
-    this.byClient.get(client)?.get(messageId)?.resolve(true)
+    this.byClient.get(client)?.take(messageId)?.resolve(true)
   }
 
   /** The client is gone: its unacknowledged commands failed. */
   gone(client: Client) {
-    const map = this.byClient.get(client)
+    const table = this.byClient.get(client)
     this.byClient.delete(client)
-    if (map) for (const p of [...map.values()]) p.resolve(false)
+    if (table) for (const p of table.drain()) p.resolve(false)
   }
 
   /** Fails every pending command (broker closing). */

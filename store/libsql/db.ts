@@ -68,7 +68,7 @@ export function keepPreparedStatements(limit = KEPT_STATEMENTS): void {
 /**
  * A kept statement and when it was last used. A hit only moves `used`: re-inserting the key (a Map's order as the
  * recency) made the Map rehash every few hundred hits, and V8 keeps each replaced table reachable from the one
- * before it (see worker/id-table.ts), so a reader's old generation grew with every read.
+ * before it (see src/kernel/id-table.ts), so a reader's old generation grew with every read.
  */
 interface Kept {
   stmt: Database.Statement

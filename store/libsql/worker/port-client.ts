@@ -1,7 +1,7 @@
 import type { Transferable, Worker } from 'node:worker_threads'
 import { Unavailable } from '../../errors.ts'
 import { decodeError } from './errors.ts'
-import { IdTable } from './id-table.ts'
+import { IdTable } from '../../../src/kernel/id-table.ts'
 import type { Notice, Reply, RequestBody } from './protocol.ts'
 
 interface Pending {

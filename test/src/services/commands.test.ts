@@ -25,7 +25,7 @@ for (const v of variants) {
     c = t.admin
     const product = await created(c, '/api/v1/products', k.productBody())
     ds = []
-    for (let i = 0; i < 12; i++)
+    for (let i = 0; i < 14; i++)
       ds.push(await created(c, '/api/v1/devices', k.deviceBody(product.productID)))
   })
   test.after(async () => {
@@ -168,6 +168,82 @@ for (const v of variants) {
     socket.destroy()
     assert.is(r.body.commandStatus, 'timed_out')
     assert.is(r.body.publishStatus, 0)
+  })
+
+  test('commands in flight to two devices :: the one that acknowledges gets them delivered; the one that goes away unacknowledged gets its own again, in order, when it returns', async () => {
+    const [acking, silent] = [ds[12], ds[13]]
+    const { got } = await online(acking)
+    const socket = createConnection(t.svc.deps.broker.port!, '127.0.0.1')
+    await new Promise((r) => socket.once('connect', r))
+    socket.write(
+      mqttPacket.generate({
+        cmd: 'connect',
+        protocolId: 'MQTT',
+        protocolVersion: 4,
+        clean: true,
+        keepalive: 60,
+        clientId: silent.deviceID,
+        username: silent.deviceUsername,
+        password: Buffer.from(silent.token),
+      }),
+    )
+    socket.on('data', () => {}) // reads everything, acknowledges nothing
+    await sleep(300)
+    const sent = []
+    for (const i of [0, 1, 2]) {
+      sent.push(await publish({ deviceID: acking.deviceID, payload: `a${i}` }))
+      sent.push(
+        await publish({ deviceID: silent.deviceID, payload: `s${i}`, ttl: 60, timeout: 30 }),
+      )
+    }
+    assert.ok(
+      sent.every((r) => r.status === 201),
+      JSON.stringify(sent.map((r) => r.status)),
+    )
+    const toSilent = sent.filter((_, i) => i % 2 === 1).map((r) => r.body.taskID as string)
+    const toAcking = sent.filter((_, i) => i % 2 === 0).map((r) => r.body.taskID as string)
+    for (const id of toAcking)
+      assert.is(
+        (
+          await until(
+            () => logOf(id),
+            (l) => l.commandStatus === 'delivered',
+          )
+        ).commandStatus,
+        'delivered',
+      )
+    for (const id of toSilent) assert.is((await logOf(id)).commandStatus, 'sent')
+    socket.destroy() // gone before any PUBACK: within their ttl they wait for the device again
+    for (const id of toSilent)
+      assert.is(
+        (
+          await until(
+            () => logOf(id),
+            (l) => l.commandStatus === 'queued',
+          )
+        ).commandStatus,
+        'queued',
+      )
+    const back = await online(silent)
+    await until(
+      async () => back.got.length,
+      (n) => n >= 3,
+    )
+    assert.equal(
+      back.got.map((g) => g.body.data),
+      ['s0', 's1', 's2'],
+    )
+    for (const id of toSilent)
+      assert.is(
+        (
+          await until(
+            () => logOf(id),
+            (l) => l.commandStatus === 'delivered',
+          )
+        ).commandStatus,
+        'delivered',
+      )
+    assert.equal(got.map((g) => g.body.data).sort(), ['a0', 'a1', 'a2'])
   })
 
   test('idempotency key :: the retry answers the first answer and sends nothing new', async () => {

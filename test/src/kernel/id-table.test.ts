@@ -1,11 +1,11 @@
 /**
- * IdTable (store/libsql/worker/id-table.ts), the table of a worker's pending requests: every value comes back once
+ * IdTable (src/kernel/id-table.ts), the table of a worker's pending requests: every value comes back once
  * under its id, whatever the order ids are taken in, across growth and shrinking, wrapped probe runs and ids past
  * 2^32; an id never set, or already taken, answers undefined. Checked against a Map doing the same operations.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { IdTable } from '../../store/libsql/worker/id-table.ts'
+import { IdTable } from '../../../src/kernel/id-table.ts'
 
 const test = suite('IdTable')
 

@@ -1,8 +1,9 @@
 /**
- * Values by positive integer id, for ids handed out in increasing order and taken back soon (a worker's pending
- * requests): open addressing with linear probing over `id & mask`, kept at most half full (doubled when it would
- * be more, halved when a large table is under an eighth full), entries removed by shifting the ones after them back
- * (no tombstones).
+ * Values by positive integer id, for ids handed out in increasing (or cycling) order and taken back soon (a
+ * worker's pending requests; the broker's commands awaiting a PUBACK, by packet identifier): open addressing with
+ * linear probing over `id & mask`, kept at most half full (doubled when it would be more, halved when a large table
+ * is under an eighth full), entries removed by shifting the ones after them back (no tombstones). An id is in the
+ * table at most once.
  *
  * Not a `Map`: V8 links a `Map`'s old hash table to the one that replaces it when it rehashes (for iterators), and a
  * map that gains and loses an entry per request rehashes every few dozen requests. Once one of those old tables
