@@ -159,6 +159,17 @@ const pct = (p: number) =>
     (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1),
   )
 
+/** The p99 of each 5 s of the measured sends (by when they were sent): where the slow ones were. */
+const SLICE_MS = 5000
+const slices: number[] = []
+for (let from = 0; from < o.seconds * 1000; from += SLICE_MS) {
+  const ms = sends
+    .filter((s) => s.start - p0 >= from && s.start - p0 < from + SLICE_MS)
+    .filter((s) => s.taskID && received.has(s.taskID))
+    .map((s) => received.get(s.taskID!)! - s.start)
+    .sort((a, b) => a - b)
+  if (ms.length) slices.push(Number(ms[Math.floor(ms.length * 0.99)]!.toFixed(1)))
+}
 const slowest = sends
   .filter((s) => s.taskID && received.has(s.taskID))
   .map((s) => ({
@@ -197,6 +208,7 @@ console.log(
       rate: Math.round(sends.length / sendSeconds),
       p50: pct(0.5),
       p99: pct(0.99),
+      slices,
       max: Number((latencies.at(-1) ?? 0).toFixed(1)),
     },
   }),
