@@ -43,6 +43,27 @@ for (const v of variants) {
     return { m, got }
   }
 
+  /** Connects a device on a raw socket that reads everything and acknowledges nothing (no PUBACK). */
+  async function silentDevice(d: any) {
+    const socket = createConnection(t.svc.deps.broker.port!, '127.0.0.1')
+    await new Promise((r) => socket.once('connect', r))
+    socket.write(
+      mqttPacket.generate({
+        cmd: 'connect',
+        protocolId: 'MQTT',
+        protocolVersion: 4,
+        clean: true,
+        keepalive: 60,
+        clientId: d.deviceID,
+        username: d.deviceUsername,
+        password: Buffer.from(d.token),
+      }),
+    )
+    socket.on('data', () => {})
+    await sleep(300) // CONNACK, then the server-side inbox subscription
+    return socket
+  }
+
   /** The device of a command: Variant A also takes its record id, Variant B only its deviceID. */
   const target = (d: { id: number; deviceID: string }) =>
     k.v === 'A' ? { deviceIntID: d.id } : { deviceID: d.deviceID }
@@ -51,6 +72,16 @@ for (const v of variants) {
     c.post('/api/v1/device_publish', body, headers)
   const logOf = async (taskID: string) =>
     (await c.get(`/api/v1/device_control_logs?taskID=${taskID}`)).body.items[0]
+  /** Waits until every command of `taskIDs` shows `status` in its control log, and checks that each does. */
+  async function reach(taskIDs: string[], status: string) {
+    for (const id of taskIDs) {
+      const log = await until(
+        () => logOf(id),
+        (l) => l.commandStatus === status,
+      )
+      assert.is(log.commandStatus, status, id)
+    }
+  }
 
   test('online device :: gets the request envelope on inbox, PUBACK makes it delivered', async () => {
     const d = ds[0]
@@ -148,22 +179,7 @@ for (const v of variants) {
 
   test('a device that never acknowledges :: timed_out after its timeout, publishStatus 0', async () => {
     const d = ds[4]
-    const socket = createConnection(t.svc.deps.broker.port!, '127.0.0.1')
-    await new Promise((r) => socket.once('connect', r))
-    socket.write(
-      mqttPacket.generate({
-        cmd: 'connect',
-        protocolId: 'MQTT',
-        protocolVersion: 4,
-        clean: true,
-        keepalive: 60,
-        clientId: d.deviceID,
-        username: d.deviceUsername,
-        password: Buffer.from(d.token),
-      }),
-    )
-    socket.on('data', () => {}) // reads everything, acknowledges nothing
-    await sleep(300)
+    const socket = await silentDevice(d)
     const r = await publish({ deviceID: d.deviceID, payload: 'hello?', timeout: 1, wait: 4 })
     socket.destroy()
     assert.is(r.body.commandStatus, 'timed_out')
@@ -173,22 +189,7 @@ for (const v of variants) {
   test('commands in flight to two devices :: the one that acknowledges gets them delivered; the one that goes away unacknowledged gets its own again, in order, when it returns', async () => {
     const [acking, silent] = [ds[12], ds[13]]
     const { got } = await online(acking)
-    const socket = createConnection(t.svc.deps.broker.port!, '127.0.0.1')
-    await new Promise((r) => socket.once('connect', r))
-    socket.write(
-      mqttPacket.generate({
-        cmd: 'connect',
-        protocolId: 'MQTT',
-        protocolVersion: 4,
-        clean: true,
-        keepalive: 60,
-        clientId: silent.deviceID,
-        username: silent.deviceUsername,
-        password: Buffer.from(silent.token),
-      }),
-    )
-    socket.on('data', () => {}) // reads everything, acknowledges nothing
-    await sleep(300)
+    const socket = await silentDevice(silent)
     const sent = []
     for (const i of [0, 1, 2]) {
       sent.push(await publish({ deviceID: acking.deviceID, payload: `a${i}` }))
@@ -202,28 +203,10 @@ for (const v of variants) {
     )
     const toSilent = sent.filter((_, i) => i % 2 === 1).map((r) => r.body.taskID as string)
     const toAcking = sent.filter((_, i) => i % 2 === 0).map((r) => r.body.taskID as string)
-    for (const id of toAcking)
-      assert.is(
-        (
-          await until(
-            () => logOf(id),
-            (l) => l.commandStatus === 'delivered',
-          )
-        ).commandStatus,
-        'delivered',
-      )
+    await reach(toAcking, 'delivered')
     for (const id of toSilent) assert.is((await logOf(id)).commandStatus, 'sent')
     socket.destroy() // gone before any PUBACK: within their ttl they wait for the device again
-    for (const id of toSilent)
-      assert.is(
-        (
-          await until(
-            () => logOf(id),
-            (l) => l.commandStatus === 'queued',
-          )
-        ).commandStatus,
-        'queued',
-      )
+    await reach(toSilent, 'queued')
     const back = await online(silent)
     await until(
       async () => back.got.length,
@@ -233,16 +216,7 @@ for (const v of variants) {
       back.got.map((g) => g.body.data),
       ['s0', 's1', 's2'],
     )
-    for (const id of toSilent)
-      assert.is(
-        (
-          await until(
-            () => logOf(id),
-            (l) => l.commandStatus === 'delivered',
-          )
-        ).commandStatus,
-        'delivered',
-      )
+    await reach(toSilent, 'delivered')
     assert.equal(got.map((g) => g.body.data).sort(), ['a0', 'a1', 'a2'])
   })
 
