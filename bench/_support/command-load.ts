@@ -150,35 +150,38 @@ function openLoop() {
 const sendSeconds = (performance.now() - p0) / 1000
 loop.disable()
 await new Promise((r) => setTimeout(r, 3000)) // the last ones arrive
-const latencies = sends
+/** Each received command: when it was sent (ms into the measured window), its answer and its receipt (ms). */
+const done = sends
   .filter((s) => s.taskID && received.has(s.taskID))
-  .map((s) => received.get(s.taskID!)! - s.start)
-  .sort((a, b) => a - b)
-const pct = (p: number) =>
-  Number(
-    (latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0).toFixed(1),
-  )
+  .map((s) => ({
+    at: s.start - p0,
+    answer: s.answered! - s.start,
+    receipt: received.get(s.taskID!)! - s.start,
+  }))
+/** The `p` percentile of ascending `xs`, to 0.1 ms (0 when empty). */
+const percentile = (xs: number[], p: number) =>
+  Number((xs[Math.min(xs.length - 1, Math.floor(xs.length * p))] ?? 0).toFixed(1))
+const latencies = done.map((d) => d.receipt).sort((a, b) => a - b)
+const pct = (p: number) => percentile(latencies, p)
 
 /** The p99 of each 5 s of the measured sends (by when they were sent): where the slow ones were. */
 const SLICE_MS = 5000
 const slices: number[] = []
 for (let from = 0; from < o.seconds * 1000; from += SLICE_MS) {
-  const ms = sends
-    .filter((s) => s.start - p0 >= from && s.start - p0 < from + SLICE_MS)
-    .filter((s) => s.taskID && received.has(s.taskID))
-    .map((s) => received.get(s.taskID!)! - s.start)
+  const ms = done
+    .filter((d) => d.at >= from && d.at < from + SLICE_MS)
+    .map((d) => d.receipt)
     .sort((a, b) => a - b)
-  if (ms.length) slices.push(Number(ms[Math.floor(ms.length * 0.99)]!.toFixed(1)))
+  if (ms.length) slices.push(percentile(ms, 0.99))
 }
-const slowest = sends
-  .filter((s) => s.taskID && received.has(s.taskID))
-  .map((s) => ({
-    at: Math.round(s.start - p0),
-    answer: Math.round(s.answered! - s.start),
-    receipt: Math.round(received.get(s.taskID!)! - s.start),
-  }))
+const slowest = [...done]
   .sort((a, b) => b.receipt - a.receipt)
   .slice(0, 5)
+  .map((d) => ({
+    at: Math.round(d.at),
+    answer: Math.round(d.answer),
+    receipt: Math.round(d.receipt),
+  }))
 console.log(
   JSON.stringify({
     slowest,
