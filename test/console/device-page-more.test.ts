@@ -198,7 +198,13 @@ test('Gateway :: its page lists the child, linked to its page; another tenant’
   await page.goto(`${t.url}/gateways/${gateway.id}`)
   await byRole(page, 'heading', gateway.gatewayName)
   await byRole(page, 'region', 'Connection')
-  assert.is((await rowsOf('Sub-devices')).length, 1)
+  // the sub-device list loads after the region is drawn: wait for its rows, then there is exactly one
+  const children = await until(
+    () => rowsOf('Sub-devices'),
+    (r) => r.length > 0,
+    5000,
+  )
+  assert.is(children.length, 1)
   assert.equal(await allByRole(page, 'link', device.deviceName), [])
   assert.equal(await axeViolations(page), [])
   await (await byRole(page, 'link', child.deviceName)).click()
