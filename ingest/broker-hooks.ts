@@ -171,8 +171,9 @@ export class BrokerHooks {
     const ip = ipOf(client)
     const clientId = client.id
     if (this.closing) return this.refuse('unavailable', 'server unavailable', SERVER_UNAVAILABLE)
-    if (this.d.refusals.banned(ip)) return this.refuse('flapping', 'not authorized', NOT_AUTHORIZED)
     const known = await this.d.directory.byDeviceID(clientId)
+    if (this.d.refusals.banned(clientId, ip, known !== undefined))
+      return this.refuse('flapping', 'not authorized', NOT_AUTHORIZED)
     const certCN = known?.authType === 2 ? await this.d.clientCertCN(client, known) : undefined
     const r = await checkCredentials(this.d.directory, {
       clientId,

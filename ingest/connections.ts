@@ -126,10 +126,17 @@ export class ConnectionTracker {
     reason: RefusalCode
   }): Promise<void> {
     const d = attempt.device
-    const wasBanned = this.refusals?.banned(attempt.ip) ?? false
-    const how = this.refusals?.refused(attempt.clientId, attempt.ip)
-    if (!wasBanned && this.refusals?.banned(attempt.ip))
-      this.logger?.info({ clientIP: attempt.ip }, 'address banned: too many refused connections')
+    const how = this.refusals?.refused(attempt.clientId, attempt.ip, d !== undefined)
+    if (how?.banned === 'client id')
+      this.logger?.info(
+        { clientID: attempt.clientId, clientIP: attempt.ip },
+        'client id banned: too many refused connections',
+      )
+    else if (how?.banned === 'address')
+      this.logger?.info(
+        { clientIP: attempt.ip },
+        'address banned for client ids naming no device: too many refused connections',
+      )
     if (how?.kind === 'fold') {
       const key = `${attempt.clientId}\0${attempt.ip ?? ''}\0${how.msgTime}`
       const fold = this.folds.get(key)

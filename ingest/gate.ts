@@ -82,9 +82,10 @@ class HookGate implements DeviceGate {
     private readonly certsForDevice: (id: number) => Promise<string[]>,
   ) {}
 
-  /** A flapping address is denied at once, unlogged; a refusal is logged (throttled). */
+  /** A flapping client id (or address, for ids naming no device) is denied at once, unlogged; a refusal is logged. */
   async authenticate(a: ConnectAttempt): Promise<boolean> {
-    if (this.refusals.banned(a.ip)) return false
+    const known = await this.directory.byDeviceID(a.clientId)
+    if (this.refusals.banned(a.clientId, a.ip, known !== undefined)) return false
     const verdict = await checkCredentials(this.directory, {
       clientId: a.clientId,
       username: a.username,

@@ -1,7 +1,10 @@
 /**
  * Refused MQTT connections, throttled: per client id and address at most one connection-log row per log window
- * (later refusals are folded into that row's count), and flapping protection per address as EMQX does it (so
- * many refusals within a window ban the address for a while: refused at once, credentials unchecked, not logged).
+ * (later refusals are folded into that row's count), and flapping protection per client id as EMQX does it (so
+ * many refusals of a known device's client id within a window ban that client id for a while: refused at once,
+ * credentials unchecked, not logged). Refusals of client ids that name no device (a scanner, a random id) count
+ * per address instead, and an address ban refuses only client ids that name no device: one misconfigured device
+ * behind a NAT bans itself, never the fleet behind the same address.
  * Per-process state in memory, each map bounded (least recently used entries go first).
  */
 
@@ -9,7 +12,10 @@
 export interface RefusalLimits {
   /** At most one log row per client id and address per this many seconds (MQTT_REFUSAL_LOG_SECONDS). */
   logSeconds: number
-  /** This many refusals of one address within `flapWindowSeconds` ban it (MQTT_FLAP_REFUSALS). */
+  /**
+   * This many refusals of one known client id (or, for client ids naming no device, of one address) within
+   * `flapWindowSeconds` ban it (MQTT_FLAP_REFUSALS).
+   */
   flapRefusals: number
   flapWindowSeconds: number
   /** How long a ban lasts (MQTT_FLAP_BAN_SECONDS). */
@@ -24,6 +30,8 @@ export interface RefusalLog {
   kind: 'row' | 'fold'
   msgTime: number
   at: number
+  /** This refusal started a ban: of the client id (a known device), or of the address (an unknown client id). */
+  banned?: 'client id' | 'address'
 }
 
 /** Entries each map keeps at most (about 10k addresses and 10k client id/address pairs). */
@@ -32,9 +40,9 @@ export const REFUSAL_ENTRIES = 10_000
 export class RefusalGuard {
   /** `${clientId}\0${ip}` → msgTime of the row its refusals are folded into. */
   private rows = new Map<string, number>()
-  /** address → times of its last `flapRefusals` refusals (a ring, oldest at `next`). */
+  /** `c\0<clientId>` or `a\0<ip>` → times of its last `flapRefusals` refusals (a ring, oldest at `next`). */
   private recent = new Map<string, { times: number[]; next: number }>()
-  /** address → end of its ban. */
+  /** `c\0<clientId>` or `a\0<ip>` → end of its ban. */
   private bans = new Map<string, number>()
 
   constructor(
@@ -43,23 +51,39 @@ export class RefusalGuard {
     private readonly cap = REFUSAL_ENTRIES,
   ) {}
 
-  /** True while the address is banned (flapping); such a CONNECT is refused without a look at its credentials. */
-  banned(ip: string | null): boolean {
-    if (ip === null) return false
-    const until = this.bans.get(ip)
+  /**
+   * True while a CONNECT of `clientId` from `ip` is banned (flapping): the client id is banned, or it names no
+   * device (`known` false) and the address is banned. Such a CONNECT is refused without a look at its credentials.
+   */
+  banned(clientId: string, ip: string | null, known: boolean): boolean {
+    if (this.bans.size === 0) return false
+    return this.active(`c\0${clientId}`) || (!known && ip !== null && this.active(`a\0${ip}`))
+  }
+
+  private active(key: string): boolean {
+    const until = this.bans.get(key)
     if (until === undefined) return false
     if (this.now() < until) return true
-    this.bans.delete(ip)
+    this.bans.delete(key)
     return false
   }
 
-  /** Counts a refusal of `clientId` from `ip` (possibly banning the address) and says how to log it. */
-  refused(clientId: string, ip: string | null): RefusalLog {
+  /**
+   * Counts a refusal of `clientId` from `ip` (`known`: the client id names a device) against the client id, or the
+   * address when it names none, possibly banning it, and says how to log it.
+   */
+  refused(clientId: string, ip: string | null, known: boolean): RefusalLog {
     const now = this.now()
-    if (ip !== null) this.countFlap(ip, now)
+    let banned: RefusalLog['banned']
+    if (known) banned = this.countFlap(`c\0${clientId}`, now) ? 'client id' : undefined
+    else if (ip !== null) banned = this.countFlap(`a\0${ip}`, now) ? 'address' : undefined
+    const log = this.logRow(`${clientId}\0${ip ?? ''}`, now)
+    return banned ? { ...log, banned } : log
+  }
+
+  private logRow(key: string, now: number): RefusalLog {
     const windowMs = this.limits.logSeconds * 1000
     if (windowMs <= 0) return { kind: 'row', msgTime: now, at: now }
-    const key = `${clientId}\0${ip ?? ''}`
     const since = this.rows.get(key)
     if (since !== undefined && now - since < windowMs) {
       touch(this.rows, key, since)
@@ -69,11 +93,12 @@ export class RefusalGuard {
     return { kind: 'row', msgTime: now, at: now }
   }
 
-  private countFlap(ip: string, now: number) {
+  /** Counts a refusal of `key`; true when it starts a ban. */
+  private countFlap(key: string, now: number): boolean {
     const n = this.limits.flapRefusals
     const windowMs = this.limits.flapWindowSeconds * 1000
-    if (n <= 0 || windowMs <= 0 || this.limits.flapBanSeconds <= 0) return
-    let r = this.recent.get(ip)
+    if (n <= 0 || windowMs <= 0 || this.limits.flapBanSeconds <= 0) return false
+    let r = this.recent.get(key)
     if (!r) r = { times: [], next: 0 }
     if (r.times.length < n) r.times.push(now)
     else {
@@ -83,11 +108,12 @@ export class RefusalGuard {
     // the oldest of the last n refusals is within the window: n refusals in it
     const oldest = r.times.length < n ? undefined : r.times[r.next]
     if (oldest !== undefined && now - oldest <= windowMs) {
-      remember(this.bans, ip, now + this.limits.flapBanSeconds * 1000, this.cap)
-      this.recent.delete(ip) // counting starts afresh after the ban
-      return
+      remember(this.bans, key, now + this.limits.flapBanSeconds * 1000, this.cap)
+      this.recent.delete(key) // counting starts afresh after the ban
+      return true
     }
-    remember(this.recent, ip, r, this.cap)
+    remember(this.recent, key, r, this.cap)
+    return false
   }
 }
 

@@ -95,16 +95,20 @@ flap.before(async () => {
 flap.after(async () => b.t.close())
 
 flap(
-  '20 refusals in a minute, then the right token :: refused for 5 minutes, unlogged; accepted after',
+  '20 refusals in a minute, then the right token :: that client id refused for 5 minutes, unlogged; a second device from the same address connects at once',
   async () => {
     const {
-      devices: [d],
-    } = await devices(b.t, 1)
+      devices: [d, other],
+    } = await devices(b.t, 2)
     assert.equal(await refuse(b.t, d, 20), Array(20).fill(5))
     assert.equal(await refusedRows(b.t, d.id, 1, 20), [[20, '127.0.0.1']])
     const banned = await connect(mqttUrl(b.t), credentials(d))
     assert.is(banned.error?.code, 5, 'the right token is refused during the ban')
     end(banned.client)
+    // behind the same address (a NAT), another device is not locked out
+    const neighbour = await connect(mqttUrl(b.t), credentials(other))
+    assert.is(neighbour.connack?.returnCode, 0, neighbour.error?.message)
+    end(neighbour.client)
     b.clock.now += 299_000
     const still = await connect(mqttUrl(b.t), credentials(d))
     assert.is(still.error?.code, 5)
@@ -114,6 +118,39 @@ flap(
     const ok = await connect(mqttUrl(b.t), credentials(d))
     assert.is(ok.connack?.returnCode, 0, ok.error?.message)
     end(ok.client)
+  },
+)
+
+flap(
+  '20 client ids naming no device from one address :: that address refuses unknown ids for 5 minutes; its devices still connect',
+  async () => {
+    const {
+      devices: [d],
+    } = await devices(b.t, 1)
+    for (let i = 0; i < 20; i++) {
+      const r = await connect(mqttUrl(b.t), {
+        clientId: `scanner-${i}`,
+        username: 'u',
+        password: 'p',
+      })
+      assert.is(r.error?.code, 5)
+      end(r.client)
+    }
+    const unknown = await connect(mqttUrl(b.t), {
+      clientId: 'scanner-new',
+      username: 'u',
+      password: 'p',
+    })
+    assert.is(unknown.error?.code, 5)
+    end(unknown.client)
+    const rows = await b.t.db.all(
+      "SELECT device_id FROM connect_logs WHERE device_id = 'scanner-new'",
+    )
+    assert.is(rows.length, 0, 'a banned attempt is not logged')
+    const ok = await connect(mqttUrl(b.t), credentials(d))
+    assert.is(ok.connack?.returnCode, 0, ok.error?.message)
+    end(ok.client)
+    b.clock.now += 300_000 // a clean slate for the next case
   },
 )
 
@@ -130,23 +167,28 @@ flap('19 refusals, a minute apart from the 20th :: no ban', async () => {
   b.clock.now += 300_000 // a clean slate for the next case
 })
 
-flap('EMQX auth hook :: the same throttle and ban per peerhost', async () => {
+flap('EMQX auth hook :: the same throttle and ban per client id', async () => {
   const {
-    devices: [d],
-  } = await devices(b.t, 1)
-  const ask = (password: string, peerhost: string) =>
+    devices: [d, other],
+  } = await devices(b.t, 2)
+  const ask = (dev: any, password: string, peerhost: string) =>
     b.t.anon.post(
       '/api/v1/emqx/auth',
-      { clientid: d.deviceID, username: d.deviceUsername, password, peerhost },
+      { clientid: dev.deviceID, username: dev.deviceUsername, password, peerhost },
       { 'x-hook-secret': HOOK_SECRET },
     )
   for (let i = 0; i < 20; i++)
-    assert.equal((await ask('wrong', '10.7.7.7')).body, { result: 'deny' })
-  assert.equal((await ask(d.token, '10.7.7.7')).body, { result: 'deny' }, 'banned')
-  assert.equal((await ask(d.token, '10.7.7.8')).body.result, 'allow', 'another address')
+    assert.equal((await ask(d, 'wrong', '10.7.7.7')).body, { result: 'deny' })
+  assert.equal((await ask(d, d.token, '10.7.7.7')).body, { result: 'deny' }, 'banned')
+  assert.equal(
+    (await ask(d, d.token, '10.7.7.8')).body,
+    { result: 'deny' },
+    'the client id, anywhere',
+  )
+  assert.equal((await ask(other, other.token, '10.7.7.7')).body.result, 'allow', 'another device')
   assert.equal(await refusedRows(b.t, d.id, 1, 20), [[20, '10.7.7.7']])
   b.clock.now += 300_000
-  assert.equal((await ask(d.token, '10.7.7.7')).body.result, 'allow', 'after the ban')
+  assert.equal((await ask(d, d.token, '10.7.7.7')).body.result, 'allow', 'after the ban')
 })
 
 // ---------------------------------------------------------------- off
@@ -172,47 +214,72 @@ off('25 refusals :: 25 rows of 1, and the right token connects', async () => {
 const guard = suite('RefusalGuard')
 const limits = { logSeconds: 10, flapRefusals: 3, flapWindowSeconds: 60, flapBanSeconds: 300 }
 
-guard('sliding window :: 3 refusals within 60 s ban; spread wider they do not', () => {
-  let now = 0
-  const g = new RefusalGuard(limits, () => now)
-  g.refused('a', '1.1.1.1')
-  now = 40_000
-  g.refused('a', '1.1.1.1')
-  now = 70_000 // the first is out of the window
-  g.refused('a', '1.1.1.1')
-  assert.not.ok(g.banned('1.1.1.1'))
-  now = 90_000 // 40 s, 70 s, 90 s: three within a minute
-  g.refused('a', '1.1.1.1')
-  assert.ok(g.banned('1.1.1.1'))
-  assert.not.ok(g.banned('1.1.1.2'))
-  now = 390_000
-  assert.not.ok(g.banned('1.1.1.1'))
-})
+guard(
+  'sliding window :: 3 refusals of a known client id within 60 s ban it; spread wider they do not',
+  () => {
+    let now = 0
+    const g = new RefusalGuard(limits, () => now)
+    g.refused('a', '1.1.1.1', true)
+    now = 40_000
+    g.refused('a', '1.1.1.1', true)
+    now = 70_000 // the first is out of the window
+    g.refused('a', '1.1.1.1', true)
+    assert.not.ok(g.banned('a', '1.1.1.1', true))
+    now = 90_000 // 40 s, 70 s, 90 s: three within a minute
+    assert.is(g.refused('a', '1.1.1.1', true).banned, 'client id')
+    assert.ok(g.banned('a', '1.1.1.1', true))
+    assert.ok(g.banned('a', '9.9.9.9', true), 'from any address')
+    assert.not.ok(g.banned('b', '1.1.1.1', true), 'another client id from the same address')
+    assert.not.ok(g.banned('b', '1.1.1.1', false), 'the address itself is not banned')
+    now = 390_000
+    assert.not.ok(g.banned('a', '1.1.1.1', true))
+  },
+)
+
+guard(
+  'unknown client ids :: counted per address, whose ban holds only ids naming no device',
+  () => {
+    let now = 0
+    const g = new RefusalGuard(limits, () => now)
+    assert.is(g.refused('x1', '2.2.2.2', false).banned, undefined)
+    g.refused('x2', '2.2.2.2', false)
+    assert.is(g.refused('x3', '2.2.2.2', false).banned, 'address')
+    assert.ok(g.banned('x4', '2.2.2.2', false), 'another unknown id from that address')
+    assert.not.ok(g.banned('dev', '2.2.2.2', true), 'a device from that address')
+    assert.not.ok(g.banned('x4', '2.2.2.3', false), 'another address')
+    now = 300_000
+    assert.not.ok(g.banned('x4', '2.2.2.2', false), 'the ban ends')
+  },
+)
 
 guard('bounded :: at most `cap` client id/address pairs and addresses are kept', () => {
   let now = 0
   const g = new RefusalGuard({ ...limits, flapRefusals: 0 }, () => now, 100)
-  for (let i = 0; i < 10_000; i++) g.refused(`c${i}`, `10.0.${i >> 8}.${i & 255}`)
+  for (let i = 0; i < 10_000; i++) g.refused(`c${i}`, `10.0.${i >> 8}.${i & 255}`, true)
   const sizes = g as unknown as Record<'rows' | 'recent' | 'bans', Map<string, unknown>>
   assert.is(sizes.rows.size, 100)
   assert.equal(
-    g.refused('c9999', '10.0.39.15'),
+    g.refused('c9999', '10.0.39.15', true),
     { kind: 'fold', msgTime: 0, at: 0 },
     'recent ones kept',
   )
-  assert.equal(g.refused('c0', '10.0.0.0'), { kind: 'row', msgTime: 0, at: 0 }, 'oldest forgotten')
+  assert.equal(
+    g.refused('c0', '10.0.0.0', true),
+    { kind: 'row', msgTime: 0, at: 0 },
+    'oldest forgotten',
+  )
   const flapping = new RefusalGuard(limits, () => now, 100)
   for (let i = 0; i < 10_000; i++)
-    for (let k = 0; k < 3; k++) flapping.refused('c', `10.1.${i >> 8}.${i & 255}`)
+    for (let k = 0; k < 3; k++) flapping.refused(`c${i}`, `10.1.${i >> 8}.${i & 255}`, i % 2 === 0)
   const f = flapping as unknown as typeof sizes
   assert.ok(f.recent.size <= 100 && f.bans.size === 100, `${f.recent.size} ${f.bans.size}`)
 })
 
 guard('log window 0 :: a row for every refusal', () => {
   const g = new RefusalGuard({ ...limits, logSeconds: 0 }, () => 5)
-  assert.equal(g.refused('a', null), { kind: 'row', msgTime: 5, at: 5 })
-  assert.equal(g.refused('a', null), { kind: 'row', msgTime: 5, at: 5 })
-  assert.not.ok(g.banned(null))
+  assert.equal(g.refused('a', null, false), { kind: 'row', msgTime: 5, at: 5 })
+  assert.equal(g.refused('a', null, false), { kind: 'row', msgTime: 5, at: 5 })
+  assert.not.ok(g.banned('a', null, false))
 })
 
 logs.run()
