@@ -1,6 +1,7 @@
 import { serve, type ServerType } from '@hono/node-server'
 import { IncomingMessage } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { join } from 'node:path'
 import type { Config } from './kernel/config.ts'
 import { createApp } from './app.ts'
 import { Authenticator } from './http/auth.ts'
@@ -10,7 +11,7 @@ import { createTaskRunner } from './tasks.ts'
 import { createServices } from './services/index.ts'
 import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
-import { backupStores, createStores } from '../store/index.ts'
+import { backupStores, cleanPartialBackups, createStores } from '../store/index.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker.ts'
 import { connectExternalBroker } from '../ingest/external.ts'
@@ -97,8 +98,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       .warn(
         'ADMIN_PASSWORD is ignored: users exist already. To set a new admin password, run `npm run reset-admin`',
       )
-  // group publishes follow their members' commands, which survive a restart
-  await meta.tasks.failInterruptedTasks(['group_publish', 'backup'])
+  // group publishes follow their members' commands, which survive a restart; a backup cut short by a crash ends
+  // failed and its .partial directory goes (another process's backup still being written stays)
+  await meta.tasks.failInterruptedTasks(['group_publish'])
+  for (const name of cleanPartialBackups(join(config.DATA_DIR, 'backups')))
+    logger.child({ component: 'backup' }).warn({ name }, 'removed a backup interrupted by a crash')
   const tasks = createTaskRunner(meta.tasks, { logger })
   const bus = new EventBus()
   bus.on('user.changed', (e) => auth.forget(e.id))

@@ -7,9 +7,6 @@ import { InfluxTelemetryStore } from './influx/telemetry.ts'
 import { keepPreparedStatements, openDb, type Db } from './libsql/db.ts'
 import { PortDb } from './libsql/worker/port-db.ts'
 import { WorkerTelemetryStore } from './libsql/worker/port-telemetry.ts'
-import { copyDatabase } from './libsql/worker/backup.ts'
-import { mkdirSync, readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
 import { createMetaStore } from './libsql/meta.ts'
 
 /** The stores the service runs on. */
@@ -124,31 +121,4 @@ export async function createStores(config: Config, opts: StoreOptions = {}): Pro
   }
 }
 
-/** What a backup wrote: the directory and each file with its size. */
-export interface BackupResult {
-  path: string
-  files: Array<{ name: string; bytes: number }>
-}
-
-/**
- * A consistent copy of the embedded stores in `dir` (created; it must be empty or absent): the metadata database
- * when it is a local file (`devicecloud.db`) and the embedded telemetry store (`telemetry.db`), each one snapshot
- * taken while the service runs (every write committed before the copy began is in it). InfluxDB and sqld keep
- * their data elsewhere: their own backup tools apply. Restoring is copying the files back into DATA_DIR.
- */
-export async function backupStores(config: Config, dir: string): Promise<BackupResult> {
-  mkdirSync(dir, { recursive: true })
-  if (readdirSync(dir).length > 0) throw new Error(`backup directory ${dir} is not empty`)
-  const sources: Array<[string, string]> = []
-  const meta = config.DATABASE_URL
-  if (meta.startsWith('file:') && !meta.includes(':memory:')) sources.push(['devicecloud.db', meta])
-  if (!config.INFLUX_URL)
-    sources.push(['telemetry.db', `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`])
-  const files: BackupResult['files'] = []
-  for (const [name, url] of sources) {
-    const dest = join(dir, name)
-    await copyDatabase(url, dest)
-    files.push({ name, bytes: statSync(dest).size })
-  }
-  return { path: dir, files }
-}
+export { backupStores, cleanPartialBackups, restoreBackup, type BackupResult } from './backups.ts'

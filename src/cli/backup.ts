@@ -1,8 +1,9 @@
 /**
  * `npm run backup -- <dir>`: with the service's own settings (DATA_DIR, DATABASE_URL, INFLUX_URL), writes a
- * consistent copy of the embedded stores into `<dir>` (created; it must be empty): `devicecloud.db` and
- * `telemetry.db`, each one snapshot. Safe while the service runs: the copies only read. Restoring is stopping the
- * service and copying the files back into DATA_DIR.
+ * consistent copy of the embedded stores into `<dir>` (it must be empty or absent): `devicecloud.db`,
+ * `telemetry.db` and `backup.json`, each store one snapshot. Safe while the service runs: the copies only read.
+ * The copy is written as `.<dir>.partial` and renamed when complete, so `<dir>` never holds half a backup.
+ * `npm run restore -- <dir>` puts it back.
  */
 import { resolve } from 'node:path'
 import { loadConfig } from '../kernel/config.ts'

@@ -1,10 +1,11 @@
 /**
  * Backups of the embedded stores while the service runs (README "Backups"): a consistent copy of each store file
- * in `DATA_DIR/backups/<YYYYMMDD-HHMMSS>/` (the time in TIMEZONE), written by a worker thread per file. Only the
+ * in `DATA_DIR/backups/<YYYYMMDD-HHMMSS>/` (the time in TIMEZONE), written by a worker thread per file under a
+ * temporary name and renamed when complete (store/backups.ts). Only the
  * admins of the service's own tenant (the tenant of the first admin) may take one: the copy holds every tenant's
  * data and fills the service's disk, not the caller's.
  */
-import { join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { Forbidden } from '../kernel/errors.ts'
 import { formatTime } from '../kernel/time.ts'
 import type { Actor, ServiceDeps } from './types.ts'
@@ -36,7 +37,10 @@ export function backupService(d: BackupDeps) {
     directory(): string {
       const base = join(d.config.DATA_DIR, 'backups', stamp(now(), d.config.TIMEZONE))
       let dir = base
-      for (let n = 2; existsSync(dir); n++) dir = `${base}-${n}`
+      // a name whose backup is being written (its .partial directory) is taken too
+      const taken = (path: string) =>
+        existsSync(path) || existsSync(join(dirname(path), `.${basename(path)}.partial`))
+      for (let n = 2; taken(dir); n++) dir = `${base}-${n}`
       return dir
     },
 

@@ -1,7 +1,7 @@
 /**
  * A service in a child process (kill -9 and several-node tests): runs `script` (a file that starts the service and
  * prints one JSON line such as `{"url", "mqttPort"}` once it listens) with `env` added to the environment, and
- * resolves with the child and that line's fields. Rejects when the child exits first or after 20 s.
+ * resolves with the child and that line's fields. Rejects when the child exits first or after 60 s (a busy machine starts it slowly).
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
@@ -26,7 +26,7 @@ export function startChildService<T extends object = { url: string; mqttPort: nu
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`${script} did not start: ${err}`))
-    }, 20_000)
+    }, 60_000)
     child.stderr!.on('data', (d) => (err += d))
     child.stdout!.on('data', (d) => {
       out += d

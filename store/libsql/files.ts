@@ -1,0 +1,65 @@
+/**
+ * Whole-file checks of a libSQL database for backups and restores (store/backups.ts): whether a copy reads back
+ * whole, and whether a process still has a database open.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs'
+import Database from 'libsql'
+
+/** `PRAGMA quick_check` of the file at `path`: 'ok', or what is wrong (missing, not a database, damaged pages). */
+export function checkDatabase(path: string): string {
+  if (!existsSync(path)) return 'missing'
+  let db: InstanceType<typeof Database> | undefined
+  try {
+    db = new Database(path)
+    db.exec('PRAGMA query_only = ON')
+    const rows = db.prepare('PRAGMA quick_check').all() as Array<{ quick_check: string }>
+    const found = rows.map((r) => r.quick_check)
+    return found.length === 1 && found[0] === 'ok' ? 'ok' : found.join('; ')
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
+  } finally {
+    db?.close()
+  }
+}
+
+/**
+ * True when a process has the database at `path` open: a running service holds its files open, and SQLite keeps a
+ * lock on the file or its `-shm` for as long as a connection is open in WAL mode. On Linux the kernel's lock table
+ * (/proc/locks) answers without touching the database; elsewhere an exclusive lock is tried. A missing file is not
+ * in use.
+ */
+export function databaseInUse(path: string): boolean {
+  if (!existsSync(path)) return false
+  if (existsSync('/proc/locks')) {
+    const held = new Set(
+      readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/)[5])
+        .filter((id) => id !== undefined),
+    )
+    return [path, `${path}-shm`, `${path}-wal`].some((p) => existsSync(p) && held.has(lockId(p)))
+  }
+  let db: InstanceType<typeof Database> | undefined
+  try {
+    db = new Database(path, { timeout: 0 })
+    db.exec('PRAGMA locking_mode = EXCLUSIVE')
+    db.exec('BEGIN EXCLUSIVE')
+    db.exec('COMMIT')
+    return false
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? ''
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return true
+    throw e
+  } finally {
+    db?.close()
+  }
+}
+
+/** A file as /proc/locks names it: `major:minor:inode`, the device numbers in hex. */
+function lockId(path: string): string {
+  const { dev, ino } = statSync(path)
+  const major = Math.floor(dev / 256) & 0xfff
+  const minor = (dev & 0xff) | (Math.floor(dev / 4096) & ~0xff)
+  const hex = (n: number) => n.toString(16).padStart(2, '0')
+  return `${hex(major)}:${hex(minor)}:${ino}`
+}

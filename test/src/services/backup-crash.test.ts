@@ -1,0 +1,251 @@
+/**
+ * A backup is complete or it is not there (store/backups.ts): the service killed with SIGKILL at several moments
+ * of `POST /admin/backup`, and `npm run backup` killed likewise, leave no half backup under a final name, the
+ * interrupted task ends failed at the next start, its `.partial` directory goes, and the next backup works.
+ * `npm run restore` checks a backup before it puts it in place and refuses while the service runs.
+ */
+import { suite } from 'uvu'
+import * as assert from 'uvu/assert'
+import { spawn, type ChildProcess } from 'node:child_process'
+import {
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createClient } from '@libsql/client'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, waitTask } from '../../_support/service.ts'
+import { startChildService, type ChildService } from '../../_support/child-service.ts'
+import { checkDatabase } from '../../../store/libsql/files.ts'
+import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
+import { sleep } from '../../ingest/_mqtt.ts'
+
+const test = suite('backups: kill -9, restore')
+const root = join(import.meta.dirname, '..', '..', '..')
+
+type Child = ChildService<{ url: string; mqttPort: number }>
+const startChild = (dir: string) =>
+  startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir })
+
+async function adminOf(url: string) {
+  const login = await new Client(url).post('/api/v1/login', {
+    email: ADMIN_EMAIL,
+    password: ADMIN_PASSWORD,
+  })
+  assert.is(login.status, 201, login.text)
+  return new Client(url, `Bearer ${login.body.token}`)
+}
+
+const exited = (p: ChildProcess) =>
+  new Promise((ok) =>
+    p.exitCode !== null || p.signalCode !== null ? ok(null) : p.once('exit', ok),
+  )
+
+async function kill(c: Child) {
+  c.child.kill('SIGKILL')
+  await exited(c.child)
+}
+
+/** A data directory whose metadata database carries `mb` MiB of ballast, so that a copy takes a while. */
+async function ballastDir(mb: number): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'dc-backup-crash-'))
+  const db = createClient({ url: `file:${join(dir, 'devicecloud.db')}` })
+  await db.execute('CREATE TABLE ballast (b BLOB)')
+  for (let i = 0; i < mb; i++) await db.execute('INSERT INTO ballast VALUES (randomblob(1048576))')
+  db.close()
+  return dir
+}
+
+/** Asserts `dir` is a whole backup: its manifest lists each store, each file there with its size and readable. */
+function assertComplete(dir: string, names = ['devicecloud.db', 'telemetry.db']) {
+  const manifest = JSON.parse(readFileSync(join(dir, 'backup.json'), 'utf8')) as {
+    files: Array<{ name: string; bytes: number }>
+  }
+  assert.equal(manifest.files.map((f) => f.name).sort(), names, dir)
+  for (const f of manifest.files)
+    assert.is(checkDatabase(join(dir, f.name)), 'ok', `${dir}/${f.name}`)
+  assert.not.ok(existsSync(join(dir, 'owner')), `${dir}: no owner file left in a complete backup`)
+}
+
+/** The `path` of a finished backup task's result. */
+const resultPath = (task: { result: unknown }): string =>
+  (typeof task.result === 'string' ? JSON.parse(task.result) : task.result).path
+
+const npmScript = (script: string, args: string[], env: Record<string, string>) =>
+  spawn(process.execPath, ['--import', 'tsx', join(root, script), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+
+/**
+ * Runs a CLI to its end (asynchronously: a test blocked in spawnSync misses its HTTP client's keep-alive sockets
+ * closing, and its next request fails on one of them).
+ */
+async function runCli(script: string, args: string[], env: Record<string, string>) {
+  const p = npmScript(script, args, env)
+  let out = ''
+  p.stdout!.on('data', (d) => (out += d))
+  p.stderr!.on('data', (d) => (out += d))
+  const code = await new Promise<number | null>((ok) => p.once('close', (c) => ok(c)))
+  return { code, out }
+}
+
+test('kill -9 during POST /admin/backup, three moments :: no half backup, the task failed, the next backup runs', async () => {
+  const dir = await ballastDir(32)
+  const backups = join(dir, 'backups')
+  const killed: Array<{ statusUrl: string; partialSeen: boolean }> = []
+  try {
+    for (const delay of [30, 150, 400]) {
+      const c = await startChild(dir)
+      const admin = await adminOf(c.url)
+      const r = await admin.post('/api/v1/admin/backup')
+      assert.is(r.status, 202, r.text)
+      await sleep(delay)
+      const partialSeen =
+        existsSync(backups) && readdirSync(backups).some((n) => n.endsWith('.partial'))
+      await kill(c)
+      killed.push({ statusUrl: r.body.statusUrl, partialSeen })
+    }
+    assert.ok(
+      killed.some((k) => k.partialSeen),
+      'at least one kill came while a backup was being written',
+    )
+    const c = await startChild(dir)
+    try {
+      const admin = await adminOf(c.url)
+      const names = readdirSync(backups)
+      assert.equal(
+        names.filter((n) => n.startsWith('.')),
+        [],
+        'every interrupted .partial directory was removed at start-up',
+      )
+      for (const n of names) assertComplete(join(backups, n))
+      let failed = 0
+      for (const k of killed) {
+        const task = (await admin.get(`/api/v1${k.statusUrl}`)).body
+        assert.ok(task.status === 3 || task.status === 4, JSON.stringify(task))
+        if (task.status === 4) failed++
+        else assertComplete(resultPath(task))
+      }
+      assert.ok(failed >= 1, 'an interrupted backup task ends failed')
+      // the next backup is not refused as "running", and completes
+      const next = await admin.post('/api/v1/admin/backup')
+      assert.is(next.status, 202, next.text)
+      const task = await waitTask(admin, next.body.statusUrl)
+      assert.is(task.status, 3, JSON.stringify(task))
+      assertComplete(resultPath(task))
+    } finally {
+      await kill(c)
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test('kill -9 during npm run backup, three moments :: the target is absent or whole; the same target works next', async () => {
+  const dir = await ballastDir(32)
+  const out = mkdtempSync(join(tmpdir(), 'dc-backup-cli-'))
+  try {
+    let cut = 0
+    for (const [i, delay] of [150, 700, 1500].entries()) {
+      const target = join(out, `b${i}`)
+      const p = npmScript('src/cli/backup.ts', [target], { DATA_DIR: dir })
+      await sleep(delay)
+      p.kill('SIGKILL')
+      await exited(p)
+      if (existsSync(target)) assertComplete(target)
+      else cut++
+    }
+    assert.ok(cut >= 1, 'at least one CLI backup was cut short')
+    // a cut-short target is written again, its stale .partial taken over
+    for (const n of readdirSync(out).filter((n) => !n.startsWith('.')))
+      rmSync(join(out, n), { recursive: true })
+    const again = await runCli('src/cli/backup.ts', [join(out, 'b0')], { DATA_DIR: dir })
+    assert.is(again.code, 0, again.out)
+    assertComplete(join(out, 'b0'))
+    assert.not.ok(existsSync(join(out, '.b0.partial')))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(out, { recursive: true, force: true })
+  }
+})
+
+test('npm run restore :: refuses while running, a partial, a wrong size, a damaged file; restores with the old files kept', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dc-restore-'))
+  const out = mkdtempSync(join(tmpdir(), 'dc-restore-bk-'))
+  let c = await startChild(dir)
+  try {
+    let admin = await adminOf(c.url)
+    const product = await newProduct(admin)
+    const kept = await newDevice(admin, mqttBody(product.productID))
+    const bk = join(out, 'bk')
+    const backup = await runCli('src/cli/backup.ts', [bk], { DATA_DIR: dir })
+    assert.is(backup.code, 0, backup.out)
+    assertComplete(bk)
+    const later = await newDevice(admin, mqttBody(product.productID))
+
+    const running = await runCli('src/cli/restore.ts', [bk], { DATA_DIR: dir })
+    assert.is(running.code, 1, running.out)
+    assert.match(running.out, /stop the service/)
+    assert.is((await admin.get(`/api/v1/devices/${later.id}`)).status, 200, 'nothing changed')
+    await kill(c)
+
+    const partial = join(out, '.bk2.partial')
+    cpSync(bk, partial, { recursive: true })
+    const p = await runCli('src/cli/restore.ts', [partial], { DATA_DIR: dir })
+    assert.is(p.code, 1, p.out)
+    assert.match(p.out, /interrupted backup/)
+
+    const wrongSize = join(out, 'wrong-size')
+    cpSync(bk, wrongSize, { recursive: true })
+    const m = JSON.parse(readFileSync(join(wrongSize, 'backup.json'), 'utf8'))
+    m.files[0].bytes += 1
+    writeFileSync(join(wrongSize, 'backup.json'), JSON.stringify(m))
+    const w = await runCli('src/cli/restore.ts', [wrongSize], { DATA_DIR: dir })
+    assert.is(w.code, 1, w.out)
+    assert.match(w.out, /bytes/)
+
+    const damaged = join(out, 'damaged')
+    cpSync(bk, damaged, { recursive: true })
+    const file = join(damaged, 'devicecloud.db')
+    const bytes = readFileSync(file)
+    bytes.fill(0x5a, 0, 100) // the header: no longer a database
+    writeFileSync(file, bytes)
+    const d = await runCli('src/cli/restore.ts', [damaged], { DATA_DIR: dir })
+    assert.is(d.code, 1, d.out)
+    assert.match(d.out, /damaged/)
+
+    const ok = await runCli('src/cli/restore.ts', [bk], { DATA_DIR: dir })
+    assert.is(ok.code, 0, ok.out)
+    assert.match(ok.out, /restored devicecloud\.db/)
+    assert.match(ok.out, /restored telemetry\.db/)
+    const previous = readdirSync(dir).find((n) => n.startsWith('pre-restore-'))
+    assert.ok(previous, ok.out)
+    assert.ok(existsSync(join(dir, previous, 'devicecloud.db')), 'the replaced file is kept')
+
+    c = await startChild(dir)
+    admin = await adminOf(c.url)
+    assert.is(
+      (await admin.get(`/api/v1/devices/${kept.id}`)).status,
+      200,
+      'the backup holds the first device',
+    )
+    assert.is(
+      (await admin.get(`/api/v1/devices/${later.id}`)).status,
+      404,
+      'the later device is gone',
+    )
+  } finally {
+    await kill(c)
+    rmSync(dir, { recursive: true, force: true })
+    rmSync(out, { recursive: true, force: true })
+  }
+})
+
+test.run()
