@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
+import { likeText } from '../schemas/common.ts'
 import type { Cursor, ListArgs, Filter, FieldType, JsonText } from '../../store/types.ts'
 
 export const MAX_LIMIT = 1000
@@ -114,7 +115,7 @@ export function listQuery<const F extends FilterFields>(
   }
   for (const [name, type] of Object.entries(fields)) {
     shape[name] = type === 'int' ? intText(name).optional() : z.string().optional()
-    shape[`${name}_like`] = z.string().optional()
+    shape[`${name}_like`] = likeText()
     shape[`${name}_in`] = type === 'int' ? intList.optional() : z.string().optional()
   }
   if (opts.times) {

@@ -1,8 +1,8 @@
-import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import type { PolicyDeviceRecord } from '../../store/fields/access.ts'
 import type { Router } from '../http/router.ts'
 import { listQuery } from '../http/paging.ts'
+import { likeText } from '../schemas/common.ts'
 import { crud, Form, type WireForm } from '../http/crud.ts'
 import type { RecordSerializer } from '../wire/shape.ts'
 import type { ShapesA } from '../wire/shapes.ts'
@@ -32,7 +32,7 @@ export function policyBindingRoutes<P extends WireForm>(
 ) {
   const { PolicyCandidateDevice, policyDeviceWire } = v
   const candidateQuery = listQuery(v.policyCandidateFilters, {
-    extra: { groupName_like: z.string().optional() },
+    extra: { groupName_like: likeText() },
   })
   crud(r, {
     tag,

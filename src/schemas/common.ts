@@ -184,3 +184,15 @@ export function responseSchema<
   }
   return z.object(shape) as z.ZodObject<ResponseShape<T, Words<K>, O>>
 }
+
+/**
+ * The longest `_like` filter value, in characters: a name or id is far shorter, and SQLite refuses LIKE patterns
+ * beyond its own limit with an error, not an answer.
+ */
+export const LIKE_MAX = 256
+/** A `_like` filter's text, bounded (400 PARAMETER_INVALID beyond LIKE_MAX). */
+export const likeText = () =>
+  z
+    .string()
+    .max(LIKE_MAX, { message: `at most ${LIKE_MAX} characters` })
+    .optional()

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { intID, name, text, Int, Str, annotate, responseSchema } from './common.ts'
+import { intID, name, text, Int, Str, annotate, likeText, responseSchema } from './common.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE } from '../../store/fields/products.ts'
 import { filterFields, requestSchema } from '../../store/fields/table.ts'
 import { enumDoc } from '../enums.ts'
@@ -63,7 +63,7 @@ export const groupDeviceFilters = filterFields(GROUP_MEMBER_TABLE)
 /** platform_select option: a device of the group's product not yet in the group. */
 export const SelectOption = z.object({ label: Str, value: Int })
 
-export const NotJoinedDevicesQuery = z.object({ deviceName_like: z.string().optional() })
+export const NotJoinedDevicesQuery = z.object({ deviceName_like: likeText() })
 
 export type GroupCreate = z.infer<typeof GroupCreate>
 export type GroupUpdate = z.infer<typeof GroupUpdate>

@@ -23,6 +23,29 @@ list.before(async () => {
 })
 list.after(async () => t.close())
 
+list(
+  'a _like filter of 256 characters answers; longer ones are 400 PARAMETER_INVALID, never a 500',
+  async () => {
+    const p = await newProduct(t.admin, 1)
+    const d = await newDevice(t.admin, mqttBody(p.productID))
+    const at = await t.admin.get(`/api/v1/devices?deviceName_like=${'x'.repeat(256)}`)
+    assert.is(at.status, 200, at.text)
+    assert.is(at.body.meta.count, 0)
+    const found = await t.admin.get(`/api/v1/devices?deviceName_like=${d.deviceName.slice(1)}`)
+    assert.is(found.body.meta.count, 1)
+    for (const [path, n] of [
+      ['/api/v1/devices?deviceName_like=', 257],
+      ['/api/v1/devices?deviceName_like=', 60_000],
+      ['/api/v1/products?productName_like=', 60_000],
+      ['/api/v1/groups?groupName_like=', 60_000],
+    ] as const) {
+      const r = await t.admin.get(path + 'y'.repeat(n))
+      assert.is(r.status, 400, `${path} ${n}: ${r.text.slice(0, 200)}`)
+      assert.is(r.body.errorCode, 'PARAMETER_INVALID')
+    }
+  },
+)
+
 list('list :: page envelope, list form with labels, newest first', async () => {
   const p = await newProduct(t.admin, 1)
   const a = await newDevice(t.admin, mqttBody(p.productID))
