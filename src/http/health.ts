@@ -45,7 +45,7 @@ export interface HealthDeps {
   telemetry: Pick<TelemetryStore, 'ping'>
   broker: Pick<BrokerHandle, 'healthy'>
   lifecycle: Lifecycle
-  disk: Pick<DiskGuard, 'full' | 'freeBytes' | 'limitBytes'>
+  disk: Pick<DiskGuard, 'full' | 'freeBytes' | 'limitBytes' | 'resumeBytes'>
 }
 
 /**
@@ -66,10 +66,14 @@ export function healthRoutes({ meta, telemetry, broker, lifecycle, disk }: Healt
         if (!broker.healthy()) throw new Error('broker is not serving')
       }),
       timed(async () => {
-        if (disk.full)
-          throw new Error(
-            `${mb(disk.freeBytes)} MB free under DATA_DIR, below DISK_MIN_FREE_MB (${mb(disk.limitBytes)}): ingest refuses new data`,
-          )
+        if (!disk.full) return
+        const free = disk.freeBytes ?? 0
+        const resume = `ingest refuses new data until ${mb(disk.resumeBytes)} MB are free`
+        throw new Error(
+          free < disk.limitBytes
+            ? `${mb(free)} MB free under DATA_DIR, below DISK_MIN_FREE_MB (${mb(disk.limitBytes)}): ${resume}`
+            : `${mb(free)} MB free under DATA_DIR, above DISK_MIN_FREE_MB (${mb(disk.limitBytes)}) but not yet its margin: ${resume}`,
+        )
       }),
     ])
     const checks = { metadata, telemetry: store, broker: mqtt, disk: space }

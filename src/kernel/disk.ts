@@ -3,17 +3,24 @@
  * falls below DISK_MIN_FREE_MB. While it is full, readiness fails its `disk` check and ingest refuses new data
  * (HTTP 507, MQTT 5 PUBACK and CONNACK 0x97, no PUBACK for MQTT 3.1.1), so a store never meets a full disk in the
  * middle of a write; what was accepted before is committed as usual. It is free again once the space is above the
- * limit plus a margin (no flapping around the limit), and ingest resumes by itself.
+ * limit plus a margin (no flapping around the limit): 10% of the limit, at least 64 MB, but at most 2% of the
+ * volume (at least 1 MB), so a small volume resumes too. Ingest then resumes by itself.
  */
 import { statfs } from 'node:fs/promises'
 
-/** Bytes free for this process under `dir`, or undefined when unknown (the guard then stays as it was). */
-export type FreeSpaceReader = (dir: string) => Promise<number | undefined>
+/** The space of the file system under a directory: bytes free for this process, and its size when known. */
+export interface DiskSpace {
+  free: number
+  size?: number
+}
 
-export const statfsFree: FreeSpaceReader = async (dir) => {
+/** The space under `dir`, or undefined when unknown (the guard then stays as it was). */
+export type FreeSpaceReader = (dir: string) => Promise<DiskSpace | undefined>
+
+export const statfsSpace: FreeSpaceReader = async (dir) => {
   try {
     const s = await statfs(dir)
-    return s.bavail * s.bsize
+    return { free: s.bavail * s.bsize, size: s.blocks * s.bsize }
   } catch {
     return undefined
   }
@@ -39,12 +46,12 @@ export class DiskGuard {
   private timer: NodeJS.Timeout | undefined
   private waiters: Array<() => void> = []
   private readonly read: FreeSpaceReader
-  /** Free again above this many bytes: the limit plus 10% of it, at least 64 MB. */
-  private readonly resumeAt: number
+  /** Free again above this many bytes (see `resumeBytes`). */
+  private resumeAt: number
 
   constructor(private readonly o: DiskGuardOptions) {
-    this.read = o.read ?? statfsFree
-    this.resumeAt = o.minFreeMb * MB + Math.max(64 * MB, o.minFreeMb * MB * 0.1)
+    this.read = o.read ?? statfsSpace
+    this.resumeAt = resumePoint(o.minFreeMb * MB, undefined)
   }
 
   /** Reads once now, then every intervalMs. */
@@ -69,6 +76,11 @@ export class DiskGuard {
     return this.o.minFreeMb * MB
   }
 
+  /** While full, the free bytes at which it is free again: the limit plus the margin. */
+  get resumeBytes(): number {
+    return this.resumeAt
+  }
+
   /** Resolves once the disk is not full (at once when it is not). */
   waitForSpace(): Promise<void> {
     if (!this.isFull) return Promise.resolve()
@@ -77,9 +89,11 @@ export class DiskGuard {
 
   /** Reads the free space and updates the state. */
   async check(): Promise<void> {
-    const free = await this.read(this.o.dir)
-    if (free === undefined) return
+    const space = await this.read(this.o.dir)
+    if (space === undefined) return
+    const free = space.free
     this.free = free
+    this.resumeAt = resumePoint(this.limitBytes, space.size)
     const full = this.isFull ? free < this.resumeAt : free < this.o.minFreeMb * MB
     if (full === this.isFull) return
     this.isFull = full
@@ -91,4 +105,14 @@ export class DiskGuard {
     clearInterval(this.timer)
     for (const w of this.waiters.splice(0)) w()
   }
+}
+
+/**
+ * The free bytes at which a full disk is free again: the limit plus 10% of it (at least 64 MB), at most 2% of the
+ * volume's size (at least 1 MB) when known.
+ */
+export function resumePoint(limit: number, size: number | undefined): number {
+  let margin = Math.max(64 * MB, limit * 0.1)
+  if (size !== undefined && size > 0) margin = Math.min(margin, Math.max(MB, size * 0.02))
+  return limit + margin
 }

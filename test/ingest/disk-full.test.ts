@@ -12,12 +12,14 @@ import { basic } from '../src/routes/_ingest.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 import { connect, credentials, end, mqttUrl, sleep } from './_mqtt.ts'
-import { statfsFree } from '../../src/kernel/disk.ts'
+import { resumePoint, statfsSpace } from '../../src/kernel/disk.ts'
 
 const MB = 1024 * 1024
 const test = suite('a full disk')
 let t: TestService
 let free = 10_000 * MB
+/** The volume's size: 64 GiB, so the margin is its 64 MB floor (2% of the volume is more). */
+let size = 65_536 * MB
 const fill = async (bytes: number) => {
   free = bytes
   await sleep(80) // the guard reads every 20 ms
@@ -34,7 +36,7 @@ const worlds: World[] = []
 test.before(async () => {
   t = await startTestService(
     { DISK_MIN_FREE_MB: '100', INGEST_LINGER_MS: '2' },
-    { disk: { read: async () => free, intervalMs: 20 } },
+    { disk: { read: async () => ({ free, size }), intervalMs: 20 } },
   )
   for (const c of [t.admin, await t.newTenant()]) {
     const product = await newProduct(c)
@@ -72,7 +74,12 @@ test('readiness :: fails its disk check while full, recovers by itself', async (
   assert.match(r.body.checks.disk.error, /50 MB free .*DISK_MIN_FREE_MB \(100\)/)
   assert.is(r.body.checks.metadata.status, 'ok', 'the stores themselves are fine')
   await fill(120 * MB) // above the limit but within the margin (64 MB): still full
-  assert.is((await t.anon.get('/readyz')).status, 503)
+  const margin = await t.anon.get('/readyz')
+  assert.is(margin.status, 503)
+  assert.match(
+    margin.body.checks.disk.error,
+    /120 MB free .*above DISK_MIN_FREE_MB \(100\) but not yet its margin: ingest refuses new data until 164 MB are free/,
+  )
   await fill(500 * MB)
   const back = await t.anon.get('/readyz')
   assert.is(back.status, 200, back.text)
@@ -156,10 +163,49 @@ test('MQTT 3.1.1 :: no PUBACK while full; the PUBLISH is stored and acknowledged
   end(m.client)
 })
 
-test('the real reader :: statfs of a real directory gives a positive number of bytes', async () => {
-  const bytes = await statfsFree(tmpdir())
-  assert.ok(bytes !== undefined && bytes > 0, String(bytes))
-  assert.is(await statfsFree('/no/such/directory/here'), undefined)
+test('a 64 MiB volume with DISK_MIN_FREE_MB=20 :: full below 20 MB, free again at 21.28 MB (2% of the volume)', async () => {
+  const old = { free, size }
+  try {
+    const small = await startTestService(
+      { DISK_MIN_FREE_MB: '20' },
+      { disk: { read: async () => ({ free, size }), intervalMs: 20 } },
+    )
+    try {
+      size = 64 * MB
+      await fill(10 * MB)
+      const r = await small.anon.get('/readyz')
+      assert.is(r.status, 503)
+      assert.match(
+        r.body.checks.disk.error,
+        /10 MB free .*below DISK_MIN_FREE_MB \(20\).*until 21 MB are free/,
+      )
+      await fill(21 * MB) // above the limit, below the margin
+      assert.is((await small.anon.get('/readyz')).status, 503)
+      await fill(22 * MB) // what a freed 64 MiB volume can give: ingest resumes
+      const back = await small.anon.get('/readyz')
+      assert.is(back.status, 200, back.text)
+    } finally {
+      await small.close()
+    }
+  } finally {
+    ;({ free, size } = old)
+  }
+})
+
+test('resumePoint :: 10% of the limit (at least 64 MB), at most 2% of the volume (at least 1 MB)', () => {
+  assert.is(resumePoint(100 * MB, undefined), 164 * MB)
+  assert.is(resumePoint(1024 * MB, 1e15), 1024 * MB + 102.4 * MB)
+  assert.is(resumePoint(20 * MB, 64 * MB), 20 * MB + 0.02 * 64 * MB)
+  assert.is(resumePoint(20 * MB, 10 * MB), 21 * MB, 'at least 1 MB')
+})
+
+test('the real reader :: statfs of a real directory gives positive free and size', async () => {
+  const space = await statfsSpace(tmpdir())
+  assert.ok(
+    space !== undefined && space.free > 0 && space.size! >= space.free,
+    JSON.stringify(space),
+  )
+  assert.is(await statfsSpace('/no/such/directory/here'), undefined)
 })
 
 test.run()
