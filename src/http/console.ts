@@ -105,12 +105,17 @@ export async function buildConsole(): Promise<ConsoleBundle> {
 /** Paths that are never console pages, whatever the Accept header says. */
 const NOT_CONSOLE = /^\/(api|docs|metrics|healthz|readyz|health|console)(\/|$)/
 
-/** A GET of a console path by a browser loading a page (Accept names text/html). */
+/**
+ * A GET of a console path by a browser loading a page (Accept names text/html); and any GET of `/` that does not
+ * ask for JSON (`curl localhost:8080/`, with any other Accept or none, gets the console too).
+ */
 export function wantsConsolePage(c: Context): boolean {
   const method = c.req.method
   if (method !== 'GET' && method !== 'HEAD') return false
   if (NOT_CONSOLE.test(c.req.path)) return false
-  return (c.req.header('accept') ?? '').includes('text/html')
+  const accept = c.req.header('accept') ?? ''
+  if (accept.includes('text/html')) return true
+  return c.req.path === '/' && !accept.includes('json')
 }
 
 /** The console's handlers: the page (naming the service's facts), and the bundle's files, built once on first use. */

@@ -39,6 +39,27 @@ web('/, /devices/1, /signin by a browser :: the page, strict CSP, no inline scri
   )
 })
 
+web(
+  'GET / as curl asks (no Accept, */*) :: the console page; asking for JSON only :: the JSON 404',
+  async () => {
+    for (const headers of [
+      {},
+      { accept: '*/*' },
+      { 'user-agent': 'curl/8.5.0', accept: '*/*' },
+    ] as Array<Record<string, string>>) {
+      const r = await get('/', headers)
+      assert.is(r.status, 200, JSON.stringify(headers))
+      assert.match(r.headers.get('content-type')!, /^text\/html/)
+      assert.ok(r.text.includes('/console/app.js'))
+    }
+    const head = await t.anon.call('HEAD', '/', undefined, {})
+    assert.is(head.status, 200)
+    const r = await get('/', json)
+    assert.is(r.status, 404)
+    assert.is(r.body.errorCode, 'DATA_NOT_FOUND')
+  },
+)
+
 web('a console path without text/html, or an API path :: the JSON 404', async () => {
   for (const [path, headers] of [
     ['/devices/1', json],
