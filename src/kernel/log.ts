@@ -5,6 +5,7 @@
  */
 import { pino, type DestinationStream } from 'pino'
 import pretty from 'pino-pretty'
+import * as fs from 'node:fs'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -54,45 +55,189 @@ export const REDACT_PATHS = SECRET_KEYS.flatMap((k) => {
   return [key, `*${sep}${key}`, `*.*${sep}${key}`]
 })
 
-/** Lines gather up to this many bytes before a write (see `buffered`). */
+/** Lines gather up to this many bytes before a write (see `LineSink`). */
 const LOG_BUFFER_BYTES = 4096
 /** ...and wait at most this long. */
 const LOG_FLUSH_MS = 100
+/** At most this many bytes of lines wait for a reader that stopped reading; lines beyond are dropped and counted. */
+export const LOG_MAX_PENDING_BYTES = 1 << 20
+
+/** At exit, how long the last lines may wait for a reader that is slow but reading. */
+const EXIT_WAIT_MS = 500
+/** What `Atomics.wait` sleeps on between two tries at exit. */
+const pause = new Int32Array(new SharedArrayBuffer(4))
+
+let droppedTotal = 0
+/** Log lines dropped since the process started because their reader stopped reading (every sink together). */
+export const logLinesDropped = () => droppedTotal
 
 /**
- * A destination writing its lines in chunks: a write of each line (an access line per request) cost the event loop
- * ~8 µs of a detail request's ~150 (the write call, a thread-pool hand-off on a busy machine). Lines wait until
- * LOG_BUFFER_BYTES have gathered or LOG_FLUSH_MS has passed, and a chunk is written synchronously, so lines land in
- * the order they were logged; an 'exit' listener writes what is left (process.exit included) after every chunk
- * before it, so only a kill -9 can lose the last LOG_FLUSH_MS of lines. (An asynchronous write of a chunk could still
- * be in the thread pool at the exit, and land after the last lines or never.) A reader of stdout that stops reading
- * makes the writer wait, as pino's own default destination does, rather than hold lines without bound.
+ * A destination that never blocks the service on its reader. Lines gather until LOG_BUFFER_BYTES or LOG_FLUSH_MS
+ * and go out as one write, in the order logged (a write per access line cost the event loop ~8 µs of a detail
+ * request's ~150). A pipe or socket as stdout (a log shipper, `| tee`, a parent process) is written non-blocking
+ * (see `openDestination`): when its reader stops reading, the rest of a chunk waits, up to
+ * LOG_MAX_PENDING_BYTES, lines beyond are dropped and counted (`logLinesDropped`, the metric
+ * `devicecloud_log_lines_dropped_total`), and when writing resumes one line says how many were lost. A file or a
+ * terminal is written synchronously (its writes do not wait on a reader); a descriptor that cannot be made
+ * non-blocking is written from the thread pool, one write at a time. An 'exit' listener writes what is
+ * left once, without waiting, so a process.exit keeps its last lines whenever the reader keeps up.
  */
-function buffered(dest: number | string): DestinationStream & { end(): void } {
-  const out = pino.destination({ dest, sync: true, minLength: LOG_BUFFER_BYTES })
-  // sonic-boom's state (its types leave it out): nothing to flush before the file is open, once it is closed, or
-  // with no bytes waiting (a flush of nothing would still write 0 bytes, ten times a second on an idle node)
-  const state = out as unknown as { fd: number; destroyed: boolean; _len: number }
-  const waiting = () => state._len > 0 && state.fd >= 0 && !state.destroyed
-  const timer = setInterval(() => waiting() && out.flush(), LOG_FLUSH_MS)
-  timer.unref()
-  // pino flushes at exit only its asynchronous destinations; a stdout that is gone by then (EPIPE) takes no lines
-  const atExit = () => {
-    try {
-      if (waiting()) out.flushSync()
-    } catch {}
+export class LineSink implements DestinationStream {
+  private readonly fd: number
+  private readonly blocking: boolean
+  private pending: string[] = []
+  private pendingBytes = 0
+  /** The bytes of a write the reader did not take yet (a non-blocking pipe that was full). */
+  private rest: Buffer | undefined
+  private inFlight = false
+  private dropped = 0
+  private closed = false
+  private readonly timer: NodeJS.Timeout
+  private readonly atExit = () => this.drainSync()
+
+  constructor(dest: number | string) {
+    const opened = openDestination(dest)
+    this.fd = opened.fd
+    this.blocking = opened.blocking
+    this.timer = setInterval(() => this.flush(), LOG_FLUSH_MS)
+    this.timer.unref()
+    process.on('exit', this.atExit)
   }
-  process.on('exit', atExit)
-  out.on('close', () => {
-    clearInterval(timer)
-    process.off('exit', atExit)
-  })
-  return out
+
+  write(line: string): boolean {
+    if (this.closed) return false
+    if (this.pendingBytes + line.length > LOG_MAX_PENDING_BYTES) {
+      this.dropped++
+      droppedTotal++
+      return false
+    }
+    this.pending.push(line)
+    this.pendingBytes += line.length
+    if (this.pendingBytes >= LOG_BUFFER_BYTES) this.flush()
+    return true
+  }
+
+  /** Writes what waits, as far as the reader takes it now. */
+  flush(): void {
+    if (this.inFlight || this.closed) return
+    if (this.rest && !this.writeNow(this.rest)) return
+    this.rest = undefined
+    const chunk = this.take()
+    if (!chunk) return
+    if (this.blocking) this.writeLater(chunk)
+    else this.writeNow(chunk)
+  }
+
+  /** Writes every line left and stops (the 'exit' listener does the same without stopping). */
+  end(): void {
+    this.drainSync()
+    this.closed = true
+    clearInterval(this.timer)
+    process.off('exit', this.atExit)
+    if (this.fd > 2) fs.closeSync(this.fd)
+  }
+
+  /** The waiting lines as one buffer (after a line saying how many were dropped, if any were), or undefined. */
+  private take(): Buffer | undefined {
+    if (this.pendingBytes === 0 && this.dropped === 0) return undefined
+    if (this.dropped > 0) {
+      this.pending.unshift(droppedLine(this.dropped))
+      this.dropped = 0
+    }
+    const chunk = Buffer.from(this.pending.join(''))
+    this.pending = []
+    this.pendingBytes = 0
+    return chunk
+  }
+
+  /** Writes without waiting: true when the reader took all of `chunk`, else its rest is kept for the next flush. */
+  private writeNow(chunk: Buffer): boolean {
+    let off = 0
+    try {
+      while (off < chunk.length) off += fs.writeSync(this.fd, chunk, off)
+      return true
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') return true // EPIPE: a reader gone takes no lines
+      this.rest = chunk.subarray(off)
+      return false
+    }
+  }
+
+  /** A descriptor that may block: written from the thread pool, one write at a time. */
+  private writeLater(chunk: Buffer, off = 0): void {
+    this.inFlight = true
+    fs.write(this.fd, chunk, off, chunk.length - off, null, (err, n) => {
+      if (!err && off + n < chunk.length) return this.writeLater(chunk, off + n)
+      this.inFlight = false
+      if (this.pendingBytes >= LOG_BUFFER_BYTES) this.flush()
+    })
+  }
+
+  /** At exit: what is left, waiting for a slow reader for at most EXIT_WAIT_MS in all (a stalled one gets none). */
+  private drainSync(): void {
+    if (this.inFlight || this.closed) return // a write in the thread pool may not have landed: order first
+    const until = Date.now() + EXIT_WAIT_MS
+    try {
+      for (;;) {
+        if (!this.rest || this.writeNow(this.rest)) {
+          this.rest = this.take()
+          if (!this.rest) return
+          continue
+        }
+        if (Date.now() >= until) return
+        Atomics.wait(pause, 0, 0, 5)
+      }
+    } catch {
+      // a stdout gone by the exit takes no lines
+    }
+  }
+}
+
+const droppedLine = (n: number) =>
+  JSON.stringify({
+    level: 'warn',
+    time: new Date().toISOString(),
+    component: 'log',
+    dropped: n,
+    msg: `${n} log line(s) dropped: the log reader was not reading`,
+  }) + '\n'
+
+/**
+ * The descriptor a sink writes: a path is opened for appending. A pipe or socket as stdout or stderr is made
+ * non-blocking the way Node makes it for `process.stdout` (libuv sets O_NONBLOCK when it opens the descriptor as a
+ * stream; that stream is never written here, so nothing queues in it), so a write the reader cannot take fails
+ * with EAGAIN instead of waiting. Any other pipe or socket is written from the thread pool.
+ */
+function openDestination(dest: number | string): { fd: number; blocking: boolean } {
+  const { O_WRONLY, O_APPEND, O_CREAT } = fs.constants
+  if (typeof dest === 'string')
+    return { fd: fs.openSync(dest, O_WRONLY | O_APPEND | O_CREAT), blocking: false }
+  let stat: fs.Stats
+  try {
+    stat = fs.fstatSync(dest)
+  } catch {
+    return { fd: dest, blocking: true }
+  }
+  if (!stat.isFIFO() && !stat.isSocket()) return { fd: dest, blocking: false } // a file or a terminal
+  if (dest === 1) void process.stdout
+  else if (dest === 2) void process.stderr
+  return { fd: dest, blocking: !nonBlocking(dest) }
+}
+
+/** Whether a descriptor is in non-blocking mode (Linux's /proc/self/fdinfo; elsewhere assumed after the above). */
+function nonBlocking(fd: number): boolean {
+  if (fd !== 1 && fd !== 2) return false
+  try {
+    const flags = /flags:\s+([0-7]+)/.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1]
+    return flags === undefined || (parseInt(flags, 8) & fs.constants.O_NONBLOCK) !== 0
+  } catch {
+    return true
+  }
 }
 
 let stdout: DestinationStream | undefined
 /** One stdout destination shared by every logger of the process (tests start several services). */
-const standardOut = () => (stdout ??= buffered(1))
+const standardOut = () => (stdout ??= new LineSink(1))
 
 /** A root logger. Every line carries `time`, `level` (as a name) and `msg`; errors go under `err` with their stack. */
 export function createLogger(opts: LoggerOptions): Logger {
@@ -123,7 +268,8 @@ export function unredactedChild(logger: Logger, bindings: Record<string, unknown
 }
 
 /** A file written as stdout is (in chunks): for benches writing to /dev/null as production does. */
-export const fileDestination = (path: string): LogDestination & { end(): void } => buffered(path)
+export const fileDestination = (path: string): LogDestination & { end(): void } =>
+  new LineSink(path)
 
 let fallback: Logger | undefined
 /** For modules built without a logger (unit tests build some parts alone): errors as JSON on stdout. */

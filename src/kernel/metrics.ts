@@ -8,6 +8,7 @@
  * the domain events.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { logLinesDropped } from './log.ts'
 import type { EventBus } from './events.ts'
 
 export const METRIC_PREFIX = 'devicecloud_'
@@ -166,6 +167,17 @@ export function createMetrics(): Metrics {
     registers,
     collect() {
       this.set(sources?.alertBacklog?.().queued ?? 0)
+    },
+  })
+  let logDroppedSeen = 0
+  new Counter({
+    name: name('log_lines_dropped_total'),
+    help: 'Log lines dropped because the reader of the log stopped reading (see src/kernel/log.ts LineSink)',
+    registers,
+    collect() {
+      const dropped = logLinesDropped()
+      if (dropped > logDroppedSeen) this.inc(dropped - logDroppedSeen)
+      logDroppedSeen = dropped
     },
   })
   let droppedSeen = 0

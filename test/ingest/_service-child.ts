@@ -14,7 +14,7 @@ const svc = await startService(
     MQTT_WS_PORT: '0',
     ADMIN_EMAIL: process.env.ADMIN_EMAIL,
     ADMIN_PASSWORD: process.env.ADMIN_PASSWORD,
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'error',
     COMMAND_TIMEOUT: process.env.COMMAND_TIMEOUT,
   }),
 )
