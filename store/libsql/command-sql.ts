@@ -46,8 +46,42 @@ export const COLUMNS = [
   'create_at',
 ] as const
 
-export const toRecord = (r: DriverRow | Record<string, unknown>) =>
-  ({ ...r }) as unknown as CommandRecord
+const int = (v: unknown) => Number(v)
+const intOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v))
+
+/** A command from a row of RETURNING's columns. */
+export const toRecord = (r: DriverRow | Record<string, unknown>): CommandRecord => ({
+  id: int(r.id),
+  tenantID: String(r.tenantID),
+  taskID: String(r.taskID),
+  deviceIntID: intOrNull(r.deviceIntID),
+  deviceID: textOrNull(r.deviceID),
+  deviceName: textOrNull(r.deviceName),
+  groupIntID: intOrNull(r.groupIntID),
+  groupID: textOrNull(r.groupID),
+  groupName: textOrNull(r.groupName),
+  topic: String(r.topic),
+  payload: String(r.payload),
+  qos: int(r.qos) === 0 ? 0 : 1,
+  timeoutMs: int(r.timeoutMs),
+  commandStatus: String(r.commandStatus) as CommandRecord['commandStatus'],
+  publishStatus: int(r.publishStatus),
+  needAck: intOrNull(r.needAck),
+  expiresAt: intOrNull(r.expiresAt),
+  dispatchAt: intOrNull(r.dispatchAt),
+  deadlineAt: intOrNull(r.deadlineAt),
+  sentAt: intOrNull(r.sentAt),
+  deliveredAt: intOrNull(r.deliveredAt),
+  respondedAt: intOrNull(r.respondedAt),
+  responseCode: intOrNull(r.responseCode),
+  responsePayload: textOrNull(r.responsePayload),
+  scheduleID: intOrNull(r.scheduleID),
+  parentID: intOrNull(r.parentID),
+  publishUser: textOrNull(r.publishUser),
+  userIntID: intOrNull(r.userIntID),
+  msgTime: int(r.msgTime),
+})
 export const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
 
 /** Fields a transition may set → their columns. */

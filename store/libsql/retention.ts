@@ -71,7 +71,14 @@ export class RetentionRepo implements RetentionRepository {
               raw_retention_days AS rawRetentionDays, event_retention_days AS eventRetentionDays
          FROM products ORDER BY id`,
     )
-    return rows as unknown as ProductRetention[]
+    const days = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+    return rows.map((r) => ({
+      tenantID: String(r.tenantID),
+      productIntID: Number(r.productIntID),
+      productID: String(r.productID),
+      rawRetentionDays: days(r.rawRetentionDays),
+      eventRetentionDays: days(r.eventRetentionDays),
+    }))
   }
 
   async tenants(): Promise<string[]> {
