@@ -8,6 +8,7 @@ import { keepPreparedStatements, openDb, type Db } from './libsql/db.ts'
 import { PortDb } from './libsql/worker/port-db.ts'
 import { WorkerTelemetryStore } from './libsql/worker/port-telemetry.ts'
 import { copyDatabase } from './libsql/worker/backup.ts'
+import { vacuumFile } from './libsql/vacuum.ts'
 import { mkdirSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { createMetaStore } from './libsql/meta.ts'
@@ -139,11 +140,7 @@ export interface BackupResult {
 export async function backupStores(config: Config, dir: string): Promise<BackupResult> {
   mkdirSync(dir, { recursive: true })
   if (readdirSync(dir).length > 0) throw new Error(`backup directory ${dir} is not empty`)
-  const sources: Array<[string, string]> = []
-  const meta = config.DATABASE_URL
-  if (meta.startsWith('file:') && !meta.includes(':memory:')) sources.push(['devicecloud.db', meta])
-  if (!config.INFLUX_URL)
-    sources.push(['telemetry.db', `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`])
+  const sources = embeddedFiles(config)
   const files: BackupResult['files'] = []
   for (const [name, url] of sources) {
     const dest = join(dir, name)
@@ -151,4 +148,31 @@ export async function backupStores(config: Config, dir: string): Promise<BackupR
     files.push({ name, bytes: statSync(dest).size })
   }
   return { path: dir, files }
+}
+
+/**
+ * With the service stopped (`npm run vacuum`): the embedded stores' files (as backupStores names them) converted
+ * to incremental vacuum whatever their size, or their free pages given back (store/libsql/vacuum.ts vacuumFile).
+ * The service converts a file of an earlier version at start only while its pages in use hold at most 256 MiB.
+ * Answers each file's bytes before and after.
+ */
+export async function vacuumStores(
+  config: Config,
+): Promise<Array<{ name: string; before: number; after: number }>> {
+  const out = []
+  for (const [name, url] of embeddedFiles(config)) {
+    const r = await vacuumFile(url)
+    if (r) out.push({ name, ...r })
+  }
+  return out
+}
+
+/** The embedded stores' files: [name, `file:` URL] of the local metadata database and of telemetry.db. */
+function embeddedFiles(config: Config): Array<[string, string]> {
+  const files: Array<[string, string]> = []
+  const meta = config.DATABASE_URL
+  if (meta.startsWith('file:') && !meta.includes(':memory:')) files.push(['devicecloud.db', meta])
+  if (!config.INFLUX_URL)
+    files.push(['telemetry.db', `file:${config.DATA_DIR.replace(/\/$/, '')}/telemetry.db`])
+  return files
 }

@@ -107,4 +107,8 @@ export class RetentionRepo implements RetentionRepository {
     )
     return r.changes
   }
+
+  reclaim(pages: number): Promise<number> {
+    return this.db.reclaim(pages)
+  }
 }

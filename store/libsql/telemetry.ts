@@ -100,7 +100,7 @@ export interface LibsqlTelemetryOptions {
   /**
    * A file of an earlier version (no incremental vacuum) is converted at open by one VACUUM when its pages in use
    * hold at most this many bytes (vacuum.ts convertAtOpen: the opening waits ~1 s per 90 MB); a larger one keeps
-   * its free pages for reuse, as before.
+   * its free pages for reuse, as before, until `npm run vacuum` converts it.
    */
   vacuumAtOpenMaxBytes?: number
 }

@@ -2,7 +2,11 @@
  * Giving a file's free pages back to the file system (SQLite's incremental vacuum).
  *
  * SQLite keeps the pages a DELETE frees on the file's freelist and reuses them for later writes: the file never
- * shrinks (a backfill of 1,000,000 values compacted to 1.14 bytes a value in pages in use left the file at 17.8).
+ * shrinks (a telemetry backfill of 1,000,000 values compacted to 1.3 bytes a value in pages in use left the file at
+ * 22.6, bench/storage.bench.ts part 3; retention's deletes of events leave devicecloud.db as large as before).
+ * Used by the telemetry store (LibsqlTelemetryStore.reclaim, paced steps) and the metadata database (Db.reclaim,
+ * steps of the retention job).
+ *
  * With `auto_vacuum = INCREMENTAL`, `PRAGMA incremental_vacuum(N)` moves up to N pages from the end of the file into
  * free ones and cuts the end off; in WAL mode the file shrinks when the checkpoint after it completes. The mode is
  * fixed when the file's first page is written: `PRAGMA auto_vacuum = INCREMENTAL` must come before
@@ -15,7 +19,8 @@
  * after close). `executeMultiple()` runs it to its end (test/store/telemetry-vacuum.test.ts reads back what was
  * written after it).
  */
-import type { Client } from '@libsql/client'
+import { createClient, type Client } from '@libsql/client'
+import { existsSync, statSync } from 'node:fs'
 
 /** The pragma to run before `journal_mode = WAL` on every connection (on an existing file it changes nothing). */
 export const AUTO_VACUUM_PRAGMA = 'PRAGMA auto_vacuum = INCREMENTAL'
@@ -76,18 +81,53 @@ const freePages = async (client: Client) =>
   Number((await client.execute('PRAGMA freelist_count')).rows[0]![0])
 
 /**
- * A file of an earlier version (auto_vacuum NONE) gets INCREMENTAL by one VACUUM, when its pages in use hold at
- * most `maxBytes` (the VACUUM copies them: ~90 MB/s on a 2-core machine, the opening waits; the disk needs their
- * size twice, the copy going through the WAL). A larger file keeps NONE (reclaiming gives nothing back) until it
- * is opened once with a larger `maxBytes`. Answers the mode the file has now. The connection must be the file's
- * only user (the store's open).
+ * A file of an earlier version (auto_vacuum NONE) gets INCREMENTAL by one VACUUM (convert), when its pages in use
+ * hold at most `maxBytes`: the opening waits for it. A larger file keeps NONE (reclaiming gives nothing back) until
+ * `npm run vacuum` converts it (vacuumFile). Best effort: a VACUUM that fails (a full disk, another connection
+ * writing) leaves the file as it was. Answers the mode the file has now.
  */
 export async function convertAtOpen(client: Client, maxBytes: number): Promise<number> {
   const s = await fileSpace(client)
   if (s.autoVacuum === INCREMENTAL || (s.pages - s.free) * s.pageSize > maxBytes)
     return s.autoVacuum
+  try {
+    await convert(client)
+  } catch {
+    // a full disk, another process holding the file: it keeps NONE (rolled back) until the next open
+  }
+  return (await fileSpace(client)).autoVacuum
+}
+
+/**
+ * One VACUUM setting INCREMENTAL: it copies the pages in use (~90 MB/s on a 2-core machine) and holds the write
+ * lock meanwhile; the disk needs their size twice (the copy goes through the WAL, then into the file).
+ */
+async function convert(client: Client) {
   await client.execute(AUTO_VACUUM_PRAGMA) // the mode the VACUUM writes
   await client.execute('VACUUM')
   await client.execute('PRAGMA wal_checkpoint(TRUNCATE)') // the copy, now in the WAL, into the file
-  return (await fileSpace(client)).autoVacuum
+}
+
+/**
+ * `npm run vacuum`, with the service stopped: a local file (`file:` URL) of any size gets INCREMENTAL (convert)
+ * if it has not, else every free page given back at once. Answers its bytes before and after, or undefined when
+ * there is no such file. Fails (SQLITE_BUSY) when another process writes it.
+ */
+export async function vacuumFile(
+  url: string,
+): Promise<{ before: number; after: number } | undefined> {
+  const path = url.slice('file:'.length)
+  if (!existsSync(path)) return undefined
+  const before = statSync(path).size
+  const client = createClient({ url, intMode: 'number', concurrency: 1 })
+  try {
+    await client.execute('PRAGMA busy_timeout = 1000')
+    if ((await fileSpace(client)).autoVacuum === INCREMENTAL) {
+      await client.executeMultiple('PRAGMA incremental_vacuum')
+      await client.execute('PRAGMA wal_checkpoint(TRUNCATE)')
+    } else await convert(client)
+  } finally {
+    client.close()
+  }
+  return { before, after: statSync(path).size }
 }
