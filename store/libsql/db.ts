@@ -25,13 +25,7 @@ import {
   type LearntColumn,
 } from './projected.ts'
 import { flatSelect } from './flat-select.ts'
-import {
-  AUTO_VACUUM_PRAGMA,
-  convertAtOpen,
-  fileSpace,
-  pagesToReclaim,
-  vacuumStep,
-} from './vacuum.ts'
+import { convertAtOpen, incrementalIfNew, fileSpace, pagesToReclaim, vacuumStep } from './vacuum.ts'
 
 /** Statements kept prepared per connection by keepPreparedStatements (the least recently used go first). */
 export const KEPT_STATEMENTS = 256
@@ -116,11 +110,10 @@ function refusalKept(stmt: Database.Statement): Database.Statement {
 }
 
 /**
- * Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout; a new one
- * incremental vacuum (vacuum.ts: set before WAL; on an existing file it changes nothing).
+ * Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout (and, new,
+ * incremental vacuum from the writer's connection: incrementalIfNew, before these).
  */
 const LOCAL_PRAGMAS = [
-  AUTO_VACUUM_PRAGMA,
   'PRAGMA journal_mode = WAL',
   'PRAGMA synchronous = NORMAL',
   'PRAGMA foreign_keys = ON',
@@ -624,6 +617,7 @@ export async function openDb(
       ...(local ? { concurrency: 1 } : {}),
     })
     try {
+      if (local && !opts.readOnly) await incrementalIfNew(client)
       if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
       if (local && opts.autocheckpointPages !== undefined)
         await client.execute(`PRAGMA wal_autocheckpoint = ${Math.floor(opts.autocheckpointPages)}`)

@@ -10,8 +10,8 @@
  * With `auto_vacuum = INCREMENTAL`, `PRAGMA incremental_vacuum(N)` moves up to N pages from the end of the file into
  * free ones and cuts the end off; in WAL mode the file shrinks when the checkpoint after it completes. The mode is
  * fixed when the file's first page is written: `PRAGMA auto_vacuum = INCREMENTAL` must come before
- * `journal_mode = WAL` (which writes it), and a file created without it (NONE, as every file of earlier versions)
- * takes it only through a full VACUUM (convertAtOpen).
+ * `journal_mode = WAL` (which writes it: incrementalIfNew), and a file created without it (NONE, as every file of
+ * earlier versions) takes it only through a full VACUUM (convertAtOpen).
  *
  * Pitfall: `@libsql/client` 0.18's `execute()` runs `incremental_vacuum` with its driver's `run()` (the pragma names
  * no columns, though it answers a row per page), which steps it once: one page is freed and the statement stays
@@ -22,8 +22,17 @@
 import { createClient, type Client } from '@libsql/client'
 import { existsSync, statSync } from 'node:fs'
 
-/** The pragma to run before `journal_mode = WAL` on every connection (on an existing file it changes nothing). */
-export const AUTO_VACUUM_PRAGMA = 'PRAGMA auto_vacuum = INCREMENTAL'
+const AUTO_VACUUM_PRAGMA = 'PRAGMA auto_vacuum = INCREMENTAL'
+
+/**
+ * A new (empty) file vacuums incrementally: run before `journal_mode = WAL`. Nothing on an existing file: there the
+ * pragma changes nothing on a NONE file, and on an INCREMENTAL one it writes the header again, a write transaction
+ * on every connection's open (failing at once, before busy_timeout is set, while another connection writes).
+ */
+export async function incrementalIfNew(client: Client): Promise<void> {
+  if (Number((await client.execute('PRAGMA page_count')).rows[0]![0]) === 0)
+    await client.execute(AUTO_VACUUM_PRAGMA)
+}
 
 /** SQLite's `auto_vacuum` values. */
 const INCREMENTAL = 2

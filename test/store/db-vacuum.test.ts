@@ -91,6 +91,26 @@ for (const [where, open] of openers)
     },
   )
 
+t(
+  'a reader opening while another connection writes :: opens (the mode is set on new files only)',
+  async () => {
+    const file = newFile()
+    const db = await openDb({ url: `file:${file}` })
+    const holder = createClient({ url: `file:${file}` })
+    const tx = await holder.transaction('write')
+    try {
+      await tx.execute('CREATE TABLE held (x)')
+      const reader = await openDb({ url: `file:${file}`, readOnly: true })
+      assert.ok(await reader.one('SELECT 1 AS one'))
+      await reader.close()
+    } finally {
+      await tx.rollback()
+      holder.close()
+    }
+    await db.close()
+  },
+)
+
 t('a file without incremental vacuum :: converted at open, its rows kept', async () => {
   const file = newFile()
   const old = createClient({ url: `file:${file}` })
