@@ -110,8 +110,8 @@ function refusalKept(stmt: Database.Statement): Database.Statement {
 }
 
 /**
- * Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout (and, new,
- * incremental vacuum from the writer's connection: incrementalIfNew, before these).
+ * Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout; a new file
+ * also incremental vacuum, set by the writer's connection before these (incrementalIfNew).
  */
 const LOCAL_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
