@@ -91,6 +91,7 @@ const foldCpuMs = (process.cpuUsage(foldCpu).user + process.cpuUsage(foldCpu).sy
 await svc.deps.services.eventFold.fold(Date.now() + 1)
 await store.flush()
 await store.compact(true)
+await store.reclaim() // as the flusher does after a compaction
 const asBlocks: Array<Awaited<ReturnType<typeof timed>>> = []
 for (const { path } of asRows) asBlocks.push(await timed(path))
 await svc.close()

@@ -12,6 +12,11 @@
  *    same way in the zone BENCH_STORAGE_TZ (Europe/Berlin: DST days included), flushed and compacted (rollups
  *    built). Then, in the store: day windows over the year (what metrics_data asks), maxPoints=1000 over the year and
  *    maxPoints=2000 over 90 days (what original_data asks), each with what served it; and the rollups' bytes a value.
+ * 3. A backfill (BENCH_STORAGE_PART=backfill): 10 devices x 10 data points x 10,000 s (1,000,000 values, a random
+ *    walk each) with times of the day before, written through the store in its worker thread (as the service runs
+ *    it, with its checkpointer) in writes of 5,000 points, flushed and compacted; then the free pages given back
+ *    (reclaim) while a device writes a value every 2 ms. The file's bytes a value on disk and its pages in use,
+ *    after compaction and after giving back, the load rate, the steps of giving back and the writes' waits.
  */
 import { createClient } from '@libsql/client'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
@@ -19,6 +24,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LibsqlTelemetryStore } from '../store/libsql/telemetry.ts'
 import { openDb } from '../store/libsql/db.ts'
+import { WorkerTelemetryStore } from '../store/libsql/worker/port-telemetry.ts'
+import { setTimeout as delay } from 'node:timers/promises'
 import { LogsRepo } from '../store/libsql/logs.ts'
 import { EventFoldRepo } from '../store/libsql/event-fold.ts'
 import type { EventInput } from '../store/types.ts'
@@ -259,9 +266,89 @@ async function benchYear() {
   )
 }
 
+/** The file's pages from a second connection (the WAL's included), and its size on disk. */
+async function pagesOf(file: string) {
+  const c = createClient({ url: `file:${file}`, intMode: 'number' })
+  try {
+    const [pages, free, size] = await c.batch(
+      ['PRAGMA page_count', 'PRAGMA freelist_count', 'PRAGMA page_size'],
+      'read',
+    )
+    const n = (r: typeof pages) => Number(r!.rows[0]![0])
+    return { used: (n(pages) - n(free)) * n(size), free: n(free), disk: statSync(file).size }
+  } finally {
+    c.close()
+  }
+}
+
+async function benchBackfill() {
+  const file = join(dir, 'backfill.db')
+  const store = await WorkerTelemetryStore.open({ url: `file:${file}` })
+  const devices = 10
+  const seconds = 10_000
+  const values = devices * POINTS * seconds
+  const start = Date.now() - DAY - seconds * 1000
+  const walks = Array.from({ length: devices * POINTS }, (_, k) => walk(k + 1, 2000 + k * 10))
+  const t0 = performance.now()
+  const batch: TelemetryPoint[] = []
+  for (let s = 0; s < seconds; s++)
+    for (let d = 0; d < devices; d++) {
+      for (let p = 0; p < POINTS; p++)
+        batch.push({
+          tenantID: 'bench',
+          productID: 'p',
+          deviceID: `d${d}`,
+          dataPointID: `dp${p}`,
+          time: start + s * 1000,
+          value: walks[d * POINTS + p]!(),
+        })
+      if (batch.length >= 5000) await store.write(batch.splice(0))
+    }
+  await store.write(batch)
+  const loadMs = performance.now() - t0
+  await store.flush()
+  await store.compact(true)
+  await delay(1000) // the checkpointer's turns
+  const compacted = await pagesOf(file)
+  let done = false
+  const waits: number[] = []
+  const reclaiming = store.reclaim().finally(() => (done = true))
+  for (let i = 0; !done; i++) {
+    const w0 = performance.now()
+    const live = { tenantID: 'bench', productID: 'p', deviceID: 'live', dataPointID: 'dp0' }
+    await store.write([{ ...live, time: Date.now() + i, value: i }])
+    waits.push(performance.now() - w0)
+    await delay(2)
+  }
+  const r = await reclaiming
+  const reclaimMs = performance.now() - t0 - loadMs
+  await delay(1000)
+  const given = await pagesOf(file)
+  await store.close()
+  const closed = statSync(file).size
+  const per = (b: number) => (b / values).toFixed(2)
+  console.log(
+    `\nbackfill of ${values.toLocaleString('en-US')} values (${devices} devices x ${POINTS} data points x ${seconds.toLocaleString('en-US')} s) in ${(loadMs / 1000).toFixed(1)} s: ${Math.round(values / (loadMs / 1000)).toLocaleString('en-US')} values/s\n`,
+  )
+  console.log(
+    table(
+      ['bytes a value', 'flushed and compacted', 'free pages given back', 'after a clean stop'],
+      [
+        ['the file on disk', per(compacted.disk), per(given.disk), per(closed)],
+        ['its pages in use', per(compacted.used), per(given.used), ''],
+      ],
+    ),
+  )
+  console.log(
+    `\ngiven back: ${r.pages.toLocaleString('en-US')} pages in ${r.steps} steps, the longest ${r.longestStepMs.toFixed(1)} ms (${(reclaimMs / 1000).toFixed(1)} s from the load's end, flush and compaction included); ${waits.length} writes meanwhile waited p50 ${pct(waits, 0.5).toFixed(1)} ms, at most ${Math.max(...waits).toFixed(1)} ms\n`,
+  )
+}
+
 try {
-  if (process.env.BENCH_STORAGE_PART !== 'year') await benchMonth()
-  if (process.env.BENCH_STORAGE_PART !== 'month') await benchYear()
+  const part = process.env.BENCH_STORAGE_PART
+  if (part === undefined || part === 'month') await benchMonth()
+  if (part === undefined || part === 'year') await benchYear()
+  if (part === undefined || part === 'backfill') await benchBackfill()
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

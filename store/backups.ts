@@ -49,7 +49,7 @@ interface Manifest {
 export const partialOf = (dir: string) => join(dirname(dir), `.${basename(dir)}.partial`)
 
 /** Each embedded store file of `config`: its name in a backup and its path in the running service. */
-function storeFiles(config: Config): Array<{ name: string; path: string }> {
+export function storeFiles(config: Config): Array<{ name: string; path: string }> {
   const files: Array<{ name: string; path: string }> = []
   const meta = config.DATABASE_URL
   if (meta.startsWith('file:') && !meta.includes(':memory:'))

@@ -7,6 +7,9 @@ import { InfluxTelemetryStore } from './influx/telemetry.ts'
 import { keepPreparedStatements, openDb, type Db } from './libsql/db.ts'
 import { PortDb } from './libsql/worker/port-db.ts'
 import { WorkerTelemetryStore } from './libsql/worker/port-telemetry.ts'
+import { vacuumFile } from './libsql/vacuum.ts'
+import { databaseInUse } from './libsql/files.ts'
+import { storeFiles } from './backups.ts'
 import { createMetaStore } from './libsql/meta.ts'
 
 /** The stores the service runs on. */
@@ -122,3 +125,24 @@ export async function createStores(config: Config, opts: StoreOptions = {}): Pro
 }
 
 export { backupStores, cleanPartialBackups, restoreBackup, type BackupResult } from './backups.ts'
+
+/**
+ * With the service stopped (`npm run vacuum`): the embedded stores' files converted to incremental vacuum whatever
+ * their size, or their free pages given back (store/libsql/vacuum.ts vacuumFile). The service converts a file of an
+ * earlier version at start only while its pages in use hold at most 256 MiB. Refuses while a process has a file
+ * open. Answers each file's bytes before and after.
+ */
+export async function vacuumStores(
+  config: Config,
+): Promise<Array<{ name: string; before: number; after: number }>> {
+  const files = storeFiles(config)
+  for (const f of files)
+    if (databaseInUse(f.path))
+      throw new Error(`${f.path} is open in a running process: stop the service before vacuuming`)
+  const out = []
+  for (const { name, path } of files) {
+    const r = await vacuumFile(`file:${path}`)
+    if (r) out.push({ name, ...r })
+  }
+  return out
+}

@@ -4,7 +4,8 @@
  * and `eventRetentionDays` override the setting for its devices). It runs at most once per interval across the
  * service's processes (a lease row in the metadata store decides who), and once shortly after start-up. Every
  * delete is a small step (a few hundred rows, or the old chunks of a few hundred series) with a turn of the event
- * loop between steps, so ingest and the API keep their share of the store.
+ * loop between steps, so ingest and the API keep their share of the store. The pages the deletes freed go back to
+ * the file system in steps too (each store's `reclaim`, once a quarter of its file is free).
  */
 import { errorLog, fallbackLogger } from '../kernel/log.ts'
 import { leasedJob } from './leased-job.ts'
@@ -19,6 +20,8 @@ const JOB = 'retention'
 const STEP_ROWS = 500
 /** Folded event blocks a delete step removes at most (each holds up to 1,024 events). */
 const STEP_BLOCKS = 8
+/** Free pages of the metadata file a step gives back at most (1 MiB of 4 KiB pages, a few ms). */
+const STEP_PAGES = 256
 
 export interface RetentionConfig {
   RETENTION_RAW_DAYS: number
@@ -116,6 +119,10 @@ export function retentionService(d: RetentionDeps) {
           d.meta.retention.pruneControlLogs(tenantID, before, STEP_ROWS),
         )
       }
+    for (let left = 1; left > 0 && !closed();) {
+      left = await d.meta.retention.reclaim(STEP_PAGES)
+      await nextTurn()
+    }
     const rules: RetentionRule[] = []
     for (const p of products) {
       const keep = limit(p.rawRetentionDays, RETENTION_RAW_DAYS)

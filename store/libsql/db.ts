@@ -25,6 +25,7 @@ import {
   type LearntColumn,
 } from './projected.ts'
 import { flatSelect } from './flat-select.ts'
+import { convertAtOpen, incrementalIfNew, fileSpace, pagesToReclaim, vacuumStep } from './vacuum.ts'
 
 /** Statements kept prepared per connection by keepPreparedStatements (the least recently used go first). */
 export const KEPT_STATEMENTS = 256
@@ -108,7 +109,10 @@ function refusalKept(stmt: Database.Statement): Database.Statement {
   return stmt
 }
 
-/** Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout. */
+/**
+ * Per-connection settings. A local file gets WAL, synchronous NORMAL, foreign keys and a busy timeout; a new file
+ * also incremental vacuum, set by the writer's connection before these (incrementalIfNew).
+ */
 const LOCAL_PRAGMAS = [
   'PRAGMA journal_mode = WAL',
   'PRAGMA synchronous = NORMAL',
@@ -266,6 +270,12 @@ export interface Db {
   insertJson(rows: JsonRows): Promise<void>
   /** Moves a local file's WAL into the database file (best effort; nothing for sqld). */
   checkpoint(): Promise<void>
+  /**
+   * Gives up to `pages` of a local file's free pages back to the file system when that is due (vacuum.ts
+   * pagesToReclaim: a quarter of the file free), in one write transaction; answers the pages still due after it
+   * (0: nothing more, and always for sqld).
+   */
+  reclaim(pages: number): Promise<number>
   /** Closes the connections (after `checkpoint`). */
   close(): Promise<void>
 }
@@ -534,11 +544,31 @@ export class LocalDb implements Db {
     if (this.local) await checkpointWal(await this.client())
   }
 
+  async reclaim(pages: number): Promise<number> {
+    if (!this.local) return 0
+    try {
+      const client = await this.client()
+      const due = pagesToReclaim(await fileSpace(client))
+      const step = Math.min(pages, due)
+      if (step <= 0) return 0
+      const freed = await vacuumStep(client, step)
+      return freed < step ? 0 : due - freed // fewer: the freelist ran out (writes took its pages)
+    } catch (e) {
+      throw this.failed(e)
+    }
+  }
+
   async close(): Promise<void> {
     this.direct?.close()
     this.conn.close()
   }
 }
+
+/**
+ * A metadata file of an earlier version (no incremental vacuum) is converted at open when its pages in use hold at
+ * most this many bytes (vacuum.ts convertAtOpen); a larger one keeps its free pages for reuse, as before.
+ */
+const VACUUM_AT_OPEN_MAX_BYTES = 256 * 2 ** 20
 
 /** A row of `columns` as an object, the first of two same-named columns kept (as @libsql/client does). */
 function recordOf(columns: readonly string[], row: ArrayLike<unknown>): Row {
@@ -587,6 +617,7 @@ export async function openDb(
       ...(local ? { concurrency: 1 } : {}),
     })
     try {
+      if (local && !opts.readOnly) await incrementalIfNew(client)
       if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)
       if (local && opts.autocheckpointPages !== undefined)
         await client.execute(`PRAGMA wal_autocheckpoint = ${Math.floor(opts.autocheckpointPages)}`)
@@ -612,6 +643,7 @@ export async function openDb(
     throw e
   }
   const db = new LocalDb(conn, local, local ? connect : undefined, direct)
+  if (!opts.readOnly && local) await convertAtOpen(conn, VACUUM_AT_OPEN_MAX_BYTES)
   if (!opts.readOnly) await migrate(db, migrationsDir)
   return db
 }

@@ -114,4 +114,8 @@ export class RetentionRepo implements RetentionRepository {
     )
     return r.changes
   }
+
+  reclaim(pages: number): Promise<number> {
+    return this.db.reclaim(pages)
+  }
 }

@@ -7,7 +7,8 @@
  * - A flusher (every `flushIntervalMs`, when the memtable holds more than `flushPoints` values, and on close)
  *   sets the memtable aside and writes it as `chunks` (one row per series and hour bucket, seq = flush number),
  *   `flushStep` series a lock hold with writes in between; the last hold deletes the WAL rows it held.
- *   Compaction (telemetry-compact.ts) later merges an hour's chunks into one.
+ *   Compaction (telemetry-compact.ts) later merges an hour's chunks into one. The pages flushes, compaction and
+ *   retention free go back to the file system once they are a quarter of the file (reclaim(), vacuum.ts).
  * - Start-up replays the WAL into the memtable. A crash between any two steps leaves every acknowledged value
  *   in the WAL or in chunks (or both: a replayed value flushed again under a higher seq is equal to itself), so
  *   it reads back after restart.
@@ -63,6 +64,7 @@ import { deleteRollupsBefore, followZone } from './telemetry-rollups.ts'
 import { Unavailable } from '../errors.ts'
 import { checkpointWal } from './db.ts'
 import { wedgesConnection } from './sql-errors.ts'
+import { convertAtOpen, fileSpace, pagesToReclaim, vacuumStep, type Reclaimed } from './vacuum.ts'
 
 export interface LibsqlTelemetryOptions {
   /** `file:/path/telemetry.db`. */
@@ -95,6 +97,12 @@ export interface LibsqlTelemetryOptions {
    * waits that hold's time × (1 / share - 1), so writes keep the rest (1: no pause).
    */
   retentionShare?: number
+  /**
+   * A file of an earlier version (no incremental vacuum) is converted at open by one VACUUM when its pages in use
+   * hold at most this many bytes (vacuum.ts convertAtOpen: the opening waits ~1 s per 90 MB); a larger one keeps
+   * its free pages for reuse, as before, until `npm run vacuum` converts it.
+   */
+  vacuumAtOpenMaxBytes?: number
 }
 
 export const TELEMETRY_DEFAULTS = {
@@ -109,6 +117,7 @@ export const TELEMETRY_DEFAULTS = {
   autocheckpointPages: 1000, // SQLite's default
   timezone: 'UTC',
   retentionShare: 0.1,
+  vacuumAtOpenMaxBytes: 256 * 2 ** 20,
 }
 
 /**
@@ -119,6 +128,12 @@ export const TELEMETRY_DEFAULTS = {
 const RETENTION_STEP = 50
 const RETENTION_HOLD_MS = 20
 const RETENTION_MAX_STEP = 1000
+/**
+ * Pages reclaim() gives back in its first lock hold, and at most in one (2 MiB of 4 KiB pages): paced as retention's
+ * holds, near RETENTION_HOLD_MS each.
+ */
+const VACUUM_STEP = 64
+const VACUUM_MAX_STEP = 512
 /** Buckets compacted per lock hold (about: a device's hour stays whole): writes get the lock in between. */
 const COMPACT_STEP = 32
 /** A group of coalesced write() calls stops growing at this many values. */
@@ -156,6 +171,8 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** Settles when the last flush started has ended (flushes run one after another). */
   private flushes: Promise<unknown> = Promise.resolve()
   private closed = false
+  /** The reclaim() under way, if any. */
+  private reclaiming: Promise<Reclaimed> | undefined
   private readonly reads: TelemetryReads
   /** The last mutation's error wedged the connection (wedgesConnection): the next one reconnects first. */
   private wedged = false
@@ -186,6 +203,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     const opts = { ...TELEMETRY_DEFAULTS, ...options }
     const client = await openTelemetryClient(opts.url, opts.busyTimeoutMs, opts.autocheckpointPages)
     try {
+      await convertAtOpen(client, opts.vacuumAtOpenMaxBytes)
       await followZone(client, opts.timezone)
     } catch (e) {
       client.close()
@@ -358,31 +376,89 @@ export class LibsqlTelemetryStore implements TelemetryStore {
         await this.client.batch(deleteRollupsBefore(part, rollupsBefore), 'write')
         return 0
       })
+    await this.reclaim()
     return deleted
   }
 
   /**
-   * Runs `fn` over `items` in steps, each under the lock and followed by a pause, so that the holds take at most
-   * `retentionShare` of the time; a step's size doubles or halves to keep holds near RETENTION_HOLD_MS. Stops
-   * when the store closes (which also cuts a pause short). Answers the sum of `fn`'s answers.
+   * Gives free pages back to the file system once they are a quarter of the file, all but an eighth (vacuum.ts
+   * pagesToReclaim), a few hundred pages a lock hold, paced as retention's deletes: writes go in between, and get
+   * most of the time. One at a time (a call while one runs starts after it). The flusher starts one after each
+   * compaction when none runs, without waiting for it; retention waits for one after its deletes. A file without
+   * incremental vacuum (vacuumAtOpenMaxBytes) gives nothing back. Answers what it did.
    */
-  private async paced<T>(items: readonly T[], fn: (part: T[]) => Promise<number>): Promise<number> {
+  reclaim(): Promise<Reclaimed> {
+    const run = (this.reclaiming ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.reclaimSteps())
+    this.reclaiming = run
+    const clear = () => {
+      if (this.reclaiming === run) this.reclaiming = undefined
+    }
+    run.then(clear, clear)
+    return run
+  }
+
+  private async reclaimSteps(): Promise<Reclaimed> {
+    const done: Reclaimed = { pages: 0, steps: 0, longestStepMs: 0 }
+    if (this.closed) return done
+    const due = pagesToReclaim(await fileSpace(this.client))
+    let exhausted = false // later writes took the free pages meanwhile
+    await this.pacedSteps(
+      due,
+      VACUUM_STEP,
+      VACUUM_MAX_STEP,
+      async (_, pages) => {
+        const t0 = performance.now()
+        const freed = await vacuumStep(this.client, pages)
+        done.longestStepMs = Math.max(done.longestStepMs, performance.now() - t0)
+        done.steps++
+        done.pages += freed
+        exhausted = freed < pages
+        return freed
+      },
+      () => exhausted,
+    )
+    return done
+  }
+
+  /** pacedSteps over `items`, from RETENTION_STEP up to RETENTION_MAX_STEP of them a hold. */
+  private paced<T>(items: readonly T[], fn: (part: T[]) => Promise<number>): Promise<number> {
+    return this.pacedSteps(items.length, RETENTION_STEP, RETENTION_MAX_STEP, (i, n) =>
+      fn(items.slice(i, i + n)),
+    )
+  }
+
+  /**
+   * Runs `fn(from, n)` over `total` units in steps (n from `first`, at most `max`), each under the lock and
+   * followed by a pause, so that the holds take at most `retentionShare` of the time; a step's size doubles or
+   * halves to keep holds near RETENTION_HOLD_MS. Stops when the store closes (which also cuts a pause short) or
+   * `stop()` says so. Answers the sum of `fn`'s answers.
+   */
+  private async pacedSteps(
+    total: number,
+    first: number,
+    max: number,
+    fn: (from: number, n: number) => Promise<number>,
+    stop = () => false,
+  ): Promise<number> {
     const pauseFactor = 1 / Math.min(1, Math.max(0.001, this.opts.retentionShare)) - 1
-    let step = RETENTION_STEP
-    let total = 0
-    for (let i = 0; i < items.length && !this.closed;) {
-      const part = items.slice(i, i + step)
-      i += part.length
+    let step = first
+    let sum = 0
+    for (let i = 0; i < total && !this.closed && !stop();) {
+      const from = i
+      const n = Math.min(step, total - i)
+      i += n
       const t0 = performance.now()
-      total += await this.exclusive(() => fn(part))
+      sum += await this.exclusive(() => fn(from, n))
       const ms = performance.now() - t0
       if (ms > 2 * RETENTION_HOLD_MS) step = Math.max(1, step >> 1)
-      else if (ms < RETENTION_HOLD_MS / 2) step = Math.min(RETENTION_MAX_STEP, step * 2)
+      else if (ms < RETENTION_HOLD_MS / 2) step = Math.min(max, step * 2)
       const pauseMs = ms * pauseFactor
       if (pauseMs >= 1 && !this.closed)
         await delay(pauseMs, undefined, { signal: this.closing.signal }).catch(() => {})
     }
-    return total
+    return sum
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests; the flusher does it on its own). */
@@ -439,6 +515,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     clearInterval(this.timer)
     try {
       await this.flushes
+      await this.reclaiming?.catch(() => undefined) // its next step sees `closed`
       await this.exclusive(() => this.flushLocked())
       await checkpointWal(this.client) // the file alone holds everything after a clean stop
     } finally {
@@ -603,13 +680,18 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     for (const { seriesId, chunk } of chunks) this.compaction.note(seriesId, bucketOf(chunk.tStart))
   }
 
-  /** The background flusher: flush, then compact what is due; never two at a time. */
+  /** The background flusher: flush, compact what is due, give free pages back; never two at a time. */
   private async tick() {
     if (this.ticking || this.closed) return
     this.ticking = true
     try {
       await this.flush()
       await this.compact()
+      // not waited for: flushes go on while a large reclaim is paced
+      if (!this.reclaiming)
+        this.reclaim().catch((e: unknown) => {
+          if (!this.closed) this.opts.onError(e)
+        })
     } catch (e) {
       if (!this.closed) this.opts.onError(e)
     } finally {

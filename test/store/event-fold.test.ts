@@ -195,6 +195,7 @@ fold(
       read: db.read.bind(db),
       run: db.run.bind(db),
       checkpoint: db.checkpoint.bind(db),
+      reclaim: db.reclaim.bind(db),
       close: db.close.bind(db),
       insertJson: db.insertJson.bind(db),
       async batch(statements: InStatement[]) {

@@ -161,6 +161,12 @@ export class PortDb implements Db {
     if (!this.closed) await this.writer.request({ t: 'ctl', op: 'checkpoint' })
   }
 
+  /** A step of the store worker between two of its transactions (Db.reclaim). */
+  async reclaim(pages: number): Promise<number> {
+    if (this.closed) return 0
+    return this.writer.request<number>({ t: 'ctl', op: 'reclaim', pages })
+  }
+
   /**
    * Shuts down in the order that keeps the file whole: the checkpointer stops, the readers close their connections
    * (after answering what they had), the store worker checkpoints the WAL (no reader holds a snapshot now) and closes its

@@ -22,6 +22,7 @@ import { encodePoints } from './points-wire.ts'
 import type { PortClient } from './port-client.ts'
 import { startWorker } from './port-db.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
+import type { Reclaimed } from '../vacuum.ts'
 import type {
   TelemetryMethod,
   TelemetryRequest,
@@ -146,6 +147,11 @@ export class WorkerTelemetryStore implements TelemetryStore {
   /** Merges the chunks of due buckets (every bucket with `all`); the number of buckets examined. */
   compact(all = false): Promise<number> {
     return this.call('compact', all)
+  }
+
+  /** Gives free pages back to the file system (see LibsqlTelemetryStore.reclaim); what it did. */
+  reclaim(): Promise<Reclaimed> {
+    return this.call('reclaim')
   }
 
   /** The connection's journal mode and synchronous level, for checks. */

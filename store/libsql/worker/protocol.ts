@@ -31,11 +31,15 @@ export interface WriteRequest {
   json?: JsonRows
 }
 
-/** Worker control: a WAL checkpoint (store worker), closing the worker's connection, a round trip. */
+/**
+ * Worker control: a WAL checkpoint and a step giving free pages back (`pages` at most; store worker), closing the
+ * worker's connection, a round trip.
+ */
 export interface ControlRequest {
   id: number
   t: 'ctl'
-  op: 'checkpoint' | 'close' | 'ping'
+  op: 'checkpoint' | 'reclaim' | 'close' | 'ping'
+  pages?: number
 }
 
 export type Request = ReadRequest | WriteRequest | ControlRequest

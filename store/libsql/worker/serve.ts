@@ -63,6 +63,7 @@ export async function control(db: LocalDb, r: Request): Promise<Reply | undefine
     await db.checkpoint()
     return { id: r.id, ok: true, value: null }
   }
+  if (r.op === 'reclaim') return { id: r.id, ok: true, value: await db.reclaim(r.pages ?? 0) }
   await db.close()
   return { id: r.id, ok: true, value: null }
 }

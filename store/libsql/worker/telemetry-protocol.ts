@@ -20,6 +20,7 @@ export type TelemetryMethod =
   | 'deleteBefore'
   | 'flush'
   | 'compact'
+  | 'reclaim'
   | 'pragmas'
   | 'ping'
 

@@ -214,6 +214,10 @@ fold(
     const r = await t.svc.deps.services.eventFold.fold(Date.now() + 1)
     assert.ok(r.events > 1000, `${r.events}`)
     assert.is(await tail(), 0)
+    const { pages, free } = (await t.db.one(
+      'SELECT page_count AS pages, freelist_count AS free FROM pragma_page_count, pragma_freelist_count',
+    )) as { pages: number; free: number }
+    assert.ok(free * 4 < pages, `the pages the rows freed went back: ${free} of ${pages} free`)
     sameAnswers(oracle, await answers())
     assert.equal(await Promise.all(WALKS.map(walk)), walks)
     const again = await t.admin.get(

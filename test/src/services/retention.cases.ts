@@ -12,6 +12,8 @@ import { mqttBody, newDevice } from '../routes/devices-helpers.ts'
 import { connectDevice, end, until } from '../../ingest/_mqtt.ts'
 import { openMetaStore } from '../../../store/index.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
+import { createClient } from '@libsql/client'
+import { join } from 'node:path'
 
 const DAY = 86_400_000
 const enc = encodeURIComponent
@@ -198,6 +200,36 @@ export function retentionCases(
       assert.is(await second.retention.claim('lease-test', at + 61_000, 60_000, 60_000), true)
     } finally {
       await second.close()
+    }
+  })
+
+  test('space :: a run gives the pages its deletes freed back to the file system', async () => {
+    const { product, device } = await world(t.admin)
+    const old = Date.now() - 40 * DAY
+    const pad = 'x'.repeat(200)
+    for (let i = 0; i < 20_000; i += 5000)
+      await t.svc.deps.meta.logs.addEvents(
+        Array.from({ length: 5000 }, (_, k) => ({
+          tenantID: device.tenantID,
+          deviceIntID: device.id,
+          deviceID: device.deviceID,
+          deviceName: device.deviceName,
+          productIntID: product.id,
+          topic: 'telemetry',
+          payload: JSON.stringify({ i: i + k, pad }),
+          IP: '10.0.0.1',
+          msgTime: old + (i + k) * 1000,
+        })),
+      )
+    const run = await runAt(300)
+    assert.ok(run && run.events >= 20_000, `${run?.events} events deleted`)
+    const c = createClient({ url: `file:${join(t.dir, 'devicecloud.db')}`, intMode: 'number' })
+    try {
+      const [pages, free] = await c.batch(['PRAGMA page_count', 'PRAGMA freelist_count'], 'read')
+      const [n, f] = [Number(pages!.rows[0]![0]), Number(free!.rows[0]![0])]
+      assert.ok(n <= 2 * (n - f), `${n} pages, ${f} of them free`)
+    } finally {
+      c.close()
     }
   })
 
