@@ -24,9 +24,10 @@ export function checkDatabase(path: string): string {
 
 /**
  * True when a process has the database at `path` open: a running service holds its files open, and SQLite keeps a
- * lock on the file or its `-shm` for as long as a connection is open in WAL mode. On Linux the kernel's lock table
- * (/proc/locks) answers without touching the database; elsewhere an exclusive lock is tried. A missing file is not
- * in use.
+ * lock on the `-shm` file (its dead-man byte) for as long as a connection is open in WAL mode. On Linux the kernel's
+ * lock table (/proc/locks) answers without touching the database (a lock on the database file alone, which a
+ * closed @libsql/client connection may leave behind in its process, is no open connection); elsewhere an exclusive
+ * lock is tried. A missing file is not in use.
  */
 export function databaseInUse(path: string): boolean {
   if (!existsSync(path)) return false
@@ -37,7 +38,8 @@ export function databaseInUse(path: string): boolean {
         .map((line) => line.trim().split(/\s+/)[5])
         .filter((id) => id !== undefined),
     )
-    return [path, `${path}-shm`, `${path}-wal`].some((p) => existsSync(p) && held.has(lockId(p)))
+    const shm = `${path}-shm`
+    return existsSync(shm) && held.has(lockId(shm))
   }
   let db: InstanceType<typeof Database> | undefined
   try {
