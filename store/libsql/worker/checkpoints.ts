@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads'
 import { decodeError } from './errors.ts'
 import type { WireError } from './protocol.ts'
-import { bootWorker } from './boot.ts'
+import { bootWorker, workerEntry } from './boot.ts'
 
 /** What a writer connection sets as its own checkpoint threshold when a checkpointer runs: only a backstop. */
 export const BACKSTOP_PAGES = 50_000
@@ -23,7 +23,7 @@ export class Checkpointer {
     intervalMs = 250,
   ): Promise<Checkpointer> {
     const workerData: CheckpointerData = {
-      entry: new URL('./checkpointer.ts', import.meta.url).href,
+      entry: workerEntry('checkpointer'),
       url,
       intervalMs,
     }

@@ -12,7 +12,7 @@ import {
 import { decodeError } from './errors.ts'
 import { project, projectingWire, type ProjectedRead, type Projecting } from '../projected.ts'
 import { PortClient } from './port-client.ts'
-import { bootWorker } from './boot.ts'
+import { bootWorker, workerEntry } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type { Hello, Notice, WorkerData } from './protocol.ts'
 
@@ -29,7 +29,7 @@ const readsOnly = (sql: string) =>
 /** Starts one database worker (`writer.ts` or `reader.ts`) and waits until its connection is open. */
 export function spawnWorker(entry: 'writer' | 'reader', opts: PortDbOptions): Promise<PortClient> {
   const workerData: WorkerData = {
-    entry: new URL(`./${entry}.ts`, import.meta.url).href,
+    entry: workerEntry(entry),
     url: opts.url,
     ...(opts.authToken ? { authToken: opts.authToken } : {}),
     // the checkpointer thread checkpoints; the store worker's own threshold is only a backstop
@@ -39,7 +39,7 @@ export function spawnWorker(entry: 'writer' | 'reader', opts: PortDbOptions): Pr
 }
 
 /**
- * Starts a worker thread through boot.mjs (`workerData.entry` names its module) and waits for its hello: the
+ * Starts a worker thread on `workerData.entry` (bootWorker, workerEntry) and waits for its hello: the
  * client of a worker whose store opened, or the error that stopped it (the thread is then terminated).
  */
 export async function startWorker<B extends object>(

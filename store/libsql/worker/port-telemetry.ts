@@ -21,6 +21,7 @@ import { decodeError } from './errors.ts'
 import { encodePoints } from './points-wire.ts'
 import type { PortClient } from './port-client.ts'
 import { startWorker } from './port-db.ts'
+import { workerEntry } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type {
   TelemetryMethod,
@@ -46,7 +47,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
   static async open(options: WorkerTelemetryOptions): Promise<WorkerTelemetryStore> {
     const { onError = TELEMETRY_DEFAULTS.onError, onFail, ...rest } = options
     const workerData: TelemetryWorkerData = {
-      entry: new URL('./telemetry-worker.ts', import.meta.url).href,
+      entry: workerEntry('telemetry-worker'),
       // the checkpointer thread checkpoints the file; the worker's own threshold is only a backstop
       options: { autocheckpointPages: BACKSTOP_PAGES, ...rest },
     }
