@@ -34,6 +34,12 @@ export interface WorkerTelemetryOptions extends Omit<LibsqlTelemetryOptions, 'no
   onFail?: (e: Error) => void
 }
 
+/**
+ * How long the checkpointer runs on after the last write: past the memtable's flush (every 10 s) and the
+ * compaction of the buckets the writes touched (a minute after their last value), which the worker does on its own.
+ */
+const IDLE_MS = 90_000
+
 export class WorkerTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
   private closed = false
@@ -54,18 +60,13 @@ export class WorkerTelemetryStore implements TelemetryStore {
     const port = await startWorker<TelemetryRequest>('telemetry', workerData, onFail, (n) =>
       onError(decodeError(n.err)),
     )
-    try {
-      return new WorkerTelemetryStore(port, await Checkpointer.start(rest.url, onError))
-    } catch (e) {
-      await port.request({ t: 'close' }).catch(() => undefined)
-      await port.terminate()
-      throw e
-    }
+    return new WorkerTelemetryStore(port, new Checkpointer(rest.url, onError, { idleMs: IDLE_MS }))
   }
 
   write(points: readonly TelemetryPoint[]): Promise<void> {
     const refused = refusedWrite(points, this.closed)
     if (refused) return refused
+    this.checkpointer.wake()
     const { columns, transfer } = encodePoints(points)
     return this.port.request({ t: 'write', columns }, transfer)
   }
@@ -136,7 +137,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
     rollupsBefore?: number,
   ): Promise<number> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
-    return this.call('deleteBefore', rules, otherwise, rollupsBefore)
+    return this.call<number>('deleteBefore', rules, otherwise, rollupsBefore).then(this.wroteAny)
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests). */
@@ -146,7 +147,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
 
   /** Merges the chunks of due buckets (every bucket with `all`); the number of buckets examined. */
   compact(all = false): Promise<number> {
-    return this.call('compact', all)
+    return this.call<number>('compact', all).then(this.wroteAny)
   }
 
   /** The connection's journal mode and synchronous level, for checks. */
@@ -171,12 +172,19 @@ export class WorkerTelemetryStore implements TelemetryStore {
     }
   }
 
+  /** A count of what a call changed: the checkpointer runs when it is not 0 (nothing deleted: no WAL frame). */
+  private readonly wroteAny = (n: number): number => {
+    if (n > 0) this.checkpointer.wake()
+    return n
+  }
+
   private call<T>(method: TelemetryMethod, ...args: unknown[]): Promise<T> {
     return this.port.request<T>({ t: 'call', method, args })
   }
 
   private mutate(method: TelemetryMethod, ...args: unknown[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    this.checkpointer.wake()
     return this.call(method, ...args)
   }
 }
