@@ -74,9 +74,15 @@ async function start(data: string): Promise<Running> {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const url = `http://127.0.0.1:${port}`
-  const healthyMs = await until200(child, `${url}/healthz`, t0)
-  const readyMs = await until200(child, `${url}/readyz`, t0)
-  const cpuMs = procCpuUs(child.pid!) / 1000
+  let healthyMs: number, readyMs: number, cpuMs: number
+  try {
+    healthyMs = await until200(child, `${url}/healthz`, t0)
+    readyMs = await until200(child, `${url}/readyz`, t0)
+    cpuMs = procCpuUs(child.pid!) / 1000
+  } catch (e) {
+    child.kill('SIGKILL') // a service that did not start does not outlive the bench
+    throw e
+  }
   const exited = new Promise((r) => child.once('exit', r))
   return {
     child,
@@ -91,11 +97,16 @@ async function start(data: string): Promise<Running> {
   }
 }
 
-/** The service's resident set (MB) and thread count now. */
-function memory(pid: number): { rssMb: number; threads: number } {
+/**
+ * The service's resident set now, MB: in all, its private part (anonymous: heaps, stacks, malloc) and its
+ * file-backed part (the node binary and native modules as mapped: shared, and dropped first under pressure); and
+ * its thread count.
+ */
+function memory(pid: number) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
   const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)![1])
-  return { rssMb: Math.round(field('VmRSS') / 1024), threads: field('Threads') }
+  const mb = (name: string) => Math.round(field(name) / 1024)
+  return { rss: mb('VmRSS'), anon: mb('RssAnon'), file: mb('RssFile'), threads: field('Threads') }
 }
 
 /** One start on an empty DATA_DIR (the schema and the first admin), a product, then the devices inserted. */
@@ -145,7 +156,7 @@ try {
   for (const s of IDLE_S) {
     await new Promise((r) => setTimeout(r, s * 1000 - (performance.now() - t0)))
     const m = memory(pid)
-    idle.push([`${s} s`, m.rssMb, m.threads])
+    idle.push([`${s} s`, m.rss, m.anon, m.file, m.threads])
   }
   await last!.stop()
   const node = execFileSync(process.execPath, ['--version']).toString().trim()
@@ -158,7 +169,7 @@ try {
     table(['start', 'spawn to /healthz 200, ms', 'to /readyz 200, ms', 'CPU by then, ms'], rows),
   )
   console.log()
-  console.log(table(['idle after ready', 'RSS, MB', 'threads'], idle))
+  console.log(table(['idle after ready', 'RSS, MB', 'private', 'file-backed', 'threads'], idle))
 } finally {
   rmSync(data, { recursive: true, force: true })
 }
