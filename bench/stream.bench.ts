@@ -76,6 +76,7 @@ function streamClients(n: number): Promise<() => Promise<ClientsResult>> {
     return async () => {
       child.stdin!.write('stop\n')
       const last = await lines.next()
+      if (last.done) throw new Error('stream clients ended without their figures')
       return JSON.parse(last.value) as ClientsResult
     }
   })()

@@ -1,12 +1,5 @@
-import {
-  all,
-  create,
-  isConditionalNode,
-  isOperatorNode,
-  isParenthesisNode,
-  isRelationalNode,
-  type MathNode,
-} from 'mathjs'
+import { createRequire } from 'node:module'
+import type { MathJsInstance, MathNode } from 'mathjs'
 
 /**
  * Formula metrics: a mathjs expression over the product's dataPointIDs, and `value` for the metric's
@@ -20,8 +13,24 @@ import {
 /** A formula that does not parse, uses something not allowed, or names an unknown data point. */
 export class FormulaError extends Error {}
 
-const math = create(all!, { predictable: true })
-const parse = math.parse
+type MathJs = typeof import('mathjs')
+let lib: MathJs | undefined
+/**
+ * mathjs, loaded by the first formula rather than with this module: importing it builds its whole default instance
+ * (~30 MB of heap, and more CPU than the rest of the service's start), which a service that meets no formula never
+ * needs. It is required (its CommonJS build), so that compileFormula stays synchronous.
+ */
+const mathjs = (): MathJs => (lib ??= createRequire(import.meta.url)('mathjs') as MathJs)
+
+let restricted: { math: MathJsInstance; parse: MathJsInstance['parse'] } | undefined
+/** The restricted instance, made on first use, and its parser (taken before `parse` is disabled). */
+function math() {
+  if (restricted) return restricted
+  const m = mathjs().create(mathjs().all!, { predictable: true })
+  const parse = m.parse
+  m.import(Object.fromEntries(DISABLED.map((n) => [n, disabled(n)])), { override: true })
+  return (restricted = { math: m, parse })
+}
 
 const disabled = (name: string) => () => {
   throw new FormulaError(`function ${name} is disabled`)
@@ -45,7 +54,6 @@ const DISABLED = [
   'help',
   'replacer',
 ]
-math.import(Object.fromEntries(DISABLED.map((n) => [n, disabled(n)])), { override: true })
 
 /**
  * Math functions a formula may call, with the number of arguments each takes on numbers: [least, most]
@@ -155,7 +163,7 @@ export function compileFormula(expr: string, allowedIds: readonly string[]): For
     throw new FormulaError(`at most ${MAX_FORMULA_LENGTH} characters`)
   let tree: Node
   try {
-    tree = parse(expr) as Node
+    tree = math().parse(expr) as Node
   } catch (e) {
     throw new FormulaError((e as Error).message)
   }
@@ -165,7 +173,7 @@ export function compileFormula(expr: string, allowedIds: readonly string[]): For
   const ref = (id: string) => {
     if (!allowed.has(id)) unknown.add(id)
     if (!safe.has(id)) safe.set(id, `__dp${safe.size}`)
-    return new math.SymbolNode(safe.get(id)!)
+    return new (math().math.SymbolNode)(safe.get(id)!)
   }
   const rewritten = tree.transform((node, path) => {
     const n = node as Node
@@ -200,7 +208,7 @@ function checkNode(n: Node) {
     checkArguments(n.fn.name!, n.args ?? [])
   }
   // fails closed: a node that says it is an operator but is not one mathjs recognises is refused too
-  if (n.type === 'OperatorNode' && !(isOperatorNode(n) && OPERATORS.has(n.fn)))
+  if (n.type === 'OperatorNode' && !(mathjs().isOperatorNode(n) && OPERATORS.has(n.fn)))
     throw new FormulaError(`operator ${n.op} is not allowed`)
   if (n.type === 'ConstantNode' && typeof n.value !== 'number' && typeof n.value !== 'boolean')
     throw new FormulaError(`constant ${JSON.stringify(n.value) ?? String(n.value)} is not allowed`)
@@ -325,7 +333,7 @@ const CONSTANT_VALUES: Record<string, number> = { pi: Math.PI, PI: Math.PI, e: M
 /** A data point's slot (`__dp{i}`) or a number, seen through parentheses; undefined for anything else. */
 function leaf(n: Node): { slot?: number; value?: number } | undefined {
   if (n.type === 'ParenthesisNode')
-    return isParenthesisNode(n) ? leaf(n.content as Node) : undefined
+    return mathjs().isParenthesisNode(n) ? leaf(n.content as Node) : undefined
   if (n.type === 'ConstantNode') return typeof n.value === 'number' ? { value: n.value } : undefined
   if (n.type !== 'SymbolNode') return undefined
   const name = n.name!
@@ -360,9 +368,9 @@ function fastCompile(n: Node): Fast | undefined {
       return (s) => s[i]!
     }
     case 'ParenthesisNode':
-      return isParenthesisNode(n) ? fastCompile(n.content) : undefined
+      return mathjs().isParenthesisNode(n) ? fastCompile(n.content) : undefined
     case 'OperatorNode': {
-      if (!isOperatorNode(n)) return undefined
+      if (!mathjs().isOperatorNode(n)) return undefined
       const fn: string = n.fn
       const args = (n.args ?? []).map((a) => num(fastCompile(a)))
       if (args.some((a) => !a)) return undefined
@@ -403,13 +411,13 @@ function fastCompile(n: Node): Fast | undefined {
       return (s) => f(...fs.map((g) => g(s)))
     }
     case 'ConditionalNode': {
-      if (!isConditionalNode(n)) return undefined
+      if (!mathjs().isConditionalNode(n)) return undefined
       const [cond, yes, no] = [n.condition, n.trueExpr, n.falseExpr].map(fastCompile)
       if (!cond || !yes || !no) return undefined
       return (s) => (cond(s) ? yes(s) : no(s))
     }
     case 'RelationalNode': {
-      if (!isRelationalNode(n)) return undefined
+      if (!mathjs().isRelationalNode(n)) return undefined
       const params = n.params.map((p) => num(fastCompile(p)))
       const ops = n.conditionals.map((c) => BINARY[c])
       if (params.some((p) => !p) || ops.some((o) => !o)) return undefined

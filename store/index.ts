@@ -105,15 +105,18 @@ export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db>
  * `close()` closes telemetry first, then the metadata store (checkpoint, readers, writer, then its threads).
  */
 export async function createStores(config: Config, opts: StoreOptions = {}): Promise<Stores> {
-  const db = await openMetaDb(config, opts)
-  const meta = createMetaStore(db)
-  let telemetry: TelemetryStore
-  try {
-    telemetry = await createTelemetryStore(config, opts)
-  } catch (e) {
-    await meta.close()
-    throw e
+  // both at once: each opens its own file in its own threads (with workers, start-up waits for the slower one only)
+  const [db, tele] = await Promise.allSettled([
+    openMetaDb(config, opts),
+    createTelemetryStore(config, opts),
+  ])
+  if (db.status === 'rejected' || tele.status === 'rejected') {
+    if (db.status === 'fulfilled') await createMetaStore(db.value).close()
+    if (tele.status === 'fulfilled') await tele.value.close()
+    throw db.status === 'rejected' ? db.reason : (tele as PromiseRejectedResult).reason
   }
+  const meta = createMetaStore(db.value)
+  const telemetry = tele.value
   return {
     meta,
     telemetry,

@@ -1,11 +1,14 @@
 /**
- * The web console: its sources (src/console/, TSX) bundled with esbuild in this process on the first request and
- * kept in memory (one build per process), its index.html answered for every console path a browser loads (deep
- * links survive a reload). esbuild is imported only here.
+ * The web console: its sources (src/console/, TSX) bundled with esbuild (buildConsole), its index.html answered for
+ * every console path a browser loads (deep links survive a reload). The bundle is loaded on the first request and
+ * kept in memory: run from the sources it is built in this process then; compiled (`npm run build` wrote it to
+ * dist/console/, beside the server's dist/server/) it is read from there, and esbuild is never loaded. esbuild is
+ * imported only here.
  */
 import { createHash } from 'node:crypto'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { build } from 'esbuild'
+import { fileURLToPath } from 'node:url'
 import type { Context } from 'hono'
 
 /** The console page's policy: scripts, styles and calls only from this origin, no inline script. */
@@ -14,6 +17,10 @@ export const CONSOLE_CSP =
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 const SOURCES = join(import.meta.dirname, '../console')
+/** The bundle `npm run build` wrote, when this module runs from it (a .js file in dist/server/). */
+const BUILT = import.meta.url.endsWith('.js')
+  ? fileURLToPath(new URL('../console/', import.meta.url))
+  : undefined
 /** Where esbuild would write (it writes nothing: the names of its outputs are relative to this). */
 const OUT = join(SOURCES, 'out')
 
@@ -76,6 +83,7 @@ const asset = (body: string, type: string): Asset => ({
  * (and uPlot) loads with the page; nothing written to disk.
  */
 export async function buildConsole(): Promise<ConsoleBundle> {
+  const { build } = await import('esbuild')
   const out = await build({
     entryPoints: { app: join(SOURCES, 'main.tsx') },
     tsconfig: join(SOURCES, 'tsconfig.json'),
@@ -102,6 +110,17 @@ export async function buildConsole(): Promise<ConsoleBundle> {
   return files
 }
 
+/** The bundle as `npm run build` wrote it to `dir` (each file of buildConsole under its name). */
+export async function readConsole(dir: string): Promise<ConsoleBundle> {
+  const files: ConsoleBundle = new Map()
+  for (const name of await readdir(dir, { recursive: true })) {
+    const type = TYPES[name.slice(name.lastIndexOf('.') + 1)]
+    if (type)
+      files.set(name.replaceAll('\\', '/'), asset(await readFile(join(dir, name), 'utf8'), type))
+  }
+  return files
+}
+
 /** Paths that are never console pages, whatever the Accept header says. */
 const NOT_CONSOLE = /^\/(api|docs|metrics|healthz|readyz|health|console)(\/|$)/
 
@@ -118,10 +137,13 @@ export function wantsConsolePage(c: Context): boolean {
   return c.req.path === '/' && !accept.includes('json')
 }
 
-/** The console's handlers: the page (naming the service's facts), and the bundle's files, built once on first use. */
+/**
+ * The console's handlers: the page (naming the service's facts), and the bundle's files, loaded once on first use
+ * (read from the build when this runs compiled, else built).
+ */
 export function consoleAssets(
   facts: ConsolePageFacts,
-  bundle: () => Promise<ConsoleBundle> = buildConsole,
+  bundle: () => Promise<ConsoleBundle> = BUILT ? () => readConsole(BUILT) : buildConsole,
 ) {
   const html = indexHtml(facts)
   let built: Promise<ConsoleBundle> | undefined

@@ -5,11 +5,21 @@
  * (certificate: `CERTIFICATE`, key: PKCS#8 `PRIVATE KEY`).
  */
 import { randomBytes, webcrypto } from 'node:crypto'
-import * as x509 from '@peculiar/x509'
 
 type CryptoKey = webcrypto.CryptoKey
 const { subtle } = webcrypto
-x509.cryptoProvider.set(webcrypto)
+
+type X509 = typeof import('@peculiar/x509')
+let loaded: Promise<X509> | undefined
+/**
+ * @peculiar/x509 and its ASN.1 schemas, loaded by the first certificate made rather than at start (a sixth of the
+ * main thread's start-up module loading, for what only certificate devices and MQTTS use).
+ */
+const lib = () =>
+  (loaded ??= import('@peculiar/x509').then((x509) => {
+    x509.cryptoProvider.set(webcrypto)
+    return x509
+  }))
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const
 const DAY = 86_400_000
@@ -39,7 +49,7 @@ async function newKeys(): Promise<webcrypto.CryptoKeyPair> {
   return subtle.generateKey(ALG, true, ['sign', 'verify'])
 }
 
-async function keyPem(key: CryptoKey): Promise<string> {
+async function keyPem(x509: X509, key: CryptoKey): Promise<string> {
   const der = await subtle.exportKey('pkcs8', key)
   return x509.PemConverter.encode(der, 'PRIVATE KEY')
 }
@@ -48,17 +58,18 @@ async function keyPem(key: CryptoKey): Promise<string> {
  * A name with one CN, a UTF8String. The object form keeps `cn` literal: a plain string value (or DN text)
  * would be read for quotes, backslash escapes and `#hex`, so names such as `a,"b"` would not survive.
  */
-const nameOf = (cn: string) => new x509.Name([{ CN: [{ utf8String: cn }] }])
+const nameOf = (x509: X509, cn: string) => new x509.Name([{ CN: [{ utf8String: cn }] }])
 
 /**
  * A self-signed CA for one tenant: CN `DeviceCloud CA <tenantID>`, basicConstraints CA (critical),
  * keyUsage keyCertSign and cRLSign (critical), valid 10 years.
  */
 export async function createCa(tenantID: string, now = Date.now()): Promise<CertAndKey> {
+  const x509 = await lib()
   const keys = await newKeys()
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serialNumber(),
-    name: nameOf(caCommonName(tenantID)),
+    name: nameOf(x509, caCommonName(tenantID)),
     notBefore: new Date(now - BACKDATE),
     notAfter: new Date(now + CA_DAYS * DAY),
     signingAlgorithm: ALG,
@@ -72,10 +83,10 @@ export async function createCa(tenantID: string, now = Date.now()): Promise<Cert
       await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   })
-  return { cert: cert.toString('pem'), key: await keyPem(keys.privateKey) }
+  return { cert: cert.toString('pem'), key: await keyPem(x509, keys.privateKey) }
 }
 
-async function importCaKey(pem: string): Promise<CryptoKey> {
+async function importCaKey(x509: X509, pem: string): Promise<CryptoKey> {
   const der = x509.PemConverter.decodeFirst(pem)
   return subtle.importKey('pkcs8', der, { name: ALG.name, namedCurve: ALG.namedCurve }, false, [
     'sign',
@@ -91,18 +102,19 @@ export async function issueClientCert(
   cn: string,
   now = Date.now(),
 ): Promise<CertAndKey> {
+  const x509 = await lib()
   const caCert = new x509.X509Certificate(ca.cert)
   const keys = await newKeys()
   const notAfter = Math.min(now + CLIENT_DAYS * DAY, caCert.notAfter.getTime())
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serialNumber(),
-    subject: nameOf(cn),
+    subject: nameOf(x509, cn),
     issuer: caCert.subjectName,
     notBefore: new Date(now - BACKDATE),
     notAfter: new Date(notAfter),
     signingAlgorithm: ALG,
     publicKey: keys.publicKey,
-    signingKey: await importCaKey(ca.key),
+    signingKey: await importCaKey(x509, ca.key),
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
@@ -111,5 +123,5 @@ export async function issueClientCert(
       await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
     ],
   })
-  return { cert: cert.toString('pem'), key: await keyPem(keys.privateKey) }
+  return { cert: cert.toString('pem'), key: await keyPem(x509, keys.privateKey) }
 }

@@ -4,13 +4,14 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { openDb, type Db } from '../../store/libsql/db.ts'
 import { PortDb, spawnWorker } from '../../store/libsql/worker/port-db.ts'
 import { PortClient } from '../../store/libsql/worker/port-client.ts'
+import { Checkpointer } from '../../store/libsql/worker/checkpoints.ts'
 import { isUniqueViolation, uniqueColumns } from '../../store/libsql/sql-errors.ts'
 import { Conflict, Referenced, Unavailable } from '../../store/errors.ts'
 
@@ -32,6 +33,16 @@ async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms: n
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/** This process's checkpointer threads now (Linux: a worker thread carries its name in /proc). */
+const checkpointerThreads = () =>
+  readdirSync('/proc/self/task').filter((t) => {
+    try {
+      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === 'db-checkpointer'
+    } catch {
+      return false // ended meanwhile
+    }
+  }).length
 
 const product = (tenant: string, productID: string) => ({
   sql: 'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0) RETURNING id',
@@ -96,6 +107,45 @@ test('the checkpointer :: writes reach the database file without the store worke
     assert.ok(grown > before + 2_000_000, `the file grew from ${before} to ${grown} bytes`)
   } finally {
     await db.close()
+  }
+})
+
+test('the checkpointer at rest :: no thread until a write, one while writes come, none idleMs after the last', async () => {
+  const path = `${ctx.dir}/resting.db`
+  await (await PortDb.open({ url: `file:${path}` })).close() // the file, migrated
+  const errors: Error[] = []
+  const cp = new Checkpointer(`file:${path}`, (e) => errors.push(e), { idleMs: 400 })
+  try {
+    const threads = checkpointerThreads
+    const before = threads()
+    assert.is(cp.running, false, 'no thread before a write')
+    cp.wake()
+    assert.is(cp.running, true)
+    assert.is(await until(threads, (n) => n === before + 1, 3000), before + 1, 'one thread')
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 200))
+      cp.wake() // writes keep coming: it stays
+    }
+    assert.is(cp.running, true)
+    assert.is(
+      await until(
+        () => cp.running,
+        (r) => !r,
+        3000,
+      ),
+      false,
+      'ended after 400 ms of rest',
+    )
+    assert.is(await until(threads, (n) => n === before, 3000), before, 'its thread gone')
+    cp.wake()
+    assert.is(
+      await until(threads, (n) => n === before + 1, 3000),
+      before + 1,
+      'the next write starts one',
+    )
+    assert.equal(errors, [])
+  } finally {
+    await cp.close()
   }
 })
 

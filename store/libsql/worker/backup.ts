@@ -1,6 +1,6 @@
 import { decodeError } from './errors.ts'
 import type { WireError } from './protocol.ts'
-import { bootWorker } from './boot.ts'
+import { bootWorker, workerEntry } from './boot.ts'
 
 export interface BackupWorkerData {
   entry: string
@@ -16,7 +16,7 @@ export interface BackupWorkerData {
  */
 export async function copyDatabase(url: string, dest: string): Promise<void> {
   const workerData: BackupWorkerData = {
-    entry: new URL('./backup-worker.ts', import.meta.url).href,
+    entry: workerEntry('backup-worker'),
     url,
     dest,
   }

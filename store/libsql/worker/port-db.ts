@@ -12,7 +12,7 @@ import {
 import { decodeError } from './errors.ts'
 import { project, projectingWire, type ProjectedRead, type Projecting } from '../projected.ts'
 import { PortClient } from './port-client.ts'
-import { bootWorker } from './boot.ts'
+import { bootWorker, workerEntry } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type { Hello, Notice, WorkerData } from './protocol.ts'
 
@@ -29,7 +29,7 @@ const readsOnly = (sql: string) =>
 /** Starts one database worker (`writer.ts` or `reader.ts`) and waits until its connection is open. */
 export function spawnWorker(entry: 'writer' | 'reader', opts: PortDbOptions): Promise<PortClient> {
   const workerData: WorkerData = {
-    entry: new URL(`./${entry}.ts`, import.meta.url).href,
+    entry: workerEntry(entry),
     url: opts.url,
     ...(opts.authToken ? { authToken: opts.authToken } : {}),
     // the checkpointer thread checkpoints; the store worker's own threshold is only a backstop
@@ -39,7 +39,7 @@ export function spawnWorker(entry: 'writer' | 'reader', opts: PortDbOptions): Pr
 }
 
 /**
- * Starts a worker thread through boot.mjs (`workerData.entry` names its module) and waits for its hello: the
+ * Starts a worker thread on `workerData.entry` (bootWorker, workerEntry) and waits for its hello: the
  * client of a worker whose store opened, or the error that stopped it (the thread is then terminated).
  */
 export async function startWorker<B extends object>(
@@ -83,14 +83,14 @@ export class PortDb implements Db {
     private readonly checkpointer?: Checkpointer,
   ) {}
 
-  /** Starts the store worker (it migrates the database), then the readers and the checkpointer. */
+  /** Starts the store worker (it migrates the database), then the readers; the checkpointer starts with writes. */
   static async open(opts: PortDbOptions): Promise<PortDb> {
     const writer = await spawnWorker('writer', opts)
     const readers: PortClient[] = []
     try {
       for (let i = 0; i < Math.max(1, opts.readers ?? 1); i++)
         readers.push(await spawnWorker('reader', opts))
-      const checkpointer = await Checkpointer.start(opts.url, (e) => opts.onCheckpointError?.(e))
+      const checkpointer = new Checkpointer(opts.url, (e) => opts.onCheckpointError?.(e))
       return new PortDb(writer, readers, checkpointer)
     } catch (e) {
       for (const reader of readers) {
@@ -120,7 +120,8 @@ export class PortDb implements Db {
   read(stmts: Statement[]): Promise<Row[][]> {
     // without its writer the database is down, reads included (readiness reads): say so at once
     if (this.writer.failure) return Promise.reject(this.writer.failure)
-    if (!stmts.every((s) => readsOnly(s.sql))) return this.writer.request({ t: 'read', stmts })
+    if (!stmts.every((s) => readsOnly(s.sql)))
+      return this.writer.request<Row[][]>({ t: 'read', stmts }).then(this.wrote)
     // a reader answers a learnt shape's rows as one JSON text (LocalDb.readTexts), parsed here
     return this.reader()
       .request<RowsOrText[]>({ t: 'read', stmts })
@@ -146,15 +147,33 @@ export class PortDb implements Db {
   }
 
   run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
-    return this.writer.request({ t: 'write', stmts: [{ sql, args }], run: true })
+    return this.writer
+      .request<{ changes: number; lastId: number }>({
+        t: 'write',
+        stmts: [{ sql, args }],
+        run: true,
+      })
+      .then((r) => (r.changes > 0 ? this.wrote(r) : r))
   }
 
   batch(stmts: InStatement[]): Promise<WriteResult[]> {
-    return this.writer.request({ t: 'write', stmts })
+    return this.writer
+      .request<WriteResult[]>({ t: 'write', stmts })
+      .then((rs) => (rs.some((r) => r.rowsAffected > 0) ? this.wrote(rs) : rs))
   }
 
   async insertJson(json: JsonRows): Promise<void> {
     await this.writer.request({ t: 'write', stmts: [], json })
+    this.wrote(undefined)
+  }
+
+  /**
+   * A write committed that changed rows: the checkpointer runs while they come. Writes that change none (the
+   * claims the command and webhook queues poll with, several a second at rest) leave the WAL as it was.
+   */
+  private readonly wrote = <T>(result: T): T => {
+    this.checkpointer?.wake()
+    return result
   }
 
   async checkpoint(): Promise<void> {

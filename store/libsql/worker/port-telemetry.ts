@@ -21,6 +21,7 @@ import { decodeError } from './errors.ts'
 import { encodePoints } from './points-wire.ts'
 import type { PortClient } from './port-client.ts'
 import { startWorker } from './port-db.ts'
+import { workerEntry } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type { Reclaimed } from '../vacuum.ts'
 import type {
@@ -33,6 +34,12 @@ export interface WorkerTelemetryOptions extends Omit<LibsqlTelemetryOptions, 'no
   /** Hears of a worker that died: every call fails with Unavailable from then on (readiness turns 503). */
   onFail?: (e: Error) => void
 }
+
+/**
+ * How long the checkpointer runs on after the last write: past the memtable's flush (every 10 s) and the
+ * compaction of the buckets the writes touched (a minute after their last value), which the worker does on its own.
+ */
+const IDLE_MS = 90_000
 
 export class WorkerTelemetryStore implements TelemetryStore {
   readonly kind = 'embedded'
@@ -47,25 +54,20 @@ export class WorkerTelemetryStore implements TelemetryStore {
   static async open(options: WorkerTelemetryOptions): Promise<WorkerTelemetryStore> {
     const { onError = TELEMETRY_DEFAULTS.onError, onFail, ...rest } = options
     const workerData: TelemetryWorkerData = {
-      entry: new URL('./telemetry-worker.ts', import.meta.url).href,
+      entry: workerEntry('telemetry-worker'),
       // the checkpointer thread checkpoints the file; the worker's own threshold is only a backstop
       options: { autocheckpointPages: BACKSTOP_PAGES, ...rest },
     }
     const port = await startWorker<TelemetryRequest>('telemetry', workerData, onFail, (n) =>
       onError(decodeError(n.err)),
     )
-    try {
-      return new WorkerTelemetryStore(port, await Checkpointer.start(rest.url, onError))
-    } catch (e) {
-      await port.request({ t: 'close' }).catch(() => undefined)
-      await port.terminate()
-      throw e
-    }
+    return new WorkerTelemetryStore(port, new Checkpointer(rest.url, onError, { idleMs: IDLE_MS }))
   }
 
   write(points: readonly TelemetryPoint[]): Promise<void> {
     const refused = refusedWrite(points, this.closed)
     if (refused) return refused
+    this.checkpointer.wake()
     const { columns, transfer } = encodePoints(points)
     return this.port.request({ t: 'write', columns }, transfer)
   }
@@ -136,7 +138,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
     rollupsBefore?: number,
   ): Promise<number> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
-    return this.call('deleteBefore', rules, otherwise, rollupsBefore)
+    return this.call<number>('deleteBefore', rules, otherwise, rollupsBefore).then(this.wroteAny)
   }
 
   /** Writes the memtable out as chunks now (maintenance and tests). */
@@ -146,7 +148,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
 
   /** Merges the chunks of due buckets (every bucket with `all`); the number of buckets examined. */
   compact(all = false): Promise<number> {
-    return this.call('compact', all)
+    return this.call<number>('compact', all).then(this.wroteAny)
   }
 
   /** Gives free pages back to the file system (see LibsqlTelemetryStore.reclaim); what it did. */
@@ -176,12 +178,19 @@ export class WorkerTelemetryStore implements TelemetryStore {
     }
   }
 
+  /** A count of what a call changed: the checkpointer runs when it is not 0 (nothing deleted: no WAL frame). */
+  private readonly wroteAny = (n: number): number => {
+    if (n > 0) this.checkpointer.wake()
+    return n
+  }
+
   private call<T>(method: TelemetryMethod, ...args: unknown[]): Promise<T> {
     return this.port.request<T>({ t: 'call', method, args })
   }
 
   private mutate(method: TelemetryMethod, ...args: unknown[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('telemetry store is closed'))
+    this.checkpointer.wake()
     return this.call(method, ...args)
   }
 }

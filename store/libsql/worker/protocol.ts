@@ -88,7 +88,7 @@ export interface Notice {
 /** The first message of a worker: ready (its connection is open), or the error that stopped it. */
 export type Hello = { ready: true } | { ready: false; err: WireError }
 
-/** What a worker gets as `workerData`: the module boot.mjs imports and the database it opens. */
+/** What a worker gets as `workerData`: the module the thread runs (workerEntry) and the database it opens. */
 export interface WorkerData {
   entry: string
   url: string

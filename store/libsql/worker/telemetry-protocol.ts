@@ -34,7 +34,7 @@ export type TelemetryRequest =
   /** Flushes and closes the store; the owner then terminates the thread. */
   | { t: 'close' }
 
-/** The worker's `workerData`: the module boot.mjs imports and the store's options (no functions). */
+/** The worker's `workerData`: the module the thread runs (workerEntry) and the store's options (no functions). */
 export interface TelemetryWorkerData {
   entry: string
   options: Omit<LibsqlTelemetryOptions, 'now' | 'onError'>
