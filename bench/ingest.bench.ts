@@ -2,8 +2,10 @@
  * Ingest benchmarks, embedded store, load generators in their own processes on the same 2 cores:
  * 1. MQTT QoS 1, 1,000 devices, 10 data points per message: stored data points/s (a PUBACK means committed),
  *    against the broker alone passing the same messages with no processing (aedes, no auth, same settings).
- *    The load comes from mqtt-raw-load.ts (pre-encoded packets on raw sockets, cheaper per message than the
- *    broker it loads: the ratio), then from mqtt-load.ts (MQTT.js, the earlier figures; BENCH_MQTTJS=0 skips it).
+ *    The load comes from bench/mqttload (Go, paho.mqtt.golang clients: a load not written in JavaScript, built by
+ *    go-load.ts when its sources change), or with BENCH_GENERATOR=raw, or when Go is missing (a note says so),
+ *    from mqtt-raw-load.ts (pre-encoded packets on raw sockets); then from mqtt-load.ts (MQTT.js, the earlier
+ *    figures; BENCH_MQTTJS=0 skips it).
  *    Each row has the generator's CPU and the target's over the generator's measured window.
  * 2. The same with 10x the messages in flight: peak RSS stays bounded.
  *    The broker alone and the service take turns, 1 then 10 in flight, for BENCH_ROUNDS rounds (default 3): this
@@ -17,11 +19,14 @@ import { join } from 'node:path'
 import { createClient } from '@libsql/client'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
+import { GoLoadUnavailable, goLoadBinary } from './_support/go-load.ts'
 import { procCpuUs, threadCpuUs, threadIds, threadsCpuUs } from './_support/proc-cpu.ts'
 import {
+  mqttGoLoad,
   mqttLoad,
   mqttRawLoad,
   table,
+  type GoLoadResult,
   type MqttLoadOpts,
   type MqttLoadResult,
 } from './_support/runner.ts'
@@ -32,6 +37,23 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const POINTS = 10
 const MQTTJS = process.env.BENCH_MQTTJS !== '0'
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3))
+
+type Generator = 'go' | 'raw' | 'mqtt.js'
+/** The rounds' load generator: the Go one (built now if its sources changed) unless asked for raw or Go is missing. */
+function roundsGenerator(): 'go' | 'raw' {
+  if (process.env.BENCH_GENERATOR === 'raw') return 'raw'
+  try {
+    goLoadBinary()
+    return 'go'
+  } catch (err) {
+    if (!(err instanceof GoLoadUnavailable)) throw err
+    console.log(`NOTE: ${err.message}`)
+    console.log('NOTE: the rounds use the raw-socket generator (mqtt-raw-load.ts) instead\n')
+    return 'raw'
+  }
+}
+const GENERATOR = roundsGenerator()
+const LABEL = { go: 'Go paho', raw: 'raw sockets' }[GENERATOR]
 
 // the threads of this process before the service starts: its main thread and V8's own (garbage collection,
 // compilation); the service's store, reader, telemetry and checkpointer threads come after
@@ -58,6 +80,8 @@ interface Run extends MqttLoadResult {
   mainUsPerMsg: number
   /** For the service (this process): where the rest of its CPU went, µs per acknowledged message. */
   threads?: ThreadSplit
+  /** Go generator: PUBLISHes sent over the whole run that got no PUBACK (0 unless something failed). */
+  unacked?: number
 }
 
 /** The service's CPU a message beside its main thread's: V8's threads, and the threads the service started. */
@@ -91,11 +115,11 @@ function splitThreads(
 }
 
 /**
- * Runs one generator (raw sockets or MQTT.js) and reads the target's CPU (`pid`: all its threads, then its main
+ * Runs one generator (Go, raw sockets or MQTT.js) and reads the target's CPU (`pid`: all its threads, then its main
  * thread) when the generator's measured window starts and ends.
  */
 async function run(
-  generator: 'raw' | 'mqtt.js',
+  generator: Generator,
   opts: Omit<MqttLoadOpts, 'seconds' | 'points'>,
   pid: number,
 ): Promise<Run> {
@@ -112,9 +136,11 @@ async function run(
     if (self) mark === 'start' ? (t0 = threadsCpuUs(pid)) : (t1 = threadsCpuUs(pid))
   }
   const full = { ...opts, seconds: SECONDS, points: POINTS }
-  const r = await (generator === 'raw' ? mqttRawLoad(full, window) : mqttLoad(full, window))
+  const load = { go: mqttGoLoad, raw: mqttRawLoad, 'mqtt.js': mqttLoad }[generator]
+  const r: MqttLoadResult & Partial<GoLoadResult> = await load(full, window)
   return {
     ...r,
+    unacked: r.published === undefined ? undefined : r.published - (r.ackedTotal ?? 0),
     targetCpu: Math.round((c1 - c0) / 10_000 / r.seconds),
     targetUsPerMsg: r.acked ? Number(((c1 - c0) / r.acked).toFixed(1)) : 0,
     mainUsPerMsg: r.acked ? Number(((m1 - m0) / r.acked).toFixed(1)) : 0,
@@ -155,13 +181,13 @@ interface Round {
 }
 const rounds: Round[] = []
 for (let i = 0; i < ROUNDS; i++) {
-  const ceiling = await run('raw', { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!)
+  const ceiling = await run(GENERATOR, { url: bareUrl, devices: anonymous, inflight: 1 }, bare.pid!)
   if (profiler && i === 0) {
     profiler.connect()
     await profiler.post('Profiler.enable')
     await profiler.post('Profiler.start')
   }
-  const ours = await run('raw', { url: svcUrl, devices: creds, inflight: 1 }, process.pid)
+  const ours = await run(GENERATOR, { url: svcUrl, devices: creds, inflight: 1 }, process.pid)
   if (profiler && i === 0)
     writeFileSync(
       process.env.BENCH_PROFILE!,
@@ -169,11 +195,11 @@ for (let i = 0; i < ROUNDS; i++) {
     )
   if (i === 0) rssSteady = peakRss // before any burst
   const ceilingBurst = await run(
-    'raw',
+    GENERATOR,
     { url: bareUrl, devices: anonymous, inflight: 10 },
     bare.pid!,
   )
-  const burst = await run('raw', { url: svcUrl, devices: creds, inflight: 10 }, process.pid)
+  const burst = await run(GENERATOR, { url: svcUrl, devices: creds, inflight: 10 }, process.pid)
   rounds.push({ ceiling, ours, ceilingBurst, burst })
 }
 const js = MQTTJS
@@ -384,7 +410,7 @@ console.log(
       'ratio',
     ],
     [
-      ...rounds.flatMap((r, i) => rows('raw sockets', r, ROUNDS > 1 ? `round ${i + 1}: ` : '')),
+      ...rounds.flatMap((r, i) => rows(LABEL, r, ROUNDS > 1 ? `round ${i + 1}: ` : '')),
       ...(js ? rows('MQTT.js', js) : []),
     ],
   ),
@@ -398,7 +424,7 @@ const split = (label: string, r: Run) => [
   r.threads?.busiest.join(' / ') ?? '',
 ]
 console.log(
-  "\nwhere the service's CPU goes, µs a message (raw sockets; `/proc/<pid>/task/<tid>/stat`)\n" +
+  `\nwhere the service's CPU goes, µs a message (${LABEL}; \`/proc/<pid>/task/<tid>/stat\`)\n` +
     table(
       [
         'run',
@@ -429,7 +455,7 @@ const cheaper = rounds.every((r) =>
   [r.ceiling, r.ceilingBurst].every((x) => x.cpuUsPerMsg < x.targetUsPerMsg),
 )
 console.log(
-  `raw generator ${gen(
+  `${LABEL} generator ${gen(
     (r) => r.ceiling,
     (x) => x.cpuUsPerMsg,
   )} and ${gen(
@@ -443,6 +469,15 @@ console.log(
     (x) => x.targetUsPerMsg,
   )} (1 and 10 in flight, each round): ${cheaper ? 'cheaper than the broker it loads' : 'NOT cheaper than the broker: the ceiling is the generator'}`,
 )
+if (GENERATOR === 'go') {
+  const runs = rounds.flatMap((r) => [r.ceiling, r.ours, r.ceilingBurst, r.burst])
+  const unacked = runs.reduce((n, r) => n + (r.unacked ?? 0), 0)
+  console.log(
+    unacked
+      ? `Go generator: ${unacked} PUBLISHes got no PUBACK over the runs`
+      : 'Go generator: every PUBLISH of every run got its PUBACK',
+  )
+}
 console.log(
   `peak RSS of the service process: ${Math.round(rssSteady / 2 ** 20)} MiB steady, ${Math.round(peakRss / 2 ** 20)} MiB with the burst`,
 )

@@ -21,8 +21,18 @@ console.log(
 )
 const flags = startFlags()
 let failed = 0
+/**
+ * The machine's load average (1 min) before a bench: above 1.5x its cores (a bench just ended leaves ~1x), other
+ * work shares the cores and the figures are not comparable.
+ */
+function loadNote(): string {
+  const [one] = os.loadavg()
+  const busy = one! > 1.5 * os.cpus().length
+  return `load average ${one!.toFixed(1)} on ${os.cpus().length} cores${busy ? ': OTHER WORK IS RUNNING, figures are preliminary' : ''}`
+}
 for (const f of files) {
   console.log(`## ${f}`)
+  console.log(`${loadNote()}\n`)
   // the flags `npm start` gives the service, so a bench that runs it in-process measures the same
   const r = spawnSync(process.execPath, [...flags, '--import', 'tsx', join(dir, f)], {
     stdio: 'inherit',

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { goLoadBinary } from './go-load.ts'
 
 /** The JSON argument of a child: inline, or `@path` of a file holding it. */
 export function argJson<T>(arg: string): T {
@@ -56,7 +57,10 @@ export interface MqttLoadResult {
   cpuUsPerMsg: number
 }
 
-/** The options of both MQTT load generators (mqtt-load.ts and mqtt-raw-load.ts). */
+/**
+ * The options of the MQTT load generators: mqtt-load.ts, mqtt-raw-load.ts and the Go one (bench/mqttload, which
+ * takes neither `intervalMs` nor `freshValues`).
+ */
 export interface MqttLoadOpts {
   url: string
   devices: Array<{ clientId: string; username?: string; password?: string; topic: string }>
@@ -85,15 +89,45 @@ export function mqttRawLoad(opts: MqttLoadOpts, window?: LoadWindow): Promise<Mq
   return mqttChild('mqtt-raw-load.ts', opts, window)
 }
 
+/** The Go generator's figures: MqttLoadResult's, and its counts and CPU over the whole run. */
+export interface GoLoadResult extends MqttLoadResult {
+  /** PUBLISHes sent over the whole run (warm-up, window and the drain after it). */
+  published: number
+  /** Their PUBACKs: equal to `published` unless a publish failed. */
+  ackedTotal: number
+  /** The generator's user and system CPU over the window (getrusage), µs. */
+  cpuUserUs: number
+  cpuSysUs: number
+  gomaxprocs: number
+}
+
+/**
+ * Runs the Go generator (bench/mqttload, paho.mqtt.golang clients; built by go-load.ts when its sources changed)
+ * with the options on its standard input, and returns its figures. Throws GoLoadUnavailable without Go.
+ */
+export function mqttGoLoad(opts: MqttLoadOpts, window?: LoadWindow): Promise<GoLoadResult> {
+  const input = JSON.stringify({ warmup: 2, ...opts, marks: window !== undefined })
+  return commandJson<GoLoadResult>(goLoadBinary(), ['-'], {
+    input,
+    onLine: markLines(window),
+    name: 'bench/mqttload',
+  })
+}
+
 function mqttChild(file: string, opts: MqttLoadOpts, window?: LoadWindow) {
   return childJson<MqttLoadResult>(
     join(import.meta.dirname, file),
     JSON.stringify({ warmup: 2, ...opts, marks: window !== undefined }),
-    (line) => {
-      const m = /^\{"mark":"(start|end)"\}$/.exec(line)
-      if (m && window) window(m[1] as 'start' | 'end')
-    },
+    markLines(window),
   )
+}
+
+/** A generator's output line handler that calls `window` on its `{"mark":…}` lines. */
+function markLines(window?: LoadWindow) {
+  return (line: string) => {
+    const m = /^\{"mark":"(start|end)"\}$/.exec(line)
+    if (m && window) window(m[1] as 'start' | 'end')
+  }
 }
 
 /**
@@ -110,13 +144,30 @@ export function childJson<T>(
     writeFileSync(path, arg)
     arg = `@${path}`
   }
+  return commandJson(process.execPath, ['--import', 'tsx', file, arg], { name: file, onLine })
+}
+
+/**
+ * Runs `command` with `args` (and `input` on its standard input), parsing the last line it prints as JSON;
+ * `onLine` sees each line as it comes. A failure is reported as `<name> failed (<exit code>): <output>`.
+ */
+export function commandJson<T>(
+  command: string,
+  args: readonly string[],
+  {
+    input,
+    onLine,
+    name = command,
+  }: { input?: string; onLine?: (line: string) => void; name?: string } = {},
+): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, arg], {
-      stdio: ['ignore', 'pipe', 'inherit'],
+    const child = spawn(command, args, {
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'],
     })
+    child.stdin?.end(input)
     let out = ''
     let seen = 0
-    child.stdout.on('data', (d) => {
+    child.stdout!.on('data', (d) => {
       out += d
       if (!onLine) return
       for (let nl = out.indexOf('\n', seen); nl >= 0; nl = out.indexOf('\n', seen)) {
@@ -124,11 +175,12 @@ export function childJson<T>(
         seen = nl + 1
       }
     })
+    child.on('error', reject)
     child.on('close', (code) => {
       try {
         resolve(JSON.parse(out.trim().split('\n').pop()!) as T)
       } catch {
-        reject(new Error(`${file} failed (${code}): ${out}`))
+        reject(new Error(`${name} failed (${code}): ${out}`))
       }
     })
   })
