@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { join } from 'node:path'
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from './service.ts'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from './service.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 
@@ -40,4 +40,26 @@ export function startChildService<T extends object = { url: string; mqttPort: nu
       reject(new Error(`${script} exited ${code}: ${err}`))
     })
   })
+}
+
+/** The first admin's client of a child service at `url` (signed in; throws unless the login answers 201). */
+export async function childAdmin(url: string): Promise<Client> {
+  const login = await new Client(url).post('/api/v1/login', {
+    email: ADMIN_EMAIL,
+    password: ADMIN_PASSWORD,
+  })
+  if (login.status !== 201) throw new Error(`login ${login.status}: ${login.text}`)
+  return new Client(url, `Bearer ${login.body.token}`)
+}
+
+/** Resolves once `p` has exited (at once if it has). */
+export const exited = (p: ChildProcess) =>
+  new Promise((ok) =>
+    p.exitCode !== null || p.signalCode !== null ? ok(null) : p.once('exit', ok),
+  )
+
+/** kill -9 of a child service, resolved once it is gone. */
+export async function killChild(c: { child: ChildProcess }): Promise<void> {
+  c.child.kill('SIGKILL')
+  await exited(c.child)
 }

@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import {
   cpSync,
   existsSync,
@@ -19,8 +19,8 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@libsql/client'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, waitTask } from '../../_support/service.ts'
-import { startChildService, type ChildService } from '../../_support/child-service.ts'
+import { waitTask } from '../../_support/service.ts'
+import { childAdmin, exited, killChild, startChildService } from '../../_support/child-service.ts'
 import { checkDatabase } from '../../../store/libsql/files.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
 import { sleep } from '../../ingest/_mqtt.ts'
@@ -28,28 +28,8 @@ import { sleep } from '../../ingest/_mqtt.ts'
 const test = suite('backups: kill -9, restore')
 const root = join(import.meta.dirname, '..', '..', '..')
 
-type Child = ChildService<{ url: string; mqttPort: number }>
 const startChild = (dir: string) =>
   startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir })
-
-async function adminOf(url: string) {
-  const login = await new Client(url).post('/api/v1/login', {
-    email: ADMIN_EMAIL,
-    password: ADMIN_PASSWORD,
-  })
-  assert.is(login.status, 201, login.text)
-  return new Client(url, `Bearer ${login.body.token}`)
-}
-
-const exited = (p: ChildProcess) =>
-  new Promise((ok) =>
-    p.exitCode !== null || p.signalCode !== null ? ok(null) : p.once('exit', ok),
-  )
-
-async function kill(c: Child) {
-  c.child.kill('SIGKILL')
-  await exited(c.child)
-}
 
 /** A data directory whose metadata database carries `mb` MiB of ballast, so that a copy takes a while. */
 async function ballastDir(mb: number): Promise<string> {
@@ -103,13 +83,13 @@ test('kill -9 during POST /admin/backup, three moments :: no half backup, the ta
   try {
     for (const delay of [30, 150, 400]) {
       const c = await startChild(dir)
-      const admin = await adminOf(c.url)
+      const admin = await childAdmin(c.url)
       const r = await admin.post('/api/v1/admin/backup')
       assert.is(r.status, 202, r.text)
       await sleep(delay)
       const partialSeen =
         existsSync(backups) && readdirSync(backups).some((n) => n.endsWith('.partial'))
-      await kill(c)
+      await killChild(c)
       killed.push({ statusUrl: r.body.statusUrl, partialSeen })
     }
     assert.ok(
@@ -118,7 +98,7 @@ test('kill -9 during POST /admin/backup, three moments :: no half backup, the ta
     )
     const c = await startChild(dir)
     try {
-      const admin = await adminOf(c.url)
+      const admin = await childAdmin(c.url)
       const names = readdirSync(backups)
       assert.equal(
         names.filter((n) => n.startsWith('.')),
@@ -141,7 +121,7 @@ test('kill -9 during POST /admin/backup, three moments :: no half backup, the ta
       assert.is(task.status, 3, JSON.stringify(task))
       assertComplete(resultPath(task))
     } finally {
-      await kill(c)
+      await killChild(c)
     }
   } finally {
     rmSync(dir, { recursive: true, force: true })
@@ -181,7 +161,7 @@ test('npm run restore :: refuses while running, a partial, a wrong size, a damag
   const out = mkdtempSync(join(tmpdir(), 'dc-restore-bk-'))
   let c = await startChild(dir)
   try {
-    let admin = await adminOf(c.url)
+    let admin = await childAdmin(c.url)
     const product = await newProduct(admin)
     const kept = await newDevice(admin, mqttBody(product.productID))
     const bk = join(out, 'bk')
@@ -194,7 +174,7 @@ test('npm run restore :: refuses while running, a partial, a wrong size, a damag
     assert.is(running.code, 1, running.out)
     assert.match(running.out, /stop the service/)
     assert.is((await admin.get(`/api/v1/devices/${later.id}`)).status, 200, 'nothing changed')
-    await kill(c)
+    await killChild(c)
 
     const partial = join(out, '.bk2.partial')
     cpSync(bk, partial, { recursive: true })
@@ -230,7 +210,7 @@ test('npm run restore :: refuses while running, a partial, a wrong size, a damag
     assert.ok(existsSync(join(dir, previous, 'devicecloud.db')), 'the replaced file is kept')
 
     c = await startChild(dir)
-    admin = await adminOf(c.url)
+    admin = await childAdmin(c.url)
     assert.is(
       (await admin.get(`/api/v1/devices/${kept.id}`)).status,
       200,
@@ -242,7 +222,7 @@ test('npm run restore :: refuses while running, a partial, a wrong size, a damag
       'the later device is gone',
     )
   } finally {
-    await kill(c)
+    await killChild(c)
     rmSync(dir, { recursive: true, force: true })
     rmSync(out, { recursive: true, force: true })
   }
