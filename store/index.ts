@@ -127,7 +127,13 @@ export async function createStores(config: Config, opts: StoreOptions = {}): Pro
   }
 }
 
-export { backupStores, cleanPartialBackups, restoreBackup, type BackupResult } from './backups.ts'
+export {
+  backupStores,
+  cleanPartialBackups,
+  partialOf,
+  restoreBackup,
+  type BackupResult,
+} from './backups.ts'
 
 /**
  * With the service stopped (`npm run vacuum`): the embedded stores' files converted to incremental vacuum whatever

@@ -60,7 +60,7 @@ const LOG_BUFFER_BYTES = 4096
 /** ...and wait at most this long. */
 const LOG_FLUSH_MS = 100
 /** At most this many bytes of lines wait for a reader that stopped reading; lines beyond are dropped and counted. */
-export const LOG_MAX_PENDING_BYTES = 1 << 20
+const LOG_MAX_PENDING_BYTES = 1 << 20
 
 /** At exit, how long the last lines may wait for a reader that is slow but reading. */
 const EXIT_WAIT_MS = 500
@@ -80,7 +80,8 @@ export const logLinesDropped = () => droppedTotal
  * `devicecloud_log_lines_dropped_total`), and when writing resumes one line says how many were lost. A file or a
  * terminal is written synchronously (its writes do not wait on a reader); a descriptor that cannot be made
  * non-blocking is written from the thread pool, one write at a time. An 'exit' listener writes what is
- * left once, without waiting, so a process.exit keeps its last lines whenever the reader keeps up.
+ * left, waiting at most EXIT_WAIT_MS for a slow reader, so a process.exit keeps its last lines whenever the reader
+ * keeps up.
  */
 export class LineSink implements DestinationStream {
   private readonly fd: number

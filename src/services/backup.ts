@@ -5,11 +5,11 @@
  * admins of the service's own tenant (the tenant of the first admin) may take one: the copy holds every tenant's
  * data and fills the service's disk, not the caller's.
  */
-import { basename, dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Forbidden } from '../kernel/errors.ts'
 import { formatTime } from '../kernel/time.ts'
 import type { Actor, ServiceDeps } from './types.ts'
-import type { BackupResult } from '../../store/index.ts'
+import { partialOf, type BackupResult } from '../../store/index.ts'
 import { existsSync } from 'node:fs'
 
 export interface BackupDeps extends ServiceDeps {
@@ -38,8 +38,7 @@ export function backupService(d: BackupDeps) {
       const base = join(d.config.DATA_DIR, 'backups', stamp(now(), d.config.TIMEZONE))
       let dir = base
       // a name whose backup is being written (its .partial directory) is taken too
-      const taken = (path: string) =>
-        existsSync(path) || existsSync(join(dirname(path), `.${basename(path)}.partial`))
+      const taken = (path: string) => existsSync(path) || existsSync(partialOf(path))
       for (let n = 2; taken(dir); n++) dir = `${base}-${n}`
       return dir
     },
