@@ -175,7 +175,7 @@ export class BrokerHooks {
     if (this.d.refusals.banned(clientId, ip, known !== undefined))
       return this.refuse('flapping', 'not authorized', NOT_AUTHORIZED)
     const certCN = known?.authType === 2 ? await this.d.clientCertCN(client, known) : undefined
-    const r = await checkCredentials(this.d.directory, {
+    const r = await checkCredentials(known, {
       clientId,
       username,
       password,

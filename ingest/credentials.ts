@@ -1,5 +1,4 @@
 import { safeEqual } from '../src/kernel/secrets.ts'
-import type { DeviceDirectory } from './identity.ts'
 import { usesCertificate, type CredentialsResult, type DeviceIdentity } from './types.ts'
 
 /** What a device presented at CONNECT (or an HTTP/EMQX auth hook). */
@@ -22,14 +21,13 @@ export type { CredentialsResult }
  * Checks a device's credentials: client id = deviceID, username = deviceUsername,
  * password = token (compared in constant time). An authType 2 device must present a verified client certificate
  * whose CN is the CN of an enabled certificate bound to it (else `certificate`). Unknown and blocked devices are
- * refused.
+ * refused. `device` is the one the client id names (the caller has looked it up: it also decides flapping bans).
  */
 export async function checkCredentials(
-  dir: Pick<DeviceDirectory, 'byDeviceID'>,
+  device: DeviceIdentity | undefined,
   c: PresentedCredentials,
 ): Promise<CredentialsResult> {
-  const device = c.clientId ? await dir.byDeviceID(c.clientId) : undefined
-  if (!device) return { ok: false, reason: 'unknown' }
+  if (!device || !c.clientId) return { ok: false, reason: 'unknown' }
   if (device.blocked) return { ok: false, reason: 'blocked', device }
   return verify(device, c)
 }

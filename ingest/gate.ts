@@ -86,7 +86,7 @@ class HookGate implements DeviceGate {
   async authenticate(a: ConnectAttempt): Promise<boolean> {
     const known = await this.directory.byDeviceID(a.clientId)
     if (this.refusals.banned(a.clientId, a.ip, known !== undefined)) return false
-    const verdict = await checkCredentials(this.directory, {
+    const verdict = await checkCredentials(known, {
       clientId: a.clientId,
       username: a.username,
       password: a.password,
