@@ -2,7 +2,8 @@
  * A backup is complete or it is not there (store/backups.ts): the service killed with SIGKILL at several moments
  * of `POST /admin/backup`, and `npm run backup` killed likewise, leave no half backup under a final name, the
  * interrupted task ends failed at the next start, its `.partial` directory goes, and the next backup works.
- * `npm run restore` checks a backup before it puts it in place and refuses while the service runs.
+ * A service starting beside a live backup writer leaves its `.partial` alone. `npm run restore` checks a backup
+ * before it puts it in place and refuses while the service runs.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -22,6 +23,7 @@ import { createClient } from '@libsql/client'
 import { waitTask } from '../../_support/service.ts'
 import { childAdmin, exited, killChild, startChildService } from '../../_support/child-service.ts'
 import { checkDatabase } from '../../../store/libsql/files.ts'
+import { partialOf } from '../../../store/backups.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
 import { sleep } from '../../ingest/_mqtt.ts'
 
@@ -124,6 +126,37 @@ test('kill -9 during POST /admin/backup, three moments :: no half backup, the ta
       await killChild(c)
     }
   } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
+
+test("a service starting while another process writes a backup into its DATA_DIR :: that .partial stays, the backup completes; a dead writer's goes", async () => {
+  const dir = await ballastDir(32)
+  const backups = join(dir, 'backups')
+  const live = join(backups, 'by-cli')
+  const dead = join(backups, 'by-killed-cli')
+  let c: Awaited<ReturnType<typeof startChild>> | undefined
+  try {
+    const writers = [live, dead].map((target) =>
+      npmScript('src/cli/backup.ts', [target], { DATA_DIR: dir }),
+    )
+    // both writers paused (SIGSTOP) in the middle of their copy, then one of them killed
+    for (const [i, target] of [live, dead].entries()) {
+      for (let k = 0; k < 600 && !existsSync(join(partialOf(target), 'owner')); k++) await sleep(10)
+      assert.ok(existsSync(partialOf(target)), `${target}: the writer began`)
+      writers[i]!.kill('SIGSTOP')
+    }
+    writers[1]!.kill('SIGKILL')
+    await exited(writers[1]!)
+    c = await startChild(dir) // its start-up cleans the backups folder
+    assert.ok(existsSync(partialOf(live)), "a live writer's .partial stays")
+    assert.not.ok(existsSync(partialOf(dead)), "a dead writer's .partial is removed")
+    writers[0]!.kill('SIGCONT')
+    const code = await new Promise((ok) => writers[0]!.once('close', ok))
+    assert.is(code, 0)
+    assertComplete(live)
+  } finally {
+    if (c) await killChild(c)
     rmSync(dir, { recursive: true, force: true })
   }
 })
