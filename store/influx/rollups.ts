@@ -31,6 +31,7 @@ import type { Series, SeriesRange, TelemetryPoint, Tier } from '../telemetry.ts'
 import { windowBounds } from '../windows.ts'
 import { predicate } from './flux.ts'
 import { InfluxLineWriter } from './line-writer.ts'
+import { toStoreError } from './errors.ts'
 import { ALL_TIME, TIME_LIMITS } from './options.ts'
 import {
   deviceRawQuery,
@@ -117,13 +118,16 @@ export class InfluxRollups {
     this.#now = opts.now ?? Date.now
   }
 
+  /** Background errors go to onError; with none given they are dropped, never left as unhandled rejections. */
+  readonly #report = (e: unknown) => this.opts.onError?.(toStoreError(e, 'rollups', 'rollups'))
+
   /** Starts the roller (and the state check, with a backfill when needed). */
   start() {
     this.#timer = setInterval(() => {
-      if (!this.#rolling) void this.rollDue().catch(this.opts.onError)
+      if (!this.#rolling) void this.rollDue().catch(this.#report)
     }, ROLL_EVERY_MS)
     this.#timer.unref()
-    void this.open().catch(this.opts.onError)
+    void this.open().catch(this.#report)
   }
 
   /** True unless rollups are off; makes sure the bucket exists first (throws when InfluxDB does not answer). */
@@ -174,7 +178,7 @@ export class InfluxRollups {
     }
     this.#ready = false
     this.#backfilling = this.#rebuild(state.tz)
-      .catch((e) => this.opts.onError?.(e)) // tried again at the next pass
+      .catch(this.#report) // tried again at the next pass
       .finally(() => (this.#backfilling = undefined))
   }
 

@@ -123,7 +123,9 @@ export class InfluxTelemetryStore implements TelemetryStore {
   async write(points: readonly TelemetryPoint[]): Promise<void> {
     const lines = toLines(points)
     // the hours are marked pending before their values land (store/influx/rollups.ts)
-    await this.#rollups?.mark(points)
+    await this.#rollups?.mark(points).catch((e) => {
+      throw toStoreError(e, 'write')
+    })
     await this.#writer.write(lines)
   }
 
