@@ -22,6 +22,9 @@ export interface LoadResult {
   cpu: number
 }
 
+/** How long load.ts may take to start (tsx compiling it on a busy machine), in seconds. */
+const LOAD_START_MARGIN_S = 60
+
 /** Runs bench/_support/load.ts in a child process against `url` and returns its figures. */
 export function load(opts: {
   url: string
@@ -31,10 +34,11 @@ export function load(opts: {
   warmup?: number
   headers?: Record<string, string>
 }): Promise<LoadResult> {
-  return childJson(
-    join(import.meta.dirname, 'load.ts'),
-    JSON.stringify({ seconds: 5, warmup: 1, ...opts }),
-  )
+  const o = { seconds: 5, warmup: 1, ...opts }
+  // load.ts ends itself 10 s after its window; a child past that (stuck starting, on a machine that is far too busy)
+  // fails the run with its name instead of holding it
+  const timeoutMs = (o.warmup + o.seconds + 10 + LOAD_START_MARGIN_S) * 1000
+  return childJson(join(import.meta.dirname, 'load.ts'), JSON.stringify(o), undefined, timeoutMs)
 }
 
 /** A markdown table of rows. */
@@ -138,18 +142,24 @@ export function childJson<T>(
   file: string,
   arg: string,
   onLine?: (line: string) => void,
+  timeoutMs?: number,
 ): Promise<T> {
   if (arg.length > 64_000) {
     const path = join(mkdtempSync(join(tmpdir(), 'devicecloud-bench-arg-')), 'arg.json')
     writeFileSync(path, arg)
     arg = `@${path}`
   }
-  return commandJson(process.execPath, ['--import', 'tsx', file, arg], { name: file, onLine })
+  return commandJson(process.execPath, ['--import', 'tsx', file, arg], {
+    name: file,
+    onLine,
+    timeoutMs,
+  })
 }
 
 /**
  * Runs `command` with `args` (and `input` on its standard input), parsing the last line it prints as JSON;
- * `onLine` sees each line as it comes. A failure is reported as `<name> failed (<exit code>): <output>`.
+ * `onLine` sees each line as it comes. A failure is reported as `<name> failed (<exit code>): <output>`; a child
+ * still running after `timeoutMs` is killed and reported as `<name> did not finish within <n> s: <output>`.
  */
 export function commandJson<T>(
   command: string,
@@ -158,12 +168,18 @@ export function commandJson<T>(
     input,
     onLine,
     name = command,
-  }: { input?: string; onLine?: (line: string) => void; name?: string } = {},
+    timeoutMs,
+  }: { input?: string; onLine?: (line: string) => void; name?: string; timeoutMs?: number } = {},
 ): Promise<T> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, {
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'inherit'],
     })
+    let late = false
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => ((late = true), child.kill('SIGKILL')), timeoutMs)
     child.stdin?.end(input)
     let out = ''
     let seen = 0
@@ -175,8 +191,11 @@ export function commandJson<T>(
         seen = nl + 1
       }
     })
-    child.on('error', reject)
+    child.on('error', (e) => (clearTimeout(timer), reject(e)))
     child.on('close', (code) => {
+      clearTimeout(timer)
+      if (late)
+        return reject(new Error(`${name} did not finish within ${timeoutMs! / 1000} s: ${out}`))
       try {
         resolve(JSON.parse(out.trim().split('\n').pop()!) as T)
       } catch {

@@ -8,7 +8,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { load } from '../../bench/_support/runner.ts'
+import { commandJson, load } from '../../bench/_support/runner.ts'
 import { startTestService } from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 
@@ -107,6 +107,15 @@ test('the service, two tenants :: each caller its own list; a foreign device ans
   } finally {
     await t.close()
   }
+})
+
+test('a load child that hangs :: killed at its timeout and named, the run not held', async () => {
+  const t0 = Date.now()
+  const failed = await commandJson('sleep', ['30'], { name: 'stuck', timeoutMs: 300 })
+    .then(() => 'finished')
+    .catch((e: Error) => e.message)
+  assert.match(failed, /stuck did not finish within 0.3 s/)
+  assert.ok(Date.now() - t0 < 10_000, `${Date.now() - t0} ms`)
 })
 
 test.run()
