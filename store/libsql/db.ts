@@ -1,11 +1,5 @@
-import {
-  createClient,
-  type Client,
-  type InArgs,
-  type InStatement,
-  type InValue,
-  type ResultSet,
-} from '@libsql/client'
+import type { Client, InArgs, InStatement, InValue, ResultSet } from '@libsql/client'
+import { createClient as createFileClient } from '@libsql/client/sqlite3'
 import Database from 'libsql'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -610,12 +604,17 @@ export async function openDb(
   // one connection for a local file: the pool would otherwise open more under concurrent calls, and the pragmas
   // below (WAL sync level, busy timeout) are set per connection; every call is synchronous anyway
   const connect = async () => {
-    const client = createClient({
+    const config = {
       url: opts.url,
       authToken: opts.authToken,
-      intMode: 'number',
+      intMode: 'number' as const,
       ...(local ? { concurrency: 1 } : {}),
-    })
+    }
+    // a file needs only the local driver; the full client (its HTTP and WebSocket transports: ~130 ms to load and
+    // ~15 MB in every thread that imports it) is loaded for a remote DATABASE_URL alone
+    const client = local
+      ? createFileClient(config)
+      : (await import('@libsql/client')).createClient(config)
     try {
       if (local && !opts.readOnly) await incrementalIfNew(client)
       if (local) for (const p of LOCAL_PRAGMAS) await client.execute(p)

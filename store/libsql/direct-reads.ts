@@ -1,5 +1,5 @@
 import Database from 'libsql'
-import { LibsqlError, type InArgs, type InValue } from '@libsql/client'
+import { LibsqlError, type InArgs, type InValue } from '@libsql/client/sqlite3'
 
 /** One statement's answer: its columns, their declared types, and its rows as arrays of values. */
 export interface ReadResult {

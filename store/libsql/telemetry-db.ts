@@ -2,7 +2,7 @@
  * The database file of the embedded telemetry store: connection settings, schema (versioned by a row in `meta`),
  * start-up state and the multi-row statements the store issues.
  */
-import { createClient, type Client, type InStatement } from '@libsql/client'
+import { createClient, type Client, type InStatement } from '@libsql/client/sqlite3'
 import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'

@@ -19,7 +19,7 @@
  * after close). `executeMultiple()` runs it to its end (test/store/telemetry-vacuum.test.ts reads back what was
  * written after it).
  */
-import { createClient, type Client } from '@libsql/client'
+import { createClient, type Client } from '@libsql/client/sqlite3'
 import { existsSync, statSync } from 'node:fs'
 
 const AUTO_VACUUM_PRAGMA = 'PRAGMA auto_vacuum = INCREMENTAL'

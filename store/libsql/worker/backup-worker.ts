@@ -4,7 +4,7 @@
  * It holds a read transaction only: the store worker and the telemetry store go on writing meanwhile.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { createClient } from '@libsql/client'
+import { createClient } from '@libsql/client/sqlite3'
 import { encodeError } from './errors.ts'
 import type { BackupWorkerData } from './backup.ts'
 

@@ -7,7 +7,7 @@
  * this thread falls behind.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { createClient } from '@libsql/client'
+import { createClient } from '@libsql/client/sqlite3'
 import { encodeError } from './errors.ts'
 import type { CheckpointerData } from './checkpoints.ts'
 

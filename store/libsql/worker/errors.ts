@@ -1,4 +1,4 @@
-import { LibsqlBatchError, LibsqlError } from '@libsql/client'
+import { LibsqlBatchError, LibsqlError } from '@libsql/client/sqlite3'
 import { Conflict, Referenced, StoreError, Unavailable } from '../../errors.ts'
 import { storeErrorOf } from '../sql-errors.ts'
 import type { WireCause, WireError } from './protocol.ts'

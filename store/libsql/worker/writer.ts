@@ -7,7 +7,7 @@
  * write is durable and visible to the readers, and waits for no later transaction.
  * A `read` request here is a statement that writes and answers rows (`INSERT … RETURNING` through `Db.one`).
  */
-import { LibsqlBatchError, LibsqlError } from '@libsql/client'
+import { LibsqlBatchError, LibsqlError } from '@libsql/client/sqlite3'
 import type { InStatement, ResultSet, Transaction } from '@libsql/client'
 import {
   jsonInserts,
