@@ -77,8 +77,9 @@ async function buildInto(dir: string, startedAt: number): Promise<void> {
     entryPoints: { main: 'src/main.ts', ...Object.fromEntries(workers) },
     outdir: server,
     bundle: true,
-    // no shared chunks: each entry one file in dist/server/, so code bundled from any folder finds its siblings
-    splitting: false,
+    // what is imported dynamically (the InfluxDB store, the external broker) becomes a chunk loaded when first
+    // used; entries and chunks are all in dist/server/, so code bundled from any folder finds its siblings there
+    splitting: true,
     platform: 'node',
     format: 'esm',
     target: 'node24',

@@ -185,6 +185,8 @@ export type Config = Omit<RawConfig, 'WEBHOOK_ALLOW_PRIVATE'> & {
 }
 
 function isTimeZone(zone: string): boolean {
+  // the default needs no check: ICU's zone data, read by the first formatter with a timeZone, is ~6.6 MB of RSS
+  if (zone === 'UTC') return true
   try {
     new Intl.DateTimeFormat('en', { timeZone: zone })
     return true

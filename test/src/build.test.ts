@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { WORKER_ENTRIES } from '../../store/libsql/worker/boot.ts'
 import { startFlags } from '../../bench/_support/start-flags.ts'
 import { freePort } from '../_support/ports.ts'
+import { influxOrMissing } from '../_support/influx.ts'
 
 const root = join(import.meta.dirname, '../..')
 const dist = join(root, 'dist')
@@ -52,56 +53,99 @@ build('npm run build, then --if-stale :: dist/ holds every bundle; a fresh build
   assert.is(stamp(), before)
 })
 
+/**
+ * Runs the built service as `npm start` does, with `env` added, until /healthz answers; then `check(url, pid)`, then
+ * SIGTERM, which must exit 0.
+ */
+async function withBuilt(
+  env: Record<string, string>,
+  check: (url: string, pid: number, output: () => string) => Promise<void>,
+) {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-build-'))
+  const port = await freePort()
+  const child = spawn(process.execPath, [...startFlags(), 'dist/server/main.js'], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      MQTT_PORT: '0',
+      MQTT_WS_PORT: '0',
+      DATA_DIR: dir,
+      ADMIN_PASSWORD: 'admin-password-1',
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout.on('data', (d) => (output += d))
+  child.stderr.on('data', (d) => (output += d))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
+  const url = `http://127.0.0.1:${port}`
+  try {
+    let healthz: Response | undefined
+    for (let i = 0; i < 600 && !healthz && child.exitCode === null; i++) {
+      healthz = await fetch(`${url}/healthz`).catch(() => undefined)
+      if (!healthz) await new Promise((r) => setTimeout(r, 50))
+    }
+    assert.ok(healthz, output)
+    assert.is(healthz!.status, 200)
+    assert.equal(await healthz!.json(), { status: 'ok' })
+    const readyz = await fetch(`${url}/readyz`)
+    assert.is(readyz.status, 200, output)
+    assert.is(((await readyz.json()) as { status: string }).status, 'ok')
+    await check(url, child.pid!, () => output)
+    child.kill('SIGTERM')
+    assert.is(await exited, 0, output)
+  } finally {
+    child.kill('SIGKILL')
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 build(
   'the built service :: /healthz and /readyz 200, workers from their bundles, the console from dist, SIGTERM exits 0',
-  async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-build-'))
-    const port = await freePort()
-    const child = spawn(process.execPath, [...startFlags(), 'dist/server/main.js'], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        MQTT_PORT: '0',
-        MQTT_WS_PORT: '0',
-        DATA_DIR: dir,
-        ADMIN_PASSWORD: 'admin-password-1',
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let output = ''
-    child.stdout.on('data', (d) => (output += d))
-    child.stderr.on('data', (d) => (output += d))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve))
-    const url = `http://127.0.0.1:${port}`
-    try {
-      let healthz: Response | undefined
-      for (let i = 0; i < 600 && !healthz && child.exitCode === null; i++) {
-        healthz = await fetch(`${url}/healthz`).catch(() => undefined)
-        if (!healthz) await new Promise((r) => setTimeout(r, 50))
-      }
-      assert.ok(healthz, output)
-      assert.is(healthz!.status, 200)
-      assert.equal(await healthz!.json(), { status: 'ok' })
-      const readyz = await fetch(`${url}/readyz`)
-      assert.is(readyz.status, 200, output)
-      assert.is(((await readyz.json()) as { status: string }).status, 'ok')
-      const threads = threadNames(child.pid!)
-      for (const name of ['db-writer', 'db-reader', 'telemetry'])
+  () =>
+    withBuilt({}, async (url, pid) => {
+      const threads = threadNames(pid)
+      // readers start when reads find the store worker busy (PortDb), checkpointers with writes
+      for (const name of ['db-writer', 'telemetry'])
         assert.ok(threads.includes(name), `${name} in ${threads.join(',')}`)
       const app = await fetch(`${url}/console/app.js`)
       assert.is(app.status, 200)
       assert.is(await app.text(), readFileSync(join(dist, 'console', 'app.js'), 'utf8'))
-      child.kill('SIGTERM')
-      assert.is(await exited, 0, output)
-    } finally {
-      child.kill('SIGKILL')
-      rmSync(dir, { recursive: true, force: true })
-    }
-  },
+    }),
 )
+
+const influx = await influxOrMissing()
+if (influx)
+  build(
+    'the built service on InfluxDB :: its store loaded from a chunk main.js imports only then, /readyz 200',
+    () =>
+      withBuilt(
+        {
+          INFLUX_URL: influx.url,
+          INFLUX_TOKEN: influx.token,
+          INFLUX_ORG: influx.org,
+          INFLUX_BUCKET: influx.bucket,
+        },
+        async (_url, pid) => {
+          assert.not.ok(threadNames(pid).includes('telemetry'), 'no embedded telemetry thread')
+          const chunks = readdirSync(join(dist, 'server')).filter((f) => f.endsWith('.js'))
+          assert.ok(
+            chunks.some((f) =>
+              readFileSync(join(dist, 'server', f), 'utf8').includes('@influxdata/influxdb-client'),
+            ),
+            'a chunk imports the InfluxDB client',
+          )
+          assert.not.match(
+            readFileSync(join(dist, 'server', 'main.js'), 'utf8'),
+            /from "@influxdata/,
+          )
+        },
+      ).finally(() => influx.stop()),
+  )
 
 build.run()

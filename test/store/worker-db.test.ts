@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { openDb, type Db } from '../../store/libsql/db.ts'
-import { PortDb, spawnWorker } from '../../store/libsql/worker/port-db.ts'
+import { PortDb, READERS_START_AFTER, spawnWorker } from '../../store/libsql/worker/port-db.ts'
 import { PortClient } from '../../store/libsql/worker/port-client.ts'
 import { Checkpointer } from '../../store/libsql/worker/checkpoints.ts'
 import { isUniqueViolation, uniqueColumns } from '../../store/libsql/sql-errors.ts'
@@ -34,15 +34,16 @@ async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms: n
   }
 }
 
-/** This process's checkpointer threads now (Linux: a worker thread carries its name in /proc). */
-const checkpointerThreads = () =>
+/** This process's threads of that name now (Linux: a worker thread carries its name in /proc). */
+const threadsNamed = (name: string) =>
   readdirSync('/proc/self/task').filter((t) => {
     try {
-      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === 'db-checkpointer'
+      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === name
     } catch {
       return false // ended meanwhile
     }
   }).length
+const checkpointerThreads = () => threadsNamed('db-checkpointer')
 
 const product = (tenant: string, productID: string) => ({
   sql: 'INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES (?, ?, ?, 1, 0) RETURNING id',
@@ -67,7 +68,11 @@ test.after(async () => {
 })
 
 test('two readers :: reads go to both in turn, each its own thread', async () => {
-  const db = await PortDb.open({ url: `file:${ctx.dir}/two-readers.db`, readers: 2 })
+  const db = await PortDb.open({
+    url: `file:${ctx.dir}/two-readers.db`,
+    readers: 2,
+    readerIdleMs: 0,
+  })
   try {
     await db.batch([product('T9', 'r1')])
     const readers = (db as unknown as { readers: PortClient[] }).readers
@@ -82,6 +87,85 @@ test('two readers :: reads go to both in turn, each its own thread', async () =>
   } finally {
     await db.close()
   }
+})
+
+test('readers at rest :: none until reads find the store worker busy, then two; none once reads stop contending', async () => {
+  const before = threadsNamed('db-reader')
+  const db = await PortDb.open({
+    url: `file:${ctx.dir}/rest-readers.db`,
+    readers: 2,
+    readerIdleMs: 600,
+  })
+  try {
+    await db.batch([product('T8', 'a'), product('T8', 'b')])
+    // one read at a time, nothing else in hand: the store worker answers, no reader starts
+    for (let i = 0; i < 20; i++) assert.equal(await productIDs(db, 'T8'), ['a', 'b'])
+    assert.is(threadsNamed('db-reader'), before, 'no reader for reads that never wait')
+    // reads beside writes: the readers start, and answer the same
+    const burst = async () => {
+      const writes = Array.from({ length: 5 }, (_, i) =>
+        db.batch([product('T8', `w${i}-${Math.random()}`)]),
+      )
+      // more than READERS_START_AFTER, so that one clock second sees enough of them
+      const reads = Array.from({ length: 2 * READERS_START_AFTER + 5 }, () => productIDs(db, 'T8'))
+      for (const r of await Promise.all(reads)) assert.equal(r.slice(0, 2), ['a', 'b'])
+      await Promise.all(writes)
+    }
+    await burst()
+    const running = await until(
+      () => threadsNamed('db-reader') - before,
+      (n) => n === 2,
+      5000,
+    )
+    assert.is(running, 2, 'two readers run')
+    const readers = () => (db as unknown as { readers: PortClient[] }).readers
+    await until(
+      () => readers().length,
+      (n) => n === 2,
+      5000,
+    )
+    // beside a write the readers answer, in turn; alone, the store worker
+    const write = db.batch([product('T8', 'beside')])
+    const reads = Array.from({ length: 4 }, () => productIDs(db, 'T8'))
+    assert.equal(
+      readers().map((r) => r.inFlight),
+      [2, 2],
+      'reads beside a write go to the readers',
+    )
+    await Promise.all([write, ...reads])
+    const alone = productIDs(db, 'T8')
+    assert.equal(
+      readers().map((r) => r.inFlight),
+      [0, 0],
+      'a read alone goes to the store worker',
+    )
+    await alone
+    // a read after an awaited write sees it whoever answers
+    await db.batch([product('T8', 'seen')])
+    assert.ok((await productIDs(db, 'T8')).includes('seen'))
+    // quiet: both end, reads go on through the store worker, and the next burst starts them again
+    assert.is(
+      await until(
+        () => threadsNamed('db-reader') - before,
+        (n) => n === 0,
+        5000,
+      ),
+      0,
+    )
+    assert.equal((await productIDs(db, 'T8')).slice(0, 2), ['a', 'b'])
+    await burst()
+    assert.is(
+      await until(
+        () => threadsNamed('db-reader') - before,
+        (n) => n === 2,
+        5000,
+      ),
+      2,
+    )
+  } finally {
+    await db.close()
+  }
+  assert.is(threadsNamed('db-reader'), before, 'close ends them')
 })
 
 test('the checkpointer :: writes reach the database file without the store worker checkpointing', async () => {

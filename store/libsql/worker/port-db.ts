@@ -61,52 +61,159 @@ export interface PortDbOptions {
   authToken?: string
   /** Hears of a worker that died: every call fails with Unavailable from then on (readiness turns 503). */
   onFail?: (e: Error) => void
+  /** Hears of readers that could not start (reads then stay on the store worker, tried again later). */
+  onReaderError?: (e: Error) => void
   /** Hears of checkpoints that fail (the WAL then grows until the store worker's backstop checkpoints). */
   onCheckpointError?: (e: Error) => void
   /** Reader threads (default 1): reads go to them in turn. */
   readers?: number
+  /**
+   * How often the readers' use is checked, ms (default 10 s): they end when fewer than one read a second found the
+   * store worker busy since the last check. They start when READERS_START_AFTER reads find it busy within a second;
+   * until then, and after they end, the store worker answers reads itself. 0: they start with the store and take
+   * every read until it closes.
+   */
+  readerIdleMs?: number
+}
+
+/** How the readers are started and when they end (PortDbOptions.readerIdleMs). */
+interface ReaderPool {
+  spawn: () => Promise<PortClient>
+  count: number
+  idleMs: number
+  onError: (e: Error) => void
+}
+
+/** After readers failed to start, reads stay on the store worker this long before they are tried again, ms. */
+const READER_RETRY_MS = 10_000
+
+/**
+ * Reads finding the store worker busy within one second that start the readers. A service at rest polls its queues
+ * (~20 statements a second, one at a time): ~10 of its reads in 30 s found the store worker busy; an API client
+ * listing devices, hundreds a second.
+ */
+export const READERS_START_AFTER = 20
+
+/** Lets a reader answer what it was sent, closes its connection, then ends its thread. */
+async function endReader(reader: PortClient): Promise<void> {
+  await reader.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
+  await reader.terminate()
 }
 
 /**
- * The metadata database in worker threads: reads go to the reader worker (a read-only connection), writes to
- * the store worker (the only write connection, group commits). The repositories see the same `Db` as with
- * LocalDb: rows as plain objects, store errors of the same class and fields, and a read after an awaited write
- * sees it (the reply to a write is sent after its commit; each read starts a fresh snapshot).
+ * The metadata database in worker threads: writes go to the store worker (the only write connection, group
+ * commits), reads to it too while it is free, and to the reader workers (read-only connections) while it is busy
+ * and they run. Readers run while reads contend: READERS_START_AFTER reads finding the store worker busy within a
+ * second start them, and they end when fewer than one a second did over `readerIdleMs`, so a service at rest holds
+ * no thread for them (each is a V8 isolate of its own, ~13 MB of RSS, and ~0.2 s of CPU to start). The repositories see
+ * the same `Db` as with LocalDb: rows as plain objects, store errors of the same class and fields, and a read after
+ * an awaited write sees it (the reply to a write is sent after its commit; each read starts a fresh snapshot).
  */
 export class PortDb implements Db {
   private closed = false
+  /** The readers running now: none while at rest. A reader that died is dropped (its reads failed, later ones not). */
+  private readers: PortClient[]
+  private startingReaders?: Promise<void>
+  private endingReaders: Promise<unknown> = Promise.resolve()
+  /** Reads that found the store worker busy: in the clock second `busySecond`, and since the last idle check. */
+  private busyReads = 0
+  private busySecond = 0
+  private busySinceCheck = 0
+  private readerTimer?: NodeJS.Timeout
+  private readerRetryAt = 0
 
-  /** Over running workers (PortDb.open starts them; tests hand in their own). */
+  /**
+   * Over running workers (PortDb.open starts them; tests hand in their own). With a `pool`, readers are started
+   * and ended as reads come; without, `readers` serve until close.
+   */
   constructor(
     private readonly writer: PortClient,
-    private readonly readers: PortClient[],
+    readers: PortClient[],
     private readonly checkpointer?: Checkpointer,
-  ) {}
+    private readonly pool?: ReaderPool,
+  ) {
+    this.readers = readers
+  }
 
-  /** Starts the store worker (it migrates the database), then the readers; the checkpointer starts with writes. */
+  /** Starts the store worker (it migrates the database); readers start with reads, the checkpointer with writes. */
   static async open(opts: PortDbOptions): Promise<PortDb> {
     const writer = await spawnWorker('writer', opts)
+    const count = Math.max(1, opts.readers ?? 1)
     const readers: PortClient[] = []
     try {
-      for (let i = 0; i < Math.max(1, opts.readers ?? 1); i++)
-        readers.push(await spawnWorker('reader', opts))
+      if (opts.readerIdleMs === 0)
+        for (let i = 0; i < count; i++) readers.push(await spawnWorker('reader', opts))
       const checkpointer = new Checkpointer(opts.url, (e) => opts.onCheckpointError?.(e))
-      return new PortDb(writer, readers, checkpointer)
+      const pool: ReaderPool | undefined =
+        opts.readerIdleMs === 0
+          ? undefined
+          : {
+              spawn: () => spawnWorker('reader', opts),
+              count,
+              idleMs: opts.readerIdleMs ?? 10_000,
+              onError: (e) => opts.onReaderError?.(e),
+            }
+      return new PortDb(writer, readers, checkpointer, pool)
     } catch (e) {
-      for (const reader of readers) {
-        await reader.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
-        await reader.terminate()
-      }
-      await writer.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
-      await writer.terminate()
+      for (const reader of readers) await endReader(reader)
+      await endReader(writer)
       throw e
     }
   }
 
   private next = 0
-  private reader(): PortClient {
+  /** The reader for the next read; undefined when the store worker answers it (it is free, or none runs). */
+  private reader(): PortClient | undefined {
+    const pool = this.pool
+    if (pool && this.writer.inFlight === 0) return undefined
+    if (this.readers.length > 0 && this.readers.some((r) => r.failure))
+      this.readers = this.readers.filter((r) => !r.failure)
+    if (this.readers.length === 0) {
+      if (pool) {
+        const second = Math.floor(performance.now() / 1000)
+        if (second !== this.busySecond) ((this.busySecond = second), (this.busyReads = 0))
+        if (++this.busyReads >= READERS_START_AFTER) this.startReaders(pool)
+      }
+      return undefined
+    }
+    this.busySinceCheck++
     this.next = (this.next + 1) % this.readers.length
     return this.readers[this.next]!
+  }
+
+  /** Starts the pool's readers in the background (once at a time; not again for a while after a failure). */
+  private startReaders(pool: ReaderPool) {
+    if (this.startingReaders || this.closed || Date.now() < this.readerRetryAt) return
+    this.startingReaders = (async () => {
+      await this.endingReaders
+      const started: PortClient[] = []
+      try {
+        for (let i = 0; i < pool.count; i++) started.push(await pool.spawn())
+      } catch (e) {
+        this.readerRetryAt = Date.now() + READER_RETRY_MS
+        pool.onError(e as Error)
+        await Promise.all(started.map(endReader))
+        return
+      }
+      if (this.closed) return void (await Promise.all(started.map(endReader)))
+      this.readers = started
+      this.busySinceCheck = 0
+      this.watchReaders(pool.idleMs)
+    })().finally(() => (this.startingReaders = undefined))
+  }
+
+  /** Ends the readers at a check (every `idleMs`) that finds fewer than one read a second sent to them since the last. */
+  private watchReaders(ms: number) {
+    this.readerTimer = setTimeout(() => {
+      const used = this.busySinceCheck
+      this.busySinceCheck = 0
+      if (used >= ms / 1000) return this.watchReaders(ms)
+      this.readerTimer = undefined
+      const ending = this.readers
+      this.readers = []
+      this.endingReaders = Promise.all(ending.map(endReader))
+    }, ms)
+    this.readerTimer.unref()
   }
 
   async all(sql: string, args: InArgs = []): Promise<Row[]> {
@@ -122,8 +229,10 @@ export class PortDb implements Db {
     if (this.writer.failure) return Promise.reject(this.writer.failure)
     if (!stmts.every((s) => readsOnly(s.sql)))
       return this.writer.request<Row[][]>({ t: 'read', stmts }).then(this.wrote)
+    const reader = this.reader()
+    if (!reader) return this.writer.request<Row[][]>({ t: 'read', stmts })
     // a reader answers a learnt shape's rows as one JSON text (LocalDb.readTexts), parsed here
-    return this.reader()
+    return reader
       .request<RowsOrText[]>({ t: 'read', stmts })
       .then((results) => results.map(parseRows))
   }
@@ -133,9 +242,9 @@ export class PortDb implements Db {
 
   readProjected(stmts: Statement[], p: Projecting): Promise<ProjectedRead> {
     if (this.writer.failure) return Promise.reject(this.writer.failure)
-    if (!stmts.every((s) => readsOnly(s.sql)))
+    const reader = stmts.every((s) => readsOnly(s.sql)) ? this.reader() : undefined
+    if (!reader)
       return this.read(stmts).then((rows) => project(rows, (r) => r, projectingWire(p, false), []))
-    const reader = this.reader()
     let sent = this.sent.get(reader)
     if (!sent) this.sent.set(reader, (sent = new Set()))
     // requests reach a reader in the order they are posted: the first one carrying the fields is served first
@@ -194,13 +303,12 @@ export class PortDb implements Db {
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
+    clearTimeout(this.readerTimer)
     await this.checkpointer?.close()
-    await Promise.all(
-      this.readers.map(async (r) => {
-        await r.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
-        await r.terminate()
-      }),
-    )
+    await this.startingReaders
+    await this.endingReaders
+    await Promise.all(this.readers.map(endReader))
+    this.readers = []
     await this.writer.request({ t: 'ctl', op: 'checkpoint' }).catch(() => undefined)
     await this.writer.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
     await this.writer.terminate()
