@@ -131,13 +131,16 @@ export function retentionService(d: RetentionDeps) {
     }
     const keepRaw = limit(null, RETENTION_RAW_DAYS)
     const keepRollups = limit(null, d.config.RETENTION_ROLLUP_DAYS ?? 0)
-    const values = closed()
-      ? 0
-      : await d.telemetry.deleteBefore(
-          rules,
-          keepRaw !== undefined ? startedAt - keepRaw : undefined,
-          keepRollups !== undefined ? startedAt - keepRollups : undefined,
-        )
+    // nothing to delete (no limit set anywhere): the telemetry store is not called (its thread may be at rest)
+    const none = rules.length === 0 && keepRaw === undefined && keepRollups === undefined
+    const values =
+      closed() || none
+        ? 0
+        : await d.telemetry.deleteBefore(
+            rules,
+            keepRaw !== undefined ? startedAt - keepRaw : undefined,
+            keepRollups !== undefined ? startedAt - keepRollups : undefined,
+          )
     return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, values }
   }
 

@@ -501,6 +501,23 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     return { journalMode: String(j!.rows[0]![0]), synchronous: Number(s!.rows[0]![0]) }
   }
 
+  /**
+   * True when the store has nothing left to do: no values only in its WAL, no bucket waiting for compaction, no
+   * write group or reclaim under way. Closed then, it loses no work (WorkerTelemetryStore ends its thread so).
+   */
+  async quiet(): Promise<boolean> {
+    await this.flushes
+    return (
+      !this.closed &&
+      !this.ticking &&
+      this.group === undefined &&
+      this.reclaiming === undefined &&
+      this.memtable.points === 0 &&
+      this.walRows === 0 &&
+      this.compaction.size === 0
+    )
+  }
+
   /** One trivial read of the file. */
   async ping(): Promise<void> {
     if (this.closed) throw new Unavailable('telemetry store is closed')

@@ -5,7 +5,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LibsqlTelemetryStore } from '../../store/libsql/telemetry.ts'
@@ -111,6 +111,104 @@ t('writes, reads and close :: what the worker stored is in the file after close'
   )
   await direct.close()
 })
+
+/** This process's threads of that name now (Linux: a worker thread carries its name in /proc). */
+const threadsNamed = (name: string) =>
+  readdirSync('/proc/self/task').filter((task) => {
+    try {
+      return readFileSync(`/proc/self/task/${task}/comm`, 'utf8').trim() === name
+    } catch {
+      return false // ended meanwhile
+    }
+  }).length
+
+/** Polls `read` every 50 ms until `ok` holds or `ms` passed; the last value read. */
+async function until<T>(read: () => T, ok: (v: T) => boolean, ms: number): Promise<T> {
+  const end = Date.now() + ms
+  for (let v = read(); ; v = read()) {
+    if (ok(v) || Date.now() > end) return v
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+t(
+  'the thread at rest :: ends idle and quiet, not while work waits; the next call brings it back',
+  async () => {
+    const before = threadsNamed('telemetry')
+    const idle = { idleMs: 300, flushIntervalMs: 0 }
+    // two stores: one left with a bucket waiting for compaction, one settled
+    const [busy, calm] = [
+      await WorkerTelemetryStore.open({ url: newUrl(), ...idle }),
+      await WorkerTelemetryStore.open({ url: newUrl(), ...idle }),
+    ]
+    const all = {
+      tenantID: 't1',
+      deviceID: 'd1',
+      dataPointIDs: ['dp0', 'dp1', 'dp2'],
+      start: BASE,
+      end: BASE + HOUR,
+    }
+    try {
+      assert.is(threadsNamed('telemetry') - before, 2)
+      for (const s of [busy, calm]) {
+        await s.write(points('d1', 30))
+        await s.flush()
+      }
+      await calm.compact(true)
+      assert.is(
+        await until(
+          () => calm.running,
+          (r) => !r,
+          5000,
+        ),
+        false,
+        'the settled store ends',
+      )
+      assert.is(threadsNamed('telemetry') - before, 1)
+      await new Promise((r) => setTimeout(r, 1000))
+      assert.ok(busy.running, 'a bucket waiting for compaction keeps its thread')
+      // a readiness ping neither starts it nor fails
+      await calm.ping()
+      assert.not.ok(calm.running)
+      // the next call starts it again and reads what was stored, writes go on
+      assert.is(await calm.count(all), 30)
+      assert.ok(calm.running)
+      await calm.write(points('d2', 3))
+      assert.is(await calm.count({ ...all, deviceID: 'd2' }), 3)
+      await busy.compact(true)
+      assert.is(
+        await until(
+          () => busy.running,
+          (r) => !r,
+          5000,
+        ),
+        false,
+        'settled, it ends too',
+      )
+      // a stream holds its thread while it is open, however long the consumer takes
+      await calm.flush()
+      await calm.compact(true)
+      const it = calm.stream(all)[Symbol.asyncIterator]()
+      const first = await it.next()
+      assert.not.ok(first.done)
+      await new Promise((r) => setTimeout(r, 1000))
+      assert.ok(calm.running, 'an open stream keeps it')
+      while (!(await it.next()).done);
+      assert.is(
+        await until(
+          () => calm.running,
+          (r) => !r,
+          5000,
+        ),
+        false,
+      )
+    } finally {
+      await busy.close()
+      await calm.close()
+    }
+    assert.is(threadsNamed('telemetry'), before, 'close ends them, running or not')
+  },
+)
 
 t('an invalid point :: TypeError naming its index, nothing of the call stored', async () => {
   const s = await open(newUrl())

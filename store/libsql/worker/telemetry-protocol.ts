@@ -23,6 +23,7 @@ export type TelemetryMethod =
   | 'reclaim'
   | 'pragmas'
   | 'ping'
+  | 'quiet'
 
 export type TelemetryRequest =
   /** write(points), the points as columns. */
