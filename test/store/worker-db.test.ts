@@ -233,6 +233,28 @@ test('the checkpointer at rest :: no thread until a write, one while writes come
   }
 })
 
+test('reads the store worker answers :: not held by another process that holds the write lock', async () => {
+  const url = `file:${ctx.dir}/locked-reads.db`
+  const db = await PortDb.open({ url })
+  const { createClient } = await import('@libsql/client')
+  const other = createClient({ url })
+  try {
+    await db.batch([product('T2', 'a')])
+    const tx = await other.transaction('write') // another node of the service, in a long write
+    try {
+      // no reader runs (nothing contended): the store worker answers, outside its write transaction
+      const t0 = performance.now()
+      for (let i = 0; i < 5; i++) assert.equal(await productIDs(db, 'T2'), ['a'])
+      assert.ok(performance.now() - t0 < 2000, `${Math.round(performance.now() - t0)} ms`)
+    } finally {
+      await tx.rollback()
+    }
+  } finally {
+    other.close()
+    await db.close()
+  }
+})
+
 test('another process holds the write lock past busy_timeout :: those writes fail, later ones commit', async () => {
   const url = `file:${ctx.dir}/locked.db`
   const db = await PortDb.open({ url })

@@ -229,29 +229,28 @@ export class PortDb implements Db {
     if (this.writer.failure) return Promise.reject(this.writer.failure)
     if (!stmts.every((s) => readsOnly(s.sql)))
       return this.writer.request<Row[][]>({ t: 'read', stmts }).then(this.wrote)
-    const reader = this.reader()
-    if (!reader) return this.writer.request<Row[][]>({ t: 'read', stmts })
-    // a reader answers a learnt shape's rows as one JSON text (LocalDb.readTexts), parsed here
-    return reader
-      .request<RowsOrText[]>({ t: 'read', stmts })
+    // a reader, or the store worker between its transactions, answers a learnt shape's rows as one JSON text
+    // (LocalDb.readTexts), parsed here
+    return (this.reader() ?? this.writer)
+      .request<RowsOrText[]>({ t: 'read', stmts, direct: true })
       .then((results) => results.map(parseRows))
   }
 
-  /** Projections each reader has been sent (a reader compiles one once and keeps it by id). */
+  /** Projections each reader (and the store worker) has been sent (one compiles it once and keeps it by id). */
   private sent = new WeakMap<PortClient, Set<string>>()
 
   readProjected(stmts: Statement[], p: Projecting): Promise<ProjectedRead> {
     if (this.writer.failure) return Promise.reject(this.writer.failure)
-    const reader = stmts.every((s) => readsOnly(s.sql)) ? this.reader() : undefined
-    if (!reader)
+    if (!stmts.every((s) => readsOnly(s.sql)))
       return this.read(stmts).then((rows) => project(rows, (r) => r, projectingWire(p, false), []))
+    const reader = this.reader() ?? this.writer
     let sent = this.sent.get(reader)
     if (!sent) this.sent.set(reader, (sent = new Set()))
-    // requests reach a reader in the order they are posted: the first one carrying the fields is served first
+    // requests reach a worker in the order they are posted: the first one carrying the fields is served first
     const project_ = projectingWire(p, sent.has(p.projection.id))
     sent.add(p.projection.id)
     return reader
-      .request<ProjectedRead<RowsOrText>>({ t: 'read', stmts, project: project_ })
+      .request<ProjectedRead<RowsOrText>>({ t: 'read', stmts, project: project_, direct: true })
       .then(parseProjected)
   }
 

@@ -17,6 +17,12 @@ export interface ReadRequest {
   t: 'read'
   stmts: Statement[]
   project?: ProjectingWire
+  /**
+   * Statements that only read, answered as a reader answers them (rows as JSON text where the shape is learnt) in
+   * a read transaction of their own: the store worker runs such a read between its write transactions, without the
+   * write lock. Without it, the store worker runs the read inside its write transaction (`INSERT … RETURNING`).
+   */
+  direct?: boolean
 }
 
 /**

@@ -4,9 +4,8 @@
  * Its connection keeps its prepared statements (keepPreparedStatements).
  */
 import { keepPreparedStatements } from '../db.ts'
-import { crossing } from '../projected.ts'
 import type { Reply } from './protocol.ts'
-import { control, failed, serve } from './serve.ts'
+import { answerRead, control, failed, serve } from './serve.ts'
 
 keepPreparedStatements()
 
@@ -19,15 +18,8 @@ await serve({ readOnly: true }, async (db, queue, post) => {
   let since = performance.now()
   for (const r of queue) {
     try {
-      // rows as JSON text where the shape is learnt: PortDb.read parses them (see LocalDb.readTexts)
       if (r.t === 'read')
-        replies.push({
-          id: r.id,
-          ok: true,
-          value: r.project
-            ? crossing(await db.readProjectedTexts(r.stmts, r.project), transfer)
-            : await db.readTexts(r.stmts),
-        })
+        replies.push({ id: r.id, ok: true, value: await answerRead(db, r, transfer) })
       else replies.push((await control(db, r)) ?? failed(r.id, new Error(`reader: no ${r.t}`)))
     } catch (e) {
       replies.push(failed(r.id, e))

@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { openDb, type LocalDb } from '../db.ts'
+import { crossing } from '../projected.ts'
 import { encodeError } from './errors.ts'
-import type { Hello, Reply, Request, WorkerData } from './protocol.ts'
+import type { Hello, ReadRequest, Reply, Request, WorkerData } from './protocol.ts'
 
 /**
  * A worker's handling of what arrived: every request of the queue, each answered through `post` as soon as its
@@ -66,6 +67,21 @@ export async function control(db: LocalDb, r: Request): Promise<Reply | undefine
   if (r.op === 'reclaim') return { id: r.id, ok: true, value: await db.reclaim(r.pages ?? 0) }
   await db.close()
   return { id: r.id, ok: true, value: null }
+}
+
+/**
+ * The answer to a read that only reads (a reader's every read, the store worker's `direct` ones), in a read
+ * transaction of its own: rows as JSON text where the shape is learnt (PortDb parses them, see LocalDb.readTexts);
+ * a projected read's bytes are listed in `transfer`.
+ */
+export async function answerRead(
+  db: LocalDb,
+  r: ReadRequest,
+  transfer: ArrayBuffer[],
+): Promise<unknown> {
+  return r.project
+    ? crossing(await db.readProjectedTexts(r.stmts, r.project), transfer)
+    : db.readTexts(r.stmts)
 }
 
 /** A failed request's reply. */

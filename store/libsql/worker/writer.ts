@@ -5,7 +5,9 @@
  * commit. A transaction takes at most MAX_STATEMENTS statements or MAX_MS of work, then commits and the drain
  * goes on. Each transaction's replies are posted right after its commit (not after the whole drain), so an answered
  * write is durable and visible to the readers, and waits for no later transaction.
- * A `read` request here is a statement that writes and answers rows (`INSERT … RETURNING` through `Db.one`).
+ * A `read` request here is a statement that writes and answers rows (`INSERT … RETURNING` through `Db.one`), or,
+ * marked `direct`, one that only reads (PortDb sends those here while no reader runs or while the store worker is
+ * free): answered in order between two transactions, in a read transaction of its own, without the write lock.
  */
 import { LibsqlBatchError, LibsqlError } from '@libsql/client/sqlite3'
 import type { InStatement, ResultSet, Transaction } from '@libsql/client'
@@ -18,7 +20,7 @@ import {
   type WriteRow,
 } from '../db.ts'
 import type { ReadRequest, Reply, Request, WriteRequest } from './protocol.ts'
-import { control, failed, serve } from './serve.ts'
+import { answerRead, control, failed, serve } from './serve.ts'
 
 keepPreparedStatements()
 
@@ -80,7 +82,7 @@ async function group(db: LocalDb, queue: Request[], start: number, replies: Repl
   try {
     for (; i < queue.length; i++) {
       const r = queue[i]!
-      if (r.t === 'ctl') break
+      if (r.t === 'ctl' || (r.t === 'read' && r.direct)) break
       if (i > start && (statements >= MAX_STATEMENTS || performance.now() - t0 > MAX_MS)) break
       ids.push(r.id)
       await tx.execute('SAVEPOINT r')
@@ -127,7 +129,15 @@ await serve({ readOnly: false }, async (db, queue, post) => {
   for (let i = 0; i < queue.length;) {
     const r = queue[i]!
     const replies: Reply[] = []
-    if (r.t !== 'ctl') i = await group(db, queue, i, replies)
+    const transfer: ArrayBuffer[] = []
+    if (r.t === 'read' && r.direct) {
+      try {
+        replies.push({ id: r.id, ok: true, value: await answerRead(db, r, transfer) })
+      } catch (e) {
+        replies.push(failed(r.id, e))
+      }
+      i++
+    } else if (r.t !== 'ctl') i = await group(db, queue, i, replies)
     else {
       try {
         replies.push((await control(db, r)) ?? failed(r.id, new Error(`store worker: no ${r.t}`)))
@@ -136,6 +146,6 @@ await serve({ readOnly: false }, async (db, queue, post) => {
       }
       i++
     }
-    post(replies) // each transaction's answers as soon as it committed
+    post(replies, transfer) // each transaction's answers as soon as it committed
   }
 })
