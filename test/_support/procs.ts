@@ -33,3 +33,18 @@ export function commandLine(pid: number): string {
     return ''
   }
 }
+
+/** The names of a process's threads now (Linux: a worker thread carries the name it was started with). */
+export function threadNames(pid: number | 'self' = 'self'): string[] {
+  const names: string[] = []
+  for (const task of readdirSync(`/proc/${pid}/task`))
+    try {
+      names.push(readFileSync(`/proc/${pid}/task/${task}/comm`, 'utf8').trim())
+    } catch {
+      // ended meanwhile
+    }
+  return names
+}
+
+/** How many of this process's threads carry `name` now. */
+export const threadsNamed = (name: string): number => threadNames().filter((n) => n === name).length

@@ -13,21 +13,12 @@ import { join } from 'node:path'
 import { WORKER_ENTRIES } from '../../store/libsql/worker/boot.ts'
 import { startFlags } from '../../bench/_support/start-flags.ts'
 import { freePort } from '../_support/ports.ts'
+import { threadNames } from '../_support/procs.ts'
 import { influxOrMissing } from '../_support/influx.ts'
 
 const root = join(import.meta.dirname, '../..')
 const dist = join(root, 'dist')
 const stamp = () => readFileSync(join(dist, 'build.json'), 'utf8')
-
-/** The names of a process's threads (Linux: a worker thread carries the name it was started with). */
-const threadNames = (pid: number) =>
-  readdirSync(`/proc/${pid}/task`).map((t) => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${t}/comm`, 'utf8').trim()
-    } catch {
-      return '' // ended meanwhile
-    }
-  })
 
 const build = suite('npm run build')
 

@@ -4,7 +4,8 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { threadsNamed } from '../_support/procs.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
@@ -34,15 +35,6 @@ async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, ms: n
   }
 }
 
-/** This process's threads of that name now (Linux: a worker thread carries its name in /proc). */
-const threadsNamed = (name: string) =>
-  readdirSync('/proc/self/task').filter((t) => {
-    try {
-      return readFileSync(`/proc/self/task/${t}/comm`, 'utf8').trim() === name
-    } catch {
-      return false // ended meanwhile
-    }
-  }).length
 const checkpointerThreads = () => threadsNamed('db-checkpointer')
 
 const product = (tenant: string, productID: string) => ({
