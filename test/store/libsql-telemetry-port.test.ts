@@ -236,11 +236,13 @@ t(
       busyTimeoutMs: 150,
       onError: (e) => errors.push(e),
     })
-    await s.write(points('d1', 10)) // in the memtable until the flusher's first tick
-    const { createClient } = await import('@libsql/client')
+    // the other connection ready first: between the write and its lock nothing slow may run (a module loading took
+    // longer than the flusher's tick on a loaded machine, which then flushed d1 before the lock and met none)
+    const { createClient } = await import('@libsql/client/sqlite3')
     const other = createClient({ url })
     // its BEGIN waits out a flush of the store's that holds the lock at that moment (the store's own ticks)
     await other.execute('PRAGMA busy_timeout = 5000')
+    await s.write(points('d1', 10)) // in the memtable until the flusher's first tick
     const tx = await other.transaction('write') // another process's writer, for longer than busy_timeout
     const e = await rejection(s.write(points('d2', 10)))
     assert.match(e.message, /locked|busy/i, 'the write that met the lock fails')
