@@ -144,5 +144,5 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
     return send(c, e)
   })
 
-  return { app, defs, document }
+  return { app, defs, routers, document }
 }

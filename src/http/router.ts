@@ -89,9 +89,12 @@ export type TypedHandler<D extends RouteDef> = (
 export class Router {
   readonly app = new Hono<AppEnv>()
   readonly defs: RouteDef[] = []
+  /** Where each of `defs` was declared: an Error taken there, its stack read only when asked (declaredAt). */
+  private readonly sites: Error[] = []
 
   route<const D extends RouteDef>(def: D, handler: Handler<D>): this {
     this.defs.push(def)
+    this.sites.push(new Error('route declared'))
     this.app.on(def.method.toUpperCase(), def.path, async (c) => {
       if (!def.public) authorize(c, def)
       const params = c.req.param() as Record<string, string>
@@ -114,6 +117,19 @@ export class Router {
    */
   typed<const D extends RouteDef>(def: D, handler: TypedHandler<D>): this {
     return this.route(def, handler)
+  }
+
+  /**
+   * Where `defs[i]` was declared, as `file:line`: the first frame of its stack outside src/http/ (a route that a
+   * helper there builds is named by the helper's caller), its file relative to `root` (`npm run routes`).
+   */
+  declaredAt(i: number, root: string): string {
+    for (const frame of this.sites[i]?.stack?.split('\n').slice(1) ?? []) {
+      const m = /\(?(?:file:\/\/)?(\/[^():]+):(\d+):\d+\)?$/.exec(frame.trim())
+      if (m && !m[1]!.includes('/src/http/') && !m[1]!.includes('/node_modules/'))
+        return `${m[1]!.startsWith(root + '/') ? m[1]!.slice(root.length + 1) : m[1]}:${m[2]}`
+    }
+    return '(unknown)'
   }
 }
 
