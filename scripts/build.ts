@@ -25,8 +25,9 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
+  writeFileSync,
 } from 'node:fs'
-import { statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 
 const root = join(import.meta.dirname, '..')

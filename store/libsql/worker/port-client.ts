@@ -103,6 +103,15 @@ export class PortClient<B extends object = RequestBody> {
     for (const p of pending) p.reject(this.dead)
   }
 
+  /**
+   * Sends `closing` (the worker closes what it holds, after answering what was sent before it), then ends the
+   * thread; a worker that cannot answer it is ended all the same.
+   */
+  async end(closing: B): Promise<void> {
+    await this.request(closing).catch(() => undefined)
+    await this.terminate()
+  }
+
   /** Ends the worker (only once its connection is closed: see PortDb.close). */
   async terminate(): Promise<void> {
     this.dead ??= new Unavailable(`${this.name} worker closed`)

@@ -94,11 +94,8 @@ const READER_RETRY_MS = 10_000
  */
 export const READERS_START_AFTER = 20
 
-/** Lets a reader answer what it was sent, closes its connection, then ends its thread. */
-async function endReader(reader: PortClient): Promise<void> {
-  await reader.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
-  await reader.terminate()
-}
+/** Lets a database worker answer what it was sent, closes its connection, then ends its thread. */
+const endWorker = (worker: PortClient): Promise<void> => worker.end({ t: 'ctl', op: 'close' })
 
 /**
  * The metadata database in worker threads: writes go to the store worker (the only write connection, group
@@ -139,24 +136,23 @@ export class PortDb implements Db {
   static async open(opts: PortDbOptions): Promise<PortDb> {
     const writer = await spawnWorker('writer', opts)
     const count = Math.max(1, opts.readers ?? 1)
+    const always = opts.readerIdleMs === 0
     const readers: PortClient[] = []
     try {
-      if (opts.readerIdleMs === 0)
-        for (let i = 0; i < count; i++) readers.push(await spawnWorker('reader', opts))
+      if (always) for (let i = 0; i < count; i++) readers.push(await spawnWorker('reader', opts))
       const checkpointer = new Checkpointer(opts.url, (e) => opts.onCheckpointError?.(e))
-      const pool: ReaderPool | undefined =
-        opts.readerIdleMs === 0
-          ? undefined
-          : {
-              spawn: () => spawnWorker('reader', opts),
-              count,
-              idleMs: opts.readerIdleMs ?? 10_000,
-              onError: (e) => opts.onReaderError?.(e),
-            }
+      const pool: ReaderPool | undefined = always
+        ? undefined
+        : {
+            spawn: () => spawnWorker('reader', opts),
+            count,
+            idleMs: opts.readerIdleMs ?? 10_000,
+            onError: (e) => opts.onReaderError?.(e),
+          }
       return new PortDb(writer, readers, checkpointer, pool)
     } catch (e) {
-      for (const reader of readers) await endReader(reader)
-      await endReader(writer)
+      for (const reader of readers) await endWorker(reader)
+      await endWorker(writer)
       throw e
     }
   }
@@ -192,10 +188,10 @@ export class PortDb implements Db {
       } catch (e) {
         this.readerRetryAt = Date.now() + READER_RETRY_MS
         pool.onError(e as Error)
-        await Promise.all(started.map(endReader))
+        await Promise.all(started.map(endWorker))
         return
       }
-      if (this.closed) return void (await Promise.all(started.map(endReader)))
+      if (this.closed) return void (await Promise.all(started.map(endWorker)))
       this.readers = started
       this.busySinceCheck = 0
       this.watchReaders(pool.idleMs)
@@ -211,7 +207,7 @@ export class PortDb implements Db {
       this.readerTimer = undefined
       const ending = this.readers
       this.readers = []
-      this.endingReaders = Promise.all(ending.map(endReader))
+      this.endingReaders = Promise.all(ending.map(endWorker))
     }, ms)
     this.readerTimer.unref()
   }
@@ -306,10 +302,9 @@ export class PortDb implements Db {
     await this.checkpointer?.close()
     await this.startingReaders
     await this.endingReaders
-    await Promise.all(this.readers.map(endReader))
+    await Promise.all(this.readers.map(endWorker))
     this.readers = []
     await this.writer.request({ t: 'ctl', op: 'checkpoint' }).catch(() => undefined)
-    await this.writer.request({ t: 'ctl', op: 'close' }).catch(() => undefined)
-    await this.writer.terminate()
+    await endWorker(this.writer)
   }
 }

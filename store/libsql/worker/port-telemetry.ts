@@ -155,10 +155,7 @@ export class WorkerTelemetryStore implements TelemetryStore {
     )
       return this.watch()
     this.port = undefined
-    this.ending = (async () => {
-      await port.request({ t: 'close' }).catch(() => undefined)
-      await port.terminate()
-    })()
+    this.ending = port.end({ t: 'close' })
   }
 
   /** `port.request(...)` on the running thread, or once one has started. */
