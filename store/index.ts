@@ -78,8 +78,8 @@ export async function openMetaStore(config: Config): Promise<MetaStore> {
 
 /**
  * The metadata database: with DB_WORKERS=on and a local file, in worker threads (PortDb: a store worker owns
- * the only write connection and migrates, readers answer reads while they come), so its SQL never runs on the thread of the
- * broker and the API; otherwise in this thread (LocalDb; always for sqld URLs).
+ * the only write connection and migrates, readers answer reads while they come), so its SQL never runs on the
+ * thread of the broker and the API; otherwise in this thread (LocalDb; always for sqld URLs).
  */
 export function openMetaDb(config: Config, opts: StoreOptions = {}): Promise<Db> {
   const url = config.DATABASE_URL

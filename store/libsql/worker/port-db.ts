@@ -198,7 +198,7 @@ export class PortDb implements Db {
     })().finally(() => (this.startingReaders = undefined))
   }
 
-  /** Ends the readers at a check (every `idleMs`) that finds fewer than one read a second sent to them since the last. */
+  /** Ends the readers at a check (every `idleMs`) finding fewer than one read a second sent to them since the last. */
   private watchReaders(ms: number) {
     this.readerTimer = setTimeout(() => {
       const used = this.busySinceCheck
