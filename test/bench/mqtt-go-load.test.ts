@@ -7,11 +7,8 @@ import * as assert from 'uvu/assert'
 import { goLoadBinary } from '../../bench/_support/go-load.ts'
 import { mqttGoLoad } from '../../bench/_support/runner.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
-import { fullTopic, mqttUrl } from '../ingest/_mqtt.ts'
-import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-
-const POINTS = 10
+import { mqttUrl } from '../ingest/_mqtt.ts'
+import { loadDevices, POINTS } from './_load-devices.ts'
 
 let t: TestService
 const go = suite('bench: the Go (paho) MQTT load generator')
@@ -21,29 +18,10 @@ go.before(async () => {
 })
 go.after(async () => t?.close())
 
-/** A product with points p0..p9 on one stream, `n` devices of it, and their load-generator entries. */
-async function setup(n: number) {
-  const product = await newProduct(t.admin)
-  const ids: number[] = []
-  for (let i = 0; i < POINTS; i++) ids.push((await mkPoint(t.admin, product.id, `p${i}`)).id)
-  const stream = await mkStream(t.admin, product.productID, ids)
-  const devices = []
-  for (let i = 0; i < n; i++) devices.push(await newDevice(t.admin, mqttBody(product.productID)))
-  const entries = await Promise.all(
-    devices.map(async (d) => ({
-      clientId: d.deviceID as string,
-      username: d.deviceUsername as string,
-      password: d.token as string,
-      topic: await fullTopic(t, d, stream.topic),
-    })),
-  )
-  return { devices, entries }
-}
-
 go(
   'three devices, 4 in flight, 1 s against the service :: published = acknowledged = stored, no errors',
   async () => {
-    const { devices, entries } = await setup(3)
+    const { devices, entries } = await loadDevices(t, 3)
     const marks: string[] = []
     const r = await mqttGoLoad(
       { url: mqttUrl(t), devices: entries, inflight: 4, seconds: 1, warmup: 0.3, points: POINTS },
@@ -79,7 +57,7 @@ go(
 )
 
 go('a wrong password :: the run fails on the refused connection', async () => {
-  const { entries } = await setup(2)
+  const { entries } = await loadDevices(t, 2)
   const err = await mqttGoLoad({
     url: mqttUrl(t),
     devices: [entries[0]!, { ...entries[1]!, password: 'wrong' }],

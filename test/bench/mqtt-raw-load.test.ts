@@ -2,11 +2,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mqttRawLoad } from '../../bench/_support/runner.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
-import { fullTopic, mqttUrl } from '../ingest/_mqtt.ts'
-import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-
-const POINTS = 10
+import { mqttUrl } from '../ingest/_mqtt.ts'
+import { loadDevices, POINTS } from './_load-devices.ts'
 
 let t: TestService
 const raw = suite('bench: the raw-socket MQTT load generator')
@@ -15,31 +12,10 @@ raw.before(async () => {
 })
 raw.after(async () => t.close())
 
-/** A product with points p0..p9 on one stream, two devices of it, and their load-generator entries. */
-async function setup() {
-  const product = await newProduct(t.admin)
-  const ids: number[] = []
-  for (let i = 0; i < POINTS; i++) ids.push((await mkPoint(t.admin, product.id, `p${i}`)).id)
-  const stream = await mkStream(t.admin, product.productID, ids)
-  const devices = [
-    await newDevice(t.admin, mqttBody(product.productID)),
-    await newDevice(t.admin, mqttBody(product.productID)),
-  ]
-  const entries = await Promise.all(
-    devices.map(async (d) => ({
-      clientId: d.deviceID as string,
-      username: d.deviceUsername as string,
-      password: d.token as string,
-      topic: await fullTopic(t, d, stream.topic),
-    })),
-  )
-  return { devices, entries }
-}
-
 raw(
   'two devices, 2 in flight, 1 s against the service :: messages acknowledged, no errors, every value stored',
   async () => {
-    const { devices, entries } = await setup()
+    const { devices, entries } = await loadDevices(t, 2)
     const r = await mqttRawLoad({
       url: mqttUrl(t),
       devices: entries,
@@ -78,7 +54,7 @@ raw(
 )
 
 raw('a wrong password :: the run fails on the refused CONNACK', async () => {
-  const { entries } = await setup()
+  const { entries } = await loadDevices(t, 2)
   const run = mqttRawLoad({
     url: mqttUrl(t),
     devices: [entries[0]!, { ...entries[1]!, password: 'wrong' }],
