@@ -10,7 +10,7 @@
 import { createClient } from '@libsql/client'
 import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import type { WorkerTelemetryStore } from '../store/libsql/worker/port-telemetry.ts'
+import type { WorkerTelemetryStore } from '../store/tsdb/worker/proxy.ts'
 import { EVENT_LOG_TABLES, VALUE_TABLES, mqttRawLoad, table } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 

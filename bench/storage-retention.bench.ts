@@ -9,7 +9,7 @@
  * ratio, and the PUBACK p99 shows whether a lock hold stalled ingest.
  */
 import type { TelemetryPoint } from '../store/telemetry.ts'
-import type { WorkerTelemetryStore } from '../store/libsql/worker/port-telemetry.ts'
+import type { WorkerTelemetryStore } from '../store/tsdb/worker/proxy.ts'
 import { mqttRawLoad, table, type MqttLoadResult } from './_support/runner.ts'
 import { startBenchService } from './_support/service.ts'
 

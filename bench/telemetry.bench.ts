@@ -10,7 +10,7 @@ import { createClient } from '@libsql/client'
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LibsqlTelemetryStore } from '../store/libsql/telemetry.ts'
+import { LibsqlTelemetryStore } from '../store/tsdb/store.ts'
 import type { TelemetryPoint } from '../store/telemetry.ts'
 import { table } from './_support/runner.ts'
 

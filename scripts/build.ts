@@ -72,10 +72,9 @@ async function buildInto(dir: string, startedAt: number): Promise<void> {
   const { WORKER_ENTRIES } = await import('../store/libsql/worker/boot.ts')
   const { buildConsole } = await import('../src/http/console.ts')
   const server = join(dir, 'server')
-  const workers = WORKER_ENTRIES.map((name) => [name, `store/libsql/worker/${name}.ts`])
   await build({
     absWorkingDir: root,
-    entryPoints: { main: 'src/main.ts', ...Object.fromEntries(workers) },
+    entryPoints: { main: 'src/main.ts', ...WORKER_ENTRIES },
     outdir: server,
     bundle: true,
     // what is imported dynamically (the InfluxDB store, the external broker) becomes a chunk loaded when first

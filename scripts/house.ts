@@ -40,7 +40,8 @@ function nameOf(node: ts.Node): string {
   if (named.name) return named.name.getText()
   const parent = node.parent
   if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent)) return nameOf(parent)
-  if (ts.isCallExpression(parent)) return `(callback of ${parent.expression.getText().slice(0, 40)})`
+  if (ts.isCallExpression(parent))
+    return `(callback of ${parent.expression.getText().slice(0, 40)})`
   return '(anonymous)'
 }
 
@@ -108,7 +109,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     for (const f of productionFunctions()
       .filter((f) => f.lines > limit)
       .sort((a, b) => b.lines - a.lines))
-      console.log(`${String(f.lines).padStart(4)}  ${f.name}  ${relative('.', join(ROOT, f.file))}:${f.line}`)
+      console.log(
+        `${String(f.lines).padStart(4)}  ${f.name}  ${relative('.', join(ROOT, f.file))}:${f.line}`,
+      )
   } else if (process.argv.includes('--json')) console.log(JSON.stringify(figures(), null, 2))
   else for (const [k, v] of Object.entries(figures())) console.log(`${k}: ${JSON.stringify(v)}`)
 }

@@ -13,7 +13,7 @@ import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
 import { backupStores, cleanPartialBackups, createStores } from '../store/index.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
-import { startBroker } from '../ingest/broker.ts'
+import { startBroker } from '../ingest/broker/broker.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
 import { createHttpIngest } from '../ingest/http-ingest.ts'
 import { createLogger, errorLog, type LogDestination } from './kernel/log.ts'
@@ -139,7 +139,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
   const broker = config.MQTT_URL
     ? // MQTT.js is loaded only for an external broker (~100 ms of start otherwise)
-      await (await import('../ingest/external.ts')).connectExternalBroker(brokerDeps)
+      await (await import('../ingest/external/client.ts')).connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
   const services = createServices({
     meta,

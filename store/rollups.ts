@@ -13,7 +13,7 @@
  *   where the store's rollups are not yet up to date (its "dirty" hours: values still being written).
  * - The answer says what served it (`resolution`): the coarsest tier any of its pieces read, else `raw`.
  *
- * This module is pure: the embedded store (store/libsql/telemetry-rollups.ts) keeps and reads the windows.
+ * This module is pure: the embedded store (store/tsdb/rollups.ts) keeps and reads the windows.
  */
 import { parseEvery, windowBounds } from './windows.ts'
 import type { Resolution, Series, TelemetryValue, Tier } from './telemetry.ts'

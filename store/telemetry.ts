@@ -1,7 +1,7 @@
 /**
  * The telemetry store port: raw data point values of devices, one series per (tenant, device, data point).
  * Two implementations pass one contract suite (test/store/telemetry.contract.ts): the embedded libSQL store
- * (store/libsql/telemetry.ts, the default) and InfluxDB 2.x (store/influx/telemetry.ts, when INFLUX_URL is set).
+ * (store/tsdb/store.ts, the default) and InfluxDB 2.x (store/influx/telemetry.ts, when INFLUX_URL is set).
  * `createTelemetryStore(config)` in store/index.ts picks one.
  */
 

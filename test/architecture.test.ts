@@ -58,8 +58,10 @@ arch(
     )
     assert.ok(tree.imports.some((i) => i.file === 'src/kernel/log.ts' && i.pkg === 'pino'))
     assert.ok(
-      tree.imports.some((i) => i.file === 'src/console/app.tsx' && i.path === 'src/console/api.ts'),
-      'src/console/app.tsx → ./api.ts resolved',
+      tree.imports.some(
+        (i) => i.file === 'src/console/app.tsx' && i.path === 'src/console/api/client.ts',
+      ),
+      'src/console/app.tsx → ./api/client.ts resolved',
     )
     assert.equal(
       found.filter((v) => !RULES.includes(v.rule)),
@@ -118,9 +120,12 @@ arch('allowed imports :: nothing reported', () => {
     ['src/main.ts', '../ingest/broker.ts'],
     ['ingest/writer.ts', '../store/telemetry.ts'],
     ['ingest/writer.ts', '../src/kernel/events.ts'],
-    ['ingest/broker.ts', 'aedes'],
-    ['ingest/broker.ts', 'aedes-persistence'],
-    ['ingest/ws.ts', 'ws'],
+    ['ingest/broker/broker.ts', 'aedes'],
+    ['ingest/broker/broker.ts', 'aedes-persistence'],
+    ['ingest/broker/broker.ts', '../gate.ts'],
+    ['ingest/broker/ws.ts', 'ws'],
+    ['ingest/external/client.ts', 'mqtt'],
+    ['ingest/external/client.ts', '../types.ts'],
     ['query/original.ts', '../store/types.ts'],
     ['store/index.ts', '../src/kernel/config.ts'],
     ['store/index.ts', './libsql/meta.ts'],
@@ -128,8 +133,14 @@ arch('allowed imports :: nothing reported', () => {
     ['store/libsql/db.ts', 'libsql'],
     ['store/libsql/worker/port-db.ts', 'node:worker_threads'],
     ['store/libsql/worker/port-db.ts', '../db.ts'],
-    ['src/workers/alerts.ts', 'node:worker_threads'],
-    ['src/workers/ingest.ts', '../../ingest/pipeline.ts'],
+    ['store/tsdb/worker/thread.ts', 'node:worker_threads'],
+    ['store/tsdb/worker/proxy.ts', '../../libsql/worker/port-db.ts'],
+    ['store/tsdb/store.ts', '../libsql/db.ts'],
+    ['store/tsdb/store.ts', '../libsql/vacuum.ts'],
+    ['store/index.ts', './tsdb/worker/proxy.ts'],
+    ['src/routes/variants.ts', '../variant-b/http/devices.ts'],
+    ['src/variant-b/http/devices.ts', '../../services/devices.ts'],
+    ['src/wire/shapes.ts', '../variant-b/wire/devices.ts'],
     ['store/influx/flux.ts', '@influxdata/influxdb-client'],
     ['src/kernel/config.ts', 'zod'],
     ['src/kernel/metrics.ts', 'prom-client'],
@@ -274,24 +285,26 @@ arch(
 arch('a service importing Variant B, the wire importing a service :: reported', () => {
   const vs = checkImports(
     synthetic([
-      ['src/services/devices.ts', '../http/variant-b/devices.ts'],
-      ['src/services/groups.ts', '../schemas/groups-b.ts'],
-      ['src/services/devices.ts', '../wire/devices-b.ts'],
+      ['src/services/devices.ts', '../variant-b/http/devices.ts'],
+      ['src/services/groups.ts', '../variant-b/schemas/groups.ts'],
+      ['src/services/devices.ts', '../variant-b/wire/devices.ts'],
       ['src/services/devices.ts', '../schemas/devices.ts'],
       ['src/wire/shapes.ts', '../services/devices.ts'],
-      ['src/wire/devices-b.ts', '../http/variant-b/devices.ts'],
-      ['src/wire/shapes.ts', '../schemas/devices-b.ts'],
-      ['src/routes/variants.ts', '../http/variant-b/devices.ts'],
+      ['src/variant-b/wire/devices.ts', '../http/devices.ts'],
+      ['src/variant-b/wire/devices.ts', '../../services/groups.ts'],
+      ['src/wire/shapes.ts', '../variant-b/schemas/devices.ts'],
+      ['src/routes/variants.ts', '../variant-b/http/devices.ts'],
     ]),
   )
   assert.equal(
     vs.map((v) => `${v.rule}: ${v.file} ${v.specifier}`),
     [
-      'services import an API variant: src/services/devices.ts ../http/variant-b/devices.ts',
-      'services import an API variant: src/services/groups.ts ../schemas/groups-b.ts',
-      'services import an API variant: src/services/devices.ts ../wire/devices-b.ts',
+      'services import an API variant: src/services/devices.ts ../variant-b/http/devices.ts',
+      'services import an API variant: src/services/groups.ts ../variant-b/schemas/groups.ts',
+      'services import an API variant: src/services/devices.ts ../variant-b/wire/devices.ts',
       'wire shapes import services: src/wire/shapes.ts ../services/devices.ts',
-      'wire shapes import services: src/wire/devices-b.ts ../http/variant-b/devices.ts',
+      'wire shapes import services: src/variant-b/wire/devices.ts ../http/devices.ts',
+      'wire shapes import services: src/variant-b/wire/devices.ts ../../services/groups.ts',
     ],
   )
 })
@@ -352,6 +365,9 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       ['src/http/observe.ts', 'pino-pretty'],
       ['ingest/pipeline.ts', 'libsql'],
       ['src/service.ts', 'node:worker_threads'],
+      ['ingest/broker/broker.ts', 'mqtt'],
+      ['ingest/external/client.ts', 'aedes'],
+      ['ingest/pipeline.ts', 'ws'],
     ]),
   )
   assert.equal(
@@ -360,10 +376,10 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       'driver imported outside its home: src/routes/telemetry.ts @libsql/client: only in store/libsql/',
       'driver imported outside its home: store/influx/telemetry.ts @libsql/client: only in store/libsql/',
       'driver imported outside its home: query/flux.ts @influxdata/influxdb-client: only in store/influx/',
-      'driver imported outside its home: src/main.ts mqtt: only in ingest/',
-      'driver imported outside its home: store/libsql/db.ts aedes: only in ingest/',
-      'driver imported outside its home: src/routes/emqx.ts aedes-persistence: only in ingest/',
-      'driver imported outside its home: src/http/stream.ts ws: only in ingest/',
+      'driver imported outside its home: src/main.ts mqtt: only in ingest/external/',
+      'driver imported outside its home: store/libsql/db.ts aedes: only in ingest/broker/',
+      'driver imported outside its home: src/routes/emqx.ts aedes-persistence: only in ingest/broker/',
+      'driver imported outside its home: src/http/stream.ts ws: only in ingest/broker/',
       'driver imported outside its home: ingest/http.ts hono: not in ingest, query, store',
       'driver imported outside its home: query/http.ts hono: not in ingest, query, store',
       'driver imported outside its home: store/server.ts @hono/node-server: not in ingest, query, store',
@@ -372,7 +388,10 @@ arch('a driver imported outside its home, hono below src :: reported', () => {
       'driver imported outside its home: store/libsql/telemetry.ts pino: only in src/kernel/log.ts',
       'driver imported outside its home: src/http/observe.ts pino-pretty: only in src/kernel/log.ts',
       'driver imported outside its home: ingest/pipeline.ts libsql: only in store/libsql/',
-      'driver imported outside its home: src/service.ts node:worker_threads: only in store/libsql/worker/ or src/workers/',
+      'driver imported outside its home: src/service.ts node:worker_threads: only in store/libsql/worker/ or store/tsdb/worker/',
+      'driver imported outside its home: ingest/broker/broker.ts mqtt: only in ingest/external/',
+      'driver imported outside its home: ingest/external/client.ts aedes: only in ingest/broker/',
+      'driver imported outside its home: ingest/pipeline.ts ws: only in ingest/broker/',
     ],
   )
 })
@@ -382,12 +401,13 @@ arch('a worker thread module importing HTTP, the broker or MQTT :: reported', ()
     synthetic([
       ['store/libsql/worker/writer.ts', 'hono'],
       ['store/libsql/worker/reader.ts', 'mqtt'],
-      ['src/workers/alerts.ts', 'aedes'],
-      ['src/workers/alerts.ts', '../../ingest/broker-hooks.ts'],
-      ['src/workers/alerts.ts', '../routes/devices.ts'],
-      ['src/workers/alerts.ts', '../http/errors.ts'],
-      ['src/workers/ingest.ts', '../../ingest/pipeline.ts'],
-      ['src/workers/alerts.ts', '../services/alert-engine.ts'],
+      ['store/tsdb/worker/thread.ts', 'aedes'],
+      ['store/tsdb/worker/thread.ts', '../../../ingest/broker/hooks.ts'],
+      ['store/tsdb/worker/thread.ts', '../../../ingest/external/client.ts'],
+      ['store/tsdb/worker/thread.ts', '../../../src/routes/devices.ts'],
+      ['store/tsdb/worker/thread.ts', '../../../src/http/errors.ts'],
+      ['store/tsdb/worker/thread.ts', '../store.ts'],
+      ['store/libsql/worker/writer.ts', '../db.ts'],
     ]),
   )
   assert.equal(
@@ -395,13 +415,62 @@ arch('a worker thread module importing HTTP, the broker or MQTT :: reported', ()
     [
       'store/libsql/worker/writer.ts hono: worker threads run storage and computation only',
       'store/libsql/worker/reader.ts mqtt: worker threads run storage and computation only',
-      'src/workers/alerts.ts aedes: worker threads run storage and computation only',
-      'src/workers/alerts.ts ingest/broker-hooks.ts: worker threads run storage and computation only',
-      'src/workers/alerts.ts src/routes/devices.ts: worker threads run storage and computation only',
-      'src/workers/alerts.ts src/http/errors.ts: worker threads run storage and computation only',
+      'store/tsdb/worker/thread.ts aedes: worker threads run storage and computation only',
+      'store/tsdb/worker/thread.ts ingest/broker/hooks.ts: worker threads run storage and computation only',
+      'store/tsdb/worker/thread.ts ingest/external/client.ts: worker threads run storage and computation only',
+      'store/tsdb/worker/thread.ts src/routes/devices.ts: worker threads run storage and computation only',
+      'store/tsdb/worker/thread.ts src/http/errors.ts: worker threads run storage and computation only',
     ],
   )
 })
+
+arch('the pipeline importing a broker, a broker importing the other :: reported', () => {
+  const vs = checkImports(
+    synthetic([
+      ['ingest/pipeline.ts', './broker/broker.ts'],
+      ['ingest/gate.ts', './external/client.ts'],
+      ['ingest/external/client.ts', '../broker/broker.ts'],
+      ['ingest/broker/hooks.ts', '../external/acks.ts'],
+      ['ingest/broker/hooks.ts', '../gate.ts'],
+      ['ingest/broker/hooks.ts', './commands.ts'],
+      ['ingest/external/client.ts', '../identity.ts'],
+    ]),
+  )
+  assert.equal(
+    vs.map((v) => `${v.rule}: ${v.file} ${v.specifier}`),
+    [
+      'the pipeline imports a broker: ingest/pipeline.ts ./broker/broker.ts',
+      'the pipeline imports a broker: ingest/gate.ts ./external/client.ts',
+      'the brokers import each other: ingest/external/client.ts ../broker/broker.ts',
+      'the brokers import each other: ingest/broker/hooks.ts ../external/acks.ts',
+    ],
+  )
+})
+
+arch(
+  'the time-series engine and the metadata repositories importing each other :: reported',
+  () => {
+    const vs = checkImports(
+      synthetic([
+        ['store/tsdb/store.ts', '../libsql/devices.ts'],
+        ['store/tsdb/worker/proxy.ts', '../../libsql/event-log.ts'],
+        ['store/libsql/retention.ts', '../tsdb/store.ts'],
+        ['store/tsdb/store.ts', '../libsql/db.ts'],
+        ['store/tsdb/store.ts', '../libsql/sql-errors.ts'],
+        ['store/tsdb/worker/thread.ts', '../../libsql/worker/errors.ts'],
+        ['store/tsdb/reads.ts', '../rollups.ts'],
+      ]),
+    )
+    assert.equal(
+      vs.map((v) => `${v.rule}: ${v.file} ${v.specifier}`),
+      [
+        'metadata and time series import each other: store/tsdb/store.ts ../libsql/devices.ts',
+        'metadata and time series import each other: store/tsdb/worker/proxy.ts ../../libsql/event-log.ts',
+        'metadata and time series import each other: store/libsql/retention.ts ../tsdb/store.ts',
+      ],
+    )
+  },
+)
 
 arch('folders importing each other in a circle :: each import of the circle reported', () => {
   const vs = checkImports(

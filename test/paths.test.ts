@@ -1,11 +1,12 @@
 /**
  * Paths named in prose exist: every repository path (`src/…`, `store/…`, `ingest/…`, `query/…`, `test/…`,
- * `bench/…`, `scripts/…`) in a comment of the production files (src, ingest, query, store), and every backticked
- * file or folder of README.md (in the code tour, relative to its row's folder). A renamed or removed file then
- * fails here instead of leaving a comment that sends the reader nowhere.
+ * `bench/…`, `scripts/…`, `docs/…`) in a comment of the production files (src, ingest, query, store), and every
+ * backticked file or folder and every link of the documents (README.md, docs/, bench/README.md, each room's
+ * README.md; in a code-tour entry relative to its folder). A renamed or removed file then fails here instead of
+ * leaving a comment that sends the reader nowhere.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join, posix } from 'node:path'
 import ts from 'typescript'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
@@ -16,7 +17,7 @@ const exists = (p: string) => existsSync(join(root, p))
 
 /** A repository path in prose: a top folder, then path characters, not ending in punctuation. */
 const REPO_PATH =
-  /(?<![\w./-])((?:src|store|ingest|query|test|bench|scripts)\/(?:[\w.-]+\/)*[\w-]*(?:\.[\w-]+)*\/?)/g
+  /(?<![\w./-])((?:src|store|ingest|query|test|bench|scripts|docs)\/(?:[\w.-]+\/)*[\w-]*(?:\.[\w-]+)*\/?)/g
 
 /** The comments of a TypeScript source: [line, text] (the scanner's, so never text inside strings). */
 export function commentsOf(source: string): Array<[number, string]> {
@@ -50,26 +51,59 @@ export function missingInComments(
   )
 }
 
-/** A backticked README word that names a file (with an extension) or a folder (with a trailing `/`). */
+/** A backticked word of a document that names a file (with an extension) or a folder (with a trailing `/`). */
 const README_PATH = /^(?:[\w.-]+\/)*(?:[\w-]+\.(?:ts|tsx|sql|sh|json|md|css)|[\w-]+\/)$/
 
+/** A code-tour entry naming its folder: a table row (`| \`folder/\` | … |`) or a list item (`- \`folder/\`: …`). */
+const ROW_FOLDER = /^(?:\|\s*|- )`([\w/.-]+\/)`(?:\s*\||:)/
+
 /**
- * `README.md:line: path` for every backticked path of the README that does not exist: in a code-tour row
- * (`| \`folder/\` | … |`) relative to that folder or to the root, elsewhere relative to the root. `ignored`
- * paths (the .gitignore's, made by runs) are not checked.
+ * `doc:line: path` for every backticked path of a document (README.md, docs/*.md, a room's README.md) that does not
+ * exist: in a code-tour entry relative to that entry's folder, the document's own folder or the root; elsewhere
+ * relative to the document's folder or the root. Also every relative link target (`[text](path)`), relative to the
+ * document. `ignored` paths (the .gitignore's, made by runs) are not checked.
  */
 export function missingInReadme(
   readme: string,
   has: (p: string) => boolean,
   ignored: readonly string[] = [],
+  name = 'README.md',
 ): string[] {
-  return readme.split('\n').flatMap((line, k) => {
-    const folder = /^\|\s*`([\w/.-]+\/)`\s*\|/.exec(line)?.[1] ?? ''
-    return [...line.matchAll(/`([^`\s]+)`/g)]
+  const dir = posix.dirname(name) === '.' ? '' : posix.dirname(name)
+  const lines = readme.split('\n')
+  let folder = ''
+  return lines.flatMap((line, k) => {
+    const entry = ROW_FOLDER.exec(line)?.[1]
+    // a list item's folder holds for its continuation lines
+    if (entry !== undefined) folder = entry
+    else if (!line.startsWith('  ')) folder = ''
+    const named = [...line.matchAll(/`([^`\s]+)`/g)]
       .map((m) => m[1]!)
       .filter((p) => README_PATH.test(p) && p !== folder && !ignored.includes(p))
-      .filter((p) => !has(join(folder, p).replace(/\/$/, '')) && !has(p.replace(/\/$/, '')))
-      .map((p) => `README.md:${k + 1}: ${p}`)
+      .filter((p) => ![join(folder, p), join(dir, p), p].some((q) => has(q.replace(/\/$/, ''))))
+    const linked = [...line.matchAll(/\]\(([^)\s#]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1]!)
+      .filter(
+        (p) => !/^[a-z]+:/.test(p) && !has(posix.normalize(posix.join(dir, p)).replace(/\/$/, '')),
+      )
+    return [...named, ...linked].map((p) => `${name}:${k + 1}: ${p}`)
+  })
+}
+
+/** The documents whose paths are checked: the README, docs/, bench/README.md and each room's README.md. */
+export function documents(root: string): string[] {
+  const rooms = ['src', 'ingest', 'query', 'store'].flatMap((d) =>
+    walkMarkdown(root, d).filter((f) => f.endsWith('/README.md')),
+  )
+  return ['README.md', 'bench/README.md', ...walkMarkdown(root, 'docs'), ...rooms]
+}
+
+function walkMarkdown(root: string, dir: string): string[] {
+  if (!existsSync(join(root, dir))) return []
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((e) => {
+    const rel = `${dir}/${e.name}`
+    if (e.isDirectory()) return e.name === 'node_modules' ? [] : walkMarkdown(root, rel)
+    return e.name.endsWith('.md') ? [rel] : []
   })
 }
 
@@ -96,6 +130,16 @@ paths('a comment or README naming a missing file :: each reported with its line'
     'README.md:1: src/config.ts',
     'README.md:2: gone.ts',
   ])
+  const doc = [
+    '- `src/kernel/`: `config.ts`, `lost.ts`,',
+    '  `config.ts` again, [config](../src/kernel/config.ts), [gone](gone.md), [web](https://x.y/z.md)',
+    'Back at the root: `config.ts` and [the store](../store/meta/).',
+  ].join('\n')
+  assert.equal(missingInReadme(doc, has, [], 'docs/x.md'), [
+    'docs/x.md:1: lost.ts',
+    'docs/x.md:2: gone.md',
+    'docs/x.md:3: config.ts',
+  ])
 })
 
 paths('comments of src, ingest, query, store :: every path they name exists', () => {
@@ -105,10 +149,20 @@ paths('comments of src, ingest, query, store :: every path they name exists', ()
   assert.ok(missing.length === 0, `${missing.length} missing:\n${missing.join('\n')}`)
 })
 
-paths('README.md :: every backticked file and folder exists', () => {
-  const ignored = readFileSync(join(root, '.gitignore'), 'utf8').split('\n')
-  const missing = missingInReadme(readFileSync(join(root, 'README.md'), 'utf8'), exists, ignored)
-  assert.ok(missing.length === 0, `${missing.length} missing:\n${missing.join('\n')}`)
-})
+paths(
+  "README.md, docs/, bench/ and the rooms' READMEs :: every backticked file and folder, every link exists",
+  () => {
+    const ignored = readFileSync(join(root, '.gitignore'), 'utf8').split('\n')
+    const docs = documents(root)
+    assert.ok(
+      docs.includes('docs/hot-path.md') && docs.includes('store/tsdb/README.md'),
+      docs.join(', '),
+    )
+    const missing = docs.flatMap((d) =>
+      missingInReadme(readFileSync(join(root, d), 'utf8'), exists, ignored, d),
+    )
+    assert.ok(missing.length === 0, `${missing.length} missing:\n${missing.join('\n')}`)
+  },
+)
 
 paths.run()

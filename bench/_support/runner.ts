@@ -206,7 +206,7 @@ export function commandJson<T>(
 }
 
 /**
- * The tables and indexes holding the embedded store's values (store/libsql/telemetry-db.ts): the chunks, their
+ * The tables and indexes holding the embedded store's values (store/tsdb/file.ts): the chunks, their
  * index, the time columns the series of a device share, and the value packs of a device's hours.
  */
 export const VALUE_TABLES = [

@@ -1,5 +1,5 @@
 /** The shell: the sign-in page when signed out, else the navigation, the language control and the routed page. */
-import { session, signOut } from './api.ts'
+import { session, signOut } from './api/client.ts'
 import { lang, setLang, t, type Lang } from './i18n.ts'
 import { onLinkClick, path } from './router.ts'
 import type { JSX } from 'preact'

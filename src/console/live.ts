@@ -9,7 +9,7 @@
  * reads its own stream. The leader reconnects after a drop, resuming after the last event id.
  */
 import { effect } from '@preact/signals'
-import { authorization, forgetSession, session } from './api.ts'
+import { authorization, forgetSession, session } from './api/client.ts'
 
 const NAME = 'devicecloud-stream'
 

@@ -31,7 +31,7 @@ const escapeAttr = (v: string) =>
 export interface ConsolePageFacts {
   /** TIMEZONE: wire times are wall-clock times in that zone (src/console/time.ts reads them so). */
   timezone: string
-  /** API_VARIANT, whose shapes src/console/variant.ts adapts to Variant A's. */
+  /** API_VARIANT, whose shapes src/console/api/variant.ts adapts to Variant A's. */
   apiVariant: 'A' | 'B'
 }
 

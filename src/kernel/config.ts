@@ -7,7 +7,7 @@ const flag = z
   .default('false')
   .transform((v) => v === 'true' || v === '1')
 
-/** Every setting of the service, read from the environment. Defaults are the ones in the README's table. */
+/** Every setting of the service, read from the environment. Defaults are the ones of docs/configuration.md. */
 const ConfigSchema = z.object({
   PORT: port(8080),
   HOST: z.string().default('0.0.0.0'),

@@ -1,5 +1,5 @@
 /**
- * The disk guard (README "A full disk"): watches the free space of the file system under DATA_DIR and says when it
+ * The disk guard (docs/operations.md): watches the free space of the file system under DATA_DIR and says when it
  * falls below DISK_MIN_FREE_MB. While it is full, readiness fails its `disk` check and ingest refuses new data
  * (HTTP 507, MQTT 5 PUBACK and CONNACK 0x97, no PUBACK for MQTT 3.1.1), so a store never meets a full disk in the
  * middle of a write; what was accepted before is committed as usual. It is free again once the space is above the

@@ -46,7 +46,7 @@ function download(
   })
 }
 
-/** Telemetry queries (README › Telemetry queries): original_data and metrics_data. */
+/** Telemetry queries (docs/telemetry-queries.md): original_data and metrics_data. */
 export function telemetryRoutes({ meta, telemetry, config }: Deps) {
   const r = new Router()
   const repo = meta.ingest

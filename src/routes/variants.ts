@@ -2,12 +2,12 @@
  * The routes whose shape varies between the API variants (devices, products, groups, policy bindings, logs,
  * commands), mounted for the variant served. Each route module is generic over its variant's declaration, so
  * each variant's handlers are checked against that variant's own forms: Variant A's plain calls here, Variant B's
- * adapter over Variant A's services in src/http/variant-b/.
+ * adapter over Variant A's services in src/variant-b/http/.
  */
 import type { Deps } from '../deps.ts'
 import type { Router } from '../http/router.ts'
-import { deviceAccessB } from '../http/variant-b/devices.ts'
-import { withGroupDevices, withProductDevices } from '../http/variant-b/members.ts'
+import { deviceAccessB } from '../variant-b/http/devices.ts'
+import { withGroupDevices, withProductDevices } from '../variant-b/http/members.ts'
 import type { ShapesA, ShapesB, WireShapes } from '../wire/shapes.ts'
 import { commandRoutes } from './commands.ts'
 import { deviceRoutes } from './devices.ts'

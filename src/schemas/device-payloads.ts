@@ -1,6 +1,6 @@
 /**
  * What devices send and receive, for the OpenAPI document and /docs: the four uplink payload forms that
- * ingest/decode.ts reads, the command envelope the broker publishes (ingest/broker-commands.ts) and the answer a
+ * ingest/decode.ts reads, the command envelope the broker publishes (ingest/broker/commands.ts) and the answer a
  * device gives. Examples only: the checks are in ingest/decode.ts.
  */
 

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { annotate } from './common.ts'
 
 /**
- * Bodies EMQX 5 sends to the hooks of src/routes/emqx.ts (the body templates of the README's EMQX configuration).
+ * Bodies EMQX 5 sends to the hooks of src/routes/emqx.ts (the body templates of docs/external-broker.md).
  * EMQX fills an absent placeholder with an empty string, so every text field accepts ''.
  */
 const Text = z.string().max(65_535)

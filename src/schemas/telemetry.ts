@@ -41,7 +41,7 @@ export const MetricsDataQuery = z.object({
 
 const TelemetryValue = z.union([z.number(), z.string(), z.boolean()])
 
-/** What served the values: raw values or a rollup tier (README › Rollups). */
+/** What served the values: raw values or a rollup tier (docs/retention.md). */
 const Resolution = z.enum(['raw', '1m', '1h', '1d']).meta({
   description:
     'what served these values: raw values, or the coarsest rollup tier read (1m, 1h, 1d minute/hour/day windows)',

@@ -1,5 +1,5 @@
 /**
- * Backups of the embedded stores while the service runs (README "Backups"): a consistent copy of each store file
+ * Backups of the embedded stores while the service runs (docs/operations.md): a consistent copy of each store file
  * in `DATA_DIR/backups/<YYYYMMDD-HHMMSS>/` (the time in TIMEZONE), written by a worker thread per file under a
  * temporary name and renamed when complete (store/backups.ts). Only the
  * admins of the service's own tenant (the tenant of the first admin) may take one: the copy holds every tenant's

@@ -1,5 +1,5 @@
 /**
- * The event log's fold job (README "Keeping data"): every EVENT_FOLD_SECONDS, once across the service's processes
+ * The event log's fold job (docs/retention.md): every EVENT_FOLD_SECONDS, once across the service's processes
  * (a lease row decides who), moves uplink events inserted more than FOLD_AGE_MS ago from the tail into compressed
  * blocks of up to 1,024 messages per device (store/libsql/event-fold.ts). Lists read both parts, so nothing an API
  * caller sees changes. A step folds a few devices (at most 4,096 rows); after it the fold pauses twice the step's

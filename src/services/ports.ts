@@ -1,6 +1,6 @@
 /**
- * The ports the services declare and other folders implement: the running broker front (ingest/broker.ts and
- * ingest/external.ts implement CommandBroker; src/service.ts hands it over).
+ * The ports the services declare and other folders implement: the running broker front (ingest/broker/broker.ts and
+ * ingest/external/client.ts implement CommandBroker; src/service.ts hands it over).
  */
 import type { IngestDevice } from '../../store/types.ts'
 

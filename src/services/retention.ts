@@ -1,5 +1,5 @@
 /**
- * The retention job (README "Keeping data"): deletes uplink events, connection logs, finished control logs and
+ * The retention job (docs/retention.md): deletes uplink events, connection logs, finished control logs and
  * raw data point values older than their limits (the RETENTION_* settings; a product's own `rawRetentionDays`
  * and `eventRetentionDays` override the setting for its devices). It runs at most once per interval across the
  * service's processes (a lease row in the metadata store decides who), and once shortly after start-up. Every

@@ -42,17 +42,17 @@ import * as tasksWire from './tasks.ts'
 import * as telemetrySchemas from '../schemas/telemetry.ts'
 import * as webhooksSchemas from '../schemas/webhooks.ts'
 import * as webhooksWire from './webhooks.ts'
-import * as devicesSchemasB from '../schemas/devices-b.ts'
-import * as devicesWireB from './devices-b.ts'
-import * as productsSchemasB from '../schemas/products-b.ts'
-import * as productsWireB from './products-b.ts'
-import * as groupsSchemasB from '../schemas/groups-b.ts'
-import * as groupsWireB from './groups-b.ts'
-import * as logsSchemasB from '../schemas/logs-b.ts'
-import * as logsWireB from './logs-b.ts'
-import * as commandsSchemasB from '../schemas/commands-b.ts'
-import * as policiesSchemasB from '../schemas/policies-b.ts'
-import * as policiesWireB from './policies-b.ts'
+import * as devicesSchemasB from '../variant-b/schemas/devices.ts'
+import * as devicesWireB from '../variant-b/wire/devices.ts'
+import * as productsSchemasB from '../variant-b/schemas/products.ts'
+import * as productsWireB from '../variant-b/wire/products.ts'
+import * as groupsSchemasB from '../variant-b/schemas/groups.ts'
+import * as groupsWireB from '../variant-b/wire/groups.ts'
+import * as logsSchemasB from '../variant-b/schemas/logs.ts'
+import * as logsWireB from '../variant-b/wire/logs.ts'
+import * as commandsSchemasB from '../variant-b/schemas/commands.ts'
+import * as policiesSchemasB from '../variant-b/schemas/policies.ts'
+import * as policiesWireB from '../variant-b/wire/policies.ts'
 
 /** The kinds of stored record `/devices/{id}` addresses. */
 const kinds = (...k: Array<'device' | 'gateway'>): readonly ('device' | 'gateway')[] => k
@@ -63,7 +63,7 @@ const kinds = (...k: Array<'device' | 'gateway'>): readonly ('device' | 'gateway
  * import schemas or serializers themselves, so that another shape of the same API can be served by the same
  * routes and services. What a variant does beyond schemas and serializers (how its bodies and records map onto
  * the services and stores) is not here but at the route edge: src/routes/variants.ts mounts the routes whose
- * shape varies over Variant A's plain calls or Variant B's adapter (src/http/variant-b/).
+ * shape varies over Variant A's plain calls or Variant B's adapter (src/variant-b/http/).
  */
 export const shapesA = {
   variant: 'A' as const,

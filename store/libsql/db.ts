@@ -21,6 +21,11 @@ import {
 import { flatSelect } from './flat-select.ts'
 import { convertAtOpen, incrementalIfNew, fileSpace, pagesToReclaim, vacuumStep } from './vacuum.ts'
 
+/** The driver's types other rooms name (the embedded telemetry store, store/tsdb/): this folder is its home. */
+export type { Client, InStatement, Row as DriverRow } from '@libsql/client'
+/** A client of a local file through libSQL's local driver only (no HTTP or WebSocket transports loaded). */
+export const createLocalClient = createFileClient
+
 /** Statements kept prepared per connection by keepPreparedStatements (the least recently used go first). */
 export const KEPT_STATEMENTS = 256
 

@@ -1,5 +1,5 @@
 /**
- * The codec of the event log's folded blocks (README "Keeping data": the event log). A block holds up to
+ * The codec of the event log's folded blocks (docs/storage.md: the event log). A block holds up to
  * BLOCK_EVENTS uplink messages of one device (one tenant, device, name and product) in two compressed parts:
  *
  * - `idx` (deflated varints): per message in id order, its id, msgTime and createAt (as deltas) and the number of

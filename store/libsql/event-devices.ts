@@ -1,5 +1,5 @@
 /**
- * The event log's index by device (migration 270, README "The event log: compact blocks"): `event_devices` holds
+ * The event log's index by device (migration 270, docs/storage.md): `event_devices` holds
  * (device, msgTime, id) of the tail rows up to `event_device_mark.upto`, filled by `indexStep` in id order, away
  * from the ingest path, so that a commit of uplinks appends to `events` and its time-ordered indexes only. A read
  * of one device's tail takes the indexed ids and scans the ids above the mark (the rows since the last step), both

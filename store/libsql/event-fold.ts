@@ -1,5 +1,5 @@
 /**
- * The event log's fold (README "Keeping data"): moves tail rows (`events`) inserted before a cutoff into compressed
+ * The event log's fold (docs/retention.md): moves tail rows (`events`) inserted before a cutoff into compressed
  * blocks (`event_blocks`, store/libsql/event-blocks.ts), a few devices a step. A step reads the devices' rows,
  * encodes and checks its blocks (decoded again and compared with the rows), then in one transaction inserts the
  * blocks and deletes the rows, guarded: when any row is gone meanwhile (a device or retention delete), the whole

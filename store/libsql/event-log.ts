@@ -1,5 +1,5 @@
 /**
- * The uplink event log's reads over its two parts (README "Keeping data"): the tail (`events`, a row per message,
+ * The uplink event log's reads over its two parts (docs/retention.md): the tail (`events`, a row per message,
  * written on the ingest path) and the folded blocks (`event_blocks`, store/libsql/event-blocks.ts). A list answers
  * exactly what one table of all messages would: the same filters (SQLite evaluates them, on the tail's rows and
  * on the blocks' columns and keys), the same order (ties by id), offsets, cursors and counts.

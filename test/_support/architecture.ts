@@ -41,6 +41,9 @@ export type Rule =
   | 'services import an API variant'
   | 'wire shapes import services'
   | 'worker imports the network'
+  | 'the pipeline imports a broker'
+  | 'the brokers import each other'
+  | 'metadata and time series import each other'
 
 export const RULES: readonly Rule[] = [
   'http layer imports a store adapter',
@@ -56,6 +59,9 @@ export const RULES: readonly Rule[] = [
   'services import an API variant',
   'wire shapes import services',
   'worker imports the network',
+  'the pipeline imports a broker',
+  'the brokers import each other',
+  'metadata and time series import each other',
 ]
 
 /** One import breaking one rule. */
@@ -70,24 +76,32 @@ export interface Violation {
 const under = (path: string | undefined, ...dirs: string[]) =>
   path !== undefined && dirs.some((d) => path.startsWith(`${d}/`))
 
-const ADAPTERS = ['store/libsql', 'store/influx']
+/** The store adapters: metadata in libSQL, the embedded time-series engine, InfluxDB. */
+const ADAPTERS = ['store/libsql', 'store/tsdb', 'store/influx']
 
 /** Where worker threads start (their entries and what spawns them): no network code may load there. */
-const WORKERS = ['store/libsql/worker', 'src/workers']
+const WORKERS = ['store/libsql/worker', 'store/tsdb/worker']
 /** The network side a worker thread must not load: HTTP, the broker, MQTT clients, sockets. */
 const isNetworkPackage = (pkg: string) =>
   pkg === 'hono' ||
   pkg.startsWith('@hono/') ||
   ['aedes', 'mqtt', 'ws'].includes(pkg) ||
   pkg.startsWith('aedes-')
-const isNetworkModule = (path: string) =>
-  under(path, 'src/http', 'src/routes') || /^ingest\/broker[^/]*\.ts$/.test(path)
+/** The two brokers' rooms: each calls into the pipeline (ingest/), neither the other. */
+const BROKERS = ['ingest/broker', 'ingest/external']
+const isNetworkModule = (path: string) => under(path, 'src/http', 'src/routes', ...BROKERS)
 
-/** Variant B's adapter at the route edge: it maps Variant B onto the services, never the other way. */
-const VARIANT_B = 'src/http/variant-b'
-/** A Variant B module: the adapter, or a `*-b.ts` schema or serializer. */
-const isVariantB = (path: string | undefined) =>
-  path !== undefined && (under(path, VARIANT_B) || /^src\/.*-b\.ts$/.test(path))
+/**
+ * What the embedded time-series engine (store/tsdb/) may use of store/libsql/: the driver's layer (connections,
+ * its errors, vacuum) and the worker threads' machinery, never a metadata repository.
+ */
+const isDriverLayer = (path: string) =>
+  ['store/libsql/db.ts', 'store/libsql/sql-errors.ts', 'store/libsql/vacuum.ts'].includes(path) ||
+  under(path, 'store/libsql/worker')
+
+/** Variant B's room (its schemas, serializers and route adapters): it maps Variant B onto the services. */
+const VARIANT_B = 'src/variant-b'
+const isVariantB = (path: string | undefined) => under(path, VARIANT_B)
 
 /**
  * Each driver package and the only folder (or file) that may import it (hono, which has folders it may not enter,
@@ -98,10 +112,8 @@ const HOMES: ReadonlyArray<{ match: (pkg: string) => boolean; home: string | rea
     { match: (p) => p === '@libsql/client' || p === 'libsql', home: 'store/libsql' },
     { match: (p) => p === 'node:worker_threads' || p === 'worker_threads', home: WORKERS },
     { match: (p) => p === '@influxdata/influxdb-client', home: 'store/influx' },
-    {
-      match: (p) => p === 'mqtt' || p === 'aedes' || p.startsWith('aedes-') || p === 'ws',
-      home: 'ingest',
-    },
+    { match: (p) => p === 'aedes' || p.startsWith('aedes-') || p === 'ws', home: 'ingest/broker' },
+    { match: (p) => p === 'mqtt', home: 'ingest/external' },
     { match: (p) => p === 'prom-client', home: 'src/kernel/metrics.ts' },
     { match: (p) => p === 'pino' || p.startsWith('pino-'), home: 'src/kernel/log.ts' },
     { match: (p) => p === 'esbuild', home: 'src/http/console.ts' },
@@ -142,7 +154,10 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
       rule: 'services import an API variant',
       why: `${path}: services take Variant A's typed inputs; map Variant B in ${VARIANT_B}/`,
     })
-  if (under(file, 'src/wire') && (under(path, 'src/services') || under(path, VARIANT_B)))
+  if (
+    under(file, 'src/wire', `${VARIANT_B}/wire`) &&
+    (under(path, 'src/services') || under(path, `${VARIANT_B}/http`))
+  )
     out.push({
       rule: 'wire shapes import services',
       why: `${path}: shapes are schemas and serializers; calls belong at the route edge`,
@@ -163,6 +178,28 @@ function fileRules(i: ImportRef): Array<{ rule: Rule; why: string }> {
     out.push({
       rule: 'worker imports the network',
       why: `${pkg ?? path}: worker threads run storage and computation only`,
+    })
+  if (under(file, 'ingest') && !under(file, ...BROKERS) && under(path, ...BROKERS))
+    out.push({
+      rule: 'the pipeline imports a broker',
+      why: `${path}: a broker calls the pipeline (ingest/types.ts Pipeline), never the other way`,
+    })
+  const fileBroker = BROKERS.find((b) => under(file, b))
+  const pathBroker = BROKERS.find((b) => under(path, b))
+  if (fileBroker && pathBroker && fileBroker !== pathBroker)
+    out.push({
+      rule: 'the brokers import each other',
+      why: `${path}: what both need lives in ingest/ (the gate, identity, types)`,
+    })
+  if (under(file, 'store/tsdb') && under(path, 'store/libsql') && !isDriverLayer(path!))
+    out.push({
+      rule: 'metadata and time series import each other',
+      why: `${path}: the time-series engine uses store/libsql's driver layer only (db.ts, sql-errors.ts, vacuum.ts, worker/)`,
+    })
+  if (under(file, 'store/libsql') && under(path, 'store/tsdb'))
+    out.push({
+      rule: 'metadata and time series import each other',
+      why: `${path}: metadata repositories never reach into the time-series engine`,
     })
   if (pkg === undefined) return out
   const driver = HOMES.find((h) => h.match(pkg))

@@ -1,6 +1,6 @@
 /**
  * The console in real Chromium against a service serving Variant B's shapes (API_VARIANT=B): the pages, written
- * against Variant A, work through the adapter of src/console/variant.ts. Data is set up with Variant B's bodies;
+ * against Variant A, work through the adapter of src/console/api/variant.ts. Data is set up with Variant B's bodies;
  * a real MQTT device goes online, publishes values (latest, chart), answers a command sent from the composer and
  * raises an alert acknowledged on /alerts; a viewer and another tenant's device; axe-core on each page.
  */

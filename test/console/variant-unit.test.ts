@@ -1,6 +1,6 @@
 /**
- * The console's Variant B adapter (src/console/variant.ts) without a browser: Variant B's records (checked
- * against src/schemas/*-b.ts) come out with every field of Variant A's schema; Variant A's bodies go out as bodies
+ * The console's Variant B adapter (src/console/api/variant.ts) without a browser: Variant B's records (checked
+ * against src/variant-b/schemas/) come out with every field of Variant A's schema; Variant A's bodies go out as bodies
  * Variant B's schemas accept; list filters and sort keys are renamed, dropped or refused; publish bodies find the
  * deviceID / groupID through one read; calls whose shapes agree pass through untouched; and every operation whose
  * shapes differ in the service's OpenAPI documents of A and B has a rule.
@@ -8,7 +8,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { z } from 'zod'
-import { adaptB, queryToB, ruleOf, RULES, type Ctx, type Send } from '../../src/console/variant.ts'
+import {
+  adaptB,
+  queryToB,
+  ruleOf,
+  RULES,
+  type Ctx,
+  type Send,
+} from '../../src/console/api/variant.ts'
 import {
   connectLogToA,
   deviceCreateToB,
@@ -18,16 +25,16 @@ import {
   groupToA,
   productCreateToB,
   productToA,
-} from '../../src/console/variant-maps.ts'
+} from '../../src/console/api/variant-maps.ts'
 import * as devA from '../../src/schemas/devices.ts'
-import * as devB from '../../src/schemas/devices-b.ts'
+import * as devB from '../../src/variant-b/schemas/devices.ts'
 import * as prodA from '../../src/schemas/products.ts'
-import * as prodB from '../../src/schemas/products-b.ts'
+import * as prodB from '../../src/variant-b/schemas/products.ts'
 import * as grpA from '../../src/schemas/groups.ts'
-import * as grpB from '../../src/schemas/groups-b.ts'
+import * as grpB from '../../src/variant-b/schemas/groups.ts'
 import * as logA from '../../src/schemas/logs.ts'
-import * as logB from '../../src/schemas/logs-b.ts'
-import * as cmdB from '../../src/schemas/commands-b.ts'
+import * as logB from '../../src/variant-b/schemas/logs.ts'
+import * as cmdB from '../../src/variant-b/schemas/commands.ts'
 import { kits } from '../src/routes/_variant.ts'
 import { createApp } from '../../src/app.ts'
 import { shapesA } from '../../src/wire/shapes.ts'

@@ -1,6 +1,6 @@
 import { test } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mayMatch } from '../../ingest/broker-fanout.ts'
+import { mayMatch } from '../../ingest/broker/fanout.ts'
 
 const subs = (...filters: string[]) => Object.fromEntries(filters.map((f) => [f, { qos: 1 }]))
 const up = '/mqtt/T1/P1/d1/data/1'

@@ -5,7 +5,7 @@ import type { MqttClient } from 'mqtt'
 import { startTestService, type TestService } from '../_support/service.ts'
 import type { LogDestination } from '../../src/kernel/log.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-import { PacketMeter, throttledLog } from '../../ingest/broker-limits.ts'
+import { PacketMeter, throttledLog } from '../../ingest/broker/limits.ts'
 import {
   connect,
   connectDevice,

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { Client } from 'aedes'
 import { deviceTopic } from '../../src/kernel/topics.ts'
-import { SubscriptionForms } from '../../ingest/broker-forms.ts'
+import { SubscriptionForms } from '../../ingest/broker/forms.ts'
 
 const device = { cloudProtocol: 1, tenantID: 'T1', productID: 'P1', deviceID: 'D1' }
 const P = '/mqtt/T1/P1/D1/'

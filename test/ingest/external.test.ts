@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import mqtt, { type MqttClient } from 'mqtt'
-import { connectAcking } from '../../ingest/external-acks.ts'
+import { connectAcking } from '../../ingest/external/acks.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
 

@@ -1,5 +1,5 @@
 /**
- * Rollups through the API (README › Rollups): two tenants' devices send two days of values over HTTP ingest; once
+ * Rollups through the API (docs/retention.md): two tenants' devices send two days of values over HTTP ingest; once
  * the embedded store has rolled them up (it compacts past hours within seconds), `metrics_data` and
  * `original_data` with `maxPoints` say which tier served them and give the answers computed by hand from the
  * values sent, in Asia/Kolkata (hours start at UTC :30). Each tenant sees its own values only.

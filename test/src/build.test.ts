@@ -26,7 +26,7 @@ build('npm run build, then --if-stale :: dist/ holds every bundle; a fresh build
   const r = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8', timeout: 120_000 })
   assert.is(r.status, 0, r.stdout + r.stderr)
   const server = join(dist, 'server')
-  for (const name of ['main', ...WORKER_ENTRIES])
+  for (const name of ['main', ...Object.keys(WORKER_ENTRIES)])
     assert.ok(existsSync(join(server, `${name}.js`)), `dist/server/${name}.js`)
   assert.ok(existsSync(join(server, 'migrations', '001_init.sql')), 'the migrations beside them')
   for (const file of ['app.js', 'app.css'])

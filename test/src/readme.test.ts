@@ -1,7 +1,7 @@
 /**
- * The README's shell blocks run as pasted: "Connect your first device" (five steps: start the service, log in, a
- * product, a device, one message) and, in the same shell, the command example of "Commands" (the device receives a
- * command and answers it). Only the environment differs from a user's: a free PORT, broker ports chosen by the
+ * The documents' shell blocks run as pasted: the README's "Connect your first device" (five steps: start the
+ * service, log in, a product, a device, one message) and, in the same shell, the command example of
+ * docs/commands.md (the device receives a command and answers it). Only the environment differs from a user's: a free PORT, broker ports chosen by the
  * service (the blocks read them from the connection answer), HOST 127.0.0.1. Needs bash, curl, jq and Mosquitto's
  * clients (.ci/run installs them).
  */
@@ -13,14 +13,15 @@ import { freePort } from '../_support/ports.ts'
 import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '../..')
-const README = readFileSync(join(root, 'README.md'), 'utf8')
+const read = (doc: string) => readFileSync(join(root, doc), 'utf8')
 
-/** The first ```sh block after `marker` in the README. */
-function blockAfter(marker: string): string {
-  const at = README.indexOf(marker)
-  assert.ok(at >= 0, `README has no "${marker}"`)
-  const m = /```sh\n([\s\S]*?)\n```/.exec(README.slice(at))
-  assert.ok(m, `no sh block after "${marker}"`)
+/** The first ```sh block after `marker` in a document (README.md, docs/commands.md). */
+function blockAfter(doc: string, marker: string): string {
+  const text = read(doc)
+  const at = text.indexOf(marker)
+  assert.ok(at >= 0, `${doc} has no "${marker}"`)
+  const m = /```sh\n([\s\S]*?)\n```/.exec(text.slice(at))
+  assert.ok(m, `no sh block after "${marker}" in ${doc}`)
   return m![1]!
 }
 
@@ -41,8 +42,8 @@ readme(
   async () => {
     for (const tool of ['curl', 'jq', 'mosquitto_pub', 'mosquitto_sub'])
       assert.is(spawnSync('sh', ['-c', `command -v ${tool}`]).status, 0, `${tool} is not installed`)
-    const five = blockAfter('## Connect your first device')
-    const command = blockAfter('A device receiving and answering a command')
+    const five = blockAfter('README.md', '## Connect your first device')
+    const command = blockAfter('docs/commands.md', 'A device receiving and answering a command')
     const port = await freePort()
     const script = [
       'set -eo pipefail',

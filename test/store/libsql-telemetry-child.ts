@@ -5,8 +5,8 @@
  * WAL), `delete` (writes two devices, deletes one, then acks and waits: the WAL still holds the deleted values),
  * `delete-point` (writes two devices, deletes data point `a` of product `p`, then acks and waits, as `delete`).
  */
-import { LibsqlTelemetryStore } from '../../store/libsql/telemetry.ts'
-import { WorkerTelemetryStore } from '../../store/libsql/worker/port-telemetry.ts'
+import { LibsqlTelemetryStore } from '../../store/tsdb/store.ts'
+import { WorkerTelemetryStore } from '../../store/tsdb/worker/proxy.ts'
 import type { TelemetryPoint, TelemetryStore, TelemetryValue } from '../../store/telemetry.ts'
 import { spawn } from 'node:child_process'
 import * as assert from 'uvu/assert'

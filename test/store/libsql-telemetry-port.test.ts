@@ -1,5 +1,5 @@
 /**
- * The embedded telemetry store in its worker thread (store/libsql/worker/port-telemetry.ts): the whole telemetry
+ * The embedded telemetry store in its worker thread (store/tsdb/worker/proxy.ts): the whole telemetry
  * contract over the proxy, kill -9 of a process whose store runs in a worker, the columns points cross as, and
  * what the proxy adds (early stream ends, invalid points, background errors, a dead worker).
  */
@@ -9,9 +9,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { threadsNamed } from '../_support/procs.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LibsqlTelemetryStore } from '../../store/libsql/telemetry.ts'
-import { WorkerTelemetryStore } from '../../store/libsql/worker/port-telemetry.ts'
-import { decodePoints, encodePoints } from '../../store/libsql/worker/points-wire.ts'
+import { LibsqlTelemetryStore } from '../../store/tsdb/store.ts'
+import { WorkerTelemetryStore } from '../../store/tsdb/worker/proxy.ts'
+import { decodePoints, encodePoints } from '../../store/tsdb/worker/points-wire.ts'
 import type { TelemetryPoint } from '../../store/telemetry.ts'
 import { Unavailable } from '../../store/errors.ts'
 import { telemetryContract } from './telemetry.contract.ts'

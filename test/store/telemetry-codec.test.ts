@@ -1,5 +1,5 @@
 /**
- * The embedded telemetry store's chunk encoding (store/libsql/telemetry-codec.ts, telemetry-pack.ts): every value and
+ * The embedded telemetry store's chunk encoding (store/tsdb/codec.ts, pack.ts): every value and
  * time comes back exactly, whatever the series looks like, and slowly changing readings take about a byte a value.
  */
 import { suite } from 'uvu'
@@ -13,8 +13,8 @@ import {
   decodeValues,
   encodeChunk,
   lastValue,
-} from '../../store/libsql/telemetry-codec.ts'
-import { packInts, unpackInts } from '../../store/libsql/telemetry-pack.ts'
+} from '../../store/tsdb/codec.ts'
+import { packInts, unpackInts } from '../../store/tsdb/pack.ts'
 import type { TelemetryValue } from '../../store/telemetry.ts'
 
 const test = suite('telemetry chunk codec')

@@ -1,5 +1,5 @@
 /**
- * Rollups (store/rollups.ts, store/libsql/telemetry-rollups.ts): the planning of pieces and aligned buckets, the
+ * Rollups (store/rollups.ts, store/tsdb/rollups.ts): the planning of pieces and aligned buckets, the
  * block codec, and the embedded store answering from rollups exactly as from raw values: in zones with DST and
  * half-hour offsets, after a late write, after raw retention, after a change of zone, and through the worker.
  */
@@ -9,9 +9,9 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createClient } from '@libsql/client'
-import { LibsqlTelemetryStore } from '../../store/libsql/telemetry.ts'
-import { WorkerTelemetryStore } from '../../store/libsql/worker/port-telemetry.ts'
-import { decodeBlock, encodeBlock } from '../../store/libsql/telemetry-rollups.ts'
+import { LibsqlTelemetryStore } from '../../store/tsdb/store.ts'
+import { WorkerTelemetryStore } from '../../store/tsdb/worker/proxy.ts'
+import { decodeBlock, encodeBlock } from '../../store/tsdb/rollups.ts'
 import { alignedBuckets, minuteStats, piecesOf, TierGrid } from '../../store/rollups.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
 import { downsample as downsampleRaw } from '../../store/downsample.ts'

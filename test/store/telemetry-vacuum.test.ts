@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { createClient } from '@libsql/client'
-import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/libsql/telemetry.ts'
-import { WorkerTelemetryStore } from '../../store/libsql/worker/port-telemetry.ts'
+import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/tsdb/store.ts'
+import { WorkerTelemetryStore } from '../../store/tsdb/worker/proxy.ts'
 import type { TelemetryPoint, TelemetryStore } from '../../store/telemetry.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-vacuum-'))

@@ -6,7 +6,7 @@
  * telemetry.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { epochToWire, serviceZone, wireToEpoch } from '../time.ts'

@@ -4,7 +4,7 @@
  * (POST /device_schedule_publish) and shows its next run with a link to /schedules.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { ErrorNote } from './paged-list.tsx'

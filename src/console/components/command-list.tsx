@@ -4,7 +4,7 @@
  * (`DELETE /device_publish?taskIDs=`, asked first) for the roles that may write.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { errorText } from './error-text.ts'

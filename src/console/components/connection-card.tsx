@@ -4,7 +4,7 @@
  * `mosquitto_pub` / `mosquitto_sub` lines with their topics, each with a Copy button.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { ErrorNote } from './paged-list.tsx'
 

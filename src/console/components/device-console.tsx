@@ -4,7 +4,7 @@
  * queued). Not shown to viewers (they cannot send commands).
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, type Page } from '../api.ts'
+import { api, type Page } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { CommandComposer } from './command-composer.tsx'

@@ -4,7 +4,7 @@
  * PUT (blocking asks first). Not rendered for viewers.
  */
 import { useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { ErrorNote } from './paged-list.tsx'
 import { errorText } from './error-text.ts'

@@ -3,7 +3,7 @@
  * (its message and each field's error) is shown in role alert and the dialog stays open.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type Device } from '../api.ts'
+import { api, type Device } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { ProductSelect } from './product-select.tsx'
 import { errorText } from './error-text.ts'

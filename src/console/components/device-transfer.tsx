@@ -4,7 +4,7 @@
  * session's token and offered as a download link, the import's result (created, failed, each row's error) shown.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, authorization } from '../api.ts'
+import { api, authorization } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { errorText } from './error-text.ts'
 

@@ -1,5 +1,5 @@
 /** The API's refusal as one line: its message and every field it names (`url: link-local address`). */
-import { ApiError } from '../api.ts'
+import { ApiError } from '../api/client.ts'
 
 export function errorText(e: unknown): string {
   if (!(e instanceof ApiError)) return e instanceof Error ? e.message : String(e)

@@ -3,7 +3,7 @@
  * scheduled (POST /group_schedule_publish) when "When" is not Now.
  */
 import { useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { payloadOf } from './command-composer.tsx'
 import { Progress, useGroupRun } from './group-progress.tsx'

@@ -3,7 +3,7 @@
  * the group's product not in it yet (searched) to add. Viewers see the table only.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { OnlineBadge } from './device-rows.tsx'

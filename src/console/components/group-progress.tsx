@@ -5,7 +5,7 @@
  * once for the totals.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, type Page } from '../api.ts'
+import { api, type Page } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { onLive } from '../live.ts'
 

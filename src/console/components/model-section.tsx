@@ -6,7 +6,7 @@
  */
 import type { ComponentChild } from 'preact'
 import { useRef, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { pw } from '../pages/product-words.ts'
 import { bodyOf, FormFields, initialValues, valuesOf, type Field } from './model-form.tsx'

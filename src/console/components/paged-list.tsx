@@ -3,7 +3,7 @@
  * debounced, a stale answer ignored), the search box that goes back to page 1, the pager and the error line.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, type Page } from '../api.ts'
+import { api, type Page } from '../api/client.ts'
 import { t } from '../i18n.ts'
 
 /** Rows a page asks for. */

@@ -3,7 +3,7 @@
  * read from GET /products, and a search box narrowing it (productName_like) when the tenant has more.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, type Page } from '../api.ts'
+import { api, type Page } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 
 /** How many products the select offers at once. */

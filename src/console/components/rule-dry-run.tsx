@@ -4,7 +4,7 @@
  * (GET /original_data, maxPoints = the chart's width) with the threshold the condition compares it to as a line.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { Chart, useBoxWidth, type ChartMarks, type SeriesData } from './chart.tsx'
 import { serviceZone } from '../time.ts'

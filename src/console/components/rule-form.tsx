@@ -3,7 +3,7 @@
  * dry run of the rule as edited (rule-dry-run.tsx) once a product is picked.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'

@@ -3,7 +3,7 @@
  * (`scheduleType` 1, 2, 3 of `/device_schedule_publish` and `/group_schedule_publish`), the fields that pick it, and
  * what the schedule lists show of a schedule. Shared by the command composer, the group page and /schedules.
  */
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 
 export type When = 'now' | 'once' | 'interval' | 'cron'

@@ -3,7 +3,7 @@
  * (`?parentDevice={id}`), server-paged, each linked to its page. `hideEmpty`: render nothing while there are none
  * (a device page, where most devices have no children).
  */
-import { type Device } from '../api.ts'
+import { type Device } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { OnlineBadge } from './device-rows.tsx'
 import { ErrorNote, Pager, usePagedList } from './paged-list.tsx'

@@ -1,6 +1,6 @@
 /** The form of a webhook (create or edit): url, event types, enabled; the API's refusal in role alert. */
 import { useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'

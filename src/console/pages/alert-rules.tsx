@@ -3,7 +3,7 @@
  * the dry run), enable/disable and delete for the roles that may write.
  */
 import { useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { errorText } from '../components/error-text.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { RuleForm, type Rule } from '../components/rule-form.tsx'

@@ -3,7 +3,7 @@
  * the roles that may write, and the history; re-read when the event stream brings an alert event.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'

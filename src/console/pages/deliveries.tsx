@@ -5,7 +5,7 @@
  * until that delivery leaves `pending` (at most 30 reads).
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { errorText } from '../components/error-text.ts'
 import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'

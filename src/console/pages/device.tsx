@@ -4,7 +4,7 @@
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, session, type Device, type LatestValue } from '../api.ts'
+import { api, ApiError, session, type Device, type LatestValue } from '../api/client.ts'
 import { Charts } from '../components/charts.tsx'
 import { ConnectionCard } from '../components/connection-card.tsx'
 import { DeviceConsole } from '../components/device-console.tsx'

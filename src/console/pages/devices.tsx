@@ -5,7 +5,7 @@
  * may export.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { DeviceForm, fw, type DeviceRow } from '../components/device-form.tsx'
 import { DeviceExport, DeviceImport } from '../components/device-transfer.tsx'

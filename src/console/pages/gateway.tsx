@@ -4,7 +4,7 @@
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, session } from '../api.ts'
+import { api, ApiError, session } from '../api/client.ts'
 import { ConnectionCard } from '../components/connection-card.tsx'
 import { EDITABLE, EditControls, editWords, type Editing } from '../components/device-edit.tsx'
 import { DeviceLogs } from '../components/device-logs.tsx'

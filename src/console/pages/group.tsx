@@ -3,7 +3,7 @@
  * live, or scheduled) and its control log, re-read when one of the group's commands changes.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { GroupCommand, gw } from '../components/group-command.tsx'
 import { pw } from '../components/group-progress.tsx'
 import { GroupMembers } from '../components/group-members.tsx'

@@ -1,6 +1,6 @@
 /** /groups: the tenant's groups, paged by the server and searched by name; create, edit and delete (not viewers). */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { errorText } from '../components/error-text.ts'

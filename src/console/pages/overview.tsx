@@ -1,6 +1,6 @@
 /** /: the fleet's figures (GET /overview), re-read when devices connect or alerts change, and every 30 s. */
 import { useEffect, useState } from 'preact/hooks'
-import { api } from '../api.ts'
+import { api } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { ErrorNote } from '../components/paged-list.tsx'

@@ -3,7 +3,7 @@
  * and app templates, each a region with its list and forms. Another tenant's product is the API's 404: Not found.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, session, type Page } from '../api.ts'
+import { api, ApiError, session, type Page } from '../api/client.ts'
 import { bodyOf, FormFields, valuesOf } from '../components/model-form.tsx'
 import { ErrorNote } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'

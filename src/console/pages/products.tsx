@@ -1,6 +1,6 @@
 /** /products: the tenant's products, paged by the server and searched by name; create and delete (not for viewers). */
 import { useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { bodyOf, FormFields, initialValues, type Field } from '../components/model-form.tsx'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'

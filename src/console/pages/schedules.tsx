@@ -3,7 +3,7 @@
  * payload, enabled and next run; edit, enable / disable and delete for the roles that may write.
  */
 import { useState } from 'preact/hooks'
-import { api, session } from '../api.ts'
+import { api, session } from '../api/client.ts'
 import { payloadOf } from '../components/command-composer.tsx'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import {

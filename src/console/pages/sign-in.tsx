@@ -1,6 +1,6 @@
 /** Sign in with email and password; a refusal is shown as an alert. */
 import { useState } from 'preact/hooks'
-import { ApiError, signIn } from '../api.ts'
+import { ApiError, signIn } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { ErrorNote } from '../components/paged-list.tsx'
 

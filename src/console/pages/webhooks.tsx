@@ -4,7 +4,7 @@
  * /webhooks/{id}: one webhook's delivery log with Re-send (deliveries.tsx).
  */
 import { useEffect, useState } from 'preact/hooks'
-import { api, session, type Page } from '../api.ts'
+import { api, session, type Page } from '../api/client.ts'
 import { errorText } from '../components/error-text.ts'
 import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'

@@ -2,26 +2,32 @@ import { Worker } from 'node:worker_threads'
 
 /**
  * How a worker thread starts depends on what this module was loaded as. From the sources (a .ts file under tsx:
- * the tests, `npm run dev`) a thread starts through boot.mjs, which registers tsx in it, then imports the entry .ts
- * file beside this one. Compiled (`npm run build`: this module is then part of a bundle in dist/server/, main.js or
+ * the tests, `npm run dev`) a thread starts through boot.mjs, which registers tsx in it, then imports the entry's .ts
+ * file (WORKER_ENTRIES). Compiled (`npm run build`: this module is then part of a bundle in dist/server/, main.js or
  * a CLI's) a thread starts straight from its entry's own bundle beside that one (dist/server/writer.js, ...).
  */
 const COMPILED = import.meta.url.endsWith('.js')
 const BOOT = new URL('./boot.mjs', import.meta.url)
 
-/** Every module a worker thread runs (store/libsql/worker/<name>.ts); `npm run build` bundles each. */
-export const WORKER_ENTRIES = [
-  'writer',
-  'reader',
-  'telemetry-worker',
-  'checkpointer',
-  'backup-worker',
-] as const
-export type WorkerEntry = (typeof WORKER_ENTRIES)[number]
+/**
+ * Every module a worker thread runs, by name, with its source (a path from the repository's root). `npm run build`
+ * bundles each as dist/server/<name>.js.
+ */
+export const WORKER_ENTRIES = {
+  writer: 'store/libsql/worker/writer.ts',
+  reader: 'store/libsql/worker/reader.ts',
+  'telemetry-worker': 'store/tsdb/worker/thread.ts',
+  checkpointer: 'store/libsql/worker/checkpointer.ts',
+  'backup-worker': 'store/libsql/worker/backup-worker.ts',
+} as const
+export type WorkerEntry = keyof typeof WORKER_ENTRIES
+
+/** The repository's root, seen from this file's source (store/libsql/worker/). */
+const ROOT = new URL('../../../', import.meta.url)
 
 /** The URL of a worker entry's module: its source, or its bundle when this runs compiled. */
 export const workerEntry = (name: WorkerEntry): string =>
-  new URL(`./${name}.${COMPILED ? 'js' : 'ts'}`, import.meta.url).href
+  (COMPILED ? new URL(`./${name}.js`, import.meta.url) : new URL(WORKER_ENTRIES[name], ROOT)).href
 
 /**
  * Starts a thread on `workerData.entry` (see workerEntry) and waits for its first message; rejects when the thread

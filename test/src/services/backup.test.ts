@@ -12,7 +12,7 @@ import { startTestService, waitTask, type TestService } from '../../_support/ser
 import { mkPoint, mkProduct, mkStream } from '../routes/_product-model.ts'
 import { mqttBody, newDevice } from '../routes/devices-helpers.ts'
 import { connectDevice, end } from '../../ingest/_mqtt.ts'
-import { LibsqlTelemetryStore } from '../../../store/libsql/telemetry.ts'
+import { LibsqlTelemetryStore } from '../../../store/tsdb/store.ts'
 import { openDb } from '../../../store/libsql/db.ts'
 
 const test = suite('backups')
