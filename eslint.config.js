@@ -13,11 +13,39 @@ export default tseslint.config(
     },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
+      // a JSX handler may be async: Preact ignores what it returns, and the handler catches its own errors
+      '@typescript-eslint/no-misused-promises': [
+        'error',
+        { checksVoidReturn: { attributes: false } },
+      ],
+      // `cond && act()` and `cond ? a() : b()` as statements are house style
+      '@typescript-eslint/no-unused-expressions': [
+        'error',
+        { allowShortCircuit: true, allowTernary: true },
+      ],
+      // a catch passes on what it caught, whatever it is
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
+      // an async function without await is how a synchronous implementation of a promise-returning port turns
+      // its throws into rejections, as the port's callers expect
+      '@typescript-eslint/require-await': 'off',
       // `_`-prefixed parameters and rest siblings are the house's way to say "deliberately unused"
       '@typescript-eslint/no-unused-vars': [
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+    },
+  },
+  {
+    // Tests still read API answers as `any` (435 of them, scripts/house.ts counts): until they are typed, the
+    // rules that follow an `any` through the code are off here, and only here
+    files: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },

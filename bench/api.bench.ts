@@ -17,6 +17,7 @@ import { observeRequests } from '../src/http/observe.ts'
 import { createLogger, fileDestination } from '../src/kernel/log.ts'
 import { createMetrics } from '../src/kernel/metrics.ts'
 import { openSql } from '../test/_support/service.ts'
+import type { ApiRecord } from './_support/service.ts'
 import { insertDevices } from './_support/devices.ts'
 import { load, table, type LoadResult } from './_support/runner.ts'
 import { recordCollections } from './_support/collections.ts'
@@ -54,7 +55,7 @@ async function prepare(observability: 'on' | 'off') {
     { logDestination: sink },
   )
   const json = async (path: string, init: RequestInit = {}) =>
-    (await fetch(svc.url + path, init)).json() as Promise<any>
+    (await fetch(svc.url + path, init)).json() as Promise<ApiRecord>
   const { token, tenantID } = await json('/api/v1/login', {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -74,7 +75,7 @@ async function prepare(observability: 'on' | 'off') {
   const ids = (
     await db.all("SELECT id FROM devices WHERE kind = 'device' ORDER BY random() LIMIT 1000")
   ).map((r) => Number(r.id))
-  db.close()
+  void db.close()
   const detailPaths = ids.map((id) => `/api/v1/devices/${id}`)
   return {
     svc,

@@ -95,7 +95,7 @@ async function startBuild(name: string, dir: string): Promise<Build> {
   const ids = (
     await db.all("SELECT id FROM devices WHERE kind = 'device' ORDER BY id LIMIT 1000 OFFSET 4000")
   ).map((r) => Number(r.id))
-  db.close()
+  void db.close()
   return {
     name,
     child,

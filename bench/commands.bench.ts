@@ -44,7 +44,14 @@ if (profiler) {
   profiler.connect()
   await profiler.post('Profiler.enable')
 }
-const sqlStats = process.env.BENCH_SQLSTATS ? await import(process.env.BENCH_SQLSTATS) : undefined
+/** A module of the maintainer's own, counting SQL statements (BENCH_SQLSTATS=<path>): enable(), then dump(). */
+interface SqlStats {
+  enable(): void
+  dump(): string
+}
+const sqlStats = process.env.BENCH_SQLSTATS
+  ? ((await import(process.env.BENCH_SQLSTATS)) as SqlStats)
+  : undefined
 // the service's event loop and CPU, per phase: connects and the group publish, then the device publishes (from the
 // first one stored, warm-up included)
 const loop = monitorEventLoopDelay({ resolution: 10 })
@@ -113,7 +120,25 @@ const onStatus = (e: {
   }, 2000)
 }
 svc.deps.bus.on('command.status', onStatus)
-const r = await childJson<any>(
+/** What _support/command-load.ts prints: the load process's figures. */
+interface CommandLoad {
+  connectMs: number
+  group: { answeredMs: number; receivedMs: number; received: number; perSecond: number }
+  single: {
+    sent: number
+    rate: number
+    errors: number
+    received: number
+    p50: number
+    p99: number
+    max: number
+    slices: number[]
+    statuses: Record<string, number>
+  }
+  loop: unknown
+  slowest: unknown
+}
+const r = await childJson<CommandLoad>(
   join(import.meta.dirname, '_support/command-load.ts'),
   JSON.stringify({
     mqtt: `mqtt://127.0.0.1:${svc.deps.broker.port}`,

@@ -66,7 +66,7 @@ const devices = Array.from({ length: DEVICES }, (_, i) => ({
   username: randomId(36),
   token: randomId(36),
 }))
-;(await seedDevices(product.id, devices)).close()
+void (await seedDevices(product.id, devices)).close()
 const topicOf = (deviceID: string) =>
   `${mountpoint({ cloudProtocol: 1, tenantID, productID: product.productID, deviceID })}telemetry`
 
@@ -156,7 +156,7 @@ const bare = spawn(
   { stdio: ['ignore', 'pipe', 'inherit'] },
 )
 const barePort: number = await new Promise((resolve) =>
-  bare.stdout.once('data', (d) => resolve(JSON.parse(String(d)).port)),
+  bare.stdout.once('data', (d) => resolve((JSON.parse(String(d)) as { port: number }).port)),
 )
 const anonymous = devices.map((d) => ({ clientId: d.deviceID, topic: topicOf(d.deviceID) }))
 const bareUrl = `mqtt://127.0.0.1:${barePort}`

@@ -18,6 +18,7 @@ import type { TelemetryPoint } from '../store/telemetry.ts'
 import { INFLUX_MISSING, influxForTests } from '../test/_support/influx.ts'
 import { table } from './_support/runner.ts'
 import { openSql } from '../test/_support/service.ts'
+import type { ApiRecord } from './_support/service.ts'
 
 const RUNS = Number(process.env.BENCH_QUERY_RUNS ?? 20)
 const DAYS = 7
@@ -88,7 +89,7 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
       })
       const text = await r.text()
       if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${text.slice(0, 300)}`)
-      return { text, json: () => JSON.parse(text) }
+      return { text, json: () => JSON.parse(text) as ApiRecord }
     }
     const product = (
       await api('POST', '/products', { productName: 'bench', cloudProtocol: 1 })
@@ -119,7 +120,7 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     const metric = (
       await api('POST', '/metrics', {
         metricName: 'mean p0',
-        dataPointIntID: points[0].id,
+        dataPointIntID: points[0]!.id,
         metricType: 2,
         aggregateType: 3,
       })
@@ -128,7 +129,7 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     const tenantID = String(
       (await sql.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))!.tenant_id,
     )
-    sql.close()
+    void sql.close()
 
     // 7 days x 10 points at 1 Hz, written through the store in 100,000-value calls (4 in flight)
     const t0 = performance.now()
@@ -176,10 +177,14 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
       end: BASE + (2 + days) * DAY,
     })
     const check = (text: string, n: number) => {
-      const body = JSON.parse(text)
+      const body = JSON.parse(text) as Array<{
+        id?: number
+        originalData?: { value: unknown[] }
+        metricData?: { value: unknown[] }
+      }>
       const got =
-        body[0].originalData?.value.length ??
-        body.find((m: { id: number }) => m.id === metric.id).metricData.value.length
+        body[0]!.originalData?.value.length ??
+        body.find((m) => m.id === metric.id)!.metricData!.value.length
       if (got !== n) throw new Error(`expected ${n} values, got ${got}`)
     }
     const rows: Figures['rows'] = []
@@ -234,7 +239,7 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     )
     let bytes = 0
     let lines = 0
-    for await (const chunk of res.body!) {
+    for await (const chunk of res.body! as AsyncIterable<Uint8Array>) {
       bytes += chunk.length
       for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) lines++
     }
@@ -252,7 +257,7 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
     })
     let allRows = 0
     let allBytes = 0
-    for await (const chunk of all.body!) {
+    for await (const chunk of all.body! as AsyncIterable<Uint8Array>) {
       allBytes += chunk.length
       for (let i = 0; i < chunk.length; i++) if (chunk[i] === 10) allRows++
     }

@@ -144,7 +144,7 @@ async function seed(data: string): Promise<number> {
   )
   const db = await openDb({ url: `file:${data}/devicecloud.db` })
   await insertDevices(db, String(tenantID), Number(product.id), DEVICES)
-  db.close()
+  void db.close()
   await svc.stop()
   return svc.healthyMs
 }

@@ -40,15 +40,15 @@ async function timed(path: string): Promise<{ p50: number; p99: number; count: n
   let count = 0
   for (let i = 0; i < 23; i++) {
     const t0 = performance.now()
-    const r = await api('GET', path)
+    const r = await api<{ meta?: { count: number } }>('GET', path)
     if (i >= 3) ms.push(performance.now() - t0)
     count = r.meta?.count ?? -1
   }
   ms.sort((a, b) => a - b)
   return { p50: ms[9]!, p99: ms[19]!, count }
 }
-const device = (await api('GET', '/api/v1/devices?deviceID=bench-7')).items[0].id
-const span = (await api('GET', '/api/v1/device_events?_limit=1')).items[0].msgTime as string
+const device = (await api('GET', '/api/v1/devices?deviceID=bench-7')).items[0]!.id
+const span = (await api('GET', '/api/v1/device_events?_limit=1')).items[0]!.msgTime as string
 const endTime = encodeURIComponent(span)
 const reads: Array<[string, string]> = [
   ['first page, all devices', '/api/v1/device_events?_limit=20'],

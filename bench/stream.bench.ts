@@ -35,7 +35,7 @@ const devices = Array.from({ length: DEVICES }, (_, i) => ({
   username: randomId(36),
   token: randomId(36),
 }))
-;(await seedDevices(product.id, devices)).close()
+void (await seedDevices(product.id, devices)).close()
 const load = devices.map((d) => ({
   clientId: d.deviceID,
   username: d.username,
@@ -69,12 +69,13 @@ function streamClients(n: number): Promise<() => Promise<ClientsResult>> {
     ],
     { stdio: ['pipe', 'pipe', 'inherit'] },
   )
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]()
+  const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]()
   return (async () => {
     const first = await lines.next()
-    if (first.done || !JSON.parse(first.value).ready) throw new Error('stream clients failed')
+    if (first.done || !(JSON.parse(first.value) as { ready?: boolean }).ready)
+      throw new Error('stream clients failed')
     return async () => {
-      child.stdin!.write('stop\n')
+      child.stdin.write('stop\n')
       const last = await lines.next()
       if (last.done) throw new Error('stream clients ended without their figures')
       return JSON.parse(last.value) as ClientsResult

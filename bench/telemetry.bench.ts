@@ -27,7 +27,7 @@ const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss))
 
 /** Batch b of the write test: 500 instants x 100 devices x 10 data points... as 5,000 points. */
 function writeBatch(b: number): TelemetryPoint[] {
-  const out: TelemetryPoint[] = new Array(BATCH)
+  const out: TelemetryPoint[] = new Array<TelemetryPoint>(BATCH)
   for (let i = 0; i < BATCH; i++) {
     const n = b * BATCH + i
     const series = n % 1000

@@ -2,8 +2,8 @@ import { Backpressure } from './types.ts'
 
 interface Waiting<A, R> {
   arg: A
-  resolve(value: R): void
-  reject(e: unknown): void
+  resolve: (value: R) => void
+  reject: (e: unknown) => void
 }
 
 /**

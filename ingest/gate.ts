@@ -21,7 +21,7 @@ export interface Gatekeepers {
   /** Throttles the logging of refused connections and bans flapping addresses (used by the tracker too). */
   refusals: RefusalGuard
   /** The CNs of the enabled certificates bound to a device (authType 2 devices). */
-  certsForDevice(deviceIntID: number): Promise<string[]>
+  certsForDevice: (deviceIntID: number) => Promise<string[]>
   /** The same gatekeeping as an external broker's hooks ask for it. */
   gate: DeviceGate
 }

@@ -79,7 +79,10 @@ export function createHttpIngest(deps: HttpDevices & { pipeline: Pipeline }): Ht
       let full = 0
       for (const [index, s] of settled.entries()) {
         if (s.status === 'fulfilled') {
-          if (s.value) ((accepted += s.value.accepted), queued++)
+          if (s.value) {
+            accepted += s.value.accepted
+            queued++
+          }
         } else if (s.reason instanceof StorageFull) {
           full++
           rejected.push({

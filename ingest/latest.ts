@@ -41,7 +41,10 @@ export class LatestValuesCache {
   private add(entry: DeviceEntry) {
     if (this.order.size >= this.maxDevices) this.remove(this.order.values().next().value!)
     let devices = this.tenants.get(entry.tenantID)
-    if (!devices) this.tenants.set(entry.tenantID, (devices = new Map()))
+    if (!devices) {
+      devices = new Map()
+      this.tenants.set(entry.tenantID, devices)
+    }
     devices.set(entry.deviceID, entry)
     this.order.add(entry)
   }
@@ -120,7 +123,10 @@ export class LatestValuesCache {
     if (!missing.length) return out
     const stored = await this.telemetry.latestOf(tenantID, missing)
     for (const deviceID of missing)
-      out.set(deviceID, this.complete(tenantID, deviceID, stored.get(deviceID) ?? new Map()))
+      out.set(
+        deviceID,
+        this.complete(tenantID, deviceID, stored.get(deviceID) ?? new Map<string, LastValue>()),
+      )
     return out
   }
 

@@ -163,7 +163,7 @@ export function compileFormula(expr: string, allowedIds: readonly string[]): For
     throw new FormulaError(`at most ${MAX_FORMULA_LENGTH} characters`)
   let tree: Node
   try {
-    tree = math().parse(expr) as Node
+    tree = math().parse(expr)
   } catch (e) {
     throw new FormulaError((e as Error).message)
   }
@@ -176,7 +176,7 @@ export function compileFormula(expr: string, allowedIds: readonly string[]): For
     return new (math().math.SymbolNode)(safe.get(id)!)
   }
   const rewritten = tree.transform((node, path) => {
-    const n = node as Node
+    const n = node
     if (isDp(n)) return ref(dpArgument(n))
     if (n.type === 'SymbolNode' && path !== 'fn')
       return CONSTANTS.has(n.name!) && !allowed.has(n.name!) ? n : ref(n.name!)
@@ -333,7 +333,7 @@ const CONSTANT_VALUES: Record<string, number> = { pi: Math.PI, PI: Math.PI, e: M
 /** A data point's slot (`__dp{i}`) or a number, seen through parentheses; undefined for anything else. */
 function leaf(n: Node): { slot?: number; value?: number } | undefined {
   if (n.type === 'ParenthesisNode')
-    return mathjs().isParenthesisNode(n) ? leaf(n.content as Node) : undefined
+    return mathjs().isParenthesisNode(n) ? leaf(n.content) : undefined
   if (n.type === 'ConstantNode') return typeof n.value === 'number' ? { value: n.value } : undefined
   if (n.type !== 'SymbolNode') return undefined
   const name = n.name!
@@ -378,7 +378,7 @@ function fastCompile(n: Node): Fast | undefined {
       if (args.length === 2 && BINARY[fn]) {
         const op = BINARY[fn]
         // a data point against a number or another data point (most conditions): read in place, one call less
-        const [x, y] = [leaf(n.args![0]!), leaf(n.args![1]!)]
+        const [x, y] = [leaf(n.args[0]!), leaf(n.args[1]!)]
         if (x?.slot !== undefined && y?.value !== undefined) {
           const [i, c] = [x.slot, y.value]
           return (s) => op(s[i]!, c)

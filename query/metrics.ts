@@ -124,7 +124,7 @@ export function evaluateAligned(
   })
   const cursors = series.map(() => 0)
   // keyed by dataPointIDs: no prototype, so `__proto__` or `constructor` is an ordinary key
-  const scope: Record<string, number> = Object.create(null)
+  const scope = Object.create(null) as Record<string, number>
   const d = series[driver]!
   outer: for (let k = 0; k < d.time.length; k++) {
     const t = d.time[k]!
@@ -252,7 +252,8 @@ async function seriesOf(
       let sampled: Downsampler | undefined
       const error = await runFormula(store, q, formula, m.dataPointID, (t, v) => {
         if (sampled) return sampled.add([t], [v])
-        ;(whole.time.push(t), whole.value.push(v))
+        whole.time.push(t)
+        whole.value.push(v)
         if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
           sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints, q.tz)
           sampled.add(whole.time, whole.value)

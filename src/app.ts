@@ -103,9 +103,9 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
     )
   // a GET or HEAD has no body any handler reads: hono's limit would still read `c.req.raw.body`, which makes
   // @hono/node-server build a whole Request (headers, AbortSignal) for every read of the API
-  app.use('/api/v1/*', (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitOf(c.req.path)(c, next),
-  )
+  const bodyLimit: MiddlewareHandler<AppEnv> = (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitOf(c.req.path)(c, next)
+  app.use('/api/v1/*', bodyLimit)
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
   app.get('/api/v1/openapi.json', (c) => c.json(document()))

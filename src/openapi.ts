@@ -224,6 +224,7 @@ export function buildOpenApi(
   }
 }
 
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- descriptions and examples are text
 const esc = (s: unknown) => String(s ?? '').replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
 
 function typeOf(s: Json | undefined): string {
@@ -231,20 +232,21 @@ function typeOf(s: Json | undefined): string {
   if (s.enum) return (s.enum as unknown[]).map((v) => JSON.stringify(v)).join(' | ')
   if (s.anyOf) return (s.anyOf as Json[]).map(typeOf).join(' | ')
   if (s.type === 'array') return `${typeOf(s.items as Json)}[]`
-  return String(s.type ?? 'any')
+  return String((s.type as string | undefined) ?? 'any')
 }
 
 /** A schema's description, or its non-null member's when it is nullable. */
 function noteOf(s: Json | undefined): string {
   if (!s) return ''
-  if (s.description !== undefined) return String(s.description)
+  if (s.description !== undefined) return s.description as string
   const member = (s.anyOf as Json[] | undefined)?.find((m) => m.description !== undefined)
-  return member ? String(member.description) : ''
+  return member ? (member.description as string) : ''
 }
 
 /** Markdown-lite of descriptions: `code` spans, `## ` headings, paragraphs and line breaks. */
 function prose(text: unknown): string {
   const inline = (t: string) => esc(t).replace(/`([^`]+)`/g, '<code>$1</code>')
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a description is text
   return String(text ?? '')
     .split(/\n\n+/)
     .map((para) =>
@@ -283,10 +285,8 @@ export function renderDocs(doc: Json): string {
       const params = (op.parameters as Json[]).filter((p) => !String(p.name).match(/_(like|in)$/))
       const body = (op.requestBody as Json | undefined)?.content as Record<string, Json> | undefined
       const ok = Object.entries(op.responses as Record<string, Json>)[0]!
-      const okSchema = (
-        (ok[1].content as Record<string, Json> | undefined)?.['application/json'] as
-          Json | undefined
-      )?.schema as Json | undefined
+      const okSchema = (ok[1].content as Record<string, Json> | undefined)?.['application/json']
+        ?.schema as Json | undefined
       const json = body?.['application/json']
       const bodyNote = noteOf(json?.schema as Json | undefined)
       const html = `<section><h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(path)}</code></h3>

@@ -85,7 +85,9 @@ export function publicMessage(e: unknown): string {
   const err = e as { message?: unknown; code?: unknown; name?: unknown } | null
   if (typeof e === 'string') return firstLine(e)
   if (!err || typeof err.message !== 'string') return 'the task failed'
-  const driverError = /^(SQLITE|LIBSQL)/.test(String(err.code ?? '')) || err.name === 'LibsqlError'
+  const driverError =
+    /^(SQLITE|LIBSQL)/.test(String((err.code as string | number | undefined) ?? '')) ||
+    err.name === 'LibsqlError'
   if (driverError && !(e instanceof TaskFailure)) return 'internal error'
   return firstLine(err.message)
 }

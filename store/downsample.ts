@@ -142,8 +142,10 @@ export async function downsampleStream(
     }
     if (d) d.add(slice.time, slice.value)
     else
-      for (let i = 0; i < slice.time.length; i++)
-        (whole.time.push(slice.time[i]!), whole.value.push(slice.value[i]!))
+      for (let i = 0; i < slice.time.length; i++) {
+        whole.time.push(slice.time[i]!)
+        whole.value.push(slice.value[i]!)
+      }
   }
   for (const [dp, d] of sampling) out.set(dp, d.result())
   return out

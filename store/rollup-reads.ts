@@ -164,8 +164,10 @@ async function plan(
       const raw = plans.get(dp)!.raw
       const s = got.get(dp)
       if (s)
-        for (let i = 0; i < s.time.length; i++)
-          (raw.time.push(s.time[i]!), raw.value.push(s.value[i]!))
+        for (let i = 0; i < s.time.length; i++) {
+          raw.time.push(s.time[i]!)
+          raw.value.push(s.value[i]!)
+        }
     }
   }
   return plans
@@ -234,8 +236,10 @@ export async function downsampleFromRollups(
     for (let b = 0; b < stats.length; b++) {
       const kept =
         stats[b]!.other > 0 ? await mixedBucket(src, range, dp, bounds, b) : extremesOf([stats[b]!])
-      for (let k = 0; k < kept.time.length; k++)
-        (time.push(kept.time[k]!), value.push(kept.value[k]!))
+      for (let k = 0; k < kept.time.length; k++) {
+        time.push(kept.time[k]!)
+        value.push(kept.value[k]!)
+      }
     }
     out.set(dp, served({ time, value }, resolution))
   }

@@ -65,8 +65,14 @@ export function foldStat(acc: WindowStat, s: WindowStat) {
       acc.max = s.max
       acc.tmax = s.tmax
     } else {
-      if (s.min < acc.min) ((acc.min = s.min), (acc.tmin = s.tmin))
-      if (s.max > acc.max) ((acc.max = s.max), (acc.tmax = s.tmax))
+      if (s.min < acc.min) {
+        acc.min = s.min
+        acc.tmin = s.tmin
+      }
+      if (s.max > acc.max) {
+        acc.max = s.max
+        acc.tmax = s.tmax
+      }
     }
   }
   acc.sum += s.sum
@@ -89,9 +95,16 @@ export function foldValues(
       continue
     }
     const t = time[i]!
-    if (acc.count === 0) ((acc.min = acc.max = v), (acc.tmin = acc.tmax = t))
-    else if (v < acc.min) ((acc.min = v), (acc.tmin = t))
-    else if (v > acc.max) ((acc.max = v), (acc.tmax = t))
+    if (acc.count === 0) {
+      acc.min = acc.max = v
+      acc.tmin = acc.tmax = t
+    } else if (v < acc.min) {
+      acc.min = v
+      acc.tmin = t
+    } else if (v > acc.max) {
+      acc.max = v
+      acc.tmax = t
+    }
     acc.sum += v
     acc.count++
   }
@@ -315,9 +328,16 @@ export function extremesOf(stats: readonly WindowStat[]): Series {
   const value: number[] = []
   for (const s of stats) {
     if (s.count === 0) continue
-    if (s.tmin === s.tmax) (time.push(s.tmin), value.push(s.min))
-    else if (s.tmin < s.tmax) (time.push(s.tmin, s.tmax), value.push(s.min, s.max))
-    else (time.push(s.tmax, s.tmin), value.push(s.max, s.min))
+    if (s.tmin === s.tmax) {
+      time.push(s.tmin)
+      value.push(s.min)
+    } else if (s.tmin < s.tmax) {
+      time.push(s.tmin, s.tmax)
+      value.push(s.min, s.max)
+    } else {
+      time.push(s.tmax, s.tmin)
+      value.push(s.max, s.min)
+    }
   }
   return { time, value }
 }

@@ -39,6 +39,7 @@ interface Result {
   timedOut: boolean
 }
 
+// eslint-disable-next-line no-control-regex -- terminal colour codes start with ESC
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '')
 
 /**

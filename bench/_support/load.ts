@@ -105,7 +105,7 @@ function client(done: () => void) {
     })
   }
   function read(chunk: Buffer) {
-    let buf = carry ? Buffer.concat([carry, chunk]) : chunk
+    const buf = carry ? Buffer.concat([carry, chunk]) : chunk
     carry = undefined
     let at = 0
     while (at < buf.length) {

@@ -11,6 +11,18 @@ import { openSql } from '../../test/_support/service.ts'
 import { randomId } from '../../src/kernel/secrets.ts'
 import { mountpoint } from '../../src/kernel/topics.ts'
 
+/** The fields of an API answer the benches read (a record, a page, a login); each bench names what it reads. */
+export interface ApiRecord {
+  id: number
+  productID: string
+  deviceID: string
+  groupID: string
+  token: string
+  tenantID: string
+  items: ApiRecord[]
+  [field: string]: unknown
+}
+
 export async function startBenchService(name: string) {
   const dir = mkdtempSync(join(tmpdir(), `devicecloud-${name}-bench-`))
   const svc = await startService(
@@ -31,7 +43,12 @@ export async function startBenchService(name: string) {
       ),
     }),
   )
-  const call = async (method: string, path: string, body?: unknown, token?: string) => {
+  const call = async <T = ApiRecord>(
+    method: string,
+    path: string,
+    body?: unknown,
+    token?: string,
+  ): Promise<T> => {
     const send = () =>
       fetch(svc.url + path, {
         method,
@@ -49,7 +66,7 @@ export async function startBenchService(name: string) {
       if (method === 'GET' && code === 'ECONNRESET') return send()
       throw err
     })
-    return (await r.json()) as any
+    return (await r.json()) as T
   }
   const { token, tenantID } = await call('POST', '/api/v1/login', {
     email: 'b@b.io',
@@ -58,11 +75,12 @@ export async function startBenchService(name: string) {
   const bench = {
     svc,
     dir,
-    token: token as string,
-    tenantID: tenantID as string,
-    api: (method: string, path: string, body?: unknown) => call(method, path, body, token),
+    token,
+    tenantID,
+    api: <T = ApiRecord>(method: string, path: string, body?: unknown) =>
+      call<T>(method, path, body, token),
     /** A product with `points` numeric data points p0, p1 ... on one report stream `telemetry`. */
-    async telemetryProduct(points: number, productName = 'bench') {
+    telemetryProduct: async (points: number, productName = 'bench') => {
       const product = await call(
         'POST',
         '/api/v1/products',
@@ -101,10 +119,10 @@ export async function startBenchService(name: string) {
       return product as { id: number; productID: string }
     },
     /** Inserts devices (deviceID, username, token) of `productIntID` straight into the metadata store. */
-    async seedDevices(
+    seedDevices: async (
       productIntID: number,
       devices: ReadonlyArray<{ deviceID: string; username: string; token: string }>,
-    ) {
+    ) => {
       const sql = await openSql(svc)
       for (let s = 0; s < devices.length; s += 500) {
         const rows = devices.slice(s, s + 500)
@@ -129,14 +147,14 @@ export async function startBenchService(name: string) {
      * A product of `points` data points (named `prefix`) and `n` devices of it (ids `<prefix>-<i>`), seeded, each
      * with what a load generator needs: client id, username, password and its report topic.
      */
-    async sendingDevices(n: number, points: number, prefix = 'bench') {
+    sendingDevices: async (n: number, points: number, prefix = 'bench') => {
       const product = await bench.telemetryProduct(points, prefix)
       const devices = Array.from({ length: n }, (_, i) => ({
         deviceID: `${prefix}-${i}`,
         username: randomId(36),
         token: randomId(36),
       }))
-      ;(await bench.seedDevices(product.id, devices)).close()
+      void (await bench.seedDevices(product.id, devices)).close()
       const creds = devices.map((d) => ({
         clientId: d.deviceID,
         username: d.username,
@@ -145,7 +163,7 @@ export async function startBenchService(name: string) {
       }))
       return { product, devices, creds }
     },
-    async close() {
+    close: async () => {
       await svc.close()
       rmSync(dir, { recursive: true, force: true })
     },

@@ -4,7 +4,6 @@
  * All are aedes 2 properties its typings do not declare.
  */
 import type { EventEmitter } from 'node:events'
-import type { Client } from 'aedes'
 
 declare module 'aedes' {
   interface Aedes {

@@ -83,7 +83,10 @@ export class SubscriptionForms {
   /** The service subscribed the device to `full`, a topic outside its mountpoint, delivered as `deliveredAs`. */
   aliased(client: Client, full: string, deliveredAs: string) {
     let aliases = this.aliases.get(client)
-    if (!aliases) this.aliases.set(client, (aliases = new Map()))
+    if (!aliases) {
+      aliases = new Map()
+      this.aliases.set(client, aliases)
+    }
     aliases.set(full, deliveredAs)
   }
 
@@ -176,7 +179,10 @@ export class SubscriptionForms {
 
   private formsOf(client: Client): FormsByFilter {
     let forms = this.live.get(client)
-    if (!forms) this.live.set(client, (forms = new Map()))
+    if (!forms) {
+      forms = new Map()
+      this.live.set(client, forms)
+    }
     return forms
   }
 }

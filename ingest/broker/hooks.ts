@@ -393,7 +393,7 @@ export class BrokerHooks {
   ) => {
     const deliveredAs = this.serverSubs.get(sub)
     if (deliveredAs !== undefined) {
-      if (deliveredAs === null) this.forms.serviceSubscribed(client, sub.topic, sub.qos as Qos)
+      if (deliveredAs === null) this.forms.serviceSubscribed(client, sub.topic, sub.qos)
       else this.forms.aliased(client, sub.topic, deliveredAs)
       return cb(null, sub)
     }
@@ -404,7 +404,7 @@ export class BrokerHooks {
       (ok) => {
         if (!ok) return cb(null, null)
         if (this.forms.connecting(client)) this.forms.restoring(client, t.full)
-        else sub.qos = this.forms.subscribed(client, t, sub.qos as Qos)
+        else sub.qos = this.forms.subscribed(client, t, sub.qos)
         sub.topic = t.full
         cb(null, sub)
       },

@@ -47,10 +47,7 @@ function LanguageControl() {
   return (
     <label class="lang">
       {t().language}{' '}
-      <select
-        value={lang.value}
-        onChange={(e) => setLang((e.currentTarget as HTMLSelectElement).value as Lang)}
-      >
+      <select value={lang.value} onChange={(e) => setLang(e.currentTarget.value as Lang)}>
         <option value="en">English</option>
         <option value="zh">中文</option>
       </select>

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono'
 import type { AccountRepository, UserRecord } from '../../store/types.ts'
 import { hashToken, randomId, safeEqual, signJwt, verifyJwt } from '../kernel/secrets.ts'
-import type { AppEnv, Caller, Role } from './env.ts'
+import type { AppEnv, Caller } from './env.ts'
 
 const USER_TTL_MS = 5_000
 export const TOKEN_DAYS = 3

@@ -58,7 +58,7 @@ function decodeCursor(text: string): { cursor: Cursor; tag: string } | undefined
   const okValue =
     v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
   if (typeof s !== 'string' || !okValue || !Number.isSafeInteger(i)) return undefined
-  return { cursor: { v: v as Cursor['v'], id: i as number }, tag: s }
+  return { cursor: { v: v, id: i as number }, tag: s }
 }
 
 /** The wire `startTime`/`endTime` of a list query, kept until resolveListTimes knows the caller's time zone. */
@@ -133,7 +133,11 @@ export function listQuery<const F extends FilterFields>(
       if (typeof like === 'string' && like !== '')
         filters.push({ field: name, op: 'like', value: like })
       if (inList !== undefined) {
-        const values = Array.isArray(inList) ? inList : String(inList).split(',').filter(Boolean)
+        const values = Array.isArray(inList)
+          ? inList
+          : String(inList as string)
+              .split(',')
+              .filter(Boolean)
         filters.push({ field: name, op: 'in', value: type === 'int' ? values.map(Number) : values })
       }
     }

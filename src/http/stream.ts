@@ -2,7 +2,7 @@ import { fallbackLogger } from '../kernel/log.ts'
 
 /** A byte stream of the texts `parts` yields, pulled as the client reads (backpressure), cancelled with it. */
 export function textStream(parts: AsyncIterable<string>): ReadableStream<Uint8Array> {
-  const it = parts[Symbol.asyncIterator]()
+  const it: AsyncIterator<string, unknown> = parts[Symbol.asyncIterator]()
   const enc = new TextEncoder()
   return new ReadableStream({
     async pull(ctrl) {

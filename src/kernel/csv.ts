@@ -29,7 +29,8 @@ export function csvCell(value: unknown): string {
       ? JSON.stringify(value)
       : typeof value === 'number' || typeof value === 'bigint'
         ? String(value)
-        : neutralise(String(value))
+        : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a scalar here: objects went to JSON
+          neutralise(String(value))
   return NEEDS_QUOTES.test(text) || text !== text.trim() ? `"${text.replace(/"/g, '""')}"` : text
 }
 

@@ -4,8 +4,8 @@
  */
 export interface Deferred<T = void> {
   promise: Promise<T>
-  resolve(value: T): void
-  reject(err: unknown): void
+  resolve: (value: T) => void
+  reject: (err: unknown) => void
 }
 
 export function deferred<T = void>(): Deferred<T> {

@@ -49,7 +49,8 @@ function opOf(f: FieldOp): Op {
       return (r, c) =>
         r[from] === null || r[from] === undefined
           ? null
-          : (labels[String(r[from])]?.[c.lang] ?? null)
+          : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an enumeration's stored value
+            (labels[String(r[from])]?.[c.lang] ?? null)
     }
     case 'time':
       return (r, c) => formatTime(r[key] as number | null, c.tz)
@@ -78,6 +79,8 @@ export function compileProjection(p: Projection): (row: object, ctx: ProjectionC
   const { fields } = p
   if (fields.some((f) => f.key === '__proto__')) throw new Error('a wire field named __proto__')
   const body = fields.map((f, i) => `${JSON.stringify(f.key)}: ops[${i}](row, ctx)`).join(', ')
+  // the body is built from the projection's own field keys (JSON string literals) and indexes, never from data
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
   const make = new Function('ops', `return (row, ctx) => ({ ${body} })`) as (
     ops: Op[],
   ) => (row: object, ctx: ProjectionCtx) => Row

@@ -42,7 +42,7 @@ export interface GroupVariant<
   groupWire: RecordSerializer<R, { detail: D; list: L }> &
     Pick<ShapesA['groups']['groupWire'], 'added'>
   groupDeviceWire: RecordSerializer<GroupMemberRecord, { list: M }>
-  expand(tenant: string, rows: GroupRecord[]): Promise<R[]>
+  expand: (tenant: string, rows: GroupRecord[]) => Promise<R[]>
 }
 
 export function groupRoutes<

@@ -112,7 +112,7 @@ export function ingestMessages(text: string, contentType: string): ParsedMessage
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new ApiError('BAD_REQUEST', { body: 'must be a JSON object' })
   if (!('messages' in json)) return [checkMessage(json)]
-  const list = (json as { messages: unknown }).messages
+  const list = json.messages
   if (!Array.isArray(list))
     throw new ApiError('FORM_INVALID', { messages: 'must be an array of messages' })
   tooMany(list.length)

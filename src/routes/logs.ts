@@ -18,7 +18,7 @@ type LogsA = ShapesA['logs']
 export type LogVariant = Omit<LogsA, 'ConnectLog' | 'ConnectLogListQuery' | 'connectLogWire'> & {
   ConnectLog: z.ZodObject
   ConnectLogListQuery: z.ZodType<z.output<LogsA['ConnectLogListQuery']>>
-  connectLogWire: { list(record: object, ctx: WireCtx): Row }
+  connectLogWire: { list: (record: object, ctx: WireCtx) => Row }
 }
 
 /** One log list: its path and form, and the page it reads (`id` is the path's, 0 without one). */

@@ -25,7 +25,7 @@ export interface ProductVariant<
   ProductUpdate: z.ZodType<U>
   productFilters: FilterFields
   productWire: RecordSerializer<R, { detail: D; list: L }>
-  expand(tenant: string, rows: ProductRecord[]): Promise<R[]>
+  expand: (tenant: string, rows: ProductRecord[]) => Promise<R[]>
 }
 
 export function productRoutes<

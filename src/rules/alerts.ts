@@ -70,7 +70,8 @@ export function fillContent(
       ? ''
       : typeof v === 'object'
         ? JSON.stringify(v)
-        : String(v)
+        : // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a scalar here: objects went to JSON
+          String(v)
   })
 }
 

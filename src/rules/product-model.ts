@@ -10,6 +10,7 @@ export function assertValid(errors: FieldErrors) {
  * are all of that product. Sending the same product back in an edit is fine.
  */
 export function productUnchanged(field: string, sent: unknown, stored: unknown): FieldErrors {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- ids compared as text, whatever JSON type was sent
   return sent !== undefined && sent !== null && String(sent) !== String(stored)
     ? { [field]: 'cannot be changed' }
     : {}

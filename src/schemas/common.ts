@@ -31,7 +31,7 @@ export function annotate<S extends z.ZodType>(
   schema: S,
   meta: { examples?: unknown[]; description?: string },
 ): S {
-  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), ...meta } as z.GlobalMeta)
+  z.globalRegistry.add(schema, { ...z.globalRegistry.get(schema), ...meta })
   return schema
 }
 

@@ -28,6 +28,7 @@ export const relativeTopic = z
   .max(200, { error: 'at most 200 characters' })
   .refine((t) => !/[+#]/.test(t), { error: 'must not contain the wildcards + or #' })
   .refine((t) => !t.startsWith('/'), { error: 'is relative to the device: no leading /' })
+  // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
   .refine((t) => !/[\u0000-\u001f]/.test(t), { error: 'must not contain control characters' })
   .meta({ pattern: '^(?!/)[^+#\\u0000-\\u001f]*$' })
 

@@ -25,6 +25,7 @@ export const IngestMessage = z.object({
     .string({ error: 'required, a string' })
     .min(1, { error: 'must not be empty' })
     .max(1000, { error: 'at most 1000 characters' })
+    // eslint-disable-next-line no-control-regex -- a NUL is refused with the wildcards
     .refine((t) => !/[+#\u0000]/.test(t), { error: 'must not contain wildcards' }),
   payload: z.unknown().refine((v) => v !== undefined && v !== null, {
     error: 'required: an uplink payload (object or JSON text)',

@@ -86,7 +86,10 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
     const model = await pointsOf(productIntID)
     const ids = model.map((p) => p.dataPointID)
     let known = formulas.get(productIntID)
-    if (!known) formulas.set(productIntID, (known = new Map()))
+    if (!known) {
+      known = new Map()
+      formulas.set(productIntID, known)
+    }
     const compile: ConditionCompiler = (expr) => {
       let f = known.get(expr)
       if (!f) known.set(expr, (f = compileCondition(expr, ids)))
@@ -458,9 +461,9 @@ export function alertEngine(deps: AlertEngineDeps) {
   function listen(on: boolean) {
     const bus = on ? events.on.bind(events) : events.off.bind(events)
     bus('telemetry.stored', onStored)
-    bus('model.changed', reads.forgetModel)
-    bus('device.changed', reads.forgetDevice)
-    bus('device.deleted', reads.forgetDevice)
+    bus('model.changed', (e) => reads.forgetModel(e))
+    bus('device.changed', (e) => reads.forgetDevice(e))
+    bus('device.deleted', (e) => reads.forgetDevice(e))
   }
 
   return {

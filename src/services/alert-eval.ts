@@ -97,6 +97,7 @@ export function builtInAlerts(
 function violation(p: ModelPoint, v: StoredValue['value']): string | null | undefined {
   if (p.pointDataType === FAULT) {
     if (p.faultValue === null || p.faultValue === undefined || p.faultValue === '') return undefined
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a value and a fault value compared as text
     return String(v) === String(p.faultValue) ? `fault ${String(v)}` : null
   }
   if (p.upperLimit === null && p.lowerLimit === null) return undefined

@@ -153,7 +153,7 @@ export function setLatest(l: DeviceLatest, id: string, value: StoredValue['value
 
 /** A device's latest values from these (the store's, the first time it is seen). */
 export function deviceLatest(values: Iterable<[string, StoredValue['value']]>): DeviceLatest {
-  const l: DeviceLatest = { last: new Map(), scope: Object.create(null) } // scope keys are dataPointIDs
+  const l: DeviceLatest = { last: new Map(), scope: Object.create(null) as DeviceLatest['scope'] } // scope keys are dataPointIDs
   for (const [id, v] of values) setLatest(l, id, v)
   return l
 }

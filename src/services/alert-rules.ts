@@ -163,7 +163,7 @@ function timelineOf(series: Map<string, { time: number[]; value: unknown[] }>) {
       else if (typeof v === 'boolean') entries.push({ t, id, v: v ? 1 : 0 })
     })
   entries.sort((x, y) => x.t - y.t)
-  const scope: Record<string, number> = Object.create(null) // keys are dataPointIDs
+  const scope = Object.create(null) as Record<string, number> // keys are dataPointIDs
   const out: Array<{ t: number; scope: Record<string, number> }> = []
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i]!

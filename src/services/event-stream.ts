@@ -29,14 +29,14 @@ export interface StreamRequest {
   /** Replay outbox events after this id first; otherwise only events stored from now on. */
   lastEventID?: number
   /** Ends the client's connection at once (a client that overflowed and stopped reading). */
-  drop(): void
+  drop: () => void
 }
 
 export interface Subscription {
   /** The next bytes to write to the client (frames queued meanwhile, together); null when the stream ends. */
-  next(): Promise<Uint8Array | null>
+  next: () => Promise<Uint8Array | null>
   /** The client went away (or the caller ends it). */
-  close(): void
+  close: () => void
 }
 
 export interface EventStreamDeps {

@@ -16,7 +16,7 @@ export interface LeasedJobOptions<R> {
   /** Hears of a finished run (logs, events). */
   done?(result: R): void
   /** A check's failure (a run that threw). */
-  failed(e: unknown): void
+  failed: (e: unknown) => void
   /** Delay of the first check after start(), ms. */
   firstCheckMs: number
   /** How often a process checks, ms (at most the interval). */

@@ -87,10 +87,12 @@ export function retentionService(d: RetentionDeps) {
         d.meta.retention.pruneEvents(null, startedAt - keepEvents, STEP_ROWS),
       )
     // folded events go whole blocks at a time, once their newest event is past the limit
-    const blockRules = products.map((p) => ({
-      productIntID: p.productIntID as number | null,
-      keep: limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS),
-    }))
+    const blockRules = products.map(
+      (p): { productIntID: number | null; keep: number | undefined } => ({
+        productIntID: p.productIntID,
+        keep: limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS),
+      }),
+    )
     blockRules.push({ productIntID: null, keep: keepEvents })
     for (const { productIntID, keep } of blockRules) {
       if (keep === undefined) continue
@@ -164,9 +166,9 @@ export function retentionService(d: RetentionDeps) {
     /** Runs the job when it is due and no process holds it; the result, or undefined when not run here. */
     runIfDue: job.runIfDue,
     /** Checks shortly after start-up, then every check interval, whether a run is due. */
-    start: job.start,
+    start: () => job.start(),
     /** Stops checking; a run under way ends after its current step. */
-    close: job.close,
+    close: () => job.close(),
   }
 }
 

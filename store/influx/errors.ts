@@ -11,7 +11,7 @@ const DATA_STATUSES = new Set([400, 413, 422])
 export function toStoreError(err: unknown, what: string, field = 'points'): StoreError {
   if (err instanceof StoreError) return err
   if (err instanceof HttpError) {
-    const detail = `${what}: InfluxDB answered ${err.statusCode}: ${err.json?.message ?? err.body ?? err.message}`
+    const detail = `${what}: InfluxDB answered ${err.statusCode}: ${(err.json as { message?: string } | undefined)?.message ?? err.body ?? err.message}`
     return DATA_STATUSES.has(err.statusCode) ? new Invalid(field, detail) : new Unavailable(detail)
   }
   const e = err as { code?: string; message?: string; name?: string }

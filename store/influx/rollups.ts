@@ -216,7 +216,8 @@ export class InfluxRollups {
       rawExtentQuery(this.opts.bucket, Date.parse(ALL_TIME.start), Date.parse(ALL_TIME.stop)),
       (row) => {
         const t = Date.parse(row._time!)
-        ;((first = Math.min(first, t)), (last = Math.max(last, t)))
+        first = Math.min(first, t)
+        last = Math.max(last, t)
       },
     )
     for (let from = first; from <= last && !this.#closed; from += BACKFILL_STEP_MS) {
@@ -360,7 +361,8 @@ export class InfluxRollups {
       (point, time, value, prod) => {
         let s = raw.get(point)
         if (!s) raw.set(point, (s = { time: [], value: [] }))
-        ;(s.time.push(time), s.value.push(value))
+        s.time.push(time)
+        s.value.push(value)
         if (prod !== undefined) product.set(point, prod)
       },
       'product',

@@ -67,7 +67,7 @@ export function queryRowsRaw(
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     api.queryRows(query, {
-      next: (values, meta) => sink(meta.toObject(values) as Record<string, string>),
+      next: (values, meta) => sink(meta.toObject(values)),
       error: (err) => reject(toStoreError(err, 'query', 'query')),
       complete: () => resolve(),
     })
@@ -121,7 +121,10 @@ export function normalize(s: Series): Series {
   for (const i of order) {
     const n = out.time.length
     if (n > 0 && out.time[n - 1] === s.time[i]) out.value[n - 1] = s.value[i]!
-    else (out.time.push(s.time[i]!), out.value.push(s.value[i]!))
+    else {
+      out.time.push(s.time[i]!)
+      out.value.push(s.value[i]!)
+    }
   }
   return out
 }

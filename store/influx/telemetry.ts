@@ -138,7 +138,10 @@ export class InfluxTelemetryStore implements TelemetryStore {
     const query = readRawQuery(this.opts.bucket, r)
     await queryRows(this.#query, query, (point, time, value) => {
       const s = out.get(point)
-      if (s) (s.time.push(time), s.value.push(value))
+      if (s) {
+        s.time.push(time)
+        s.value.push(value)
+      }
     })
     for (const [id, s] of out) out.set(id, normalize(s))
     return out
@@ -171,7 +174,10 @@ export class InfluxTelemetryStore implements TelemetryStore {
       aggregateQuery(this.opts.bucket, r, fn, window.every, window.tz),
       (point, time, value) => {
         const s = out.get(point)
-        if (s) (s.time.push(bounds[windowIndex(bounds, time)]!), s.value.push(value))
+        if (s) {
+          s.time.push(bounds[windowIndex(bounds, time)]!)
+          s.value.push(value)
+        }
       },
     )
     for (const id of r.dataPointIDs) out.set(id, normalize(out.get(id)!))
@@ -226,7 +232,10 @@ export class InfluxTelemetryStore implements TelemetryStore {
         ),
         (point, time, value) => {
           const s = out.get(point)
-          if (s) (s.time.push(time), s.value.push(value))
+          if (s) {
+            s.time.push(time)
+            s.value.push(value)
+          }
         },
       )
       for (const id of many) out.set(id, normalize(out.get(id)!))
@@ -303,7 +312,10 @@ export class InfluxTelemetryStore implements TelemetryStore {
       await queryRows(this.#query, query, (point, time, value, device) => {
         if (device === undefined) return
         let values = out.get(device)
-        if (!values) out.set(device, (values = new Map()))
+        if (!values) {
+          values = new Map()
+          out.set(device, values)
+        }
         const seen = values.get(point)
         if (!seen || time >= seen.time) values.set(point, { time, value })
       })

@@ -57,7 +57,7 @@ export function alertEventsOf(rs: WriteResult | undefined): AlertEvent[] {
   return rs.rows
     .map((r) => ({
       id: Number(r.id),
-      e: { tenantID: String(r.tenantID), ...JSON.parse(String(r.data)) },
+      e: { tenantID: String(r.tenantID), ...(JSON.parse(String(r.data)) as object) },
     }))
     .sort((x, y) => x.id - y.id)
     .map((x) => x.e as AlertEvent)

@@ -48,6 +48,7 @@ export const COLUMNS = [
 
 const int = (v: unknown) => Number(v)
 const intOrNull = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+// eslint-disable-next-line @typescript-eslint/no-base-to-string -- a TEXT or numeric column
 const textOrNull = (v: unknown) => (v === null || v === undefined ? null : String(v))
 
 /** A command from a row of RETURNING's columns. */

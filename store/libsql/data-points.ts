@@ -48,6 +48,6 @@ export class DataPointsRepo
       [current.id],
     )
     if (Number(used?.n) > 0)
-      throw new Invalid('dataPointID', `used by the formula of ${used!.n} metric(s)`)
+      throw new Invalid('dataPointID', `used by the formula of ${Number(used!.n)} metric(s)`)
   }
 }

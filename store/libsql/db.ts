@@ -1,4 +1,4 @@
-import type { Client, InArgs, InStatement, InValue, ResultSet } from '@libsql/client'
+import type { Client, InArgs, InStatement, InValue } from '@libsql/client'
 import { createClient as createFileClient } from '@libsql/client/sqlite3'
 import Database from 'libsql'
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs'
@@ -52,7 +52,10 @@ export function keepPreparedStatements(limit = KEPT_STATEMENTS): void {
   let tick = 0
   proto.prepare = function (sql) {
     let cache = kept.get(this)
-    if (!cache) kept.set(this, (cache = new Map()))
+    if (!cache) {
+      cache = new Map()
+      kept.set(this, cache)
+    }
     const hit = cache.get(sql)
     if (hit) {
       hit.used = ++tick
@@ -94,9 +97,12 @@ function leastRecent(cache: Map<string, Kept>): string {
  * statement answers rows is fixed when it is prepared, so the first answer holds for a kept statement.
  */
 function refusalKept(stmt: Database.Statement): Database.Statement {
+  // the driver's own method, called below with the statement as `this`
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const raw = stmt.raw
   let refusal: unknown
   stmt.raw = function (toggle) {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- the driver's own refusal, thrown again as it was
     if (refusal !== undefined) throw refusal
     try {
       return raw.call(this, toggle)

@@ -42,7 +42,7 @@ function compareValues(a: SortValue, b: SortValue): number {
   if (typeof a === 'number' && typeof b === 'number') return a < b ? -1 : 1
   if (typeof a === 'number') return -1
   if (typeof b === 'number') return 1
-  return Buffer.compare(Buffer.from(a as string), Buffer.from(b as string))
+  return Buffer.compare(Buffer.from(a), Buffer.from(b))
 }
 
 /** One message as the merge orders it: its sort value and id, and where its record comes from. */
@@ -369,7 +369,7 @@ function bound(h: Header, field: string, desc: boolean): { v: SortValue; id: num
     case 'topic':
     case 'status': {
       const at = field === 'topic' ? 0 : 1
-      return { v: pick([...h.hits].map((k) => h.keys[k]![at] as SortValue)), id }
+      return { v: pick([...h.hits].map((k) => h.keys[k]![at])), id }
     }
     case 'updateAt':
       return { v: null, id }

@@ -49,7 +49,7 @@ export class GroupMembersRepo implements GroupMemberRepository {
     if (missing.length) throw new NotFound('ids', `no device ${missing.join(', ')}`)
     const foreign = rows.filter((r) => Number(r.productIntID) !== g.productIntID)
     if (foreign.length) {
-      const names = foreign.map((r) => `${r.id} (${r.name})`).join(', ')
+      const names = foreign.map((r) => `${Number(r.id)} (${String(r.name as string)})`).join(', ')
       throw new Invalid('ids', `not devices of the group's product ${g.productID}: ${names}`)
     }
     // The join re-checks the product in the same statement, so a concurrent product change cannot slip in.

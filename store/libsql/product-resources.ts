@@ -1,9 +1,5 @@
 import type { Db } from './db.ts'
-import type {
-  ProductResourceInput,
-  ProductResourceRecord,
-  ProductResourceRepository,
-} from '../types.ts'
+import type { ProductResourceInput, ProductResourceRepository } from '../types.ts'
 import { PRODUCT_RESOURCE_TABLE } from '../fields/product-model.ts'
 import { ModelRecordRepo, modelTable } from './product-model.ts'
 

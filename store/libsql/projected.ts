@@ -100,7 +100,7 @@ export function project<R>(
   const fn = compiledOf(p.id, p.fields)
   const rows = rowsOf(results[p.at]!)
   const shown = p.limit === undefined || rows.length <= p.limit ? rows : rows.slice(0, p.limit)
-  const out: Row[] = new Array(shown.length)
+  const out: Row[] = new Array<Row>(shown.length)
   for (let i = 0; i < shown.length; i++) out[i] = fn(shown[i]!, p.ctx)
   const tail = shown.at(-1)
   const last = p.keep && tail ? Object.fromEntries(p.keep.map((k) => [k, tail[k]])) : undefined
@@ -203,7 +203,7 @@ export function fromProjectedSql<R>(
   p: ProjectingWire,
 ): ProjectedRead<R> | undefined {
   const shown = p.limit === undefined ? texts.length : Math.min(texts.length, p.limit)
-  const items: string[] = new Array(shown)
+  const items: string[] = new Array<string>(shown)
   for (let i = 0; i < shown; i++) {
     const t = texts[i]!
     if (t.charCodeAt(0) !== 48) return undefined // '1': a time for formatTime

@@ -2,7 +2,6 @@ import type { InValue } from '@libsql/client'
 import type { Db } from './db.ts'
 import type {
   ListArgs,
-  Page,
   ScheduleInput,
   ScheduleKind,
   ScheduleRecord,

@@ -1,7 +1,9 @@
 import { Conflict, Referenced, StoreError } from '../errors.ts'
 
 /** The driver's error: `e` itself, or the cause of a store error Db made of it. */
-function driverError(e: unknown): { extendedCode?: string; message?: string } | undefined {
+function driverError(
+  e: unknown,
+): { code?: unknown; extendedCode?: string; message?: string } | undefined {
   const err = e instanceof StoreError && e.cause !== undefined ? e.cause : e
   return err !== null && typeof err === 'object' ? err : undefined
 }
@@ -29,7 +31,7 @@ export function uniqueColumns(e: unknown): string[] {
  * after the lock is gone. Only a new connection recovers (LocalDb and the telemetry store reopen theirs).
  */
 export function wedgesConnection(e: unknown): boolean {
-  const err = driverError(e) as { code?: unknown; message?: string } | undefined
+  const err = driverError(e)
   return (
     err?.code === 'SQLITE_BUSY' ||
     /database is locked|SQL statements in progress/.test(err?.message ?? '')

@@ -1,5 +1,3 @@
-import type { ListArgs, Page } from '../list.ts'
-
 import type { AlertRuleInput, AlertRuleRecord } from '../fields/alert-rules.ts'
 import type { TableRepository } from './table.ts'
 

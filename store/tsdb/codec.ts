@@ -128,10 +128,10 @@ export function decodeWal(blob: ArrayBuffer): WalBatch {
   const nums = new Float64Array(blob, 8 + 8 * n, n)
   const seriesIds = new Uint32Array(blob.slice(8 + 16 * n, 8 + 20 * n))
   const kinds = new Uint8Array(blob, 8 + 20 * n, n)
-  const strings: string[] = head[1]
-    ? JSON.parse(Buffer.from(blob, 8 + 21 * n, head[1]).toString('utf8'))
+  const strings = head[1]
+    ? (JSON.parse(Buffer.from(blob, 8 + 21 * n, head[1]).toString('utf8')) as string[])
     : []
-  const values: TelemetryValue[] = new Array(n)
+  const values: TelemetryValue[] = new Array<TelemetryValue>(n)
   for (let i = 0; i < n; i++) {
     const k = kinds[i]
     values[i] = k === 0 ? nums[i]! : k === 1 ? nums[i] === 1 : strings[nums[i]!]!
@@ -220,7 +220,7 @@ export function encodeChunk(
 export function decodeTimes(blob: ArrayBuffer, n: number, kind: number): number[] {
   if (kind & KIND_TIMES_PACKED) return unpackInts(new Uint8Array(blob), n)
   const f = new Float64Array(blob)
-  const out: number[] = new Array(n)
+  const out: number[] = new Array<number>(n)
   if (f.length === 2 && n >= 2) {
     for (let i = 0; i < n; i++) out[i] = f[0]! + i * f[1]!
     return out
@@ -236,7 +236,7 @@ export function decodeValues(blob: ArrayBuffer, n: number, kind: number): Teleme
   if (k === KIND_JSON) return JSON.parse(Buffer.from(blob).toString('utf8')) as TelemetryValue[]
   if (k === KIND_PACKED) return unpackNumbers(new Uint8Array(blob), n)
   const f = new Float64Array(blob)
-  const out: number[] = new Array(n)
+  const out: number[] = new Array<number>(n)
   for (let i = 0; i < n; i++) out[i] = f[i]!
   return out
 }

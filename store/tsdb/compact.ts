@@ -44,8 +44,10 @@ export class CompactionQueue {
   note(seriesId: number, bucket: number, chunks = 1) {
     const key = `${seriesId}:${bucket}`
     const c = this.map.get(key)
-    if (c) ((c.chunks += chunks), (c.fresh += chunks))
-    else {
+    if (c) {
+      c.chunks += chunks
+      c.fresh += chunks
+    } else {
       this.map.set(key, { seriesId, bucket, chunks, fresh: chunks })
       let set = this.bySeries.get(seriesId)
       if (!set) this.bySeries.set(seriesId, (set = new Set()))
@@ -136,7 +138,7 @@ export async function sliceByDevice(
       sql: `SELECT id, tenant_id, device_id FROM series WHERE id IN (${marks(part.length)})`,
       args: part,
     })
-    for (const r of rs.rows) owner.set(Number(r[0]), `${String(r[1])}\u0000${String(r[2])}`)
+    for (const r of rs.rows) owner.set(Number(r[0]), `${r[1] as string}\u0000${r[2] as string}`)
   }
   const groups = new Map<string, Candidate[]>()
   for (const c of due) {

@@ -224,10 +224,10 @@ export async function loadState(client: Client): Promise<StoredState> {
   return {
     series: series!.rows.map((r) => ({
       id: Number(r[0]),
-      tenantID: String(r[1]),
-      deviceID: String(r[2]),
-      dataPointID: String(r[3]),
-      productID: r[4] === null ? null : String(r[4]),
+      tenantID: r[1] as string,
+      deviceID: r[2] as string,
+      dataPointID: r[3] as string,
+      productID: r[4] as string | null,
     })),
     nextSeriesId: Number(next!.rows[0]![0]) + 1,
     seq: Number(seq!.rows[0]?.[0] ?? 0),

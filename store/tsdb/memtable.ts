@@ -140,13 +140,19 @@ export function mergeRuns(runs: Run[]): Series {
     const time: number[] = []
     const value: TelemetryValue[] = []
     for (const r of byStart)
-      for (let i = 0; i < r.time.length; i++) (time.push(r.time[i]!), value.push(r.value[i]!))
+      for (let i = 0; i < r.time.length; i++) {
+        time.push(r.time[i]!)
+        value.push(r.value[i]!)
+      }
     return { time, value }
   }
   const time: number[] = []
   const value: TelemetryValue[] = []
   for (const r of live)
-    for (let i = 0; i < r.time.length; i++) (time.push(r.time[i]!), value.push(r.value[i]!))
+    for (let i = 0; i < r.time.length; i++) {
+      time.push(r.time[i]!)
+      value.push(r.value[i]!)
+    }
   return dedupeSorted(stableSortByTime(time, value))
 }
 

@@ -131,7 +131,7 @@ export function packInts(
 
 /** The `n` integers packInts wrote into `bytes` from `offset` (after the caller's header). */
 export function unpackInts(bytes: Uint8Array, n: number, offset = 0): number[] {
-  const out: number[] = new Array(n)
+  const out: number[] = new Array<number>(n)
   if (n === 0) return out
   const r = new Reader(bytes, offset)
   let prev = (out[0] = r.varint())

@@ -283,7 +283,10 @@ export class TelemetryReads {
       last = Math.max(last, run.time[run.time.length - 1]!)
     }
     const chunks = await chunkExtent(this.view.client, ids, range.start, range.end)
-    if (chunks) ((first = Math.min(first, chunks.first)), (last = Math.max(last, chunks.last)))
+    if (chunks) {
+      first = Math.min(first, chunks.first)
+      last = Math.max(last, chunks.last)
+    }
     if (first > last) return undefined
     return { start: Math.max(range.start, bucketOf(first)), end: Math.min(range.end, last + 1) }
   }

@@ -68,7 +68,10 @@ export function encodeBlock(blockStart: number, stats: readonly WindowStat[]): U
   for (const f of numbers) column(parts, stats.map(f), false)
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let pos = 0
-  for (const p of parts) (out.set(p, pos), (pos += p.length))
+  for (const p of parts) {
+    out.set(p, pos)
+    pos += p.length
+  }
   return out
 }
 
@@ -99,7 +102,7 @@ export function decodeBlock(blockStart: number, blob: ArrayBuffer | Uint8Array):
     number[],
     number[],
   ]
-  const out: WindowStat[] = new Array(n)
+  const out: WindowStat[] = new Array<WindowStat>(n)
   for (let i = 0; i < n; i++) {
     const start = blockStart + off[i]! * MINUTE_MS
     out[i] = {
@@ -285,7 +288,7 @@ const REBUILD_STEP = 500
  */
 export async function followZone(client: Client, tz: string) {
   const rs = await client.execute("SELECT value FROM settings WHERE key = 'rollup_zone'")
-  const zone = rs.rows[0] ? String(rs.rows[0][0]) : undefined
+  const zone = rs.rows[0] ? (rs.rows[0][0] as string) : undefined
   if (zone === tz) return
   if (zone !== undefined) {
     await client.execute('DELETE FROM rollups WHERE tier > 1')

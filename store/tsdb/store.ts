@@ -191,6 +191,8 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     private seq: number,
   ) {
     this.series = new SeriesIndex(nextSeriesId)
+    // the getters below read the store's connection as it is then: a wedged one is replaced
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
     const store = this
     this.reads = new TelemetryReads({
       get client() {
@@ -503,7 +505,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** The connection's journal mode and synchronous level (1 = NORMAL), for checks. */
   async pragmas(): Promise<{ journalMode: string; synchronous: number }> {
     const [j, s] = await this.client.batch(['PRAGMA journal_mode', 'PRAGMA synchronous'], 'read')
-    return { journalMode: String(j!.rows[0]![0]), synchronous: Number(s!.rows[0]![0]) }
+    return { journalMode: j!.rows[0]![0] as string, synchronous: Number(s!.rows[0]![0]) }
   }
 
   /**
@@ -574,7 +576,7 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     const changes: SeriesChanges = { fresh: [], moved: new Map() }
     const sids = new Uint32Array(g.points)
     const times = new Float64Array(g.points)
-    const values: TelemetryValue[] = new Array(g.points)
+    const values: TelemetryValue[] = new Array<TelemetryValue>(g.points)
     let i = 0
     for (const call of g.calls)
       for (const p of call.points) {

@@ -27,8 +27,8 @@ export function startChildService<T extends object = { url: string; mqttPort: nu
       child.kill('SIGKILL')
       reject(new Error(`${script} did not start: ${err}`))
     }, 60_000)
-    child.stderr!.on('data', (d) => (err += d))
-    child.stdout!.on('data', (d) => {
+    child.stderr.on('data', (d) => (err += d))
+    child.stdout.on('data', (d) => {
       out += d
       const line = out.split('\n').find((l) => l.startsWith('{'))
       if (!line) return

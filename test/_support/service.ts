@@ -33,8 +33,7 @@ export class Client {
     if (this.authorization) h.authorization ??= this.authorization
     if (this.lang) h['accept-language'] ??= this.lang
     let payload: string | Uint8Array | undefined
-    if (typeof body === 'string' || body instanceof Uint8Array)
-      payload = body as string | Uint8Array
+    if (typeof body === 'string' || body instanceof Uint8Array) payload = body
     else if (body !== undefined) {
       payload = JSON.stringify(body)
       h['content-type'] ??= 'application/json'
@@ -44,7 +43,9 @@ export class Client {
     let parsed: unknown = text
     try {
       parsed = text ? JSON.parse(text) : null
-    } catch {}
+    } catch {
+      // not JSON: the body is the text
+    }
     return { status: res.status, body: parsed as T, headers: res.headers, text }
   }
   get = <T = any>(path: string, headers?: Record<string, string>) =>
@@ -157,7 +158,7 @@ export async function startTestService(
     },
     async close() {
       await svc.close()
-      db.close()
+      void db.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -48,7 +48,7 @@ go(
         (p) => p.originalData.value.length,
       )
       assert.is(counts.length, POINTS)
-      assert.equal(new Set(counts).size, 1, `every point of a message stored: ${counts}`)
+      assert.equal(new Set(counts).size, 1, `every point of a message stored: ${String(counts)}`)
       stored += counts[0]!
     }
     // a PUBACK means stored, and every device's receipt times are distinct: one message a stored time
@@ -70,7 +70,7 @@ go('a wrong password :: the run fails on the refused connection', async () => {
     (e: Error) => e,
   )
   assert.ok(err, 'the run rejects')
-  assert.match(err!.message, 'bench/mqttload failed (1)')
+  assert.match(err.message, 'bench/mqttload failed (1)')
 })
 
 go.run()

@@ -68,7 +68,7 @@ raw('a wrong password :: the run fails on the refused CONNACK', async () => {
     (e: Error) => e,
   )
   assert.ok(err, 'the run rejects')
-  assert.match(err!.message, 'mqtt-raw-load.ts failed')
+  assert.match(err.message, 'mqtt-raw-load.ts failed')
 })
 
 raw.run()

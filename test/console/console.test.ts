@@ -41,7 +41,7 @@ const NAV = [
 let t: TestService
 let browser: Browser
 let page: Page
-let devices: any[] = []
+const devices: any[] = []
 let foreign: any
 let stream: any
 const clients: MqttClient[] = []

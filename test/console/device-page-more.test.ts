@@ -162,7 +162,7 @@ test('Connection log :: the device connecting appears without a reload', async (
 })
 
 test('Cancel :: a command queued for the offline device, canceled from the page, ends canceled', async () => {
-  end(clients.pop()!)
+  end(clients.pop())
   await until(
     async () => (await apiDevice()).deviceStatus,
     (s) => s === 0,

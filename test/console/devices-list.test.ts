@@ -74,7 +74,7 @@ const names = async () => {
   const all = await Promise.all(
     links.map((a) => a.evaluate((e) => [e.getAttribute('href') ?? '', e.textContent ?? ''])),
   )
-  return all.filter(([href]) => /^\/devices\/\d+$/.test(href!)).map(([, text]) => text!)
+  return all.filter(([href]) => /^\/devices\/\d+$/.test(href)).map(([, text]) => text!)
 }
 const namesUntil = (ok: (n: string[]) => boolean) => until(names, ok, 5000)
 /** Waits until the table's device links are `want`, in that order (a change re-renders after its answer). */

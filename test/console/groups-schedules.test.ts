@@ -32,7 +32,7 @@ import {
 let t: TestService
 let browser: Browser
 let page: Page
-let devices: any[] = []
+const devices: any[] = []
 let group: any
 let foreignGroup: any
 const clients: MqttClient[] = []

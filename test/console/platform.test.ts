@@ -63,7 +63,7 @@ const test = (name: string, fn: () => Promise<void>) =>
 
 /** Stream connections the service answered so far (its own metric of GET /api/v1/events/stream). */
 async function streamsOpened(): Promise<number> {
-  const text = (await t.anon.call('GET', '/metrics', undefined, {})).text as string
+  const text = (await t.anon.call('GET', '/metrics', undefined, {})).text
   const line = text
     .split('\n')
     .find((l) => l.startsWith('devicecloud_http_requests_total{') && l.includes('events/stream'))
@@ -148,7 +148,7 @@ test('sign out in one tab :: the other tab is signed out too', async () => {
 
 /** Event streams open on the service now (its gauge). */
 async function streamsOpen(): Promise<number> {
-  const text = (await t.anon.call('GET', '/metrics', undefined, {})).text as string
+  const text = (await t.anon.call('GET', '/metrics', undefined, {})).text
   const line = text.split('\n').find((l) => l.startsWith('devicecloud_stream_clients_open '))
   return line ? Number(line.split(' ').pop()) : -1
 }

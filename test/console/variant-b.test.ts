@@ -231,9 +231,9 @@ test('a value over the rule :: Urgent row on /alerts; Acknowledge shows Yes and 
   }
   const row = await until(rowOf, (r) => r !== null, 8000)
   assert.ok(row, 'an alert row')
-  assert.match(await textOf(row!), /\bUrgent\b/)
+  assert.match(await textOf(row), /\bUrgent\b/)
   assert.equal(await axeViolations(page), [])
-  await (await row!.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()
+  await (await row.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()
   assert.match(
     await until(
       async () => textOf((await rowOf())!),

@@ -28,8 +28,8 @@ export function connect(url: string, opts: IClientOptions, timeoutMs = 4000): Pr
       clearTimeout(timer)
       resolve(r)
     }
-    client.once('connect', (connack) => done({ client, connack: connack as Connected['connack'] }))
-    client.once('error', (error) => done({ client, error: error as Connected['error'] }))
+    client.once('connect', (connack) => done({ client, connack: connack }))
+    client.once('error', (error) => done({ client, error: error }))
     client.once('close', () => setTimeout(() => done({ client, error: new Error('closed') }), 100))
   })
 }
@@ -79,7 +79,7 @@ export async function fullTopic(t: TestService, d: any, topic: string): Promise<
   const protocol = (
     { 1: 'mqtt', 2: 'coap', 3: 'lwm2m', 4: 'lora', 5: 'http', 6: 'websocket', 7: 'modbus' } as any
   )[row.cloudProtocol as number]
-  return `/${protocol}/${row.tenantID}/${row.productID}/${d.deviceID}/${topic}`
+  return `/${protocol}/${String(row.tenantID)}/${String(row.productID)}/${d.deviceID}/${topic}`
 }
 
 /** Polls `fn` until `ok` holds or `timeoutMs` passes; returns the last value. */

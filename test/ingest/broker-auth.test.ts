@@ -49,7 +49,7 @@ auth(
     } = await devices(t, 1)
     const r = await connect(mqttUrl(t), { ...credentials(d), keepalive: 42 })
     assert.ok(r.connack, r.error?.message)
-    assert.is(r.connack!.returnCode, 0)
+    assert.is(r.connack.returnCode, 0)
     const online = await until(
       () => detail(d.id),
       (b) => b.deviceStatus === 1,
@@ -265,7 +265,7 @@ auth('MQTT over WebSocket on /mqtt :: connects, online, receives its inbox', asy
   )
   assert.is(online.clientIP, '127.0.0.1')
   const got = new Promise<string>((resolve) =>
-    r.client.once('message', (topic, p) => resolve(`${topic} ${p}`)),
+    r.client.once('message', (topic, p) => resolve(`${topic} ${String(p)}`)),
   )
   await sleep(100) // the inbox subscription is made right after CONNACK
   const identity = await t.svc.deps.broker.publish(await idOf(d), 'inbox', Buffer.from('ping'), {
@@ -287,7 +287,7 @@ auth(
     } = await devices(t, 1)
     const ok = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
     assert.ok(ok.connack, 'connected with MQTT 5')
-    assert.is(ok.connack!.reasonCode, 0)
+    assert.is(ok.connack.reasonCode, 0)
     assert.ok(ok.client.connected)
     assert.is(
       (
@@ -355,12 +355,12 @@ restart('devices online when the service stopped :: offline after start-up', asy
        VALUES ('t', ?, 'dev-restart', 'n', 'u', 'k', 1, 0)`,
       [product.lastId],
     )
-    sqlA.close()
+    void sqlA.close()
     await a.close() // as a crash would leave it: device_status 1
     const b = await startService(loadConfig(env))
     const sqlB = await openSql(b)
     const row = await sqlB.one("SELECT device_status FROM devices WHERE device_id = 'dev-restart'")
-    sqlB.close()
+    void sqlB.close()
     assert.is(row?.device_status, 0)
     await b.close()
   } finally {
@@ -404,7 +404,7 @@ restart(
         'SELECT id, connect_status, msg_time FROM connect_logs WHERE device_id = ? ORDER BY id',
         [d.deviceID],
       )
-      sqlB.close()
+      void sqlB.close()
       assert.equal(
         rows.map((x) => x.connect_status),
         [1, 0],

@@ -156,7 +156,7 @@ kill9(
           'SELECT count(*) AS n FROM devices WHERE device_status = 0 AND product_int_id = ?',
           [product.id],
         )
-        sql.close()
+        void sql.close()
         assert.is(Number(offline?.n), DEVICES, 'offline after the restart')
       } finally {
         await svc.close()

@@ -72,7 +72,7 @@ async function groupTopicOf(d: any, groupID: string) {
      JOIN products p ON p.id = d.product_int_id WHERE d.id = ?`,
     [d.id],
   )
-  return `/mqtt/${row!.tenantID}/${row!.productID}/group/${groupID}`
+  return `/mqtt/${String(row!.tenantID)}/${String(row!.productID)}/group/${groupID}`
 }
 
 async function publish(groupID: string, payload: string) {

@@ -253,7 +253,7 @@ guard(
 )
 
 guard('bounded :: at most `cap` client id/address pairs and addresses are kept', () => {
-  let now = 0
+  const now = 0
   const g = new RefusalGuard({ ...limits, flapRefusals: 0 }, () => now, 100)
   for (let i = 0; i < 10_000; i++) g.refused(`c${i}`, `10.0.${i >> 8}.${i & 255}`, true)
   const sizes = g as unknown as Record<'rows' | 'recent' | 'bans', Map<string, unknown>>

@@ -193,7 +193,7 @@ ext(
     d.end(true)
     assert.ok(rows, 'events stored')
     // messages are handled concurrently: their events may be committed in either order
-    const stored = rows!
+    const stored = rows
       .map((r) => [r.topic, r.payload, r.ip])
       .sort((a, b) => (String(a[1]) < String(b[1]) ? -1 : 1))
     assert.equal(stored, [

@@ -92,7 +92,7 @@ test(`stdout unread, ${DEVICES} devices connect and publish QoS 1 :: every CONNA
     )
     assert.ok(dropped > 0, `lines dropped and counted: ${dropped}`)
     // the reader reads again: the lines waiting arrive, then one line says how many were dropped
-    stdout.on('data', (d: Buffer) => (late += d))
+    stdout.on('data', (d: Buffer) => (late += String(d)))
     stdout.resume()
     for (let i = 0; i < 100 && !/log line\(s\) dropped/.test(late); i++) {
       await new Promise((r) => setTimeout(r, 100))

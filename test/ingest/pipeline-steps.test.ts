@@ -254,7 +254,7 @@ steps(
       {
         productModel: async () => (reads++, { streams: [], points: [] }),
         childrenOf: async () => [],
-      } as unknown as ConstructorParameters<typeof ModelCache>[0],
+      },
       bus,
     )
     assert.is(cache.cachedProduct(1), undefined)
@@ -263,7 +263,7 @@ steps(
     const m = await read
     assert.is(cache.cachedProduct(1), m)
     assert.is(cache.cachedProduct(2), undefined)
-    bus.emit('model.changed', { tenantID: 't1', productIntID: 1 } as never)
+    bus.emit('model.changed', { tenantID: 't1', productIntID: 1 })
     assert.is(cache.cachedProduct(1), undefined)
     assert.is(reads, 1)
     cache.close()

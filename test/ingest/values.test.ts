@@ -49,6 +49,7 @@ values(
       {},
       { upperLimit: 100 },
       { lowerLimit: 0 },
+      // eslint-disable-next-line no-loss-of-precision -- limits beyond a double: Infinity, as a body can send them
       { upperLimit: 1e400, lowerLimit: -1e400 },
     ]
     let plain = 0

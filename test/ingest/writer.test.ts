@@ -83,7 +83,7 @@ const count = async (sql: string) => Number((await ctx.db.one(sql))!.n)
 const w = suite('UplinkBatchWriter (real libSQL file)')
 w.before.each(setup)
 w.after.each(() => {
-  ctx.db.close()
+  void ctx.db.close()
   rmSync(ctx.dir, { recursive: true, force: true })
 })
 

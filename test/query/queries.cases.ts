@@ -72,7 +72,7 @@ export function queryCases(
 
   const q = (path: string, params: Record<string, string | number>) =>
     c.get(
-      `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`,
+      `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
     )
 
   async function metric(body: Record<string, unknown>) {

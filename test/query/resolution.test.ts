@@ -61,7 +61,7 @@ async function setUp(c: Client, seed: number) {
 
 const get = (c: Client, path: string, params: Record<string, string | number>) =>
   c.get(
-    `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)]))}`,
+    `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
   )
 
 const days = { startTime: wire(D0), endTime: wire(D0 + 2 * DAY - 1000) }

@@ -7,8 +7,7 @@ import { loadConfig } from '../../src/kernel/config.ts'
 import { startService, type Service } from '../../src/service.ts'
 import { exitOnWorkerDeath } from '../../src/kernel/crash.ts'
 
-let started: Service | undefined
-started = await startService(
+const started: Service | undefined = await startService(
   loadConfig({
     ...process.env,
     PORT: '0',

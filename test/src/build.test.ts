@@ -82,8 +82,8 @@ async function withBuilt(
       if (!healthz) await new Promise((r) => setTimeout(r, 50))
     }
     assert.ok(healthz, output)
-    assert.is(healthz!.status, 200)
-    assert.equal(await healthz!.json(), { status: 'ok' })
+    assert.is(healthz.status, 200)
+    assert.equal(await healthz.json(), { status: 'ok' })
     const readyz = await fetch(`${url}/readyz`)
     assert.is(readyz.status, 200, output)
     assert.is(((await readyz.json()) as { status: string }).status, 'ok')

@@ -144,7 +144,7 @@ web(
     const kb = (names: Iterable<string>) =>
       [...names].reduce((s, n) => s + (sizes.get(n) ?? 0), 0) / 1024
     const signIn = kb(shell) + cssKb
-    assert.ok(lazy.size >= 4, `lazy chunks: ${[...lazy]}`)
+    assert.ok(lazy.size >= 4, `lazy chunks: ${[...lazy].join(',')}`)
     const pages = new Set<string>()
     for (const n of lazy) await walk(n, pages)
     const whole = signIn + kb(pages)

@@ -71,7 +71,7 @@ main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0'
   assert.ok(m, p.output())
   // stdout is a pipe: the lines after the first may arrive in a later chunk
   assert.ok(await p.until(/generated password, shown once: \S{16}/), p.output())
-  const health = await fetch(`${m![1]}/health`)
+  const health = await fetch(`${m[1]}/health`)
   assert.is(health.status, 200)
   assert.ok(existsSync(join(dir, 'data', 'devicecloud.db')))
   const started = JSON.parse((await p.until(/\{[^\n]*"service started"[^\n]*\}/))![0])
@@ -130,7 +130,7 @@ async function portsOf(p: ReturnType<typeof watch>): Promise<number[]> {
   const api = await p.until(/API on http:\/\/127\.0\.0\.1:(\d+)/)
   const mqtt = await p.until(/MQTT on mqtt:\/\/127\.0\.0\.1:(\d+), ws:\/\/127\.0\.0\.1:(\d+)\/mqtt/)
   assert.ok(api && mqtt, p.output())
-  return [api![1], mqtt![1], mqtt![2]].map(Number)
+  return [api[1], mqtt[1], mqtt[2]].map(Number)
 }
 
 /** Resolves once none of `pids` is alive (at most 5 s); returns those still alive. */

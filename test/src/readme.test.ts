@@ -22,7 +22,7 @@ function blockAfter(doc: string, marker: string): string {
   assert.ok(at >= 0, `${doc} has no "${marker}"`)
   const m = /```sh\n([\s\S]*?)\n```/.exec(text.slice(at))
   assert.ok(m, `no sh block after "${marker}" in ${doc}`)
-  return m![1]!
+  return m[1]!
 }
 
 /** Polls `fn` until it answers something other than undefined, or `ms` pass. */
@@ -77,7 +77,7 @@ readme(
     try {
       assert.is(code, 0, out)
       assert.ok(ids, out)
-      const [, , token, device, task] = ids!
+      const [, , token, device, task] = ids
       const api = async (path: string) => {
         const r = await fetch(`http://127.0.0.1:${port}/api/v1/${path}`, {
           headers: { authorization: `Bearer ${token}` },

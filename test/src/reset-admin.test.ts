@@ -31,8 +31,8 @@ function resetAdmin(t: TestService, env: Record<string, string>, args: string[] 
   })
   let stdout = ''
   let stderr = ''
-  child.stdout.on('data', (d: Buffer) => (stdout += d))
-  child.stderr.on('data', (d: Buffer) => (stderr += d))
+  child.stdout.on('data', (d: Buffer) => (stdout += String(d)))
+  child.stderr.on('data', (d: Buffer) => (stderr += String(d)))
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.on('close', (code) => resolve({ code, stdout, stderr })),
   )
@@ -84,7 +84,7 @@ reset(
     assert.is(r.code, 0, r.stderr)
     const password = /shown once: (\S+)/.exec(r.stdout)?.[1]
     assert.ok(password && password.length >= 16, r.stdout)
-    assert.is((await login('second-admin@test.local', password!)).status, 201)
+    assert.is((await login('second-admin@test.local', password)).status, 201)
     assert.is((await login('second-admin@test.local', 'second-admin-1')).status, 401)
     // the first admin is untouched
     assert.is(first.status, 201)

@@ -54,7 +54,7 @@ for (const variant of ['A', 'B'] as const)
     for (const line of lines) {
       const m = LINE.exec(line)
       assert.ok(m, `a line of the form METHOD /api/v1/path → file:line: ${line}`)
-      const [, method, path, file, at] = m!
+      const [, method, path, file, at] = m
       listed.push(`${method} ${path}`)
       const source = readFileSync(join(root, file!), 'utf8').split('\n')
       assert.ok(Number(at) >= 1 && Number(at) <= source.length, line)

@@ -113,7 +113,7 @@ async function assertTotals(step: string) {
     for (const [name, filters] of FILTERS)
       for (const kinds of [['device'], ['device', 'gateway']] as const) {
         const page = await ctx.devices.list(tenant, { page: 1, limit: 1000, filters }, { kinds })
-        assert.is(page.count, page.items.length, `${step}: ${tenant} ${kinds} ${name}`)
+        assert.is(page.count, page.items.length, `${step}: ${tenant} ${String(kinds)} ${name}`)
       }
   for (const tenant of ['T1', 'T2']) {
     const page = await ctx.devices.gateways.list(tenant, { page: 1, limit: 1000, filters: [] })

@@ -35,7 +35,11 @@ function pt(
 
 const ALL = { start: 0, end: Date.parse('2100-01-01') }
 
-async function rejects(p: Promise<unknown>, cls: Function, message?: RegExp): Promise<Error> {
+async function rejects(
+  p: Promise<unknown>,
+  cls: abstract new (...args: never[]) => Error,
+  message?: RegExp,
+): Promise<Error> {
   const err = await p.then(
     () => undefined,
     (e: unknown) => e,

@@ -54,7 +54,7 @@ export function runChild(url: string, mode: string, killAt: number, where = ''):
       30_000,
     )
     child.stdout.on('data', (d: Buffer) => {
-      out += d
+      out += String(d)
       for (const m of out.matchAll(/acked (\d+)/g)) acked = Math.max(acked, Number(m[1]))
       if (acked >= killAt) child.kill('SIGKILL')
     })

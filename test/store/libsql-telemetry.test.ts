@@ -1,6 +1,5 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,14 +11,7 @@ import { telemetryContract } from './telemetry.contract.ts'
 import { SCHEMA_VERSION } from '../../store/tsdb/file.ts'
 import { KIND_TIMES_SHARED } from '../../store/tsdb/codec.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
-import {
-  BASE,
-  MAX_BATCHES,
-  PER_BATCH,
-  assertBatches,
-  batch,
-  runChild,
-} from './libsql-telemetry-child.ts'
+import { BASE, PER_BATCH, assertBatches, batch, runChild } from './libsql-telemetry-child.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'devicecloud-telemetry-'))
 process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
@@ -567,7 +559,10 @@ t('compaction of the current hour :: only once it holds maxChunksPerBucket chunk
   const now = Date.now()
   const s = await open(url, { maxChunksPerBucket: 3, now: () => now })
   const t0 = Math.floor(now / HOUR) * HOUR
-  for (let k = 0; k < 2; k++) (await s.write(pts('d', 'x', [[t0 + k, k]])), await s.flush())
+  for (let k = 0; k < 2; k++) {
+    await s.write(pts('d', 'x', [[t0 + k, k]]))
+    await s.flush()
+  }
   await s.compact()
   assert.is(await raw(url, 'SELECT count(*) FROM chunks'), 2)
   await s.write(pts('d', 'x', [[t0 + 2, 2]]))

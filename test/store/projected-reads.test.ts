@@ -146,7 +146,7 @@ reads('a learnt statement in UTC :: SQLite writes the rows, REALs in 17 digits',
   const zoned = await ctx.db.readProjected([page('A')], { ...at, ctx: CTXS[2]! })
   assert.ok(
     textOf(zoned.text).includes('"r":-1.5e+300,'),
-    `another zone, JavaScript: ${zoned.text}`,
+    `another zone, JavaScript: ${String(zoned.text)}`,
   )
   for (const form of FORMS) {
     const hidden = await ctx.db.readProjected([page('A', 0, form)], { ...at, ctx: CTXS[1]! })

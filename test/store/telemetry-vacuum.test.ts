@@ -29,7 +29,7 @@ const WRITE_BOUND_MS = 250
 async function backfill(s: TelemetryStore, start: number, seconds = BACKFILL_SECONDS) {
   let seed = 3
   const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff
-  let batch: TelemetryPoint[] = []
+  const batch: TelemetryPoint[] = []
   for (let sec = 0; sec < seconds; sec++)
     for (let d = 0; d < DEVICES; d++) {
       for (let p = 0; p < POINTS; p++)

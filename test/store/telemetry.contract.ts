@@ -601,7 +601,7 @@ export function telemetryContract<S extends TelemetryStore>(
       )
       await store.write(pts(t, d, rows))
     }
-    const r = (await read(t, d, ['v']))!.get('v')!
+    const r = (await read(t, d, ['v'])).get('v')!
     assert.is(r.time.length, n)
     assert.is(r.value.length, n)
     let ok = true
@@ -857,7 +857,10 @@ export function telemetryContract<S extends TelemetryStore>(
       seen.push([s.dataPointID, s.time.length, s.value.length])
       assert.ok(s.time.length <= 86_400 * 1.01, 'a slice is bounded')
       if (s.dataPointID === 'x') {
-        for (const tm of s.time) (assert.ok(tm > last, 'ascending'), (last = tm))
+        for (const tm of s.time) {
+          assert.ok(tm > last, 'ascending')
+          last = tm
+        }
         x += s.time.length
       }
     }
@@ -964,7 +967,7 @@ export function telemetryContract<S extends TelemetryStore>(
     })
     const e = await store.extent(range(['x', 'y'], BASE - 10 * DAY, BASE + 10 * DAY))
     assert.ok(e && e.start <= BASE + 5 * MIN && e.end > BASE + 3 * HOUR + 1, JSON.stringify(e))
-    assert.ok(e!.start >= BASE - 10 * DAY && e!.end <= BASE + 10 * DAY)
+    assert.ok(e.start >= BASE - 10 * DAY && e.end <= BASE + 10 * DAY)
     assert.is(await store.extent(range(['y'], BASE - DAY, BASE + DAY)), undefined)
     assert.is(await store.extent(range(['x'], BASE + 4 * HOUR, BASE + DAY)), undefined)
     const clipped = await store.extent(range(['x'], BASE + HOUR, BASE + DAY))

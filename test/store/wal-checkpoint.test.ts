@@ -25,7 +25,7 @@ wal(
       { 'content-type': 'application/json' },
     )
     assert.is(r.status, 202, r.text)
-    t.db.close()
+    void t.db.close()
     await t.svc.close()
     const copy = mkdtempSync(join(tmpdir(), 'devicecloud-copy-'))
     try {

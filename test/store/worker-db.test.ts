@@ -4,7 +4,7 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { threadsNamed } from '../_support/procs.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

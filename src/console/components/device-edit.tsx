@@ -133,9 +133,7 @@ export function EditControls<T extends Editing>(p: {
               <input
                 value={form[k] ?? ''}
                 required={k === p.nameField}
-                onInput={(e) =>
-                  setForm((f) => ({ ...f, [k]: (e.currentTarget as HTMLInputElement).value }))
-                }
+                onInput={(e) => setForm((f) => ({ ...f, [k]: e.currentTarget.value }))}
               />
             </label>
           ))}

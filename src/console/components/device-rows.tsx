@@ -104,9 +104,7 @@ export function DeviceRows(p: {
                 aria-label={s.selectAll}
                 checked={all}
                 onChange={(e) =>
-                  p.onSelect(
-                    (e.currentTarget as HTMLInputElement).checked ? p.items.map((d) => d.id) : [],
-                  )
+                  p.onSelect(e.currentTarget.checked ? p.items.map((d) => d.id) : [])
                 }
               />
             </th>
@@ -130,7 +128,7 @@ export function DeviceRows(p: {
                   type="checkbox"
                   aria-label={s.select(d.deviceName)}
                   checked={p.selected.includes(d.id)}
-                  onChange={(e) => toggle(d.id, (e.currentTarget as HTMLInputElement).checked)}
+                  onChange={(e) => toggle(d.id, e.currentTarget.checked)}
                 />
               </td>
             )}

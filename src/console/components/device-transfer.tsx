@@ -170,7 +170,7 @@ export function DeviceImport({ onImported }: { onImported: () => void }) {
           type="file"
           accept=".csv,text/csv"
           disabled={busy}
-          onChange={(e) => void upload(e.currentTarget as HTMLInputElement)}
+          onChange={(e) => void upload(e.currentTarget)}
         />
       </label>
       {error && (

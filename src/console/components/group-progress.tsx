@@ -92,7 +92,10 @@ export function useGroupRun(groupIntID: number, groupID: string, onChange: () =>
         if (!d?.taskID || !d.commandStatus) return
         if (d.parentID != null) {
           let m = members.current.get(d.parentID)
-          if (!m) members.current.set(d.parentID, (m = new Map()))
+          if (!m) {
+            m = new Map()
+            members.current.set(d.parentID, m)
+          }
           m.set(d.taskID, d.commandStatus)
           if (run.current?.parentID === d.parentID) recount()
         } else if (d.deviceIntID == null && d.groupID === groupID) {

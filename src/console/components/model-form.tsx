@@ -39,6 +39,7 @@ export function valuesOf(fields: Field[], record: Record<string, unknown>): Valu
     if (x === null || x === undefined) v[f.key] = f.kind === 'check' ? '0' : ''
     else if (f.kind === 'json') v[f.key] = JSON.stringify(x)
     else if (Array.isArray(x)) v[f.key] = x.join(',')
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a scalar here: JSON and arrays are above
     else v[f.key] = String(x)
   }
   return v

@@ -56,7 +56,7 @@ export function SearchBox(p: { label: string; value: string; onSearch: (v: strin
       aria-label={p.label}
       placeholder={p.label}
       value={p.value}
-      onInput={(e) => p.onSearch((e.currentTarget as HTMLInputElement).value)}
+      onInput={(e) => p.onSearch(e.currentTarget.value)}
     />
   )
 }

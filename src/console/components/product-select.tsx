@@ -71,7 +71,7 @@ export function ProductSelect(p: {
           aria-label={w().searchProducts}
           placeholder={w().searchProducts}
           value={search}
-          onInput={(e) => setSearch((e.currentTarget as HTMLInputElement).value)}
+          onInput={(e) => setSearch(e.currentTarget.value)}
         />
       )}
       <label>
@@ -80,7 +80,7 @@ export function ProductSelect(p: {
           value={p.value}
           required={p.allLabel === undefined}
           onChange={(e) => {
-            const v = (e.currentTarget as HTMLSelectElement).value
+            const v = e.currentTarget.value
             p.onChange(
               v,
               options.find((x) => x.productID === v),

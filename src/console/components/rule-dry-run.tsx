@@ -206,14 +206,11 @@ export function DryRun({ rule }: { rule: RuleBody }) {
             aria-label={ww.findDevice}
             placeholder={ww.findDevice}
             value={find}
-            onInput={(e) => setFind((e.currentTarget as HTMLInputElement).value)}
+            onInput={(e) => setFind(e.currentTarget.value)}
           />
           <label>
             {ww.device}{' '}
-            <select
-              value={deviceID}
-              onChange={(e) => setDeviceID((e.currentTarget as HTMLSelectElement).value)}
-            >
+            <select value={deviceID} onChange={(e) => setDeviceID(e.currentTarget.value)}>
               {(devices ?? []).map((d) => (
                 <option key={d.deviceID} value={d.deviceID}>
                   {d.deviceName}
@@ -223,10 +220,7 @@ export function DryRun({ rule }: { rule: RuleBody }) {
           </label>
           <label>
             {ww.dataPoint}{' '}
-            <select
-              value={point}
-              onChange={(e) => setPoint((e.currentTarget as HTMLSelectElement).value)}
-            >
+            <select value={point} onChange={(e) => setPoint(e.currentTarget.value)}>
               {points.map((p) => (
                 <option key={p.dataPointID} value={p.dataPointID}>
                   {p.dataPointName}

@@ -48,6 +48,7 @@ export const sw = words(
     once: 'Once at',
     interval: 'Every (minutes)',
     cron: 'Cron',
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- widens: any type number reads it
     kinds: { 1: 'once', 2: 'interval', 3: 'cron' } as Record<number, string>,
     every: (n: number) => `every ${n} min`,
     scheduleName: 'Schedule name',
@@ -64,6 +65,7 @@ export const sw = words(
     once: '定时于',
     interval: '间隔（分钟）',
     cron: 'Cron',
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- widens: any type number reads it
     kinds: { 1: '定时', 2: '间隔', 3: 'Cron' } as Record<number, string>,
     every: (n: number) => `每 ${n} 分钟`,
     scheduleName: '任务名称',

@@ -82,7 +82,7 @@ export function WebhookForm(p: {
           <input
             type="url"
             value={url}
-            onInput={(e) => setUrl((e.currentTarget as HTMLInputElement).value)}
+            onInput={(e) => setUrl(e.currentTarget.value)}
             required
             placeholder="https://hooks.example.com/devicecloud"
           />
@@ -95,7 +95,7 @@ export function WebhookForm(p: {
                 type="checkbox"
                 checked={events.includes(ev)}
                 onChange={(e) => {
-                  const on = (e.currentTarget as HTMLInputElement).checked
+                  const on = e.currentTarget.checked
                   setEvents((xs) => (on ? [...xs, ev] : xs.filter((x) => x !== ev)))
                 }}
               />{' '}
@@ -107,7 +107,7 @@ export function WebhookForm(p: {
           <input
             type="checkbox"
             checked={enable}
-            onChange={(e) => setEnable((e.currentTarget as HTMLInputElement).checked)}
+            onChange={(e) => setEnable(e.currentTarget.checked)}
           />{' '}
           {ww.enabled}
         </label>

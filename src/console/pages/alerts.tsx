@@ -48,7 +48,7 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
           <select
             value={severity}
             onChange={(e) => {
-              setSeverity((e.currentTarget as HTMLSelectElement).value)
+              setSeverity(e.currentTarget.value)
               setPage(1)
             }}
           >

@@ -75,7 +75,7 @@ function readAddress(): View & { page: number } {
 /** The address of a view (defaults left out). */
 export function addressOf(v: Partial<View>, page = 1): string {
   const s = new URLSearchParams()
-  for (const k of KEYS) if (v[k] && !(k === 'sort' && v[k] === DEFAULT_SORT)) s.set(k, v[k]!)
+  for (const k of KEYS) if (v[k] && !(k === 'sort' && v[k] === DEFAULT_SORT)) s.set(k, v[k])
   if (page > 1) s.set('page', String(page))
   const q = s.toString()
   return q ? `/devices?${q}` : '/devices'
@@ -194,9 +194,7 @@ export function DevicesPage() {
           {s.show}{' '}
           <select
             value={gateways ? 'gateways' : ''}
-            onChange={(e) =>
-              change({ kind: (e.currentTarget as HTMLSelectElement).value, gateway: '' })
-            }
+            onChange={(e) => change({ kind: e.currentTarget.value, gateway: '' })}
           >
             <option value="">{s.devicesKind}</option>
             <option value="gateways">{s.gatewaysKind}</option>
@@ -210,10 +208,7 @@ export function DevicesPage() {
         />
         <label>
           {t().status}{' '}
-          <select
-            value={view.status}
-            onChange={(e) => change({ status: (e.currentTarget as HTMLSelectElement).value })}
-          >
+          <select value={view.status} onChange={(e) => change({ status: e.currentTarget.value })}>
             <option value="">{s.anyStatus}</option>
             <option value="online">{t().online}</option>
             <option value="offline">{t().offline}</option>
@@ -224,7 +219,7 @@ export function DevicesPage() {
           {s.sort}{' '}
           <select
             value={view.sort || DEFAULT_SORT}
-            onChange={(e) => change({ sort: (e.currentTarget as HTMLSelectElement).value })}
+            onChange={(e) => change({ sort: e.currentTarget.value })}
           >
             <option value="createAt:desc">{s.newest}</option>
             <option value="createAt:asc">{s.oldest}</option>
@@ -288,7 +283,7 @@ export function DevicesPage() {
                   max={pages}
                   value={page}
                   onChange={(e) => {
-                    const n = Number((e.currentTarget as HTMLInputElement).value)
+                    const n = Number(e.currentTarget.value)
                     if (Number.isInteger(n) && n >= 1) setPage(Math.min(n, pages))
                   }}
                 />

@@ -117,7 +117,7 @@ function ScheduleTable({ kind, canWrite }: { kind: Kind; canWrite: boolean }) {
     )
   const remove = (x: Schedule) => {
     if (window.confirm(s.confirmDelete(x.scheduleName)))
-      act(api(`/${kind}_schedule_publish?ids=${x.id}`, { method: 'DELETE' }))
+      void act(api(`/${kind}_schedule_publish?ids=${x.id}`, { method: 'DELETE' }))
   }
   const toggle = (x: Schedule) =>
     act(

@@ -13,7 +13,10 @@ export function SignIn() {
     setBusy(true)
     setError(null)
     try {
-      await signIn(String(form.get('email') ?? ''), String(form.get('password') ?? ''))
+      await signIn(
+        String((form.get('email') as string | null) ?? ''),
+        String((form.get('password') as string | null) ?? ''),
+      )
     } catch (err) {
       setError(err instanceof ApiError && err.status !== 401 ? err.message : t().signInFailed)
       setBusy(false)

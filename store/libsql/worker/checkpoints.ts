@@ -95,7 +95,7 @@ export class Checkpointer {
       worker.on('message', (m: { notice?: string; err?: WireError }) => {
         if (m.notice === 'error' && m.err) this.onError(decodeError(m.err))
       })
-      worker.on('error', (e) => this.onError(e))
+      worker.on('error', (e: Error) => this.onError(e))
       worker.unref()
       return worker
     } catch (e) {

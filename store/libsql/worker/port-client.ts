@@ -36,7 +36,9 @@ export class PortClient<B extends object = RequestBody> {
     worker.on('message', (m: Reply[] | Notice) =>
       Array.isArray(m) ? this.settle(m) : this.onNotice(m),
     )
-    worker.on('error', (e) => this.fail(new Unavailable(`${name} worker failed: ${e.message}`)))
+    worker.on('error', (e: Error) =>
+      this.fail(new Unavailable(`${name} worker failed: ${e.message}`)),
+    )
     worker.on('exit', (code) => this.fail(new Unavailable(`${name} worker exited (${code})`)))
   }
 

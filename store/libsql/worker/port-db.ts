@@ -167,7 +167,10 @@ export class PortDb implements Db {
     if (this.readers.length === 0) {
       if (pool) {
         const second = Math.floor(performance.now() / 1000)
-        if (second !== this.busySecond) ((this.busySecond = second), (this.busyReads = 0))
+        if (second !== this.busySecond) {
+          this.busySecond = second
+          this.busyReads = 0
+        }
         if (++this.busyReads >= READERS_START_AFTER) this.startReaders(pool)
       }
       return undefined

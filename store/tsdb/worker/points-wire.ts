@@ -76,7 +76,7 @@ export function encodePoints(points: readonly TelemetryPoint[]): {
 
 /** The points of `c`, in their order. */
 export function decodePoints(c: PointColumns): TelemetryPoint[] {
-  const out: TelemetryPoint[] = new Array(c.times.length)
+  const out: TelemetryPoint[] = new Array<TelemetryPoint>(c.times.length)
   const numeric = c.values.length === 0
   let i = 0
   for (let r = 0; r < c.runs.length; r += 4) {

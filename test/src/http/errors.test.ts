@@ -17,7 +17,6 @@ import {
   Referenced,
   TooMany,
   Unauthenticated,
-  Unavailable,
 } from '../../../src/kernel/errors.ts'
 import { QueryTimeout } from '../../../query/deadline.ts'
 import { QueryParamError } from '../../../query/range.ts'

@@ -34,7 +34,7 @@ export interface VariantKit {
   /** The run status of a device record (0 offline, 1 online). */
   statusOf(device: any): number
   /** The status of a connection log (0 offline, 1 online, 2 authentication failed). */
-  connectStatusOf(log: any): number
+  connectStatusOf: (log: any) => number
   /** The name of that status field (also its list filter). */
   connectStatusField: string
   /** The deviceType code of a terminal. */

@@ -306,7 +306,7 @@ restart('forSeconds wait survives stop and start on the same DATA_DIR', async ()
     .body
   await uplink(first, d, { temp: 90 })
   await first.svc.close()
-  first.db.close()
+  void first.db.close()
   clock.offset += 61_000
   const second = await startTestService(
     { INGEST_LINGER_MS: '2', DATA_DIR: first.dir },

@@ -1,7 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
-import { alertWorld, clock, recordEvents, ruleBody, uplink, type AlertWorld } from './_alerts.ts'
+import { alertWorld, clock, ruleBody, type AlertWorld } from './_alerts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 

@@ -11,7 +11,6 @@ import { examplePayload } from '../../../src/services/onboarding.ts'
 let t: TestService
 let product: any
 let device: any
-let stream: any
 
 /** Runs a command line with sh; resolves with its exit code and output (killed after `ms`). */
 function run(line: string, ms = 10_000): Promise<{ code: number | null; out: string }> {
@@ -33,7 +32,7 @@ conn.before(async () => {
   t = await startTestService()
   product = await newProduct(t.admin)
   const point = await mkPoint(t.admin, product.id, 'temp')
-  stream = await mkStream(t.admin, product.productID, [point.id], { topic: 'telemetry' })
+  await mkStream(t.admin, product.productID, [point.id], { topic: 'telemetry' })
   device = await newDevice(t.admin, mqttBody(product.productID))
 })
 conn.after(async () => t.close())

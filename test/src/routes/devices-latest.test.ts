@@ -103,14 +103,15 @@ bulk('devices the cache does not hold :: one telemetry read for all of them', as
   )
   const telemetry = t.svc.deps.telemetry
   const calls: string[] = []
-  const { latest, latestOf } = telemetry
+  const latest = telemetry.latest.bind(telemetry)
+  const latestOf = telemetry.latestOf.bind(telemetry)
   telemetry.latest = (tenantID, deviceID) => (
     calls.push(`latest ${deviceID}`),
-    latest.call(telemetry, tenantID, deviceID)
+    latest(tenantID, deviceID)
   )
   telemetry.latestOf = (tenantID, ids) => (
     calls.push(`latestOf ${ids.length}`),
-    latestOf.call(telemetry, tenantID, ids)
+    latestOf(tenantID, ids)
   )
   try {
     const r = await ask(

@@ -254,7 +254,7 @@ fold(
     await logs.addEvents([eventOf(9, tenantA, devA, 'A1')])
     const first = await job.runIfDue()
     assert.ok(first, 'the first check runs it')
-    assert.is(first!.events, 0, 'a fresh row is not folded')
+    assert.is(first.events, 0, 'a fresh row is not folded')
     assert.is(await job.runIfDue(), undefined, 'not due again within the interval')
     const lease = await t.db.one(
       "SELECT last_result AS r FROM job_leases WHERE name = 'event-fold'",

@@ -96,7 +96,7 @@ close(
     const n = await db.one('SELECT count(*) AS n FROM events WHERE device_id = ?', [
       world.device.deviceID,
     ])
-    db.close()
+    void db.close()
     assert.is(Number(n!.n), 20)
     const telemetry = await createTelemetryStore(loadConfig({ DATA_DIR: s.dir, ...storeEnv() }))
     const raw = await telemetry.readRaw({

@@ -183,7 +183,7 @@ shutdown(
       const at = Number((await row())!.last_seen_at)
       assert.ok(at > before - 60_000 && at <= Date.now(), String(at))
     } finally {
-      s.db.close()
+      void s.db.close()
       rmSync(s.dir, { recursive: true, force: true })
     }
   },

@@ -127,7 +127,7 @@ safety(
     const sql = t.db
     await sql.run('UPDATE metrics SET expressions = ? WHERE id = ?', ['pow(temp)', bad.body.id])
     const query = new URLSearchParams({ deviceID: dev.deviceID, ...day, metricType: '1' })
-    const r = await t.admin.get(`/api/v1/metrics_data?${query}`)
+    const r = await t.admin.get(`/api/v1/metrics_data?${query.toString()}`)
     assert.is(r.status, 200, r.text)
     const by = new Map<number, any>(r.body.map((m: any) => [m.id, m]))
     assert.equal(by.get(good.body.id)?.metricData, {

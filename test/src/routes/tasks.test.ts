@@ -97,6 +97,7 @@ tasks(
   async () => {
     const none = await runner.start(tenant, null, 'noop', async () => undefined)
     const str = await runner.start(tenant, null, 'str', async () => {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- what a task that throws a string looks like
       throw 'plain string'
     })
     const big = await runner.start(tenant, null, 'bigint', async () => ({ n: 1n }))

@@ -173,7 +173,7 @@ for (const v of variants) {
       assert.is(read.deviceCount, 1)
       assert.is(read.createUser, 'admin')
       if (k.v === 'B') assert.equal(read.devices, [{ id: d.id }])
-      const list = await c().get(`/api/v1/products?productName_like=${body.productName}`)
+      const list = await c().get(`/api/v1/products?productName_like=${String(body.productName)}`)
       assert.equal(
         list.body.items.map((x: any) => x.id),
         [p.id],
@@ -218,7 +218,7 @@ for (const v of variants) {
       const read = (await c().get(`/api/v1/groups/${g.id}`)).body
       if (k.v === 'B') assert.equal(read.devices, [{ id: d.id }])
       else assert.is(read.deviceCount, 1)
-      const byName = await c().get(`/api/v1/groups?groupName_like=${body.groupName}`)
+      const byName = await c().get(`/api/v1/groups?groupName_like=${String(body.groupName)}`)
       assert.equal(
         byName.body.items.map((x: any) => x.id),
         [g.id],

@@ -20,7 +20,6 @@ export interface Receiver {
 
 export async function startReceiver(port = 0): Promise<Receiver> {
   const got: Received[] = []
-  let rx: Receiver | undefined
   const answers: number[] = []
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = []
@@ -32,12 +31,12 @@ export async function startReceiver(port = 0): Promise<Receiver> {
         body: Buffer.concat(chunks).toString(),
       })
       res.statusCode = answers.shift() ?? 200
-      setTimeout(() => res.end('ok'), rx?.delayMs ?? 0)
+      setTimeout(() => res.end('ok'), rx.delayMs ?? 0)
     })
   })
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()))
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  rx = {
+  const rx: Receiver = {
     url,
     got,
     answers,

@@ -8,7 +8,6 @@ import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { alertEngine, alertReads } from '../../../src/services/alert-engine.ts'
 import { EventBus, type DomainEvents } from '../../../src/kernel/events.ts'
-import type { MetaStore } from '../../../store/types.ts'
 import { alertWorld, ruleBody, uplink } from '../routes/_alerts.ts'
 import { mkPoint, mkProduct, mkStream } from '../routes/_product-model.ts'
 import { mqttBody, newDevice } from '../routes/devices-helpers.ts'
@@ -81,7 +80,7 @@ reads(
     const ingest = counted(meta.ingest, 'ingest', calls)
     const metaCounted = new Proxy(meta, {
       get: (o, k) => (k === 'ingest' ? ingest : Reflect.get(o, k, o)),
-    }) as MetaStore
+    })
     const r = alertReads(metaCounted, counted(telemetry, 'telemetry', calls))
     const foreign = b.devices[2]
     await r.prefetch([
@@ -136,7 +135,7 @@ reads(
     ])
     const metaCounted = new Proxy(meta, {
       get: (o, k) => (wrapped.has(k) ? wrapped.get(k) : Reflect.get(o, k, o)),
-    }) as MetaStore
+    })
     const bus = new EventBus()
     const engine = alertEngine({
       meta: metaCounted,

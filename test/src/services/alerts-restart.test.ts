@@ -94,7 +94,7 @@ test('SIGKILL once the alerts are committed, restart :: each alert.raised in the
   } finally {
     await stop(a)
     await stop(b)
-    db?.close()
+    void db?.close()
     await rx?.close()
     rmSync(dir, { recursive: true, force: true })
   }
@@ -117,7 +117,7 @@ test('a rule disabled but its alerts left open by a stop :: the restart closes t
     assert.is(off.status, 201, off.text)
     assert.is(on.status, 201, on.text)
     db = await openDb({ url: `file:${dir}/devicecloud.db` })
-    const r = await new Client(a.url, basic(w.devices[0]!)).call(
+    const r = await new Client(a.url, basic(w.devices[0])).call(
       'POST',
       '/api/v1/ingest',
       JSON.stringify({ topic: 'telemetry', payload: { temp: 95 } }),
@@ -151,7 +151,7 @@ test('a rule disabled but its alerts left open by a stop :: the restart closes t
   } finally {
     await stop(a)
     await stop(b)
-    db?.close()
+    void db?.close()
     rmSync(dir, { recursive: true, force: true })
   }
 })

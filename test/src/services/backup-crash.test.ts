@@ -72,8 +72,8 @@ const npmScript = (script: string, args: string[], env: Record<string, string>) 
 async function runCli(script: string, args: string[], env: Record<string, string>) {
   const p = npmScript(script, args, env)
   let out = ''
-  p.stdout!.on('data', (d) => (out += d))
-  p.stderr!.on('data', (d) => (out += d))
+  p.stdout.on('data', (d) => (out += d))
+  p.stderr.on('data', (d) => (out += d))
   const code = await new Promise<number | null>((ok) => p.once('close', (c) => ok(c)))
   return { code, out }
 }

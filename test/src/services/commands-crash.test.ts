@@ -147,7 +147,7 @@ test('SIGKILL right after device publishes :: every stored command has its event
       ds.slice(0, 3).map((d) => [d.deviceID, 2]),
     )
   } finally {
-    db?.close()
+    void db?.close()
     for (const m of clients) m.end(true)
     a?.child.kill('SIGKILL')
     rmSync(dir, { recursive: true, force: true })
@@ -219,7 +219,7 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
       assert.equal(of(d), ['device.online', 'device.offline', 'device.online'], d.deviceID)
     for (const d of ds.slice(10)) assert.equal(of(d), ['device.online'], d.deviceID)
   } finally {
-    db?.close()
+    void db?.close()
     for (const m of clients) m.end(true)
     a?.child.kill('SIGKILL')
     b?.child.kill('SIGKILL')
@@ -260,7 +260,7 @@ test('a group command stopped before its members were written :: written after t
         args: [tenant, g.body.id, g.body.groupID, taskID, now, now, now + 600_000],
       },
     ])
-    db.close()
+    void db.close()
     db = undefined
 
     b = await startChild(dir)
@@ -282,7 +282,7 @@ test('a group command stopped before its members were written :: written after t
       Array(5).fill(['late', 'delivered']),
     )
   } finally {
-    db?.close()
+    void db?.close()
     for (const m of clients) m.end(true)
     a?.child.kill('SIGKILL')
     b?.child.kill('SIGKILL')

@@ -76,7 +76,7 @@ claim.before(async () => {
   }
 })
 claim.after(async () => {
-  for (const n of ctx.nodes) n.db.close()
+  for (const n of ctx.nodes) void n.db.close()
   rmSync(ctx.dir, { recursive: true, force: true })
 })
 

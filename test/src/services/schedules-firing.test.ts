@@ -270,7 +270,7 @@ restart('a due time missed while stopped :: fires once at start-up', async () =>
       Date.now() - 60 * MINUTE,
       s.id,
     ])
-    db.close()
+    void db.close()
 
     svc = await startService(config)
     admin = new Client(svc.url, auth)

@@ -115,7 +115,7 @@ nodes('an interval schedule on two nodes :: each due time fired once, none skipp
     }
   } finally {
     await Promise.all(children.map(stop))
-    db?.close()
+    void db?.close()
     rmSync(dir, { recursive: true, force: true })
   }
 })
