@@ -382,9 +382,27 @@ function uplinkWriter(
   )
 }
 
+/**
+ * An uplink's writes committed: its refusals counted, its values announced (`telemetry.stored`; listeners, the
+ * alerts and the live stream, only queue work), and its outcome.
+ */
+function committed(
+  { bus, observer }: PipelineDeps,
+  points: TelemetryPoint[],
+  events: EventInput[],
+  rejected: Rejection[],
+): UplinkOutcome {
+  if (observer) for (const r of rejected) observer.rejected(r.errorCode, 1)
+  if (points.length) {
+    const deviceIntIDs = storedDeviceIDs(events)
+    bus.emit('telemetry.stored', { tenantID: points[0]!.tenantID, deviceIntIDs, values: points })
+  }
+  return { accepted: points.length, rejected }
+}
+
 /** Decode → check against the product model → batching writer → resolves when values and events are committed. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
-  const { config, meta, telemetry, bus, observer } = deps
+  const { config, meta, telemetry, bus } = deps
   const models = new ModelCache(meta.ingest, bus)
   const latest = new LatestValuesCache(telemetry)
   const offLatest = latest.listen(bus)
@@ -423,21 +441,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     } catch (e) {
       return Promise.reject(e) // Backpressure
     }
-    return written.then(() => committed(points, events, rejected))
-  }
-
-  function committed(
-    points: TelemetryPoint[],
-    events: EventInput[],
-    rejected: Rejection[],
-  ): UplinkOutcome {
-    if (observer) for (const r of rejected) observer.rejected(r.errorCode, 1)
-    if (points.length) {
-      // announced once committed; listeners (alerts, the live stream) only queue work
-      const deviceIntIDs = storedDeviceIDs(events)
-      bus.emit('telemetry.stored', { tenantID: points[0]!.tenantID, deviceIntIDs, values: points })
-    }
-    return { accepted: points.length, rejected }
+    return written.then(() => committed(deps, points, events, rejected))
   }
 
   /** Uplinks being decoded and checked (their model may take a store read): close() lets them reach the writer. */

@@ -1,8 +1,8 @@
 /**
- * `node scripts/house.ts`: the figures a maintainer watches in the house (docs/house.md says why each matters):
+ * `node scripts/house.ts`: the figures a maintainer watches in the house (docs/code-tour.md, "The house's figures"):
  * functions by length over the production folders (TypeScript's AST: a function, method, arrow or accessor, from
- * its first line to its last), `any` in test/, files per folder, and the README's size. `--json` prints them
- * as JSON; `--long N` lists the functions over N lines.
+ * its first line to its last), `any` in test/, files per folder, and the README's size.
+ * `--json` prints them as JSON; `--long N` lists the functions over N lines.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -45,9 +45,11 @@ function nameOf(node: ts.Node): string {
   return '(anonymous)'
 }
 
-/** The functions of one source file with their length in lines. */
-export function functionSizes(file: string): FunctionSize[] {
-  const text = readFileSync(join(ROOT, file), 'utf8')
+/** The functions of one source file (`text`: its source, else read from the tree) with their length in lines. */
+export function functionSizes(
+  file: string,
+  text = readFileSync(join(ROOT, file), 'utf8'),
+): FunctionSize[] {
   const kind = file.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind)
   const out: FunctionSize[] = []
@@ -67,7 +69,7 @@ export function functionSizes(file: string): FunctionSize[] {
 export function productionFunctions(): FunctionSize[] {
   return PRODUCTION.flatMap((d) => filesUnder(d, /\.tsx?$/))
     .filter((f) => !f.endsWith('.d.ts'))
-    .flatMap(functionSizes)
+    .flatMap((f) => functionSizes(f))
 }
 
 /** Occurrences of the type `any` in test/ (`: any`, `as any`, `<any>`, `any[]`). */

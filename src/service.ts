@@ -7,17 +7,19 @@ import { createApp } from './app.ts'
 import { Authenticator } from './http/auth.ts'
 import { ensureFirstAdmin, jwtSecret } from './bootstrap.ts'
 import type { Deps } from './deps.ts'
-import { createTaskRunner } from './tasks.ts'
-import { createServices } from './services/index.ts'
+import { createTaskRunner, type TaskRunner } from './tasks.ts'
+import { createServices, type Services } from './services/index.ts'
 import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
-import { backupStores, cleanPartialBackups, createStores } from '../store/index.ts'
+import { backupStores, cleanPartialBackups, createStores, type Stores } from '../store/index.ts'
+import type { MetaStore } from '../store/types.ts'
+import type { BrokerHandle, Pipeline } from '../ingest/types.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker/broker.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
 import { createHttpIngest } from '../ingest/http-ingest.ts'
-import { createLogger, errorLog, type LogDestination } from './kernel/log.ts'
-import { createMetrics, noMetrics } from './kernel/metrics.ts'
+import { createLogger, errorLog, type LogDestination, type Logger } from './kernel/log.ts'
+import { createMetrics, noMetrics, type Metrics } from './kernel/metrics.ts'
 import { DiskGuard, type FreeSpaceReader } from './kernel/disk.ts'
 
 export interface Service {
@@ -79,16 +81,12 @@ export interface ServiceOptions {
   onWorkerDeath?: (e: Error) => void
 }
 
-/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
-export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
-  const logger = createLogger({
-    level: config.LOG_LEVEL,
-    format: config.LOG_FORMAT,
-    destination: opts.logDestination,
-  })
-  const metrics = config.METRICS ? createMetrics() : noMetrics
-  const stores = await createStores(config, { logger, onWorkerDeath: opts.onWorkerDeath })
-  const { meta, telemetry } = stores
+/**
+ * What a start does before serving: the token signer, the first admin (a warning when ADMIN_PASSWORD can no longer
+ * apply), and what a crash left: group publishes follow their members' commands, which survive a restart; a backup
+ * cut short ends failed and its .partial directory goes (another process's backup still being written stays).
+ */
+async function bootstrap(config: Config, meta: MetaStore, logger: Logger) {
   const auth = new Authenticator(meta.accounts, await jwtSecret(config, meta.accounts))
   const firstAdmin = await ensureFirstAdmin(config, meta.accounts)
   if (!firstAdmin && config.ADMIN_PASSWORD)
@@ -97,18 +95,16 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       .warn(
         'ADMIN_PASSWORD is ignored: users exist already. To set a new admin password, run `npm run reset-admin`',
       )
-  // group publishes follow their members' commands, which survive a restart; a backup cut short by a crash ends
-  // failed and its .partial directory goes (another process's backup still being written stays)
   await meta.tasks.failInterruptedTasks(['group_publish'])
   for (const name of cleanPartialBackups(join(config.DATA_DIR, 'backups')))
     logger.child({ component: 'backup' }).warn({ name }, 'removed a backup interrupted by a crash')
-  const tasks = createTaskRunner(meta.tasks, { logger })
-  const bus = new EventBus()
-  bus.on('user.changed', (e) => auth.forget(e.id))
-  bus.on('user.deleted', (e) => auth.forget(e.id))
-  bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
+  return { auth, firstAdmin }
+}
+
+/** The guard of DATA_DIR's free space, logging when ingest stops for a full disk and when it resumes. */
+function diskGuard(config: Config, opts: ServiceOptions, logger: Logger): DiskGuard {
   const diskLog = logger.child({ component: 'disk' })
-  const disk = new DiskGuard({
+  return new DiskGuard({
     dir: config.DATA_DIR,
     minFreeMb: config.DISK_MIN_FREE_MB,
     read: opts.disk?.read,
@@ -124,36 +120,18 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
             'disk space is back: ingest resumes',
           ),
   })
-  await disk.start()
-  const pipeline = createPipeline({
-    config,
-    meta,
-    telemetry,
+}
+
+/** What metrics read at scrape time, and the transitions they count; returns the unsubscribe. */
+function watchMetrics(
+  metrics: Metrics,
+  {
     bus,
-    disk,
-    observer: metrics.ingest,
-    now: opts.now,
-    onError: errorLog(logger, 'ingest'),
-  })
-  const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now, logger })
-  const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
-  const broker = config.MQTT_URL
-    ? // MQTT.js is loaded only for an external broker (~100 ms of start otherwise)
-      await (await import('../ingest/external/client.ts')).connectExternalBroker(brokerDeps)
-    : await startBroker(brokerDeps)
-  const services = createServices({
     meta,
-    telemetry,
-    events: bus,
-    broker,
-    config,
-    now: opts.now,
-    identities: gatekeepers.directory,
-    logger,
-    resolve: opts.resolve,
-    retention: opts.retention,
-    backupCopy: (dir) => backupStores(config, dir),
-  })
+    pipeline,
+    services,
+  }: { bus: EventBus; meta: MetaStore; pipeline: Pipeline; services: Services },
+): () => void {
   metrics.watch({
     queueDepth: () => pipeline.queued,
     streamClients: () => services.eventStream.clients(),
@@ -166,7 +144,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       return { commands, alerts }
     },
   })
-  const unwatch = metrics.listen(bus)
+  return metrics.listen(bus)
+}
+
+/** The work that runs beside requests: deliveries, the stream, commands, schedules, retention, folds, alerts. */
+async function startBackground(services: Services) {
   services.webhooks.start()
   services.eventStream.start()
   await services.commands.start()
@@ -174,34 +156,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   services.retention.start()
   services.eventFold.start()
   services.alertEngine.start()
-  const deps: Deps = {
-    disk,
-    config,
-    meta,
-    services,
-    auth,
-    tasks,
-    bus,
-    telemetry,
-    pipeline,
-    ingest: createHttpIngest({
-      credentials: meta.ingest,
-      directory: gatekeepers.directory,
-      pipeline,
-    }),
-    broker,
-    gate: gatekeepers.gate,
-    endpoints: publicEndpoints(config, {
-      mqtt: broker.port,
-      ws: broker.wsPort,
-      mqtts: broker.tlsPort,
-    }),
-    lifecycle: { serving: false },
-    metrics,
-    logger,
-  }
-  const { app } = createApp(deps)
-  const server: ServerType = await new Promise((resolve) => {
+}
+
+/** Serves `app` on PORT and HOST, with the HTTP server's limits; resolves once it listens. */
+function listen(app: ReturnType<typeof createApp>['app'], config: Config): Promise<ServerType> {
+  return new Promise((resolve) => {
     const s = serve(
       {
         fetch: async (req, env) => {
@@ -232,6 +191,119 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
       () => resolve(s),
     )
   })
+}
+
+/** Stops taking work, commits what was accepted, then closes the stores. */
+async function shutdown(p: {
+  deps: Deps
+  services: Services
+  server: ServerType
+  broker: BrokerHandle
+  pipeline: Pipeline
+  tasks: TaskRunner
+  unwatch: () => void
+  disk: DiskGuard
+  stores: Stores
+  serviceLog: Logger
+}) {
+  const { deps, services, server, broker, pipeline, tasks, disk, stores } = p
+  deps.lifecycle.serving = false // readiness answers 503 from here on
+  services.eventStream.close() // live streams end, so the server can close
+  services.commands.releaseWaiters() // and so do long polls
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await services.schedules.close()
+  await services.retention.close()
+  await services.eventFold.close()
+  services.commands.close()
+  await broker.close()
+  await pipeline.flush()
+  await services.alertEngine.close()
+  await pipeline.close()
+  await services.webhooks.close()
+  await tasks.idle()
+  p.unwatch()
+  disk.close()
+  await stores.close()
+  p.serviceLog.info('shutdown complete')
+}
+
+/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    destination: opts.logDestination,
+  })
+  const metrics = config.METRICS ? createMetrics() : noMetrics
+  const stores = await createStores(config, { logger, onWorkerDeath: opts.onWorkerDeath })
+  const { meta, telemetry } = stores
+  const { auth, firstAdmin } = await bootstrap(config, meta, logger)
+  const tasks = createTaskRunner(meta.tasks, { logger })
+  const bus = new EventBus()
+  bus.on('user.changed', (e) => auth.forget(e.id))
+  bus.on('user.deleted', (e) => auth.forget(e.id))
+  bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
+  const disk = diskGuard(config, opts, logger)
+  await disk.start()
+  const pipeline = createPipeline({
+    config,
+    meta,
+    telemetry,
+    bus,
+    disk,
+    observer: metrics.ingest,
+    now: opts.now,
+    onError: errorLog(logger, 'ingest'),
+  })
+  const gatekeepers = createGatekeepers({ meta, bus, config, now: opts.now, logger })
+  const brokerDeps = { config, meta, pipeline, bus, gatekeepers, logger, observer: metrics.broker }
+  const broker = config.MQTT_URL
+    ? // MQTT.js is loaded only for an external broker (~100 ms of start otherwise)
+      await (await import('../ingest/external/client.ts')).connectExternalBroker(brokerDeps)
+    : await startBroker(brokerDeps)
+  const services = createServices({
+    meta,
+    telemetry,
+    events: bus,
+    broker,
+    config,
+    now: opts.now,
+    identities: gatekeepers.directory,
+    logger,
+    resolve: opts.resolve,
+    retention: opts.retention,
+    backupCopy: (dir) => backupStores(config, dir),
+  })
+  const unwatch = watchMetrics(metrics, { bus, meta, pipeline, services })
+  await startBackground(services)
+  const deps: Deps = {
+    disk,
+    config,
+    meta,
+    services,
+    auth,
+    tasks,
+    bus,
+    telemetry,
+    pipeline,
+    ingest: createHttpIngest({
+      credentials: meta.ingest,
+      directory: gatekeepers.directory,
+      pipeline,
+    }),
+    broker,
+    gate: gatekeepers.gate,
+    endpoints: publicEndpoints(config, {
+      mqtt: broker.port,
+      ws: broker.wsPort,
+      mqtts: broker.tlsPort,
+    }),
+    lifecycle: { serving: false },
+    metrics,
+    logger,
+  }
+  const { app } = createApp(deps)
+  const server = await listen(app, config)
   deps.lifecycle.serving = true
   const port = (server.address() as AddressInfo).port
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
@@ -251,26 +323,18 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     port,
     url: `http://${host}:${port}`,
     firstAdmin,
-    async close() {
-      // stop taking work, commit what was accepted, then close the stores
-      deps.lifecycle.serving = false // readiness answers 503 from here on
-      services.eventStream.close() // live streams end, so the server can close
-      services.commands.releaseWaiters() // and so do long polls
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-      await services.schedules.close()
-      await services.retention.close()
-      await services.eventFold.close()
-      services.commands.close()
-      await broker.close()
-      await pipeline.flush()
-      await services.alertEngine.close()
-      await pipeline.close()
-      await services.webhooks.close()
-      await tasks.idle()
-      unwatch()
-      disk.close()
-      await stores.close()
-      serviceLog.info('shutdown complete')
-    },
+    close: () =>
+      shutdown({
+        deps,
+        services,
+        server,
+        broker,
+        pipeline,
+        tasks,
+        unwatch,
+        disk,
+        stores,
+        serviceLog,
+      }),
   }
 }

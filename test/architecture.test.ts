@@ -20,6 +20,7 @@ import {
   type Rule,
   type Violation,
 } from './_support/architecture.ts'
+import { functionSizes, productionFunctions } from '../scripts/house.ts'
 
 const arch = suite('architecture')
 
@@ -633,6 +634,39 @@ arch('folder graph of the tree (src, src/kernel, ingest, query, store) :: no cir
 arch(
   'files of the tree (src, ingest, query, store; type-only imports too) :: no circle, each named otherwise',
   () => clean('files import each other in a circle'),
+)
+
+arch('functions of the tree :: none over 150 lines (scripts/house.ts counts them)', () => {
+  const long = productionFunctions().filter((f) => f.lines > 150)
+  assert.equal(
+    long.map((f) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`),
+    [],
+    'split them: docs/code-tour.md "The house\'s figures"',
+  )
+})
+
+arch(
+  'function sizes :: functions, methods, arrows and accessors counted first line to last',
+  () => {
+    const source = [
+      'export function a() {', // 1
+      '  const b = () => {', // 2
+      '    return 1', // 3
+      '  }', // 4
+      '}', // 5
+      'class C {', // 6
+      '  get d() { return 2 }', // 7
+      '  e(x: number) {', // 8
+      '    return x', // 9
+      '  }', // 10
+      '}', // 11
+      'declare function f(): void', // 12: no body
+    ].join('\n')
+    assert.equal(
+      functionSizes('x.ts', source).map((f) => `${f.name} ${f.line} ${f.lines}`),
+      ['a 1 5', 'b 2 3', 'd 7 1', 'e 8 3'],
+    )
+  },
 )
 
 arch.run()

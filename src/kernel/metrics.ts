@@ -98,99 +98,76 @@ export const noMetrics: Metrics = {
 const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 const BATCH_BUCKETS = [1, 10, 50, 100, 500, 1000, 2500, 5000, 10000, 50000]
 
-/** A registry of its own with the service's metrics and the process's default ones (event-loop lag included). */
-export function createMetrics(): Metrics {
-  const registry = new Registry()
-  const registers = [registry]
-  const name = (n: string) => METRIC_PREFIX + n
-  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX })
+/** Where a family of metrics registers, and how each is named. */
+interface Family {
+  registers: Registry[]
+  name: (n: string) => string
+}
 
-  const httpRequests = new Counter({
+/** HTTP requests by method, route template and status, and their durations. */
+function httpMetrics({ registers, name }: Family): Metrics['httpRequest'] {
+  const requests = new Counter({
     name: name('http_requests_total'),
     help: 'HTTP requests answered, by method, route template and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers,
   })
-  const httpDuration = new Histogram({
+  const duration = new Histogram({
     name: name('http_request_duration_seconds'),
     help: 'Time to answer an HTTP request (until the handler returned), by method and route template',
     labelNames: ['method', 'route'] as const,
     buckets: LATENCY_BUCKETS,
     registers,
   })
-  const mqttConnections = new Gauge({
+  return (method, route, status, seconds) => {
+    const m = methodLabel(method)
+    requests.inc({ method: m, route, status: String(status) })
+    duration.observe({ method: m, route }, seconds)
+  }
+}
+
+/** The embedded broker's connections and messages. */
+function brokerMetrics({ registers, name }: Family): BrokerObserver {
+  const open = new Gauge({
     name: name('mqtt_connections_open'),
     help: 'Device connections open on the embedded broker',
     registers,
   })
-  const mqttConnectionsTotal = new Counter({
+  const total = new Counter({
     name: name('mqtt_connections_total'),
     help: 'Device connections accepted by the embedded broker',
     registers,
   })
-  const mqttRefused = new Counter({
+  const refused = new Counter({
     name: name('mqtt_connections_refused_total'),
     help: 'Device connection attempts refused by the embedded broker, by reason',
     labelNames: ['reason'] as const,
     registers,
   })
-  const mqttIn = new Counter({
+  const messagesIn = new Counter({
     name: name('mqtt_messages_in_total'),
     help: 'Messages devices published to the broker',
     registers,
   })
-  const mqttOut = new Counter({
+  const messagesOut = new Counter({
     name: name('mqtt_messages_out_total'),
     help: 'Messages the service published to devices (commands, group messages)',
     registers,
   })
-  let sources: ScrapeSources | undefined
-  new Gauge({
-    name: name('ingest_queue_points'),
-    help: 'Values and events queued or being written by the ingest pipeline',
-    registers,
-    collect() {
-      this.set(sources?.queueDepth() ?? 0)
+  return {
+    connected() {
+      open.inc()
+      total.inc()
     },
-  })
-  new Gauge({
-    name: name('stream_clients_open'),
-    help: 'Live event streams (GET /api/v1/events/stream) open on this node',
-    registers,
-    collect() {
-      this.set(sources?.streamClients?.() ?? 0)
-    },
-  })
-  new Gauge({
-    name: name('alert_queue_values'),
-    help: 'Values of committed uplinks waiting for alert evaluation on this node',
-    registers,
-    collect() {
-      this.set(sources?.alertBacklog?.().queued ?? 0)
-    },
-  })
-  let logDroppedSeen = 0
-  new Counter({
-    name: name('log_lines_dropped_total'),
-    help: 'Log lines dropped because the reader of the log stopped reading (see src/kernel/log.ts LineSink)',
-    registers,
-    collect() {
-      const dropped = logLinesDropped()
-      if (dropped > logDroppedSeen) this.inc(dropped - logDroppedSeen)
-      logDroppedSeen = dropped
-    },
-  })
-  let droppedSeen = 0
-  new Counter({
-    name: name('alert_values_dropped_total'),
-    help: 'Values of committed uplinks never evaluated for alerts because the queue was full, on this node',
-    registers,
-    collect() {
-      const dropped = sources?.alertBacklog?.().dropped ?? droppedSeen
-      if (dropped > droppedSeen) this.inc(dropped - droppedSeen)
-      droppedSeen = dropped
-    },
-  })
+    disconnected: () => open.dec(),
+    refused: (reason) => refused.inc({ reason }),
+    messageIn: () => messagesIn.inc(),
+    messageOut: () => messagesOut.inc(),
+  }
+}
+
+/** The ingest pipeline's batches and what it did not store. */
+function ingestMetrics({ registers, name }: Family): IngestObserver {
   const batchPoints = new Histogram({
     name: name('ingest_batch_points'),
     help: 'Values per batch written to the telemetry store, by store',
@@ -211,13 +188,86 @@ export function createMetrics(): Metrics {
     labelNames: ['reason'] as const,
     registers,
   })
+  return {
+    batchWritten(store, points, seconds) {
+      batchPoints.observe({ store }, points)
+      batchDuration.observe({ store }, seconds)
+    },
+    rejected: (reason, count) => rejected.inc({ reason }, count),
+  }
+}
+
+/** A counter that follows a running total read at scrape time (it only ever grows). */
+function totalCounter(
+  family: Family,
+  metric: string,
+  help: string,
+  read: () => number | undefined,
+) {
+  let seen = 0
+  new Counter({
+    name: family.name(metric),
+    help,
+    registers: family.registers,
+    collect() {
+      const total = read() ?? seen
+      if (total > seen) this.inc(total - seen)
+      seen = total
+    },
+  })
+}
+
+/** The gauges and counters read at scrape time from what `watch` handed over. */
+function scrapedMetrics(family: Family, sources: () => ScrapeSources | undefined) {
+  const { registers, name } = family
+  const gauge = (metric: string, help: string, read: (s: ScrapeSources | undefined) => number) =>
+    new Gauge({
+      name: name(metric),
+      help,
+      registers,
+      collect() {
+        this.set(read(sources()))
+      },
+    })
+  gauge(
+    'ingest_queue_points',
+    'Values and events queued or being written by the ingest pipeline',
+    (s) => s?.queueDepth() ?? 0,
+  )
+  gauge(
+    'stream_clients_open',
+    'Live event streams (GET /api/v1/events/stream) open on this node',
+    (s) => s?.streamClients?.() ?? 0,
+  )
+  gauge(
+    'alert_queue_values',
+    'Values of committed uplinks waiting for alert evaluation on this node',
+    (s) => s?.alertBacklog?.().queued ?? 0,
+  )
+  totalCounter(
+    family,
+    'log_lines_dropped_total',
+    'Log lines dropped because the reader of the log stopped reading (see src/kernel/log.ts LineSink)',
+    logLinesDropped,
+  )
+  totalCounter(
+    family,
+    'alert_values_dropped_total',
+    'Values of committed uplinks never evaluated for alerts because the queue was full, on this node',
+    () => sources()?.alertBacklog?.().dropped,
+  )
+}
+
+/** Pending commands and open alerts, read from the store at most every STATES_TTL_MS however many scrape. */
+function storedStateMetrics({ registers, name }: Family, sources: () => ScrapeSources | undefined) {
   let states: ReturnType<NonNullable<ScrapeSources['states']>> | undefined
   let statesAt = -Infinity
   const readStates = () => {
-    if (!sources?.states) return undefined
+    const s = sources()
+    if (!s?.states) return undefined
     if (!states || performance.now() - statesAt > STATES_TTL_MS) {
       statesAt = performance.now()
-      states = sources.states().catch(() => ({ commands: { queued: 0, sent: 0 }, alerts: {} }))
+      states = s.states().catch(() => ({ commands: { queued: 0, sent: 0 }, alerts: {} }))
     }
     return states
   }
@@ -245,6 +295,10 @@ export function createMetrics(): Metrics {
         this.set({ severity: String(severity) }, s.alerts[severity] ?? 0)
     },
   })
+}
+
+/** Command and alert transitions counted from the domain events; `listen` returns the unsubscribe. */
+function transitionMetrics({ registers, name }: Family): Metrics['listen'] {
   const commands = new Counter({
     name: name('command_transitions_total'),
     help: 'Command state changes, by the state entered (queued, sent, delivered, succeeded, failed, ...)',
@@ -257,52 +311,47 @@ export function createMetrics(): Metrics {
     labelNames: ['transition'] as const,
     registers,
   })
+  return (bus) => {
+    const onCommand = (e: { commandStatus: string }) => commands.inc({ status: e.commandStatus })
+    const on = (transition: string) => () => alerts.inc({ transition })
+    const raised = on('raised')
+    const cleared = on('cleared')
+    const acked = on('acked')
+    bus.on('command.status', onCommand)
+    bus.on('alert.raised', raised)
+    bus.on('alert.cleared', cleared)
+    bus.on('alert.acked', acked)
+    return () => {
+      bus.off('command.status', onCommand)
+      bus.off('alert.raised', raised)
+      bus.off('alert.cleared', cleared)
+      bus.off('alert.acked', acked)
+    }
+  }
+}
 
+/** A registry of its own with the service's metrics and the process's default ones (event-loop lag included). */
+export function createMetrics(): Metrics {
+  const registry = new Registry()
+  const family: Family = { registers: [registry], name: (n) => METRIC_PREFIX + n }
+  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX })
+  let sources: ScrapeSources | undefined
+  const httpRequest = httpMetrics(family)
+  const broker = brokerMetrics(family)
+  scrapedMetrics(family, () => sources)
+  const ingest = ingestMetrics(family)
+  storedStateMetrics(family, () => sources)
+  const listen = transitionMetrics(family)
   return {
     enabled: true,
     contentType: registry.contentType,
-    httpRequest(method, route, status, seconds) {
-      const m = methodLabel(method)
-      httpRequests.inc({ method: m, route, status: String(status) })
-      httpDuration.observe({ method: m, route }, seconds)
-    },
-    ingest: {
-      batchWritten(store, points, seconds) {
-        batchPoints.observe({ store }, points)
-        batchDuration.observe({ store }, seconds)
-      },
-      rejected: (reason, count) => rejected.inc({ reason }, count),
-    },
-    broker: {
-      connected() {
-        mqttConnections.inc()
-        mqttConnectionsTotal.inc()
-      },
-      disconnected: () => mqttConnections.dec(),
-      refused: (reason) => mqttRefused.inc({ reason }),
-      messageIn: () => mqttIn.inc(),
-      messageOut: () => mqttOut.inc(),
-    },
+    httpRequest,
+    ingest,
+    broker,
     watch(s) {
       sources = s
     },
-    listen(bus) {
-      const onCommand = (e: { commandStatus: string }) => commands.inc({ status: e.commandStatus })
-      const on = (transition: string) => () => alerts.inc({ transition })
-      const raised = on('raised')
-      const cleared = on('cleared')
-      const acked = on('acked')
-      bus.on('command.status', onCommand)
-      bus.on('alert.raised', raised)
-      bus.on('alert.cleared', cleared)
-      bus.on('alert.acked', acked)
-      return () => {
-        bus.off('command.status', onCommand)
-        bus.off('alert.raised', raised)
-        bus.off('alert.cleared', cleared)
-        bus.off('alert.acked', acked)
-      }
-    },
+    listen,
     render: () => registry.metrics(),
   }
 }

@@ -81,6 +81,79 @@ function telemetryGroups(values: readonly StoredValue[]) {
   return groups.values()
 }
 
+/**
+ * Routes one outbox event to a tenant's streams that want it: held for a stream still catching up (which falls
+ * behind, overflowed, once what it holds and what it queued pass `queueBytes`), else queued after its cursor.
+ */
+function routeOutbox(subs: ReadonlySet<Sub>, e: OutboxEvent, queueBytes: number) {
+  let frame: Uint8Array | undefined
+  for (const s of subs) {
+    if (!wants(s, e.type, e.deviceID)) continue
+    frame ??= outboxFrame(e)
+    if (s.queue.overflowed)
+      s.queue.push(frame) // counted as missed
+    else if (s.held) {
+      s.held.push({ id: e.id, frame })
+      s.heldBytes += frame.length
+      if (s.heldBytes + s.queue.queued > queueBytes) {
+        s.queue.overflow(s.held.length)
+        s.held = null
+      }
+    } else if (e.id > s.cursor && s.queue.push(frame)) s.cursor = e.id
+  }
+}
+
+/** Committed values to a tenant's streams that take telemetry: a frame per device and time, built once. */
+function pushTelemetry(subs: ReadonlySet<Sub>, values: readonly StoredValue[]) {
+  let any = false
+  for (const s of subs) any ||= !s.types || s.types.has('telemetry')
+  if (!any) return
+  for (const g of telemetryGroups(values)) {
+    let frame: Uint8Array | undefined
+    for (const s of subs) {
+      if (!wants(s, 'telemetry', g.deviceID)) continue
+      frame ??= sseFrame('telemetry', JSON.stringify(g))
+      s.queue.push(frame)
+    }
+  }
+}
+
+/** Reads the outbox events a resuming client missed, its own pages as its queue empties, then lets it join. */
+async function catchUp(
+  s: Sub,
+  types: readonly string[],
+  upTo: number,
+  meta: EventStreamDeps['meta'],
+  log: (message: string, e?: unknown) => void,
+) {
+  // fell behind while catching up: the events held for it are missed too (those of pages not read are not counted)
+  const abandon = () => {
+    s.queue.overflow(s.held?.length ?? 0)
+    s.held = null
+  }
+  try {
+    for (;;) {
+      if (!(await s.queue.room())) return abandon()
+      const page = await meta.webhooks.eventsAfter(
+        s.tenant,
+        s.cursor,
+        { types, deviceID: s.deviceID },
+        PAGE,
+      )
+      if (s.queue.overflowed) return abandon()
+      for (const e of page) if (s.queue.push(outboxFrame(e))) s.cursor = e.id
+      if (page.length < PAGE || s.cursor >= upTo) break
+    }
+    for (const h of s.held ?? []) {
+      if (h.id > s.cursor && s.queue.push(h.frame)) s.cursor = h.id
+    }
+    s.held = null
+  } catch (e) {
+    log('stream catch-up failed', e)
+    s.queue.end()
+  }
+}
+
 export function eventStreamService(deps: EventStreamDeps) {
   const { meta, events } = deps
   const log = deps.log ?? errorLog(deps.logger, 'stream')
@@ -97,22 +170,7 @@ export function eventStreamService(deps: EventStreamDeps) {
 
   function route(e: OutboxEvent) {
     const subs = subsOf(e.tenantID)
-    if (!subs) return
-    let frame: Uint8Array | undefined
-    for (const s of subs) {
-      if (!wants(s, e.type, e.deviceID)) continue
-      frame ??= outboxFrame(e)
-      if (s.queue.overflowed)
-        s.queue.push(frame) // counted as missed
-      else if (s.held) {
-        s.held.push({ id: e.id, frame })
-        s.heldBytes += frame.length
-        if (s.heldBytes + s.queue.queued > deps.queueBytes) {
-          s.queue.overflow(s.held.length)
-          s.held = null
-        }
-      } else if (e.id > s.cursor && s.queue.push(frame)) s.cursor = e.id
-    }
+    if (subs) routeOutbox(subs, e, deps.queueBytes)
   }
 
   /** Reads every outbox event after the last one seen, a page at a time, and routes each. */
@@ -152,49 +210,7 @@ export function eventStreamService(deps: EventStreamDeps) {
 
   const onStored = (e: { tenantID: string; values: readonly StoredValue[] }) => {
     const subs = subsOf(e.tenantID)
-    if (!subs) return
-    let any = false
-    for (const s of subs) any ||= !s.types || s.types.has('telemetry')
-    if (!any) return
-    for (const g of telemetryGroups(e.values)) {
-      let frame: Uint8Array | undefined
-      for (const s of subs) {
-        if (!wants(s, 'telemetry', g.deviceID)) continue
-        frame ??= sseFrame('telemetry', JSON.stringify(g))
-        s.queue.push(frame)
-      }
-    }
-  }
-
-  /** Reads the outbox events a resuming client missed, its own pages as its queue empties, then lets it join. */
-  async function catchUp(s: Sub, types: readonly string[]) {
-    const upTo = lastSeen
-    // fell behind while catching up: the events held for it are missed too (those of pages not read are not counted)
-    const abandon = () => {
-      s.queue.overflow(s.held?.length ?? 0)
-      s.held = null
-    }
-    try {
-      for (;;) {
-        if (!(await s.queue.room())) return abandon()
-        const page = await meta.webhooks.eventsAfter(
-          s.tenant,
-          s.cursor,
-          { types, deviceID: s.deviceID },
-          PAGE,
-        )
-        if (s.queue.overflowed) return abandon()
-        for (const e of page) if (s.queue.push(outboxFrame(e))) s.cursor = e.id
-        if (page.length < PAGE || s.cursor >= upTo) break
-      }
-      for (const h of s.held ?? []) {
-        if (h.id > s.cursor && s.queue.push(h.frame)) s.cursor = h.id
-      }
-      s.held = null
-    } catch (e) {
-      log('stream catch-up failed', e)
-      s.queue.end()
-    }
+    if (subs) pushTelemetry(subs, e.values)
   }
 
   async function subscribe(req: StreamRequest): Promise<Subscription> {
@@ -226,7 +242,7 @@ export function eventStreamService(deps: EventStreamDeps) {
     let subs = subsOf(req.tenant)
     if (!subs) byTenant.set(req.tenant, (subs = new Set()))
     subs.add(s)
-    if (resume) void catchUp(s, outboxTypes)
+    if (resume) void catchUp(s, outboxTypes, lastSeen, meta, log)
     return { next: () => s.queue.next(), close: () => s.queue.end() }
   }
 

@@ -1,7 +1,8 @@
 /**
  * `npm run routes` (src/cli/routes.ts): one line per route of the API, `METHOD /api/v1/path → file:line`, for both
  * wire variants: exactly the routes the app serves (createApp's), each naming a line of a source file that exists,
- * and a route declared by hand (not by a helper) names the line of its declaration.
+ * and a route declared by hand (not by a helper) names the line of its declaration. The route table in the source
+ * (src/routes/table.ts) lists exactly those routes, in order, with their files.
  */
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
@@ -10,6 +11,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createApp } from '../../src/app.ts'
 import { wireShapes } from '../../src/wire/shapes.ts'
+import { ROUTE_TABLE } from '../../src/routes/table.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
 
 const root = join(import.meta.dirname, '../..')
@@ -68,6 +70,24 @@ for (const variant of ['A', 'B'] as const)
       .slice(Number(at) - 1, Number(at) + 5)
       .join('\n')
     assert.match(near, /'\/login'/, login)
+  })
+
+for (const variant of ['A', 'B'] as const)
+  test(`the route table, variant ${variant} :: every route the app serves, in its order, with its file`, () => {
+    const { routers } = createApp(ctx.t.svc.deps, wireShapes(variant))
+    const served = routers.flatMap((r) =>
+      r.defs.map((d, i) => [
+        d.method.toUpperCase(),
+        d.path,
+        r.declaredAt(i, root).replace(/:\d+$/, ''),
+      ]),
+    )
+    assert.ok(served.length > 100, `${served.length} routes`)
+    assert.equal(
+      ROUTE_TABLE.map((r) => [...r]),
+      served,
+      'src/routes/table.ts lists every route: run `npm run routes` and bring it up to date',
+    )
   })
 
 test.run()

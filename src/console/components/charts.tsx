@@ -82,6 +82,125 @@ const queryWidth = (asked: number, now: number) =>
 
 type Pick = { span: number } | { from: number; to: number } | { fromWire: string; toWire: string }
 
+/** The range a pick means: epoch ms, and the query's startTime and endTime. */
+function rangeOf(pick: Pick, tz: string): { start: number; end: number; times: string } {
+  if ('fromWire' in pick) {
+    return {
+      start: wireToEpoch(pick.fromWire, tz),
+      end: wireToEpoch(pick.toWire, tz),
+      times: `startTime=${encodeURIComponent(pick.fromWire)}&endTime=${encodeURIComponent(pick.toWire)}`,
+    }
+  }
+  const end = 'to' in pick ? pick.to : Date.now()
+  const start = 'to' in pick ? pick.from : end - pick.span
+  return { start, end, times: `startTime=${start}&endTime=${end}` }
+}
+
+/** A chart per numeric data point, then one per metric shown (`isShow` 1, bars for `chartType` 2). */
+function chartsOf(
+  points: string[],
+  original: OriginalData[],
+  metrics: MetricData[],
+  tz: string,
+): ChartOf[] {
+  const numericIDs = new Set(points)
+  return [
+    ...original
+      .filter((o) => numericIDs.has(o.dataPointID))
+      .map((o) => ({
+        key: `p-${o.dataPointID}`,
+        title: o.dataPointName,
+        bars: false,
+        point: o.dataPointID,
+        data: series(o.originalData, tz),
+      })),
+    ...metrics
+      .filter((m) => m.isShow === 1)
+      .map((m) => ({
+        key: `m-${m.id}`,
+        title: m.metricName,
+        bars: m.chartType === 2,
+        data: series(m.metricData, tz),
+      })),
+  ]
+}
+
+/** While `on` (the last hour shown), the device's live telemetry is appended to its data points' charts. */
+function useLiveTail(
+  deviceID: string,
+  on: boolean,
+  setCharts: (f: (cs: ChartOf[] | null) => ChartOf[] | null) => void,
+) {
+  useEffect(() => {
+    if (!on) return
+    return onLive((e) => {
+      if (e.type !== 'telemetry' || deviceOf(e) !== deviceID) return
+      const tm = e.data as Telemetry
+      const at = tm.time < 1e12 ? tm.time : tm.time / 1000
+      setCharts((cs) =>
+        cs
+          ? cs.map((c) => {
+              const v = c.point === undefined ? undefined : tm.values[c.point]
+              if (v === undefined) return c
+              return {
+                ...c,
+                data: { time: [...c.data.time, at], value: [...c.data.value, numeric(v)] },
+              }
+            })
+          : cs,
+      )
+    })
+  }, [deviceID, on])
+}
+
+/** A range typed as two wire times in the service's zone; a typo says so instead of asking. */
+function TypedRange(p: {
+  typed: { from: string; to: string }
+  setTyped: (t: { from: string; to: string }) => void
+  tz: string
+  onPick: (pick: Pick) => void
+}) {
+  const { typed, setTyped, tz, onPick } = p
+  const [typo, setTypo] = useState(false)
+  return (
+    <form
+      class="toolbar custom-range"
+      onSubmit={(e) => {
+        e.preventDefault()
+        const fromWire = inputToWire(typed.from)
+        const toWire = inputToWire(typed.to)
+        const ok = fromWire !== undefined && toWire !== undefined && fromWire < toWire
+        setTypo(!ok)
+        if (ok) onPick({ fromWire, toWire })
+      }}
+    >
+      <label>
+        {w().from}
+        <input
+          value={typed.from}
+          placeholder="YYYY-MM-DD HH:MM:SS"
+          size={19}
+          onInput={(e) => setTyped({ ...typed, from: e.currentTarget.value })}
+        />
+      </label>
+      <label>
+        {w().to}
+        <input
+          value={typed.to}
+          placeholder="YYYY-MM-DD HH:MM:SS"
+          size={19}
+          onInput={(e) => setTyped({ ...typed, to: e.currentTarget.value })}
+        />
+      </label>
+      <button type="submit">{w().show}</button>
+      <span>
+        {w().zone} {tz}
+      </span>
+      {typo && <p role="alert">{w().typo}</p>}
+    </form>
+  )
+}
+
 export function Charts({ deviceID, productID }: { deviceID: string; productID: string }) {
   const tz = serviceZone()
   // a range button's span up to now, a range dragged on a chart (epoch ms), or one typed (wire times)
@@ -93,7 +212,6 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
   const [box, width] = useBoxWidth<HTMLElement>()
   const [asked, setAsked] = useState(0)
   const [typed, setTyped] = useState({ from: '', to: '' })
-  const [typo, setTypo] = useState(false)
   const productOf = useRef<{ id?: string; points: Promise<string[]>; metrics: boolean }>({
     points: Promise.resolve([]),
     metrics: true,
@@ -107,18 +225,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
   useLayoutEffect(() => {
     if (!asked) return
     let stale = false
-    let start: number
-    let end: number
-    let times: string
-    if ('fromWire' in pick) {
-      start = wireToEpoch(pick.fromWire, tz)
-      end = wireToEpoch(pick.toWire, tz)
-      times = `startTime=${encodeURIComponent(pick.fromWire)}&endTime=${encodeURIComponent(pick.toWire)}`
-    } else {
-      end = 'to' in pick ? pick.to : Date.now()
-      start = 'to' in pick ? pick.from : end - pick.span
-      times = `startTime=${start}&endTime=${end}`
-    }
+    const { start, end, times } = rangeOf(pick, tz)
     setTyped({ from: epochToWire(start, tz), to: epochToWire(end, tz) })
     const range = `deviceID=${encodeURIComponent(deviceID)}&${times}&maxPoints=${asked}`
     // the product's numeric data points, and whether it shows any metric, are read once per product: a new range
@@ -144,26 +251,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
         if (stale) return
         product.metrics = metrics.some((m) => m.isShow === 1)
         setShown([start / 1000, end / 1000])
-        const numericIDs = new Set(points)
-        setCharts([
-          ...original
-            .filter((o) => numericIDs.has(o.dataPointID))
-            .map((o) => ({
-              key: `p-${o.dataPointID}`,
-              title: o.dataPointName,
-              bars: false,
-              point: o.dataPointID,
-              data: series(o.originalData, tz),
-            })),
-          ...metrics
-            .filter((m) => m.isShow === 1)
-            .map((m) => ({
-              key: `m-${m.id}`,
-              title: m.metricName,
-              bars: m.chartType === 2,
-              data: series(m.metricData, tz),
-            })),
-        ])
+        setCharts(chartsOf(points, original, metrics, tz))
       },
       () => !stale && setCharts([]),
     )
@@ -172,26 +260,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
     }
   }, [deviceID, productID, pick, asked, tz])
 
-  useEffect(() => {
-    if (span !== HOUR) return
-    return onLive((e) => {
-      if (e.type !== 'telemetry' || deviceOf(e) !== deviceID) return
-      const tm = e.data as Telemetry
-      const at = tm.time < 1e12 ? tm.time : tm.time / 1000
-      setCharts((cs) =>
-        cs
-          ? cs.map((c) => {
-              const v = c.point === undefined ? undefined : tm.values[c.point]
-              if (v === undefined) return c
-              return {
-                ...c,
-                data: { time: [...c.data.time, at], value: [...c.data.value, numeric(v)] },
-              }
-            })
-          : cs,
-      )
-    })
-  }, [deviceID, span])
+  useLiveTail(deviceID, span === HOUR, setCharts)
 
   return (
     <section aria-labelledby="charts-h" class="card" ref={box}>
@@ -208,41 +277,7 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
           </button>
         ))}
       </div>
-      <form
-        class="toolbar custom-range"
-        onSubmit={(e) => {
-          e.preventDefault()
-          const fromWire = inputToWire(typed.from)
-          const toWire = inputToWire(typed.to)
-          const ok = fromWire !== undefined && toWire !== undefined && fromWire < toWire
-          setTypo(!ok)
-          if (ok) setPick({ fromWire, toWire })
-        }}
-      >
-        <label>
-          {w().from}
-          <input
-            value={typed.from}
-            placeholder="YYYY-MM-DD HH:MM:SS"
-            size={19}
-            onInput={(e) => setTyped({ ...typed, from: e.currentTarget.value })}
-          />
-        </label>
-        <label>
-          {w().to}
-          <input
-            value={typed.to}
-            placeholder="YYYY-MM-DD HH:MM:SS"
-            size={19}
-            onInput={(e) => setTyped({ ...typed, to: e.currentTarget.value })}
-          />
-        </label>
-        <button type="submit">{w().show}</button>
-        <span>
-          {w().zone} {tz}
-        </span>
-        {typo && <p role="alert">{w().typo}</p>}
-      </form>
+      <TypedRange typed={typed} setTyped={setTyped} tz={tz} onPick={setPick} />
       {charts === null ? (
         <p>{t().loading}</p>
       ) : charts.length === 0 ? (

@@ -103,15 +103,9 @@ function locationValue(text: string): unknown {
   return s
 }
 
-/** The dialog; `device` edits it, without one it creates. `onSaved` gets the record the API answered. */
-export function DeviceForm(p: {
-  device?: DeviceRow
-  onSaved: (saved: { id: number; deviceName: string }) => void
-  onClose: () => void
-}) {
-  const d = p.device
-  const ref = useRef<HTMLDialogElement>(null)
-  const [f, setF] = useState<Record<string, string>>(() => ({
+/** The form's fields as text: the device's when it is edited, a new device's defaults otherwise. */
+function initialFields(d: DeviceRow | undefined): Record<string, string> {
+  return {
     deviceName: d?.deviceName ?? '',
     productID: '',
     cloudProtocol: '',
@@ -122,7 +116,40 @@ export function DeviceForm(p: {
     deviceID: '',
     location: locationText(d?.location),
     ...Object.fromEntries(DESCRIBED.map((k) => [k, d?.[k] ?? ''])),
-  }))
+  }
+}
+
+/** The request body of the form's fields: an edit sends every described field, a create only what was given. */
+function bodyOf(f: Record<string, string>, editing: boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = { deviceName: f.deviceName!.trim() }
+  for (const k of DESCRIBED) out[k] = f[k]!.trim() || null
+  out.location = locationValue(f.location!)
+  if (editing) return out
+  for (const k of [...DESCRIBED, 'location']) if (out[k] === null) delete out[k]
+  const terminal = f.deviceType === '1'
+  Object.assign(out, {
+    productID: f.productID,
+    deviceType: Number(f.deviceType),
+    upLinkSystem: terminal ? Number(f.upLinkSystem) : null,
+    authType: Number(f.authType),
+    // the product's: the API requires it and checks that it matches
+    cloudProtocol: Number(f.cloudProtocol) || null,
+  })
+  if (terminal && f.upLinkSystem === '2') out.gateway = Number(f.link) || null
+  if (terminal && f.upLinkSystem === '3') out.parentDevice = Number(f.link) || null
+  if (f.deviceID!.trim()) out.deviceID = f.deviceID!.trim()
+  return out
+}
+
+/** The dialog; `device` edits it, without one it creates. `onSaved` gets the record the API answered. */
+export function DeviceForm(p: {
+  device?: DeviceRow
+  onSaved: (saved: { id: number; deviceName: string }) => void
+  onClose: () => void
+}) {
+  const d = p.device
+  const ref = useRef<HTMLDialogElement>(null)
+  const [f, setF] = useState<Record<string, string>>(() => initialFields(d))
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const set = (k: string) => (e: Event) =>
@@ -133,27 +160,7 @@ export function DeviceForm(p: {
     if (el && !el.open) el.showModal()
   }, [])
 
-  const body = (): Record<string, unknown> => {
-    const out: Record<string, unknown> = { deviceName: f.deviceName!.trim() }
-    for (const k of DESCRIBED) out[k] = f[k]!.trim() || null
-    out.location = locationValue(f.location!)
-    if (d) return out
-    // a create sends only what was given
-    for (const k of [...DESCRIBED, 'location']) if (out[k] === null) delete out[k]
-    const terminal = f.deviceType === '1'
-    Object.assign(out, {
-      productID: f.productID,
-      deviceType: Number(f.deviceType),
-      upLinkSystem: terminal ? Number(f.upLinkSystem) : null,
-      authType: Number(f.authType),
-      // the product's: the API requires it and checks that it matches
-      cloudProtocol: Number(f.cloudProtocol) || null,
-    })
-    if (terminal && f.upLinkSystem === '2') out.gateway = Number(f.link) || null
-    if (terminal && f.upLinkSystem === '3') out.parentDevice = Number(f.link) || null
-    if (f.deviceID!.trim()) out.deviceID = f.deviceID!.trim()
-    return out
-  }
+  const body = () => bodyOf(f, d !== undefined)
 
   const submit = async (e: Event) => {
     e.preventDefault()

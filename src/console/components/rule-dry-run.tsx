@@ -78,30 +78,33 @@ export function thresholdOf(condition: string | null, point: string): number | n
   return m ? Number(m[1]) : null
 }
 
-export function DryRun({ rule }: { rule: RuleBody }) {
-  const [devices, setDevices] = useState<Array<{ deviceID: string; deviceName: string }> | null>(
-    null,
-  )
-  const [points, setPoints] = useState<Array<{ dataPointID: string; dataPointName: string }>>([])
+type DevicePick = { deviceID: string; deviceName: string }
+type PointPick = { dataPointID: string; dataPointName: string }
+
+/**
+ * What a dry run may pick for a product: its numeric data points (the one the condition names first) and its
+ * devices, the first 100 or those whose name holds `find` (read 200 ms after typing stops).
+ */
+function useChoices(
+  product: string,
+  condition: string | null,
+  find: string,
+  setError: (e: string) => void,
+) {
+  const [devices, setDevices] = useState<DevicePick[] | null>(null)
+  const [points, setPoints] = useState<PointPick[]>([])
   const [deviceID, setDeviceID] = useState('')
   const [point, setPoint] = useState('')
-  const [find, setFind] = useState('')
-  // a range button's span up to now, or null after a range was dragged across the chart
-  const [span, setSpan] = useState<number | null>(DRY_RANGES[0]![1])
-  const [result, setResult] = useState<Result | null>(null)
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
-  const product = encodeURIComponent(rule.productID)
 
   useEffect(() => {
     let stale = false
-    api<{ items: Array<{ dataPointID: string; dataPointName: string }> }>(
+    api<{ items: PointPick[] }>(
       `/data_points?productID=${product}&pointDataType=1&_limit=100`,
     ).then(
       (p) => {
         if (stale) return
         setPoints(p.items)
-        const named = p.items.find((x) => thresholdOf(rule.condition, x.dataPointID) !== null)
+        const named = p.items.find((x) => thresholdOf(condition, x.dataPointID) !== null)
         setPoint((named ?? p.items[0])?.dataPointID ?? '')
       },
       (e) => !stale && setError(errorText(e)),
@@ -111,15 +114,12 @@ export function DryRun({ rule }: { rule: RuleBody }) {
     }
   }, [product])
 
-  // the product's devices, the first 100 or those whose name holds what was typed
   useEffect(() => {
     let stale = false
     const q = find.trim() ? `&deviceName_like=${encodeURIComponent(find.trim())}` : ''
     const timer = setTimeout(
       () =>
-        api<{ items: Array<{ deviceID: string; deviceName: string }> }>(
-          `/devices?productID=${product}&_limit=100${q}`,
-        ).then(
+        api<{ items: DevicePick[] }>(`/devices?productID=${product}&_limit=100${q}`).then(
           (d) => {
             if (stale) return
             setDevices(d.items)
@@ -137,6 +137,100 @@ export function DryRun({ rule }: { rule: RuleBody }) {
     }
   }, [product, find])
 
+  return { devices, points, deviceID, setDeviceID, point, setPoint }
+}
+
+/** Runs `rule` over [start, end] (epoch ms) for one device and data point: where it fired, over the values. */
+async function dryRun(
+  rule: RuleBody,
+  pick: { deviceID: string; point: string; title: string },
+  start: number,
+  end: number,
+  maxPoints: number,
+  tz: string,
+): Promise<Result> {
+  const { deviceID, point } = pick
+  const q = new URLSearchParams({
+    deviceID,
+    dataPointID: point,
+    startTime: String(start),
+    endTime: String(end),
+    maxPoints: String(maxPoints),
+  })
+  const [fired, original] = await Promise.all([
+    api<Fired[]>('/alert_rules/test', {
+      method: 'POST',
+      body: {
+        ...rule,
+        ruleName: rule.ruleName.trim() || undefined,
+        deviceID,
+        startTime: String(start),
+        endTime: String(end),
+      },
+    }),
+    api<Array<{ dataPointID: string; originalData: { time: string[]; value: unknown[] } }>>(
+      `/original_data?${q.toString()}`,
+    ),
+  ])
+  const o = original.find((x) => x.dataPointID === point)?.originalData
+  return {
+    fired,
+    data: {
+      time: (o?.time ?? []).map((x) => wireSeconds(x, tz)),
+      value: (o?.value ?? []).map((v) => (v === null ? null : Number(v))),
+    },
+    span: [start / 1000, end / 1000],
+    marks: {
+      bands: fired.map((f) => [
+        wireSeconds(f.startTime, tz),
+        f.endTime === null ? null : wireSeconds(f.endTime, tz),
+      ]),
+      threshold: thresholdOf(rule.condition, point),
+    },
+    title: pick.title,
+  }
+}
+
+/** The windows where the rule fired. */
+function FiredTable({ fired }: { fired: Fired[] }) {
+  const s = t()
+  const ww = w()
+  return (
+    <table aria-label={ww.windows}>
+      <thead>
+        <tr>
+          <th scope="col">{s.startTime}</th>
+          <th scope="col">{s.endTime}</th>
+          <th scope="col">{s.times}</th>
+        </tr>
+      </thead>
+      <tbody>
+        {fired.map((f) => (
+          <tr key={f.startTime}>
+            <td>{f.startTime}</td>
+            <td>{f.endTime ?? ww.open}</td>
+            <td>{f.alertTimes}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+export function DryRun({ rule }: { rule: RuleBody }) {
+  const [find, setFind] = useState('')
+  // a range button's span up to now, or null after a range was dragged across the chart
+  const [span, setSpan] = useState<number | null>(DRY_RANGES[0]![1])
+  const [result, setResult] = useState<Result | null>(null)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const product = encodeURIComponent(rule.productID)
+  const { devices, points, deviceID, setDeviceID, point, setPoint } = useChoices(
+    product,
+    rule.condition,
+    find,
+    setError,
+  )
   const tz = serviceZone()
   const [box, width] = useBoxWidth<HTMLElement>()
 
@@ -145,45 +239,8 @@ export function DryRun({ rule }: { rule: RuleBody }) {
     setBusy(true)
     setError(null)
     try {
-      const q = new URLSearchParams({
-        deviceID,
-        dataPointID: point,
-        startTime: String(start),
-        endTime: String(end),
-        maxPoints: String(width || 600),
-      })
-      const [fired, original] = await Promise.all([
-        api<Fired[]>('/alert_rules/test', {
-          method: 'POST',
-          body: {
-            ...rule,
-            ruleName: rule.ruleName.trim() || undefined,
-            deviceID,
-            startTime: String(start),
-            endTime: String(end),
-          },
-        }),
-        api<Array<{ dataPointID: string; originalData: { time: string[]; value: unknown[] } }>>(
-          `/original_data?${q}`,
-        ),
-      ])
-      const o = original.find((x) => x.dataPointID === point)?.originalData
-      setResult({
-        fired,
-        data: {
-          time: (o?.time ?? []).map((x) => wireSeconds(x, tz)),
-          value: (o?.value ?? []).map((v) => (v === null ? null : Number(v))),
-        },
-        span: [start / 1000, end / 1000],
-        marks: {
-          bands: fired.map((f) => [
-            wireSeconds(f.startTime, tz),
-            f.endTime === null ? null : wireSeconds(f.endTime, tz),
-          ]),
-          threshold: thresholdOf(rule.condition, point),
-        },
-        title: points.find((x) => x.dataPointID === point)?.dataPointName ?? point,
-      })
+      const title = points.find((x) => x.dataPointID === point)?.dataPointName ?? point
+      setResult(await dryRun(rule, { deviceID, point, title }, start, end, width || 600, tz))
     } catch (e) {
       setResult(null)
       setError(errorText(e))
@@ -192,7 +249,6 @@ export function DryRun({ rule }: { rule: RuleBody }) {
     }
   }
 
-  const s = t()
   const ww = w()
   return (
     <section class="dry-run" aria-labelledby="dry-run-h" ref={box}>
@@ -275,26 +331,7 @@ export function DryRun({ rule }: { rule: RuleBody }) {
               void run(from * 1000, to * 1000)
             }}
           />
-          {result.fired.length > 0 && (
-            <table aria-label={ww.windows}>
-              <thead>
-                <tr>
-                  <th scope="col">{s.startTime}</th>
-                  <th scope="col">{s.endTime}</th>
-                  <th scope="col">{s.times}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {result.fired.map((f) => (
-                  <tr key={f.startTime}>
-                    <td>{f.startTime}</td>
-                    <td>{f.endTime ?? ww.open}</td>
-                    <td>{f.alertTimes}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          {result.fired.length > 0 && <FiredTable fired={result.fired} />}
         </>
       )}
     </section>

@@ -39,6 +39,106 @@ function timeText(time: number) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`
 }
 
+/** The device's facts, and its editable fields with Edit and Block for those who may write. */
+function DeviceInfo(p: {
+  device: DeviceDetail
+  canWrite: boolean
+  onSaved: (d: DeviceDetail) => void
+}) {
+  const { device, canWrite } = p
+  const variantA = 'parentDevice' in device
+  const ew = editWords()
+  return (
+    <section aria-labelledby="info-h" class="card">
+      <h2 id="info-h">{t().info}</h2>
+      <dl class="info">
+        <dt>{t().status}</dt>
+        <dd>
+          <OnlineBadge online={device.deviceStatus === 1} />
+          {device.blocked === 1 && <span class="badge blocked">{ew.blocked}</span>}
+        </dd>
+        <dt>{t().deviceID}</dt>
+        <dd class="mono">{device.deviceID}</dd>
+        <dt>{t().product}</dt>
+        <dd>{device.productName}</dd>
+        <dt>{t().protocol}</dt>
+        <dd>{device.cloudProtocolLabel ?? '—'}</dd>
+        {device.gateway != null && (
+          <>
+            <dt>{w().gateway}</dt>
+            <dd>
+              {/* Variant A's gateways have their own pages; Variant B's are devices */}
+              <a href={`${variantA ? '/gateways' : '/devices'}/${device.gateway}`}>
+                {device.gatewayName ?? device.gateway}
+              </a>
+            </dd>
+          </>
+        )}
+        {device.parentDevice != null && (
+          <>
+            <dt>{w().parentDevice}</dt>
+            <dd>
+              <a href={`/devices/${device.parentDevice}`}>
+                {device.parentDeviceName ?? device.parentDevice}
+              </a>
+            </dd>
+          </>
+        )}
+        {EDITABLE.map((k) => (
+          <Fragment key={k}>
+            <dt>{ew[k]}</dt>
+            <dd>{device[k] ?? '—'}</dd>
+          </Fragment>
+        ))}
+        <dt>{t().lastSeen}</dt>
+        <dd>{device.lastSeenAt ?? '—'}</dd>
+        <dt>{t().created}</dt>
+        <dd>{device.createAt ?? '—'}</dd>
+      </dl>
+      {canWrite && (
+        <EditControls
+          path={`/devices/${device.id}`}
+          record={device}
+          nameField="deviceName"
+          nameLabel={t().name}
+          onSaved={p.onSaved}
+        />
+      )}
+    </section>
+  )
+}
+
+/** The device's latest value of each data point, live. */
+function LatestValues({ latest }: { latest: LatestValue[] }) {
+  return (
+    <section aria-labelledby="latest-h" class="card">
+      <h2 id="latest-h">{t().latestValues}</h2>
+      {latest.length === 0 ? (
+        <p>{t().none}</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t().dataPoint}</th>
+              <th scope="col">{t().value}</th>
+              <th scope="col">{t().time}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {latest.map((r) => (
+              <tr key={r.dataPointID}>
+                <td>{r.dataPointName}</td>
+                <td class="mono">{show(r.value)}</td>
+                <td>{r.time ?? '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}
+
 export function DevicePage({ id }: { id: number }) {
   const [device, setDevice] = useState<DeviceDetail | null>(null)
   const [latest, setLatest] = useState<LatestValue[]>([])
@@ -98,97 +198,17 @@ export function DevicePage({ id }: { id: number }) {
   // Variant A's detail names parentDevice; Variant B's has none (its gateways are devices of deviceType 1)
   const variantA = 'parentDevice' in device
   const base = `/devices/${device.id}`
-  const ew = editWords()
   return (
     <section>
       <h1>{device.deviceName}</h1>
-      <section aria-labelledby="info-h" class="card">
-        <h2 id="info-h">{t().info}</h2>
-        <dl class="info">
-          <dt>{t().status}</dt>
-          <dd>
-            <OnlineBadge online={device.deviceStatus === 1} />
-            {device.blocked === 1 && <span class="badge blocked">{ew.blocked}</span>}
-          </dd>
-          <dt>{t().deviceID}</dt>
-          <dd class="mono">{device.deviceID}</dd>
-          <dt>{t().product}</dt>
-          <dd>{device.productName}</dd>
-          <dt>{t().protocol}</dt>
-          <dd>{device.cloudProtocolLabel ?? '—'}</dd>
-          {device.gateway != null && (
-            <>
-              <dt>{w().gateway}</dt>
-              <dd>
-                {/* Variant A's gateways have their own pages; Variant B's are devices */}
-                <a href={`${variantA ? '/gateways' : '/devices'}/${device.gateway}`}>
-                  {device.gatewayName ?? device.gateway}
-                </a>
-              </dd>
-            </>
-          )}
-          {device.parentDevice != null && (
-            <>
-              <dt>{w().parentDevice}</dt>
-              <dd>
-                <a href={`/devices/${device.parentDevice}`}>
-                  {device.parentDeviceName ?? device.parentDevice}
-                </a>
-              </dd>
-            </>
-          )}
-          {EDITABLE.map((k) => (
-            <Fragment key={k}>
-              <dt>{ew[k]}</dt>
-              <dd>{device[k] ?? '—'}</dd>
-            </Fragment>
-          ))}
-          <dt>{t().lastSeen}</dt>
-          <dd>{device.lastSeenAt ?? '—'}</dd>
-          <dt>{t().created}</dt>
-          <dd>{device.createAt ?? '—'}</dd>
-        </dl>
-        {canWrite && (
-          <EditControls
-            path={base}
-            record={device}
-            nameField="deviceName"
-            nameLabel={t().name}
-            onSaved={setDevice}
-          />
-        )}
-      </section>
+      <DeviceInfo device={device} canWrite={canWrite} onSaved={setDevice} />
       <ConnectionCard path={base} />
       {variantA ? (
         <SubDevices filter="parentDevice" id={device.id} hideEmpty />
       ) : (
         device.deviceType === 1 && <SubDevices filter="gateway" id={device.id} />
       )}
-      <section aria-labelledby="latest-h" class="card">
-        <h2 id="latest-h">{t().latestValues}</h2>
-        {latest.length === 0 ? (
-          <p>{t().none}</p>
-        ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t().dataPoint}</th>
-                <th scope="col">{t().value}</th>
-                <th scope="col">{t().time}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {latest.map((r) => (
-                <tr key={r.dataPointID}>
-                  <td>{r.dataPointName}</td>
-                  <td class="mono">{show(r.value)}</td>
-                  <td>{r.time ?? '—'}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        )}
-      </section>
+      <LatestValues latest={latest} />
       <Charts deviceID={device.deviceID} productID={device.productID} />
       {canWrite && <DeviceConsole id={device.id} deviceID={device.deviceID} />}
       <DeviceLogs

@@ -97,6 +97,106 @@ function filtersOf(v: View): Record<string, string> {
   return f
 }
 
+/** A device connecting or leaving flips its row of the page at once (`device.online`, `device.offline`). */
+function useLiveStatus(
+  setData: ReturnType<typeof usePagedList<DeviceRow & GatewayRow>>['setData'],
+) {
+  useEffect(
+    () =>
+      onLive((e) => {
+        if (e.type !== 'device.online' && e.type !== 'device.offline') return
+        const id = deviceOf(e)
+        const status = e.type === 'device.online' ? 1 : 0
+        const time = (e.data as { time?: unknown } | null)?.time
+        setData(
+          (d) =>
+            d && {
+              ...d,
+              items: d.items.map((x) =>
+                x.deviceID === id
+                  ? {
+                      ...x,
+                      deviceStatus: status,
+                      lastSeenAt: typeof time === 'string' ? time : x.lastSeenAt,
+                    }
+                  : x,
+              ),
+            },
+        )
+      }),
+    [],
+  )
+}
+
+/** The list's search, kind, product, status and sort: each change goes to the view (and the address). */
+function ViewFilters(p: { view: View; gateways: boolean; change: (patch: Partial<View>) => void }) {
+  const { view, gateways, change } = p
+  const s = dw()
+  return (
+    <>
+      <SearchBox label={t().searchDevices} value={view.q} onSearch={(q) => change({ q })} />
+      <label>
+        {s.show}{' '}
+        <select
+          value={gateways ? 'gateways' : ''}
+          onChange={(e) => change({ kind: e.currentTarget.value, gateway: '' })}
+        >
+          <option value="">{s.devicesKind}</option>
+          <option value="gateways">{s.gatewaysKind}</option>
+        </select>
+      </label>
+      <ProductSelect
+        label={t().product}
+        allLabel={t().all}
+        value={view.productID}
+        onChange={(productID) => change({ productID })}
+      />
+      <label>
+        {t().status}{' '}
+        <select value={view.status} onChange={(e) => change({ status: e.currentTarget.value })}>
+          <option value="">{s.anyStatus}</option>
+          <option value="online">{t().online}</option>
+          <option value="offline">{t().offline}</option>
+          <option value="blocked">{t().blocked}</option>
+        </select>
+      </label>
+      <label>
+        {s.sort}{' '}
+        <select
+          value={view.sort || DEFAULT_SORT}
+          onChange={(e) => change({ sort: e.currentTarget.value })}
+        >
+          <option value="createAt:desc">{s.newest}</option>
+          <option value="createAt:asc">{s.oldest}</option>
+          <option value="name:asc">{s.nameAsc}</option>
+          <option value="name:desc">{s.nameDesc}</option>
+          <option value="lastSeenAt:desc">{s.seenRecent}</option>
+          <option value="lastSeenAt:asc">{s.seenOldest}</option>
+        </select>
+      </label>
+    </>
+  )
+}
+
+/** A page number typed in, for deep pages. */
+function GoToPage(p: { page: number; pages: number; setPage: (n: number) => void }) {
+  return (
+    <label>
+      {dw().goToPage}{' '}
+      <input
+        type="number"
+        min="1"
+        max={p.pages}
+        value={p.page}
+        onChange={(e) => {
+          const n = Number(e.currentTarget.value)
+          if (Number.isInteger(n) && n >= 1) p.setPage(Math.min(n, p.pages))
+        }}
+      />
+    </label>
+  )
+}
+
 export function DevicesPage() {
   const [start] = useState(readAddress)
   const [view, setView] = useState<View>(start)
@@ -134,32 +234,7 @@ export function DevicesPage() {
     setPage(1)
   }
 
-  // a device connecting or leaving flips its row at once
-  useEffect(
-    () =>
-      onLive((e) => {
-        if (e.type !== 'device.online' && e.type !== 'device.offline') return
-        const id = deviceOf(e)
-        const status = e.type === 'device.online' ? 1 : 0
-        const time = (e.data as { time?: unknown } | null)?.time
-        setData(
-          (d) =>
-            d && {
-              ...d,
-              items: d.items.map((x) =>
-                x.deviceID === id
-                  ? {
-                      ...x,
-                      deviceStatus: status,
-                      lastSeenAt: typeof time === 'string' ? time : x.lastSeenAt,
-                    }
-                  : x,
-              ),
-            },
-        )
-      }),
-    [],
-  )
+  useLiveStatus(setData)
 
   const act = async (fn: () => Promise<unknown>) => {
     setActionError(null)
@@ -189,46 +264,7 @@ export function DevicesPage() {
     <section class="devices">
       <h1>{t().devices}</h1>
       <div class="toolbar">
-        <SearchBox label={t().searchDevices} value={view.q} onSearch={(q) => change({ q })} />
-        <label>
-          {s.show}{' '}
-          <select
-            value={gateways ? 'gateways' : ''}
-            onChange={(e) => change({ kind: e.currentTarget.value, gateway: '' })}
-          >
-            <option value="">{s.devicesKind}</option>
-            <option value="gateways">{s.gatewaysKind}</option>
-          </select>
-        </label>
-        <ProductSelect
-          label={t().product}
-          allLabel={t().all}
-          value={view.productID}
-          onChange={(productID) => change({ productID })}
-        />
-        <label>
-          {t().status}{' '}
-          <select value={view.status} onChange={(e) => change({ status: e.currentTarget.value })}>
-            <option value="">{s.anyStatus}</option>
-            <option value="online">{t().online}</option>
-            <option value="offline">{t().offline}</option>
-            <option value="blocked">{t().blocked}</option>
-          </select>
-        </label>
-        <label>
-          {s.sort}{' '}
-          <select
-            value={view.sort || DEFAULT_SORT}
-            onChange={(e) => change({ sort: e.currentTarget.value })}
-          >
-            <option value="createAt:desc">{s.newest}</option>
-            <option value="createAt:asc">{s.oldest}</option>
-            <option value="name:asc">{s.nameAsc}</option>
-            <option value="name:desc">{s.nameDesc}</option>
-            <option value="lastSeenAt:desc">{s.seenRecent}</option>
-            <option value="lastSeenAt:asc">{s.seenOldest}</option>
-          </select>
-        </label>
+        <ViewFilters view={view} gateways={gateways} change={change} />
       </div>
       <div class="toolbar">
         {canWrite && !gateways && (
@@ -274,21 +310,7 @@ export function DevicesPage() {
           {items.length === 0 && <p>{t().none}</p>}
           <div class="pager-row">
             <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-            {pages > 2 && (
-              <label>
-                {s.goToPage}{' '}
-                <input
-                  type="number"
-                  min="1"
-                  max={pages}
-                  value={page}
-                  onChange={(e) => {
-                    const n = Number(e.currentTarget.value)
-                    if (Number.isInteger(n) && n >= 1) setPage(Math.min(n, pages))
-                  }}
-                />
-              </label>
-            )}
+            {pages > 2 && <GoToPage page={page} pages={pages} setPage={setPage} />}
           </div>
         </>
       )}
