@@ -15,6 +15,7 @@ import {
   timingBody,
   WhenFields,
   type Schedule,
+  type Timing,
 } from './schedule-fields.tsx'
 import { errorText } from './error-text.ts'
 
@@ -62,6 +63,96 @@ export function useCommandStatus(): [string | null, (a: PublishAnswer) => void] 
   return [status, started]
 }
 
+/** What an input's event holds, for a setter of text state. */
+const valueOf = (set: (v: string) => void) => (e: Event) =>
+  set((e.currentTarget as HTMLInputElement).value)
+
+/** A command's payload and topic (a device's and a group's command). */
+export function PayloadTopic(p: {
+  payload: string
+  setPayload: (v: string) => void
+  topic: string
+  setTopic: (v: string) => void
+}) {
+  return (
+    <>
+      <label>
+        {t().payload}
+        <textarea rows={3} required value={p.payload} onInput={valueOf(p.setPayload)} />
+      </label>
+      <label>
+        {t().topic}
+        <input value={p.topic} placeholder="inbox" onInput={valueOf(p.setTopic)} />
+      </label>
+    </>
+  )
+}
+
+/** A command's QoS: 0 or 1. */
+export function QosField(p: { qos: string; setQos: (v: string) => void }) {
+  return (
+    <label>
+      {t().qos}
+      <select value={p.qos} onChange={valueOf(p.setQos)}>
+        <option value="0">0</option>
+        <option value="1">1</option>
+      </select>
+    </label>
+  )
+}
+
+/** How long a command waits for its acknowledgement, and how long it may wait for its device to connect. */
+export function TimeoutTtl(p: {
+  timeout: string
+  setTimeout: (v: string) => void
+  ttl: string
+  setTtl: (v: string) => void
+}) {
+  return (
+    <>
+      <label>
+        {t().timeoutS}
+        <input type="number" min={1} max={3600} value={p.timeout} onInput={valueOf(p.setTimeout)} />
+      </label>
+      <label>
+        {t().ttlS}
+        <input type="number" min={0} max={604800} value={p.ttl} onInput={valueOf(p.setTtl)} />
+      </label>
+    </>
+  )
+}
+
+/** When and, for a schedule, its name. */
+export function WhenAndName(p: {
+  timing: Timing
+  setTiming: (t: Timing) => void
+  name: string
+  setName: (v: string) => void
+}) {
+  return (
+    <>
+      <WhenFields value={p.timing} onChange={p.setTiming} />
+      {p.timing.when !== 'now' && (
+        <label>
+          {sw().scheduleName}
+          <input required maxLength={50} value={p.name} onInput={valueOf(p.setName)} />
+        </label>
+      )}
+    </>
+  )
+}
+
+/** The schedule a command became: its name, next run and a link to the schedules. */
+export function ScheduledNote({ schedule, wide }: { schedule: Schedule; wide?: boolean }) {
+  const w = sw()
+  return (
+    <p role="status" aria-label={w.schedule} class={wide ? 'wide' : undefined}>
+      {w.scheduled(schedule.scheduleName, schedule.nextRunAt ?? '—')}{' '}
+      <a href="/schedules">{t().schedules}</a>
+    </p>
+  )
+}
+
 export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
   const [payload, setPayload] = useState('')
   const [topic, setTopic] = useState('')
@@ -104,53 +195,20 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
     }
   }
 
-  const value = (set: (v: string) => void) => (e: Event) =>
-    set((e.currentTarget as HTMLInputElement).value)
   const w = sw()
   return (
     <form class="composer" onSubmit={send}>
-      <label>
-        {t().payload}
-        <textarea rows={3} required value={payload} onInput={value(setPayload)} />
-      </label>
-      <label>
-        {t().topic}
-        <input value={topic} placeholder="inbox" onInput={value(setTopic)} />
-      </label>
-      <label>
-        {t().qos}
-        <select value={qos} onChange={value(setQos)}>
-          <option value="0">0</option>
-          <option value="1">1</option>
-        </select>
-      </label>
-      <label>
-        {t().timeoutS}
-        <input type="number" min={1} max={3600} value={timeout} onInput={value(setTimeout_)} />
-      </label>
-      <label>
-        {t().ttlS}
-        <input type="number" min={0} max={604800} value={ttl} onInput={value(setTtl)} />
-      </label>
-      <WhenFields value={timing} onChange={setTiming} />
-      {timing.when !== 'now' && (
-        <label>
-          {w.scheduleName}
-          <input required maxLength={50} value={name} onInput={value(setName)} />
-        </label>
-      )}
+      <PayloadTopic payload={payload} setPayload={setPayload} topic={topic} setTopic={setTopic} />
+      <QosField qos={qos} setQos={setQos} />
+      <TimeoutTtl timeout={timeout} setTimeout={setTimeout_} ttl={ttl} setTtl={setTtl} />
+      <WhenAndName timing={timing} setTiming={setTiming} name={name} setName={setName} />
       <button type="submit" disabled={busy}>
         {timing.when === 'now' ? t().sendCommand : w.createSchedule}
       </button>
       <p role="status" aria-label={t().commandStatus} class="mono">
         {status ?? ''}
       </p>
-      {scheduled && (
-        <p role="status" aria-label={w.schedule} class="wide">
-          {w.scheduled(scheduled.scheduleName, scheduled.nextRunAt ?? '—')}{' '}
-          <a href="/schedules">{t().schedules}</a>
-        </p>
-      )}
+      {scheduled && <ScheduledNote schedule={scheduled} wide />}
       <ErrorNote error={error} />
     </form>
   )

@@ -9,7 +9,7 @@ import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { errorText } from './error-text.ts'
 import { text, useLog } from './live-log.tsx'
-import { ErrorNote, Pager } from './paged-list.tsx'
+import { TableHead, ErrorNote, Pager } from './paged-list.tsx'
 
 const w = words(
   {
@@ -97,16 +97,16 @@ export function CommandTable(p: { base: string; deviceID: string; label: string;
   return (
     <>
       <table aria-label={p.label}>
-        <thead>
-          <tr>
-            <th scope="col">{t().time}</th>
-            <th scope="col">{s.taskID}</th>
-            <th scope="col">{s.payload}</th>
-            <th scope="col">{s.commandStatus}</th>
-            <th scope="col">{s.response}</th>
-            {canWrite && <th scope="col">{t().actions}</th>}
-          </tr>
-        </thead>
+        <TableHead
+          columns={[
+            t().time,
+            s.taskID,
+            s.payload,
+            s.commandStatus,
+            s.response,
+            canWrite && t().actions,
+          ]}
+        />
         <tbody>
           {l.data?.items.map((r) => (
             <tr key={r.id}>

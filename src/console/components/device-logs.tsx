@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks'
 import { t, words } from '../i18n.ts'
 import { CommandTable } from './command-list.tsx'
 import { useLog } from './live-log.tsx'
-import { ErrorNote, Pager } from './paged-list.tsx'
+import { TableHead, ErrorNote, Pager } from './paged-list.tsx'
 
 const w = words(
   {
@@ -57,14 +57,7 @@ function EventsTable({ base, deviceID }: { base: string; deviceID: string }) {
   return (
     <>
       <table aria-label={s.events}>
-        <thead>
-          <tr>
-            <th scope="col">{t().time}</th>
-            <th scope="col">{s.topic}</th>
-            <th scope="col">{s.payload}</th>
-            <th scope="col">{s.result}</th>
-          </tr>
-        </thead>
+        <TableHead columns={[t().time, s.topic, s.payload, s.result]} />
         <tbody>
           {l.data?.items.map((r) => (
             <tr key={r.id}>
@@ -101,13 +94,7 @@ function ConnectTable({ source, deviceID }: { source: ConnectSource; deviceID: s
   return (
     <>
       <table aria-label={s.connectLog}>
-        <thead>
-          <tr>
-            <th scope="col">{t().time}</th>
-            <th scope="col">{s.connection}</th>
-            <th scope="col">{s.ip}</th>
-          </tr>
-        </thead>
+        <TableHead columns={[t().time, s.connection, s.ip]} />
         <tbody>
           {l.data?.items.map((r) => (
             <tr key={r.id}>

@@ -4,6 +4,7 @@
  */
 import { t, words } from '../i18n.ts'
 import type { DeviceRow } from './device-form.tsx'
+import { TableHead, RowButton } from './paged-list.tsx'
 
 /** A gateway as GET /gateways lists it (the fields shown). */
 export interface GatewayRow {
@@ -156,30 +157,24 @@ export function DeviceRows(p: {
             <td>{d.createAt ?? '—'}</td>
             {p.canWrite && (
               <td class="actions">
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`${s.edit} ${d.deviceName}`}
+                <RowButton
+                  secondary
+                  label={s.edit}
+                  name={d.deviceName}
                   onClick={() => p.onEdit(d)}
-                >
-                  {s.edit}
-                </button>
-                <button
-                  type="button"
-                  class="secondary"
-                  aria-label={`${d.blocked ? s.unblock : s.block} ${d.deviceName}`}
+                />
+                <RowButton
+                  secondary
+                  label={d.blocked ? s.unblock : s.block}
+                  name={d.deviceName}
                   onClick={() => p.onBlock(d)}
-                >
-                  {d.blocked ? s.unblock : s.block}
-                </button>
-                <button
-                  type="button"
-                  class="danger"
-                  aria-label={`${s.delete} ${d.deviceName}`}
+                />
+                <RowButton
+                  danger
+                  label={s.delete}
+                  name={d.deviceName}
                   onClick={() => p.onDelete(d)}
-                >
-                  {s.delete}
-                </button>
+                />
               </td>
             )}
           </tr>
@@ -193,16 +188,9 @@ export function GatewayRows(p: { items: GatewayRow[]; onGateway: (id: string) =>
   const s = w()
   return (
     <table>
-      <thead>
-        <tr>
-          <th scope="col">{t().name}</th>
-          <th scope="col">{t().deviceID}</th>
-          <th scope="col">{t().product}</th>
-          <th scope="col">{s.childCount}</th>
-          <th scope="col">{t().status}</th>
-          <th scope="col">{t().lastSeen}</th>
-        </tr>
-      </thead>
+      <TableHead
+        columns={[t().name, t().deviceID, t().product, s.childCount, t().status, t().lastSeen]}
+      />
       <tbody>
         {p.items.map((g) => (
           <tr key={g.id}>

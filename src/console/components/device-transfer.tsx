@@ -6,6 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, authorization } from '../api/client.ts'
 import { words } from '../i18n.ts'
+import { TableHead } from './paged-list.tsx'
 import { errorText } from './error-text.ts'
 
 const w = words(
@@ -184,13 +185,7 @@ export function DeviceImport({ onImported }: { onImported: () => void }) {
           {result.errors.length > 0 && (
             <table>
               <caption>{w().importErrors}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">{w().row}</th>
-                  <th scope="col">{w().field}</th>
-                  <th scope="col">{w().message}</th>
-                </tr>
-              </thead>
+              <TableHead columns={[w().row, w().field, w().message]} />
               <tbody>
                 {result.errors.map((x, i) => (
                   <tr key={i}>

@@ -5,17 +5,17 @@
 import { useState } from 'preact/hooks'
 import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
-import { payloadOf } from './command-composer.tsx'
+import {
+  payloadOf,
+  PayloadTopic,
+  QosField,
+  ScheduledNote,
+  TimeoutTtl,
+  WhenAndName,
+} from './command-composer.tsx'
 import { Progress, useGroupRun } from './group-progress.tsx'
 import { ErrorNote } from './paged-list.tsx'
-import {
-  createSchedule,
-  emptyTiming,
-  sw,
-  timingBody,
-  WhenFields,
-  type Schedule,
-} from './schedule-fields.tsx'
+import { createSchedule, emptyTiming, sw, timingBody, type Schedule } from './schedule-fields.tsx'
 import { errorText } from './error-text.ts'
 
 export const gw = words(
@@ -92,14 +92,7 @@ export function GroupCommand(p: {
   return (
     <>
       <form class="composer" onSubmit={send} aria-label={w.groupCommand}>
-        <label>
-          {t().payload}
-          <textarea rows={3} required value={payload} onInput={value(setPayload)} />
-        </label>
-        <label>
-          {t().topic}
-          <input value={topic} placeholder="inbox" onInput={value(setTopic)} />
-        </label>
+        <PayloadTopic payload={payload} setPayload={setPayload} topic={topic} setTopic={setTopic} />
         <label>
           {w.needAck}
           <select value={needAck} onChange={value(setNeedAck)}>
@@ -107,47 +100,21 @@ export function GroupCommand(p: {
             <option value="0">{t().no}</option>
           </select>
         </label>
-        {needAck === '1' && (
-          <label>
-            {t().qos}
-            <select value={qos} onChange={value(setQos)}>
-              <option value="0">0</option>
-              <option value="1">1</option>
-            </select>
-          </label>
-        )}
-        <label>
-          {t().timeoutS}
-          <input type="number" min={1} max={3600} value={timeout} onInput={value(setTimeout_)} />
-        </label>
-        <label>
-          {t().ttlS}
-          <input type="number" min={0} max={604800} value={ttl} onInput={value(setTtl)} />
-        </label>
+        {needAck === '1' && <QosField qos={qos} setQos={setQos} />}
+        <TimeoutTtl timeout={timeout} setTimeout={setTimeout_} ttl={ttl} setTtl={setTtl} />
         {timing.when === 'now' && (
           <label>
             {w.rate}
             <input type="number" min={1} max={100000} value={rate} onInput={value(setRate)} />
           </label>
         )}
-        <WhenFields value={timing} onChange={setTiming} />
-        {timing.when !== 'now' && (
-          <label>
-            {s.scheduleName}
-            <input required maxLength={50} value={name} onInput={value(setName)} />
-          </label>
-        )}
+        <WhenAndName timing={timing} setTiming={setTiming} name={name} setName={setName} />
         <button type="submit" disabled={busy}>
           {timing.when === 'now' ? w.sendToGroup : s.createSchedule}
         </button>
         <ErrorNote error={error} />
       </form>
-      {note && (
-        <p role="status" aria-label={s.schedule}>
-          {s.scheduled(note.scheduleName, note.nextRunAt ?? '—')}{' '}
-          <a href="/schedules">{t().schedules}</a>
-        </p>
-      )}
+      {note && <ScheduledNote schedule={note} />}
       {run && <Progress run={run} />}
     </>
   )

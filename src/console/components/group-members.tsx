@@ -7,7 +7,7 @@ import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { OnlineBadge } from './device-rows.tsx'
-import { ErrorNote, Pager, SearchBox, usePagedList } from './paged-list.tsx'
+import { ErrorNote, PagedTable, RowButton, SearchBox, usePagedList } from './paged-list.tsx'
 import { errorText } from './error-text.ts'
 
 interface Member {
@@ -93,47 +93,33 @@ export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChang
         />
       </div>
       <ErrorNote error={error} />
-      {data && (
-        <>
-          <table aria-label={w.members}>
-            <thead>
-              <tr>
-                <th scope="col">{t().name}</th>
-                <th scope="col">{t().deviceID}</th>
-                <th scope="col">{t().status}</th>
-                {p.canWrite && <th scope="col">{t().actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((m) => (
-                <tr key={m.id}>
-                  <td>
-                    <a href={`/devices/${m.id}`}>{m.deviceName}</a>
-                  </td>
-                  <td class="mono">{m.deviceID}</td>
-                  <td>
-                    <OnlineBadge online={m.deviceStatus === 1} />
-                  </td>
-                  {p.canWrite && (
-                    <td>
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${w.remove} ${m.deviceName}`}
-                        onClick={() => void remove(m)}
-                      >
-                        {w.remove}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{t().none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={w.members}
+        list={{ data, page, pages, setPage }}
+        whileLoading={null}
+        columns={[t().name, t().deviceID, t().status, p.canWrite && t().actions]}
+        row={(m) => (
+          <tr key={m.id}>
+            <td>
+              <a href={`/devices/${m.id}`}>{m.deviceName}</a>
+            </td>
+            <td class="mono">{m.deviceID}</td>
+            <td>
+              <OnlineBadge online={m.deviceStatus === 1} />
+            </td>
+            {p.canWrite && (
+              <td>
+                <RowButton
+                  secondary
+                  label={w.remove}
+                  name={m.deviceName}
+                  onClick={() => void remove(m)}
+                />
+              </td>
+            )}
+          </tr>
+        )}
+      />
       {p.canWrite && <AddMembers groupIntID={p.groupIntID} version={version} onAdded={changed} />}
     </section>
   )

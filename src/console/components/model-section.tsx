@@ -10,7 +10,7 @@ import { api } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { pw } from '../pages/product-words.ts'
 import { bodyOf, FormFields, initialValues, valuesOf, type Field } from './model-form.tsx'
-import { ErrorNote, Pager, usePagedList } from './paged-list.tsx'
+import { ErrorNote, Pager, RowButton, usePagedList } from './paged-list.tsx'
 import { errorText } from './error-text.ts'
 
 interface Row {
@@ -130,22 +130,18 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
                   ))}
                   {p.canWrite && (
                     <td class="actions">
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${pw().edit} ${p.nameOf(row)}`}
+                      <RowButton
+                        secondary
+                        label={pw().edit}
+                        name={p.nameOf(row)}
                         onClick={() => void edit(row)}
-                      >
-                        {pw().edit}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${pw().delete} ${p.nameOf(row)}`}
+                      />{' '}
+                      <RowButton
+                        secondary
+                        label={pw().delete}
+                        name={p.nameOf(row)}
                         onClick={() => void remove(row)}
-                      >
-                        {pw().delete}
-                      </button>
+                      />
                     </td>
                   )}
                 </tr>

@@ -1,7 +1,9 @@
 /**
  * What every server-paged list of the console shares: the page read (one request a page, filters trimmed, typing
- * debounced, a stale answer ignored), the search box that goes back to page 1, the pager and the error line.
+ * debounced, a stale answer ignored), the search box that goes back to page 1, the table, the pager and the error
+ * line.
  */
+import type { ComponentChildren, JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { t } from '../i18n.ts'
@@ -88,4 +90,76 @@ export function ErrorNote({ error }: { error: string | null }) {
       {error}
     </p>
   ) : null
+}
+
+/**
+ * A page of a server-paged list as a table: "loading" until the first page came, the header's columns (a `false`
+ * column is left out, e.g. the actions for a viewer), a row per item, "none" when the page is empty, then the pager.
+ */
+export function PagedTable<T>(p: {
+  label?: string
+  list: { data: Page<T> | null; page: number; pages: number; setPage: (n: number) => void }
+  columns: ReadonlyArray<string | false>
+  row: (item: T) => JSX.Element
+  /** Shown until the first page came; default "loading". */
+  whileLoading?: ComponentChildren
+  /** Shown between the table and "none" (e.g. a note on the rows). */
+  children?: ComponentChildren
+}) {
+  const { data, page, pages, setPage } = p.list
+  if (!data) return p.whileLoading === undefined ? <p>{t().loading}</p> : <>{p.whileLoading}</>
+  return (
+    <>
+      <table aria-label={p.label}>
+        <TableHead columns={p.columns} />
+        <tbody>{data.items.map(p.row)}</tbody>
+      </table>
+      {p.children}
+      {data.items.length === 0 && <p>{t().none}</p>}
+      <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
+    </>
+  )
+}
+
+/**
+ * A row's action button: its label, and the row's name after it for assistive technology ("Delete sensor-1", the
+ * name the browser tests find it by). `secondary` or `danger` style it.
+ */
+export function RowButton(p: {
+  label: string
+  name: string
+  onClick: () => unknown
+  secondary?: boolean
+  danger?: boolean
+  disabled?: boolean
+}) {
+  return (
+    <button
+      type="button"
+      class={p.secondary ? 'secondary' : p.danger ? 'danger' : undefined}
+      aria-label={`${p.label} ${p.name}`}
+      disabled={p.disabled}
+      onClick={() => void p.onClick()}
+    >
+      {p.label}
+    </button>
+  )
+}
+
+/** A table's header row: a column header per label, a `false` one left out (e.g. the actions for a viewer). */
+export function TableHead({ columns }: { columns: ReadonlyArray<string | false> }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map(
+          (c, i) =>
+            c !== false && (
+              <th key={i} scope="col">
+                {c}
+              </th>
+            ),
+        )}
+      </tr>
+    </thead>
+  )
 }

@@ -10,7 +10,7 @@ import { Chart, useBoxWidth, type ChartMarks, type SeriesData } from './chart.ts
 import { serviceZone } from '../time.ts'
 import { RANGES, wireSeconds } from './charts.tsx'
 import { errorText } from './error-text.ts'
-import { ErrorNote } from './paged-list.tsx'
+import { TableHead, ErrorNote } from './paged-list.tsx'
 
 /** What the rule form sends (create, edit and the dry run alike). */
 export interface RuleBody {
@@ -197,13 +197,7 @@ function FiredTable({ fired }: { fired: Fired[] }) {
   const ww = w()
   return (
     <table aria-label={ww.windows}>
-      <thead>
-        <tr>
-          <th scope="col">{s.startTime}</th>
-          <th scope="col">{s.endTime}</th>
-          <th scope="col">{s.times}</th>
-        </tr>
-      </thead>
+      <TableHead columns={[s.startTime, s.endTime, s.times]} />
       <tbody>
         {fired.map((f) => (
           <tr key={f.startTime}>

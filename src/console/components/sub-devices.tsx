@@ -6,7 +6,7 @@
 import { type Device } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { OnlineBadge } from './device-rows.tsx'
-import { ErrorNote, Pager, usePagedList } from './paged-list.tsx'
+import { TableHead, ErrorNote, Pager, usePagedList } from './paged-list.tsx'
 
 const w = words({ subDevices: 'Sub-devices' }, { subDevices: '子设备' })
 
@@ -25,15 +25,7 @@ export function SubDevices(p: {
         <p>{t().none}</p>
       ) : (
         <table aria-label={s.subDevices}>
-          <thead>
-            <tr>
-              <th scope="col">{t().name}</th>
-              <th scope="col">{t().deviceID}</th>
-              <th scope="col">{t().product}</th>
-              <th scope="col">{t().status}</th>
-              <th scope="col">{t().lastSeen}</th>
-            </tr>
-          </thead>
+          <TableHead columns={[t().name, t().deviceID, t().product, t().status, t().lastSeen]} />
           <tbody>
             {l.data?.items.map((d) => (
               <tr key={d.id}>

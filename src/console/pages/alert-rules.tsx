@@ -5,7 +5,13 @@
 import { useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { errorText } from '../components/error-text.ts'
-import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
+import {
+  ErrorNote,
+  PagedTable,
+  RowButton,
+  SearchBox,
+  usePagedList,
+} from '../components/paged-list.tsx'
 import { RuleForm, type Rule } from '../components/rule-form.tsx'
 import { t, words } from '../i18n.ts'
 
@@ -79,79 +85,51 @@ export function AlertRulesPage() {
         />
       )}
       <ErrorNote error={error} />
-      {!data ? (
-        <p>{s.loading}</p>
-      ) : (
-        <>
-          <table aria-label={ww.table}>
-            <thead>
-              <tr>
-                <th scope="col">{s.name}</th>
-                <th scope="col">{s.product}</th>
-                <th scope="col">{s.severityLabel}</th>
-                <th scope="col">{ww.enabled}</th>
-                {canWrite && <th scope="col">{s.actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((r) => (
-                <tr key={r.id}>
-                  <td>{r.ruleName}</td>
-                  <td>{r.productName ?? r.productID}</td>
-                  <td>
-                    <span class={`sev sev${r.alertSeverity}`}>
-                      {s.severity[String(r.alertSeverity) as '1'] ?? r.alertSeverityLabel}
-                    </span>
-                  </td>
-                  <td>
-                    <span class={r.enable ? 'badge on' : 'badge off'}>
-                      {r.enable ? s.yes : s.no}
-                    </span>
-                  </td>
-                  {canWrite && (
-                    <td class="actions">
-                      <button
-                        type="button"
-                        aria-label={`${ww.edit} ${r.ruleName}`}
-                        onClick={() => setEditing(r)}
-                      >
-                        {ww.edit}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        aria-label={`${r.enable ? ww.disable : ww.enable} ${r.ruleName}`}
-                        onClick={() =>
-                          act(
-                            api(`/alert_rules/${r.id}`, {
-                              method: 'PUT',
-                              body: { enable: r.enable ? 0 : 1 },
-                            }),
-                          )
-                        }
-                      >
-                        {r.enable ? ww.disable : ww.enable}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${ww.delete} ${r.ruleName}`}
-                        onClick={() =>
-                          window.confirm(ww.confirmDelete(r.ruleName)) &&
-                          act(api(`/alert_rules?ids=${r.id}`, { method: 'DELETE' }))
-                        }
-                      >
-                        {ww.delete}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{s.none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={ww.table}
+        list={{ data, page, pages, setPage }}
+        columns={[s.name, s.product, s.severityLabel, ww.enabled, canWrite && s.actions]}
+        row={(r) => (
+          <tr key={r.id}>
+            <td>{r.ruleName}</td>
+            <td>{r.productName ?? r.productID}</td>
+            <td>
+              <span class={`sev sev${r.alertSeverity}`}>
+                {s.severity[String(r.alertSeverity) as '1'] ?? r.alertSeverityLabel}
+              </span>
+            </td>
+            <td>
+              <span class={r.enable ? 'badge on' : 'badge off'}>{r.enable ? s.yes : s.no}</span>
+            </td>
+            {canWrite && (
+              <td class="actions">
+                <RowButton label={ww.edit} name={r.ruleName} onClick={() => setEditing(r)} />{' '}
+                <RowButton
+                  label={r.enable ? ww.disable : ww.enable}
+                  name={r.ruleName}
+                  onClick={() =>
+                    act(
+                      api(`/alert_rules/${r.id}`, {
+                        method: 'PUT',
+                        body: { enable: r.enable ? 0 : 1 },
+                      }),
+                    )
+                  }
+                />{' '}
+                <RowButton
+                  secondary
+                  label={ww.delete}
+                  name={r.ruleName}
+                  onClick={() =>
+                    window.confirm(ww.confirmDelete(r.ruleName)) &&
+                    act(api(`/alert_rules?ids=${r.id}`, { method: 'DELETE' }))
+                  }
+                />
+              </td>
+            )}
+          </tr>
+        )}
+      />
     </section>
   )
 }

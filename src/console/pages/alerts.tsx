@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
-import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
+import { ErrorNote, PagedTable, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 
@@ -70,68 +70,54 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
         />
       </div>
       <ErrorNote error={error} />
-      {!data ? (
-        <p>{s.loading}</p>
-      ) : (
-        <>
-          <table aria-label={tab === 'current' ? s.currentAlerts : s.history}>
-            <thead>
-              <tr>
-                <th scope="col">{s.deviceName}</th>
-                <th scope="col">{s.alertName}</th>
-                <th scope="col">{s.severityLabel}</th>
-                <th scope="col">{s.startTime}</th>
-                {tab === 'history' && <th scope="col">{s.endTime}</th>}
-                <th scope="col">{s.times}</th>
-                <th scope="col">{s.acknowledged}</th>
-                {tab === 'current' && canWrite && <th scope="col">{s.actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((a) => (
-                <tr key={a.id}>
-                  <td>{a.deviceName}</td>
-                  <td>{a.alertName}</td>
-                  <td>
-                    <span class={`sev sev${a.alertSeverity}`}>
-                      {s.severity[String(a.alertSeverity) as '1'] ?? a.alertSeverityLabel}
-                    </span>
-                  </td>
-                  <td>{a.startTime ?? '—'}</td>
-                  {tab === 'history' && <td>{a.endTime ?? '—'}</td>}
-                  <td>{a.alertTimes}</td>
-                  <td>{a.ackAt ? `${s.yes} (${a.ackUser ?? ''})` : s.no}</td>
-                  {tab === 'current' && canWrite && (
-                    <td class="actions">
-                      {!a.ackAt && (
-                        <button
-                          type="button"
-                          onClick={() =>
-                            act(api(`/current_alerts/${a.id}/ack`, { method: 'POST' }))
-                          }
-                        >
-                          {s.acknowledge}
-                        </button>
-                      )}{' '}
-                      <button
-                        type="button"
-                        class="secondary"
-                        onClick={() =>
-                          act(api(`/current_alerts?ids=${a.id}`, { method: 'DELETE' }))
-                        }
-                      >
-                        {s.clear}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{s.none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={tab === 'current' ? s.currentAlerts : s.history}
+        list={{ data, page, pages, setPage }}
+        columns={[
+          s.deviceName,
+          s.alertName,
+          s.severityLabel,
+          s.startTime,
+          tab === 'history' && s.endTime,
+          s.times,
+          s.acknowledged,
+          tab === 'current' && canWrite && s.actions,
+        ]}
+        row={(a) => (
+          <tr key={a.id}>
+            <td>{a.deviceName}</td>
+            <td>{a.alertName}</td>
+            <td>
+              <span class={`sev sev${a.alertSeverity}`}>
+                {s.severity[String(a.alertSeverity) as '1'] ?? a.alertSeverityLabel}
+              </span>
+            </td>
+            <td>{a.startTime ?? '—'}</td>
+            {tab === 'history' && <td>{a.endTime ?? '—'}</td>}
+            <td>{a.alertTimes}</td>
+            <td>{a.ackAt ? `${s.yes} (${a.ackUser ?? ''})` : s.no}</td>
+            {tab === 'current' && canWrite && (
+              <td class="actions">
+                {!a.ackAt && (
+                  <button
+                    type="button"
+                    onClick={() => act(api(`/current_alerts/${a.id}/ack`, { method: 'POST' }))}
+                  >
+                    {s.acknowledge}
+                  </button>
+                )}{' '}
+                <button
+                  type="button"
+                  class="secondary"
+                  onClick={() => act(api(`/current_alerts?ids=${a.id}`, { method: 'DELETE' }))}
+                >
+                  {s.clear}
+                </button>
+              </td>
+            )}
+          </tr>
+        )}
+      />
     </>
   )
 }

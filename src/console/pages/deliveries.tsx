@@ -7,7 +7,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { errorText } from '../components/error-text.ts'
-import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
+import { ErrorNote, PagedTable, RowButton, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { onLive } from '../live.ts'
 
@@ -135,56 +135,40 @@ export function Deliveries({ id }: { id: number }) {
       </p>
       {resent && <p role="status">{ww.resent(resent.d.id, resent.d.status)}</p>}
       <ErrorNote error={error} />
-      {!data ? (
-        <p>{s.loading}</p>
-      ) : (
-        <>
-          <table aria-label={ww.table}>
-            <thead>
-              <tr>
-                <th scope="col">{ww.event}</th>
-                <th scope="col">{ww.status}</th>
-                <th scope="col">{ww.attempts}</th>
-                <th scope="col">{ww.responseCode}</th>
-                <th scope="col">{ww.time}</th>
-                <th scope="col">{ww.nextTry}</th>
-                <th scope="col">{ww.error}</th>
-                {canWrite && <th scope="col">{s.actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((d) => (
-                <tr key={d.id}>
-                  <td>
-                    {d.type} <span class="muted">#{d.eventID}</span>
-                  </td>
-                  <td>
-                    <span class={`badge delivery ${d.status}`}>{d.status}</span>
-                  </td>
-                  <td>{d.attempts}</td>
-                  <td>{d.responseCode ?? '—'}</td>
-                  <td>{d.updateAt ?? d.createAt ?? '—'}</td>
-                  <td>{d.status === 'pending' ? (d.nextTryAt ?? '—') : '—'}</td>
-                  <td>{d.lastError ?? ''}</td>
-                  {canWrite && (
-                    <td class="actions">
-                      <button
-                        type="button"
-                        aria-label={`${ww.resend} ${d.id}`}
-                        onClick={() => void resend(d)}
-                      >
-                        {ww.resend}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{s.none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={ww.table}
+        list={{ data, page, pages, setPage }}
+        columns={[
+          ww.event,
+          ww.status,
+          ww.attempts,
+          ww.responseCode,
+          ww.time,
+          ww.nextTry,
+          ww.error,
+          canWrite && s.actions,
+        ]}
+        row={(d) => (
+          <tr key={d.id}>
+            <td>
+              {d.type} <span class="muted">#{d.eventID}</span>
+            </td>
+            <td>
+              <span class={`badge delivery ${d.status}`}>{d.status}</span>
+            </td>
+            <td>{d.attempts}</td>
+            <td>{d.responseCode ?? '—'}</td>
+            <td>{d.updateAt ?? d.createAt ?? '—'}</td>
+            <td>{d.status === 'pending' ? (d.nextTryAt ?? '—') : '—'}</td>
+            <td>{d.lastError ?? ''}</td>
+            {canWrite && (
+              <td class="actions">
+                <RowButton label={ww.resend} name={String(d.id)} onClick={() => void resend(d)} />
+              </td>
+            )}
+          </tr>
+        )}
+      />
     </section>
   )
 }

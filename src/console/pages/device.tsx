@@ -4,7 +4,7 @@
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, session, type Device, type LatestValue } from '../api/client.ts'
+import { api, session, type Device, type LatestValue } from '../api/client.ts'
 import { Charts } from '../components/charts.tsx'
 import { ConnectionCard } from '../components/connection-card.tsx'
 import { DeviceConsole } from '../components/device-console.tsx'
@@ -12,7 +12,9 @@ import { EDITABLE, EditControls, editWords, type Editing } from '../components/d
 import { DeviceLogs } from '../components/device-logs.tsx'
 import { SubDevices } from '../components/sub-devices.tsx'
 import { t, words } from '../i18n.ts'
-import { deviceOf, onLive, type Telemetry } from '../live.ts'
+import type { Telemetry } from '../live.ts'
+import { NotFound, readError, useDeviceEvents } from '../components/record-page.tsx'
+import { TableHead } from '../components/paged-list.tsx'
 import { OnlineBadge } from '../components/device-rows.tsx'
 
 /** The detail answer's fields this page shows beyond the list's. */
@@ -117,13 +119,7 @@ function LatestValues({ latest }: { latest: LatestValue[] }) {
         <p>{t().none}</p>
       ) : (
         <table>
-          <thead>
-            <tr>
-              <th scope="col">{t().dataPoint}</th>
-              <th scope="col">{t().value}</th>
-              <th scope="col">{t().time}</th>
-            </tr>
-          </thead>
+          <TableHead columns={[t().dataPoint, t().value, t().time]} />
           <tbody>
             {latest.map((r) => (
               <tr key={r.dataPointID}>
@@ -157,23 +153,18 @@ export function DevicePage({ id }: { id: number }) {
         setDevice(d)
         setLatest(l)
       },
-      (e: unknown) =>
-        !stale && setError(e instanceof ApiError && e.status === 404 ? t().notFound : String(e)),
+      (e: unknown) => !stale && setError(readError(e)),
     )
     return () => {
       stale = true
     }
   }, [id])
 
-  const deviceID = device?.deviceID
-  useEffect(() => {
-    if (!deviceID) return
-    return onLive((e) => {
-      if (deviceOf(e) !== deviceID) return
-      if (e.type === 'device.online' || e.type === 'device.offline') {
-        const status = e.type === 'device.online' ? 1 : 0
-        setDevice((d) => d && { ...d, deviceStatus: status })
-      } else if (e.type === 'telemetry') {
+  useDeviceEvents(
+    device?.deviceID,
+    (status) => setDevice((d) => d && { ...d, deviceStatus: status }),
+    (e) => {
+      if (e.type === 'telemetry') {
         const tm = e.data as Telemetry
         setLatest((rows) =>
           rows.map((r) =>
@@ -183,16 +174,10 @@ export function DevicePage({ id }: { id: number }) {
           ),
         )
       }
-    })
-  }, [deviceID])
+    },
+  )
 
-  if (error)
-    return (
-      <section>
-        <h1>{t().notFound}</h1>
-        <p role="alert">{error}</p>
-      </section>
-    )
+  if (error) return <NotFound error={error} />
   if (!device) return <p>{t().loading}</p>
   const canWrite = session.value?.role !== 'viewer'
   // Variant A's detail names parentDevice; Variant B's has none (its gateways are devices of deviceType 1)

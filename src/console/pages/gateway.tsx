@@ -4,13 +4,13 @@
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, ApiError, session } from '../api/client.ts'
+import { api, session } from '../api/client.ts'
 import { ConnectionCard } from '../components/connection-card.tsx'
 import { EDITABLE, EditControls, editWords, type Editing } from '../components/device-edit.tsx'
 import { DeviceLogs } from '../components/device-logs.tsx'
 import { SubDevices } from '../components/sub-devices.tsx'
 import { t, words } from '../i18n.ts'
-import { deviceOf, onLive } from '../live.ts'
+import { NotFound, readError, useDeviceEvents } from '../components/record-page.tsx'
 import { OnlineBadge } from '../components/device-rows.tsx'
 
 /** GET /gateways/{id} (the fields shown). */
@@ -37,33 +37,16 @@ export function GatewayPage({ id }: { id: number }) {
     setError(null)
     api<Gateway>(`/gateways/${id}`).then(
       (g) => !stale && setGw(g),
-      (e: unknown) =>
-        !stale && setError(e instanceof ApiError && e.status === 404 ? t().notFound : String(e)),
+      (e: unknown) => !stale && setError(readError(e)),
     )
     return () => {
       stale = true
     }
   }, [id])
 
-  const deviceID = gw?.deviceID
-  useEffect(() => {
-    if (!deviceID) return
-    return onLive((e) => {
-      if (deviceOf(e) !== deviceID) return
-      if (e.type === 'device.online' || e.type === 'device.offline') {
-        const status = e.type === 'device.online' ? 1 : 0
-        setGw((g) => g && { ...g, deviceStatus: status })
-      }
-    })
-  }, [deviceID])
+  useDeviceEvents(gw?.deviceID, (status) => setGw((g) => g && { ...g, deviceStatus: status }))
 
-  if (error)
-    return (
-      <section>
-        <h1>{t().notFound}</h1>
-        <p role="alert">{error}</p>
-      </section>
-    )
+  if (error) return <NotFound error={error} />
   if (!gw) return <p>{t().loading}</p>
   const base = `/gateways/${gw.id}`
   const ew = editWords()

@@ -7,7 +7,7 @@ import { api, session } from '../api/client.ts'
 import { GroupCommand, gw } from '../components/group-command.tsx'
 import { pw } from '../components/group-progress.tsx'
 import { GroupMembers } from '../components/group-members.tsx'
-import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
+import { ErrorNote, PagedTable, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { GroupForm, grw, type Group } from './groups.tsx'
 
@@ -107,34 +107,21 @@ function ControlLog({ groupIntID, version }: { groupIntID: number; version: numb
     <section class="card" aria-label={w.controlLog}>
       <h2>{w.controlLog}</h2>
       <ErrorNote error={error} />
-      {data && (
-        <>
-          <table aria-label={w.controlLog}>
-            <thead>
-              <tr>
-                <th scope="col">{t().time}</th>
-                <th scope="col">{pw().task}</th>
-                <th scope="col">{t().payload}</th>
-                <th scope="col">{t().status}</th>
-                <th scope="col">{w.publishUser}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((l) => (
-                <tr key={l.id}>
-                  <td>{l.createAt ?? '—'}</td>
-                  <td class="mono">{l.taskID ?? ''}</td>
-                  <td class="mono">{l.payload ?? ''}</td>
-                  <td>{l.commandStatus ?? ''}</td>
-                  <td>{l.publishUser ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{t().none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={w.controlLog}
+        list={{ data, page, pages, setPage }}
+        whileLoading={null}
+        columns={[t().time, pw().task, t().payload, t().status, w.publishUser]}
+        row={(l) => (
+          <tr key={l.id}>
+            <td>{l.createAt ?? '—'}</td>
+            <td class="mono">{l.taskID ?? ''}</td>
+            <td class="mono">{l.payload ?? ''}</td>
+            <td>{l.commandStatus ?? ''}</td>
+            <td>{l.publishUser ?? ''}</td>
+          </tr>
+        )}
+      />
     </section>
   )
 }

@@ -1,7 +1,13 @@
 /** /groups: the tenant's groups, paged by the server and searched by name; create, edit and delete (not viewers). */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
-import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
+import {
+  ErrorNote,
+  PagedTable,
+  RowButton,
+  SearchBox,
+  usePagedList,
+} from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { errorText } from '../components/error-text.ts'
 
@@ -158,58 +164,40 @@ export function GroupsPage() {
         />
       )}
       <ErrorNote error={error} />
-      {!data ? (
-        <p>{t().loading}</p>
-      ) : (
-        <>
-          <table aria-label={t().groups}>
-            <thead>
-              <tr>
-                <th scope="col">{t().name}</th>
-                <th scope="col">{t().product}</th>
-                <th scope="col">{w.deviceCount}</th>
-                <th scope="col">{w.description}</th>
-                <th scope="col">{t().created}</th>
-                {canWrite && <th scope="col">{t().actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((g) => (
-                <tr key={g.id}>
-                  <td>
-                    <a href={`/groups/${g.id}`}>{g.groupName}</a>
-                  </td>
-                  <td>{g.productName}</td>
-                  <td>{g.deviceCount}</td>
-                  <td>{g.description ?? ''}</td>
-                  <td>{g.createAt ?? '—'}</td>
-                  {canWrite && (
-                    <td class="actions">
-                      <button
-                        type="button"
-                        aria-label={`${w.edit} ${g.groupName}`}
-                        onClick={() => setEditing(g)}
-                      >
-                        {w.edit}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${w.delete} ${g.groupName}`}
-                        onClick={() => void remove(g)}
-                      >
-                        {w.delete}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{t().none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={t().groups}
+        list={{ data, page, pages, setPage }}
+        columns={[
+          t().name,
+          t().product,
+          w.deviceCount,
+          w.description,
+          t().created,
+          canWrite && t().actions,
+        ]}
+        row={(g) => (
+          <tr key={g.id}>
+            <td>
+              <a href={`/groups/${g.id}`}>{g.groupName}</a>
+            </td>
+            <td>{g.productName}</td>
+            <td>{g.deviceCount}</td>
+            <td>{g.description ?? ''}</td>
+            <td>{g.createAt ?? '—'}</td>
+            {canWrite && (
+              <td class="actions">
+                <RowButton label={w.edit} name={g.groupName} onClick={() => setEditing(g)} />{' '}
+                <RowButton
+                  secondary
+                  label={w.delete}
+                  name={g.groupName}
+                  onClick={() => void remove(g)}
+                />
+              </td>
+            )}
+          </tr>
+        )}
+      />
     </section>
   )
 }

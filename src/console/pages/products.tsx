@@ -2,7 +2,13 @@
 import { useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { bodyOf, FormFields, initialValues, type Field } from '../components/model-form.tsx'
-import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
+import {
+  ErrorNote,
+  PagedTable,
+  RowButton,
+  SearchBox,
+  usePagedList,
+} from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { navigate } from '../router.ts'
 import { labelOf, optionsOf, pw } from './product-words.ts'
@@ -109,51 +115,38 @@ export function ProductsPage() {
         />
       </div>
       <ErrorNote error={error ?? deleteError} />
-      {!data ? (
-        <p>{t().loading}</p>
-      ) : (
-        <>
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{t().name}</th>
-                <th scope="col">{pw().productID}</th>
-                <th scope="col">{pw().cloudProtocol}</th>
-                <th scope="col">{pw().deviceCount}</th>
-                <th scope="col">{t().created}</th>
-                {canWrite && <th scope="col">{t().actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((p) => (
-                <tr key={p.id}>
-                  <td>
-                    <a href={`/products/${p.id}`}>{p.productName}</a>
-                  </td>
-                  <td class="mono">{p.productID}</td>
-                  <td>{labelOf('cloudProtocol', p.cloudProtocol, p.cloudProtocolLabel)}</td>
-                  <td>{p.deviceCount}</td>
-                  <td>{p.createAt ?? '—'}</td>
-                  {canWrite && (
-                    <td>
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${pw().delete} ${p.productName}`}
-                        onClick={() => void remove(p)}
-                      >
-                        {pw().delete}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{t().none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        list={{ data, page, pages, setPage }}
+        columns={[
+          t().name,
+          pw().productID,
+          pw().cloudProtocol,
+          pw().deviceCount,
+          t().created,
+          canWrite && t().actions,
+        ]}
+        row={(p) => (
+          <tr key={p.id}>
+            <td>
+              <a href={`/products/${p.id}`}>{p.productName}</a>
+            </td>
+            <td class="mono">{p.productID}</td>
+            <td>{labelOf('cloudProtocol', p.cloudProtocol, p.cloudProtocolLabel)}</td>
+            <td>{p.deviceCount}</td>
+            <td>{p.createAt ?? '—'}</td>
+            {canWrite && (
+              <td>
+                <RowButton
+                  secondary
+                  label={pw().delete}
+                  name={p.productName}
+                  onClick={() => void remove(p)}
+                />
+              </td>
+            )}
+          </tr>
+        )}
+      />
       {canWrite && <CreateProduct onCreated={(p) => navigate(`/products/${p.id}`)} />}
     </section>
   )

@@ -5,7 +5,13 @@
 import { useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { payloadOf } from '../components/command-composer.tsx'
-import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
+import {
+  ErrorNote,
+  PagedTable,
+  RowButton,
+  SearchBox,
+  usePagedList,
+} from '../components/paged-list.tsx'
 import {
   sw,
   timingBody,
@@ -151,67 +157,50 @@ function ScheduleTable({ kind, canWrite }: { kind: Kind; canWrite: boolean }) {
         />
       )}
       <ErrorNote error={error} />
-      {data && (
-        <>
-          <table aria-label={title}>
-            <thead>
-              <tr>
-                <th scope="col">{t().name}</th>
-                <th scope="col">{s.target}</th>
-                <th scope="col">{s.kind}</th>
-                <th scope="col">{s.timing}</th>
-                <th scope="col">{t().payload}</th>
-                <th scope="col">{s.enabled}</th>
-                <th scope="col">{sw().nextRun}</th>
-                <th scope="col">{s.lastRun}</th>
-                {canWrite && <th scope="col">{t().actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((x) => (
-                <tr key={x.id}>
-                  <td>{x.scheduleName}</td>
-                  <td class="mono">{x.deviceID ?? x.groupID}</td>
-                  <td>{sw().kinds[x.scheduleType] ?? x.scheduleTypeLabel}</td>
-                  <td class="mono">{timingText(x)}</td>
-                  <td class="mono">{x.payload}</td>
-                  <td>{x.enable ? t().yes : t().no}</td>
-                  <td>{x.nextRunAt ?? '—'}</td>
-                  <td>{x.lastRunAt ?? '—'}</td>
-                  {canWrite && (
-                    <td class="actions">
-                      <button
-                        type="button"
-                        aria-label={`${s.edit} ${x.scheduleName}`}
-                        onClick={() => setEditing(x)}
-                      >
-                        {s.edit}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        aria-label={`${x.enable ? s.disable : s.enable} ${x.scheduleName}`}
-                        onClick={() => toggle(x)}
-                      >
-                        {x.enable ? s.disable : s.enable}
-                      </button>{' '}
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`${s.delete} ${x.scheduleName}`}
-                        onClick={() => remove(x)}
-                      >
-                        {s.delete}
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{t().none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={title}
+        list={{ data, page, pages, setPage }}
+        whileLoading={null}
+        columns={[
+          t().name,
+          s.target,
+          s.kind,
+          s.timing,
+          t().payload,
+          s.enabled,
+          sw().nextRun,
+          s.lastRun,
+          canWrite && t().actions,
+        ]}
+        row={(x) => (
+          <tr key={x.id}>
+            <td>{x.scheduleName}</td>
+            <td class="mono">{x.deviceID ?? x.groupID}</td>
+            <td>{sw().kinds[x.scheduleType] ?? x.scheduleTypeLabel}</td>
+            <td class="mono">{timingText(x)}</td>
+            <td class="mono">{x.payload}</td>
+            <td>{x.enable ? t().yes : t().no}</td>
+            <td>{x.nextRunAt ?? '—'}</td>
+            <td>{x.lastRunAt ?? '—'}</td>
+            {canWrite && (
+              <td class="actions">
+                <RowButton label={s.edit} name={x.scheduleName} onClick={() => setEditing(x)} />{' '}
+                <RowButton
+                  label={x.enable ? s.disable : s.enable}
+                  name={x.scheduleName}
+                  onClick={() => toggle(x)}
+                />{' '}
+                <RowButton
+                  secondary
+                  label={s.delete}
+                  name={x.scheduleName}
+                  onClick={() => remove(x)}
+                />
+              </td>
+            )}
+          </tr>
+        )}
+      />
     </section>
   )
 }

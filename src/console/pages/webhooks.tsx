@@ -6,7 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, session, type Page } from '../api/client.ts'
 import { errorText } from '../components/error-text.ts'
-import { ErrorNote, Pager, usePagedList } from '../components/paged-list.tsx'
+import { ErrorNote, PagedTable, RowButton, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { WebhookForm, type Webhook } from '../components/webhook-form.tsx'
@@ -141,81 +141,57 @@ function WebhookList() {
         />
       )}
       <ErrorNote error={error} />
-      {!data ? (
-        <p>{s.loading}</p>
-      ) : (
-        <>
-          <table aria-label={ww.table}>
-            <thead>
-              <tr>
-                <th scope="col">{ww.url}</th>
-                <th scope="col">{ww.events}</th>
-                <th scope="col">{ww.enabled}</th>
-                <th scope="col">{ww.lastDelivery}</th>
-                <th scope="col">{s.actions}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((h) => (
-                <tr key={h.id}>
-                  <td class="mono">{h.url}</td>
-                  <td>{h.events.join(', ')}</td>
-                  <td>
-                    <span class={h.enable ? 'badge on' : 'badge off'}>
-                      {h.enable ? s.yes : s.no}
-                    </span>
-                  </td>
-                  <td>{last[h.id] === undefined ? '…' : last[h.id] || ww.never}</td>
-                  <td class="actions">
-                    <a href={`/webhooks/${h.id}`} aria-label={`${ww.deliveries} ${h.url}`}>
-                      {ww.deliveries}
-                    </a>
-                    {canWrite && (
-                      <>
-                        {' '}
-                        <button
-                          type="button"
-                          aria-label={`${ww.edit} ${h.url}`}
-                          onClick={() => (setEditing(h), setSecret(null))}
-                        >
-                          {ww.edit}
-                        </button>{' '}
-                        <button
-                          type="button"
-                          aria-label={`${h.enable ? ww.disable : ww.enable} ${h.url}`}
-                          onClick={() =>
-                            act(
-                              api(`/webhooks/${h.id}`, {
-                                method: 'PUT',
-                                body: { url: h.url, events: h.events, enable: h.enable ? 0 : 1 },
-                              }),
-                            )
-                          }
-                        >
-                          {h.enable ? ww.disable : ww.enable}
-                        </button>{' '}
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-label={`${ww.delete} ${h.url}`}
-                          onClick={() =>
-                            window.confirm(ww.confirmDelete(h.url)) &&
-                            act(api(`/webhooks?ids=${h.id}`, { method: 'DELETE' }))
-                          }
-                        >
-                          {ww.delete}
-                        </button>
-                      </>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {data.items.length === 0 && <p>{s.none}</p>}
-          <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-        </>
-      )}
+      <PagedTable
+        label={ww.table}
+        list={{ data, page, pages, setPage }}
+        columns={[ww.url, ww.events, ww.enabled, ww.lastDelivery, s.actions]}
+        row={(h) => (
+          <tr key={h.id}>
+            <td class="mono">{h.url}</td>
+            <td>{h.events.join(', ')}</td>
+            <td>
+              <span class={h.enable ? 'badge on' : 'badge off'}>{h.enable ? s.yes : s.no}</span>
+            </td>
+            <td>{last[h.id] === undefined ? '…' : last[h.id] || ww.never}</td>
+            <td class="actions">
+              <a href={`/webhooks/${h.id}`} aria-label={`${ww.deliveries} ${h.url}`}>
+                {ww.deliveries}
+              </a>
+              {canWrite && (
+                <>
+                  {' '}
+                  <RowButton
+                    label={ww.edit}
+                    name={h.url}
+                    onClick={() => (setEditing(h), setSecret(null))}
+                  />{' '}
+                  <RowButton
+                    label={h.enable ? ww.disable : ww.enable}
+                    name={h.url}
+                    onClick={() =>
+                      act(
+                        api(`/webhooks/${h.id}`, {
+                          method: 'PUT',
+                          body: { url: h.url, events: h.events, enable: h.enable ? 0 : 1 },
+                        }),
+                      )
+                    }
+                  />{' '}
+                  <RowButton
+                    secondary
+                    label={ww.delete}
+                    name={h.url}
+                    onClick={() =>
+                      window.confirm(ww.confirmDelete(h.url)) &&
+                      act(api(`/webhooks?ids=${h.id}`, { method: 'DELETE' }))
+                    }
+                  />
+                </>
+              )}
+            </td>
+          </tr>
+        )}
+      />
     </section>
   )
 }
