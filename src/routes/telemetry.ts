@@ -46,21 +46,27 @@ function download(
   })
 }
 
-/** Telemetry queries (docs/telemetry-queries.md): original_data and metrics_data. */
-export function telemetryRoutes({ meta, telemetry, config }: Deps) {
-  const r = new Router()
-  const repo = meta.ingest
-
-  /** The tenant's device by deviceID with its points; an unknown or foreign deviceID is 400 naming it. */
-  async function deviceOf(c: Context<AppEnv>, deviceID: string) {
-    const found = await repo.deviceWithPoints(c.get('tenant'), deviceID)
-    if (!found) throw new InvalidParameter('deviceID', 'no such device')
-    return found
+/** What both telemetry routes do first: find the tenant's device with its points, and resolve the range. */
+function queryContext(meta: Deps['meta']) {
+  return {
+    /** The tenant's device by deviceID with its points; an unknown or foreign deviceID is 400 naming it. */
+    deviceOf: async (c: Context<AppEnv>, deviceID: string) => {
+      const found = await meta.ingest.deviceWithPoints(c.get('tenant'), deviceID)
+      if (!found) throw new InvalidParameter('deviceID', 'no such device')
+      return found
+    },
+    // the query modules' errors name the parameter at fault (QueryParamError, WindowError: 400 PARAMETER_INVALID)
+    rangeOf: (c: Context<AppEnv>, q: RangeParams) => resolveRange(q, c.get('tz'), Date.now()),
   }
+}
+type QueryContext = ReturnType<typeof queryContext>
 
-  // the query modules' errors name the parameter at fault (QueryParamError, WindowError: 400 PARAMETER_INVALID)
-  const rangeOf = (c: Context<AppEnv>, q: RangeParams) => resolveRange(q, c.get('tz'), Date.now())
-
+/** GET /original_data: raw values, whole, downsampled or streamed as a download. */
+function originalDataRoute(
+  r: Router,
+  { telemetry, config }: Deps,
+  { deviceOf, rangeOf }: QueryContext,
+) {
   // untyped: with format=csv or ndjson it streams a download (not JSON), and it is a hot path
   r.route(
     {
@@ -124,7 +130,14 @@ metricType is accepted and ignored.`,
       )
     },
   )
+}
 
+/** GET /metrics_data: formula and aggregate metrics. */
+function metricsDataRoute(
+  r: Router,
+  { meta, telemetry, config }: Deps,
+  { deviceOf, rangeOf }: QueryContext,
+) {
   // untyped: query/metrics.ts types a metric's values as Series (TelemetryValue, number or string) though it
   // computes numbers, and MetricsData says number[]: typing it needs MetricSeries narrowed in query/, not a
   // pass over every value of this hot path
@@ -184,6 +197,13 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
       )
     },
   )
+}
 
+/** Telemetry queries (docs/telemetry-queries.md): original_data and metrics_data. */
+export function telemetryRoutes(deps: Deps) {
+  const r = new Router()
+  const ctx = queryContext(deps.meta)
+  originalDataRoute(r, deps, ctx)
+  metricsDataRoute(r, deps, ctx)
   return r
 }

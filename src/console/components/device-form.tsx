@@ -2,6 +2,7 @@
  * The create and edit dialog of a device (Variant A's body): POST /devices or PUT /devices/{id}; the API's refusal
  * (its message and each field's error) is shown in role alert and the dialog stays open.
  */
+import type { JSX } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type Device } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
@@ -141,6 +142,59 @@ function bodyOf(f: Record<string, string>, editing: boolean): Record<string, unk
   return out
 }
 
+/** What only a new device is asked for: its product, type, uplink, authentication and an optional deviceID. */
+function CreateFields(p: {
+  f: Record<string, string>
+  setF: (f: Record<string, string>) => void
+  set: (k: string) => (e: Event) => void
+  text: (k: string, label: string) => JSX.Element
+}) {
+  const { f, setF, set, text } = p
+  const s = fw()
+  return (
+    <>
+      <ProductSelect
+        label={t().product}
+        value={f.productID!}
+        onChange={(v, product) =>
+          setF({ ...f, productID: v, cloudProtocol: String(product?.cloudProtocol ?? '') })
+        }
+      />
+      <label>
+        {s.deviceType}
+        <select value={f.deviceType} onChange={set('deviceType')}>
+          <option value="1">{s.terminal}</option>
+          <option value="3">{s.smartphone}</option>
+        </select>
+      </label>
+      {f.deviceType === '1' && (
+        <label>
+          {s.upLink}
+          <select value={f.upLinkSystem} onChange={set('upLinkSystem')}>
+            <option value="1">{s.cloud}</option>
+            <option value="2">{s.gateway}</option>
+            <option value="3">{s.parentDevice}</option>
+          </select>
+        </label>
+      )}
+      {f.deviceType === '1' && f.upLinkSystem !== '1' && (
+        <label>
+          {f.upLinkSystem === '2' ? s.gatewayID : s.parentID}
+          <input type="number" min="1" value={f.link} onInput={set('link')} />
+        </label>
+      )}
+      <label>
+        {s.authType}
+        <select value={f.authType} onChange={set('authType')}>
+          <option value="1">{s.token}</option>
+          <option value="2">{s.certificate}</option>
+        </select>
+      </label>
+      {text('deviceID', s.deviceIDOptional)}
+    </>
+  )
+}
+
 /** The dialog; `device` edits it, without one it creates. `onSaved` gets the record the API answered. */
 export function DeviceForm(p: {
   device?: DeviceRow
@@ -198,48 +252,7 @@ export function DeviceForm(p: {
         <h2 id="device-form-title">{title}</h2>
         <div class="form-grid">
           {text('deviceName', s.deviceName, true)}
-          {!d && (
-            <>
-              <ProductSelect
-                label={t().product}
-                value={f.productID!}
-                onChange={(v, product) =>
-                  setF({ ...f, productID: v, cloudProtocol: String(product?.cloudProtocol ?? '') })
-                }
-              />
-              <label>
-                {s.deviceType}
-                <select value={f.deviceType} onChange={set('deviceType')}>
-                  <option value="1">{s.terminal}</option>
-                  <option value="3">{s.smartphone}</option>
-                </select>
-              </label>
-              {f.deviceType === '1' && (
-                <label>
-                  {s.upLink}
-                  <select value={f.upLinkSystem} onChange={set('upLinkSystem')}>
-                    <option value="1">{s.cloud}</option>
-                    <option value="2">{s.gateway}</option>
-                    <option value="3">{s.parentDevice}</option>
-                  </select>
-                </label>
-              )}
-              {f.deviceType === '1' && f.upLinkSystem !== '1' && (
-                <label>
-                  {f.upLinkSystem === '2' ? s.gatewayID : s.parentID}
-                  <input type="number" min="1" value={f.link} onInput={set('link')} />
-                </label>
-              )}
-              <label>
-                {s.authType}
-                <select value={f.authType} onChange={set('authType')}>
-                  <option value="1">{s.token}</option>
-                  <option value="2">{s.certificate}</option>
-                </select>
-              </label>
-              {text('deviceID', s.deviceIDOptional)}
-            </>
-          )}
+          {!d && <CreateFields f={f} setF={setF} set={set} text={text} />}
           {text('description', s.description)}
           {text('location', s.location)}
           {text('manufacturer', s.manufacturer)}

@@ -37,6 +37,65 @@ export interface SectionProps<T extends Row> {
   onChanged?: () => void
 }
 
+/** The section's records, each with Edit and Delete for those who may write. */
+function ModelRows<T extends Row>(q: {
+  section: SectionProps<T>
+  list: ReturnType<typeof usePagedList<T>>
+  onEdit: (row: T) => void
+  onRemove: (row: T) => void
+}) {
+  const { section: p, list, onEdit, onRemove } = q
+  const { data } = list
+  return !data ? (
+    <p>{t().loading}</p>
+  ) : data.items.length === 0 ? (
+    <p>{t().none}</p>
+  ) : (
+    <>
+      <table>
+        <thead>
+          <tr>
+            {p.columns.map(([label]) => (
+              <th scope="col" key={label}>
+                {label}
+              </th>
+            ))}
+            {p.canWrite && <th scope="col">{t().actions}</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {data.items.map((row) => (
+            <tr key={row.id}>
+              {p.columns.map(([label, cell]) => (
+                <td key={label}>{cell(row)}</td>
+              ))}
+              {p.canWrite && (
+                <td class="actions">
+                  <RowButton
+                    secondary
+                    label={pw().edit}
+                    name={p.nameOf(row)}
+                    onClick={() => onEdit(row)}
+                  />{' '}
+                  <RowButton
+                    secondary
+                    label={pw().delete}
+                    name={p.nameOf(row)}
+                    onClick={() => onRemove(row)}
+                  />
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {list.pages > 1 && (
+        <Pager page={list.page} pages={list.pages} count={data.meta.count} onPage={list.setPage} />
+      )}
+    </>
+  )
+}
+
 export function ModelSection<T extends Row>(p: SectionProps<T>) {
   const [version, setVersion] = useState(0)
   const list = usePagedList<T>(p.path, p.filters, 0, version)
@@ -100,64 +159,16 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
     }
   }
 
-  const { data } = list
   return (
     <section aria-labelledby={`${p.id}-h`} class="card model">
       <h2 id={`${p.id}-h`}>{p.title}</h2>
       <ErrorNote error={list.error ?? listError} />
-      {!data ? (
-        <p>{t().loading}</p>
-      ) : data.items.length === 0 ? (
-        <p>{t().none}</p>
-      ) : (
-        <>
-          <table>
-            <thead>
-              <tr>
-                {p.columns.map(([label]) => (
-                  <th scope="col" key={label}>
-                    {label}
-                  </th>
-                ))}
-                {p.canWrite && <th scope="col">{t().actions}</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((row) => (
-                <tr key={row.id}>
-                  {p.columns.map(([label, cell]) => (
-                    <td key={label}>{cell(row)}</td>
-                  ))}
-                  {p.canWrite && (
-                    <td class="actions">
-                      <RowButton
-                        secondary
-                        label={pw().edit}
-                        name={p.nameOf(row)}
-                        onClick={() => void edit(row)}
-                      />{' '}
-                      <RowButton
-                        secondary
-                        label={pw().delete}
-                        name={p.nameOf(row)}
-                        onClick={() => void remove(row)}
-                      />
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {list.pages > 1 && (
-            <Pager
-              page={list.page}
-              pages={list.pages}
-              count={data.meta.count}
-              onPage={list.setPage}
-            />
-          )}
-        </>
-      )}
+      <ModelRows
+        section={p}
+        list={list}
+        onEdit={(row) => void edit(row)}
+        onRemove={(row) => void remove(row)}
+      />
       {p.canWrite && (
         <form ref={form} class="model-form" aria-labelledby={`${p.id}-f`} onSubmit={submit}>
           <h3 id={`${p.id}-f`}>{editing === null ? pw().newOne(p.one) : pw().editOne(p.one)}</h3>

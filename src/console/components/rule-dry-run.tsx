@@ -211,6 +211,62 @@ function FiredTable({ fired }: { fired: Fired[] }) {
   )
 }
 
+/** The device (found by name), the data point, the range and Run. */
+function Pickers(p: {
+  choices: ReturnType<typeof useChoices>
+  find: string
+  setFind: (v: string) => void
+  span: number | null
+  busy: boolean
+  onRange: (ms: number) => void
+  onRun: () => void
+}) {
+  const { devices, points, deviceID, setDeviceID, point, setPoint } = p.choices
+  const { find, setFind, span, busy, onRange, onRun } = p
+  const ww = w()
+  return (
+    <div class="toolbar">
+      <input
+        type="search"
+        aria-label={ww.findDevice}
+        placeholder={ww.findDevice}
+        value={find}
+        onInput={(e) => setFind(e.currentTarget.value)}
+      />
+      <label>
+        {ww.device}{' '}
+        <select value={deviceID} onChange={(e) => setDeviceID(e.currentTarget.value)}>
+          {(devices ?? []).map((d) => (
+            <option key={d.deviceID} value={d.deviceID}>
+              {d.deviceName}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {ww.dataPoint}{' '}
+        <select value={point} onChange={(e) => setPoint(e.currentTarget.value)}>
+          {points.map((p) => (
+            <option key={p.dataPointID} value={p.dataPointID}>
+              {p.dataPointName}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div role="group" aria-label={ww.range} class="ranges">
+        {DRY_RANGES.map(([label, ms]) => (
+          <button key={label} type="button" aria-pressed={span === ms} onClick={() => onRange(ms)}>
+            {label}
+          </button>
+        ))}
+      </div>
+      <button type="button" disabled={busy || !deviceID || !point} onClick={onRun}>
+        {ww.run}
+      </button>
+    </div>
+  )
+}
+
 export function DryRun({ rule }: { rule: RuleBody }) {
   const [find, setFind] = useState('')
   // a range button's span up to now, or null after a range was dragged across the chart
@@ -250,63 +306,24 @@ export function DryRun({ rule }: { rule: RuleBody }) {
       {devices && devices.length === 0 && !find ? (
         <p>{ww.noDevices}</p>
       ) : (
-        <div class="toolbar">
-          <input
-            type="search"
-            aria-label={ww.findDevice}
-            placeholder={ww.findDevice}
-            value={find}
-            onInput={(e) => setFind(e.currentTarget.value)}
-          />
-          <label>
-            {ww.device}{' '}
-            <select value={deviceID} onChange={(e) => setDeviceID(e.currentTarget.value)}>
-              {(devices ?? []).map((d) => (
-                <option key={d.deviceID} value={d.deviceID}>
-                  {d.deviceName}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            {ww.dataPoint}{' '}
-            <select value={point} onChange={(e) => setPoint(e.currentTarget.value)}>
-              {points.map((p) => (
-                <option key={p.dataPointID} value={p.dataPointID}>
-                  {p.dataPointName}
-                </option>
-              ))}
-            </select>
-          </label>
-          <div role="group" aria-label={ww.range} class="ranges">
-            {DRY_RANGES.map(([label, ms]) => (
-              <button
-                key={label}
-                type="button"
-                aria-pressed={span === ms}
-                onClick={() => {
-                  setSpan(ms)
-                  const end = Date.now()
-                  if (result) void run(end - ms, end)
-                }}
-              >
-                {label}
-              </button>
-            ))}
-          </div>
-          <button
-            type="button"
-            disabled={busy || !deviceID || !point}
-            onClick={() => {
-              const end = Date.now()
-              const ms = span ?? DRY_RANGES[0]![1]
-              setSpan(ms)
-              void run(end - ms, end)
-            }}
-          >
-            {ww.run}
-          </button>
-        </div>
+        <Pickers
+          choices={{ devices, points, deviceID, setDeviceID, point, setPoint }}
+          find={find}
+          setFind={setFind}
+          span={span}
+          busy={busy}
+          onRange={(ms) => {
+            setSpan(ms)
+            const end = Date.now()
+            if (result) void run(end - ms, end)
+          }}
+          onRun={() => {
+            const end = Date.now()
+            const ms = span ?? DRY_RANGES[0]![1]
+            setSpan(ms)
+            void run(end - ms, end)
+          }}
+        />
       )}
       <ErrorNote error={error} />
       {result && (

@@ -148,6 +148,75 @@ const bodyOf = (d: Draft): RuleBody => {
   }
 }
 
+/** A setter of one draft field from its input's event. */
+type SetField = <K extends keyof Draft>(k: K) => (e: Event) => void
+
+/** When the rule fires: a condition (held for N s, cleared by another) or no data for N s. */
+function FiringFields(p: { d: Draft; set: SetField; setKind: (k: Draft['kind']) => void }) {
+  const { d, set, setKind } = p
+  const ww = w()
+  return (
+    <>
+      <fieldset>
+        <legend>{ww.kind}</legend>
+        {(['condition', 'noData'] as const).map((k) => (
+          <label key={k} class="inline">
+            <input
+              type="radio"
+              name="kind"
+              value={k}
+              checked={d.kind === k}
+              onChange={() => setKind(k)}
+            />{' '}
+            {k === 'condition' ? ww.kindCondition : ww.kindNoData}
+          </label>
+        ))}
+      </fieldset>
+      {d.kind === 'condition' ? (
+        <>
+          <label>
+            {ww.condition}
+            <input
+              value={d.condition}
+              onInput={set('condition')}
+              placeholder="temp > 80"
+              aria-describedby="cond-hint"
+            />
+          </label>
+          <small id="cond-hint">{ww.conditionHint}</small>
+          <label>
+            {ww.forSeconds}
+            <input type="number" min={0} value={d.forSeconds} onInput={set('forSeconds')} />
+          </label>
+          <label>
+            {ww.clearCondition}
+            <input
+              value={d.clearCondition}
+              onInput={set('clearCondition')}
+              aria-describedby="clear-hint"
+            />
+          </label>
+          <small id="clear-hint">{ww.clearHint}</small>
+          <label>
+            {ww.clearForSeconds}
+            <input
+              type="number"
+              min={0}
+              value={d.clearForSeconds}
+              onInput={set('clearForSeconds')}
+            />
+          </label>
+        </>
+      ) : (
+        <label>
+          {ww.noDataSeconds}
+          <input type="number" min={1} value={d.noDataSeconds} onInput={set('noDataSeconds')} />
+        </label>
+      )}
+    </>
+  )
+}
+
 export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => void }) {
   const [d, setD] = useState<Draft>(p.rule ? draftOf(p.rule) : EMPTY)
   const [products, setProducts] = useState<Array<{ productID: string; productName: string }>>([])
@@ -159,12 +228,10 @@ export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => voi
       (e) => setError(errorText(e)),
     )
   }, [])
-  const set =
-    <K extends keyof Draft>(k: K) =>
-    (e: Event) => {
-      const el = e.currentTarget as HTMLInputElement
-      setD((x) => ({ ...x, [k]: el.type === 'checkbox' ? el.checked : el.value }))
-    }
+  const set: SetField = (k) => (e: Event) => {
+    const el = e.currentTarget as HTMLInputElement
+    setD((x) => ({ ...x, [k]: el.type === 'checkbox' ? el.checked : el.value }))
+  }
   const s = t()
   const ww = w()
   const save = async (e: Event) => {
@@ -200,62 +267,7 @@ export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => voi
             ))}
           </select>
         </label>
-        <fieldset>
-          <legend>{ww.kind}</legend>
-          {(['condition', 'noData'] as const).map((k) => (
-            <label key={k} class="inline">
-              <input
-                type="radio"
-                name="kind"
-                value={k}
-                checked={d.kind === k}
-                onChange={() => setD((x) => ({ ...x, kind: k }))}
-              />{' '}
-              {k === 'condition' ? ww.kindCondition : ww.kindNoData}
-            </label>
-          ))}
-        </fieldset>
-        {d.kind === 'condition' ? (
-          <>
-            <label>
-              {ww.condition}
-              <input
-                value={d.condition}
-                onInput={set('condition')}
-                placeholder="temp > 80"
-                aria-describedby="cond-hint"
-              />
-            </label>
-            <small id="cond-hint">{ww.conditionHint}</small>
-            <label>
-              {ww.forSeconds}
-              <input type="number" min={0} value={d.forSeconds} onInput={set('forSeconds')} />
-            </label>
-            <label>
-              {ww.clearCondition}
-              <input
-                value={d.clearCondition}
-                onInput={set('clearCondition')}
-                aria-describedby="clear-hint"
-              />
-            </label>
-            <small id="clear-hint">{ww.clearHint}</small>
-            <label>
-              {ww.clearForSeconds}
-              <input
-                type="number"
-                min={0}
-                value={d.clearForSeconds}
-                onInput={set('clearForSeconds')}
-              />
-            </label>
-          </>
-        ) : (
-          <label>
-            {ww.noDataSeconds}
-            <input type="number" min={1} value={d.noDataSeconds} onInput={set('noDataSeconds')} />
-          </label>
-        )}
+        <FiringFields d={d} set={set} setKind={(kind) => setD((x) => ({ ...x, kind }))} />
         <label>
           {s.severityLabel}
           <select value={d.alertSeverity} onChange={set('alertSeverity')}>
