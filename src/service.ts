@@ -7,13 +7,13 @@ import { createApp } from './app.ts'
 import { Authenticator } from './http/auth.ts'
 import { ensureFirstAdmin, jwtSecret } from './bootstrap.ts'
 import type { Deps } from './deps.ts'
-import { createTaskRunner, type TaskRunner } from './tasks.ts'
+import { createTaskRunner } from './tasks.ts'
 import { createServices, type Services } from './services/index.ts'
 import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
 import { backupStores, cleanPartialBackups, createStores, type Stores } from '../store/index.ts'
 import type { MetaStore } from '../store/types.ts'
-import type { BrokerHandle, Pipeline } from '../ingest/types.ts'
+import type { Pipeline } from '../ingest/types.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker/broker.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
@@ -194,19 +194,16 @@ function listen(app: ReturnType<typeof createApp>['app'], config: Config): Promi
 }
 
 /** Stops taking work, commits what was accepted, then closes the stores. */
-async function shutdown(p: {
-  deps: Deps
-  services: Services
-  server: ServerType
-  broker: BrokerHandle
-  pipeline: Pipeline
-  tasks: TaskRunner
-  unwatch: () => void
-  disk: DiskGuard
-  stores: Stores
-  serviceLog: Logger
-}) {
-  const { deps, services, server, broker, pipeline, tasks, disk, stores } = p
+async function shutdown(
+  deps: Deps,
+  {
+    server,
+    unwatch,
+    stores,
+    log,
+  }: { server: ServerType; unwatch: () => void; stores: Stores; log: Logger },
+) {
+  const { services, broker, pipeline, tasks, disk } = deps
   deps.lifecycle.serving = false // readiness answers 503 from here on
   services.eventStream.close() // live streams end, so the server can close
   services.commands.releaseWaiters() // and so do long polls
@@ -221,10 +218,10 @@ async function shutdown(p: {
   await pipeline.close()
   await services.webhooks.close()
   await tasks.idle()
-  p.unwatch()
+  unwatch()
   disk.close()
   await stores.close()
-  p.serviceLog.info('shutdown complete')
+  log.info('shutdown complete')
 }
 
 /** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
@@ -323,18 +320,6 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     port,
     url: `http://${host}:${port}`,
     firstAdmin,
-    close: () =>
-      shutdown({
-        deps,
-        services,
-        server,
-        broker,
-        pipeline,
-        tasks,
-        unwatch,
-        disk,
-        stores,
-        serviceLog,
-      }),
+    close: () => shutdown(deps, { server, unwatch, stores, log: serviceLog }),
   }
 }
