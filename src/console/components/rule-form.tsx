@@ -148,6 +148,31 @@ const bodyOf = (d: Draft): RuleBody => {
   }
 }
 
+/** A text field with a hint under it, the hint its accessible description. */
+function HintedText(p: {
+  id: string
+  label: string
+  hint: string
+  value: string
+  onInput: (e: Event) => void
+  placeholder?: string
+}) {
+  return (
+    <>
+      <label>
+        {p.label}
+        <input
+          value={p.value}
+          onInput={p.onInput}
+          placeholder={p.placeholder}
+          aria-describedby={p.id}
+        />
+      </label>
+      <small id={p.id}>{p.hint}</small>
+    </>
+  )
+}
+
 /** A setter of one draft field from its input's event. */
 type SetField = <K extends keyof Draft>(k: K) => (e: Event) => void
 
@@ -174,29 +199,25 @@ function FiringFields(p: { d: Draft; set: SetField; setKind: (k: Draft['kind']) 
       </fieldset>
       {d.kind === 'condition' ? (
         <>
-          <label>
-            {ww.condition}
-            <input
-              value={d.condition}
-              onInput={set('condition')}
-              placeholder="temp > 80"
-              aria-describedby="cond-hint"
-            />
-          </label>
-          <small id="cond-hint">{ww.conditionHint}</small>
+          <HintedText
+            id="cond-hint"
+            label={ww.condition}
+            hint={ww.conditionHint}
+            value={d.condition}
+            onInput={set('condition')}
+            placeholder="temp > 80"
+          />
           <label>
             {ww.forSeconds}
             <input type="number" min={0} value={d.forSeconds} onInput={set('forSeconds')} />
           </label>
-          <label>
-            {ww.clearCondition}
-            <input
-              value={d.clearCondition}
-              onInput={set('clearCondition')}
-              aria-describedby="clear-hint"
-            />
-          </label>
-          <small id="clear-hint">{ww.clearHint}</small>
+          <HintedText
+            id="clear-hint"
+            label={ww.clearCondition}
+            hint={ww.clearHint}
+            value={d.clearCondition}
+            onInput={set('clearCondition')}
+          />
           <label>
             {ww.clearForSeconds}
             <input
@@ -278,20 +299,20 @@ export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => voi
             ))}
           </select>
         </label>
-        <label>
-          {ww.devices}
-          <input value={d.deviceIntIDs} onInput={set('deviceIntIDs')} aria-describedby="dev-hint" />
-        </label>
-        <small id="dev-hint">{ww.devicesHint}</small>
-        <label>
-          {ww.content}
-          <input
-            value={d.alertContent}
-            onInput={set('alertContent')}
-            aria-describedby="content-hint"
-          />
-        </label>
-        <small id="content-hint">{ww.contentHint}</small>
+        <HintedText
+          id="dev-hint"
+          label={ww.devices}
+          hint={ww.devicesHint}
+          value={d.deviceIntIDs}
+          onInput={set('deviceIntIDs')}
+        />
+        <HintedText
+          id="content-hint"
+          label={ww.content}
+          hint={ww.contentHint}
+          value={d.alertContent}
+          onInput={set('alertContent')}
+        />
         <label class="inline">
           <input type="checkbox" checked={d.enable} onChange={set('enable')} /> {ww.enabled}
         </label>
