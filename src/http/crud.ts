@@ -232,6 +232,8 @@ function listRoute<Q extends PageArgs, R>(
   const def = { ...at, method: 'get', ...docOf(list), query, response: Page(form.schema) } as const
   const { projection } = form
   if (readText && projection) {
+    // untyped: answers the reader thread's JSON text in the form's projection (store/libsql/projected.ts), which
+    // test/store/projected-reads.test.ts compares with the serializer's answer
     r.route(def, async (c, { query, id }) => {
       const shape = { projection, ctx: wireCtx(c) }
       const { items, count, next } = await readText(c.get('tenant'), query, shape, id)
@@ -239,6 +241,7 @@ function listRoute<Q extends PageArgs, R>(
     })
     return
   }
+  // untyped: Form.of checked the serializer against the form's schema where the form was made (R is generic here)
   r.route(def, async (c, { query, id }) =>
     c.json(pageIn(form, await read(c.get('tenant'), query, id), query, wireCtx(c))),
   )
@@ -249,11 +252,13 @@ function detailRoute<R>(r: Router, at: At, detail: DetailRoute<R>, read: DetailR
   const def = { ...at, method: 'get', ...docOf(detail), response: form.schema } as const
   const { projection } = form
   if (readText && projection) {
+    // untyped: the reader thread's JSON text, as the list's above
     r.route(def, async (c, { id }) =>
       jsonText(c, await readText(c.get('tenant'), id, { projection, ctx: wireCtx(c) })),
     )
     return
   }
+  // untyped: checked by Form.of, as the list's above
   r.route(def, async (c, { id }) => c.json(form.wire(await read(c.get('tenant'), id), wireCtx(c))))
 }
 
@@ -261,13 +266,14 @@ function createRoute<B, R>(r: Router, at: At, create: CreateRoute<B, R>, write: 
   const def = { ...at, method: 'post', ...docOf(create), body: create.body } as const
   if (create.location !== undefined) {
     const location = create.location
-    r.route({ ...def, status: 201 }, async (c, { body, id }) => {
+    r.typed({ ...def, status: 201 }, async (c, { body, id }) => {
       const created = await write(actorOf(c), body, id)
       return c.body(null, 201, { Location: location(created) })
     })
     return
   }
   const form = create.form
+  // untyped: checked by Form.of, as the list's above
   r.route({ ...def, response: form.schema, status: 201 }, async (c, { body, id }) =>
     c.json(form.wire(await write(actorOf(c), body, id), wireCtx(c)), 201),
   )
@@ -275,6 +281,7 @@ function createRoute<B, R>(r: Router, at: At, create: CreateRoute<B, R>, write: 
 
 function updateRoute<B, R>(r: Router, at: At, update: UpdateRoute<B, R>, write: UpdateWrite<B, R>) {
   const { form, body } = update
+  // untyped: checked by Form.of, as the list's above
   r.route(
     { ...at, method: 'put', ...docOf(update), body, response: form.schema },
     async (c, { id, body }) => c.json(form.wire(await write(actorOf(c), id, body), wireCtx(c))),
@@ -282,7 +289,7 @@ function updateRoute<B, R>(r: Router, at: At, update: UpdateRoute<B, R>, write: 
 }
 
 function removeRoute(r: Router, at: At, remove: RemoveRoute, write: RemoveWrite) {
-  r.route(
+  r.typed(
     { ...at, method: 'delete', ...docOf(remove), query: IdsQuery, status: 204 },
     async (c, { query, id }) => {
       await write(actorOf(c), query.ids, id)

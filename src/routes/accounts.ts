@@ -107,8 +107,7 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
 
 /** What a signed-in caller does with its own credentials: log out, change its password. */
 function ownCredentialRoutes(r: Router, { services }: Deps) {
-  // untyped: answers 204 with no body (nothing to check)
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/logout',
@@ -127,8 +126,7 @@ function ownCredentialRoutes(r: Router, { services }: Deps) {
     },
   )
 
-  // untyped: answers 204 with no body (nothing to check)
-  r.route(
+  r.typed(
     {
       method: 'put',
       path: '/users/me/password',

@@ -30,8 +30,7 @@ export function commandRoutes({ services }: Deps, v: CommandVariant) {
   } = v
   const r = new Router()
 
-  // untyped: its answer's serializer (commandWire.answer, src/wire) still answers rows, not PublishAnswer
-  r.route(
+  r.typed(
     {
       method: 'post',
       path: '/device_publish',

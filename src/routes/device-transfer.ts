@@ -48,8 +48,8 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
     },
   )
 
-  // untyped: answers the CSV file itself, not JSON
-  r.route(
+  // answers the CSV file itself: it declares no JSON response to check
+  r.typed(
     {
       method: 'get',
       path: '/devices_export/:taskID',

@@ -24,11 +24,7 @@ export interface DeviceCommandInput {
 }
 
 /** What a device publish answers. */
-export interface CommandAnswer {
-  taskID: string
-  commandStatus: string
-  publishStatus: number
-}
+export type CommandAnswer = Pick<CommandRecord, 'taskID' | 'commandStatus' | 'publishStatus'>
 
 /** The answer of a device publish. */
 export function answerOf(c: CommandRecord): CommandAnswer {
