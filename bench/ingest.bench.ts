@@ -20,7 +20,7 @@ import { createClient } from '@libsql/client'
 import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
 import { GoLoadUnavailable, goLoadBinary } from './_support/go-load.ts'
-import { procCpuUs, threadCpuUs, threadIds, threadsCpuUs } from './_support/proc-cpu.ts'
+import { procCpuUs, threadCpuUs, threadIds, threadName, threadsCpuUs } from './_support/proc-cpu.ts'
 import {
   mqttGoLoad,
   mqttLoad,
@@ -88,8 +88,8 @@ interface Run extends MqttLoadResult {
 interface ThreadSplit {
   v8: number
   service: number
-  /** The service's busiest threads, most first (store worker and telemetry worker, in practice). */
-  busiest: number[]
+  /** The threads the service started, by name (db-writer, tsdb, db-checkpointer ...: summed), most first. */
+  byName: [string, number][]
 }
 
 function splitThreads(
@@ -98,19 +98,27 @@ function splitThreads(
   acked: number,
 ): ThreadSplit {
   let v8 = 0
-  const service: number[] = []
+  let service = 0
+  const byName = new Map<string, number>()
   for (const [tid, us] of after) {
     if (tid === process.pid) continue
     const used = us - (before.get(tid) ?? 0)
     if (ownThreads.has(tid)) v8 += used
-    else service.push(used)
+    else {
+      service += used
+      // a checkpointer (or reader) may have run as several threads one after another: one figure by name
+      const name = threadName(process.pid, tid) || 'ended'
+      byName.set(name, (byName.get(name) ?? 0) + used)
+    }
   }
   const per = (us: number) => (acked ? Number((us / acked).toFixed(1)) : 0)
-  service.sort((a, b) => b - a)
   return {
     v8: per(v8),
-    service: per(service.reduce((a, b) => a + b, 0)),
-    busiest: service.slice(0, 2).map(per),
+    service: per(service),
+    byName: [...byName]
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, us]) => per(us) >= 0.5)
+      .map(([name, us]) => [name, per(us)]),
   }
 }
 
@@ -162,7 +170,7 @@ const anonymous = devices.map((d) => ({ clientId: d.deviceID, topic: topicOf(d.d
 const bareUrl = `mqtt://127.0.0.1:${barePort}`
 let peakRss = 0
 let rssSteady = 0
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 100)
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100)
 const creds = devices.map((d) => ({
   clientId: d.deviceID,
   username: d.username,
@@ -421,7 +429,7 @@ const split = (label: string, r: Run) => [
   r.mainUsPerMsg,
   r.threads?.v8 ?? '',
   r.threads?.service ?? '',
-  r.threads?.busiest.join(' / ') ?? '',
+  r.threads?.byName.map(([name, us]) => `${name} ${us}`).join(', ') ?? '',
 ]
 console.log(
   `\nwhere the service's CPU goes, µs a message (${LABEL}; \`/proc/<pid>/task/<tid>/stat\`)\n` +
@@ -432,7 +440,7 @@ console.log(
         'main thread (broker, pipeline, HTTP)',
         "V8's threads (GC, compiler)",
         'threads the service started (stores, readers, checkpointers)',
-        'of them, the two busiest',
+        'of them, by thread name',
       ],
       rounds.flatMap((r, i) => {
         const n = ROUNDS > 1 ? `round ${i + 1}, ` : ''

@@ -248,9 +248,9 @@ async function run(name: string, env: Record<string, string>): Promise<Figures> 
 
     // the whole week of all 10 points as NDJSON (6,048,000 rows): memory must stay flat while it streams
     global.gc?.()
-    const rssBefore = process.memoryUsage().rss
+    const rssBefore = process.memoryUsage.rss()
     let rssPeak = rssBefore
-    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss)), 50)
+    const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss())), 50)
     const a0 = performance.now()
     const all = await fetch(`${svc.url}/api/v1/original_data?${dev}&${week}&format=ndjson`, {
       headers: auth,

@@ -88,9 +88,9 @@ for (const { clients: n, seconds } of RUNS) {
   const stop = n ? await streamClients(n) : undefined
   stored = 0
   global.gc?.()
-  const rss0 = process.memoryUsage().rss
+  const rss0 = process.memoryUsage.rss()
   let peak = rss0
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 100)
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 100)
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
   const r = await mqttLoad({

@@ -23,7 +23,7 @@ const BATCH = 5000
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US')
 const ms = (n: number) => n.toFixed(1)
 let peakRss = 0
-const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage().rss))
+const sampleRss = () => (peakRss = Math.max(peakRss, process.memoryUsage.rss()))
 
 /** Batch b of the write test: 500 instants x 100 devices x 10 data points... as 5,000 points. */
 function writeBatch(b: number): TelemetryPoint[] {

@@ -40,3 +40,12 @@ export function threadsCpuUs(pid: number): Map<number, number> {
   }
   return out
 }
+
+/** A thread's name (`/proc/<pid>/task/<tid>/comm`: `db-writer`, `libuv-worker` ...), or '' when it has ended. */
+export function threadName(pid: number, tid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+  } catch {
+    return ''
+  }
+}
