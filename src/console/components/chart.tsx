@@ -31,6 +31,53 @@ export function useBoxWidth<T extends HTMLElement>(): [RefObject<T | null>, numb
 }
 
 /**
+ * The options of a chart's uPlot: its size, time zone, series (a line or bars) and marks; dragging across it calls
+ * `refs.zoom` (the refs are read when used, so they follow the chart's props without a new plot).
+ */
+function plotOptions(
+  o: { title: string; bars?: boolean; width: number; tz: string },
+  refs: {
+    zoom: { current: ((from: number, to: number) => void) | undefined }
+    range: { current: [number, number] }
+    marks: { current: ChartMarks | undefined }
+  },
+): uPlot.Options {
+  const { title, bars } = o
+  return {
+    width: o.width,
+    height: HEIGHT,
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), o.tz),
+    legend: { show: false },
+    plugins: [marksPlugin(refs.marks)],
+    cursor: { drag: { x: true, y: false, setScale: false } },
+    hooks: {
+      // a mark per drawing, so that a benchmark can time "range picked" to "chart drawn"
+      draw: [() => performance.mark('devicecloud:chart-drawn')],
+      setSelect: [
+        (u) => {
+          const { left, width } = u.select
+          if (width < 5) return
+          u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false)
+          refs.zoom.current?.(u.posToVal(left, 'x'), u.posToVal(left + width, 'x'))
+        },
+      ],
+    },
+    scales: { x: { time: true, range: () => refs.range.current } },
+    series: [
+      {},
+      {
+        label: title,
+        stroke: '#2563eb',
+        width: 2,
+        fill: bars ? 'rgba(37, 99, 235, 0.5)' : undefined,
+        points: { show: true, size: 5 },
+        paths: bars ? uPlot.paths.bars?.({ size: [0.6, 40] }) : undefined,
+      },
+    ],
+  }
+}
+
+/**
  * A chart named `title`, `width` CSS pixels wide, over the time range `span` (epoch seconds, from and to); its time
  * axis reads in the zone `tz` (the service's, as the wire times are). Dragging across it calls `onZoom` with the
  * dragged range (epoch seconds).
@@ -59,38 +106,7 @@ export function Chart(props: {
   useEffect(() => {
     if (!host.current) return
     const u = new uPlot(
-      {
-        width,
-        height: HEIGHT,
-        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
-        legend: { show: false },
-        plugins: [marksPlugin(marks)],
-        cursor: { drag: { x: true, y: false, setScale: false } },
-        hooks: {
-          // a mark per drawing, so that a benchmark can time "range picked" to "chart drawn"
-          draw: [() => performance.mark('devicecloud:chart-drawn')],
-          setSelect: [
-            (u) => {
-              const { left, width } = u.select
-              if (width < 5) return
-              u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false)
-              zoom.current?.(u.posToVal(left, 'x'), u.posToVal(left + width, 'x'))
-            },
-          ],
-        },
-        scales: { x: { time: true, range: () => range.current } },
-        series: [
-          {},
-          {
-            label: title,
-            stroke: '#2563eb',
-            width: 2,
-            fill: bars ? 'rgba(37, 99, 235, 0.5)' : undefined,
-            points: { show: true, size: 5 },
-            paths: bars ? uPlot.paths.bars?.({ size: [0.6, 40] }) : undefined,
-          },
-        ],
-      },
+      plotOptions({ title, bars, width, tz }, { zoom, range, marks }),
       [data.time, data.value],
       host.current,
     )

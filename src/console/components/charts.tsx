@@ -201,25 +201,24 @@ function TypedRange(p: {
   )
 }
 
-export function Charts({ deviceID, productID }: { deviceID: string; productID: string }) {
-  const tz = serviceZone()
-  // a range button's span up to now, a range dragged on a chart (epoch ms), or one typed (wire times)
-  const [pick, setPick] = useState<Pick>({ span: HOUR })
-  const span = 'span' in pick ? pick.span : null
+/**
+ * The charts of the range `pick` at `asked` points each, read again when the device, the product, the range or
+ * that width change; `setTyped` is handed the range asked for (as typed in the from/to fields).
+ */
+function useChartData(
+  deviceID: string,
+  productID: string,
+  pick: Pick,
+  asked: number,
+  tz: string,
+  setTyped: (t: { from: string; to: string }) => void,
+) {
   const [charts, setCharts] = useState<ChartOf[] | null>(null)
   const [shown, setShown] = useState<[number, number]>([0, 0])
-  // the region's content width (the charts' width) and the width the data was asked for
-  const [box, width] = useBoxWidth<HTMLElement>()
-  const [asked, setAsked] = useState(0)
-  const [typed, setTyped] = useState({ from: '', to: '' })
   const productOf = useRef<{ id?: string; points: Promise<string[]>; metrics: boolean }>({
     points: Promise.resolve([]),
     metrics: true,
   })
-
-  useEffect(() => {
-    if (width) setAsked((a) => queryWidth(a, width))
-  }, [width])
 
   // a layout effect: the request starts in the click's own task, not a frame later
   useLayoutEffect(() => {
@@ -259,6 +258,24 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
       stale = true
     }
   }, [deviceID, productID, pick, asked, tz])
+  return { charts, setCharts, shown }
+}
+
+export function Charts({ deviceID, productID }: { deviceID: string; productID: string }) {
+  const tz = serviceZone()
+  // a range button's span up to now, a range dragged on a chart (epoch ms), or one typed (wire times)
+  const [pick, setPick] = useState<Pick>({ span: HOUR })
+  const span = 'span' in pick ? pick.span : null
+  // the region's content width (the charts' width) and the width the data was asked for
+  const [box, width] = useBoxWidth<HTMLElement>()
+  const [asked, setAsked] = useState(0)
+  const [typed, setTyped] = useState({ from: '', to: '' })
+
+  useEffect(() => {
+    if (width) setAsked((a) => queryWidth(a, width))
+  }, [width])
+
+  const { charts, setCharts, shown } = useChartData(deviceID, productID, pick, asked, tz, setTyped)
 
   useLiveTail(deviceID, span === HOUR, setCharts)
 

@@ -47,24 +47,14 @@ interface ControlRow {
   createAt: string | null
 }
 
-/** The control logs of `base` (a device's or gateway's path), statuses live, Cancel on queued ones. */
-export function CommandTable(p: { base: string; deviceID: string; label: string; limit?: number }) {
-  const l = useLog<ControlRow>(
-    `${p.base}/control_logs`,
-    p.deviceID,
-    [],
-    p.limit ? { _limit: String(p.limit) } : {},
-  )
-  const [error, setError] = useState<string | null>(null)
-  const canWrite = session.value?.role !== 'viewer'
+/** A command's `command.status` event changes its status in place; one not on the page re-reads the page. */
+function useLiveStatuses(deviceID: string, l: ReturnType<typeof useLog<ControlRow>>) {
   const rows = useRef<ControlRow[]>([])
   rows.current = l.data?.items ?? []
-  const s = w()
-
   useEffect(
     () =>
       onLive((e) => {
-        if (e.type !== 'command.status' || deviceOf(e) !== p.deviceID) return
+        if (e.type !== 'command.status' || deviceOf(e) !== deviceID) return
         const d = (e.data as { data?: { taskID?: string; commandStatus?: string } }).data
         if (!d?.taskID || !d.commandStatus) return
         if (!rows.current.some((r) => r.taskID === d.taskID)) return l.bump()
@@ -78,8 +68,22 @@ export function CommandTable(p: { base: string; deviceID: string; label: string;
             },
         )
       }),
-    [p.deviceID],
+    [deviceID],
   )
+}
+
+/** The control logs of `base` (a device's or gateway's path), statuses live, Cancel on queued ones. */
+export function CommandTable(p: { base: string; deviceID: string; label: string; limit?: number }) {
+  const l = useLog<ControlRow>(
+    `${p.base}/control_logs`,
+    p.deviceID,
+    [],
+    p.limit ? { _limit: String(p.limit) } : {},
+  )
+  const [error, setError] = useState<string | null>(null)
+  const canWrite = session.value?.role !== 'viewer'
+  useLiveStatuses(p.deviceID, l)
+  const s = w()
 
   const cancel = async (taskID: string) => {
     if (!window.confirm(s.confirmCancel)) return

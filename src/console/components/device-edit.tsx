@@ -58,6 +58,62 @@ export type Editing = Record<string, unknown> & { blocked?: number } & Partial<
     Record<Editable, string | null>
   >
 
+/** `PUT {path}` with a body; the saved record goes to `onSaved` (merged over `record`), a refusal to `error`. */
+function usePut<T extends Editing>(path: string, record: T, onSaved: (r: T) => void) {
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const put = async (body: Record<string, unknown>) => {
+    setError(null)
+    setBusy(true)
+    try {
+      const saved = await api<T>(path, { method: 'PUT', body })
+      onSaved({ ...record, ...saved })
+      return true
+    } catch (e) {
+      setError(errorText(e))
+      return false
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { put, error, setError, busy }
+}
+
+/** The edit form: a field per `fields` entry (the name required), Save and Cancel. */
+function EditForm(p: {
+  fields: Array<[string, string]>
+  nameField: string
+  form: Record<string, string>
+  setForm: (f: (old: Record<string, string>) => Record<string, string>) => void
+  busy: boolean
+  onSubmit: (ev: Event) => void
+  onCancel: () => void
+}) {
+  const w = editWords()
+  return (
+    <form class="edit-form" aria-label={w.editDevice} onSubmit={p.onSubmit}>
+      {p.fields.map(([k, label]) => (
+        <label key={k}>
+          {label}
+          <input
+            value={p.form[k] ?? ''}
+            required={k === p.nameField}
+            onInput={(e) => p.setForm((f) => ({ ...f, [k]: e.currentTarget.value }))}
+          />
+        </label>
+      ))}
+      <div class="row-actions">
+        <button type="submit" disabled={p.busy}>
+          {w.save}
+        </button>
+        <button type="button" class="secondary" onClick={p.onCancel}>
+          {w.cancel}
+        </button>
+      </div>
+    </form>
+  )
+}
+
 export function EditControls<T extends Editing>(p: {
   /** PUT target, e.g. `/devices/42`. */
   path: string
@@ -69,8 +125,7 @@ export function EditControls<T extends Editing>(p: {
   const w = editWords()
   const [open, setOpen] = useState(false)
   const [form, setForm] = useState<Record<string, string>>({})
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { put, error, setError, busy } = usePut(p.path, p.record, p.onSaved)
   const fields: Array<[string, string]> = [
     [p.nameField, p.nameLabel],
     ...EDITABLE.map((k): [string, string] => [k, w[k]]),
@@ -82,21 +137,6 @@ export function EditControls<T extends Editing>(p: {
     setForm(f)
     setError(null)
     setOpen(true)
-  }
-
-  const put = async (body: Record<string, unknown>) => {
-    setError(null)
-    setBusy(true)
-    try {
-      const saved = await api<T>(p.path, { method: 'PUT', body })
-      p.onSaved({ ...p.record, ...saved })
-      return true
-    } catch (e) {
-      setError(errorText(e))
-      return false
-    } finally {
-      setBusy(false)
-    }
   }
 
   const save = async (ev: Event) => {
@@ -126,26 +166,15 @@ export function EditControls<T extends Editing>(p: {
         </button>
       </div>
       {open && (
-        <form class="edit-form" aria-label={w.editDevice} onSubmit={save}>
-          {fields.map(([k, label]) => (
-            <label key={k}>
-              {label}
-              <input
-                value={form[k] ?? ''}
-                required={k === p.nameField}
-                onInput={(e) => setForm((f) => ({ ...f, [k]: e.currentTarget.value }))}
-              />
-            </label>
-          ))}
-          <div class="row-actions">
-            <button type="submit" disabled={busy}>
-              {w.save}
-            </button>
-            <button type="button" class="secondary" onClick={() => setOpen(false)}>
-              {w.cancel}
-            </button>
-          </div>
-        </form>
+        <EditForm
+          fields={fields}
+          nameField={p.nameField}
+          form={form}
+          setForm={setForm}
+          busy={busy}
+          onSubmit={save}
+          onCancel={() => setOpen(false)}
+        />
       )}
       <ErrorNote error={error} />
     </div>

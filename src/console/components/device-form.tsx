@@ -195,6 +195,20 @@ function CreateFields(p: {
   )
 }
 
+/** Sends the form's fields: a PUT of the device `d` edited, else a POST of a new one; the record answered. */
+function saveDevice(d: DeviceRow | undefined, f: Record<string, string>) {
+  const body = () => bodyOf(f, d !== undefined)
+  return d
+    ? api<{ id: number; deviceName: string }>(`/devices/${d.id}`, {
+        method: 'PUT',
+        body: body(),
+      })
+    : api<{ id: number; deviceName: string }>('/devices', {
+        method: 'POST',
+        body: body(),
+      })
+}
+
 /** The dialog; `device` edits it, without one it creates. `onSaved` gets the record the API answered. */
 export function DeviceForm(p: {
   device?: DeviceRow
@@ -214,21 +228,11 @@ export function DeviceForm(p: {
     if (el && !el.open) el.showModal()
   }, [])
 
-  const body = () => bodyOf(f, d !== undefined)
-
   const submit = async (e: Event) => {
     e.preventDefault()
     setBusy(true)
     try {
-      const saved = d
-        ? await api<{ id: number; deviceName: string }>(`/devices/${d.id}`, {
-            method: 'PUT',
-            body: body(),
-          })
-        : await api<{ id: number; deviceName: string }>('/devices', {
-            method: 'POST',
-            body: body(),
-          })
+      const saved = await saveDevice(d, f)
       ref.current?.close()
       p.onSaved(saved)
     } catch (err) {

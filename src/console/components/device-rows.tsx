@@ -80,6 +80,58 @@ function Status({ d }: { d: { deviceStatus: number; blocked: number } }) {
   )
 }
 
+/** The devices table's header: select-all first and the actions last, for the roles that write. */
+function DeviceHead(p: { canWrite: boolean; all: boolean; onAll: (on: boolean) => void }) {
+  const s = w()
+  return (
+    <thead>
+      <tr>
+        {p.canWrite && (
+          <th scope="col">
+            <input
+              type="checkbox"
+              aria-label={s.selectAll}
+              checked={p.all}
+              onChange={(e) => p.onAll(e.currentTarget.checked)}
+            />
+          </th>
+        )}
+        <th scope="col">{t().name}</th>
+        <th scope="col">{t().deviceID}</th>
+        <th scope="col">{t().product}</th>
+        <th scope="col">{s.upLink}</th>
+        <th scope="col">{t().status}</th>
+        <th scope="col">{t().lastSeen}</th>
+        <th scope="col">{t().created}</th>
+        {p.canWrite && <th scope="col">{t().actions}</th>}
+      </tr>
+    </thead>
+  )
+}
+
+/** A device's edit, block/unblock and delete. */
+function DeviceActions(p: {
+  d: DeviceRow
+  onEdit: (d: DeviceRow) => void
+  onBlock: (d: DeviceRow) => void
+  onDelete: (d: DeviceRow) => void
+}) {
+  const { d } = p
+  const s = w()
+  return (
+    <td class="actions">
+      <RowButton secondary label={s.edit} name={d.deviceName} onClick={() => p.onEdit(d)} />
+      <RowButton
+        secondary
+        label={d.blocked ? s.unblock : s.block}
+        name={d.deviceName}
+        onClick={() => p.onBlock(d)}
+      />
+      <RowButton danger label={s.delete} name={d.deviceName} onClick={() => p.onDelete(d)} />
+    </td>
+  )
+}
+
 export function DeviceRows(p: {
   items: DeviceRow[]
   canWrite: boolean
@@ -96,30 +148,11 @@ export function DeviceRows(p: {
     p.onSelect(on ? [...p.selected, id] : p.selected.filter((x) => x !== id))
   return (
     <table>
-      <thead>
-        <tr>
-          {p.canWrite && (
-            <th scope="col">
-              <input
-                type="checkbox"
-                aria-label={s.selectAll}
-                checked={all}
-                onChange={(e) =>
-                  p.onSelect(e.currentTarget.checked ? p.items.map((d) => d.id) : [])
-                }
-              />
-            </th>
-          )}
-          <th scope="col">{t().name}</th>
-          <th scope="col">{t().deviceID}</th>
-          <th scope="col">{t().product}</th>
-          <th scope="col">{s.upLink}</th>
-          <th scope="col">{t().status}</th>
-          <th scope="col">{t().lastSeen}</th>
-          <th scope="col">{t().created}</th>
-          {p.canWrite && <th scope="col">{t().actions}</th>}
-        </tr>
-      </thead>
+      <DeviceHead
+        canWrite={p.canWrite}
+        all={all}
+        onAll={(on) => p.onSelect(on ? p.items.map((d) => d.id) : [])}
+      />
       <tbody>
         {p.items.map((d) => (
           <tr key={d.id}>
@@ -156,26 +189,7 @@ export function DeviceRows(p: {
             <td>{d.lastSeenAt ?? '—'}</td>
             <td>{d.createAt ?? '—'}</td>
             {p.canWrite && (
-              <td class="actions">
-                <RowButton
-                  secondary
-                  label={s.edit}
-                  name={d.deviceName}
-                  onClick={() => p.onEdit(d)}
-                />
-                <RowButton
-                  secondary
-                  label={d.blocked ? s.unblock : s.block}
-                  name={d.deviceName}
-                  onClick={() => p.onBlock(d)}
-                />
-                <RowButton
-                  danger
-                  label={s.delete}
-                  name={d.deviceName}
-                  onClick={() => p.onDelete(d)}
-                />
-              </td>
+              <DeviceActions d={d} onEdit={p.onEdit} onBlock={p.onBlock} onDelete={p.onDelete} />
             )}
           </tr>
         ))}

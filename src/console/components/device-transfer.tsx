@@ -118,6 +118,53 @@ interface ImportResult {
   errors: Array<{ row: number; field: string; message: string }>
 }
 
+/** Sends the CSV file `chosen` to POST /devices_import; the import task's status address, or the refusal thrown. */
+async function startImport(chosen: File): Promise<string> {
+  const form = new FormData()
+  form.set('file', chosen)
+  const res = await fetch('/api/v1/devices_import', {
+    method: 'POST',
+    headers: { accept: 'application/json', ...authorization() },
+    body: form,
+  })
+  const body = (await res.json().catch(() => ({}))) as {
+    statusUrl?: string
+    message?: string
+    errors?: Record<string, unknown>
+  }
+  if (!res.ok || !body.statusUrl) {
+    const fields = Object.entries(body.errors ?? {}).map(([k, v]) => `${k}: ${String(v)}`)
+    throw new Error(
+      [body.message ?? `${res.status} ${res.statusText}`, ...fields].join('; ') || 'refused',
+    )
+  }
+  return body.statusUrl
+}
+
+/** How many rows were created and failed, and a row per refused row. */
+function ImportOutcome({ result }: { result: ImportResult }) {
+  return (
+    <div class="import-result">
+      <p role="status">{w().imported(result.success, result.failed)}</p>
+      {result.errors.length > 0 && (
+        <table>
+          <caption>{w().importErrors}</caption>
+          <TableHead columns={[w().row, w().field, w().message]} />
+          <tbody>
+            {result.errors.map((x, i) => (
+              <tr key={i}>
+                <td>{x.row}</td>
+                <td class="mono">{x.field}</td>
+                <td>{x.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  )
+}
+
 /** A CSV file chosen by the user, sent to POST /devices_import; `onImported` when rows were created. */
 export function DeviceImport({ onImported }: { onImported: () => void }) {
   const alive = useAlive()
@@ -132,25 +179,7 @@ export function DeviceImport({ onImported }: { onImported: () => void }) {
     setError(null)
     setResult(null)
     try {
-      const form = new FormData()
-      form.set('file', chosen)
-      const res = await fetch('/api/v1/devices_import', {
-        method: 'POST',
-        headers: { accept: 'application/json', ...authorization() },
-        body: form,
-      })
-      const body = (await res.json().catch(() => ({}))) as {
-        statusUrl?: string
-        message?: string
-        errors?: Record<string, unknown>
-      }
-      if (!res.ok || !body.statusUrl) {
-        const fields = Object.entries(body.errors ?? {}).map(([k, v]) => `${k}: ${String(v)}`)
-        throw new Error(
-          [body.message ?? `${res.status} ${res.statusText}`, ...fields].join('; ') || 'refused',
-        )
-      }
-      const task = await finished(body.statusUrl, alive)
+      const task = await finished(await startImport(chosen), alive)
       const r = task.result as ImportResult
       if (!alive()) return
       setResult(r)
@@ -179,26 +208,7 @@ export function DeviceImport({ onImported }: { onImported: () => void }) {
           {error}
         </span>
       )}
-      {result && (
-        <div class="import-result">
-          <p role="status">{w().imported(result.success, result.failed)}</p>
-          {result.errors.length > 0 && (
-            <table>
-              <caption>{w().importErrors}</caption>
-              <TableHead columns={[w().row, w().field, w().message]} />
-              <tbody>
-                {result.errors.map((x, i) => (
-                  <tr key={i}>
-                    <td>{x.row}</td>
-                    <td class="mono">{x.field}</td>
-                    <td>{x.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </div>
-      )}
+      {result && <ImportOutcome result={result} />}
     </span>
   )
 }

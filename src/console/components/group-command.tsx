@@ -33,6 +33,36 @@ export const gw = words(
   },
 )
 
+/** The body of a group command as typed: the topic, timeout and ttl when given, the qos when acknowledged. */
+function commandBody(
+  groupIntID: number,
+  f: { payload: string; topic: string; needAck: string; qos: string; timeout: string; ttl: string },
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    groupIntID,
+    payload: payloadOf(f.payload),
+    needAck: Number(f.needAck),
+  }
+  if (f.topic.trim()) body.topic = f.topic.trim()
+  if (f.needAck === '1') body.qos = Number(f.qos)
+  if (f.timeout) body.timeout = Number(f.timeout)
+  if (f.ttl) body.ttl = Number(f.ttl)
+  return body
+}
+
+/** Whether each member acknowledges the command. */
+function NeedAckField(p: { needAck: string; setNeedAck: (v: string) => void }) {
+  return (
+    <label>
+      {gw().needAck}
+      <select value={p.needAck} onChange={(e) => p.setNeedAck(e.currentTarget.value)}>
+        <option value="1">{t().yes}</option>
+        <option value="0">{t().no}</option>
+      </select>
+    </label>
+  )
+}
+
 export function GroupCommand(p: {
   groupIntID: number
   groupID: string
@@ -59,15 +89,7 @@ export function GroupCommand(p: {
     setNote(null)
     setBusy(true)
     try {
-      const body: Record<string, unknown> = {
-        groupIntID: p.groupIntID,
-        payload: payloadOf(payload),
-        needAck: Number(needAck),
-      }
-      if (topic.trim()) body.topic = topic.trim()
-      if (needAck === '1') body.qos = Number(qos)
-      if (timeout) body.timeout = Number(timeout)
-      if (ttl) body.ttl = Number(ttl)
+      const body = commandBody(p.groupIntID, { payload, topic, needAck, qos, timeout, ttl })
       const when = timingBody(timing)
       if (when) {
         const s = { ...body, ...when, scheduleName: name.trim() }
@@ -93,13 +115,7 @@ export function GroupCommand(p: {
     <>
       <form class="composer" onSubmit={send} aria-label={w.groupCommand}>
         <PayloadTopic payload={payload} setPayload={setPayload} topic={topic} setTopic={setTopic} />
-        <label>
-          {w.needAck}
-          <select value={needAck} onChange={value(setNeedAck)}>
-            <option value="1">{t().yes}</option>
-            <option value="0">{t().no}</option>
-          </select>
-        </label>
+        <NeedAckField needAck={needAck} setNeedAck={setNeedAck} />
         {needAck === '1' && <QosField qos={qos} setQos={setQos} />}
         <TimeoutTtl timeout={timeout} setTimeout={setTimeout_} ttl={ttl} setTtl={setTtl} />
         {timing.when === 'now' && (

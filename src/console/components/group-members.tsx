@@ -40,20 +40,8 @@ export const mw = words(
   },
 )
 
-export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChange: () => void }) {
-  const w = mw()
-  const [search, setSearch] = useState('')
-  const [version, setVersion] = useState(0)
-  const changed = () => {
-    setVersion((v) => v + 1)
-    p.onChange()
-  }
-  const { page, setPage, pages, data, setData, error, setError } = usePagedList<Member>(
-    `/groups/${p.groupIntID}/devices`,
-    { deviceName_like: search },
-    search ? 200 : 0,
-    version,
-  )
+/** A member connecting or leaving flips its row of the page at once (`device.online`, `device.offline`). */
+function useLiveMembers(setData: ReturnType<typeof usePagedList<Member>>['setData']) {
   useEffect(
     () =>
       onLive((e) => {
@@ -70,6 +58,23 @@ export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChang
       }),
     [],
   )
+}
+
+export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChange: () => void }) {
+  const w = mw()
+  const [search, setSearch] = useState('')
+  const [version, setVersion] = useState(0)
+  const changed = () => {
+    setVersion((v) => v + 1)
+    p.onChange()
+  }
+  const { page, setPage, pages, data, setData, error, setError } = usePagedList<Member>(
+    `/groups/${p.groupIntID}/devices`,
+    { deviceName_like: search },
+    search ? 200 : 0,
+    version,
+  )
+  useLiveMembers(setData)
   const remove = async (m: Member) => {
     if (!window.confirm(w.confirmRemove(m.deviceName))) return
     try {

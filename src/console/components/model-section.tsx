@@ -96,52 +96,100 @@ function ModelRows<T extends Row>(q: {
   )
 }
 
-export function ModelSection<T extends Row>(p: SectionProps<T>) {
-  const [version, setVersion] = useState(0)
-  const list = usePagedList<T>(p.path, p.filters, 0, version)
-  const [values, setValues] = useState(() => initialValues(p.fields))
+/**
+ * The form's state: its values, the record edited (null: a new one), its error, whether a write is under way;
+ * `submit` creates or saves the record, `load` fills the form with one to edit.
+ */
+function useModelForm(
+  fields: Field[],
+  path: string,
+  extra: Record<string, unknown>,
+  changed: () => void,
+) {
+  const [values, setValues] = useState(() => initialValues(fields))
   const [editing, setEditing] = useState<number | null>(null)
-  const [formError, setFormError] = useState<string | null>(null)
-  const [listError, setListError] = useState<string | null>(null)
+  const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const form = useRef<HTMLFormElement>(null)
 
-  const changed = () => {
-    setVersion((n) => n + 1)
-    p.onChanged?.()
-  }
   const reset = () => {
     setEditing(null)
-    setValues(initialValues(p.fields))
-    setFormError(null)
+    setValues(initialValues(fields))
+    setError(null)
   }
 
   const submit = async (ev: Event) => {
     ev.preventDefault()
     setBusy(true)
-    setFormError(null)
+    setError(null)
     try {
-      const body = bodyOf(p.fields, values, editing !== null)
-      if (editing === null) await api(p.path, { method: 'POST', body: { ...p.extra, ...body } })
-      else await api(`${p.path}/${editing}`, { method: 'PUT', body })
+      const body = bodyOf(fields, values, editing !== null)
+      if (editing === null) await api(path, { method: 'POST', body: { ...extra, ...body } })
+      else await api(`${path}/${editing}`, { method: 'PUT', body })
       reset()
       changed()
     } catch (e) {
-      setFormError(errorText(e))
+      setError(errorText(e))
     } finally {
       setBusy(false)
     }
   }
 
+  /** Edits record `id` (read as `record`): its values in the form, the form in view and its first field focused. */
+  const load = (id: number, record: Record<string, unknown>) => {
+    setValues(valuesOf(fields, record))
+    setEditing(id)
+    setError(null)
+    form.current?.scrollIntoView({ block: 'nearest' })
+    form.current?.querySelector<HTMLElement>('input, select')?.focus()
+  }
+
+  return { values, setValues, editing, error, busy, form, reset, submit, load }
+}
+
+/** The form that creates a record, or edits the one picked (with Cancel). */
+function ModelForm(p: {
+  id: string
+  one: string
+  fields: Field[]
+  state: ReturnType<typeof useModelForm>
+}) {
+  const { values, setValues, editing, error, busy, form, reset, submit } = p.state
+  return (
+    <form ref={form} class="model-form" aria-labelledby={`${p.id}-f`} onSubmit={submit}>
+      <h3 id={`${p.id}-f`}>{editing === null ? pw().newOne(p.one) : pw().editOne(p.one)}</h3>
+      <div class="fields">
+        <FormFields fields={p.fields} values={values} onChange={setValues} />
+      </div>
+      <ErrorNote error={error} />
+      <div class="buttons">
+        <button type="submit" disabled={busy}>
+          {editing === null ? pw().add(p.one) : pw().save}
+        </button>
+        {editing !== null && (
+          <button type="button" class="secondary" onClick={reset}>
+            {pw().cancel}
+          </button>
+        )}
+      </div>
+    </form>
+  )
+}
+
+export function ModelSection<T extends Row>(p: SectionProps<T>) {
+  const [version, setVersion] = useState(0)
+  const list = usePagedList<T>(p.path, p.filters, 0, version)
+  const changed = () => {
+    setVersion((n) => n + 1)
+    p.onChanged?.()
+  }
+  const form = useModelForm(p.fields, p.path, p.extra, changed)
+  const [listError, setListError] = useState<string | null>(null)
+
   const edit = async (row: T) => {
     setListError(null)
     try {
-      const record = await api<Record<string, unknown>>(`${p.path}/${row.id}`)
-      setValues(valuesOf(p.fields, record))
-      setEditing(row.id)
-      setFormError(null)
-      form.current?.scrollIntoView({ block: 'nearest' })
-      form.current?.querySelector<HTMLElement>('input, select')?.focus()
+      form.load(row.id, await api<Record<string, unknown>>(`${p.path}/${row.id}`))
     } catch (e) {
       setListError(errorText(e))
     }
@@ -152,7 +200,7 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
     setListError(null)
     try {
       await api(`${p.path}?ids=${row.id}`, { method: 'DELETE' })
-      if (editing === row.id) reset()
+      if (form.editing === row.id) form.reset()
       changed()
     } catch (e) {
       setListError(errorText(e))
@@ -169,25 +217,7 @@ export function ModelSection<T extends Row>(p: SectionProps<T>) {
         onEdit={(row) => void edit(row)}
         onRemove={(row) => void remove(row)}
       />
-      {p.canWrite && (
-        <form ref={form} class="model-form" aria-labelledby={`${p.id}-f`} onSubmit={submit}>
-          <h3 id={`${p.id}-f`}>{editing === null ? pw().newOne(p.one) : pw().editOne(p.one)}</h3>
-          <div class="fields">
-            <FormFields fields={p.fields} values={values} onChange={setValues} />
-          </div>
-          <ErrorNote error={formError} />
-          <div class="buttons">
-            <button type="submit" disabled={busy}>
-              {editing === null ? pw().add(p.one) : pw().save}
-            </button>
-            {editing !== null && (
-              <button type="button" class="secondary" onClick={reset}>
-                {pw().cancel}
-              </button>
-            )}
-          </div>
-        </form>
-      )}
+      {p.canWrite && <ModelForm id={p.id} one={p.one} fields={p.fields} state={form} />}
     </section>
   )
 }

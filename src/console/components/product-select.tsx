@@ -18,18 +18,8 @@ export interface ProductItem {
   cloudProtocol?: number
 }
 
-/**
- * `value` is a productID ('' for none). `allLabel`: the label of the '' option (a filter's "All"); without it the
- * select is required.
- */
-export function ProductSelect(p: {
-  label: string
-  value: string
-  /** The chosen productID and, when listed, its record ('' and undefined for none). */
-  onChange: (productID: string, product?: ProductItem) => void
-  allLabel?: string
-}) {
-  const [search, setSearch] = useState('')
+/** The first PRODUCT_OPTIONS products by name whose name has `search` (read again as it changes, debounced). */
+function useProductOptions(search: string) {
   const [list, setList] = useState<Page<ProductItem> | null>(null)
   const [error, setError] = useState<string | null>(null)
 
@@ -54,6 +44,22 @@ export function ProductSelect(p: {
       clearTimeout(timer)
     }
   }, [search])
+  return { list, error }
+}
+
+/**
+ * `value` is a productID ('' for none). `allLabel`: the label of the '' option (a filter's "All"); without it the
+ * select is required.
+ */
+export function ProductSelect(p: {
+  label: string
+  value: string
+  /** The chosen productID and, when listed, its record ('' and undefined for none). */
+  onChange: (productID: string, product?: ProductItem) => void
+  allLabel?: string
+}) {
+  const [search, setSearch] = useState('')
+  const { list, error } = useProductOptions(search)
 
   const items = list?.items ?? []
   // the chosen product stays an option while a search shows others

@@ -267,6 +267,32 @@ function Pickers(p: {
   )
 }
 
+/** What a run found: how often the rule fired, the chart with its windows shaded, and the windows' table. */
+function Outcome(p: {
+  result: Result
+  width: number
+  tz: string
+  onZoom: (from: number, to: number) => void
+}) {
+  const { result } = p
+  return (
+    <>
+      <p role="status">{w().fired(result.fired.length)}</p>
+      <Chart
+        key={result.span.join()}
+        title={result.title}
+        data={result.data}
+        span={result.span}
+        marks={result.marks}
+        width={p.width}
+        tz={p.tz}
+        onZoom={p.onZoom}
+      />
+      {result.fired.length > 0 && <FiredTable fired={result.fired} />}
+    </>
+  )
+}
+
 export function DryRun({ rule }: { rule: RuleBody }) {
   const [find, setFind] = useState('')
   // a range button's span up to now, or null after a range was dragged across the chart
@@ -327,23 +353,15 @@ export function DryRun({ rule }: { rule: RuleBody }) {
       )}
       <ErrorNote error={error} />
       {result && (
-        <>
-          <p role="status">{ww.fired(result.fired.length)}</p>
-          <Chart
-            key={result.span.join()}
-            title={result.title}
-            data={result.data}
-            span={result.span}
-            marks={result.marks}
-            width={width}
-            tz={tz}
-            onZoom={(from, to) => {
-              setSpan(null)
-              void run(from * 1000, to * 1000)
-            }}
-          />
-          {result.fired.length > 0 && <FiredTable fired={result.fired} />}
-        </>
+        <Outcome
+          result={result}
+          width={width}
+          tz={tz}
+          onZoom={(from, to) => {
+            setSpan(null)
+            void run(from * 1000, to * 1000)
+          }}
+        />
       )}
     </section>
   )

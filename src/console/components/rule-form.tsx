@@ -238,22 +238,63 @@ function FiringFields(p: { d: Draft; set: SetField; setKind: (k: Draft['kind']) 
   )
 }
 
-export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => void }) {
-  const [d, setD] = useState<Draft>(p.rule ? draftOf(p.rule) : EMPTY)
-  const [products, setProducts] = useState<Array<{ productID: string; productName: string }>>([])
-  const [error, setError] = useState<string | null>(null)
-  const [busy, setBusy] = useState(false)
+type ProductName = { productID: string; productName: string }
+
+/** The tenant's products to choose from (a failed read goes to `onError`). */
+function useProducts(onError: (e: string) => void) {
+  const [products, setProducts] = useState<ProductName[]>([])
   useEffect(() => {
-    api<{ items: Array<{ productID: string; productName: string }> }>('/products?_limit=1000').then(
+    api<{ items: ProductName[] }>('/products?_limit=1000').then(
       (r) => setProducts(r.items),
-      (e) => setError(errorText(e)),
+      (e) => onError(errorText(e)),
     )
   }, [])
+  return products
+}
+
+/** The rule's product, "Choose…" until one is picked. */
+function ProductField(p: { value: string; products: ProductName[]; onChange: (e: Event) => void }) {
+  return (
+    <label>
+      {t().product}
+      <select value={p.value} onChange={p.onChange} required>
+        <option value="">{w().choose}</option>
+        {p.products.map((x) => (
+          <option key={x.productID} value={x.productID}>
+            {x.productName}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+/** The alert's severity, 1 to 4. */
+function SeverityField(p: { value: string; onChange: (e: Event) => void }) {
+  const s = t()
+  return (
+    <label>
+      {s.severityLabel}
+      <select value={p.value} onChange={p.onChange}>
+        {(['1', '2', '3', '4'] as const).map((k) => (
+          <option key={k} value={k}>
+            {s.severity[k]}
+          </option>
+        ))}
+      </select>
+    </label>
+  )
+}
+
+export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => void }) {
+  const [d, setD] = useState<Draft>(p.rule ? draftOf(p.rule) : EMPTY)
+  const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  const products = useProducts(setError)
   const set: SetField = (k) => (e: Event) => {
     const el = e.currentTarget as HTMLInputElement
     setD((x) => ({ ...x, [k]: el.type === 'checkbox' ? el.checked : el.value }))
   }
-  const s = t()
   const ww = w()
   const save = async (e: Event) => {
     e.preventDefault()
@@ -277,28 +318,9 @@ export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => voi
           {ww.ruleName}
           <input value={d.ruleName} onInput={set('ruleName')} required maxLength={50} />
         </label>
-        <label>
-          {s.product}
-          <select value={d.productID} onChange={set('productID')} required>
-            <option value="">{ww.choose}</option>
-            {products.map((x) => (
-              <option key={x.productID} value={x.productID}>
-                {x.productName}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ProductField value={d.productID} products={products} onChange={set('productID')} />
         <FiringFields d={d} set={set} setKind={(kind) => setD((x) => ({ ...x, kind }))} />
-        <label>
-          {s.severityLabel}
-          <select value={d.alertSeverity} onChange={set('alertSeverity')}>
-            {(['1', '2', '3', '4'] as const).map((k) => (
-              <option key={k} value={k}>
-                {s.severity[k]}
-              </option>
-            ))}
-          </select>
-        </label>
+        <SeverityField value={d.alertSeverity} onChange={set('alertSeverity')} />
         <HintedText
           id="dev-hint"
           label={ww.devices}

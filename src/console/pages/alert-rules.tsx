@@ -40,6 +40,57 @@ const w = words(
   },
 )
 
+/** A rule's row; edit, enable/disable and delete when `onEdit` is given (the roles that may write). */
+function RuleRow(p: {
+  r: Rule
+  onEdit?: (r: Rule) => void
+  act: (p: Promise<unknown>) => unknown
+}) {
+  const { r, onEdit, act } = p
+  const s = t()
+  const ww = w()
+  return (
+    <tr>
+      <td>{r.ruleName}</td>
+      <td>{r.productName ?? r.productID}</td>
+      <td>
+        <span class={`sev sev${r.alertSeverity}`}>
+          {s.severity[String(r.alertSeverity) as '1'] ?? r.alertSeverityLabel}
+        </span>
+      </td>
+      <td>
+        <span class={r.enable ? 'badge on' : 'badge off'}>{r.enable ? s.yes : s.no}</span>
+      </td>
+      {onEdit && (
+        <td class="actions">
+          <RowButton label={ww.edit} name={r.ruleName} onClick={() => onEdit(r)} />{' '}
+          <RowButton
+            label={r.enable ? ww.disable : ww.enable}
+            name={r.ruleName}
+            onClick={() =>
+              act(
+                api(`/alert_rules/${r.id}`, {
+                  method: 'PUT',
+                  body: { enable: r.enable ? 0 : 1 },
+                }),
+              )
+            }
+          />{' '}
+          <RowButton
+            secondary
+            label={ww.delete}
+            name={r.ruleName}
+            onClick={() =>
+              window.confirm(ww.confirmDelete(r.ruleName)) &&
+              act(api(`/alert_rules?ids=${r.id}`, { method: 'DELETE' }))
+            }
+          />
+        </td>
+      )}
+    </tr>
+  )
+}
+
 export function AlertRulesPage() {
   const canWrite = session.value?.role !== 'viewer'
   const [search, setSearch] = useState('')
@@ -90,44 +141,7 @@ export function AlertRulesPage() {
         list={{ data, page, pages, setPage }}
         columns={[s.name, s.product, s.severityLabel, ww.enabled, canWrite && s.actions]}
         row={(r) => (
-          <tr key={r.id}>
-            <td>{r.ruleName}</td>
-            <td>{r.productName ?? r.productID}</td>
-            <td>
-              <span class={`sev sev${r.alertSeverity}`}>
-                {s.severity[String(r.alertSeverity) as '1'] ?? r.alertSeverityLabel}
-              </span>
-            </td>
-            <td>
-              <span class={r.enable ? 'badge on' : 'badge off'}>{r.enable ? s.yes : s.no}</span>
-            </td>
-            {canWrite && (
-              <td class="actions">
-                <RowButton label={ww.edit} name={r.ruleName} onClick={() => setEditing(r)} />{' '}
-                <RowButton
-                  label={r.enable ? ww.disable : ww.enable}
-                  name={r.ruleName}
-                  onClick={() =>
-                    act(
-                      api(`/alert_rules/${r.id}`, {
-                        method: 'PUT',
-                        body: { enable: r.enable ? 0 : 1 },
-                      }),
-                    )
-                  }
-                />{' '}
-                <RowButton
-                  secondary
-                  label={ww.delete}
-                  name={r.ruleName}
-                  onClick={() =>
-                    window.confirm(ww.confirmDelete(r.ruleName)) &&
-                    act(api(`/alert_rules?ids=${r.id}`, { method: 'DELETE' }))
-                  }
-                />
-              </td>
-            )}
-          </tr>
+          <RuleRow key={r.id} r={r} onEdit={canWrite ? setEditing : undefined} act={act} />
         )}
       />
     </section>

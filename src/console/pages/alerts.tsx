@@ -24,6 +24,51 @@ export interface Alert {
 
 type Tab = 'current' | 'history'
 
+/** An alert's row; Acknowledge (until acknowledged) and Clear when `actions` (current alerts, roles that write). */
+function AlertRow(p: {
+  a: Alert
+  tab: Tab
+  actions: boolean
+  act: (p: Promise<unknown>) => unknown
+}) {
+  const { a, act } = p
+  const s = t()
+  return (
+    <tr>
+      <td>{a.deviceName}</td>
+      <td>{a.alertName}</td>
+      <td>
+        <span class={`sev sev${a.alertSeverity}`}>
+          {s.severity[String(a.alertSeverity) as '1'] ?? a.alertSeverityLabel}
+        </span>
+      </td>
+      <td>{a.startTime ?? '—'}</td>
+      {p.tab === 'history' && <td>{a.endTime ?? '—'}</td>}
+      <td>{a.alertTimes}</td>
+      <td>{a.ackAt ? `${s.yes} (${a.ackUser ?? ''})` : s.no}</td>
+      {p.actions && (
+        <td class="actions">
+          {!a.ackAt && (
+            <button
+              type="button"
+              onClick={() => act(api(`/current_alerts/${a.id}/ack`, { method: 'POST' }))}
+            >
+              {s.acknowledge}
+            </button>
+          )}{' '}
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => act(api(`/current_alerts?ids=${a.id}`, { method: 'DELETE' }))}
+          >
+            {s.clear}
+          </button>
+        </td>
+      )}
+    </tr>
+  )
+}
+
 function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
   const [severity, setSeverity] = useState('')
   const [search, setSearch] = useState('')
@@ -84,38 +129,7 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
           tab === 'current' && canWrite && s.actions,
         ]}
         row={(a) => (
-          <tr key={a.id}>
-            <td>{a.deviceName}</td>
-            <td>{a.alertName}</td>
-            <td>
-              <span class={`sev sev${a.alertSeverity}`}>
-                {s.severity[String(a.alertSeverity) as '1'] ?? a.alertSeverityLabel}
-              </span>
-            </td>
-            <td>{a.startTime ?? '—'}</td>
-            {tab === 'history' && <td>{a.endTime ?? '—'}</td>}
-            <td>{a.alertTimes}</td>
-            <td>{a.ackAt ? `${s.yes} (${a.ackUser ?? ''})` : s.no}</td>
-            {tab === 'current' && canWrite && (
-              <td class="actions">
-                {!a.ackAt && (
-                  <button
-                    type="button"
-                    onClick={() => act(api(`/current_alerts/${a.id}/ack`, { method: 'POST' }))}
-                  >
-                    {s.acknowledge}
-                  </button>
-                )}{' '}
-                <button
-                  type="button"
-                  class="secondary"
-                  onClick={() => act(api(`/current_alerts?ids=${a.id}`, { method: 'DELETE' }))}
-                >
-                  {s.clear}
-                </button>
-              </td>
-            )}
-          </tr>
+          <AlertRow key={a.id} a={a} tab={tab} actions={tab === 'current' && canWrite} act={act} />
         )}
       />
     </>

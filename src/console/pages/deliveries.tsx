@@ -58,10 +58,63 @@ const w = words(
 
 const POLLS = 30
 
-export function Deliveries({ id }: { id: number }) {
-  const canWrite = session.value?.role !== 'viewer'
+/** The webhook (its url and event types), or why it could not be read. */
+function useWebhook(id: number) {
   const [hook, setHook] = useState<{ url: string; events: string[] } | null>(null)
   const [missing, setMissing] = useState<string | null>(null)
+  useEffect(() => {
+    api<{ url: string; events: string[] }>(`/webhooks/${id}`).then(setHook, (e) =>
+      setMissing(errorText(e)),
+    )
+  }, [id])
+  return { hook, missing }
+}
+
+/** An event of a type the webhook takes: `reload` (at most once a second). */
+function useEventReload(hook: { events: string[] } | null, reload: () => void) {
+  useEffect(() => {
+    if (!hook) return
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const off = onLive((e) => {
+      if (timer || !hook.events.includes(e.type)) return
+      timer = setTimeout(() => {
+        timer = undefined
+        reload()
+      }, 1000)
+    })
+    return () => {
+      off()
+      clearTimeout(timer)
+    }
+  }, [hook])
+}
+
+/** One delivery's row; Re-send when `onResend` is given (the roles that may write). */
+function DeliveryRow({ d, onResend }: { d: Delivery; onResend?: (d: Delivery) => unknown }) {
+  return (
+    <tr>
+      <td>
+        {d.type} <span class="muted">#{d.eventID}</span>
+      </td>
+      <td>
+        <span class={`badge delivery ${d.status}`}>{d.status}</span>
+      </td>
+      <td>{d.attempts}</td>
+      <td>{d.responseCode ?? '—'}</td>
+      <td>{d.updateAt ?? d.createAt ?? '—'}</td>
+      <td>{d.status === 'pending' ? (d.nextTryAt ?? '—') : '—'}</td>
+      <td>{d.lastError ?? ''}</td>
+      {onResend && (
+        <td class="actions">
+          <RowButton label={w().resend} name={String(d.id)} onClick={() => void onResend(d)} />
+        </td>
+      )}
+    </tr>
+  )
+}
+
+export function Deliveries({ id }: { id: number }) {
+  const canWrite = session.value?.role !== 'viewer'
   const [version, setVersion] = useState(0)
   // the delivery re-sent last, its newest known state, and how many reads are left to watch it
   const [resent, setResent] = useState<{ d: Delivery; left: number } | null>(null)
@@ -71,28 +124,9 @@ export function Deliveries({ id }: { id: number }) {
     0,
     version,
   )
+  const { hook, missing } = useWebhook(id)
 
-  useEffect(() => {
-    api<{ url: string; events: string[] }>(`/webhooks/${id}`).then(setHook, (e) =>
-      setMissing(errorText(e)),
-    )
-  }, [id])
-
-  useEffect(() => {
-    if (!hook) return
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const off = onLive((e) => {
-      if (timer || !hook.events.includes(e.type)) return
-      timer = setTimeout(() => {
-        timer = undefined
-        setVersion((v) => v + 1)
-      }, 1000)
-    })
-    return () => {
-      off()
-      clearTimeout(timer)
-    }
-  }, [hook])
+  useEventReload(hook, () => setVersion((v) => v + 1))
 
   // follow the re-sent delivery in each new read of the log; read again while it is pending
   useEffect(() => {
@@ -148,26 +182,7 @@ export function Deliveries({ id }: { id: number }) {
           ww.error,
           canWrite && s.actions,
         ]}
-        row={(d) => (
-          <tr key={d.id}>
-            <td>
-              {d.type} <span class="muted">#{d.eventID}</span>
-            </td>
-            <td>
-              <span class={`badge delivery ${d.status}`}>{d.status}</span>
-            </td>
-            <td>{d.attempts}</td>
-            <td>{d.responseCode ?? '—'}</td>
-            <td>{d.updateAt ?? d.createAt ?? '—'}</td>
-            <td>{d.status === 'pending' ? (d.nextTryAt ?? '—') : '—'}</td>
-            <td>{d.lastError ?? ''}</td>
-            {canWrite && (
-              <td class="actions">
-                <RowButton label={ww.resend} name={String(d.id)} onClick={() => void resend(d)} />
-              </td>
-            )}
-          </tr>
-        )}
+        row={(d) => <DeliveryRow key={d.id} d={d} onResend={canWrite ? resend : undefined} />}
       />
     </section>
   )

@@ -197,15 +197,11 @@ function GoToPage(p: { page: number; pages: number; setPage: (n: number) => void
   )
 }
 
-export function DevicesPage() {
+/** The view (from the address at first, written back to it as it changes) and its page of rows. */
+function useDevicesView(version: number) {
   const [start] = useState(readAddress)
   const [view, setView] = useState<View>(start)
-  const [version, setVersion] = useState(0)
-  const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null)
-  const [selected, setSelected] = useState<number[]>([])
-  const [actionError, setActionError] = useState<string | null>(null)
   const gateways = view.kind === 'gateways'
-  const canWrite = session.value?.role !== 'viewer'
   const filters = filtersOf(view)
   const list = usePagedList<DeviceRow & GatewayRow>(
     gateways ? '/gateways' : '/devices',
@@ -214,16 +210,13 @@ export function DevicesPage() {
     version,
     start.page,
   )
-  const { page, setPage, pages, data, setData, error } = list
-  const reload = () => setVersion((n) => n + 1)
+  const { page, setPage, pages, data } = list
 
   // the address follows the view (replaced, not pushed: typing is not history)
   useEffect(() => {
     const to = addressOf(view, page)
     if (location.pathname + location.search !== to) history.replaceState(null, '', to)
   }, [view, page])
-  // a selection belongs to the rows it was made on
-  useEffect(() => setSelected([]), [page, addressOf(view), version])
   // past the last page (rows deleted, or an old link): the last page
   useEffect(() => {
     if (data && page > pages) setPage(pages)
@@ -233,9 +226,12 @@ export function DevicesPage() {
     setView({ ...view, ...patch })
     setPage(1)
   }
+  return { view, gateways, filters, list, change }
+}
 
-  useLiveStatus(setData)
-
+/** Deleting and blocking devices: each reloads the list after, or says why it failed. */
+function useDeviceActions(reload: () => void) {
+  const [actionError, setActionError] = useState<string | null>(null)
   const act = async (fn: () => Promise<unknown>) => {
     setActionError(null)
     try {
@@ -252,6 +248,61 @@ export function DevicesPage() {
   }
   const block = (d: DeviceRow) =>
     void act(() => api(`/devices/${d.id}`, { method: 'PUT', body: { blocked: d.blocked ? 0 : 1 } }))
+  return { actionError, remove, block }
+}
+
+/** Create, export, import, and delete the selected rows. */
+function ActionBar(p: {
+  canWrite: boolean
+  gateways: boolean
+  exportQuery: string
+  chosen: DeviceRow[]
+  onCreate: () => void
+  onImported: () => void
+  onRemove: (rows: DeviceRow[]) => void
+}) {
+  const { canWrite, gateways, chosen } = p
+  return (
+    <div class="toolbar">
+      {canWrite && !gateways && (
+        <button type="button" onClick={p.onCreate}>
+          {fw().createDevice}
+        </button>
+      )}
+      {!gateways && <DeviceExport query={p.exportQuery} />}
+      {canWrite && !gateways && <DeviceImport onImported={p.onImported} />}
+      {canWrite && chosen.length > 0 && (
+        <button type="button" class="danger" onClick={() => p.onRemove(chosen)}>
+          {dw().deleteSelected(chosen.length)}
+        </button>
+      )}
+    </div>
+  )
+}
+
+/** The pager, and a page number to type in when there are more than two pages. */
+function PagerRow(p: { page: number; pages: number; count: number; setPage: (n: number) => void }) {
+  return (
+    <div class="pager-row">
+      <Pager page={p.page} pages={p.pages} count={p.count} onPage={p.setPage} />
+      {p.pages > 2 && <GoToPage page={p.page} pages={p.pages} setPage={p.setPage} />}
+    </div>
+  )
+}
+
+export function DevicesPage() {
+  const [version, setVersion] = useState(0)
+  const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null)
+  const [selected, setSelected] = useState<number[]>([])
+  const canWrite = session.value?.role !== 'viewer'
+  const reload = () => setVersion((n) => n + 1)
+  const { view, gateways, filters, list, change } = useDevicesView(version)
+  const { page, setPage, pages, data, setData, error } = list
+  const { actionError, remove, block } = useDeviceActions(reload)
+
+  // a selection belongs to the rows it was made on
+  useEffect(() => setSelected([]), [page, addressOf(view), version])
+  useLiveStatus(setData)
 
   const s = dw()
   const items = data?.items ?? []
@@ -266,20 +317,15 @@ export function DevicesPage() {
       <div class="toolbar">
         <ViewFilters view={view} gateways={gateways} change={change} />
       </div>
-      <div class="toolbar">
-        {canWrite && !gateways && (
-          <button type="button" onClick={() => setEditing('new')}>
-            {fw().createDevice}
-          </button>
-        )}
-        {!gateways && <DeviceExport query={exportQuery} />}
-        {canWrite && !gateways && <DeviceImport onImported={reload} />}
-        {canWrite && chosen.length > 0 && (
-          <button type="button" class="danger" onClick={() => remove(chosen)}>
-            {s.deleteSelected(chosen.length)}
-          </button>
-        )}
-      </div>
+      <ActionBar
+        canWrite={canWrite}
+        gateways={gateways}
+        exportQuery={exportQuery}
+        chosen={chosen}
+        onCreate={() => setEditing('new')}
+        onImported={reload}
+        onRemove={remove}
+      />
       {view.gateway && !gateways && (
         <p class="filter-note">
           {s.behindGateway(view.gateway)}{' '}
@@ -308,10 +354,7 @@ export function DevicesPage() {
             />
           )}
           {items.length === 0 && <p>{t().none}</p>}
-          <div class="pager-row">
-            <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
-            {pages > 2 && <GoToPage page={page} pages={pages} setPage={setPage} />}
-          </div>
+          <PagerRow page={page} pages={pages} count={data.meta.count} setPage={setPage} />
         </>
       )}
       {editing && (

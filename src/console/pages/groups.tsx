@@ -114,6 +114,34 @@ export function GroupForm(p: { group?: Group; onDone: (saved: boolean) => void }
   )
 }
 
+/** A group's row; edit and delete for the roles that may write. */
+function GroupRow(p: {
+  g: Group
+  canWrite: boolean
+  onEdit: (g: Group) => void
+  onRemove: (g: Group) => void
+}) {
+  const { g } = p
+  const w = grw()
+  return (
+    <tr>
+      <td>
+        <a href={`/groups/${g.id}`}>{g.groupName}</a>
+      </td>
+      <td>{g.productName}</td>
+      <td>{g.deviceCount}</td>
+      <td>{g.description ?? ''}</td>
+      <td>{g.createAt ?? '—'}</td>
+      {p.canWrite && (
+        <td class="actions">
+          <RowButton label={w.edit} name={g.groupName} onClick={() => p.onEdit(g)} />{' '}
+          <RowButton secondary label={w.delete} name={g.groupName} onClick={() => p.onRemove(g)} />
+        </td>
+      )}
+    </tr>
+  )
+}
+
 export function GroupsPage() {
   const w = grw()
   const canWrite = session.value?.role !== 'viewer'
@@ -176,26 +204,13 @@ export function GroupsPage() {
           canWrite && t().actions,
         ]}
         row={(g) => (
-          <tr key={g.id}>
-            <td>
-              <a href={`/groups/${g.id}`}>{g.groupName}</a>
-            </td>
-            <td>{g.productName}</td>
-            <td>{g.deviceCount}</td>
-            <td>{g.description ?? ''}</td>
-            <td>{g.createAt ?? '—'}</td>
-            {canWrite && (
-              <td class="actions">
-                <RowButton label={w.edit} name={g.groupName} onClick={() => setEditing(g)} />{' '}
-                <RowButton
-                  secondary
-                  label={w.delete}
-                  name={g.groupName}
-                  onClick={() => void remove(g)}
-                />
-              </td>
-            )}
-          </tr>
+          <GroupRow
+            key={g.id}
+            g={g}
+            canWrite={canWrite}
+            onEdit={setEditing}
+            onRemove={(x) => void remove(x)}
+          />
         )}
       />
     </section>

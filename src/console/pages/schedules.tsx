@@ -103,6 +103,67 @@ function ScheduleEditor(p: { kind: Kind; schedule: Schedule; onDone: (saved: boo
   )
 }
 
+/** A schedule's row; edit, enable / disable and delete for the roles that may write. */
+function ScheduleRow(p: {
+  x: Schedule
+  canWrite: boolean
+  onEdit: (x: Schedule) => void
+  onToggle: (x: Schedule) => unknown
+  onRemove: (x: Schedule) => void
+}) {
+  const { x } = p
+  const s = w()
+  return (
+    <tr>
+      <td>{x.scheduleName}</td>
+      <td class="mono">{x.deviceID ?? x.groupID}</td>
+      <td>{sw().kinds[x.scheduleType] ?? x.scheduleTypeLabel}</td>
+      <td class="mono">{timingText(x)}</td>
+      <td class="mono">{x.payload}</td>
+      <td>{x.enable ? t().yes : t().no}</td>
+      <td>{x.nextRunAt ?? '—'}</td>
+      <td>{x.lastRunAt ?? '—'}</td>
+      {p.canWrite && (
+        <td class="actions">
+          <RowButton label={s.edit} name={x.scheduleName} onClick={() => p.onEdit(x)} />{' '}
+          <RowButton
+            label={x.enable ? s.disable : s.enable}
+            name={x.scheduleName}
+            onClick={() => p.onToggle(x)}
+          />{' '}
+          <RowButton
+            secondary
+            label={s.delete}
+            name={x.scheduleName}
+            onClick={() => p.onRemove(x)}
+          />
+        </td>
+      )}
+    </tr>
+  )
+}
+
+/** Deleting (once confirmed) and enabling / disabling a schedule of `kind`; then `reread`, or the error. */
+function scheduleActions(kind: Kind, reread: () => void, setError: (e: string | null) => void) {
+  const act = (p: Promise<unknown>) =>
+    p.then(
+      () => (setError(null), reread()),
+      (e: unknown) => setError(errorText(e)),
+    )
+  const remove = (x: Schedule) => {
+    if (window.confirm(w().confirmDelete(x.scheduleName)))
+      void act(api(`/${kind}_schedule_publish?ids=${x.id}`, { method: 'DELETE' }))
+  }
+  const toggle = (x: Schedule) =>
+    act(
+      api(`/${kind}_schedule_publish/${x.id}`, {
+        method: 'PUT',
+        body: { enable: x.enable ? 0 : 1 },
+      }),
+    )
+  return { remove, toggle }
+}
+
 function ScheduleTable({ kind, canWrite }: { kind: Kind; canWrite: boolean }) {
   const s = w()
   const title = kind === 'device' ? s.deviceSchedules : s.groupSchedules
@@ -116,22 +177,7 @@ function ScheduleTable({ kind, canWrite }: { kind: Kind; canWrite: boolean }) {
     search ? 200 : 0,
     version,
   )
-  const act = (p: Promise<unknown>) =>
-    p.then(
-      () => (setError(null), reread()),
-      (e: unknown) => setError(errorText(e)),
-    )
-  const remove = (x: Schedule) => {
-    if (window.confirm(s.confirmDelete(x.scheduleName)))
-      void act(api(`/${kind}_schedule_publish?ids=${x.id}`, { method: 'DELETE' }))
-  }
-  const toggle = (x: Schedule) =>
-    act(
-      api(`/${kind}_schedule_publish/${x.id}`, {
-        method: 'PUT',
-        body: { enable: x.enable ? 0 : 1 },
-      }),
-    )
+  const { remove, toggle } = scheduleActions(kind, reread, setError)
   return (
     <section aria-label={title} class="card">
       <h2>{title}</h2>
@@ -173,32 +219,14 @@ function ScheduleTable({ kind, canWrite }: { kind: Kind; canWrite: boolean }) {
           canWrite && t().actions,
         ]}
         row={(x) => (
-          <tr key={x.id}>
-            <td>{x.scheduleName}</td>
-            <td class="mono">{x.deviceID ?? x.groupID}</td>
-            <td>{sw().kinds[x.scheduleType] ?? x.scheduleTypeLabel}</td>
-            <td class="mono">{timingText(x)}</td>
-            <td class="mono">{x.payload}</td>
-            <td>{x.enable ? t().yes : t().no}</td>
-            <td>{x.nextRunAt ?? '—'}</td>
-            <td>{x.lastRunAt ?? '—'}</td>
-            {canWrite && (
-              <td class="actions">
-                <RowButton label={s.edit} name={x.scheduleName} onClick={() => setEditing(x)} />{' '}
-                <RowButton
-                  label={x.enable ? s.disable : s.enable}
-                  name={x.scheduleName}
-                  onClick={() => toggle(x)}
-                />{' '}
-                <RowButton
-                  secondary
-                  label={s.delete}
-                  name={x.scheduleName}
-                  onClick={() => remove(x)}
-                />
-              </td>
-            )}
-          </tr>
+          <ScheduleRow
+            key={x.id}
+            x={x}
+            canWrite={canWrite}
+            onEdit={setEditing}
+            onToggle={toggle}
+            onRemove={remove}
+          />
         )}
       />
     </section>

@@ -92,6 +92,77 @@ function useLastStatus(hooks: Webhook[] | undefined) {
   return last
 }
 
+/** The new webhook's secret, shown once (until Done). */
+function SecretCard({ secret, onDismiss }: { secret: string; onDismiss: () => void }) {
+  const ww = w()
+  return (
+    <div class="card secret" role="region" aria-label={ww.secret}>
+      <label>
+        {ww.secret}
+        <input readOnly value={secret} class="mono" onFocus={(e) => e.currentTarget.select()} />
+      </label>{' '}
+      <button type="button" onClick={onDismiss}>
+        {ww.dismiss}
+      </button>
+    </div>
+  )
+}
+
+/** A webhook's row: its deliveries' link, and edit, enable/disable and delete for the roles that may write. */
+function WebhookRow(p: {
+  h: Webhook
+  last: string | undefined
+  canWrite: boolean
+  onEdit: (h: Webhook) => void
+  act: (p: Promise<unknown>) => unknown
+}) {
+  const { h, act } = p
+  const s = t()
+  const ww = w()
+  return (
+    <tr>
+      <td class="mono">{h.url}</td>
+      <td>{h.events.join(', ')}</td>
+      <td>
+        <span class={h.enable ? 'badge on' : 'badge off'}>{h.enable ? s.yes : s.no}</span>
+      </td>
+      <td>{p.last === undefined ? '…' : p.last || ww.never}</td>
+      <td class="actions">
+        <a href={`/webhooks/${h.id}`} aria-label={`${ww.deliveries} ${h.url}`}>
+          {ww.deliveries}
+        </a>
+        {p.canWrite && (
+          <>
+            {' '}
+            <RowButton label={ww.edit} name={h.url} onClick={() => p.onEdit(h)} />{' '}
+            <RowButton
+              label={h.enable ? ww.disable : ww.enable}
+              name={h.url}
+              onClick={() =>
+                act(
+                  api(`/webhooks/${h.id}`, {
+                    method: 'PUT',
+                    body: { url: h.url, events: h.events, enable: h.enable ? 0 : 1 },
+                  }),
+                )
+              }
+            />{' '}
+            <RowButton
+              secondary
+              label={ww.delete}
+              name={h.url}
+              onClick={() =>
+                window.confirm(ww.confirmDelete(h.url)) &&
+                act(api(`/webhooks?ids=${h.id}`, { method: 'DELETE' }))
+              }
+            />
+          </>
+        )}
+      </td>
+    </tr>
+  )
+}
+
 function WebhookList() {
   const canWrite = session.value?.role !== 'viewer'
   const [version, setVersion] = useState(0)
@@ -118,17 +189,7 @@ function WebhookList() {
           </button>
         </div>
       )}
-      {secret && (
-        <div class="card secret" role="region" aria-label={ww.secret}>
-          <label>
-            {ww.secret}
-            <input readOnly value={secret} class="mono" onFocus={(e) => e.currentTarget.select()} />
-          </label>{' '}
-          <button type="button" onClick={() => setSecret(null)}>
-            {ww.dismiss}
-          </button>
-        </div>
-      )}
+      {secret && <SecretCard secret={secret} onDismiss={() => setSecret(null)} />}
       {canWrite && editing && (
         <WebhookForm
           key={editing === 'new' ? 'new' : editing.id}
@@ -146,50 +207,14 @@ function WebhookList() {
         list={{ data, page, pages, setPage }}
         columns={[ww.url, ww.events, ww.enabled, ww.lastDelivery, s.actions]}
         row={(h) => (
-          <tr key={h.id}>
-            <td class="mono">{h.url}</td>
-            <td>{h.events.join(', ')}</td>
-            <td>
-              <span class={h.enable ? 'badge on' : 'badge off'}>{h.enable ? s.yes : s.no}</span>
-            </td>
-            <td>{last[h.id] === undefined ? '…' : last[h.id] || ww.never}</td>
-            <td class="actions">
-              <a href={`/webhooks/${h.id}`} aria-label={`${ww.deliveries} ${h.url}`}>
-                {ww.deliveries}
-              </a>
-              {canWrite && (
-                <>
-                  {' '}
-                  <RowButton
-                    label={ww.edit}
-                    name={h.url}
-                    onClick={() => (setEditing(h), setSecret(null))}
-                  />{' '}
-                  <RowButton
-                    label={h.enable ? ww.disable : ww.enable}
-                    name={h.url}
-                    onClick={() =>
-                      act(
-                        api(`/webhooks/${h.id}`, {
-                          method: 'PUT',
-                          body: { url: h.url, events: h.events, enable: h.enable ? 0 : 1 },
-                        }),
-                      )
-                    }
-                  />{' '}
-                  <RowButton
-                    secondary
-                    label={ww.delete}
-                    name={h.url}
-                    onClick={() =>
-                      window.confirm(ww.confirmDelete(h.url)) &&
-                      act(api(`/webhooks?ids=${h.id}`, { method: 'DELETE' }))
-                    }
-                  />
-                </>
-              )}
-            </td>
-          </tr>
+          <WebhookRow
+            key={h.id}
+            h={h}
+            last={last[h.id]}
+            canWrite={canWrite}
+            onEdit={(x) => (setEditing(x), setSecret(null))}
+            act={act}
+          />
         )}
       />
     </section>
