@@ -1,36 +1,53 @@
 import * as assert from 'uvu/assert'
 import { Client, type TestService } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { DataPoint } from '../../../src/schemas/data-points.ts'
 import { mkPoint, mkProduct, mkStream } from './_product-model.ts'
-import { mqttBody, newDevice } from './devices-helpers.ts'
-import { basic } from './_ingest.ts'
+import { mqttBody, newDevice, type NewDevice } from './devices-helpers.ts'
+import { basic, type Credentials } from './_ingest.ts'
 import type { AlertEvent } from '../../../src/kernel/events.ts'
 
 /** Helpers of the alert engine suites: a product with temp (0..100), hum and a fault point, devices, a clock. */
 
-export interface AlertWorld {
-  product: any
-  temp: any
-  err: any
-  devices: any[]
+/** `N` records: a tuple when N is a literal, so that a suite's `devices[i]` below N is a record, not undefined. */
+type Records<T, N extends number, R extends T[] = []> = number extends N
+  ? T[]
+  : R['length'] extends N
+    ? R
+    : Records<T, N, [...R, T]>
+
+/** The devices of `alertWorld(c, N)`. */
+export type Devices<N extends number> = Records<NewDevice, N>
+
+export interface AlertWorld<D extends NewDevice[] = NewDevice[]> {
+  product: Awaited<ReturnType<typeof mkProduct>>
+  temp: Wire<typeof DataPoint>
+  err: Wire<typeof DataPoint>
+  devices: D
 }
 
 /** Product: temp (numeric, limits 0..100), hum (numeric), err (fault, faultValue E1) on stream `telemetry`. */
-export async function alertWorld(c: Client, devices = 6): Promise<AlertWorld> {
+export async function alertWorld<N extends number = 6>(
+  c: Client,
+  devices?: N,
+): Promise<AlertWorld<Devices<N>>> {
   const product = await mkProduct(c)
   const temp = await mkPoint(c, product.id, 'temp', { upperLimit: 100, lowerLimit: 0 })
   const hum = await mkPoint(c, product.id, 'hum')
   const err = await mkPoint(c, product.id, 'err', { pointDataType: 4, faultValue: 'E1' })
   await mkStream(c, product.productID, [temp.id, hum.id, err.id], { topic: 'telemetry' })
-  const list = []
-  for (let i = 0; i < devices; i++) list.push(await newDevice(c, mqttBody(product.productID)))
-  return { product, temp, err, devices: list }
+  const list: NewDevice[] = []
+  for (let i = 0; i < (devices ?? 6); i++)
+    list.push(await newDevice(c, mqttBody(product.productID)))
+  // the loop made exactly N
+  return { product, temp, err, devices: list as Devices<N> }
 }
 
 /** A clock the tests move forward. */
 export const clock = { offset: 0, now: () => Date.now() + clock.offset }
 
 /** Sends one uplink over HTTP ingest and waits until the alert engine evaluated it. */
-export async function uplink(t: TestService, device: any, payload: object) {
+export async function uplink(t: TestService, device: Credentials, payload: object) {
   const dev = new Client(t.url, basic(device))
   const r = await dev.call(
     'POST',
@@ -54,7 +71,7 @@ export function recordEvents(t: TestService) {
 }
 
 /** A rule body for the world's product. */
-export const ruleBody = (w: AlertWorld, extra: object = {}) => ({
+export const ruleBody = (w: Pick<AlertWorld, 'product'>, extra: object = {}) => ({
   ruleName: `rule-${Math.random().toString(36).slice(2, 8)}`,
   productID: w.product.productID,
   condition: 'temp > 80',

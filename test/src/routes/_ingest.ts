@@ -1,22 +1,38 @@
 import * as assert from 'uvu/assert'
 import { Client, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DataStream } from '../../../src/schemas/data-streams.ts'
+import type { Event } from '../../../src/schemas/logs.ts'
+import type { TelemetryValue } from '../../../store/telemetry.ts'
 import { mkPoint, mkProduct, mkStream } from './_product-model.ts'
-import { mqttBody, newDevice, newGateway } from './devices-helpers.ts'
+import {
+  mqttBody,
+  newDevice,
+  newGateway,
+  type NewDevice,
+  type NewGateway,
+} from './devices-helpers.ts'
 
 /** Helpers of the ingest suites: a product model with a report stream, a device, a gateway with a child. */
 
-export const basic = (d: { deviceUsername: string; token: string }) =>
+/** The credentials of a device or gateway record. */
+export interface Credentials {
+  deviceUsername: string
+  token: string
+}
+
+export const basic = (d: Credentials) =>
   `Basic ${Buffer.from(`${d.deviceUsername}:${d.token}`).toString('base64')}`
 
 export interface World {
-  product: any
-  stream: any
-  device: any
-  gwProduct: any
-  gateway: any
-  child: any
+  product: Awaited<ReturnType<typeof mkProduct>>
+  stream: Wire<typeof DataStream>
+  device: NewDevice
+  gwProduct: Awaited<ReturnType<typeof mkProduct>>
+  gateway: NewGateway
+  child: NewDevice
   /** A device of the product that is not the gateway's. */
-  other: any
+  other: NewDevice
   tenantID: string
 }
 
@@ -60,8 +76,10 @@ export async function buildWorld(c: Client, t: TestService): Promise<World> {
 }
 
 /** The events of a device, newest first, as the API lists them. */
-export async function eventsOf(c: Client, deviceID: string): Promise<any[]> {
-  const r = await c.get(`/api/v1/device_events?deviceID=${encodeURIComponent(deviceID)}&_limit=100`)
+export async function eventsOf(c: Client, deviceID: string) {
+  const r = await c.get<Page<Wire<typeof Event>>>(
+    `/api/v1/device_events?deviceID=${encodeURIComponent(deviceID)}&_limit=100`,
+  )
   assert.is(r.status, 200, r.text)
   return r.body.items
 }
@@ -72,7 +90,7 @@ export async function stored(
   tenantID: string,
   deviceID: string,
   ids: string[],
-): Promise<Record<string, any[]>> {
+): Promise<Record<string, Array<[number, TelemetryValue]>>> {
   const m = await t.svc.deps.telemetry.readRaw({
     tenantID,
     deviceID,
@@ -81,7 +99,10 @@ export async function stored(
     end: Date.now() + 86_400_000,
   })
   return Object.fromEntries(
-    [...m].map(([k, s]) => [k, s.time.map((time, i) => [time, s.value[i]])]),
+    [...m].map(([k, s]) => [
+      k,
+      s.time.map((time, i): [number, TelemetryValue] => [time, s.value[i]!]),
+    ]),
   )
 }
 

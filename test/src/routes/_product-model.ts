@@ -1,5 +1,8 @@
 import * as assert from 'uvu/assert'
 import type { Client, Reply } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { DataPoint } from '../../../src/schemas/data-points.ts'
+import type { DataStream } from '../../../src/schemas/data-streams.ts'
 
 /** Helpers of the product-model suites (data points, streams, metrics, resources, app templates). */
 
@@ -26,7 +29,7 @@ export async function mkPoint(
   dataPointID: string,
   extra: object = {},
 ) {
-  const r = await c.post('/api/v1/data_points', {
+  const r = await c.post<Wire<typeof DataPoint>>('/api/v1/data_points', {
     dataPointName: `name ${dataPointID} ${uniq()}`,
     dataPointID,
     productIntID,
@@ -45,7 +48,7 @@ export async function mkStream(
   dataPoints: number[],
   extra: object = {},
 ) {
-  const r = await c.post('/api/v1/data_streams', {
+  const r = await c.post<Wire<typeof DataStream>>('/api/v1/data_streams', {
     productID,
     streamName: `S-${uniq()}`,
     streamType: 1,

@@ -4,6 +4,14 @@
  */
 import * as assert from 'uvu/assert'
 import type { Client } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { Group } from '../../../src/schemas/groups.ts'
+import type { Policy } from '../../../src/schemas/policies.ts'
+import type { Product } from '../../../src/schemas/products.ts'
+import type * as DevicesB from '../../../src/variant-b/schemas/devices.ts'
+import type * as GroupsB from '../../../src/variant-b/schemas/groups.ts'
+import type * as ProductsB from '../../../src/variant-b/schemas/products.ts'
+import type { NewDevice, NewGateway } from './devices-helpers.ts'
 
 export const variants = ['A', 'B'] as const
 export type Variant = (typeof variants)[number]
@@ -13,8 +21,30 @@ export const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toStrin
 
 type Body = Record<string, unknown>
 
-/** How one variant spells the resources the suites touch. */
-export interface VariantKit {
+/** What every variant's new gateway holds: its record id and credentials. */
+export interface GatewayRecord {
+  id: number
+  deviceID: string
+  deviceUsername: string
+  token: string
+}
+
+/**
+ * A Variant B device as its create answers it: token included (as NewDevice). Its gateways are devices too (of
+ * deviceType 1).
+ */
+export type DeviceB = Wire<typeof DevicesB.DeviceWrite> & { token: string }
+
+/** What a create answers at each path the suites create through, in either variant's form. */
+export interface Created {
+  '/api/v1/products': Wire<typeof Product> | Wire<typeof ProductsB.Product>
+  '/api/v1/devices': NewDevice | DeviceB
+  '/api/v1/groups': Wire<typeof Group> | Wire<typeof GroupsB.Group>
+  '/api/v1/policies': Wire<typeof Policy>
+}
+
+/** How one variant spells the resources the suites touch; `G` is its gateway record. */
+export interface VariantKit<G extends GatewayRecord = GatewayRecord> {
   v: Variant
   /** The service settings of the variant. */
   env: Record<string, string>
@@ -25,16 +55,19 @@ export interface VariantKit {
   /** A terminal hanging off gateway `gateway` (its record id). */
   childBody(productID: string, gateway: number, extra?: Body): Body
   /** Creates a gateway of the product and answers its record (id and credentials). */
-  newGateway(c: Client, productID: string): Promise<any>
+  newGateway(c: Client, productID: string): Promise<G>
   groupBody(productID: string, extra?: Body): Body
   /** The fields a create without a body names. */
   requiredDeviceFields: string[]
   requiredProductFields: string[]
   requiredGroupFields: string[]
-  /** The run status of a device record (0 offline, 1 online). */
-  statusOf(device: any): number
-  /** The status of a connection log (0 offline, 1 online, 2 authentication failed). */
-  connectStatusOf: (log: any) => number
+  /**
+   * The run status of a device record (0 offline, 1 online): the field the variant names it, read from a record of
+   * either variant's form (so unknown until a test compares it).
+   */
+  statusOf(device: Record<string, unknown>): unknown
+  /** The status of a connection log (0 offline, 1 online, 2 authentication failed), read as statusOf reads. */
+  connectStatusOf: (log: Record<string, unknown>) => unknown
   /** The name of that status field (also its list filter). */
   connectStatusField: string
   /** The deviceType code of a terminal. */
@@ -43,7 +76,7 @@ export interface VariantKit {
   location(text: string): unknown
 }
 
-const A: VariantKit = {
+const A: VariantKit<NewGateway> = {
   v: 'A',
   env: {},
   productBody: (extra = {}) => ({ productName: uniq('prod'), cloudProtocol: 1, ...extra }),
@@ -63,7 +96,7 @@ const A: VariantKit = {
     ...extra,
   }),
   async newGateway(c, productID) {
-    const r = await c.post('/api/v1/gateways', {
+    const r = await c.post<NewGateway>('/api/v1/gateways', {
       gatewayName: uniq('gw'),
       productID,
       gatewayProtocol: 1,
@@ -83,7 +116,7 @@ const A: VariantKit = {
   location: (text) => ({ place: text }),
 }
 
-const B: VariantKit = {
+const B: VariantKit<DeviceB> = {
   v: 'B',
   env: { API_VARIANT: 'B' },
   productBody: (extra = {}) => ({ productName: uniq('prod'), description: 'a product', ...extra }),
@@ -100,7 +133,7 @@ const B: VariantKit = {
     ...extra,
   }),
   async newGateway(c, productID) {
-    const r = await c.post('/api/v1/devices', {
+    const r = await c.post<DeviceB>('/api/v1/devices', {
       deviceName: uniq('gw'),
       productID,
       deviceType: 1,
@@ -125,11 +158,20 @@ const B: VariantKit = {
   location: (text) => text,
 }
 
-export const kits: Record<Variant, VariantKit> = { A, B }
+export const kits = { A, B } satisfies Record<Variant, VariantKit>
 
-/** Creates through `path` and answers the record (asserts 201). */
-export async function created(c: Client, path: string, body: Body): Promise<any> {
-  const r = await c.post(path, body)
+/**
+ * Creates through `path` and answers the record (asserts 201): in either variant's form (Created), or as `T` says
+ * where a suite knows its variant.
+ */
+export function created<P extends keyof Created>(
+  c: Client,
+  path: P,
+  body: Body,
+): Promise<Created[P]>
+export function created<T>(c: Client, path: string, body: Body): Promise<T>
+export async function created(c: Client, path: string, body: Body): Promise<unknown> {
+  const r = await c.post<unknown>(path, body)
   assert.is(r.status, 201, r.text)
   return r.body
 }

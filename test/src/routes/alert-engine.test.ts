@@ -1,23 +1,36 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { AlertRule, AlertRuleTestResult } from '../../../src/schemas/alert-rules.ts'
+import type { CurrentAlert, HistoryAlert } from '../../../src/schemas/alerts.ts'
 import { formatTime } from '../../../src/kernel/time.ts'
 import { connectDevice, end, fullTopic } from '../../ingest/_mqtt.ts'
-import { alertWorld, clock, recordEvents, ruleBody, uplink, type AlertWorld } from './_alerts.ts'
+import {
+  alertWorld,
+  clock,
+  recordEvents,
+  ruleBody,
+  uplink,
+  type AlertWorld,
+  type Devices,
+} from './_alerts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
 let t: TestService
-let w: AlertWorld
+let w: AlertWorld<Devices<8>>
 let seen: ReturnType<typeof recordEvents>
 
 const newRule = async (extra: object) => {
-  const r = await t.admin.post('/api/v1/alert_rules', ruleBody(w, extra))
+  const r = await t.admin.post<Wire<typeof AlertRule>>('/api/v1/alert_rules', ruleBody(w, extra))
   assert.is(r.status, 201, r.text)
   return r.body
 }
-const currentOf = async (q: string) => (await t.admin.get(`/api/v1/current_alerts${q}`)).body
-const historyOf = async (q: string) => (await t.admin.get(`/api/v1/history_alerts${q}`)).body
+const currentOf = async (q: string) =>
+  (await t.admin.get<Page<Wire<typeof CurrentAlert>>>(`/api/v1/current_alerts${q}`)).body
+const historyOf = async (q: string) =>
+  (await t.admin.get<Page<Wire<typeof HistoryAlert>>>(`/api/v1/history_alerts${q}`)).body
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 const engine = suite('alert engine: rules over committed uplinks')
@@ -40,26 +53,26 @@ engine(
     await uplink(t, d, { temp: 90, hum: 10 })
     let cur = await currentOf(`?ruleID=${rule.id}`)
     assert.is(cur.meta.count, 1)
-    const a = cur.items[0]
+    const a = cur.items[0]!
     assert.equal(
       [a.alertName, a.alertSeverity, a.alertTimes, a.alertDetail, a.deviceID, a.ruleID],
       ['Hot', 1, 1, { temp: 90 }, d.deviceID, rule.id],
     )
     assert.is(a.alertContent, `${d.deviceName} at 90`)
-    assert.match(a.startTime, TIME)
+    assert.match(a.startTime!, TIME)
     await uplink(t, d, { temp: 95 })
     cur = await currentOf(`?ruleID=${rule.id}`)
     assert.equal(
-      [cur.meta.count, cur.items[0].alertTimes, cur.items[0].alertDetail],
+      [cur.meta.count, cur.items[0]!.alertTimes, cur.items[0]!.alertDetail],
       [1, 2, { temp: 95 }],
     )
     await uplink(t, d, { hum: 50 })
-    assert.is((await currentOf(`?ruleID=${rule.id}`)).items[0].alertTimes, 2, 'no temp, no change')
+    assert.is((await currentOf(`?ruleID=${rule.id}`)).items[0]!.alertTimes, 2, 'no temp, no change')
     await uplink(t, d, { temp: 50 })
     assert.is((await currentOf(`?ruleID=${rule.id}`)).meta.count, 0)
     const h = await historyOf(`?ruleID=${rule.id}`)
-    assert.equal([h.meta.count, h.items[0].id, h.items[0].alertTimes], [1, a.id, 2])
-    assert.match(h.items[0].endTime, TIME)
+    assert.equal([h.meta.count, h.items[0]!.id, h.items[0]!.alertTimes], [1, a.id, 2])
+    assert.match(h.items[0]!.endTime!, TIME)
     const mine = seen.filter((s) => s.e.ruleID === rule.id)
     assert.equal(
       mine.map((s) => [s.name, s.e.alertTimes, s.e.reason ?? null]),
@@ -80,7 +93,7 @@ engine('two data points and a clear condition :: uses the latest value of each',
   })
   await uplink(t, d, { hum: 10 })
   await uplink(t, d, { temp: 85 })
-  assert.equal((await currentOf(`?ruleID=${rule.id}`)).items[0].alertDetail, { temp: 85, hum: 10 })
+  assert.equal((await currentOf(`?ruleID=${rule.id}`)).items[0]!.alertDetail, { temp: 85, hum: 10 })
   await uplink(t, d, { temp: 70 })
   assert.is((await currentOf(`?ruleID=${rule.id}`)).meta.count, 1, '70 is not below 60')
   await uplink(t, d, { temp: 59 })
@@ -93,19 +106,19 @@ engine(
     const d = w.devices[2]
     const rule = await newRule({ deviceIntIDs: [d.id] })
     await uplink(t, d, { temp: 99 })
-    const a = (await currentOf(`?ruleID=${rule.id}`)).items[0]
-    const ack = await t.admin.post(`/api/v1/current_alerts/${a.id}/ack`)
+    const a = (await currentOf(`?ruleID=${rule.id}`)).items[0]!
+    const ack = await t.admin.post<Wire<typeof CurrentAlert>>(`/api/v1/current_alerts/${a.id}/ack`)
     assert.is(ack.status, 200, ack.text)
     assert.equal([ack.body.id, ack.body.ackUser], [a.id, 'admin'])
-    assert.match(ack.body.ackAt, TIME)
-    assert.is((await currentOf(`?ruleID=${rule.id}`)).items[0].ackUser, 'admin')
+    assert.match(ack.body.ackAt!, TIME)
+    assert.is((await currentOf(`?ruleID=${rule.id}`)).items[0]!.ackUser, 'admin')
     const viewer = await t.userWithRole('viewer')
     assert.is((await viewer.post(`/api/v1/current_alerts/${a.id}/ack`)).status, 403)
     assert.is((await t.admin.post('/api/v1/current_alerts/999999/ack')).status, 404)
     const other = await t.newTenant()
     assert.is((await other.post(`/api/v1/current_alerts/${a.id}/ack`)).status, 404)
     assert.is((await t.admin.del(`/api/v1/current_alerts?ids=${a.id}`)).status, 204)
-    const h = (await historyOf(`?ruleID=${rule.id}`)).items[0]
+    const h = (await historyOf(`?ruleID=${rule.id}`)).items[0]!
     assert.equal([h.id, h.ackUser], [a.id, 'admin'])
     const events = seen.filter((s) => s.e.alertID === a.id).map((s) => [s.name, s.e.reason ?? null])
     assert.equal(events, [
@@ -150,7 +163,7 @@ engine(
     clock.offset += 31_000
     await uplink(t, d, { temp: 92 })
     let cur = await currentOf(`?ruleID=${rule.id}`)
-    assert.equal([cur.meta.count, cur.items[0].alertTimes], [1, 1])
+    assert.equal([cur.meta.count, cur.items[0]!.alertTimes], [1, 1])
     await uplink(t, d, { temp: 10 })
     assert.is((await currentOf(`?ruleID=${rule.id}`)).meta.count, 1, 'clear pending')
     await uplink(t, d, { temp: 95 })
@@ -162,7 +175,7 @@ engine(
     await t.svc.deps.services.alertEngine.tick()
     assert.is((await currentOf(`?ruleID=${rule.id}`)).meta.count, 0, 'cleared by the timer')
     cur = await historyOf(`?ruleID=${rule.id}`)
-    assert.equal([cur.meta.count, cur.items[0].alertTimes], [1, 2])
+    assert.equal([cur.meta.count, cur.items[0]!.alertTimes], [1, 2])
   },
 )
 
@@ -183,10 +196,10 @@ engine(
     await Promise.all([svc.tick(), svc.tick(), svc.tick()])
     const cur = await currentOf(`?ruleID=${rule.id}`)
     assert.equal(
-      [cur.meta.count, cur.items[0].alertTimes, cur.items[0].deviceID],
+      [cur.meta.count, cur.items[0]!.alertTimes, cur.items[0]!.deviceID],
       [1, 1, d.deviceID],
     )
-    assert.is(cur.items[0].alertContent, `${d.deviceName} is silent`)
+    assert.is(cur.items[0]!.alertContent, `${d.deviceName} is silent`)
     const raised = seen.filter((s) => s.name === 'alert.raised' && s.e.ruleID === rule.id)
     assert.equal(
       raised.map((s) => [s.e.alertContent, s.e.deviceName, s.e.ruleName]),
@@ -207,16 +220,16 @@ engine(
     await uplink(t, d, { temp: 150 })
     let cur = await currentOf(`?deviceID=${d.deviceID}`)
     assert.equal(
-      cur.items.map((a: any) => [a.alertName, a.alertSeverity, a.ruleID, a.alertDetail]),
+      cur.items.map((a) => [a.alertName, a.alertSeverity, a.ruleID, a.alertDetail]),
       [[w.temp.dataPointName, 2, null, { temp: 150 }]],
     )
     await uplink(t, d, { temp: -5 })
     cur = await currentOf(`?deviceID=${d.deviceID}`)
-    assert.equal([cur.meta.count, cur.items[0].alertTimes], [1, 2])
+    assert.equal([cur.meta.count, cur.items[0]!.alertTimes], [1, 2])
     await uplink(t, d, { temp: 50, err: 'E1' })
     cur = await currentOf(`?deviceID=${d.deviceID}`)
     assert.equal(
-      cur.items.map((a: any) => [a.alertName, a.alertSeverity, a.alertDetail]),
+      cur.items.map((a) => [a.alertName, a.alertSeverity, a.alertDetail]),
       [[w.err.dataPointName, 2, { err: 'E1' }]],
     )
     await uplink(t, d, { err: 'OK' })
@@ -231,7 +244,7 @@ engine('50 concurrent uplinks :: one current alert counted 50 times', async () =
   await Promise.all(Array.from({ length: 50 }, (_, i) => uplink(t, d, { temp: 81 + (i % 10) })))
   await t.svc.deps.services.alertEngine.idle()
   const cur = await currentOf(`?ruleID=${rule.id}`)
-  assert.equal([cur.meta.count, cur.items[0].alertTimes], [1, 50])
+  assert.equal([cur.meta.count, cur.items[0]!.alertTimes], [1, 50])
 })
 
 engine('uplink over MQTT :: the broker path raises the same alert', async () => {
@@ -241,7 +254,7 @@ engine('uplink over MQTT :: the broker path raises the same alert', async () => 
   await c.publishAsync(await fullTopic(t, d, 'telemetry'), JSON.stringify({ hum: 75 }), { qos: 1 })
   await t.svc.deps.services.alertEngine.idle()
   const cur = await currentOf(`?ruleID=${rule.id}`)
-  assert.equal([cur.meta.count, cur.items[0].alertDetail], [1, { hum: 75 }])
+  assert.equal([cur.meta.count, cur.items[0]!.alertDetail], [1, { hum: 75 }])
   end(c)
 })
 
@@ -264,7 +277,7 @@ engine('dry run :: alerts of stored values in a range; writes nothing', async ()
   const fmt = (ms: number) => formatTime(ms, t.svc.deps.config.TIMEZONE)!
   const before = (await t.admin.get('/api/v1/alert_rules')).body.meta.count
   const alertsBefore = (await currentOf('')).meta.count
-  const r = await t.admin.post('/api/v1/alert_rules/test', {
+  const r = await t.admin.post<Wire<typeof AlertRuleTestResult>>('/api/v1/alert_rules/test', {
     ...ruleBody(w, { condition: 'temp > 80' }),
     deviceID: d.deviceID,
     startTime: fmt(start.getTime()),
@@ -274,13 +287,13 @@ engine('dry run :: alerts of stored values in a range; writes nothing', async ()
   // the first suite test left 90, 95, 50 (then hum only); then 90, 95, 50, 85 here
   const tail = r.body.slice(-2)
   assert.equal(
-    tail.map((a: any) => [a.alertTimes, a.endTime === null]),
+    tail.map((a) => [a.alertTimes, a.endTime === null]),
     [
       [2, false],
       [1, true],
     ],
   )
-  assert.match(tail[0].startTime, TIME)
+  assert.match(tail[0]!.startTime!, TIME)
   assert.is((await t.admin.get('/api/v1/alert_rules')).body.meta.count, before)
   assert.is((await currentOf('')).meta.count, alertsBefore)
   const hostile = await t.admin.post('/api/v1/alert_rules/test', {

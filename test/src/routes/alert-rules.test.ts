@@ -1,12 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
-import { alertWorld, clock, ruleBody, type AlertWorld } from './_alerts.ts'
+import { alertWorld, clock, ruleBody, type AlertWorld, type Devices } from './_alerts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
 let t: TestService
-let w: AlertWorld
+let w: AlertWorld<Devices<1>>
 let viewer: Client
 
 const rules = suite('/api/v1/alert_rules: CRUD')

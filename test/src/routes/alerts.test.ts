@@ -1,6 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { CurrentAlert, HistoryAlert } from '../../../src/schemas/alerts.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { AlertInput, AlertRepository } from '../../../store/types.ts'
 
@@ -28,9 +30,9 @@ const hot = (over: Partial<AlertInput> = {}): AlertInput => ({
 })
 
 const current = async (q = '', c: Client = t.admin) =>
-  (await c.get(`/api/v1/current_alerts${q}`)).body
+  (await c.get<Page<Wire<typeof CurrentAlert>>>(`/api/v1/current_alerts${q}`)).body
 const history = async (q = '', c: Client = t.admin) =>
-  (await c.get(`/api/v1/history_alerts${q}`)).body
+  (await c.get<Page<Wire<typeof HistoryAlert>>>(`/api/v1/history_alerts${q}`)).body
 
 const s = suite('current and history alerts')
 s.before(async () => {
@@ -90,17 +92,17 @@ s('raise then list :: exact record, zh label, alertDetail object, startTime', as
 s(
   'raise again :: same open alert counted (alertTimes), latest detail; other device or name opens a new one',
   async () => {
-    const first = (await current('?alertName=Overheat')).items[0]
+    const first = (await current('?alertName=Overheat')).items[0]!
     const ids = await alerts.raise([
       hot({ alertDetail: { temp: 90 }, time: at(1) }),
       hot({ alertDetail: { temp: 95 }, time: at(2) }),
     ])
     assert.equal(ids, [first.id, first.id])
-    const again = (await current('?alertName=Overheat&deviceID=H1')).items[0]
+    const again = (await current('?alertName=Overheat&deviceID=H1')).items[0]!
     assert.is(again.alertTimes, 3)
     assert.equal(again.alertDetail, { temp: 95 })
     assert.is(again.startTime, '2024-03-01 10:00:00')
-    assert.match(again.updateAt, TIME)
+    assert.match(again.updateAt!, TIME)
     await alerts.raise([
       hot({ deviceIntID: null, deviceID: 'H2', deviceName: 'heater-2' }),
       hot({ alertName: 'Low battery', alertSeverity: 4, alertDetail: { battery: 5 } }),
@@ -109,7 +111,7 @@ s(
     ])
     const all = await current('?_limit=100')
     assert.is(all.meta.count, 4)
-    const broker = all.items.find((a: any) => a.alertName === 'Broker down')
+    const broker = all.items.find((a) => a.alertName === 'Broker down')!
     assert.equal(
       [broker.alertTimes, broker.deviceID, broker.alertDetail, broker.alertContent],
       [2, null, null, null],
@@ -122,7 +124,7 @@ s(
   async () => {
     const en = t.admin.english()
     assert.equal(
-      (await current('?alertSeverity=4', en)).items.map((a: any) => a.alertSeverityLabel),
+      (await current('?alertSeverity=4', en)).items.map((a) => a.alertSeverityLabel),
       ['Warning'],
     )
     assert.is((await current('?alertName_like=HEAT')).meta.count, 2)
@@ -145,7 +147,7 @@ s('time range and sorting :: on createAt; bad startTime 400', async () => {
   assert.is((await current(`?endTime=${enc('2000-01-01 00:00:00')}`)).meta.count, 0)
   const sorted = await current('?_sort=alertTimes&_order=desc')
   assert.equal(
-    sorted.items.map((a: any) => a.alertTimes),
+    sorted.items.map((a) => a.alertTimes),
     [3, 2, 1, 1],
   )
   const bad = await t.admin.get(`/api/v1/current_alerts?startTime=${enc('01/03/2024 10:00')}`)
@@ -156,7 +158,7 @@ s('time range and sorting :: on createAt; bad startTime 400', async () => {
 s('viewer :: may read, DELETE is 403 PERMISSION_DENIED and changes nothing', async () => {
   const list = await current('', viewer)
   assert.is(list.meta.count, 4)
-  const id = list.items[0].id
+  const id = list.items[0]!.id
   for (const path of [`/api/v1/current_alerts?ids=${id}`, `/api/v1/history_alerts?ids=${id}`]) {
     const r = await viewer.del(path)
     assert.is(r.status, 403, path)
@@ -167,7 +169,7 @@ s('viewer :: may read, DELETE is 403 PERMISSION_DENIED and changes nothing', asy
 })
 
 s('clear with an unknown id :: 404 errors.ids, nothing moved; bad ids 400', async () => {
-  const id = (await current()).items[0].id
+  const id = (await current()).items[0]!.id
   const r = await t.admin.del(`/api/v1/current_alerts?ids=${id},987654`)
   assert.is(r.status, 404)
   assert.equal(r.body, {
@@ -184,19 +186,19 @@ s('clear with an unknown id :: 404 errors.ids, nothing moved; bad ids 400', asyn
 })
 
 s('clear :: 204, moved to history with endTime, same id and count; gone from current', async () => {
-  const hotOne = (await current('?alertName=Overheat&deviceID=H1')).items[0]
-  const battery = (await current('?alertName=Low%20battery')).items[0]
+  const hotOne = (await current('?alertName=Overheat&deviceID=H1')).items[0]!
+  const battery = (await current('?alertName=Low%20battery')).items[0]!
   const r = await t.admin.del(`/api/v1/current_alerts?ids=${hotOne.id},${battery.id}`)
   assert.is(r.status, 204)
   assert.is(r.text, '')
   assert.is((await current()).meta.count, 2)
-  const h = await t.admin.english().get('/api/v1/history_alerts')
+  const h = await t.admin.english().get<Page<Wire<typeof HistoryAlert>>>('/api/v1/history_alerts')
   assert.is(h.status, 200)
   assert.is(h.body.meta.count, 2)
-  const moved = h.body.items.find((a: any) => a.id === hotOne.id)
+  const moved = h.body.items.find((a) => a.id === hotOne.id)!
   const { endTime, updateAt, ...rest } = moved
-  assert.match(endTime, TIME)
-  assert.match(updateAt, TIME)
+  assert.match(endTime!, TIME)
+  assert.match(updateAt!, TIME)
   const { updateAt: _before, ...unchanged } = hotOne
   assert.equal(rest, { ...unchanged, alertSeverityLabel: 'Urgent' })
   assert.equal(Object.keys(moved), [
@@ -222,9 +224,9 @@ s('clear :: 204, moved to history with endTime, same id and count; gone from cur
 
 s('raised after clearing :: a new current alert with alertTimes 1', async () => {
   const [id] = await alerts.raise([hot({ alertDetail: { temp: 99 } })])
-  const r = (await current('?alertName=Overheat&deviceID=H1')).items[0]
+  const r = (await current('?alertName=Overheat&deviceID=H1')).items[0]!
   assert.equal([r.id, r.alertTimes, r.alertDetail], [id, 1, { temp: 99 }])
-  assert.ok((await history('?alertName=Overheat')).items.every((a: any) => a.id !== id))
+  assert.ok((await history('?alertName=Overheat')).items.every((a) => a.id !== id))
 })
 
 s('history filters :: endTime sortable, alertSeverity, time range', async () => {
@@ -242,8 +244,8 @@ s(
       meta: { count: 0, limit: 10, page: 1, next: null },
     })
     assert.is((await history('', b)).meta.count, 0)
-    const a = (await current()).items[0].id
-    const hA = (await history()).items[0].id
+    const a = (await current()).items[0]!.id
+    const hA = (await history()).items[0]!.id
     const r1 = await b.del(`/api/v1/current_alerts?ids=${a}`)
     assert.is(r1.status, 404)
     assert.is(r1.body.errorCode, 'DATA_NOT_FOUND')
@@ -252,14 +254,14 @@ s(
       { tenantID: b.tenantID, alertName: 'Overheat', alertSeverity: 1, deviceID: 'H1' },
     ])
     assert.is((await current('', b)).meta.count, 1)
-    assert.is((await current('?alertName=Overheat&deviceID=H1')).items[0].alertTimes, 1)
+    assert.is((await current('?alertName=Overheat&deviceID=H1')).items[0]!.alertTimes, 1)
     assert.is((await current()).meta.count, 3)
     assert.is((await history()).meta.count, 2)
   },
 )
 
 s('delete history :: 204 all or nothing, unknown 404', async () => {
-  const ids = (await history()).items.map((a: any) => a.id)
+  const ids = (await history()).items.map((a) => a.id)
   const unknown = await t.admin.del(`/api/v1/history_alerts?ids=${ids[0]},999999`)
   assert.is(unknown.status, 404)
   assert.is((await history()).meta.count, 2)

@@ -1,6 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { AppTemplate } from '../../../src/schemas/app-templates.ts'
+import type { DataPoint } from '../../../src/schemas/data-points.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import { assertError, mkPoint, mkProduct, mkStream, TIME } from './_product-model.ts'
 
@@ -11,7 +14,7 @@ templates.before(async () => {
   t = await startTestService()
 })
 
-const defaults = (pt: any) => [
+const defaults = (pt: Wire<typeof DataPoint>) => [
   {
     id: pt.id,
     dataPointID: pt.dataPointID,
@@ -176,18 +179,22 @@ templates('list :: by productID, filters; foreign or unknown productID empty', a
     templateType: 3,
     productID: p.productID,
   })
-  const r = await t.admin.get(`/api/v1/app_templates?productID=${p.productID}`)
+  const r = await t.admin.get<Page<Wire<typeof AppTemplate>>>(
+    `/api/v1/app_templates?productID=${p.productID}`,
+  )
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((x: any) => x.templateName),
+    r.body.items.map((x) => x.templateName),
     ['Beta', 'Alpha'],
   )
-  assert.is(r.body.items[0].productName, p.productName)
-  assert.ok('defaultValues' in r.body.items[0])
+  assert.is(r.body.items[0]!.productName, p.productName)
+  assert.ok('defaultValues' in r.body.items[0]!)
   assert.equal(
     (
-      await t.admin.get(`/api/v1/app_templates?productID=${p.productID}&templateType=1`)
-    ).body.items.map((x: any) => x.templateName),
+      await t.admin.get<Page<Wire<typeof AppTemplate>>>(
+        `/api/v1/app_templates?productID=${p.productID}&templateType=1`,
+      )
+    ).body.items.map((x) => x.templateName),
     ['Alpha'],
   )
   assert.equal(
@@ -302,9 +309,9 @@ templates(
       'ids',
     ])
     assert.not.ok(
-      (await t.admin.get('/api/v1/app_templates?_limit=1000')).body.items.some(
-        (x: any) => x.id === id,
-      ),
+      (
+        await t.admin.get<Page<Wire<typeof AppTemplate>>>('/api/v1/app_templates?_limit=1000')
+      ).body.items.some((x) => x.id === id),
     )
     const viewer = await t.userWithRole('viewer')
     const p = await mkProduct(t.admin)

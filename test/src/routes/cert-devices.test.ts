@@ -2,6 +2,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { CertDevice } from '../../../src/schemas/certs.ts'
 
 let t: TestService
 let tenant: string
@@ -31,11 +33,13 @@ bindings('bind :: 201 with the page of bound devices {id, deviceID, deviceName}'
     deviceID: 'devB',
     kind: 'gateway',
   })
-  const r = await t.admin.post(`/api/v1/certs/${c.id}/devices`, { devicesIntID: [d1, d2] })
+  const r = await t.admin.post<Page<Wire<typeof CertDevice>>>(`/api/v1/certs/${c.id}/devices`, {
+    devicesIntID: [d1, d2],
+  })
   assert.is(r.status, 201)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.sort((a: any, b: any) => a.id - b.id),
+    r.body.items.sort((a, b) => a.id - b.id),
     [
       { id: d1, deviceID: 'devA', deviceName: 'dev-a' },
       { id: d2, deviceID: 'devB', deviceName: 'dev-b' },
@@ -121,7 +125,9 @@ bindings('unbind :: 204, all or none, unbound id 404', async () => {
   assert.is(r.status, 204)
   assert.is(r.text, '')
   assert.equal(
-    (await t.admin.get(`/api/v1/certs/${c.id}/devices`)).body.items.map((d: any) => d.id),
+    (
+      await t.admin.get<Page<Wire<typeof CertDevice>>>(`/api/v1/certs/${c.id}/devices`)
+    ).body.items.map((d) => d.id),
     [d2],
   )
   assert.is((await t.admin.del(`/api/v1/certs/${c.id}/devices?ids=x`)).status, 400)

@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert'
 import { X509Certificate, createPrivateKey, createSign, createVerify } from 'node:crypto'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { CertListItem } from '../../../src/schemas/certs.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 let t: TestService
@@ -175,19 +177,23 @@ certs('list :: list fields only, filters, English label', async () => {
     ['L-three', 1],
   ] as const)
     await create({ name: n, enable: e })
-  const r = await t.admin.english().get('/api/v1/certs?name_like=l-')
+  const r = await t.admin
+    .english()
+    .get<Page<Wire<typeof CertListItem>>>('/api/v1/certs?name_like=l-')
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((c: any) => c.name),
+    r.body.items.map((c) => c.name),
     ['L-three', 'L-two', 'L-one'],
   )
-  const item = r.body.items[1]
+  const item = r.body.items[1]!
   assert.equal(Object.keys(item), ['id', 'name', 'enable', 'enableLabel', 'createAt'])
   assert.is(item.enableLabel, 'Unusable')
-  const enabled = await t.admin.get('/api/v1/certs?name_like=l-&enable=1&_sort=name&_order=asc')
+  const enabled = await t.admin.get<Page<Wire<typeof CertListItem>>>(
+    '/api/v1/certs?name_like=l-&enable=1&_sort=name&_order=asc',
+  )
   assert.equal(
-    enabled.body.items.map((c: any) => c.name),
+    enabled.body.items.map((c) => c.name),
     ['L-one', 'L-three'],
   )
   const bad = await t.admin.get('/api/v1/certs?enable=x')

@@ -1,7 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DataPointListItem } from '../../../src/schemas/data-points.ts'
 import { assertError, mkPoint, mkProduct, TIME, uniq } from './_product-model.ts'
+
+type Points = Page<Wire<typeof DataPointListItem>>
 
 let t: TestService
 const base = (productIntID: number, extra: object = {}) => ({
@@ -285,28 +289,30 @@ list('by productID :: only that product, page envelope, list form without create
   await mkPoint(t.admin, p.id, 'a1', { dataPointName: 'Alpha' })
   await mkPoint(t.admin, p.id, 'b1', { dataPointName: 'Beta' })
   await mkPoint(t.admin, q.id, 'c1')
-  const r = await t.admin.get(`/api/v1/data_points?productID=${p.productID}&_page=1&_limit=10`)
+  const r = await t.admin.get<Points>(
+    `/api/v1/data_points?productID=${p.productID}&_page=1&_limit=10`,
+  )
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((x: any) => x.dataPointID),
+    r.body.items.map((x) => x.dataPointID),
     ['b1', 'a1'],
   )
-  assert.is(r.body.items[0].productName, p.productName)
-  assert.is(r.body.items[0].productID, p.productID)
-  assert.not.ok('createUser' in r.body.items[0])
-  const like = await t.admin.get(
+  assert.is(r.body.items[0]!.productName, p.productName)
+  assert.is(r.body.items[0]!.productID, p.productID)
+  assert.not.ok('createUser' in r.body.items[0]!)
+  const like = await t.admin.get<Points>(
     `/api/v1/data_points?productID=${p.productID}&dataPointName_like=alp`,
   )
   assert.equal(
-    like.body.items.map((x: any) => x.dataPointID),
+    like.body.items.map((x) => x.dataPointID),
     ['a1'],
   )
-  const sorted = await t.admin.get(
+  const sorted = await t.admin.get<Points>(
     `/api/v1/data_points?productID=${p.productID}&_sort=dataPointID&_order=asc`,
   )
   assert.equal(
-    sorted.body.items.map((x: any) => x.dataPointID),
+    sorted.body.items.map((x) => x.dataPointID),
     ['a1', 'b1'],
   )
 })
@@ -334,8 +340,8 @@ list('tenant isolation :: foreign ids 404 on detail, edit and delete; never list
     ['id'],
   )
   assertError(await t.admin.del(`/api/v1/data_points?ids=${pt.id}`), 404, 'DATA_NOT_FOUND', ['ids'])
-  const all = await t.admin.get('/api/v1/data_points?_limit=1000')
-  assert.not.ok(all.body.items.some((x: any) => x.id === pt.id))
+  const all = await t.admin.get<Points>('/api/v1/data_points?_limit=1000')
+  assert.not.ok(all.body.items.some((x) => x.id === pt.id))
   assert.is((await other.get(`/api/v1/data_points/${pt.id}`)).status, 200)
 })
 

@@ -1,7 +1,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DataStreamListItem } from '../../../src/schemas/data-streams.ts'
 import { assertError, mkPoint, mkProduct, mkStream, TIME } from './_product-model.ts'
+
+type Streams = Page<Wire<typeof DataStreamListItem>>
 
 let t: TestService
 
@@ -194,9 +198,9 @@ streams(
     const p = await mkProduct(t.admin)
     await mkStream(t.admin, p.productID, [], { streamName: 'Up', topic: 'up/x', streamType: 1 })
     await mkStream(t.admin, p.productID, [], { streamName: 'Down', topic: 'down/x', streamType: 2 })
-    const r = await t.admin.get(`/api/v1/data_streams?productID=${p.productID}`)
+    const r = await t.admin.get<Streams>(`/api/v1/data_streams?productID=${p.productID}`)
     assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
-    assert.equal(Object.keys(r.body.items[0]), [
+    assert.equal(Object.keys(r.body.items[0]!), [
       'id',
       'productID',
       'productName',
@@ -208,19 +212,19 @@ streams(
       'topic',
     ])
     assert.equal(
-      r.body.items.map((s: any) => s.streamName),
+      r.body.items.map((s) => s.streamName),
       ['Down', 'Up'],
     )
     const q = `productID=${p.productID}`
     assert.equal(
-      (await t.admin.get(`/api/v1/data_streams?${q}&streamName_like=u`)).body.items.map(
-        (s: any) => s.streamName,
+      (await t.admin.get<Streams>(`/api/v1/data_streams?${q}&streamName_like=u`)).body.items.map(
+        (s) => s.streamName,
       ),
       ['Up'],
     )
     assert.equal(
-      (await t.admin.get(`/api/v1/data_streams?${q}&topic=down/x`)).body.items.map(
-        (s: any) => s.streamName,
+      (await t.admin.get<Streams>(`/api/v1/data_streams?${q}&topic=down/x`)).body.items.map(
+        (s) => s.streamName,
       ),
       ['Down'],
     )
@@ -350,8 +354,8 @@ streams('tenant isolation and viewer :: 404 foreign ids; viewer 403 on writes', 
     'ids',
   ])
   assert.not.ok(
-    (await t.admin.get('/api/v1/data_streams?_limit=1000')).body.items.some(
-      (s: any) => s.id === theirs.id,
+    (await t.admin.get<Streams>('/api/v1/data_streams?_limit=1000')).body.items.some(
+      (s) => s.id === theirs.id,
     ),
   )
   const viewer = await t.userWithRole('viewer')

@@ -2,15 +2,18 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import { startTestService, type TestService } from '../../_support/service.ts'
-import { mqttBody, newDevice, newGateway, newProduct } from './devices-helpers.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { LatestValues } from '../../../src/schemas/ingest.ts'
+import type { Product } from '../../../src/schemas/products.ts'
+import { mqttBody, newDevice, newGateway, newProduct, type NewDevice } from './devices-helpers.ts'
 import { mkPoint, mkStream } from './_product-model.ts'
 import { until } from '../../ingest/_mqtt.ts'
 import { tenantOf } from '../../_support/fixtures.ts'
 import { examplePayload } from '../../../src/services/onboarding.ts'
 
 let t: TestService
-let product: any
-let device: any
+let product: Wire<typeof Product>
+let device: NewDevice
 
 /** Runs a command line with sh; resolves with its exit code and output (killed after `ms`). */
 function run(line: string, ms = 10_000): Promise<{ code: number | null; out: string }> {
@@ -73,10 +76,11 @@ conn('the answered mosquitto_pub line, run :: its data point shows in latest', a
   const ran = await run(r.body.mosquittoPub)
   assert.is(ran.code, 0, ran.out)
   const latest = await until(
-    async () => (await t.admin.get(`/api/v1/devices/${device.id}/latest`)).body as any[],
+    async () =>
+      (await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${device.id}/latest`)).body,
     (rows) => rows.some((x) => x.dataPointID === 'temp' && x.value !== null),
   )
-  const temp = latest.find((x) => x.dataPointID === 'temp')
+  const temp = latest.find((x) => x.dataPointID === 'temp')!
   assert.is(temp.value, JSON.parse(r.body.examplePayload).temp)
 })
 

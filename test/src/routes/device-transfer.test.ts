@@ -1,13 +1,23 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseCsvRecords } from '../../../src/kernel/csv.ts'
-import { DEVICE_CSV_FIELDS } from '../../../src/schemas/device-transfer.ts'
+import {
+  DEVICE_CSV_FIELDS,
+  type ImportResult,
+  type TaskAccepted,
+} from '../../../src/schemas/device-transfer.ts'
+import type { DeviceListItem } from '../../../src/schemas/devices.ts'
 import {
   startTestService,
   waitTask,
   type Client,
   type TestService,
 } from '../../_support/service.ts'
+import type { ErrorBody, Page, Wire } from '../../_support/wire.ts'
+
+type Devices = Page<Wire<typeof DeviceListItem>>
+/** A refusal of the import form, naming the bad fields. */
+type Refusal = ErrorBody & { errors: Record<string, string> }
 
 let t: TestService
 let productID: string
@@ -74,24 +84,25 @@ transfer('export then import after delete :: the same devices come back', async 
   const task = await waitTask(t.admin, r.body.statusUrl)
   const csv = (await t.admin.get(task.result.fileUrl)).text
   const before = (
-    await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')
+    await t.admin.get<Devices>('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')
   ).body.items
   assert.is(
-    (await t.admin.del(`/api/v1/devices?ids=${before.map((d: any) => d.id).join(',')}`)).status,
+    (await t.admin.del(`/api/v1/devices?ids=${before.map((d) => d.id).join(',')}`)).status,
     204,
   )
   const imp = await upload(t.admin, csv)
   assert.is(imp.status, 202)
-  const started = (await imp.json()) as any
+  const started = (await imp.json()) as Wire<typeof TaskAccepted>
   assert.equal(Object.keys(started).sort(), ['statusUrl', 'taskID'])
   assert.is(started.statusUrl, `/task_status/${started.taskID}`)
   const done = await waitTask(t.admin, started.statusUrl)
   assert.equal(done.result, { success: 3, failed: 0, errors: [] })
-  const after = (await t.admin.get('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc'))
-    .body.items
+  const after = (
+    await t.admin.get<Devices>('/api/v1/devices?deviceName_like=e&_sort=deviceName&_order=asc')
+  ).body.items
   assert.equal(
-    after.map((d: any) => [d.deviceID, d.token, d.deviceName]),
-    before.map((d: any) => [d.deviceID, d.token, d.deviceName]),
+    after.map((d) => [d.deviceID, d.token, d.deviceName]),
+    before.map((d) => [d.deviceID, d.token, d.deviceName]),
   )
 })
 
@@ -109,21 +120,25 @@ transfer(
     ].join('\n')
     const res = await upload(t.admin, csv)
     assert.is(res.status, 202)
-    const done = await waitTask(t.admin, ((await res.json()) as any).statusUrl)
-    assert.is(done.result.success, 2)
-    assert.is(done.result.failed, 4)
+    const done = await waitTask(
+      t.admin,
+      ((await res.json()) as Wire<typeof TaskAccepted>).statusUrl,
+    )
+    const result: Wire<typeof ImportResult> = done.result
+    assert.is(result.success, 2)
+    assert.is(result.failed, 4)
     const byRow = (row: number) =>
-      done.result.errors
-        .filter((e: any) => e.row === row)
-        .map((e: any) => e.field)
+      result.errors
+        .filter((e) => e.row === row)
+        .map((e) => e.field)
         .sort()
     assert.equal(byRow(3), ['cloudProtocol', 'deviceName'])
     assert.equal(byRow(5), ['deviceID'])
     assert.equal(byRow(6), ['latitude'])
     assert.equal(byRow(7), ['productID'])
     const names = (
-      await t.admin.get('/api/v1/devices?deviceName_in=ok-1,ok-2,dup-2,far,nop')
-    ).body.items.map((d: any) => d.deviceName)
+      await t.admin.get<Devices>('/api/v1/devices?deviceName_in=ok-1,ok-2,dup-2,far,nop')
+    ).body.items.map((d) => d.deviceName)
     assert.equal(names.sort(), ['ok-1', 'ok-2'])
   },
 )
@@ -134,12 +149,12 @@ transfer('bad uploads :: 400 not multipart, 422 broken CSV or no rows, 413 too l
   assert.is(json.body.errorCode, 'BAD_REQUEST')
   const broken = await upload(t.admin, 'deviceName\n"unterminated')
   assert.is(broken.status, 422)
-  assert.ok(((await broken.json()) as any).errors.file)
+  assert.ok(((await broken.json()) as Refusal).errors.file)
   const empty = await upload(t.admin, 'deviceName,productID\n')
   assert.is(empty.status, 422)
   const big = await upload(t.admin, 'deviceName\n' + 'x\n'.repeat(20000))
   assert.is(big.status, 413)
-  assert.is(((await big.json()) as any).errorCode, 'PAYLOAD_TOO_LARGE')
+  assert.is(((await big.json()) as ErrorBody).errorCode, 'PAYLOAD_TOO_LARGE')
 })
 
 transfer('isolation and roles :: foreign task 404, viewer cannot import', async () => {
@@ -170,9 +185,9 @@ transfer(
     assert.ok(exported.includes("''=already quoted"))
 
     // deviceIDs are unique across tenants: the originals go before the copies come in
-    const ids = (await t.admin.get('/api/v1/devices')).body.items
-      .filter((d: any) => names.includes(d.deviceName))
-      .map((d: any) => d.id)
+    const ids = (await t.admin.get<Devices>('/api/v1/devices')).body.items
+      .filter((d) => names.includes(d.deviceName))
+      .map((d) => d.id)
     assert.is(ids.length, 3)
     assert.is((await t.admin.del(`/api/v1/devices?ids=${ids.join(',')}`)).status, 204)
     const other = await t.newTenant()
@@ -187,9 +202,9 @@ transfer(
       .join('\r\n')
     const imp = await upload(other, moved)
     assert.is(imp.status, 202)
-    const done = await waitTask(other, ((await imp.json()) as any).statusUrl)
+    const done = await waitTask(other, ((await imp.json()) as Wire<typeof TaskAccepted>).statusUrl)
     assert.equal(done.result, { success: 3, failed: 0, errors: [] })
-    const got = (await other.get('/api/v1/devices')).body.items.map((d: any) => d.deviceName)
+    const got = (await other.get<Devices>('/api/v1/devices')).body.items.map((d) => d.deviceName)
     assert.equal(got.sort(), [...names].sort())
   },
 )

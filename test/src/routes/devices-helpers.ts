@@ -1,13 +1,26 @@
 import type { Client } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { DeviceWrite } from '../../../src/schemas/devices.ts'
+import type { Gateway } from '../../../src/schemas/gateways.ts'
+import type { Product } from '../../../src/schemas/products.ts'
 
 let seq = 0
 export const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toString(36)}`
 
 export const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
+/** A device as its create answers it: with its token, which only viewers read as null (and they cannot create). */
+export type NewDevice = Wire<typeof DeviceWrite> & { token: string }
+
+/** A gateway as its create answers it, token included (as NewDevice). */
+export type NewGateway = Wire<typeof Gateway> & { token: string }
+
 /** Creates a product with that cloud protocol and returns its record. */
-export async function newProduct(c: Client, cloudProtocol = 1): Promise<any> {
-  const r = await c.post('/api/v1/products', { productName: uniq('prod'), cloudProtocol })
+export async function newProduct(c: Client, cloudProtocol = 1) {
+  const r = await c.post<Wire<typeof Product>>('/api/v1/products', {
+    productName: uniq('prod'),
+    cloudProtocol,
+  })
   if (r.status !== 201) throw new Error(`product create failed: ${r.text}`)
   return r.body
 }
@@ -17,8 +30,8 @@ export async function newGateway(
   c: Client,
   productID: string,
   extra: Record<string, unknown> = {},
-): Promise<any> {
-  const r = await c.post('/api/v1/gateways', {
+) {
+  const r = await c.post<NewGateway>('/api/v1/gateways', {
     gatewayName: uniq('gw'),
     productID,
     gatewayProtocol: 7,
@@ -40,9 +53,9 @@ export const mqttBody = (productID: string, extra: Record<string, unknown> = {})
   ...extra,
 })
 
-/** Creates a device from `body` and returns its record (throws unless 201). */
-export async function newDevice(c: Client, body: Record<string, unknown>): Promise<any> {
-  const r = await c.post('/api/v1/devices', body)
+/** Creates a device from `body` and returns its record, as a create answers it (throws unless 201). */
+export async function newDevice(c: Client, body: Record<string, unknown>) {
+  const r = await c.post<NewDevice>('/api/v1/devices', body)
   if (r.status !== 201) throw new Error(`device create failed: ${r.status} ${r.text}`)
   return r.body
 }

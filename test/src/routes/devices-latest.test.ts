@@ -1,6 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import type { ErrorBody, Wire } from '../../_support/wire.ts'
+import type { DevicesLatest } from '../../../src/schemas/ingest.ts'
 import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
 import { mqttBody, newDevice } from './devices-helpers.ts'
 
@@ -19,8 +21,9 @@ const ingest = (c: Client, payload: unknown) =>
     'content-type': 'application/json',
   })
 
-const ask = (c: Client, ids: string[]) =>
-  c.get(`/api/v1/devices_latest?deviceIDs=${ids.map(encodeURIComponent).join(',')}`)
+/** Asks for the latest values of `ids`; `T` is the body of a refusal where the test expects one. */
+const ask = <T = Wire<typeof DevicesLatest>>(c: Client, ids: string[]) =>
+  c.get<T>(`/api/v1/devices_latest?deviceIDs=${ids.map(encodeURIComponent).join(',')}`)
 
 /** A deviceID of 36 characters, as generated ones are. */
 const longID = (i: number) => `dev-${String(i).padStart(32, '0')}`
@@ -69,16 +72,17 @@ bulk(
     }
     const values = (id: string) =>
       Object.fromEntries(
-        r.body.devices[id]
-          .filter((x: any) => x.value !== null)
-          .map((x: any) => [x.dataPointID, [x.time, x.value]]),
+        r.body.devices[id]!.filter((x) => x.value !== null).map((x) => [
+          x.dataPointID,
+          [x.time, x.value],
+        ]),
       )
     const time = '2023-11-14 22:13:20'
     assert.equal(values(w.device.deviceID), { temp: [time, 21], name: [time, 'a'] })
     assert.equal(values(w.other.deviceID), { temp: [time, 22], on: [time, true] })
     assert.equal(values(w.child.deviceID), { hum: [time, 7] })
     assert.equal(values(empty.deviceID), {})
-    assert.is(r.body.devices[empty.deviceID].length, 6)
+    assert.is(r.body.devices[empty.deviceID]!.length, 6)
     // the other tenant asking for this tenant's devices gets none of them
     const theirs = await ask(other, [...ids, foreign.deviceID])
     assert.equal(theirs.body.notFound, ids)
@@ -121,9 +125,7 @@ bulk('devices the cache does not hold :: one telemetry read for all of them', as
     assert.is(r.status, 200, r.text)
     assert.equal(calls, ['latestOf 3'])
     assert.equal(
-      devices.map(
-        (d) => r.body.devices[d.deviceID].find((x: any) => x.dataPointID === 'temp').value,
-      ),
+      devices.map((d) => r.body.devices[d.deviceID]!.find((x) => x.dataPointID === 'temp')!.value),
       [0, 1, 2],
     )
   } finally {
@@ -140,7 +142,7 @@ bulk(
     assert.is(ok.status, 200, ok.text)
     assert.is(ok.body.notFound.length, 999)
     assert.equal(Object.keys(ok.body.devices), [w.device.deviceID])
-    const over = await ask(t.admin, ids)
+    const over = await ask<ErrorBody>(t.admin, ids)
     assert.is(over.status, 400, over.text)
     assert.equal(over.body, {
       errorCode: 'PARAMETER_INVALID',

@@ -1,11 +1,19 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DeviceListItem } from '../../../src/schemas/devices.ts'
+import type { Product } from '../../../src/schemas/products.ts'
+import type * as ProductsB from '../../../src/variant-b/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct, uniq } from './devices-helpers.ts'
 import { created, kits, variants } from './_variant.ts'
 
+type Devices = Page<Wire<typeof DeviceListItem>>
+/** A product of either variant (the delete suites run under both). */
+type AnyProduct = Wire<typeof Product> | Wire<typeof ProductsB.Product>
+
 let t: TestService
-let mqtt: any
+let mqtt: AnyProduct
 
 const LIST_OMITS = [
   'clientIP',
@@ -50,14 +58,14 @@ list('list :: page envelope, list form with labels, newest first', async () => {
   const p = await newProduct(t.admin, 1)
   const a = await newDevice(t.admin, mqttBody(p.productID))
   const b = await newDevice(t.admin, mqttBody(p.productID))
-  const r = await t.admin.get(`/api/v1/devices?productID=${p.productID}`)
+  const r = await t.admin.get<Devices>(`/api/v1/devices?productID=${p.productID}`)
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((d: any) => d.id),
+    r.body.items.map((d) => d.id),
     [b.id, a.id],
   )
-  const item = r.body.items[0]
+  const item = r.body.items[0]!
   for (const k of LIST_OMITS) assert.not.ok(k in item, k)
   assert.equal(
     [item.productIntID, item.productName, item.cloudProtocolLabel, item.authTypeLabel],
@@ -101,8 +109,8 @@ list(
     )
     await newDevice(t.admin, mqttBody(p.productID))
     const ids = async (q: string) =>
-      (await t.admin.get(`/api/v1/devices?productIntID=${p.id}&${q}`)).body.items.map(
-        (x: any) => x.id,
+      (await t.admin.get<Devices>(`/api/v1/devices?productIntID=${p.id}&${q}`)).body.items.map(
+        (x) => x.id,
       )
     assert.equal(await ids(`deviceName=${name}`), [d.id])
     assert.equal(await ids('deviceName_like=sensor-alpha'), [d.id])
@@ -124,8 +132,8 @@ list(
     )
     const term = await newDevice(t.admin, mqttBody(p.productID, { cloudProtocol: 5, blocked: 1 }))
     const ids = async (q: string) =>
-      (await t.admin.get(`/api/v1/devices?productID=${p.productID}&${q}`)).body.items.map(
-        (x: any) => x.id,
+      (await t.admin.get<Devices>(`/api/v1/devices?productID=${p.productID}&${q}`)).body.items.map(
+        (x) => x.id,
       )
     assert.equal(await ids('deviceType=3'), [phone.id])
     assert.equal(await ids('deviceType_like=3'), [phone.id])
@@ -151,7 +159,7 @@ list('filters :: gateway, parentDevice and groupID', async () => {
     mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: parent.id }),
   )
   const ids = async (q: string) =>
-    (await t.admin.get(`/api/v1/devices?${q}`)).body.items.map((x: any) => x.id)
+    (await t.admin.get<Devices>(`/api/v1/devices?${q}`)).body.items.map((x) => x.id)
   assert.equal(await ids(`gateway=${gw.id}`), [underGw.id])
   assert.equal(await ids(`parentDevice=${parent.id}`), [child.id])
   assert.equal(await ids(`parentDevice=${child.id}`), [])
@@ -182,11 +190,11 @@ list('sorting :: _sort=deviceName&_order=asc; unknown field 400', async () => {
   const p = await newProduct(t.admin, 1)
   for (const n of ['b', 'c', 'a'])
     await newDevice(t.admin, mqttBody(p.productID, { deviceName: `${p.productID}-${n}` }))
-  const r = await t.admin.get(
+  const r = await t.admin.get<Devices>(
     `/api/v1/devices?productID=${p.productID}&_sort=deviceName&_order=asc`,
   )
   assert.equal(
-    r.body.items.map((d: any) => d.deviceName.slice(-1)),
+    r.body.items.map((d) => d.deviceName.slice(-1)),
     ['a', 'b', 'c'],
   )
   assert.is((await t.admin.get('/api/v1/devices?_sort=token')).status, 400)

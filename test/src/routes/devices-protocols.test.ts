@@ -1,15 +1,17 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
-import { newDevice, newGateway, newProduct, uniq } from './devices-helpers.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { Product } from '../../../src/schemas/products.ts'
+import { newDevice, newGateway, newProduct, uniq, type NewGateway } from './devices-helpers.ts'
 
 let t: TestService
-let lwm2m: any
-let lora: any
-let modbus: any
-let gw: any
+let lwm2m: Wire<typeof Product>
+let lora: Wire<typeof Product>
+let modbus: Wire<typeof Product>
+let gw: NewGateway
 
-const base = (product: any, extra: Record<string, unknown> = {}) => ({
+const base = (product: Wire<typeof Product>, extra: Record<string, unknown> = {}) => ({
   productID: product.productID,
   deviceName: uniq('dev'),
   deviceType: 1,
@@ -140,7 +142,7 @@ protocols('LoRa abp with an unknown gateway :: 404 errors.gateway', async () => 
 protocols('LoRa abp complete :: 201 with DevAddr deviceID and the gateway', async () => {
   const devAddr = hex(8)
   const d = await newDevice(t.admin, base(lora, { deviceID: devAddr, gateway: gw.id, lora: abp() }))
-  assert.equal([d.deviceID, d.gateway, d.lora.type], [devAddr, gw.id, 'abp'])
+  assert.equal([d.deviceID, d.gateway, d.lora!.type], [devAddr, gw.id, 'abp'])
   const wrong = await t.admin.post(
     '/api/v1/devices',
     base(lora, { deviceID: hex(16), gateway: gw.id, lora: abp() }),

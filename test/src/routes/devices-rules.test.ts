@@ -1,10 +1,15 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DeviceListItem } from '../../../src/schemas/devices.ts'
+import type { Product } from '../../../src/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct } from './devices-helpers.ts'
 
+type Devices = Page<Wire<typeof DeviceListItem>>
+
 let t: TestService
-let mqtt: any
+let mqtt: Wire<typeof Product>
 
 const uplink = suite('devices uplink rules (deviceType, upLinkSystem, gateway, parentDevice)')
 uplink.before(async () => {
@@ -73,12 +78,12 @@ uplink(
     assert.not.ok('gatewayName' in d)
     const detail = await t.admin.get(`/api/v1/devices/${d.id}`)
     assert.is(detail.body.gatewayName, gw.gatewayName)
-    const list = await t.admin.get(`/api/v1/devices?gateway=${gw.id}`)
+    const list = await t.admin.get<Devices>(`/api/v1/devices?gateway=${gw.id}`)
     assert.equal(
-      list.body.items.map((x: any) => x.id),
+      list.body.items.map((x) => x.id),
       [d.id],
     )
-    assert.not.ok('gatewayName' in list.body.items[0])
+    assert.not.ok('gatewayName' in list.body.items[0]!)
   },
 )
 
@@ -116,13 +121,13 @@ uplink('child device :: 201 with parentDeviceName; ?parentDevice= lists children
     t.admin,
     mqttBody(mqtt.productID, { upLinkSystem: 3, parentDevice: child.id }),
   )
-  const r = await t.admin.get(`/api/v1/devices?parentDevice=${parent.id}`)
+  const r = await t.admin.get<Devices>(`/api/v1/devices?parentDevice=${parent.id}`)
   assert.equal(
-    r.body.items.map((x: any) => x.id),
+    r.body.items.map((x) => x.id),
     [child.id],
   )
-  assert.is(r.body.items[0].parentDevice, parent.id)
-  assert.not.ok('parentDeviceName' in r.body.items[0])
+  assert.is(r.body.items[0]!.parentDevice, parent.id)
+  assert.not.ok('parentDeviceName' in r.body.items[0]!)
   assert.is(
     (await t.admin.get(`/api/v1/devices/${grandchild.id}`)).body.parentDeviceName,
     child.deviceName,

@@ -1,10 +1,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DeviceListItem } from '../../../src/schemas/devices.ts'
+import type { Product } from '../../../src/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct, TIME, uniq } from './devices-helpers.ts'
 
 let t: TestService
-let mqtt: any
+let mqtt: Wire<typeof Product>
 
 /** Keys of the write form (the create answer: the stored record without labels, productIntID, productName). */
 const WRITE_KEYS = [
@@ -179,11 +182,11 @@ create(
     for (let k = 0; k < 3; k++) {
       const got = await t.admin.get(`/api/v1/devices/${d.id}`)
       assert.equal([got.body.latitude, got.body.longitude], [lat, lon])
-      const list = await t.admin.get(
+      const list = await t.admin.get<Page<Wire<typeof DeviceListItem>>>(
         `/api/v1/devices?deviceName=${encodeURIComponent(d.deviceName)}`,
       )
       assert.equal(
-        list.body.items.map((x: any) => [x.latitude, x.longitude]),
+        list.body.items.map((x) => [x.latitude, x.longitude]),
         [[lat, lon]],
       )
     }

@@ -1,18 +1,26 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { Device, DeviceWrite } from '../../../src/schemas/devices.ts'
+import type { ConnectLog } from '../../../src/schemas/logs.ts'
+import type { Product } from '../../../src/schemas/products.ts'
 
 const SECRET = 'emqx-hook-secret-0123456789'
 const H = { 'x-hook-secret': SECRET }
 let t: TestService
-let dev: any
-let other: any
+type Dev = Wire<typeof DeviceWrite>
+let dev: Dev
+let other: Dev
 
 const createDevice = async (name: string) => {
   const productID = (
-    await t.admin.post('/api/v1/products', { productName: `P ${name}`, cloudProtocol: 1 })
+    await t.admin.post<Wire<typeof Product>>('/api/v1/products', {
+      productName: `P ${name}`,
+      cloudProtocol: 1,
+    })
   ).body.productID
-  const r = await t.admin.post('/api/v1/devices', {
+  const r = await t.admin.post<Dev>('/api/v1/devices', {
     productID,
     deviceName: name,
     deviceType: 1,
@@ -23,9 +31,13 @@ const createDevice = async (name: string) => {
   assert.is(r.status, 201, r.text)
   return r.body
 }
-const full = (d: any, topic: string) => `/mqtt/${d.tenantID}/${d.productID}/${d.deviceID}/${topic}`
-const connectLogs = async (d: any) =>
-  (await t.admin.get(`/api/v1/devices/${d.id}/connect_logs?_sort=id&_order=asc`)).body.items
+const full = (d: Dev, topic: string) => `/mqtt/${d.tenantID}/${d.productID}/${d.deviceID}/${topic}`
+const connectLogs = async (d: Dev) =>
+  (
+    await t.admin.get<Page<Wire<typeof ConnectLog>>>(
+      `/api/v1/devices/${d.id}/connect_logs?_sort=id&_order=asc`,
+    )
+  ).body.items
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function start() {
@@ -125,7 +137,7 @@ auth(
     const logs = await connectLogs(dev)
     assert.is(logs.length, before + 2)
     assert.equal(
-      logs.slice(-2).map((l: any) => [l.connectStatus, l.IP, l.attempts]),
+      logs.slice(-2).map((l) => [l.connectStatus, l.IP, l.attempts]),
       [
         [2, '10.9.9.9', 1],
         [2, null, 2],
@@ -171,7 +183,7 @@ const acl = suite('POST /api/v1/emqx/acl')
 acl.before(start)
 acl.after(async () => t.close())
 
-const check = async (d: any, action: string, topic: string) =>
+const check = async (d: Dev, action: string, topic: string) =>
   (
     await t.anon.post(
       '/api/v1/emqx/acl',
@@ -244,7 +256,8 @@ events.before(start)
 events.after(async () => t.close())
 
 const event = (body: object) => t.anon.post('/api/v1/emqx/events', body, H)
-const detail = async (d: any) => (await t.admin.get(`/api/v1/devices/${d.id}`)).body
+const detail = async (d: Dev) =>
+  (await t.admin.get<Wire<typeof Device>>(`/api/v1/devices/${d.id}`)).body
 
 events(
   'client.connected :: 200 {}, device online with clientIP and keepAlive, connect log status 1',
@@ -261,7 +274,7 @@ events(
     const d = await detail(dev)
     assert.equal([d.deviceStatus, d.clientIP, d.keepAlive], [1, '192.0.2.7', 45])
     assert.ok(d.connectedAt)
-    const last = (await connectLogs(dev)).at(-1)
+    const last = (await connectLogs(dev)).at(-1)!
     assert.equal([last.connectStatus, last.IP, last.keepAlive], [1, '192.0.2.7', 45])
   },
 )
@@ -289,7 +302,7 @@ events("takeover then the old session's late disconnect :: device stays online",
   const d = await detail(dev)
   assert.equal([d.deviceStatus, d.clientIP], [1, '2001:db8::1'])
   assert.equal(
-    (await connectLogs(dev)).slice(-3).map((l: any) => l.connectStatus),
+    (await connectLogs(dev)).slice(-3).map((l) => l.connectStatus),
     [1, 0, 0],
   )
 })
@@ -303,7 +316,7 @@ events('client.disconnected of the current session :: offline, connect log statu
   })
   assert.is(r.status, 200)
   assert.is((await detail(dev)).deviceStatus, 0)
-  assert.is((await connectLogs(dev)).at(-1).connectStatus, 0)
+  assert.is((await connectLogs(dev)).at(-1)!.connectStatus, 0)
 })
 
 events('unknown clients and other events :: 200 {} and nothing written', async () => {

@@ -1,10 +1,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { GatewayListItem } from '../../../src/schemas/gateways.ts'
+import type { Product } from '../../../src/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct, TIME, uniq } from './devices-helpers.ts'
 
 let t: TestService
-let prod: any
+let prod: Wire<typeof Product>
 
 const DETAIL_KEYS = [
   'id',
@@ -186,21 +189,25 @@ crud('list :: deviceCount of devices under each gateway, list form, filters', as
   const empty = await newGateway(t.admin, p.productID, { gatewayProtocol: 7 })
   for (let i = 0; i < 2; i++)
     await newDevice(t.admin, mqttBody(p.productID, { upLinkSystem: 2, gateway: g.id }))
-  const r = await t.admin.get(`/api/v1/gateways?productID=${p.productID}`)
+  const r = await t.admin.get<Page<Wire<typeof GatewayListItem>>>(
+    `/api/v1/gateways?productID=${p.productID}`,
+  )
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((x: any) => [x.id, x.deviceCount]),
+    r.body.items.map((x) => [x.id, x.deviceCount]),
     [
       [empty.id, 0],
       [g.id, 2],
     ],
   )
-  assert.not.ok('createUser' in r.body.items[0])
+  assert.not.ok('createUser' in r.body.items[0]!)
   const ids = async (q: string) =>
-    (await t.admin.get(`/api/v1/gateways?productID=${p.productID}&${q}`)).body.items.map(
-      (x: any) => x.id,
-    )
+    (
+      await t.admin.get<Page<Wire<typeof GatewayListItem>>>(
+        `/api/v1/gateways?productID=${p.productID}&${q}`,
+      )
+    ).body.items.map((x) => x.id)
   assert.equal(await ids('gatewayProtocol=4'), [g.id])
   assert.ok(
     (await ids(`gatewayName_like=${g.gatewayName.slice(0, 8).toUpperCase()}`)).includes(g.id),

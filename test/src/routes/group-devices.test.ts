@@ -2,9 +2,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { GroupDevice } from '../../../src/schemas/groups.ts'
+import type { GroupDevice as GroupDeviceB } from '../../../src/variant-b/schemas/groups.ts'
 import { kits, variants } from './_variant.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+/** A group's member in either variant's form. */
+type Member = Wire<typeof GroupDevice> | Wire<typeof GroupDeviceB>
 
 for (const v of variants) {
   const k = kits[v]
@@ -110,14 +116,14 @@ for (const v of variants) {
     const { p, g, devices } = await setup(3)
     await t.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: devices })
     await t.db.run('UPDATE devices SET device_status = 1 WHERE id = ?', [devices[0]!])
-    const r = await t.admin.get(`/api/v1/groups/${g.id}/devices`)
+    const r = await t.admin.get<Page<Member>>(`/api/v1/groups/${g.id}/devices`)
     assert.is(r.status, 200)
     assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
-    const first = r.body.items.find((d: any) => d.id === devices[0])
-    const { deviceID, deviceName, createAt, ...rest } = first
+    const first = r.body.items.find((d) => d.id === devices[0])
+    const { deviceID, deviceName, createAt, ...rest } = first!
     assert.type(deviceID, 'string')
     assert.type(deviceName, 'string')
-    assert.match(createAt, TIME)
+    assert.match(createAt!, TIME)
     assert.equal(
       rest,
       k.v === 'A'
@@ -143,18 +149,18 @@ for (const v of variants) {
           },
     )
     assert.equal(
-      r.body.items.map((d: any) => d.id),
+      r.body.items.map((d) => d.id),
       [...devices].reverse(),
     )
     const en = await t.admin.english().get(`/api/v1/groups/${g.id}/devices?deviceID=${deviceID}`)
     assert.is(en.body.meta.count, 1)
     assert.is(en.body.items[0].statusLabel, 'Online')
     assert.is(en.body.items[0].deviceTypeLabel, 'Terminal')
-    const byName = await t.admin.get(
+    const byName = await t.admin.get<Page<Member>>(
       `/api/v1/groups/${g.id}/devices?deviceName_like=${encodeURIComponent(deviceName)}`,
     )
     assert.equal(
-      byName.body.items.map((d: any) => d.id),
+      byName.body.items.map((d) => d.id),
       [devices[0]],
     )
     assert.is((await t.admin.get('/api/v1/groups/999999/devices')).status, 404)

@@ -2,9 +2,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { GroupListItem } from '../../../src/schemas/groups.ts'
+import type { GroupListItem as GroupListItemB } from '../../../src/variant-b/schemas/groups.ts'
 import { kits, variants } from './_variant.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+/** A group in a list, in either variant's form. */
+type GroupItem = Wire<typeof GroupListItem> | Wire<typeof GroupListItemB>
 
 for (const v of variants) {
   const k = kits[v]
@@ -35,7 +41,8 @@ for (const v of variants) {
   const noMembers = (userIntID: unknown) =>
     k.v === 'A' ? { deviceCount: 0 } : { devices: [], userIntID }
   const memberKeys = k.v === 'A' ? ['deviceCount'] : ['devices', 'userIntID']
-  const countOf = (g: any) => (k.v === 'A' ? g.deviceCount : g.devices.length)
+  const countOf = (g: Partial<Wire<typeof GroupListItem> & Wire<typeof GroupListItemB>>) =>
+    k.v === 'A' ? g.deviceCount : g.devices!.length
 
   const groups = suite(`groups (Variant ${v})`)
   groups.before(async () => {
@@ -167,10 +174,10 @@ for (const v of variants) {
     await insertDevice(t, tenant, p.id).then((d) =>
       t.admin.post(`/api/v1/groups/${a.id}/devices`, { ids: [d] }),
     )
-    const r = await t.admin.get('/api/v1/groups?groupName_like=l-a')
+    const r = await t.admin.get<Page<GroupItem>>('/api/v1/groups?groupName_like=l-a')
     assert.is(r.status, 200)
     assert.equal(r.body.meta, { count: 1, limit: 10, page: 1, next: null })
-    const item = r.body.items[0]
+    const item = r.body.items[0]!
     assert.equal(Object.keys(item), [
       'id',
       'groupID',
@@ -183,11 +190,11 @@ for (const v of variants) {
       'updateAt',
     ])
     assert.is(countOf(item), 1)
-    const byProduct = await t.admin.get(
+    const byProduct = await t.admin.get<Page<GroupItem>>(
       `/api/v1/groups?productID=${p.productID}&_sort=groupName&_order=desc`,
     )
     assert.equal(
-      byProduct.body.items.map((g: any) => g.groupName),
+      byProduct.body.items.map((g) => g.groupName),
       ['L-Beta', 'L-Alpha'],
     )
     assert.is((await t.admin.get(`/api/v1/groups?groupID=${a.groupID}`)).body.items[0].id, a.id)

@@ -2,6 +2,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rmSync } from 'node:fs'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { IngestRejection } from '../../../src/schemas/ingest.ts'
 import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
 import { openDb } from '../../../store/libsql/db.ts'
@@ -51,7 +53,7 @@ queue(
     assert.is(r.status, 202, r.text)
     assert.is(r.body.accepted, 1)
     assert.equal(
-      r.body.rejected.map((x: any) => [x.index, x.errorCode]),
+      r.body.rejected.map((x: Wire<typeof IngestRejection>) => [x.index, x.errorCode]),
       [
         [1, 'TOO_MANY_REQUESTS'],
         [2, 'TOO_MANY_REQUESTS'],

@@ -2,6 +2,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gzipSync } from 'node:zlib'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { IngestRejection } from '../../../src/schemas/ingest.ts'
 import { basic, buildWorld, eventsOf, storeEnv, stored, type World } from './_ingest.ts'
 import { mqttBody, newDevice, newGateway } from './devices-helpers.ts'
 
@@ -49,12 +51,12 @@ forms(
       [21.5, "x'; DROP TABLE events; --", true, '116.4,39.9'],
     )
     assert.ok(s.temp![0]![0] >= before - 1000 && s.temp![0]![0] <= Date.now())
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.equal(
       [e.status, e.reason, e.topic, e.deviceName],
       [1, null, 'telemetry', w.device.deviceName],
     )
-    assert.equal(JSON.parse(e.payload).temp, 21.5)
+    assert.equal(JSON.parse(e.payload!).temp, 21.5)
   },
 )
 
@@ -111,14 +113,14 @@ forms(
     assert.equal([r.status, r.body], [202, { accepted: 2, rejected: [] }])
     const s = await stored(t, w.tenantID, w.device.deviceID, ['temp', 'hum'])
     assert.ok(
-      s.temp!.some(([time, v]: any) => time === 1700000000000 && v === 20),
+      s.temp!.some(([time, v]) => time === 1700000000000 && v === 20),
       JSON.stringify(s),
     )
     assert.ok(
-      s.hum!.some(([time, v]: any) => time === 1700000000123 && v === 7),
+      s.hum!.some(([time, v]) => time === 1700000000123 && v === 7),
       JSON.stringify(s),
     )
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.is(e.payload, payload)
   },
 )
@@ -154,12 +156,12 @@ forms(
       [1700000100000, 30],
     ])
     assert.equal((await stored(t, w.tenantID, w.other.deviceID, ['temp'])).temp, [])
-    const [ge] = await eventsOf(t.admin, w.gateway.deviceID)
+    const ge = (await eventsOf(t.admin, w.gateway.deviceID))[0]!
     assert.is(ge.status, 0)
-    assert.match(ge.reason, 'nope-device is not a device of this gateway')
-    const [ce] = await eventsOf(t.admin, w.child.deviceID)
+    assert.match(ge.reason!, 'nope-device is not a device of this gateway')
+    const ce = (await eventsOf(t.admin, w.child.deviceID))[0]!
     assert.equal(
-      [ce.status, ce.reason, JSON.parse(ce.payload)],
+      [ce.status, ce.reason, JSON.parse(ce.payload!)],
       [0, 'hum: expected a number, got "lots"', payload.data.devices[0]],
     )
     assert.equal(await eventsOf(t.admin, w.other.deviceID), [])
@@ -178,7 +180,7 @@ forms(
     })
     assert.is(r.status, 202)
     assert.equal(
-      r.body.rejected.map((x: any) => x.errorCode),
+      r.body.rejected.map((x: Wire<typeof IngestRejection>) => x.errorCode),
       ['DATA_NOT_FOUND'],
     )
     assert.match(r.body.rejected[0].message, 'only a gateway may send for other devices')
@@ -202,7 +204,7 @@ forms(
           { accepted: 0, rejected: [{ index: 0, errorCode: 'FORM_INVALID', message: reason }] },
         ],
       )
-      const [e] = await eventsOf(t.admin, w.device.deviceID)
+      const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
       assert.equal([e.status, e.reason], [0, reason])
     }
   },
@@ -216,7 +218,7 @@ forms('unknown topic :: DATA_NOT_FOUND no data stream, event status 0 with the t
       { index: 0, errorCode: 'DATA_NOT_FOUND', message: 'no data stream for topic nowhere/x' },
     ],
   })
-  const [e] = await eventsOf(t.admin, w.device.deviceID)
+  const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
   assert.equal(
     [e.status, e.reason, e.topic],
     [0, 'no data stream for topic nowhere/x', 'nowhere/x'],
@@ -240,7 +242,7 @@ forms(
       'zzz: no such data point',
     ]
     assert.is(message, reasons.join('; '))
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.equal([e.status, e.reason], [0, reasons.join('; ')])
   },
 )
@@ -253,10 +255,10 @@ forms('value outside the limits :: stored, event status 1 notes the violation', 
   assert.equal(r.body, { accepted: 1, rejected: [] })
   assert.ok(
     (await stored(t, w.tenantID, w.device.deviceID, ['temp'])).temp!.some(
-      ([time, v]: any) => time === 1700000200000 && v === 150,
+      ([time, v]) => time === 1700000200000 && v === 150,
     ),
   )
-  const [e] = await eventsOf(t.admin, w.device.deviceID)
+  const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
   assert.equal([e.status, e.reason], [1, 'temp: 150 above upperLimit 100'])
 })
 
@@ -267,10 +269,10 @@ forms(
     const r = await post(dev, { topic: 'telemetry', payload: big })
     assert.is(r.body.rejected[0].errorCode, 'PAYLOAD_TOO_LARGE')
     assert.match(r.body.rejected[0].message, 'over the limit of 262144')
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.is(e.status, 0)
-    assert.is(e.payload.length, 64 * 1024 + '...[truncated]'.length)
-    assert.ok(e.payload.endsWith('...[truncated]'))
+    assert.is(e.payload!.length, 64 * 1024 + '...[truncated]'.length)
+    assert.ok(e.payload!.endsWith('...[truncated]'))
   },
 )
 
@@ -280,7 +282,7 @@ forms(
     const payload = { temp: 3, name: 'température ✓ 😀' }
     const ok = await post(dev, { topic: 'telemetry', payload })
     assert.equal([ok.status, ok.body.rejected], [202, []])
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.is(e.payload, JSON.stringify(payload))
     // 140,000 characters, 280,000 bytes: under the limit by length, over it in bytes
     const wide = await post(dev, {
@@ -304,7 +306,7 @@ forms(
     assert.is((await post(dev, msg)).body.accepted, 1)
     const s = await stored(t, w.tenantID, w.device.deviceID, ['hum'])
     assert.equal(
-      s.hum!.filter(([time]: any) => time === 1700000300000),
+      s.hum!.filter(([time]) => time === 1700000300000),
       [[1700000300000, 9]],
     )
     assert.is((await eventsOf(t.admin, w.device.deviceID)).length, n + 2)
@@ -336,7 +338,7 @@ forms(
       )
     }
     assert.equal(row, { publish_status: 2, command_status: 'succeeded', response_code: 200 })
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.equal([e.status, e.topic], [1, 'inbox'])
   },
 )
@@ -418,7 +420,7 @@ bodies(
       payload: { temp: 5 },
     })
     assert.equal(
-      d.body.rejected.map((x: any) => x.errorCode),
+      d.body.rejected.map((x: Wire<typeof IngestRejection>) => x.errorCode),
       ['DATA_NOT_FOUND'],
     )
   },
@@ -544,9 +546,9 @@ bodies(
   'events of HTTP ingest :: listed in /device_events with IP, status and reason, tenant-scoped',
   async () => {
     await post(dev, { topic: 'telemetry', payload: { temp: 'bad' } })
-    const [e] = await eventsOf(t.admin, w.device.deviceID)
+    const e = (await eventsOf(t.admin, w.device.deviceID))[0]!
     assert.equal([e.status, e.reason], [0, 'temp: expected a number, got "bad"'])
-    assert.ok(e.IP === '127.0.0.1' || e.IP === '::ffff:127.0.0.1', e.IP)
+    assert.ok(e.IP === '127.0.0.1' || e.IP === '::ffff:127.0.0.1', e.IP!)
     const other = await t.newTenant()
     assert.equal(await eventsOf(other, w.device.deviceID), [])
   },

@@ -1,6 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DeviceListItem } from '../../../src/schemas/devices.ts'
 import { until } from '../../ingest/_mqtt.ts'
 import { basic, buildWorld, type World } from './_ingest.ts'
 import { created, kits } from './_variant.ts'
@@ -55,8 +57,10 @@ seen(
     )
     const detail = await t.admin.get(`/api/v1/devices/${w.device.id}`)
     assert.is(detail.body.lastSeenAt, wire(first))
-    const list = await t.admin.get(`/api/v1/devices?productID=${w.product.productID}`)
-    const by = Object.fromEntries(list.body.items.map((d: any) => [d.id, d.lastSeenAt]))
+    const list = await t.admin.get<Page<Wire<typeof DeviceListItem>>>(
+      `/api/v1/devices?productID=${w.product.productID}`,
+    )
+    const by = Object.fromEntries(list.body.items.map((d) => [d.id, d.lastSeenAt]))
     assert.equal([by[w.device.id], by[w.other.id]], [wire(first), null])
   },
 )
@@ -115,12 +119,12 @@ seen('a gateway sending for its child :: both lastSeenAt; sortable', async () =>
   assert.is(gateway.body.lastSeenAt, wire(clock))
   const gateways = await t.admin.get(`/api/v1/gateways?productID=${w.gwProduct.productID}`)
   assert.is(gateways.body.items[0].lastSeenAt, wire(clock))
-  const sorted = await t.admin.get(
+  const sorted = await t.admin.get<Page<Wire<typeof DeviceListItem>>>(
     `/api/v1/devices?productID=${w.product.productID}&_sort=lastSeenAt&_order=desc`,
   )
   assert.is(sorted.status, 200, sorted.text)
   assert.equal(
-    sorted.body.items.map((d: any) => d.id),
+    sorted.body.items.map((d) => d.id),
     [w.child.id, w.device.id, w.other.id],
   )
 })

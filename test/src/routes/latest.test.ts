@@ -1,6 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { LatestValues } from '../../../src/schemas/ingest.ts'
 import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
 import { TIME } from './_product-model.ts'
 
@@ -22,10 +24,10 @@ const ingest = (c: Client, payload: unknown) =>
 latest(
   'a device without values :: every data point of its product with null time and value',
   async () => {
-    const r = await t.admin.get(`/api/v1/devices/${w.other.id}/latest`)
+    const r = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${w.other.id}/latest`)
     assert.is(r.status, 200, r.text)
     assert.equal(
-      r.body.map((x: any) => [x.dataPointID, x.time, x.value]),
+      r.body.map((x) => [x.dataPointID, x.time, x.value]),
       [
         ['temp', null, null],
         ['hum', null, null],
@@ -35,7 +37,7 @@ latest(
         ['secret', null, null],
       ],
     )
-    assert.equal(Object.keys(r.body[0]), [
+    assert.equal(Object.keys(r.body[0]!), [
       'dataPointIntID',
       'dataPointID',
       'dataPointName',
@@ -43,7 +45,7 @@ latest(
       'time',
       'value',
     ])
-    assert.is(r.body[1].pointDataType, 16)
+    assert.is(r.body[1]!.pointDataType, 16)
   },
 )
 
@@ -60,13 +62,13 @@ latest(
       data: { temp: { time: 1700000060, value: 25 }, on: { time: 1700000060, value: 0 } },
     })
     await ingest(dev, { data_type: 'event', data: { temp: { time: 1699999000, value: 1 } } })
-    const r = await t.admin.get(`/api/v1/devices/${w.device.id}/latest`)
-    const by = Object.fromEntries(r.body.map((x: any) => [x.dataPointID, [x.time, x.value]]))
+    const r = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${w.device.id}/latest`)
+    const by = Object.fromEntries(r.body.map((x) => [x.dataPointID, [x.time, x.value] as const]))
     assert.equal(by.temp, ['2023-11-14 22:14:20', 25])
     assert.equal(by.name, ['2023-11-14 22:13:20', 'a'])
     assert.equal(by.on, ['2023-11-14 22:14:20', false])
     assert.equal(by.hum, [null, null])
-    assert.match(by.temp[0], TIME)
+    assert.match(by.temp![0]!, TIME)
   },
 )
 
@@ -84,8 +86,8 @@ latest(
         value: 12,
       },
     ])
-    const r = await t.admin.get(`/api/v1/devices/${w.child.id}/latest`)
-    const hum = r.body.find((x: any) => x.dataPointID === 'hum')
+    const r = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${w.child.id}/latest`)
+    const hum = r.body.find((x) => x.dataPointID === 'hum')!
     assert.equal([hum.time, hum.value], ['2023-11-14 22:13:20', 12])
   },
 )

@@ -3,16 +3,29 @@ import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { LogRepository } from '../../../store/types.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { ControlLog, Event, GroupControlLog } from '../../../src/schemas/logs.ts'
 import { kits, variants } from './_variant.ts'
 
 const at = (minutes: number) => Date.UTC(2024, 2, 1, 10, 0, 0) + minutes * 60_000
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 const enc = encodeURIComponent
 
+/** What the suite reads of a connection log: its status label is connectStatusLabel (A) or deviceStatusLabel (B). */
+interface ConnectRow {
+  deviceID: string
+  IP: string | null
+  keepAlive: number | null
+  connectStatusLabel?: string | null
+  deviceStatusLabel?: string | null
+}
+type Events = Page<Wire<typeof Event>>
+
 for (const v of variants) {
   const kit = kits[v]
   /** The connection status label: connectStatusLabel (Variant A), deviceStatusLabel (Variant B). */
-  const connectLabelOf = (l: any) => (kit.v === 'A' ? l.connectStatusLabel : l.deviceStatusLabel)
+  const connectLabelOf = (l: ConnectRow) =>
+    kit.v === 'A' ? l.connectStatusLabel : l.deviceStatusLabel
 
   let t: TestService
   let logs: LogRepository
@@ -237,14 +250,14 @@ for (const v of variants) {
   scoped.after(async () => t.close())
 
   scoped('device events :: only that device, newest first, full record', async () => {
-    const r = await t.admin.get(`/api/v1/devices/${dev}/events`)
+    const r = await t.admin.get<Events>(`/api/v1/devices/${dev}/events`)
     assert.is(r.status, 200)
     assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(
-      r.body.items.map((e: any) => e.payload),
+      r.body.items.map((e) => e.payload),
       ['2', '1'],
     )
-    assert.equal(Object.keys(r.body.items[0]), [
+    assert.equal(Object.keys(r.body.items[0]!), [
       'id',
       'deviceID',
       'deviceName',
@@ -258,20 +271,22 @@ for (const v of variants) {
       'createAt',
       'updateAt',
     ])
-    assert.is(r.body.items[0].productName, null)
+    assert.is(r.body.items[0]!.productName, null)
   })
 
   scoped(
     'device connect and control logs :: only that device; group deliveries to it included',
     async () => {
-      const c = await t.admin.english().get(`/api/v1/devices/${dev}/connect_logs`)
+      const c = await t.admin.english().get<Page<ConnectRow>>(`/api/v1/devices/${dev}/connect_logs`)
       assert.equal(
-        c.body.items.map((l: any) => [l.deviceID, l.IP, l.keepAlive, connectLabelOf(l)]),
+        c.body.items.map((l) => [l.deviceID, l.IP, l.keepAlive, connectLabelOf(l)]),
         [['D1', '10.0.0.1', 30, 'Online']],
       )
-      const k = await t.admin.english().get(`/api/v1/devices/${dev}/control_logs`)
+      const k = await t.admin
+        .english()
+        .get<Page<Wire<typeof ControlLog>>>(`/api/v1/devices/${dev}/control_logs`)
       assert.equal(
-        k.body.items.map((l: any) => [l.payload, l.publishStatusLabel]),
+        k.body.items.map((l) => [l.payload, l.publishStatusLabel]),
         [
           ['all', 'Issued'],
           ['on', 'Sent successfully'],
@@ -281,17 +296,17 @@ for (const v of variants) {
   )
 
   scoped('device lists :: paging, filters and time range apply', async () => {
-    const r = await t.admin.get(`/api/v1/devices/${dev}/events?_limit=1&_page=2`)
+    const r = await t.admin.get<Events>(`/api/v1/devices/${dev}/events?_limit=1&_page=2`)
     assert.equal(r.body.meta, { count: 2, limit: 1, page: 2, next: null })
     assert.equal(
-      r.body.items.map((e: any) => e.payload),
+      r.body.items.map((e) => e.payload),
       ['1'],
     )
-    const ranged = await t.admin.get(
+    const ranged = await t.admin.get<Events>(
       `/api/v1/devices/${dev}/events?startTime=${enc('2024-03-01 10:02:00')}`,
     )
     assert.equal(
-      ranged.body.items.map((e: any) => e.payload),
+      ranged.body.items.map((e) => e.payload),
       ['2'],
     )
     const bad = await t.admin.get(
@@ -303,9 +318,9 @@ for (const v of variants) {
   })
 
   scoped('a gateway through /devices/:id :: its logs too', async () => {
-    const r = await t.admin.get(`/api/v1/devices/${gw}/connect_logs`)
+    const r = await t.admin.get<Page<ConnectRow>>(`/api/v1/devices/${gw}/connect_logs`)
     assert.equal(
-      r.body.items.map((l: any) => l.deviceID),
+      r.body.items.map((l) => l.deviceID),
       ['GW1'],
     )
   })
@@ -402,14 +417,18 @@ for (const v of variants) {
         scheduleID: null,
         updateAt: null,
       })
-      const en = await t.admin.english().get(`/api/v1/groups/${group}/control_logs?publishStatus=0`)
+      const en = await t.admin
+        .english()
+        .get<Page<Wire<typeof GroupControlLog>>>(
+          `/api/v1/groups/${group}/control_logs?publishStatus=0`,
+        )
       assert.equal(
-        en.body.items.map((l: any) => [l.payload, l.publishStatusLabel]),
+        en.body.items.map((l) => [l.payload, l.publishStatusLabel]),
         [['later', 'Failed to issue']],
       )
-      const global = await t.admin.get('/api/v1/device_control_logs')
+      const global = await t.admin.get<Page<Wire<typeof ControlLog>>>('/api/v1/device_control_logs')
       assert.is(global.body.meta.count, 5)
-      assert.ok(global.body.items.every((l: any) => l.deviceID !== null))
+      assert.ok(global.body.items.every((l) => l.deviceID !== null))
     },
   )
 
@@ -435,9 +454,9 @@ for (const v of variants) {
   })
 
   scoped('tenant B :: its own device works, A ids are 404', async () => {
-    const own = await tenantB.get(`/api/v1/devices/${foreignDev}/events`)
+    const own = await tenantB.get<Events>(`/api/v1/devices/${foreignDev}/events`)
     assert.equal(
-      own.body.items.map((e: any) => e.deviceID),
+      own.body.items.map((e) => e.deviceID),
       ['B1'],
     )
     for (const p of [

@@ -3,11 +3,18 @@ import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { LogRepository } from '../../../store/types.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { ConnectLog, ControlLog } from '../../../src/schemas/logs.ts'
 import { kits, type VariantKit } from './_variant.ts'
 
 /** 2024-03-01 10:00:00 UTC (the tests' TIMEZONE is UTC) plus `minutes`. */
 const at = (minutes: number) => Date.UTC(2024, 2, 1, 10, 0, 0) + minutes * 60_000
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+/** A connection log of either variant: its status fields are named `${status}` and `${status}Label` (below). */
+type ConnectRows = Page<
+  Omit<Wire<typeof ConnectLog>, 'connectStatus' | 'connectStatusLabel'> & Record<string, unknown>
+>
 
 let t: TestService
 let logs: LogRepository
@@ -70,17 +77,17 @@ for (const k of [kits.A, kits.B]) {
   connect(
     'list :: page envelope, newest first by msgTime, exact record with zh label',
     async () => {
-      const r = await t.admin.get('/api/v1/device_connect_logs')
+      const r = await t.admin.get<ConnectRows>('/api/v1/device_connect_logs')
       assert.is(r.status, 200)
       assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
       assert.equal(
-        r.body.items.map((l: any) => l.msgTime),
+        r.body.items.map((l) => l.msgTime),
         ['2024-03-01 10:05:00', '2024-03-01 10:03:00', '2024-03-01 10:01:00'],
       )
-      const { id, createAt, ...rest } = r.body.items[0]
+      const { id, createAt, ...rest } = r.body.items[0]!
       assert.type(id, 'number')
-      assert.match(createAt, TIME)
-      assert.equal(Object.keys(r.body.items[0]), [
+      assert.match(createAt!, TIME)
+      assert.equal(Object.keys(r.body.items[0]!), [
         'id',
         'deviceID',
         'deviceName',
@@ -112,20 +119,21 @@ for (const k of [kits.A, kits.B]) {
   )
 
   connect('English labels :: Online, Offline, Authentication failed', async () => {
-    const r = await t.admin.english().get('/api/v1/device_connect_logs')
+    const r = await t.admin.english().get<ConnectRows>('/api/v1/device_connect_logs')
     assert.equal(
-      r.body.items.map((l: any) => l[`${status}Label`]),
+      r.body.items.map((l) => l[`${status}Label`]),
       ['Offline', 'Authentication failed', 'Online'],
     )
   })
 
   connect(`filters :: deviceName_like, deviceID, IP_like, ${status}, ${status}_in`, async () => {
-    const q = async (s: string) => (await t.admin.get(`/api/v1/device_connect_logs?${s}`)).body
+    const q = async (s: string) =>
+      (await t.admin.get<ConnectRows>(`/api/v1/device_connect_logs?${s}`)).body
     assert.is((await q('deviceName_like=METER-2')).meta.count, 1)
     assert.is((await q('deviceID=M1')).meta.count, 2)
-    assert.is((await q('IP_like=192.168')).items[0].deviceID, 'M2')
+    assert.is((await q('IP_like=192.168')).items[0]!.deviceID, 'M2')
     assert.equal(
-      (await q(`${status}=1`)).items.map((l: any) => l.msgTime),
+      (await q(`${status}=1`)).items.map((l) => l.msgTime),
       ['2024-03-01 10:01:00'],
     )
     assert.is((await q(`${status}_in=0,2`)).meta.count, 2)
@@ -133,12 +141,12 @@ for (const k of [kits.A, kits.B]) {
   })
 
   connect('time range :: startTime and endTime inclusive, on msgTime', async () => {
-    const r = await t.admin.get(
+    const r = await t.admin.get<ConnectRows>(
       `/api/v1/device_connect_logs?startTime=${encodeURIComponent('2024-03-01 10:03:00')}&endTime=${encodeURIComponent('2024-03-01 10:05:00')}`,
     )
     assert.is(r.status, 200)
     assert.equal(
-      r.body.items.map((l: any) => l.msgTime),
+      r.body.items.map((l) => l.msgTime),
       ['2024-03-01 10:05:00', '2024-03-01 10:03:00'],
     )
     const none = await t.admin.get(
@@ -164,9 +172,11 @@ for (const k of [kits.A, kits.B]) {
   })
 
   connect('sorting :: _sort=msgTime asc, _sort=IP desc', async () => {
-    const asc = await t.admin.get('/api/v1/device_connect_logs?_sort=msgTime&_order=asc')
+    const asc = await t.admin.get<ConnectRows>(
+      '/api/v1/device_connect_logs?_sort=msgTime&_order=asc',
+    )
     assert.equal(
-      asc.body.items.map((l: any) => l.msgTime),
+      asc.body.items.map((l) => l.msgTime),
       ['2024-03-01 10:01:00', '2024-03-01 10:03:00', '2024-03-01 10:05:00'],
     )
     const ip = await t.admin.get('/api/v1/device_connect_logs?_sort=IP&_order=desc')
@@ -433,9 +443,11 @@ for (const k of [kits.A, kits.B]) {
 
   control('English labels and filters :: publishStatus, topic_like, deviceName_like', async () => {
     const en = t.admin.english()
-    const failed = await en.get('/api/v1/device_control_logs?publishStatus=0')
+    const failed = await en.get<Page<Wire<typeof ControlLog>>>(
+      '/api/v1/device_control_logs?publishStatus=0',
+    )
     assert.equal(
-      failed.body.items.map((l: any) => [l.deviceID, l.publishStatusLabel]),
+      failed.body.items.map((l) => [l.deviceID, l.publishStatusLabel]),
       [['M2', 'Failed to issue']],
     )
     assert.is((await en.get('/api/v1/device_control_logs?topic_like=reset')).body.meta.count, 1)

@@ -5,8 +5,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
+import type { DataPoint } from '../../../src/schemas/data-points.ts'
+import type { MetricsData } from '../../../src/schemas/telemetry.ts'
 import { assertError, mkPoint, mkProduct, mkStream } from './_product-model.ts'
-import { mqttBody, newDevice } from './devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from './devices-helpers.ts'
 import { basic } from './_ingest.ts'
 import { ruleBody, type AlertWorld } from './_alerts.ts'
 
@@ -17,8 +20,8 @@ const day = { startTime: '2026-11-02 00:00:00', endTime: '2026-11-02 23:59:59' }
 
 let t: TestService
 let product: { id: number; productID: string; productName: string }
-let temp: any
-let dev: any
+let temp: Wire<typeof DataPoint>
+let dev: NewDevice
 
 const safety = suite('formula safety: metrics and alert rules')
 safety.before(async () => {
@@ -127,9 +130,11 @@ safety(
     const sql = t.db
     await sql.run('UPDATE metrics SET expressions = ? WHERE id = ?', ['pow(temp)', bad.body.id])
     const query = new URLSearchParams({ deviceID: dev.deviceID, ...day, metricType: '1' })
-    const r = await t.admin.get(`/api/v1/metrics_data?${query.toString()}`)
+    const r = await t.admin.get<Wire<typeof MetricsData>>(
+      `/api/v1/metrics_data?${query.toString()}`,
+    )
     assert.is(r.status, 200, r.text)
-    const by = new Map<number, any>(r.body.map((m: any) => [m.id, m]))
+    const by = new Map<number, Wire<typeof MetricsData>[number]>(r.body.map((m) => [m.id, m]))
     assert.equal(by.get(good.body.id)?.metricData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 00:01:00'],
       value: [20, 40],
@@ -138,7 +143,7 @@ safety(
     const failed = by.get(bad.body.id)?.metricData
     assert.equal({ time: failed?.time, value: failed?.value }, { time: [], value: [] })
     assert.type(failed?.error, 'string')
-    assert.match(failed.error, /pow/)
+    assert.match(failed!.error!, /pow/)
     assert.is(by.get(good.body.id)?.metricData.error, undefined)
   },
 )

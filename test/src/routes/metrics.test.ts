@@ -1,13 +1,16 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { DataPoint } from '../../../src/schemas/data-points.ts'
+import type { MetricListItem } from '../../../src/schemas/metrics.ts'
 import { assertError, mkPoint, mkProduct, mkStream, TIME } from './_product-model.ts'
 
 let t: TestService
 let p: { id: number; productID: string; productName: string }
-let temp: any
-let hum: any
-let dashed: any
+let temp: Wire<typeof DataPoint>
+let hum: Wire<typeof DataPoint>
+let dashed: Wire<typeof DataPoint>
 
 const metrics = suite('metrics')
 metrics.before(async () => {
@@ -216,16 +219,23 @@ metrics('hostile formulas :: 422 errors.expressions, nothing stored', async () =
     'parse("1")',
     'temp; hum',
   ]
+  // each attempt under a name of its own: none of them may be in the product's metrics afterwards
+  const tried: string[] = []
   for (const expressions of hostile) {
+    const metricName = name()
+    tried.push(metricName)
     const r = await t.admin.post('/api/v1/metrics', {
-      metricName: name(),
+      metricName,
       dataPointIntID: temp.id,
       expressions,
     })
     assertError(r, 422, 'FORM_INVALID', ['expressions'])
   }
-  const all = await t.admin.get(`/api/v1/metrics?productID=${p.productID}&_limit=1000`)
-  assert.not.ok(all.body.items.some((m: any) => hostile.includes(m.expressions)))
+  const all = await t.admin.get<Page<Wire<typeof MetricListItem>>>(
+    `/api/v1/metrics?productID=${p.productID}&_limit=1000`,
+  )
+  assert.ok(all.body.items.length > 0, 'the product has the metrics made before')
+  assert.not.ok(all.body.items.some((m) => tried.includes(m.metricName)))
 })
 
 metrics('dp() for ids with a dash and value for the own point :: 201', async () => {
@@ -456,7 +466,9 @@ metrics('tenant isolation and viewer :: 404 foreign ids, never listed; viewer 40
   ])
   assertError(await t.admin.del(`/api/v1/metrics?ids=${id}`), 404, 'DATA_NOT_FOUND', ['ids'])
   assert.not.ok(
-    (await t.admin.get('/api/v1/metrics?_limit=1000')).body.items.some((m: any) => m.id === id),
+    (
+      await t.admin.get<Page<Wire<typeof MetricListItem>>>('/api/v1/metrics?_limit=1000')
+    ).body.items.some((m) => m.id === id),
   )
   const viewer = await t.userWithRole('viewer')
   assertError(

@@ -2,7 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
 import { connectDevice, end, fullTopic, until } from '../../ingest/_mqtt.ts'
-import { alertWorld, ruleBody, uplink, type AlertWorld } from './_alerts.ts'
+import { alertWorld, ruleBody, uplink, type AlertWorld, type Devices } from './_alerts.ts'
 import { mqttBody, newDevice, newGateway, newProduct } from './devices-helpers.ts'
 import type { MqttClient } from 'mqtt'
 
@@ -10,8 +10,8 @@ const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
 let t: TestService
 let other: Client
-let a: AlertWorld
-let b: AlertWorld
+let a: AlertWorld<Devices<3>>
+let b: AlertWorld<Devices<1>>
 const clients: MqttClient[] = []
 
 const overviewOf = async (c: Client) => {
@@ -21,7 +21,7 @@ const overviewOf = async (c: Client) => {
   const { at: _, ...rest } = r.body
   return rest
 }
-const newRule = async (c: Client, w: AlertWorld, extra: object) => {
+const newRule = async (c: Client, w: Pick<AlertWorld, 'product'>, extra: object) => {
   const r = await c.post('/api/v1/alert_rules', ruleBody(w, extra))
   assert.is(r.status, 201, r.text)
 }

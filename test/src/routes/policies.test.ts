@@ -2,8 +2,11 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { PolicyListItem } from '../../../src/schemas/policies.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+type Policies = Page<Wire<typeof PolicyListItem>>
 let t: TestService
 let tenant: string
 let n = 0
@@ -165,14 +168,14 @@ policies(
   async () => {
     const a = await policy(t.admin, { name: 'L-one', topic: 'telemetry/+', access: 2, allow: 0 })
     await policy(t.admin, { name: 'L-two', topic: 'cmd', access: 1, allow: 1 })
-    const r = await t.admin.get('/api/v1/policies?name_like=l-')
+    const r = await t.admin.get<Policies>('/api/v1/policies?name_like=l-')
     assert.is(r.status, 200)
     assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(
-      r.body.items.map((p: any) => p.name),
+      r.body.items.map((p) => p.name),
       ['L-two', 'L-one'],
     )
-    assert.equal(Object.keys(r.body.items[0]), [
+    assert.equal(Object.keys(r.body.items[0]!), [
       'id',
       'name',
       'topic',
@@ -186,17 +189,21 @@ policies(
       'updateAt',
     ])
     assert.equal(
-      (await t.admin.get('/api/v1/policies?name_like=l-&access=2')).body.items.map(
-        (p: any) => p.id,
+      (await t.admin.get<Policies>('/api/v1/policies?name_like=l-&access=2')).body.items.map(
+        (p) => p.id,
       ),
       [a.id],
     )
     assert.equal(
-      (await t.admin.get('/api/v1/policies?name_like=l-&allow=0')).body.items.map((p: any) => p.id),
+      (await t.admin.get<Policies>('/api/v1/policies?name_like=l-&allow=0')).body.items.map(
+        (p) => p.id,
+      ),
       [a.id],
     )
     assert.equal(
-      (await t.admin.get('/api/v1/policies?topic_like=TELEMETRY')).body.items.map((p: any) => p.id),
+      (await t.admin.get<Policies>('/api/v1/policies?topic_like=TELEMETRY')).body.items.map(
+        (p) => p.id,
+      ),
       [a.id],
     )
     const bad = await t.admin.get('/api/v1/policies?access=x')

@@ -2,7 +2,11 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { PolicyCandidateDevice, PolicyListItem } from '../../../src/schemas/policies.ts'
 import { kits, variants } from './_variant.ts'
+
+type Policies = Page<Wire<typeof PolicyListItem>>
 
 for (const v of variants) {
   const k = kits[v]
@@ -188,11 +192,11 @@ for (const v of variants) {
         `/api/v1/platform_select/policies/${pol.id}/not_joined_devices?productName_like=${encodeURIComponent(p.productName)}`,
       )
       assert.is(byProduct.body.meta.count, 2)
-      const byGroup = await t.admin.get(
+      const byGroup = await t.admin.get<Page<Wire<typeof PolicyCandidateDevice>>>(
         `/api/v1/platform_select/policies/${pol.id}/not_joined_devices?groupName_like=${hall.toLowerCase()}`,
       )
       assert.equal(
-        byGroup.body.items.map((d: any) => d.id),
+        byGroup.body.items.map((d) => d.id),
         [ids[2]],
       )
       const noGroup = await t.admin.get(
@@ -213,26 +217,28 @@ for (const v of variants) {
       const dev = ids[0]!
       const a = await policy()
       const b = await policy()
-      const bound = await t.admin.post(`/api/v1/devices/${dev}/policies`, { ids: [a.id, b.id] })
+      const bound = await t.admin.post<Policies>(`/api/v1/devices/${dev}/policies`, {
+        ids: [a.id, b.id],
+      })
       assert.is(bound.status, 201)
       assert.equal(bound.body.meta, { count: 2, limit: 10, page: 1, next: null })
       assert.equal(
-        bound.body.items.map((p: any) => p.id),
+        bound.body.items.map((p) => p.id),
         [b.id, a.id],
       )
-      assert.is(bound.body.items[0].accessLabel, '发布')
+      assert.is(bound.body.items[0]!.accessLabel, '发布')
       const again = await t.admin.post(`/api/v1/devices/${dev}/policies`, { ids: [a.id] })
       assert.is(again.body.meta.count, 2)
-      const list = await t.admin.get(`/api/v1/devices/${dev}/policies?name=${a.name}`)
+      const list = await t.admin.get<Policies>(`/api/v1/devices/${dev}/policies?name=${a.name}`)
       assert.equal(
-        list.body.items.map((p: any) => p.id),
+        list.body.items.map((p) => p.id),
         [a.id],
       )
-      const candidates = await t.admin.get(
+      const candidates = await t.admin.get<Policies>(
         `/api/v1/platform_select/devices/${dev}/not_joined_policies?_limit=1000`,
       )
       assert.is(candidates.status, 200)
-      const candidateIds = candidates.body.items.map((p: any) => p.id)
+      const candidateIds = candidates.body.items.map((p) => p.id)
       assert.not.ok(candidateIds.includes(a.id) || candidateIds.includes(b.id))
       const c = await policy()
       assert.ok(
@@ -248,7 +254,9 @@ for (const v of variants) {
       const r = await t.admin.del(`/api/v1/devices/${dev}/policies?ids=${a.id}`)
       assert.is(r.status, 204)
       assert.equal(
-        (await t.admin.get(`/api/v1/devices/${dev}/policies`)).body.items.map((p: any) => p.id),
+        (await t.admin.get<Policies>(`/api/v1/devices/${dev}/policies`)).body.items.map(
+          (p) => p.id,
+        ),
         [b.id],
       )
     },

@@ -1,9 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { ProductResource } from '../../../src/schemas/product-resources.ts'
 import { assertError, mkPoint, mkProduct, TIME } from './_product-model.ts'
 
 let t: TestService
+type Resources = Page<Wire<typeof ProductResource>>
 
 const resources = suite('product resources')
 resources.before(async () => {
@@ -140,12 +143,12 @@ resources(
       itemName: 'Alpha',
     })
     await t.admin.post('/api/v1/product_resources', { codeValue: 'B', productIntID: p.id })
-    const r = await t.admin.get(
+    const r = await t.admin.get<Resources>(
       `/api/v1/product_resources?productID=${p.productID}&_page=1&_limit=10`,
     )
     assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
     assert.equal(
-      r.body.items.map((x: any) => [x.codeValue, x.codeValueLabel, x.dataPointName]),
+      r.body.items.map((x) => [x.codeValue, x.codeValueLabel, x.dataPointName]),
       [
         ['B', 'B', null],
         ['A', 'Alpha', pt.dataPointName],
@@ -253,8 +256,8 @@ resources(
       'ids',
     ])
     assert.not.ok(
-      (await t.admin.get('/api/v1/product_resources?_limit=1000')).body.items.some(
-        (x: any) => x.id === id,
+      (await t.admin.get<Resources>('/api/v1/product_resources?_limit=1000')).body.items.some(
+        (x) => x.id === id,
       ),
     )
     const viewer = await t.userWithRole('viewer')

@@ -1,9 +1,16 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { ProductListItem } from '../../../src/schemas/products.ts'
+import type { ProductListItem as ProductListItemB } from '../../../src/variant-b/schemas/products.ts'
 import { kits, variants } from './_variant.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+/** A product in a list, in either variant's form; the suite also reads its counts by name. */
+type ProductItem = (Wire<typeof ProductListItem> | Wire<typeof ProductListItemB>) &
+  Record<string, unknown>
 
 for (const v of variants) {
   const k = kits[v]
@@ -200,16 +207,16 @@ for (const v of variants) {
         '/api/v1/products',
         k.productBody({ productName: `L-${n}`, cloudProtocol: 5 }),
       )
-    const r = await t.admin.get(
+    const r = await t.admin.get<Page<ProductItem>>(
       '/api/v1/products?productName_like=l-&_sort=productName&_order=desc',
     )
     assert.is(r.status, 200)
     assert.equal(
-      r.body.items.map((p: any) => p.productName),
+      r.body.items.map((p) => p.productName),
       ['L-Gamma', 'L-Beta', 'L-Alpha'],
     )
     assert.equal(r.body.meta, { count: 3, limit: 10, page: 1, next: null })
-    const item = r.body.items[0]
+    const item = r.body.items[0]!
     const counts = ['appCount', 'dataPointCount', 'dataStreamCount', 'itemCount', 'deviceCount']
     for (const f of k.v === 'A' ? counts : ['deviceCount']) assert.is(item[f], 0, f)
     assert.not.ok('createUser' in item)

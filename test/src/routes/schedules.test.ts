@@ -1,15 +1,19 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
-import { mqttBody, newDevice, newProduct, TIME, uniq } from './devices-helpers.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { Group } from '../../../src/schemas/groups.ts'
+import type { Product } from '../../../src/schemas/products.ts'
+import type { DeviceSchedule, GroupSchedule } from '../../../src/schemas/schedules.ts'
+import { mqttBody, newDevice, newProduct, TIME, uniq, type NewDevice } from './devices-helpers.ts'
 import { formatTime, parseTime } from '../../../src/kernel/time.ts'
 
 const TZ = 'Asia/Shanghai'
 const DEVICE_PATH = '/api/v1/device_schedule_publish'
 const GROUP_PATH = '/api/v1/group_schedule_publish'
 let t: TestService
-let product: any
-let device: any
+let product: Wire<typeof Product>
+let device: NewDevice
 
 /** A wire time `ms` from now in the service's zone (whole seconds, rounded up). */
 const wireIn = (ms: number) => formatTime(Math.ceil((Date.now() + ms) / 1000) * 1000, TZ)!
@@ -247,17 +251,21 @@ crud('list :: page envelope, newest first, scheduleName_like, scheduleType', asy
     DEVICE_PATH,
     interval({ scheduleName: `${tag}-B`, scheduleType: 3, cron: '0 * * * *' }),
   )
-  const r = await t.admin.get(`${DEVICE_PATH}?scheduleName_like=${tag.toUpperCase()}`)
+  const r = await t.admin.get<Page<Wire<typeof DeviceSchedule>>>(
+    `${DEVICE_PATH}?scheduleName_like=${tag.toUpperCase()}`,
+  )
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((s: any) => s.id),
+    r.body.items.map((s) => s.id),
     [b.id, a.id],
   )
   assert.equal(r.body.items[0], b)
-  const typed = await t.admin.get(`${DEVICE_PATH}?scheduleName_like=${tag}&scheduleType=3`)
+  const typed = await t.admin.get<Page<Wire<typeof DeviceSchedule>>>(
+    `${DEVICE_PATH}?scheduleName_like=${tag}&scheduleType=3`,
+  )
   assert.equal(
-    typed.body.items.map((s: any) => s.id),
+    typed.body.items.map((s) => s.id),
     [b.id],
   )
   const bad = await t.admin.get(`${DEVICE_PATH}?_page=0`)
@@ -370,9 +378,9 @@ crud('deleting the device :: deletes its schedules', async () => {
 })
 
 const groups = suite('group_schedule_publish')
-let group: any
+let group: Wire<typeof Group>
 groups.before(async () => {
-  const r = await t.admin.post('/api/v1/groups', {
+  const r = await t.admin.post<Wire<typeof Group>>('/api/v1/groups', {
     productID: product.productID,
     groupName: uniq('G'),
   })
@@ -409,9 +417,11 @@ groups('create by groupIntID :: 201 Location; the record names groupID', async (
     'createAt',
     'updateAt',
   ])
-  const list = await t.admin.get(`${GROUP_PATH}?groupID=${group.groupID}`)
+  const list = await t.admin.get<Page<Wire<typeof GroupSchedule>>>(
+    `${GROUP_PATH}?groupID=${group.groupID}`,
+  )
   assert.equal(
-    list.body.items.map((x: any) => x.id),
+    list.body.items.map((x) => x.id),
     [s.id],
   )
   assert.is((await t.admin.get(`${DEVICE_PATH}/${s.id}`)).status, 404)

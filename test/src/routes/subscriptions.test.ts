@@ -2,6 +2,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { Subscription } from '../../../src/schemas/subscriptions.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 let t: TestService
@@ -96,11 +98,11 @@ subs('SQL-looking topic :: stored verbatim', async () => {
   const d = await device()
   const topic = "x'); DROP TABLE device_subscriptions; --"
   assert.is((await t.admin.post(`/api/v1/devices/${d}/subscriptions`, { topic })).status, 201)
-  const r = await t.admin.get(
+  const r = await t.admin.get<Page<Wire<typeof Subscription>>>(
     `/api/v1/devices/${d}/subscriptions?topic_like=${encodeURIComponent('DROP')}`,
   )
   assert.equal(
-    r.body.items.map((s: any) => s.topic),
+    r.body.items.map((s) => s.topic),
     [topic],
   )
 })

@@ -2,6 +2,8 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
 import { tenantOf } from '../../_support/fixtures.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import type { TaskListItem, TaskStatus } from '../../../src/schemas/tasks.ts'
 import {
   createTaskRunner,
   publicMessage,
@@ -11,6 +13,7 @@ import {
 import { INTERRUPTED } from '../../../store/types.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+type Tasks = Page<Wire<typeof TaskListItem>>
 let t: TestService
 let tenant: string
 let runner: TaskRunner
@@ -19,9 +22,13 @@ const logged: Array<[string, unknown]> = []
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Polls the statusUrl over HTTP until `done` holds (or 5 s pass). */
-async function poll(client: Client, statusUrl: string, done: (body: any) => boolean) {
+async function poll(
+  client: Client,
+  statusUrl: string,
+  done: (body: Wire<typeof TaskStatus>) => boolean,
+) {
   for (let i = 0; i < 250; i++) {
-    const r = await client.get(`/api/v1${statusUrl}`)
+    const r = await client.get<Wire<typeof TaskStatus>>(`/api/v1${statusUrl}`)
     if (r.status !== 200 || done(r.body)) return r
     await sleep(20)
   }
@@ -151,9 +158,9 @@ tasks(
     assert.is((await other.get(`/api/v1${theirs.statusUrl}`)).body.result, 2)
     assert.is((await t.admin.get(`/api/v1${theirs.statusUrl}`)).status, 404)
     assert.is((await t.admin.get("/api/v1/task_status/x' OR '1'='1")).status, 404)
-    const list = await other.get('/api/v1/task_status')
+    const list = await other.get<Tasks>('/api/v1/task_status')
     assert.equal(
-      list.body.items.map((x: any) => x.taskID),
+      list.body.items.map((x) => x.taskID),
       [theirs.taskID],
     )
   },
@@ -166,14 +173,14 @@ tasks('list :: the tenant tasks newest first, filters, viewer may read', async (
   })
   await runner.idle()
   const viewer = await t.userWithRole('viewer')
-  const r = await viewer.get('/api/v1/task_status?taskName_like=list_')
+  const r = await viewer.get<Tasks>('/api/v1/task_status?taskName_like=list_')
   assert.is(r.status, 200)
   assert.equal(r.body.meta, { count: 2, limit: 10, page: 1, next: null })
   assert.equal(
-    r.body.items.map((x: any) => x.taskID),
+    r.body.items.map((x) => x.taskID),
     [b.taskID, a.taskID],
   )
-  const item = r.body.items[1]
+  const item = r.body.items[1]!
   assert.equal(Object.keys(item), [
     'taskID',
     'status',
@@ -184,11 +191,11 @@ tasks('list :: the tenant tasks newest first, filters, viewer may read', async (
     'createAt',
     'updateAt',
   ])
-  assert.match(item.createAt, TIME)
-  assert.match(item.updateAt, TIME)
-  const failed = await t.admin.get('/api/v1/task_status?status=4&taskName_like=list_')
+  assert.match(item.createAt!, TIME)
+  assert.match(item.updateAt!, TIME)
+  const failed = await t.admin.get<Tasks>('/api/v1/task_status?status=4&taskName_like=list_')
   assert.equal(
-    failed.body.items.map((x: any) => x.taskID),
+    failed.body.items.map((x) => x.taskID),
     [b.taskID],
   )
   assert.is((await viewer.get(`/api/v1${a.statusUrl}`)).status, 200)

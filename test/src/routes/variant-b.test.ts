@@ -5,13 +5,17 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
-import { created, kits, uniq } from './_variant.ts'
+import type { DeviceListItem } from '../../../src/variant-b/schemas/devices.ts'
+import type { Product } from '../../../src/variant-b/schemas/products.ts'
+import { created, kits, uniq, type DeviceB } from './_variant.ts'
 
 const k = kits.B
 let t: TestService
+type Devices = Page<Wire<typeof DeviceListItem>>
 const c = () => t.admin
-const product = () => created(c(), '/api/v1/products', k.productBody())
+const product = () => created<Wire<typeof Product>>(c(), '/api/v1/products', k.productBody())
 
 const devices = suite('devices (Variant B only)')
 devices.before(async () => {
@@ -91,7 +95,7 @@ devices(
     const bad = await c().post('/api/v1/devices', k.deviceBody(p.productID, { deviceType: 3 }))
     assert.is(bad.status, 422)
     assert.equal(Object.keys(bad.body.errors), ['deviceType'])
-    const d = await created(
+    const d = await created<DeviceB>(
       c(),
       '/api/v1/devices',
       k.deviceBody(p.productID, { deviceType: 2, upLinkSystem: 3, cloudProtocol: 4 }),
@@ -174,9 +178,9 @@ devices(
     const g = await created(c(), '/api/v1/groups', k.groupBody(p.productID))
     await c().post(`/api/v1/groups/${g.id}/devices`, { ids: [phone.id] })
     const ids = async (q: string) => {
-      const r = await c().get(`/api/v1/devices?${q}`)
+      const r = await c().get<Devices>(`/api/v1/devices?${q}`)
       assert.is(r.status, 200, r.text)
-      return r.body.items.map((x: any) => x.id).sort((x: number, y: number) => x - y)
+      return r.body.items.map((x) => x.id).sort((x, y) => x - y)
     }
     assert.equal(await ids(`deviceName_like=${tag}`), [a.id, phone.id])
     assert.equal(await ids(`deviceID_like=${tag}-id`), [a.id])
@@ -202,9 +206,9 @@ devices(
     const viewer = await t.userWithRole('viewer')
     assert.is((await c().get(`/api/v1/devices/${d.id}`)).body.token, d.token)
     assert.is((await viewer.get(`/api/v1/devices/${d.id}`)).body.token, null)
-    const list = await viewer.get(`/api/v1/devices?productID=${p.productID}`)
+    const list = await viewer.get<Devices>(`/api/v1/devices?productID=${p.productID}`)
     assert.ok(list.body.items.length >= 2)
-    assert.ok(list.body.items.every((x: any) => !('token' in x) || x.token === null))
+    assert.ok(list.body.items.every((x) => !('token' in x) || x.token === null))
     const conn = await c().get(`/api/v1/devices/${gw.id}/connection`)
     assert.is(conn.status, 200, conn.text)
     assert.equal([conn.body.clientID, conn.body.password], [gw.deviceID, gw.token])

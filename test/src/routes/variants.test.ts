@@ -6,12 +6,41 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
-import { connect, connectDevice, end, mqttUrl, sleep, until } from '../../ingest/_mqtt.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import {
+  connect,
+  connectDevice,
+  end,
+  mqttUrl,
+  sleep,
+  until,
+  type DeviceCredentials,
+} from '../../ingest/_mqtt.ts'
 import { basic } from './_ingest.ts'
 import { mkPoint, mkStream } from './_product-model.ts'
 import { created, kits, uniq, variants, type VariantKit } from './_variant.ts'
+import type { Device, DeviceListItem } from '../../../src/schemas/devices.ts'
+import type { GroupDevice, GroupListItem } from '../../../src/schemas/groups.ts'
+import type { ConnectLog, ControlLog } from '../../../src/schemas/logs.ts'
+import type { PolicyListItem } from '../../../src/schemas/policies.ts'
+import type { ProductListItem } from '../../../src/schemas/products.ts'
+import type * as DevicesB from '../../../src/variant-b/schemas/devices.ts'
+import type * as GroupsB from '../../../src/variant-b/schemas/groups.ts'
+import type * as ProductsB from '../../../src/variant-b/schemas/products.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+
+/** The records the suites read, in either variant's form. */
+type DeviceDetail = Wire<typeof Device> | Wire<typeof DevicesB.Device>
+type Devices = Page<Wire<typeof DeviceListItem> | Wire<typeof DevicesB.DeviceListItem>>
+type Products = Page<Wire<typeof ProductListItem> | Wire<typeof ProductsB.ProductListItem>>
+type Groups = Page<Wire<typeof GroupListItem> | Wire<typeof GroupsB.GroupListItem>>
+type Members = Page<Wire<typeof GroupDevice> | Wire<typeof GroupsB.GroupDevice>>
+/** A connection log: its status fields are named after the variant (VariantKit.connectStatusOf reads them). */
+type ConnectLogs = Page<
+  Omit<Wire<typeof ConnectLog>, 'connectStatus' | 'connectStatusLabel'> & Record<string, unknown>
+>
+type ControlLogs = Page<Wire<typeof ControlLog>>
 
 /** One suite of `name` under variant `k`, over its own service. */
 function variantSuite(k: VariantKit, name: string, env: Record<string, string> = {}) {
@@ -48,16 +77,16 @@ for (const v of variants) {
       assert.is(d.manufacturer, 'ACME')
       assert.is(d.deviceType, k.terminal)
       assert.is(k.statusOf(d), 0)
-      assert.match(d.createAt, TIME)
+      assert.match(d.createAt!, TIME)
       assert.is(d.updateAt, null)
       const got = await detail(c(), d.id)
       assert.is(got.id, d.id)
       assert.is(got.createUser, 'admin')
       assert.is(got.productName, p.productName)
-      const list = await c().get(`/api/v1/devices?productID=${p.productID}`)
+      const list = await c().get<Devices>(`/api/v1/devices?productID=${p.productID}`)
       assert.is(list.status, 200)
       assert.equal(
-        list.body.items.map((x: any) => [x.id, x.productName]),
+        list.body.items.map((x) => [x.id, x.productName]),
         [[d.id, p.productName]],
       )
       assert.is(list.body.meta.count, 1)
@@ -96,7 +125,7 @@ for (const v of variants) {
         assert.is(r.body.blocked, 1)
         assert.match(r.body.updateAt, TIME)
         const after = await detail(c(), d.id)
-        const same = (x: any) => {
+        const same = (x: DeviceDetail) => {
           const { description, blocked, updateAt, ...rest } = x
           return rest
         }
@@ -173,9 +202,11 @@ for (const v of variants) {
       assert.is(read.deviceCount, 1)
       assert.is(read.createUser, 'admin')
       if (k.v === 'B') assert.equal(read.devices, [{ id: d.id }])
-      const list = await c().get(`/api/v1/products?productName_like=${String(body.productName)}`)
+      const list = await c().get<Products>(
+        `/api/v1/products?productName_like=${String(body.productName)}`,
+      )
       assert.equal(
-        list.body.items.map((x: any) => x.id),
+        list.body.items.map((x) => x.id),
         [p.id],
       )
       const r = await c().put(`/api/v1/products/${p.id}`, { ...read, description: 'second' })
@@ -210,27 +241,29 @@ for (const v of variants) {
       assert.is(g.productName, p.productName)
       const add = await c().post(`/api/v1/groups/${g.id}/devices`, { ids: [d.id] })
       assert.is(add.status, 201, add.text)
-      const members = await c().get(`/api/v1/groups/${g.id}/devices`)
+      const members = await c().get<Members>(`/api/v1/groups/${g.id}/devices`)
       assert.equal(
-        members.body.items.map((x: any) => [x.id, x.status, x.deviceType]),
+        members.body.items.map((x) => [x.id, x.status, x.deviceType]),
         [[d.id, 0, k.terminal]],
       )
       const read = (await c().get(`/api/v1/groups/${g.id}`)).body
       if (k.v === 'B') assert.equal(read.devices, [{ id: d.id }])
       else assert.is(read.deviceCount, 1)
-      const byName = await c().get(`/api/v1/groups?groupName_like=${String(body.groupName)}`)
+      const byName = await c().get<Groups>(
+        `/api/v1/groups?groupName_like=${String(body.groupName)}`,
+      )
       assert.equal(
-        byName.body.items.map((x: any) => x.id),
+        byName.body.items.map((x) => x.id),
         [g.id],
       )
-      const byID = await c().get(`/api/v1/groups?groupID_like=${g.groupID}`)
+      const byID = await c().get<Groups>(`/api/v1/groups?groupID_like=${g.groupID}`)
       assert.equal(
-        byID.body.items.map((x: any) => x.id),
+        byID.body.items.map((x) => x.id),
         [g.id],
       )
-      const inGroup = await c().get(`/api/v1/devices?groupID=${g.groupID}`)
+      const inGroup = await c().get<Devices>(`/api/v1/devices?groupID=${g.groupID}`)
       assert.equal(
-        inGroup.body.items.map((x: any) => x.id),
+        inGroup.body.items.map((x) => x.id),
         [d.id],
       )
       const r = await c().put(`/api/v1/groups/${g.id}`, { ...read, description: 'h' })
@@ -269,7 +302,7 @@ for (const v of variants) {
         })
         end(bad.client)
         const logs = await until(
-          () => c().get(`/api/v1/devices/${d.id}/connect_logs?_sort=id&_order=asc`),
+          () => c().get<ConnectLogs>(`/api/v1/devices/${d.id}/connect_logs?_sort=id&_order=asc`),
           (r) => r.body.items?.length === 3,
         )
         assert.is(logs.status, 200)
@@ -281,7 +314,7 @@ for (const v of variants) {
         )
         assert.equal(refused.body.items.map(k.connectStatusOf), [2])
         assert.equal(
-          logs.body.items.map((l: any) => [k.connectStatusOf(l), l.reason]),
+          logs.body.items.map((l) => [k.connectStatusOf(l), l.reason]),
           [
             [1, null],
             [0, null],
@@ -319,10 +352,10 @@ for (const v of variants) {
     const { s, ctx } = variantSuite(k, 'commands', { COMMAND_TIMEOUT: '2' })
     const c = () => ctx.t.admin
 
-    const online = async (d: any) => {
+    const online = async (d: DeviceCredentials) => {
       const m = await connectDevice(ctx.t, d)
       ctx.clients.push(m)
-      const got: Array<{ topic: string; body: any }> = []
+      const got: Array<{ topic: string; body: Record<string, unknown> }> = []
       m.on('message', (topic, payload) => got.push({ topic, body: JSON.parse(String(payload)) }))
       return got
     }
@@ -340,9 +373,9 @@ for (const v of variants) {
       )
       assert.match(got[0]!.topic, /(^|\/)inbox$/)
       assert.is(got[0]!.body.data, 'hi')
-      const logs = await c().get(`/api/v1/devices/${d.id}/control_logs`)
+      const logs = await c().get<ControlLogs>(`/api/v1/devices/${d.id}/control_logs`)
       assert.equal(
-        logs.body.items.map((l: any) => l.payload),
+        logs.body.items.map((l) => l.payload),
         ['hi'],
       )
     })
@@ -392,11 +425,11 @@ for (const v of variants) {
         assert.match(gotB[1]!.topic, /(^|\/)inbox$/)
         for (const d of [a, b]) {
           const logs = await until(
-            () => c().get(`/api/v1/devices/${d.id}/control_logs`),
+            () => c().get<ControlLogs>(`/api/v1/devices/${d.id}/control_logs`),
             (r) => r.body.items?.[0]?.publishStatus === 2,
           )
           assert.equal(
-            logs.body.items.map((l: any) => [l.payload, l.publishStatus]),
+            logs.body.items.map((l) => [l.payload, l.publishStatus]),
             [['each', 2]],
           )
         }
@@ -434,9 +467,11 @@ for (const v of variants) {
             deviceTypeLabel: '终端',
           },
         ])
-        const mine = await c().get(`/api/v1/devices/${d.id}/policies`)
+        const mine = await c().get<Page<Wire<typeof PolicyListItem>>>(
+          `/api/v1/devices/${d.id}/policies`,
+        )
         assert.equal(
-          mine.body.items.map((x: any) => x.id),
+          mine.body.items.map((x) => x.id),
           [pol.id],
         )
         assert.is((await c().del(`/api/v1/devices/${d.id}/policies?ids=${pol.id}`)).status, 204)
