@@ -400,6 +400,87 @@ function committed(
   return { accepted: points.length, rejected }
 }
 
+/** What the stages of an admitted uplink share, built once by `createPipeline`. */
+interface Stages {
+  deps: PipelineDeps
+  models: ModelCache
+  writer: UplinkBatchWriter
+  lastSeen: LastSeenTracker
+  receiptTime: ReturnType<typeof receiptClock>
+  /** Uplinks being decoded and checked (their model may take a store read): close() lets them reach the writer. */
+  assessing: Set<Promise<unknown>>
+}
+
+/**
+ * Writes the uplink's events and points; resolves with the outcome once committed. No async function on this
+ * path: under load thousands of uplinks wait for their flush, each holding what its promises hold.
+ */
+function commitUplink(
+  s: Stages,
+  points: TelemetryPoint[],
+  events: EventInput[],
+  rejected: Rejection[],
+): Promise<UplinkOutcome> {
+  let written: Promise<void>
+  try {
+    written = s.writer.submit(points, events)
+  } catch (e) {
+    return Promise.reject(e) // Backpressure
+  }
+  return written.then(() => committed(s.deps, points, events, rejected))
+}
+
+/** An uplink the writer has room for: decoded, checked and queued for its flush. */
+function admitUplink(s: Stages, given: Uplink): Promise<UplinkOutcome> {
+  const uplink = { ...given, receivedAt: s.receiptTime(given.device.id, given.receivedAt) }
+  let assessed: Assessed | Promise<Assessed>
+  try {
+    assessed = assessUplink(s.models, uplink)
+  } catch (e) {
+    return Promise.reject(e)
+  }
+  return assessed instanceof Promise ? assessedLater(s, assessed) : storeAssessed(s, assessed)
+}
+
+/** An uplink whose model (or child devices) took a store read. */
+async function assessedLater(s: Stages, assessed: Promise<Assessed>): Promise<UplinkOutcome> {
+  s.assessing.add(assessed)
+  let a: Assessed
+  try {
+    a = await assessed
+  } finally {
+    s.assessing.delete(assessed)
+  }
+  return storeAssessed(s, a)
+}
+
+function storeAssessed(s: Stages, a: Assessed): Promise<UplinkOutcome> {
+  if (a.answer) {
+    // a device answering a command: the command service records the outcome once the event is committed
+    const answer = a.answer
+    return commitUplink(s, [], a.events, []).then((outcome) => {
+      s.deps.bus.emit('device.response', answer)
+      return outcome
+    })
+  }
+  for (const id of a.children) s.lastSeen.seen(id)
+  return commitUplink(s, a.points, a.events, a.rejected)
+}
+
+/** An uplink refused before decoding: only its event, with the reason. */
+function refuseUplink(
+  s: Stages,
+  uplink: Uplink,
+  errorCode: string,
+  message: string,
+): Promise<UplinkOutcome> {
+  if (s.deps.disk?.full) return Promise.reject(new StorageFull())
+  const d = uplink.device
+  s.lastSeen.seen(d.id)
+  const r = rejectedResult(d.deviceID, errorCode, message)
+  return commitUplink(s, [], [eventOf(d, uplink, eventPayload(uplink.payload), r)], r.rejected)
+}
+
 /** Decode → check against the product model → batching writer → resolves when values and events are committed. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { config, meta, telemetry, bus } = deps
@@ -416,36 +497,22 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     (points) => latest.update(points),
     () => queueMicrotask(() => admission.release()),
   )
+  const stages: Stages = {
+    deps,
+    models,
+    writer,
+    lastSeen,
+    receiptTime: receiptClock(),
+    assessing: new Set(),
+  }
   // an uplink is decoded once the writer holds fewer than four batches (two being written, two on their way);
   // till then it waits as it arrived, at most a quarter of INGEST_QUEUE_POINTS of them
   const decodeBelow = 4 * config.INGEST_BATCH_POINTS
   const admission = new Admission<Uplink, UplinkOutcome>(
-    admitted,
+    (given) => admitUplink(stages, given),
     () => writer.size < decodeBelow,
     Math.max(1, Math.floor(config.INGEST_QUEUE_POINTS / 4)),
   )
-  const receiptTime = receiptClock()
-
-  /**
-   * Writes the uplink's events and points; resolves with the outcome once committed. No async function on this
-   * path: under load thousands of uplinks wait for their flush, each holding what its promises hold.
-   */
-  function commit(
-    points: TelemetryPoint[],
-    events: EventInput[],
-    rejected: Rejection[],
-  ): Promise<UplinkOutcome> {
-    let written: Promise<void>
-    try {
-      written = writer.submit(points, events)
-    } catch (e) {
-      return Promise.reject(e) // Backpressure
-    }
-    return written.then(() => committed(deps, points, events, rejected))
-  }
-
-  /** Uplinks being decoded and checked (their model may take a store read): close() lets them reach the writer. */
-  const assessing = new Set<Promise<unknown>>()
 
   function submit(given: Uplink): Promise<UplinkOutcome> {
     if (deps.disk?.full) return Promise.reject(new StorageFull())
@@ -456,52 +523,6 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   /** Lets every waiting uplink in, a flush at a time. */
   async function admitAll() {
     for (admission.release(); admission.waiting; admission.release()) await writer.flush()
-  }
-
-  /** An uplink the writer has room for: decoded, checked and queued for its flush. */
-  function admitted(given: Uplink): Promise<UplinkOutcome> {
-    const uplink = { ...given, receivedAt: receiptTime(given.device.id, given.receivedAt) }
-    let assessed: Assessed | Promise<Assessed>
-    try {
-      assessed = assessUplink(models, uplink)
-    } catch (e) {
-      return Promise.reject(e)
-    }
-    return assessed instanceof Promise ? assessedLater(assessed) : store(assessed)
-  }
-
-  /** An uplink whose model (or child devices) took a store read. */
-  async function assessedLater(assessed: Promise<Assessed>): Promise<UplinkOutcome> {
-    assessing.add(assessed)
-    let a: Assessed
-    try {
-      a = await assessed
-    } finally {
-      assessing.delete(assessed)
-    }
-    return store(a)
-  }
-
-  function store(a: Assessed): Promise<UplinkOutcome> {
-    if (a.answer) {
-      // a device answering a command: the command service records the outcome once the event is committed
-      const answer = a.answer
-      return commit([], a.events, []).then((outcome) => {
-        bus.emit('device.response', answer)
-        return outcome
-      })
-    }
-    for (const id of a.children) lastSeen.seen(id)
-    return commit(a.points, a.events, a.rejected)
-  }
-
-  /** An uplink refused before decoding: only its event, with the reason. */
-  function refuse(uplink: Uplink, errorCode: string, message: string): Promise<UplinkOutcome> {
-    if (deps.disk?.full) return Promise.reject(new StorageFull())
-    const d = uplink.device
-    lastSeen.seen(d.id)
-    const r = rejectedResult(d.deviceID, errorCode, message)
-    return commit([], [eventOf(d, uplink, eventPayload(uplink.payload), r)], r.rejected)
   }
 
   return {
@@ -516,7 +537,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
       return writer.size
     },
     submit,
-    refuse,
+    refuse: (uplink, errorCode, message) => refuseUplink(stages, uplink, errorCode, message),
     latest: (tenantID, deviceID) => latest.get(tenantID, deviceID),
     latestOf: (tenantID, deviceIDs) => latest.getMany(tenantID, deviceIDs),
     async drained() {
@@ -530,7 +551,7 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
     async close() {
       // uplinks submitted before close are committed with the rest, not refused half-way
       await admitAll()
-      while (assessing.size) await Promise.allSettled([...assessing])
+      while (stages.assessing.size) await Promise.allSettled([...stages.assessing])
       await writer.close()
       await lastSeen.close()
       models.close()

@@ -341,13 +341,15 @@ function leaf(n: Node): { slot?: number; value?: number } | undefined {
   return /^__dp\d+$/.test(name) ? { slot: Number(name.slice(4)) } : undefined
 }
 
+/** A compiled operand known to give a number. */
+const num = (f: Fast | undefined) => f as ((s: readonly number[]) => number) | undefined
+
 /**
  * The checked tree as plain closures, for the common case (numbers, arithmetic, comparisons, logic and a few
  * functions whose results equal mathjs' exactly): tens of times faster than mathjs' evaluate, which alert rules
  * need on every uplink. Undefined when the tree uses anything else; mathjs evaluates those.
  */
 function fastCompile(n: Node): Fast | undefined {
-  const num = (f: Fast | undefined) => f as ((s: readonly number[]) => number) | undefined
   switch (n.type) {
     case 'ConstantNode':
       return typeof n.value === 'number' || typeof n.value === 'boolean'
@@ -369,72 +371,84 @@ function fastCompile(n: Node): Fast | undefined {
     }
     case 'ParenthesisNode':
       return mathjs().isParenthesisNode(n) ? fastCompile(n.content) : undefined
-    case 'OperatorNode': {
-      if (!mathjs().isOperatorNode(n)) return undefined
-      const fn: string = n.fn
-      const args = (n.args ?? []).map((a) => num(fastCompile(a)))
-      if (args.some((a) => !a)) return undefined
-      const [a, b] = args as Array<(s: readonly number[]) => number>
-      if (args.length === 2 && BINARY[fn]) {
-        const op = BINARY[fn]
-        // a data point against a number or another data point (most conditions): read in place, one call less
-        const [x, y] = [leaf(n.args[0]!), leaf(n.args[1]!)]
-        if (x?.slot !== undefined && y?.value !== undefined) {
-          const [i, c] = [x.slot, y.value]
-          return (s) => op(s[i]!, c)
-        }
-        if (x?.value !== undefined && y?.slot !== undefined) {
-          const [c, j] = [x.value, y.slot]
-          return (s) => op(c, s[j]!)
-        }
-        if (x?.slot !== undefined && y?.slot !== undefined) {
-          const [i, j] = [x.slot, y.slot]
-          return (s) => op(s[i]!, s[j]!)
-        }
-        return (s) => op(a!(s), b!(s))
-      }
-      if (args.length === 1 && UNARY[fn]) {
-        const op = UNARY[fn]
-        return (s) => op(a!(s))
-      }
-      return undefined
-    }
-    case 'FunctionNode': {
-      const f = MATH[n.fn?.name ?? '']
-      const args = (n.args ?? []).map((a) => num(fastCompile(a)))
-      if (!f || !args.length || args.some((a) => !a)) return undefined
-      const fs = args as Array<(s: readonly number[]) => number>
-      if (fs.length === 1) {
-        const g = fs[0]!
-        return (s) => f(g(s))
-      }
-      return (s) => f(...fs.map((g) => g(s)))
-    }
+    case 'OperatorNode':
+      return fastOperator(n)
+    case 'FunctionNode':
+      return fastFunction(n)
     case 'ConditionalNode': {
       if (!mathjs().isConditionalNode(n)) return undefined
       const [cond, yes, no] = [n.condition, n.trueExpr, n.falseExpr].map(fastCompile)
       if (!cond || !yes || !no) return undefined
       return (s) => (cond(s) ? yes(s) : no(s))
     }
-    case 'RelationalNode': {
-      if (!mathjs().isRelationalNode(n)) return undefined
-      const params = n.params.map((p) => num(fastCompile(p)))
-      const ops = n.conditionals.map((c) => BINARY[c])
-      if (params.some((p) => !p) || ops.some((o) => !o)) return undefined
-      const ps = params as Array<(s: readonly number[]) => number>
-      const os = ops as Array<(a: number, b: number) => number | boolean>
-      // each operand once, left to right, stopping at the first comparison that fails (no array a call)
-      return (s) => {
-        let left = ps[0]!(s)
-        for (let i = 0; i < os.length; i++) {
-          const right = ps[i + 1]!(s)
-          if (!os[i]!(left, right)) return false
-          left = right
-        }
-        return true
-      }
-    }
+    case 'RelationalNode':
+      return fastRelational(n)
     default:
       return undefined
+  }
+}
+
+/** An operator of BINARY or UNARY over operands `fastCompile` takes. */
+function fastOperator(n: Node): Fast | undefined {
+  if (!mathjs().isOperatorNode(n)) return undefined
+  const fn: string = n.fn
+  const args = (n.args ?? []).map((a) => num(fastCompile(a)))
+  if (args.some((a) => !a)) return undefined
+  const [a, b] = args as Array<(s: readonly number[]) => number>
+  if (args.length === 2 && BINARY[fn]) {
+    const op = BINARY[fn]
+    // a data point against a number or another data point (most conditions): read in place, one call less
+    const [x, y] = [leaf(n.args[0]!), leaf(n.args[1]!)]
+    if (x?.slot !== undefined && y?.value !== undefined) {
+      const [i, c] = [x.slot, y.value]
+      return (s) => op(s[i]!, c)
+    }
+    if (x?.value !== undefined && y?.slot !== undefined) {
+      const [c, j] = [x.value, y.slot]
+      return (s) => op(c, s[j]!)
+    }
+    if (x?.slot !== undefined && y?.slot !== undefined) {
+      const [i, j] = [x.slot, y.slot]
+      return (s) => op(s[i]!, s[j]!)
+    }
+    return (s) => op(a!(s), b!(s))
+  }
+  if (args.length === 1 && UNARY[fn]) {
+    const op = UNARY[fn]
+    return (s) => op(a!(s))
+  }
+  return undefined
+}
+
+/** A function of MATH over operands `fastCompile` takes. */
+function fastFunction(n: Node): Fast | undefined {
+  const f = MATH[n.fn?.name ?? '']
+  const args = (n.args ?? []).map((a) => num(fastCompile(a)))
+  if (!f || !args.length || args.some((a) => !a)) return undefined
+  const fs = args as Array<(s: readonly number[]) => number>
+  if (fs.length === 1) {
+    const g = fs[0]!
+    return (s) => f(g(s))
+  }
+  return (s) => f(...fs.map((g) => g(s)))
+}
+
+/** A chain of comparisons (`a < b <= c`) over operands `fastCompile` takes. */
+function fastRelational(n: Node): Fast | undefined {
+  if (!mathjs().isRelationalNode(n)) return undefined
+  const params = n.params.map((p) => num(fastCompile(p)))
+  const ops = n.conditionals.map((c) => BINARY[c])
+  if (params.some((p) => !p) || ops.some((o) => !o)) return undefined
+  const ps = params as Array<(s: readonly number[]) => number>
+  const os = ops as Array<(a: number, b: number) => number | boolean>
+  // each operand once, left to right, stopping at the first comparison that fails (no array a call)
+  return (s) => {
+    let left = ps[0]!(s)
+    for (let i = 0; i < os.length; i++) {
+      const right = ps[i + 1]!(s)
+      if (!os[i]!(left, right)) return false
+      left = right
+    }
+    return true
   }
 }

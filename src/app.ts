@@ -47,14 +47,10 @@ const matcher = (def: RouteDef) =>
     `^/api/v1${def.path.replace(/:(\w+)/g, (_, name) => (name === 'id' ? '\\d{1,15}' : '[^/]+'))}/?$`,
   )
 
-/** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
-export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.config.API_VARIANT)) {
-  const app = new Hono<AppEnv>()
-  const routers = allRoutes(deps, shapes)
-  const defs = routers.flatMap((r) => r.defs)
+/** 405 with Allow when other methods serve the request's path; undefined when none does. */
+function methodNotAllowed(defs: readonly RouteDef[]) {
   const matchers = defs.map((d) => [d, matcher(d)] as const)
-  /** 405 with Allow when other methods serve this path; undefined when none does. */
-  const notAllowed = (c: Context) => {
+  return (c: Context) => {
     const path = c.req.path
     const allowed = matchers.filter(([, re]) => re.test(path)).map(([d]) => d.method.toUpperCase())
     if (!allowed.length) return undefined
@@ -64,31 +60,52 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
       new ApiError('METHOD_NOT_ALLOWED', { method: `${c.req.method} is not allowed here` }),
     )
   }
-  let openapi: Record<string, unknown> | undefined
-  const document = () => (openapi ??= buildOpenApi(defs, VERSION, deps.config.API_VARIANT))
+}
 
-  app.use('*', observeRequests(deps.metrics, deps.logger))
-  const proxies = new Set(deps.config.TRUSTED_PROXIES)
-  app.use('*', securityHeaders)
-  app.use('*', async (c, next) => {
+/** Sets what every handler reads of the request: its language, the time zone and the client's address. */
+function requestContext(config: Deps['config']): MiddlewareHandler<AppEnv> {
+  const proxies = new Set(config.TRUSTED_PROXIES)
+  return async (c, next) => {
     c.set('lang', pickLang(c.req.header('accept-language')))
-    c.set('tz', deps.config.TIMEZONE)
+    c.set('tz', config.TIMEZONE)
     c.set(
       'clientAddress',
       clientAddress(socketAddress(c), c.req.header('x-forwarded-for'), proxies),
     )
     await next()
-  })
-  const apiLimit = limitBody(deps.config.BODY_LIMIT)
-  const ingestLimit = limitBody(deps.config.INGEST_BODY_LIMIT)
+  }
+}
+
+/** The body limit of each API path: the device import's, HTTP ingest's, or the API's. */
+function bodyLimits(config: Deps['config']): MiddlewareHandler<AppEnv> {
+  const apiLimit = limitBody(config.BODY_LIMIT)
+  const ingestLimit = limitBody(config.INGEST_BODY_LIMIT)
   // the upload's handler reads its multipart body from the web Request
-  const importLimit = limitBody(deps.config.IMPORT_BODY_LIMIT, { webRequest: true })
+  const importLimit = limitBody(config.IMPORT_BODY_LIMIT, { webRequest: true })
   const limitOf = (path: string) =>
     path === '/api/v1/devices_import'
       ? importLimit
       : path === '/api/v1/ingest'
         ? ingestLimit
         : apiLimit
+  // a GET or HEAD has no body any handler reads: hono's limit would still read `c.req.raw.body`, which makes
+  // @hono/node-server build a whole Request (headers, AbortSignal) for every read of the API
+  return (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitOf(c.req.path)(c, next)
+}
+
+/** Builds the HTTP application over its dependencies; nothing here listens or opens files. */
+export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.config.API_VARIANT)) {
+  const app = new Hono<AppEnv>()
+  const routers = allRoutes(deps, shapes)
+  const defs = routers.flatMap((r) => r.defs)
+  const notAllowed = methodNotAllowed(defs)
+  let openapi: Record<string, unknown> | undefined
+  const document = () => (openapi ??= buildOpenApi(defs, VERSION, deps.config.API_VARIANT))
+
+  app.use('*', observeRequests(deps.metrics, deps.logger))
+  app.use('*', securityHeaders)
+  app.use('*', requestContext(deps.config))
   // browsers may call the API only from the listed origins; without any, no CORS headers at all
   if (deps.config.CORS_ORIGINS.length)
     app.use(
@@ -101,11 +118,7 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
         maxAge: 600,
       }),
     )
-  // a GET or HEAD has no body any handler reads: hono's limit would still read `c.req.raw.body`, which makes
-  // @hono/node-server build a whole Request (headers, AbortSignal) for every read of the API
-  const bodyLimit: MiddlewareHandler<AppEnv> = (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitOf(c.req.path)(c, next)
-  app.use('/api/v1/*', bodyLimit)
+  app.use('/api/v1/*', bodyLimits(deps.config))
   app.use('/api/v1/*', authMiddleware(deps.auth))
 
   app.get('/api/v1/openapi.json', (c) => c.json(document()))

@@ -224,24 +224,34 @@ async function shutdown(
   log.info('shutdown complete')
 }
 
-/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
-export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
-  const logger = createLogger({
-    level: config.LOG_LEVEL,
-    format: config.LOG_FORMAT,
-    destination: opts.logDestination,
-  })
-  const metrics = config.METRICS ? createMetrics() : noMetrics
-  const stores = await createStores(config, { logger, onWorkerDeath: opts.onWorkerDeath })
-  const { meta, telemetry } = stores
-  const { auth, firstAdmin } = await bootstrap(config, meta, logger)
-  const tasks = createTaskRunner(meta.tasks, { logger })
-  const bus = new EventBus()
+/**
+ * Keeps the authenticator's caches in step: a user changed or deleted is read again at their next request, and a
+ * token revoked stops working at once.
+ */
+function forgetSessions(bus: EventBus, auth: Authenticator) {
   bus.on('user.changed', (e) => auth.forget(e.id))
   bus.on('user.deleted', (e) => auth.forget(e.id))
   bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
-  const disk = diskGuard(config, opts, logger)
-  await disk.start()
+}
+
+/** The ingest pipeline, the gatekeepers of devices and the broker (embedded, or a client of MQTT_URL). */
+async function startIngest(
+  config: Config,
+  opts: ServiceOptions,
+  {
+    meta,
+    telemetry,
+    bus,
+    disk,
+    metrics,
+    logger,
+  }: Pick<Stores, 'meta' | 'telemetry'> & {
+    bus: EventBus
+    disk: DiskGuard
+    metrics: Metrics
+    logger: Logger
+  },
+) {
   const pipeline = createPipeline({
     config,
     meta,
@@ -258,6 +268,47 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     ? // MQTT.js is loaded only for an external broker (~100 ms of start otherwise)
       await (await import('../ingest/external/client.ts')).connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
+  return { pipeline, gatekeepers, broker }
+}
+
+/** Logs the ports the service listens on. */
+function logStarted(log: Logger, config: Config, port: number, broker: Deps['broker']) {
+  log.info(
+    {
+      httpPort: port,
+      mqttPort: broker.port,
+      mqttWsPort: broker.wsPort,
+      mqttsPort: broker.tlsPort,
+      ...(config.MQTT_URL ? { externalBroker: true } : {}),
+    },
+    'service started',
+  )
+}
+
+/** Opens the stores, bootstraps the first admin, and serves the API. Used by main.ts and by the tests. */
+export async function startService(config: Config, opts: ServiceOptions = {}): Promise<Service> {
+  const logger = createLogger({
+    level: config.LOG_LEVEL,
+    format: config.LOG_FORMAT,
+    destination: opts.logDestination,
+  })
+  const metrics = config.METRICS ? createMetrics() : noMetrics
+  const stores = await createStores(config, { logger, onWorkerDeath: opts.onWorkerDeath })
+  const { meta, telemetry } = stores
+  const { auth, firstAdmin } = await bootstrap(config, meta, logger)
+  const tasks = createTaskRunner(meta.tasks, { logger })
+  const bus = new EventBus()
+  forgetSessions(bus, auth)
+  const disk = diskGuard(config, opts, logger)
+  await disk.start()
+  const { pipeline, gatekeepers, broker } = await startIngest(config, opts, {
+    meta,
+    telemetry,
+    bus,
+    disk,
+    metrics,
+    logger,
+  })
   const services = createServices({
     meta,
     telemetry,
@@ -305,16 +356,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   const port = (server.address() as AddressInfo).port
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
   const serviceLog = logger.child({ component: 'service' })
-  serviceLog.info(
-    {
-      httpPort: port,
-      mqttPort: broker.port,
-      mqttWsPort: broker.wsPort,
-      mqttsPort: broker.tlsPort,
-      ...(config.MQTT_URL ? { externalBroker: true } : {}),
-    },
-    'service started',
-  )
+  logStarted(serviceLog, config, port, broker)
   return {
     deps,
     port,

@@ -66,23 +66,26 @@ function ackingPersistence() {
   return p
 }
 
-/** Starts the embedded broker; every device is offline until it connects to it. */
-export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
-  const { config, meta, pipeline, bus } = deps
-  const { directory, acl, tracker, refusals, certsForDevice } = deps.gatekeepers
-  const log = errorLog(deps.logger, 'broker')
-  const info = (deps.logger ?? fallbackLogger()).child({ component: 'broker' })
+/** The limits metered before aedes parses; a refusal is logged at most once a while per reason and address. */
+function brokerLimits(config: Config, logger: Logger | undefined) {
+  const info = (logger ?? fallbackLogger()).child({ component: 'broker' })
   const limitLog = throttledLog((fields, message) => info.info(fields, message))
-  const limits = new BrokerLimits({
+  return new BrokerLimits({
     maxPacketBytes: config.MQTT_MAX_PACKET_BYTES,
     maxConnections: config.MQTT_MAX_CONNECTIONS,
     refused: (reason, clientIP) =>
       limitLog(`${reason}\0${clientIP}`, { reason, clientIP }, 'connection closed'),
   })
-  const observer = deps.observer
-  const commands = new Commands()
-  await tracker.allOffline()
-  const hooks = new BrokerHooks({
+}
+
+/** The hooks aedes calls: sessions, authentication, the ACL and uplinks to the pipeline. */
+function brokerHooks(
+  { config, meta, pipeline, gatekeepers, observer }: BrokerDeps,
+  commands: Commands,
+  log: (message: string, e?: unknown) => void,
+) {
+  const { directory, acl, tracker, refusals, certsForDevice } = gatekeepers
+  return new BrokerHooks({
     directory,
     acl,
     tracker,
@@ -96,6 +99,10 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     clientCertCN: (client, device) =>
       verifiedClientCN(client, device, (tenant) => meta.certs.caCert(tenant)),
   })
+}
+
+/** The aedes broker, calling the hooks; an uplink is routed to subscribers only when one may match. */
+async function createAedes(hooks: BrokerHooks) {
   const broker = await Aedes.createBroker({
     concurrency: 0, // the default (100) lets mqemitter recurse until the stack overflows under bursts
     persistence: ackingPersistence(),
@@ -106,14 +113,16 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     authorizeForward: hooks.authorizeForward,
   })
   routeOnlyWhereSubscribed(broker, hooks.ownTopic)
-  const clients: Clients = broker.clients
-  const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
-  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)
-  events.attach(broker)
-  broker.on('connackSent', (_p, c: Client) => limits.connected(c.conn))
-  const offDevices = watchDevices(bus, clients, hooks, directory, groups, log)
-  const offGroups = groups.watch(bus)
+  return broker
+}
 
+/** Listens on MQTT_PORT, MQTT_WS_PORT and, when set, MQTTS_PORT. */
+async function listenAll(
+  broker: Aedes,
+  { config, meta }: BrokerDeps,
+  limits: BrokerLimits,
+  log: (message: string, e?: unknown) => void,
+) {
   const { tcp, sockets } = await listenTcp(broker, config.MQTT_PORT, config.HOST, limits)
   const ws = await listenWs(broker, config, limits, log)
   const tls =
@@ -126,6 +135,28 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
           await serverCredentials(config, meta),
           limits,
         )
+  return { tcp, sockets, ws, tls }
+}
+
+/** Starts the embedded broker; every device is offline until it connects to it. */
+export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
+  const { meta, bus } = deps
+  const { directory, tracker } = deps.gatekeepers
+  const log = errorLog(deps.logger, 'broker')
+  const limits = brokerLimits(deps.config, deps.logger)
+  const observer = deps.observer
+  const commands = new Commands()
+  await tracker.allOffline()
+  const hooks = brokerHooks(deps, commands, log)
+  const broker = await createAedes(hooks)
+  const clients: Clients = broker.clients
+  const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
+  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)
+  events.attach(broker)
+  broker.on('connackSent', (_p, c: Client) => limits.connected(c.conn))
+  const offDevices = watchDevices(bus, clients, hooks, directory, groups, log)
+  const offGroups = groups.watch(bus)
+  const { tcp, sockets, ws, tls } = await listenAll(broker, deps, limits, log)
 
   const sessionOf = (device: DeviceIdentity) => {
     const client = clients[device.deviceID]

@@ -12,6 +12,7 @@ import {
   type BrokerHandle,
   type DeviceIdentity,
   type Pipeline,
+  type Uplink,
 } from '../types.ts'
 
 /** Marks the messages the service publishes, so that its own shared subscription skips them. */
@@ -67,6 +68,7 @@ export async function connectExternalBroker(
   /** What this node did with the messages it received (diagnostics and tests). */
   const stats = { received: 0, submitted: 0, dropped: 0, skipped: 0 }
   let closing = false
+  const isClosing = () => closing
 
   /** One uplink: find its device, check the topic is really under its mountpoint, submit it. */
   async function onMessage(
@@ -90,56 +92,17 @@ export async function connectExternalBroker(
     }
     if (relative === 'inbox') return (stats.skipped++, 0) // commands to the device, not uplinks
     const uplink = { device, topic: relative, payload, receivedAt: Date.now(), ip: null }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await pipeline.submit(uplink)
-        stats.submitted++
-        return 0
-      } catch (e) {
-        if (e instanceof Backpressure && !closing) await pipeline.drained()
-        // the disk is full: not acknowledged until there is space again (the broker keeps the message)
-        else if (e instanceof StorageFull && !closing) await pipeline.spaceFreed()
-        else if (attempt >= SUBMIT_ATTEMPTS || closing) throw e
-        else await sleep(100 * 2 ** attempt)
-      }
-    }
+    await submitPatiently(pipeline, uplink, isClosing)
+    stats.submitted++
+    return 0
   }
 
-  const client = connectAcking(
-    config.MQTT_URL!,
-    {
-      clientId,
-      clean: false,
-      username: config.MQTT_USERNAME,
-      password: config.MQTT_PASSWORD,
-      reconnectPeriod: RECONNECT_MIN_MS,
-      connectTimeout: CONNECT_TIMEOUT_MS,
-      properties: { sessionExpiryInterval: SESSION_EXPIRY_S, receiveMaximum: RECEIVE_MAXIMUM },
-      pauseUntil: () => (pipeline.saturated ? pipeline.drained() : undefined),
-    },
-    async (topic, payload, packet) => {
-      try {
-        return await onMessage(topic, payload, packet)
-      } catch (e) {
-        log('error', `uplink on ${topic} not stored: ${(e as Error).message}`)
-        return 0x80
-      }
-    },
-  )
+  const client = connectShared(config, clientId, pipeline, onMessage, log)
   backoff(client, log)
   await firstSubscription(client, sharedFilter(config.MQTT_SHARE_GROUP), log)
   const publish = commandSender(client)
   const kick = emqxKick(config, log)
-  const kickIfBarred = async (e: { id: number; deviceID: string }, deleted: boolean) => {
-    const d = deleted ? undefined : await directory.byId(e.id)
-    if (deleted || !d || d.blocked) await kick(e.deviceID)
-  }
-  const onChanged = (e: { id: number; deviceID: string }) =>
-    void kickIfBarred(e, false).catch(() => {})
-  const onDeleted = (e: { id: number; deviceID: string }) =>
-    void kickIfBarred(e, true).catch(() => {})
-  bus.on('device.changed', onChanged)
-  bus.on('device.deleted', onDeleted)
+  const offDevices = kickBarred(bus, directory, kick)
 
   return {
     port: null,
@@ -160,10 +123,84 @@ export async function connectExternalBroker(
     publish,
     async close() {
       closing = true
-      bus.off('device.changed', onChanged)
-      bus.off('device.deleted', onDeleted)
+      offDevices()
       await new Promise<void>((resolve) => client.end(false, {}, () => resolve()))
     },
+  }
+}
+
+/**
+ * Submits an uplink to the pipeline: waits while it is saturated or the disk is full, and tries other failures
+ * again, SUBMIT_ATTEMPTS times at most; while closing, a failure is final.
+ */
+async function submitPatiently(pipeline: Pipeline, uplink: Uplink, closing: () => boolean) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pipeline.submit(uplink)
+      return
+    } catch (e) {
+      if (e instanceof Backpressure && !closing()) await pipeline.drained()
+      // the disk is full: not acknowledged until there is space again (the broker keeps the message)
+      else if (e instanceof StorageFull && !closing()) await pipeline.spaceFreed()
+      else if (attempt >= SUBMIT_ATTEMPTS || closing()) throw e
+      else await sleep(100 * 2 ** attempt)
+    }
+  }
+}
+
+/**
+ * The node's client of the external broker: a session kept across reconnects, reading paused while the pipeline is
+ * saturated, and each message's PUBACK answered with its handler's reason code (0x80 when it failed).
+ */
+function connectShared(
+  config: Config,
+  clientId: string,
+  pipeline: Pipeline,
+  onMessage: (topic: string, payload: Buffer, packet: IPublishPacket) => Promise<number>,
+  log: (l: Level, m: string) => void,
+): MqttClient {
+  return connectAcking(
+    config.MQTT_URL!,
+    {
+      clientId,
+      clean: false,
+      username: config.MQTT_USERNAME,
+      password: config.MQTT_PASSWORD,
+      reconnectPeriod: RECONNECT_MIN_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      properties: { sessionExpiryInterval: SESSION_EXPIRY_S, receiveMaximum: RECEIVE_MAXIMUM },
+      pauseUntil: () => (pipeline.saturated ? pipeline.drained() : undefined),
+    },
+    async (topic, payload, packet) => {
+      try {
+        return await onMessage(topic, payload, packet)
+      } catch (e) {
+        log('error', `uplink on ${topic} not stored: ${(e as Error).message}`)
+        return 0x80
+      }
+    },
+  )
+}
+
+/** Kicks a device from the broker (through `kick`) once it is deleted or blocked; returns how to stop watching. */
+function kickBarred(
+  bus: EventBus,
+  directory: ExternalBrokerDeps['gatekeepers']['directory'],
+  kick: (deviceID: string) => Promise<void>,
+): () => void {
+  const kickIfBarred = async (e: { id: number; deviceID: string }, deleted: boolean) => {
+    const d = deleted ? undefined : await directory.byId(e.id)
+    if (deleted || !d || d.blocked) await kick(e.deviceID)
+  }
+  const onChanged = (e: { id: number; deviceID: string }) =>
+    void kickIfBarred(e, false).catch(() => {})
+  const onDeleted = (e: { id: number; deviceID: string }) =>
+    void kickIfBarred(e, true).catch(() => {})
+  bus.on('device.changed', onChanged)
+  bus.on('device.deleted', onDeleted)
+  return () => {
+    bus.off('device.changed', onChanged)
+    bus.off('device.deleted', onDeleted)
   }
 }
 

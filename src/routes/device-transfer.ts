@@ -11,7 +11,8 @@ import { actorOf, mayReadSecrets } from '../http/env.ts'
 const tag = 'Devices'
 
 /** devices_export and devices_import: asynchronous tasks answering 202 {statusUrl, taskID}. */
-export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, shapes: WireShapes) {
+export function deviceTransferRoutes(deps: Deps, shapes: WireShapes) {
+  const { meta, services, tasks, config } = deps
   const { deviceFilters, deviceListExtra } = shapes.devices
   const { TaskAccepted } = shapes.deviceTransfer
   const r = new Router()
@@ -70,6 +71,16 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
     },
   )
 
+  importRoute(r, deps, TaskAccepted)
+  return r
+}
+
+/** `POST /devices_import`: a task that creates the devices of a CSV file. */
+function importRoute(
+  r: Router,
+  { services, tasks, config }: Deps,
+  TaskAccepted: WireShapes['deviceTransfer']['TaskAccepted'],
+) {
   r.typed(
     {
       method: 'post',
@@ -98,8 +109,6 @@ export function deviceTransferRoutes({ meta, services, tasks, config }: Deps, sh
       return c.json({ statusUrl, taskID }, 202)
     },
   )
-
-  return r
 }
 
 /** The text of the multipart `file` field (or of a text/csv body). */

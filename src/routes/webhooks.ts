@@ -48,6 +48,16 @@ export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
     },
   })
 
+  retryRoute(r, services, s, path)
+  eventStreamRoute(r, services, s)
+  return r
+}
+
+type Services = Deps['services']
+type Shapes = WireShapes['webhooks']
+
+/** `POST /webhooks/{id}/deliveries/{deliveryID}/retry`. */
+function retryRoute(r: Router, services: Services, s: Shapes, path: string) {
   r.typed(
     {
       method: 'post',
@@ -63,7 +73,10 @@ export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
       return c.json(s.deliveryWire.detail(d, wireCtx(c)))
     },
   )
+}
 
+/** `GET /events/stream`: the tenant's events as Server-Sent Events (src/services/event-stream.ts). */
+function eventStreamRoute(r: Router, services: Services, s: Shapes) {
   r.typed(
     {
       method: 'get',
@@ -102,6 +115,4 @@ export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
       return res
     },
   )
-
-  return r
 }

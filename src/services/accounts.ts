@@ -34,7 +34,12 @@ const MAX_LOCK_MS = 3600_000
  * metadata store (so every process of the service sees them): LOGIN_MAX_FAILURES within LOGIN_WINDOW_SECONDS lock
  * that pair for LOGIN_LOCK_SECONDS, doubling with each further lock.
  */
-export function accountService({ meta, events, config, now = Date.now }: AccountDeps) {
+export function accountService(deps: AccountDeps) {
+  return { ...loginAccounts(deps), ...tenantAccounts(deps) }
+}
+
+/** Logins, with their throttling, a user's own password and logouts. */
+function loginAccounts({ meta, events, config, now = Date.now }: AccountDeps) {
   const policy: LoginPolicy = {
     maxFailures: config.LOGIN_MAX_FAILURES,
     windowMs: config.LOGIN_WINDOW_SECONDS * 1000,
@@ -102,7 +107,12 @@ export function accountService({ meta, events, config, now = Date.now }: Account
       await meta.accounts.revokeToken(jti, expiresAt)
       events.emit('token.revoked', { jti })
     },
+  }
+}
 
+/** Tenants, their users and their applications. */
+function tenantAccounts({ meta, events }: AccountDeps) {
+  return {
     /** A new tenant and its first admin. */
     async signup(body: { email: string; username: string; password: string; tenantName: string }) {
       const tenantID = `T${randomId(9)}`

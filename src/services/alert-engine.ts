@@ -51,23 +51,16 @@ type Soon<T> = T | Promise<T>
 
 /** The engine's reads and their caches: devices, product models, indexed rules and latest values. */
 export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
+  const models = modelReads(meta)
+  return { ...models, ...deviceReads(meta, telemetry, models.rulesOf) }
+}
+
+/** Product models and their indexed rules, cached per product. */
+function modelReads(meta: MetaStore) {
   const rules = new Map<number, { at: number; rules: ProductRules }>()
   const points = new Map<number, ModelPoint[]>()
   /** Per product: condition → its compiled formula (or why not), kept until the model changes. */
   const formulas = new Map<number, Map<string, ReturnType<ConditionCompiler>>>()
-  const devices = new Map<string, IngestDevice>()
-  /** deviceIntID → the latest value of each data point seen here (older ones are read once from the store). */
-  const latest = new Map<number, DeviceLatest>()
-
-  function deviceOf(deviceID: string): Soon<IngestDevice | undefined> {
-    return devices.get(deviceID) ?? readDevice(deviceID)
-  }
-
-  async function readDevice(deviceID: string) {
-    const d = await meta.ingest.device('deviceID', deviceID)
-    if (d) devices.set(deviceID, d)
-    return d
-  }
 
   async function pointsOf(productIntID: number) {
     let p = points.get(productIntID)
@@ -105,6 +98,42 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
     return indexed
   }
 
+  return {
+    pointsOf,
+    rulesOf,
+    /** A product's model or rules changed: read them again. */
+    forgetModel(e: { productIntID: number }) {
+      points.delete(e.productIntID)
+      rules.delete(e.productIntID)
+      formulas.delete(e.productIntID)
+    },
+    /** Rules of this product changed: read them again at the next evaluation. */
+    forgetRules(productIntID: number) {
+      rules.delete(productIntID)
+    },
+  }
+}
+
+/** Devices and their latest values, cached per device; `rulesOf` tells which products have nothing to evaluate. */
+function deviceReads(
+  meta: MetaStore,
+  telemetry: TelemetryStore,
+  rulesOf: (productIntID: number) => Soon<ProductRules>,
+) {
+  const devices = new Map<string, IngestDevice>()
+  /** deviceIntID → the latest value of each data point seen here (older ones are read once from the store). */
+  const latest = new Map<number, DeviceLatest>()
+
+  function deviceOf(deviceID: string): Soon<IngestDevice | undefined> {
+    return devices.get(deviceID) ?? readDevice(deviceID)
+  }
+
+  async function readDevice(deviceID: string) {
+    const d = await meta.ingest.device('deviceID', deviceID)
+    if (d) devices.set(deviceID, d)
+    return d
+  }
+
   /** The latest values of a device, completed from the store the first time it is seen. */
   function latestOf(d: IngestDevice): Soon<DeviceLatest> {
     return latest.get(d.id) ?? readLatest(d)
@@ -128,77 +157,92 @@ export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
    */
   async function prefetch(uplinks: readonly Stored[]): Promise<ReadonlySet<number>> {
     const named = devicesNamed(uplinks)
-    await Promise.all(
-      [...named].map(async ([tenant, ids]) => {
-        const unknown = [...ids].filter((id) => !devices.has(id))
-        if (!unknown.length) return
-        for (const d of await meta.ingest.devicesByDeviceIDs(tenant, unknown))
-          devices.set(d.deviceID, d)
-      }),
-    )
-    const idle = await idleProducts(named)
-    await Promise.all(
-      [...named].map(async ([tenant, ids]) => {
-        const cold: string[] = []
-        for (const id of ids) {
-          const d = devices.get(id)
-          if (!d || d.tenantID !== tenant) continue
-          // nothing reads its latest values: they are read again once its product has rules
-          if (idle.has(d.productIntID)) latest.delete(d.id)
-          else if (!latest.has(d.id)) cold.push(id)
-        }
-        if (!cold.length) return
-        const stored = await telemetry.latestOf(tenant, cold)
-        for (const id of cold) {
-          const d = devices.get(id)
-          // a device forgotten or read meanwhile keeps what it has
-          if (!d || latest.has(d.id)) continue
-          const values = [...(stored.get(id) ?? [])]
-          latest.set(d.id, deviceLatest(values.map(([p, v]) => [p, v.value])))
-        }
-      }),
-    )
-    return idle
-  }
-
-  /** The products of the named (known) devices that have nothing to evaluate (see `evaluates`). */
-  async function idleProducts(named: ReadonlyMap<string, ReadonlySet<string>>) {
-    const products = new Set<number>()
-    for (const [tenant, ids] of named)
-      for (const id of ids) {
-        const d = devices.get(id)
-        if (d && d.tenantID === tenant) products.add(d.productIntID)
-      }
-    const idle = new Set<number>()
-    for (const id of products) {
-      const soon = rulesOf(id)
-      if (!evaluates(soon instanceof Promise ? await soon : soon)) idle.add(id)
-    }
+    await readUnknownDevices(meta, named, devices)
+    const idle = await idleProducts(named, devices, rulesOf)
+    await readColdLatest(telemetry, named, idle, devices, latest)
     return idle
   }
 
   return {
     deviceOf,
-    pointsOf,
-    rulesOf,
     latestOf,
     prefetch,
-    /** A product's model or rules changed: read them again. */
-    forgetModel(e: { productIntID: number }) {
-      points.delete(e.productIntID)
-      rules.delete(e.productIntID)
-      formulas.delete(e.productIntID)
-    },
-    /** Rules of this product changed: read them again at the next evaluation. */
-    forgetRules(productIntID: number) {
-      rules.delete(productIntID)
-    },
     /** A device changed or is gone: read it and its latest values again. */
     forgetDevice(e: { deviceID: string; id: number }) {
       devices.delete(e.deviceID)
       latest.delete(e.id)
     },
   }
+}
+
+/** Reads the named devices `devices` lacks into it, in one statement a tenant. */
+async function readUnknownDevices(
+  meta: MetaStore,
+  named: ReadonlyMap<string, ReadonlySet<string>>,
+  devices: Map<string, IngestDevice>,
+) {
+  await Promise.all(
+    [...named].map(async ([tenant, ids]) => {
+      const unknown = [...ids].filter((id) => !devices.has(id))
+      if (!unknown.length) return
+      for (const d of await meta.ingest.devicesByDeviceIDs(tenant, unknown))
+        devices.set(d.deviceID, d)
+    }),
+  )
+}
+
+/** The products of the named (known) devices that have nothing to evaluate (see `evaluates`). */
+async function idleProducts(
+  named: ReadonlyMap<string, ReadonlySet<string>>,
+  devices: ReadonlyMap<string, IngestDevice>,
+  rulesOf: (productIntID: number) => Soon<ProductRules>,
+) {
+  const products = new Set<number>()
+  for (const [tenant, ids] of named)
+    for (const id of ids) {
+      const d = devices.get(id)
+      if (d && d.tenantID === tenant) products.add(d.productIntID)
+    }
+  const idle = new Set<number>()
+  for (const id of products) {
+    const soon = rulesOf(id)
+    if (!evaluates(soon instanceof Promise ? await soon : soon)) idle.add(id)
+  }
+  return idle
+}
+
+/**
+ * Reads into `latest` the latest values of the named (known) devices it lacks, in one statement a tenant, except
+ * for devices of `idle` products, whose latest values are forgotten.
+ */
+async function readColdLatest(
+  telemetry: TelemetryStore,
+  named: ReadonlyMap<string, ReadonlySet<string>>,
+  idle: ReadonlySet<number>,
+  devices: ReadonlyMap<string, IngestDevice>,
+  latest: Map<number, DeviceLatest>,
+) {
+  await Promise.all(
+    [...named].map(async ([tenant, ids]) => {
+      const cold: string[] = []
+      for (const id of ids) {
+        const d = devices.get(id)
+        if (!d || d.tenantID !== tenant) continue
+        // nothing reads its latest values: they are read again once its product has rules
+        if (idle.has(d.productIntID)) latest.delete(d.id)
+        else if (!latest.has(d.id)) cold.push(id)
+      }
+      if (!cold.length) return
+      const stored = await telemetry.latestOf(tenant, cold)
+      for (const id of cold) {
+        const d = devices.get(id)
+        // a device forgotten or read meanwhile keeps what it has
+        if (!d || latest.has(d.id)) continue
+        const values = [...(stored.get(id) ?? [])]
+        latest.set(d.id, deviceLatest(values.map(([p, v]) => [p, v.value])))
+      }
+    }),
+  )
 }
 
 type AlertReads = ReturnType<typeof alertReads>

@@ -44,18 +44,52 @@ const PAUSE_MIN_MS = 5
 const RECLAIM_PAGES = 256
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
+/** Indexes the tail's new rows by device: every INDEX_MS once started, and whenever a fold asks. */
+function tailIndexer(meta: ServiceDeps['meta'], log: (message: string, e?: unknown) => void) {
+  let timer: NodeJS.Timeout | undefined
+  let indexing: Promise<void> | undefined
+  let closed = false
+
+  /** Indexes the tail by device up to its newest row, a step (at most INDEX_STEP_ROWS) at a time. */
+  async function catchUp(): Promise<void> {
+    // between two steps, the writer's turn for ingest
+    while ((await meta.retention.indexEventDevices()).more && !closed) await pause(PAUSE_MIN_MS)
+  }
+
+  /** catchUp, unless one runs already (then that one). */
+  function index(): Promise<void> {
+    indexing ??= catchUp().finally(() => (indexing = undefined))
+    return indexing
+  }
+
+  return {
+    index,
+    start() {
+      timer = setInterval(() => void index().catch((e) => log('event index failed', e)), INDEX_MS)
+      timer.unref()
+    },
+    /** Stops indexing; an index run under way ends after its step. */
+    async close() {
+      closed = true
+      clearInterval(timer)
+      await indexing?.catch(() => {})
+    },
+  }
+}
+
 export function eventFoldService(d: EventFoldDeps) {
   const now = d.now ?? Date.now
   const log = errorLog(d.logger, 'event-fold')
   const jobLog = (d.logger ?? fallbackLogger()).child({ component: 'event-fold' })
   const intervalMs = d.config.EVENT_FOLD_SECONDS * 1000
+  const indexer = tailIndexer(d.meta, log)
 
   /** Folds every event inserted before `cutoff` (default FOLD_AGE_MS ago), step by step. */
   async function fold(cutoff = now() - FOLD_AGE_MS): Promise<FoldResult> {
     const startedAt = now()
     const repo = d.meta.retention
     // a step folds only rows in the index by device: the index is brought up to the newest row first, paced
-    await index()
+    await indexer.index()
     const boundary = await repo.foldBoundary(cutoff)
     let events = 0
     let blocks = 0
@@ -73,22 +107,6 @@ export function eventFoldService(d: EventFoldDeps) {
     while (events > 0 && !job.closed() && (await repo.reclaim(RECLAIM_PAGES)) > 0)
       await pause(PAUSE_MIN_MS)
     return { startedAt, ms: now() - startedAt, events, blocks }
-  }
-
-  let indexTimer: NodeJS.Timeout | undefined
-  let indexing: Promise<void> | undefined
-  let indexClosed = false
-
-  /** Indexes the tail by device up to its newest row, a step (at most INDEX_STEP_ROWS) at a time. */
-  async function catchUp(): Promise<void> {
-    while ((await d.meta.retention.indexEventDevices()).more && !indexClosed)
-      await pause(PAUSE_MIN_MS) // the writer's turn for ingest between two steps
-  }
-
-  /** catchUp, unless one runs already (then that one). */
-  function index(): Promise<void> {
-    indexing ??= catchUp().finally(() => (indexing = undefined))
-    return indexing
   }
 
   const job = leasedJob({
@@ -115,17 +133,11 @@ export function eventFoldService(d: EventFoldDeps) {
      */
     start() {
       job.start()
-      indexTimer = setInterval(
-        () => void index().catch((e) => log('event index failed', e)),
-        INDEX_MS,
-      )
-      indexTimer.unref()
+      indexer.start()
     },
     /** Stops checking and indexing; a fold under way ends after its current step, an index run after its step. */
     async close() {
-      indexClosed = true
-      clearInterval(indexTimer)
-      await indexing?.catch(() => {})
+      await indexer.close()
       await job.close()
     },
   }

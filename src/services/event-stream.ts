@@ -154,24 +154,19 @@ async function catchUp(
   }
 }
 
-export function eventStreamService(deps: EventStreamDeps) {
-  const { meta, events } = deps
-  const log = deps.log ?? errorLog(deps.logger, 'stream')
-  const byTenant = new Map<string, Set<Sub>>()
+/**
+ * The node's one reader of the outbox: every event after the last one seen, a page at a time, each handed to
+ * `route`. A read asked for while one runs runs again after it.
+ */
+function outboxReader(
+  meta: MetaStore,
+  log: (message: string, e?: unknown) => void,
+  route: (e: OutboxEvent) => void,
+) {
   let lastSeen = -1
-  let ready: Promise<void> | undefined
   let reading = false
   let again = false
   let stopped = false
-  let poll: ReturnType<typeof setInterval> | undefined
-  let ping: ReturnType<typeof setInterval> | undefined
-
-  const subsOf = (tenant: string) => byTenant.get(tenant)
-
-  function route(e: OutboxEvent) {
-    const subs = subsOf(e.tenantID)
-    if (subs) routeOutbox(subs, e, deps.queueBytes)
-  }
 
   /** Reads every outbox event after the last one seen, a page at a time, and routes each. */
   async function read() {
@@ -199,7 +194,71 @@ export function eventStreamService(deps: EventStreamDeps) {
       reading = false
     }
   }
-  const wake = () => void read()
+
+  return {
+    read,
+    /** The id of the last outbox event read (-1 before the start). */
+    get lastSeen() {
+      return lastSeen
+    },
+    /** Reads from after `id` on, unless events after it were read already. */
+    startAfter(id: number) {
+      lastSeen = Math.max(lastSeen, id)
+    },
+    stop() {
+      stopped = true
+    },
+  }
+}
+
+/** A client's stream: its bounded queue, its cursor and, resuming, room for the newer events held meanwhile. */
+function newSub(
+  req: StreamRequest,
+  outboxTypes: readonly string[],
+  cursor: number,
+  resume: boolean,
+  queueBytes: number,
+  onEnd: (s: Sub) => void,
+): Sub {
+  const s: Sub = {
+    tenant: req.tenant,
+    types: req.types.length ? new Set(req.types) : null,
+    deviceID: req.deviceID,
+    cursor,
+    held: resume ? [] : null,
+    heldBytes: 0,
+    queue: new StreamQueue({
+      limit: queueBytes,
+      graceMs: OVERFLOW_GRACE_MS,
+      drop: req.drop,
+      overflowInfo: () => (outboxTypes.length ? { lastEventID: s.cursor } : {}),
+      onEnd: () => onEnd(s),
+    }),
+  }
+  return s
+}
+
+/** A ping frame to every stream that has not overflowed, every PING_MS. */
+function pingAll(byTenant: ReadonlyMap<string, ReadonlySet<Sub>>) {
+  for (const subs of byTenant.values())
+    for (const s of subs) if (!s.queue.overflowed) s.queue.push(PING_FRAME)
+}
+
+export function eventStreamService(deps: EventStreamDeps) {
+  const { meta, events } = deps
+  const log = deps.log ?? errorLog(deps.logger, 'stream')
+  const byTenant = new Map<string, Set<Sub>>()
+  let ready: Promise<void> | undefined
+  let poll: ReturnType<typeof setInterval> | undefined
+  let ping: ReturnType<typeof setInterval> | undefined
+
+  const subsOf = (tenant: string) => byTenant.get(tenant)
+
+  const reader = outboxReader(meta, log, (e) => {
+    const subs = subsOf(e.tenantID)
+    if (subs) routeOutbox(subs, e, deps.queueBytes)
+  })
+  const wake = () => void reader.read()
   /**
    * An outbox event was stored here: read at once only when this node streams to its tenant (otherwise the poll
    * keeps `lastSeen` near the newest event, and a new subscription starts after the newest stored id anyway).
@@ -213,36 +272,27 @@ export function eventStreamService(deps: EventStreamDeps) {
     if (subs) pushTelemetry(subs, e.values)
   }
 
+  const onEnd = (s: Sub) => {
+    const subs = subsOf(s.tenant)
+    subs?.delete(s)
+    if (subs && !subs.size) byTenant.delete(s.tenant)
+  }
+
   async function subscribe(req: StreamRequest): Promise<Subscription> {
     await ready
     const outboxTypes = req.types.length
       ? OUTBOX_TYPES.filter((t) => req.types.includes(t))
       : [...OUTBOX_TYPES]
     const resume = req.lastEventID !== undefined && outboxTypes.length > 0
-    const s: Sub = {
-      tenant: req.tenant,
-      types: req.types.length ? new Set(req.types) : null,
-      deviceID: req.deviceID,
-      // reads are skipped while this node has no stream of the tenant, so `lastSeen` may lag: start after the newest
-      cursor: resume ? req.lastEventID! : Math.max(lastSeen, await meta.webhooks.lastEventID()),
-      held: resume ? [] : null,
-      heldBytes: 0,
-      queue: new StreamQueue({
-        limit: deps.queueBytes,
-        graceMs: OVERFLOW_GRACE_MS,
-        drop: req.drop,
-        overflowInfo: () => (outboxTypes.length ? { lastEventID: s.cursor } : {}),
-        onEnd: () => {
-          const subs = subsOf(req.tenant)
-          subs?.delete(s)
-          if (subs && !subs.size) byTenant.delete(req.tenant)
-        },
-      }),
-    }
+    // reads are skipped while this node has no stream of the tenant, so `lastSeen` may lag: start after the newest
+    const cursor = resume
+      ? req.lastEventID!
+      : Math.max(reader.lastSeen, await meta.webhooks.lastEventID())
+    const s = newSub(req, outboxTypes, cursor, resume, deps.queueBytes, onEnd)
     let subs = subsOf(req.tenant)
     if (!subs) byTenant.set(req.tenant, (subs = new Set()))
     subs.add(s)
-    if (resume) void catchUp(s, outboxTypes, lastSeen, meta, log)
+    if (resume) void catchUp(s, outboxTypes, reader.lastSeen, meta, log)
     return { next: () => s.queue.next(), close: () => s.queue.end() }
   }
 
@@ -256,21 +306,16 @@ export function eventStreamService(deps: EventStreamDeps) {
     },
     /** Starts the reader from the newest event stored. */
     start() {
-      ready = meta.webhooks.lastEventID().then((id) => {
-        lastSeen = Math.max(lastSeen, id)
-      })
+      ready = meta.webhooks.lastEventID().then((id) => reader.startAfter(id))
       ready.catch((e) => log('stream start failed', e))
       events.on('telemetry.stored', onStored)
       for (const t of OUTBOX_TYPES) events.on(t, onOutbox)
       poll = setInterval(wake, POLL_MS).unref()
-      ping = setInterval(() => {
-        for (const subs of byTenant.values())
-          for (const s of subs) if (!s.queue.overflowed) s.queue.push(PING_FRAME)
-      }, PING_MS).unref()
+      ping = setInterval(() => pingAll(byTenant), PING_MS).unref()
     },
     /** Ends every subscription (their streams close) and stops reading. */
     close() {
-      stopped = true
+      reader.stop()
       clearInterval(poll)
       clearInterval(ping)
       events.off('telemetry.stored', onStored)

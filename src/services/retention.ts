@@ -46,103 +46,133 @@ export type RetentionResult = DomainEvents['retention.completed'][0]
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
+/** A run under way: its start, the products' own limits, and whether the service is closing. */
+interface Run {
+  d: RetentionDeps
+  startedAt: number
+  products: ProductRetention[]
+  closed: () => boolean
+}
+
+/** Deletes in steps until a step removes fewer than STEP_ROWS rows; the total. */
+async function drain(closed: () => boolean, step: () => Promise<number>): Promise<number> {
+  let total = 0
+  for (;;) {
+    if (closed()) return total
+    const n = await step()
+    total += n
+    if (n < STEP_ROWS) return total
+    await nextTurn()
+  }
+}
+
+const limit = (days: number | null | undefined, fallback: number): number | undefined => {
+  const effective = days ?? fallback
+  return effective > 0 ? effective * DAY : undefined
+}
+
+/** Deletes the uplink event rows past their product's limit, or the setting's; the rows deleted. */
+async function pruneEventRows({ d, startedAt, products, closed }: Run): Promise<number> {
+  const { RETENTION_EVENTS_DAYS } = d.config
+  let events = 0
+  for (const p of products) {
+    const keep = limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS)
+    if (keep !== undefined)
+      events += await drain(closed, () =>
+        d.meta.retention.pruneEvents(p.productIntID, startedAt - keep, STEP_ROWS),
+      )
+  }
+  const keepEvents = limit(null, RETENTION_EVENTS_DAYS)
+  if (keepEvents !== undefined)
+    events += await drain(closed, () =>
+      d.meta.retention.pruneEvents(null, startedAt - keepEvents, STEP_ROWS),
+    )
+  return events
+}
+
+/** Deletes the folded event blocks past the limits; the events they held. */
+async function pruneEventBlocks({ d, startedAt, products, closed }: Run): Promise<number> {
+  const { RETENTION_EVENTS_DAYS } = d.config
+  let events = 0
+  // folded events go whole blocks at a time, once their newest event is past the limit
+  const blockRules = products.map(
+    (p): { productIntID: number | null; keep: number | undefined } => ({
+      productIntID: p.productIntID,
+      keep: limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS),
+    }),
+  )
+  blockRules.push({ productIntID: null, keep: limit(null, RETENTION_EVENTS_DAYS) })
+  for (const { productIntID, keep } of blockRules) {
+    if (keep === undefined) continue
+    for (;;) {
+      if (closed()) break
+      const r = await d.meta.retention.pruneEventBlocks(productIntID, startedAt - keep, STEP_BLOCKS)
+      events += r.events
+      if (r.blocks < STEP_BLOCKS) break
+      await nextTurn()
+    }
+  }
+  return events
+}
+
+/** Deletes every tenant's connection logs and finished control logs past RETENTION_LOGS_DAYS. */
+async function pruneLogs({ d, startedAt, closed }: Run) {
+  let connectLogs = 0
+  let controlLogs = 0
+  const keepLogs = limit(null, d.config.RETENTION_LOGS_DAYS)
+  if (keepLogs !== undefined)
+    for (const tenantID of await d.meta.retention.tenants()) {
+      const before = startedAt - keepLogs
+      connectLogs += await drain(closed, () =>
+        d.meta.retention.pruneConnectLogs(tenantID, before, STEP_ROWS),
+      )
+      controlLogs += await drain(closed, () =>
+        d.meta.retention.pruneControlLogs(tenantID, before, STEP_ROWS),
+      )
+    }
+  return { connectLogs, controlLogs }
+}
+
+/** Deletes the raw values (and rollups) past their limits; the values deleted, -1 when the store cannot count. */
+async function pruneValues({ d, startedAt, products, closed }: Run): Promise<number> {
+  const { RETENTION_RAW_DAYS } = d.config
+  const rules: RetentionRule[] = []
+  for (const p of products) {
+    const keep = limit(p.rawRetentionDays, RETENTION_RAW_DAYS)
+    if (keep !== undefined)
+      rules.push({ tenantID: p.tenantID, productID: p.productID, before: startedAt - keep })
+  }
+  const keepRaw = limit(null, RETENTION_RAW_DAYS)
+  const keepRollups = limit(null, d.config.RETENTION_ROLLUP_DAYS ?? 0)
+  // nothing to delete (no limit set anywhere): the telemetry store is not called (its thread may be at rest)
+  const none = rules.length === 0 && keepRaw === undefined && keepRollups === undefined
+  return closed() || none
+    ? 0
+    : await d.telemetry.deleteBefore(
+        rules,
+        keepRaw !== undefined ? startedAt - keepRaw : undefined,
+        keepRollups !== undefined ? startedAt - keepRollups : undefined,
+      )
+}
+
 export function retentionService(d: RetentionDeps) {
   const now = d.now ?? Date.now
   const log = errorLog(d.logger, 'retention')
   const jobLog = (d.logger ?? fallbackLogger()).child({ component: 'retention' })
   const intervalMs = d.config.RETENTION_INTERVAL_SECONDS * 1000
 
-  /** Deletes in steps until a step removes fewer than STEP_ROWS rows; the total. */
-  async function drain(step: () => Promise<number>): Promise<number> {
-    let total = 0
-    for (;;) {
-      if (closed()) return total
-      const n = await step()
-      total += n
-      if (n < STEP_ROWS) return total
-      await nextTurn()
-    }
-  }
-
-  const limit = (days: number | null | undefined, fallback: number): number | undefined => {
-    const effective = days ?? fallback
-    return effective > 0 ? effective * DAY : undefined
-  }
-
   async function run(): Promise<RetentionResult> {
     const startedAt = now()
     const products: ProductRetention[] = await d.meta.retention.products()
-    const { RETENTION_EVENTS_DAYS, RETENTION_RAW_DAYS, RETENTION_LOGS_DAYS } = d.config
-    let events = 0
-    for (const p of products) {
-      const keep = limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS)
-      if (keep !== undefined)
-        events += await drain(() =>
-          d.meta.retention.pruneEvents(p.productIntID, startedAt - keep, STEP_ROWS),
-        )
-    }
-    const keepEvents = limit(null, RETENTION_EVENTS_DAYS)
-    if (keepEvents !== undefined)
-      events += await drain(() =>
-        d.meta.retention.pruneEvents(null, startedAt - keepEvents, STEP_ROWS),
-      )
-    // folded events go whole blocks at a time, once their newest event is past the limit
-    const blockRules = products.map(
-      (p): { productIntID: number | null; keep: number | undefined } => ({
-        productIntID: p.productIntID,
-        keep: limit(p.eventRetentionDays, RETENTION_EVENTS_DAYS),
-      }),
-    )
-    blockRules.push({ productIntID: null, keep: keepEvents })
-    for (const { productIntID, keep } of blockRules) {
-      if (keep === undefined) continue
-      for (;;) {
-        if (closed()) break
-        const r = await d.meta.retention.pruneEventBlocks(
-          productIntID,
-          startedAt - keep,
-          STEP_BLOCKS,
-        )
-        events += r.events
-        if (r.blocks < STEP_BLOCKS) break
-        await nextTurn()
-      }
-    }
-    let connectLogs = 0
-    let controlLogs = 0
-    const keepLogs = limit(null, RETENTION_LOGS_DAYS)
-    if (keepLogs !== undefined)
-      for (const tenantID of await d.meta.retention.tenants()) {
-        const before = startedAt - keepLogs
-        connectLogs += await drain(() =>
-          d.meta.retention.pruneConnectLogs(tenantID, before, STEP_ROWS),
-        )
-        controlLogs += await drain(() =>
-          d.meta.retention.pruneControlLogs(tenantID, before, STEP_ROWS),
-        )
-      }
+    const r: Run = { d, startedAt, products, closed }
+    let events = await pruneEventRows(r)
+    events += await pruneEventBlocks(r)
+    const { connectLogs, controlLogs } = await pruneLogs(r)
     for (let left = 1; left > 0 && !closed();) {
       left = await d.meta.retention.reclaim(STEP_PAGES)
       await nextTurn()
     }
-    const rules: RetentionRule[] = []
-    for (const p of products) {
-      const keep = limit(p.rawRetentionDays, RETENTION_RAW_DAYS)
-      if (keep !== undefined)
-        rules.push({ tenantID: p.tenantID, productID: p.productID, before: startedAt - keep })
-    }
-    const keepRaw = limit(null, RETENTION_RAW_DAYS)
-    const keepRollups = limit(null, d.config.RETENTION_ROLLUP_DAYS ?? 0)
-    // nothing to delete (no limit set anywhere): the telemetry store is not called (its thread may be at rest)
-    const none = rules.length === 0 && keepRaw === undefined && keepRollups === undefined
-    const values =
-      closed() || none
-        ? 0
-        : await d.telemetry.deleteBefore(
-            rules,
-            keepRaw !== undefined ? startedAt - keepRaw : undefined,
-            keepRollups !== undefined ? startedAt - keepRollups : undefined,
-          )
+    const values = await pruneValues(r)
     return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, values }
   }
 

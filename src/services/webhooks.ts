@@ -48,6 +48,27 @@ export interface WebhookBody {
   enable?: number
 }
 
+/**
+ * Refuses a URL that is not http(s) or whose host is (or resolves to) an address webhooks may not target. A
+ * host that does not resolve now may later: it is accepted, and its deliveries fail until it does.
+ */
+async function checkedUrl(url: string, resolve: Resolve, allowPrivate: boolean) {
+  const problem = webhookUrlProblem(url, allowPrivate)
+  if (problem) throw new Invalid({ url: problem })
+  try {
+    await checkedAddresses(resolve, new URL(url).hostname.replace(/^\[|\]$/g, ''), allowPrivate)
+  } catch (e) {
+    if (e instanceof TargetRefused) throw new Invalid({ url: e.message })
+  }
+}
+
+/** A body as the store takes it: every event type when it names none, enabled unless it says otherwise. */
+const inputOf = (body: WebhookBody): WebhookInput => ({
+  url: body.url,
+  events: body.events?.length ? [...new Set(body.events)] : [...OUTBOX_TYPES],
+  enable: body.enable ?? 1,
+})
+
 export function webhookService(deps: WebhookDeps) {
   const { meta, events } = deps
   const now = deps.now ?? Date.now
@@ -74,25 +95,7 @@ export function webhookService(deps: WebhookDeps) {
     })
   }
 
-  /**
-   * Refuses a URL that is not http(s) or whose host is (or resolves to) an address webhooks may not target. A
-   * host that does not resolve now may later: it is accepted, and its deliveries fail until it does.
-   */
-  async function checkUrl(url: string) {
-    const problem = webhookUrlProblem(url, allowPrivate)
-    if (problem) throw new Invalid({ url: problem })
-    try {
-      await checkedAddresses(resolve, new URL(url).hostname.replace(/^\[|\]$/g, ''), allowPrivate)
-    } catch (e) {
-      if (e instanceof TargetRefused) throw new Invalid({ url: e.message })
-    }
-  }
-
-  const inputOf = (body: WebhookBody): WebhookInput => ({
-    url: body.url,
-    events: body.events?.length ? [...new Set(body.events)] : [...OUTBOX_TYPES],
-    enable: body.enable ?? 1,
-  })
+  const checkUrl = (url: string) => checkedUrl(url, resolve, allowPrivate)
 
   return {
     list: (tenant: string, q: ListArgs) => meta.webhooks.list(tenant, q),

@@ -78,6 +78,36 @@ export async function encodeBlock(events: readonly BlockEvent[]): Promise<Encode
   if (events.length === 0 || events.length > BLOCK_EVENTS)
     throw new RangeError(`a block holds 1 to ${BLOCK_EVENTS} events, not ${events.length}`)
   const sorted = [...events].sort((a, b) => a.id - b.id)
+  const { keys, idx } = blockIndex(sorted)
+  const text = payloadText(sorted)
+  const [idxBytes, dataBytes] = await Promise.all([
+    deflate(idx.bytes(), { level: 9 }),
+    brotli(Buffer.from(text), {
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: 5,
+        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
+      },
+    }),
+  ])
+  const times = sorted.map((e) => e.msgTime)
+  const creates = sorted.map((e) => e.createAt)
+  return {
+    n: sorted.length,
+    id0: sorted[0]!.id,
+    id1: sorted.at(-1)!.id,
+    t0: Math.min(...times),
+    t1: Math.max(...times),
+    c0: Math.min(...creates),
+    c1: Math.max(...creates),
+    keys,
+    idx: idxBytes,
+    data: dataBytes,
+  }
+}
+
+/** The block's keys, and its index before deflating (a message's id, times and key number, in id order). */
+function blockIndex(sorted: readonly BlockEvent[]): { keys: BlockKey[]; idx: Varints } {
   const keys: BlockKey[] = []
   const keyOf = new Map<string, number>()
   const idx = new Varints()
@@ -98,6 +128,11 @@ export async function encodeBlock(events: readonly BlockEvent[]): Promise<Encode
     prevId = e.id
     prevTime = e.msgTime
   }
+  return { keys, idx }
+}
+
+/** The block's payloads (in id order) as the text of its `data`, before compression. */
+function payloadText(sorted: readonly BlockEvent[]): string {
   // payloads: a dictionary of templates (null: no payload; 'R…': kept whole; 'T…': numbers cut out)
   const dict: (string | null)[] = []
   const dictOf = new Map<string | null, number>()
@@ -129,31 +164,7 @@ export async function encodeBlock(events: readonly BlockEvent[]): Promise<Encode
         .map((n) => n[c])
         .join(','),
     )
-  const text = JSON.stringify({ d: dict, w: which, c: columns })
-  const [idxBytes, dataBytes] = await Promise.all([
-    deflate(idx.bytes(), { level: 9 }),
-    brotli(Buffer.from(text), {
-      params: {
-        [constants.BROTLI_PARAM_QUALITY]: 5,
-        [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
-        [constants.BROTLI_PARAM_SIZE_HINT]: text.length,
-      },
-    }),
-  ])
-  const times = sorted.map((e) => e.msgTime)
-  const creates = sorted.map((e) => e.createAt)
-  return {
-    n: sorted.length,
-    id0: sorted[0]!.id,
-    id1: sorted.at(-1)!.id,
-    t0: Math.min(...times),
-    t1: Math.max(...times),
-    c0: Math.min(...creates),
-    c1: Math.max(...creates),
-    keys,
-    idx: idxBytes,
-    data: dataBytes,
-  }
+  return JSON.stringify({ d: dict, w: which, c: columns })
 }
 
 /** A block's index: its messages in id order. */

@@ -107,25 +107,16 @@ export class EventLog {
     const order = orderOf(q)
     const offset = q.after ? 0 : (q.page - 1) * q.limit
     const need = offset + q.limit + 1
-    const spec = deviceIntID === undefined ? eventSpec() : deviceEventSpec()
-    const baseArgs: InValue[] =
-      deviceIntID === undefined ? [tenant] : [tenant, deviceIntID, deviceIntID]
-    // the tail's first `need` rows in the list's order (after the cursor), and its count
-    const tail = listQuery(spec, baseArgs, { ...q, page: 1, limit: need })
-    const blocks = blockQuery(tenant, q, order, deviceIntID)
-    const [tailRows, tailCount, maxBlock, counted, edges, first] = await this.db.read([
-      ...tail.statements,
-      { sql: 'SELECT coalesce(max(id), 0) AS m FROM event_blocks', args: [] },
-      blocks.count,
-      blocks.edges,
-      blocks.batch(undefined, undefined),
-    ])
-    const snapshot = Number(maxBlock![0]!.m)
-    const tailPage = tail.page(tailRows!, tailCount!)
-    const count = tailPage.count + Number(counted![0]?.n ?? 0) + (await edgeCount(edges!, q))
+    const { blocks, tailRows, count, snapshot, first } = await this.firstRead(
+      tenant,
+      q,
+      order,
+      need,
+      deviceIntID,
+    )
 
     const field = order.field
-    const entries: Entry[] = tailPage.items.map((row) => ({
+    const entries: Entry[] = tailRows.map((row) => ({
       v: row[field] as SortValue,
       id: Number(row.id),
       row,
@@ -186,6 +177,37 @@ export class EventLog {
     const next: Cursor | null =
       entries.length > offset + q.limit && lastEntry ? { v: lastEntry.v, id: lastEntry.id } : null
     return { items, count, next }
+  }
+
+  /**
+   * A list's first read, one read transaction: the tail's first `need` rows in the list's order (after the
+   * cursor), the list's count, the newest block (later batches read no block after it) and the first batch of
+   * blocks, with the statements over the blocks.
+   */
+  private async firstRead(
+    tenant: string,
+    q: ListArgs,
+    order: Order,
+    need: number,
+    deviceIntID?: number,
+  ) {
+    const spec = deviceIntID === undefined ? eventSpec() : deviceEventSpec()
+    const baseArgs: InValue[] =
+      deviceIntID === undefined ? [tenant] : [tenant, deviceIntID, deviceIntID]
+    // the tail's first `need` rows in the list's order (after the cursor), and its count
+    const tail = listQuery(spec, baseArgs, { ...q, page: 1, limit: need })
+    const blocks = blockQuery(tenant, q, order, deviceIntID)
+    const [tailRows, tailCount, maxBlock, counted, edges, first] = await this.db.read([
+      ...tail.statements,
+      { sql: 'SELECT coalesce(max(id), 0) AS m FROM event_blocks', args: [] },
+      blocks.count,
+      blocks.edges,
+      blocks.batch(undefined, undefined),
+    ])
+    const snapshot = Number(maxBlock![0]!.m)
+    const tailPage = tail.page(tailRows!, tailCount!)
+    const count = tailPage.count + Number(counted![0]?.n ?? 0) + (await edgeCount(edges!, q))
+    return { blocks, tailRows: tailPage.items, count, snapshot, first }
   }
 
   /**

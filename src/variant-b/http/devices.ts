@@ -9,6 +9,7 @@ import { hostPort } from '../../kernel/endpoints.ts'
 import type { Filter, ListArgs } from '../../../store/types.ts'
 import { Invalid, NotFound } from '../../kernel/errors.ts'
 import type { DeviceAccess } from '../../routes/devices.ts'
+import type { Actor } from '../../services/types.ts'
 import type { DeviceUpdate } from '../../schemas/devices.ts'
 import type { GatewayUpdate } from '../../schemas/gateways.ts'
 import {
@@ -70,6 +71,19 @@ function byType(filters: Filter[]): { filters: Filter[]; kinds: Kind[] } {
   return { filters: [...rest, { field: 'deviceType', op: 'in', value: types }], kinds }
 }
 
+/** Where Variant B's records say devices connect: the embedded broker's MQTT and MQTTS addresses. */
+function brokersOf(endpoints: Deps['endpoints']): Brokers {
+  return {
+    mqttBroker: hostPort(endpoints.mqtt),
+    mqttsBroker: hostPort(endpoints.mqtts),
+    // the TLS listener also takes client certificates: mutual authentication on the same port
+    mqttssBroker: hostPort(endpoints.mqtts),
+    coapBroker: null,
+    coapsBroker: null,
+    coapssBroker: null,
+  }
+}
+
 /** Variant B's devices over the device and gateway services. */
 export function deviceAccessB({
   meta,
@@ -80,15 +94,7 @@ export function deviceAccessB({
   DeviceCreateB,
   DeviceUpdateB
 > {
-  const brokers: Brokers = {
-    mqttBroker: hostPort(endpoints.mqtt),
-    mqttsBroker: hostPort(endpoints.mqtts),
-    // the TLS listener also takes client certificates: mutual authentication on the same port
-    mqttssBroker: hostPort(endpoints.mqtts),
-    coapBroker: null,
-    coapsBroker: null,
-    coapssBroker: null,
-  }
+  const brokers = brokersOf(endpoints)
   const get = async (tenant: string, id: number) =>
     recordB(await meta.devices.getAny(tenant, id), brokers)
 
@@ -103,67 +109,11 @@ export function deviceAccessB({
     get,
 
     async create(a, body) {
-      const { kind, deviceType } = STORED[body.deviceType]!
-      const credentials = {
-        deviceID: body.deviceID,
-        deviceUsername: body.deviceUsername,
-        token: body.token,
-      }
-      refuseGateway(body.deviceType, body.gateway)
-      if (kind === 'gateway') {
-        const gw: GatewayUpdate = {
-          gatewayName: body.deviceName,
-          productID: body.productID,
-          gatewayProtocol: 1,
-          authType: body.authType,
-          ...credentials,
-          ...described(body),
-        }
-        return get(a.tenant, Number((await services.gateways.create(a, gw)).id))
-      }
-      const device: DeviceUpdate = {
-        productID: body.productID,
-        deviceName: body.deviceName,
-        deviceType: deviceType!,
-        upLinkSystem: deviceType === 1 ? upLink(body.gateway) : null,
-        gateway: body.gateway ?? null,
-        authType: body.authType,
-        ...credentials,
-        ...described(body),
-      }
-      return get(a.tenant, Number((await services.devices.create(a, device)).id))
+      return get(a.tenant, await createB(services, a, body))
     },
 
     async update(a, id, body) {
-      const current = await meta.devices.getAny(a.tenant, id)
-      const type = body.deviceType ?? deviceTypeB(current)
-      const { kind, deviceType } = STORED[type]!
-      if (kind !== current.kind)
-        throw new Invalid({
-          deviceType: 'a device cannot become a gateway, nor a gateway a device',
-        })
-      const common = {
-        authType: body.authType,
-        blocked: body.blocked,
-        ...described(body),
-      }
-      refuseGateway(type, body.gateway)
-      if (kind === 'gateway') {
-        await services.gateways.update(a, id, { gatewayName: body.deviceName, ...common })
-        return get(a.tenant, id)
-      }
-      const device: DeviceUpdate = { deviceName: body.deviceName, ...common }
-      // the stored links stay unless the type or the gateway changes (the record as read repeats both)
-      const gateway = body.gateway === undefined ? current.gateway : body.gateway
-      const typeChanged = deviceType !== Number(current.deviceType)
-      if (typeChanged || gateway !== (current.gateway ?? null))
-        Object.assign(
-          device,
-          deviceType === 1
-            ? { deviceType, upLinkSystem: upLink(gateway), gateway: gateway ?? null }
-            : { deviceType, upLinkSystem: null, gateway: null },
-        )
-      await services.devices.update(a, id, device)
+      await updateB({ meta, services }, a, id, body)
       return get(a.tenant, id)
     },
 
@@ -180,4 +130,75 @@ export function deviceAccessB({
       if (gateways.length) await services.gateways.remove(a, gateways)
     },
   }
+}
+
+/** Creates the gateway or device a Variant B body describes; its id. */
+async function createB(services: Deps['services'], a: Actor, body: DeviceCreateB): Promise<number> {
+  const { kind, deviceType } = STORED[body.deviceType]!
+  const credentials = {
+    deviceID: body.deviceID,
+    deviceUsername: body.deviceUsername,
+    token: body.token,
+  }
+  refuseGateway(body.deviceType, body.gateway)
+  if (kind === 'gateway') {
+    const gw: GatewayUpdate = {
+      gatewayName: body.deviceName,
+      productID: body.productID,
+      gatewayProtocol: 1,
+      authType: body.authType,
+      ...credentials,
+      ...described(body),
+    }
+    return Number((await services.gateways.create(a, gw)).id)
+  }
+  const device: DeviceUpdate = {
+    productID: body.productID,
+    deviceName: body.deviceName,
+    deviceType: deviceType!,
+    upLinkSystem: deviceType === 1 ? upLink(body.gateway) : null,
+    gateway: body.gateway ?? null,
+    authType: body.authType,
+    ...credentials,
+    ...described(body),
+  }
+  return Number((await services.devices.create(a, device)).id)
+}
+
+/** Edits a gateway or a device from a Variant B body; neither becomes the other. */
+async function updateB(
+  { meta, services }: Pick<Deps, 'meta' | 'services'>,
+  a: Actor,
+  id: number,
+  body: DeviceUpdateB,
+) {
+  const current = await meta.devices.getAny(a.tenant, id)
+  const type = body.deviceType ?? deviceTypeB(current)
+  const { kind, deviceType } = STORED[type]!
+  if (kind !== current.kind)
+    throw new Invalid({
+      deviceType: 'a device cannot become a gateway, nor a gateway a device',
+    })
+  const common = {
+    authType: body.authType,
+    blocked: body.blocked,
+    ...described(body),
+  }
+  refuseGateway(type, body.gateway)
+  if (kind === 'gateway') {
+    await services.gateways.update(a, id, { gatewayName: body.deviceName, ...common })
+    return
+  }
+  const device: DeviceUpdate = { deviceName: body.deviceName, ...common }
+  // the stored links stay unless the type or the gateway changes (the record as read repeats both)
+  const gateway = body.gateway === undefined ? current.gateway : body.gateway
+  const typeChanged = deviceType !== Number(current.deviceType)
+  if (typeChanged || gateway !== (current.gateway ?? null))
+    Object.assign(
+      device,
+      deviceType === 1
+        ? { deviceType, upLinkSystem: upLink(gateway), gateway: gateway ?? null }
+        : { deviceType, upLinkSystem: null, gateway: null },
+    )
+  await services.devices.update(a, id, device)
 }
