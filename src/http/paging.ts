@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { parseTime, WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import { likeText } from '../schemas/common.ts'
-import type { Cursor, ListArgs, Filter, FieldType, JsonText } from '../../store/types.ts'
+import type { Cursor, ListArgs, Filter, FieldType, JsonText } from '../../store/list.ts'
 
 export const MAX_LIMIT = 1000
 
@@ -35,9 +35,27 @@ const timeText = z.string().regex(WIRE_TIME, 'must be YYYY-MM-DD HH:MM:SS').meta
  * cursor of another order is refused rather than read as a wrong position. Opaque to callers.
  */
 export function encodeCursor(c: Cursor, sort: string | undefined, order: string | undefined) {
-  return Buffer.from(JSON.stringify({ s: sortTag(sort, order), v: c.v, i: c.id })).toString(
-    'base64url',
-  )
+  return toBase64url(JSON.stringify({ s: sortTag(sort, order), v: c.v, i: c.id }))
+}
+
+// Web APIs rather than Node's Buffer here: the console type-checks the schemas that import this module (their
+// list queries), without Node's types
+const utf8 = new TextEncoder()
+const fromUtf8 = new TextDecoder()
+
+/** Base64url of `text`'s UTF-8 bytes, without padding (as Buffer's 'base64url'). */
+function toBase64url(text: string): string {
+  let binary = ''
+  for (const b of utf8.encode(text)) binary += String.fromCharCode(b)
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/** The text whose UTF-8 bytes `b64` holds (base64url, padded or not); throws when it is not base64. */
+function fromBase64url(b64: string): string {
+  const binary = atob(b64.replace(/-/g, '+').replace(/_/g, '/'))
+  const bytes = new Uint8Array(binary.length)
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  return fromUtf8.decode(bytes)
 }
 
 /** The sort and order a cursor is made for, as it carries them. */
@@ -49,7 +67,7 @@ function decodeCursor(text: string): { cursor: Cursor; tag: string } | undefined
   if (text.length > 2048 || !/^[A-Za-z0-9_-]+$/.test(text)) return undefined
   let raw: unknown
   try {
-    raw = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'))
+    raw = JSON.parse(fromBase64url(text))
   } catch {
     return undefined
   }
@@ -200,10 +218,15 @@ export function pageTextOf(
 ): JsonText {
   const meta = JSON.stringify(metaOf(count, args, next))
   if (typeof items === 'string') return `{"items":${items},"meta":${meta}}`
-  return Buffer.concat([ITEMS_KEY, items, Buffer.from(`,"meta":${meta}}`)])
+  const tail = utf8.encode(`,"meta":${meta}}`)
+  const out = new Uint8Array(ITEMS_KEY.length + items.length + tail.length)
+  out.set(ITEMS_KEY)
+  out.set(items, ITEMS_KEY.length)
+  out.set(tail, ITEMS_KEY.length + items.length)
+  return out
 }
 
-const ITEMS_KEY = Buffer.from('{"items":')
+const ITEMS_KEY = utf8.encode('{"items":')
 
 function metaOf(
   count: number,

@@ -68,6 +68,12 @@ export const intID = z
   .int({ error: 'must be an integer id' })
   .positive({ error: 'must be an integer id' })
 
+/**
+ * What a response schema answers on the wire (its output): the type its routes answer and a client reads (the
+ * console imports it, as a type, for its records: src/console/api/wire.ts).
+ */
+export type Answered<S extends z.ZodType> = z.output<S>
+
 /** An integer from `min` to `max` (both included); every failure says so. */
 export const intIn = (min: number, max: number) => {
   const error = `must be an integer from ${min} to ${max}`
@@ -80,7 +86,26 @@ export const CommandPayload = z
     error: 'required: the text (or JSON) to publish',
   })
   .transform((v) => (typeof v === 'string' ? v : JSON.stringify(v)))
-  .refine((v) => Buffer.byteLength(v) <= 256 * 1024, { error: 'at most 256 KiB' })
+  .refine((v) => utf8Length(v) <= 256 * 1024, { error: 'at most 256 KiB' })
+
+/** The length of a string in UTF-8 bytes, without Node's `Buffer`: the console type-checks these schemas too. */
+function utf8Length(s: string): number {
+  let n = s.length
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1)
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 2 // a surrogate pair: 4 bytes for its 2 units
+        i++
+        continue
+      }
+    }
+    if (c >= 0x800) n += 2
+    else if (c >= 0x80) n += 1
+  }
+  return n
+}
 
 /** MQTT QoS of a command: 0 or 1. */
 export const Qos = z.union([z.literal(0), z.literal(1)], { error: 'must be 0 or 1' })

@@ -1,5 +1,6 @@
 /** The one HTTP client of the console: JSON to and from /api/v1, the session's bearer token, the API's errors. */
 import { signal } from '@preact/signals'
+import type { DeviceItemWire, LatestValueWire } from './wire.ts'
 
 const TOKEN_KEY = 'devicecloud.session'
 
@@ -99,27 +100,11 @@ export interface Page<T> {
   meta: { count: number; page: number; limit: number }
 }
 
-/** A device as the list and the detail answer it (the fields the console shows). */
-export interface Device {
-  id: number
-  deviceID: string
-  deviceName: string
-  deviceStatus: number
-  productName: string
-  productID: string
-  deviceTypeLabel: string | null
-  cloudProtocolLabel: string | null
-  lastSeenAt: string | null
-  createAt: string | null
-}
+/** A device as the list answers it (the detail answers more: DeviceWire). */
+export type Device = DeviceItemWire
 
 /** GET /devices/{id}/latest: one row per data point. */
-export interface LatestValue {
-  dataPointID: string
-  dataPointName: string
-  time: string | null
-  value: number | string | boolean | null
-}
+export type LatestValue = LatestValueWire
 
 export async function signIn(email: string, password: string): Promise<void> {
   setSession(await api<Session>('/login', { method: 'POST', body: { email, password } }))

@@ -11,6 +11,8 @@ import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { epochToWire, serviceZone, wireToEpoch } from '../time.ts'
 import { Chart, useBoxWidth, type SeriesData } from './chart.tsx'
+import type { OriginalDataItemWire } from '../api/wire.ts'
+import type { MetricsDataItemWire } from '../api/wire.ts'
 
 const w = words(
   {
@@ -40,18 +42,8 @@ export const RANGES: Array<[string, number]> = [
   ['90 d', 90 * 24 * HOUR],
 ]
 
-interface OriginalData {
-  dataPointID: string
-  dataPointName: string
-  originalData: { time: string[]; value: unknown[] }
-}
-interface MetricData {
-  id: number
-  metricName: string
-  chartType: number | null
-  isShow: number
-  metricData: { time: string[]; value: unknown[] }
-}
+type OriginalData = OriginalDataItemWire
+type MetricData = MetricsDataItemWire
 interface ChartOf {
   key: string
   title: string

@@ -18,11 +18,9 @@ import {
   type Timing,
 } from './schedule-fields.tsx'
 import { errorText } from './error-text.ts'
+import type { PublishAnswerWire } from '../api/wire.ts'
 
-interface PublishAnswer {
-  taskID: string
-  commandStatus: string
-}
+type PublishAnswer = PublishAnswerWire
 
 /** The `command.status` event's data: `{data: {taskID, commandStatus}}`. */
 interface CommandStatusEvent {

@@ -10,6 +10,7 @@ import { deviceOf, onLive } from '../live.ts'
 import { errorText } from './error-text.ts'
 import { text, useLog } from './live-log.tsx'
 import { TableHead, ErrorNote, Pager } from './paged-list.tsx'
+import type { ControlLogWire } from '../api/wire.ts'
 
 const w = words(
   {
@@ -36,16 +37,7 @@ const w = words(
 
 export const recentCommandsLabel = () => w().recentCommands
 
-interface ControlRow {
-  id: number
-  taskID: string | null
-  topic: string | null
-  /** Text; a gateway's control log answers it parsed. */
-  payload: unknown
-  commandStatus: string | null
-  responseCode: number | null
-  createAt: string | null
-}
+type ControlRow = ControlLogWire
 
 /** A command's `command.status` event changes its status in place; one not on the page re-reads the page. */
 function useLiveStatuses(deviceID: string, l: ReturnType<typeof useLog<ControlRow>>) {

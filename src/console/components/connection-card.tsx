@@ -7,19 +7,10 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { ErrorNote } from './paged-list.tsx'
+import type { ConnectionWire } from '../api/wire.ts'
 
 /** GET /devices/{id}/connection (the fields shown). */
-interface Connection {
-  brokers: { mqtt: string | null; mqtts: string | null; ws: string | null; wss: string | null }
-  clientID: string
-  username: string
-  password: string | null
-  passwordHint: string
-  uplinkTopic: string | null
-  inboxTopic: string
-  mosquittoPub: string | null
-  mosquittoSub: string | null
-}
+type Connection = ConnectionWire
 
 const w = words(
   {

@@ -9,15 +9,9 @@ import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { CommandComposer } from './command-composer.tsx'
 import { CommandTable, recentCommandsLabel } from './command-list.tsx'
+import type { ConsoleTemplateWire } from '../api/wire.ts'
 
-interface ConsoleTemplate {
-  id: number
-  templateName: string
-  templateType: number
-  topic: string | null
-  dataPointID: string | null
-  value: string | null
-}
+type ConsoleTemplate = ConsoleTemplateWire
 
 const isOn = (v: unknown) => v === 1 || v === true || v === '1' || v === 'true'
 

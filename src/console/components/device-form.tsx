@@ -9,21 +9,8 @@ import { t, words } from '../i18n.ts'
 import { ProductSelect } from './product-select.tsx'
 import { errorText } from './error-text.ts'
 
-/** A device of the list with the fields the list page edits. */
-export interface DeviceRow extends Device {
-  blocked: number
-  deviceType: number | null
-  upLinkSystemLabel: string | null
-  gateway: number | null
-  parentDevice: number | null
-  authType: number | null
-  description: string | null
-  location: unknown
-  manufacturer: string | null
-  serialNumber: string | null
-  softVersion: string | null
-  hardwareVersion: string | null
-}
+/** A device of the list, with the fields the list page edits. */
+export type DeviceRow = Device
 
 export const fw = words(
   {

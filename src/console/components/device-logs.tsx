@@ -8,6 +8,8 @@ import { t, words } from '../i18n.ts'
 import { CommandTable } from './command-list.tsx'
 import { useLog } from './live-log.tsx'
 import { TableHead, ErrorNote, Pager } from './paged-list.tsx'
+import type { EventWire } from '../api/wire.ts'
+import type { ConnectLogWire } from '../api/wire.ts'
 
 const w = words(
   {
@@ -34,22 +36,8 @@ const w = words(
   },
 )
 
-interface EventRow {
-  id: number
-  topic: string | null
-  payload: string | null
-  status: number
-  reason: string | null
-  msgTime: string | null
-}
-interface ConnectRow {
-  id: number
-  IP: string | null
-  connectStatus: number
-  connectStatusLabel: string | null
-  reason: string | null
-  msgTime: string | null
-}
+type EventRow = EventWire
+type ConnectRow = ConnectLogWire
 
 function EventsTable({ base, deviceID }: { base: string; deviceID: string }) {
   const l = useLog<EventRow>(`${base}/events`, deviceID, ['telemetry'])

@@ -5,18 +5,10 @@
 import { t, words } from '../i18n.ts'
 import type { DeviceRow } from './device-form.tsx'
 import { TableHead, RowButton } from './paged-list.tsx'
+import type { GatewayItemWire } from '../api/wire.ts'
 
 /** A gateway as GET /gateways lists it (the fields shown). */
-export interface GatewayRow {
-  id: number
-  gatewayName: string
-  deviceID: string
-  productName: string
-  deviceStatus: number
-  blocked: number
-  lastSeenAt: string | null
-  deviceCount: number
-}
+export type GatewayRow = GatewayItemWire
 
 const w = words(
   {

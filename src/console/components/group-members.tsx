@@ -9,13 +9,9 @@ import { deviceOf, onLive } from '../live.ts'
 import { OnlineBadge } from './device-rows.tsx'
 import { ErrorNote, PagedTable, RowButton, SearchBox, usePagedList } from './paged-list.tsx'
 import { errorText } from './error-text.ts'
+import type { GroupDeviceWire } from '../api/wire.ts'
 
-interface Member {
-  id: number
-  deviceID: string
-  deviceName: string
-  deviceStatus: number
-}
+type Member = GroupDeviceWire
 
 export const mw = words(
   {

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import type { TaskStatusWire } from '../api/wire.ts'
 
 /** The task's `result` of a group command (and what the page counts from the stream). */
 export interface Counts {
@@ -18,11 +19,8 @@ export interface Counts {
   pending: number
 }
 
-interface TaskStatus {
-  status: number
-  message: string | null
-  result: Counts | string | null
-}
+/** The task's status; a group command's `result` holds its counts (the API types it as any JSON). */
+type TaskStatus = Omit<TaskStatusWire, 'result'> & { result: Counts | string | null }
 
 /** `command.status` data: members have parentID, the group's own row has neither parentID nor device. */
 interface StatusEvent {

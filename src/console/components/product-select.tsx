@@ -5,6 +5,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
+import type { ProductItemWire } from '../api/wire.ts'
 
 /** How many products the select offers at once. */
 export const PRODUCT_OPTIONS = 50
@@ -12,11 +13,9 @@ export const PRODUCT_OPTIONS = 50
 const w = words({ searchProducts: 'Search products' }, { searchProducts: '搜索产品' })
 
 /** A product as the select knows it. */
-export interface ProductItem {
-  productID: string
-  productName: string
-  cloudProtocol?: number
-}
+/** A product the select offers (a list item; a chosen one may be known by its id and name only). */
+export type ProductItem = Pick<ProductItemWire, 'productID' | 'productName'> &
+  Partial<Pick<ProductItemWire, 'cloudProtocol'>>
 
 /** The first PRODUCT_OPTIONS products by name whose name has `search` (read again as it changes, debounced). */
 function useProductOptions(search: string) {

@@ -8,24 +8,10 @@ import { t, words } from '../i18n.ts'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'
 import { DryRun, type RuleBody } from './rule-dry-run.tsx'
+import type { AlertRuleWire } from '../api/wire.ts'
 
 /** An alert rule as GET /alert_rules answers it (the fields the console uses). */
-export interface Rule {
-  id: number
-  ruleName: string
-  productID: string
-  productName: string | null
-  deviceIntIDs: number[] | null
-  condition: string | null
-  alertSeverity: number
-  alertSeverityLabel: string | null
-  forSeconds: number
-  clearCondition: string | null
-  clearForSeconds: number
-  noDataSeconds: number | null
-  alertContent: string | null
-  enable: number
-}
+export type Rule = AlertRuleWire
 
 const w = words(
   {

@@ -5,6 +5,7 @@
  */
 import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
+import type { ScheduleWire } from '../api/wire.ts'
 
 export type When = 'now' | 'once' | 'interval' | 'cron'
 
@@ -24,22 +25,7 @@ export const emptyTiming = (when: When = 'now'): Timing => ({
 })
 
 /** A schedule as both lists answer it (the fields the console uses). */
-export interface Schedule {
-  id: number
-  scheduleName: string
-  scheduleType: number
-  scheduleTypeLabel: string | null
-  crontabTime: string | null
-  IntervalMinute: number | null
-  cron: string | null
-  deviceID?: string
-  groupID?: string
-  topic: string | null
-  payload: string
-  nextRunAt: string | null
-  lastRunAt: string | null
-  enable: number
-}
+export type Schedule = ScheduleWire & { deviceID?: string; groupID?: string }
 
 export const sw = words(
   {

@@ -4,14 +4,10 @@ import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'
+import type { WebhookWire } from '../api/wire.ts'
 
 /** A webhook as GET /webhooks answers it. */
-export interface Webhook {
-  id: number
-  url: string
-  events: string[]
-  enable: number
-}
+export type Webhook = WebhookWire
 
 /** The event types a webhook may subscribe to (CONTRACT §10). */
 const EVENTS = [

@@ -7,20 +7,10 @@ import { api, session } from '../api/client.ts'
 import { ErrorNote, PagedTable, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import type { CurrentAlertWire, HistoryAlertWire } from '../api/wire.ts'
 
 /** A current or history alert (the fields the console shows). */
-export interface Alert {
-  id: number
-  alertName: string
-  alertSeverity: number
-  alertSeverityLabel: string | null
-  deviceName: string
-  alertTimes: number
-  startTime: string | null
-  endTime?: string | null
-  ackAt: string | null
-  ackUser: string | null
-}
+export type Alert = CurrentAlertWire & Partial<Pick<HistoryAlertWire, 'endTime'>>
 
 type Tab = 'current' | 'history'
 

@@ -10,20 +10,9 @@ import { errorText } from '../components/error-text.ts'
 import { ErrorNote, PagedTable, RowButton, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import type { DeliveryWire } from '../api/wire.ts'
 
-interface Delivery {
-  id: number
-  eventID: number
-  type: string
-  status: string
-  attempts: number
-  responseCode: number | null
-  durationMs: number | null
-  lastError: string | null
-  nextTryAt: string | null
-  createAt: string | null
-  updateAt: string | null
-}
+type Delivery = DeliveryWire
 
 const w = words(
   {

@@ -4,7 +4,7 @@
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
-import { api, session, type Device, type LatestValue } from '../api/client.ts'
+import { api, session, type LatestValue } from '../api/client.ts'
 import { Charts } from '../components/charts.tsx'
 import { ConnectionCard } from '../components/connection-card.tsx'
 import { DeviceConsole } from '../components/device-console.tsx'
@@ -16,16 +16,12 @@ import type { Telemetry } from '../live.ts'
 import { NotFound, readError, useDeviceEvents } from '../components/record-page.tsx'
 import { TableHead } from '../components/paged-list.tsx'
 import { OnlineBadge } from '../components/device-rows.tsx'
+import type { DeviceAWire, DeviceWire } from '../api/wire.ts'
 
-/** The detail answer's fields this page shows beyond the list's. */
-type DeviceDetail = Device &
-  Editing & {
-    gateway?: number | null
-    gatewayName?: string | null
-    parentDevice?: number | null
-    parentDeviceName?: string | null
-    deviceType?: number | null
-  }
+/** The detail answer, which the page's edits keep up to date. */
+type DeviceDetail = DeviceWire &
+  Editing &
+  Partial<Pick<DeviceAWire, 'parentDevice' | 'parentDeviceName'>>
 
 const w = words(
   { gateway: 'Gateway', parentDevice: 'Parent device' },

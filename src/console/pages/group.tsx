@@ -10,16 +10,9 @@ import { GroupMembers } from '../components/group-members.tsx'
 import { ErrorNote, PagedTable, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { GroupForm, grw, type Group } from './groups.tsx'
+import type { GroupControlLogWire } from '../api/wire.ts'
 
-interface GroupLog {
-  id: number
-  taskID: string | null
-  payload: string | null
-  topic: string | null
-  commandStatus: string | null
-  publishUser: string | null
-  createAt: string | null
-}
+type GroupLog = GroupControlLogWire
 
 const lw = words(
   { controlLog: 'Control log', publishUser: 'By' },

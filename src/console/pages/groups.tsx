@@ -10,18 +10,10 @@ import {
 } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { errorText } from '../components/error-text.ts'
+import type { GroupItemWire } from '../api/wire.ts'
 
 /** A group as the list and the detail answer it. */
-export interface Group {
-  id: number
-  groupID: string
-  groupName: string
-  description: string | null
-  productID: string
-  productName: string
-  deviceCount: number
-  createAt: string | null
-}
+export type Group = GroupItemWire
 
 export const grw = words(
   {

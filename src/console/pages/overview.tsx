@@ -4,18 +4,10 @@ import { api } from '../api/client.ts'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { ErrorNote } from '../components/paged-list.tsx'
+import type { OverviewWire } from '../api/wire.ts'
 
 /** What GET /api/v1/overview answers. */
-export interface Overview {
-  devices: number
-  gateways: number
-  online: number
-  offline: number
-  blockedCount: number
-  openAlerts: { total: number; bySeverity: Record<string, number> }
-  messagesPerMinute: number
-  at: string
-}
+export type Overview = OverviewWire
 
 /** Re-reads at most once per this many ms however many events arrive. */
 const DEBOUNCE_MS = 2000

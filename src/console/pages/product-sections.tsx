@@ -5,6 +5,10 @@
 import { ModelSection } from '../components/model-section.tsx'
 import type { Field } from '../components/model-form.tsx'
 import { labelOf, optionsOf, pw } from './product-words.ts'
+import type { PointItemWire } from '../api/wire.ts'
+import type { StreamItemWire } from '../api/wire.ts'
+import type { MetricItemWire } from '../api/wire.ts'
+import type { TemplateWire } from '../api/wire.ts'
 
 /** The product's data points and streams the forms offer (id and name). */
 export interface Choices {
@@ -19,44 +23,13 @@ interface Props {
   onChanged: () => void
 }
 
-interface PointRow {
-  id: number
-  dataPointName: string
-  dataPointID: string
-  pointDataType: number
-  pointDataTypeLabel: string | null
-  dataTransType: number
-  dataTransTypeLabel: string | null
-  unitName: string | null
-  unitSymbol: string | null
-}
+type PointRow = PointItemWire
 
-interface StreamRow {
-  id: number
-  streamName: string
-  topic: string
-  streamType: number
-  streamTypeLabel: string | null
-  streamDataType: number
-  streamDataTypeLabel: string | null
-}
+type StreamRow = StreamItemWire
 
-interface MetricRow {
-  id: number
-  metricName: string
-  metricType: number
-  metricTypeLabel: string | null
-  dataPointName: string
-}
+type MetricRow = MetricItemWire
 
-interface TemplateRow {
-  id: number
-  templateName: string
-  templateType: number
-  templateTypeLabel: string | null
-  dataPointName: string | null
-  topic: string | null
-}
+type TemplateRow = TemplateWire
 
 const pointOptions = (c: Choices): Array<[string, string]> =>
   c.points.map((x) => [String(x.id), `${x.dataPointName} (${x.dataPointID})`])

@@ -13,19 +13,10 @@ import { t } from '../i18n.ts'
 import { navigate } from '../router.ts'
 import { labelOf, optionsOf, pw } from './product-words.ts'
 import { errorText } from '../components/error-text.ts'
+import type { ProductItemWire } from '../api/wire.ts'
 
 /** A product as the list and the detail answer it (the fields the console shows). */
-export interface Product {
-  id: number
-  productID: string
-  productName: string
-  description: string | null
-  /** Variant A only. */
-  cloudProtocol?: number
-  cloudProtocolLabel?: string | null
-  deviceCount: number
-  createAt: string | null
-}
+export type Product = ProductItemWire
 
 /** The fields of a product's create and edit forms. */
 export const productFields = (): Field[] => [

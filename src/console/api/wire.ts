@@ -1,0 +1,60 @@
+/**
+ * The API's records as the server types them: each is the output of its response schema in src/schemas/ (the same
+ * schemas the routes answer through and the OpenAPI document describes), so the console reads the fields the API
+ * documents instead of declaring its own copies. Types only (`import type`): no server code reaches the bundle.
+ * Variant B's records reach the pages in these shapes through the adapter beside this file (variant.ts).
+ */
+import type { Answered as Wire } from '../../schemas/common.ts'
+import type { CurrentAlert, HistoryAlert } from '../../schemas/alerts.ts'
+import type { AlertRule } from '../../schemas/alert-rules.ts'
+import type { AppTemplate, ConsoleTemplate } from '../../schemas/app-templates.ts'
+import type { PublishAnswer } from '../../schemas/commands.ts'
+import type { DataPointListItem } from '../../schemas/data-points.ts'
+import type { DataStreamListItem } from '../../schemas/data-streams.ts'
+import type { Device, DeviceListItem } from '../../schemas/devices.ts'
+import type { Device as DeviceB } from '../../variant-b/schemas/devices.ts'
+import type { GatewayListItem } from '../../schemas/gateways.ts'
+import type { GroupDevice, GroupListItem } from '../../schemas/groups.ts'
+import type { LatestValue } from '../../schemas/ingest.ts'
+import type { ConnectLog, ControlLog, Event, GroupControlLog } from '../../schemas/logs.ts'
+import type { MetricListItem } from '../../schemas/metrics.ts'
+import type { DeviceConnection } from '../../schemas/onboarding.ts'
+import type { Overview } from '../../schemas/overview.ts'
+import type { ProductListItem } from '../../schemas/products.ts'
+import type { DeviceSchedule, GroupSchedule } from '../../schemas/schedules.ts'
+import type { MetricsData, OriginalData } from '../../schemas/telemetry.ts'
+import type { TaskStatus } from '../../schemas/tasks.ts'
+import type { Webhook, WebhookDelivery } from '../../schemas/webhooks.ts'
+
+export type DeviceItemWire = Wire<typeof DeviceListItem>
+/** A device's detail: Variant A's, or Variant B's (which has no parentDevice: its gateways are devices). */
+export type DeviceWire = Wire<typeof Device> | Wire<typeof DeviceB>
+export type DeviceAWire = Wire<typeof Device>
+export type LatestValueWire = Wire<typeof LatestValue>
+export type ConnectionWire = Wire<typeof DeviceConnection>
+export type ProductItemWire = Wire<typeof ProductListItem>
+export type GroupItemWire = Wire<typeof GroupListItem>
+export type GroupDeviceWire = Wire<typeof GroupDevice>
+export type CurrentAlertWire = Wire<typeof CurrentAlert>
+export type HistoryAlertWire = Wire<typeof HistoryAlert>
+export type AlertRuleWire = Wire<typeof AlertRule>
+export type WebhookWire = Wire<typeof Webhook>
+export type DeliveryWire = Wire<typeof WebhookDelivery>
+export type ScheduleWire = Wire<typeof DeviceSchedule> | Wire<typeof GroupSchedule>
+export type OverviewWire = Wire<typeof Overview>
+export type EventWire = Wire<typeof Event>
+export type ConnectLogWire = Wire<typeof ConnectLog>
+export type ControlLogWire = Wire<typeof ControlLog>
+export type GroupControlLogWire = Wire<typeof GroupControlLog>
+export type TaskStatusWire = Wire<typeof TaskStatus>
+export type OriginalDataWire = Wire<typeof OriginalData>
+export type MetricsDataWire = Wire<typeof MetricsData>
+export type PointItemWire = Wire<typeof DataPointListItem>
+export type StreamItemWire = Wire<typeof DataStreamListItem>
+export type MetricItemWire = Wire<typeof MetricListItem>
+export type ConsoleTemplateWire = Wire<typeof ConsoleTemplate>
+export type GatewayItemWire = Wire<typeof GatewayListItem>
+export type PublishAnswerWire = Wire<typeof PublishAnswer>
+export type TemplateWire = Wire<typeof AppTemplate>
+export type OriginalDataItemWire = OriginalDataWire[number]
+export type MetricsDataItemWire = MetricsDataWire[number]
