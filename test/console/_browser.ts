@@ -63,9 +63,9 @@ export function runWithChromium(ui: Test) {
 export const aria = (role: string, name?: string) =>
   `::-p-aria([role="${role}"]${name === undefined ? '' : `[name="${name.replace(/"/g, '\\"')}"]`})`
 
-/** Waits for the element of that role and name (throws after `timeout` ms). */
+/** Waits for the element of that role and name, in the page or within an element (throws after `timeout` ms). */
 export async function byRole(
-  page: Page,
+  page: Page | ElementHandle,
   role: string,
   name?: string,
   timeout = 5000,
@@ -80,6 +80,46 @@ export const allByRole = (page: Page | ElementHandle, role: string, name?: strin
   page.$$(aria(role, name))
 
 export const textOf = (el: ElementHandle) => el.evaluate((e) => e.innerText as string)
+
+/** An element as a page callback reads it: these tests compile without the DOM library, so it is declared here. */
+export interface PageElement {
+  tagName: string
+  innerText: string
+  clientWidth: number
+  getAttribute(name: string): string | null
+  querySelectorAll(selector: 'canvas'): Iterable<PageCanvas>
+  querySelectorAll(selector: string): Iterable<PageElement>
+  blur(): void
+}
+
+/** A canvas as a page callback reads its pixels. */
+export interface PageCanvas {
+  width: number
+  height: number
+  getContext(kind: '2d'): {
+    getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray }
+  } | null
+}
+
+/**
+ * `globalThis` as a page callback sees it, with the few browser globals the tests read (they compile without the
+ * DOM library): `(globalThis as InPage).document`.
+ */
+export type InPage = typeof globalThis & {
+  document: {
+    activeElement: PageElement | null
+    querySelectorAll(selector: string): Iterable<PageElement>
+  }
+  navigator: {
+    clipboard: { readText(): Promise<string> }
+    locks: { query(): Promise<{ held?: Array<{ name?: string }> }> }
+  }
+  localStorage: { getItem(key: string): string | null }
+  history: { pushState(data: unknown, unused: string, url: string): void }
+  PopStateEvent: new (type: string) => object
+  dispatchEvent(event: object): boolean
+  getComputedStyle(el: PageElement): { paddingLeft: string; paddingRight: string }
+}
 
 /** Signs in through the form. */
 export async function signIn(page: Page, email: string, password: string) {

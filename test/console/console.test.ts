@@ -14,7 +14,9 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
+import type { Wire } from '../_support/wire.ts'
+import type { DataStream } from '../../src/schemas/data-streams.ts'
 import {
   allByRole,
   axeViolations,
@@ -25,6 +27,7 @@ import {
   signIn,
   textOf,
   closeBrowser,
+  type InPage,
 } from './_browser.ts'
 
 const NAV = [
@@ -41,9 +44,9 @@ const NAV = [
 let t: TestService
 let browser: Browser
 let page: Page
-const devices: any[] = []
-let foreign: any
-let stream: any
+const devices: NewDevice[] = []
+let foreign: NewDevice
+let stream: Wire<typeof DataStream>
 const clients: MqttClient[] = []
 
 const ui = suite('console in Chromium')
@@ -107,7 +110,7 @@ test('keyboard only :: Tab reaches the language control, Sign out and every link
     await page.keyboard.press('Tab')
     reached.push(
       await page.evaluate(() => {
-        const el = (globalThis as any).document.activeElement
+        const el = (globalThis as InPage).document.activeElement!
         return `${el.tagName.toLowerCase()}:${(el.innerText || el.getAttribute('aria-label') || '').trim()}`
       }),
     )
@@ -118,10 +121,10 @@ test('keyboard only :: Tab reaches the language control, Sign out and every link
       `${want} not reached by Tab: ${reached.join(' | ')}`,
     )
   // Tab from the page's start to the Devices link, then Enter
-  await page.evaluate(() => (globalThis as any).document.activeElement?.blur())
+  await page.evaluate(() => (globalThis as InPage).document.activeElement?.blur())
   for (let i = 0; i < 14; i++) {
     await page.keyboard.press('Tab')
-    const on = await page.evaluate(() => (globalThis as any).document.activeElement?.innerText)
+    const on = await page.evaluate(() => (globalThis as InPage).document.activeElement?.innerText)
     if (on === 'Devices') break
   }
   await page.keyboard.press('Enter')
@@ -139,28 +142,28 @@ test('reload of a deep link :: still signed in, on that page', async () => {
 test("/devices :: the tenant's 2 devices (not another tenant's), Offline; search narrows", async () => {
   await (await byRole(page, 'link', 'Devices')).click()
   await byRole(page, 'table')
-  await byRole(page, 'link', devices[0].deviceName)
-  await byRole(page, 'link', devices[1].deviceName)
+  await byRole(page, 'link', devices[0]!.deviceName)
+  await byRole(page, 'link', devices[1]!.deviceName)
   assert.equal(await allByRole(page, 'link', foreign.deviceName), [])
-  assert.match(await rowText(devices[0].deviceName), /\bOffline\b/)
+  assert.match(await rowText(devices[0]!.deviceName), /\bOffline\b/)
   const href = await (
-    await byRole(page, 'link', devices[1].deviceName)
+    await byRole(page, 'link', devices[1]!.deviceName)
   ).evaluate((a) => a.getAttribute('href'))
-  assert.is(href, `/devices/${devices[1].id}`)
+  assert.is(href, `/devices/${devices[1]!.id}`)
   assert.equal(await axeViolations(page), [])
   await (await byRole(page, 'searchbox', 'Search devices')).type('beta')
   await until(
-    async () => (await allByRole(page, 'link', devices[0].deviceName)).length,
+    async () => (await allByRole(page, 'link', devices[0]!.deviceName)).length,
     (n) => n === 0,
   )
-  assert.is((await allByRole(page, 'link', devices[0].deviceName)).length, 0)
-  await byRole(page, 'link', devices[1].deviceName)
+  assert.is((await allByRole(page, 'link', devices[0]!.deviceName)).length, 0)
+  await byRole(page, 'link', devices[1]!.deviceName)
 })
 
 test('a device connects over MQTT :: its row says Online within 5 s, live', async () => {
-  clients.push(await connectDevice(t, devices[1]))
+  clients.push(await connectDevice(t, devices[1]!))
   const text = await until(
-    () => rowText(devices[1].deviceName),
+    () => rowText(devices[1]!.deviceName),
     (s) => /\bOnline\b/.test(s),
     5000,
   )
@@ -168,13 +171,13 @@ test('a device connects over MQTT :: its row says Online within 5 s, live', asyn
 })
 
 test('device page :: heading, Latest values, a published value within 3 s; axe clean', async () => {
-  await (await byRole(page, 'link', devices[1].deviceName)).click()
-  await byRole(page, 'heading', devices[1].deviceName)
+  await (await byRole(page, 'link', devices[1]!.deviceName)).click()
+  await byRole(page, 'heading', devices[1]!.deviceName)
   const region = await byRole(page, 'region', 'Latest values')
   assert.match(await textOf(region), /name temp/)
   assert.match(await textOf(await byRole(page, 'region', 'Info')), /\bOnline\b/)
   await clients[0]!.publishAsync(
-    await fullTopic(t, devices[1], stream.topic),
+    await fullTopic(t, devices[1]!, stream.topic),
     JSON.stringify({ temp: 21.75 }),
     { qos: 1 },
   )
@@ -192,7 +195,7 @@ test("another tenant's device page :: Not found, nothing of it shown", async () 
   await byRole(page, 'heading', 'Not found.')
   assert.equal(await allByRole(page, 'heading', foreign.deviceName), [])
   await page.goBack()
-  await byRole(page, 'heading', devices[1].deviceName)
+  await byRole(page, 'heading', devices[1]!.deviceName)
 })
 
 test('device disconnects :: Offline on its page, live', async () => {
@@ -230,7 +233,11 @@ async function signInForToken(): Promise<string> {
   await byRole(page, 'button', 'Sign out')
   return page.evaluate(
     () =>
-      JSON.parse((globalThis as any).localStorage.getItem('devicecloud.session')).token as string,
+      (
+        JSON.parse((globalThis as InPage).localStorage.getItem('devicecloud.session')!) as {
+          token: string
+        }
+      ).token,
   )
 }
 
@@ -277,11 +284,11 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   const viewer = await t.userWithRole('viewer')
   await page.goto(`${t.url}/devices`)
   await signIn(page, viewer.email, 'user-password-1')
-  await byRole(page, 'link', devices[0].deviceName)
+  await byRole(page, 'link', devices[0]!.deviceName)
   const buttons = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
   assert.equal(await buttons(), ['Sign out', 'Export CSV', 'Previous', 'Next'])
-  await (await byRole(page, 'link', devices[0].deviceName)).click()
-  await byRole(page, 'heading', devices[0].deviceName)
+  await (await byRole(page, 'link', devices[0]!.deviceName)).click()
+  await byRole(page, 'heading', devices[0]!.deviceName)
   await byRole(page, 'region', 'Charts')
   await byRole(page, 'button', 'Copy mosquitto_sub')
   await byRole(page, 'button', 'Next')

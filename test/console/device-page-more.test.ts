@@ -18,7 +18,16 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newGateway } from '../src/routes/devices-helpers.ts'
+import {
+  mqttBody,
+  newDevice,
+  newGateway,
+  type NewDevice,
+  type NewGateway,
+} from '../src/routes/devices-helpers.ts'
+import type { Wire } from '../_support/wire.ts'
+import type { Device } from '../../src/schemas/devices.ts'
+import type { LatestValues } from '../../src/schemas/ingest.ts'
 import {
   allByRole,
   axeViolations,
@@ -29,15 +38,16 @@ import {
   signIn,
   textOf,
   closeBrowser,
+  type InPage,
 } from './_browser.ts'
 
 let t: TestService
 let browser: Browser
 let page: Page
-let device: any
-let gateway: any
-let child: any
-let foreignGateway: any
+let device: NewDevice
+let gateway: NewGateway
+let child: NewDevice
+let foreignGateway: NewGateway
 const clients: MqttClient[] = []
 
 const ui = suite('device page: edit, connection, logs, commands in Chromium')
@@ -74,7 +84,8 @@ ui.after(async () => {
 const test = (name: string, fn: () => Promise<void>) =>
   ui(name, () => shot(page, `device-page-more-${name.split(' :: ')[0]}`, fn))
 
-const apiDevice = async () => (await t.admin.get(`/api/v1/devices/${device.id}`)).body
+const apiDevice = async () =>
+  (await t.admin.get<Wire<typeof Device>>(`/api/v1/devices/${device.id}`)).body
 const rowsOf = async (table: string) =>
   Promise.all(
     (await allByRole(await byRole(page, 'table', table), 'row')).slice(1).map((r) => textOf(r)),
@@ -84,16 +95,16 @@ test('Edit :: the form saves name and description (the API has them); a refused 
   await page.goto(`${t.url}/devices/${device.id}`)
   await (await byRole(page, 'button', 'Edit')).click()
   const form = await byRole(page, 'form', 'Edit device')
-  const name = await byRole(form as any, 'textbox', 'Name')
+  const name = await byRole(form, 'textbox', 'Name')
   await name.click({ count: 3 })
   await name.type('x'.repeat(51))
-  await (await byRole(form as any, 'button', 'Save')).click()
+  await (await byRole(form, 'button', 'Save')).click()
   assert.match(await textOf(await byRole(page, 'alert')), /deviceName/)
   assert.equal(await axeViolations(page), [], 'the open form and its alert')
   await name.click({ count: 3 })
   await name.type('boiler-room')
-  await (await byRole(form as any, 'textbox', 'Description')).type('north wall')
-  await (await byRole(form as any, 'button', 'Save')).click()
+  await (await byRole(form, 'textbox', 'Description')).type('north wall')
+  await (await byRole(form, 'button', 'Save')).click()
   await byRole(page, 'heading', 'boiler-room')
   const d = await apiDevice()
   assert.equal([d.deviceName, d.description], ['boiler-room', 'north wall'])
@@ -112,10 +123,10 @@ test('Block / Unblock :: after the confirm the API says blocked 1, then 0', asyn
 test('Connection :: the admin sees the token; the copied mosquitto_pub line, run, stores its value live on the page', async () => {
   const region = await byRole(page, 'region', 'Connection')
   assert.ok((await textOf(region)).includes(device.token), 'the token is shown')
-  await (await byRole(region as any, 'button', 'Copy mosquitto_pub')).click()
-  const statuses = async () => Promise.all((await allByRole(region as any, 'status')).map(textOf))
+  await (await byRole(region, 'button', 'Copy mosquitto_pub')).click()
+  const statuses = async () => Promise.all((await allByRole(region, 'status')).map(textOf))
   assert.ok((await until(statuses, (s) => s.includes('Copied'), 3000)).includes('Copied'))
-  const line: string = await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())
+  const line = await page.evaluate(() => (globalThis as InPage).navigator.clipboard.readText())
   assert.match(line, new RegExp(`^mosquitto_pub .*-P ${device.token} .*-t \\S+/telemetry -m`))
   await promisify(execFile)('sh', ['-c', line], { timeout: 10_000 })
   const latest = await byRole(page, 'region', 'Latest values')
@@ -134,9 +145,9 @@ test('Connection :: the admin sees the token; the copied mosquitto_pub line, run
     5000,
   )
   assert.match(events[0]!, /\{"temp":21\.5\}/)
-  const api = await t.admin.get(`/api/v1/devices/${device.id}/latest`)
+  const api = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${device.id}/latest`)
   assert.equal(
-    api.body.map((r: any) => r.value),
+    api.body.map((r) => r.value),
     [21.5],
   )
 })
@@ -169,9 +180,9 @@ test('Cancel :: a command queued for the offline device, canceled from the page,
     5000,
   )
   const console_ = await byRole(page, 'region', 'Console')
-  await (await byRole(console_ as any, 'textbox', 'Payload')).type('{"led":"off"}')
-  await (await byRole(console_ as any, 'spinbutton', 'TTL (s)')).type('600')
-  await (await byRole(console_ as any, 'button', 'Send command')).click()
+  await (await byRole(console_, 'textbox', 'Payload')).type('{"led":"off"}')
+  await (await byRole(console_, 'spinbutton', 'TTL (s)')).type('600')
+  await (await byRole(console_, 'button', 'Send command')).click()
   const status = await byRole(page, 'status', 'Command status')
   assert.is(
     await until(

@@ -4,7 +4,7 @@
  * app template's switch, a viewer without the Console, axe-core.
  */
 import type { MqttClient } from 'mqtt'
-import type { Browser, Page } from 'puppeteer-core'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, fullTopic, sleep, until } from '../ingest/_mqtt.ts'
@@ -15,7 +15,10 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
+import type { Wire } from '../_support/wire.ts'
+import type { DataPoint } from '../../src/schemas/data-points.ts'
+import type { DataStream } from '../../src/schemas/data-streams.ts'
 import {
   allByRole,
   axeViolations,
@@ -26,17 +29,24 @@ import {
   signIn,
   textOf,
   closeBrowser,
+  type PageElement,
 } from './_browser.ts'
 
 let t: TestService
 let browser: Browser
 let page: Page
-let device: any
-let temp: any
-let hum: any
-let stream: any
+let device: NewDevice
+let temp: Wire<typeof DataPoint>
+let hum: Wire<typeof DataPoint>
+let stream: Wire<typeof DataStream>
 let mqtt: MqttClient
-const got: any[] = []
+/** A command as the device here receives it. */
+interface Command {
+  data_type: string
+  task_id: string
+  data?: Record<string, unknown>
+}
+const got: Command[] = []
 
 const ui = suite('device page in Chromium')
 
@@ -104,15 +114,15 @@ const test = (name: string, fn: () => Promise<void>) =>
   ui(name, () => shot(page, `device-page-${name.split(' :: ')[0]}`, fn))
 
 /** Pixels of the figure's canvases in the series' blue (#2563eb), not the grey of axes and grid. */
-const bluePixels = (figure: any) =>
-  figure.evaluate((f: any) => {
+const bluePixels = (figure: ElementHandle) =>
+  figure.evaluate((f: PageElement) => {
     let n = 0
     for (const c of f.querySelectorAll('canvas')) {
-      const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data
-      for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > 180 && d[i] < 120) n++
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0 && d[i + 2]! > 180 && d[i]! < 120) n++
     }
     return n
-  }) as Promise<number>
+  })
 
 test('Charts :: a figure per numeric data point and shown metric, drawn with the published values', async () => {
   await page.goto(`${t.url}/`)
@@ -189,15 +199,15 @@ test('drag across a chart :: that range re-queried, no range button pressed, the
 
 test('Send command :: the device gets it, answers 200, the status says succeeded', async () => {
   const region = await byRole(page, 'region', 'Console')
-  await (await byRole(region as any, 'textbox', 'Payload')).type('{"led":"on"}')
+  await (await byRole(region, 'textbox', 'Payload')).type('{"led":"on"}')
   await (await byRole(page, 'button', 'Send command')).click()
   const request = await until(
     () => Promise.resolve(got.find((m) => m.data?.led === 'on')),
     (m) => m !== undefined,
     5000,
   )
-  assert.is(request.data_type, 'request')
-  const answer = { data_type: 'response', result: { task_id: request.task_id, code: 200 } }
+  assert.is(request?.data_type, 'request')
+  const answer = { data_type: 'response', result: { task_id: request?.task_id, code: 200 } }
   await mqtt.publishAsync(await fullTopic(t, device, stream.topic), JSON.stringify(answer), {
     qos: 1,
   })
@@ -222,7 +232,7 @@ test('the Heater switch :: off (last temp 21), a click sends {"temp":1}, on and 
     (m) => m !== undefined,
     5000,
   )
-  assert.equal([request.data_type, request.data], ['request', { temp: 1 }])
+  assert.equal([request?.data_type, request?.data], ['request', { temp: 1 }])
   // the device reports the new value: the switch follows it live, the last-hour chart draws it
   const chart = await byRole(page, 'figure', temp.dataPointName)
   const before = await bluePixels(chart)

@@ -18,7 +18,7 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkProduct } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newGateway } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, newGateway, type NewDevice } from '../src/routes/devices-helpers.ts'
 import {
   allByRole,
   axeViolations,
@@ -34,9 +34,9 @@ import {
 let t: TestService
 let browser: Browser
 let page: Page
-let lamp: any
-let pump: any
-let foreign: any
+let lamp: NewDevice
+let pump: NewDevice
+let foreign: NewDevice
 let productA: { productID: string; productName: string }
 let productB: { productID: string; productName: string }
 let client: MqttClient | undefined
@@ -154,9 +154,7 @@ test('product and status filters, sort :: the rows the API selects; kept in the 
   assert.is(search.get('productID'), productA.productID)
   assert.is(search.get('status'), 'offline')
   assert.is(
-    await (
-      await byRole(page, 'combobox', 'Status')
-    ).evaluate((s) => (s as unknown as { value: string }).value),
+    await (await byRole(page, 'combobox', 'Status')).evaluate((s: { value: string }) => s.value),
     'offline',
   )
 

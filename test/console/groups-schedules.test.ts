@@ -16,7 +16,9 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
+import type { Page as ListPage, Wire } from '../_support/wire.ts'
+import type { Group, GroupDevice, GroupListItem } from '../../src/schemas/groups.ts'
 import {
   allByRole,
   axeViolations,
@@ -27,16 +29,23 @@ import {
   signIn,
   textOf,
   closeBrowser,
+  type InPage,
 } from './_browser.ts'
 
 let t: TestService
 let browser: Browser
 let page: Page
-const devices: any[] = []
-let group: any
-let foreignGroup: any
+const devices: NewDevice[] = []
+let group: Wire<typeof GroupListItem>
+let foreignGroup: Wire<typeof Group>
 const clients: MqttClient[] = []
-const got = new Map<string, any[]>()
+/** A command as a device here receives it. */
+interface Command {
+  data_type: string
+  task_id: string
+  data?: Record<string, unknown>
+}
+const got = new Map<string, Command[]>()
 const tag = Date.now().toString(36)
 const groupName = `floor-${tag}`
 const scheduleName = `nightly-${tag}`
@@ -60,7 +69,7 @@ ui.before(async () => {
     const topic = await fullTopic(t, d, stream.topic)
     got.set(d.deviceID, [])
     c.on('message', (_topic, payload) => {
-      let m: any
+      let m: Command
       try {
         m = JSON.parse(payload.toString())
       } catch {
@@ -105,7 +114,7 @@ const click = async (role: string, name: string) => (await byRole(page, role, na
  */
 const go = (path: string) =>
   page.evaluate((p) => {
-    const w = globalThis as any
+    const w = globalThis as InPage
     w.history.pushState(null, '', p)
     w.dispatchEvent(new w.PopStateEvent('popstate'))
   }, path)
@@ -124,12 +133,14 @@ test('New group :: created through the form, stored, listed with a link to its p
   await (await byRole(page, 'textbox', 'Description')).type('two answering devices')
   await click('button', 'Save')
   await byRole(page, 'link', groupName)
-  const list = await t.admin.get(`/api/v1/groups?groupName=${groupName}`)
+  const list = await t.admin.get<ListPage<Wire<typeof GroupListItem>>>(
+    `/api/v1/groups?groupName=${groupName}`,
+  )
   assert.is(list.body.meta.count, 1)
-  group = list.body.items[0]
+  group = list.body.items[0]!
   assert.equal(
     [group.description, group.deviceCount, group.productID],
-    ['two answering devices', 0, devices[0].productID],
+    ['two answering devices', 0, devices[0]!.productID],
   )
   assert.equal(await axeViolations(page), [])
 })
@@ -137,8 +148,8 @@ test('New group :: created through the form, stored, listed with a link to its p
 test('Add members :: the two picked devices become members, in the API and the table', async () => {
   await click('link', groupName)
   await byRole(page, 'heading', groupName)
-  await click('checkbox', devices[0].deviceName)
-  await click('checkbox', devices[1].deviceName)
+  await click('checkbox', devices[0]!.deviceName)
+  await click('checkbox', devices[1]!.deviceName)
   await click('button', 'Add selected')
   const members = await byRole(page, 'table', 'Members')
   await until(
@@ -146,14 +157,16 @@ test('Add members :: the two picked devices become members, in the API and the t
     (n) => n === 2,
     5000,
   )
-  const r = await t.admin.get(`/api/v1/groups/${group.id}/devices`)
-  assert.equal(r.body.items.map((d: any) => d.deviceName).sort(), [
-    devices[0].deviceName,
-    devices[1].deviceName,
+  const r = await t.admin.get<ListPage<Wire<typeof GroupDevice>>>(
+    `/api/v1/groups/${group.id}/devices`,
+  )
+  assert.equal(r.body.items.map((d) => d.deviceName).sort(), [
+    devices[0]!.deviceName,
+    devices[1]!.deviceName,
   ])
   // the third device is still offered, the added ones no longer
-  assert.is((await allByRole(page, 'checkbox', devices[0].deviceName)).length, 0)
-  await byRole(page, 'checkbox', devices[2].deviceName)
+  assert.is((await allByRole(page, 'checkbox', devices[0]!.deviceName)).length, 0)
+  await byRole(page, 'checkbox', devices[2]!.deviceName)
   assert.equal(await axeViolations(page), [])
 })
 
@@ -191,7 +204,7 @@ test('Send to group :: both members answer, the progress reaches succeeded live,
 })
 
 test('a member offline :: the group command ends partial, 2 succeeded and 1 failed; When: Every creates a group schedule', async () => {
-  const r = await t.admin.post(`/api/v1/groups/${group.id}/devices`, { ids: [devices[2].id] })
+  const r = await t.admin.post(`/api/v1/groups/${group.id}/devices`, { ids: [devices[2]!.id] })
   assert.is(r.status, 201, r.text)
   await page.reload()
   await (await byRole(page, 'textbox', 'Payload')).type('{"led":"on"}')
@@ -227,16 +240,16 @@ test('a member offline :: the group command ends partial, 2 succeeded and 1 fail
   )
   assert.match(await textOf(note), s.nextRunAt)
   // Remove (confirmed) takes the offline member out again
-  await click('button', `Remove ${devices[2].deviceName}`)
-  await byRole(page, 'checkbox', devices[2].deviceName)
+  await click('button', `Remove ${devices[2]!.deviceName}`)
+  await byRole(page, 'checkbox', devices[2]!.deviceName)
   const members = await t.admin.get(`/api/v1/groups/${group.id}/devices`)
   assert.is(members.body.meta.count, 2)
 })
 
 test('When: Cron in the composer :: a bad cron shows the API refusal, a good one creates the schedule with its next run', async () => {
-  await go(`/devices/${devices[0].id}`)
+  await go(`/devices/${devices[0]!.id}`)
   const consoleRegion = await byRole(page, 'region', 'Console')
-  await (await byRole(consoleRegion as any, 'textbox', 'Payload')).type('{"report":1}')
+  await (await byRole(consoleRegion, 'textbox', 'Payload')).type('{"report":1}')
   await page.select('::-p-aria([role="combobox"][name="When"])', 'cron')
   const cron = await byRole(page, 'textbox', 'Cron')
   await cron.click({ count: 3 })
@@ -260,7 +273,7 @@ test('When: Cron in the composer :: a bad cron shows the API refusal, a good one
   const s = list.body.items[0]
   assert.equal(
     [s.scheduleName, s.scheduleType, s.cron, s.deviceID, s.enable, JSON.parse(s.payload)],
-    [scheduleName, 3, '0 3 * * *', devices[0].deviceID, 1, { report: 1 }],
+    [scheduleName, 3, '0 3 * * *', devices[0]!.deviceID, 1, { report: 1 }],
   )
   assert.match(s.nextRunAt, / 03:00:00$/)
   assert.ok(text.includes(s.nextRunAt), text)
@@ -281,7 +294,7 @@ test('/schedules :: the schedule listed with its next run; Edit, Disable, then D
   assert.equal(await axeViolations(page), [])
   await click('button', `Edit ${scheduleName}`)
   const form = await byRole(page, 'form', 'Edit schedule')
-  const cron = await byRole(form as any, 'textbox', 'Cron')
+  const cron = await byRole(form, 'textbox', 'Cron')
   await cron.click({ count: 3 })
   await cron.type('30 4 * * *')
   await click('button', 'Save')

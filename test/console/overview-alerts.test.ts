@@ -14,7 +14,16 @@ import {
   startTestService,
   type TestService,
 } from '../_support/service.ts'
-import { alertWorld, ruleBody, uplink, type AlertWorld } from '../src/routes/_alerts.ts'
+import {
+  alertWorld,
+  ruleBody,
+  uplink,
+  type AlertWorld,
+  type Devices,
+} from '../src/routes/_alerts.ts'
+import type { Page as ListPage, Wire } from '../_support/wire.ts'
+import type { AlertRule } from '../../src/schemas/alert-rules.ts'
+import type { CurrentAlert } from '../../src/schemas/alerts.ts'
 import {
   allByRole,
   axeViolations,
@@ -30,8 +39,8 @@ import {
 let t: TestService
 let browser: Browser
 let page: Page
-let w: AlertWorld
-let rule: any
+let w: AlertWorld<Devices<2>>
+let rule: Wire<typeof AlertRule>
 const clients: MqttClient[] = []
 
 const ui = suite('console overview and alerts in Chromium')
@@ -65,7 +74,11 @@ const rowOf = async (table: string, device: string): Promise<ElementHandle | nul
 }
 
 const currentAlerts = async () =>
-  (await t.admin.get(`/api/v1/current_alerts?ruleID=${rule.id}`)).body.items as any[]
+  (
+    await t.admin.get<ListPage<Wire<typeof CurrentAlert>>>(
+      `/api/v1/current_alerts?ruleID=${rule.id}`,
+    )
+  ).body.items
 
 test('overview :: 2 devices, none online; axe clean', async () => {
   await page.goto(`${t.url}/`)
@@ -121,7 +134,7 @@ test('Acknowledge :: the row says acknowledged, the API too; the button is gone'
   )
   assert.match(text, /\bYes\b/)
   const [a] = await currentAlerts()
-  assert.ok(a.ackAt, 'ackAt set')
+  assert.ok(a?.ackAt, 'ackAt set')
   const again = (await rowOf('Current', w.devices[0].deviceName))!
   assert.equal(await allByRole(again, 'button', 'Acknowledge'), [])
   assert.is((await allByRole(again, 'button', 'Clear')).length, 1)

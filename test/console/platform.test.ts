@@ -16,7 +16,10 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
+import type { Wire } from '../_support/wire.ts'
+import type { DataPoint } from '../../src/schemas/data-points.ts'
+import type { DataStream } from '../../src/schemas/data-streams.ts'
 import {
   byRole,
   openPage,
@@ -25,6 +28,8 @@ import {
   signIn,
   textOf,
   closeBrowser,
+  type InPage,
+  type PageElement,
 } from './_browser.ts'
 
 const TZ = 'Asia/Shanghai'
@@ -32,10 +37,10 @@ let t: TestService
 let browser: Browser
 let tabA: Page
 let tabB: Page
-let product: any
-let stream: any
-let temp: any
-const devices: any[] = []
+let product: Awaited<ReturnType<typeof mkProduct>>
+let stream: Wire<typeof DataStream>
+let temp: Wire<typeof DataPoint>
+const devices: NewDevice[] = []
 const clients: MqttClient[] = []
 
 const ui = suite('console plumbing in Chromium')
@@ -74,8 +79,8 @@ async function streamsOpened(): Promise<number> {
 const rowText = (page: Page, name: string) =>
   page.evaluate(
     (name) =>
-      [...(globalThis as any).document.querySelectorAll('tr')]
-        .map((r: any) => r.innerText as string)
+      [...(globalThis as InPage).document.querySelectorAll('tr')]
+        .map((r) => r.innerText)
         .find((s) => s.includes(name)) ?? '',
     name,
   )
@@ -88,7 +93,7 @@ const online = (page: Page, name: string) =>
 /** The page's buttons' texts (evaluate: a background tab answers it). */
 const buttons = (page: Page) =>
   page.evaluate(() =>
-    [...(globalThis as any).document.querySelectorAll('button')].map((b: any) => b.innerText),
+    [...(globalThis as InPage).document.querySelectorAll('button')].map((b) => b.innerText),
   )
 
 test('two tabs :: one stream connection, both show a device going Online live', async () => {
@@ -104,19 +109,19 @@ test('two tabs :: one stream connection, both show a device going Online live', 
   await (await byRole(tabA, 'link', 'Devices')).click()
   for (const tab of [tabA, tabB])
     await until(
-      () => rowText(tab, devices[0].deviceName),
+      () => rowText(tab, devices[0]!.deviceName),
       (s) => /Offline/.test(s),
       5000,
     )
   assert.is(await until(streamsOpened, (n) => n >= 1, 5000), 1)
-  clients.push(await connectDevice(t, devices[0]))
-  for (const tab of [tabA, tabB]) assert.match(await online(tab, devices[0].deviceName), /Online/)
+  clients.push(await connectDevice(t, devices[0]!))
+  for (const tab of [tabA, tabB]) assert.match(await online(tab, devices[0]!.deviceName), /Online/)
   assert.is(await streamsOpened(), 1)
 })
 
 test('the leader tab closes :: the other opens the stream and stays live', async () => {
   const leader = await tabA.evaluate(
-    async () => (await (globalThis as any).navigator.locks.query()).held?.[0]?.name,
+    async () => (await (globalThis as InPage).navigator.locks.query()).held?.[0]?.name,
   )
   assert.is(leader, 'devicecloud-stream')
   await tabA.close()
@@ -125,15 +130,15 @@ test('the leader tab closes :: the other opens the stream and stays live', async
   // see that tab's first attempt fail and retry, so the number opened is at least 2, the number open exactly 1)
   assert.ok((await until(streamsOpened, (n) => n >= 2, 5000)) >= 2)
   assert.is(await until(streamsOpen, (n) => n === 1, 5000), 1)
-  clients.push(await connectDevice(t, devices[1]))
-  assert.match(await online(tabB, devices[1].deviceName), /Online/)
+  clients.push(await connectDevice(t, devices[1]!))
+  assert.match(await online(tabB, devices[1]!.deviceName), /Online/)
   assert.is(await streamsOpen(), 1)
 })
 
 test('sign out in one tab :: the other tab is signed out too', async () => {
   tabA = await browser.newPage()
   await tabA.goto(`${t.url}/devices`)
-  await byRole(tabA, 'link', devices[0].deviceName)
+  await byRole(tabA, 'link', devices[0]!.deviceName)
   current = tabA
   assert.ok((await buttons(tabB)).includes('Sign out'))
   await (await byRole(tabA, 'button', 'Sign out')).click()
@@ -157,12 +162,12 @@ test('eight loads of a tab (reload, goto) :: one stream open afterwards, and the
   await tabB.close()
   current = tabA
   await signIn(tabA, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(tabA, 'link', devices[0].deviceName)
+  await byRole(tabA, 'link', devices[0]!.deviceName)
   assert.is(await until(streamsOpen, (n) => n === 1, 5000), 1)
   for (let i = 0; i < 8; i++) {
     if (i % 2) await tabA.reload()
     else await tabA.goto(`${t.url}/devices?page=1&i=${i}`)
-    await byRole(tabA, 'link', devices[0].deviceName)
+    await byRole(tabA, 'link', devices[0]!.deviceName)
   }
   // a page that is left closes its stream: one left open per load would take the browser's six connections to
   // the host, and the page's API calls would wait
@@ -175,7 +180,7 @@ test('eight loads of a tab (reload, goto) :: one stream open afterwards, and the
 
 /** The x extent (fraction of the canvas width) of the series' blue (#2563eb) pixels on the figure's canvases. */
 const blueExtent = (figure: ElementHandle): Promise<[number, number]> =>
-  figure.evaluate((f: any) => {
+  figure.evaluate((f: PageElement) => {
     let min = Infinity
     let max = -Infinity
     for (const c of f.querySelectorAll('canvas')) {
@@ -193,7 +198,7 @@ const blueExtent = (figure: ElementHandle): Promise<[number, number]> =>
 test(`${TZ} :: values 45 and 15 minutes old drawn a quarter and three quarters across the 1 h chart`, async () => {
   const page = tabA
   await page.setViewport({ width: 1200, height: 900 })
-  const device = devices[2]
+  const device = devices[2]!
   const mqtt = await connectDevice(t, device)
   clients.push(mqtt)
   const now = Math.floor(Date.now() / 1000)
@@ -228,8 +233,8 @@ test(`${TZ} :: values 45 and 15 minutes old drawn a quarter and three quarters a
   const width = async () =>
     (await (await figure.$('canvas'))!.evaluate((c) => c.getBoundingClientRect().width)) as number
   const region = await byRole(page, 'region', 'Charts')
-  const inner = await region.evaluate((r: any) => {
-    const s = (globalThis as any).getComputedStyle(r)
+  const inner = await region.evaluate((r: PageElement) => {
+    const s = (globalThis as InPage).getComputedStyle(r)
     return r.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight)
   })
   assert.ok(Math.abs((await width()) - inner) <= 2, `${await width()} px in ${inner} px`)

@@ -15,6 +15,12 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkProduct } from '../src/routes/_product-model.ts'
+import type { Page as ListPage, Wire } from '../_support/wire.ts'
+import type { AppTemplate } from '../../src/schemas/app-templates.ts'
+import type { DataPointListItem } from '../../src/schemas/data-points.ts'
+import type { DataStreamListItem } from '../../src/schemas/data-streams.ts'
+import type { MetricListItem } from '../../src/schemas/metrics.ts'
+import type { ProductListItem } from '../../src/schemas/products.ts'
 import {
   allByRole,
   aria,
@@ -31,10 +37,10 @@ import {
 let t: TestService
 let browser: Browser
 let page: Page
-let foreign: any
-let product: any
-let spare: any
-let point: any
+let foreign: Awaited<ReturnType<typeof mkProduct>>
+let product: Wire<typeof ProductListItem>
+let spare: Awaited<ReturnType<typeof mkProduct>>
+let point: Wire<typeof DataPointListItem>
 const name = `Thermo-${Date.now().toString(36)}`
 
 const ui = suite('products pages in Chromium')
@@ -77,21 +83,22 @@ async function fill(
     await (await inside(region, 'combobox', label)).select(value)
 }
 
-const list = async (path: string) => {
-  const r = await t.admin.get(`/api/v1${path}`)
+/** The items of an API list (`T`: its record as the list answers it). */
+const list = async <T = unknown>(path: string) => {
+  const r = await t.admin.get<ListPage<T>>(`/api/v1${path}`)
   assert.is(r.status, 200, r.text)
-  return r.body.items as any[]
+  return r.body.items
 }
 
 /** Waits for the API list to hold `n` records and answers the first. */
-const first = async (path: string, n = 1) => {
+const first = async <T>(path: string, n = 1) => {
   const items = await until(
-    () => list(path),
+    () => list<T>(path),
     (xs) => xs.length === n,
     5000,
   )
   assert.is(items.length, n, JSON.stringify(items))
-  return items[0]
+  return items[0]!
 }
 
 test('/products :: an admin deletes a product, creates one through the form, lands on its page', async () => {
@@ -115,7 +122,7 @@ test('/products :: an admin deletes a product, creates one through the form, lan
   await fill(form, { 'Product name': name, Description: 'room sensors' }, { 'Cloud protocol': '5' })
   await (await inside(form, 'button', 'Create product')).click()
   await byRole(page, 'heading', name)
-  product = await first(`/products?productName=${name}`)
+  product = await first<Wire<typeof ProductListItem>>(`/products?productName=${name}`)
   assert.is(product.cloudProtocol, 5)
   assert.is(product.description, 'room sensors')
   assert.is(new URL(page.url()).pathname, `/products/${product.id}`)
@@ -129,7 +136,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
     { 'Data type': '1', Transfer: '3' },
   )
   await (await inside(points, 'button', 'Add data point')).click()
-  point = await first(`/data_points?productID=${product.productID}`)
+  point = await first<Wire<typeof DataPointListItem>>(`/data_points?productID=${product.productID}`)
   assert.equal(
     [point.dataPointID, point.dataPointName, point.pointDataType, point.dataTransType],
     ['temp', 'Temperature', 1, 3],
@@ -141,7 +148,9 @@ test('product page :: data point, stream over it, formula metric shown, switch t
   await fill(streams, { 'Stream name': 'Telemetry', Topic: 'telemetry' }, { Direction: '1' })
   await (await inside(streams, 'checkbox', 'Temperature (temp)')).click()
   await (await inside(streams, 'button', 'Add data stream')).click()
-  const listed = await first(`/data_streams?productID=${product.productID}`)
+  const listed = await first<Wire<typeof DataStreamListItem>>(
+    `/data_streams?productID=${product.productID}`,
+  )
   const stream = (await t.admin.get(`/api/v1/data_streams/${listed.id}`)).body
   assert.equal([stream.streamName, stream.topic, stream.streamType], ['Telemetry', 'telemetry', 1])
   assert.equal(stream.dataPoints, [point.id])
@@ -154,7 +163,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
   )
   await (await inside(metrics, 'checkbox', 'Show on the device page')).click()
   await (await inside(metrics, 'button', 'Add metric')).click()
-  const m = await first(`/metrics?productID=${product.productID}`)
+  const m = await first<Wire<typeof MetricListItem>>(`/metrics?productID=${product.productID}`)
   const metric = (await t.admin.get(`/api/v1/metrics/${m.id}`)).body
   assert.equal(
     [metric.metricName, metric.metricType, metric.expressions, metric.isShow, metric.chartType],
@@ -169,7 +178,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
     { 'Template type': '1', 'Data point of the template': String(point.id) },
   )
   await (await inside(templates, 'button', 'Add app template')).click()
-  const tpl = await first(`/app_templates?productID=${product.productID}`)
+  const tpl = await first<Wire<typeof AppTemplate>>(`/app_templates?productID=${product.productID}`)
   assert.equal(
     [tpl.templateName, tpl.templateType, tpl.dataPointIntID, tpl.productID],
     ['Heater', 1, point.id, product.productID],
@@ -185,7 +194,7 @@ test('a bad formula :: the API message in an alert beside the form, the form kep
   const alert = await inside(metrics, 'alert')
   assert.match(await textOf(alert), /expressions: .*nosuch/)
   const kept = await inside(metrics, 'textbox', 'Formula')
-  assert.is(await kept.evaluate((e) => (e as unknown as { value: string }).value), 'value * nosuch')
+  assert.is(await kept.evaluate((e: { value: string }) => e.value), 'value * nosuch')
   assert.is((await list(`/metrics?productID=${product.productID}`)).length, 1)
 })
 

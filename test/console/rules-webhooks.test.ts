@@ -15,8 +15,11 @@ import {
   startTestService,
   type TestService,
 } from '../_support/service.ts'
-import { alertWorld, uplink, type AlertWorld } from '../src/routes/_alerts.ts'
+import { alertWorld, uplink, type AlertWorld, type Devices } from '../src/routes/_alerts.ts'
 import { startReceiver, type Receiver } from '../src/services/_receiver.ts'
+import type { Page as ListPage, Wire } from '../_support/wire.ts'
+import type { AlertRule } from '../../src/schemas/alert-rules.ts'
+import type { Webhook } from '../../src/schemas/webhooks.ts'
 import {
   allByRole,
   axeViolations,
@@ -32,7 +35,7 @@ import {
 let t: TestService
 let browser: Browser
 let page: Page
-let w: AlertWorld
+let w: AlertWorld<Devices<2>>
 let rx: Receiver
 const RULE = 'Too hot in the test'
 
@@ -60,8 +63,10 @@ ui.after(async () => {
 const test = (name: string, fn: () => Promise<void>) =>
   ui(name, () => shot(page, `rules-webhooks-${name.split(' :: ')[0]}`, fn))
 
-const rules = async () => (await t.admin.get('/api/v1/alert_rules')).body.items as any[]
-const hooks = async () => (await t.admin.get('/api/v1/webhooks')).body.items as any[]
+const rules = async () =>
+  (await t.admin.get<ListPage<Wire<typeof AlertRule>>>('/api/v1/alert_rules')).body.items
+const hooks = async () =>
+  (await t.admin.get<ListPage<Wire<typeof Webhook>>>('/api/v1/webhooks')).body.items
 
 /** The row of that table whose text includes `text`. */
 const rowOf = async (table: string, text: string): Promise<ElementHandle | null> => {
@@ -124,7 +129,7 @@ test('create a rule through the form :: the API holds every field, the table lis
     5000,
   )
   assert.match(await textOf(row!), /Urgent\s+Yes/)
-  const [r] = await rules()
+  const r = (await rules())[0]!
   assert.equal(
     [r.ruleName, r.productID, r.condition, r.alertSeverity, r.forSeconds, r.enable],
     [RULE, w.product.productID, 'temp > 80', 1, 0, 1],
@@ -140,7 +145,7 @@ test('dry run over the uplinked values :: 1 firing stated, drawn on the canvas w
   await byRole(page, 'region', 'Dry run')
   const deviceSelect = await byRole(page, 'combobox', 'Device')
   await until(
-    () => deviceSelect.evaluate((s) => (s as any).options.length as number),
+    () => deviceSelect.evaluate((s: { options: { length: number } }) => s.options.length),
     (n) => n === 2,
     5000,
   )
@@ -171,7 +176,7 @@ test('Disable :: the API says enable 0, the row says No', async () => {
   await (await byRole(page, 'button', 'Cancel')).click()
   await (await byRole(page, 'button', `Disable ${RULE}`)).click()
   await byRole(page, 'button', `Enable ${RULE}`)
-  assert.is((await rules())[0].enable, 0)
+  assert.is((await rules())[0]!.enable, 0)
   assert.match(await textOf((await rowOf('Alert rules', RULE))!), /Urgent\s+No/)
 })
 
@@ -186,10 +191,10 @@ test('create a webhook to a receiver :: the secret shown once; a refused deliver
     'Secret (shown only now: copy it to check the signatures)',
   )
   const shown = await (await secret.waitForSelector('input'))!.evaluate(
-    (i) => (i as any).value as string,
+    (i: { value: string }) => i.value,
   )
   assert.match(shown, /^[0-9a-f]{48}$/)
-  const [hook] = await hooks()
+  const hook = (await hooks())[0]!
   assert.equal([hook.url, hook.events.length, hook.enable], [`${rx.url}/hook`, 6, 1])
   assert.equal(await axeViolations(page), [])
 
@@ -260,7 +265,7 @@ test('a viewer :: rules, webhooks and deliveries without a write control; a fore
   const other = await t.newTenant()
   const foreign = await other.post('/api/v1/webhooks', { url: `${rx.url}/other` })
   assert.is(foreign.status, 201, foreign.text)
-  const [hook] = await hooks()
+  const hook = (await hooks())[0]!
   await (await byRole(page, 'button', 'Sign out')).click()
   await page.goto(`${t.url}/alert_rules`)
   await signIn(page, viewer.email, 'user-password-1')

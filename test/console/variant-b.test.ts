@@ -17,7 +17,11 @@ import {
   type TestService,
 } from '../_support/service.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { created, kits } from '../src/routes/_variant.ts'
+import { created, kits, type DeviceB } from '../src/routes/_variant.ts'
+import type { Wire } from '../_support/wire.ts'
+import type { AlertRule } from '../../src/schemas/alert-rules.ts'
+import type { DataPoint } from '../../src/schemas/data-points.ts'
+import type { DataStream } from '../../src/schemas/data-streams.ts'
 import {
   allByRole,
   axeViolations,
@@ -35,13 +39,19 @@ const B = kits.B
 let t: TestService
 let browser: Browser
 let page: Page
-let devices: any[] = []
-let foreign: any
-let stream: any
-let temp: any
-let rule: any
+let devices: DeviceB[] = []
+let foreign: DeviceB
+let stream: Wire<typeof DataStream>
+let temp: Wire<typeof DataPoint>
+let rule: Wire<typeof AlertRule>
 let mqtt: MqttClient | undefined
-const got: any[] = []
+/** A command as the device here receives it. */
+interface Command {
+  data_type: string
+  task_id: string
+  data?: Record<string, unknown>
+}
+const got: Command[] = []
 
 const ui = suite('console under API_VARIANT=B in Chromium')
 
@@ -50,9 +60,11 @@ async function world(c: Client, names: string[]) {
   const product = await created(c, '/api/v1/products', B.productBody())
   const point = await mkPoint(c, product.id, 'temp')
   const s = await mkStream(c, product.productID, [point.id], { topic: 'telemetry' })
-  const list = []
+  const list: DeviceB[] = []
   for (const deviceName of names)
-    list.push(await created(c, '/api/v1/devices', B.deviceBody(product.productID, { deviceName })))
+    list.push(
+      await created<DeviceB>(c, '/api/v1/devices', B.deviceBody(product.productID, { deviceName })),
+    )
   return { product, point, stream: s, devices: list }
 }
 
@@ -69,7 +81,7 @@ ui.before(async () => {
   })
   assert.is(r.status, 201, r.text)
   rule = r.body
-  foreign = (await world(await t.newTenant(), [`gamma-${tag}`])).devices[0]
+  foreign = (await world(await t.newTenant(), [`gamma-${tag}`])).devices[0]!
   ;({ browser, page } = await openPage(1200, 900))
 })
 
@@ -103,7 +115,7 @@ const bluePixels = (figure: ElementHandle) =>
 test('index.html :: names Variant B; the API answers B shapes (status, no deviceStatus)', async () => {
   const r = await t.anon.call('GET', '/devices', undefined, { accept: 'text/html' })
   assert.ok(r.text.includes('<meta name="devicecloud-api-variant" content="B">'), r.text)
-  const d = (await t.admin.get(`/api/v1/devices/${devices[0].id}`)).body
+  const d = (await t.admin.get(`/api/v1/devices/${devices[0]!.id}`)).body
   assert.equal([d.status, 'deviceStatus' in d], [0, false])
 })
 
@@ -113,19 +125,19 @@ test("/devices :: the tenant's 2 devices Offline (not another tenant's); search 
   await byRole(page, 'table')
   for (const d of devices) assert.match(await rowText(d.deviceName), /\bOffline\b/)
   assert.equal(await allByRole(page, 'link', foreign.deviceName), [])
-  assert.match(await rowText(devices[0].deviceName), new RegExp(devices[0].productName))
+  assert.match(await rowText(devices[0]!.deviceName), new RegExp(devices[0]!.productName))
   assert.equal(await axeViolations(page), [])
   await (await byRole(page, 'searchbox', 'Search devices')).type('beta')
   await until(
-    async () => (await allByRole(page, 'link', devices[0].deviceName)).length,
+    async () => (await allByRole(page, 'link', devices[0]!.deviceName)).length,
     (n) => n === 0,
   )
-  assert.is((await allByRole(page, 'link', devices[0].deviceName)).length, 0)
-  await byRole(page, 'link', devices[1].deviceName)
+  assert.is((await allByRole(page, 'link', devices[0]!.deviceName)).length, 0)
+  await byRole(page, 'link', devices[1]!.deviceName)
 })
 
 test('a device connects over MQTT :: its row says Online within 5 s, live', async () => {
-  mqtt = await connectDevice(t, devices[1])
+  mqtt = await connectDevice(t, devices[1]!)
   mqtt.on('message', (_topic, payload) => {
     try {
       got.push(JSON.parse(payload.toString()))
@@ -135,7 +147,7 @@ test('a device connects over MQTT :: its row says Online within 5 s, live', asyn
   })
   assert.match(
     await until(
-      () => rowText(devices[1].deviceName),
+      () => rowText(devices[1]!.deviceName),
       (s) => /\bOnline\b/.test(s),
       5000,
     ),
@@ -145,7 +157,7 @@ test('a device connects over MQTT :: its row says Online within 5 s, live', asyn
   await page.reload()
   assert.match(
     await until(
-      () => rowText(devices[1].deviceName),
+      () => rowText(devices[1]!.deviceName),
       (s) => /\bOnline\b/.test(s),
       5000,
     ),
@@ -154,14 +166,14 @@ test('a device connects over MQTT :: its row says Online within 5 s, live', asyn
 })
 
 test('device page :: Info Online and MQTT, a published value in Latest values and drawn; axe clean', async () => {
-  await (await byRole(page, 'link', devices[1].deviceName)).click()
-  await byRole(page, 'heading', devices[1].deviceName)
+  await (await byRole(page, 'link', devices[1]!.deviceName)).click()
+  await byRole(page, 'heading', devices[1]!.deviceName)
   const info = await textOf(await byRole(page, 'region', 'Info'))
   assert.match(info, /\bOnline\b/)
   assert.match(info, /\bMQTT\b/)
   const region = await byRole(page, 'region', 'Latest values')
   await mqtt!.publishAsync(
-    await fullTopic(t, devices[1], stream.topic),
+    await fullTopic(t, devices[1]!, stream.topic),
     JSON.stringify({ temp: 21.75 }),
     { qos: 1 },
   )
@@ -185,22 +197,22 @@ test('device page :: Info Online and MQTT, a published value in Latest values an
 
 test('Send command :: B body (deviceID) reaches the device, it answers, the status says succeeded', async () => {
   const region = await byRole(page, 'region', 'Console')
-  await (await byRole(region as never, 'textbox', 'Payload')).type('{"led":"on"}')
+  await (await byRole(region, 'textbox', 'Payload')).type('{"led":"on"}')
   const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/device_publish'))
   await (await byRole(page, 'button', 'Send command')).click()
   assert.equal(JSON.parse((await sent).postData()!), {
     payload: { led: 'on' },
     qos: 1,
-    deviceID: devices[1].deviceID,
+    deviceID: devices[1]!.deviceID,
   })
   const request = await until(
     () => Promise.resolve(got.find((m) => m.data?.led === 'on')),
     (m) => m !== undefined,
     5000,
   )
-  assert.is(request.data_type, 'request')
-  const answer = { data_type: 'response', result: { task_id: request.task_id, code: 200 } }
-  await mqtt!.publishAsync(await fullTopic(t, devices[1], stream.topic), JSON.stringify(answer), {
+  assert.is(request?.data_type, 'request')
+  const answer = { data_type: 'response', result: { task_id: request?.task_id, code: 200 } }
+  await mqtt!.publishAsync(await fullTopic(t, devices[1]!, stream.topic), JSON.stringify(answer), {
     qos: 1,
   })
   const status = await byRole(page, 'status', 'Command status')
@@ -212,21 +224,21 @@ test('Send command :: B body (deviceID) reaches the device, it answers, the stat
     ),
     'succeeded',
   )
-  const logs = await t.admin.get(`/api/v1/devices/${devices[1].id}/control_logs`)
+  const logs = await t.admin.get(`/api/v1/devices/${devices[1]!.id}/control_logs`)
   assert.is(logs.body.meta.count, 1)
   assert.equal(await axeViolations(page), [])
 })
 
 test('a value over the rule :: Urgent row on /alerts; Acknowledge shows Yes and the API has ackAt', async () => {
   await mqtt!.publishAsync(
-    await fullTopic(t, devices[1], stream.topic),
+    await fullTopic(t, devices[1]!, stream.topic),
     JSON.stringify({ temp: 95 }),
     { qos: 1 },
   )
   await (await byRole(page, 'link', 'Alerts')).click()
   const rowOf = async () => {
     for (const row of await allByRole(await byRole(page, 'table', 'Current'), 'row'))
-      if ((await textOf(row)).includes(devices[1].deviceName)) return row
+      if ((await textOf(row)).includes(devices[1]!.deviceName)) return row
     return null
   }
   const row = await until(rowOf, (r) => r !== null, 8000)
@@ -247,14 +259,17 @@ test('a value over the rule :: Urgent row on /alerts; Acknowledge shows Yes and 
 })
 
 test("a command to a blocked device :: refused, the API's message in an alert", async () => {
-  const r = await t.admin.put(`/api/v1/devices/${devices[0].id}`, { blocked: 1 })
+  const r = await t.admin.put(`/api/v1/devices/${devices[0]!.id}`, { blocked: 1 })
   assert.is(r.status, 200, r.text)
-  await page.goto(`${t.url}/devices/${devices[0].id}`)
+  await page.goto(`${t.url}/devices/${devices[0]!.id}`)
   const region = await byRole(page, 'region', 'Console')
-  await (await byRole(region as never, 'textbox', 'Payload')).type('{"led":"off"}')
+  await (await byRole(region, 'textbox', 'Payload')).type('{"led":"off"}')
   await (await byRole(page, 'button', 'Send command')).click()
   assert.match(await textOf(await byRole(region as never, 'alert')), /the device is blocked/)
-  assert.is((await t.admin.get(`/api/v1/devices/${devices[0].id}/control_logs`)).body.meta.count, 0)
+  assert.is(
+    (await t.admin.get(`/api/v1/devices/${devices[0]!.id}/control_logs`)).body.meta.count,
+    0,
+  )
 })
 
 test("another tenant's device page :: Not found", async () => {
@@ -268,8 +283,8 @@ test('a viewer :: the devices and a device page, no write control', async () => 
   await (await byRole(page, 'button', 'Sign out')).click()
   await page.goto(`${t.url}/devices`)
   await signIn(page, viewer.email, 'user-password-1')
-  await (await byRole(page, 'link', devices[1].deviceName)).click()
-  await byRole(page, 'heading', devices[1].deviceName)
+  await (await byRole(page, 'link', devices[1]!.deviceName)).click()
+  await byRole(page, 'heading', devices[1]!.deviceName)
   await byRole(page, 'region', 'Charts')
   assert.equal(await allByRole(page, 'region', 'Console'), [])
   assert.equal(await allByRole(page, 'button', 'Send command'), [])

@@ -39,8 +39,12 @@ import { kits } from '../src/routes/_variant.ts'
 import { createApp } from '../../src/app.ts'
 import { shapesA } from '../../src/wire/shapes.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
 
 const T = '2026-11-23 10:00:00'
+
+/** A device list page as Variant A answers it (what adaptB makes of B's). */
+type DevicesA = Page<Wire<typeof devA.DeviceListItem>>
 
 /** The console's refusal as api.ts makes it (an ApiError there; here its fields). */
 class Invalid extends Error {
@@ -172,7 +176,7 @@ shapes('product, group, group member, connect log :: every field of A', () => {
   const listed = ruleOf('GET', '/products')!.answer!(
     { items: [prodB.ProductListItem.parse(product)], meta: {} },
     { send: () => Promise.reject(new Error('no call')), invalid },
-  ) as Record<string, any>
+  ) as { items: unknown[] }
   hasShapeOfA(listed.items[0], prodA.ProductListItem)
   const group = grpB.Group.parse({
     id: 3,
@@ -263,9 +267,10 @@ bodies('product create :: productName and description; another protocol than MQT
   try {
     productCreateToB({ productName: 'P', cloudProtocol: 2, description: 'd' }, { invalid })
     assert.unreachable('refused')
-  } catch (e: any) {
+  } catch (e) {
+    const err = e as Invalid
     assert.equal(
-      [e.status, e.errorCode, e.errors],
+      [err.status, err.errorCode, err.errors],
       [422, 'FORM_INVALID', { cloudProtocol: 'must be 1 (MQTT)' }],
     )
   }
@@ -368,10 +373,14 @@ calls(
       },
       'GET /products?productID_in=p1&_limit=100': { items: [{ id: 11, productID: 'p1' }] },
     })
-    const page = (await adaptB('/devices?_page=1&_limit=20&deviceName_like=th', {}, f.ctx)) as any
+    const page = (await adaptB(
+      '/devices?_page=1&_limit=20&deviceName_like=th',
+      {},
+      f.ctx,
+    )) as DevicesA
     assert.equal(page.meta, { count: 2, page: 1, limit: 20 })
     assert.equal(
-      page.items.map((d: any) => [d.deviceStatus, d.productIntID]),
+      page.items.map((d) => [d.deviceStatus, d.productIntID]),
       [
         [1, 11],
         [1, 11],
@@ -395,8 +404,9 @@ calls('an export filtered by a field B lacks :: refused (422), nothing asked', a
   try {
     await adaptB('/devices_export?deviceStatus=1', {}, f.ctx)
     assert.unreachable('refused')
-  } catch (e: any) {
-    assert.equal([e.status, e.errors], [422, { deviceStatus: 'not a filter here' }])
+  } catch (e) {
+    const err = e as Invalid
+    assert.equal([err.status, err.errors], [422, { deviceStatus: 'not a filter here' }])
   }
   assert.equal(await adaptB('/devices_export?deviceType=1', {}, f.ctx), {
     statusUrl: '/task_status/x',
@@ -440,8 +450,13 @@ table.before(async () => {
 })
 table.after(() => t.close())
 
+/** What the table reads of an OpenAPI operation. */
+type Operation = { parameters?: unknown; requestBody?: unknown; responses?: unknown }
+/** What the table reads of an OpenAPI document: the operations of each path, by method. */
+type OpenApi = { paths: Record<string, Record<string, Operation>> }
+
 /** Request parameters, body and answers of an OpenAPI operation, without the prose. */
-const wire = (op: any) =>
+const wire = (op: Operation) =>
   JSON.stringify([op.parameters, op.requestBody, op.responses], (k, v) =>
     ['description', 'examples', 'summary'].includes(k) ? undefined : v,
   )
@@ -449,15 +464,16 @@ const wire = (op: any) =>
 table(
   'every operation whose shapes differ between A and B :: has a rule; every rule an operation',
   () => {
-    const b = createApp(t.svc.deps).document() as any
-    const a = createApp(t.svc.deps, shapesA).document() as any
+    const b = createApp(t.svc.deps).document() as OpenApi
+    const a = createApp(t.svc.deps, shapesA).document() as OpenApi
     const differ: string[] = []
     const served: Array<[string, string]> = []
-    for (const [p, ops] of Object.entries<any>(b.paths))
-      for (const [m, op] of Object.entries<any>(ops)) {
+    for (const [p, ops] of Object.entries(b.paths))
+      for (const [m, op] of Object.entries(ops)) {
         const path = p.replace('/api/v1', '').replace(/\{\w+\}/g, '1')
         served.push([m.toUpperCase(), path])
-        if (wire(op) !== wire(a.paths[p]?.[m])) differ.push(`${m.toUpperCase()} ${path}`)
+        if (wire(op) !== wire(a.paths[p]?.[m] as Operation))
+          differ.push(`${m.toUpperCase()} ${path}`)
       }
     assert.ok(differ.length >= 15, differ.join())
     assert.equal(

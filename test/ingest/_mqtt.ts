@@ -1,7 +1,7 @@
 /** MQTT.js helpers for the broker tests: every wait is bounded. */
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import type { TestService } from '../_support/service.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, newProduct, type NewDevice } from '../src/routes/devices-helpers.ts'
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -34,12 +34,15 @@ export function connect(url: string, opts: IClientOptions, timeoutMs = 4000): Pr
   })
 }
 
-/** The credentials of a device record as the API answers it. */
-export const credentials = (d: {
+/** What a device's MQTT credentials are made of, from its record as the API answers it. */
+export interface DeviceCredentials {
   deviceID: string
   deviceUsername: string
   token: string
-}): IClientOptions => ({
+}
+
+/** The credentials of a device record as the API answers it. */
+export const credentials = (d: DeviceCredentials): IClientOptions => ({
   clientId: d.deviceID,
   username: d.deviceUsername,
   password: d.token,
@@ -51,7 +54,7 @@ export const wsUrl = (t: TestService) => `ws://127.0.0.1:${t.svc.deps.broker.wsP
 /** Connects a device with its own credentials; throws unless accepted. */
 export async function connectDevice(
   t: TestService,
-  d: any,
+  d: DeviceCredentials,
   opts: IClientOptions = {},
 ): Promise<MqttClient> {
   const r = await connect(mqttUrl(t), { ...credentials(d), ...opts })
@@ -59,28 +62,54 @@ export async function connectDevice(
   return r.client
 }
 
+/** `n` device records: a tuple of that length when `n` is a literal, so `const [a, b] = ...` reads both. */
+type DeviceList<N extends number, Acc extends NewDevice[] = []> = number extends N
+  ? NewDevice[]
+  : Acc['length'] extends N
+    ? Acc
+    : DeviceList<N, [...Acc, NewDevice]>
+
 /** A new MQTT product and `n` devices on it (through the API). */
-export async function devices(t: TestService, n: number, extra: Record<string, unknown> = {}) {
+export async function devices<N extends number>(
+  t: TestService,
+  n: N,
+  extra: Record<string, unknown> = {},
+) {
   const product = await newProduct(t.admin)
-  const list = []
+  const list: NewDevice[] = []
   for (let i = 0; i < n; i++)
     list.push(await newDevice(t.admin, mqttBody(product.productID, extra)))
-  return { product, devices: list }
+  return { product, devices: list as DeviceList<N> }
 }
 
 /** The full topic of a device's relative topic, from the stored record. */
-export async function fullTopic(t: TestService, d: any, topic: string): Promise<string> {
+export async function fullTopic(
+  t: TestService,
+  d: { id: number; deviceID: string },
+  topic: string,
+): Promise<string> {
   const row = await t.db.one(
     `SELECT d.tenant_id AS tenantID, p.product_id AS productID, p.cloud_protocol AS cloudProtocol
      FROM devices d JOIN products p ON p.id = d.product_int_id WHERE d.id = ?`,
     [d.id],
   )
   if (!row) throw new Error(`no device ${d.id}`)
-  const protocol = (
-    { 1: 'mqtt', 2: 'coap', 3: 'lwm2m', 4: 'lora', 5: 'http', 6: 'websocket', 7: 'modbus' } as any
-  )[row.cloudProtocol as number]
+  const protocols: Record<number, string> = {
+    1: 'mqtt',
+    2: 'coap',
+    3: 'lwm2m',
+    4: 'lora',
+    5: 'http',
+    6: 'websocket',
+    7: 'modbus',
+  }
+  const protocol = protocols[row.cloudProtocol as number]
   return `/${protocol}/${String(row.tenantID)}/${String(row.productID)}/${d.deviceID}/${topic}`
 }
+
+/** The SUBACK codes a rejected subscription's error carries, when it carries them. */
+export const grantedOf = (e: unknown): number[] | undefined =>
+  (e as { packet?: { granted?: number[] } } | null | undefined)?.packet?.granted
 
 /** Polls `fn` until `ok` holds or `timeoutMs` passes; returns the last value. */
 export async function until<T>(

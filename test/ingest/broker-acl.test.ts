@@ -1,10 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
+import type { Event } from '../../src/schemas/logs.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
 import { uniq } from '../src/routes/devices-helpers.ts'
-import { closedWithin, connectDevice, devices, end, fullTopic, sleep } from './_mqtt.ts'
+import { closedWithin, connectDevice, devices, end, fullTopic, grantedOf, sleep } from './_mqtt.ts'
 
 let t: TestService
 const acl = suite('broker: topic access and subscriptions')
@@ -13,7 +15,7 @@ acl.before(async () => {
 })
 acl.after(async () => t.close())
 
-const identity = async (d: any) =>
+const identity = async (d: { id: number }) =>
   (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
 
 /** Publishes QoS 1: 'acked' on PUBACK, 'closed' when the broker closes the connection first (1.5 s at most). */
@@ -35,28 +37,33 @@ async function subscribe(c: MqttClient, filters: string[]): Promise<number[]> {
   try {
     const granted = await c.subscribeAsync(filters, { qos: 1 })
     return granted.map((g) => g.qos)
-  } catch (e: any) {
-    if (e?.packet?.granted) return e.packet.granted
+  } catch (e) {
+    const granted = grantedOf(e)
+    if (granted) return granted
     throw e
   }
 }
 
 /** The device's events, oldest first. */
-const eventsOf = async (d: any) =>
-  (await t.admin.get(`/api/v1/devices/${d.id}/events?_sort=id&_order=asc`)).body.items as any[]
+const eventsOf = async (d: { id: number }) =>
+  (
+    await t.admin.get<Page<Wire<typeof Event>>>(
+      `/api/v1/devices/${d.id}/events?_sort=id&_order=asc`,
+    )
+  ).body.items
 
 /**
  * A QoS 1 publish the ACL refuses: acknowledged as usual (MQTT 3.1.1), the connection kept, one more event,
  * rejected with "not authorized" and the topic as given.
  */
-async function refused(c: MqttClient, d: any, topic: string, eventTopic = topic) {
+async function refused(c: MqttClient, d: { id: number }, topic: string, eventTopic = topic) {
   const before = (await eventsOf(d)).length
   assert.is(await publish(c, topic), 'acked')
   assert.ok(c.connected, 'still connected')
   const events = await eventsOf(d)
   assert.is(events.length, before + 1)
   const e = events.at(-1)
-  assert.equal([e.topic, e.status, e.reason], [eventTopic, 0, 'not authorized'])
+  assert.equal([e?.topic, e?.status, e?.reason], [eventTopic, 0, 'not authorized'])
 }
 
 async function policy(topic: string, access: number, allow: number, deviceIntIDs: number[]) {
@@ -84,7 +91,7 @@ acl('publish to a relative topic :: PUBACK, taken under its prefix', async () =>
   const c = await connectDevice(t, d)
   assert.is(await publish(c, 'telemetry'), 'acked')
   const [e] = await eventsOf(d)
-  assert.equal([e.topic, e.reason === 'not authorized'], ['telemetry', false])
+  assert.equal([e?.topic, e?.reason === 'not authorized'], ['telemetry', false])
   end(c)
 })
 

@@ -1,5 +1,6 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { IClientOptions } from 'mqtt'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +12,8 @@ import {
   openSql,
   type TestService,
 } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
+import type { ConnectLog } from '../../src/schemas/logs.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
@@ -38,7 +41,11 @@ auth.after(async () => t.close())
 
 const detail = async (id: number) => (await t.admin.get(`/api/v1/devices/${id}`)).body
 const logsOf = async (id: number) =>
-  (await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body.items as any[]
+  (
+    await t.admin.get<Page<Wire<typeof ConnectLog>>>(
+      `/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`,
+    )
+  ).body.items
 const statuses = async (id: number) => (await logsOf(id)).map((l) => l.connectStatus)
 
 auth(
@@ -60,10 +67,10 @@ auth(
     assert.is(online.keepAlive, 42)
     const logs = await logsOf(d.id)
     assert.is(logs.length, 1)
-    assert.is(logs[0].connectStatus, 1)
-    assert.is(logs[0].IP, '127.0.0.1')
-    assert.is(logs[0].keepAlive, 42)
-    assert.is(logs[0].deviceID, d.deviceID)
+    assert.is(logs[0]?.connectStatus, 1)
+    assert.is(logs[0]?.IP, '127.0.0.1')
+    assert.is(logs[0]?.keepAlive, 42)
+    assert.is(logs[0]?.deviceID, d.deviceID)
     r.client.end()
     const offline = await until(
       () => detail(d.id),
@@ -82,9 +89,9 @@ auth(
 )
 
 for (const [name, change] of [
-  ['wrong token', (o: any) => ({ ...o, password: 'not-the-token' })],
-  ['wrong username', (o: any) => ({ ...o, username: 'not-the-username' })],
-  ['no password', (o: any) => ({ ...o, password: undefined })],
+  ['wrong token', (o: IClientOptions) => ({ ...o, password: 'not-the-token' })],
+  ['wrong username', (o: IClientOptions) => ({ ...o, username: 'not-the-username' })],
+  ['no password', (o: IClientOptions) => ({ ...o, password: undefined })],
 ] as const) {
   auth(`${name} :: CONNACK 5 not authorized, log status 2, device stays offline`, async () => {
     const {
@@ -325,7 +332,7 @@ auth('HTTP still answers :: after all of the above', async () => {
   assert.is((await t.admin.get('/api/v1/products')).status, 200)
 })
 
-async function idOf(d: any) {
+async function idOf(d: { id: number }) {
   const { DeviceDirectory } = await import('../../ingest/identity.ts')
   return (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
 }

@@ -1,10 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
+import type { Event } from '../../src/schemas/logs.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
-import { closedWithin, connectDevice, end, fullTopic, sleep, until } from './_mqtt.ts'
+import { closedWithin, connectDevice, end, fullTopic, grantedOf, sleep, until } from './_mqtt.ts'
 
 const NOT_AUTHORIZED_V5 = 0x87
 
@@ -35,10 +37,12 @@ async function setup(t: TestService) {
 }
 
 /** The device's events as [topic, payload, status, reason], oldest first. */
-const eventsOf = async (t: TestService, d: any) =>
+const eventsOf = async (t: TestService, d: { deviceID: string }) =>
   (
-    await t.admin.get(`/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`)
-  ).body.items.map((e: any) => [e.topic, e.payload, e.status, e.reason])
+    await t.admin.get<Page<Wire<typeof Event>>>(
+      `/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`,
+    )
+  ).body.items.map((e) => [e.topic, e.payload, e.status, e.reason])
 
 const stored = async (t: TestService, tenantID: string, deviceID: string) =>
   (
@@ -62,8 +66,9 @@ const publishError = (c: MqttClient, topic: string, payload: string, qos: 0 | 1 
 async function subscribe(c: MqttClient, filters: string[]): Promise<number[]> {
   try {
     return (await c.subscribeAsync(filters, { qos: 1 })).map((g) => g.qos)
-  } catch (e: any) {
-    if (e?.packet?.granted) return e.packet.granted
+  } catch (e) {
+    const granted = grantedOf(e)
+    if (granted) return granted
     throw e
   }
 }
@@ -111,7 +116,7 @@ ignore('MQTT 3.1.1 QoS 0 and QoS 2 refused :: recorded, connected', async () => 
     () => eventsOf(t, s.device),
     (e) => e.length >= 2,
   )
-  assert.equal(events.map((e: any) => e[3]).sort(), ['not authorized', 'not authorized'])
+  assert.equal(events.map((e) => e[3]).sort(), ['not authorized', 'not authorized'])
   assert.ok(c.connected)
   end(c)
 })
@@ -143,7 +148,7 @@ ignore('MQTT 5 QoS 1 refused :: PUBACK reason code 0x87, connected, recorded', a
   assert.ok(c.connected, 'still connected')
   assert.is(await publishError(c, 'allowed', '{}'), undefined)
   assert.equal(
-    (await eventsOf(t, s.device)).map((e: any) => e[3]),
+    (await eventsOf(t, s.device)).map((e) => e[3]),
     ['not authorized', 'not authorized', 'no data stream for topic allowed'],
   )
   assert.equal(await stored(t, s.tenantID, s.device.deviceID), [])

@@ -18,9 +18,11 @@ import {
   credentials,
   devices,
   end,
+  grantedOf,
   mqttUrl,
   sleep,
   until,
+  type DeviceCredentials,
 } from './_mqtt.ts'
 
 const test = suite('broker group topics')
@@ -37,11 +39,15 @@ test.after(async () => {
 
 interface Received {
   topic: string
-  body: any
+  /** The command as the device reads it. */
+  body: { data_type: string; task_id: string; data: unknown }
 }
 
 /** Connects a device and records every message it receives. */
-async function online(d: any, opts: { protocolVersion?: 4 | 5; clean?: boolean } = {}) {
+async function online(
+  d: DeviceCredentials,
+  opts: { protocolVersion?: 4 | 5; clean?: boolean } = {},
+) {
   const m = await connectDevice(t, d, opts)
   clients.push(m)
   const got: Received[] = []
@@ -66,7 +72,7 @@ async function addMembers(groupIntID: number, ids: number[]) {
 }
 
 /** The full topic of a group of the device's product. */
-async function groupTopicOf(d: any, groupID: string) {
+async function groupTopicOf(d: { id: number }, groupID: string) {
   const row = await t.db.one(
     `SELECT d.tenant_id AS tenantID, p.product_id AS productID FROM devices d
      JOIN products p ON p.id = d.product_int_id WHERE d.id = ?`,
@@ -85,8 +91,9 @@ async function publish(groupID: string, payload: string) {
 async function subscribe(c: MqttClient, filter: string): Promise<number[]> {
   try {
     return (await c.subscribeAsync(filter, { qos: 0 })).map((g) => g.qos)
-  } catch (e: any) {
-    if (e?.packet?.granted) return e.packet.granted
+  } catch (e) {
+    const granted = grantedOf(e)
+    if (granted) return granted
     throw e
   }
 }

@@ -15,6 +15,7 @@ import {
   mqttUrl,
   until,
   wsUrl,
+  type DeviceCredentials,
 } from './_mqtt.ts'
 
 const KiB = 1024
@@ -94,7 +95,7 @@ const closedSoon = (r: Raw, ms = 3000) =>
 function collector() {
   const lines: string[] = []
   const destination: LogDestination = { write: (line) => void lines.push(line) }
-  const records = () => lines.map((l) => JSON.parse(l) as Record<string, any>)
+  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
   return { lines, destination, records }
 }
 
@@ -241,7 +242,7 @@ for (const [name, url] of [
       const other = await t.newTenant()
       const foreign = await newDevice(other, mqttBody((await newProduct(other)).productID))
       // the TLS listener's default certificate is self-signed
-      const opts = (d: any) => ({ ...credentials(d), rejectUnauthorized: false })
+      const opts = (d: DeviceCredentials) => ({ ...credentials(d), rejectUnauthorized: false })
       const ca = await connect(url(t), opts(a))
       const cb = await connect(url(t), opts(b))
       const cf = await connect(url(t), opts(foreign))

@@ -1,7 +1,9 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
 import type { LogDestination } from '../../src/kernel/log.ts'
+import type { ConnectLog } from '../../src/schemas/logs.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 import {
   connect,
@@ -18,7 +20,7 @@ import {
 function collector() {
   const lines: string[] = []
   const destination: LogDestination = { write: (line) => void lines.push(line) }
-  const records = () => lines.map((l) => JSON.parse(l) as Record<string, any>)
+  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
   return { lines, destination, records }
 }
 
@@ -34,9 +36,11 @@ logs.before(async () => {
 })
 logs.after(async () => t.close())
 
+type ConnectLogs = Page<Wire<typeof ConnectLog>>
 const connectLogs = async (id: number) =>
-  (await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body.items as any[]
-const lines = (msg: string, where: (l: Record<string, any>) => boolean = () => true) =>
+  (await t.admin.get<ConnectLogs>(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body
+    .items
+const lines = (msg: string, where: (l: Record<string, unknown>) => boolean = () => true) =>
   log.records().filter((l) => l.msg === msg && where(l))
 
 /** Tries to connect with `opts` and expects a refusal; the client is ended. */
@@ -134,7 +138,7 @@ logs(
     const d = await newDevice(other, mqttBody((await newProduct(other)).productID))
     await refusedWith({ ...credentials(d), password: 'wrong' })
     const mine = await until(
-      async () => (await other.get(`/api/v1/devices/${d.id}/connect_logs`)).body.items as any[],
+      async () => (await other.get<ConnectLogs>(`/api/v1/devices/${d.id}/connect_logs`)).body.items,
       (r) => r.length === 1,
     )
     assert.equal(

@@ -8,6 +8,8 @@ import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
+import type { Event } from '../../src/schemas/logs.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
@@ -18,16 +20,19 @@ const python = [process.env.PAHO_PYTHON, 'python3', '/usr/bin/python3'].find(
   (p) => p && spawnSync(p, ['-c', 'import paho.mqtt.client'], { stdio: 'ignore' }).status === 0,
 )
 
+/** A JSON line the paho device prints: the step it reached and what it saw there. */
+type PahoLine = Record<string, unknown>
+
 /** Runs the paho device; calls `onLine` with each JSON line it prints; resolves with all of them on exit. */
-function runDevice(args: string[], onLine: (line: any) => void): Promise<any[]> {
+function runDevice(args: string[], onLine: (line: PahoLine) => void): Promise<PahoLine[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(python!, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-    const lines: any[] = []
+    const lines: PahoLine[] = []
     let stderr = ''
     const timer = setTimeout(() => child.kill(), 30_000)
     child.stderr.on('data', (d) => (stderr += d))
     createInterface({ input: child.stdout }).on('line', (text) => {
-      const line = JSON.parse(text)
+      const line = JSON.parse(text) as PahoLine
       lines.push(line)
       onLine(line)
     })
@@ -85,8 +90,10 @@ paho(
     ])
     assert.is(await acked, true, 'the command was acknowledged')
     const events = (
-      await t.admin.get(`/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`)
-    ).body.items.map((e: any) => [e.topic, e.reason])
+      await t.admin.get<Page<Wire<typeof Event>>>(
+        `/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`,
+      )
+    ).body.items.map((e) => [e.topic, e.reason])
     assert.equal(events, [
       [stream.topic, 'not authorized'],
       ['paho/ok', 'no data stream for topic paho/ok'],

@@ -2,7 +2,15 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
 import { RefusalGuard } from '../../ingest/refusals.ts'
-import { connect, credentials, devices, end, mqttUrl, until } from './_mqtt.ts'
+import {
+  connect,
+  credentials,
+  devices,
+  end,
+  mqttUrl,
+  until,
+  type DeviceCredentials,
+} from './_mqtt.ts'
 
 const HOOK_SECRET = 'emqx-hook-secret-0123456789'
 
@@ -27,7 +35,7 @@ async function refusedRows(t: TestService, id: number, n: number, total?: number
 }
 
 /** `n` CONNECTs with a wrong token, one after the other; returns their CONNACK return codes. */
-async function refuse(t: TestService, d: any, n: number): Promise<number[]> {
+async function refuse(t: TestService, d: DeviceCredentials, n: number): Promise<number[]> {
   const codes: number[] = []
   for (let i = 0; i < n; i++) {
     const r = await connect(mqttUrl(t), { ...credentials(d), password: 'wrong' })
@@ -171,8 +179,8 @@ flap('EMQX auth hook :: the same throttle and ban per client id', async () => {
   const {
     devices: [d, other],
   } = await devices(b.t, 2)
-  const ask = (dev: any, password: string, peerhost: string) =>
-    b.t.anon.post(
+  const ask = (dev: DeviceCredentials, password: string, peerhost: string) =>
+    b.t.anon.post<{ result: string }>(
       '/api/v1/emqx/auth',
       { clientid: dev.deviceID, username: dev.deviceUsername, password, peerhost },
       { 'x-hook-secret': HOOK_SECRET },

@@ -1,8 +1,16 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { ConnectLog } from '../../src/schemas/logs.ts'
 import { startTestService, type TestService, type Client } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
+import {
+  mqttBody,
+  newDevice,
+  newProduct,
+  uniq,
+  type NewDevice,
+} from '../src/routes/devices-helpers.ts'
 import { connect, credentials, end, fullTopic, mqttUrl, until } from './_mqtt.ts'
 
 let t: TestService
@@ -26,7 +34,7 @@ async function certDevice(c: Client) {
   return { product, device: await newDevice(c, mqttBody(product.productID, { authType: 2 })) }
 }
 
-const withCert = (d: any, cert: { cert: string; key: string }) => ({
+const withCert = (d: NewDevice, cert: { cert: string; key: string }) => ({
   clientId: d.deviceID,
   username: d.deviceUsername,
   cert: cert.cert,
@@ -35,7 +43,11 @@ const withCert = (d: any, cert: { cert: string; key: string }) => ({
 })
 
 const connectLogs = async (id: number) =>
-  (await t.admin.get(`/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`)).body.items as any[]
+  (
+    await t.admin.get<Page<Wire<typeof ConnectLog>>>(
+      `/api/v1/devices/${id}/connect_logs?_sort=id&_order=asc`,
+    )
+  ).body.items
 
 const tls = suite('broker: MQTT over TLS, certificate devices')
 tls.before(async () => {
@@ -94,7 +106,7 @@ tls(
     // the five refusals of one client id from one address are one row counting them
     const logs = await until(
       () => connectLogs(device.id),
-      (x) => x.length >= 2 && x[0].attempts === 5,
+      (x) => x.length >= 2 && x[0]?.attempts === 5,
     )
     assert.equal(
       logs.slice(0, 2).map((l) => [l.connectStatus, l.attempts]),

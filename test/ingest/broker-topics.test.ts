@@ -1,15 +1,19 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
+import type { Event } from '../../src/schemas/logs.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-import { connectDevice, devices, end, fullTopic, sleep, until } from './_mqtt.ts'
+import { connectDevice, devices, end, fullTopic, grantedOf, sleep, until } from './_mqtt.ts'
+
+type Events = Page<Wire<typeof Event>>
 
 let t: TestService
 let directory: DeviceDirectory
-const identity = async (d: any) => (await directory.byId(d.id))!
+const identity = async (d: { id: number }) => (await directory.byId(d.id))!
 
 /** Collects the topics (and payloads) a client receives. */
 function inboxOf(c: MqttClient) {
@@ -28,15 +32,16 @@ async function oneConnected() {
 }
 
 /** Sends a command to the device's `inbox` as the service does; true when acknowledged. */
-const command = async (d: any, body = '{"data_type":"request"}') =>
+const command = async (d: { id: number }, body = '{"data_type":"request"}') =>
   t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from(body), { timeoutMs: 2000 })
 
 /** SUBACK granted codes (MQTT.js rejects when one is a failure: the codes are read from the error). */
 async function subscribe(c: MqttClient, filters: string[], opts: { qos: 0 | 1 } = { qos: 1 }) {
   try {
     return (await c.subscribeAsync(filters, opts)).map((g) => g.qos)
-  } catch (e: any) {
-    if (e?.packet?.granted) return e.packet.granted as number[]
+  } catch (e) {
+    const granted = grantedOf(e)
+    if (granted) return granted
     throw e
   }
 }
@@ -59,12 +64,12 @@ both(
     const c = await connectDevice(t, d)
     await c.publishAsync(stream.topic, '{"temp":1}', { qos: 1 })
     await c.publishAsync(await fullTopic(t, d, stream.topic), '{"temp":2}', { qos: 1 })
-    const events = await t.admin.get(
+    const events = await t.admin.get<Events>(
       `/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`,
     )
     assert.is(events.status, 200, events.text)
     assert.equal(
-      events.body.items.map((e: any) => [e.topic, e.payload, e.status]),
+      events.body.items.map((e) => [e.topic, e.payload, e.status]),
       [
         [stream.topic, '{"temp":1}', 1],
         [stream.topic, '{"temp":2}', 1],
@@ -303,10 +308,12 @@ both(
 )
 
 /** The topics of a device's recorded uplink events, oldest first. */
-const eventTopics = async (d: any) => {
-  const r = await t.admin.get(`/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`)
+const eventTopics = async (d: { deviceID: string }) => {
+  const r = await t.admin.get<Events>(
+    `/api/v1/device_events?deviceID=${d.deviceID}&_sort=id&_order=asc`,
+  )
   assert.is(r.status, 200, r.text)
-  return r.body.items.map((e: any) => e.topic as string)
+  return r.body.items.map((e) => e.topic as string)
 }
 
 both(
@@ -319,7 +326,7 @@ both(
     assert.equal(await subscribe(cs[1]!, ['#']), [1])
     for (const [i, c] of cs.entries()) {
       await c.publishAsync(`up/${i}`, `m${i}`, { qos: 1 })
-      await c.publishAsync(await fullTopic(t, ds[i], `up/full${i}`), `f${i}`, { qos: 1 })
+      await c.publishAsync(await fullTopic(t, ds[i]!, `up/full${i}`), `f${i}`, { qos: 1 })
     }
     await until(
       async () => got[0]!.length + got[1]!.length,

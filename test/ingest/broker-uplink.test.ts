@@ -123,7 +123,6 @@ pressure(
         s.topic,
         JSON.stringify({
           data_type: 'event',
-          stream_id: s.stream.streamID,
           data: { temp: { time: base + i, value: i } },
         }),
         { qos: 1 },

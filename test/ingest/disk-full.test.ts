@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { Client, startTestService, type TestService } from '../_support/service.ts'
 import { basic } from '../src/routes/_ingest.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, newProduct, type NewDevice } from '../src/routes/devices-helpers.ts'
 import { connect, credentials, end, mqttUrl, sleep } from './_mqtt.ts'
 import { resumePoint, statfsSpace } from '../../src/kernel/disk.ts'
 
@@ -29,7 +29,7 @@ interface World {
   c: Client
   productID: string
   tenantID: string
-  devices: any[]
+  devices: NewDevice[]
 }
 const worlds: World[] = []
 
@@ -45,7 +45,7 @@ test.before(async () => {
     const devices = await Promise.all(
       [1, 2, 3].map(() => newDevice(c, mqttBody(product.productID))),
     )
-    const row = await t.db.one('SELECT tenant_id FROM devices WHERE id = ?', [devices[0].id])
+    const row = await t.db.one('SELECT tenant_id FROM devices WHERE id = ?', [devices[0]!.id])
     worlds.push({ c, productID: product.productID, tenantID: String(row!.tenant_id), devices })
   }
 })
@@ -63,7 +63,8 @@ async function values(w: World, deviceID: string): Promise<number[]> {
   assert.is(r.status, 200, r.text)
   return r.body[0].originalData.value
 }
-const topicOf = (w: World, d: any) => `/mqtt/${w.tenantID}/${w.productID}/${d.deviceID}/telemetry`
+const topicOf = (w: World, d: { deviceID: string }) =>
+  `/mqtt/${w.tenantID}/${w.productID}/${d.deviceID}/telemetry`
 
 test('readiness :: fails its disk check while full, recovers by itself', async () => {
   assert.is((await t.anon.get('/readyz')).status, 200)
@@ -89,22 +90,25 @@ test('readiness :: fails its disk check while full, recovers by itself', async (
 test('HTTP ingest :: 507 INSUFFICIENT_STORAGE in both tenants while full; 202 and stored once space is back', async () => {
   await fill(10 * MB)
   for (const w of worlds) {
-    const r = await new Client(t.url, basic(w.devices[0])).post('/api/v1/ingest', body(1, T))
+    const r = await new Client(t.url, basic(w.devices[0]!)).post('/api/v1/ingest', body(1, T))
     assert.is(r.status, 507, r.text)
     assert.is(r.body.errorCode, 'INSUFFICIENT_STORAGE')
     assert.type(r.body.errors.body, 'string')
   }
   await fill(10_000 * MB)
   for (const w of worlds) {
-    const r = await new Client(t.url, basic(w.devices[0])).post('/api/v1/ingest', body(2, T + 1000))
+    const r = await new Client(t.url, basic(w.devices[0]!)).post(
+      '/api/v1/ingest',
+      body(2, T + 1000),
+    )
     assert.is(r.status, 202, r.text)
-    assert.equal(await values(w, w.devices[0].deviceID), [2], 'only what was accepted is stored')
+    assert.equal(await values(w, w.devices[0]!.deviceID), [2], 'only what was accepted is stored')
   }
 })
 
 test('MQTT 5 :: PUBACK 0x97 while full (not stored, still connected), stored after; CONNACK 0x97 while full', async () => {
   const w = worlds[0]!
-  const d = w.devices[1]
+  const d = w.devices[1]!
   const m = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
   assert.ok(m.connack, m.error?.message)
   const publish = (value: number, time: number) =>
@@ -126,7 +130,7 @@ test('MQTT 5 :: PUBACK 0x97 while full (not stored, still connected), stored aft
   const refused = await publish(7, T)
   assert.is(refused.code, 0x97, JSON.stringify(refused))
   assert.ok(m.client.connected, 'the connection stays')
-  const other = worlds[1]!.devices[1]
+  const other = worlds[1]!.devices[1]!
   const late = await connect(mqttUrl(t), { ...credentials(other), protocolVersion: 5 })
   assert.is(late.error?.code ?? late.connack?.reasonCode, 0x97, late.error?.message)
   end(late.client)
@@ -142,7 +146,7 @@ test('MQTT 5 :: PUBACK 0x97 while full (not stored, still connected), stored aft
 
 test('MQTT 3.1.1 :: no PUBACK while full; the PUBLISH is stored and acknowledged once space is back', async () => {
   const w = worlds[1]!
-  const d = w.devices[2]
+  const d = w.devices[2]!
   const m = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 4 })
   assert.ok(m.connack, m.error?.message)
   await fill(10 * MB)

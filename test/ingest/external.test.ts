@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { connect as tcpConnect } from 'node:net'
+import { connect as tcpConnect, type Socket } from 'node:net'
 import { freePort } from '../_support/ports.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -8,8 +8,11 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import mqtt, { type MqttClient } from 'mqtt'
 import { connectAcking } from '../../ingest/external/acks.ts'
+import type { ExternalBrokerHandle } from '../../ingest/external/client.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
+import type { DeviceWrite } from '../../src/schemas/devices.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
+import type { Wire } from '../_support/wire.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -38,7 +41,7 @@ async function startMosquitto() {
     () =>
       new Promise<boolean>((r) =>
         tcpConnect(port, '127.0.0.1')
-          .once('connect', function (this: any) {
+          .once('connect', function (this: Socket) {
             this.end()
             r(true)
           })
@@ -139,8 +142,8 @@ acks(
 const ext = suite('external broker mode (MQTT_URL) against Mosquitto')
 let t: TestService
 let t2: TestService
-let dev: any
-let devStream: any
+let dev: Wire<typeof DeviceWrite>
+let devStream: string
 /** The service's log lines (JSON), read by the "dropped and logged" case. */
 const logLines: string[] = []
 ext.before(async () => {
@@ -169,13 +172,20 @@ ext.after(async () => {
   broker.stop()
 })
 
+/** An event's row as stored (a type, not an interface: a database row is a record of its columns). */
+type EventRow = {
+  topic: string
+  payload: string
+  ip: string | null
+}
+
 const eventsOf = async (svc: TestService, deviceIntID: number) =>
   (await svc.db.all('SELECT topic, payload, ip FROM events WHERE device_int_id = ? ORDER BY id', [
     deviceIntID,
-  ])) as any[]
+  ])) as EventRow[]
 
 ext('no embedded broker :: port and wsPort null, handle has a stable client id', async () => {
-  const b = t.svc.deps.broker as any
+  const b = t.svc.deps.broker as ExternalBrokerHandle
   assert.is(b.port, null)
   assert.is(b.wsPort, null)
   assert.match(b.clientId, /^devicecloud-.+-\d+/)
@@ -213,10 +223,10 @@ ext(
     const warnings = () =>
       logLines
         .slice(from)
-        .map((l) => JSON.parse(l))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
         .filter((l) => l.level === 'warn' && l.component === 'mqtt-external')
         .map((l) => String(l.msg))
-    const b = t.svc.deps.broker as any
+    const b = t.svc.deps.broker as ExternalBrokerHandle
     const before = { ...b.stats }
     const count = (await eventsOf(t, dev.id)).length
     const d = await client(broker.url)
@@ -280,7 +290,7 @@ ext(
   'device_publish through the external broker :: sent (no PUBACK seen), delivered and answered by the response',
   async () => {
     const d = await client(broker.url, { clientId: dev.deviceID })
-    const got: any[] = []
+    const got: unknown[] = []
     d.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString())))
     await new Promise((r) => d.subscribe(`${devStream}inbox`, { qos: 1 }, r))
     const r = await t.admin.post('/api/v1/device_publish', {
@@ -312,7 +322,10 @@ ext('two nodes in one share group :: split the messages, each stored once', asyn
     MQTT_URL: broker.url,
     DATABASE_URL: `file:${t.dir}/devicecloud.db`,
   })
-  const [b1, b2] = [t.svc.deps.broker as any, t2.svc.deps.broker as any]
+  const [b1, b2] = [
+    t.svc.deps.broker as ExternalBrokerHandle,
+    t2.svc.deps.broker as ExternalBrokerHandle,
+  ]
   assert.is.not(b1.clientId, b2.clientId)
   const [s1, s2] = [b1.stats.submitted, b2.stats.submitted]
   const count = (await eventsOf(t, dev.id)).length

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../_support/service.ts'
 import { startChildService, type ChildService } from '../_support/child-service.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, newProduct, type NewDevice } from '../src/routes/devices-helpers.ts'
 import { sleep } from './_mqtt.ts'
 
 const test = suite('logs: a stalled reader')
@@ -42,7 +42,7 @@ test(`stdout unread, ${DEVICES} devices connect and publish QoS 1 :: every CONNA
     assert.is(login.status, 201, login.text)
     const admin = new Client(c.url, `Bearer ${login.body.token}`)
     const product = await newProduct(admin)
-    const list: any[] = []
+    const list: NewDevice[] = []
     for (let i = 0; i < DEVICES; i += 20)
       list.push(
         ...(await Promise.all(

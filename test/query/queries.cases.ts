@@ -6,9 +6,14 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Client, startTestService, type TestService } from '../_support/service.ts'
+import type { ErrorBody, Wire } from '../_support/wire.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
-import { basic } from '../src/routes/_ingest.ts'
+import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
+import { basic, type Credentials } from '../src/routes/_ingest.ts'
+import type { DataPoint } from '../../src/schemas/data-points.ts'
+import type { IngestReply } from '../../src/schemas/ingest.ts'
+import type { MetricRecord } from '../../src/schemas/metrics.ts'
+import type { MetricsData, OriginalData } from '../../src/schemas/telemetry.ts'
 
 const MIN = 60_000
 const HOUR = 60 * MIN
@@ -23,12 +28,17 @@ const SPIKES = new Map([
 ])
 
 type Row = [time: number, values: Record<string, unknown>]
+type Original = Wire<typeof OriginalData>
+type Metrics = Wire<typeof MetricsData>
+type Refusal = ErrorBody & { errors: Record<string, string> }
+/** The data points of the product of these cases. */
+type PointID = 'temp' | 'hum' | 'flow-rate' | 'name' | 'on'
 
 /**
  * An aggregate's time and value, after checking that it names what served it: raw values or a rollup tier (which
  * one depends on how far the store has rolled up by then; the rollup suites pin it).
  */
-function seen(data: { time: string[]; value: any[]; resolution?: string }) {
+function seen<V>(data: { time: string[]; value: V[]; resolution?: string }) {
   assert.ok(
     ['raw', '1m', '1h', '1d'].includes(data.resolution ?? ''),
     `resolution ${data.resolution}`,
@@ -44,15 +54,16 @@ export function queryCases(
   const test = suite(`telemetry queries: ${name}`)
   let t: TestService
   let c: Client
-  let product: any
-  const points: Record<string, any> = {}
-  let dev: any
-  let dst: any
-  let big: any
+  let product: Awaited<ReturnType<typeof mkProduct>>
+  // filled by before(), each point under its dataPointID
+  const points = {} as Record<PointID, Wire<typeof DataPoint>>
+  let dev: NewDevice
+  let dst: NewDevice
+  let big: NewDevice
   let foreign: Client
 
   /** Sends rows as form-2 events of `device`, 10,000 messages per request. */
-  async function ingest(device: any, rows: Row[]) {
+  async function ingest(device: Credentials, rows: Row[]) {
     const auth = new Client(t.url, basic(device))
     for (let i = 0; i < rows.length; i += 10_000) {
       const messages = rows.slice(i, i + 10_000).map(([time, values]) => ({
@@ -64,19 +75,20 @@ export function queryCases(
           ),
         },
       }))
-      const r = await auth.post('/api/v1/ingest', { messages })
+      const r = await auth.post<Wire<typeof IngestReply>>('/api/v1/ingest', { messages })
       assert.is(r.status, 202, r.text)
       assert.equal(r.body.rejected, [], r.text)
     }
   }
 
-  const q = (path: string, params: Record<string, string | number>) =>
-    c.get(
+  /** GET of `path` with `params`; `T`: the body expected. */
+  const q = <T>(path: string, params: Record<string, string | number>) =>
+    c.get<T>(
       `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
     )
 
   async function metric(body: Record<string, unknown>) {
-    const r = await c.post('/api/v1/metrics', {
+    const r = await c.post<Wire<typeof MetricRecord>>('/api/v1/metrics', {
       metricName: `m-${Math.random().toString(36).slice(2, 10)}`,
       ...body,
     })
@@ -139,11 +151,11 @@ export function queryCases(
   const day = { startTime: '2026-11-02 00:00:00', endTime: '2026-11-02 02:59:59' }
 
   test('original_data :: every data point of the product, local times ascending, time and value of equal length', async () => {
-    const r = await q('original_data', { deviceID: dev.deviceID, ...day })
+    const r = await q<Original>('original_data', { deviceID: dev.deviceID, ...day })
     assert.is(r.status, 200, r.text)
-    const by = Object.fromEntries(r.body.map((e: any) => [e.dataPointID, e]))
+    const by = Object.fromEntries(r.body.map((e) => [e.dataPointID, e]))
     assert.equal(Object.keys(by).sort(), ['flow-rate', 'hum', 'name', 'on', 'temp'])
-    assert.equal(by.temp.originalData, {
+    assert.equal(by.temp!.originalData, {
       time: [
         '2026-11-02 00:00:00',
         '2026-11-02 00:30:00',
@@ -153,22 +165,22 @@ export function queryCases(
       value: [10, 20, 30, -5],
       resolution: 'raw',
     })
-    assert.equal(by.name.originalData, {
+    assert.equal(by.name!.originalData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 01:00:00'],
       value: ['a', 'b'],
       resolution: 'raw',
     })
-    assert.equal(by.on.originalData, {
+    assert.equal(by.on!.originalData, {
       time: ['2026-11-02 00:30:00'],
       value: [true],
       resolution: 'raw',
     })
-    assert.is(by.temp.dataPointIntID, points.temp.id)
-    assert.is(by.temp.dataPointName, points.temp.dataPointName)
+    assert.is(by.temp!.dataPointIntID, points.temp.id)
+    assert.is(by.temp!.dataPointName, points.temp.dataPointName)
   })
 
   test('original_data :: dataPointID narrows; endTime is inclusive; metricType is ignored; epoch times work', async () => {
-    const r = await q('original_data', {
+    const r = await q<Original>('original_data', {
       deviceID: dev.deviceID,
       dataPointID: 'hum,flow-rate',
       startTime: String(T0 / 1000),
@@ -177,7 +189,7 @@ export function queryCases(
     })
     assert.is(r.status, 200, r.text)
     assert.equal(
-      r.body.map((e: any) => [e.dataPointID, e.originalData.value]),
+      r.body.map((e) => [e.dataPointID, e.originalData.value]),
       [
         ['hum', [2, 4, 8]],
         ['flow-rate', [1]],
@@ -186,7 +198,7 @@ export function queryCases(
   })
 
   test('original_data :: an empty range gives empty arrays, not an error', async () => {
-    const r = await q('original_data', {
+    const r = await q<Original>('original_data', {
       deviceID: dev.deviceID,
       startTime: '2020-01-01 00:00:00',
       endTime: '2020-01-02 00:00:00',
@@ -194,7 +206,7 @@ export function queryCases(
     assert.is(r.status, 200, r.text)
     assert.is(r.body.length, 5)
     for (const e of r.body) assert.equal(e.originalData, { time: [], value: [], resolution: 'raw' })
-    const m = await q('metrics_data', {
+    const m = await q<Metrics>('metrics_data', {
       deviceID: dev.deviceID,
       startTime: '2020-01-01 00:00:00',
       endTime: '2020-01-02 00:00:00',
@@ -204,16 +216,16 @@ export function queryCases(
   })
 
   test('original_data :: a day at 1 Hz whole (86,400 values); maxPoints=1000 keeps every spike', async () => {
-    const whole = await q('original_data', {
+    const whole = await q<Original>('original_data', {
       deviceID: big.deviceID,
       dataPointID: 'temp',
       startTime: '2026-11-05 00:00:00',
       endTime: '2026-11-05 23:59:59',
     })
     assert.is(whole.status, 200, whole.text.slice(0, 300))
-    assert.is(whole.body[0].originalData.value.length, 86_400)
-    assert.is(whole.body[0].originalData.time.length, 86_400)
-    const r = await q('original_data', {
+    assert.is(whole.body[0]!.originalData.value.length, 86_400)
+    assert.is(whole.body[0]!.originalData.time.length, 86_400)
+    const r = await q<Original>('original_data', {
       deviceID: big.deviceID,
       dataPointID: 'temp',
       startTime: '2026-11-05 00:00:00',
@@ -221,21 +233,21 @@ export function queryCases(
       maxPoints: 1000,
     })
     assert.is(r.status, 200, r.text.slice(0, 300))
-    const { time, value } = r.body[0].originalData
+    const { time, value } = r.body[0]!.originalData
     assert.ok(value.length <= 1000 && value.length >= 900, `${value.length} values`)
     assert.is(time.length, value.length)
     for (const spike of [1000, -1000, 999]) assert.ok(value.includes(spike), `spike ${spike} kept`)
     assert.ok(value.includes(0) && value.includes(99), 'the ordinary extremes too')
     assert.equal([...time].sort(), time, 'ascending')
     assert.is(time[value.indexOf(1000)], '2026-11-05 01:23:20', 'the spike keeps its time')
-    const few = await q('original_data', {
+    const few = await q<Original>('original_data', {
       deviceID: dev.deviceID,
       dataPointID: 'temp',
       ...day,
       maxPoints: 1000,
     })
     assert.equal(
-      few.body[0].originalData.value,
+      few.body[0]!.originalData.value,
       [10, 20, 30, -5],
       'fewer values than maxPoints come back whole',
     )
@@ -251,10 +263,10 @@ export function queryCases(
         startTime: '2026-11-05 00:00:00',
         endTime: '2026-11-05 23:59:59',
       }
-      const refused = await q('original_data', params)
+      const refused = await q<Refusal>('original_data', params)
       assert.is(refused.status, 400, refused.text.slice(0, 300))
       assert.is(refused.body.errorCode, 'PARAMETER_INVALID')
-      assert.match(refused.body.errors.startTime, /86400 values.*maxPoints.*format=csv/)
+      assert.match(refused.body.errors.startTime!, /86400 values.*maxPoints.*format=csv/)
       const csv = await q('original_data', { ...params, format: 'csv' })
       assert.is(csv.status, 200)
       assert.match(csv.headers.get('content-type')!, /^text\/csv/)
@@ -312,22 +324,22 @@ export function queryCases(
       expressions: 'dp("flow-rate") + value',
     })
     assert.is(m1.metricType, 1, 'metricType 1 when expressions is given')
-    const r = await q('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 1 })
+    const r = await q<Metrics>('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 1 })
     assert.is(r.status, 200, r.text)
-    const by = new Map(r.body.map((m: any) => [m.id, m]))
-    assert.equal((by.get(m1.id) as any).metricData, {
+    const by = new Map(r.body.map((m) => [m.id, m]))
+    assert.equal(by.get(m1.id)!.metricData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 00:30:00', '2026-11-02 02:30:00'],
       value: [20, 80, -5],
       resolution: 'raw',
     })
-    assert.equal((by.get(m2.id) as any).metricData, {
+    assert.equal(by.get(m2.id)!.metricData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 02:30:00'],
       value: [11, -2],
       resolution: 'raw',
     })
-    assert.ok(r.body.every((m: any) => m.metricType === 1))
-    assert.is((by.get(m1.id) as any).metricName, m1.metricName, 'the metric record fields')
-    assert.is((by.get(m1.id) as any).productID, product2.productID)
+    assert.ok(r.body.every((m) => m.metricType === 1))
+    assert.is(by.get(m1.id)!.metricName, m1.metricName, 'the metric record fields')
+    assert.is(by.get(m1.id)!.productID, product2.productID)
   })
 
   test('metrics_data :: aggregates per hourly window labelled by start, empty windows omitted, aggregateData 1 and 2', async () => {
@@ -348,36 +360,35 @@ export function queryCases(
       expressions: 'temp * hum',
     })
     const hum = await metric({ dataPointIntID: points.hum.id, metricType: 2, aggregateType: 1 })
-    const r = await q('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 2 })
+    const r = await q<Metrics>('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 2 })
     assert.is(r.status, 200, r.text)
-    const by = new Map<number, any>(r.body.map((m: any) => [m.id, m]))
+    const by = new Map(r.body.map((m) => [m.id, m]))
     const hours = ['2026-11-02 00:00:00', '2026-11-02 01:00:00', '2026-11-02 02:00:00']
     for (const type of [1, 2, 3, 4])
       assert.equal(
-        seen(by.get(ids[type]!).metricData),
+        seen(by.get(ids[type]!)!.metricData),
         { time: hours, value: fns[type] },
         `aggregateType ${type}`,
       )
     assert.equal(
-      by.get(onFormula.id).metricData,
+      by.get(onFormula.id)!.metricData,
       { time: [hours[0], hours[2]], value: [100, -5], resolution: 'raw' },
       'sum of formula values',
     )
-    assert.equal(seen(by.get(hum.id).metricData), { time: hours, value: [4, 8, 1] })
-    assert.ok(r.body.every((m: any) => m.metricType === 2))
-    const both = await q('metrics_data', { deviceID: dev.deviceID, ...day })
+    assert.equal(seen(by.get(hum.id)!.metricData), { time: hours, value: [4, 8, 1] })
+    assert.ok(r.body.every((m) => m.metricType === 2))
+    const both = await q<Metrics>('metrics_data', { deviceID: dev.deviceID, ...day })
     assert.ok(
-      both.body.some((m: any) => m.metricType === 1) &&
-        both.body.some((m: any) => m.metricType === 2),
+      both.body.some((m) => m.metricType === 1) && both.body.some((m) => m.metricType === 2),
       'both types when metricType is absent',
     )
-    const half = await q('metrics_data', {
+    const half = await q<Metrics>('metrics_data', {
       deviceID: dev.deviceID,
       ...day,
       metricType: 2,
       interval: '30m',
     })
-    assert.equal(seen(half.body.find((m: any) => m.id === ids[4]).metricData), {
+    assert.equal(seen(half.body.find((m) => m.id === ids[4])!.metricData), {
       time: [
         '2026-11-02 00:00:00',
         '2026-11-02 00:30:00',
@@ -391,9 +402,13 @@ export function queryCases(
   test('metrics_data :: day windows across DST in Europe/Berlin: 23 and 25 hour days, hourly windows of those days', async () => {
     const sum = await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: 4 })
     const get = async (params: Record<string, string>) => {
-      const r = await q('metrics_data', { deviceID: dst.deviceID, metricType: 2, ...params })
+      const r = await q<Metrics>('metrics_data', {
+        deviceID: dst.deviceID,
+        metricType: 2,
+        ...params,
+      })
       assert.is(r.status, 200, r.text)
-      return seen(r.body.find((m: any) => m.id === sum.id).metricData)
+      return seen(r.body.find((m) => m.id === sum.id)!.metricData)
     }
     for (const [date, hours] of [
       ['2026-03-29', 23],
@@ -447,13 +462,13 @@ export function queryCases(
       [now - 80_000, { temp: 3 }],
     ])
     const sum = await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: 4 })
-    const r = await q('metrics_data', {
+    const r = await q<Metrics>('metrics_data', {
       deviceID: fresh.deviceID,
       metricType: 2,
       time_unit: 'hour',
     })
     assert.is(r.status, 200, r.text)
-    const data = r.body.find((m: any) => m.id === sum.id).metricData
+    const data = r.body.find((m) => m.id === sum.id)!.metricData
     assert.is(
       data.value.reduce((a: number, b: number) => a + b, 0),
       6,
@@ -463,18 +478,22 @@ export function queryCases(
       'minute windows',
     )
     assert.ok(data.value.length >= 2 && data.value.length <= 3)
-    const d = await q('metrics_data', { deviceID: fresh.deviceID, metricType: 2, time_unit: 'day' })
-    const dayData = d.body.find((m: any) => m.id === sum.id).metricData
+    const d = await q<Metrics>('metrics_data', {
+      deviceID: fresh.deviceID,
+      metricType: 2,
+      time_unit: 'day',
+    })
+    const dayData = d.body.find((m) => m.id === sum.id)!.metricData
     assert.ok(
       dayData.time.every((s: string) => s.endsWith(':00:00')),
       'hour windows',
     )
-    const o = await q('original_data', {
+    const o = await q<Original>('original_data', {
       deviceID: fresh.deviceID,
       dataPointID: 'temp',
       time_unit: 'week',
     })
-    assert.equal(o.body[0].originalData.value, [1, 2, 3])
+    assert.equal(o.body[0]!.originalData.value, [1, 2, 3])
   })
 
   test('bad ranges and parameters :: 400 PARAMETER_INVALID naming the parameter', async () => {
@@ -513,7 +532,7 @@ export function queryCases(
       ['metrics_data', { deviceID: dev.deviceID, time_unit: 'fortnight' }, 'time_unit'],
     ]
     for (const [path, params, field] of cases) {
-      const r = await q(path, params)
+      const r = await q<Refusal>(path, params)
       assert.is(r.status, 400, `${path} ${JSON.stringify(params)}: ${r.text}`)
       assert.is(r.body.errorCode, 'PARAMETER_INVALID')
       assert.ok(r.body.errors[field], `${JSON.stringify(params)} names ${field}: ${r.text}`)
@@ -522,20 +541,24 @@ export function queryCases(
 
   test('hostile deviceID and dataPointID values :: a clear 400, nothing else happens', async () => {
     for (const hostile of ['x") |> drop() //', "x' OR '1'='1", 'x\nfrom(bucket:"a")', '%00', '*']) {
-      const r = await q('original_data', { deviceID: hostile })
+      const r = await q<Refusal>('original_data', { deviceID: hostile })
       assert.is(r.status, 400, r.text)
       assert.ok(r.body.errors.deviceID)
-      const p = await q('original_data', { deviceID: dev.deviceID, dataPointID: hostile })
+      const p = await q<Refusal>('original_data', { deviceID: dev.deviceID, dataPointID: hostile })
       assert.is(p.status, 400, p.text)
       assert.ok(p.body.errors.dataPointID)
     }
-    const still = await q('original_data', { deviceID: dev.deviceID, dataPointID: 'temp', ...day })
-    assert.equal(still.body[0].originalData.value, [10, 20, 30, -5])
+    const still = await q<Original>('original_data', {
+      deviceID: dev.deviceID,
+      dataPointID: 'temp',
+      ...day,
+    })
+    assert.equal(still.body[0]!.originalData.value, [10, 20, 30, -5])
   })
 
   test('tenant isolation :: another tenant cannot read the device (400 deviceID, as an unknown one)', async () => {
     for (const path of ['original_data', 'metrics_data']) {
-      const r = await foreign.get(
+      const r = await foreign.get<Refusal>(
         `/api/v1/${path}?deviceID=${encodeURIComponent(dev.deviceID)}&startTime=2026-11-02%2000:00:00`,
       )
       assert.is(r.status, 400, r.text)
@@ -560,15 +583,15 @@ export function queryCases(
         endTime: '2026-11-06 00:00:00',
         maxPoints: 100,
       }
-      const r = await q('metrics_data', params)
+      const r = await q<Refusal>('metrics_data', params)
       assert.is(r.status, 503, r.text.slice(0, 300))
       assert.is(r.body.errorCode, 'SERVICE_UNAVAILABLE')
-      assert.match(r.body.message, /QUERY_TIMEOUT_MS/)
+      assert.match(r.body.message!, /QUERY_TIMEOUT_MS/)
       assert.is(r.headers.get('retry-after'), '5')
       config.QUERY_TIMEOUT_MS = before
-      const ok = await q('metrics_data', params)
+      const ok = await q<Metrics>('metrics_data', params)
       assert.is(ok.status, 200, ok.text.slice(0, 300))
-      const data = ok.body.find((m: any) => m.id === formula.id).metricData
+      const data = ok.body.find((m) => m.id === formula.id)!.metricData
       assert.ok(data.value.length > 0 && data.value.length <= 100)
       assert.ok(
         data.value.includes(2000 + Math.sqrt(1000)),

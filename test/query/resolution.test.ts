@@ -7,8 +7,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Client, startTestService, type TestService } from '../_support/service.ts'
+import type { ErrorBody, Wire } from '../_support/wire.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice } from '../src/routes/devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
+import type { MetricRecord } from '../../src/schemas/metrics.ts'
+import type { MetricsData, OriginalData } from '../../src/schemas/telemetry.ts'
 import { basic } from '../src/routes/_ingest.ts'
 import { alignedBuckets } from '../../store/rollups.ts'
 import { windowIndex } from '../../store/windows.ts'
@@ -24,7 +27,15 @@ const wire = (t: number) => new Date(t + OFFSET).toISOString().slice(0, 19).repl
 
 const test = suite('rollups through the API')
 let t: TestService
-const tenants: Array<{ c: Client; device: any; rows: Array<[number, number]>; metrics: any }> = []
+type Metric = Wire<typeof MetricRecord>
+type Metrics = Wire<typeof MetricsData>
+type Original = Wire<typeof OriginalData>
+const tenants: Array<{
+  c: Client
+  device: NewDevice
+  rows: Array<[number, number]>
+  metrics: { max: Metric; sum: Metric }
+}> = []
 
 /** Values every 30 s for two days: a walk different per tenant, whole numbers (exact sums). */
 const rowsOf = (seed: number): Array<[number, number]> =>
@@ -36,7 +47,7 @@ async function setUp(c: Client, seed: number) {
   await mkStream(c, product.productID, [point.id], { topic: 'telemetry' })
   const device = await newDevice(c, mqttBody(product.productID))
   const metric = async (aggregateType: number) => {
-    const r = await c.post('/api/v1/metrics', {
+    const r = await c.post<Metric>('/api/v1/metrics', {
       metricName: `agg-${aggregateType}-${seed}`,
       dataPointIntID: point.id,
       metricType: 2,
@@ -59,8 +70,9 @@ async function setUp(c: Client, seed: number) {
   tenants.push({ c, device, rows, metrics })
 }
 
-const get = (c: Client, path: string, params: Record<string, string | number>) =>
-  c.get(
+/** GET of `path` with `params`; `T`: the body expected. */
+const get = <T>(c: Client, path: string, params: Record<string, string | number>) =>
+  c.get<T>(
     `/api/v1/${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`,
   )
 
@@ -79,19 +91,19 @@ test.after(async () => {
 test('metrics_data over two settled days :: hour windows from the 1h tier, equal to the values sent', async () => {
   for (const { c, device, rows, metrics } of tenants) {
     const params = { deviceID: device.deviceID, metricType: 2, interval: '1h', ...days }
-    let body: any
+    let body!: Metrics
     // the store rolls past hours up within seconds of storing them, a few devices' hours at a time (reads answer
     // in between: an hour window is served by the 1h tier once that hour is rolled up, a day window by the 1d tier
     // once every hour of the day is): wait for the last
     for (let i = 0; i < 100; i++) {
-      const r = await get(c, 'metrics_data', params)
+      const r = await get<Metrics>(c, 'metrics_data', params)
       assert.is(r.status, 200, r.text)
       body = r.body
-      const day = await get(c, 'metrics_data', { ...params, interval: '1d' })
+      const day = await get<Metrics>(c, 'metrics_data', { ...params, interval: '1d' })
       assert.is(day.status, 200, day.text)
       if (
-        body.every((m: any) => m.metricData.resolution === '1h') &&
-        day.body.every((m: any) => m.metricData.resolution === '1d')
+        body.every((m) => m.metricData.resolution === '1h') &&
+        day.body.every((m) => m.metricData.resolution === '1d')
       )
         break
       await new Promise((f) => setTimeout(f, 200))
@@ -102,7 +114,7 @@ test('metrics_data over two settled days :: hour windows from the 1h tier, equal
       hours.set(h, [...(hours.get(h) ?? []), v])
     }
     const starts = [...hours.keys()].sort((a, b) => a - b)
-    const by = new Map<number, any>(body.map((m: any) => [m.id, m.metricData]))
+    const by = new Map<number, Metrics[number]['metricData']>(body.map((m) => [m.id, m.metricData]))
     assert.equal(by.get(metrics.max.id), {
       time: starts.map(wire),
       value: starts.map((h) => Math.max(...hours.get(h)!)),
@@ -114,8 +126,8 @@ test('metrics_data over two settled days :: hour windows from the 1h tier, equal
       resolution: '1h',
     })
     // day windows: the 1d tier
-    const daily = await get(c, 'metrics_data', { ...params, interval: '1d' })
-    const sums = daily.body.find((m: any) => m.id === metrics.sum.id).metricData
+    const daily = await get<Metrics>(c, 'metrics_data', { ...params, interval: '1d' })
+    const sums = daily.body.find((m) => m.id === metrics.sum.id)!.metricData
     assert.equal(sums, {
       time: [wire(D0), wire(D0 + DAY)],
       value: [0, 1].map((d) =>
@@ -130,9 +142,13 @@ test('metrics_data over two settled days :: hour windows from the 1h tier, equal
 
 test('original_data with maxPoints over two days :: whole-minute buckets from the 1m tier, each its true min and max', async () => {
   for (const { c, device, rows } of tenants) {
-    const r = await get(c, 'original_data', { deviceID: device.deviceID, maxPoints: 200, ...days })
+    const r = await get<Original>(c, 'original_data', {
+      deviceID: device.deviceID,
+      maxPoints: 200,
+      ...days,
+    })
     assert.is(r.status, 200, r.text)
-    const data = r.body[0].originalData
+    const data = r.body[0]!.originalData
     assert.is(data.resolution, '1m')
     // 2 days / 100 buckets = 28.8 min, rounded up to the fewest whole minutes that fit 100 buckets aligned to the
     // epoch (29 or 30, by where the range falls), two points each
@@ -162,20 +178,23 @@ test('original_data with maxPoints over two days :: whole-minute buckets from th
 
 test('another tenant :: its device is no such device, its own answers are its own', async () => {
   const [mine, theirs] = tenants
-  const r = await get(mine!.c, 'metrics_data', { deviceID: theirs!.device.deviceID, ...days })
+  const r = await get<ErrorBody & { errors: Record<string, string> }>(mine!.c, 'metrics_data', {
+    deviceID: theirs!.device.deviceID,
+    ...days,
+  })
   assert.is(r.status, 400, r.text)
   assert.ok(r.body.errors.deviceID, r.text)
-  const a = await get(mine!.c, 'original_data', {
+  const a = await get<Original>(mine!.c, 'original_data', {
     deviceID: mine!.device.deviceID,
     maxPoints: 20,
     ...days,
   })
-  const b = await get(theirs!.c, 'original_data', {
+  const b = await get<Original>(theirs!.c, 'original_data', {
     deviceID: theirs!.device.deviceID,
     maxPoints: 20,
     ...days,
   })
-  assert.not.equal(a.body[0].originalData.value, b.body[0].originalData.value)
+  assert.not.equal(a.body[0]!.originalData.value, b.body[0]!.originalData.value)
 })
 
 test.run()

@@ -1,11 +1,13 @@
 /**
- * Self-service password change, `PUT /api/v1/users/me/password {oldPassword, password}`: any signed-in user
+ * Self-service password change, `PUT /api/v1/users/me/password {oldPassword, password}`: every signed-in user
  * (viewers too), never an application; the token used keeps working, the user's other tokens are revoked; a wrong
  * old password is 422 and counts as a failed login.
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Client, startTestService, type TestService } from '../_support/service.ts'
+import { Client, startTestService, type Reply, type TestService } from '../_support/service.ts'
+import type { Session } from '../../src/schemas/accounts.ts'
+import type { ErrorBody, Wire } from '../_support/wire.ts'
 import { assertError } from './routes/_product-model.ts'
 
 let t: TestService
@@ -16,8 +18,14 @@ me.before(async () => {
 me.after(async () => t.close())
 
 const login = async (email: string, password: string) => {
-  const r = await t.anon.post('/api/v1/login', { email, password })
-  return r.status === 201 ? new Client(t.url, `Bearer ${r.body.token}`) : r
+  const r = await t.anon.post<Wire<typeof Session> | ErrorBody>('/api/v1/login', {
+    email,
+    password,
+  })
+  // 201 answers the session, anything else the error
+  return r.status === 201
+    ? new Client(t.url, `Bearer ${(r.body as Wire<typeof Session>).token}`)
+    : r
 }
 const change = (c: Client, oldPassword: unknown, password: unknown) =>
   c.put('/api/v1/users/me/password', { oldPassword, password })
@@ -35,14 +43,14 @@ me(
     const revoked = await second.get('/api/v1/products')
     assertError(revoked, 401, 'AUTH_FAILED', ['authorization'])
     assert.is(revoked.body.errors.authorization, 'token revoked')
-    const old = (await login(v.email, 'user-password-1')) as any
+    const old = (await login(v.email, 'user-password-1')) as Reply<ErrorBody>
     assertError(old, 401, 'AUTH_FAILED', ['password'])
     const fresh = await login(v.email, 'brand-new-pass-1')
     assert.instance(fresh, Client)
     // twice in a row from the same token: still kept
     assert.is((await change(v, 'brand-new-pass-1', 'brand-new-pass-2')).status, 204)
     assert.is((await v.get('/api/v1/products')).status, 200)
-    assert.is(((await (fresh as Client).get('/api/v1/products')) as any).status, 401)
+    assert.is((await (fresh as Client).get('/api/v1/products')).status, 401)
   },
 )
 

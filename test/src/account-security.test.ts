@@ -16,6 +16,10 @@ import {
   waitTask,
   type TestService,
 } from '../_support/service.ts'
+import type { Page, Wire } from '../_support/wire.ts'
+import type { User } from '../../src/schemas/accounts.ts'
+import type { DeviceListItem } from '../../src/schemas/devices.ts'
+import type { GatewayListItem } from '../../src/schemas/gateways.ts'
 import { assertError } from './routes/_product-model.ts'
 import { mqttBody, newDevice, newGateway, newProduct, uniq } from './routes/devices-helpers.ts'
 
@@ -51,12 +55,12 @@ secrets('devices and gateways :: admin and user read the token, a viewer reads n
   assert.is(detail.status, 200)
   assert.is(detail.body.token, null)
   assert.is(detail.body.deviceUsername, device.deviceUsername)
-  const list = await viewer.get('/api/v1/devices?_limit=1000')
+  const list = await viewer.get<Page<Wire<typeof DeviceListItem>>>('/api/v1/devices?_limit=1000')
   assert.ok(list.body.items.length >= 1)
-  assert.ok(list.body.items.every((d: any) => d.token === null))
+  assert.ok(list.body.items.every((d) => d.token === null))
   assert.is((await viewer.get(`/api/v1/gateways/${gateway.id}`)).body.token, null)
-  const gateways = await viewer.get('/api/v1/gateways')
-  assert.ok(gateways.body.items.every((g: any) => g.token === null))
+  const gateways = await viewer.get<Page<Wire<typeof GatewayListItem>>>('/api/v1/gateways')
+  assert.ok(gateways.body.items.every((g) => g.token === null))
   // what the viewer read does not let it send as the device
   const mqtt = mqttConnect(t.svc.deps.endpoints.mqtt!, {
     clientId: device.deviceID,
@@ -291,13 +295,13 @@ admins.before(async () => {
 admins.after(async () => m.close())
 
 admins('the only admin demoting itself :: 400 PARAMETER_INVALID errors.role', async () => {
-  const me = await m.admin.get('/api/v1/users?_limit=100')
-  const self = me.body.items.find((u: any) => u.email === ADMIN_EMAIL)
-  const r = await m.admin.put(`/api/v1/users/${self.id}`, { role: 'user' })
+  const me = await m.admin.get<Page<Wire<typeof User>>>('/api/v1/users?_limit=100')
+  const self = me.body.items.find((u) => u.email === ADMIN_EMAIL)
+  const r = await m.admin.put(`/api/v1/users/${self?.id}`, { role: 'user' })
   assertError(r, 400, 'PARAMETER_INVALID', ['role'])
-  assert.is((await m.admin.get(`/api/v1/users/${self.id}`)).body.role, 'admin')
+  assert.is((await m.admin.get(`/api/v1/users/${self?.id}`)).body.role, 'admin')
   // a change that keeps the role is fine
-  assert.is((await m.admin.put(`/api/v1/users/${self.id}`, { role: 'admin' })).status, 200)
+  assert.is((await m.admin.put(`/api/v1/users/${self?.id}`, { role: 'admin' })).status, 200)
 })
 
 admins('two admins :: one may be demoted, then the other is the last', async () => {
@@ -310,10 +314,10 @@ admins('two admins :: one may be demoted, then the other is the last', async () 
   })
   assert.is(second.status, 201, second.text)
   assert.is((await tenant.put(`/api/v1/users/${second.body.id}`, { role: 'viewer' })).status, 200)
-  const users = await tenant.get('/api/v1/users')
-  const first = users.body.items.find((u: any) => u.role === 'admin')
+  const users = await tenant.get<Page<Wire<typeof User>>>('/api/v1/users')
+  const first = users.body.items.find((u) => u.role === 'admin')
   assertError(
-    await tenant.put(`/api/v1/users/${first.id}`, { role: 'viewer' }),
+    await tenant.put(`/api/v1/users/${first?.id}`, { role: 'viewer' }),
     400,
     'PARAMETER_INVALID',
     ['role'],

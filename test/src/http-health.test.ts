@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createServer } from 'node:net'
+import type { Check } from '../../src/http/health.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
 
 /** A local port nothing listens on. */
@@ -26,11 +27,11 @@ health('GET /healthz :: 200 {status: ok} without credentials', async () => {
 })
 
 health('GET /readyz :: 200 with the metadata, telemetry, broker and disk checks', async () => {
-  const r = await t.anon.get('/readyz')
+  const r = await t.anon.get<{ status: string; checks: Record<string, Check> }>('/readyz')
   assert.is(r.status, 200, r.text)
   assert.is(r.body.status, 'ok')
   assert.equal(Object.keys(r.body.checks).sort(), ['broker', 'disk', 'metadata', 'telemetry'])
-  for (const check of Object.values<any>(r.body.checks)) {
+  for (const check of Object.values(r.body.checks)) {
     assert.is(check.status, 'ok')
     assert.type(check.ms, 'number')
   }

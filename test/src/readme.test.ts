@@ -10,6 +10,9 @@ import * as assert from 'uvu/assert'
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { freePort } from '../_support/ports.ts'
+import type { Page, Wire } from '../_support/wire.ts'
+import type { LatestValues } from '../../src/schemas/ingest.ts'
+import type { ControlLog } from '../../src/schemas/logs.ts'
 import { join } from 'node:path'
 
 const root = join(import.meta.dirname, '../..')
@@ -78,26 +81,26 @@ readme(
       assert.is(code, 0, out)
       assert.ok(ids, out)
       const [, , token, device, task] = ids
-      const api = async (path: string) => {
+      const api = async <T>(path: string) => {
         const r = await fetch(`http://127.0.0.1:${port}/api/v1/${path}`, {
           headers: { authorization: `Bearer ${token}` },
         })
-        return r.json() as Promise<any>
+        return r.json() as Promise<T>
       }
       // step 5 printed the device's latest values: temp holds the example message's value
-      const latest = await api(`devices/${device}/latest`)
-      const temp = latest.find((x: any) => x.dataPointID === 'temp')
-      assert.type(temp.value, 'number')
-      assert.ok(temp.time)
-      assert.ok(out.includes(`"value": ${temp.value}`), out)
+      const latest = await api<Wire<typeof LatestValues>>(`devices/${device}/latest`)
+      const temp = latest.find((x) => x.dataPointID === 'temp')
+      assert.type(temp?.value, 'number')
+      assert.ok(temp?.time)
+      assert.ok(out.includes(`"value": ${temp?.value}`), out)
       // the command example's last line printed the outcome, and the control log holds it
       assert.ok(out.includes('{"commandStatus":"succeeded","responseCode":200}'), out)
       const log = await until(async () => {
-        const r = await api(`device_control_logs?taskID=${task}`)
+        const r = await api<Page<Wire<typeof ControlLog>>>(`device_control_logs?taskID=${task}`)
         return r.items[0]?.commandStatus === 'succeeded' ? r.items[0] : undefined
       }, 5_000)
       assert.equal([log?.commandStatus, log?.responseCode], ['succeeded', 200])
-      assert.equal(JSON.parse(log.responsePayload).result, { task_id: task, code: 200 })
+      assert.equal(JSON.parse(log?.responsePayload ?? '').result, { task_id: task, code: 200 })
     } finally {
       try {
         process.kill(-bash.pid!, 'SIGTERM')

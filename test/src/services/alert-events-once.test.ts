@@ -7,7 +7,10 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { AlertRule } from '../../../src/schemas/alert-rules.ts'
+import type { CurrentAlert } from '../../../src/schemas/alerts.ts'
 import { startTestService, type Client, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 import { until } from '../../ingest/_mqtt.ts'
 import { tenantOf } from '../../_support/fixtures.ts'
 import { alertWorld, recordEvents, ruleBody, uplink, type AlertWorld } from '../routes/_alerts.ts'
@@ -22,8 +25,8 @@ let tenantA: string
 let wa: AlertWorld
 let wb: AlertWorld
 let seen: ReturnType<typeof recordEvents>
-let hot: any
-let humid: any
+let hot: Wire<typeof AlertRule>
+let humid: Wire<typeof AlertRule>
 
 const ALL = ['alert.raised', 'alert.cleared', 'alert.acked']
 
@@ -42,7 +45,7 @@ test.before(async () => {
   await hook(t.admin, 'a-all', ALL)
   await hook(b, 'b-all', ALL)
   const rule = async (c: Client, w: AlertWorld, extra: object) => {
-    const r = await c.post('/api/v1/alert_rules', ruleBody(w, extra))
+    const r = await c.post<Wire<typeof AlertRule>>('/api/v1/alert_rules', ruleBody(w, extra))
     assert.is(r.status, 201, r.text)
     return r.body
   }
@@ -51,13 +54,13 @@ test.before(async () => {
     condition: 'temp > 80',
     alertSeverity: 1,
     alertContent: '{deviceName} is hot: {value:temp}',
-    deviceIntIDs: [wa.devices[0].id],
+    deviceIntIDs: [wa.devices[0]!.id],
   })
   humid = await rule(t.admin, wa, {
     ruleName: 'humid',
     condition: 'hum > 50',
     alertSeverity: 3,
-    deviceIntIDs: [wa.devices[1].id],
+    deviceIntIDs: [wa.devices[1]!.id],
   })
   await rule(b, wb, { ruleName: 'hot', condition: 'temp > 80', alertSeverity: 1 })
   seen = recordEvents(t)
@@ -80,20 +83,22 @@ async function outbox(tenant: string, type: string) {
   return rows.map((r) => JSON.parse(String(r.data)))
 }
 
-const currentOf = async (c: Client, q: string) => (await c.get(`/api/v1/current_alerts${q}`)).body
+const currentOf = async (c: Client, q: string) =>
+  (await c.get<Page<Wire<typeof CurrentAlert>>>(`/api/v1/current_alerts${q}`)).body
 
 test('five matching uplinks :: one alert (alertTimes 5), one alert.raised per webhook', async () => {
-  const [d0, d1] = wa.devices
+  const d0 = wa.devices[0]!
+  const d1 = wa.devices[1]!
   for (let i = 0; i < 5; i++) await uplink(t, d0, { temp: 90 + i })
   await uplink(t, d1, { hum: 60 })
   await uplink(t, d1, { hum: 70 })
-  await uplink(t, wb.devices[0], { temp: 99 })
+  await uplink(t, wb.devices[0]!, { temp: 99 })
   const a = (await currentOf(t.admin, `?ruleID=${hot.id}`)).items
   assert.equal(
-    a.map((x: any) => [x.deviceID, x.alertTimes, x.alertDetail, x.alertContent]),
+    a.map((x) => [x.deviceID, x.alertTimes, x.alertDetail, x.alertContent]),
     [[d0.deviceID, 5, { temp: 94 }, `${d0.deviceName} is hot: 94`]],
   )
-  assert.is((await currentOf(t.admin, `?ruleID=${humid.id}`)).items[0].alertTimes, 2)
+  assert.is((await currentOf(t.admin, `?ruleID=${humid.id}`)).items[0]!.alertTimes, 2)
   const raised = await outbox(tenantA, 'alert.raised')
   assert.equal(
     raised.map((e) => [e.ruleName, e.deviceID, e.alertTimes]),
@@ -103,7 +108,7 @@ test('five matching uplinks :: one alert (alertTimes 5), one alert.raised per we
     ],
   )
   assert.equal(raised[0], {
-    alertID: a[0].id,
+    alertID: a[0]!.id,
     ruleID: hot.id,
     ruleName: 'hot',
     alertName: 'hot',
@@ -139,7 +144,7 @@ test('five matching uplinks :: one alert (alertTimes 5), one alert.raised per we
   const mine = bodies('b-all')
   assert.equal(
     mine.map((x) => [x.type, x.tenantID, x.data.deviceID]),
-    [['alert.raised', b.tenantID, wb.devices[0].deviceID]],
+    [['alert.raised', b.tenantID, wb.devices[0]!.deviceID]],
   )
   assert.is(seen.filter((s) => s.name === 'alert.raised').length, 3, 'bus: one per opening')
   const scrape = await t.anon.get('/metrics', { authorization: `Bearer ${TOKEN}` })
@@ -147,11 +152,11 @@ test('five matching uplinks :: one alert (alertTimes 5), one alert.raised per we
 })
 
 test('ack twice, then handle :: one alert.acked (the first ack kept), one alert.cleared', async () => {
-  const a = (await currentOf(t.admin, `?ruleID=${hot.id}`)).items[0]
+  const a = (await currentOf(t.admin, `?ruleID=${hot.id}`)).items[0]!
   const other = await t.userWithRole('admin')
-  const first = await t.admin.post(`/api/v1/current_alerts/${a.id}/ack`)
+  const first = await t.admin.post<Wire<typeof CurrentAlert>>(`/api/v1/current_alerts/${a.id}/ack`)
   assert.is(first.status, 200, first.text)
-  const second = await other.post(`/api/v1/current_alerts/${a.id}/ack`)
+  const second = await other.post<Wire<typeof CurrentAlert>>(`/api/v1/current_alerts/${a.id}/ack`)
   assert.is(second.status, 200, second.text)
   assert.equal(
     [second.body.ackUser, second.body.ackAt, second.body.updateAt],
@@ -162,12 +167,12 @@ test('ack twice, then handle :: one alert.acked (the first ack kept), one alert.
   const acked = await outbox(tenantA, 'alert.acked')
   assert.equal(
     acked.map((e) => [e.alertID, e.ackUser, e.ruleName, e.deviceName, e.alertTimes]),
-    [[a.id, 'admin', 'hot', wa.devices[0].deviceName, 5]],
+    [[a.id, 'admin', 'hot', wa.devices[0]!.deviceName, 5]],
   )
   const cleared = await outbox(tenantA, 'alert.cleared')
   assert.equal(
     cleared.map((e) => [e.alertID, e.reason, e.alertContent]),
-    [[a.id, 'handled', `${wa.devices[0].deviceName} is hot: 94`]],
+    [[a.id, 'handled', `${wa.devices[0]!.deviceName} is hot: 94`]],
   )
   await until(
     async () => bodies('a-all').length,
@@ -188,13 +193,13 @@ test('ack twice, then handle :: one alert.acked (the first ack kept), one alert.
 })
 
 test('clear condition, rule disabled :: one alert.cleared each (reasons condition, rule)', async () => {
-  const [, d1] = wa.devices
-  const open = (await currentOf(t.admin, `?ruleID=${humid.id}`)).items[0]
+  const d1 = wa.devices[1]!
+  const open = (await currentOf(t.admin, `?ruleID=${humid.id}`)).items[0]!
   await uplink(t, d1, { hum: 10 })
   await uplink(t, d1, { hum: 5 })
   assert.is((await currentOf(t.admin, `?ruleID=${humid.id}`)).meta.count, 0)
   await uplink(t, d1, { hum: 80 })
-  const again = (await currentOf(t.admin, `?ruleID=${humid.id}`)).items[0]
+  const again = (await currentOf(t.admin, `?ruleID=${humid.id}`)).items[0]!
   assert.is.not(again.id, open.id)
   const off = await t.admin.put(`/api/v1/alert_rules/${humid.id}`, { enable: 0 })
   assert.is(off.status, 200, off.text)

@@ -17,7 +17,10 @@ import { stepDevice, type Outcome } from '../../../src/services/alert-eval.ts'
 import type { StoredValue } from '../../../src/kernel/events.ts'
 import type { Formula } from '../../../query/formula.ts'
 import type { AlertRef, AlertRuleRecord, IngestDevice } from '../../../store/types.ts'
+import type { AlertRule } from '../../../src/schemas/alert-rules.ts'
+import type { CurrentAlert } from '../../../src/schemas/alerts.ts'
 import { startTestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 import { alertWorld, ruleBody, uplink } from '../routes/_alerts.ts'
 
 const index = suite('alert index')
@@ -206,21 +209,29 @@ tenants('each tenant’s rule sees only its own devices’ values :: one alert e
   try {
     const other = await t.newTenant()
     const [a, b] = [await alertWorld(t.admin, 1), await alertWorld(other, 1)]
-    const ra = (await t.admin.post('/api/v1/alert_rules', ruleBody(a, { condition: 'temp > 80' })))
-      .body
-    const rb = (await other.post('/api/v1/alert_rules', ruleBody(b, { condition: 'temp > 50' })))
-      .body
-    await Promise.all([
-      uplink(t, a.devices[0], { temp: 60 }),
-      uplink(t, b.devices[0], { temp: 60 }),
-    ])
+    const [da, db] = [a.devices[0], b.devices[0]]
+    const ra = (
+      await t.admin.post<Wire<typeof AlertRule>>(
+        '/api/v1/alert_rules',
+        ruleBody(a, { condition: 'temp > 80' }),
+      )
+    ).body
+    const rb = (
+      await other.post<Wire<typeof AlertRule>>(
+        '/api/v1/alert_rules',
+        ruleBody(b, { condition: 'temp > 50' }),
+      )
+    ).body
+    await Promise.all([uplink(t, da, { temp: 60 }), uplink(t, db, { temp: 60 })])
     const current = async (c: typeof t.admin) =>
-      (await c.get('/api/v1/current_alerts')).body.items.map((x: any) => [x.ruleID, x.deviceID])
+      (await c.get<Page<Wire<typeof CurrentAlert>>>('/api/v1/current_alerts')).body.items.map(
+        (x) => [x.ruleID, x.deviceID],
+      )
     assert.equal(await current(t.admin), [])
-    assert.equal(await current(other), [[rb.id, b.devices[0].deviceID]])
-    await uplink(t, a.devices[0], { temp: 90 })
-    assert.equal(await current(t.admin), [[ra.id, a.devices[0].deviceID]])
-    assert.equal(await current(other), [[rb.id, b.devices[0].deviceID]])
+    assert.equal(await current(other), [[rb.id, db.deviceID]])
+    await uplink(t, da, { temp: 90 })
+    assert.equal(await current(t.admin), [[ra.id, da.deviceID]])
+    assert.equal(await current(other), [[rb.id, db.deviceID]])
   } finally {
     await t.close()
   }

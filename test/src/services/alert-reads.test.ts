@@ -10,8 +10,10 @@ import { alertEngine, alertReads } from '../../../src/services/alert-engine.ts'
 import { EventBus, type DomainEvents } from '../../../src/kernel/events.ts'
 import { alertWorld, ruleBody, uplink } from '../routes/_alerts.ts'
 import { mkPoint, mkProduct, mkStream } from '../routes/_product-model.ts'
-import { mqttBody, newDevice } from '../routes/devices-helpers.ts'
+import { mqttBody, newDevice, type NewDevice } from '../routes/devices-helpers.ts'
+import type { AlertRule } from '../../../src/schemas/alert-rules.ts'
 import type { Client } from '../../_support/service.ts'
+import type { Wire } from '../../_support/wire.ts'
 
 let t: TestService
 
@@ -44,7 +46,7 @@ function counted<T extends object>(
 type Stored = DomainEvents['telemetry.stored'][0]
 
 /** One uplink of each device as the pipeline announces it (temp and hum). */
-const stored = (tenantID: string, ...devices: any[]): Stored => ({
+const stored = (tenantID: string, ...devices: NewDevice[]): Stored => ({
   tenantID,
   deviceIntIDs: devices.map((d) => d.id),
   values: devices.flatMap((d) => [
@@ -72,7 +74,8 @@ reads(
     const all = [...a.devices, ...b.devices]
     for (const [i, d] of all.entries()) await uplink(t, d, { temp: i, hum: 50 + i })
     const { meta, telemetry } = t.svc.deps
-    const tenantOf = async (d: any) => (await meta.ingest.deviceByDeviceID(d.deviceID))!.tenantID
+    const tenantOf = async (d: NewDevice) =>
+      (await meta.ingest.deviceByDeviceID(d.deviceID))!.tenantID
     const [ta, tb] = [await tenantOf(a.devices[0]), await tenantOf(b.devices[0])]
     assert.is.not(ta, tb)
 
@@ -124,8 +127,9 @@ reads(
     const checkedA = await alertWorld(t.admin, 2)
     const checkedB = await alertWorld(other, 2)
     const { meta, telemetry } = t.svc.deps
-    const tenantOf = async (d: any) => (await meta.ingest.deviceByDeviceID(d.deviceID))!.tenantID
-    const [ta, tb] = [await tenantOf(plainA.devices[0]), await tenantOf(plainB.devices[0])]
+    const tenantOf = async (d: NewDevice) =>
+      (await meta.ingest.deviceByDeviceID(d.deviceID))!.tenantID
+    const [ta, tb] = [await tenantOf(plainA.devices[0]!), await tenantOf(plainB.devices[0]!)]
 
     const calls: string[] = []
     const args: Array<[string, unknown[]]> = []
@@ -176,10 +180,10 @@ reads(
       )
 
       // values stored while plain are what a new rule sees: read from the store, not kept here
-      const d = plainA.devices[0]
+      const d = plainA.devices[0]!
       await uplink(t, d, { temp: 10, hum: 90 })
-      const rule = await t.admin.post('/api/v1/alert_rules', {
-        ...ruleBody({ product: plainA.product } as any),
+      const rule = await t.admin.post<Wire<typeof AlertRule>>('/api/v1/alert_rules', {
+        ...ruleBody({ product: plainA.product }),
         condition: 'temp > 50 and hum > 80',
       })
       assert.is(rule.status, 201, rule.text)

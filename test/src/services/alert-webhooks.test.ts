@@ -5,7 +5,11 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createHmac } from 'node:crypto'
+import type { AlertRule } from '../../../src/schemas/alert-rules.ts'
+import type { CurrentAlert } from '../../../src/schemas/alerts.ts'
+import type { WebhookCreated } from '../../../src/schemas/webhooks.ts'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 import { until } from '../../ingest/_mqtt.ts'
 import { alertWorld, ruleBody, uplink, type AlertWorld } from '../routes/_alerts.ts'
 import { startReceiver, type Receiver } from './_receiver.ts'
@@ -26,17 +30,24 @@ test.after(async () => {
 })
 
 test('raise, ack, handle :: three signed deliveries in order, with the alert in data', async () => {
-  const hook = await t.admin.post('/api/v1/webhooks', {
+  const hook = await t.admin.post<Wire<typeof WebhookCreated>>('/api/v1/webhooks', {
     url: `${rx.url}/alerts`,
     events: ['alert.raised', 'alert.acked', 'alert.cleared'],
   })
   assert.is(hook.status, 201, hook.text)
-  const rule = await t.admin.post('/api/v1/alert_rules', ruleBody(w, { condition: 'temp > 80' }))
+  const rule = await t.admin.post<Wire<typeof AlertRule>>(
+    '/api/v1/alert_rules',
+    ruleBody(w, { condition: 'temp > 80' }),
+  )
   assert.is(rule.status, 201, rule.text)
-  const d = w.devices[0]
+  const d = w.devices[0]!
   await uplink(t, d, { temp: 95 })
-  const current = (await t.admin.get(`/api/v1/current_alerts?deviceID=${d.deviceID}`)).body.items
-  const alert = current.find((a: any) => a.ruleID === rule.body.id)
+  const current = (
+    await t.admin.get<Page<Wire<typeof CurrentAlert>>>(
+      `/api/v1/current_alerts?deviceID=${d.deviceID}`,
+    )
+  ).body.items
+  const alert = current.find((a) => a.ruleID === rule.body.id)
   assert.ok(alert, JSON.stringify(current))
   assert.is((await t.admin.post(`/api/v1/current_alerts/${alert.id}/ack`, {})).status < 300, true)
   assert.is((await t.admin.del(`/api/v1/current_alerts?ids=${alert.id}`)).status, 204)

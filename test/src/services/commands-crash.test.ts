@@ -14,8 +14,14 @@ import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
 import { startChildService, type ChildService } from '../../_support/child-service.ts'
 import { openDb, type Db } from '../../../store/libsql/db.ts'
-import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
+import { mqttBody, newDevice, newProduct, type NewDevice } from '../routes/devices-helpers.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
+import type { Session } from '../../../src/schemas/accounts.ts'
+import type { GroupPublishAnswer } from '../../../src/schemas/commands.ts'
+import type { Group } from '../../../src/schemas/groups.ts'
+import type { ControlLog } from '../../../src/schemas/logs.ts'
+import type { TaskStatus } from '../../../src/schemas/tasks.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 
 const test = suite('commands: kill -9 and restart')
 
@@ -24,7 +30,7 @@ const startChild = (dir: string, timeout = '2') =>
   startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir, COMMAND_TIMEOUT: timeout })
 
 async function adminOf(url: string) {
-  const login = await new Client(url).post('/api/v1/login', {
+  const login = await new Client(url).post<Wire<typeof Session>>('/api/v1/login', {
     email: ADMIN_EMAIL,
     password: ADMIN_PASSWORD,
   })
@@ -41,7 +47,7 @@ async function kill(c: Child) {
  * Connects devices; counts the commands each receives by taskID. `ack: false`: the client never acknowledges a
  * command (no PUBACK), so it stays `sent`.
  */
-async function connectAll(port: number, ds: any[], seen: Map<string, number>, ack = true) {
+async function connectAll(port: number, ds: NewDevice[], seen: Map<string, number>, ack = true) {
   const clients: MqttClient[] = []
   const count = (payload: Buffer) => {
     const { task_id } = JSON.parse(payload.toString())
@@ -91,7 +97,7 @@ test('SIGKILL right after device publishes :: every stored command has its event
     a = await startChild(dir)
     const admin = await adminOf(a.url)
     const product = await newProduct(admin)
-    const ds: any[] = []
+    const ds: NewDevice[] = []
     for (let i = 0; i < 6; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
     for (const path of ['one', 'two']) {
       const events = ['command.status', 'device.online']
@@ -106,7 +112,11 @@ test('SIGKILL right after device publishes :: every stored command has its event
     let answered = 0
     const posts = Array.from({ length: 300 }, (_, i) =>
       admin
-        .post('/api/v1/device_publish', { deviceID: ds[i % 6].deviceID, payload: `p${i}`, ttl: 60 })
+        .post('/api/v1/device_publish', {
+          deviceID: ds[i % 6]!.deviceID,
+          payload: `p${i}`,
+          ttl: 60,
+        })
         .then(
           () => answered++,
           () => {},
@@ -164,15 +174,18 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
     a = await startChild(dir, '8')
     let admin = await adminOf(a.url)
     const product = await newProduct(admin)
-    const ds: any[] = []
+    const ds: NewDevice[] = []
     for (let i = 0; i < 12; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
-    const g = await admin.post('/api/v1/groups', { productID: product.productID, groupName: 'all' })
+    const g = await admin.post<Wire<typeof Group>>('/api/v1/groups', {
+      productID: product.productID,
+      groupName: 'all',
+    })
     await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
     const first = new Map<string, number>()
     // ten members connected but never acknowledging; two offline
     clients.push(...(await connectAll(a.mqttPort, ds.slice(0, 10), first, false)))
     await sleep(300)
-    const r = await admin.post('/api/v1/group_publish', {
+    const r = await admin.post<Wire<typeof GroupPublishAnswer>>('/api/v1/group_publish', {
       groupIntID: g.body.id,
       payload: 'go',
       ttl: 600,
@@ -193,8 +206,11 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
     clients.push(...(await connectAll(b.mqttPort, ds, again)))
     const logs = await until(
       async () =>
-        (await admin.get(`/api/v1/device_control_logs?parentTaskID=${r.body.taskID}&_limit=50`))
-          .body.items as any[],
+        (
+          await admin.get<Page<Wire<typeof ControlLog>>>(
+            `/api/v1/device_control_logs?parentTaskID=${r.body.taskID}&_limit=50`,
+          )
+        ).body.items,
       (items) => items.length === 12 && items.every((l) => l.commandStatus === 'delivered'),
       12_000,
     )
@@ -214,7 +230,8 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
       `SELECT device_id AS deviceID, type FROM outbox_events WHERE type IN ('device.online', 'device.offline')
        ORDER BY id`,
     )
-    const of = (d: any) => connections.filter((e) => e.deviceID === d.deviceID).map((e) => e.type)
+    const of = (d: NewDevice) =>
+      connections.filter((e) => e.deviceID === d.deviceID).map((e) => e.type)
     for (const d of ds.slice(0, 10))
       assert.equal(of(d), ['device.online', 'device.offline', 'device.online'], d.deviceID)
     for (const d of ds.slice(10)) assert.equal(of(d), ['device.online'], d.deviceID)
@@ -237,9 +254,12 @@ test('a group command stopped before its members were written :: written after t
     a = await startChild(dir)
     let admin = await adminOf(a.url)
     const product = await newProduct(admin)
-    const ds: any[] = []
+    const ds: NewDevice[] = []
     for (let i = 0; i < 5; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
-    const g = await admin.post('/api/v1/groups', { productID: product.productID, groupName: 'all' })
+    const g = await admin.post<Wire<typeof Group>>('/api/v1/groups', {
+      productID: product.productID,
+      groupName: 'all',
+    })
     await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
     await kill(a)
     // the state a crash leaves between storing the group's command (and its task) and its members
@@ -268,17 +288,20 @@ test('a group command stopped before its members were written :: written after t
     const seen = new Map<string, number>()
     clients.push(...(await connectAll(b.mqttPort, ds, seen)))
     const task = await until(
-      async () => (await admin.get(`/api/v1/task_status/${taskID}`)).body,
+      async () => (await admin.get<Wire<typeof TaskStatus>>(`/api/v1/task_status/${taskID}`)).body,
       (x) => x.status === 3,
       12_000,
     )
     assert.equal(task.result, { total: 5, delivered: 5, succeeded: 0, failed: 0, pending: 0 })
     assert.is(task.message, '5 of 5 members settled: succeeded')
     assert.is(seen.size, 5)
-    const members = (await admin.get(`/api/v1/device_control_logs?parentTaskID=${taskID}`)).body
-      .items
+    const members = (
+      await admin.get<Page<Wire<typeof ControlLog>>>(
+        `/api/v1/device_control_logs?parentTaskID=${taskID}`,
+      )
+    ).body.items
     assert.equal(
-      members.map((l: any) => [l.payload, l.commandStatus]),
+      members.map((l) => [l.payload, l.commandStatus]),
       Array(5).fill(['late', 'delivered']),
     )
   } finally {

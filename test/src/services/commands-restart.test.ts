@@ -11,17 +11,27 @@ import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
 import { startChildService, type ChildService } from '../../_support/child-service.ts'
-import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
+import { mqttBody, newDevice, newProduct, type NewDevice } from '../routes/devices-helpers.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
+import type { Session } from '../../../src/schemas/accounts.ts'
+import type { GroupPublishAnswer } from '../../../src/schemas/commands.ts'
+import type { Group } from '../../../src/schemas/groups.ts'
+import type { ControlLog } from '../../../src/schemas/logs.ts'
+import type { TaskStatus } from '../../../src/schemas/tasks.ts'
+import type { GroupCounts } from '../../../store/meta/commands.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 
 const test = suite('commands: kill -9 in the middle of a group publish')
 
 type Child = ChildService<{ url: string; mqttPort: number }>
+/** A group publish's task: once done, its result counts the members. */
+type GroupTask = Wire<typeof TaskStatus> & { result: GroupCounts | null }
+type Log = Wire<typeof ControlLog>
 const startChild = (dir: string) =>
   startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir, COMMAND_TIMEOUT: '2' })
 
 async function adminOf(url: string) {
-  const login = await new Client(url).post('/api/v1/login', {
+  const login = await new Client(url).post<Wire<typeof Session>>('/api/v1/login', {
     email: ADMIN_EMAIL,
     password: ADMIN_PASSWORD,
   })
@@ -30,7 +40,7 @@ async function adminOf(url: string) {
 }
 
 /** Connects devices; counts the commands each receives by taskID. */
-async function connectAll(port: number, ds: any[], seen: Map<string, number>) {
+async function connectAll(port: number, ds: NewDevice[], seen: Map<string, number>) {
   const clients: MqttClient[] = []
   for (const d of ds) {
     const m = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
@@ -63,16 +73,19 @@ test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the 
     a = await startChild(dir)
     let admin = await adminOf(a.url)
     const product = await newProduct(admin)
-    const ds: any[] = []
+    const ds: NewDevice[] = []
     for (let i = 0; i < 40; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
-    const g = await admin.post('/api/v1/groups', { productID: product.productID, groupName: 'all' })
+    const g = await admin.post<Wire<typeof Group>>('/api/v1/groups', {
+      productID: product.productID,
+      groupName: 'all',
+    })
     await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
     const onlineNow = ds.slice(0, 30)
     const offline = ds.slice(30)
     const seen = new Map<string, number>()
     clients.push(...(await connectAll(a.mqttPort, onlineNow, seen)))
     await sleep(300)
-    const r = await admin.post('/api/v1/group_publish', {
+    const r = await admin.post<Wire<typeof GroupPublishAnswer>>('/api/v1/group_publish', {
       groupIntID: g.body.id,
       payload: 'go',
       ttl: 600,
@@ -90,10 +103,11 @@ test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the 
     admin = await adminOf(b.url)
     clients.push(...(await connectAll(b.mqttPort, onlineNow, seen)))
     const logsOf = async () => {
-      const items: any[] = []
+      const items: Log[] = []
       for (let page = 1; page <= 2; page++)
         items.push(
-          ...(await admin.get(`/api/v1/device_control_logs?_limit=100&_page=${page}`)).body.items,
+          ...(await admin.get<Page<Log>>(`/api/v1/device_control_logs?_limit=100&_page=${page}`))
+            .body.items,
         )
       return items
     }
@@ -104,30 +118,31 @@ test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the 
         items.length === 40 &&
         items
           .filter((l) => onlineNow.some((d) => d.deviceID === l.deviceID))
-          .every((l) => ['delivered', 'timed_out'].includes(l.commandStatus)),
+          .every((l) => ['delivered', 'timed_out'].includes(l.commandStatus!)),
       12_000,
     )
-    const statuses = (list: any[]) => list.map((l) => l.commandStatus)
+    const statuses = (list: Log[]) => list.map((l) => l.commandStatus)
     assert.not.ok(statuses(settled).includes('sent'), JSON.stringify(statuses(settled)))
     const forOffline = settled.filter((l) => offline.some((d) => d.deviceID === l.deviceID))
     assert.equal(statuses(forOffline), Array(10).fill('queued'))
-    const task = (await admin.get(`/api/v1${r.body.statusUrl}`)).body
+    const task = (await admin.get<GroupTask>(`/api/v1${r.body.statusUrl}`)).body
     assert.is(task.status, 2, 'the group task is still running, not failed by the restart')
     // every connected member got the command (at least once), the offline ones nothing yet
     for (const l of settled.filter((x) => x.commandStatus === 'delivered'))
-      assert.ok(seen.get(l.taskID)! >= 1)
+      assert.ok(seen.get(l.taskID!)! >= 1)
     // the offline members connect: their queued commands go out, and the task completes
     clients.push(...(await connectAll(b.mqttPort, offline, seen)))
     const done = await until(
-      async () => (await admin.get(`/api/v1${r.body.statusUrl}`)).body,
+      async () => (await admin.get<GroupTask>(`/api/v1${r.body.statusUrl}`)).body,
       (x) => x.status === 3,
       8000,
     )
     assert.is(done.status, 3, JSON.stringify(done.result))
-    assert.is(done.result.total, 40)
-    assert.is(done.result.pending, 0)
-    assert.is(done.result.delivered + done.result.failed, 40)
-    assert.ok(done.result.delivered >= 30, JSON.stringify(done.result))
+    const counts = done.result!
+    assert.is(counts.total, 40)
+    assert.is(counts.pending, 0)
+    assert.is(counts.delivered + counts.failed, 40)
+    assert.ok(counts.delivered >= 30, JSON.stringify(done.result))
   } finally {
     for (const m of clients) m.end(true)
     a?.child.kill('SIGKILL')

@@ -6,27 +6,54 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createConnection } from 'node:net'
 import mqttPacket from 'mqtt-packet'
-import type { MqttClient } from 'mqtt'
+import type { IClientOptions, MqttClient } from 'mqtt'
+import type { PolledCommands, PublishAnswer } from '../../../src/schemas/commands.ts'
+import type { ControlLog, GatewayControlLog } from '../../../src/schemas/logs.ts'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
+import type { ErrorBody, Page, Wire } from '../../_support/wire.ts'
 import { connectDevice, end, sleep, until } from '../../ingest/_mqtt.ts'
 import { basic } from '../routes/_ingest.ts'
 import { created, kits, variants } from '../routes/_variant.ts'
+
+/** What these tests read of a product record, the same in both variants. */
+interface ProductRef {
+  productID: string
+}
+
+/** What these tests read of a device record, the same in both variants. */
+interface Dev {
+  id: number
+  deviceID: string
+  deviceUsername: string
+  token: string
+}
+
+/** A command as the device gets it on `inbox`. */
+interface Request {
+  data_type: string
+  task_id: string
+  data: unknown
+}
+
+type Answer = Wire<typeof PublishAnswer>
+type Log = Wire<typeof ControlLog>
+type Refusal = ErrorBody & { errors: Record<string, string> }
 
 for (const v of variants) {
   const k = kits[v]
   const test = suite(`commands to a device (Variant ${v})`)
   let t: TestService
   let c: Client
-  let ds: any[]
+  let ds: Dev[]
   const clients: MqttClient[] = []
 
   test.before(async () => {
     t = await startTestService({ ...k.env, COMMAND_TIMEOUT: '2' })
     c = t.admin
-    const product = await created(c, '/api/v1/products', k.productBody())
+    const product = await created<ProductRef>(c, '/api/v1/products', k.productBody())
     ds = []
     for (let i = 0; i < 14; i++)
-      ds.push(await created(c, '/api/v1/devices', k.deviceBody(product.productID)))
+      ds.push(await created<Dev>(c, '/api/v1/devices', k.deviceBody(product.productID)))
   })
   test.after(async () => {
     for (const m of clients) end(m)
@@ -34,17 +61,19 @@ for (const v of variants) {
   })
 
   /** Connects a device and collects what it receives. */
-  async function online(d: any, opts = {}) {
+  async function online(d: Dev, opts: IClientOptions = {}) {
     const m = await connectDevice(t, d, opts)
     clients.push(m)
-    const got: Array<{ topic: string; body: any }> = []
-    m.on('message', (topic, payload) => got.push({ topic, body: JSON.parse(payload.toString()) }))
+    const got: Array<{ topic: string; body: Request }> = []
+    m.on('message', (topic, payload) =>
+      got.push({ topic, body: JSON.parse(payload.toString()) as Request }),
+    )
     await sleep(100) // the server-side inbox subscription is made after CONNACK
     return { m, got }
   }
 
   /** Connects a device on a raw socket that reads everything and acknowledges nothing (no PUBACK). */
-  async function silentDevice(d: any) {
+  async function silentDevice(d: Dev) {
     const socket = createConnection(t.svc.deps.broker.port!, '127.0.0.1')
     await new Promise((r) => socket.once('connect', r))
     socket.write(
@@ -68,10 +97,11 @@ for (const v of variants) {
   const target = (d: { id: number; deviceID: string }) =>
     k.v === 'A' ? { deviceIntID: d.id } : { deviceID: d.deviceID }
 
-  const publish = (body: object, headers?: Record<string, string>) =>
-    c.post('/api/v1/device_publish', body, headers)
+  /** Publishes; `T`: the body expected, the answer unless the test expects a refusal. */
+  const publish = <T = Answer>(body: object, headers?: Record<string, string>) =>
+    c.post<T>('/api/v1/device_publish', body, headers)
   const logOf = async (taskID: string) =>
-    (await c.get(`/api/v1/device_control_logs?taskID=${taskID}`)).body.items[0]
+    (await c.get<Page<Log>>(`/api/v1/device_control_logs?taskID=${taskID}`)).body.items[0]!
   /** Waits until every command of `taskIDs` shows `status` in its control log, and checks that each does. */
   async function reach(taskIDs: string[], status: string) {
     for (const id of taskIDs) {
@@ -84,7 +114,7 @@ for (const v of variants) {
   }
 
   test('online device :: gets the request envelope on inbox, PUBACK makes it delivered', async () => {
-    const d = ds[0]
+    const d = ds[0]!
     const { got } = await online(d)
     const r = await publish({ deviceID: d.deviceID, payload: '{"led":"on"}', wait: 5 })
     assert.is(r.status, 201, r.text)
@@ -113,7 +143,7 @@ for (const v of variants) {
   })
 
   test('a response message :: succeeded with code and payload; >= 400 failed', async () => {
-    const d = ds[1]
+    const d = ds[1]!
     const { m, got } = await online(d)
     for (const [code, status, publishStatus] of [
       [200, 'succeeded', 2],
@@ -130,14 +160,14 @@ for (const v of variants) {
       assert.is(log.commandStatus, status)
       assert.is(log.publishStatus, publishStatus)
       assert.is(log.responseCode, code)
-      assert.equal(JSON.parse(log.responsePayload), response)
+      assert.equal(JSON.parse(log.responsePayload!), response)
       assert.ok(log.respondedAt)
     }
     assert.is(got.length, 2)
   })
 
   test('offline without ttl :: unsent, publishStatus 0; with ttl :: queued, then delivered in order on connect', async () => {
-    const d = ds[2]
+    const d = ds[2]!
     const unsent = await publish({ deviceID: d.deviceID, payload: 'x' })
     assert.is(unsent.status, 201)
     assert.equal([unsent.body.commandStatus, unsent.body.publishStatus], ['unsent', 0])
@@ -162,7 +192,7 @@ for (const v of variants) {
   })
 
   test('queued command canceled :: canceled, never delivered; a delivered one stays', async () => {
-    const d = ds[3]
+    const d = ds[3]!
     const q = await publish({ deviceID: d.deviceID, payload: 'never', ttl: 60 })
     const del = await c.del(`/api/v1/device_publish?taskIDs=${q.body.taskID},no-such-task`)
     assert.is(del.status, 204)
@@ -178,7 +208,7 @@ for (const v of variants) {
   })
 
   test('a device that never acknowledges :: timed_out after its timeout, publishStatus 0', async () => {
-    const d = ds[4]
+    const d = ds[4]!
     const socket = await silentDevice(d)
     const r = await publish({ deviceID: d.deviceID, payload: 'hello?', timeout: 1, wait: 4 })
     socket.destroy()
@@ -187,7 +217,7 @@ for (const v of variants) {
   })
 
   test('commands in flight to two devices :: the one that acknowledges gets them delivered; the one that goes away unacknowledged gets its own again, in order, when it returns', async () => {
-    const [acking, silent] = [ds[12], ds[13]]
+    const [acking, silent] = [ds[12]!, ds[13]!]
     const { got } = await online(acking)
     const socket = await silentDevice(silent)
     const sent = []
@@ -201,8 +231,8 @@ for (const v of variants) {
       sent.every((r) => r.status === 201),
       JSON.stringify(sent.map((r) => r.status)),
     )
-    const toSilent = sent.filter((_, i) => i % 2 === 1).map((r) => r.body.taskID as string)
-    const toAcking = sent.filter((_, i) => i % 2 === 0).map((r) => r.body.taskID as string)
+    const toSilent = sent.filter((_, i) => i % 2 === 1).map((r) => r.body.taskID)
+    const toAcking = sent.filter((_, i) => i % 2 === 0).map((r) => r.body.taskID)
     await reach(toAcking, 'delivered')
     for (const id of toSilent) assert.is((await logOf(id)).commandStatus, 'sent')
     socket.destroy() // gone before any PUBACK: within their ttl they wait for the device again
@@ -221,7 +251,7 @@ for (const v of variants) {
   })
 
   test('idempotency key :: the retry answers the first answer and sends nothing new', async () => {
-    const d = ds[5]
+    const d = ds[5]!
     const { got } = await online(d)
     const key = { 'Idempotency-Key': `k-${Date.now()}` }
     const a = await publish({ deviceID: d.deviceID, payload: 'once', wait: 5 }, key)
@@ -237,45 +267,45 @@ for (const v of variants) {
   test('bad input :: 404 unknown or foreign device, 422 blocked / missing fields / bad values', async () => {
     const other = await t.newTenant()
     const foreign = await other.post('/api/v1/device_publish', {
-      deviceID: ds[0].deviceID,
+      deviceID: ds[0]!.deviceID,
       payload: 'x',
     })
     assert.is(foreign.status, 404, foreign.text)
     assert.is((await publish({ deviceID: 'nobody-here', payload: 'x' })).status, 404)
     if (k.v === 'A') {
       const mismatch = await publish({
-        deviceID: ds[0].deviceID,
-        deviceIntID: ds[1].id,
+        deviceID: ds[0]!.deviceID,
+        deviceIntID: ds[1]!.id,
         payload: 'x',
       })
       assert.is(mismatch.status, 404)
     }
-    const d = ds[6]
+    const d = ds[6]!
     const blocked = await c.put(`/api/v1/devices/${d.id}`, { blocked: 1 })
     assert.is(blocked.status, 200, blocked.text)
-    const r = await publish({ deviceID: d.deviceID, payload: 'x' })
+    const r = await publish<Refusal>({ deviceID: d.deviceID, payload: 'x' })
     assert.is(r.status, 422)
     assert.ok(r.body.errors.deviceID)
-    const bad = await publish({ payload: 'x', qos: 2, timeout: 0, ttl: -1, wait: 61 })
+    const bad = await publish<Refusal>({ payload: 'x', qos: 2, timeout: 0, ttl: -1, wait: 61 })
     assert.is(bad.status, 422)
     assert.equal(Object.keys(bad.body.errors).sort(), ['deviceID', 'qos', 'timeout', 'ttl', 'wait'])
-    assert.is((await publish({ deviceID: ds[0].deviceID })).status, 422)
-    const wild = await publish({ deviceID: ds[0].deviceID, payload: 'x', topic: 'a/#' })
+    assert.is((await publish({ deviceID: ds[0]!.deviceID })).status, 422)
+    const wild = await publish<Refusal>({ deviceID: ds[0]!.deviceID, payload: 'x', topic: 'a/#' })
     assert.is(wild.status, 422)
     assert.ok(wild.body.errors.topic)
     const viewer = await t.userWithRole('viewer')
     assert.is(
-      (await viewer.post('/api/v1/device_publish', { deviceID: ds[0].deviceID, payload: 'x' }))
+      (await viewer.post('/api/v1/device_publish', { deviceID: ds[0]!.deviceID, payload: 'x' }))
         .status,
       403,
     )
   })
 
   test('HTTP device :: polls its queued commands (delivered), long poll wakes on a new one, answers by ingest', async () => {
-    const d = ds[7]
+    const d = ds[7]!
     const dev = new Client(t.url, basic(d))
     const q = await publish({ deviceID: d.deviceID, payload: '{"a":1}', ttl: 60 })
-    const first = await dev.get('/api/v1/ingest/commands')
+    const first = await dev.get<Wire<typeof PolledCommands>>('/api/v1/ingest/commands')
     assert.is(first.status, 200, first.text)
     assert.equal(first.body, {
       items: [{ taskID: q.body.taskID, topic: 'inbox', payload: '{"a":1}' }],
@@ -283,13 +313,13 @@ for (const v of variants) {
     assert.is((await logOf(q.body.taskID)).commandStatus, 'delivered')
     assert.equal((await dev.get('/api/v1/ingest/commands')).body, { items: [] })
     const started = Date.now()
-    const waiting = dev.get('/api/v1/ingest/commands?wait=5')
+    const waiting = dev.get<Wire<typeof PolledCommands>>('/api/v1/ingest/commands?wait=5')
     await sleep(300)
     const q2 = await publish({ deviceID: d.deviceID, payload: 'late', ttl: 60 })
     const woke = await waiting
     assert.ok(Date.now() - started < 3000)
     assert.equal(
-      woke.body.items.map((i: any) => i.taskID),
+      woke.body.items.map((i) => i.taskID),
       [q2.body.taskID],
     )
     const answer = await dev.post('/api/v1/ingest', {
@@ -308,7 +338,7 @@ for (const v of variants) {
   })
 
   test('ttl running out while queued :: expired', async () => {
-    const d = ds[8]
+    const d = ds[8]!
     const q = await publish({ deviceID: d.deviceID, payload: 'short', ttl: 1 })
     const log = await until(
       () => logOf(q.body.taskID),
@@ -320,7 +350,7 @@ for (const v of variants) {
   })
 
   test('QoS 0 :: no receipt needed (publishStatus 3), the device gets it', async () => {
-    const d = ds[9]
+    const d = ds[9]!
     const { got } = await online(d)
     const r = await publish({ deviceID: d.deviceID, payload: 'fire-and-forget', qos: 0, wait: 2 })
     assert.is(r.body.publishStatus, 3)
@@ -332,7 +362,7 @@ for (const v of variants) {
   })
 
   test('MQTT 5 device :: delivered; control logs filter by commandStatus and taskID', async () => {
-    const d = ds[10]
+    const d = ds[10]!
     const { got } = await online(d, { protocolVersion: 5 })
     const r = await publish({ deviceID: d.deviceID, payload: 'v5', wait: 5 })
     assert.is(r.body.commandStatus, 'delivered')
@@ -344,25 +374,29 @@ for (const v of variants) {
       topic: 'inbox',
       body: { data_type: 'request', task_id: r.body.taskID, data: 'v5' },
     })
-    const unsent = await publish({ deviceID: ds[11].deviceID, payload: 'nobody' })
-    const filtered = await c.get(
-      `/api/v1/device_control_logs?commandStatus=unsent&deviceID=${ds[11].deviceID}`,
+    const unsent = await publish({ deviceID: ds[11]!.deviceID, payload: 'nobody' })
+    const filtered = await c.get<Page<Log>>(
+      `/api/v1/device_control_logs?commandStatus=unsent&deviceID=${ds[11]!.deviceID}`,
     )
     assert.equal(
-      filtered.body.items.map((l: any) => l.taskID),
+      filtered.body.items.map((l) => l.taskID),
       [unsent.body.taskID],
     )
-    const en = await c.english().get(`/api/v1/device_control_logs?taskID=${r.body.taskID}`)
+    const en = await c
+      .english()
+      .get<Page<Log>>(`/api/v1/device_control_logs?taskID=${r.body.taskID}`)
     assert.equal(
-      [en.body.items[0].commandStatusLabel, en.body.items[0].publishStatusLabel],
+      [en.body.items[0]!.commandStatusLabel, en.body.items[0]!.publishStatusLabel],
       ['Delivered', 'Sent successfully'],
     )
-    const byDevice = await c.get(`/api/v1/devices/${d.id}/control_logs?commandStatus=delivered`)
+    const byDevice = await c.get<Page<Log>>(
+      `/api/v1/devices/${d.id}/control_logs?commandStatus=delivered`,
+    )
     assert.is(byDevice.body.meta.count, 1)
   })
 
   test('a gateway :: its control log carries the command with a structured payload', async () => {
-    const product = await created(
+    const product = await created<ProductRef>(
       c,
       '/api/v1/products',
       k.productBody({ productName: `gwp-${Date.now()}` }),
@@ -372,11 +406,14 @@ for (const v of variants) {
     const r = await publish({ ...target(gw.body), payload: { func: 1, channel: [] }, ttl: 60 })
     assert.is(r.status, 201, r.text)
     assert.is(r.body.commandStatus, 'queued')
-    const logs = (await c.get(`/api/v1/gateways/${gw.body.id}/control_logs?commandStatus=queued`))
-      .body
+    const logs = (
+      await c.get<Page<Wire<typeof GatewayControlLog>>>(
+        `/api/v1/gateways/${gw.body.id}/control_logs?commandStatus=queued`,
+      )
+    ).body
     assert.is(logs.meta.count, 1)
-    assert.equal(logs.items[0].payload, { func: 1, channel: [] })
-    assert.equal([logs.items[0].taskID, logs.items[0].commandStatus], [r.body.taskID, 'queued'])
+    assert.equal(logs.items[0]!.payload, { func: 1, channel: [] })
+    assert.equal([logs.items[0]!.taskID, logs.items[0]!.commandStatus], [r.body.taskID, 'queued'])
   })
 
   test.run()

@@ -4,8 +4,11 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
+import type { IngestReply, LatestValues } from '../../../src/schemas/ingest.ts'
+import type { OriginalData } from '../../../src/schemas/telemetry.ts'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
-import { basic, buildWorld, eventsOf, type World } from '../routes/_ingest.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
+import { basic, buildWorld, eventsOf, type Credentials, type World } from '../routes/_ingest.ts'
 import { mkPoint } from '../routes/_product-model.ts'
 import { mqttBody, newDevice, newGateway, uniq } from '../routes/devices-helpers.ts'
 import { connectDevice, end, until } from '../../ingest/_mqtt.ts'
@@ -35,7 +38,7 @@ export function deleteCases(
 
   /** Sends `values` of `device` with time T + `offset` seconds through HTTP ingest. */
   async function send(
-    device: any,
+    device: Credentials,
     values: Record<string, unknown>,
     offset = 0,
     topic = 'telemetry',
@@ -43,31 +46,34 @@ export function deleteCases(
     const data = Object.fromEntries(
       Object.entries(values).map(([k, value]) => [k, { time: T + offset * 1000, value }]),
     )
-    const r = await new Client(t.url, basic(device)).post('/api/v1/ingest', {
-      topic,
-      payload: { data_type: 'event', data },
-    })
+    const r = await new Client(t.url, basic(device)).post<Wire<typeof IngestReply>>(
+      '/api/v1/ingest',
+      {
+        topic,
+        payload: { data_type: 'event', data },
+      },
+    )
     assert.is(r.status, 202, r.text)
     assert.equal(r.body.rejected, [], r.text)
   }
 
   const range = `startTime=${T - 60_000}&endTime=${T + 3_600_000}`
   const original = async (deviceID: string, point: string) => {
-    const r = await c.get(
+    const r = await c.get<Wire<typeof OriginalData>>(
       `/api/v1/original_data?deviceID=${enc(deviceID)}&${range}&dataPointID=${point}`,
     )
     assert.is(r.status, 200, r.text)
-    return r.body[0].originalData.value as unknown[]
+    return r.body[0]!.originalData.value as unknown[]
   }
   const latestOf = async (id: number, point: string) => {
-    const r = await c.get(`/api/v1/devices/${id}/latest`)
+    const r = await c.get<Wire<typeof LatestValues>>(`/api/v1/devices/${id}/latest`)
     assert.is(r.status, 200, r.text)
-    return r.body.find((x: any) => x.dataPointID === point)?.value ?? null
+    return r.body.find((x) => x.dataPointID === point)?.value ?? null
   }
   const count = async (path: string) => {
-    const r = await c.get(path)
+    const r = await c.get<Page<unknown>>(path)
     assert.is(r.status, 200, r.text)
-    return r.body.meta.count as number
+    return r.body.meta.count
   }
 
   test('device deleted and created again with its deviceID :: starts empty everywhere', async () => {
@@ -156,8 +162,11 @@ export function deleteCases(
   test('data point deleted and created again :: its values are gone, other points keep theirs', async () => {
     const dev = await newDevice(c, mqttBody(w.product.productID))
     const gone = await mkPoint(c, w.product.id, 'level')
-    const stream = await c.get(`/api/v1/data_streams/${w.stream.id}`)
-    const ids: number[] = stream.body.dataPoints.map((p: any) => (typeof p === 'object' ? p.id : p))
+    // the data points as ids, or as records with their id
+    const stream = await c.get<{ dataPoints: Array<number | { id: number }> }>(
+      `/api/v1/data_streams/${w.stream.id}`,
+    )
+    const ids: number[] = stream.body.dataPoints.map((p) => (typeof p === 'object' ? p.id : p))
     const withLevel = await c.put(`/api/v1/data_streams/${w.stream.id}`, {
       dataPoints: [...ids, gone.id],
     })

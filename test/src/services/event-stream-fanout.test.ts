@@ -19,19 +19,38 @@ import {
 } from '../../_support/service.ts'
 import { startChildService } from '../../_support/child-service.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
-import { basic, buildWorld, type World } from '../routes/_ingest.ts'
+import { basic, buildWorld, type Credentials, type World } from '../routes/_ingest.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
-import { openStream, stalledStream, type Stream } from './_stream.ts'
+import type { Session } from '../../../src/schemas/accounts.ts'
+import type { PublishAnswer } from '../../../src/schemas/commands.ts'
+import type { Wire } from '../../_support/wire.ts'
+import {
+  events,
+  isTelemetry,
+  ofType,
+  openStream,
+  stalledStream,
+  type EventMessage,
+  type OutboxData,
+  type OverflowData,
+  type Stream,
+  type TelemetryData,
+} from './_stream.ts'
 
 const test = suite('live event stream fan-out')
 
-const events = (s: Stream) => s.messages.filter((m) => m.event)
+/** What a stream of every type carries: outbox events and telemetry. */
+type Mixed = OutboxData | TelemetryData
 const queueCommand = async (c: Client, deviceID: string) => {
-  const r = await c.post('/api/v1/device_publish', { deviceID, payload: 'x', ttl: 600 })
+  const r = await c.post<Wire<typeof PublishAnswer>>('/api/v1/device_publish', {
+    deviceID,
+    payload: 'x',
+    ttl: 600,
+  })
   assert.is(r.status, 201, r.text)
-  return r.body.taskID as string
+  return r.body.taskID
 }
-const ingest = async (c: Client, d: any, payload: object) => {
+const ingest = async (c: Client, d: Credentials, payload: object) => {
   const r = await c.call(
     'POST',
     '/api/v1/ingest',
@@ -51,9 +70,12 @@ test('two tenants, three clients :: each gets exactly its own events; types and 
     const b = await t.newTenant()
     const wa = await buildWorld(a, t)
     const wb = await buildWorld(b, t)
-    const sa = await openStream(a)
-    const sb = await openStream(b)
-    const filtered = await openStream(a, `?types=telemetry&deviceID=${wa.other.deviceID}`)
+    const sa = await openStream<Mixed>(a)
+    const sb = await openStream<Mixed>(b)
+    const filtered = await openStream<TelemetryData>(
+      a,
+      `?types=telemetry&deviceID=${wa.other.deviceID}`,
+    )
     await sleep(100)
     const tasksA = [await queueCommand(a, wa.device.deviceID)]
     const tasksB = [await queueCommand(b, wb.device.deviceID)]
@@ -68,13 +90,13 @@ test('two tenants, three clients :: each gets exactly its own events; types and 
     )
     await sleep(800) // more reads of the outbox later: nothing else arrives
     for (const s of [sa, sb, filtered]) s.close()
-    const summary = (s: Stream, w: World) =>
+    const summary = (s: Stream<Mixed>, w: World) =>
       events(s).map((e) =>
-        e.event === 'telemetry'
+        isTelemetry(e)
           ? ['telemetry', e.data.deviceID, e.data.values.temp]
           : [e.event, e.data.tenantID === w.tenantID, e.data.data.taskID],
       )
-    const sorted = (xs: any[][]) => [...xs].sort((x, y) => String(x).localeCompare(String(y)))
+    const sorted = (xs: unknown[][]) => [...xs].sort((x, y) => String(x).localeCompare(String(y)))
     assert.equal(
       sorted(summary(sa, wa)),
       sorted([
@@ -104,8 +126,8 @@ test('a client stops reading :: overflow with the missed count, then disconnecte
   try {
     const c = t.admin
     const w = await buildWorld(c, t)
-    const reader = await openStream(c)
-    const stalled = await stalledStream(c)
+    const reader = await openStream<Mixed>(c)
+    const stalled = await stalledStream<Mixed | OverflowData>(c)
     assert.is(stalled.status, 200)
     await sleep(100)
     const tasks: string[] = []
@@ -130,7 +152,7 @@ test('a client stops reading :: overflow with the missed count, then disconnecte
     const got = events(reader)
     assert.is(got.filter((e) => e.event === 'telemetry').length, TELEMETRY)
     assert.equal(
-      got.filter((e) => e.event === 'command.status').map((e) => e.data.data.taskID),
+      got.filter(ofType('command.status')).map((e) => e.data.data.taskID),
       tasks,
     )
     assert.is(got.length, total)
@@ -142,12 +164,13 @@ test('a client stops reading :: overflow with the missed count, then disconnecte
       20_000,
     )
     const mine = events(stalled)
-    const overflow = mine.at(-1)!
+    // the last block, asserted next to be the overflow
+    const overflow = mine.at(-1)! as EventMessage<OverflowData>
     assert.is(overflow.event, 'overflow', JSON.stringify(mine.slice(-3)))
     assert.is(mine.filter((e) => e.event === 'overflow').length, 1)
     assert.ok(overflow.data.missed > 0, JSON.stringify(overflow.data))
     assert.is(mine.length - 1 + overflow.data.missed, total)
-    const before = mine.filter((e) => e.event === 'command.status')
+    const before = mine.filter(ofType('command.status'))
     const lastID = before.at(-1)?.id ?? '0'
     assert.is(String(overflow.data.lastEventID), lastID)
     assert.equal(
@@ -156,7 +179,9 @@ test('a client stops reading :: overflow with the missed count, then disconnecte
     )
 
     // resumed from the overflow's lastEventID: exactly the outbox events it missed
-    const again = await openStream(c, '?types=command.status', { 'last-event-id': lastID })
+    const again = await openStream<OutboxData>(c, '?types=command.status', {
+      'last-event-id': lastID,
+    })
     await until(
       async () => events(again).length,
       (n) => n >= tasks.length - before.length,
@@ -189,7 +214,7 @@ test('a resume while events keep coming :: what it missed, then live, in order, 
       (n) => n >= 15,
     )
     // from the first event on: the catch-up reads the table while the reader holds the newer events
-    const s = await openStream(c, `?types=command.status&deviceID=${device.deviceID}`, {
+    const s = await openStream<OutboxData>(c, `?types=command.status&deviceID=${device.deviceID}`, {
       'last-event-id': '0',
     })
     await producing
@@ -225,7 +250,7 @@ test('two nodes on one metadata database :: an event written through node 1 reac
     startChildService<{ url: string }>('test/src/services/_schedule-child.ts', env)
   const children: ChildProcess[] = []
   const login = async (url: string) => {
-    const r = await new Client(url).post('/api/v1/login', {
+    const r = await new Client(url).post<Wire<typeof Session>>('/api/v1/login', {
       email: ADMIN_EMAIL,
       password: ADMIN_PASSWORD,
     })
@@ -240,8 +265,8 @@ test('two nodes on one metadata database :: an event written through node 1 reac
     const onOne = await login(one.url)
     const onTwo = await login(two.url)
     const device = await newDevice(onOne, mqttBody((await newProduct(onOne)).productID))
-    const s1 = await openStream(onOne, '?types=command.status')
-    const s2 = await openStream(onTwo, '?types=command.status')
+    const s1 = await openStream<OutboxData>(onOne, '?types=command.status')
+    const s2 = await openStream<OutboxData>(onTwo, '?types=command.status')
     await sleep(100)
     const tasks = [
       await queueCommand(onOne, device.deviceID),

@@ -8,13 +8,16 @@ import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
 import { connectDevice, devices, end, sleep, until } from '../../ingest/_mqtt.ts'
-import { basic, buildWorld } from '../routes/_ingest.ts'
-import { openStream, type Stream } from './_stream.ts'
+import { basic, buildWorld, type Credentials } from '../routes/_ingest.ts'
+import type { NewDevice } from '../routes/devices-helpers.ts'
+import type { PublishAnswer } from '../../../src/schemas/commands.ts'
+import type { Wire } from '../../_support/wire.ts'
+import { events, openStream, type OutboxData, type TelemetryData } from './_stream.ts'
 
 const test = suite('live event stream')
 let t: TestService
 let c: Client
-let ds: any[]
+let ds: [NewDevice, NewDevice, NewDevice, NewDevice]
 const clients: MqttClient[] = []
 
 test.before(async () => {
@@ -27,15 +30,18 @@ test.after(async () => {
   await t.close()
 })
 
-const queueCommand = async (d: any) => {
-  const r = await c.post('/api/v1/device_publish', { deviceID: d.deviceID, payload: 'x', ttl: 600 })
+const queueCommand = async (d: NewDevice) => {
+  const r = await c.post<Wire<typeof PublishAnswer>>('/api/v1/device_publish', {
+    deviceID: d.deviceID,
+    payload: 'x',
+    ttl: 600,
+  })
   assert.is(r.status, 201, r.text)
-  return r.body.taskID as string
+  return r.body.taskID
 }
-const events = (s: Stream) => s.messages.filter((m) => m.event)
 
 test('types and deviceID :: only that device: command.status in order', async () => {
-  const s = await openStream(c, `?types=command.status&deviceID=${ds[0].deviceID}`)
+  const s = await openStream<OutboxData>(c, `?types=command.status&deviceID=${ds[0].deviceID}`)
   assert.is(s.status, 200)
   await sleep(100)
   const mine = await queueCommand(ds[0])
@@ -69,7 +75,7 @@ test('device.online :: an MQTT connection arrives; another tenant and a bad type
   const other = await t.newTenant()
   const foreign = await openStream(other)
   const viewer = await t.userWithRole('viewer')
-  const s = await openStream(viewer, '?types=device.online,device.offline')
+  const s = await openStream<OutboxData>(viewer, '?types=device.online,device.offline')
   assert.is(s.status, 200)
   await sleep(100)
   const m = await connectDevice(t, ds[2])
@@ -99,9 +105,9 @@ test('device.online :: an MQTT connection arrives; another tenant and a bad type
 
 test('telemetry :: an HTTP ingest arrives as {deviceID, time, values} of that device', async () => {
   const w = await buildWorld(c, t)
-  const s = await openStream(c, `?types=telemetry&deviceID=${w.device.deviceID}`)
+  const s = await openStream<TelemetryData>(c, `?types=telemetry&deviceID=${w.device.deviceID}`)
   await sleep(100)
-  const post = (d: any, payload: object) =>
+  const post = (d: Credentials, payload: object) =>
     c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
       'content-type': 'application/json',
       authorization: basic(d),
@@ -126,7 +132,7 @@ test('telemetry :: an HTTP ingest arrives as {deviceID, time, values} of that de
 
 test('resume :: Last-Event-ID replays what was missed, then live; no duplicates', async () => {
   const q = `?types=command.status&deviceID=${ds[3].deviceID}`
-  const first = await openStream(c, q)
+  const first = await openStream<OutboxData>(c, q)
   await sleep(100)
   const tasks = [await queueCommand(ds[3]), await queueCommand(ds[3])]
   await until(
@@ -137,7 +143,7 @@ test('resume :: Last-Event-ID replays what was missed, then live; no duplicates'
   const seen = events(first)
   const last = seen.at(-1)!.id!
   tasks.push(await queueCommand(ds[3]), await queueCommand(ds[3]))
-  const again = await openStream(c, q, { 'last-event-id': last })
+  const again = await openStream<OutboxData>(c, q, { 'last-event-id': last })
   await until(
     async () => events(again).length,
     (n) => n >= 2,
@@ -161,7 +167,7 @@ test('resume :: Last-Event-ID replays what was missed, then live; no duplicates'
   )
   assert.is(new Set(ids).size, 5)
   // the query parameter works as the header does
-  const byQuery = await openStream(c, `${q}&lastEventId=${last}`)
+  const byQuery = await openStream<OutboxData>(c, `${q}&lastEventId=${last}`)
   await until(
     async () => events(byQuery).length,
     (n) => n >= 3,

@@ -5,9 +5,46 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
+import type { GroupPublishAnswer } from '../../../src/schemas/commands.ts'
+import type { ControlLog, GroupControlLog } from '../../../src/schemas/logs.ts'
+import type { TaskStatus } from '../../../src/schemas/tasks.ts'
+import type { GroupCounts } from '../../../store/meta/commands.ts'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
+import type { ErrorBody, Page, Wire } from '../../_support/wire.ts'
 import { connectDevice, end, sleep, until } from '../../ingest/_mqtt.ts'
 import { created, kits, variants } from '../routes/_variant.ts'
+
+/** What these tests read of a product record, the same in both variants. */
+interface ProductRef {
+  productID: string
+}
+
+/** What these tests read of a device record, the same in both variants. */
+interface Dev {
+  id: number
+  deviceID: string
+  deviceUsername: string
+  token: string
+}
+
+/** What they read of a group record, the same in both variants. */
+interface GroupRef {
+  id: number
+  groupID: string
+}
+
+/** A command as a member gets it on `inbox`; `D`: the payload the test sent. */
+interface Request<D = unknown> {
+  data_type: string
+  task_id: string
+  data: D
+}
+
+/** A group publish's task: once settled, its result counts the members. */
+type GroupTask = Wire<typeof TaskStatus> & { result: GroupCounts | null }
+type Answer = Wire<typeof GroupPublishAnswer>
+type Log = Wire<typeof ControlLog>
+type GroupLog = Wire<typeof GroupControlLog>
 
 for (const v of variants) {
   const k = kits[v]
@@ -27,10 +64,10 @@ for (const v of variants) {
 
   /** A new product of the variant and `n` devices of it. */
   async function devices(n: number) {
-    const product = await created(c, '/api/v1/products', k.productBody())
-    const ds = []
+    const product = await created<ProductRef>(c, '/api/v1/products', k.productBody())
+    const ds: Dev[] = []
     for (let i = 0; i < n; i++)
-      ds.push(await created(c, '/api/v1/devices', k.deviceBody(product.productID)))
+      ds.push(await created<Dev>(c, '/api/v1/devices', k.deviceBody(product.productID)))
     return { product, devices: ds }
   }
 
@@ -41,27 +78,27 @@ for (const v of variants) {
   /** A product with `n` devices in one group. */
   async function groupOf(n: number) {
     const { product, devices: ds } = await devices(n)
-    const g = await c.post(
+    const g = await c.post<GroupRef>(
       '/api/v1/groups',
       k.groupBody(product.productID, { groupName: `g-${Date.now()}-${n}` }),
     )
     assert.is(g.status, 201, g.text)
     const add = await c.post(`/api/v1/groups/${g.body.id}/devices`, {
-      ids: ds.map((d: any) => d.id),
+      ids: ds.map((d) => d.id),
     })
     assert.is(add.status, 201, add.text)
     return { group: g.body, ds, product }
   }
 
-  async function online(d: any) {
+  async function online<D = unknown>(d: Dev) {
     const m = await connectDevice(t, d)
     clients.push(m)
-    const got: any[] = []
-    m.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString())))
+    const got: Array<Request<D>> = []
+    m.on('message', (_topic, payload) => got.push(JSON.parse(payload.toString()) as Request<D>))
     return { m, got }
   }
 
-  const taskOf = async (statusUrl: string) => (await c.get(`/api/v1${statusUrl}`)).body
+  const taskOf = async (statusUrl: string) => (await c.get<GroupTask>(`/api/v1${statusUrl}`)).body
   const settled = (statusUrl: string, ms = 6000) =>
     until(
       () => taskOf(statusUrl),
@@ -71,10 +108,13 @@ for (const v of variants) {
 
   test('needAck 1 :: a command per member; offline members unsent; task result counts them', async () => {
     const { group, ds } = await groupOf(4)
-    const a = await online(ds[0])
-    const b = await online(ds[1])
+    const a = await online<{ go: number }>(ds[0]!)
+    const b = await online<{ go: number }>(ds[1]!)
     await sleep(150)
-    const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: '{"go":1}' })
+    const r = await c.post<Answer>('/api/v1/group_publish', {
+      groupID: group.groupID,
+      payload: '{"go":1}',
+    })
     assert.is(r.status, 201, r.text)
     assert.equal(Object.keys(r.body).sort(), ['statusUrl', 'taskID'])
     assert.is(r.body.statusUrl, `/task_status/${r.body.taskID}`)
@@ -85,23 +125,25 @@ for (const v of variants) {
     assert.is(task.message, '4 of 4 members settled: partial')
     for (const x of [a, b]) {
       assert.is(x.got.length, 1)
-      assert.is(x.got[0].data.go, 1)
+      assert.is(x.got[0]!.data.go, 1)
     }
-    const own = (await c.get(`/api/v1/groups/${group.id}/control_logs`)).body.items
+    const own = (await c.get<Page<GroupLog>>(`/api/v1/groups/${group.id}/control_logs`)).body.items
     assert.is(own.length, 1)
     assert.equal(
-      [own[0].taskID, own[0].payload, own[0].commandStatus, own[0].commandStatusLabel],
+      [own[0]!.taskID, own[0]!.payload, own[0]!.commandStatus, own[0]!.commandStatusLabel],
       [r.body.taskID, '{"go":1}', 'partial', '部分成功'],
     )
-    const members = (await c.get(`/api/v1/device_control_logs?deviceID=${ds[2].deviceID}`)).body
-      .items
+    const members = (
+      await c.get<Page<Log>>(`/api/v1/device_control_logs?deviceID=${ds[2]!.deviceID}`)
+    ).body.items
     assert.equal(
-      members.map((l: any) => l.commandStatus),
+      members.map((l) => l.commandStatus),
       ['unsent'],
     )
-    const delivered = (await c.get(`/api/v1/devices/${ds[0].id}/control_logs`)).body.items
+    const delivered = (await c.get<Page<Log>>(`/api/v1/devices/${ds[0]!.id}/control_logs`)).body
+      .items
     assert.equal(
-      delivered.map((l: any) => l.commandStatus),
+      delivered.map((l) => l.commandStatus),
       ['delivered'],
     )
   })
@@ -111,7 +153,10 @@ for (const v of variants) {
     const ms: Array<Awaited<ReturnType<typeof online>>> = []
     for (const d of ds) ms.push(await online(d))
     await sleep(150)
-    const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'a' })
+    const r = await c.post<Answer>('/api/v1/group_publish', {
+      groupID: group.groupID,
+      payload: 'a',
+    })
     assert.is(r.status, 201, r.text)
     await until(
       () => Promise.resolve(ms.every((x) => x.got.length === 1)),
@@ -119,24 +164,26 @@ for (const v of variants) {
     )
     // two answer 200, the third 500: then the group is partial; here all three answer 200
     for (const x of ms) {
-      const answer = { data_type: 'response', result: { task_id: x.got[0].task_id, code: 200 } }
+      const answer = { data_type: 'response', result: { task_id: x.got[0]!.task_id, code: 200 } }
       x.m.publish('telemetry', JSON.stringify(answer), { qos: 1 })
     }
     const task = await settled(r.body.statusUrl)
     assert.is(task.status, 3)
     assert.equal(task.result, { total: 3, delivered: 3, succeeded: 3, failed: 0, pending: 0 })
     assert.is(task.message, '3 of 3 members settled: succeeded')
-    const own = await until(
-      async () => (await c.get(`/api/v1/groups/${group.id}/control_logs`)).body.items[0],
+    const own = (await until(
+      async () =>
+        (await c.get<Page<GroupLog>>(`/api/v1/groups/${group.id}/control_logs`)).body.items[0],
       (l) => l?.commandStatus === 'succeeded',
-    )
+    ))!
     assert.is(own.commandStatus, 'succeeded')
     assert.ok(own.deliveredAt, JSON.stringify(own))
     assert.ok(own.sentAt, JSON.stringify(own))
-    const members = (await c.get(`/api/v1/device_control_logs?parentTaskID=${r.body.taskID}`)).body
-      .items
+    const members = (
+      await c.get<Page<Log>>(`/api/v1/device_control_logs?parentTaskID=${r.body.taskID}`)
+    ).body.items
     assert.equal(
-      members.map((l: any) => [l.parentTaskID, l.commandStatus]),
+      members.map((l) => [l.parentTaskID, l.commandStatus]),
       [0, 1, 2].map(() => [r.body.taskID, 'succeeded']),
     )
     const others = (await c.get(`/api/v1/device_control_logs?parentTaskID=nope`)).body.items
@@ -145,29 +192,36 @@ for (const v of variants) {
 
   test('members fail or answer :: failed when none succeeded, partial otherwise', async () => {
     const { group, ds } = await groupOf(2)
-    const ms = [await online(ds[0]), await online(ds[1])]
+    const ms = [await online(ds[0]!), await online(ds[1]!)]
     await sleep(150)
     const run = async (codes: number[]) => {
-      const r = await c.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'b' })
+      const r = await c.post<Answer>('/api/v1/group_publish', {
+        groupID: group.groupID,
+        payload: 'b',
+      })
       await until(
         () => Promise.resolve(ms.every((x) => x.got.some((g) => g.task_id))),
         (ok) => ok,
       )
       codes.forEach((code, i) => {
         const m = ms[i]!
-        const task_id = m.got[m.got.length - 1].task_id
+        const task_id = m.got[m.got.length - 1]!.task_id
         const answer = { data_type: 'response', result: { task_id, code } }
         m.m.publish('telemetry', JSON.stringify(answer), { qos: 1 })
       })
       await settled(r.body.statusUrl)
       const own = await until(
         async () =>
-          (await c.get(`/api/v1/groups/${group.id}/control_logs?taskID=${r.body.taskID}`)).body
-            .items[0],
-        (l) => !['queued', 'sent'].includes(l?.commandStatus),
+          (
+            await c.get<Page<GroupLog>>(
+              `/api/v1/groups/${group.id}/control_logs?taskID=${r.body.taskID}`,
+            )
+          ).body.items[0],
+        // a missing log or status is not queued nor sent either
+        (l) => !['queued', 'sent'].includes(l?.commandStatus ?? ''),
       )
       for (const m of ms) m.got.length = 0
-      return own.commandStatus
+      return own!.commandStatus
     }
     assert.is(await run([500, 404]), 'failed')
     assert.is(await run([200, 500]), 'partial')
@@ -175,9 +229,9 @@ for (const v of variants) {
 
   test('needAck 1 with ttl :: the task waits for the offline member, done when it connects', async () => {
     const { group, ds } = await groupOf(2)
-    await online(ds[0])
+    await online(ds[0]!)
     await sleep(150)
-    const r = await c.post('/api/v1/group_publish', {
+    const r = await c.post<Answer>('/api/v1/group_publish', {
       ...target(group),
       payload: 'later',
       ttl: 60,
@@ -189,7 +243,7 @@ for (const v of variants) {
     )
     assert.is(running.status, 2)
     assert.equal(running.result, { total: 2, delivered: 1, succeeded: 0, failed: 0, pending: 1 })
-    const late = await online(ds[1])
+    const late = await online(ds[1]!)
     const task = await settled(r.body.statusUrl)
     assert.equal(task.result, { total: 2, delivered: 2, succeeded: 0, failed: 0, pending: 0 })
     assert.is(late.got[0]?.data, 'later')
@@ -200,7 +254,7 @@ for (const v of variants) {
     const times: number[] = []
     for (const d of ds) (await online(d)).m.on('message', () => times.push(Date.now()))
     await sleep(150)
-    const r = await c.post('/api/v1/group_publish', {
+    const r = await c.post<Answer>('/api/v1/group_publish', {
       groupID: group.groupID,
       payload: 'p',
       ratePerSecond: 5,
@@ -222,7 +276,10 @@ for (const v of variants) {
       (await other.post('/api/v1/group_publish', { ...target(group), payload: 'x' })).status,
       404,
     )
-    const bad = await c.post('/api/v1/group_publish', { needAck: 2, ratePerSecond: 0 })
+    const bad = await c.post<ErrorBody & { errors: Record<string, string> }>(
+      '/api/v1/group_publish',
+      { needAck: 2, ratePerSecond: 0 },
+    )
     assert.is(bad.status, 422)
     assert.equal(Object.keys(bad.body.errors).sort(), [
       'groupID',
@@ -239,11 +296,14 @@ for (const v of variants) {
 
   test('an empty group :: the task is done at once with zero counts', async () => {
     const { product } = await devices(0)
-    const g = await c.post(
+    const g = await c.post<GroupRef>(
       '/api/v1/groups',
       k.groupBody(product.productID, { groupName: `empty-${Date.now()}` }),
     )
-    const r = await c.post('/api/v1/group_publish', { groupID: g.body.groupID, payload: 'x' })
+    const r = await c.post<Answer>('/api/v1/group_publish', {
+      groupID: g.body.groupID,
+      payload: 'x',
+    })
     const task = await settled(r.body.statusUrl)
     assert.equal(task.result, { total: 0, delivered: 0, succeeded: 0, failed: 0, pending: 0 })
   })

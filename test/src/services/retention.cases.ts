@@ -6,7 +6,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
-import { basic } from '../routes/_ingest.ts'
+import { basic, type Credentials } from '../routes/_ingest.ts'
 import { mkPoint, mkProduct, mkStream } from '../routes/_product-model.ts'
 import { mqttBody, newDevice } from '../routes/devices-helpers.ts'
 import { connectDevice, end, until } from '../../ingest/_mqtt.ts'
@@ -61,7 +61,7 @@ export function retentionCases(
   }
 
   /** One uplink of `device` with x = `value` at `time` (its event is stamped with the time it arrives). */
-  async function send(device: any, value: number, time: number) {
+  async function send(device: Credentials, value: number, time: number) {
     const r = await new Client(t.url, basic(device)).post('/api/v1/ingest', {
       topic: 'telemetry',
       payload: { data_type: 'event', data: { x: { time, value } } },

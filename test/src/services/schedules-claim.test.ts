@@ -53,7 +53,13 @@ function serviceOf(n: number) {
   let seq = 0
   const command = async (_a: unknown, _input: unknown, opts: { scheduleID?: number } = {}) => {
     ctx.fired.push({ scheduleID: opts.scheduleID!, node: n })
-    return { taskID: `n${n}-${++seq}`, commandStatus: 'unsent', publishStatus: 0, statusUrl: '' }
+    // a command's status is the enumeration (CommandStatus), not any string
+    return {
+      taskID: `n${n}-${++seq}`,
+      commandStatus: 'unsent' as const,
+      publishStatus: 0,
+      statusUrl: '',
+    }
   }
   return scheduleService({
     meta: ctx.nodes[n]!.meta,

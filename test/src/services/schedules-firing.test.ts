@@ -20,12 +20,20 @@ import { formatTime, parseTime } from '../../../src/kernel/time.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
 import { startService, type Service } from '../../../src/service.ts'
 import { openDb } from '../../../store/libsql/db.ts'
+import type { Session } from '../../../src/schemas/accounts.ts'
+import type { Group } from '../../../src/schemas/groups.ts'
+import type { ControlLog, GroupControlLog } from '../../../src/schemas/logs.ts'
+import type { Product } from '../../../src/schemas/products.ts'
+import type { DeviceSchedule, GroupSchedule } from '../../../src/schemas/schedules.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 
 const TZ = 'Asia/Shanghai'
 const PATH = '/api/v1/device_schedule_publish'
 const MINUTE = 60_000
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+type Schedule = Wire<typeof DeviceSchedule>
 
 /** Polls `read` until `done` holds of its answer (or `ms` passed); answers the last answer. */
 async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 4000): Promise<T> {
@@ -39,18 +47,19 @@ async function until<T>(read: () => Promise<T>, done: (v: T) => boolean, ms = 40
 }
 
 /** The control logs of a device, oldest first. */
-async function logsOf(c: Client, deviceIntID: number): Promise<any[]> {
-  const r = await c.get(
+async function logsOf(c: Client, deviceIntID: number) {
+  const r = await c.get<Page<Wire<typeof ControlLog>>>(
     `/api/v1/devices/${deviceIntID}/control_logs?_limit=100&_sort=id&_order=asc`,
   )
   assert.is(r.status, 200, r.text)
   return r.body.items
 }
 
-async function schedule(c: Client, body: Record<string, unknown>, path = PATH): Promise<any> {
+/** Creates a device schedule (or, by `path`, a group schedule) and answers it as read back. */
+async function schedule(c: Client, body: Record<string, unknown>, path = PATH) {
   const r = await c.post(path, { payload: 'tick', scheduleName: uniq('s'), ...body })
   assert.is(r.status, 201, r.text)
-  return (await c.get(r.headers.get('location')!)).body
+  return (await c.get<Schedule | Wire<typeof GroupSchedule>>(r.headers.get('location')!)).body
 }
 
 const realTime = suite('schedules firing on the real clock')
@@ -81,12 +90,12 @@ realTime(
     const seenAt = Date.now()
     assert.is(logs.length, 1)
     assert.ok(seenAt - due < 2500, `fired ${seenAt - due} ms after its due time`)
-    const [log] = logs
+    const log = logs[0]!
     assert.is(log.scheduleID, s.id)
     assert.is(log.payload, 'tick')
     assert.is(log.commandStatus, 'unsent')
     const after = await until(
-      async () => (await t.admin.get(`${PATH}/${s.id}`)).body,
+      async () => (await t.admin.get<Schedule>(`${PATH}/${s.id}`)).body,
       (x) => x.lastTaskID !== null,
     )
     assert.equal(
@@ -114,7 +123,7 @@ realTime('a blocked device :: its firing is logged unsent', async () => {
   )
   assert.is(logs.length, 1)
   assert.equal(
-    [logs[0].scheduleID, logs[0].commandStatus, logs[0].publishStatus],
+    [logs[0]!.scheduleID, logs[0]!.commandStatus, logs[0]!.publishStatus],
     [s.id, 'unsent', 0],
   )
 })
@@ -122,7 +131,7 @@ realTime('a blocked device :: its firing is logged unsent', async () => {
 const clocked = suite('schedules firing on an injected clock')
 let c: TestService
 let fake = Date.now()
-let cProduct: any
+let cProduct: Wire<typeof Product>
 clocked.before(async () => {
   c = await startTestService({ TIMEZONE: TZ }, { now: () => fake })
   cProduct = await newProduct(c.admin)
@@ -150,7 +159,7 @@ clocked(
         (l) => l.length >= n,
       )
       assert.is(logs.length, n)
-      assert.is(logs[n - 1].scheduleID, s.id)
+      assert.is(logs[n - 1]!.scheduleID, s.id)
     }
     fake = first + MINUTE + 10 * MINUTE + 5000
     const logs = await until(
@@ -159,10 +168,10 @@ clocked(
     )
     await sleep(1200)
     assert.is((await logsOf(c.admin, d.id)).length, 3, 'ten missed minutes fire once')
-    const after = (await c.admin.get(`${PATH}/${s.id}`)).body
+    const after = (await c.admin.get<Schedule>(`${PATH}/${s.id}`)).body
     assert.is(after.lastRunAt, formatTime(first + 2 * MINUTE, TZ))
     assert.is(after.nextRunAt, formatTime(fake + MINUTE, TZ))
-    assert.is(after.lastTaskID, logs[2].taskID)
+    assert.is(after.lastTaskID, logs[2]!.taskID)
   },
 )
 
@@ -179,11 +188,11 @@ clocked('cron in TIMEZONE :: fires at its match, then waits for the next one', a
     () => logsOf(c.admin, d.id),
     (l) => l.length > 0,
   )
-  assert.is(logs[0].scheduleID, s.id)
+  assert.is(logs[0]!.scheduleID, s.id)
   fake += 5 * MINUTE
   await sleep(1200)
   assert.is((await logsOf(c.admin, d.id)).length, 1)
-  const after = (await c.admin.get(`${PATH}/${s.id}`)).body
+  const after = (await c.admin.get<Schedule>(`${PATH}/${s.id}`)).body
   assert.equal([after.lastRunAt, after.nextRunAt], ['2031-01-01 09:00:00', '2031-01-02 09:00:00'])
 })
 
@@ -200,7 +209,7 @@ clocked('a disabled schedule :: does not fire; enabled again, it is due from now
   fake += 5 * MINUTE
   await sleep(1200)
   assert.equal(await logsOf(c.admin, d.id), [])
-  const on = await c.admin.put(`${PATH}/${s.id}`, { ...s, enable: 1 })
+  const on = await c.admin.put<Schedule>(`${PATH}/${s.id}`, { ...s, enable: 1 })
   assert.is(on.body.nextRunAt, formatTime(fake + MINUTE, TZ))
 })
 
@@ -208,7 +217,10 @@ clocked('a group :: the group command and its members carry scheduleID', async (
   fake = Date.UTC(2033, 0, 1)
   const d = await newDevice(c.admin, mqttBody(cProduct.productID))
   const g = (
-    await c.admin.post('/api/v1/groups', { productID: cProduct.productID, groupName: uniq('G') })
+    await c.admin.post<Wire<typeof Group>>('/api/v1/groups', {
+      productID: cProduct.productID,
+      groupName: uniq('G'),
+    })
   ).body
   assert.is((await c.admin.post(`/api/v1/groups/${g.id}/devices`, { ids: [d.id] })).status, 201)
   const s = await schedule(
@@ -218,21 +230,25 @@ clocked('a group :: the group command and its members carry scheduleID', async (
   )
   fake += MINUTE
   const groupLogs = await until(
-    async () => (await c.admin.get(`/api/v1/groups/${g.id}/control_logs`)).body.items,
-    (l: any[]) => l.length > 0,
+    async () =>
+      (await c.admin.get<Page<Wire<typeof GroupControlLog>>>(`/api/v1/groups/${g.id}/control_logs`))
+        .body.items,
+    (l) => l.length > 0,
   )
   assert.is(groupLogs.length, 1)
-  assert.is(groupLogs[0].scheduleID, s.id)
+  assert.is(groupLogs[0]!.scheduleID, s.id)
   const member = await until(
     () => logsOf(c.admin, d.id),
     (l) => l.length > 0,
   )
-  assert.is(member[0].scheduleID, s.id)
+  assert.is(member[0]!.scheduleID, s.id)
   const after = await until(
-    async () => (await c.admin.get(`/api/v1/group_schedule_publish/${s.id}`)).body,
+    async () =>
+      (await c.admin.get<Wire<typeof GroupSchedule>>(`/api/v1/group_schedule_publish/${s.id}`))
+        .body,
     (x) => x.lastTaskID !== null,
   )
-  assert.is(after.lastTaskID, groupLogs[0].taskID)
+  assert.is(after.lastTaskID, groupLogs[0]!.taskID)
 })
 
 const restart = suite('schedules across a restart')
@@ -253,7 +269,7 @@ restart('a due time missed while stopped :: fires once at start-up', async () =>
   let svc: Service | undefined
   try {
     svc = await startService(config)
-    const login = await new Client(svc.url).post('/api/v1/login', {
+    const login = await new Client(svc.url).post<Wire<typeof Session>>('/api/v1/login', {
       email: ADMIN_EMAIL,
       password: ADMIN_PASSWORD,
     })
@@ -280,11 +296,11 @@ restart('a due time missed while stopped :: fires once at start-up', async () =>
       2500,
     )
     assert.is(logs.length, 1)
-    assert.is(logs[0].scheduleID, s.id)
+    assert.is(logs[0]!.scheduleID, s.id)
     await sleep(1500)
     assert.is((await logsOf(admin, d.id)).length, 1, 'once, not once per missed minute')
-    const after = (await admin.get(`${PATH}/${s.id}`)).body
-    const next = parseTime(after.nextRunAt, TZ)!
+    const after = (await admin.get<Schedule>(`${PATH}/${s.id}`)).body
+    const next = parseTime(after.nextRunAt!, TZ)!
     assert.ok(Math.abs(next - (Date.now() + MINUTE)) < 5000, `next ${after.nextRunAt}`)
   } finally {
     await svc?.close()

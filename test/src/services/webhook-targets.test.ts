@@ -8,15 +8,31 @@ import * as assert from 'uvu/assert'
 import { createServer } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import type { LogDestination } from '../../../src/kernel/log.ts'
+import type { WebhookCreated, WebhookDelivery } from '../../../src/schemas/webhooks.ts'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
+import type { ErrorBody, Page, Wire } from '../../_support/wire.ts'
 import { devices, until } from '../../ingest/_mqtt.ts'
+import type { NewDevice } from '../routes/devices-helpers.ts'
 import { startReceiver, type Receiver } from './_receiver.ts'
+
+type Hook = Wire<typeof WebhookCreated>
+type Refusal = ErrorBody & { errors: Record<string, string> }
+
+/** The fields of a delivery failure's log line this test reads. */
+interface LogLine {
+  level: string
+  msg: string
+  component?: string
+  webhookID?: number
+  failures?: number
+  host?: string
+}
 
 const test = suite('webhook targets')
 let t: TestService
 let c: Client
 let rx: Receiver
-let ds: any[]
+let ds: [NewDevice, NewDevice, NewDevice, NewDevice]
 let offset = 0
 /** What the injected resolver answers, by host name. */
 const names = new Map<string, string[]>()
@@ -44,14 +60,14 @@ test.after(async () => {
 })
 
 /** A queued command to an offline device: one `command.status` event. */
-const queueCommand = async (d: any) => {
+const queueCommand = async (d: NewDevice) => {
   const r = await c.post('/api/v1/device_publish', { deviceID: d.deviceID, payload: 'x', ttl: 600 })
   assert.is(r.status, 201, r.text)
 }
 const deliveries = async (client: Client, id: number) =>
-  (await client.get(`/api/v1/webhooks/${id}/deliveries`)).body
+  (await client.get<Page<Wire<typeof WebhookDelivery>>>(`/api/v1/webhooks/${id}/deliveries`)).body
 const hook = async (client: Client, url: string) => {
-  const r = await client.post('/api/v1/webhooks', { url, events: ['command.status'] })
+  const r = await client.post<Hook>('/api/v1/webhooks', { url, events: ['command.status'] })
   assert.is(r.status, 201, r.text)
   return r.body
 }
@@ -76,14 +92,14 @@ test('a name resolving to 127.0.0.1 at save, 169.254.169.254 at delivery :: refu
     () => deliveries(c, good.id),
     (l) => l.items[0]?.status === 'succeeded',
   )
-  assert.is(ok.items[0].responseCode, 200)
+  assert.is(ok.items[0]!.responseCode, 200)
   assert.is(got('/good').length, 1, 'a name is delivered to through the checked lookup')
   const refused = (
     await until(
       () => deliveries(c, rebind.id),
       (l) => l.items[0]?.attempts === 1,
     )
-  ).items[0]
+  ).items[0]!
   assert.equal(
     [refused.status, refused.responseCode, refused.lastError],
     [
@@ -104,7 +120,7 @@ test('a name resolving to 127.0.0.1 at save, 169.254.169.254 at delivery :: refu
 })
 
 test('IPv6 literals :: a public one saves; link-local, unspecified and mapped link-local are 422', async () => {
-  const r = await c.post('/api/v1/webhooks', { url: 'http://[2001:db8::1]/x', enable: 0 })
+  const r = await c.post<Hook>('/api/v1/webhooks', { url: 'http://[2001:db8::1]/x', enable: 0 })
   assert.is(r.status, 201, r.text)
   assert.is(r.body.url, 'http://[2001:db8::1]/x')
   const put = await c.put(`/api/v1/webhooks/${r.body.id}`, {
@@ -119,14 +135,14 @@ test('IPv6 literals :: a public one saves; link-local, unspecified and mapped li
     'http://[::ffff:a9fe:a9fe]/x',
     'http://[1::2::3]/x',
   ]) {
-    const bad = await c.post('/api/v1/webhooks', { url })
+    const bad = await c.post<Refusal>('/api/v1/webhooks', { url })
     assert.is(bad.status, 422, `${url}: ${bad.text}`)
     assert.equal(Object.keys(bad.body.errors), ['url'], url)
   }
   names.set('meta.hooks.test', ['10.0.0.1', '169.254.169.254'])
-  const named = await c.post('/api/v1/webhooks', { url: 'http://meta.hooks.test/x' })
+  const named = await c.post<Refusal>('/api/v1/webhooks', { url: 'http://meta.hooks.test/x' })
   assert.is(named.status, 422, named.text)
-  assert.match(named.body.errors.url, /169\.254\.169\.254 is a link-local address/)
+  assert.match(named.body.errors.url!, /169\.254\.169\.254 is a link-local address/)
   await c.del(`/api/v1/webhooks?ids=${r.body.id}`)
 })
 
@@ -139,7 +155,7 @@ test('a redirect :: not followed, the attempt fails with HTTP 302', async () => 
       () => deliveries(c, h.id),
       (l) => l.items[0]?.attempts === 1,
     )
-  ).items[0]
+  ).items[0]!
   assert.equal([d.status, d.responseCode, d.lastError], ['pending', 302, 'HTTP 302'])
   assert.is(got('/moved').length, 1)
   await c.del(`/api/v1/webhooks?ids=${h.id}`)
@@ -154,9 +170,9 @@ test('two webhooks, one failing then disabled :: it is no longer tried, the othe
       () => deliveries(c, down.id),
       (l) => l.items[0]?.attempts === 1,
     )
-  ).items[0]
+  ).items[0]!
   assert.is(first.status, 'pending')
-  assert.match(first.lastError, /ECONNREFUSED/)
+  assert.match(first.lastError!, /ECONNREFUSED/)
   const disabled = await c.put(`/api/v1/webhooks/${down.id}`, {
     url: down.url,
     events: ['command.status'],
@@ -172,7 +188,7 @@ test('two webhooks, one failing then disabled :: it is no longer tried, the othe
   await new Promise((r) => setTimeout(r, 1200))
   const after = await deliveries(c, down.id)
   assert.equal(
-    after.items.map((d: any) => [d.id, d.status, d.attempts]),
+    after.items.map((d) => [d.id, d.status, d.attempts]),
     [[first.id, 'pending', 1]],
     'no new delivery and no new attempt while disabled',
   )
@@ -188,27 +204,27 @@ test('failing deliveries :: one warn line per webhook per minute with the count,
   const h = await hook(c, `http://127.0.0.1:${await closedPort()}/secret-path-token`)
   const mine = () =>
     lines
-      .map((l) => JSON.parse(l))
+      .map((l) => JSON.parse(l) as LogLine)
       .filter((l) => l.component === 'webhooks' && l.webhookID === h.id)
   for (const d of ds.slice(0, 3)) await queueCommand(d)
   await until(
     () => deliveries(c, h.id),
-    (l) => l.items.length === 3 && l.items.every((d: any) => d.attempts === 1),
+    (l) => l.items.length === 3 && l.items.every((d) => d.attempts === 1),
   )
   assert.is(mine().length, 1, JSON.stringify(mine()))
   offset += 61_000
   await until(
     () => deliveries(c, h.id),
-    (l) => l.items.every((d: any) => d.attempts === 2),
+    (l) => l.items.every((d) => d.attempts === 2),
   )
   const logged = mine()
   assert.is(logged.length, 2, JSON.stringify(logged))
-  assert.is(logged[0].level, 'warn')
+  assert.is(logged[0]!.level, 'warn')
   assert.equal(
-    [logged[0].failures, logged[0].host, logged[0].msg],
+    [logged[0]!.failures, logged[0]!.host, logged[0]!.msg],
     [1, new URL(h.url).host, 'webhook delivery failed, will retry'],
   )
-  assert.is(logged[1].failures, 3, 'the two unlogged failures and this one')
+  assert.is(logged[1]!.failures, 3, 'the two unlogged failures and this one')
   const text = JSON.stringify(logged)
   for (const hidden of [h.secret, 'secret-path-token', '"data"', 'commandStatus'])
     assert.not.ok(text.includes(hidden), hidden)
@@ -226,9 +242,9 @@ closed.after(async () => p.close())
 
 closed('loopback and private targets :: 422 at save, refused at delivery', async () => {
   for (const url of ['http://127.0.0.1:9/x', 'http://[::1]/x', 'http://10.1.2.3/x']) {
-    const r = await p.admin.post('/api/v1/webhooks', { url })
+    const r = await p.admin.post<Refusal>('/api/v1/webhooks', { url })
     assert.is(r.status, 422, `${url}: ${r.text}`)
-    assert.match(r.body.errors.url, /WEBHOOK_ALLOW_PRIVATE/)
+    assert.match(r.body.errors.url!, /WEBHOOK_ALLOW_PRIVATE/)
   }
   names.set('inside.hooks.test', ['192.168.1.10'])
   const named = await p.admin.post('/api/v1/webhooks', { url: 'http://inside.hooks.test/x' })
@@ -249,9 +265,9 @@ closed('loopback and private targets :: 422 at save, refused at delivery', async
       () => deliveries(p.admin, h.id),
       (l) => l.items[0]?.attempts === 1,
     )
-  ).items[0]
+  ).items[0]!
   assert.match(
-    refused.lastError,
+    refused.lastError!,
     /^refused: flip\.hooks\.test resolves to 127\.0\.0\.1 is a loopback/,
   )
   assert.is(rx2.got.length, 0)

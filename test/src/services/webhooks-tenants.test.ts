@@ -8,8 +8,12 @@ import * as assert from 'uvu/assert'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
 import { until } from '../../ingest/_mqtt.ts'
 import { tenantOf } from '../../_support/fixtures.ts'
-import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
+import { mqttBody, newDevice, newProduct, type NewDevice } from '../routes/devices-helpers.ts'
+import type { PublishAnswer } from '../../../src/schemas/commands.ts'
+import type { Webhook, WebhookDelivery } from '../../../src/schemas/webhooks.ts'
+import type { Page, Wire } from '../../_support/wire.ts'
 import { startReceiver, type Receiver } from './_receiver.ts'
+import type { OutboxData } from './_stream.ts'
 
 const test = suite('webhooks of two tenants')
 let t: TestService
@@ -17,8 +21,8 @@ let rx: Receiver
 let a: Client
 let tenantA: string
 let b: Client & { tenantID: string }
-let deviceA: any
-let deviceB: any
+let deviceA: NewDevice
+let deviceB: NewDevice
 
 test.before(async () => {
   t = await startTestService()
@@ -35,11 +39,21 @@ test.after(async () => {
   await rx.close()
 })
 
+type Answer = Wire<typeof PublishAnswer>
+
 /** Queues one command for each device at once (one `command.status` event each, stored in the same batch). */
 async function commandsOfBoth(): Promise<{ taskA: string; taskB: string }> {
   const [ra, rb] = await Promise.all([
-    a.post('/api/v1/device_publish', { deviceID: deviceA.deviceID, payload: 'a', ttl: 600 }),
-    b.post('/api/v1/device_publish', { deviceID: deviceB.deviceID, payload: 'b', ttl: 600 }),
+    a.post<Answer>('/api/v1/device_publish', {
+      deviceID: deviceA.deviceID,
+      payload: 'a',
+      ttl: 600,
+    }),
+    b.post<Answer>('/api/v1/device_publish', {
+      deviceID: deviceB.deviceID,
+      payload: 'b',
+      ttl: 600,
+    }),
   ])
   assert.is(ra.status, 201, ra.text)
   assert.is(rb.status, 201, rb.text)
@@ -49,7 +63,7 @@ async function commandsOfBoth(): Promise<{ taskA: string; taskB: string }> {
 const hooks = async (c: Client, prefix: string, n: number) => {
   const ids: number[] = []
   for (let i = 0; i < n; i++) {
-    const r = await c.post('/api/v1/webhooks', {
+    const r = await c.post<Wire<typeof Webhook>>('/api/v1/webhooks', {
       url: `${rx.url}/${prefix}${i}`,
       events: ['command.status'],
     })
@@ -76,15 +90,17 @@ async function expectOwn(
       async () => rx.got.filter((g) => g.path === path),
       (g) => g.length >= tasks.length,
     )
-    const bodies = got.map((g) => JSON.parse(g.body))
+    const bodies = got.map((g) => JSON.parse(g.body) as OutboxData)
     assert.equal(
       bodies.map((x) => [x.tenantID, x.data.taskID]).sort(),
       tasks.map((task) => [tenantID, task]).sort(),
       `${path}: its own tenant's events, once each`,
     )
-    const log = (await c.get(`/api/v1/webhooks/${ids[i]}/deliveries`)).body
+    const log = (
+      await c.get<Page<Wire<typeof WebhookDelivery>>>(`/api/v1/webhooks/${ids[i]}/deliveries`)
+    ).body
     assert.equal(
-      log.items.map((d: any) => d.eventID).sort(),
+      log.items.map((d) => d.eventID).sort(),
       bodies.map((x) => x.id).sort(),
       `${path}: the delivery log lists the events sent`,
     )
@@ -121,7 +137,8 @@ test('eight webhooks in tenant B :: the event is stored and each of the eight ge
   await expectOwn(a, 'a8-', hooksA, tenantA, tasksA)
   // a re-send sends the webhook's own event again, not another tenant's
   const last = hooksB[7]!
-  const d = (await b.get(`/api/v1/webhooks/${last}/deliveries`)).body.items[0]
+  const d = (await b.get<Page<Wire<typeof WebhookDelivery>>>(`/api/v1/webhooks/${last}/deliveries`))
+    .body.items[0]!
   assert.is((await b.post(`/api/v1/webhooks/${last}/deliveries/${d.id}/retry`, {})).status, 200)
   const again = await until(
     async () => rx.got.filter((g) => g.path === '/b8-7'),
