@@ -1,5 +1,6 @@
 import { randomId } from '../../src/kernel/secrets.ts'
 import type { TestService } from './service.ts'
+import type { ScheduleInput } from '../../store/types.ts'
 
 /**
  * Direct inserts for tests of resources that need devices before the device API is involved.
@@ -42,4 +43,44 @@ export async function insertDevice(
 export async function tenantOf(t: TestService): Promise<string> {
   const row = await t.db.one('SELECT tenant_id FROM users ORDER BY id LIMIT 1')
   return String(row?.tenant_id)
+}
+
+/** A schedule's store input: device 1 ('d1') sent 'p' every minute from `nextRunAt`, `extra` over it. */
+export const scheduleInput = (
+  nextRunAt: number,
+  extra: Partial<ScheduleInput> = {},
+): ScheduleInput => ({
+  targetIntID: 1,
+  targetID: 'd1',
+  scheduleName: 's',
+  scheduleType: 2,
+  crontabTime: null,
+  IntervalMinute: 1,
+  cron: null,
+  topic: null,
+  payload: 'p',
+  qos: null,
+  timeout: null,
+  ttl: null,
+  needAck: null,
+  enable: 1,
+  nextRunAt,
+  ...extra,
+})
+
+/** A product's detail as the API answers it (in English): `pid`, two devices, created 2026-01-02 03:04:05 UTC. */
+export const productAnswer = {
+  id: 1,
+  productID: 'pid',
+  productName: 'p',
+  description: null,
+  cloudProtocol: 1,
+  cloudProtocolLabel: 'MQTT',
+  deviceCount: 2,
+  createUser: null,
+  userIntID: null,
+  createAt: '2026-01-02 03:04:05',
+  updateAt: null,
+  rawRetentionDays: null,
+  eventRetentionDays: null,
 }

@@ -20,6 +20,14 @@ export interface InfluxForTests {
   stop(): Promise<void>
 }
 
+/** The settings that reach a test's bucket, as the store's options name them. */
+export const bucketOf = ({ url, token, org, bucket }: InfluxForTests) => ({
+  url,
+  token,
+  org,
+  bucket,
+})
+
 const SCRIPT = join(import.meta.dirname, '../../scripts/influxd.sh')
 
 interface Server {

@@ -11,3 +11,13 @@ export function freePort(): Promise<number> {
     })
   })
 }
+
+/** The environment of a service run as a process of its own: PATH and HOME only, HTTP on `port`, MQTT on free ports. */
+export const processEnv = (port: number) => ({
+  PATH: process.env.PATH,
+  HOME: process.env.HOME,
+  PORT: String(port),
+  HOST: '127.0.0.1',
+  MQTT_PORT: '0',
+  MQTT_WS_PORT: '0',
+})

@@ -8,7 +8,15 @@ import { openDb, type Db } from '../../store/libsql/db.ts'
 export const ADMIN_EMAIL = 'admin@test.local'
 export const ADMIN_PASSWORD = 'admin-password-1'
 
-export interface Reply<T = any> {
+/**
+ * The body of a reply whose test names no type for it (`c.get(path)`), read as loosely as its assertions read it (an
+ * error's fields, a status). A test that reads a record names the record's type instead:
+ * `c.get<Page<Wire<typeof Device>>>(path)` (test/_support/wire.ts).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the one untyped default of the tests, see above
+export type Loose = any
+
+export interface Reply<T = Loose> {
   status: number
   body: T
   headers: Headers
@@ -23,7 +31,7 @@ export class Client {
     readonly lang?: string,
   ) {}
 
-  async call<T = any>(
+  async call<T = Loose>(
     method: string,
     path: string,
     body?: unknown,
@@ -48,13 +56,13 @@ export class Client {
     }
     return { status: res.status, body: parsed as T, headers: res.headers, text }
   }
-  get = <T = any>(path: string, headers?: Record<string, string>) =>
+  get = <T = Loose>(path: string, headers?: Record<string, string>) =>
     this.call<T>('GET', path, undefined, headers)
-  post = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+  post = <T = Loose>(path: string, body?: unknown, headers?: Record<string, string>) =>
     this.call<T>('POST', path, body, headers)
-  put = <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+  put = <T = Loose>(path: string, body?: unknown, headers?: Record<string, string>) =>
     this.call<T>('PUT', path, body, headers)
-  del = <T = any>(path: string, headers?: Record<string, string>) =>
+  del = <T = Loose>(path: string, headers?: Record<string, string>) =>
     this.call<T>('DELETE', path, undefined, headers)
 
   /** The same caller asking for English labels. */
@@ -89,13 +97,9 @@ export interface TestService {
 
 let seq = 0
 
-/** Starts the real service on a free port over a fresh libSQL file in a temp dir. */
-export async function startTestService(
-  env: Record<string, string> = {},
-  opts: ServiceOptions = {},
-): Promise<TestService> {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-test-'))
-  const config = loadConfig({
+/** The settings of a test service over `dir`: free ports, the test admin, quiet logs; `env` added last. */
+export function testConfig(dir: string, env: Record<string, string> = {}) {
+  return loadConfig({
     DATA_DIR: dir,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -115,7 +119,15 @@ export async function startTestService(
     ...(process.env.DB_WORKERS ? { DB_WORKERS: process.env.DB_WORKERS } : {}),
     ...env,
   })
-  const svc = await startService(config, opts)
+}
+
+/** Starts the real service on a free port over a fresh libSQL file in a temp dir. */
+export async function startTestService(
+  env: Record<string, string> = {},
+  opts: ServiceOptions = {},
+): Promise<TestService> {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-test-'))
+  const svc = await startService(testConfig(dir, env), opts)
   const anon = new Client(svc.url)
   const login = async (email: string, password: string) => {
     const r = await anon.post('/api/v1/login', { email, password })

@@ -22,3 +22,27 @@ export interface ErrorBody {
   message?: string
   [k: string]: unknown
 }
+
+/** A device's descriptive fields, in the order its record and its CSV export name them (after its links). */
+export const DEVICE_DETAIL_KEYS = [
+  'modBusIndex',
+  'carrier',
+  'physicalNetwork',
+  'IMEI',
+  'IMSI',
+  'autoSub',
+  'manufacturer',
+  'serialNumber',
+  'softVersion',
+  'hardwareVersion',
+  'description',
+  'deviceConsoleIP',
+  'deviceConsolePort',
+  'deviceConsoleUsername',
+  'latitude',
+  'longitude',
+  'location',
+  'lora',
+  'metaData',
+  'scopes',
+]

@@ -8,7 +8,7 @@ import { goLoadBinary } from '../../bench/_support/go-load.ts'
 import { mqttGoLoad } from '../../bench/_support/runner.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
 import { mqttUrl } from '../ingest/_mqtt.ts'
-import { loadDevices, POINTS } from './_load-devices.ts'
+import { failureOf, loadDevices, POINTS, wrongPasswordRun } from './_load-devices.ts'
 
 let t: TestService
 const go = suite('bench: the Go (paho) MQTT load generator')
@@ -57,18 +57,7 @@ go(
 )
 
 go('a wrong password :: the run fails on the refused connection', async () => {
-  const { entries } = await loadDevices(t, 2)
-  const err = await mqttGoLoad({
-    url: mqttUrl(t),
-    devices: [entries[0]!, { ...entries[1]!, password: 'wrong' }],
-    inflight: 1,
-    seconds: 0.2,
-    warmup: 0,
-    points: POINTS,
-  }).then(
-    () => undefined,
-    (e: Error) => e,
-  )
+  const err = await failureOf(mqttGoLoad(await wrongPasswordRun(t)))
   assert.ok(err, 'the run rejects')
   assert.match(err.message, 'bench/mqttload failed (1)')
 })

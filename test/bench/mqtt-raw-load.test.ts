@@ -1,16 +1,12 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { mqttRawLoad } from '../../bench/_support/runner.ts'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import { mqttUrl } from '../ingest/_mqtt.ts'
-import { loadDevices, POINTS } from './_load-devices.ts'
+import { failureOf, loadDevices, POINTS, wrongPasswordRun } from './_load-devices.ts'
 
 let t: TestService
-const raw = suite('bench: the raw-socket MQTT load generator')
-raw.before(async () => {
-  t = await startTestService()
-})
-raw.after(async () => t.close())
+const raw = serviceSuite('bench: the raw-socket MQTT load generator', (svc) => (t = svc))
 
 raw(
   'two devices, 2 in flight, 1 s against the service :: messages acknowledged, no errors, every value stored',
@@ -54,19 +50,7 @@ raw(
 )
 
 raw('a wrong password :: the run fails on the refused CONNACK', async () => {
-  const { entries } = await loadDevices(t, 2)
-  const run = mqttRawLoad({
-    url: mqttUrl(t),
-    devices: [entries[0]!, { ...entries[1]!, password: 'wrong' }],
-    inflight: 1,
-    seconds: 0.2,
-    warmup: 0,
-    points: POINTS,
-  })
-  const err = await run.then(
-    () => undefined,
-    (e: Error) => e,
-  )
+  const err = await failureOf(mqttRawLoad(await wrongPasswordRun(t)))
   assert.ok(err, 'the run rejects')
   assert.match(err.message, 'mqtt-raw-load.ts failed')
 })

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import puppeteer, { type Browser, type ElementHandle, type Page } from 'puppeteer-core'
 import { suite, type Test } from 'uvu'
 import * as assert from 'uvu/assert'
+import { until } from '../ingest/_mqtt.ts'
 
 export const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts')
 const AXE = join(import.meta.dirname, '../../node_modules/axe-core/axe.min.js')
@@ -81,6 +82,18 @@ export const allByRole = (page: Page | ElementHandle, role: string, name?: strin
 
 export const textOf = (el: ElementHandle) => el.evaluate((e) => e.innerText as string)
 
+/** Waits until the element's text is `want` (at most `timeoutMs`), and asserts that it is. */
+export async function textBecomes(el: ElementHandle, want: string, timeoutMs = 5000) {
+  assert.is(
+    await until(
+      () => textOf(el),
+      (s) => s === want,
+      timeoutMs,
+    ),
+    want,
+  )
+}
+
 /** An element as a page callback reads it: these tests compile without the DOM library, so it is declared here. */
 export interface PageElement {
   tagName: string
@@ -120,6 +133,41 @@ export type InPage = typeof globalThis & {
   dispatchEvent(event: object): boolean
   getComputedStyle(el: PageElement): { paddingLeft: string; paddingRight: string }
 }
+
+/** Waits until `read()` matches `re` (at most `timeoutMs`), and asserts that it does. */
+export async function matchesSoon(read: () => Promise<string>, re: RegExp, timeoutMs = 5000) {
+  assert.match(await until(read, (s) => re.test(s), timeoutMs), re)
+}
+
+/** The row of the table named `table` whose text includes `text`; null while there is none. */
+export async function rowWith(
+  page: Page,
+  table: string,
+  text: string,
+): Promise<ElementHandle | null> {
+  for (const row of await allByRole(await byRole(page, 'table', table), 'row'))
+    if ((await textOf(row)).includes(text)) return row
+  return null
+}
+
+/** Waits (at most `timeoutMs`) for the row of `table` whose text includes `text`; null if none came. */
+export const rowSoon = (page: Page, table: string, text: string, timeoutMs = 5000) =>
+  until(
+    () => rowWith(page, table, text),
+    (r) => r !== null,
+    timeoutMs,
+  )
+
+/** Pixels of the figure's canvases in the series' blue (#2563eb), not the grey of axes and grid. */
+export const bluePixels = (figure: ElementHandle) =>
+  figure.evaluate((f: PageElement) => {
+    let n = 0
+    for (const c of f.querySelectorAll('canvas')) {
+      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
+      for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0 && d[i + 2]! > 180 && d[i]! < 120) n++
+    }
+    return n
+  })
 
 /** Signs in through the form. */
 export async function signIn(page: Page, email: string, password: string) {

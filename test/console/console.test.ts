@@ -7,12 +7,7 @@ import type { Browser, HTTPRequest, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import { ADMIN_EMAIL, type TestService } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
 import type { Wire } from '../_support/wire.ts'
@@ -21,14 +16,13 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  openPage,
+  matchesSoon,
   runWithChromium,
-  shot,
   signIn,
   textOf,
-  closeBrowser,
   type InPage,
 } from './_browser.ts'
+import { searchDevices, shotCases, signInAdmin, startConsole, stopConsole } from './_setup.ts'
 
 const NAV = [
   'Overview',
@@ -52,7 +46,7 @@ const clients: MqttClient[] = []
 const ui = suite('console in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 800))
   const product = await mkProduct(t.admin)
   const temp = await mkPoint(t.admin, product.id, 'temp')
   stream = await mkStream(t.admin, product.productID, [temp.id], { topic: 'telemetry' })
@@ -62,18 +56,14 @@ ui.before(async () => {
   const other = await t.newTenant()
   const otherProduct = await mkProduct(other)
   foreign = await newDevice(other, mqttBody(otherProduct.productID, { deviceName: `gamma-${tag}` }))
-  ;({ browser, page } = await openPage(1200, 800))
 })
 
 ui.after(async () => {
   clients.forEach(end)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-/** Runs a case with a screenshot of the page when it fails. */
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `console-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'console', () => page)
 
 const rowOf = async (name: string) =>
   (await byRole(page, 'link', name)).evaluateHandle((a) => a.closest('tr'))
@@ -94,8 +84,7 @@ test('wrong password :: an alert, still on the sign-in page', async () => {
 })
 
 test('sign in :: a navigation with the 8 links and a Sign out button', async () => {
-  await page.goto(`${t.url}/`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(page, `${t.url}/`)
   const nav = await byRole(page, 'navigation')
   const links = await allByRole(nav, 'link')
   assert.equal(await Promise.all(links.map(textOf)), NAV)
@@ -151,23 +140,12 @@ test("/devices :: the tenant's 2 devices (not another tenant's), Offline; search
   ).evaluate((a) => a.getAttribute('href'))
   assert.is(href, `/devices/${devices[1]!.id}`)
   assert.equal(await axeViolations(page), [])
-  await (await byRole(page, 'searchbox', 'Search devices')).type('beta')
-  await until(
-    async () => (await allByRole(page, 'link', devices[0]!.deviceName)).length,
-    (n) => n === 0,
-  )
-  assert.is((await allByRole(page, 'link', devices[0]!.deviceName)).length, 0)
-  await byRole(page, 'link', devices[1]!.deviceName)
+  await searchDevices(page, 'beta', devices[0]!.deviceName, devices[1]!.deviceName)
 })
 
 test('a device connects over MQTT :: its row says Online within 5 s, live', async () => {
   clients.push(await connectDevice(t, devices[1]!))
-  const text = await until(
-    () => rowText(devices[1]!.deviceName),
-    (s) => /\bOnline\b/.test(s),
-    5000,
-  )
-  assert.match(text, /\bOnline\b/)
+  await matchesSoon(() => rowText(devices[1]!.deviceName), /\bOnline\b/)
 })
 
 test('device page :: heading, Latest values, a published value within 3 s; axe clean', async () => {
@@ -181,12 +159,7 @@ test('device page :: heading, Latest values, a published value within 3 s; axe c
     JSON.stringify({ temp: 21.75 }),
     { qos: 1 },
   )
-  const text = await until(
-    () => textOf(region),
-    (s) => s.includes('21.75'),
-    3000,
-  )
-  assert.match(text, /21\.75/)
+  await matchesSoon(() => textOf(region), /21\.75/, 3000)
   assert.equal(await axeViolations(page), [])
 })
 
@@ -201,14 +174,7 @@ test("another tenant's device page :: Not found, nothing of it shown", async () 
 test('device disconnects :: Offline on its page, live', async () => {
   end(clients.shift())
   const info = await byRole(page, 'region', 'Info')
-  assert.match(
-    await until(
-      () => textOf(info),
-      (s) => /\bOffline\b/.test(s),
-      5000,
-    ),
-    /\bOffline\b/,
-  )
+  await matchesSoon(() => textOf(info), /\bOffline\b/)
 })
 
 test('Language control :: Chinese labels, then English again', async () => {
@@ -229,8 +195,7 @@ test('Sign out :: back to the sign-in page; a reload stays signed out', async ()
 
 /** Signs in as the admin through the form; the token the page stored. */
 async function signInForToken(): Promise<string> {
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(page, 'button', 'Sign out')
+  await signInAdmin(page)
   return page.evaluate(
     () =>
       (

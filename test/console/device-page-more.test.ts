@@ -11,12 +11,7 @@ import type { Browser, HTTPResponse, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import {
   mqttBody,
@@ -32,14 +27,13 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  openPage,
+  matchesSoon,
   runWithChromium,
-  shot,
-  signIn,
+  textBecomes,
   textOf,
-  closeBrowser,
   type InPage,
 } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -53,7 +47,7 @@ const clients: MqttClient[] = []
 const ui = suite('device page: edit, connection, logs, commands in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 1000))
   const product = await mkProduct(t.admin)
   const temp = await mkPoint(t.admin, product.id, 'temp')
   await mkStream(t.admin, product.productID, [temp.id], { topic: 'telemetry' })
@@ -65,24 +59,19 @@ ui.before(async () => {
   )
   const other = await t.newTenant()
   foreignGateway = await newGateway(other, (await mkProduct(other)).productID)
-  ;({ browser, page } = await openPage(1200, 1000))
   await browser
     .defaultBrowserContext()
     .overridePermissions(t.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write'])
   page.on('dialog', (d) => void d.accept())
-  await page.goto(`${t.url}/`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(page, 'button', 'Sign out')
+  await signInAdmin(page, `${t.url}/`)
 })
 
 ui.after(async () => {
   clients.forEach(end)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `device-page-more-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'device-page-more', () => page)
 
 const apiDevice = async () =>
   (await t.admin.get<Wire<typeof Device>>(`/api/v1/devices/${device.id}`)).body
@@ -130,14 +119,7 @@ test('Connection :: the admin sees the token; the copied mosquitto_pub line, run
   assert.match(line, new RegExp(`^mosquitto_pub .*-P ${device.token} .*-t \\S+/telemetry -m`))
   await promisify(execFile)('sh', ['-c', line], { timeout: 10_000 })
   const latest = await byRole(page, 'region', 'Latest values')
-  assert.match(
-    await until(
-      () => textOf(latest),
-      (s) => s.includes('21.5'),
-      5000,
-    ),
-    /21\.5/,
-  )
+  await matchesSoon(() => textOf(latest), /21\.5/)
   // the Events tab (shown first) tails the uplink messages live too
   const events = await until(
     () => rowsOf('Events'),
@@ -184,14 +166,7 @@ test('Cancel :: a command queued for the offline device, canceled from the page,
   await (await byRole(console_, 'spinbutton', 'TTL (s)')).type('600')
   await (await byRole(console_, 'button', 'Send command')).click()
   const status = await byRole(page, 'status', 'Command status')
-  assert.is(
-    await until(
-      () => textOf(status),
-      (s) => s === 'queued',
-      5000,
-    ),
-    'queued',
-  )
+  await textBecomes(status, 'queued')
   const logs = await t.admin.get(`/api/v1/devices/${device.id}/control_logs`)
   const taskID = logs.body.items[0].taskID
   await (await byRole(page, 'button', `Cancel command ${taskID}`)).click()
@@ -227,10 +202,7 @@ test('Gateway :: its page lists the child, linked to its page; another tenant’
 })
 
 test('a viewer :: no Edit, Block or Cancel; no token in the page or in any answer it read', async () => {
-  const viewer = await t.userWithRole('viewer')
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await signIn(page, viewer.email, 'user-password-1')
-  await byRole(page, 'button', 'Sign out')
+  await signInViewer(page, t)
   const bodies: Promise<string>[] = []
   const onResponse = (r: HTTPResponse) => {
     // every API answer but the event stream (which never ends; it carries no device record)

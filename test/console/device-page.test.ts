@@ -4,16 +4,21 @@
  * app template's switch, a viewer without the Console, axe-core.
  */
 import type { MqttClient } from 'mqtt'
-import type { Browser, ElementHandle, Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { connectDevice, end, fullTopic, sleep, until } from '../ingest/_mqtt.ts'
 import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+  answerCommand,
+  collectCommands,
+  commandIn,
+  connectDevice,
+  end,
+  fullTopic,
+  sleep,
+  until,
+  type Command,
+} from '../ingest/_mqtt.ts'
+import type { TestService } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
 import type { Wire } from '../_support/wire.ts'
@@ -22,15 +27,12 @@ import type { DataStream } from '../../src/schemas/data-streams.ts'
 import {
   allByRole,
   axeViolations,
+  bluePixels,
   byRole,
-  openPage,
   runWithChromium,
-  shot,
-  signIn,
-  textOf,
-  closeBrowser,
-  type PageElement,
+  textBecomes,
 } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -40,18 +42,12 @@ let temp: Wire<typeof DataPoint>
 let hum: Wire<typeof DataPoint>
 let stream: Wire<typeof DataStream>
 let mqtt: MqttClient
-/** A command as the device here receives it. */
-interface Command {
-  data_type: string
-  task_id: string
-  data?: Record<string, unknown>
-}
 const got: Command[] = []
 
 const ui = suite('device page in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 1000))
   const product = await mkProduct(t.admin)
   temp = await mkPoint(t.admin, product.id, 'temp')
   hum = await mkPoint(t.admin, product.id, 'hum')
@@ -85,13 +81,7 @@ ui.before(async () => {
     mqttBody(product.productID, { deviceName: `dev-${Date.now()}` }),
   )
   mqtt = await connectDevice(t, device)
-  mqtt.on('message', (_topic, payload) => {
-    try {
-      got.push(JSON.parse(payload.toString()))
-    } catch {
-      // not JSON: not a command of these tests
-    }
-  })
+  collectCommands(mqtt, got)
   const topic = await fullTopic(t, device, stream.topic)
   for (const [tv, hv] of [
     [20.5, 40],
@@ -101,33 +91,17 @@ ui.before(async () => {
     await mqtt.publishAsync(topic, JSON.stringify({ temp: tv, hum: hv, label: 'x' }), { qos: 1 })
     await sleep(150)
   }
-  ;({ browser, page } = await openPage(1200, 1000))
 })
 
 ui.after(async () => {
   end(mqtt)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `device-page-${name.split(' :: ')[0]}`, fn))
-
-/** Pixels of the figure's canvases in the series' blue (#2563eb), not the grey of axes and grid. */
-const bluePixels = (figure: ElementHandle) =>
-  figure.evaluate((f: PageElement) => {
-    let n = 0
-    for (const c of f.querySelectorAll('canvas')) {
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
-      for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0 && d[i + 2]! > 180 && d[i]! < 120) n++
-    }
-    return n
-  })
+const test = shotCases(ui, 'device-page', () => page)
 
 test('Charts :: a figure per numeric data point and shown metric, drawn with the published values', async () => {
-  await page.goto(`${t.url}/`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(page, 'button', 'Sign out')
+  await signInAdmin(page, `${t.url}/`)
   await page.goto(`${t.url}/devices/${device.id}`)
   const charts = await byRole(page, 'region', 'Charts')
   for (const name of [temp.dataPointName, hum.dataPointName, 'Temp °F']) {
@@ -201,25 +175,10 @@ test('Send command :: the device gets it, answers 200, the status says succeeded
   const region = await byRole(page, 'region', 'Console')
   await (await byRole(region, 'textbox', 'Payload')).type('{"led":"on"}')
   await (await byRole(page, 'button', 'Send command')).click()
-  const request = await until(
-    () => Promise.resolve(got.find((m) => m.data?.led === 'on')),
-    (m) => m !== undefined,
-    5000,
-  )
+  const request = await commandIn(got, (m) => m.data?.led === 'on')
   assert.is(request?.data_type, 'request')
-  const answer = { data_type: 'response', result: { task_id: request?.task_id, code: 200 } }
-  await mqtt.publishAsync(await fullTopic(t, device, stream.topic), JSON.stringify(answer), {
-    qos: 1,
-  })
-  const status = await byRole(page, 'status', 'Command status')
-  assert.is(
-    await until(
-      () => textOf(status),
-      (s) => s === 'succeeded',
-      5000,
-    ),
-    'succeeded',
-  )
+  await answerCommand(mqtt, await fullTopic(t, device, stream.topic), request!.task_id)
+  await textBecomes(await byRole(page, 'status', 'Command status'), 'succeeded')
   assert.equal(await axeViolations(page), [])
 })
 
@@ -227,11 +186,7 @@ test('the Heater switch :: off (last temp 21), a click sends {"temp":1}, on and 
   const sw = await byRole(page, 'switch', 'Heater')
   assert.is(await sw.evaluate((b) => b.getAttribute('aria-checked')), 'false')
   await sw.click()
-  const request = await until(
-    () => Promise.resolve(got.find((m) => m.data?.temp !== undefined)),
-    (m) => m !== undefined,
-    5000,
-  )
+  const request = await commandIn(got, (m) => m.data?.temp !== undefined)
   assert.equal([request?.data_type, request?.data], ['request', { temp: 1 }])
   // the device reports the new value: the switch follows it live, the last-hour chart draws it
   const chart = await byRole(page, 'figure', temp.dataPointName)
@@ -256,10 +211,7 @@ test('the Heater switch :: off (last temp 21), a click sends {"temp":1}, on and 
 })
 
 test('a viewer :: the Charts, no Console and no Send command button', async () => {
-  const viewer = await t.userWithRole('viewer')
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await signIn(page, viewer.email, 'user-password-1')
-  await byRole(page, 'button', 'Sign out')
+  await signInViewer(page, t)
   await page.goto(`${t.url}/devices/${device.id}`)
   await byRole(page, 'figure', temp.dataPointName)
   assert.equal(await allByRole(page, 'region', 'Console'), [])

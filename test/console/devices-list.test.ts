@@ -11,25 +11,11 @@ import type { Browser, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import { mkProduct } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newGateway, type NewDevice } from '../src/routes/devices-helpers.ts'
-import {
-  allByRole,
-  axeViolations,
-  byRole,
-  openPage,
-  runWithChromium,
-  shot,
-  signIn,
-  textOf,
-  closeBrowser,
-} from './_browser.ts'
+import { allByRole, axeViolations, byRole, runWithChromium, textOf } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -46,7 +32,7 @@ const made = `made-${tag}`
 const ui = suite('devices list in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1400, 900))
   productA = await mkProduct(t.admin)
   productB = await mkProduct(t.admin)
   lamp = await newDevice(t.admin, mqttBody(productA.productID, { deviceName: `lamp-${tag}` }))
@@ -54,19 +40,16 @@ ui.before(async () => {
   const other = await t.newTenant()
   const otherProduct = await mkProduct(other)
   foreign = await newDevice(other, mqttBody(otherProduct.productID, { deviceName: `far-${tag}` }))
-  ;({ browser, page } = await openPage(1400, 900))
   // the test reads the exported file's blob: URL, which the console's CSP (connect-src 'self') would refuse
   await page.setBypassCSP(true)
 })
 
 ui.after(async () => {
   end(client)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `devices-list-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'devices-list', () => page)
 
 /** The names of the rows: the table's links to a device page. */
 const names = async () => {
@@ -86,8 +69,7 @@ const byName = async (name: string) =>
   (await t.admin.get(`/api/v1/devices?deviceName=${encodeURIComponent(name)}`)).body.items
 
 test('create through the form :: a refused create shows the API error; then the API has it', async () => {
-  await page.goto(`${t.url}/devices`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(page, `${t.url}/devices`)
   await (await byRole(page, 'button', 'Create device')).click()
   const dialog = await byRole(page, 'dialog', 'Create device')
   await (await byRole(dialog as never, 'textbox', 'Device name')).type(made)
@@ -242,10 +224,7 @@ test('gateways :: listed with their device count; the count leads to the devices
 })
 
 test('a viewer :: rows and filters, no write control, axe clean', async () => {
-  const viewer = await t.userWithRole('viewer')
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await page.goto(`${t.url}/devices`)
-  await signIn(page, viewer.email, 'user-password-1')
+  await signInViewer(page, t, `${t.url}/devices`)
   await byRole(page, 'link', lamp.deviceName)
   const buttons = await Promise.all((await allByRole(page, 'button')).map(textOf))
   assert.equal(buttons, ['Sign out', 'Export CSV', 'Previous', 'Next'])

@@ -8,13 +8,16 @@ import type { MqttClient } from 'mqtt'
 import type { Browser, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
 import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+  answerCommand,
+  collectCommands,
+  connectDevice,
+  end,
+  fullTopic,
+  until,
+  type Command,
+} from '../ingest/_mqtt.ts'
+import type { TestService } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
 import type { Page as ListPage, Wire } from '../_support/wire.ts'
@@ -23,14 +26,12 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  openPage,
   runWithChromium,
-  shot,
-  signIn,
+  textBecomes,
   textOf,
-  closeBrowser,
   type InPage,
 } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -39,12 +40,6 @@ const devices: NewDevice[] = []
 let group: Wire<typeof GroupListItem>
 let foreignGroup: Wire<typeof Group>
 const clients: MqttClient[] = []
-/** A command as a device here receives it. */
-interface Command {
-  data_type: string
-  task_id: string
-  data?: Record<string, unknown>
-}
 const got = new Map<string, Command[]>()
 const tag = Date.now().toString(36)
 const groupName = `floor-${tag}`
@@ -55,7 +50,7 @@ const requests: string[] = []
 const ui = suite('groups and schedules in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 1000))
   const product = await mkProduct(t.admin)
   const temp = await mkPoint(t.admin, product.id, 'temp')
   const stream = await mkStream(t.admin, product.productID, [temp.id], { topic: 'telemetry' })
@@ -68,17 +63,8 @@ ui.before(async () => {
     const c = await connectDevice(t, d)
     const topic = await fullTopic(t, d, stream.topic)
     got.set(d.deviceID, [])
-    c.on('message', (_topic, payload) => {
-      let m: Command
-      try {
-        m = JSON.parse(payload.toString())
-      } catch {
-        return
-      }
-      got.get(d.deviceID)!.push(m)
-      if (m.data_type !== 'request') return
-      const answer = { data_type: 'response', result: { task_id: m.task_id, code: 200 } }
-      void c.publishAsync(topic, JSON.stringify(answer), { qos: 1 })
+    collectCommands(c, got.get(d.deviceID)!, (m) => {
+      if (m.data_type === 'request') void answerCommand(c, topic, m.task_id)
     })
     clients.push(c)
   }
@@ -90,7 +76,6 @@ ui.before(async () => {
   })
   assert.is(r.status, 201, r.text)
   foreignGroup = r.body
-  ;({ browser, page } = await openPage(1200, 1000))
   page.on('dialog', (d) => void d.accept())
   page.on('request', (r) => {
     const u = new URL(r.url())
@@ -100,12 +85,10 @@ ui.before(async () => {
 
 ui.after(async () => {
   for (const c of clients) end(c)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `groups-schedules-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'groups-schedules', () => page)
 
 const click = async (role: string, name: string) => (await byRole(page, role, name)).click()
 /**
@@ -124,9 +107,7 @@ const figure = async (label: string) => {
 }
 
 test('New group :: created through the form, stored, listed with a link to its page', async () => {
-  await page.goto(`${t.url}/`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(page, 'button', 'Sign out')
+  await signInAdmin(page, `${t.url}/`)
   await click('link', 'Groups')
   await click('button', 'New group')
   await (await byRole(page, 'textbox', 'Group name')).type(groupName)
@@ -174,15 +155,7 @@ test('Send to group :: both members answer, the progress reaches succeeded live,
   const before = requests.length
   await (await byRole(page, 'textbox', 'Payload')).type('{"led":"off"}')
   await click('button', 'Send to group')
-  const status = await byRole(page, 'status', 'Group command status')
-  assert.is(
-    await until(
-      () => textOf(status),
-      (s) => s === 'succeeded',
-      10_000,
-    ),
-    'succeeded',
-  )
+  await textBecomes(await byRole(page, 'status', 'Group command status'), 'succeeded', 10_000)
   assert.equal(
     [await figure('Total'), await figure('Delivered'), await figure('Succeeded')],
     [2, 2, 2],
@@ -209,15 +182,7 @@ test('a member offline :: the group command ends partial, 2 succeeded and 1 fail
   await page.reload()
   await (await byRole(page, 'textbox', 'Payload')).type('{"led":"on"}')
   await click('button', 'Send to group')
-  const status = await byRole(page, 'status', 'Group command status')
-  assert.is(
-    await until(
-      () => textOf(status),
-      (s) => s === 'partial',
-      10_000,
-    ),
-    'partial',
-  )
+  await textBecomes(await byRole(page, 'status', 'Group command status'), 'partial', 10_000)
   // the offline member is unsent (failed); the two online ones succeeded
   assert.equal(
     [await figure('Total'), await figure('Succeeded'), await figure('Failed')],
@@ -320,10 +285,7 @@ test('/schedules :: the schedule listed with its next run; Edit, Disable, then D
 })
 
 test("a viewer :: no write control on /groups, the group's page and /schedules; another tenant's group not found", async () => {
-  const viewer = await t.userWithRole('viewer')
-  await click('button', 'Sign out')
-  await signIn(page, viewer.email, 'user-password-1')
-  await byRole(page, 'button', 'Sign out')
+  await signInViewer(page, t)
   const readOnly = ['Sign out', 'Previous', 'Next']
   const buttons = async () =>
     Promise.all(

@@ -4,16 +4,11 @@
  * the history; a viewer sees it without write controls; axe-core on both pages.
  */
 import type { MqttClient } from 'mqtt'
-import type { Browser, ElementHandle, Page } from 'puppeteer-core'
+import type { Browser, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import {
   alertWorld,
   ruleBody,
@@ -28,13 +23,13 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  openPage,
+  matchesSoon,
+  rowSoon,
+  rowWith,
   runWithChromium,
-  shot,
-  signIn,
   textOf,
-  closeBrowser,
 } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -46,32 +41,25 @@ const clients: MqttClient[] = []
 const ui = suite('console overview and alerts in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 800))
   w = await alertWorld(t.admin, 2)
   const r = await t.admin.post('/api/v1/alert_rules', ruleBody(w, { condition: 'temp > 80' }))
   assert.is(r.status, 201, r.text)
   rule = r.body
-  ;({ browser, page } = await openPage(1200, 800))
 })
 
 ui.after(async () => {
   clients.forEach(end)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `overview-alerts-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'overview-alerts', () => page)
 
 /** The figure card of that label: its text is `label\nvalue`. */
 const figure = async (label: string) => textOf(await byRole(page, 'group', label))
 
 /** The table row naming that device (the cell is plain text). */
-const rowOf = async (table: string, device: string): Promise<ElementHandle | null> => {
-  const rows = await allByRole(await byRole(page, 'table', table), 'row')
-  for (const row of rows) if ((await textOf(row)).includes(device)) return row
-  return null
-}
+const rowOf = (table: string, device: string) => rowWith(page, table, device)
 
 const currentAlerts = async () =>
   (
@@ -81,8 +69,7 @@ const currentAlerts = async () =>
   ).body.items
 
 test('overview :: 2 devices, none online; axe clean', async () => {
-  await page.goto(`${t.url}/`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(page, `${t.url}/`)
   await byRole(page, 'heading', 'Overview')
   assert.is(await figure('Devices'), 'Devices\n2')
   assert.is(await figure('Online now'), 'Online now\n0')
@@ -112,11 +99,7 @@ test('an uplink over the rule :: Urgent open alert on the overview, a row on /al
   )
   await (await byRole(page, 'link', 'Alerts')).click()
   await byRole(page, 'table', 'Current')
-  const row = await until(
-    () => rowOf('Current', w.devices[0].deviceName),
-    (r) => r !== null,
-    5000,
-  )
+  const row = await rowSoon(page, 'Current', w.devices[0].deviceName)
   const text = await textOf(row!)
   assert.match(text, rule.ruleName)
   assert.match(text, /\bUrgent\b/)
@@ -127,12 +110,10 @@ test('an uplink over the rule :: Urgent open alert on the overview, a row on /al
 test('Acknowledge :: the row says acknowledged, the API too; the button is gone', async () => {
   const row = (await rowOf('Current', w.devices[0].deviceName))!
   await (await row.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()
-  const text = await until(
+  await matchesSoon(
     async () => textOf((await rowOf('Current', w.devices[0].deviceName))!),
-    (s) => /\bYes\b/.test(s),
-    5000,
+    /\bYes\b/,
   )
-  assert.match(text, /\bYes\b/)
   const [a] = await currentAlerts()
   assert.ok(a?.ackAt, 'ackAt set')
   const again = (await rowOf('Current', w.devices[0].deviceName))!
@@ -151,27 +132,16 @@ test('Clear :: gone from Current (and the API), listed in History', async () => 
   assert.equal(await currentAlerts(), [])
   await (await byRole(page, 'tab', 'History')).click()
   await byRole(page, 'table', 'History')
-  const hist = await until(
-    () => rowOf('History', w.devices[0].deviceName),
-    (r) => r !== null,
-    5000,
-  )
+  const hist = await rowSoon(page, 'History', w.devices[0].deviceName)
   assert.match(await textOf(hist!), rule.ruleName)
   assert.equal(await axeViolations(page), [])
 })
 
 test('a viewer :: sees the current alert, no Acknowledge or Clear button', async () => {
   await uplink(t, w.devices[1], { temp: 99 })
-  const viewer = await t.userWithRole('viewer')
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await page.goto(`${t.url}/alerts`)
-  await signIn(page, viewer.email, 'user-password-1')
+  await signInViewer(page, t, `${t.url}/alerts`)
   await byRole(page, 'table', 'Current')
-  const row = await until(
-    () => rowOf('Current', w.devices[1].deviceName),
-    (r) => r !== null,
-    5000,
-  )
+  const row = await rowSoon(page, 'Current', w.devices[1].deviceName)
   assert.match(await textOf(row!), rule.ruleName)
   const buttons = await Promise.all((await allByRole(page, 'button')).map(textOf))
   assert.equal(buttons, ['Sign out', 'Previous', 'Next'])

@@ -9,28 +9,14 @@ import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, type NewDevice } from '../src/routes/devices-helpers.ts'
 import type { Wire } from '../_support/wire.ts'
 import type { DataPoint } from '../../src/schemas/data-points.ts'
 import type { DataStream } from '../../src/schemas/data-streams.ts'
-import {
-  byRole,
-  openPage,
-  runWithChromium,
-  shot,
-  signIn,
-  textOf,
-  closeBrowser,
-  type InPage,
-  type PageElement,
-} from './_browser.ts'
+import { byRole, runWithChromium, textOf, type InPage, type PageElement } from './_browser.ts'
+import { shotCases, signInAdmin, startConsole, stopConsole } from './_setup.ts'
 
 const TZ = 'Asia/Shanghai'
 let t: TestService
@@ -46,25 +32,22 @@ const clients: MqttClient[] = []
 const ui = suite('console plumbing in Chromium')
 
 ui.before(async () => {
-  t = await startTestService({ TIMEZONE: TZ })
+  ;({ t, browser, page: tabA } = await startConsole(1200, 900, { TIMEZONE: TZ }))
   product = await mkProduct(t.admin)
   temp = await mkPoint(t.admin, product.id, 'temp')
   stream = await mkStream(t.admin, product.productID, [temp.id], { topic: 'telemetry' })
   const tag = Date.now().toString(36)
   for (const name of [`one-${tag}`, `two-${tag}`, `chart-${tag}`])
     devices.push(await newDevice(t.admin, mqttBody(product.productID, { deviceName: name })))
-  ;({ browser, page: tabA } = await openPage(1200, 900))
 })
 
 ui.after(async () => {
   clients.forEach(end)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
 let current: Page | undefined
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(current ?? tabA, `platform-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'platform', () => current ?? tabA)
 
 /** Stream connections the service answered so far (its own metric of GET /api/v1/events/stream). */
 async function streamsOpened(): Promise<number> {
@@ -97,9 +80,7 @@ const buttons = (page: Page) =>
   )
 
 test('two tabs :: one stream connection, both show a device going Online live', async () => {
-  await tabA.goto(`${t.url}/`)
-  await signIn(tabA, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(tabA, 'button', 'Sign out')
+  await signInAdmin(tabA, `${t.url}/`)
   tabB = await browser.newPage()
   await tabB.setViewport({ width: 1200, height: 900 })
   await tabB.goto(`${t.url}/devices`)
@@ -161,7 +142,7 @@ async function streamsOpen(): Promise<number> {
 test('eight loads of a tab (reload, goto) :: one stream open afterwards, and the page still answers', async () => {
   await tabB.close()
   current = tabA
-  await signIn(tabA, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(tabA)
   await byRole(tabA, 'link', devices[0]!.deviceName)
   assert.is(await until(streamsOpen, (n) => n === 1, 5000), 1)
   for (let i = 0; i < 8; i++) {
@@ -214,8 +195,7 @@ test(`${TZ} :: values 45 and 15 minutes old drawn a quarter and three quarters a
     )
   const html = await t.anon.call('GET', '/', undefined, { accept: 'text/html' })
   assert.ok(html.text.includes(`<meta name="devicecloud-timezone" content="${TZ}">`), html.text)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
-  await byRole(page, 'button', 'Sign out')
+  await signInAdmin(page)
   const asked = page.waitForRequest((r) => r.url().includes('/api/v1/original_data'))
   await page.goto(`${t.url}/devices/${device.id}`)
   const maxPoints = Number(new URL((await asked).url()).searchParams.get('maxPoints'))

@@ -8,12 +8,7 @@ import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import { mkProduct } from '../src/routes/_product-model.ts'
 import type { Page as ListPage, Wire } from '../_support/wire.ts'
 import type { AppTemplate } from '../../src/schemas/app-templates.ts'
@@ -21,18 +16,8 @@ import type { DataPointListItem } from '../../src/schemas/data-points.ts'
 import type { DataStreamListItem } from '../../src/schemas/data-streams.ts'
 import type { MetricListItem } from '../../src/schemas/metrics.ts'
 import type { ProductListItem } from '../../src/schemas/products.ts'
-import {
-  allByRole,
-  aria,
-  axeViolations,
-  byRole,
-  openPage,
-  runWithChromium,
-  shot,
-  signIn,
-  textOf,
-  closeBrowser,
-} from './_browser.ts'
+import { allByRole, aria, axeViolations, byRole, runWithChromium, textOf } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -46,20 +31,15 @@ const name = `Thermo-${Date.now().toString(36)}`
 const ui = suite('products pages in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 900))
   foreign = await mkProduct(await t.newTenant())
   spare = await mkProduct(t.admin)
-  ;({ browser, page } = await openPage(1200, 900))
   page.on('dialog', (d) => void d.accept())
 })
 
-ui.after(async () => {
-  await closeBrowser(browser)
-  await t?.close()
-})
+ui.after(() => stopConsole(browser, t))
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `products-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'products', () => page)
 
 /** The element of that role and name inside `el`. */
 async function inside(el: ElementHandle, role: string, name?: string): Promise<ElementHandle> {
@@ -102,8 +82,7 @@ const first = async <T>(path: string, n = 1) => {
 }
 
 test('/products :: an admin deletes a product, creates one through the form, lands on its page', async () => {
-  await page.goto(`${t.url}/products`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(page, `${t.url}/products`)
   await byRole(page, 'searchbox', 'Search products')
   assert.equal(await axeViolations(page), [])
   await (await byRole(page, 'button', `Delete ${spare.productName}`)).click()
@@ -239,10 +218,7 @@ test("another tenant's product :: Not found, nothing of it shown", async () => {
 })
 
 test('a viewer :: the products and a product with its model, no write control', async () => {
-  const viewer = await t.userWithRole('viewer')
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await page.goto(`${t.url}/products`)
-  await signIn(page, viewer.email, 'user-password-1')
+  await signInViewer(page, t, `${t.url}/products`)
   await byRole(page, 'link', `${name}-2`)
   const buttons = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
   assert.equal(await buttons(), ['Sign out', 'Previous', 'Next'])

@@ -9,12 +9,7 @@ import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { sleep, until } from '../ingest/_mqtt.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import { alertWorld, uplink, type AlertWorld, type Devices } from '../src/routes/_alerts.ts'
 import { startReceiver, type Receiver } from '../src/services/_receiver.ts'
 import type { Page as ListPage, Wire } from '../_support/wire.ts'
@@ -24,13 +19,12 @@ import {
   allByRole,
   axeViolations,
   byRole,
-  openPage,
+  rowSoon,
+  rowWith,
   runWithChromium,
-  shot,
-  signIn,
   textOf,
-  closeBrowser,
 } from './_browser.ts'
+import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -42,7 +36,7 @@ const RULE = 'Too hot in the test'
 const ui = suite('console alert rules and webhooks in Chromium')
 
 ui.before(async () => {
-  t = await startTestService()
+  ;({ t, browser, page } = await startConsole(1200, 900))
   rx = await startReceiver()
   w = await alertWorld(t.admin, 2)
   // one excursion over 80 on the first device: 50, 90, 95, 50
@@ -50,18 +44,15 @@ ui.before(async () => {
     await uplink(t, w.devices[0], { temp })
     await sleep(5)
   }
-  ;({ browser, page } = await openPage(1200, 900))
   page.on('dialog', (d) => void d.accept())
 })
 
 ui.after(async () => {
-  await closeBrowser(browser)
   await rx?.close()
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `rules-webhooks-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'rules-webhooks', () => page)
 
 const rules = async () =>
   (await t.admin.get<ListPage<Wire<typeof AlertRule>>>('/api/v1/alert_rules')).body.items
@@ -69,11 +60,7 @@ const hooks = async () =>
   (await t.admin.get<ListPage<Wire<typeof Webhook>>>('/api/v1/webhooks')).body.items
 
 /** The row of that table whose text includes `text`. */
-const rowOf = async (table: string, text: string): Promise<ElementHandle | null> => {
-  for (const row of await allByRole(await byRole(page, 'table', table), 'row'))
-    if ((await textOf(row)).includes(text)) return row
-  return null
-}
+const rowOf = (table: string, text: string) => rowWith(page, table, text)
 
 /**
  * What the figure's canvas shows: pixels of the series' blue (#2563eb) and of the threshold's red line (#dc2626),
@@ -103,8 +90,7 @@ const pixels = (figure: ElementHandle) =>
 const buttonNames = async () => Promise.all((await allByRole(page, 'button')).map(textOf))
 
 test('create a rule through the form :: the API holds every field, the table lists it', async () => {
-  await page.goto(`${t.url}/`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(page, `${t.url}/`)
   await (await byRole(page, 'link', 'Alert rules')).click()
   await byRole(page, 'table', 'Alert rules')
   await (await byRole(page, 'button', 'New rule')).click()
@@ -123,11 +109,7 @@ test('create a rule through the form :: the API holds every field, the table lis
   await condition.click({ count: 3 })
   await condition.type('temp > 80')
   await (await byRole(page, 'button', 'Save')).click()
-  const row = await until(
-    () => rowOf('Alert rules', RULE),
-    (r) => r !== null,
-    5000,
-  )
+  const row = await rowSoon(page, 'Alert rules', RULE)
   assert.match(await textOf(row!), /Urgent\s+Yes/)
   const r = (await rules())[0]!
   assert.equal(
@@ -261,35 +243,20 @@ test('a link-local URL :: refused with the API message in role alert, nothing sa
 })
 
 test('a viewer :: rules, webhooks and deliveries without a write control; a foreign webhook not found', async () => {
-  const viewer = await t.userWithRole('viewer')
   const other = await t.newTenant()
   const foreign = await other.post('/api/v1/webhooks', { url: `${rx.url}/other` })
   assert.is(foreign.status, 201, foreign.text)
   const hook = (await hooks())[0]!
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await page.goto(`${t.url}/alert_rules`)
-  await signIn(page, viewer.email, 'user-password-1')
-  await until(
-    () => rowOf('Alert rules', RULE),
-    (r) => r !== null,
-    5000,
-  )
+  await signInViewer(page, t, `${t.url}/alert_rules`)
+  await rowSoon(page, 'Alert rules', RULE)
   assert.equal(await buttonNames(), ['Sign out', 'Previous', 'Next'])
   assert.equal(await axeViolations(page), [])
   await (await byRole(page, 'link', 'Webhooks')).click()
-  await until(
-    () => rowOf('Webhooks', '/hook'),
-    (r) => r !== null,
-    5000,
-  )
+  await rowSoon(page, 'Webhooks', '/hook')
   assert.equal(await buttonNames(), ['Sign out', 'Previous', 'Next'])
   assert.equal(await allByRole(page, 'textbox'), [])
   await (await byRole(page, 'link', `Deliveries ${rx.url}/hook`)).click()
-  await until(
-    () => rowOf('Deliveries', 'command.status'),
-    (r) => r !== null,
-    5000,
-  )
+  await rowSoon(page, 'Deliveries', 'command.status')
   assert.equal(await buttonNames(), ['Sign out', 'Previous', 'Next'])
   assert.equal(await axeViolations(page), [])
   await page.goto(`${t.url}/webhooks/${foreign.body.id}`)

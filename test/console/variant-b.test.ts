@@ -8,14 +8,17 @@ import type { MqttClient } from 'mqtt'
 import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { connectDevice, end, fullTopic, until } from '../ingest/_mqtt.ts'
 import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type Client,
-  type TestService,
-} from '../_support/service.ts'
+  answerCommand,
+  collectCommands,
+  commandIn,
+  connectDevice,
+  end,
+  fullTopic,
+  until,
+  type Command,
+} from '../ingest/_mqtt.ts'
+import type { Client, TestService } from '../_support/service.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { created, kits, type DeviceB } from '../src/routes/_variant.ts'
 import type { Wire } from '../_support/wire.ts'
@@ -25,14 +28,23 @@ import type { DataStream } from '../../src/schemas/data-streams.ts'
 import {
   allByRole,
   axeViolations,
+  bluePixels,
   byRole,
-  openPage,
+  matchesSoon,
+  rowSoon,
+  rowWith,
   runWithChromium,
-  shot,
-  signIn,
+  textBecomes,
   textOf,
-  closeBrowser,
 } from './_browser.ts'
+import {
+  searchDevices,
+  shotCases,
+  signInAdmin,
+  signInViewer,
+  startConsole,
+  stopConsole,
+} from './_setup.ts'
 
 const B = kits.B
 
@@ -45,12 +57,6 @@ let stream: Wire<typeof DataStream>
 let temp: Wire<typeof DataPoint>
 let rule: Wire<typeof AlertRule>
 let mqtt: MqttClient | undefined
-/** A command as the device here receives it. */
-interface Command {
-  data_type: string
-  task_id: string
-  data?: Record<string, unknown>
-}
 const got: Command[] = []
 
 const ui = suite('console under API_VARIANT=B in Chromium')
@@ -69,7 +75,7 @@ async function world(c: Client, names: string[]) {
 }
 
 ui.before(async () => {
-  t = await startTestService(B.env)
+  ;({ t, browser, page } = await startConsole(1200, 900, B.env))
   const tag = Date.now().toString(36)
   const w = await world(t.admin, [`alpha-${tag}`, `beta-${tag}`])
   ;({ devices, stream, point: temp } = w)
@@ -82,17 +88,14 @@ ui.before(async () => {
   assert.is(r.status, 201, r.text)
   rule = r.body
   foreign = (await world(await t.newTenant(), [`gamma-${tag}`])).devices[0]!
-  ;({ browser, page } = await openPage(1200, 900))
 })
 
 ui.after(async () => {
   end(mqtt)
-  await closeBrowser(browser)
-  await t?.close()
+  await stopConsole(browser, t)
 })
 
-const test = (name: string, fn: () => Promise<void>) =>
-  ui(name, () => shot(page, `variant-b-${name.split(' :: ')[0]}`, fn))
+const test = shotCases(ui, 'variant-b', () => page)
 
 const rowText = async (name: string) =>
   textOf(
@@ -100,17 +103,6 @@ const rowText = async (name: string) =>
       await byRole(page, 'link', name)
     ).evaluateHandle((a) => a.closest('tr'))) as ElementHandle,
   )
-
-/** Pixels of the figure's canvases in the series' blue (#2563eb). */
-const bluePixels = (figure: ElementHandle) =>
-  figure.evaluate((f) => {
-    let n = 0
-    for (const c of f.querySelectorAll('canvas')) {
-      const d = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data
-      for (let i = 0; i < d.length; i += 4) if (d[i + 3]! > 0 && d[i + 2]! > 180 && d[i]! < 120) n++
-    }
-    return n
-  })
 
 test('index.html :: names Variant B; the API answers B shapes (status, no deviceStatus)', async () => {
   const r = await t.anon.call('GET', '/devices', undefined, { accept: 'text/html' })
@@ -120,49 +112,22 @@ test('index.html :: names Variant B; the API answers B shapes (status, no device
 })
 
 test("/devices :: the tenant's 2 devices Offline (not another tenant's); search narrows; axe clean", async () => {
-  await page.goto(`${t.url}/devices`)
-  await signIn(page, ADMIN_EMAIL, ADMIN_PASSWORD)
+  await signInAdmin(page, `${t.url}/devices`)
   await byRole(page, 'table')
   for (const d of devices) assert.match(await rowText(d.deviceName), /\bOffline\b/)
   assert.equal(await allByRole(page, 'link', foreign.deviceName), [])
   assert.match(await rowText(devices[0]!.deviceName), new RegExp(devices[0]!.productName))
   assert.equal(await axeViolations(page), [])
-  await (await byRole(page, 'searchbox', 'Search devices')).type('beta')
-  await until(
-    async () => (await allByRole(page, 'link', devices[0]!.deviceName)).length,
-    (n) => n === 0,
-  )
-  assert.is((await allByRole(page, 'link', devices[0]!.deviceName)).length, 0)
-  await byRole(page, 'link', devices[1]!.deviceName)
+  await searchDevices(page, 'beta', devices[0]!.deviceName, devices[1]!.deviceName)
 })
 
 test('a device connects over MQTT :: its row says Online within 5 s, live', async () => {
   mqtt = await connectDevice(t, devices[1]!)
-  mqtt.on('message', (_topic, payload) => {
-    try {
-      got.push(JSON.parse(payload.toString()))
-    } catch {
-      // not a command of these tests
-    }
-  })
-  assert.match(
-    await until(
-      () => rowText(devices[1]!.deviceName),
-      (s) => /\bOnline\b/.test(s),
-      5000,
-    ),
-    /\bOnline\b/,
-  )
+  collectCommands(mqtt, got)
+  await matchesSoon(() => rowText(devices[1]!.deviceName), /\bOnline\b/)
   // read again: the API's `status` shown as Online, not only the live event
   await page.reload()
-  assert.match(
-    await until(
-      () => rowText(devices[1]!.deviceName),
-      (s) => /\bOnline\b/.test(s),
-      5000,
-    ),
-    /\bOnline\b/,
-  )
+  await matchesSoon(() => rowText(devices[1]!.deviceName), /\bOnline\b/)
 })
 
 test('device page :: Info Online and MQTT, a published value in Latest values and drawn; axe clean', async () => {
@@ -177,14 +142,7 @@ test('device page :: Info Online and MQTT, a published value in Latest values an
     JSON.stringify({ temp: 21.75 }),
     { qos: 1 },
   )
-  assert.match(
-    await until(
-      () => textOf(region),
-      (s) => s.includes('21.75'),
-      5000,
-    ),
-    /21\.75/,
-  )
+  await matchesSoon(() => textOf(region), /21\.75/)
   const figure = await byRole(page, 'figure', temp.dataPointName)
   const n = await until(
     () => bluePixels(figure),
@@ -205,25 +163,10 @@ test('Send command :: B body (deviceID) reaches the device, it answers, the stat
     qos: 1,
     deviceID: devices[1]!.deviceID,
   })
-  const request = await until(
-    () => Promise.resolve(got.find((m) => m.data?.led === 'on')),
-    (m) => m !== undefined,
-    5000,
-  )
+  const request = await commandIn(got, (m) => m.data?.led === 'on')
   assert.is(request?.data_type, 'request')
-  const answer = { data_type: 'response', result: { task_id: request?.task_id, code: 200 } }
-  await mqtt!.publishAsync(await fullTopic(t, devices[1]!, stream.topic), JSON.stringify(answer), {
-    qos: 1,
-  })
-  const status = await byRole(page, 'status', 'Command status')
-  assert.is(
-    await until(
-      () => textOf(status),
-      (s) => s === 'succeeded',
-      5000,
-    ),
-    'succeeded',
-  )
+  await answerCommand(mqtt!, await fullTopic(t, devices[1]!, stream.topic), request!.task_id)
+  await textBecomes(await byRole(page, 'status', 'Command status'), 'succeeded')
   const logs = await t.admin.get(`/api/v1/devices/${devices[1]!.id}/control_logs`)
   assert.is(logs.body.meta.count, 1)
   assert.equal(await axeViolations(page), [])
@@ -236,22 +179,13 @@ test('a value over the rule :: Urgent row on /alerts; Acknowledge shows Yes and 
     { qos: 1 },
   )
   await (await byRole(page, 'link', 'Alerts')).click()
-  const rowOf = async () => {
-    for (const row of await allByRole(await byRole(page, 'table', 'Current'), 'row'))
-      if ((await textOf(row)).includes(devices[1]!.deviceName)) return row
-    return null
-  }
-  const row = await until(rowOf, (r) => r !== null, 8000)
+  const row = await rowSoon(page, 'Current', devices[1]!.deviceName, 8000)
   assert.ok(row, 'an alert row')
   assert.match(await textOf(row), /\bUrgent\b/)
   assert.equal(await axeViolations(page), [])
   await (await row.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()
-  assert.match(
-    await until(
-      async () => textOf((await rowOf())!),
-      (s) => /\bYes\b/.test(s),
-      5000,
-    ),
+  await matchesSoon(
+    async () => textOf((await rowWith(page, 'Current', devices[1]!.deviceName))!),
     /\bYes\b/,
   )
   const [a] = (await t.admin.get(`/api/v1/current_alerts?ruleID=${rule.id}`)).body.items
@@ -279,10 +213,7 @@ test("another tenant's device page :: Not found", async () => {
 })
 
 test('a viewer :: the devices and a device page, no write control', async () => {
-  const viewer = await t.userWithRole('viewer')
-  await (await byRole(page, 'button', 'Sign out')).click()
-  await page.goto(`${t.url}/devices`)
-  await signIn(page, viewer.email, 'user-password-1')
+  await signInViewer(page, t, `${t.url}/devices`)
   await (await byRole(page, 'link', devices[1]!.deviceName)).click()
   await byRole(page, 'heading', devices[1]!.deviceName)
   await byRole(page, 'region', 'Charts')

@@ -2,6 +2,7 @@
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import type { TestService } from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct, type NewDevice } from '../src/routes/devices-helpers.ts'
+import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -82,6 +83,24 @@ export async function devices<N extends number>(
   return { product, devices: list as DeviceList<N> }
 }
 
+/** One new device, on a new MQTT product of its own. */
+export const oneDevice = async (t: TestService) => (await devices(t, 1)).devices[0]
+
+/** One new device (on a new product), connected with its own credentials. */
+export async function connectedDevice(t: TestService) {
+  const d = await oneDevice(t)
+  return { d, c: await connectDevice(t, d) }
+}
+
+/** A new MQTT product with a numeric data point `temp` on a data stream, and a device of it. */
+export async function streamDevice(t: TestService) {
+  const product = await newProduct(t.admin)
+  const point = await mkPoint(t.admin, product.id, 'temp')
+  const stream = await mkStream(t.admin, product.productID, [point.id])
+  const device = await newDevice(t.admin, mqttBody(product.productID))
+  return { product, point, stream, device }
+}
+
 /** The full topic of a device's relative topic, from the stored record. */
 export async function fullTopic(
   t: TestService,
@@ -111,6 +130,21 @@ export async function fullTopic(
 export const grantedOf = (e: unknown): number[] | undefined =>
   (e as { packet?: { granted?: number[] } } | null | undefined)?.packet?.granted
 
+/** The SUBACK codes of a subscription (MQTT.js rejects when one is a failure: then they are read from the error). */
+export async function subscribe(
+  c: MqttClient,
+  filters: string[],
+  opts: { qos: 0 | 1 } = { qos: 1 },
+): Promise<number[]> {
+  try {
+    return (await c.subscribeAsync(filters, opts)).map((g) => g.qos)
+  } catch (e) {
+    const granted = grantedOf(e)
+    if (granted) return granted
+    throw e
+  }
+}
+
 /** Polls `fn` until `ok` holds or `timeoutMs` passes; returns the last value. */
 export async function until<T>(
   fn: () => Promise<T>,
@@ -127,6 +161,14 @@ export async function until<T>(
   return v
 }
 
+/** Waits (at most `timeoutMs`) until `list` holds at least `n` items; the number it holds. */
+export const gotAtLeast = (list: { length: number }, n: number, timeoutMs = 3000) =>
+  until(
+    async () => list.length,
+    (k) => k >= n,
+    timeoutMs,
+  )
+
 /** Resolves true when the client closes within `ms`. */
 export function closedWithin(client: MqttClient, ms: number): Promise<boolean> {
   if (!client.connected) return Promise.resolve(true)
@@ -141,3 +183,44 @@ export function closedWithin(client: MqttClient, ms: number): Promise<boolean> {
 
 /** Ends a client without waiting on the network. */
 export const end = (c: MqttClient | undefined) => c?.end(true)
+
+/** A command as a device receives it on its topics. */
+export interface Command {
+  data_type: string
+  task_id: string
+  data?: Record<string, unknown>
+}
+
+/** Pushes each JSON message the client receives onto `got` (one not JSON is no command), then hands it to `then`. */
+export function collectCommands(
+  client: MqttClient,
+  got: Command[],
+  then: (m: Command) => void = () => {},
+) {
+  client.on('message', (_topic, payload) => {
+    let m: Command
+    try {
+      m = JSON.parse(payload.toString())
+    } catch {
+      return // not JSON: not a command of these tests
+    }
+    got.push(m)
+    then(m)
+  })
+}
+
+/** Waits (at most `timeoutMs`) for a command in `got` that `match` accepts; undefined when none came. */
+export const commandIn = (got: Command[], match: (m: Command) => boolean, timeoutMs = 5000) =>
+  until(
+    () => Promise.resolve(got.find(match)),
+    (m) => m !== undefined,
+    timeoutMs,
+  )
+
+/** The device's answer to command `taskID`, with that code, published on `topic` (its stream's full topic). */
+export const answerCommand = (client: MqttClient, topic: string, taskID: string, code = 200) =>
+  client.publishAsync(
+    topic,
+    JSON.stringify({ data_type: 'response', result: { task_id: taskID, code } }),
+    { qos: 1 },
+  )

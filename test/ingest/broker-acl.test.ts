@@ -2,18 +2,26 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import type { Event } from '../../src/schemas/logs.ts'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import type { Page, Wire } from '../_support/wire.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
 import { uniq } from '../src/routes/devices-helpers.ts'
-import { closedWithin, connectDevice, devices, end, fullTopic, grantedOf, sleep } from './_mqtt.ts'
+import {
+  closedWithin,
+  connectDevice,
+  connectedDevice,
+  devices,
+  end,
+  fullTopic,
+  oneDevice,
+  sleep,
+  subscribe,
+} from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 let t: TestService
 const acl = suite('broker: topic access and subscriptions')
-acl.before(async () => {
-  t = await startTestService()
-})
-acl.after(async () => t.close())
+withService(acl, (s) => (t = s))
 
 const identity = async (d: { id: number }) =>
   (await new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus).byId(d.id))!
@@ -30,18 +38,6 @@ async function publish(
     () => 'closed' as const,
   )
   return Promise.race([acked, closed])
-}
-
-/** SUBACK granted codes (MQTT.js rejects or resolves depending on the code; both are read). */
-async function subscribe(c: MqttClient, filters: string[]): Promise<number[]> {
-  try {
-    const granted = await c.subscribeAsync(filters, { qos: 1 })
-    return granted.map((g) => g.qos)
-  } catch (e) {
-    const granted = grantedOf(e)
-    if (granted) return granted
-    throw e
-  }
 }
 
 /** The device's events, oldest first. */
@@ -76,19 +72,13 @@ async function policy(topic: string, access: number, allow: number, deviceIntIDs
 }
 
 acl('publish under its own prefix :: PUBACK', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   assert.is(await publish(c, await fullTopic(t, d, 'anything')), 'acked')
   end(c)
 })
 
 acl('publish to a relative topic :: PUBACK, taken under its prefix', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   assert.is(await publish(c, 'telemetry'), 'acked')
   const [e] = await eventsOf(d)
   assert.equal([e?.topic, e?.reason === 'not authorized'], ['telemetry', false])
@@ -105,18 +95,13 @@ acl("publish under another device's prefix :: refused, PUBACK, still connected",
 })
 
 acl('publish to $SYS :: refused, PUBACK, still connected', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   await refused(c, d, '$SYS/x')
   end(c)
 })
 
 acl('policy deny publish secret/# :: secret/x and secret refused, public/x acked', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   await policy('secret/#', 0, 0, [d.id])
   const c = await connectDevice(t, d)
   assert.is(await publish(c, await fullTopic(t, d, 'public/x')), 'acked')
@@ -127,9 +112,7 @@ acl('policy deny publish secret/# :: secret/x and secret refused, public/x acked
 })
 
 acl('policy allow publish up/+ :: up/a acked, up/a/b and other topics refused', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   await policy('up/+', 2, 1, [d.id])
   const c = await connectDevice(t, d)
   assert.is(await publish(c, await fullTopic(t, d, 'up/a')), 'acked')
@@ -167,10 +150,7 @@ acl(
 acl(
   'inbox :: the service publishes, the device receives it on inbox (relative, as subscribed) and acknowledges',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
+    const { d, c } = await connectedDevice(t)
     const got = new Promise<[string, string]>((resolve) =>
       c.on('message', (topic, p) => resolve([topic, p.toString()])),
     )
@@ -188,10 +168,7 @@ acl(
 )
 
 acl('command to a device that does not acknowledge :: false after timeoutMs', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   c.handleMessage = (_packet, _cb) => {} // never PUBACK
   const t0 = Date.now()
   const ok = await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x'), {
@@ -203,9 +180,7 @@ acl('command to a device that does not acknowledge :: false after timeoutMs', as
 })
 
 acl('command to an offline device :: false at once; QoS 0 :: true once written', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   assert.is(await t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from('x')), false)
   const c = await connectDevice(t, d)
   assert.is(
@@ -216,10 +191,7 @@ acl('command to an offline device :: false at once; QoS 0 :: true once written',
 })
 
 acl('many commands in flight to one device :: each acknowledged separately', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   const seen: string[] = []
   c.on('message', (_t, p) => seen.push(p.toString()))
   const dev = await identity(d)
@@ -236,9 +208,7 @@ acl('many commands in flight to one device :: each acknowledged separately', asy
 acl(
   'stored subscriptions :: applied on connect (the device gets its own publish back on cmd/+ only, relative)',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     const s = await t.admin.post(`/api/v1/devices/${d.id}/subscriptions`, {
       topic: 'cmd/+',
       qos: 1,

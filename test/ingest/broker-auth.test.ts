@@ -4,40 +4,31 @@ import type { IClientOptions } from 'mqtt'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  startTestService,
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  Client,
-  openSql,
-  type TestService,
-} from '../_support/service.ts'
+import { openSql, testConfig, type TestService } from '../_support/service.ts'
 import type { Page, Wire } from '../_support/wire.ts'
 import type { ConnectLog } from '../../src/schemas/logs.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 import {
   closedWithin,
   connect,
   connectDevice,
+  connectedDevice,
   credentials,
-  devices,
   end,
   mqttUrl,
+  oneDevice,
   sleep,
   until,
   wsUrl,
 } from './_mqtt.ts'
+import { adminLogin, withService } from './_service.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 let t: TestService
 
 const auth = suite('broker: device authentication and connection state')
-auth.before(async () => {
-  t = await startTestService()
-})
-auth.after(async () => t.close())
+withService(auth, (s) => (t = s))
 
 const detail = async (id: number) => (await t.admin.get(`/api/v1/devices/${id}`)).body
 const logsOf = async (id: number) =>
@@ -47,13 +38,20 @@ const logsOf = async (id: number) =>
     )
   ).body.items
 const statuses = async (id: number) => (await logsOf(id)).map((l) => l.connectStatus)
+/** Waits until the device has as many connection log rows as `want`, and asserts their statuses are `want`. */
+const statusesAre = async (id: number, want: number[]) =>
+  assert.equal(
+    await until(
+      () => statuses(id),
+      (s) => s.length === want.length,
+    ),
+    want,
+  )
 
 auth(
   'good credentials :: CONNACK 0, log status 1, device online with clientIP, connectedAt, keepAlive',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     const r = await connect(mqttUrl(t), { ...credentials(d), keepalive: 42 })
     assert.ok(r.connack, r.error?.message)
     assert.is(r.connack.returnCode, 0)
@@ -78,13 +76,7 @@ auth(
     )
     assert.is(offline.deviceStatus, 0)
     assert.is(offline.clientIP, '127.0.0.1', 'the last address is kept')
-    assert.equal(
-      await until(
-        () => statuses(d.id),
-        (s) => s.length === 2,
-      ),
-      [1, 0],
-    )
+    await statusesAre(d.id, [1, 0])
   },
 )
 
@@ -94,20 +86,12 @@ for (const [name, change] of [
   ['no password', (o: IClientOptions) => ({ ...o, password: undefined })],
 ] as const) {
   auth(`${name} :: CONNACK 5 not authorized, log status 2, device stays offline`, async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     const r = await connect(mqttUrl(t), change(credentials(d)))
     assert.is(r.connack, undefined)
     assert.is(r.error?.code, 5, r.error?.message)
     r.client.end(true)
-    assert.equal(
-      await until(
-        () => statuses(d.id),
-        (s) => s.length === 1,
-      ),
-      [2],
-    )
+    await statusesAre(d.id, [2])
     assert.is((await detail(d.id)).deviceStatus, 0)
   })
 }
@@ -130,27 +114,16 @@ auth('unknown device :: CONNACK 5, a status 2 log row in no tenant', async () =>
 })
 
 auth('blocked device :: CONNACK 5, log status 2', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   assert.is((await t.admin.put(`/api/v1/devices/${d.id}`, { blocked: 1 })).status, 200)
   const r = await connect(mqttUrl(t), credentials(d))
   assert.is(r.error?.code, 5)
   r.client.end(true)
-  assert.equal(
-    await until(
-      () => statuses(d.id),
-      (s) => s.length === 1,
-    ),
-    [2],
-  )
+  await statusesAre(d.id, [2])
 })
 
 auth('blocking a connected device :: disconnected within 1 s, then refused, offline', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   await until(
     () => detail(d.id),
     (b) => b.deviceStatus === 1,
@@ -170,30 +143,18 @@ auth('blocking a connected device :: disconnected within 1 s, then refused, offl
     ).deviceStatus,
     0,
   )
-  assert.equal(
-    await until(
-      () => statuses(d.id),
-      (s) => s.length === 3,
-    ),
-    [1, 0, 2],
-  )
+  await statusesAre(d.id, [1, 0, 2])
 })
 
 auth('an edit that keeps it unblocked :: the session stays', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   assert.is((await t.admin.put(`/api/v1/devices/${d.id}`, { description: 'renamed' })).status, 200)
   assert.not.ok(await closedWithin(c, 700))
   end(c)
 })
 
 auth('deleting a connected device :: disconnected within 1 s', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   const closed = closedWithin(c, 1000)
   assert.is((await t.admin.del(`/api/v1/devices?ids=${d.id}`)).status, 204)
   assert.ok(await closed)
@@ -203,9 +164,7 @@ auth('deleting a connected device :: disconnected within 1 s', async () => {
 })
 
 auth('takeover by client id :: the first session is closed, the device stays online', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   const first = await connectDevice(t, d)
   await until(
     () => detail(d.id),
@@ -215,13 +174,7 @@ auth('takeover by client id :: the first session is closed, the device stays onl
   const second = await connectDevice(t, d, { keepalive: 17 })
   assert.ok(await firstClosed, 'first session closed')
   assert.ok(second.connected)
-  assert.equal(
-    await until(
-      () => statuses(d.id),
-      (s) => s.length === 3,
-    ),
-    [1, 0, 1],
-  )
+  await statusesAre(d.id, [1, 0, 1])
   await sleep(200) // a late write of the old session must not land after the new one
   const b = await detail(d.id)
   assert.is(b.deviceStatus, 1)
@@ -239,9 +192,7 @@ auth('takeover by client id :: the first session is closed, the device stays onl
 })
 
 auth('late disconnect of a taken-over session :: never marks the new one offline', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   const tracker = new (await import('../../ingest/connections.ts')).ConnectionTracker(
     t.svc.deps.meta,
   )
@@ -261,9 +212,7 @@ auth('late disconnect of a taken-over session :: never marks the new one offline
 })
 
 auth('MQTT over WebSocket on /mqtt :: connects, online, receives its inbox', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   const r = await connect(wsUrl(t), credentials(d))
   assert.ok(r.connack, r.error?.message)
   const online = await until(
@@ -289,9 +238,7 @@ auth('MQTT over WebSocket on /mqtt :: connects, online, receives its inbox', asy
 auth(
   'MQTT 5 client :: good credentials connect (online), bad ones get reason 135, each logged',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     const ok = await connect(mqttUrl(t), { ...credentials(d), protocolVersion: 5 })
     assert.ok(ok.connack, 'connected with MQTT 5')
     assert.is(ok.connack.reasonCode, 0)
@@ -318,13 +265,7 @@ auth(
     assert.is(bad.connack, undefined)
     assert.is(bad.error?.code, 135)
     bad.client.end(true)
-    assert.equal(
-      await until(
-        () => statuses(d.id),
-        (s) => s.length === 3,
-      ),
-      [1, 0, 2],
-    )
+    await statusesAre(d.id, [1, 0, 2])
   },
 )
 
@@ -341,18 +282,8 @@ const restart = suite('broker: restart')
 
 restart('devices online when the service stopped :: offline after start-up', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-restart-'))
-  const env = {
-    DATA_DIR: dir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    LOG_LEVEL: 'error',
-  }
   try {
-    const a = await startService(loadConfig(env))
+    const a = await startService(testConfig(dir))
     const sqlA = await openSql(a)
     const product = await sqlA.run(
       "INSERT INTO products (tenant_id, product_id, product_name, cloud_protocol, create_at) VALUES ('t', 'p1', 'p', 1, 0)",
@@ -364,7 +295,7 @@ restart('devices online when the service stopped :: offline after start-up', asy
     )
     void sqlA.close()
     await a.close() // as a crash would leave it: device_status 1
-    const b = await startService(loadConfig(env))
+    const b = await startService(testConfig(dir))
     const sqlB = await openSql(b)
     const row = await sqlB.one("SELECT device_status FROM devices WHERE device_id = 'dev-restart'")
     void sqlB.close()
@@ -379,23 +310,9 @@ restart(
   'close() with devices connected :: resolves, their disconnects are logged before the database closes',
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'devicecloud-close-'))
-    const env = {
-      DATA_DIR: dir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      MQTT_PORT: '0',
-      MQTT_WS_PORT: '0',
-      ADMIN_EMAIL,
-      ADMIN_PASSWORD,
-      LOG_LEVEL: 'error',
-    }
     try {
-      const a = await startService(loadConfig(env))
-      const login = await new Client(a.url).post('/api/v1/login', {
-        email: ADMIN_EMAIL,
-        password: ADMIN_PASSWORD,
-      })
-      const admin = new Client(a.url, `Bearer ${login.body.token}`)
+      const a = await startService(testConfig(dir))
+      const { admin } = await adminLogin(a.url)
       const product = await newProduct(admin)
       const d = await newDevice(admin, mqttBody(product.productID))
       const r = await connect(`mqtt://127.0.0.1:${a.deps.broker.port}`, credentials(d))
@@ -405,7 +322,7 @@ restart(
       assert.ok(done, 'close() resolved')
       assert.ok(await closedWithin(r.client, 1000), 'the device was disconnected')
       r.client.end(true)
-      const b = await startService(loadConfig(env))
+      const b = await startService(testConfig(dir))
       const sqlB = await openSql(b)
       const rows = await sqlB.all(
         'SELECT id, connect_status, msg_time FROM connect_logs WHERE device_id = ? ORDER BY id',

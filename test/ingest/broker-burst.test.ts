@@ -1,18 +1,16 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import { connectDevice, devices, fullTopic, until } from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 const PUBLISHERS = 100
 const PER_PUBLISHER = 200 // 20,000 QoS 0 messages in all
 
 let t: TestService
 const burst = suite('broker: burst and mass disconnect')
-burst.before(async () => {
-  t = await startTestService()
-})
-burst.after(async () => t.close())
+withService(burst, (s) => (t = s))
 
 burst(
   `${PUBLISHERS} publishers × ${PER_PUBLISHER} QoS 0 then all disconnect at once :: service survives, HTTP answers, all offline`,

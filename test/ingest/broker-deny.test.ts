@@ -2,23 +2,27 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import type { Event } from '../../src/schemas/logs.ts'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import type { Page, Wire } from '../_support/wire.ts'
-import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
-import { closedWithin, connectDevice, end, fullTopic, grantedOf, sleep, until } from './_mqtt.ts'
+import { mqttBody, newDevice, uniq } from '../src/routes/devices-helpers.ts'
+import {
+  closedWithin,
+  connectDevice,
+  end,
+  fullTopic,
+  sleep,
+  streamDevice,
+  subscribe,
+  until,
+} from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 const NOT_AUTHORIZED_V5 = 0x87
 
 /** A device whose product has a numeric `temp` on a stream, with publishing to that stream denied by a policy. */
 async function setup(t: TestService) {
-  const product = await newProduct(t.admin)
-  const point = await mkPoint(t.admin, product.id, 'temp')
-  const stream = await mkStream(t.admin, product.productID, [point.id])
-  const [device, other] = [
-    await newDevice(t.admin, mqttBody(product.productID)),
-    await newDevice(t.admin, mqttBody(product.productID)),
-  ]
+  const { product, stream, device } = await streamDevice(t)
+  const other = await newDevice(t.admin, mqttBody(product.productID))
   const p = await t.admin.post('/api/v1/policies', {
     name: uniq('pol'),
     topic: stream.topic,
@@ -62,23 +66,9 @@ const publishError = (c: MqttClient, topic: string, payload: string, qos: 0 | 1 
     (e: Error & { code?: number }) => e,
   )
 
-/** SUBACK granted codes (MQTT.js rejects when one is a failure: the codes are read from the error). */
-async function subscribe(c: MqttClient, filters: string[]): Promise<number[]> {
-  try {
-    return (await c.subscribeAsync(filters, { qos: 1 })).map((g) => g.qos)
-  } catch (e) {
-    const granted = grantedOf(e)
-    if (granted) return granted
-    throw e
-  }
-}
-
 let t: TestService
 const ignore = suite('broker: refused publishes and subscribes (ACL_DENY_ACTION=ignore)')
-ignore.before(async () => {
-  t = await startTestService()
-})
-ignore.after(async () => t.close())
+withService(ignore, (s) => (t = s))
 
 ignore(
   "MQTT 3.1.1 QoS 1 to another device's topic and to a denied topic :: PUBACK, connected, rejected events, nothing stored",
@@ -172,10 +162,7 @@ ignore('refused SUBSCRIBE :: SUBACK 0x80 (3.1.1) and 0x87 (5), connection kept',
 
 const disconnect = suite('broker: refused publishes with ACL_DENY_ACTION=disconnect')
 let td: TestService
-disconnect.before(async () => {
-  td = await startTestService({ ACL_DENY_ACTION: 'disconnect' })
-})
-disconnect.after(async () => td.close())
+withService(disconnect, (s) => (td = s), { ACL_DENY_ACTION: 'disconnect' })
 
 disconnect('MQTT 3.1.1 refused publish :: connection closed, event recorded', async () => {
   const s = await setup(td)

@@ -5,12 +5,12 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt from 'mqtt'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, openSql } from '../_support/service.ts'
+import { openSql, testConfig } from '../_support/service.ts'
 import { startChildService } from '../_support/child-service.ts'
-import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
 import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
+import { adminLogin } from './_service.ts'
 
 /** Starts the service in a child process on `dir`; resolves with its URL and MQTT port. */
 const startChild = (dir: string) =>
@@ -26,12 +26,7 @@ kill9(
     try {
       const started = await startChild(dir)
       child = started.child
-      const login = await new Client(started.url).post('/api/v1/login', {
-        email: ADMIN_EMAIL,
-        password: ADMIN_PASSWORD,
-      })
-      assert.is(login.status, 201, login.text)
-      const admin = new Client(started.url, `Bearer ${login.body.token}`)
+      const { login, admin } = await adminLogin(started.url)
       const product = await newProduct(admin)
       const points = await Promise.all(['a', 'b', 'c'].map((id) => mkPoint(admin, product.id, id)))
       const stream = await mkStream(
@@ -103,18 +98,7 @@ kill9(
       )
       assert.is(child.signalCode, 'SIGKILL')
 
-      const svc = await startService(
-        loadConfig({
-          DATA_DIR: dir,
-          PORT: '0',
-          HOST: '127.0.0.1',
-          MQTT_PORT: '0',
-          MQTT_WS_PORT: '0',
-          ADMIN_EMAIL,
-          ADMIN_PASSWORD,
-          LOG_LEVEL: 'error',
-        }),
-      )
+      const svc = await startService(testConfig(dir))
       try {
         const sql = await openSql(svc)
         let checked = 0

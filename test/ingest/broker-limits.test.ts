@@ -2,8 +2,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connect as netConnect, type Socket } from 'node:net'
 import type { MqttClient } from 'mqtt'
-import { startTestService, type TestService } from '../_support/service.ts'
-import type { LogDestination } from '../../src/kernel/log.ts'
+import type { TestService } from '../_support/service.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 import { PacketMeter, throttledLog } from '../../ingest/broker/limits.ts'
 import {
@@ -13,10 +12,12 @@ import {
   devices,
   end,
   mqttUrl,
+  oneDevice,
   until,
   wsUrl,
   type DeviceCredentials,
 } from './_mqtt.ts'
+import { logCollector, withService } from './_service.ts'
 
 const KiB = 1024
 const MiB = 1024 * KiB
@@ -92,13 +93,6 @@ async function flood(r: Raw, total: number): Promise<number> {
 const closedSoon = (r: Raw, ms = 3000) =>
   Promise.race([r.closed.then(() => true), new Promise<boolean>((d) => setTimeout(d, ms, false))])
 
-function collector() {
-  const lines: string[] = []
-  const destination: LogDestination = { write: (line) => void lines.push(line) }
-  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
-  return { lines, destination, records }
-}
-
 const meter = suite('PacketMeter: packet boundaries, size and pre-CONNECT limits')
 
 meter('packets split anywhere :: followed, none refused under the limits', () => {
@@ -167,15 +161,14 @@ meter('throttledLog :: one line per key per window, the next one counts what was
 meter.run()
 
 let t: TestService
-const logs = collector()
+const logs = logCollector()
 const limits = suite('broker limits: packet size, pre-CONNECT bytes (MQTT_MAX_PACKET_BYTES 1 MiB)')
-limits.before(async () => {
-  t = await startTestService(
-    { LOG_LEVEL: 'info', MQTTS_PORT: '0' },
-    { logDestination: logs.destination },
-  )
-})
-limits.after(async () => t.close())
+withService(
+  limits,
+  (s) => (t = s),
+  { LOG_LEVEL: 'info', MQTTS_PORT: '0' },
+  { logDestination: logs.destination },
+)
 
 limits(
   'a CONNECT declaring 268 MB, then 5 MB of data :: closed before the data is taken, logged once',
@@ -199,9 +192,7 @@ limits(
 limits(
   'a valid CONNECT with 70 KiB pipelined before the CONNACK :: closed; the same CONNECT alone :: accepted',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     const hello = connectPacket(d.deviceID, d.deviceUsername, d.token)
     const greedy = await raw(t.svc.deps.broker.port!)
     const extra = Array.from({ length: 7 }, () => publishPacket('telemetry', 10 * KiB))
@@ -259,10 +250,7 @@ limits.run()
 
 let capped: TestService
 const cap = suite('broker limits: MQTT_MAX_CONNECTIONS=3')
-cap.before(async () => {
-  capped = await startTestService({ MQTT_MAX_CONNECTIONS: '3' })
-})
-cap.after(async () => capped.close())
+withService(cap, (s) => (capped = s), { MQTT_MAX_CONNECTIONS: '3' })
 
 cap('a 4th connection :: closed at accept; after one closes, a new one is accepted', async () => {
   const {

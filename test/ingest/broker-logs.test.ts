@@ -1,40 +1,32 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import type { Page, Wire } from '../_support/wire.ts'
-import type { LogDestination } from '../../src/kernel/log.ts'
 import type { ConnectLog } from '../../src/schemas/logs.ts'
 import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
 import {
   connect,
-  connectDevice,
+  connectedDevice,
   credentials,
   devices,
   end,
   mqttUrl,
+  oneDevice,
   sleep,
   until,
 } from './_mqtt.ts'
-
-/** Collects the JSON log lines of the service. */
-function collector() {
-  const lines: string[] = []
-  const destination: LogDestination = { write: (line) => void lines.push(line) }
-  const records = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>)
-  return { lines, destination, records }
-}
+import { logCollector, withService } from './_service.ts'
 
 let t: TestService
-const log = collector()
+const log = logCollector()
 const logs = suite('broker logs: connects, disconnects and refusals with their reason')
-logs.before(async () => {
-  // flapping protection off: every refusal here comes from 127.0.0.1
-  t = await startTestService(
-    { LOG_LEVEL: 'info', MQTT_FLAP_REFUSALS: '0' },
-    { logDestination: log.destination },
-  )
-})
-logs.after(async () => t.close())
+// flapping protection off: every refusal here comes from 127.0.0.1
+withService(
+  logs,
+  (s) => (t = s),
+  { LOG_LEVEL: 'info', MQTT_FLAP_REFUSALS: '0' },
+  { logDestination: log.destination },
+)
 
 type ConnectLogs = Page<Wire<typeof ConnectLog>>
 const connectLogs = async (id: number) =>
@@ -53,10 +45,7 @@ async function refusedWith(opts: object) {
 logs(
   'a device connects and disconnects :: info lines with deviceID and clientIP, never its token',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
+    const { d, c } = await connectedDevice(t)
     const [on] = await until(
       async () => lines('device connected', (l) => l.deviceID === d.deviceID),
       (l) => l.length === 1,
@@ -150,9 +139,7 @@ logs(
 )
 
 logs('a flood of 30 refusals of one client id :: one row counting 30, one log line', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   for (let i = 0; i < 30; i++) {
     const r = await connect(mqttUrl(t), { ...credentials(d), password: `bad-${i}` }, 2000)
     end(r.client)

@@ -7,12 +7,13 @@ import { createInterface } from 'node:readline'
 import { join } from 'node:path'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import type { Page, Wire } from '../_support/wire.ts'
 import type { Event } from '../../src/schemas/logs.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
-import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct, uniq } from '../src/routes/devices-helpers.ts'
+import { uniq } from '../src/routes/devices-helpers.ts'
+import { streamDevice } from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 const SCRIPT = join(import.meta.dirname, '_paho_device.py')
 
@@ -47,18 +48,12 @@ function runDevice(args: string[], onLine: (line: PahoLine) => void): Promise<Pa
 
 let t: TestService
 const paho = suite('broker: a paho-mqtt device (MQTT 3.1.1)')
-paho.before(async () => {
-  t = await startTestService()
-})
-paho.after(async () => t.close())
+withService(paho, (s) => (t = s))
 
 paho(
   'inbox command, a refused QoS 1 publish, then an allowed one :: inbox, PUBACK, connected, no resend',
   async () => {
-    const product = await newProduct(t.admin)
-    const point = await mkPoint(t.admin, product.id, 'temp')
-    const stream = await mkStream(t.admin, product.productID, [point.id])
-    const d = await newDevice(t.admin, mqttBody(product.productID))
+    const { stream, device: d } = await streamDevice(t)
     const p = await t.admin.post('/api/v1/policies', {
       name: uniq('pol'),
       topic: stream.topic,

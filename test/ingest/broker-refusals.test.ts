@@ -8,9 +8,11 @@ import {
   devices,
   end,
   mqttUrl,
+  oneDevice,
   until,
   type DeviceCredentials,
 } from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 const HOOK_SECRET = 'emqx-hook-secret-0123456789'
 
@@ -45,6 +47,13 @@ async function refuse(t: TestService, d: DeviceCredentials, n: number): Promise<
   return codes
 }
 
+/** Connects with the device's right token: asserts CONNACK 0, then ends the client. */
+async function accepted(t: TestService, d: DeviceCredentials) {
+  const ok = await connect(mqttUrl(t), credentials(d))
+  assert.is(ok.connack?.returnCode, 0, ok.error?.message)
+  end(ok.client)
+}
+
 // ---------------------------------------------------------------- log throttle
 const logs = suite('broker: refused connections are logged once per client id and address')
 let a: Awaited<ReturnType<typeof withClock>>
@@ -54,9 +63,7 @@ logs.before(async () => {
 logs.after(async () => a.t.close())
 
 logs('50 refused CONNECTs within 10 s :: all CONNACK 5, one row with attempts 50', async () => {
-  const {
-    devices: [d],
-  } = await devices(a.t, 1)
+  const d = await oneDevice(a.t)
   assert.equal(await refuse(a.t, d, 50), Array(50).fill(5))
   assert.equal(await refusedRows(a.t, d.id, 1, 50), [[50, '127.0.0.1']])
   const list = await a.t.admin.get(`/api/v1/devices/${d.id}/connect_logs`)
@@ -67,9 +74,7 @@ logs('50 refused CONNECTs within 10 s :: all CONNACK 5, one row with attempts 50
 })
 
 logs('a refusal 10 s after the row :: a new row; the right token still connects', async () => {
-  const {
-    devices: [d],
-  } = await devices(a.t, 1)
+  const d = await oneDevice(a.t)
   assert.equal(await refuse(a.t, d, 3), [5, 5, 5])
   a.clock.now += 9_999
   assert.equal(await refuse(a.t, d, 1), [5])
@@ -79,9 +84,7 @@ logs('a refusal 10 s after the row :: a new row; the right token still connects'
     [4, '127.0.0.1'],
     [2, '127.0.0.1'],
   ])
-  const ok = await connect(mqttUrl(a.t), credentials(d))
-  assert.is(ok.connack?.returnCode, 0, ok.error?.message)
-  end(ok.client)
+  await accepted(a.t, d)
 })
 
 logs('two client ids from one address :: one row each', async () => {
@@ -114,27 +117,21 @@ flap(
     assert.is(banned.error?.code, 5, 'the right token is refused during the ban')
     end(banned.client)
     // behind the same address (a NAT), another device is not locked out
-    const neighbour = await connect(mqttUrl(b.t), credentials(other))
-    assert.is(neighbour.connack?.returnCode, 0, neighbour.error?.message)
-    end(neighbour.client)
+    await accepted(b.t, other)
     b.clock.now += 299_000
     const still = await connect(mqttUrl(b.t), credentials(d))
     assert.is(still.error?.code, 5)
     end(still.client)
     assert.equal(await refusedRows(b.t, d.id, 1), [[20, '127.0.0.1']], 'banned attempts: no log')
     b.clock.now += 1_000
-    const ok = await connect(mqttUrl(b.t), credentials(d))
-    assert.is(ok.connack?.returnCode, 0, ok.error?.message)
-    end(ok.client)
+    await accepted(b.t, d)
   },
 )
 
 flap(
   '20 client ids naming no device from one address :: that address refuses unknown ids for 5 minutes; its devices still connect',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(b.t, 1)
+    const d = await oneDevice(b.t)
     for (let i = 0; i < 20; i++) {
       const r = await connect(mqttUrl(b.t), {
         clientId: `scanner-${i}`,
@@ -155,23 +152,17 @@ flap(
       "SELECT device_id FROM connect_logs WHERE device_id = 'scanner-new'",
     )
     assert.is(rows.length, 0, 'a banned attempt is not logged')
-    const ok = await connect(mqttUrl(b.t), credentials(d))
-    assert.is(ok.connack?.returnCode, 0, ok.error?.message)
-    end(ok.client)
+    await accepted(b.t, d)
     b.clock.now += 300_000 // a clean slate for the next case
   },
 )
 
 flap('19 refusals, a minute apart from the 20th :: no ban', async () => {
-  const {
-    devices: [d],
-  } = await devices(b.t, 1)
+  const d = await oneDevice(b.t)
   await refuse(b.t, d, 19)
   b.clock.now += 60_001
   await refuse(b.t, d, 1)
-  const ok = await connect(mqttUrl(b.t), credentials(d))
-  assert.is(ok.connack?.returnCode, 0, ok.error?.message)
-  end(ok.client)
+  await accepted(b.t, d)
   b.clock.now += 300_000 // a clean slate for the next case
 })
 
@@ -202,20 +193,13 @@ flap('EMQX auth hook :: the same throttle and ban per client id', async () => {
 // ---------------------------------------------------------------- off
 const off = suite('broker: refusal settings at 0')
 let c: TestService
-off.before(async () => {
-  c = await startTestService({ MQTT_REFUSAL_LOG_SECONDS: '0', MQTT_FLAP_REFUSALS: '0' })
-})
-off.after(async () => c.close())
+withService(off, (s) => (c = s), { MQTT_REFUSAL_LOG_SECONDS: '0', MQTT_FLAP_REFUSALS: '0' })
 
 off('25 refusals :: 25 rows of 1, and the right token connects', async () => {
-  const {
-    devices: [d],
-  } = await devices(c, 1)
+  const d = await oneDevice(c)
   assert.equal(await refuse(c, d, 25), Array(25).fill(5))
   assert.equal(await refusedRows(c, d.id, 25), Array(25).fill([1, '127.0.0.1']))
-  const ok = await connect(mqttUrl(c), credentials(d))
-  assert.is(ok.connack?.returnCode, 0, ok.error?.message)
-  end(ok.client)
+  await accepted(c, d)
 })
 
 // ---------------------------------------------------------------- the guard alone

@@ -2,12 +2,23 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import type { Event } from '../../src/schemas/logs.ts'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
 import type { Page, Wire } from '../_support/wire.ts'
 import { DeviceDirectory } from '../../ingest/identity.ts'
-import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-import { connectDevice, devices, end, fullTopic, grantedOf, sleep, until } from './_mqtt.ts'
+import {
+  connectDevice,
+  connectedDevice,
+  devices,
+  end,
+  fullTopic,
+  gotAtLeast,
+  oneDevice,
+  sleep,
+  streamDevice,
+  subscribe,
+  until,
+} from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 type Events = Page<Wire<typeof Event>>
 
@@ -24,10 +35,7 @@ function inboxOf(c: MqttClient) {
 
 /** A new device, connected, and what it receives. */
 async function oneConnected() {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   return { d, c, got: inboxOf(c) }
 }
 
@@ -35,31 +43,16 @@ async function oneConnected() {
 const command = async (d: { id: number }, body = '{"data_type":"request"}') =>
   t.svc.deps.broker.publish(await identity(d), 'inbox', Buffer.from(body), { timeoutMs: 2000 })
 
-/** SUBACK granted codes (MQTT.js rejects when one is a failure: the codes are read from the error). */
-async function subscribe(c: MqttClient, filters: string[], opts: { qos: 0 | 1 } = { qos: 1 }) {
-  try {
-    return (await c.subscribeAsync(filters, opts)).map((g) => g.qos)
-  } catch (e) {
-    const granted = grantedOf(e)
-    if (granted) return granted
-    throw e
-  }
-}
-
 const both = suite('broker: a device names topics relative or in full')
-both.before(async () => {
-  t = await startTestService()
+withService(both, (s) => {
+  t = s
   directory = new DeviceDirectory(t.svc.deps.meta.ingest, t.svc.deps.bus)
 })
-both.after(async () => t.close())
 
 both(
   'uplink to the relative and to the full topic of a stream :: both stored under the relative topic',
   async () => {
-    const product = await newProduct(t.admin)
-    const point = await mkPoint(t.admin, product.id, 'temp')
-    const stream = await mkStream(t.admin, product.productID, [point.id])
-    const d = await newDevice(t.admin, mqttBody(product.productID))
+    const { stream, device: d } = await streamDevice(t)
     const start = Math.floor(Date.now() / 1000) - 60
     const c = await connectDevice(t, d)
     await c.publishAsync(stream.topic, '{"temp":1}', { qos: 1 })
@@ -87,10 +80,7 @@ both(
 both(
   'subscribe relative and full, and above the prefix :: SUBACK granted, granted, 128',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
-    const c = await connectDevice(t, d)
+    const { d, c } = await connectedDevice(t)
     const filters = [
       'inbox',
       await fullTopic(t, d, 'cmd/+'),
@@ -112,10 +102,7 @@ both(
     const { d, c, got } = await oneConnected()
     await sleep(100) // the service's subscription is made after the CONNACK
     assert.is(await command(d, '{"n":0}'), true)
-    await until(
-      async () => got.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(got, 1)
     assert.equal(got, [['inbox', '{"n":0}']])
     end(c)
   },
@@ -125,10 +112,7 @@ both('subscribed to inbox :: the command arrives on inbox and is acknowledged', 
   const { d, c, got } = await oneConnected()
   assert.equal(await subscribe(c, ['inbox']), [1])
   assert.is(await command(d, '{"n":1}'), true)
-  await until(
-    async () => got.length,
-    (n) => n >= 1,
-  )
+  await gotAtLeast(got, 1)
   assert.equal(got, [['inbox', '{"n":1}']])
   end(c)
 })
@@ -138,10 +122,7 @@ both('subscribed to the full inbox topic :: the command arrives on the full topi
   const full = await fullTopic(t, d, 'inbox')
   assert.equal(await subscribe(c, [full]), [1])
   assert.is(await command(d, '{"n":2}'), true)
-  await until(
-    async () => got.length,
-    (n) => n >= 1,
-  )
+  await gotAtLeast(got, 1)
   assert.equal(got, [[full, '{"n":2}']])
   end(c)
 })
@@ -151,10 +132,7 @@ both('subscribed both ways :: one copy in each form', async () => {
   const full = await fullTopic(t, d, 'inbox')
   assert.equal(await subscribe(c, ['inbox', full]), [1, 1])
   assert.is(await command(d, '{"n":3}'), true)
-  await until(
-    async () => got.length,
-    (n) => n >= 2,
-  )
+  await gotAtLeast(got, 2)
   await sleep(100)
   assert.equal(got.sort(), [
     [full, '{"n":3}'],
@@ -169,10 +147,7 @@ both('relative # :: everything under the prefix, in the relative form, once', as
   assert.is(await command(d, '{"n":4}'), true)
   await c.publishAsync('echo/1', 'e1', { qos: 1 })
   await c.publishAsync(await fullTopic(t, d, 'echo/2'), 'e2', { qos: 1 })
-  await until(
-    async () => got.length,
-    (n) => n >= 3,
-  )
+  await gotAtLeast(got, 3)
   await sleep(100)
   assert.equal(got, [
     ['inbox', '{"n":4}'],
@@ -190,10 +165,7 @@ both(
     assert.equal(await subscribe(c, ['loop/rel', full]), [1, 1])
     await c.publishAsync(await fullTopic(t, d, 'loop/rel'), 'a', { qos: 1 })
     await c.publishAsync('loop/full', 'b', { qos: 1 })
-    await until(
-      async () => got.length,
-      (n) => n >= 2,
-    )
+    await gotAtLeast(got, 2)
     assert.equal(got, [
       ['loop/rel', 'a'],
       [full, 'b'],
@@ -203,10 +175,7 @@ both(
 )
 
 both('QoS 0 subscription to inbox :: the command is delivered at QoS 0', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
-  const c = await connectDevice(t, d)
+  const { d, c } = await connectedDevice(t)
   const qos: number[] = []
   c.on('message', (_topic, _p, packet) => qos.push(packet.qos))
   assert.equal(await subscribe(c, ['inbox'], { qos: 0 }), [0])
@@ -223,47 +192,33 @@ both(
     await subscribe(c, ['inbox', full])
     await c.unsubscribeAsync(full)
     assert.is(await command(d, '1'), true)
-    await until(
-      async () => got.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(got, 1)
     await sleep(100)
     assert.equal(got.splice(0), [['inbox', '1']])
 
     await subscribe(c, [full])
     await c.unsubscribeAsync('inbox')
     assert.is(await command(d, '2'), true)
-    await until(
-      async () => got.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(got, 1)
     await sleep(100)
     assert.equal(got.splice(0), [[full, '2']])
 
     // no subscription to inbox is left (the service's went with the device's): commands still reach the device
     await c.unsubscribeAsync(full)
     assert.is(await command(d, '3'), true)
-    await until(
-      async () => got.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(got, 1)
     assert.equal(got.splice(0), [[full, '3']])
     end(c)
   },
 )
 
 both('MQTT 5 device subscribed to inbox :: the command arrives on inbox', async () => {
-  const {
-    devices: [d],
-  } = await devices(t, 1)
+  const d = await oneDevice(t)
   const c = await connectDevice(t, d, { protocolVersion: 5 })
   const got = inboxOf(c)
   assert.equal(await subscribe(c, ['inbox']), [1])
   assert.is(await command(d, '5'), true)
-  await until(
-    async () => got.length,
-    (n) => n >= 1,
-  )
+  await gotAtLeast(got, 1)
   assert.equal(got, [['inbox', '5']])
   end(c)
 })
@@ -271,9 +226,7 @@ both('MQTT 5 device subscribed to inbox :: the command arrives on inbox', async 
 both(
   'resumed session (clean off) :: its subscriptions keep their forms; a clean start forgets them',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     const full = await fullTopic(t, d, 'inbox')
     let c = await connectDevice(t, d, { clean: false })
     await subscribe(c, [full, 'other/+'])
@@ -283,10 +236,7 @@ both(
     await sleep(100) // the service subscribes the device to inbox again: the device's own form stays
     assert.is(await command(d, 'again'), true)
     await c.publishAsync('other/x', 'o', { qos: 1 })
-    await until(
-      async () => got.length,
-      (n) => n >= 2,
-    )
+    await gotAtLeast(got, 2)
     assert.equal(got, [
       [full, 'again'],
       ['other/x', 'o'],
@@ -297,10 +247,7 @@ both(
     await sleep(100)
     assert.is(await command(d, 'clean'), true)
     await c.publishAsync('other/x', 'gone', { qos: 1 })
-    await until(
-      async () => fresh.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(fresh, 1)
     await sleep(100)
     assert.equal(fresh, [['inbox', 'clean']])
     end(c)
@@ -355,10 +302,7 @@ both(
     const { d, c, got } = await oneConnected()
     assert.equal(await subscribe(c, ['echo/+']), [1])
     await c.publishAsync('echo/a', '1', { qos: 1 })
-    await until(
-      async () => got.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(got, 1)
     await c.unsubscribeAsync('echo/+')
     await c.publishAsync('echo/a', '2', { qos: 1 })
     await c.publishAsync('echo/b', '3', { qos: 0 })
@@ -376,9 +320,7 @@ both(
 both(
   'a retained uplink nobody subscribes to yet :: kept, and delivered when the device subscribes later',
   async () => {
-    const {
-      devices: [d],
-    } = await devices(t, 1)
+    const d = await oneDevice(t)
     let c = await connectDevice(t, d)
     await c.publishAsync('state/now', 'on', { qos: 1, retain: true })
     await c.publishAsync('state/gone', 'x', { qos: 1 })
@@ -387,10 +329,7 @@ both(
     const got: Array<[string, string, boolean]> = []
     c.on('message', (topic, p, packet) => got.push([topic, p.toString(), packet.retain]))
     assert.equal(await subscribe(c, ['state/+']), [1])
-    await until(
-      async () => got.length,
-      (n) => n >= 1,
-    )
+    await gotAtLeast(got, 1)
     await sleep(200)
     assert.equal(got, [['state/now', 'on', true]])
     end(c)

@@ -1,16 +1,12 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
-import { mkPoint, mkStream } from '../src/routes/_product-model.ts'
-import { mqttBody, newDevice, newProduct } from '../src/routes/devices-helpers.ts'
-import { closedWithin, connectDevice, end, fullTopic, sleep } from './_mqtt.ts'
+import { closedWithin, connectDevice, end, fullTopic, sleep, streamDevice } from './_mqtt.ts'
+import { withService } from './_service.ts'
 
 /** A product with a numeric data point `temp` on a stream, and one device of it. */
 async function setup(t: TestService) {
-  const product = await newProduct(t.admin)
-  const point = await mkPoint(t.admin, product.id, 'temp')
-  const stream = await mkStream(t.admin, product.productID, [point.id])
-  const device = await newDevice(t.admin, mqttBody(product.productID))
+  const { product, stream, device } = await streamDevice(t)
   const tenantID = String(
     (await t.db.one('SELECT tenant_id FROM devices WHERE id = ?', [device.id]))?.tenant_id,
   )
@@ -30,10 +26,7 @@ const readTemps = async (t: TestService, tenantID: string, deviceID: string, sta
 
 let t: TestService
 const uplink = suite('broker: uplinks through the pipeline')
-uplink.before(async () => {
-  t = await startTestService()
-})
-uplink.after(async () => t.close())
+withService(uplink, (s) => (t = s))
 
 uplink(
   'QoS 1 uplink :: when the PUBACK arrives the value and the event are already stored',
@@ -100,14 +93,11 @@ uplink('QoS 0 uplink :: stored too (no PUBACK to wait for)', async () => {
 
 const pressure = suite('broker: backpressure')
 let small: TestService
-pressure.before(async () => {
-  small = await startTestService({
-    INGEST_QUEUE_POINTS: '20',
-    INGEST_BATCH_POINTS: '10',
-    INGEST_LINGER_MS: '20',
-  })
+withService(pressure, (s) => (small = s), {
+  INGEST_QUEUE_POINTS: '20',
+  INGEST_BATCH_POINTS: '10',
+  INGEST_LINGER_MS: '20',
 })
-pressure.after(async () => small.close())
 
 pressure(
   '300 QoS 1 uplinks into a queue of 20 :: all acknowledged and stored, never disconnected',

@@ -41,19 +41,22 @@ const client = (id = 'D1', clean = true) => ({ id, clean }) as unknown as Client
 const rel = (topic: string) => deviceTopic(device, topic)!
 const full = (topic: string) => deviceTopic(device, P + topic)!
 
-forms('no subscription of the device :: a message goes as it is', () => {
+/** The forms of one clean session, its CONNACK sent. */
+function connacked() {
   const f = new SubscriptionForms()
   const c = client()
   f.began(c, true)
   f.connacked(c)
+  return { f, c }
+}
+
+forms('no subscription of the device :: a message goes as it is', () => {
+  const { f, c } = connacked()
   assert.is(f.formsFor(c, `${P}inbox`), undefined)
 })
 
 forms('relative and full subscriptions :: their QoS per form, the filter at the highest', () => {
-  const f = new SubscriptionForms()
-  const c = client()
-  f.began(c, true)
-  f.connacked(c)
+  const { f, c } = connacked()
   assert.is(f.subscribed(c, rel('inbox'), 0), 0)
   assert.is(f.subscribed(c, full('inbox'), 1), 1)
   assert.equal(f.formsFor(c, `${P}inbox`), { relative: 0, full: 1 })
@@ -65,10 +68,7 @@ forms('relative and full subscriptions :: their QoS per form, the filter at the 
 forms(
   "the service's subscription :: relative until the device subscribes to the filter itself",
   () => {
-    const f = new SubscriptionForms()
-    const c = client()
-    f.began(c, true)
-    f.connacked(c)
+    const { f, c } = connacked()
     f.serviceSubscribed(c, `${P}inbox`, 1)
     assert.equal(f.formsFor(c, `${P}inbox`), { relative: 1, full: undefined })
     f.subscribed(c, full('inbox'), 0)
@@ -85,10 +85,7 @@ forms(
 )
 
 forms('unsubscribe :: the full filter only once no form is left on it', () => {
-  const f = new SubscriptionForms()
-  const c = client()
-  f.began(c, true)
-  f.connacked(c)
+  const { f, c } = connacked()
   f.subscribed(c, rel('inbox'), 1)
   f.subscribed(c, full('inbox'), 1)
   assert.is(

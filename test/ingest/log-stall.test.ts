@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt, { type MqttClient } from 'mqtt'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../_support/service.ts'
+import { Client } from '../_support/service.ts'
 import { startChildService, type ChildService } from '../_support/child-service.ts'
 import { mqttBody, newDevice, newProduct, type NewDevice } from '../src/routes/devices-helpers.ts'
 import { sleep } from './_mqtt.ts'
+import { adminLogin } from './_service.ts'
 
 const test = suite('logs: a stalled reader')
 const DEVICES = 1000
@@ -35,12 +36,7 @@ test(`stdout unread, ${DEVICES} devices connect and publish QoS 1 :: every CONNA
     // nobody reads stdout from here on: the pipe fills (64 KiB) and stays full
     stdout.pause()
     let late = ''
-    const login = await new Client(svc.url).post('/api/v1/login', {
-      email: ADMIN_EMAIL,
-      password: ADMIN_PASSWORD,
-    })
-    assert.is(login.status, 201, login.text)
-    const admin = new Client(c.url, `Bearer ${login.body.token}`)
+    const { admin } = await adminLogin(svc.url)
     const product = await newProduct(admin)
     const list: NewDevice[] = []
     for (let i = 0; i < DEVICES; i += 20)

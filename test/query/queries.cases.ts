@@ -149,22 +149,23 @@ export function queryCases(
   })
 
   const day = { startTime: '2026-11-02 00:00:00', endTime: '2026-11-02 02:59:59' }
+  /** The device's temp values over `day`, at local times: raw, and as 30-minute windows too. */
+  const temps = {
+    time: [
+      '2026-11-02 00:00:00',
+      '2026-11-02 00:30:00',
+      '2026-11-02 01:00:00',
+      '2026-11-02 02:30:00',
+    ],
+    value: [10, 20, 30, -5],
+  }
 
   test('original_data :: every data point of the product, local times ascending, time and value of equal length', async () => {
     const r = await q<Original>('original_data', { deviceID: dev.deviceID, ...day })
     assert.is(r.status, 200, r.text)
     const by = Object.fromEntries(r.body.map((e) => [e.dataPointID, e]))
     assert.equal(Object.keys(by).sort(), ['flow-rate', 'hum', 'name', 'on', 'temp'])
-    assert.equal(by.temp!.originalData, {
-      time: [
-        '2026-11-02 00:00:00',
-        '2026-11-02 00:30:00',
-        '2026-11-02 01:00:00',
-        '2026-11-02 02:30:00',
-      ],
-      value: [10, 20, 30, -5],
-      resolution: 'raw',
-    })
+    assert.equal(by.temp!.originalData, { ...temps, resolution: 'raw' })
     assert.equal(by.name!.originalData, {
       time: ['2026-11-02 00:00:00', '2026-11-02 01:00:00'],
       value: ['a', 'b'],
@@ -388,15 +389,7 @@ export function queryCases(
       metricType: 2,
       interval: '30m',
     })
-    assert.equal(seen(half.body.find((m) => m.id === ids[4])!.metricData), {
-      time: [
-        '2026-11-02 00:00:00',
-        '2026-11-02 00:30:00',
-        '2026-11-02 01:00:00',
-        '2026-11-02 02:30:00',
-      ],
-      value: [10, 20, 30, -5],
-    })
+    assert.equal(seen(half.body.find((m) => m.id === ids[4])!.metricData), temps)
   })
 
   test('metrics_data :: day windows across DST in Europe/Berlin: 23 and 25 hour days, hourly windows of those days', async () => {

@@ -53,27 +53,22 @@ test('ZoneClock :: offsets and wall-clock conversions agree with Intl across a y
 })
 
 test('windowBounds :: 2d and 3mo windows count from 1970 local; too many windows is a WindowError', () => {
-  const b = windowBounds(
-    Date.parse('2026-03-10T12:00:00Z'),
-    Date.parse('2026-03-13T00:00:00Z'),
-    '2d',
-    'UTC',
-  )
+  /** The UTC days the windows of `every` from `from` to `to` start on. */
+  const days = (from: string, to: string, every: string) =>
+    windowBounds(Date.parse(from), Date.parse(to), every, 'UTC').map((t) =>
+      new Date(t).toISOString().slice(0, 10),
+    )
   // 2026-03-09 is day 20521 since 1970-01-01 (odd), so 2-day windows start on 03-08 and 03-10
-  assert.equal(
-    b.map((t) => new Date(t).toISOString().slice(0, 10)),
-    ['2026-03-10', '2026-03-12', '2026-03-14'],
-  )
-  const q = windowBounds(
-    Date.parse('2026-05-01T00:00:00Z'),
-    Date.parse('2026-08-01T00:00:00Z'),
-    '3mo',
-    'UTC',
-  )
-  assert.equal(
-    q.map((t) => new Date(t).toISOString().slice(0, 10)),
-    ['2026-04-01', '2026-07-01', '2026-10-01'],
-  )
+  assert.equal(days('2026-03-10T12:00:00Z', '2026-03-13T00:00:00Z', '2d'), [
+    '2026-03-10',
+    '2026-03-12',
+    '2026-03-14',
+  ])
+  assert.equal(days('2026-05-01T00:00:00Z', '2026-08-01T00:00:00Z', '3mo'), [
+    '2026-04-01',
+    '2026-07-01',
+    '2026-10-01',
+  ])
   assert.throws(
     () => windowBounds(0, 365 * DAY, '1s', 'UTC'),
     (e: unknown) => e instanceof WindowError && /more than 100000 windows/.test(String(e)),

@@ -3,19 +3,15 @@
  * (viewers too), never an application; the token used keeps working, the user's other tokens are revoked; a wrong
  * old password is 422 and counts as a failed login.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Client, startTestService, type Reply, type TestService } from '../_support/service.ts'
+import { Client, type Reply, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import type { Session } from '../../src/schemas/accounts.ts'
 import type { ErrorBody, Wire } from '../_support/wire.ts'
 import { assertError } from './routes/_product-model.ts'
 
 let t: TestService
-const me = suite('PUT /users/me/password')
-me.before(async () => {
-  t = await startTestService()
-})
-me.after(async () => t.close())
+const me = serviceSuite('PUT /users/me/password', (svc) => (t = svc))
 
 const login = async (email: string, password: string) => {
   const r = await t.anon.post<Wire<typeof Session> | ErrorBody>('/api/v1/login', {

@@ -3,7 +3,6 @@
  * act as a device), failed logins are throttled per email and address, a password or role change and logout
  * revoke tokens, a tenant keeps its last admin, and device exports are bounded.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connect as mqttConnect } from 'mqtt'
 import { parseCsvRecords } from '../../src/kernel/csv.ts'
@@ -16,6 +15,7 @@ import {
   waitTask,
   type TestService,
 } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import type { Page, Wire } from '../_support/wire.ts'
 import type { User } from '../../src/schemas/accounts.ts'
 import type { DeviceListItem } from '../../src/schemas/devices.ts'
@@ -30,11 +30,10 @@ const login = (t: TestService, email: string, password: string) =>
 // ---------------------------------------------------------------------------------------------------------------
 
 let t: TestService
-const secrets = suite('security: viewers read no device tokens or private keys')
-secrets.before(async () => {
-  t = await startTestService()
-})
-secrets.after(async () => t.close())
+const secrets = serviceSuite(
+  'security: viewers read no device tokens or private keys',
+  (svc) => (t = svc),
+)
 
 secrets('devices and gateways :: admin and user read the token, a viewer reads null', async () => {
   const product = await newProduct(t.admin)
@@ -118,11 +117,12 @@ secrets(
 
 let clock = Date.now()
 let l: TestService
-const logins = suite('security: failed logins are throttled per email and address')
-logins.before(async () => {
-  l = await startTestService({ LOGIN_LOCK_SECONDS: '60' }, { now: () => clock })
-})
-logins.after(async () => l.close())
+const logins = serviceSuite(
+  'security: failed logins are throttled per email and address',
+  (svc) => (l = svc),
+  { LOGIN_LOCK_SECONDS: '60' },
+  { now: () => clock },
+)
 
 logins(
   '5 wrong passwords :: 401 each; then 429 with Retry-After, even for the right password',
@@ -193,12 +193,12 @@ logins(
   },
 )
 
-const proxied = suite('security: behind a trusted proxy, logins are counted per forwarded address')
 let pr: TestService
-proxied.before(async () => {
-  pr = await startTestService({ TRUSTED_PROXIES: '127.0.0.1' })
-})
-proxied.after(async () => pr.close())
+const proxied = serviceSuite(
+  'security: behind a trusted proxy, logins are counted per forwarded address',
+  (svc) => (pr = svc),
+  { TRUSTED_PROXIES: '127.0.0.1' },
+)
 
 proxied('5 failures from one forwarded address :: that address locked, another not', async () => {
   const u = await pr.userWithRole('user')
@@ -213,11 +213,10 @@ proxied('5 failures from one forwarded address :: that address locked, another n
 // ---------------------------------------------------------------------------------------------------------------
 
 let a: TestService
-const tokens = suite('security: tokens are revoked by a password or role change and by logout')
-tokens.before(async () => {
-  a = await startTestService()
-})
-tokens.after(async () => a.close())
+const tokens = serviceSuite(
+  'security: tokens are revoked by a password or role change and by logout',
+  (svc) => (a = svc),
+)
 
 tokens('a password change :: the old token is 401 at once, a new login works', async () => {
   const u = await a.userWithRole('user')
@@ -288,11 +287,7 @@ tokens('logout without a user token :: 401 anonymous, 400 for an application', a
 // ---------------------------------------------------------------------------------------------------------------
 
 let m: TestService
-const admins = suite('security: a tenant keeps its last admin')
-admins.before(async () => {
-  m = await startTestService()
-})
-admins.after(async () => m.close())
+const admins = serviceSuite('security: a tenant keeps its last admin', (svc) => (m = svc))
 
 admins('the only admin demoting itself :: 400 PARAMETER_INVALID errors.role', async () => {
   const me = await m.admin.get<Page<Wire<typeof User>>>('/api/v1/users?_limit=100')
@@ -346,11 +341,11 @@ admins('an admin application deleting the last admin user :: 400, the user stays
 // ---------------------------------------------------------------------------------------------------------------
 
 let x: TestService
-const exportsSuite = suite('security: device exports are bounded per tenant')
-exportsSuite.before(async () => {
-  x = await startTestService({ EXPORT_CONCURRENCY: '1', EXPORT_FILES_KEPT: '2' })
-})
-exportsSuite.after(async () => x.close())
+const exportsSuite = serviceSuite(
+  'security: device exports are bounded per tenant',
+  (svc) => (x = svc),
+  { EXPORT_CONCURRENCY: '1', EXPORT_FILES_KEPT: '2' },
+)
 
 exportsSuite('an export running :: the next one is 429 with Retry-After', async () => {
   // a waiting export of the tenant, as another request would leave it

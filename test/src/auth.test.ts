@@ -1,20 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  Client,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, Client, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
+import { assertRefusal } from '../_support/asserts.ts'
 
 let t: TestService
 
-const login = suite('login and callers')
-login.before(async () => {
-  t = await startTestService()
-})
-login.after(async () => t.close())
+const login = serviceSuite('login and callers', (svc) => (t = svc))
 
 login('good credentials :: 201 with token and session fields', async () => {
   const r = await t.anon.post('/api/v1/login', { email: ADMIN_EMAIL, password: ADMIN_PASSWORD })
@@ -129,15 +120,10 @@ login('signup :: new tenant with its admin, isolated', async () => {
     password: 'short',
     tenantName: 'x',
   })
-  assert.is(bad.status, 422)
-  assert.equal(Object.keys(bad.body.errors).sort(), ['email', 'password', 'username'])
+  assertRefusal(bad, 422, ['email', 'password', 'username'])
 })
 
-const users = suite('users and applications')
-users.before(async () => {
-  t = await startTestService()
-})
-users.after(async () => t.close())
+const users = serviceSuite('users and applications', (svc) => (t = svc))
 
 users('user roles :: user may write products, not users; viewer only reads', async () => {
   const user = await t.userWithRole('user')
@@ -172,8 +158,7 @@ users('users CRUD :: list, detail, edit role, password never shown', async () =>
     password: 'p',
     role: 'root',
   })
-  assert.is(bad.status, 422)
-  assert.equal(Object.keys(bad.body.errors).sort(), ['password', 'role'])
+  assertRefusal(bad, 422, ['password', 'role'])
   const self = await t.admin.del(`/api/v1/users?ids=1`)
   assert.is(self.status, 400)
 })

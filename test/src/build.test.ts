@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { WORKER_ENTRIES } from '../../store/libsql/worker/boot.ts'
 import { startFlags } from '../../bench/_support/start-flags.ts'
-import { freePort } from '../_support/ports.ts'
+import { freePort, processEnv } from '../_support/ports.ts'
 import { threadNames } from '../_support/procs.ts'
 import { influxOrMissing } from '../_support/influx.ts'
 
@@ -57,12 +57,7 @@ async function withBuilt(
   const child = spawn(process.execPath, [...startFlags(), 'dist/server/main.js'], {
     cwd: root,
     env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      MQTT_PORT: '0',
-      MQTT_WS_PORT: '0',
+      ...processEnv(port),
       DATA_DIR: dir,
       ADMIN_PASSWORD: 'admin-password-1',
       LOG_LEVEL: 'warn',

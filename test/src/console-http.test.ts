@@ -3,20 +3,16 @@
  * the bundle is built once and served with an ETag; every other request keeps the JSON 404.
  */
 import { gzipSync } from 'node:zlib'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import { CONSOLE_CSP } from '../../src/http/console.ts'
 
 let t: TestService
 const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
 const json = { accept: 'application/json' }
 
-const web = suite('console over HTTP')
-web.before(async () => {
-  t = await startTestService()
-})
-web.after(() => t.close())
+const web = serviceSuite('console over HTTP', (svc) => (t = svc))
 
 const get = (path: string, headers: Record<string, string>) =>
   t.anon.call('GET', path, undefined, headers)

@@ -1,7 +1,7 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connect } from 'node:net'
-import { startTestService, Client, type TestService } from '../_support/service.ts'
+import { Client, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import { buildWorld, basic } from './routes/_ingest.ts'
 
 /** What a raw TCP client reads back after writing `request`, until the server closes (or `limitMs` passes). */
@@ -30,11 +30,7 @@ function rawExchange(port: number, request: Buffer | string, limitMs = 5_000) {
 let t: TestService
 const big = 'x'.repeat(2 * 1024 * 1024)
 
-const limits = suite('http: early answers close the connection')
-limits.before(async () => {
-  t = await startTestService()
-})
-limits.after(async () => t.close())
+const limits = serviceSuite('http: early answers close the connection', (svc) => (t = svc))
 
 limits(
   '20 posts of 2 MB :: each sees 413 PAYLOAD_TOO_LARGE, then a normal request works',
@@ -249,12 +245,10 @@ limits('no CORS_ORIGINS :: no CORS headers, a preflight is not answered as CORS'
   assert.is(pre.headers.get('access-control-allow-origin'), null)
 })
 
-const corsSuite = suite('http: CORS only for listed origins')
 let co: TestService
-corsSuite.before(async () => {
-  co = await startTestService({ CORS_ORIGINS: 'https://app.example, https://ops.example' })
+const corsSuite = serviceSuite('http: CORS only for listed origins', (svc) => (co = svc), {
+  CORS_ORIGINS: 'https://app.example, https://ops.example',
 })
-corsSuite.after(async () => co.close())
 
 corsSuite(
   'a listed origin :: allowed, preflight answered; another origin :: not allowed',
@@ -281,11 +275,10 @@ corsSuite(
 )
 
 let s: TestService
-const slow = suite('http: slow clients are cut off')
-slow.before(async () => {
-  s = await startTestService({ HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '1000' })
+const slow = serviceSuite('http: slow clients are cut off', (svc) => (s = svc), {
+  HTTP_HEADERS_TIMEOUT_MS: '500',
+  HTTP_REQUEST_TIMEOUT_MS: '1000',
 })
-slow.after(async () => s.close())
 
 slow('a partial header line and then nothing :: the server closes the socket', async () => {
   const r = await rawExchange(
@@ -324,12 +317,8 @@ slow('a long poll and the event stream outlive the request timeout', async () =>
   abort.abort()
 })
 
-const headers = suite('http: security headers')
 let h: TestService
-headers.before(async () => {
-  h = await startTestService()
-})
-headers.after(async () => h.close())
+const headers = serviceSuite('http: security headers', (svc) => (h = svc))
 
 const base = {
   'x-content-type-options': 'nosniff',

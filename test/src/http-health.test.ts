@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert'
 import { createServer } from 'node:net'
 import type { Check } from '../../src/http/health.ts'
 import { startTestService, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 
 /** A local port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -14,11 +15,7 @@ async function closedPort(): Promise<number> {
 }
 
 let t: TestService
-const health = suite('health endpoints')
-health.before(async () => {
-  t = await startTestService()
-})
-health.after(async () => t?.close())
+const health = serviceSuite('health endpoints', (svc) => (t = svc))
 
 health('GET /healthz :: 200 {status: ok} without credentials', async () => {
   const r = await t.anon.get('/healthz')

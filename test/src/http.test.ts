@@ -1,16 +1,13 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import { loadConfig, ConfigError } from '../../src/kernel/config.ts'
 import { pickLang } from '../../src/http/env.ts'
 
 let t: TestService
 
-const http = suite('http conventions')
-http.before(async () => {
-  t = await startTestService({ BODY_LIMIT: '2048' })
-})
-http.after(async () => t.close())
+const http = serviceSuite('http conventions', (svc) => (t = svc), { BODY_LIMIT: '2048' })
 
 http('unknown path :: 404 DATA_NOT_FOUND errors.url in the error shape', async () => {
   const r = await t.admin.get('/api/v1/nothing-here')

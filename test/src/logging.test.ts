@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createApp } from '../../src/app.ts'
 import { createLogger, fileDestination, type LogDestination } from '../../src/kernel/log.ts'
 import { ADMIN_PASSWORD, startTestService, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 
 /** The fields of a log line these tests read; a line carries whatever else its call logged. */
 interface LogLine {
@@ -34,11 +34,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 let t: TestService
 const log = collector()
-const logging = suite('structured logs')
-logging.before(async () => {
-  t = await startTestService({ LOG_LEVEL: 'info' }, { logDestination: log.destination })
-})
-logging.after(async () => t?.close())
+const logging = serviceSuite(
+  'structured logs',
+  (svc) => (t = svc),
+  { LOG_LEVEL: 'info' },
+  { logDestination: log.destination },
+)
 
 logging(
   'X-Request-Id :: a sane one is echoed, a bad or missing one replaced by a fresh id',

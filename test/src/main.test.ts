@@ -56,17 +56,21 @@ const dial = (port: number) =>
     s.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message))
   })
 
+/** The settings of a service on free ports over `dir`/data, `extra` added. */
+const onFreePorts = (dir: string, extra: Record<string, string> = {}) => ({
+  PORT: '0',
+  HOST: '127.0.0.1',
+  DATA_DIR: join(dir, 'data'),
+  MQTT_PORT: '0',
+  MQTT_WS_PORT: '0',
+  ...extra,
+})
+
 const main = suite('process')
 
 main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-  const p = start({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: join(dir, 'data'),
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-  })
+  const p = start(onFreePorts(dir))
   const m = await p.until(/API on (http:\/\/[\d.:]+)/)
   assert.ok(m, p.output())
   // stdout is a pipe: the lines after the first may arrive in a later chunk
@@ -88,14 +92,7 @@ main('fresh data dir :: serves, creates schema and first admin, SIGTERM exits 0'
     .map((l) => JSON.parse(l))
   assert.equal(lines.at(-1).msg, 'shutdown complete', 'the last log line of a clean stop')
   // started again on the same data with ADMIN_PASSWORD: it says the password is not used
-  const again = start({
-    PORT: '0',
-    HOST: '127.0.0.1',
-    DATA_DIR: join(dir, 'data'),
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-    ADMIN_PASSWORD: 'admin-password-1',
-  })
+  const again = start(onFreePorts(dir, { ADMIN_PASSWORD: 'admin-password-1' }))
   assert.ok(await again.until(/ADMIN_PASSWORD is ignored: users exist already/), again.output())
   // the warning comes during start-up: wait for the signal handlers before stopping it
   assert.ok(await again.until(/API on http/), again.output())
@@ -112,12 +109,7 @@ function npmStart(dir: string, detached = false) {
       env: {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        DATA_DIR: join(dir, 'data'),
-        MQTT_PORT: '0',
-        MQTT_WS_PORT: '0',
-        ADMIN_PASSWORD: 'admin-password-1',
+        ...onFreePorts(dir, { ADMIN_PASSWORD: 'admin-password-1' }),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached,
@@ -142,12 +134,23 @@ async function gone(pids: number[]): Promise<number[]> {
 
 const REFUSED = ['ECONNREFUSED', 'ECONNREFUSED', 'ECONNREFUSED']
 
+/** A service started by `how` over a fresh temp DATA_DIR, once it printed its ports. */
+async function launched(how: (dir: string) => ReturnType<typeof watch>) {
+  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
+  const p = how(dir)
+  return { dir, p, ports: await portsOf(p) }
+}
+
+/** Asserts that every port of a stopped service refuses connections, then removes its data dir. */
+async function assertClosed(ports: number[], dir: string) {
+  assert.equal(await Promise.all(ports.map(dial)), REFUSED)
+  rmSync(dir, { recursive: true, force: true })
+}
+
 main(
   'npm start, then SIGTERM to npm :: one node process, exit 0, every port closed, no process left',
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-    const p = npmStart(dir)
-    const ports = await portsOf(p)
+    const { dir, p, ports } = await launched(npmStart)
     assert.equal(await Promise.all(ports.map(dial)), ['connected', 'connected', 'connected'])
     const tree = descendants(p.child.pid!).map((pid) => [pid, commandLine(pid)] as const)
     assert.is(tree.length, 1, `one process under npm: ${JSON.stringify(tree)}`)
@@ -159,25 +162,21 @@ main(
     assert.is(await p.exited, 0, p.output())
     assert.match(p.output(), /SIGTERM: shutting down/)
     assert.equal(await gone(tree.map(([pid]) => pid)), [], 'no process of it remains')
-    assert.equal(await Promise.all(ports.map(dial)), REFUSED)
-    rmSync(dir, { recursive: true, force: true })
+    await assertClosed(ports, dir)
   },
 )
 
 main(
   'Ctrl-C (SIGINT to the process group, twice to node) :: one clean shutdown, exit 0',
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-    const p = npmStart(dir, true)
-    const ports = await portsOf(p)
+    const { dir, p, ports } = await launched((d) => npmStart(d, true))
     const pids = [p.child.pid!, ...descendants(p.child.pid!)]
     process.kill(-p.child.pid!, 'SIGINT') // as a terminal does: npm forwards it too
     assert.is(await p.exited, 0, p.output())
     assert.is(p.output().match(/SIGINT: shutting down/g)?.length, 1, p.output())
     assert.not.match(p.output(), /again: exiting now/)
     assert.equal(await gone(pids), [])
-    assert.equal(await Promise.all(ports.map(dial)), REFUSED)
-    rmSync(dir, { recursive: true, force: true })
+    await assertClosed(ports, dir)
   },
 )
 
@@ -230,9 +229,7 @@ async function holdOpen(port: number): Promise<void> {
 }
 
 main('a device long poll open :: SIGTERM ends it with an answer, exit 0 at once', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-  const p = npmStart(dir)
-  const ports = await portsOf(p)
+  const { dir, p, ports } = await launched(npmStart)
   const { url, basic } = await deviceOf(ports[0]!)
   const poll = fetch(`${url}/ingest/commands?wait=30`, {
     headers: { authorization: `Basic ${basic}` },
@@ -245,23 +242,15 @@ main('a device long poll open :: SIGTERM ends it with an answer, exit 0 at once'
   assert.equal(await answer.json(), { items: [] })
   assert.is(await p.exited, 0, p.output())
   assert.ok(Date.now() - t0 < 5_000, `${Date.now() - t0} ms`)
-  assert.equal(await Promise.all(ports.map(dial)), REFUSED)
-  rmSync(dir, { recursive: true, force: true })
+  await assertClosed(ports, dir)
 })
 
 main(
   'a shutdown held up (a request whose body never comes) :: exit 1 after 10 s, ports closed',
   async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-    const p = start({
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATA_DIR: join(dir, 'data'),
-      MQTT_PORT: '0',
-      MQTT_WS_PORT: '0',
-      ADMIN_PASSWORD: 'admin-password-1',
-    })
-    const ports = await portsOf(p)
+    const { dir, p, ports } = await launched((d) =>
+      start(onFreePorts(d, { ADMIN_PASSWORD: 'admin-password-1' })),
+    )
     await holdOpen(ports[0]!)
     const t0 = Date.now()
     p.child.kill('SIGTERM')
@@ -269,15 +258,12 @@ main(
     const took = Date.now() - t0
     assert.ok(took >= 9_500 && took < 13_000, `${took} ms`)
     assert.match(p.output(), /shutdown took over 10 s: exiting/)
-    assert.equal(await Promise.all(ports.map(dial)), REFUSED)
-    rmSync(dir, { recursive: true, force: true })
+    await assertClosed(ports, dir)
   },
 )
 
 main('a second SIGTERM during a held-up shutdown :: exit 1 at once', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-main-'))
-  const p = npmStart(dir)
-  const ports = await portsOf(p)
+  const { dir, p, ports } = await launched(npmStart)
   await holdOpen(ports[0]!)
   const pids = descendants(p.child.pid!)
   p.child.kill('SIGTERM')
@@ -289,8 +275,7 @@ main('a second SIGTERM during a held-up shutdown :: exit 1 at once', async () =>
   assert.ok(Date.now() - t0 < 2_000, `${Date.now() - t0} ms`)
   assert.match(p.output(), /SIGTERM again: exiting now/)
   assert.equal(await gone(pids), [])
-  assert.equal(await Promise.all(ports.map(dial)), REFUSED)
-  rmSync(dir, { recursive: true, force: true })
+  await assertClosed(ports, dir)
 })
 
 main('bad settings :: exit 1 naming every bad key', async () => {

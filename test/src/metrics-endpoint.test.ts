@@ -1,6 +1,6 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import { mkPoint, mkStream } from './routes/_product-model.ts'
 import { mqttBody, newDevice, newProduct } from './routes/devices-helpers.ts'
 import {
@@ -40,11 +40,7 @@ function value(text: string, name: string, labels: Record<string, string> = {}) 
 let t: TestService
 const scrape = () => t.anon.get('/metrics', { authorization: `Bearer ${TOKEN}` })
 
-const metrics = suite('GET /metrics')
-metrics.before(async () => {
-  t = await startTestService({ METRICS_TOKEN: TOKEN })
-})
-metrics.after(async () => t?.close())
+const metrics = serviceSuite('GET /metrics', (svc) => (t = svc), { METRICS_TOKEN: TOKEN })
 
 metrics('no token, a wrong token :: 401 AUTH_FAILED in the API error shape', async () => {
   for (const headers of [

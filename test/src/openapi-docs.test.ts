@@ -1,4 +1,3 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import type { z } from 'zod'
 import { createApp } from '../../src/app.ts'
@@ -12,24 +11,18 @@ import type { Group } from '../../src/schemas/groups.ts'
 import type { IngestMessage, IngestReply } from '../../src/schemas/ingest.ts'
 import type { Product } from '../../src/schemas/products.ts'
 import type { DeviceSchedule } from '../../src/schemas/schedules.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import type { ErrorBody, Wire } from '../_support/wire.ts'
 import { operationOf, operations, type OpenApi, type Schema } from './_openapi.ts'
 
 let t: TestService
 let doc: OpenApi
 
-const docs = suite('openapi docs')
-docs.before(async () => {
-  t = await startTestService()
+const docs = serviceSuite('openapi docs', async (svc) => {
+  t = svc
   doc = (await t.anon.get<OpenApi>('/api/v1/openapi.json')).body
 })
-docs.after(async () => t.close())
 
 /** The JSON body of `POST path` (its schema and example). */
 const jsonPost = (d: OpenApi, path: string) =>

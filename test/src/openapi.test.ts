@@ -1,19 +1,15 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { createApp } from '../../src/app.ts'
 import { codes, enumerations, type EnumName } from '../../src/enums.ts'
 import type { ProductListItem } from '../../src/schemas/products.ts'
-import { startTestService, type TestService } from '../_support/service.ts'
+import type { TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import type { ErrorBody, Page, Wire } from '../_support/wire.ts'
 import { operationOf, operations, type OpenApi, type Operation, type Schema } from './_openapi.ts'
 
 let t: TestService
 
-const openapi = suite('openapi')
-openapi.before(async () => {
-  t = await startTestService()
-})
-openapi.after(async () => t.close())
+const openapi = serviceSuite('openapi', (svc) => (t = svc))
 
 openapi('document :: OpenAPI 3.1, public, with error schema', async () => {
   const r = await t.anon.get<OpenApi>('/api/v1/openapi.json')

@@ -9,7 +9,7 @@ import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
-import { freePort } from '../_support/ports.ts'
+import { freePort, processEnv } from '../_support/ports.ts'
 import type { Page, Wire } from '../_support/wire.ts'
 import type { LatestValues } from '../../src/schemas/ingest.ts'
 import type { ControlLog } from '../../src/schemas/logs.ts'
@@ -57,15 +57,7 @@ readme(
     // its own process group: the service the block starts in the background is stopped with it
     const bash = spawn('bash', ['-c', script], {
       cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        MQTT_PORT: '0',
-        MQTT_WS_PORT: '0',
-        LOG_LEVEL: 'warn',
-      },
+      env: { ...processEnv(port), LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     })

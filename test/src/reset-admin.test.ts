@@ -3,19 +3,14 @@
  * (ADMIN_PASSWORD or a generated one printed once), that admin's tokens revoked; and the warning when
  * ADMIN_PASSWORD is set but users exist already.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import type { LogDestination } from '../../src/kernel/log.ts'
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  startTestService,
-  type TestService,
-} from '../_support/service.ts'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, type TestService } from '../_support/service.ts'
+import { serviceSuite } from '../_support/suite.ts'
 import { until } from '../ingest/_mqtt.ts'
 
 const root = join(import.meta.dirname, '..', '..')
@@ -41,11 +36,7 @@ function resetAdmin(t: TestService, env: Record<string, string>, args: string[] 
 let t: TestService
 const login = (email: string, password: string) => t.anon.post('/api/v1/login', { email, password })
 
-const reset = suite('npm run reset-admin')
-reset.before(async () => {
-  t = await startTestService()
-})
-reset.after(async () => t.close())
+const reset = serviceSuite('npm run reset-admin', (svc) => (t = svc))
 
 reset(
   'ADMIN_PASSWORD, no email :: the first admin gets it; their old token is revoked',

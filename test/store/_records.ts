@@ -33,6 +33,25 @@ export function holds(table: FieldTable, records: unknown[]) {
   }
 }
 
+/** The reads every repository of a record table answers: one record by id, and a page of its list. */
+interface Reads {
+  get(tenantID: string, id: number): Promise<unknown>
+  list(tenantID: string, page: typeof all): Promise<{ items: unknown[] }>
+}
+
+/** `records` (the created one first), it read back by id and T1's first page of `repo` are each `table`'s record. */
+export async function holdsRead(
+  table: FieldTable,
+  repo: Reads,
+  records: [{ id: number }, ...unknown[]],
+) {
+  holds(table, [
+    ...records,
+    await repo.get('T1', records[0].id),
+    ...(await repo.list('T1', all)).items,
+  ])
+}
+
 /** A suite whose `ctx` holds a fresh metadata store (and its Db) on a temp file, removed after the suite. */
 export function recordsSuite(name: string) {
   const ctx = {} as { dir: string; db: Db; meta: MetaStore }
@@ -47,4 +66,32 @@ export function recordsSuite(name: string) {
     rmSync(ctx.dir, { recursive: true, force: true })
   })
   return { records, ctx }
+}
+
+/** Creates MQTT product `productName` of tenant T1. */
+export const newProduct = (meta: MetaStore, productName: string) =>
+  meta.products.create('T1', null, { productName, cloudProtocol: 1 })
+
+/** Creates numeric data point `dataPointID` (named `dataPointName`) of the product, in T1. */
+export const newPoint = (
+  meta: MetaStore,
+  productIntID: number,
+  dataPointID: string,
+  dataPointName: string,
+) =>
+  meta.dataPoints.create('T1', null, productIntID, {
+    dataPointID,
+    dataPointName,
+    pointDataType: 1,
+    dataTransType: 1,
+  })
+
+/** Inserts device `dev-{n}` (username `u{n}`) of the product in T1; answers its row id. */
+export async function rawDevice(db: Db, productIntID: number, n: number) {
+  const r = await db.run(
+    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
+     VALUES ('T1', ?, ?, ?, ?, 'k', 0)`,
+    [productIntID, `dev-${n}`, `dev-${n}`, `u${n}`],
+  )
+  return r.lastId
 }

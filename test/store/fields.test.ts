@@ -11,6 +11,7 @@ import {
 } from '../../store/fields/table.ts'
 import { Device, DeviceCreate } from '../../src/schemas/devices.ts'
 import { Gateway, GatewayCreate } from '../../src/schemas/gateways.ts'
+import { DEVICE_DETAIL_KEYS } from '../_support/wire.ts'
 
 const fields = suite('field tables (store/fields)')
 
@@ -77,26 +78,7 @@ fields('device CSV :: the export columns in their documented order', () => {
       'deviceUsername',
       'token',
       'blocked',
-      'modBusIndex',
-      'carrier',
-      'physicalNetwork',
-      'IMEI',
-      'IMSI',
-      'autoSub',
-      'manufacturer',
-      'serialNumber',
-      'softVersion',
-      'hardwareVersion',
-      'description',
-      'deviceConsoleIP',
-      'deviceConsolePort',
-      'deviceConsoleUsername',
-      'latitude',
-      'longitude',
-      'location',
-      'lora',
-      'metaData',
-      'scopes',
+      ...DEVICE_DETAIL_KEYS,
     ],
   )
 })

@@ -20,7 +20,7 @@ import type {
   TelemetryStore,
 } from '../../store/telemetry.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
-import { influxOrMissing } from '../_support/influx.ts'
+import { bucketOf, influxOrMissing } from '../_support/influx.ts'
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -43,6 +43,15 @@ const aroundT0 = (tenantID: string, deviceID: string) => ({
   dataPointIDs: ['x', 'y'],
   start: T0 - DAY,
   end: T0 + DAY,
+})
+
+/** The UTC day DAY0. */
+const dayOf = (tenantID: string, deviceID: string) => ({
+  tenantID,
+  deviceID,
+  dataPointIDs: ['x', 'y'],
+  start: DAY0,
+  end: DAY0 + DAY,
 })
 
 /** The roller's clock, shared by every store of a case: `skew` moves it past the settle time. */
@@ -97,14 +106,26 @@ async function assertExact(
   return seen
 }
 
+/**
+ * Asserts that `store` answers `r` exactly from raw values while its hours are pending, and still after a roll
+ * before they settle (its roller leaves them); then lets them settle.
+ */
+async function assertRawUntilSettled(store: InfluxTelemetryStore, r: SeriesRange) {
+  const pending = await assertExact(store, r, 'UTC', 'pending')
+  assert.ok(
+    pending.every((x) => x.endsWith(':raw')),
+    pending.join(' '),
+  )
+  await store.rollDue()
+  assert.ok((await assertExact(store, r, 'UTC', 'unsettled')).every((x) => x.endsWith(':raw')))
+  settleClocks()
+}
+
 const influx = await influxOrMissing()
 
 if (influx) {
   const base: InfluxOptions = {
-    url: influx.url,
-    token: influx.token,
-    org: influx.org,
-    bucket: influx.bucket,
+    ...bucketOf(influx),
     rollupBucket: influx.rollupBucket,
     timezone: 'UTC',
     now,
@@ -145,16 +166,8 @@ if (influx) {
       const pts = series(tn, d, T0, T0 + 2 * HOUR, 10_000)
       await a.write(pts)
       const r = aroundT0(tn, d)
-      // b reads a's values at once: the hours are pending, so read raw
-      const fresh = await assertExact(b, r, 'UTC', 'pending')
-      assert.ok(
-        fresh.every((s) => s.endsWith(':raw')),
-        fresh.join(' '),
-      )
-      // not settled yet: b's roller leaves them
-      await b.rollDue()
-      assert.ok((await assertExact(b, r, 'UTC', 'unsettled')).every((x) => x.endsWith(':raw')))
-      settleClocks()
+      // b reads a's values at once: the hours are pending, so read raw; not settled yet, b's roller leaves them
+      await assertRawUntilSettled(b, r)
       // b rolls a's two hours, or a's own roller does if it is under way (it reads the clock after an await): a
       // count of what this call rolled would race with it, so the outcome is what is checked (a's call waits for a
       // pass of its own roller under way)
@@ -207,14 +220,7 @@ if (influx) {
         (await s.readRaw(r)).get('x')!.time.length,
         pts.filter((p) => p.dataPointID === 'x').length,
       )
-      const before = await assertExact(s, r, 'UTC', 'pending')
-      assert.ok(
-        before.every((x) => x.endsWith(':raw')),
-        before.join(' '),
-      )
-      await s.rollDue()
-      assert.ok((await assertExact(s, r, 'UTC', 'unsettled')).every((x) => x.endsWith(':raw')))
-      settleClocks()
+      await assertRawUntilSettled(s, r)
       // the survivor's own roller (every ROLL_EVERY_MS) may be under way and read the settled clock after an await,
       // rolling the marks before this call, which then finds none due: what counts is that they get rolled (below)
       await s.rollDue()
@@ -235,13 +241,7 @@ if (influx) {
       assert.ok(rolled[0] + rolled[1] >= 12, String(rolled))
       // day folds race the hours: whatever one fold missed left its day mark pending for the next pass
       for (let i = 0; i < 2; i++) await Promise.all([a.rollUp(), b.rollUp()])
-      const r = {
-        tenantID: tn,
-        deviceID: d,
-        dataPointIDs: ['x', 'y'],
-        start: DAY0,
-        end: DAY0 + DAY,
-      }
+      const r = dayOf(tn, d)
       const seen = await assertExact(a, r, 'UTC', 'both halves')
       assert.ok(seen.includes('1d:1d'), seen.join(' '))
     },
@@ -254,13 +254,7 @@ if (influx) {
       const [tn, d] = [uid('t'), uid('d')]
       await plain.write(series(tn, d, DAY0 + 20 * HOUR, DAY0 + 23 * HOUR, 20_000))
       const fresh = await store({ rollupBucket: `${influx.rollupBucket}_backfill` })
-      const r = {
-        tenantID: tn,
-        deviceID: d,
-        dataPointIDs: ['x', 'y'],
-        start: DAY0,
-        end: DAY0 + DAY,
-      }
+      const r = dayOf(tn, d)
       const before = await assertExact(fresh, r, 'UTC', 'before the backfill')
       assert.ok(
         before.every((x) => x.endsWith(':raw')),

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert'
 import { Invalid, Unavailable } from '../../store/errors.ts'
 import { InfluxTelemetryStore, type InfluxOptions } from '../../store/influx/telemetry.ts'
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
-import { influxOrMissing } from '../_support/influx.ts'
+import { bucketOf, influxOrMissing } from '../_support/influx.ts'
 import { telemetryContract } from './telemetry.contract.ts'
 
 let seq = 0
@@ -535,12 +535,7 @@ function failureSuite(opts: InfluxOptions, stop: () => Promise<void>) {
 const influx = await influxOrMissing()
 
 if (influx) {
-  const opts: InfluxOptions = {
-    url: influx.url,
-    token: influx.token,
-    org: influx.org,
-    bucket: influx.bucket,
-  }
+  const opts: InfluxOptions = bucketOf(influx)
   // the contract runs with rollups, as the service does; settling rolls every pending hour up
   telemetryContract(
     'influxdb',

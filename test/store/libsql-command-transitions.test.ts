@@ -11,33 +11,22 @@ import { openDb, type Db } from '../../store/libsql/db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
 import { transitionStatements } from '../../store/libsql/command-sql.ts'
 import type { CommandInput, MetaStore, Transition } from '../../store/types.ts'
+import { commandInput } from './_commands.ts'
 
 const test = suite('libSQL: command rows and their transitions')
 let dir: string
 let db: Db
 let meta: MetaStore
 
-const input = (
-  tenantID: string,
-  taskID: string,
-  extra: Partial<CommandInput> = {},
-): CommandInput => ({
-  tenantID,
-  taskID,
-  deviceIntID: 1,
-  deviceID: `d-${tenantID}`,
-  deviceName: 'd',
-  topic: 'inbox',
-  payload: '{"x":1}',
-  qos: 1,
-  timeoutMs: 1000,
-  expiresAt: null,
-  status: 'sent',
-  sentAt: 5,
-  deadlineAt: 1005,
-  dispatchAt: null,
-  ...extra,
-})
+/** A command sent at 5, its PUBACK due at 1005. */
+const input = (tenantID: string, taskID: string, extra: Partial<CommandInput> = {}) =>
+  commandInput(tenantID, taskID, {
+    payload: '{"x":1}',
+    status: 'sent',
+    sentAt: 5,
+    deadlineAt: 1005,
+    ...extra,
+  })
 
 test.before(async () => {
   dir = mkdtempSync(join(tmpdir(), 'devicecloud-cmd-transitions-'))

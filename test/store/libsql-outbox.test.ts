@@ -10,27 +10,14 @@ import { join } from 'node:path'
 import type { Db } from '../../store/libsql/db.ts'
 import { openTestDb, overWorkers } from './_db.ts'
 import { createMetaStore } from '../../store/libsql/meta.ts'
-import type { CommandInput, MetaStore, OutboxInput } from '../../store/types.ts'
+import type { MetaStore, OutboxInput } from '../../store/types.ts'
+import { commandInput } from './_commands.ts'
 
 const test = suite(`libSQL: changes and their outbox events${overWorkers() ? ' (PortDb)' : ''}`)
 let dir: string
 let db: Db
 let meta: MetaStore
 
-const input = (tenantID: string, taskID: string): CommandInput => ({
-  tenantID,
-  taskID,
-  deviceIntID: 1,
-  deviceID: `d-${tenantID}`,
-  deviceName: 'd',
-  topic: 'inbox',
-  payload: 'x',
-  qos: 1,
-  timeoutMs: 1000,
-  expiresAt: null,
-  status: 'queued',
-  dispatchAt: null,
-})
 const event = (tenantID: string, taskID: string, s: string): OutboxInput => ({
   tenantID,
   type: 'command.status',
@@ -78,7 +65,7 @@ const stored = async () =>
   ).map((r) => [r.tenant, r.taskID, r.s, r.hooks])
 
 test('create and transition :: events stored with the commands, only for those that moved', async () => {
-  const rows = [input('T1', 'a'), input('T2', 'b'), input('T2', 'c')]
+  const rows = [commandInput('T1', 'a'), commandInput('T2', 'b'), commandInput('T2', 'c')]
   const cmds = await meta.commands.create(
     rows,
     rows.map((r) => event(r.tenantID, r.taskID, 'queued')),
@@ -125,7 +112,7 @@ test('create and transition :: events stored with the commands, only for those t
 
 test('a failing write :: neither the change nor its event is stored', async () => {
   const before = (await stored()).length
-  const rows = [input('T1', 'dup'), input('T1', 'dup2')]
+  const rows = [commandInput('T1', 'dup'), commandInput('T1', 'dup2')]
   // an event without a tenant cannot be stored (NOT NULL): the whole transaction fails
   const bad = { ...event('T1', 'dup', 'queued'), tenantID: null as unknown as string }
   let failed = false

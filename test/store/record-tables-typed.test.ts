@@ -6,6 +6,7 @@
  */
 import * as assert from 'uvu/assert'
 import { all, holds, recordsSuite } from './_records.ts'
+import { scheduleInput } from '../_support/fixtures.ts'
 import {
   APPLICATION_KEY_TABLE,
   APPLICATION_TABLE,
@@ -97,23 +98,7 @@ records('alerts :: current, ack and history answer the table record', async () =
 
 records('schedules :: create, get, list and due answer the table record', async () => {
   const s = ctx.meta.schedules
-  const created = await s.create('T1', 'device', null, {
-    targetIntID: 1,
-    targetID: 'd1',
-    scheduleName: 's1',
-    scheduleType: 2,
-    crontabTime: null,
-    IntervalMinute: 1,
-    cron: null,
-    topic: null,
-    payload: 'p',
-    qos: null,
-    timeout: null,
-    ttl: null,
-    needAck: null,
-    enable: 1,
-    nextRunAt: 1000,
-  })
+  const created = await s.create('T1', 'device', null, scheduleInput(1000, { scheduleName: 's1' }))
   holds(SCHEDULE_TABLE, [created, await s.get('T1', 'device', created.id)])
   holds(SCHEDULE_TABLE, (await s.list('T1', 'device', all)).items)
   holds(SCHEDULE_TABLE, await s.due(2000, 10))

@@ -4,7 +4,7 @@
  * types the table declares, so a column that answers another type than declared fails here.
  */
 import * as assert from 'uvu/assert'
-import { all, holds, recordsSuite } from './_records.ts'
+import { all, holds, holdsRead, newPoint, newProduct, rawDevice, recordsSuite } from './_records.ts'
 import { GROUP_MEMBER_TABLE, GROUP_TABLE, PRODUCT_TABLE } from '../../store/fields/products.ts'
 import {
   APP_TEMPLATE_TABLE,
@@ -46,12 +46,10 @@ records(
     assert.is(updated.description, 'd')
     assert.type(updated.updateAt, 'number')
     await p.create('T2', null, { productName: 'p1', cloudProtocol: 1, description: null })
-    holds(PRODUCT_TABLE, [
+    await holdsRead(PRODUCT_TABLE, p, [
       created,
       updated,
-      await p.get('T1', created.id),
       await p.byProductID('T1', created.productID),
-      ...(await p.list('T1', all)).items,
     ])
     assert.equal(
       (await p.list('T1', all)).items.map((r) => r.productName),
@@ -61,18 +59,11 @@ records(
 )
 
 records('groups and members :: the table records, counts as numbers', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p2',
-    cloudProtocol: 1,
-  })
-  const d = await ctx.db.run(
-    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
-     VALUES ('T1', ?, 'dev-1', 'dev-1', 'u', 'k', 0)`,
-    [product.id],
-  )
+  const product = await newProduct(ctx.meta, 'p2')
+  const d = await rawDevice(ctx.db, product.id, 1)
   const g = ctx.meta.groups
   const created = await g.create('T1', null, { productID: product.productID, groupName: 'g1' })
-  await g.members.add('T1', created.id, [d.lastId])
+  await g.members.add('T1', created.id, [d])
   const got = await g.get('T1', created.id)
   assert.is(got.deviceCount, 1)
   holds(GROUP_TABLE, [
@@ -85,10 +76,7 @@ records('groups and members :: the table records, counts as numbers', async () =
 })
 
 records('deletes refused or missing :: each repository keeps its message', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p3',
-    cloudProtocol: 1,
-  })
+  const product = await newProduct(ctx.meta, 'p3')
   const group = await ctx.meta.groups.create('T1', null, {
     productID: product.productID,
     groupName: 'g3',
@@ -108,10 +96,7 @@ records('deletes refused or missing :: each repository keeps its message', async
 })
 
 records('data points :: list, get, create and update answer the table record', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p4',
-    cloudProtocol: 1,
-  })
+  const product = await newProduct(ctx.meta, 'p4')
   const x = ctx.meta.dataPoints
   const created = await x.create('T1', null, product.id, {
     dataPointID: 'temp',
@@ -126,25 +111,12 @@ records('data points :: list, get, create and update answer the table record', a
   assert.is(updated.unitName, 'C')
   assert.is(updated.enum, null)
   assert.is(updated.cloudProtocol, 1)
-  holds(DATA_POINT_TABLE, [
-    created,
-    updated,
-    await x.get('T1', created.id),
-    ...(await x.list('T1', all)).items,
-  ])
+  await holdsRead(DATA_POINT_TABLE, x, [created, updated])
 })
 
 records('data streams :: the list and detail records, point links as JSON text', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p5',
-    cloudProtocol: 1,
-  })
-  const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
-    dataPointID: 'hum',
-    dataPointName: 'Humidity',
-    pointDataType: 1,
-    dataTransType: 1,
-  })
+  const product = await newProduct(ctx.meta, 'p5')
+  const point = await newPoint(ctx.meta, product.id, 'hum', 'Humidity')
   const s = ctx.meta.dataStreams
   const created = await s.create('T1', null, product, {
     streamName: 's1',
@@ -162,16 +134,8 @@ records('data streams :: the list and detail records, point links as JSON text',
 })
 
 records('metrics :: list, forProduct, get, create and update answer the table record', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p6',
-    cloudProtocol: 1,
-  })
-  const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
-    dataPointID: 'temp',
-    dataPointName: 'Temperature',
-    pointDataType: 1,
-    dataTransType: 1,
-  })
+  const product = await newProduct(ctx.meta, 'p6')
+  const point = await newPoint(ctx.meta, product.id, 'temp', 'Temperature')
   const m = ctx.meta.metrics
   const { point: ref } = await m.pointsFor('T1', point.id)
   const created = await m.create(
@@ -184,26 +148,12 @@ records('metrics :: list, forProduct, get, create and update answer the table re
   const updated = await m.update('T1', created.id, { remark: 'r', chartType: 1 }, [point.id])
   assert.is(updated.dataPointID, 'temp')
   assert.is(updated.remark, 'r')
-  holds(METRIC_TABLE, [
-    created,
-    updated,
-    await m.get('T1', created.id),
-    ...(await m.forProduct('T1', product.id)),
-    ...(await m.list('T1', all)).items,
-  ])
+  await holdsRead(METRIC_TABLE, m, [created, updated, ...(await m.forProduct('T1', product.id))])
 })
 
 records('product resources :: list, get, create and update answer the table record', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p7',
-    cloudProtocol: 1,
-  })
-  const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
-    dataPointID: 'relay',
-    dataPointName: 'Relay',
-    pointDataType: 1,
-    dataTransType: 1,
-  })
+  const product = await newProduct(ctx.meta, 'p7')
+  const point = await newPoint(ctx.meta, product.id, 'relay', 'Relay')
   const r = ctx.meta.productResources
   const created = await r.create('T1', null, product.id, { codeValue: 'c1' })
   assert.is(created.codeValueLabel, 'c1')
@@ -214,32 +164,15 @@ records('product resources :: list, get, create and update answer the table reco
   })
   assert.is(updated.codeValueLabel, 'Relay 1')
   assert.is(updated.dataPointName, 'Relay')
-  holds(PRODUCT_RESOURCE_TABLE, [
-    created,
-    updated,
-    await r.get('T1', created.id),
-    ...(await r.list('T1', all)).items,
-  ])
+  await holdsRead(PRODUCT_RESOURCE_TABLE, r, [created, updated])
 })
 
 records(
   'app templates :: list, ofDevice, get, create and update answer the table record',
   async () => {
-    const product = await ctx.meta.products.create('T1', null, {
-      productName: 'p8',
-      cloudProtocol: 1,
-    })
-    const point = await ctx.meta.dataPoints.create('T1', null, product.id, {
-      dataPointID: 'lamp',
-      dataPointName: 'Lamp',
-      pointDataType: 1,
-      dataTransType: 1,
-    })
-    const d = await ctx.db.run(
-      `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
-     VALUES ('T1', ?, 'dev-8', 'dev-8', 'u8', 'k', 0)`,
-      [product.id],
-    )
+    const product = await newProduct(ctx.meta, 'p8')
+    const point = await newPoint(ctx.meta, product.id, 'lamp', 'Lamp')
+    const d = await rawDevice(ctx.db, product.id, 8)
     const a = ctx.meta.appTemplates
     const created = await a.create('T1', null, product.id, {
       templateName: 't1',
@@ -252,83 +185,56 @@ records(
     assert.is(created.dataPointID, 'lamp')
     const updated = await a.update('T1', created.id, { enum: [], topic: 'telemetry' })
     assert.is(updated.enum, '[]')
-    holds(APP_TEMPLATE_TABLE, [
+    await holdsRead(APP_TEMPLATE_TABLE, a, [
       created,
       updated,
-      await a.get('T1', created.id),
-      ...(await a.list('T1', all)).items,
-      ...(await a.ofDevice('T1', d.lastId, all)).items,
+      ...(await a.ofDevice('T1', d, all)).items,
     ])
   },
 )
 
 records('policies and bindings :: the table records, mqtt_acl as JSON text', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p24',
-    cloudProtocol: 1,
-  })
-  const d = await ctx.db.run(
-    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
-     VALUES ('T1', ?, 'dev-4', 'dev-4', 'u4', 'k', 0)`,
-    [product.id],
-  )
-  await ctx.db.run(
-    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
-     VALUES ('T1', ?, 'dev-5', 'dev-5', 'u5', 'k', 0)`,
-    [product.id],
-  )
+  const product = await newProduct(ctx.meta, 'p24')
+  const d = await rawDevice(ctx.db, product.id, 4)
+  await rawDevice(ctx.db, product.id, 5)
   const p = ctx.meta.policies
   const input = { name: 'pol', topic: 'a/#', access: 0, allow: 1 }
   const created = await p.create('T1', null, input)
   const other = await p.create('T1', null, { ...input, name: 'pol2', description: 'x' })
-  await p.bindings.bindDevices('T1', created.id, [d.lastId])
+  await p.bindings.bindDevices('T1', created.id, [d])
   const got = await p.get('T1', created.id)
-  assert.is(got.mqtt_acl, JSON.stringify([{ id: d.lastId }]))
+  assert.is(got.mqtt_acl, JSON.stringify([{ id: d }]))
   const updated = await p.update('T1', other.id, { description: null })
   assert.is(updated.description, null)
   holds(POLICY_DETAIL_TABLE, [created, got, updated])
   holds(POLICY_TABLE, [
     ...(await p.list('T1', all)).items,
-    ...(await p.bindings.policies('T1', d.lastId, all)).items,
-    ...(await p.bindings.candidatePolicies('T1', d.lastId, all)).items,
+    ...(await p.bindings.policies('T1', d, all)).items,
+    ...(await p.bindings.candidatePolicies('T1', d, all)).items,
   ])
   holds(POLICY_DEVICE_TABLE, (await p.bindings.devices('T1', created.id, all)).items)
   holds(POLICY_CANDIDATE_TABLE, (await p.bindings.candidateDevices('T1', created.id, all)).items)
 })
 
 records('subscriptions :: the table records, ofDevice the stored fields', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p25',
-    cloudProtocol: 1,
-  })
-  const d = await ctx.db.run(
-    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
-     VALUES ('T1', ?, 'dev-6', 'dev-6', 'u6', 'k', 0)`,
-    [product.id],
-  )
+  const product = await newProduct(ctx.meta, 'p25')
+  const d = await rawDevice(ctx.db, product.id, 6)
   const s = ctx.meta.subscriptions
-  const created = await s.create('T1', d.lastId, { topic: 'cfg/#', qos: 2 })
-  holds(SUBSCRIPTION_TABLE, [created, ...(await s.list('T1', d.lastId, all)).items])
-  assert.equal(await s.ofDevice(d.lastId), [{ topic: 'cfg/#', qos: 2 }])
+  const created = await s.create('T1', d, { topic: 'cfg/#', qos: 2 })
+  holds(SUBSCRIPTION_TABLE, [created, ...(await s.list('T1', d, all)).items])
+  assert.equal(await s.ofDevice(d), [{ topic: 'cfg/#', qos: 2 }])
 })
 
 records('certs :: the table records; a bound certificate is refused with its message', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p26',
-    cloudProtocol: 1,
-  })
-  const d = await ctx.db.run(
-    `INSERT INTO devices (tenant_id, product_int_id, device_id, device_name, device_username, token, create_at)
-     VALUES ('T1', ?, 'dev-7', 'dev-7', 'u7', 'k', 0)`,
-    [product.id],
-  )
+  const product = await newProduct(ctx.meta, 'p26')
+  const d = await rawDevice(ctx.db, product.id, 7)
   const c = ctx.meta.certs
   const created = await c.create('T1', null, { name: 'c1', enable: 1, CN: 'cn-1' })
   assert.is(created.CN, 'cn-1')
   const updated = await c.update('T1', created.id, { enable: 0 })
   assert.is(updated.enable, 0)
   assert.is(updated.cert, created.cert)
-  await c.bindDevices('T1', created.id, [d.lastId])
+  await c.bindDevices('T1', created.id, [d])
   holds(CERT_DETAIL_TABLE, [created, updated, await c.get('T1', created.id)])
   holds(CERT_TABLE, (await c.list('T1', all)).items)
   holds(CERT_DEVICE_TABLE, (await c.devices('T1', created.id, all)).items)
@@ -370,10 +276,7 @@ records(
 )
 
 records('alert rules :: the table record, deviceIntIDs parsed once', async () => {
-  const product = await ctx.meta.products.create('T1', null, {
-    productName: 'p27',
-    cloudProtocol: 1,
-  })
+  const product = await newProduct(ctx.meta, 'p27')
   const r = ctx.meta.alertRules
   const input = {
     ruleName: 'hot',
@@ -411,10 +314,7 @@ records('alert rules :: the table record, deviceIntIDs parsed once', async () =>
 records(
   'devices and gateways :: list, get, getAny, create and update answer the table record, a gateway read as a device too',
   async () => {
-    const product = await ctx.meta.products.create('T1', null, {
-      productName: 'p44',
-      cloudProtocol: 1,
-    })
+    const product = await newProduct(ctx.meta, 'p44')
     const repo = ctx.meta.devices
     const creds = (id: string) => ({ deviceID: id, deviceUsername: `u-${id}`, token: `t-${id}` })
     const gateway = await repo.gateways.create('T1', null, {

@@ -172,6 +172,30 @@ async function assertExact(store: TelemetryStore, r: SeriesRange, tz: string, la
   return seen
 }
 
+/** Runs `body` over a new store in `timezone` holding load()'s values around `center`; closes it after. */
+async function withLoaded(
+  timezone: string,
+  center: number,
+  body: (store: LibsqlTelemetryStore) => Promise<void>,
+) {
+  const store = await LibsqlTelemetryStore.open({ url: newUrl(), flushIntervalMs: 0, timezone })
+  try {
+    await load(store, center)
+    await body(store)
+  } finally {
+    await store.close()
+  }
+}
+
+/** The range of device d1 (tenant t1) over `dataPointIDs` from `start` to `end`. */
+const d1 = (dataPointIDs: string[], start: number, end: number): SeriesRange => ({
+  tenantID: 't1',
+  deviceID: 'd1',
+  dataPointIDs,
+  start,
+  end,
+})
+
 const settle = async (s: LibsqlTelemetryStore) => {
   await s.flush()
   await s.compact(true)
@@ -185,21 +209,9 @@ for (const [tz, center] of [
 ] as const)
   t(
     `${tz} around ${new Date(center).toISOString()} :: rollups answer every window exactly, the coarsest tier serving`,
-    async () => {
-      const store = await LibsqlTelemetryStore.open({
-        url: newUrl(),
-        flushIntervalMs: 0,
-        timezone: tz,
-      })
-      try {
-        await load(store, center)
-        const r = {
-          tenantID: 't1',
-          deviceID: 'd1',
-          dataPointIDs: ['x', 'mixed'],
-          start: center - 36 * HOUR + 12_345,
-          end: center + 36 * HOUR - 999,
-        }
+    () =>
+      withLoaded(tz, center, async (store) => {
+        const r = d1(['x', 'mixed'], center - 36 * HOUR + 12_345, center + 36 * HOUR - 999)
         const fresh = await assertExact(store, r, tz, 'fresh')
         assert.is(fresh.get('1d:x'), 'raw', 'unflushed values are read raw')
         await settle(store)
@@ -212,84 +224,52 @@ for (const [tz, center] of [
         assert.is(settled.get('max6:x'), '1d')
         assert.is(settled.get('max50:x'), '1h')
         assert.is(settled.get('1d:mixed'), '1d')
-      } finally {
-        await store.close()
-      }
-    },
+      }),
   )
 
-t(
-  'a late write into a rolled-up hour :: read raw at once, rolled up again by compaction',
-  async () => {
-    const center = at('2026-06-10T00:00:00Z')
-    const store = await LibsqlTelemetryStore.open({
-      url: newUrl(),
-      flushIntervalMs: 0,
-      timezone: 'Asia/Kolkata',
-    })
-    try {
-      await load(store, center)
-      await settle(store)
-      const r = {
+t('a late write into a rolled-up hour :: read raw at once, rolled up again by compaction', () => {
+  const center = at('2026-06-10T00:00:00Z')
+  return withLoaded('Asia/Kolkata', center, async (store) => {
+    await settle(store)
+    const r = d1(['x'], center - DAY, center + DAY)
+    const late = [
+      {
         tenantID: 't1',
+        productID: 'p',
         deviceID: 'd1',
-        dataPointIDs: ['x'],
-        start: center - DAY,
-        end: center + DAY,
-      }
-      const late = [
-        {
-          tenantID: 't1',
-          productID: 'p',
-          deviceID: 'd1',
-          dataPointID: 'x',
-          time: center + 1000,
-          value: 1e6,
-        },
-        // a rewrite of a stored time: the later write wins in rollups too
-        {
-          tenantID: 't1',
-          productID: 'p',
-          deviceID: 'd1',
-          dataPointID: 'x',
-          time: rows(center)[5000]![0],
-          value: -1e6,
-        },
-      ]
-      await store.write(late)
-      await assertExact(store, r, 'Asia/Kolkata', 'in the memtable')
-      await store.flush()
-      await assertExact(store, r, 'Asia/Kolkata', 'a second chunk, not compacted')
-      await store.compact(true)
-      const seen = await assertExact(store, r, 'Asia/Kolkata', 'compacted')
-      assert.is(seen.get('1d:x'), '1d')
-      const max = await store.aggregate(r, 'max', { every: '1d', tz: 'Asia/Kolkata' })
-      assert.ok(max.get('x')!.value.includes(1e6))
-    } finally {
-      await store.close()
-    }
-  },
-)
+        dataPointID: 'x',
+        time: center + 1000,
+        value: 1e6,
+      },
+      // a rewrite of a stored time: the later write wins in rollups too
+      {
+        tenantID: 't1',
+        productID: 'p',
+        deviceID: 'd1',
+        dataPointID: 'x',
+        time: rows(center)[5000]![0],
+        value: -1e6,
+      },
+    ]
+    await store.write(late)
+    await assertExact(store, r, 'Asia/Kolkata', 'in the memtable')
+    await store.flush()
+    await assertExact(store, r, 'Asia/Kolkata', 'a second chunk, not compacted')
+    await store.compact(true)
+    const seen = await assertExact(store, r, 'Asia/Kolkata', 'compacted')
+    assert.is(seen.get('1d:x'), '1d')
+    const max = await store.aggregate(r, 'max', { every: '1d', tz: 'Asia/Kolkata' })
+    assert.ok(max.get('x')!.value.includes(1e6))
+  })
+})
 
 t(
   'raw retention :: aggregates and downsamples still answer from rollups; rollup retention removes those',
-  async () => {
+  () => {
     const center = at('2026-06-10T00:00:00Z')
-    const store = await LibsqlTelemetryStore.open({
-      url: newUrl(),
-      flushIntervalMs: 0,
-      timezone: 'UTC',
-    })
-    try {
-      await load(store, center)
+    return withLoaded('UTC', center, async (store) => {
       await settle(store)
-      const r = {
-        tenantID: 't1',
-        deviceID: 'd1',
-        dataPointIDs: ['x'],
-        start: center - 36 * HOUR,
-        end: center + 36 * HOUR,
-      }
+      const r = d1(['x'], center - 36 * HOUR, center + 36 * HOUR)
       const before = new Map<string, unknown>()
       for (const fn of FNS)
         before.set(fn, (await store.aggregate(r, fn, { every: '1h', tz: 'UTC' })).get('x'))
@@ -323,9 +303,7 @@ t(
           'x',
         ),
       )
-    } finally {
-      await store.close()
-    }
+    })
   },
 )
 

@@ -17,6 +17,7 @@ import type { Deps } from '../../../src/deps.ts'
 import { productRoutes } from '../../../src/routes/products.ts'
 import { groupRoutes } from '../../../src/routes/groups.ts'
 import { shapesA, shapesB } from '../../../src/wire/shapes.ts'
+import { productAnswer } from '../../_support/fixtures.ts'
 
 const Thing = z.object({ id: z.number(), name: z.string() })
 const def = {
@@ -98,21 +99,7 @@ typed('a typed serializer :: the form of a record, labels and times filled', () 
     createAt: Date.UTC(2026, 0, 2, 3, 4, 5),
     updateAt: null,
   }
-  assert.equal(productWire.detail(record, { lang: 'en', tz: 'UTC' }), {
-    id: 1,
-    productID: 'pid',
-    productName: 'p',
-    description: null,
-    cloudProtocol: 1,
-    cloudProtocolLabel: 'MQTT',
-    deviceCount: 2,
-    createUser: null,
-    userIntID: null,
-    createAt: '2026-01-02 03:04:05',
-    updateAt: null,
-    rawRetentionDays: null,
-    eventRetentionDays: null,
-  })
+  assert.equal(productWire.detail(record, { lang: 'en', tz: 'UTC' }), productAnswer)
 })
 
 typed.run()

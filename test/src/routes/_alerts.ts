@@ -4,7 +4,7 @@ import type { Wire } from '../../_support/wire.ts'
 import type { DataPoint } from '../../../src/schemas/data-points.ts'
 import { mkPoint, mkProduct, mkStream } from './_product-model.ts'
 import { mqttBody, newDevice, type NewDevice } from './devices-helpers.ts'
-import { basic, type Credentials } from './_ingest.ts'
+import { basic, ingestTelemetry, type Credentials } from './_ingest.ts'
 import type { AlertEvent } from '../../../src/kernel/events.ts'
 
 /** Helpers of the alert engine suites: a product with temp (0..100), hum and a fault point, devices, a clock. */
@@ -48,15 +48,7 @@ export const clock = { offset: 0, now: () => Date.now() + clock.offset }
 
 /** Sends one uplink over HTTP ingest and waits until the alert engine evaluated it. */
 export async function uplink(t: TestService, device: Credentials, payload: object) {
-  const dev = new Client(t.url, basic(device))
-  const r = await dev.call(
-    'POST',
-    '/api/v1/ingest',
-    JSON.stringify({ topic: 'telemetry', payload }),
-    {
-      'content-type': 'application/json',
-    },
-  )
+  const r = await ingestTelemetry(new Client(t.url, basic(device)), payload)
   assert.is(r.status, 202, r.text)
   await t.svc.deps.services.alertEngine.idle()
   return r

@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert'
 import { Client, type TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { DataStream } from '../../../src/schemas/data-streams.ts'
 import type { Event } from '../../../src/schemas/logs.ts'
@@ -112,3 +113,35 @@ export function storeEnv(): Record<string, string> {
   const keys = ['INFLUX_URL', 'INFLUX_TOKEN', 'INFLUX_ORG', 'INFLUX_BUCKET'] as const
   return Object.fromEntries(keys.map((k) => [k, process.env[k] ?? '']))
 }
+
+/**
+ * A suite over a service of its own (on storeEnv()'s store, with `env`) and its buildWorld: `ctx` holds both while
+ * its tests run, and `ready` is handed them once they are.
+ */
+export function worldSuite(
+  name: string,
+  env: Record<string, string>,
+  ready: (t: TestService, w: World) => unknown = () => {},
+) {
+  const ctx = {} as { t: TestService; w: World }
+  const test = serviceSuite(
+    name,
+    async (t) => {
+      Object.assign(ctx, { t, w: await buildWorld(t.admin, t) })
+      await ready(ctx.t, ctx.w)
+    },
+    { ...storeEnv(), ...env },
+  )
+  return { test, ctx }
+}
+
+/** Posts one uplink to topic `telemetry` over HTTP ingest, as JSON (as `c`, or as `headers` say). */
+export const ingestTelemetry = (
+  c: Client,
+  payload: unknown,
+  headers: Record<string, string> = {},
+) =>
+  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
+    'content-type': 'application/json',
+    ...headers,
+  })

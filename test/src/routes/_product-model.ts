@@ -1,12 +1,13 @@
 import * as assert from 'uvu/assert'
 import type { Client, Reply } from '../../_support/service.ts'
 import type { Wire } from '../../_support/wire.ts'
+import { assertRefusal } from '../../_support/asserts.ts'
 import type { DataPoint } from '../../../src/schemas/data-points.ts'
 import type { DataStream } from '../../../src/schemas/data-streams.ts'
 
 /** Helpers of the product-model suites (data points, streams, metrics, resources, app templates). */
 
-export const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+export { TIME } from '../../_support/asserts.ts'
 
 let n = 0
 /** A unique-enough suffix for names. */
@@ -63,7 +64,5 @@ export async function mkStream(
 
 /** Asserts an error reply: status, errorCode and exactly the named `errors` fields. */
 export function assertError(r: Reply, status: number, errorCode: string, fields: string[]) {
-  assert.is(r.status, status, r.text)
-  assert.is(r.body.errorCode, errorCode, r.text)
-  assert.equal(Object.keys(r.body.errors).sort(), [...fields].sort(), r.text)
+  assertRefusal(r, status, [...fields].sort(), errorCode)
 }

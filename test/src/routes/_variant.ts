@@ -11,13 +11,12 @@ import type { Product } from '../../../src/schemas/products.ts'
 import type * as DevicesB from '../../../src/variant-b/schemas/devices.ts'
 import type * as GroupsB from '../../../src/variant-b/schemas/groups.ts'
 import type * as ProductsB from '../../../src/variant-b/schemas/products.ts'
-import type { NewDevice, NewGateway } from './devices-helpers.ts'
+import { mqttBody, uniq, type NewDevice, type NewGateway } from './devices-helpers.ts'
 
 export const variants = ['A', 'B'] as const
 export type Variant = (typeof variants)[number]
 
-let seq = 0
-export const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toString(36)}`
+export { uniq }
 
 type Body = Record<string, unknown>
 
@@ -80,31 +79,20 @@ const A: VariantKit<NewGateway> = {
   v: 'A',
   env: {},
   productBody: (extra = {}) => ({ productName: uniq('prod'), cloudProtocol: 1, ...extra }),
-  deviceBody: (productID, extra = {}) => ({
-    productID,
-    deviceName: uniq('dev'),
-    deviceType: 1,
-    upLinkSystem: 1,
-    cloudProtocol: 1,
-    authType: 1,
-    ...extra,
-  }),
+  deviceBody: mqttBody,
   childBody: (productID, gateway, extra = {}) => ({
     ...A.deviceBody(productID),
     upLinkSystem: 2,
     gateway,
     ...extra,
   }),
-  async newGateway(c, productID) {
-    const r = await c.post<NewGateway>('/api/v1/gateways', {
+  newGateway: (c, productID) =>
+    created<NewGateway>(c, '/api/v1/gateways', {
       gatewayName: uniq('gw'),
       productID,
       gatewayProtocol: 1,
       authType: 1,
-    })
-    assert.is(r.status, 201, r.text)
-    return r.body
-  },
+    }),
   groupBody: (productID, extra = {}) => ({ productID, groupName: uniq('grp'), ...extra }),
   requiredDeviceFields: ['cloudProtocol', 'deviceName', 'deviceType', 'productID'],
   requiredProductFields: ['cloudProtocol', 'productName'],
@@ -132,16 +120,13 @@ const B: VariantKit<DeviceB> = {
     gateway,
     ...extra,
   }),
-  async newGateway(c, productID) {
-    const r = await c.post<DeviceB>('/api/v1/devices', {
-      deviceName: uniq('gw'),
-      productID,
-      deviceType: 1,
-      authType: 1,
-    })
-    assert.is(r.status, 201, r.text)
-    return r.body
-  },
+  // a gateway of Variant B is a device of deviceType 1
+  newGateway: (c, productID) =>
+    created<DeviceB>(
+      c,
+      '/api/v1/devices',
+      B.deviceBody(productID, { deviceName: uniq('gw'), deviceType: 1 }),
+    ),
   groupBody: (productID, extra = {}) => ({
     productID,
     groupName: uniq('grp'),
@@ -159,6 +144,44 @@ const B: VariantKit<DeviceB> = {
 }
 
 export const kits = { A, B } satisfies Record<Variant, VariantKit>
+
+/** What the suites read of a new product, the same in both variants. */
+export interface ProductRecord {
+  id: number
+  productID: string
+  productName: string
+}
+
+/** What the suites read of a new device, the same in both variants. */
+export interface DeviceRecord {
+  id: number
+  deviceID: string
+  deviceUsername: string
+  token: string
+}
+
+/** Creates a product in `k`'s form (a name of its own) as `client` and answers its record. */
+export const kitProduct = (k: VariantKit, client: Client) =>
+  created<ProductRecord>(client, '/api/v1/products', k.productBody())
+
+/** A new product in `k`'s form and `n` devices of it, created as `client`. */
+export async function kitDevices(k: VariantKit, client: Client, n: number) {
+  const product = await kitProduct(k, client)
+  const devices: DeviceRecord[] = []
+  for (let i = 0; i < n; i++)
+    devices.push(
+      await created<DeviceRecord>(client, '/api/v1/devices', k.deviceBody(product.productID)),
+    )
+  return { product, devices }
+}
+
+/** Creates a group of `productID` in `k`'s form (a name of its own, unless `extra` names it) as `client`. */
+export const kitGroup = (k: VariantKit, productID: string, client: Client, extra: Body = {}) =>
+  created<{ id: number; groupID: string; groupName: string }>(
+    client,
+    '/api/v1/groups',
+    k.groupBody(productID, extra),
+  )
 
 /**
  * Creates through `path` and answers the record (asserts 201): in either variant's form (Created), or as `T` says

@@ -1,6 +1,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { AlertRule, AlertRuleTestResult } from '../../../src/schemas/alert-rules.ts'
 import type { CurrentAlert, HistoryAlert } from '../../../src/schemas/alerts.ts'
@@ -33,13 +34,16 @@ const historyOf = async (q: string) =>
   (await t.admin.get<Page<Wire<typeof HistoryAlert>>>(`/api/v1/history_alerts${q}`)).body
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-const engine = suite('alert engine: rules over committed uplinks')
-engine.before(async () => {
-  t = await startTestService({ INGEST_LINGER_MS: '2' }, { now: clock.now })
-  w = await alertWorld(t.admin, 8)
-  seen = recordEvents(t)
-})
-engine.after(() => t.close())
+const engine = serviceSuite(
+  'alert engine: rules over committed uplinks',
+  async (svc) => {
+    t = svc
+    w = await alertWorld(t.admin, 8)
+    seen = recordEvents(t)
+  },
+  { INGEST_LINGER_MS: '2' },
+  { now: clock.now },
+)
 
 engine(
   'raise, repeat, clear by condition :: alertTimes 1 then 2 (raised once), history with endTime',

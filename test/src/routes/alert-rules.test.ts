@@ -1,7 +1,8 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type Client, type TestService } from '../../_support/service.ts'
+import type { Client, TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { alertWorld, clock, ruleBody, type AlertWorld, type Devices } from './_alerts.ts'
+import { assertRefusal } from '../../_support/asserts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
@@ -9,13 +10,16 @@ let t: TestService
 let w: AlertWorld<Devices<1>>
 let viewer: Client
 
-const rules = suite('/api/v1/alert_rules: CRUD')
-rules.before(async () => {
-  t = await startTestService({ INGEST_LINGER_MS: '2' }, { now: clock.now })
-  w = await alertWorld(t.admin, 1)
-  viewer = await t.userWithRole('viewer')
-})
-rules.after(() => t.close())
+const rules = serviceSuite(
+  '/api/v1/alert_rules: CRUD',
+  async (svc) => {
+    t = svc
+    w = await alertWorld(t.admin, 1)
+    viewer = await t.userWithRole('viewer')
+  },
+  { INGEST_LINGER_MS: '2' },
+  { now: clock.now },
+)
 
 rules('create :: 201 whole record with label and defaults', async () => {
   const r = await t.admin.post('/api/v1/alert_rules', {
@@ -100,8 +104,7 @@ rules(
       alertSeverity: 5,
       forSeconds: 86_401,
     })
-    assert.is(r.status, 422)
-    assert.equal(Object.keys(r.body.errors).sort(), ['alertSeverity', 'forSeconds', 'ruleName'])
+    assertRefusal(r, 422, ['alertSeverity', 'forSeconds', 'ruleName'])
     const none = await t.admin.post('/api/v1/alert_rules', ruleBody(w, { condition: null }))
     assert.equal([none.status, Object.keys(none.body.errors)], [422, ['condition']])
     const both = await t.admin.post('/api/v1/alert_rules', ruleBody(w, { noDataSeconds: 10 }))

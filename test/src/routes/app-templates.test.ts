@@ -6,6 +6,7 @@ import type { AppTemplate } from '../../../src/schemas/app-templates.ts'
 import type { DataPoint } from '../../../src/schemas/data-points.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import { assertError, mkPoint, mkProduct, mkStream, TIME } from './_product-model.ts'
+import { restOf } from '../../_support/asserts.ts'
 
 let t: TestService
 
@@ -49,10 +50,7 @@ templates('create :: 201 full record with joined names, labels and JSON fields',
     defaultValues: defaults(pt),
   })
   assert.is(r.status, 201, r.text)
-  const { id, createAt, ...rest } = r.body
-  assert.type(id, 'number')
-  assert.match(createAt, TIME)
-  assert.equal(rest, {
+  assert.equal(restOf(r.body), {
     templateName: 'Light',
     templateType: 1,
     templateTypeLabel: '开关',
@@ -86,7 +84,7 @@ templates('create :: 201 full record with joined names, labels and JSON fields',
     ],
   })
   assert.is(
-    (await t.admin.english().get(`/api/v1/app_templates/${id}`)).body.templateTypeLabel,
+    (await t.admin.english().get(`/api/v1/app_templates/${r.body.id}`)).body.templateTypeLabel,
     'Switch',
   )
 })

@@ -1,6 +1,6 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type Client, type TestService } from '../../_support/service.ts'
+import type { Client, TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { CertDevice } from '../../../src/schemas/certs.ts'
@@ -9,15 +9,13 @@ let t: TestService
 let tenant: string
 let productIntID: number
 
-const bindings = suite('cert devices')
-bindings.before(async () => {
-  t = await startTestService()
+const bindings = serviceSuite('cert devices', async (svc) => {
+  t = svc
   tenant = await tenantOf(t)
   productIntID = (
     await t.admin.post('/api/v1/products', { productName: 'Cert product', cloudProtocol: 1 })
   ).body.id
 })
-bindings.after(async () => t.close())
 
 const newCert = async (name: string, enable = 1, client: Client = t.admin) =>
   (await client.post('/api/v1/certs', { name, enable, CN: `cn-${name}` })).body as {

@@ -1,19 +1,16 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { X509Certificate, createPrivateKey, createSign, createVerify } from 'node:crypto'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { tenantOf } from '../../_support/fixtures.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { CertListItem } from '../../../src/schemas/certs.ts'
+import { assertBadIds, assertRefusal, assertTaken, postNotJson } from '../../_support/asserts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 let t: TestService
 
-const certs = suite('certs')
-certs.before(async () => {
-  t = await startTestService()
-})
-certs.after(async () => t.close())
+const certs = serviceSuite('certs', (svc) => (t = svc))
 
 const create = (body: Record<string, unknown>, client = t.admin) =>
   client.post('/api/v1/certs', body)
@@ -129,43 +126,30 @@ certs('SQL-looking and DN-looking values :: stored and issued verbatim', async (
 
 certs('missing fields :: 422 FORM_INVALID naming name and enable', async () => {
   const r = await create({})
-  assert.is(r.status, 422)
-  assert.is(r.body.errorCode, 'FORM_INVALID')
-  assert.equal(Object.keys(r.body.errors).sort(), ['enable', 'name'])
+  assertRefusal(r, 422, ['enable', 'name'], 'FORM_INVALID')
 })
 
 certs('bad values :: 422 naming every field', async () => {
   const r = await create({ name: '  ', enable: 2, CN: 'x'.repeat(65) })
-  assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), ['CN', 'enable', 'name'])
+  assertRefusal(r, 422, ['CN', 'enable', 'name'])
   assert.match(r.body.errors.enable, /one of 0, 1/)
   assert.match(r.body.errors.CN, /64/)
   const types = await create({ name: 5, enable: '1', CN: 7 })
-  assert.is(types.status, 422)
-  assert.equal(Object.keys(types.body.errors).sort(), ['CN', 'enable', 'name'])
+  assertRefusal(types, 422, ['CN', 'enable', 'name'])
   const ctrl = await create({ name: 'ctrl', enable: 1, CN: 'a\nb' })
   assert.is(ctrl.status, 422)
   assert.ok(ctrl.body.errors.CN)
 })
 
 certs('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/certs', '{nope', {
-    'content-type': 'application/json',
-  })
-  assert.is(r.status, 400)
-  assert.is(r.body.errorCode, 'BAD_REQUEST')
+  await postNotJson(t.admin, '/api/v1/certs', '{nope')
   assert.is((await t.admin.post('/api/v1/certs', [1])).status, 400)
 })
 
 certs('duplicate name :: 400 DATA_EXISTED errors.name; free in another tenant', async () => {
   await create({ name: 'Dup', enable: 1 })
   const r = await create({ name: 'Dup', enable: 0 })
-  assert.is(r.status, 400)
-  assert.equal(r.body, {
-    errorCode: 'DATA_EXISTED',
-    message: r.body.message,
-    errors: { name: 'already exists' },
-  })
+  assertTaken(r, 'name')
   const other = await t.newTenant()
   assert.is((await create({ name: 'Dup', enable: 1 }, other)).status, 201)
 })
@@ -238,13 +222,10 @@ certs('edit immutable fields :: 422 naming each changed one', async () => {
     cert: other.body.cert,
     key: other.body.key,
   })
-  assert.is(r.status, 422)
-  assert.is(r.body.errorCode, 'FORM_INVALID')
-  assert.equal(Object.keys(r.body.errors).sort(), ['CN', 'cert', 'key'])
+  assertRefusal(r, 422, ['CN', 'cert', 'key'], 'FORM_INVALID')
   assert.is((await t.admin.get(`/api/v1/certs/${c.body.id}`)).body.CN, c.body.CN)
   const bad = await t.admin.put(`/api/v1/certs/${c.body.id}`, { enable: 3, name: '' })
-  assert.is(bad.status, 422)
-  assert.equal(Object.keys(bad.body.errors).sort(), ['enable', 'name'])
+  assertRefusal(bad, 422, ['enable', 'name'])
 })
 
 certs('edit to a taken name :: 400 DATA_EXISTED; unknown id 404', async () => {
@@ -271,9 +252,7 @@ certs('delete :: 204 empty, then 404; bad and unknown ids', async () => {
   assert.is(r.text, '')
   assert.is((await t.admin.get(`/api/v1/certs/${a.body.id}`)).status, 404)
   const bad = await t.admin.del('/api/v1/certs?ids=abc')
-  assert.is(bad.status, 400)
-  assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
-  assert.ok(bad.body.errors.ids)
+  assertBadIds(bad)
   assert.is((await t.admin.del('/api/v1/certs')).status, 400)
 })
 

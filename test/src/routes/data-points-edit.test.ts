@@ -1,15 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { assertError, mkPoint, mkProduct, mkStream, TIME } from './_product-model.ts'
 
 let t: TestService
 
-const edit = suite('data points: edit and delete')
-edit.before(async () => {
-  t = await startTestService()
-})
-edit.after(async () => t.close())
+const edit = serviceSuite('data points: edit and delete', (svc) => (t = svc))
 
 edit('whole record sent back with a change :: 200, updateAt set', async () => {
   const p = await mkProduct(t.admin)
@@ -161,7 +157,7 @@ edit(
       dataPointIntID: inTemplate.id,
     })
     assert.is(tpl.status, 201, tpl.text)
-    const uses: Array<[any, RegExp]> = [
+    const uses: Array<[{ id: number }, RegExp]> = [
       [inStream, /dataStreams/],
       [inMetric, /metrics/],
       [inFormula, /metrics/],

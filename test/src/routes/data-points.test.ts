@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert'
 import { startTestService, type TestService } from '../../_support/service.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { DataPointListItem } from '../../../src/schemas/data-points.ts'
-import { assertError, mkPoint, mkProduct, TIME, uniq } from './_product-model.ts'
+import { assertError, mkPoint, mkProduct, uniq } from './_product-model.ts'
+import { restOf } from '../../_support/asserts.ts'
 
 type Points = Page<Wire<typeof DataPointListItem>>
 
@@ -42,10 +43,7 @@ create(
       detail: 'room',
     })
     assert.is(r.status, 201, r.text)
-    const { id, createAt, ...rest } = r.body
-    assert.type(id, 'number')
-    assert.match(createAt, TIME)
-    assert.equal(rest, {
+    assert.equal(restOf(r.body), {
       dataPointID: 'temp-1',
       dataPointName: 'Temperature',
       productID: p.productID,
@@ -71,7 +69,7 @@ create(
       createUser: 'admin',
       updateAt: null,
     })
-    const en = await t.admin.english().get(`/api/v1/data_points/${id}`)
+    const en = await t.admin.english().get(`/api/v1/data_points/${r.body.id}`)
     assert.is(en.body.pointDataTypeLabel, 'Numeric')
     assert.is(en.body.dataTransTypeLabel, 'Report and issue')
   },

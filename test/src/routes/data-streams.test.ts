@@ -1,6 +1,6 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { DataStreamListItem } from '../../../src/schemas/data-streams.ts'
 import { assertError, mkPoint, mkProduct, mkStream, TIME } from './_product-model.ts'
@@ -9,11 +9,7 @@ type Streams = Page<Wire<typeof DataStreamListItem>>
 
 let t: TestService
 
-const streams = suite('data streams')
-streams.before(async () => {
-  t = await startTestService()
-})
-streams.after(async () => t.close())
+const streams = serviceSuite('data streams', (svc) => (t = svc))
 
 const body = (productID: string, extra: object = {}) => ({
   productID,

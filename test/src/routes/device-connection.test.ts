@@ -1,7 +1,8 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Wire } from '../../_support/wire.ts'
 import type { LatestValues } from '../../../src/schemas/ingest.ts'
 import type { Product } from '../../../src/schemas/products.ts'
@@ -30,15 +31,13 @@ function run(line: string, ms = 10_000): Promise<{ code: number | null; out: str
   })
 }
 
-const conn = suite('GET /api/v1/devices/:id/connection')
-conn.before(async () => {
-  t = await startTestService()
+const conn = serviceSuite('GET /api/v1/devices/:id/connection', async (svc) => {
+  t = svc
   product = await newProduct(t.admin)
   const point = await mkPoint(t.admin, product.id, 'temp')
   await mkStream(t.admin, product.productID, [point.id], { topic: 'telemetry' })
   device = await newDevice(t.admin, mqttBody(product.productID))
 })
-conn.after(async () => t.close())
 
 conn('admin :: broker URLs, credentials, full topics and mosquitto lines', async () => {
   const r = await t.admin.get(`/api/v1/devices/${device.id}/connection`)

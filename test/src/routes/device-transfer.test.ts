@@ -1,4 +1,3 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { parseCsvRecords } from '../../../src/kernel/csv.ts'
 import {
@@ -7,13 +6,10 @@ import {
   type TaskAccepted,
 } from '../../../src/schemas/device-transfer.ts'
 import type { DeviceListItem } from '../../../src/schemas/devices.ts'
-import {
-  startTestService,
-  waitTask,
-  type Client,
-  type TestService,
-} from '../../_support/service.ts'
+import { waitTask, type Client, type TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { ErrorBody, Page, Wire } from '../../_support/wire.ts'
+import { mqttBody } from './devices-helpers.ts'
 
 type Devices = Page<Wire<typeof DeviceListItem>>
 /** A refusal of the import form, naming the bad fields. */
@@ -32,23 +28,18 @@ function upload(client: Client, csv: string) {
   })
 }
 
-const device = (name: string, extra: Record<string, unknown> = {}) => ({
-  productID,
-  deviceName: name,
-  deviceType: 1,
-  upLinkSystem: 1,
-  cloudProtocol: 1,
-  authType: 1,
-  ...extra,
-})
+const device = (name: string, extra: Record<string, unknown> = {}) =>
+  mqttBody(productID, { deviceName: name, ...extra })
 
-const transfer = suite('devices export and import')
-transfer.before(async () => {
-  t = await startTestService({ IMPORT_BODY_LIMIT: '20000' })
-  productID = (await t.admin.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 })).body
-    .productID
-})
-transfer.after(async () => t.close())
+const transfer = serviceSuite(
+  'devices export and import',
+  async (svc) => {
+    t = svc
+    productID = (await t.admin.post('/api/v1/products', { productName: 'P', cloudProtocol: 1 }))
+      .body.productID
+  },
+  { IMPORT_BODY_LIMIT: '20000' },
+)
 
 transfer(
   'export :: 202 {statusUrl, taskID}, task done, CSV with a header row of field names',

@@ -7,7 +7,7 @@ import type { Product } from '../../../src/schemas/products.ts'
 let seq = 0
 export const uniq = (prefix: string) => `${prefix}-${++seq}-${Date.now().toString(36)}`
 
-export const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
+export { TIME } from '../../_support/asserts.ts'
 
 /** A device as its create answers it: with its token, which only viewers read as null (and they cannot create). */
 export type NewDevice = Wire<typeof DeviceWrite> & { token: string }

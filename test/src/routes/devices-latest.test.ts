@@ -1,25 +1,14 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import { Client } from '../../_support/service.ts'
 import type { ErrorBody, Wire } from '../../_support/wire.ts'
 import type { DevicesLatest } from '../../../src/schemas/ingest.ts'
-import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
+import { basic, ingestTelemetry, worldSuite } from './_ingest.ts'
 import { mqttBody, newDevice } from './devices-helpers.ts'
 
-let t: TestService
-let w: World
-
-const bulk = suite('GET /api/v1/devices_latest')
-bulk.before(async () => {
-  t = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '2', TIMEZONE: 'UTC' })
-  w = await buildWorld(t.admin, t)
+const { test: bulk, ctx } = worldSuite('GET /api/v1/devices_latest', {
+  INGEST_LINGER_MS: '2',
+  TIMEZONE: 'UTC',
 })
-bulk.after(() => t.close())
-
-const ingest = (c: Client, payload: unknown) =>
-  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
-    'content-type': 'application/json',
-  })
 
 /** Asks for the latest values of `ids`; `T` is the body of a refusal where the test expects one. */
 const ask = <T = Wire<typeof DevicesLatest>>(c: Client, ids: string[]) =>
@@ -31,7 +20,7 @@ const longID = (i: number) => `dev-${String(i).padStart(32, '0')}`
 bulk(
   'three devices with values, one without, an unknown and a foreign one :: each as /devices/{id}/latest, the rest in notFound',
   async () => {
-    const other = await t.newTenant()
+    const other = await ctx.t.newTenant()
     const foreignProduct = (
       await other.post('/api/v1/products', { productName: 'x', cloudProtocol: 1 })
     ).body
@@ -42,32 +31,43 @@ bulk(
       data: Object.fromEntries(Object.entries(v).map(([k, x]) => [k, { time: at, value: x }])),
     })
     assert.is(
-      (await ingest(new Client(t.url, basic(w.device)), ev({ temp: 21, name: 'a' }))).status,
+      (
+        await ingestTelemetry(
+          new Client(ctx.t.url, basic(ctx.w.device)),
+          ev({ temp: 21, name: 'a' }),
+        )
+      ).status,
       202,
     )
     assert.is(
-      (await ingest(new Client(t.url, basic(w.other)), ev({ temp: 22, on: 1 }))).status,
+      (await ingestTelemetry(new Client(ctx.t.url, basic(ctx.w.other)), ev({ temp: 22, on: 1 })))
+        .status,
       202,
     )
-    await t.svc.deps.telemetry.write([
+    await ctx.t.svc.deps.telemetry.write([
       {
-        tenantID: w.tenantID,
-        productID: w.product.productID,
-        deviceID: w.child.deviceID,
+        tenantID: ctx.w.tenantID,
+        productID: ctx.w.product.productID,
+        deviceID: ctx.w.child.deviceID,
         dataPointID: 'hum',
         time: at * 1000,
         value: 7,
       },
     ])
-    const empty = await newDevice(t.admin, mqttBody(w.product.productID))
-    const ids = [w.device, w.other, w.child, empty].map((d) => d.deviceID)
-    const r = await ask(t.admin, [...ids, 'no-such-device', foreign.deviceID, w.device.deviceID])
+    const empty = await newDevice(ctx.t.admin, mqttBody(ctx.w.product.productID))
+    const ids = [ctx.w.device, ctx.w.other, ctx.w.child, empty].map((d) => d.deviceID)
+    const r = await ask(ctx.t.admin, [
+      ...ids,
+      'no-such-device',
+      foreign.deviceID,
+      ctx.w.device.deviceID,
+    ])
     assert.is(r.status, 200, r.text)
     assert.equal(Object.keys(r.body), ['devices', 'notFound'])
     assert.equal(Object.keys(r.body.devices).sort(), [...ids].sort())
     assert.equal(r.body.notFound, ['no-such-device', foreign.deviceID])
-    for (const d of [w.device, w.other, w.child, empty]) {
-      const one = await t.admin.get(`/api/v1/devices/${d.id}/latest`)
+    for (const d of [ctx.w.device, ctx.w.other, ctx.w.child, empty]) {
+      const one = await ctx.t.admin.get(`/api/v1/devices/${d.id}/latest`)
       assert.equal(r.body.devices[d.deviceID], one.body, d.deviceID)
     }
     const values = (id: string) =>
@@ -78,9 +78,9 @@ bulk(
         ]),
       )
     const time = '2023-11-14 22:13:20'
-    assert.equal(values(w.device.deviceID), { temp: [time, 21], name: [time, 'a'] })
-    assert.equal(values(w.other.deviceID), { temp: [time, 22], on: [time, true] })
-    assert.equal(values(w.child.deviceID), { hum: [time, 7] })
+    assert.equal(values(ctx.w.device.deviceID), { temp: [time, 21], name: [time, 'a'] })
+    assert.equal(values(ctx.w.other.deviceID), { temp: [time, 22], on: [time, true] })
+    assert.equal(values(ctx.w.child.deviceID), { hum: [time, 7] })
     assert.equal(values(empty.deviceID), {})
     assert.is(r.body.devices[empty.deviceID]!.length, 6)
     // the other tenant asking for this tenant's devices gets none of them
@@ -93,19 +93,19 @@ bulk(
 
 bulk('devices the cache does not hold :: one telemetry read for all of them', async () => {
   const devices = await Promise.all(
-    [1, 2, 3].map(() => newDevice(t.admin, mqttBody(w.product.productID))),
+    [1, 2, 3].map(() => newDevice(ctx.t.admin, mqttBody(ctx.w.product.productID))),
   )
-  await t.svc.deps.telemetry.write(
+  await ctx.t.svc.deps.telemetry.write(
     devices.map((d, i) => ({
-      tenantID: w.tenantID,
-      productID: w.product.productID,
+      tenantID: ctx.w.tenantID,
+      productID: ctx.w.product.productID,
       deviceID: d.deviceID,
       dataPointID: 'temp',
       time: 1700000000000 + i,
       value: i,
     })),
   )
-  const telemetry = t.svc.deps.telemetry
+  const telemetry = ctx.t.svc.deps.telemetry
   const calls: string[] = []
   const latest = telemetry.latest.bind(telemetry)
   const latestOf = telemetry.latestOf.bind(telemetry)
@@ -119,7 +119,7 @@ bulk('devices the cache does not hold :: one telemetry read for all of them', as
   )
   try {
     const r = await ask(
-      t.admin,
+      ctx.t.admin,
       devices.map((d) => d.deviceID),
     )
     assert.is(r.status, 200, r.text)
@@ -138,11 +138,11 @@ bulk(
   '1,000 deviceIDs of 36 characters :: 200; 1,001 :: 400 PARAMETER_INVALID errors.deviceIDs',
   async () => {
     const ids = Array.from({ length: 1001 }, (_, i) => longID(i))
-    const ok = await ask(t.admin, [...ids.slice(0, 999), w.device.deviceID])
+    const ok = await ask(ctx.t.admin, [...ids.slice(0, 999), ctx.w.device.deviceID])
     assert.is(ok.status, 200, ok.text)
     assert.is(ok.body.notFound.length, 999)
-    assert.equal(Object.keys(ok.body.devices), [w.device.deviceID])
-    const over = await ask<ErrorBody>(t.admin, ids)
+    assert.equal(Object.keys(ok.body.devices), [ctx.w.device.deviceID])
+    const over = await ask<ErrorBody>(ctx.t.admin, ids)
     assert.is(over.status, 400, over.text)
     assert.equal(over.body, {
       errorCode: 'PARAMETER_INVALID',
@@ -160,17 +160,17 @@ bulk(
       '/api/v1/devices_latest?deviceIDs=',
       '/api/v1/devices_latest?deviceIDs=,,',
     ]) {
-      const r = await t.admin.get(path)
+      const r = await ctx.t.admin.get(path)
       assert.equal(
         [r.status, r.body.errorCode, Object.keys(r.body.errors)],
         [400, 'PARAMETER_INVALID', ['deviceIDs']],
         path,
       )
     }
-    assert.is((await ask(t.anon, [w.device.deviceID])).status, 401)
-    const viewer = await t.userWithRole('viewer')
-    const r = await ask(viewer, [w.device.deviceID])
-    assert.equal([r.status, Object.keys(r.body.devices)], [200, [w.device.deviceID]])
+    assert.is((await ask(ctx.t.anon, [ctx.w.device.deviceID])).status, 401)
+    const viewer = await ctx.t.userWithRole('viewer')
+    const r = await ask(viewer, [ctx.w.device.deviceID])
+    assert.equal([r.status, Object.keys(r.body.devices)], [200, [ctx.w.device.deviceID]])
   },
 )
 

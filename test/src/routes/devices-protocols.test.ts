@@ -1,9 +1,10 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Wire } from '../../_support/wire.ts'
 import type { Product } from '../../../src/schemas/products.ts'
 import { newDevice, newGateway, newProduct, uniq, type NewGateway } from './devices-helpers.ts'
+import { assertRefusal } from '../../_support/asserts.ts'
 
 let t: TestService
 let lwm2m: Wire<typeof Product>
@@ -33,15 +34,16 @@ const abp = () => ({
   fcntCheck: 0,
 })
 
-const protocols = suite('devices per-protocol rules (fields each cloud protocol requires)')
-protocols.before(async () => {
-  t = await startTestService()
-  lwm2m = await newProduct(t.admin, 3)
-  lora = await newProduct(t.admin, 4)
-  modbus = await newProduct(t.admin, 7)
-  gw = await newGateway(t.admin, modbus.productID)
-})
-protocols.after(async () => t.close())
+const protocols = serviceSuite(
+  'devices per-protocol rules (fields each cloud protocol requires)',
+  async (svc) => {
+    t = svc
+    lwm2m = await newProduct(t.admin, 3)
+    lora = await newProduct(t.admin, 4)
+    modbus = await newProduct(t.admin, 7)
+    gw = await newGateway(t.admin, modbus.productID)
+  },
+)
 
 protocols('LwM2M without IMEI and autoSub :: 422 errors.IMEI, errors.autoSub', async () => {
   const r = await t.admin.post('/api/v1/devices', base(lwm2m))
@@ -68,8 +70,7 @@ protocols('LoRa without lora.type :: 422 errors["lora.type"]', async () => {
 
 protocols('LoRa otaa with nothing else :: 422 naming deviceID and every lora member', async () => {
   const r = await t.admin.post('/api/v1/devices', base(lora, { lora: { type: 'otaa' } }))
-  assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), [
+  assertRefusal(r, 422, [
     'deviceID',
     'lora.appEUI',
     'lora.appKey',
@@ -115,8 +116,7 @@ protocols(
   'LoRa abp with nothing else :: 422 naming gateway, deviceID and every lora member',
   async () => {
     const r = await t.admin.post('/api/v1/devices', base(lora, { lora: { type: 'abp' } }))
-    assert.is(r.status, 422)
-    assert.equal(Object.keys(r.body.errors).sort(), [
+    assertRefusal(r, 422, [
       'deviceID',
       'gateway',
       'lora.appSKey',

@@ -1,22 +1,24 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { DeviceListItem } from '../../../src/schemas/devices.ts'
 import type { Product } from '../../../src/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct } from './devices-helpers.ts'
+import { assertRefusal } from '../../_support/asserts.ts'
 
 type Devices = Page<Wire<typeof DeviceListItem>>
 
 let t: TestService
 let mqtt: Wire<typeof Product>
 
-const uplink = suite('devices uplink rules (deviceType, upLinkSystem, gateway, parentDevice)')
-uplink.before(async () => {
-  t = await startTestService()
-  mqtt = await newProduct(t.admin, 1)
-})
-uplink.after(async () => t.close())
+const uplink = serviceSuite(
+  'devices uplink rules (deviceType, upLinkSystem, gateway, parentDevice)',
+  async (svc) => {
+    t = svc
+    mqtt = await newProduct(t.admin, 1)
+  },
+)
 
 uplink('rule 2: terminal without upLinkSystem :: 422 errors.upLinkSystem', async () => {
   const r = await t.admin.post(
@@ -180,17 +182,12 @@ uplink('several rules broken :: 422 names every field', async () => {
     '/api/v1/devices',
     mqttBody(mqtt.productID, { upLinkSystem: null, authType: null, cloudProtocol: 3 }),
   )
-  assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), ['authType', 'cloudProtocol', 'upLinkSystem'])
+  assertRefusal(r, 422, ['authType', 'cloudProtocol', 'upLinkSystem'])
 })
 
 uplink.run()
 
-const auth = suite('devices authType rule')
-auth.before(async () => {
-  t = await startTestService()
-})
-auth.after(async () => t.close())
+const auth = serviceSuite('devices authType rule', (svc) => (t = svc))
 
 auth(
   'MQTT, CoAP, HTTP, WebSocket without authType :: 422 errors.authType; with :: 201',

@@ -1,10 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
-import type { Page, Wire } from '../../_support/wire.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
+import { DEVICE_DETAIL_KEYS, type Page, type Wire } from '../../_support/wire.ts'
 import type { DeviceListItem } from '../../../src/schemas/devices.ts'
 import type { Product } from '../../../src/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct, TIME, uniq } from './devices-helpers.ts'
+import { assertRefusal, assertTaken, postNotJson } from '../../_support/asserts.ts'
 
 let t: TestService
 let mqtt: Wire<typeof Product>
@@ -26,38 +27,17 @@ const WRITE_KEYS = [
   'parentDeviceName',
   'productID',
   'cloudProtocol',
-  'modBusIndex',
-  'carrier',
-  'physicalNetwork',
-  'IMEI',
-  'IMSI',
-  'autoSub',
-  'manufacturer',
-  'serialNumber',
-  'softVersion',
-  'hardwareVersion',
-  'description',
-  'deviceConsoleIP',
-  'deviceConsolePort',
-  'deviceConsoleUsername',
-  'latitude',
-  'longitude',
-  'location',
-  'lora',
-  'metaData',
-  'scopes',
+  ...DEVICE_DETAIL_KEYS,
   'tenantID',
   'userIntID',
   'createAt',
   'updateAt',
 ]
 
-const create = suite('devices create')
-create.before(async () => {
-  t = await startTestService()
+const create = serviceSuite('devices create', async (svc) => {
+  t = svc
   mqtt = await newProduct(t.admin, 1)
 })
-create.after(async () => t.close())
 
 create('MQTT terminal on the cloud :: 201 write form, no labels, updateAt null', async () => {
   const body = mqttBody(mqtt.productID, {
@@ -160,8 +140,7 @@ create(
       '/api/v1/devices',
       mqttBody(mqtt.productID, { location: 5, metaData: [1], scopes: {} }),
     )
-    assert.is(bad.status, 422)
-    assert.equal(Object.keys(bad.body.errors).sort(), ['location', 'metaData', 'scopes'])
+    assertRefusal(bad, 422, ['location', 'metaData', 'scopes'])
   },
 )
 
@@ -195,14 +174,7 @@ create(
 
 create('missing fields :: 422 FORM_INVALID naming each', async () => {
   const r = await t.admin.post('/api/v1/devices', {})
-  assert.is(r.status, 422)
-  assert.is(r.body.errorCode, 'FORM_INVALID')
-  assert.equal(Object.keys(r.body.errors).sort(), [
-    'cloudProtocol',
-    'deviceName',
-    'deviceType',
-    'productID',
-  ])
+  assertRefusal(r, 422, ['cloudProtocol', 'deviceName', 'deviceType', 'productID'], 'FORM_INVALID')
 })
 
 create('out of range and wrong types :: 422 naming every field', async () => {
@@ -227,8 +199,7 @@ create('out of range and wrong types :: 422 naming every field', async () => {
       token: '',
     }),
   )
-  assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), [
+  assertRefusal(r, 422, [
     'authType',
     'autoSub',
     'blocked',
@@ -278,12 +249,7 @@ create(
       '/api/v1/devices',
       mqttBody(mqtt.productID, { deviceName: d.deviceName }),
     )
-    assert.is(r.status, 400)
-    assert.equal(r.body, {
-      errorCode: 'DATA_EXISTED',
-      message: r.body.message,
-      errors: { deviceName: 'already exists' },
-    })
+    assertTaken(r, 'deviceName')
     const other = await t.newTenant()
     const p = await newProduct(other, 1)
     assert.is(
@@ -315,11 +281,7 @@ create(
 )
 
 create('non-JSON or non-object body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/devices', '{nope', {
-    'content-type': 'application/json',
-  })
-  assert.is(r.status, 400)
-  assert.is(r.body.errorCode, 'BAD_REQUEST')
+  await postNotJson(t.admin, '/api/v1/devices', '{nope')
   assert.is((await t.admin.post('/api/v1/devices', [1])).status, 400)
 })
 
@@ -354,12 +316,10 @@ create('a user (not admin) :: may create, createUser is that user', async () => 
 
 create.run()
 
-const edit = suite('devices edit')
-edit.before(async () => {
-  t = await startTestService()
+const edit = serviceSuite('devices edit', async (svc) => {
+  t = svc
   mqtt = await newProduct(t.admin, 1)
 })
-edit.after(async () => t.close())
 
 edit('whole record as read sent back :: 200 write form, updateAt set', async () => {
   const c = await newDevice(t.admin, mqttBody(mqtt.productID))

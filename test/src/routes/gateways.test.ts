@@ -1,10 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { GatewayListItem } from '../../../src/schemas/gateways.ts'
 import type { Product } from '../../../src/schemas/products.ts'
 import { mqttBody, newDevice, newGateway, newProduct, TIME, uniq } from './devices-helpers.ts'
+import { assertRefusal, postNotJson } from '../../_support/asserts.ts'
 
 let t: TestService
 let prod: Wire<typeof Product>
@@ -57,12 +58,10 @@ const gwBody = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 })
 
-const crud = suite('gateways')
-crud.before(async () => {
-  t = await startTestService()
+const crud = serviceSuite('gateways', async (svc) => {
+  t = svc
   prod = await newProduct(t.admin, 1)
 })
-crud.after(async () => t.close())
 
 crud('create :: 201 detail with zh labels, generated credentials, updateAt null', async () => {
   const body = gwBody({ manufacturer: 'ACME', deviceConsolePort: 22 })
@@ -107,13 +106,7 @@ crud('detail in English :: labels from Accept-Language', async () => {
 
 crud('missing fields :: 422 naming each', async () => {
   const r = await t.admin.post('/api/v1/gateways', {})
-  assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), [
-    'authType',
-    'gatewayName',
-    'gatewayProtocol',
-    'productID',
-  ])
+  assertRefusal(r, 422, ['authType', 'gatewayName', 'gatewayProtocol', 'productID'])
 })
 
 crud('bad enumerations, MAC, port, location :: 422 naming each', async () => {
@@ -131,8 +124,7 @@ crud('bad enumerations, MAC, port, location :: 422 naming each', async () => {
       deviceID: 'a/b',
     }),
   )
-  assert.is(r.status, 422)
-  assert.equal(Object.keys(r.body.errors).sort(), [
+  assertRefusal(r, 422, [
     'authType',
     'blocked',
     'deviceConsolePort',
@@ -298,11 +290,7 @@ crud('viewer :: reads, writes 403', async () => {
 })
 
 crud('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/gateways', 'nope', {
-    'content-type': 'application/json',
-  })
-  assert.is(r.status, 400)
-  assert.is(r.body.errorCode, 'BAD_REQUEST')
+  await postNotJson(t.admin, '/api/v1/gateways', 'nope')
 })
 
 crud.run()

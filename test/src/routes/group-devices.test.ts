@@ -1,11 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { GroupDevice } from '../../../src/schemas/groups.ts'
 import type { GroupDevice as GroupDeviceB } from '../../../src/variant-b/schemas/groups.ts'
-import { kits, variants } from './_variant.ts'
+import { kitGroup, kitProduct, kits, uniq, variants } from './_variant.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
@@ -16,22 +16,10 @@ for (const v of variants) {
   const k = kits[v]
   let t: TestService
   let tenant: string
-  let n = 0
 
-  async function product(client = t.admin) {
-    const r = await client.post(
-      '/api/v1/products',
-      k.productBody({ productName: `P${++n}-${Date.now()}` }),
-    )
-    assert.is(r.status, 201, r.text)
-    return r.body as { id: number; productID: string; productName: string }
-  }
+  const product = (client = t.admin) => kitProduct(k, client)
 
-  async function group(productID: string, client = t.admin) {
-    const r = await client.post('/api/v1/groups', k.groupBody(productID, { groupName: `G${++n}` }))
-    assert.is(r.status, 201, r.text)
-    return r.body as { id: number; groupID: string }
-  }
+  const group = (productID: string, client = t.admin) => kitGroup(k, productID, client)
 
   /** How many devices a group's detail holds: A counts them, B lists them. */
   const countOf = async (id: number) => {
@@ -45,16 +33,18 @@ for (const v of variants) {
     const g = await group(p.productID)
     const devices: number[] = []
     for (let i = 0; i < count; i++)
-      devices.push(await insertDevice(t, tenant, p.id, { deviceName: `d${++n}` }))
+      devices.push(await insertDevice(t, tenant, p.id, { deviceName: uniq('d') }))
     return { p, g, devices }
   }
 
-  const members = suite(`group devices (Variant ${v})`)
-  members.before(async () => {
-    t = await startTestService(k.env)
-    tenant = await tenantOf(t)
-  })
-  members.after(async () => t.close())
+  const members = serviceSuite(
+    `group devices (Variant ${v})`,
+    async (svc) => {
+      t = svc
+      tenant = await tenantOf(t)
+    },
+    k.env,
+  )
 
   members('add :: 201 {groupIntID, groupID, added, deviceCount}; again is idempotent', async () => {
     const { g, devices } = await setup(2)

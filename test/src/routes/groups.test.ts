@@ -1,11 +1,12 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { GroupListItem } from '../../../src/schemas/groups.ts'
 import type { GroupListItem as GroupListItemB } from '../../../src/variant-b/schemas/groups.ts'
-import { kits, variants } from './_variant.ts'
+import { kitGroup, kitProduct, kits, variants } from './_variant.ts'
+import { assertBadIds, assertRefusal, assertTaken, postNotJson } from '../../_support/asserts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
@@ -16,40 +17,38 @@ for (const v of variants) {
   const k = kits[v]
   let t: TestService
   let tenant: string
-  let n = 0
 
   /** A new product of the admin's tenant (or of `client`). */
-  async function product(client = t.admin) {
-    const r = await client.post(
-      '/api/v1/products',
-      k.productBody({ productName: `P${++n}-${Date.now()}` }),
-    )
-    assert.is(r.status, 201, r.text)
-    return r.body as { id: number; productID: string; productName: string }
-  }
+  const product = (client = t.admin) => kitProduct(k, client)
 
-  async function group(productID: string, client = t.admin, extra: Record<string, unknown> = {}) {
-    const r = await client.post(
-      '/api/v1/groups',
-      k.groupBody(productID, { groupName: `G${++n}`, ...extra }),
-    )
-    assert.is(r.status, 201, r.text)
-    return r.body
-  }
+  const group = (productID: string, client = t.admin, extra: Record<string, unknown> = {}) =>
+    kitGroup(k, productID, client, extra)
 
   /** An empty group's fields after productName: A counts its devices, B lists them and names the creator. */
   const noMembers = (userIntID: unknown) =>
     k.v === 'A' ? { deviceCount: 0 } : { devices: [], userIntID }
   const memberKeys = k.v === 'A' ? ['deviceCount'] : ['devices', 'userIntID']
+  /** A group record's fields up to its members, in order. */
+  const groupKeys = [
+    'id',
+    'groupID',
+    'groupName',
+    'description',
+    'productID',
+    'productName',
+    ...memberKeys,
+  ]
   const countOf = (g: Partial<Wire<typeof GroupListItem> & Wire<typeof GroupListItemB>>) =>
     k.v === 'A' ? g.deviceCount : g.devices!.length
 
-  const groups = suite(`groups (Variant ${v})`)
-  groups.before(async () => {
-    t = await startTestService(k.env)
-    tenant = await tenantOf(t)
-  })
-  groups.after(async () => t.close())
+  const groups = serviceSuite(
+    `groups (Variant ${v})`,
+    async (svc) => {
+      t = svc
+      tenant = await tenantOf(t)
+    },
+    k.env,
+  )
 
   groups('create :: 201 with the stored record, generated groupID, updateAt null', async () => {
     const p = await product()
@@ -73,18 +72,7 @@ for (const v of variants) {
       updateAt: null,
     })
     if (k.v === 'B') assert.type(rest.userIntID, 'number')
-    assert.equal(Object.keys(r.body), [
-      'id',
-      'groupID',
-      'groupName',
-      'description',
-      'productID',
-      'productName',
-      ...memberKeys,
-      'createUser',
-      'createAt',
-      'updateAt',
-    ])
+    assert.equal(Object.keys(r.body), [...groupKeys, 'createUser', 'createAt', 'updateAt'])
     const detail = await t.admin.get(`/api/v1/groups/${id}`)
     assert.is(detail.status, 200)
     assert.equal(detail.body, r.body)
@@ -106,16 +94,11 @@ for (const v of variants) {
       groupName: '   ',
       description: 5,
     })
-    assert.is(r.status, 422)
-    assert.equal(Object.keys(r.body.errors).sort(), ['description', 'groupName', 'productID'])
+    assertRefusal(r, 422, ['description', 'groupName', 'productID'])
   })
 
   groups('non-JSON body :: 400 BAD_REQUEST', async () => {
-    const r = await t.admin.call('POST', '/api/v1/groups', '{"productID":', {
-      'content-type': 'application/json',
-    })
-    assert.is(r.status, 400)
-    assert.is(r.body.errorCode, 'BAD_REQUEST')
+    await postNotJson(t.admin, '/api/v1/groups', '{"productID":')
   })
 
   groups('unknown or foreign productID :: 404 DATA_NOT_FOUND errors.productID', async () => {
@@ -139,12 +122,7 @@ for (const v of variants) {
       const p = await product()
       await t.admin.post('/api/v1/groups', k.groupBody(p.productID, { groupName: 'Dup' }))
       const r = await t.admin.post('/api/v1/groups', k.groupBody(p.productID, { groupName: 'Dup' }))
-      assert.is(r.status, 400)
-      assert.equal(r.body, {
-        errorCode: 'DATA_EXISTED',
-        message: r.body.message,
-        errors: { groupName: 'already exists' },
-      })
+      assertTaken(r, 'groupName')
       const other = await t.newTenant()
       const theirs = await product(other)
       assert.is(
@@ -178,17 +156,7 @@ for (const v of variants) {
     assert.is(r.status, 200)
     assert.equal(r.body.meta, { count: 1, limit: 10, page: 1, next: null })
     const item = r.body.items[0]!
-    assert.equal(Object.keys(item), [
-      'id',
-      'groupID',
-      'groupName',
-      'description',
-      'productID',
-      'productName',
-      ...memberKeys,
-      'createAt',
-      'updateAt',
-    ])
+    assert.equal(Object.keys(item), [...groupKeys, 'createAt', 'updateAt'])
     assert.is(countOf(item), 1)
     const byProduct = await t.admin.get<Page<GroupItem>>(
       `/api/v1/groups?productID=${p.productID}&_sort=groupName&_order=desc`,
@@ -268,9 +236,7 @@ for (const v of variants) {
     assert.is(r.text, '')
     assert.is((await t.admin.get(`/api/v1/groups/${g.id}`)).status, 404)
     const bad = await t.admin.del('/api/v1/groups?ids=1,x')
-    assert.is(bad.status, 400)
-    assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
-    assert.ok(bad.body.errors.ids)
+    assertBadIds(bad)
     const unknown = await t.admin.del('/api/v1/groups?ids=987654')
     assert.is(unknown.status, 404)
     assert.ok(unknown.body.errors.ids)

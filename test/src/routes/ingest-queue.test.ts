@@ -1,36 +1,32 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { rmSync } from 'node:fs'
-import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import { startTestService, Client } from '../../_support/service.ts'
 import type { Wire } from '../../_support/wire.ts'
 import type { IngestRejection } from '../../../src/schemas/ingest.ts'
-import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
+import { basic, buildWorld, storeEnv, worldSuite } from './_ingest.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
 import { openDb } from '../../../store/libsql/db.ts'
 import { createTelemetryStore } from '../../../store/index.ts'
 
-let t: TestService
-let w: World
 const post = (c: Client, body: unknown) =>
   c.call('POST', '/api/v1/ingest', JSON.stringify(body), { 'content-type': 'application/json' })
 
-const queue = suite('POST /api/v1/ingest: backpressure')
-queue.before(async () => {
-  // a one-point queue whose first batch lingers: the second request finds it full
-  t = await startTestService({ ...storeEnv(), INGEST_QUEUE_POINTS: '1', INGEST_LINGER_MS: '400' })
-  w = await buildWorld(t.admin, t)
+// a one-point queue whose first batch lingers: the second request finds it full
+const { test: queue, ctx } = worldSuite('POST /api/v1/ingest: backpressure', {
+  INGEST_QUEUE_POINTS: '1',
+  INGEST_LINGER_MS: '400',
 })
-queue.after(() => t.close())
 
 queue(
   'queue full :: 429 TOO_MANY_REQUESTS with Retry-After; accepted again once drained',
   async () => {
-    const dev = new Client(t.url, basic(w.device))
+    const dev = new Client(ctx.t.url, basic(ctx.w.device))
     const first = post(dev, { topic: 'telemetry', payload: { temp: 1 } })
     const end = Date.now() + 2_000
-    while (!t.svc.deps.pipeline.saturated && Date.now() < end)
+    while (!ctx.t.svc.deps.pipeline.saturated && Date.now() < end)
       await new Promise((r) => setTimeout(r, 5))
-    assert.ok(t.svc.deps.pipeline.saturated, 'the first request should fill the queue')
+    assert.ok(ctx.t.svc.deps.pipeline.saturated, 'the first request should fill the queue')
     const second = await post(dev, { topic: 'telemetry', payload: { temp: 2 } })
     assert.equal(
       [second.status, second.body.errorCode, second.headers.get('retry-after')],
@@ -38,7 +34,7 @@ queue(
     )
     const f = await first
     assert.equal([f.status, f.body], [202, { accepted: 1, rejected: [] }])
-    await t.svc.deps.pipeline.drained()
+    await ctx.t.svc.deps.pipeline.drained()
     const third = await post(dev, { topic: 'telemetry', payload: { temp: 3 } })
     assert.equal([third.status, third.body], [202, { accepted: 1, rejected: [] }])
   },
@@ -47,7 +43,7 @@ queue(
 queue(
   'a batch larger than the queue while it is busy :: queued messages accepted, the others TOO_MANY_REQUESTS',
   async () => {
-    const dev = new Client(t.url, basic(w.device))
+    const dev = new Client(ctx.t.url, basic(ctx.w.device))
     const msgs = Array.from({ length: 3 }, (_, i) => ({ topic: 'telemetry', payload: { hum: i } }))
     const r = await post(dev, { messages: msgs })
     assert.is(r.status, 202, r.text)

@@ -1,10 +1,9 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { gzipSync } from 'node:zlib'
-import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import { Client, type TestService } from '../../_support/service.ts'
 import type { Wire } from '../../_support/wire.ts'
 import type { IngestRejection } from '../../../src/schemas/ingest.ts'
-import { basic, buildWorld, eventsOf, storeEnv, stored, type World } from './_ingest.ts'
+import { basic, buildWorld, eventsOf, stored, worldSuite, type World } from './_ingest.ts'
 import { mqttBody, newDevice, newGateway } from './devices-helpers.ts'
 
 let t: TestService
@@ -21,13 +20,18 @@ const post = (c: Client, body: unknown, headers: Record<string, string> = {}) =>
     },
   )
 
-const forms = suite('POST /api/v1/ingest: payload forms')
-forms.before(async () => {
-  t = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '2' })
-  w = await buildWorld(t.admin, t)
+/** Keeps the suite's service and world, and a client of the world's device. */
+const ready = (svc: TestService, world: World) => {
+  t = svc
+  w = world
   dev = new Client(t.url, basic(w.device))
-})
-forms.after(() => t.close())
+}
+
+const forms = worldSuite(
+  'POST /api/v1/ingest: payload forms',
+  { INGEST_LINGER_MS: '2' },
+  ready,
+).test
 
 forms(
   'form 1 plain with device credentials :: 202, values stored at receipt time, event status 1',
@@ -351,17 +355,11 @@ forms('a full mountpoint topic :: made relative', async () => {
 
 forms.run()
 
-const bodies = suite('POST /api/v1/ingest: batches, NDJSON, gzip, callers')
-bodies.before(async () => {
-  t = await startTestService({
-    ...storeEnv(),
-    INGEST_LINGER_MS: '2',
-    INGEST_BODY_LIMIT: String(4 * 1024 * 1024),
-  })
-  w = await buildWorld(t.admin, t)
-  dev = new Client(t.url, basic(w.device))
-})
-bodies.after(() => t.close())
+const bodies = worldSuite(
+  'POST /api/v1/ingest: batches, NDJSON, gzip, callers',
+  { INGEST_LINGER_MS: '2', INGEST_BODY_LIMIT: String(4 * 1024 * 1024) },
+  ready,
+).test
 
 bodies(
   '{messages} from an API caller :: deviceID required and must be the tenant’s; per-message rejections',

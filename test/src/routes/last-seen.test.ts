@@ -1,20 +1,18 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { DeviceListItem } from '../../../src/schemas/devices.ts'
 import { until } from '../../ingest/_mqtt.ts'
-import { basic, buildWorld, type World } from './_ingest.ts'
+import { basic, buildWorld, ingestTelemetry, type World } from './_ingest.ts'
 import { created, kits } from './_variant.ts'
 import { rmSync } from 'node:fs'
 
 /** Wire time of epoch ms in UTC (the services below run with TIMEZONE=UTC). */
 const wire = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ')
 
-const ingest = (c: Client, payload: unknown = { temp: 20 }) =>
-  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
-    'content-type': 'application/json',
-  })
+const ingest = (c: Client, payload: unknown = { temp: 20 }) => ingestTelemetry(c, payload)
 
 let t: TestService
 let w: World
@@ -22,21 +20,21 @@ let clock = Date.now()
 /** Every device the service offered to markSeen, one entry per offer. */
 const offered: number[] = []
 
-const seen = suite('lastSeenAt')
-seen.before(async () => {
-  t = await startTestService(
-    { INGEST_LINGER_MS: '2', LAST_SEEN_FLUSH_MS: '50', TIMEZONE: 'UTC' },
-    { now: () => clock },
-  )
-  w = await buildWorld(t.admin, t)
-  const connections = t.svc.deps.meta.connections
-  const markSeen = connections.markSeen.bind(connections)
-  connections.markSeen = (rows, olderThanMs) => {
-    offered.push(...rows.map((r) => r.deviceIntID))
-    return markSeen(rows, olderThanMs)
-  }
-})
-seen.after(() => t.close())
+const seen = serviceSuite(
+  'lastSeenAt',
+  async (svc) => {
+    t = svc
+    w = await buildWorld(t.admin, t)
+    const connections = t.svc.deps.meta.connections
+    const markSeen = connections.markSeen.bind(connections)
+    connections.markSeen = (rows, olderThanMs) => {
+      offered.push(...rows.map((r) => r.deviceIntID))
+      return markSeen(rows, olderThanMs)
+    }
+  },
+  { INGEST_LINGER_MS: '2', LAST_SEEN_FLUSH_MS: '50', TIMEZONE: 'UTC' },
+  { now: () => clock },
+)
 
 const stored = async (id: number) =>
   (await t.db.one('SELECT last_seen_at FROM devices WHERE id = ?', [id]))!.last_seen_at

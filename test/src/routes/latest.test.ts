@@ -1,30 +1,21 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, Client, type TestService } from '../../_support/service.ts'
+import { Client } from '../../_support/service.ts'
 import type { Wire } from '../../_support/wire.ts'
 import type { LatestValues } from '../../../src/schemas/ingest.ts'
-import { basic, buildWorld, storeEnv, type World } from './_ingest.ts'
+import { basic, ingestTelemetry, worldSuite } from './_ingest.ts'
 import { TIME } from './_product-model.ts'
 
-let t: TestService
-let w: World
-
-const latest = suite('GET /api/v1/devices/:id/latest')
-latest.before(async () => {
-  t = await startTestService({ ...storeEnv(), INGEST_LINGER_MS: '2', TIMEZONE: 'UTC' })
-  w = await buildWorld(t.admin, t)
+const { test: latest, ctx } = worldSuite('GET /api/v1/devices/:id/latest', {
+  INGEST_LINGER_MS: '2',
+  TIMEZONE: 'UTC',
 })
-latest.after(() => t.close())
-
-const ingest = (c: Client, payload: unknown) =>
-  c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
-    'content-type': 'application/json',
-  })
 
 latest(
   'a device without values :: every data point of its product with null time and value',
   async () => {
-    const r = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${w.other.id}/latest`)
+    const r = await ctx.t.admin.get<Wire<typeof LatestValues>>(
+      `/api/v1/devices/${ctx.w.other.id}/latest`,
+    )
     assert.is(r.status, 200, r.text)
     assert.equal(
       r.body.map((x) => [x.dataPointID, x.time, x.value]),
@@ -52,17 +43,22 @@ latest(
 latest(
   'after ingest :: the newest value per data point; an older time does not replace it',
   async () => {
-    const dev = new Client(t.url, basic(w.device))
-    await ingest(dev, {
+    const dev = new Client(ctx.t.url, basic(ctx.w.device))
+    await ingestTelemetry(dev, {
       data_type: 'event',
       data: { temp: { time: 1700000000, value: 20 }, name: { time: 1700000000, value: 'a' } },
     })
-    await ingest(dev, {
+    await ingestTelemetry(dev, {
       data_type: 'event',
       data: { temp: { time: 1700000060, value: 25 }, on: { time: 1700000060, value: 0 } },
     })
-    await ingest(dev, { data_type: 'event', data: { temp: { time: 1699999000, value: 1 } } })
-    const r = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${w.device.id}/latest`)
+    await ingestTelemetry(dev, {
+      data_type: 'event',
+      data: { temp: { time: 1699999000, value: 1 } },
+    })
+    const r = await ctx.t.admin.get<Wire<typeof LatestValues>>(
+      `/api/v1/devices/${ctx.w.device.id}/latest`,
+    )
     const by = Object.fromEntries(r.body.map((x) => [x.dataPointID, [x.time, x.value] as const]))
     assert.equal(by.temp, ['2023-11-14 22:14:20', 25])
     assert.equal(by.name, ['2023-11-14 22:13:20', 'a'])
@@ -76,38 +72,40 @@ latest(
   'values written before a restart of the cache :: read from the telemetry store',
   async () => {
     // a second pipeline over the same stores has an empty cache: it must read the store
-    await t.svc.deps.telemetry.write([
+    await ctx.t.svc.deps.telemetry.write([
       {
-        tenantID: w.tenantID,
-        productID: w.product.productID,
-        deviceID: w.child.deviceID,
+        tenantID: ctx.w.tenantID,
+        productID: ctx.w.product.productID,
+        deviceID: ctx.w.child.deviceID,
         dataPointID: 'hum',
         time: 1700000000000,
         value: 12,
       },
     ])
-    const r = await t.admin.get<Wire<typeof LatestValues>>(`/api/v1/devices/${w.child.id}/latest`)
+    const r = await ctx.t.admin.get<Wire<typeof LatestValues>>(
+      `/api/v1/devices/${ctx.w.child.id}/latest`,
+    )
     const hum = r.body.find((x) => x.dataPointID === 'hum')!
     assert.equal([hum.time, hum.value], ['2023-11-14 22:13:20', 12])
   },
 )
 
 latest('another tenant’s device, an unknown id, a bad id :: 404 DATA_NOT_FOUND', async () => {
-  const other = await t.newTenant()
+  const other = await ctx.t.newTenant()
   for (const path of [
-    `/api/v1/devices/${w.device.id}/latest`,
+    `/api/v1/devices/${ctx.w.device.id}/latest`,
     '/api/v1/devices/999999/latest',
     '/api/v1/devices/abc/latest',
   ]) {
-    const r = await (path.includes(String(w.device.id)) ? other : t.admin).get(path)
+    const r = await (path.includes(String(ctx.w.device.id)) ? other : ctx.t.admin).get(path)
     assert.equal([r.status, r.body.errorCode], [404, 'DATA_NOT_FOUND'], path)
   }
-  assert.is((await t.anon.get(`/api/v1/devices/${w.device.id}/latest`)).status, 401)
+  assert.is((await ctx.t.anon.get(`/api/v1/devices/${ctx.w.device.id}/latest`)).status, 401)
 })
 
 latest('a viewer :: may read it', async () => {
-  const viewer = await t.userWithRole('viewer')
-  assert.is((await viewer.get(`/api/v1/devices/${w.device.id}/latest`)).status, 200)
+  const viewer = await ctx.t.userWithRole('viewer')
+  assert.is((await viewer.get(`/api/v1/devices/${ctx.w.device.id}/latest`)).status, 200)
 })
 
 latest.run()

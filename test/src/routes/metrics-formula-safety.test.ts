@@ -2,9 +2,9 @@
  * Formulas that pass a syntax check but fail at evaluation: refused when a metric or an alert rule is written,
  * and, when one is stored anyway, answered empty with its error in metrics_data instead of failing the whole answer.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { Client, startTestService, type TestService } from '../../_support/service.ts'
+import { Client, type TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Wire } from '../../_support/wire.ts'
 import type { DataPoint } from '../../../src/schemas/data-points.ts'
 import type { MetricsData } from '../../../src/schemas/telemetry.ts'
@@ -23,9 +23,8 @@ let product: { id: number; productID: string; productName: string }
 let temp: Wire<typeof DataPoint>
 let dev: NewDevice
 
-const safety = suite('formula safety: metrics and alert rules')
-safety.before(async () => {
-  t = await startTestService()
+const safety = serviceSuite('formula safety: metrics and alert rules', async (svc) => {
+  t = svc
   product = await mkProduct(t.admin)
   temp = await mkPoint(t.admin, product.id, 'temp')
   const hum = await mkPoint(t.admin, product.id, 'hum')
@@ -40,7 +39,6 @@ safety.before(async () => {
   assert.is(r.status, 202, r.text)
   assert.equal(r.body.rejected, [], r.text)
 })
-safety.after(async () => t.close())
 
 const metric = (expressions: string) =>
   t.admin.post('/api/v1/metrics', {

@@ -1,12 +1,24 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { PolicyListItem } from '../../../src/schemas/policies.ts'
+import { assertRefusal, assertTaken, postNotJson } from '../../_support/asserts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 type Policies = Page<Wire<typeof PolicyListItem>>
+/** A policy record's fields up to its description, in order. */
+const POLICY_KEYS = [
+  'id',
+  'name',
+  'topic',
+  'access',
+  'accessLabel',
+  'allow',
+  'allowLabel',
+  'description',
+]
 let t: TestService
 let tenant: string
 let n = 0
@@ -23,12 +35,10 @@ async function policy(client = t.admin, extra: Record<string, unknown> = {}) {
   return r.body
 }
 
-const policies = suite('policies')
-policies.before(async () => {
-  t = await startTestService()
+const policies = serviceSuite('policies', async (svc) => {
+  t = svc
   tenant = await tenantOf(t)
 })
-policies.after(async () => t.close())
 
 policies('create :: 201 with the stored record, zh labels, empty mqtt_acl', async () => {
   const r = await t.admin.post('/api/v1/policies', {
@@ -56,14 +66,7 @@ policies('create :: 201 with the stored record, zh labels, empty mqtt_acl', asyn
     updateAt: null,
   })
   assert.equal(Object.keys(r.body), [
-    'id',
-    'name',
-    'topic',
-    'access',
-    'accessLabel',
-    'allow',
-    'allowLabel',
-    'description',
+    ...POLICY_KEYS,
     'mqtt_acl',
     'userIntID',
     'createUser',
@@ -78,9 +81,7 @@ policies('create :: 201 with the stored record, zh labels, empty mqtt_acl', asyn
 
 policies('missing fields :: 422 naming name, topic, access, allow', async () => {
   const r = await t.admin.post('/api/v1/policies', {})
-  assert.is(r.status, 422)
-  assert.is(r.body.errorCode, 'FORM_INVALID')
-  assert.equal(Object.keys(r.body.errors).sort(), ['access', 'allow', 'name', 'topic'])
+  assertRefusal(r, 422, ['access', 'allow', 'name', 'topic'], 'FORM_INVALID')
 })
 
 policies(
@@ -130,22 +131,13 @@ policies('invalid topic filters :: 422 errors.topic with the reason', async () =
 })
 
 policies('non-JSON body :: 400 BAD_REQUEST', async () => {
-  const r = await t.admin.call('POST', '/api/v1/policies', 'name=x', {
-    'content-type': 'application/json',
-  })
-  assert.is(r.status, 400)
-  assert.is(r.body.errorCode, 'BAD_REQUEST')
+  await postNotJson(t.admin, '/api/v1/policies', 'name=x')
 })
 
 policies('duplicate name :: 400 DATA_EXISTED errors.name; free in another tenant', async () => {
   await policy(t.admin, { name: 'Dup' })
   const r = await t.admin.post('/api/v1/policies', { name: 'Dup', topic: 'a', access: 0, allow: 0 })
-  assert.is(r.status, 400)
-  assert.equal(r.body, {
-    errorCode: 'DATA_EXISTED',
-    message: r.body.message,
-    errors: { name: 'already exists' },
-  })
+  assertTaken(r, 'name')
   const other = await t.newTenant()
   assert.is(
     (await other.post('/api/v1/policies', { name: 'Dup', topic: 'a', access: 0, allow: 0 })).status,
@@ -176,14 +168,7 @@ policies(
       ['L-two', 'L-one'],
     )
     assert.equal(Object.keys(r.body.items[0]!), [
-      'id',
-      'name',
-      'topic',
-      'access',
-      'accessLabel',
-      'allow',
-      'allowLabel',
-      'description',
+      ...POLICY_KEYS,
       'userIntID',
       'createAt',
       'updateAt',
@@ -239,8 +224,7 @@ policies('edit errors :: bad topic 422, duplicate name 400, unknown id 404', asy
   const a = await policy()
   const b = await policy()
   const topic = await t.admin.put(`/api/v1/policies/${a.id}`, { topic: '#/x', allow: 5 })
-  assert.is(topic.status, 422)
-  assert.equal(Object.keys(topic.body.errors).sort(), ['allow', 'topic'])
+  assertRefusal(topic, 422, ['allow', 'topic'])
   const dup = await t.admin.put(`/api/v1/policies/${a.id}`, { name: b.name })
   assert.is(dup.status, 400)
   assert.equal(dup.body.errors, { name: 'already exists' })

@@ -1,10 +1,10 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { insertDevice, tenantOf } from '../../_support/fixtures.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { PolicyCandidateDevice, PolicyListItem } from '../../../src/schemas/policies.ts'
-import { kits, variants } from './_variant.ts'
+import { kitProduct, kits, uniq, variants } from './_variant.ts'
 
 type Policies = Page<Wire<typeof PolicyListItem>>
 
@@ -12,23 +12,15 @@ for (const v of variants) {
   const k = kits[v]
   let t: TestService
   let tenant: string
-  let n = 0
 
-  async function product(client = t.admin) {
-    const r = await client.post(
-      '/api/v1/products',
-      k.productBody({ productName: `P${++n}-${Date.now()}` }),
-    )
-    assert.is(r.status, 201, r.text)
-    return r.body as { id: number; productID: string; productName: string }
-  }
+  const product = (client = t.admin) => kitProduct(k, client)
 
   /** Variant B also names the deviceType code (a terminal: 0). */
   const typed = k.v === 'A' ? {} : { deviceType: 0 }
 
   async function policy(client = t.admin) {
     const r = await client.post('/api/v1/policies', {
-      name: `pol${++n}`,
+      name: uniq('pol'),
       topic: 'data/#',
       access: 0,
       allow: 1,
@@ -38,7 +30,7 @@ for (const v of variants) {
   }
 
   /** `count` devices of a new product of the admin's tenant, with names `${prefix}-i`. */
-  async function devices(count: number, prefix = `dev${++n}`) {
+  async function devices(count: number, prefix = uniq('dev')) {
     const p = await product()
     const ids: number[] = []
     for (let i = 0; i < count; i++)
@@ -51,12 +43,14 @@ for (const v of variants) {
     return { p, ids }
   }
 
-  const bindings = suite(`policy device bindings (Variant ${v})`)
-  bindings.before(async () => {
-    t = await startTestService(k.env)
-    tenant = await tenantOf(t)
-  })
-  bindings.after(async () => t.close())
+  const bindings = serviceSuite(
+    `policy device bindings (Variant ${v})`,
+    async (svc) => {
+      t = svc
+      tenant = await tenantOf(t)
+    },
+    k.env,
+  )
 
   bindings(
     'bind devices :: 201 policy with mqtt_acl per device; idempotent; absent or empty list 422',
@@ -171,7 +165,7 @@ for (const v of variants) {
     'not_joined_devices :: page of {id, deviceName, productName}; deviceName, productName, groupName filters',
     async () => {
       const pol = await policy()
-      const prefix = `nj${++n}`
+      const prefix = uniq('nj')
       const hall = `Hall-${prefix}`
       const { p, ids } = await devices(3, prefix)
       await t.admin.post(`/api/v1/policies/${pol.id}/devices`, { devicesIntID: [ids[0]] })

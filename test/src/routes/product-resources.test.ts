@@ -1,6 +1,6 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { ProductResource } from '../../../src/schemas/product-resources.ts'
 import { assertError, mkPoint, mkProduct, TIME } from './_product-model.ts'
@@ -8,11 +8,7 @@ import { assertError, mkPoint, mkProduct, TIME } from './_product-model.ts'
 let t: TestService
 type Resources = Page<Wire<typeof ProductResource>>
 
-const resources = suite('product resources')
-resources.before(async () => {
-  t = await startTestService()
-})
-resources.after(async () => t.close())
+const resources = serviceSuite('product resources', (svc) => (t = svc))
 
 resources('create with a numeric-string productIntID :: 201 in the write shape', async () => {
   const p = await mkProduct(t.admin)

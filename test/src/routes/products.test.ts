@@ -1,10 +1,11 @@
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import type { ProductListItem } from '../../../src/schemas/products.ts'
 import type { ProductListItem as ProductListItemB } from '../../../src/variant-b/schemas/products.ts'
 import { kits, variants } from './_variant.ts'
+import { assertBadIds, assertTaken, postNotJson } from '../../_support/asserts.ts'
 
 const TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/
 
@@ -20,11 +21,7 @@ for (const v of variants) {
   }
   let t: TestService
 
-  const products = suite(`products (Variant ${v})`)
-  products.before(async () => {
-    t = await startTestService(k.env)
-  })
-  products.after(async () => t.close())
+  const products = serviceSuite(`products (Variant ${v})`, (svc) => (t = svc), k.env)
 
   products('create :: 201 with the stored record, zh label, updateAt null', async () => {
     const r = await t.admin.post(
@@ -138,11 +135,7 @@ for (const v of variants) {
   })
 
   products('non-JSON body :: 400 BAD_REQUEST', async () => {
-    const r = await t.admin.call('POST', '/api/v1/products', '{nope', {
-      'content-type': 'application/json',
-    })
-    assert.is(r.status, 400)
-    assert.is(r.body.errorCode, 'BAD_REQUEST')
+    await postNotJson(t.admin, '/api/v1/products', '{nope')
     const arr = await t.admin.post('/api/v1/products', [1, 2])
     assert.is(arr.status, 400)
     assert.is(arr.body.errorCode, 'BAD_REQUEST')
@@ -154,12 +147,7 @@ for (const v of variants) {
       '/api/v1/products',
       k.productBody({ productName: 'Dup', cloudProtocol: 2 }),
     )
-    assert.is(r.status, 400)
-    assert.equal(r.body, {
-      errorCode: 'DATA_EXISTED',
-      message: r.body.message,
-      errors: { productName: 'already exists' },
-    })
+    assertTaken(r, 'productName')
   })
 
   products('SQL-looking name :: stored verbatim', async () => {
@@ -256,9 +244,7 @@ for (const v of variants) {
     assert.is(r.text, '')
     assert.is((await t.admin.get(`/api/v1/products/${c.body.id}`)).status, 404)
     const bad = await t.admin.del('/api/v1/products?ids=abc')
-    assert.is(bad.status, 400)
-    assert.is(bad.body.errorCode, 'PARAMETER_INVALID')
-    assert.ok(bad.body.errors.ids)
+    assertBadIds(bad)
     const missing = await t.admin.del('/api/v1/products')
     assert.is(missing.status, 400)
     const unknown = await t.admin.del('/api/v1/products?ids=987654')

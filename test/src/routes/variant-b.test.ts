@@ -2,9 +2,9 @@
  * What only Variant B has (API_VARIANT=B): generated 36-character credentials, required descriptions, broker
  * addresses in detail, its list filters, gateways as deviceType 1, and the documents describing it.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import { loadConfig } from '../../../src/kernel/config.ts'
 import type { DeviceListItem } from '../../../src/variant-b/schemas/devices.ts'
@@ -17,11 +17,7 @@ type Devices = Page<Wire<typeof DeviceListItem>>
 const c = () => t.admin
 const product = () => created<Wire<typeof Product>>(c(), '/api/v1/products', k.productBody())
 
-const devices = suite('devices (Variant B only)')
-devices.before(async () => {
-  t = await startTestService({ API_VARIANT: 'B' })
-})
-devices.after(async () => t.close())
+const devices = serviceSuite('devices (Variant B only)', (svc) => (t = svc), { API_VARIANT: 'B' })
 
 devices('setting :: API_VARIANT defaults to A, takes B, refuses anything else', () => {
   assert.is(loadConfig({}).API_VARIANT, 'A')
@@ -219,11 +215,10 @@ devices(
 
 devices.run()
 
-const others = suite('products, groups, documents (Variant B only)')
-others.before(async () => {
-  t = await startTestService({ API_VARIANT: 'B', PUBLIC_MQTT_URL: 'mqtt://iot.example.com' })
+const others = serviceSuite('products, groups, documents (Variant B only)', (svc) => (t = svc), {
+  API_VARIANT: 'B',
+  PUBLIC_MQTT_URL: 'mqtt://iot.example.com',
 })
-others.after(async () => t.close())
 
 others('product and group without description :: 422 errors.description', async () => {
   const p = await c().post('/api/v1/products', { productName: uniq('p') })

@@ -10,6 +10,7 @@ import { Product } from '../../../src/schemas/products.ts'
 import { PRODUCT_TABLE } from '../../../store/fields/products.ts'
 import { WEBHOOK_TABLE } from '../../../store/fields/webhooks.ts'
 import { tableSerializer } from '../../../src/wire/shape.ts'
+import { productAnswer } from '../../_support/fixtures.ts'
 
 const json = (s: z.ZodType) => {
   const { $schema: _, ...rest } = z.toJSONSchema(s, { io: 'output', unrepresentable: 'any' })
@@ -70,21 +71,7 @@ rs('an unknown name :: refused when the schema is built', () => {
 })
 
 rs('a product answer :: parsed by the derived detail schema', () => {
-  const answer = {
-    id: 1,
-    productID: 'pid',
-    productName: 'p',
-    description: null,
-    cloudProtocol: 1,
-    cloudProtocolLabel: 'MQTT',
-    deviceCount: 2,
-    createUser: null,
-    userIntID: null,
-    createAt: '2026-01-02 03:04:05',
-    updateAt: null,
-    rawRetentionDays: null,
-    eventRetentionDays: 90,
-  }
+  const answer = { ...productAnswer, eventRetentionDays: 90 }
   assert.equal(Product.parse(answer), answer)
   assert.not.ok(Product.safeParse({ ...answer, createAt: 1 }).success)
 })

@@ -8,26 +8,11 @@ import {
   uplinksByDevice,
 } from '../../../src/services/alert-engine.ts'
 import type { StoredValue } from '../../../src/kernel/events.ts'
-import type { AlertRef, IngestDevice } from '../../../store/types.ts'
+import type { AlertRef } from '../../../store/types.ts'
+import { ingestDevice } from './_steps.ts'
 
 const steps = suite('alert engine steps')
 
-const device = (id: number, deviceID: string): IngestDevice => ({
-  id,
-  tenantID: 't1',
-  kind: 'device',
-  deviceID,
-  deviceName: deviceID,
-  deviceUsername: deviceID,
-  token: 'x',
-  authType: 1,
-  blocked: 0,
-  productIntID: 1,
-  productID: 'p',
-  cloudProtocol: 1,
-  gatewayIntID: null,
-  parentDeviceIntID: null,
-})
 const value = (deviceID: string, time: number): StoredValue => ({
   productID: 'p',
   deviceID,
@@ -39,7 +24,7 @@ const value = (deviceID: string, time: number): StoredValue => ({
 steps(
   'uplinksByDevice :: each device its uplinks in order with only its values; unknown devices left out',
   async () => {
-    const [a, b] = [device(1, 'a'), device(2, 'b')]
+    const [a, b] = [ingestDevice(1, 'a'), ingestDevice(2, 'b')]
     const known = new Map([
       ['a', a],
       ['b', b],

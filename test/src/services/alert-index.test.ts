@@ -22,25 +22,11 @@ import type { CurrentAlert } from '../../../src/schemas/alerts.ts'
 import { startTestService } from '../../_support/service.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
 import { alertWorld, ruleBody, uplink } from '../routes/_alerts.ts'
+import { ingestDevice } from './_steps.ts'
 
 const index = suite('alert index')
 
-const device = (id: number, tenantID = 't1'): IngestDevice => ({
-  id,
-  tenantID,
-  kind: 'device',
-  deviceID: `d${id}`,
-  deviceName: `d${id}`,
-  deviceUsername: `d${id}`,
-  token: 'x',
-  authType: 1,
-  blocked: 0,
-  productIntID: 1,
-  productID: 'p',
-  cloudProtocol: 1,
-  gatewayIntID: null,
-  parentDeviceIntID: null,
-})
+const device = (id: number, tenantID = 't1') => ingestDevice(id, `d${id}`, tenantID)
 const value = (dataPointID: string, v: StoredValue['value'], deviceID = 'd1'): StoredValue => ({
   productID: 'p',
   deviceID,

@@ -3,9 +3,9 @@
  * a batch of devices it has not seen yet is read in a few statements a tenant, not one round trip a device; the
  * devices of a product with nothing to evaluate (no rule, no limit) cost no alert read at all.
  */
-import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { startTestService, type TestService } from '../../_support/service.ts'
+import type { TestService } from '../../_support/service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { alertEngine, alertReads } from '../../../src/services/alert-engine.ts'
 import { EventBus, type DomainEvents } from '../../../src/kernel/events.ts'
 import { alertWorld, ruleBody, uplink } from '../routes/_alerts.ts'
@@ -17,11 +17,9 @@ import type { Wire } from '../../_support/wire.ts'
 
 let t: TestService
 
-const reads = suite('alert engine reads: a cold batch')
-reads.before(async () => {
-  t = await startTestService({ INGEST_LINGER_MS: '2' })
+const reads = serviceSuite('alert engine reads: a cold batch', (svc) => (t = svc), {
+  INGEST_LINGER_MS: '2',
 })
-reads.after(() => t.close())
 
 /** `target` whose method calls are recorded in `calls` as `name.method` (and their arguments in `args`). */
 function counted<T extends object>(

@@ -7,73 +7,20 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
-import { startChildService, type ChildService } from '../../_support/child-service.ts'
+import { childAdmin, killChild } from '../../_support/child-service.ts'
 import { openDb, type Db } from '../../../store/libsql/db.ts'
 import { mqttBody, newDevice, newProduct, type NewDevice } from '../routes/devices-helpers.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
-import type { Session } from '../../../src/schemas/accounts.ts'
 import type { GroupPublishAnswer } from '../../../src/schemas/commands.ts'
-import type { Group } from '../../../src/schemas/groups.ts'
 import type { ControlLog } from '../../../src/schemas/logs.ts'
 import type { TaskStatus } from '../../../src/schemas/tasks.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
+import { connectAll, crashScene, groupOfDevices, startChild } from './_crash.ts'
 
 const test = suite('commands: kill -9 and restart')
 
-type Child = ChildService<{ url: string; mqttPort: number }>
-const startChild = (dir: string, timeout = '2') =>
-  startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir, COMMAND_TIMEOUT: timeout })
-
-async function adminOf(url: string) {
-  const login = await new Client(url).post<Wire<typeof Session>>('/api/v1/login', {
-    email: ADMIN_EMAIL,
-    password: ADMIN_PASSWORD,
-  })
-  assert.is(login.status, 201, login.text)
-  return new Client(url, `Bearer ${login.body.token}`)
-}
-
-async function kill(c: Child) {
-  c.child.kill('SIGKILL')
-  await new Promise((ok) => (c.child.exitCode !== null ? ok(null) : c.child.once('exit', ok)))
-}
-
-/**
- * Connects devices; counts the commands each receives by taskID. `ack: false`: the client never acknowledges a
- * command (no PUBACK), so it stays `sent`.
- */
-async function connectAll(port: number, ds: NewDevice[], seen: Map<string, number>, ack = true) {
-  const clients: MqttClient[] = []
-  const count = (payload: Buffer) => {
-    const { task_id } = JSON.parse(payload.toString())
-    seen.set(task_id, (seen.get(task_id) ?? 0) + 1)
-  }
-  for (const d of ds) {
-    const opts: IClientOptions = {
-      clientId: d.deviceID,
-      username: d.deviceUsername,
-      password: d.token,
-      protocolVersion: 4,
-      reconnectPeriod: 0,
-    }
-    const m = mqtt.connect(`mqtt://127.0.0.1:${port}`, opts)
-    // the PUBACK follows handleMessage's callback: never called, never acknowledged
-    if (!ack) m.handleMessage = () => {}
-    m.on('message', (_t, payload) => count(payload))
-    m.on('error', () => {})
-    await new Promise<void>((resolve, reject) => {
-      m.once('connect', () => resolve())
-      m.once('error', reject)
-    })
-    clients.push(m)
-  }
-  return clients
-}
+/** The service with COMMAND_TIMEOUT `timeout` (seconds). */
+const start = (dir: string, timeout = '2') => startChild(dir, { COMMAND_TIMEOUT: timeout })
 
 /** The command.status events stored per taskID: statuses in order, and each event's delivery count. */
 async function commandEvents(db: Db) {
@@ -88,14 +35,10 @@ async function commandEvents(db: Db) {
   return { byTask, deliveries: rows.map((r) => Number(r.n)) }
 }
 
-test('SIGKILL right after device publishes :: every stored command has its events, a delivery per webhook', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-outbox-kill9-'))
-  let a: Child | undefined
-  let db: Db | undefined
-  const clients: MqttClient[] = []
-  try {
-    a = await startChild(dir)
-    const admin = await adminOf(a.url)
+test('SIGKILL right after device publishes :: every stored command has its events, a delivery per webhook', () =>
+  crashScene('devicecloud-outbox-kill9-', async (s) => {
+    s.a = await start(s.dir)
+    const admin = await childAdmin(s.a.url)
     const product = await newProduct(admin)
     const ds: NewDevice[] = []
     for (let i = 0; i < 6; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
@@ -107,7 +50,7 @@ test('SIGKILL right after device publishes :: every stored command has its event
       })
       assert.is(hook.status, 201, hook.text)
     }
-    clients.push(...(await connectAll(a.mqttPort, ds.slice(0, 3), new Map())))
+    s.clients.push(...(await connectAll(s.a.mqttPort, ds.slice(0, 3), new Map())))
     await sleep(300)
     let answered = 0
     const posts = Array.from({ length: 300 }, (_, i) =>
@@ -127,16 +70,16 @@ test('SIGKILL right after device publishes :: every stored command has its event
       (n) => n >= 30,
       15_000,
     )
-    await kill(a)
+    await killChild(s.a)
     await Promise.allSettled(posts)
-    for (const m of clients.splice(0)) m.end(true)
+    for (const m of s.clients.splice(0)) m.end(true)
 
-    db = await openDb({ url: `file:${dir}/devicecloud.db` })
-    const commands = await db.all(
+    s.db = await openDb({ url: `file:${s.dir}/devicecloud.db` })
+    const commands = await s.db.all(
       `SELECT task_id AS taskID, command_status AS s FROM control_logs WHERE device_int_id IS NOT NULL`,
     )
     assert.ok(commands.length >= 30, `${commands.length} commands stored`)
-    const { byTask, deliveries } = await commandEvents(db)
+    const { byTask, deliveries } = await commandEvents(s.db)
     // each command: the event of its creation (queued or sent) and the event of the state it is in
     const missing = commands.filter((c) => {
       const seen = byTask.get(String(c.taskID)) ?? []
@@ -148,7 +91,7 @@ test('SIGKILL right after device publishes :: every stored command has its event
       deliveries.every((n) => n === 2),
       'each event has one delivery per webhook',
     )
-    const online = await db.all(
+    const online = await s.db.all(
       `SELECT e.device_id AS deviceID, (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = e.id) AS n
        FROM outbox_events e WHERE e.type = 'device.online' ORDER BY e.id`,
     )
@@ -156,37 +99,19 @@ test('SIGKILL right after device publishes :: every stored command has its event
       online.map((r) => [r.deviceID, r.n]),
       ds.slice(0, 3).map((d) => [d.deviceID, 2]),
     )
-  } finally {
-    void db?.close()
-    for (const m of clients) m.end(true)
-    a?.child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }))
 
-test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl, sent again after restart', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-requeue-kill9-'))
-  let a: Child | undefined
-  let b: Child | undefined
-  let db: Db | undefined
-  const clients: MqttClient[] = []
-  try {
-    a = await startChild(dir, '8')
-    let admin = await adminOf(a.url)
-    const product = await newProduct(admin)
-    const ds: NewDevice[] = []
-    for (let i = 0; i < 12; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
-    const g = await admin.post<Wire<typeof Group>>('/api/v1/groups', {
-      productID: product.productID,
-      groupName: 'all',
-    })
-    await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
+test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl, sent again after restart', () =>
+  crashScene('devicecloud-requeue-kill9-', async (s) => {
+    s.a = await start(s.dir, '8')
+    let admin = await childAdmin(s.a.url)
+    const { ds, g } = await groupOfDevices(admin, 12)
     const first = new Map<string, number>()
     // ten members connected but never acknowledging; two offline
-    clients.push(...(await connectAll(a.mqttPort, ds.slice(0, 10), first, false)))
+    s.clients.push(...(await connectAll(s.a.mqttPort, ds.slice(0, 10), first, false)))
     await sleep(300)
     const r = await admin.post<Wire<typeof GroupPublishAnswer>>('/api/v1/group_publish', {
-      groupIntID: g.body.id,
+      groupIntID: g.id,
       payload: 'go',
       ttl: 600,
     })
@@ -197,13 +122,13 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
       6000,
     )
     assert.is(first.size, 10)
-    await kill(a)
-    for (const m of clients.splice(0)) m.end(true)
+    await killChild(s.a)
+    for (const m of s.clients.splice(0)) m.end(true)
 
-    b = await startChild(dir, '8')
-    admin = await adminOf(b.url)
+    s.b = await start(s.dir, '8')
+    admin = await childAdmin(s.b.url)
     const again = new Map<string, number>()
-    clients.push(...(await connectAll(b.mqttPort, ds, again)))
+    s.clients.push(...(await connectAll(s.b.mqttPort, ds, again)))
     const logs = await until(
       async () =>
         (
@@ -221,12 +146,12 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
     // every member got it after the restart: the ten sent before the crash once more
     assert.is(again.size, 12)
     for (const taskID of first.keys()) assert.ok(again.get(taskID)! >= 1, taskID)
-    db = await openDb({ url: `file:${dir}/devicecloud.db` })
-    const { byTask } = await commandEvents(db)
+    s.db = await openDb({ url: `file:${s.dir}/devicecloud.db` })
+    const { byTask } = await commandEvents(s.db)
     for (const taskID of first.keys())
       assert.equal(byTask.get(taskID), ['queued', 'sent', 'queued', 'sent', 'delivered'], taskID)
     // the devices the crash left online are marked offline at start-up, with their events
-    const connections = await db.all(
+    const connections = await s.db.all(
       `SELECT device_id AS deviceID, type FROM outbox_events WHERE type IN ('device.online', 'device.offline')
        ORDER BY id`,
     )
@@ -235,39 +160,20 @@ test('SIGKILL while members wait for their PUBACK :: re-queued within their ttl,
     for (const d of ds.slice(0, 10))
       assert.equal(of(d), ['device.online', 'device.offline', 'device.online'], d.deviceID)
     for (const d of ds.slice(10)) assert.equal(of(d), ['device.online'], d.deviceID)
-  } finally {
-    void db?.close()
-    for (const m of clients) m.end(true)
-    a?.child.kill('SIGKILL')
-    b?.child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }))
 
-test('a group command stopped before its members were written :: written after the restart, all delivered', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-fanout-kill9-'))
-  let a: Child | undefined
-  let b: Child | undefined
-  let db: Db | undefined
-  const clients: MqttClient[] = []
-  try {
-    a = await startChild(dir)
-    let admin = await adminOf(a.url)
-    const product = await newProduct(admin)
-    const ds: NewDevice[] = []
-    for (let i = 0; i < 5; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
-    const g = await admin.post<Wire<typeof Group>>('/api/v1/groups', {
-      productID: product.productID,
-      groupName: 'all',
-    })
-    await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
-    await kill(a)
+test('a group command stopped before its members were written :: written after the restart, all delivered', () =>
+  crashScene('devicecloud-fanout-kill9-', async (s) => {
+    s.a = await start(s.dir)
+    let admin = await childAdmin(s.a.url)
+    const { ds, g } = await groupOfDevices(admin, 5)
+    await killChild(s.a)
     // the state a crash leaves between storing the group's command (and its task) and its members
-    db = await openDb({ url: `file:${dir}/devicecloud.db` })
-    const tenant = String((await db.one('SELECT tenant_id AS t FROM devices LIMIT 1'))!.t)
+    s.db = await openDb({ url: `file:${s.dir}/devicecloud.db` })
+    const tenant = String((await s.db.one('SELECT tenant_id AS t FROM devices LIMIT 1'))!.t)
     const now = Date.now()
     const taskID = 'crash-before-members'
-    await db.batch([
+    await s.db.batch([
       {
         sql: `INSERT INTO tasks (tenant_id, task_id, task_name, status, progress, create_at)
           VALUES (?, ?, 'group_publish', 2, 0, ?)`,
@@ -277,16 +183,16 @@ test('a group command stopped before its members were written :: written after t
         sql: `INSERT INTO control_logs (tenant_id, group_int_id, group_id, group_name, task_id, topic, payload,
             publish_status, msg_time, create_at, command_status, qos, timeout_ms, expires_at, need_ack)
           VALUES (?, ?, ?, 'all', ?, 'inbox', 'late', 1, ?, ?, 'queued', 1, 2000, ?, 1)`,
-        args: [tenant, g.body.id, g.body.groupID, taskID, now, now, now + 600_000],
+        args: [tenant, g.id, g.groupID, taskID, now, now, now + 600_000],
       },
     ])
-    void db.close()
-    db = undefined
+    void s.db.close()
+    s.db = undefined
 
-    b = await startChild(dir)
-    admin = await adminOf(b.url)
+    s.b = await start(s.dir)
+    admin = await childAdmin(s.b.url)
     const seen = new Map<string, number>()
-    clients.push(...(await connectAll(b.mqttPort, ds, seen)))
+    s.clients.push(...(await connectAll(s.b.mqttPort, ds, seen)))
     const task = await until(
       async () => (await admin.get<Wire<typeof TaskStatus>>(`/api/v1/task_status/${taskID}`)).body,
       (x) => x.status === 3,
@@ -304,13 +210,6 @@ test('a group command stopped before its members were written :: written after t
       members.map((l) => [l.payload, l.commandStatus]),
       Array(5).fill(['late', 'delivered']),
     )
-  } finally {
-    void db?.close()
-    for (const m of clients) m.end(true)
-    a?.child.kill('SIGKILL')
-    b?.child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }))
 
 test.run()

@@ -5,103 +5,48 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import mqtt, { type MqttClient } from 'mqtt'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
-import { startChildService, type ChildService } from '../../_support/child-service.ts'
-import { mqttBody, newDevice, newProduct, type NewDevice } from '../routes/devices-helpers.ts'
+import { childAdmin, killChild } from '../../_support/child-service.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
-import type { Session } from '../../../src/schemas/accounts.ts'
 import type { GroupPublishAnswer } from '../../../src/schemas/commands.ts'
-import type { Group } from '../../../src/schemas/groups.ts'
 import type { ControlLog } from '../../../src/schemas/logs.ts'
 import type { TaskStatus } from '../../../src/schemas/tasks.ts'
 import type { GroupCounts } from '../../../store/meta/commands.ts'
 import type { Page, Wire } from '../../_support/wire.ts'
+import { connectAll, crashScene, groupOfDevices, startChild } from './_crash.ts'
 
 const test = suite('commands: kill -9 in the middle of a group publish')
 
-type Child = ChildService<{ url: string; mqttPort: number }>
 /** A group publish's task: once done, its result counts the members. */
 type GroupTask = Wire<typeof TaskStatus> & { result: GroupCounts | null }
 type Log = Wire<typeof ControlLog>
-const startChild = (dir: string) =>
-  startChildService('test/ingest/_service-child.ts', { DATA_DIR: dir, COMMAND_TIMEOUT: '2' })
+const env = { COMMAND_TIMEOUT: '2' }
 
-async function adminOf(url: string) {
-  const login = await new Client(url).post<Wire<typeof Session>>('/api/v1/login', {
-    email: ADMIN_EMAIL,
-    password: ADMIN_PASSWORD,
-  })
-  assert.is(login.status, 201, login.text)
-  return new Client(url, `Bearer ${login.body.token}`)
-}
-
-/** Connects devices; counts the commands each receives by taskID. */
-async function connectAll(port: number, ds: NewDevice[], seen: Map<string, number>) {
-  const clients: MqttClient[] = []
-  for (const d of ds) {
-    const m = mqtt.connect(`mqtt://127.0.0.1:${port}`, {
-      clientId: d.deviceID,
-      username: d.deviceUsername,
-      password: d.token,
-      protocolVersion: 4,
-      reconnectPeriod: 0,
-    })
-    m.on('message', (_t, payload) => {
-      const { task_id } = JSON.parse(payload.toString())
-      seen.set(task_id, (seen.get(task_id) ?? 0) + 1)
-    })
-    m.on('error', () => {})
-    await new Promise<void>((resolve, reject) => {
-      m.once('connect', () => resolve())
-      m.once('error', reject)
-    })
-    clients.push(m)
-  }
-  return clients
-}
-
-test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the task completes', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-cmd-kill9-'))
-  let a: Child | undefined
-  let b: Child | undefined
-  const clients: MqttClient[] = []
-  try {
-    a = await startChild(dir)
-    let admin = await adminOf(a.url)
-    const product = await newProduct(admin)
-    const ds: NewDevice[] = []
-    for (let i = 0; i < 40; i++) ds.push(await newDevice(admin, mqttBody(product.productID)))
-    const g = await admin.post<Wire<typeof Group>>('/api/v1/groups', {
-      productID: product.productID,
-      groupName: 'all',
-    })
-    await admin.post(`/api/v1/groups/${g.body.id}/devices`, { ids: ds.map((d) => d.id) })
+test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the task completes', () =>
+  crashScene('devicecloud-cmd-kill9-', async (s) => {
+    s.a = await startChild(s.dir, env)
+    let admin = await childAdmin(s.a.url)
+    const { ds, g } = await groupOfDevices(admin, 40)
     const onlineNow = ds.slice(0, 30)
     const offline = ds.slice(30)
     const seen = new Map<string, number>()
-    clients.push(...(await connectAll(a.mqttPort, onlineNow, seen)))
+    s.clients.push(...(await connectAll(s.a.mqttPort, onlineNow, seen)))
     await sleep(300)
     const r = await admin.post<Wire<typeof GroupPublishAnswer>>('/api/v1/group_publish', {
-      groupIntID: g.body.id,
+      groupIntID: g.id,
       payload: 'go',
       ttl: 600,
       ratePerSecond: 20,
     })
     assert.is(r.status, 201, r.text)
     await sleep(600) // about a dozen members sent, the rest still paced
-    a.child.kill('SIGKILL')
-    await new Promise((ok) => (a!.child.exitCode !== null ? ok(null) : a!.child.once('exit', ok)))
-    for (const m of clients.splice(0)) m.end(true)
+    await killChild(s.a)
+    for (const m of s.clients.splice(0)) m.end(true)
     const before = seen.size
     assert.ok(before > 0 && before < 30, `${before} members received before the kill`)
 
-    b = await startChild(dir)
-    admin = await adminOf(b.url)
-    clients.push(...(await connectAll(b.mqttPort, onlineNow, seen)))
+    s.b = await startChild(s.dir, env)
+    admin = await childAdmin(s.b.url)
+    s.clients.push(...(await connectAll(s.b.mqttPort, onlineNow, seen)))
     const logsOf = async () => {
       const items: Log[] = []
       for (let page = 1; page <= 2; page++)
@@ -131,7 +76,7 @@ test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the 
     for (const l of settled.filter((x) => x.commandStatus === 'delivered'))
       assert.ok(seen.get(l.taskID!)! >= 1)
     // the offline members connect: their queued commands go out, and the task completes
-    clients.push(...(await connectAll(b.mqttPort, offline, seen)))
+    s.clients.push(...(await connectAll(s.b.mqttPort, offline, seen)))
     const done = await until(
       async () => (await admin.get<GroupTask>(`/api/v1${r.body.statusUrl}`)).body,
       (x) => x.status === 3,
@@ -143,12 +88,6 @@ test('SIGKILL mid-publish, restart :: nothing stays sent, queued ones wait, the 
     assert.is(counts.pending, 0)
     assert.is(counts.delivered + counts.failed, 40)
     assert.ok(counts.delivered >= 30, JSON.stringify(done.result))
-  } finally {
-    for (const m of clients) m.end(true)
-    a?.child.kill('SIGKILL')
-    b?.child.kill('SIGKILL')
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }))
 
 test.run()

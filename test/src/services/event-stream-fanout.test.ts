@@ -6,24 +6,17 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  Client,
-  startTestService,
-  type TestService,
-} from '../../_support/service.ts'
-import { startChildService } from '../../_support/child-service.ts'
+import { Client, startTestService, type TestService } from '../../_support/service.ts'
+import { childAdmin } from '../../_support/child-service.ts'
 import { sleep, until } from '../../ingest/_mqtt.ts'
-import { basic, buildWorld, type Credentials, type World } from '../routes/_ingest.ts'
+import {
+  basic,
+  buildWorld,
+  ingestTelemetry,
+  type Credentials,
+  type World,
+} from '../routes/_ingest.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
-import type { Session } from '../../../src/schemas/accounts.ts'
-import type { PublishAnswer } from '../../../src/schemas/commands.ts'
-import type { Wire } from '../../_support/wire.ts'
 import {
   events,
   isTelemetry,
@@ -36,30 +29,15 @@ import {
   type Stream,
   type TelemetryData,
 } from './_stream.ts'
+import { withTwoNodes } from './_nodes.ts'
+import { queueCommand } from './_commands.ts'
 
 const test = suite('live event stream fan-out')
 
 /** What a stream of every type carries: outbox events and telemetry. */
 type Mixed = OutboxData | TelemetryData
-const queueCommand = async (c: Client, deviceID: string) => {
-  const r = await c.post<Wire<typeof PublishAnswer>>('/api/v1/device_publish', {
-    deviceID,
-    payload: 'x',
-    ttl: 600,
-  })
-  assert.is(r.status, 201, r.text)
-  return r.body.taskID
-}
 const ingest = async (c: Client, d: Credentials, payload: object) => {
-  const r = await c.call(
-    'POST',
-    '/api/v1/ingest',
-    JSON.stringify({ topic: 'telemetry', payload }),
-    {
-      'content-type': 'application/json',
-      authorization: basic(d),
-    },
-  )
+  const r = await ingestTelemetry(c, payload, { authorization: basic(d) })
   assert.is(r.status, 202, r.text)
 }
 
@@ -239,31 +217,10 @@ test('a resume while events keep coming :: what it missed, then live, in order, 
   }
 })
 
-test('two nodes on one metadata database :: an event written through node 1 reaches a client of node 2', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-stream-nodes-'))
-  const shared = {
-    DATABASE_URL: `file:${join(dir, 'meta.db')}`,
-    CLOCK_BASE: String(Date.now()),
-    CLOCK_SPEED: '1',
-  }
-  const startNode = (env: Record<string, string>) =>
-    startChildService<{ url: string }>('test/src/services/_schedule-child.ts', env)
-  const children: ChildProcess[] = []
-  const login = async (url: string) => {
-    const r = await new Client(url).post<Wire<typeof Session>>('/api/v1/login', {
-      email: ADMIN_EMAIL,
-      password: ADMIN_PASSWORD,
-    })
-    assert.is(r.status, 201, r.text)
-    return new Client(url, `Bearer ${r.body.token}`)
-  }
-  try {
-    const one = await startNode({ ...shared, DATA_DIR: join(dir, 'a') })
-    children.push(one.child)
-    const two = await startNode({ ...shared, DATA_DIR: join(dir, 'b') })
-    children.push(two.child)
-    const onOne = await login(one.url)
-    const onTwo = await login(two.url)
+test('two nodes on one metadata database :: an event written through node 1 reaches a client of node 2', () =>
+  withTwoNodes('devicecloud-stream-nodes-', {}, async ({ a: one, b: two }) => {
+    const onOne = await childAdmin(one.url)
+    const onTwo = await childAdmin(two.url)
     const device = await newDevice(onOne, mqttBody((await newProduct(onOne)).productID))
     const s1 = await openStream<OutboxData>(onOne, '?types=command.status')
     const s2 = await openStream<OutboxData>(onTwo, '?types=command.status')
@@ -289,19 +246,6 @@ test('two nodes on one metadata database :: an event written through node 1 reac
       events(s2).map((e) => e.id),
       events(s1).map((e) => e.id),
     )
-  } finally {
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve()
-            child.once('exit', () => resolve())
-            child.kill('SIGTERM')
-          }),
-      ),
-    )
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }))
 
 test.run()

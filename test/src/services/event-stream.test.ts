@@ -8,11 +8,10 @@ import * as assert from 'uvu/assert'
 import type { MqttClient } from 'mqtt'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
 import { connectDevice, devices, end, sleep, until } from '../../ingest/_mqtt.ts'
-import { basic, buildWorld, type Credentials } from '../routes/_ingest.ts'
+import { basic, buildWorld, ingestTelemetry, type Credentials } from '../routes/_ingest.ts'
 import type { NewDevice } from '../routes/devices-helpers.ts'
-import type { PublishAnswer } from '../../../src/schemas/commands.ts'
-import type { Wire } from '../../_support/wire.ts'
 import { events, openStream, type OutboxData, type TelemetryData } from './_stream.ts'
+import { queueCommand } from './_commands.ts'
 
 const test = suite('live event stream')
 let t: TestService
@@ -30,22 +29,12 @@ test.after(async () => {
   await t.close()
 })
 
-const queueCommand = async (d: NewDevice) => {
-  const r = await c.post<Wire<typeof PublishAnswer>>('/api/v1/device_publish', {
-    deviceID: d.deviceID,
-    payload: 'x',
-    ttl: 600,
-  })
-  assert.is(r.status, 201, r.text)
-  return r.body.taskID
-}
-
 test('types and deviceID :: only that device: command.status in order', async () => {
   const s = await openStream<OutboxData>(c, `?types=command.status&deviceID=${ds[0].deviceID}`)
   assert.is(s.status, 200)
   await sleep(100)
-  const mine = await queueCommand(ds[0])
-  await queueCommand(ds[1])
+  const mine = await queueCommand(c, ds[0].deviceID)
+  await queueCommand(c, ds[1].deviceID)
   const m = await connectDevice(t, ds[0])
   clients.push(m)
   // connecting delivers the queued command: sent, then delivered (the PUBACK)
@@ -108,10 +97,7 @@ test('telemetry :: an HTTP ingest arrives as {deviceID, time, values} of that de
   const s = await openStream<TelemetryData>(c, `?types=telemetry&deviceID=${w.device.deviceID}`)
   await sleep(100)
   const post = (d: Credentials, payload: object) =>
-    c.call('POST', '/api/v1/ingest', JSON.stringify({ topic: 'telemetry', payload }), {
-      'content-type': 'application/json',
-      authorization: basic(d),
-    })
+    ingestTelemetry(c, payload, { authorization: basic(d) })
   assert.is((await post(w.other, { temp: 1 })).status, 202)
   const r = await post(w.device, { temp: 21.5, hum: 40 })
   assert.is(r.status, 202, r.text)
@@ -134,7 +120,7 @@ test('resume :: Last-Event-ID replays what was missed, then live; no duplicates'
   const q = `?types=command.status&deviceID=${ds[3].deviceID}`
   const first = await openStream<OutboxData>(c, q)
   await sleep(100)
-  const tasks = [await queueCommand(ds[3]), await queueCommand(ds[3])]
+  const tasks = [await queueCommand(c, ds[3].deviceID), await queueCommand(c, ds[3].deviceID)]
   await until(
     async () => events(first).length,
     (n) => n >= 2,
@@ -142,13 +128,13 @@ test('resume :: Last-Event-ID replays what was missed, then live; no duplicates'
   first.close()
   const seen = events(first)
   const last = seen.at(-1)!.id!
-  tasks.push(await queueCommand(ds[3]), await queueCommand(ds[3]))
+  tasks.push(await queueCommand(c, ds[3].deviceID), await queueCommand(c, ds[3].deviceID))
   const again = await openStream<OutboxData>(c, q, { 'last-event-id': last })
   await until(
     async () => events(again).length,
     (n) => n >= 2,
   )
-  tasks.push(await queueCommand(ds[3]))
+  tasks.push(await queueCommand(c, ds[3].deviceID))
   await until(
     async () => events(again).length,
     (n) => n >= 3,

@@ -12,20 +12,8 @@ import type { GroupCounts } from '../../../store/meta/commands.ts'
 import { Client, startTestService, type TestService } from '../../_support/service.ts'
 import type { ErrorBody, Page, Wire } from '../../_support/wire.ts'
 import { connectDevice, end, sleep, until } from '../../ingest/_mqtt.ts'
-import { created, kits, variants } from '../routes/_variant.ts'
-
-/** What these tests read of a product record, the same in both variants. */
-interface ProductRef {
-  productID: string
-}
-
-/** What these tests read of a device record, the same in both variants. */
-interface Dev {
-  id: number
-  deviceID: string
-  deviceUsername: string
-  token: string
-}
+import { kitDevices, kits, variants, type DeviceRecord } from '../routes/_variant.ts'
+import { assertRefusal } from '../../_support/asserts.ts'
 
 /** What they read of a group record, the same in both variants. */
 interface GroupRef {
@@ -62,14 +50,7 @@ for (const v of variants) {
     await t.close()
   })
 
-  /** A new product of the variant and `n` devices of it. */
-  async function devices(n: number) {
-    const product = await created<ProductRef>(c, '/api/v1/products', k.productBody())
-    const ds: Dev[] = []
-    for (let i = 0; i < n; i++)
-      ds.push(await created<Dev>(c, '/api/v1/devices', k.deviceBody(product.productID)))
-    return { product, devices: ds }
-  }
+  const devices = (n: number) => kitDevices(k, c, n)
 
   /** The group of a publish: Variant A also takes its record id, Variant B only its groupID. */
   const target = (g: { id: number; groupID: string }) =>
@@ -90,7 +71,7 @@ for (const v of variants) {
     return { group: g.body, ds, product }
   }
 
-  async function online<D = unknown>(d: Dev) {
+  async function online<D = unknown>(d: DeviceRecord) {
     const m = await connectDevice(t, d)
     clients.push(m)
     const got: Array<Request<D>> = []
@@ -280,13 +261,7 @@ for (const v of variants) {
       '/api/v1/group_publish',
       { needAck: 2, ratePerSecond: 0 },
     )
-    assert.is(bad.status, 422)
-    assert.equal(Object.keys(bad.body.errors).sort(), [
-      'groupID',
-      'needAck',
-      'payload',
-      'ratePerSecond',
-    ])
+    assertRefusal(bad, 422, ['groupID', 'needAck', 'payload', 'ratePerSecond'])
     const viewer = await t.userWithRole('viewer')
     assert.is(
       (await viewer.post('/api/v1/group_publish', { groupID: group.groupID, payload: 'x' })).status,

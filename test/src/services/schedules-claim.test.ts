@@ -12,6 +12,7 @@ import { openDb, type Db } from '../../../store/libsql/db.ts'
 import { createMetaStore } from '../../../store/libsql/meta.ts'
 import type { MetaStore, ScheduleInput } from '../../../store/types.ts'
 import { scheduleService } from '../../../src/services/schedules.ts'
+import { scheduleInput } from '../../_support/fixtures.ts'
 
 const MINUTE = 60_000
 const T0 = Date.UTC(2030, 0, 1)
@@ -29,24 +30,7 @@ const ctx = {
   fired: [] as Array<{ scheduleID: number; node: number }>,
 }
 
-const input = (extra: Partial<ScheduleInput> = {}): ScheduleInput => ({
-  targetIntID: 1,
-  targetID: 'd1',
-  scheduleName: 's',
-  scheduleType: 2,
-  crontabTime: null,
-  IntervalMinute: 1,
-  cron: null,
-  topic: null,
-  payload: 'p',
-  qos: null,
-  timeout: null,
-  ttl: null,
-  needAck: null,
-  enable: 1,
-  nextRunAt: ctx.fake + MINUTE,
-  ...extra,
-})
+const input = (extra: Partial<ScheduleInput> = {}) => scheduleInput(ctx.fake + MINUTE, extra)
 
 /** A schedule service of node `n` whose commands are only counted. */
 function serviceOf(n: number) {

@@ -8,19 +8,13 @@ import * as assert from 'uvu/assert'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  ADMIN_EMAIL,
-  ADMIN_PASSWORD,
-  Client,
-  startTestService,
-  type TestService,
-} from '../../_support/service.ts'
+import { Client, testConfig, type TestService } from '../../_support/service.ts'
+import { childAdmin } from '../../_support/child-service.ts'
+import { serviceSuite } from '../../_support/suite.ts'
 import { mqttBody, newDevice, newProduct, uniq } from '../routes/devices-helpers.ts'
 import { formatTime, parseTime } from '../../../src/kernel/time.ts'
-import { loadConfig } from '../../../src/kernel/config.ts'
 import { startService, type Service } from '../../../src/service.ts'
 import { openDb } from '../../../store/libsql/db.ts'
-import type { Session } from '../../../src/schemas/accounts.ts'
 import type { Group } from '../../../src/schemas/groups.ts'
 import type { ControlLog, GroupControlLog } from '../../../src/schemas/logs.ts'
 import type { Product } from '../../../src/schemas/products.ts'
@@ -62,14 +56,16 @@ async function schedule(c: Client, body: Record<string, unknown>, path = PATH) {
   return (await c.get<Schedule | Wire<typeof GroupSchedule>>(r.headers.get('location')!)).body
 }
 
-const realTime = suite('schedules firing on the real clock')
 let t: TestService
 let productID: string
-realTime.before(async () => {
-  t = await startTestService({ TIMEZONE: TZ })
-  productID = (await newProduct(t.admin)).productID
-})
-realTime.after(async () => t.close())
+const realTime = serviceSuite(
+  'schedules firing on the real clock',
+  async (svc) => {
+    t = svc
+    productID = (await newProduct(t.admin)).productID
+  },
+  { TIMEZONE: TZ },
+)
 
 realTime(
   'once, a few seconds ahead :: one command with scheduleID within 2 s of the due time',
@@ -128,15 +124,18 @@ realTime('a blocked device :: its firing is logged unsent', async () => {
   )
 })
 
-const clocked = suite('schedules firing on an injected clock')
 let c: TestService
 let fake = Date.now()
 let cProduct: Wire<typeof Product>
-clocked.before(async () => {
-  c = await startTestService({ TIMEZONE: TZ }, { now: () => fake })
-  cProduct = await newProduct(c.admin)
-})
-clocked.after(async () => c.close())
+const clocked = serviceSuite(
+  'schedules firing on an injected clock',
+  async (svc) => {
+    c = svc
+    cProduct = await newProduct(c.admin)
+  },
+  { TIMEZONE: TZ },
+  { now: () => fake },
+)
 
 clocked(
   'every minute :: one firing per due time; a stretch missed fires once, the next due from now',
@@ -255,26 +254,11 @@ const restart = suite('schedules across a restart')
 
 restart('a due time missed while stopped :: fires once at start-up', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-sched-'))
-  const config = loadConfig({
-    DATA_DIR: dir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    TIMEZONE: TZ,
-    LOG_LEVEL: 'error',
-  })
+  const config = testConfig(dir, { TIMEZONE: TZ })
   let svc: Service | undefined
   try {
     svc = await startService(config)
-    const login = await new Client(svc.url).post<Wire<typeof Session>>('/api/v1/login', {
-      email: ADMIN_EMAIL,
-      password: ADMIN_PASSWORD,
-    })
-    const auth = `Bearer ${login.body.token}`
-    let admin = new Client(svc.url, auth)
+    let admin = await childAdmin(svc.url)
     const d = await newDevice(admin, mqttBody((await newProduct(admin)).productID))
     const s = await schedule(admin, { deviceID: d.deviceID, scheduleType: 2, IntervalMinute: 1 })
     await svc.close()
@@ -289,7 +273,7 @@ restart('a due time missed while stopped :: fires once at start-up', async () =>
     void db.close()
 
     svc = await startService(config)
-    admin = new Client(svc.url, auth)
+    admin = new Client(svc.url, admin.authorization)
     const logs = await until(
       () => logsOf(admin, d.id),
       (l) => l.length > 0,

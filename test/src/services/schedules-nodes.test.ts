@@ -6,53 +6,20 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
-import { startChildService } from '../../_support/child-service.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
-import { openDb, type Db } from '../../../store/libsql/db.ts'
+import { openDb } from '../../../store/libsql/db.ts'
+import { withTwoNodes } from './_nodes.ts'
 
 const MINUTE = 60_000
 const SPEED = 30
 const SCHEDULES = 10
 
-/** Starts a node in a child process; resolves with its URL once it listens. */
-const startNode = (env: Record<string, string>) =>
-  startChildService<{ url: string }>('test/src/services/_schedule-child.ts', env)
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode) return Promise.resolve()
-  return new Promise((resolve) => {
-    const hard = setTimeout(() => child.kill('SIGKILL'), 5000)
-    child.once('exit', () => {
-      clearTimeout(hard)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
-}
-
 const nodes = suite('schedules on two nodes')
 
-nodes('an interval schedule on two nodes :: each due time fired once, none skipped', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-nodes-'))
-  const shared = {
-    DATABASE_URL: `file:${join(dir, 'meta.db')}`,
-    CLOCK_BASE: String(Date.now()),
-    CLOCK_SPEED: String(SPEED),
-    TIMEZONE: 'UTC',
-  }
-  const children: ChildProcess[] = []
-  let db: Db | undefined
-  try {
-    // one after the other: the first creates the schema and the admin
-    const a = await startNode({ ...shared, DATA_DIR: join(dir, 'a') })
-    children.push(a.child)
-    const b = await startNode({ ...shared, DATA_DIR: join(dir, 'b') })
-    children.push(b.child)
+nodes('an interval schedule on two nodes :: each due time fired once, none skipped', () =>
+  withTwoNodes('devicecloud-nodes-', { CLOCK_SPEED: String(SPEED), TIMEZONE: 'UTC' }, async (n) => {
+    const { a, b } = n
     const login = await new Client(a.url).post('/api/v1/login', {
       email: ADMIN_EMAIL,
       password: ADMIN_PASSWORD,
@@ -76,7 +43,7 @@ nodes('an interval schedule on two nodes :: each due time fired once, none skipp
       ids.push(Number(r.headers.get('location')!.split('/').pop()))
     }
     // the first due times to the millisecond (the wire shows whole seconds)
-    db = await openDb({ url: shared.DATABASE_URL })
+    const db = (n.db = await openDb({ url: n.databaseUrl }))
     const first = new Map(
       (await db.all('SELECT id, next_run_at AS t FROM schedules')).map((r) => [
         Number(r.id),
@@ -87,14 +54,14 @@ nodes('an interval schedule on two nodes :: each due time fired once, none skipp
     const end = Date.now() + 30_000
     const behind = async () =>
       (
-        await db!.all(
+        await db.all(
           'SELECT id FROM schedules WHERE last_run_at IS NULL OR last_run_at < ? + 4 * 60000 - 1',
           [Math.max(...first.values())],
         )
       ).length
     while ((await behind()) > 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 200))
     // a node stopping finishes the firing it has claimed
-    await Promise.all(children.map(stop))
+    await n.stop()
 
     for (const id of ids) {
       const row = await db.one('SELECT last_run_at AS last FROM schedules WHERE id = ?', [id])
@@ -113,11 +80,7 @@ nodes('an interval schedule on two nodes :: each due time fired once, none skipp
       assert.is(new Set(logs.map((l) => l.taskID)).size, logs.length)
       assert.ok(logs.every((l) => l.status === 'unsent'))
     }
-  } finally {
-    await Promise.all(children.map(stop))
-    void db?.close()
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+  }),
+)
 
 nodes.run()

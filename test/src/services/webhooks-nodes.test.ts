@@ -4,68 +4,35 @@
  */
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
-import type { ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { loadConfig } from '../../../src/kernel/config.ts'
 import { startService } from '../../../src/service.ts'
-import { ADMIN_EMAIL, ADMIN_PASSWORD, Client } from '../../_support/service.ts'
-import { startChildService } from '../../_support/child-service.ts'
+import { testConfig } from '../../_support/service.ts'
+import { childAdmin } from '../../_support/child-service.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
 import { until } from '../../ingest/_mqtt.ts'
 import { startReceiver } from './_receiver.ts'
+import { withTwoNodes } from './_nodes.ts'
+import { queueCommand } from './_commands.ts'
 
 const test = suite('webhooks across restarts and nodes')
 
-async function login(url: string) {
-  const r = await new Client(url).post('/api/v1/login', {
-    email: ADMIN_EMAIL,
-    password: ADMIN_PASSWORD,
-  })
-  assert.is(r.status, 201, r.text)
-  return new Client(url, `Bearer ${r.body.token}`)
-}
-
-const queue = (c: Client, deviceID: string) =>
-  c.post('/api/v1/device_publish', { deviceID, payload: 'x', ttl: 600 })
-
-function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode) return Promise.resolve()
-  return new Promise((resolve) => {
-    const hard = setTimeout(() => child.kill('SIGKILL'), 5000)
-    child.once('exit', () => {
-      clearTimeout(hard)
-      resolve()
-    })
-    child.kill('SIGTERM')
-  })
-}
-
 test('a restart with an undelivered event :: delivered once the service runs again', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'devicecloud-webhooks-'))
-  const config = loadConfig({
-    DATA_DIR: dir,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    MQTT_PORT: '0',
-    MQTT_WS_PORT: '0',
-    ADMIN_EMAIL,
-    ADMIN_PASSWORD,
-    LOG_LEVEL: 'error',
-  })
+  const config = testConfig(dir)
   // a receiver that is down: its port refuses connections
   const probe = await startReceiver()
   const port = Number(new URL(probe.url).port)
   await probe.close()
   let svc = await startService(config)
   try {
-    let c = await login(svc.url)
+    let c = await childAdmin(svc.url)
     const hook = (
       await c.post('/api/v1/webhooks', { url: `${probe.url}/r`, events: ['command.status'] })
     ).body
     const device = await newDevice(c, mqttBody((await newProduct(c)).productID))
-    assert.is((await queue(c, device.deviceID)).status, 201)
+    await queueCommand(c, device.deviceID)
     const failed = await until(
       async () => (await c.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body.items[0],
       (d) => d?.attempts === 1,
@@ -77,7 +44,7 @@ test('a restart with an undelivered event :: delivered once the service runs aga
     try {
       // 11 s later (the first retry is due after 10 s)
       svc = await startService(config, { now: () => Date.now() + 11_000 })
-      c = await login(svc.url)
+      c = await childAdmin(svc.url)
       await until(
         async () => rx.got.length,
         (n) => n > 0,
@@ -100,46 +67,33 @@ test('a restart with an undelivered event :: delivered once the service runs aga
 })
 
 test('two nodes on one metadata database :: each event delivered once', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'devicecloud-webhook-nodes-'))
-  const shared = {
-    DATABASE_URL: `file:${join(dir, 'meta.db')}`,
-    CLOCK_BASE: String(Date.now()),
-    CLOCK_SPEED: '1',
-  }
-  const startNode = (env: Record<string, string>) =>
-    startChildService<{ url: string }>('test/src/services/_schedule-child.ts', env)
-  const children: ChildProcess[] = []
   const rx = await startReceiver()
   rx.delayMs = 200 // a slow receiver: both nodes' loops have deliveries under way at once
   try {
-    const a = await startNode({ ...shared, DATA_DIR: join(dir, 'a') })
-    children.push(a.child)
-    const b = await startNode({ ...shared, DATA_DIR: join(dir, 'b') })
-    children.push(b.child)
-    const onA = await login(a.url)
-    const onB = await login(b.url)
-    assert.is(
-      (await onA.post('/api/v1/webhooks', { url: rx.url, events: ['command.status'] })).status,
-      201,
-    )
-    const device = await newDevice(onA, mqttBody((await newProduct(onA)).productID))
-    const N = 30
-    await Promise.all(
-      Array.from({ length: N }, (_, i) => queue(i % 2 ? onB : onA, device.deviceID)),
-    )
-    await until(
-      async () => rx.got.length,
-      (n) => n >= N,
-      10_000,
-    )
-    await new Promise((r) => setTimeout(r, 1500))
-    const ids = rx.got.map((g) => g.headers['x-devicecloud-delivery'])
-    assert.is(ids.length, N, `${ids.length} deliveries for ${N} events`)
-    assert.is(new Set(ids).size, N)
+    await withTwoNodes('devicecloud-webhook-nodes-', {}, async ({ a, b }) => {
+      const onA = await childAdmin(a.url)
+      const onB = await childAdmin(b.url)
+      assert.is(
+        (await onA.post('/api/v1/webhooks', { url: rx.url, events: ['command.status'] })).status,
+        201,
+      )
+      const device = await newDevice(onA, mqttBody((await newProduct(onA)).productID))
+      const N = 30
+      await Promise.all(
+        Array.from({ length: N }, (_, i) => queueCommand(i % 2 ? onB : onA, device.deviceID)),
+      )
+      await until(
+        async () => rx.got.length,
+        (n) => n >= N,
+        10_000,
+      )
+      await new Promise((r) => setTimeout(r, 1500))
+      const ids = rx.got.map((g) => g.headers['x-devicecloud-delivery'])
+      assert.is(ids.length, N, `${ids.length} deliveries for ${N} events`)
+      assert.is(new Set(ids).size, N)
+    })
   } finally {
-    await Promise.all(children.map(stop))
     await rx.close()
-    rmSync(dir, { recursive: true, force: true })
   }
 })
 

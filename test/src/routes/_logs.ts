@@ -1,0 +1,17 @@
+/** What the log suites share. */
+
+/** A control log's command fields, in the order its record names them (after the payload and its sender). */
+export const COMMAND_KEYS = [
+  'taskID',
+  'commandStatus',
+  'commandStatusLabel',
+  'qos',
+  'sentAt',
+  'deliveredAt',
+  'respondedAt',
+  'responseCode',
+  'responsePayload',
+  'expiresAt',
+  'scheduleID',
+  'parentTaskID',
+]
