@@ -107,7 +107,7 @@ function ProductInfo(p: { product: Product; canWrite: boolean; onSaved: (p: Prod
                 type="button"
                 onClick={() => {
                   setError(null)
-                  setValues(valuesOf(fields, pr as unknown as Record<string, unknown>))
+                  setValues(valuesOf(fields, pr))
                 }}
               >
                 {pw().editProduct}
