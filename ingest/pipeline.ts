@@ -3,8 +3,15 @@ import type { DomainEvents, EventBus } from '../src/kernel/events.ts'
 import type { IngestObserver, StoreKind } from '../src/kernel/metrics.ts'
 import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
-import type { DeviceIdentity, Pipeline, Rejection, Uplink, UplinkOutcome } from './types.ts'
-import { StorageFull } from './types.ts'
+import type {
+  DeviceIdentity,
+  DeviceStateInbox,
+  Pipeline,
+  Rejection,
+  Uplink,
+  UplinkOutcome,
+} from './types.ts'
+import { STATE_TOPIC_PREFIX, StorageFull } from './types.ts'
 import type { DiskGuard } from '../src/kernel/disk.ts'
 import { decodePayload, decodeParsed, type ChildValues, type RawValues } from './decode.ts'
 import { checkValue, isPlainNumber } from './values.ts'
@@ -28,6 +35,8 @@ export interface PipelineDeps {
   onError?: (what: string, e: unknown) => void
   /** The free-space guard of DATA_DIR: while it says full, new uplinks are refused (StorageFull). */
   disk?: Pick<DiskGuard, 'full' | 'waitForSpace'>
+  /** Where messages on `state/` topics go; without it they are refused as topics without a data stream. */
+  state?: DeviceStateInbox
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection. */
@@ -481,6 +490,20 @@ function refuseUplink(
   return commitUplink(s, [], [eventOf(d, uplink, eventPayload(uplink.payload), r)], r.rejected)
 }
 
+/**
+ * A device's message on a `state/` topic: the state inbox commits or answers it; a refusal is recorded as the
+ * message's event, with the reason.
+ */
+function stateUplink(s: Stages, inbox: DeviceStateInbox, uplink: Uplink): Promise<UplinkOutcome> {
+  return inbox
+    .receive(uplink)
+    .then((refusal) =>
+      refusal
+        ? refuseUplink(s, uplink, refusal.errorCode, refusal.message)
+        : { accepted: 0, rejected: [] },
+    )
+}
+
 /** Decode → check against the product model → batching writer → resolves when values and events are committed. */
 export function createPipeline(deps: PipelineDeps): Pipeline {
   const { config, meta, telemetry, bus } = deps
@@ -517,6 +540,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   function submit(given: Uplink): Promise<UplinkOutcome> {
     if (deps.disk?.full) return Promise.reject(new StorageFull())
     lastSeen.seen(given.device.id)
+    if (deps.state && normalizeTopic(given.topic).startsWith(STATE_TOPIC_PREFIX))
+      return stateUplink(stages, deps.state, given)
     return admission.run(given)
   }
 

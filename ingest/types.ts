@@ -41,6 +41,23 @@ export interface Uplink {
   ip: string | null
 }
 
+/** Why a device's message on a `state/` topic was refused (recorded as its event's reason). */
+export interface StateRefusal {
+  errorCode: string
+  message: string
+}
+
+/**
+ * What a device's message on a `state/` topic does (the state service's, handed over by src/service.ts): a report is
+ * committed, a request for the document answered, before `receive` resolves; a refusal resolves its reason.
+ */
+export interface DeviceStateInbox {
+  receive(uplink: Uplink): Promise<StateRefusal | undefined>
+}
+
+/** Topics under this prefix carry a device's state (README "Desired state"), never values. */
+export const STATE_TOPIC_PREFIX = 'state/'
+
 /** Why a value or a message was not stored. */
 export interface Rejection {
   dataPointID?: string
@@ -118,6 +135,12 @@ export interface BrokerHandle {
    * delivered. Through an external broker it only means the broker took the message.
    */
   readonly confirmsDelivery: boolean
+  /**
+   * True for an external broker every node publishes through: one publish reaches the device whichever node made
+   * it, and a retained message waits there for the device's next subscription. False for the embedded broker,
+   * which reaches only the devices connected to this node.
+   */
+  readonly shared: boolean
   /** Whether the device has a session this front can publish to (an external broker: assumed). */
   connected(device: DeviceIdentity): boolean
   /** Publishes QoS 0 to a full topic (a group topic): true once the broker took it. */
@@ -132,7 +155,7 @@ export interface BrokerHandle {
     device: DeviceIdentity,
     topic: string,
     payload: Buffer,
-    opts?: { qos?: 0 | 1; timeoutMs?: number },
+    opts?: { qos?: 0 | 1; timeoutMs?: number; retain?: boolean },
   ): Promise<boolean>
   /** Whether devices can reach the broker now (readiness): embedded, listening; external, connected. */
   healthy(): boolean

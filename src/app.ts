@@ -112,7 +112,7 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
       '/api/v1/*',
       cors({
         origin: deps.config.CORS_ORIGINS,
-        allowMethods: ['GET', 'POST', 'PUT', 'DELETE'],
+        allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
         allowHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id'],
         exposeHeaders: ['Retry-After', 'X-Request-Id'],
         maxAge: 600,

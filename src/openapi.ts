@@ -2,6 +2,7 @@ import { z } from 'zod'
 import { enumDoc, enumerations, type EnumName } from './enums.ts'
 import type { RouteDef } from './http/router.ts'
 import { DEVICES_AND_MQTT } from './schemas/device-payloads.ts'
+import { DEVICE_STATE } from './schemas/state.ts'
 
 type Json = Record<string, unknown>
 
@@ -198,6 +199,7 @@ export function buildOpenApi(
         'IoT device management and telemetry. Lists take _page, _limit (max 1000), _sort, _order and field filters; errors are {errorCode, message, errors}.' +
           ` API shape: Variant ${variant} (API_VARIANT). Every field holding codes lists their meanings; every create has an example.`,
         DEVICES_AND_MQTT,
+        DEVICE_STATE,
       ].join('\n\n'),
       'x-api-variant': variant,
     },
@@ -307,7 +309,7 @@ ${json ? `<h4>Body</h4>${bodyNote ? prose(bodyNote) : ''}${fieldsTable(json.sche
 <style>body{font:14px/1.5 system-ui,sans-serif;max-width:1100px;margin:auto;padding:1em}code{background:#f3f3f3;padding:0 .2em}
 table{border-collapse:collapse;margin:.3em 0}td,th{border:1px solid #ddd;padding:.2em .5em;text-align:left}
 section{border-top:1px solid #eee;padding:.3em 0}pre{background:#f6f6f6;padding:.4em;overflow-x:auto}.m{font-weight:bold;padding:0 .4em;color:#fff;border-radius:3px}
-.get{background:#2b7}.post{background:#27b}.put{background:#b82}.delete{background:#c33}</style></head>
+.get{background:#2b7}.post{background:#27b}.put{background:#b82}.patch{background:#838}.delete{background:#c33}</style></head>
 <body><h1>${esc(info.title)} ${esc(info.version)}</h1>${prose(info.description)}
 <p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).</p><nav>${nav}</nav>${body}</body></html>`
 }

@@ -9,11 +9,13 @@ import { ensureFirstAdmin, jwtSecret } from './bootstrap.ts'
 import type { Deps } from './deps.ts'
 import { createTaskRunner } from './tasks.ts'
 import { createServices, type Services } from './services/index.ts'
+import { STATE_TASK } from './services/state.ts'
+import { deferred } from './kernel/deferred.ts'
 import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
 import { backupStores, cleanPartialBackups, createStores, type Stores } from '../store/index.ts'
 import type { MetaStore } from '../store/types.ts'
-import type { Pipeline } from '../ingest/types.ts'
+import type { DeviceStateInbox, Pipeline } from '../ingest/types.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker/broker.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
@@ -95,7 +97,8 @@ async function bootstrap(config: Config, meta: MetaStore, logger: Logger) {
       .warn(
         'ADMIN_PASSWORD is ignored: users exist already. To set a new admin password, run `npm run reset-admin`',
       )
-  await meta.tasks.failInterruptedTasks(['group_publish'])
+  // group commands follow their members' commands, state jobs their rows: both survive a restart
+  await meta.tasks.failInterruptedTasks(['group_publish', STATE_TASK])
   for (const name of cleanPartialBackups(join(config.DATA_DIR, 'backups')))
     logger.child({ component: 'backup' }).warn({ name }, 'removed a backup interrupted by a crash')
   return { auth, firstAdmin }
@@ -156,6 +159,8 @@ async function startBackground(services: Services) {
   services.retention.start()
   services.eventFold.start()
   services.alertEngine.start()
+  services.state.start()
+  await services.stateDelivery.start()
 }
 
 /** Serves `app` on PORT and HOST, with the HTTP server's limits; resolves once it listens. */
@@ -207,16 +212,19 @@ async function shutdown(
   deps.lifecycle.serving = false // readiness answers 503 from here on
   services.eventStream.close() // live streams end, so the server can close
   services.commands.releaseWaiters() // and so do long polls
+  services.state.releaseWaiters()
   await new Promise<void>((resolve) => server.close(() => resolve()))
   await services.schedules.close()
   await services.retention.close()
   await services.eventFold.close()
   services.commands.close()
+  services.stateDelivery.close()
   await broker.close()
   await pipeline.flush()
   await services.alertEngine.close()
   await pipeline.close()
   await services.webhooks.close()
+  await services.state.close()
   await tasks.idle()
   unwatch()
   disk.close()
@@ -245,11 +253,13 @@ async function startIngest(
     disk,
     metrics,
     logger,
+    state,
   }: Pick<Stores, 'meta' | 'telemetry'> & {
     bus: EventBus
     disk: DiskGuard
     metrics: Metrics
     logger: Logger
+    state: DeviceStateInbox
   },
 ) {
   const pipeline = createPipeline({
@@ -258,6 +268,7 @@ async function startIngest(
     telemetry,
     bus,
     disk,
+    state,
     observer: metrics.ingest,
     now: opts.now,
     onError: errorLog(logger, 'ingest'),
@@ -301,6 +312,11 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   forgetSessions(bus, auth)
   const disk = diskGuard(config, opts, logger)
   await disk.start()
+  // the broker takes devices' state messages before the services exist: they wait for them
+  const stateReady = deferred<Services['stateDelivery']>()
+  const state: DeviceStateInbox = {
+    receive: (uplink) => stateReady.promise.then((s) => s.receive(uplink)),
+  }
   const { pipeline, gatekeepers, broker } = await startIngest(config, opts, {
     meta,
     telemetry,
@@ -308,6 +324,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     disk,
     metrics,
     logger,
+    state,
   })
   const services = createServices({
     meta,
@@ -322,6 +339,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     retention: opts.retention,
     backupCopy: (dir) => backupStores(config, dir),
   })
+  stateReady.resolve(services.stateDelivery)
   const unwatch = watchMetrics(metrics, { bus, meta, pipeline, services })
   await startBackground(services)
   const deps: Deps = {

@@ -29,6 +29,7 @@ import type { ScheduleRepository } from './meta/schedules.ts'
 import type { AlertRuleRepository } from './meta/alert-rules.ts'
 import type { WebhookRepository } from './meta/webhooks.ts'
 import type { OverviewRepository } from './meta/overview.ts'
+import type { StateRepository } from './meta/state.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -43,6 +44,7 @@ export type * from './meta/alert-rules.ts'
 export { OUTBOX_TYPES } from './meta/webhooks.ts'
 export type * from './meta/webhooks.ts'
 export type * from './meta/overview.ts'
+export type * from './meta/state.ts'
 export type * from './meta/table.ts'
 export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
@@ -77,6 +79,8 @@ export interface MetaStore {
   webhooks: WebhookRepository
   /** The fleet overview: a tenant's device, online, alert and message counts. */
   overview: OverviewRepository
+  /** Devices' state documents (desired, reported, delta) and the jobs patching a group's or product's devices. */
+  state: StateRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

@@ -151,7 +151,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
   const broker = await createAedes(hooks)
   const clients: Clients = broker.clients
   const groups = new GroupSubscriptions({ repo: meta.ingest, hooks, directory, clients, log })
-  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, log, observer)
+  const events = new BrokerEvents(hooks, tracker, commands, groups, meta, bus, log, observer)
   events.attach(broker)
   broker.on('connackSent', (_p, c: Client) => limits.connected(c.conn))
   const offDevices = watchDevices(bus, clients, hooks, directory, groups, log)
@@ -167,6 +167,7 @@ export async function startBroker(deps: BrokerDeps): Promise<BrokerHandle> {
     wsPort: (ws.address() as AddressInfo).port,
     tlsPort: tls ? (tls.tls.address() as AddressInfo).port : null,
     confirmsDelivery: true,
+    shared: false,
     publishTopic: (topic, payload) =>
       new Promise<boolean>((resolve) => {
         if (hooks.closing) return resolve(false)
@@ -221,6 +222,7 @@ class BrokerEvents {
     private readonly commands: Commands,
     private readonly groups: GroupSubscriptions,
     private readonly meta: MetaStore,
+    private readonly bus: EventBus,
     private readonly log: (message: string, e?: unknown) => void,
     private readonly observer?: BrokerObserver,
   ) {}
@@ -244,6 +246,15 @@ class BrokerEvents {
       guard('connackSent', (_p, c: Client) => this.hooks.forms.connacked(c)),
     )
     broker.on(
+      'subscribe',
+      guard('subscribe', (subs: Array<{ topic: string; qos: number }>, c: Client) =>
+        this.subscribed(
+          c,
+          subs.filter((x) => x.qos < 0x80).map((x) => x.topic),
+        ),
+      ),
+    )
+    broker.on(
       'clientDisconnect',
       guard('clientDisconnect', (c: Client) => this.gone(c)),
     )
@@ -262,10 +273,23 @@ class BrokerEvents {
     const s = this.hooks.sessions.get(client)
     if (!s || s.state !== 'connecting') return
     this.online(client, s)
+    // a resumed session's kept subscriptions (aedes restores them without a 'subscribe' event)
+    this.subscribed(client, Object.keys(client.subscriptions))
     this.subscribeDefaults(client, s.device).catch((e) =>
       this.log(`auto-subscribe of ${s.device.deviceID} failed`, e),
     )
     void this.groups.sync(client)
+  }
+
+  /** Announces a device's new subscriptions (`device.subscribed`: the state service pushes a pending delta). */
+  private subscribed(client: Client, filters: string[]) {
+    const s = this.hooks.sessions.get(client)
+    if (!s || s.state === 'gone' || !filters.length) return
+    const prefix = mountpoint(s.device)
+    const own = filters.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length))
+    const { tenantID, id, deviceID } = s.device
+    if (own.length)
+      this.bus.emit('device.subscribed', { tenantID, deviceIntID: id, deviceID, filters: own })
   }
 
   private online(client: Client, s: Session) {

@@ -112,6 +112,7 @@ export async function connectExternalBroker(
     stats,
     // the device's PUBACK stays between it and the external broker: its response message confirms delivery
     confirmsDelivery: false,
+    shared: true,
     publishTopic: (topic: string, payload: Buffer) =>
       new Promise<boolean>((resolve) => {
         const properties = { userProperties: { [ORIGIN_PROPERTY]: '1' } }
@@ -270,7 +271,7 @@ function commandSender(client: MqttClient) {
     device: DeviceIdentity,
     topic: string,
     payload: Buffer,
-    opts: { qos?: 0 | 1; timeoutMs?: number } = {},
+    opts: { qos?: 0 | 1; timeoutMs?: number; retain?: boolean } = {},
   ) =>
     new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), opts.timeoutMs ?? 30_000)
@@ -278,7 +279,7 @@ function commandSender(client: MqttClient) {
       client.publish(
         mountpoint(device) + topic,
         payload,
-        { qos: opts.qos ?? 1, properties },
+        { qos: opts.qos ?? 1, retain: opts.retain ?? false, properties },
         (err) => {
           clearTimeout(timer)
           resolve(!err)

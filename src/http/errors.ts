@@ -8,9 +8,11 @@ import {
   LastAdmin,
   NotFound,
   Referenced,
+  TooLarge,
   TooMany,
   Unauthenticated,
   Unavailable,
+  VersionConflict,
 } from '../kernel/errors.ts'
 
 /**
@@ -27,6 +29,8 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof Invalid) return new ApiError('FORM_INVALID', errors)
   if (err instanceof InvalidParameter || err instanceof LastAdmin)
     return new ApiError('PARAMETER_INVALID', errors)
+  if (err instanceof VersionConflict) return new ApiError('VERSION_CONFLICT', errors, err.message)
+  if (err instanceof TooLarge) return new ApiError('PAYLOAD_TOO_LARGE', errors, err.message)
   if (err instanceof Unauthenticated) return new ApiError('AUTH_FAILED', errors)
   if (err instanceof Forbidden) return new ApiError('PERMISSION_DENIED', errors)
   if (err instanceof TooMany)

@@ -7,7 +7,7 @@ import type { AppEnv } from './env.ts'
 import { resolveListTimes } from './paging.ts'
 import { bodyText } from './body.ts'
 
-export type Method = 'get' | 'post' | 'put' | 'delete'
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 
 /** An `:id` that cannot be a record id: 404 like an unknown one (src/app.ts answers 405 when another route has it). */
 export class NotARecordId extends ApiError {

@@ -79,6 +79,20 @@ export class LastAdmin extends DomainError {
   }
 }
 
+/** A change based on a version of the record that is no longer current (a state patch's `version`). */
+export class VersionConflict extends DomainError {
+  constructor(field: string | FieldErrors, message = 'the version is no longer current') {
+    super(fieldsOf(field, message))
+  }
+}
+
+/** What the change would store is over a size limit (a state document's side). */
+export class TooLarge extends DomainError {
+  constructor(field: string | FieldErrors, message = 'too large') {
+    super(fieldsOf(field, message))
+  }
+}
+
 /** The caller could not be identified: wrong credentials, an unknown or expired token. */
 export class Unauthenticated extends DomainError {
   constructor(field: string | FieldErrors, message = 'authentication failed') {

@@ -26,6 +26,27 @@ export interface CommandEvent {
   at: number
 }
 
+/**
+ * A change of one side of a device's state document, as webhooks and the live stream see it (the outbox row's
+ * `data` with the tenant).
+ */
+export interface StateEvent {
+  tenantID: string
+  deviceIntID: number
+  deviceID: string
+  side: 'desired' | 'reported'
+  /** The document's versions after the change. */
+  version: number
+  desiredVersion: number
+  reportedVersion: number
+  /** The side's top-level keys whose value changed. */
+  changed: string[]
+  /** The delta after the change. */
+  delta: Record<string, unknown>
+  /** Epoch ms of the change. */
+  at: number
+}
+
 /** One stored value, as the telemetry events carry it. */
 export interface StoredValue {
   productID: string
@@ -124,6 +145,18 @@ export interface DomainEvents {
   'alert.cleared': [AlertEvent]
   /** An alert was acknowledged the first time (it stays current; a second ack emits nothing). */
   'alert.acked': [AlertEvent]
+  /**
+   * A device's state document changed (after its commit; its outbox event was stored with it). `desired` is the
+   * whole desired side now; `deltaChanged`: the delta is not what it was.
+   */
+  'device.state': [StateEvent & { desired: Record<string, unknown>; deltaChanged: boolean }]
+  /**
+   * A device subscribed (the embedded broker; also a resumed session's kept subscriptions once it is connected):
+   * its filters relative to its mountpoint.
+   */
+  'device.subscribed': [
+    { tenantID: string; deviceIntID: number; deviceID: string; filters: string[] },
+  ]
   /** A command changed state (every transition of its lifecycle). */
   'command.status': [CommandEvent]
   /** The retention job ran (in this process): what it deleted. */

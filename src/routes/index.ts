@@ -23,6 +23,7 @@ import { webhookRoutes } from './webhooks.ts'
 import { overviewRoutes } from './overview.ts'
 import { adminRoutes } from './admin.ts'
 import { variantRoutes } from './variants.ts'
+import { stateRoutes } from './state.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -53,6 +54,7 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     alertRuleRoutes,
     ingestRoutes,
     latestRoutes,
+    stateRoutes,
     telemetryRoutes,
     emqxRoutes,
     overviewRoutes,

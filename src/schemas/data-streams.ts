@@ -20,7 +20,8 @@ export const DataStreamListItem = responseSchema(DATA_STREAM_TABLE, [
 ])
 
 /**
- * A topic relative to the device's mountpoint: no wildcards, no leading '/', at most 200 characters.
+ * A topic relative to the device's mountpoint: no wildcards, no leading '/', at most 200 characters, not under
+ * `state/` (a device's state topics, README "Desired state").
  */
 export const relativeTopic = z
   .string({ error: 'required, a string' })
@@ -30,7 +31,8 @@ export const relativeTopic = z
   .refine((t) => !t.startsWith('/'), { error: 'is relative to the device: no leading /' })
   // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
   .refine((t) => !/[\u0000-\u001f]/.test(t), { error: 'must not contain control characters' })
-  .meta({ pattern: '^(?!/)[^+#\\u0000-\\u001f]*$' })
+  .refine((t) => !/^state(\/|$)/.test(t), { error: 'state/ topics are reserved for device state' })
+  .meta({ pattern: '^(?!/)(?!state(/|$))[^+#\\u0000-\\u001f]*$' })
 
 /** Create body. The product by productID, or by productIntID. */
 export const DataStreamCreate = requestSchema(DATA_STREAM_TABLE, {

@@ -17,6 +17,12 @@ export const connectionDocs = (what: 'device' | 'gateway') => ({
   lastSeenAt: Timestamp.meta({
     description: `last uplink or connect (written at most once a minute per ${what})`,
   }),
+  stateDelta: z
+    .number()
+    .int()
+    .meta({
+      description: `1 while the ${what}'s desired state differs from what it reported (its state delta is not empty)`,
+    }),
 })
 
 /** Device, detail form: every field. */
@@ -29,7 +35,7 @@ export const Device = responseSchema(
     'modBusIndex carrier carrierLabel physicalNetwork physicalNetworkLabel IMEI IMSI autoSub',
     'manufacturer serialNumber softVersion hardwareVersion description deviceConsoleIP',
     'deviceConsolePort deviceConsoleUsername latitude longitude location lora metaData scopes',
-    'clientIP connectedAt keepAlive lastSeenAt createUser tenantID userIntID createAt updateAt',
+    'clientIP connectedAt keepAlive lastSeenAt stateDelta createUser tenantID userIntID createAt updateAt',
   ],
   connectionDocs('device'),
 )
@@ -46,7 +52,7 @@ export const DeviceListItem = Device.omit({
 
 /**
  * The write form: the stored record without label fields, productIntID and productName; parentDeviceName is in
- * detail and write answers, the other detail-only fields are not. Create and edit answer this form.
+ * detail and write answers, the other detail-only fields are not (nor stateDelta, which only the state changes). Create and edit answer this form.
  */
 export const DeviceWrite = Device.omit({
   authTypeLabel: true,
@@ -63,6 +69,7 @@ export const DeviceWrite = Device.omit({
   connectedAt: true,
   keepAlive: true,
   lastSeenAt: true,
+  stateDelta: true,
   createUser: true,
 })
 

@@ -38,7 +38,7 @@ export interface CommandDeps {
 type Guard = (what: string, p: Promise<unknown>) => void
 
 /** Device identities read from the store (when the service is not given ingest's cached directory). */
-function storeIdentities(meta: MetaStore): Identities {
+export function storeIdentities(meta: MetaStore): Identities {
   return {
     byId: (id) => meta.ingest.device('id', id),
     byDeviceID: (deviceID) => meta.ingest.device('deviceID', deviceID),

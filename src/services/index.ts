@@ -7,7 +7,10 @@ import { policyService } from './policies.ts'
 import { productModelService } from './product-model.ts'
 import { productResourceService } from './product-resources.ts'
 import type { ServiceDeps } from './types.ts'
-import { commandService, type CommandDeps } from './commands.ts'
+import { commandService, storeIdentities, type CommandDeps } from './commands.ts'
+import { stateService } from './state.ts'
+import { stateDelivery } from './state-delivery.ts'
+import { errorLog } from '../kernel/log.ts'
 import { scheduleService } from './schedules.ts'
 import { alertEngine } from './alert-engine.ts'
 import { alertRuleService } from './alert-rules.ts'
@@ -50,6 +53,9 @@ export function createServices(
   const policies = policyService(deps)
   const { devices, gateways } = deviceService(deps)
   const engine = alertEngine(deps)
+  const identities = deps.identities ?? storeIdentities(deps.meta)
+  const now = deps.now ?? Date.now
+  const state = stateService({ ...deps, identities, now })
   const webhooks = webhookService({
     ...deps,
     retentionDays: deps.config.EVENT_RETENTION_DAYS,
@@ -83,6 +89,18 @@ export function createServices(
     alertRules: alertRuleService({ ...deps, engine }),
     /** Commands to devices and groups; `start()` once the broker runs, `close()` before it stops. */
     commands,
+    /** Devices' state documents; `start()` with the other loops, `close()` before the stores close. */
+    state,
+    /**
+     * Devices' state messages in (ingest's DeviceStateInbox) and deltas out; `start()` once the broker runs, `close()`
+     * before it stops.
+     */
+    stateDelivery: stateDelivery({
+      ...deps,
+      identities,
+      state,
+      log: errorLog(deps.logger, 'state'),
+    }),
     /** Scheduled commands; `start()` after `commands.start()`, `close()` before `commands.close()`. */
     schedules: scheduleService({ ...deps, commands }),
     /** The retention job: `start()` with the other loops, `close()` before the stores close. */

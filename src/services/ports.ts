@@ -14,6 +14,12 @@ export interface CommandBroker {
    * delivered. Through an external broker it only means the broker took the message.
    */
   readonly confirmsDelivery: boolean
+  /**
+   * True for an external broker every node publishes through: one publish reaches the device whichever node made
+   * it, and a retained message waits there for the device's next subscription. False for the embedded broker,
+   * which reaches only the devices connected to this node.
+   */
+  readonly shared: boolean
   /** Whether the device has a session this front can publish to (an external broker: assumed). */
   connected(device: DeviceIdentity): boolean
   /**
@@ -24,7 +30,7 @@ export interface CommandBroker {
     device: DeviceIdentity,
     topic: string,
     payload: Buffer,
-    opts?: { qos?: 0 | 1; timeoutMs?: number },
+    opts?: { qos?: 0 | 1; timeoutMs?: number; retain?: boolean },
   ): Promise<boolean>
   /** Publishes QoS 0 to a full topic (a group topic): true once the broker took it. */
   publishTopic(topic: string, payload: Buffer): Promise<boolean>

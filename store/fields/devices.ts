@@ -236,6 +236,11 @@ export const DEVICE_TABLE = {
   connectedAt: { sql: 'd.connected_at', time: true, read: int },
   keepAlive: { sql: 'd.keep_alive', read: int },
   lastSeenAt: lastSeenAt(),
+  /**
+   * 1 while the device's state delta is not empty (it has not applied its desired state), else 0; kept by triggers
+   * of the state documents (store/libsql/migrations/280_device_state.sql), a list filter on an index.
+   */
+  stateDelta: { sql: 'd.state_delta', read: id, filter: 'int' },
   /** 'device' or 'gateway': Variant B lists both as devices (a gateway is its deviceType 1). */
   kind: { sql: 'd.kind', read: z.enum(['device', 'gateway']) },
   ...audit,

@@ -21,6 +21,7 @@ export const OUTBOX_TYPES = [
   'command.status',
   'device.online',
   'device.offline',
+  'device.state',
 ] as const
 
 export type OutboxType = (typeof OUTBOX_TYPES)[number]

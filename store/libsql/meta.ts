@@ -23,6 +23,7 @@ import { SchedulesRepo } from './schedules.ts'
 import { WebhooksRepo } from './webhooks.ts'
 import { OverviewRepo } from './overview.ts'
 import { RetentionRepo } from './retention.ts'
+import { StateRepo } from './state.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -50,6 +51,7 @@ export function createMetaStore(db: Db): MetaStore {
     schedules: new SchedulesRepo(db),
     webhooks: new WebhooksRepo(db),
     overview: new OverviewRepo(db),
+    state: new StateRepo(db),
     retention: new RetentionRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),

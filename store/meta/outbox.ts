@@ -1,4 +1,4 @@
-import type { AlertEvent, CommandEvent, DeviceRef } from '../../src/kernel/events.ts'
+import type { AlertEvent, CommandEvent, DeviceRef, StateEvent } from '../../src/kernel/events.ts'
 import type { OutboxInput, OutboxType } from './webhooks.ts'
 
 /**
@@ -8,7 +8,7 @@ import type { OutboxInput, OutboxType } from './webhooks.ts'
  */
 export function outboxOf(
   type: OutboxType,
-  e: DeviceRef | CommandEvent | AlertEvent,
+  e: DeviceRef | CommandEvent | AlertEvent | StateEvent,
   now: number,
 ): OutboxInput {
   const { tenantID, ...rest } = e

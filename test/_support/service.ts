@@ -62,6 +62,8 @@ export class Client {
     this.call<T>('POST', path, body, headers)
   put = <T = Loose>(path: string, body?: unknown, headers?: Record<string, string>) =>
     this.call<T>('PUT', path, body, headers)
+  patch = <T = Loose>(path: string, body?: unknown, headers?: Record<string, string>) =>
+    this.call<T>('PATCH', path, body, headers)
   del = <T = Loose>(path: string, headers?: Record<string, string>) =>
     this.call<T>('DELETE', path, undefined, headers)
 

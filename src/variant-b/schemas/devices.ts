@@ -49,6 +49,10 @@ export const Device = z.object({
   lastSeenAt: Timestamp.meta({
     description: 'last uplink or connect (written at most once a minute per device)',
   }),
+  stateDelta: Int.meta({
+    description:
+      "1 while the device's desired state differs from what it reported (its state delta is not empty)",
+  }),
   mqttBroker: broker,
   mqttsBroker: broker.meta({ description: 'MQTT over TLS, host:port' }),
   mqttssBroker: broker.meta({
@@ -124,8 +128,8 @@ export const DeviceUpdate = z.object({
 })
 
 /**
- * List filters: `_like` on names and ids; deviceType (the Variant B code, compared exactly), productID, and
- * `gateway` (the devices hanging off that gateway).
+ * List filters: `_like` on names and ids; deviceType (the Variant B code, compared exactly), productID,
+ * `gateway` (the devices hanging off that gateway) and `stateDelta` (1: not in their desired state).
  */
 export const deviceFilters = {
   deviceName: 'text',
@@ -133,6 +137,7 @@ export const deviceFilters = {
   deviceType: 'int',
   productID: 'text',
   gateway: 'int',
+  stateDelta: 'int',
 } satisfies FilterFields
 
 /** `groupID`: devices that are members of the group with that groupID. */

@@ -1,0 +1,119 @@
+/**
+ * The jobs that patch the desired state of a group's or a product's devices. A job is a row (stored with its task
+ * when the API accepted the patch); a node claims it for CLAIM_MS and applies the patch to PAGE devices at a time
+ * in id order, recording after each page the last device done, the counts and the task's progress. A node that
+ * stops leaves its job to be claimed again once the claim runs out, from the last page it recorded: a page done
+ * twice changes nothing the second time (a merge patch applied again is no change).
+ */
+import { isObject, type JsonObject } from '../rules/state.ts'
+import type { MetaStore, StateJob } from '../../store/types.ts'
+import type { StateWriter } from './state-writer.ts'
+
+/** Devices patched a step. */
+export const JOB_PAGE = 500
+/** How long a claim lasts without a step; a step renews it. */
+const CLAIM_MS = 30_000
+/** How often a node looks for jobs nobody holds (a stopped node's). */
+const CHECK_MS = 1000
+
+/** What a job's task reports as its result. */
+export const jobResult = (j: Pick<StateJob, 'total' | 'changed' | 'unchanged' | 'failed'>) => ({
+  total: j.total,
+  changed: j.changed,
+  unchanged: j.unchanged,
+  failed: j.failed,
+})
+
+export function stateJobs(d: {
+  meta: MetaStore
+  writer: StateWriter
+  now: () => number
+  log: (message: string, e?: unknown) => void
+}) {
+  const { meta, writer, now } = d
+  let timer: NodeJS.Timeout | undefined
+  let running: Promise<void> | undefined
+  let again = false
+  let closed = false
+
+  /** Patches one page of the job's devices; false when the job is done. */
+  async function step(job: StateJob, patch: JsonObject): Promise<boolean> {
+    const devices = await meta.state.scopeDevices(job, job.afterDevice, JOB_PAGE)
+    const outcomes = await Promise.allSettled(
+      devices.map((dev) =>
+        writer.apply({
+          owner: { id: dev.id, tenantID: job.tenantID, deviceID: dev.deviceID },
+          side: 'desired',
+          patch,
+        }),
+      ),
+    )
+    for (const o of outcomes) {
+      if (o.status === 'fulfilled') job[o.value.changed ? 'changed' : 'unchanged']++
+      else job.failed++ // deleted meanwhile, or its desired state would pass the size limit
+    }
+    if (devices.length) job.afterDevice = devices.at(-1)!.id
+    const until = now() + CLAIM_MS
+    if (!(await meta.state.stepJob(job, job, until))) return false // another node holds it now
+    job.claimedUntil = until
+    const done = devices.length < JOB_PAGE
+    const settled = job.changed + job.unchanged + job.failed
+    const progress = done ? 100 : Math.min(99, Math.floor((100 * settled) / Math.max(1, job.total)))
+    await meta.tasks.report(
+      job.taskID,
+      progress,
+      `${settled} of ${job.total} devices`,
+      JSON.stringify(jobResult(job)),
+    )
+    return !done
+  }
+
+  async function run(job: StateJob) {
+    await meta.tasks.markRunning(job.taskID)
+    const parsed: unknown = JSON.parse(job.patch)
+    const patch: JsonObject = isObject(parsed) ? parsed : {}
+    while (!closed && (await step(job, patch))) await new Promise((r) => setImmediate(r))
+    if (closed || job.claimedUntil < now()) return
+    await meta.state.finishJob(job.id)
+    await meta.tasks.finish(job.taskID, JSON.stringify(jobResult(job)))
+  }
+
+  /** Runs every job nobody holds, one after the other. */
+  async function runAll() {
+    do {
+      again = false
+      for (;;) {
+        if (closed) return
+        const job = await meta.state.claimJob(now(), now() + CLAIM_MS)
+        if (!job) break
+        await run(job)
+      }
+    } while (again && !closed)
+  }
+
+  function wake() {
+    if (closed) return
+    if (running) {
+      again = true
+      return
+    }
+    running = runAll()
+      .catch((e) => d.log('state job failed', e))
+      .finally(() => (running = undefined))
+  }
+
+  return {
+    /** Looks for a job now (one was just stored). */
+    wake,
+    start() {
+      timer = setInterval(wake, CHECK_MS)
+      timer.unref()
+      wake()
+    },
+    async close() {
+      closed = true
+      clearInterval(timer)
+      await running
+    },
+  }
+}
