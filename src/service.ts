@@ -242,7 +242,10 @@ function forgetSessions(bus: EventBus, auth: Authenticator) {
   bus.on('token.revoked', (e) => auth.forgetToken(e.jti))
 }
 
-/** The ingest pipeline, the gatekeepers of devices and the broker (embedded, or a client of MQTT_URL). */
+/**
+ * The ingest pipeline, the gatekeepers of devices and the broker (embedded, or a client of MQTT_URL); devices' state
+ * messages wait for `attachState` (the services are made after the broker).
+ */
 async function startIngest(
   config: Config,
   opts: ServiceOptions,
@@ -253,22 +256,21 @@ async function startIngest(
     disk,
     metrics,
     logger,
-    state,
   }: Pick<Stores, 'meta' | 'telemetry'> & {
     bus: EventBus
     disk: DiskGuard
     metrics: Metrics
     logger: Logger
-    state: DeviceStateInbox
   },
 ) {
+  const state = lateStateInbox()
   const pipeline = createPipeline({
     config,
     meta,
     telemetry,
     bus,
     disk,
-    state,
+    state: state.inbox,
     observer: metrics.ingest,
     now: opts.now,
     onError: errorLog(logger, 'ingest'),
@@ -279,7 +281,19 @@ async function startIngest(
     ? // MQTT.js is loaded only for an external broker (~100 ms of start otherwise)
       await (await import('../ingest/external/client.ts')).connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
-  return { pipeline, gatekeepers, broker }
+  return { pipeline, gatekeepers, broker, attachState: state.attach }
+}
+
+/**
+ * The state inbox ingest takes before the services exist (the broker starts first): messages wait until the state
+ * service is attached.
+ */
+function lateStateInbox() {
+  const ready = deferred<DeviceStateInbox>()
+  const inbox: DeviceStateInbox = {
+    receive: (uplink) => ready.promise.then((s) => s.receive(uplink)),
+  }
+  return { inbox, attach: (s: DeviceStateInbox) => ready.resolve(s) }
 }
 
 /** Logs the ports the service listens on. */
@@ -312,19 +326,13 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   forgetSessions(bus, auth)
   const disk = diskGuard(config, opts, logger)
   await disk.start()
-  // the broker takes devices' state messages before the services exist: they wait for them
-  const stateReady = deferred<Services['stateDelivery']>()
-  const state: DeviceStateInbox = {
-    receive: (uplink) => stateReady.promise.then((s) => s.receive(uplink)),
-  }
-  const { pipeline, gatekeepers, broker } = await startIngest(config, opts, {
+  const { pipeline, gatekeepers, broker, attachState } = await startIngest(config, opts, {
     meta,
     telemetry,
     bus,
     disk,
     metrics,
     logger,
-    state,
   })
   const services = createServices({
     meta,
@@ -339,7 +347,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     retention: opts.retention,
     backupCopy: (dir) => backupStores(config, dir),
   })
-  stateReady.resolve(services.stateDelivery)
+  attachState(services.stateInbox)
   const unwatch = watchMetrics(metrics, { bus, meta, pipeline, services })
   await startBackground(services)
   const deps: Deps = {

@@ -47,11 +47,10 @@ async function deviceOf(c: Context<AppEnv>, ingest: HttpIngest) {
   return sender.device
 }
 
-/** Devices' state documents: read and patch them, patch a group's or a product's, and an HTTP device's side. */
-export function stateRoutes({ services, ingest }: Deps) {
-  const r = new Router()
-  const state = services.state
+type State = Deps['services']['state']
 
+/** A device's document, read and patched through the API, and the patches of a group's or product's devices. */
+function apiRoutes(r: Router, state: State) {
   r.typed(
     {
       method: 'get',
@@ -99,7 +98,10 @@ export function stateRoutes({ services, ingest }: Deps) {
       async (c, { id, body }) =>
         c.json(await state.patchScope(actorOf(c), scope, id, body.desired), 202),
     )
+}
 
+/** An HTTP device's own side: the long poll of its document and its reports (device credentials). */
+function deviceRoutes(r: Router, state: State, ingest: HttpIngest) {
   r.typed(
     {
       method: 'get',
@@ -141,6 +143,12 @@ export function stateRoutes({ services, ingest }: Deps) {
       return c.json(stateWire(await state.report(device, body.reported), c.get('tz')))
     },
   )
+}
 
+/** Devices' state documents: read and patch them, patch a group's or a product's, and an HTTP device's side. */
+export function stateRoutes({ services, ingest }: Deps) {
+  const r = new Router()
+  apiRoutes(r, services.state)
+  deviceRoutes(r, services.state, ingest)
   return r
 }

@@ -8,9 +8,7 @@ import { productModelService } from './product-model.ts'
 import { productResourceService } from './product-resources.ts'
 import type { ServiceDeps } from './types.ts'
 import { commandService, storeIdentities, type CommandDeps } from './commands.ts'
-import { stateService } from './state.ts'
-import { stateDelivery } from './state-delivery.ts'
-import { errorLog } from '../kernel/log.ts'
+import { stateServices } from './state.ts'
 import { scheduleService } from './schedules.ts'
 import { alertEngine } from './alert-engine.ts'
 import { alertRuleService } from './alert-rules.ts'
@@ -54,8 +52,6 @@ export function createServices(
   const { devices, gateways } = deviceService(deps)
   const engine = alertEngine(deps)
   const identities = deps.identities ?? storeIdentities(deps.meta)
-  const now = deps.now ?? Date.now
-  const state = stateService({ ...deps, identities, now })
   const webhooks = webhookService({
     ...deps,
     retentionDays: deps.config.EVENT_RETENTION_DAYS,
@@ -89,18 +85,12 @@ export function createServices(
     alertRules: alertRuleService({ ...deps, engine }),
     /** Commands to devices and groups; `start()` once the broker runs, `close()` before it stops. */
     commands,
-    /** Devices' state documents; `start()` with the other loops, `close()` before the stores close. */
-    state,
     /**
-     * Devices' state messages in (ingest's DeviceStateInbox) and deltas out; `start()` once the broker runs, `close()`
-     * before it stops.
+     * Devices' state: `state` (documents and patches; `start()` with the other loops, `close()` before the stores
+     * close), `stateInbox` (devices' state messages, ingest's DeviceStateInbox) and `stateDelivery` (deltas out;
+     * `start()` once the broker runs, `close()` before it stops).
      */
-    stateDelivery: stateDelivery({
-      ...deps,
-      identities,
-      state,
-      log: errorLog(deps.logger, 'state'),
-    }),
+    ...stateServices({ ...deps, identities, now: deps.now ?? Date.now }),
     /** Scheduled commands; `start()` after `commands.start()`, `close()` before `commands.close()`. */
     schedules: scheduleService({ ...deps, commands }),
     /** The retention job: `start()` with the other loops, `close()` before the stores close. */

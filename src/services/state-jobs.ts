@@ -11,10 +11,20 @@ import type { StateWriter } from './state-writer.ts'
 
 /** Devices patched a step. */
 export const JOB_PAGE = 500
-/** How long a claim lasts without a step; a step renews it. */
-const CLAIM_MS = 30_000
+/**
+ * How long a claim lasts without a step; each step (a page, well under a second) renews it. A node that stops
+ * leaves its job to the others, or to itself restarted, this long after its last step.
+ */
+const CLAIM_MS = 10_000
 /** How often a node looks for jobs nobody holds (a stopped node's). */
 const CHECK_MS = 1000
+
+interface JobDeps {
+  meta: MetaStore
+  writer: StateWriter
+  now: () => number
+  log: (message: string, e?: unknown) => void
+}
 
 /** What a job's task reports as its result. */
 export const jobResult = (j: Pick<StateJob, 'total' | 'changed' | 'unchanged' | 'failed'>) => ({
@@ -24,55 +34,51 @@ export const jobResult = (j: Pick<StateJob, 'total' | 'changed' | 'unchanged' | 
   failed: j.failed,
 })
 
-export function stateJobs(d: {
-  meta: MetaStore
-  writer: StateWriter
-  now: () => number
-  log: (message: string, e?: unknown) => void
-}) {
+/** Patches one page of the job's devices and records it; false when the job is done or its claim was lost. */
+async function step(d: JobDeps, job: StateJob, patch: JsonObject): Promise<boolean> {
   const { meta, writer, now } = d
+  const devices = await meta.state.scopeDevices(job, job.afterDevice, JOB_PAGE)
+  const outcomes = await Promise.allSettled(
+    devices.map((dev) =>
+      writer.apply({
+        owner: { id: dev.id, tenantID: job.tenantID, deviceID: dev.deviceID },
+        side: 'desired',
+        patch,
+      }),
+    ),
+  )
+  for (const o of outcomes) {
+    if (o.status === 'fulfilled') job[o.value.changed ? 'changed' : 'unchanged']++
+    else job.failed++ // deleted meanwhile, or its desired state would pass the size limit
+  }
+  if (devices.length) job.afterDevice = devices.at(-1)!.id
+  const until = now() + CLAIM_MS
+  if (!(await meta.state.stepJob(job, job, until))) return false // another node holds it now
+  job.claimedUntil = until
+  const done = devices.length < JOB_PAGE
+  const settled = job.changed + job.unchanged + job.failed
+  const progress = done ? 100 : Math.min(99, Math.floor((100 * settled) / Math.max(1, job.total)))
+  await meta.tasks.report(
+    job.taskID,
+    progress,
+    `${settled} of ${job.total} devices`,
+    JSON.stringify(jobResult(job)),
+  )
+  return !done
+}
+
+export function stateJobs(d: JobDeps) {
+  const { meta, now } = d
   let timer: NodeJS.Timeout | undefined
   let running: Promise<void> | undefined
   let again = false
   let closed = false
 
-  /** Patches one page of the job's devices; false when the job is done. */
-  async function step(job: StateJob, patch: JsonObject): Promise<boolean> {
-    const devices = await meta.state.scopeDevices(job, job.afterDevice, JOB_PAGE)
-    const outcomes = await Promise.allSettled(
-      devices.map((dev) =>
-        writer.apply({
-          owner: { id: dev.id, tenantID: job.tenantID, deviceID: dev.deviceID },
-          side: 'desired',
-          patch,
-        }),
-      ),
-    )
-    for (const o of outcomes) {
-      if (o.status === 'fulfilled') job[o.value.changed ? 'changed' : 'unchanged']++
-      else job.failed++ // deleted meanwhile, or its desired state would pass the size limit
-    }
-    if (devices.length) job.afterDevice = devices.at(-1)!.id
-    const until = now() + CLAIM_MS
-    if (!(await meta.state.stepJob(job, job, until))) return false // another node holds it now
-    job.claimedUntil = until
-    const done = devices.length < JOB_PAGE
-    const settled = job.changed + job.unchanged + job.failed
-    const progress = done ? 100 : Math.min(99, Math.floor((100 * settled) / Math.max(1, job.total)))
-    await meta.tasks.report(
-      job.taskID,
-      progress,
-      `${settled} of ${job.total} devices`,
-      JSON.stringify(jobResult(job)),
-    )
-    return !done
-  }
-
   async function run(job: StateJob) {
     await meta.tasks.markRunning(job.taskID)
     const parsed: unknown = JSON.parse(job.patch)
     const patch: JsonObject = isObject(parsed) ? parsed : {}
-    while (!closed && (await step(job, patch))) await new Promise((r) => setImmediate(r))
+    while (!closed && (await step(d, job, patch))) await new Promise((r) => setImmediate(r))
     if (closed || job.claimedUntil < now()) return
     await meta.state.finishJob(job.id)
     await meta.tasks.finish(job.taskID, JSON.stringify(jobResult(job)))

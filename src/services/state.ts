@@ -16,6 +16,9 @@ import { documentOf, type StateDocument, type StateOwner } from './state-documen
 import { stateJobs } from './state-jobs.ts'
 import { checkPatch, stateWriter } from './state-writer.ts'
 import type { Actor } from './types.ts'
+import type { CommandBroker } from './ports.ts'
+import { stateInbox } from './state-inbox.ts'
+import { stateDelivery } from './state-delivery.ts'
 
 export type { StateDocument } from './state-document.ts'
 
@@ -31,17 +34,81 @@ export interface StateDeps {
 /** The task name of a group's or product's patch. */
 export const STATE_TASK = 'device_state'
 
-export function stateService(deps: StateDeps) {
-  const { meta, events, identities, now } = deps
-  const log = deps.log ?? errorLog(deps.logger, 'state')
-  const writer = stateWriter({ meta, events, now })
-  const jobs = stateJobs({ meta, writer, now, log })
-  /** HTTP devices waiting for a newer desired version, by device record id. */
+/**
+ * Stores a group's or product's patch as a task and its job (one transaction); the job loop applies it. NotFound
+ * for a scope that is not the tenant's.
+ */
+async function startScopeJob(
+  meta: MetaStore,
+  now: number,
+  a: Actor,
+  scope: 'group' | 'product',
+  id: number,
+  desired: unknown,
+) {
+  const patch = checkPatch('desired', desired)
+  if (scope === 'group') await meta.groups.get(a.tenant, id)
+  else await meta.products.get(a.tenant, id)
+  const job = { tenantID: a.tenant, scope, scopeIntID: id }
+  const taskID = randomUUID()
+  const total = await meta.state.scopeCount(job)
+  await meta.state.createJob(
+    {
+      ...job,
+      patch: JSON.stringify(patch),
+      userIntID: a.userIntID,
+      taskName: STATE_TASK,
+      taskID,
+      total,
+    },
+    now,
+  )
+  return { taskID, statusUrl: `/task_status/${taskID}` }
+}
+
+/**
+ * HTTP devices waiting for a newer desired version (long polls), by device record id: woken by a change on this
+ * node, and reading again every second for a change on another.
+ */
+function desiredWaits(
+  events: EventBus,
+  read: (owner: StateOwner) => Promise<StateDocument>,
+  now: () => number,
+) {
   const pollers = sleepers<number>()
   let releasing = false
   const onState = (e: { deviceIntID: number; side: string }) => {
     if (e.side === 'desired') pollers.wake(e.deviceIntID)
   }
+  return {
+    /** The document once its desiredVersion is above `after`, or as it is when `waitSeconds` ran out. */
+    wait: async (owner: StateOwner, after: number, waitSeconds: number) => {
+      const until = now() + waitSeconds * 1000
+      for (;;) {
+        const doc = await read(owner)
+        const left = until - now()
+        if (doc.desiredVersion > after || left <= 0 || releasing) return doc
+        await pollers.sleep(owner.id, Math.min(left, 1000))
+      }
+    },
+    start: () => events.on('device.state', onState),
+    /** Answers every wait now, and later ones at once (shutdown). */
+    release: () => {
+      releasing = true
+      pollers.wakeAll()
+    },
+    close() {
+      events.off('device.state', onState)
+      pollers.wakeAll()
+    },
+  }
+}
+
+export function stateService(deps: StateDeps) {
+  const { meta, events, identities, now } = deps
+  const log = deps.log ?? errorLog(deps.logger, 'state')
+  const writer = stateWriter({ meta, events, now })
+  const jobs = stateJobs({ meta, writer, now, log })
 
   /** The tenant's device (or gateway) with record id `id`; NotFound for another tenant's or none. */
   async function ownerOf(tenant: string, id: number): Promise<StateOwner> {
@@ -53,6 +120,7 @@ export function stateService(deps: StateDeps) {
   async function read(owner: StateOwner): Promise<StateDocument> {
     return documentOf(owner, (await meta.state.byDevices([owner.id])).get(owner.id))
   }
+  const waits = desiredWaits(events, read, now)
 
   return {
     /** The document of the tenant's device `id`. */
@@ -60,10 +128,9 @@ export function stateService(deps: StateDeps) {
 
     /** Patches the desired side of the tenant's device `id` (`version`: the desiredVersion it was based on). */
     async patchDesired(a: Actor, id: number, body: { desired: unknown; version?: number }) {
-      const patch = checkPatch('desired', body.desired)
+      const patch = checkPatch('desired', body.desired) // 422 before the device is looked up
       const owner = await ownerOf(a.tenant, id)
-      const out = await writer.apply({ owner, side: 'desired', patch, basedOn: body.version })
-      return out.doc
+      return (await writer.apply({ owner, side: 'desired', patch, basedOn: body.version })).doc
     },
 
     /**
@@ -71,24 +138,9 @@ export function stateService(deps: StateDeps) {
      * is stored with it, so a node that stops leaves the rest to the next).
      */
     async patchScope(a: Actor, scope: 'group' | 'product', id: number, desired: unknown) {
-      const patch = checkPatch('desired', desired)
-      if (scope === 'group') await meta.groups.get(a.tenant, id)
-      else await meta.products.get(a.tenant, id)
-      const job = { tenantID: a.tenant, scope, scopeIntID: id }
-      const taskID = randomUUID()
-      await meta.state.createJob(
-        {
-          ...job,
-          patch: JSON.stringify(patch),
-          userIntID: a.userIntID,
-          taskName: STATE_TASK,
-          taskID,
-          total: await meta.state.scopeCount(job),
-        },
-        now(),
-      )
+      const started = await startScopeJob(meta, now(), a, scope, id, desired)
       jobs.wake()
-      return { taskID, statusUrl: `/task_status/${taskID}` }
+      return started
     },
 
     /** A device reports (a merge patch of `reported`): resolves once it is committed. */
@@ -104,35 +156,33 @@ export function stateService(deps: StateDeps) {
      * An HTTP device waits (up to `waitSeconds`) for a desired version above `after`; answers the document then, or
      * as it is when the wait ends.
      */
-    async waitDesired(owner: StateOwner, after: number, waitSeconds: number) {
-      const until = now() + waitSeconds * 1000
-      for (;;) {
-        const doc = await read(owner)
-        const left = until - now()
-        if (doc.desiredVersion > after || left <= 0 || releasing) return doc
-        // woken by a change on this node; a change on another node is seen at the next read (at most 1 s later)
-        await pollers.sleep(owner.id, Math.min(left, 1000))
-      }
-    },
+    waitDesired: waits.wait,
 
     /** Starts the job loop and the long polls' wake-ups. */
     start() {
-      events.on('device.state', onState)
+      waits.start()
       jobs.start()
     },
 
     /** Answers every long poll now (shutdown, before the HTTP server closes). */
-    releaseWaiters() {
-      releasing = true
-      pollers.wakeAll()
-    },
+    releaseWaiters: waits.release,
 
     async close() {
-      events.off('device.state', onState)
-      pollers.wakeAll()
+      waits.close()
       await jobs.close()
     },
   }
 }
 
 export type StateService = ReturnType<typeof stateService>
+
+/** The state service with the devices' side of it: their messages in and the deltas pushed to them. */
+export function stateServices(deps: StateDeps & { broker: CommandBroker }) {
+  const log = deps.log ?? errorLog(deps.logger, 'state')
+  const state = stateService({ ...deps, log })
+  return {
+    state,
+    stateInbox: stateInbox({ broker: deps.broker, state, log }),
+    stateDelivery: stateDelivery({ ...deps, log }),
+  }
+}

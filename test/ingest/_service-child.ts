@@ -1,6 +1,7 @@
 /**
- * The service in a child process, for the kill -9 test: starts it on DATA_DIR with free ports and prints one
- * JSON line `{"url", "mqttPort"}` on stdout once it listens. The parent kills it with SIGKILL.
+ * The service in a child process, for the kill -9 and several-node tests: starts it on DATA_DIR (and DATABASE_URL,
+ * when given) with free ports and prints one JSON line `{"url", "mqttPort"}` on stdout once it listens. The parent
+ * kills it with SIGKILL.
  */
 import { loadConfig } from '../../src/kernel/config.ts'
 import { startService } from '../../src/service.ts'
@@ -8,6 +9,8 @@ import { startService } from '../../src/service.ts'
 const svc = await startService(
   loadConfig({
     DATA_DIR: process.env.DATA_DIR,
+    // several nodes on one metadata database (unset: DATA_DIR's own)
+    ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
     PORT: '0',
     HOST: '127.0.0.1',
     MQTT_PORT: '0',

@@ -16,6 +16,7 @@ import { streamDevice } from './_mqtt.ts'
 import { withService } from './_service.ts'
 
 const SCRIPT = join(import.meta.dirname, '_paho_device.py')
+const STATE_SCRIPT = join(import.meta.dirname, '_paho_state.py')
 
 const python = [process.env.PAHO_PYTHON, 'python3', '/usr/bin/python3'].find(
   (p) => p && spawnSync(p, ['-c', 'import paho.mqtt.client'], { stdio: 'ignore' }).status === 0,
@@ -24,10 +25,14 @@ const python = [process.env.PAHO_PYTHON, 'python3', '/usr/bin/python3'].find(
 /** A JSON line the paho device prints: the step it reached and what it saw there. */
 type PahoLine = Record<string, unknown>
 
-/** Runs the paho device; calls `onLine` with each JSON line it prints; resolves with all of them on exit. */
-function runDevice(args: string[], onLine: (line: PahoLine) => void): Promise<PahoLine[]> {
+/** Runs a paho device script; calls `onLine` with each JSON line it prints; resolves with all of them on exit. */
+function runDevice(
+  args: string[],
+  onLine: (line: PahoLine) => void,
+  script = SCRIPT,
+): Promise<PahoLine[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(python!, [SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(python!, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
     const lines: PahoLine[] = []
     let stderr = ''
     const timer = setTimeout(() => child.kill(), 30_000)
@@ -93,6 +98,29 @@ paho(
       [stream.topic, 'not authorized'],
       ['paho/ok', 'no data stream for topic paho/ok'],
     ])
+  },
+)
+
+paho(
+  'device state :: the pending delta pushed on subscribing, reported back, the document on state/get',
+  async () => {
+    const { device: d } = await streamDevice(t)
+    const patched = await t.admin.patch(`/api/v1/devices/${d.id}/state`, { desired: { speed: 4 } })
+    assert.is(patched.status, 200, patched.text)
+    const lines = await runDevice(
+      ['127.0.0.1', String(t.svc.deps.broker.port), d.deviceID, d.deviceUsername, d.token],
+      () => {},
+      STATE_SCRIPT,
+    )
+    assert.equal(lines[0], {
+      step: 'delta',
+      message: { desired: { speed: 4 }, delta: { speed: 4 }, version: 1, desiredVersion: 1 },
+    })
+    assert.equal(lines[1], { step: 'reported', acked: true })
+    const doc = lines[2]!.message as Record<string, unknown>
+    assert.equal([doc.clientToken, doc.reported, doc.delta], ['paho-1', { speed: 4 }, {}])
+    const stored = (await t.admin.get(`/api/v1/devices/${d.id}/state`)).body
+    assert.equal([stored.reported, stored.delta, stored.version], [{ speed: 4 }, {}, 2])
   },
 )
 
