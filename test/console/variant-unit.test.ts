@@ -86,6 +86,7 @@ const deviceB = devB.Device.parse({
   connectedAt: T,
   keepAlive: 60,
   lastSeenAt: T,
+  stateDelta: 0,
   mqttBroker: 'localhost:1883',
   mqttsBroker: null,
   mqttssBroker: null,

@@ -43,7 +43,7 @@ function routes(variant: 'A' | 'B'): Promise<string> {
 }
 
 const LINE =
-  /^(GET|POST|PUT|DELETE) (\/api\/v1\/\S*) → ((?:src|ingest|query|store)\/\S+\.tsx?):(\d+)$/
+  /^(GET|POST|PUT|PATCH|DELETE) (\/api\/v1\/\S*) → ((?:src|ingest|query|store)\/\S+\.tsx?):(\d+)$/
 
 for (const variant of ['A', 'B'] as const)
   test(`variant ${variant} :: every route the app serves, once, at a line of a source file`, async () => {

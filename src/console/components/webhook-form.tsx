@@ -17,6 +17,7 @@ const EVENTS = [
   'command.status',
   'device.online',
   'device.offline',
+  'device.state',
 ]
 
 const w = words(
