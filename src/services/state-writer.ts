@@ -40,6 +40,11 @@ interface Queued {
 
 /** Rounds a change may lose its compare-and-set before it fails (its device was deleted meanwhile, or a storm). */
 const MAX_ATTEMPTS = 8
+/**
+ * Changes a round takes at most: one transaction of that many documents holds the one writer for tens of ms, so
+ * ingest's commits wait no longer than that behind it; the rest wait for the next round.
+ */
+export const MAX_ROUND = 500
 
 /** The patch of `side` as JSON; Invalid when it is no JSON object or breaks a key or nesting rule (every key named). */
 export function checkPatch(side: StateSide, patch: unknown): JsonObject {
@@ -50,12 +55,13 @@ export function checkPatch(side: StateSide, patch: unknown): JsonObject {
 }
 
 export function stateWriter(d: { meta: MetaStore; events: EventBus; now: () => number }) {
-  let queue: Queued[] = []
+  const queue: Queued[] = []
   let running = false
 
   /**
-   * One round: a device's first queued change each (its later ones wait for the next round, so they see it), read,
-   * applied and written; the changes that lost their compare-and-set go back to the queue.
+   * One round (at most MAX_ROUND changes): a device's first queued change each (its later ones wait for the next
+   * round, so they see it), read, applied and written; the changes that lost their compare-and-set go back to the
+   * front of the queue.
    */
   async function round(batch: Queued[]): Promise<Queued[]> {
     const first = new Map<number, Queued>()
@@ -100,8 +106,7 @@ export function stateWriter(d: { meta: MetaStore; events: EventBus; now: () => n
 
   async function drain() {
     while (queue.length) {
-      const batch = queue
-      queue = []
+      const batch = queue.splice(0, MAX_ROUND)
       try {
         queue.unshift(...(await round(batch)))
       } catch (e) {

@@ -251,4 +251,26 @@ test('HTTP device :: long poll answers on a newer desiredVersion; POST reports; 
   assert.is(big.status, 413)
 })
 
+test('HTTP ingest :: 1,200 reports of one device in one request, applied in order, none lost', async () => {
+  const [d] = (await devices(t, 1)).devices
+  const messages = Array.from({ length: 1200 }, (_, n) => ({
+    topic: 'state/reported',
+    payload: { n },
+  }))
+  const r = await t.anon.post('/api/v1/ingest', { messages }, { authorization: basic(d) })
+  assert.is(r.status, 202, r.text)
+  assert.equal(r.body.rejected, [])
+  const doc = await getDoc(d.id)
+  assert.equal([doc.reported, doc.reportedVersion, doc.version], [{ n: 1199 }, 1200, 1200])
+  const versions = await t.db.all(
+    "SELECT json_extract(data, '$.reportedVersion') AS v FROM outbox_events WHERE type = 'device.state' AND device_id = ? ORDER BY id",
+    [d.deviceID],
+  )
+  assert.equal(
+    versions.map((x) => Number(x.v)),
+    Array.from({ length: 1200 }, (_, i) => i + 1),
+    'one event a report, in order',
+  )
+})
+
 test.run()
