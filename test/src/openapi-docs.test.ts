@@ -343,4 +343,28 @@ docs('/docs :: renders the meanings, the payload forms and the examples', async 
   assert.match(r.text, '&#34;data_type&#34;:&#34;response&#34;')
 })
 
+docs(
+  'device state :: the worked example on /docs; the patches and the document with examples; 409 listed',
+  async () => {
+    const r = await t.anon.get('/docs')
+    assert.match(r.text, '<h2>Device state: desired and reported</h2>')
+    assert.match(r.text, 'Worked example.')
+    assert.match(r.text, '409 VERSION_CONFLICT')
+    const patch = operationOf(doc, '/api/v1/devices/{id}/state', 'patch')
+    assert.equal(patch.requestBody!.content['application/json']!.example, {
+      desired: { setpoint: 21, schedule: null },
+      version: 2,
+    })
+    assert.ok(patch.responses['409'], 'the conflict is documented')
+    assert.ok(patch.responses['413'])
+    const got = operationOf(doc, '/api/v1/devices/{id}/state', 'get')
+    const answer = got.responses['200']!.content!['application/json']!
+    assert.ok(answer.example ?? answer.schema?.examples, 'the document has an example')
+    for (const path of ['/api/v1/groups/{id}/state', '/api/v1/products/{id}/state'])
+      assert.ok(operationOf(doc, path, 'patch').responses['202'], path)
+    assert.ok(operationOf(doc, '/api/v1/ingest/state', 'get'))
+    assert.ok(operationOf(doc, '/api/v1/ingest/state', 'post'))
+  },
+)
+
 docs.run()
