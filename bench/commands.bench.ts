@@ -8,7 +8,6 @@ import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { join } from 'node:path'
-import { randomId } from '../src/kernel/secrets.ts'
 import { childJson, table } from './_support/runner.ts'
 import { recordCollections } from './_support/collections.ts'
 import { startBenchService } from './_support/service.ts'
@@ -17,27 +16,10 @@ const DEVICES = Number(process.env.BENCH_DEVICES ?? 10_000)
 const RATE = Number(process.env.BENCH_RATE ?? 1000)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30)
 
-const { svc, token, tenantID, api, seedDevices, close } = await startBenchService('commands')
+const bench = await startBenchService('commands')
+const { svc, token, api, close } = bench
 const product = await api('POST', '/api/v1/products', { productName: 'bench', cloudProtocol: 1 })
-const group = await api('POST', '/api/v1/groups', {
-  productID: product.productID,
-  groupName: 'all',
-})
-
-const devices = Array.from({ length: DEVICES }, (_, i) => ({
-  clientId: `cmd-${i}`,
-  username: randomId(36),
-  password: randomId(36),
-}))
-const sql = await seedDevices(
-  product.id,
-  devices.map((d) => ({ deviceID: d.clientId, username: d.username, token: d.password })),
-)
-await sql.run(
-  `INSERT INTO group_devices (group_int_id, device_int_id, create_at)
-   SELECT ?, id, ? FROM devices WHERE tenant_id = ? AND product_int_id = ?`,
-  [group.id, Date.now(), tenantID, product.id],
-)
+const { group, devices } = await bench.groupOfDevices(product, DEVICES, 'cmd')
 
 const profiler = process.env.BENCH_PROFILE ? new Session() : undefined
 if (profiler) {

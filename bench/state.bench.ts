@@ -9,7 +9,6 @@
  *    devices, 1 message in flight each): messages/s of each, their ratio, the generator's CPU and the service's.
  */
 import { join } from 'node:path'
-import { randomId } from '../src/kernel/secrets.ts'
 import { mountpoint } from '../src/kernel/topics.ts'
 import { GoLoadUnavailable } from './_support/go-load.ts'
 import { procCpuUs } from './_support/proc-cpu.ts'
@@ -21,27 +20,9 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 2))
 
 const bench = await startBenchService('state')
-const { svc, token, tenantID, api, seedDevices } = bench
+const { svc, token, tenantID } = bench
 const product = await bench.telemetryProduct(10, 'fleet')
-const group = await api('POST', '/api/v1/groups', {
-  productID: product.productID,
-  groupName: 'all',
-})
-const devices = Array.from({ length: DEVICES }, (_, i) => ({
-  clientId: `st-${i}`,
-  username: randomId(36),
-  password: randomId(36),
-}))
-const sql = await seedDevices(
-  product.id,
-  devices.map((d) => ({ deviceID: d.clientId, username: d.username, token: d.password })),
-)
-await sql.run(
-  `INSERT INTO group_devices (group_int_id, device_int_id, create_at)
-   SELECT ?, id, ? FROM devices WHERE tenant_id = ? AND product_int_id = ?`,
-  [group.id, Date.now(), tenantID, product.id],
-)
-void sql.close()
+const { group, devices } = await bench.groupOfDevices(product, DEVICES, 'st')
 
 /** What _support/state-load.ts prints. */
 interface StateLoad {

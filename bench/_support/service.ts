@@ -144,6 +144,38 @@ export async function startBenchService(name: string) {
       return sql
     },
     /**
+     * `n` devices of the product seeded (client ids `<prefix>-<i>`, with credentials for a load generator), all in
+     * its new group `all`.
+     */
+    groupOfDevices: async (
+      product: { id: number; productID: string },
+      n: number,
+      prefix: string,
+    ) => {
+      const group = await call<ApiRecord>(
+        'POST',
+        '/api/v1/groups',
+        { productID: product.productID, groupName: 'all' },
+        token,
+      )
+      const devices = Array.from({ length: n }, (_, i) => ({
+        clientId: `${prefix}-${i}`,
+        username: randomId(36),
+        password: randomId(36),
+      }))
+      const sql = await bench.seedDevices(
+        product.id,
+        devices.map((d) => ({ deviceID: d.clientId, username: d.username, token: d.password })),
+      )
+      await sql.run(
+        `INSERT INTO group_devices (group_int_id, device_int_id, create_at)
+         SELECT ?, id, ? FROM devices WHERE tenant_id = ? AND product_int_id = ?`,
+        [group.id, Date.now(), tenantID, product.id],
+      )
+      void sql.close()
+      return { group, devices }
+    },
+    /**
      * A product of `points` data points (named `prefix`) and `n` devices of it (ids `<prefix>-<i>`), seeded, each
      * with what a load generator needs: client id, username, password and its report topic.
      */

@@ -27,7 +27,7 @@ interface Opts {
 const o = argJson<Opts>(process.argv[2]!)
 const KEEPALIVE_S = 300
 /** Per device: the highest desiredVersion received, and when each version was first reached. */
-const reached: Array<Map<number, number>> = o.devices.map(() => new Map())
+const reached = o.devices.map(() => new Map<number, number>())
 let onDelta: (() => void) | undefined
 
 const SUBSCRIBE = (() => {

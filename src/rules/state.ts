@@ -108,5 +108,7 @@ export function changedKeys(before: JsonObject, after: JsonObject): string[] {
   return [...keys].filter((k) => !jsonEqual(before[k], after[k])).sort()
 }
 
+const utf8 = new TextEncoder()
+
 /** The bytes of a side as compact JSON (UTF-8): what STATE_LIMITS.bytes bounds. */
-export const stateBytes = (side: JsonObject): number => Buffer.byteLength(JSON.stringify(side))
+export const stateBytes = (side: JsonObject): number => utf8.encode(JSON.stringify(side)).length

@@ -10,10 +10,11 @@ import {
   ADMIN_EMAIL,
   ADMIN_PASSWORD,
   startTestService,
+  type Client,
   type TestService,
 } from '../_support/service.ts'
 import { until } from '../ingest/_mqtt.ts'
-import { allByRole, byRole, closeBrowser, openPage, shot, signIn } from './_browser.ts'
+import { allByRole, byRole, closeBrowser, openPage, shot, signIn, type InPage } from './_browser.ts'
 
 /** The service a console suite drives, and Chromium with the suite's first page. */
 export interface ConsoleRun {
@@ -66,6 +67,17 @@ export async function signInViewer(page: Page, t: TestService, url?: string) {
   await signedIn(page, viewer.email, 'user-password-1', url)
 }
 
+/**
+ * In-app navigation of `page` to `path` (the History API, as a link does): each page load would leave its event
+ * stream's connection behind in Chromium's pool of 6 per host until the page's later requests stall.
+ */
+export const goTo = (page: Page, path: string) =>
+  page.evaluate((p) => {
+    const w = globalThis as InPage
+    w.history.pushState(null, '', p)
+    w.dispatchEvent(new w.PopStateEvent('popstate'))
+  }, path)
+
 /** Types `query` into the devices list's search: the link `gone` leaves the page (asserted), the link `kept` stays. */
 export async function searchDevices(page: Page, query: string, gone: string, kept: string) {
   await (await byRole(page, 'searchbox', 'Search devices')).type(query)
@@ -75,4 +87,20 @@ export async function searchDevices(page: Page, query: string, gone: string, kep
   )
   assert.is((await allByRole(page, 'link', gone)).length, 0)
   await byRole(page, 'link', kept)
+}
+
+/** Creates a switch app template (`templateType` 1) named `name` on the product's data point, through the API. */
+export async function switchTemplate(
+  c: Client,
+  productID: string,
+  dataPointIntID: number,
+  name: string,
+) {
+  const r = await c.post('/api/v1/app_templates', {
+    templateName: name,
+    templateType: 1,
+    productID,
+    dataPointIntID,
+  })
+  assert.is(r.status, 201, r.text)
 }

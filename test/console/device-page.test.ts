@@ -32,7 +32,14 @@ import {
   runWithChromium,
   textBecomes,
 } from './_browser.ts'
-import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
+import {
+  shotCases,
+  signInAdmin,
+  signInViewer,
+  startConsole,
+  stopConsole,
+  switchTemplate,
+} from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -55,13 +62,7 @@ ui.before(async () => {
   stream = await mkStream(t.admin, product.productID, [temp.id, hum.id, label.id], {
     topic: 'telemetry',
   })
-  const tpl = await t.admin.post('/api/v1/app_templates', {
-    templateName: 'Heater',
-    templateType: 1,
-    productID: product.productID,
-    dataPointIntID: temp.id,
-  })
-  assert.is(tpl.status, 201, tpl.text)
+  await switchTemplate(t.admin, product.productID, temp.id, 'Heater')
   for (const [metricName, isShow] of [
     ['Temp °F', 1],
     ['Hidden °F', 0],

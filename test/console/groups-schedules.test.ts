@@ -29,9 +29,8 @@ import {
   runWithChromium,
   textBecomes,
   textOf,
-  type InPage,
 } from './_browser.ts'
-import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
+import { goTo, shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
 let t: TestService
 let browser: Browser
@@ -91,16 +90,8 @@ ui.after(async () => {
 const test = shotCases(ui, 'groups-schedules', () => page)
 
 const click = async (role: string, name: string) => (await byRole(page, role, name)).click()
-/**
- * In-app navigation (the History API, as a link does): each page load would leave its event stream's connection
- * behind in Chromium's pool of 6 per host until the page's later requests stall.
- */
-const go = (path: string) =>
-  page.evaluate((p) => {
-    const w = globalThis as InPage
-    w.history.pushState(null, '', p)
-    w.dispatchEvent(new w.PopStateEvent('popstate'))
-  }, path)
+/** In-app navigation (goTo): the page keeps one event stream. */
+const go = (path: string) => goTo(page, path)
 const figure = async (label: string) => {
   const text = await textOf(await byRole(page, 'region', 'Group command progress'))
   return Number(new RegExp(`${label}\\s+(\\d+)`).exec(text)?.[1])

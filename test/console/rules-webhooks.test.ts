@@ -177,7 +177,7 @@ test('create a webhook to a receiver :: the secret shown once; a refused deliver
   )
   assert.match(shown, /^[0-9a-f]{48}$/)
   const hook = (await hooks())[0]!
-  assert.equal([hook.url, hook.events.length, hook.enable], [`${rx.url}/hook`, 6, 1])
+  assert.equal([hook.url, hook.events.length, hook.enable], [`${rx.url}/hook`, 7, 1])
   assert.equal(await axeViolations(page), [])
 
   // the log open, the receiver refuses the first delivery of a queued command's command.status event

@@ -2,7 +2,8 @@
  * The console in real Chromium against a service serving Variant B's shapes (API_VARIANT=B): the pages, written
  * against Variant A, work through the adapter of src/console/api/variant.ts. Data is set up with Variant B's bodies;
  * a real MQTT device goes online, publishes values (latest, chart), answers a command sent from the composer and
- * raises an alert acknowledged on /alerts; a viewer and another tenant's device; axe-core on each page.
+ * raises an alert acknowledged on /alerts; the devices list's stateDelta filter and a device's State region; a viewer
+ * and another tenant's device; axe-core on each page.
  */
 import type { MqttClient } from 'mqtt'
 import type { Browser, ElementHandle, Page } from 'puppeteer-core'
@@ -210,6 +211,27 @@ test("another tenant's device page :: Not found", async () => {
   await page.goto(`${t.url}/devices/${foreign.id}`)
   await byRole(page, 'heading', 'Not found.')
   assert.equal(await allByRole(page, 'heading', foreign.deviceName), [])
+})
+
+test('stateDelta under B :: the pending device marked; the State filter (stateDelta=1) lists only it; its State region', async () => {
+  const pending = devices[1]!
+  const r = await t.admin.patch(`/api/v1/devices/${pending.id}/state`, { desired: { mode: 'eco' } })
+  assert.is(r.status, 200, r.text)
+  await page.goto(`${t.url}/devices`)
+  await matchesSoon(() => rowText(pending.deviceName), /Pending state/)
+  assert.not.match(await rowText(devices[0]!.deviceName), /Pending state/)
+  const asked = page.waitForRequest((q) => /\/api\/v1\/devices\?.*stateDelta=1/.test(q.url()))
+  await (await byRole(page, 'combobox', 'State')).select('1')
+  await asked
+  await until(
+    () => allByRole(page, 'link', devices[0]!.deviceName),
+    (l) => l.length === 0,
+  )
+  assert.equal(await allByRole(page, 'link', devices[0]!.deviceName), [])
+  assert.is(new URL(page.url()).searchParams.get('stateDelta'), '1')
+  await (await byRole(page, 'link', pending.deviceName)).click()
+  await matchesSoon(async () => textOf(await byRole(page, 'region', 'State')), /1 key pending/)
+  assert.equal(await axeViolations(page), [])
 })
 
 test('a viewer :: the devices and a device page, no write control', async () => {

@@ -304,6 +304,17 @@ queries('device list :: names kept, deviceType codes mapped, a sort B lacks drop
     assert.equal(queryToB(spec, q(f)), { lacks: f.split(/[_=]/)[0] }, f)
 })
 
+queries(
+  'device list and export :: stateDelta (not in the desired state) passes as B filters by it too',
+  () => {
+    for (const path of ['/devices', '/devices_export']) {
+      const b = queryToB(ruleOf('GET', path)!.query!, q('stateDelta=1&productID=p1&_page=1'))
+      assert.ok(b instanceof URLSearchParams, path)
+      assert.is(b.toString(), 'stateDelta=1&productID=p1&_page=1', path)
+    }
+  },
+)
+
 queries('connect logs :: connectStatus filter and sort as deviceStatus', () => {
   const spec = ruleOf('GET', '/devices/7/connect_logs')!.query!
   assert.is(

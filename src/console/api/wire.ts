@@ -24,6 +24,7 @@ import type { ProductListItem } from '../../schemas/products.ts'
 import type { DeviceSchedule, GroupSchedule } from '../../schemas/schedules.ts'
 import type { MetricsData, OriginalData } from '../../schemas/telemetry.ts'
 import type { TaskStatus } from '../../schemas/tasks.ts'
+import type { StateDocument, StateTask } from '../../schemas/state.ts'
 import type { Webhook, WebhookDelivery } from '../../schemas/webhooks.ts'
 
 export type DeviceItemWire = Wire<typeof DeviceListItem>
@@ -58,3 +59,15 @@ export type PublishAnswerWire = Wire<typeof PublishAnswer>
 export type TemplateWire = Wire<typeof AppTemplate>
 export type OriginalDataItemWire = OriginalDataWire[number]
 export type MetricsDataItemWire = MetricsDataWire[number]
+/** A device's state document (desired, reported, delta, versions, each top-level key's last change). */
+export type StateDocumentWire = Wire<typeof StateDocument>
+/** What a group's or product's state patch answers (202): the task to follow. */
+export type StateTaskWire = Wire<typeof StateTask>
+/**
+ * The `data` of a `device.state` event of the live stream (StateEvent of src/kernel/events.ts, which imports Node's
+ * events and so cannot be named here either): the document's versions and delta after the change, what changed.
+ */
+export type StateEventWire = Pick<
+  StateDocumentWire,
+  'deviceID' | 'version' | 'desiredVersion' | 'reportedVersion' | 'delta'
+> & { deviceIntID: number; side: 'desired' | 'reported'; changed: string[]; at: number }

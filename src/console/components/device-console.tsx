@@ -1,7 +1,8 @@
 /**
  * The device page's Console region: the product's app templates with the device's current value (switches send
- * `{"<dataPointID>": 1|0}`), the command composer and the device's recent commands (status live, Cancel while
- * queued). Not shown to viewers (they cannot send commands).
+ * `{"<dataPointID>": 1|0}`; a data point whose desired state is not reported yet shows "reported → desired" marked
+ * pending), the command composer and the device's recent commands (status live, Cancel while queued). Not shown to
+ * viewers (they cannot send commands).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
@@ -9,11 +10,29 @@ import { t } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { CommandComposer } from './command-composer.tsx'
 import { CommandTable, recentCommandsLabel } from './command-list.tsx'
-import type { ConsoleTemplateWire } from '../api/wire.ts'
+import type { ConsoleTemplateWire, StateDocumentWire } from '../api/wire.ts'
+import { hasKey, jsonText, PendingBadge, stw } from './state-patch.tsx'
 
 type ConsoleTemplate = ConsoleTemplateWire
 
 const isOn = (v: unknown) => v === 1 || v === true || v === '1' || v === 'true'
+
+/**
+ * "on → off (pending)": the reported and the desired value of the template's data point while the device's delta
+ * holds it (a switch's values as on/off); nothing otherwise.
+ */
+function PendingValue(p: { tpl: ConsoleTemplate; state: StateDocumentWire | null }) {
+  const k = p.tpl.dataPointID
+  if (!p.state || !k || !hasKey(p.state.delta, k)) return null
+  const s = stw()
+  const text = (v: unknown) =>
+    v === undefined ? '—' : p.tpl.templateType === 1 ? (isOn(v) ? s.on : s.off) : jsonText(v)
+  return (
+    <span class="pending-value">
+      {text(p.state.reported[k])} → {text(p.state.desired[k])} <PendingBadge />
+    </span>
+  )
+}
 
 function Switch({ deviceIntID, tpl }: { deviceIntID: number; tpl: ConsoleTemplate }) {
   const on = isOn(tpl.value)
@@ -33,16 +52,22 @@ function Switch({ deviceIntID, tpl }: { deviceIntID: number; tpl: ConsoleTemplat
     }
   }
   return (
-    <div class="template">
+    <>
       <button type="button" role="switch" aria-checked={on} onClick={flip}>
         {tpl.templateName}
       </button>
       {error && <span role="alert">{error}</span>}
-    </div>
+    </>
   )
 }
 
-export function DeviceConsole({ id, deviceID }: { id: number; deviceID: string }) {
+export function DeviceConsole(p: {
+  id: number
+  deviceID: string
+  /** The device's state document, once read (the State region's). */
+  state: StateDocumentWire | null
+}) {
+  const { id, deviceID } = p
   const [templates, setTemplates] = useState<ConsoleTemplate[]>([])
 
   useEffect(() => {
@@ -79,15 +104,18 @@ export function DeviceConsole({ id, deviceID }: { id: number; deviceID: string }
         <p>{t().noTemplates}</p>
       ) : (
         <div class="templates">
-          {templates.map((x) =>
-            x.templateType === 1 ? (
-              <Switch key={x.id} deviceIntID={id} tpl={x} />
-            ) : (
-              <p key={x.id}>
-                {x.templateName}: <span class="mono">{x.value ?? '—'}</span>
-              </p>
-            ),
-          )}
+          {templates.map((x) => (
+            <div key={x.id} class="template">
+              {x.templateType === 1 ? (
+                <Switch deviceIntID={id} tpl={x} />
+              ) : (
+                <span>
+                  {x.templateName}: <span class="mono">{x.value ?? '—'}</span>
+                </span>
+              )}
+              <PendingValue tpl={x} state={p.state} />
+            </div>
+          ))}
         </div>
       )}
       <CommandComposer deviceIntID={id} />

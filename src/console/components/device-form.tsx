@@ -3,10 +3,11 @@
  * (its message and each field's error) is shown in role alert and the dialog stays open.
  */
 import type { JSX } from 'preact'
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, type Device } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { ProductSelect } from './product-select.tsx'
+import { DialogButtons, useModal } from './dialog.tsx'
 import { errorText } from './error-text.ts'
 
 /** A device of the list, with the fields the list page edits. */
@@ -203,17 +204,12 @@ export function DeviceForm(p: {
   onClose: () => void
 }) {
   const d = p.device
-  const ref = useRef<HTMLDialogElement>(null)
+  const ref = useModal()
   const [f, setF] = useState<Record<string, string>>(() => initialFields(d))
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const set = (k: string) => (e: Event) =>
     setF({ ...f, [k]: (e.currentTarget as HTMLInputElement).value })
-
-  useEffect(() => {
-    const el = ref.current
-    if (el && !el.open) el.showModal()
-  }, [])
 
   const submit = async (e: Event) => {
     e.preventDefault()
@@ -256,14 +252,7 @@ export function DeviceForm(p: {
             {error}
           </p>
         )}
-        <div class="toolbar">
-          <button type="submit" disabled={busy}>
-            {s.save}
-          </button>
-          <button type="button" class="secondary" onClick={() => ref.current?.close()}>
-            {s.cancel}
-          </button>
-        </div>
+        <DialogButtons dialog={ref} busy={busy} save={s.save} cancel={s.cancel} />
       </form>
     </dialog>
   )

@@ -1,11 +1,12 @@
 /**
  * The tables of the devices list: devices (with selection and row actions for the roles that write) and gateways
- * (with how many devices hang off each, a link to them).
+ * (with how many devices hang off each, a link to them); a row not in its desired state says "Pending state".
  */
 import { t, words } from '../i18n.ts'
 import type { DeviceRow } from './device-form.tsx'
 import { TableHead, RowButton } from './paged-list.tsx'
 import type { GatewayItemWire } from '../api/wire.ts'
+import { PendingBadge, stw } from './state-patch.tsx'
 
 /** A gateway as GET /gateways lists it (the fields shown). */
 export type GatewayRow = GatewayItemWire
@@ -63,12 +64,18 @@ export function OnlineBadge({ online }: { online: boolean }) {
   return <span class={online ? 'badge on' : 'badge off'}>{online ? t().online : t().offline}</span>
 }
 
-function Status({ d }: { d: { deviceStatus: number; blocked: number } }) {
+/** Online or offline, blocked, and "Pending state" while the desired state is not reported (`stateDelta` 1). */
+function Status({
+  d,
+}: {
+  d: { deviceStatus: number; blocked: number; stateDelta?: number | null }
+}) {
   return (
-    <>
+    <span class="badges">
       <OnlineBadge online={d.deviceStatus === 1} />
       {d.blocked === 1 && <span class="badge blocked">{t().blocked}</span>}
-    </>
+      {d.stateDelta === 1 && <PendingBadge text={stw().pendingState} />}
+    </span>
   )
 }
 

@@ -3,11 +3,12 @@
  * POST /devices_import answers a statusUrl, read until the task is done; the export's file is then fetched with the
  * session's token and offered as a download link, the import's result (created, failed, each row's error) shown.
  */
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, authorization } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { TableHead } from './paged-list.tsx'
 import { errorText } from './error-text.ts'
+import { finished, useAlive } from './task.ts'
 
 const w = words(
   {
@@ -35,30 +36,6 @@ const w = words(
     message: '原因',
   },
 )
-
-interface Task {
-  status: number
-  message: string | null
-  result: unknown
-}
-
-/** Reads the task at `statusUrl` until it is done (3) or failed (4); `alive` false stops early. */
-async function finished(statusUrl: string, alive: () => boolean): Promise<Task> {
-  for (let wait = 150; ; wait = Math.min(wait * 1.5, 2000)) {
-    const task = await api<Task>(statusUrl)
-    if (task.status >= 3 || !alive()) {
-      if (task.status === 4) throw new Error(task.message ?? 'the task failed')
-      return task
-    }
-    await new Promise((r) => setTimeout(r, wait))
-  }
-}
-
-function useAlive() {
-  const alive = useRef(true)
-  useEffect(() => () => void (alive.current = false), [])
-  return () => alive.current
-}
 
 /** The Export button and, once the file is ready, its download link. `query`: the list's filters. */
 export function DeviceExport({ query }: { query: string }) {

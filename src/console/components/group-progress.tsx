@@ -147,6 +147,20 @@ export const pw = words(
   },
 )
 
+/** Labelled counts side by side (a task's totals). */
+export function Figures({ rows }: { rows: ReadonlyArray<[string, number]> }) {
+  return (
+    <div class="figures">
+      {rows.map(([k, v]) => (
+        <div key={k} class="figure">
+          <span class="figure-label">{k}</span>
+          <span class="figure-value">{v}</span>
+        </div>
+      ))}
+    </div>
+  )
+}
+
 export function Progress({ run }: { run: Run }) {
   const w = pw()
   const c = run.counts
@@ -166,14 +180,7 @@ export function Progress({ run }: { run: Run }) {
         </strong>
       </p>
       <progress max={c.total || 1} value={c.total - c.pending} aria-label={w.progress} />
-      <div class="figures">
-        {rows.map(([k, v]) => (
-          <div key={k} class="figure">
-            <span class="figure-label">{k}</span>
-            <span class="figure-value">{v}</span>
-          </div>
-        ))}
-      </div>
+      <Figures rows={rows} />
     </section>
   )
 }

@@ -1,6 +1,7 @@
 /**
- * /devices/{id}: the device's info (Edit, Block/Unblock), its connection, sub-devices, latest values and charts
- * following the event stream, its console (not for viewers) and its logs.
+ * /devices/{id}: the device's info (Edit, Block/Unblock), its connection, sub-devices, latest values, state
+ * (desired, reported, delta; edited by admins and users) and charts following the event stream, its console (not for
+ * viewers) and its logs.
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
@@ -10,6 +11,7 @@ import { ConnectionCard } from '../components/connection-card.tsx'
 import { DeviceConsole } from '../components/device-console.tsx'
 import { EDITABLE, EditControls, editWords, type Editing } from '../components/device-edit.tsx'
 import { DeviceLogs } from '../components/device-logs.tsx'
+import { DeviceState, useDeviceState } from '../components/device-state.tsx'
 import { SubDevices } from '../components/sub-devices.tsx'
 import { t, words } from '../i18n.ts'
 import type { Telemetry } from '../live.ts'
@@ -135,6 +137,7 @@ export function DevicePage({ id }: { id: number }) {
   const [device, setDevice] = useState<DeviceDetail | null>(null)
   const [latest, setLatest] = useState<LatestValue[]>([])
   const [error, setError] = useState<string | null>(null)
+  const state = useDeviceState(id)
 
   useEffect(() => {
     let stale = false
@@ -160,7 +163,8 @@ export function DevicePage({ id }: { id: number }) {
     device?.deviceID,
     (status) => setDevice((d) => d && { ...d, deviceStatus: status }),
     (e) => {
-      if (e.type === 'telemetry') {
+      if (e.type === 'device.state') state.reload()
+      else if (e.type === 'telemetry') {
         const tm = e.data as Telemetry
         setLatest((rows) =>
           rows.map((r) =>
@@ -190,8 +194,9 @@ export function DevicePage({ id }: { id: number }) {
         device.deviceType === 1 && <SubDevices filter="gateway" id={device.id} />
       )}
       <LatestValues latest={latest} />
+      <DeviceState id={device.id} state={state} canWrite={canWrite} />
       <Charts deviceID={device.deviceID} productID={device.productID} />
-      {canWrite && <DeviceConsole id={device.id} deviceID={device.deviceID} />}
+      {canWrite && <DeviceConsole id={device.id} deviceID={device.deviceID} state={state.doc} />}
       <DeviceLogs
         base={base}
         deviceID={device.deviceID}

@@ -1,8 +1,8 @@
 /**
- * /devices: the tenant's devices (or its gateways, with how many devices each has), paged, filtered and sorted by
- * the server; online state live. The filters, the sort and the page live in the address (`?productID=..&page=2`),
- * so a reload or a shared link shows the same rows. Admins and users create, edit, block, delete, import; everyone
- * may export.
+ * /devices: the tenant's devices (or its gateways, with how many devices each has), paged, filtered (also to those
+ * not in their desired state, `stateDelta=1`) and sorted by the server; online state and the pending-state marker
+ * live. The filters, the sort and the page live in the address (`?productID=..&page=2`), so a reload or a shared
+ * link shows the same rows. Admins and users create, edit, block, delete, import; everyone may export.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
@@ -14,6 +14,7 @@ import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { DeviceRows, GatewayRows, type GatewayRow } from '../components/device-rows.tsx'
 import { errorText } from '../components/error-text.ts'
+import type { StateEventWire } from '../api/wire.ts'
 
 export const dw = words(
   {
@@ -21,6 +22,9 @@ export const dw = words(
     devicesKind: 'Devices',
     gatewaysKind: 'Gateways',
     anyStatus: 'Any status',
+    stateFilter: 'State',
+    anyState: 'Any state',
+    notInDesired: 'Not in desired state',
     sort: 'Sort',
     newest: 'Newest first',
     oldest: 'Oldest first',
@@ -39,6 +43,9 @@ export const dw = words(
     devicesKind: '设备',
     gatewaysKind: '网关',
     anyStatus: '全部状态',
+    stateFilter: '期望状态',
+    anyState: '全部',
+    notInDesired: '未达到期望状态',
     sort: '排序',
     newest: '最新创建',
     oldest: '最早创建',
@@ -61,9 +68,11 @@ interface View {
   productID: string
   status: string
   gateway: string
+  /** '1': only the devices not in their desired state. */
+  stateDelta: string
   sort: string
 }
-const KEYS = ['kind', 'q', 'productID', 'status', 'gateway', 'sort'] as const
+const KEYS = ['kind', 'q', 'productID', 'status', 'gateway', 'stateDelta', 'sort'] as const
 const DEFAULT_SORT = 'createAt:desc'
 
 function readAddress(): View & { page: number } {
@@ -93,38 +102,54 @@ function filtersOf(v: View): Record<string, string> {
     _sort: field === 'name' ? (gateways ? 'gatewayName' : 'deviceName') : (field ?? ''),
     _order: order ?? '',
   }
-  if (!gateways) f.gateway = v.gateway
+  if (!gateways) Object.assign(f, { gateway: v.gateway, stateDelta: v.stateDelta })
   return f
 }
 
-/** A device connecting or leaving flips its row of the page at once (`device.online`, `device.offline`). */
-function useLiveStatus(
-  setData: ReturnType<typeof usePagedList<DeviceRow & GatewayRow>>['setData'],
-) {
+type Rows = ReturnType<typeof usePagedList<DeviceRow & GatewayRow>>['setData']
+
+/**
+ * The rows of the page follow the stream: a device connecting or leaving flips its online state at once
+ * (`device.online`, `device.offline`), and a change of its state document its pending-state marker (`device.state`:
+ * pending while the delta is not empty).
+ */
+function useLiveRows(setData: Rows) {
   useEffect(
     () =>
       onLive((e) => {
-        if (e.type !== 'device.online' && e.type !== 'device.offline') return
         const id = deviceOf(e)
-        const status = e.type === 'device.online' ? 1 : 0
+        const change = (f: (x: DeviceRow & GatewayRow) => Partial<DeviceRow & GatewayRow>) =>
+          setData(
+            (d) =>
+              d && { ...d, items: d.items.map((x) => (x.deviceID === id ? { ...x, ...f(x) } : x)) },
+          )
+        if (e.type === 'device.state') {
+          const delta = (e.data as { data?: Partial<StateEventWire> } | null)?.data?.delta
+          if (delta) change(() => ({ stateDelta: Object.keys(delta).length > 0 ? 1 : 0 }))
+          return
+        }
+        if (e.type !== 'device.online' && e.type !== 'device.offline') return
         const time = (e.data as { time?: unknown } | null)?.time
-        setData(
-          (d) =>
-            d && {
-              ...d,
-              items: d.items.map((x) =>
-                x.deviceID === id
-                  ? {
-                      ...x,
-                      deviceStatus: status,
-                      lastSeenAt: typeof time === 'string' ? time : x.lastSeenAt,
-                    }
-                  : x,
-              ),
-            },
-        )
+        change((x) => ({
+          deviceStatus: e.type === 'device.online' ? 1 : 0,
+          lastSeenAt: typeof time === 'string' ? time : x.lastSeenAt,
+        }))
       }),
     [],
+  )
+}
+
+/** Whether the list shows every device or only those not in their desired state (`stateDelta=1`). */
+function StateFilter(p: { value: string; change: (patch: Partial<View>) => void }) {
+  const s = dw()
+  return (
+    <label>
+      {s.stateFilter}{' '}
+      <select value={p.value} onChange={(e) => p.change({ stateDelta: e.currentTarget.value })}>
+        <option value="">{s.anyState}</option>
+        <option value="1">{s.notInDesired}</option>
+      </select>
+    </label>
   )
 }
 
@@ -139,7 +164,7 @@ function ViewFilters(p: { view: View; gateways: boolean; change: (patch: Partial
         {s.show}{' '}
         <select
           value={gateways ? 'gateways' : ''}
-          onChange={(e) => change({ kind: e.currentTarget.value, gateway: '' })}
+          onChange={(e) => change({ kind: e.currentTarget.value, gateway: '', stateDelta: '' })}
         >
           <option value="">{s.devicesKind}</option>
           <option value="gateways">{s.gatewaysKind}</option>
@@ -160,6 +185,7 @@ function ViewFilters(p: { view: View; gateways: boolean; change: (patch: Partial
           <option value="blocked">{t().blocked}</option>
         </select>
       </label>
+      {!gateways && <StateFilter value={view.stateDelta} change={change} />}
       <label>
         {s.sort}{' '}
         <select
@@ -302,7 +328,7 @@ export function DevicesPage() {
 
   // a selection belongs to the rows it was made on
   useEffect(() => setSelected([]), [page, addressOf(view), version])
-  useLiveStatus(setData)
+  useLiveRows(setData)
 
   const s = dw()
   const items = data?.items ?? []

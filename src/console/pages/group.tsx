@@ -1,12 +1,14 @@
 /**
  * /groups/{id}: the group's info (edit, not for viewers), its members, its command (sent now with its progress
- * live, or scheduled) and its control log, re-read when one of the group's commands changes.
+ * live, or scheduled), its desired state (a merge patch to every member, its task followed; not for viewers) and its
+ * control log, re-read when one of the group's commands changes.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { GroupCommand, gw } from '../components/group-command.tsx'
 import { pw } from '../components/group-progress.tsx'
 import { GroupMembers } from '../components/group-members.tsx'
+import { GroupState } from '../components/group-state.tsx'
 import { ErrorNote, PagedTable, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { GroupForm, grw, type Group } from './groups.tsx'
@@ -83,6 +85,7 @@ export function GroupPage({ id }: { id: number }) {
           />
         </section>
       )}
+      {canWrite && <GroupState groupIntID={id} />}
       <ControlLog groupIntID={id} version={version} />
     </section>
   )

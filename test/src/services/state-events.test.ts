@@ -15,7 +15,6 @@ import { mqttBody, newDevice, newProduct, type NewDevice } from '../routes/devic
 import { startReceiver, type Receiver } from './_receiver.ts'
 import { events, openStream, type OutboxData } from './_stream.ts'
 
-let t: TestService
 let rx: Receiver
 let a: Client
 let b: Client & { tenantID: string }
@@ -23,7 +22,6 @@ let da: NewDevice
 let db: NewDevice
 
 const test = serviceSuite('device.state events of two tenants', async (ts) => {
-  t = ts
   rx = await startReceiver()
   a = ts.admin
   b = await ts.newTenant()
