@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
 import { join } from 'node:path'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -63,7 +64,7 @@ export interface MqttLoadResult {
 
 /**
  * The options of the MQTT load generators: mqtt-load.ts, mqtt-raw-load.ts and the Go one (bench/mqttload, which
- * takes neither `intervalMs` nor `freshValues`).
+ * does not take `freshValues`).
  */
 export interface MqttLoadOpts {
   url: string
@@ -154,6 +155,44 @@ export function childJson<T>(
     onLine,
     timeoutMs,
   })
+}
+
+/**
+ * A TypeScript file in a child process driven line by line: `ask(line)` writes a command to its standard input and
+ * resolves with the next JSON line it prints; `next()` only waits for that line (its first, say). Its standard
+ * error goes to this process's; `close()` ends its input (it exits).
+ */
+export function childConversation(file: string, arg: string) {
+  if (arg.length > 64_000) {
+    const path = join(mkdtempSync(join(tmpdir(), 'devicecloud-bench-arg-')), 'arg.json')
+    writeFileSync(path, arg)
+    arg = `@${path}`
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', file, arg], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  })
+  const waiting: Array<{ resolve: (v: unknown) => void; reject: (e: Error) => void }> = []
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line.startsWith('{')) waiting.shift()?.resolve(JSON.parse(line))
+  })
+  child.once('exit', (code) => {
+    for (const w of waiting.splice(0)) w.reject(new Error(`${file} exited (${code})`))
+  })
+  const next = <T>() =>
+    new Promise<T>((resolve, reject) => waiting.push({ resolve: (v) => resolve(v as T), reject }))
+  return {
+    next,
+    ask: <T>(line: string) => {
+      const answer = next<T>()
+      child.stdin.write(`${line}\n`)
+      return answer
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve())
+        child.stdin.end()
+      }),
+  }
 }
 
 /**

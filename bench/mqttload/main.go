@@ -6,7 +6,11 @@
 // as the first argument, `@path` of a file holding it, or `-` (or nothing) for standard input:
 //
 //	{"url": "mqtt://127.0.0.1:1883", "devices": [{"clientId", "username"?, "password"?, "topic"}],
-//	 "inflight": K, "seconds": 10, "warmup": 2, "points": 10, "payload"?: "...", "marks"?: true, "wave"?: 100}
+//	 "inflight": K, "seconds": 10, "warmup": 2, "points": 10, "payload"?: "...", "marks"?: true, "wave"?: 100,
+//	 "intervalMs"?: 0}
+//
+// With `intervalMs` each slot publishes at most once per interval (a paced probe rather than a flood: slots start
+// at random points of the interval, so the load is even), still waiting for each PUBACK before the next.
 //
 // Each device gets 8 payloads `{"p0":12.34,…}` of `points` values 10.00-99.99 that its messages cycle through
 // (the raw-socket generator's payloads), or every message is `payload` when given. Clients connect in waves of
@@ -64,6 +68,8 @@ type options struct {
 	Payload  *string  `json:"payload"`
 	Marks    bool     `json:"marks"`
 	Wave     int      `json:"wave"`
+	// IntervalMs paces each slot: at most one publish per interval (0: as fast as the PUBACKs come).
+	IntervalMs float64 `json:"intervalMs"`
 }
 
 type result struct {
@@ -114,7 +120,7 @@ func main() {
 			slots.Add(1)
 			go func() {
 				defer slots.Done()
-				pump(c, o.Devices[i].Topic, payloads, s)
+				pump(c, o.Devices[i].Topic, payloads, s, time.Duration(o.IntervalMs*float64(time.Millisecond)))
 			}()
 		}
 	}
@@ -162,10 +168,21 @@ func main() {
 	fmt.Println(string(out))
 }
 
-// pump keeps one slot of a client busy: publish, wait for the PUBACK, again, until the run stops.
-func pump(c mqtt.Client, topic string, payloads [][]byte, slot int) {
+// pump keeps one slot of a client busy: publish, wait for the PUBACK, again (after `interval` from the last start,
+// when it is not 0), until the run stops.
+func pump(c mqtt.Client, topic string, payloads [][]byte, slot int, interval time.Duration) {
 	turn := slot % len(payloads)
+	next := time.Now()
+	if interval > 0 {
+		next = next.Add(time.Duration(rand.Int63n(int64(interval))))
+	}
 	for !stopping.Load() {
+		if interval > 0 {
+			if d := time.Until(next); d > 0 {
+				time.Sleep(d)
+			}
+			next = next.Add(interval)
+		}
 		p := payloads[turn]
 		turn = (turn + 1) % len(payloads)
 		start := time.Now()
