@@ -193,7 +193,7 @@ if (probeRows.length) {
   )
   const sorted = [...ratios].sort((x, y) => x - y)
   console.log(
-    `\nprobe p99 during a group patch against alone, round by round: ${ratios.map((x) => `${x.toFixed(2)}x`).join(' / ')} (median ${sorted[Math.floor(sorted.length / 2)]!.toFixed(2)}x; goal <= 2x)\n`,
+    `\nprobe p99 during a group patch against alone, round by round: ${ratios.map((x) => `${x.toFixed(2)}x`).join(' / ')} (median ${sorted[Math.floor((sorted.length - 1) / 2)]!.toFixed(2)}x; goal <= 2x)\n`,
   )
 }
 
@@ -287,7 +287,7 @@ if (GO) {
   )
   const sorted = [...ratios].sort((a, b) => a - b)
   console.log(
-    `\nreported patches against plain uplinks, round by round: ${ratios.map((x) => `${Math.round(100 * x)}%`).join(' / ')} (median ${Math.round(100 * sorted[Math.floor(sorted.length / 2)]!)}%; goal >= 50%)`,
+    `\nreported patches against plain uplinks, round by round: ${ratios.map((x) => `${Math.round(100 * x)}%`).join(' / ')} (median ${Math.round(100 * sorted[Math.floor((sorted.length - 1) / 2)]!)}%; goal >= 50%)`,
   )
 }
 
