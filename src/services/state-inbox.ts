@@ -20,6 +20,8 @@ export interface StateReports {
 }
 
 export const DOCUMENT_TOPIC = 'state/document'
+/** A state message larger than this is refused unread (a side holds 16 KiB; a patch needs no more than this). */
+export const MAX_STATE_MESSAGE = 64 * 1024
 /** How long a document sent back waits for the device's PUBACK before the publish gives up. */
 const SEND_TIMEOUT_MS = 30_000
 
@@ -38,6 +40,12 @@ const refusal = (errorCode: string, message: string): Refusal => ({ errorCode, m
 
 /** The JSON of a message: its parsed form when ingest has it, else its bytes parsed; undefined when empty. */
 function jsonOf(m: StateMessage): { value: unknown } | Refusal {
+  const bytes = typeof m.payload === 'string' ? Buffer.byteLength(m.payload) : m.payload.length
+  if (bytes > MAX_STATE_MESSAGE)
+    return refusal(
+      'PAYLOAD_TOO_LARGE',
+      `${bytes} bytes: a state message holds at most ${MAX_STATE_MESSAGE}`,
+    )
   if (m.parsed !== undefined) return { value: m.parsed }
   const text = typeof m.payload === 'string' ? m.payload : m.payload.toString('utf8')
   if (!text.trim()) return { value: undefined }

@@ -159,13 +159,18 @@ test('refused reports :: not JSON, a $ key, over 16 KiB: rejected events with th
   await m.publishAsync('state/reported', JSON.stringify({ $x: 1 }), { qos: 1 })
   await m.publishAsync('state/reported', JSON.stringify({ big: 'x'.repeat(17000) }), { qos: 1 })
   await m.publishAsync('state/delta', JSON.stringify({ forged: 1 }), { qos: 1 })
+  await m.publishAsync('state/reported', JSON.stringify({ huge: 'y'.repeat(70_000) }), { qos: 1 })
   const events = await eventsOf(t.admin, d.deviceID)
   const reasons = events.map((e) => `${e.topic} ${e.status} ${e.reason}`).sort()
-  assert.is(reasons.length, 4, reasons.join('\n'))
+  assert.is(reasons.length, 5, reasons.join('\n'))
   assert.match(reasons.join('\n'), /state\/reported 0 .*not JSON/)
   assert.match(reasons.join('\n'), /state\/reported 0 .*\$x/)
   assert.match(reasons.join('\n'), /state\/reported 0 .*over the limit/)
   assert.match(reasons.join('\n'), /state\/delta 0 .*reserved/)
+  assert.match(
+    reasons.join('\n'),
+    /state\/reported 0 70\d{3} bytes: a state message holds at most 65536/,
+  )
   const doc = await getDoc(d.id)
   assert.is(doc.version, 0)
 })
