@@ -7,10 +7,17 @@ const LIMITS =
   `at most ${STATE_LIMITS.bytes / 1024} KiB as compact JSON once merged, ${STATE_LIMITS.depth} levels deep, keys of ` +
   `1 to ${STATE_LIMITS.keyLength} characters not starting with $`
 
-/** A JSON object of a side; its keys and depth are checked by the state rules (src/rules/state.ts). */
+/** A top-level key of a side (the state rules check the keys deeper down, src/rules/state.ts). */
+const SideKey = z
+  .string()
+  .min(1, { error: `a key has 1 to ${STATE_LIMITS.keyLength} characters` })
+  .max(STATE_LIMITS.keyLength, { error: `a key has 1 to ${STATE_LIMITS.keyLength} characters` })
+  .regex(/^[^$]/, { error: 'a key may not start with $' })
+
+/** A JSON object of a side; its deeper keys, its depth and its merged size are checked by the state rules. */
 const SideObject = (what: string) =>
   z
-    .record(z.string(), z.unknown(), { error: 'must be a JSON object' })
+    .record(SideKey, z.unknown(), { error: 'must be a JSON object' })
     .meta({ description: `${what}: a JSON merge patch (RFC 7396; null deletes a key), ${LIMITS}` })
 
 const KeyTimes = z.record(z.string(), z.object({ updatedAt: Timestamp }))
@@ -94,8 +101,12 @@ export const StateWaitQuery = z.object({
     }),
   after: z
     .preprocess(
-      (v) => (typeof v === 'string' && /^\d{1,15}$/.test(v) ? Number(v) : v),
-      z.number({ error: 'must be an integer of 0 or more' }).int().min(0),
+      (v) => (typeof v === 'string' && /^\d{1,16}$/.test(v) ? Number(v) : v),
+      z
+        .number({ error: 'must be an integer of 0 or more' })
+        .int({ error: 'must be an integer of 0 or more' })
+        .min(0, { error: 'must be an integer of 0 or more' })
+        .max(Number.MAX_SAFE_INTEGER, { error: `at most ${Number.MAX_SAFE_INTEGER}` }),
     )
     .optional()
     .meta({ description: 'the desiredVersion the device holds (default 0)' }),
