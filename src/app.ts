@@ -82,12 +82,16 @@ function bodyLimits(config: Deps['config']): MiddlewareHandler<AppEnv> {
   const ingestLimit = limitBody(config.INGEST_BODY_LIMIT)
   // the upload's handler reads its multipart body from the web Request
   const importLimit = limitBody(config.IMPORT_BODY_LIMIT, { webRequest: true })
+  // an upload's form around its package: the handler streams it (src/http/multipart.ts)
+  const firmwareLimit = limitBody(config.FIRMWARE_MAX_BYTES + 64 * 1024)
   const limitOf = (path: string) =>
     path === '/api/v1/devices_import'
       ? importLimit
       : path === '/api/v1/ingest'
         ? ingestLimit
-        : apiLimit
+        : path === '/api/v1/firmware'
+          ? firmwareLimit
+          : apiLimit
   // a GET or HEAD has no body any handler reads: hono's limit would still read `c.req.raw.body`, which makes
   // @hono/node-server build a whole Request (headers, AbortSignal) for every read of the API
   return (c, next) =>

@@ -159,6 +159,7 @@ async function startBackground(services: Services) {
   services.retention.start()
   services.eventFold.start()
   services.alertEngine.start()
+  await services.firmware.sweep()
   services.state.start()
   await services.stateDelivery.start()
 }
@@ -335,8 +336,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     logger,
   })
   const services = createServices({
-    meta,
-    telemetry,
+    ...stores,
     events: bus,
     broker,
     config,

@@ -1,3 +1,4 @@
+import { FirmwareFiles } from './firmware-files.ts'
 import type { Config } from '../src/kernel/config.ts'
 import { errorLog, type Logger } from '../src/kernel/log.ts'
 import type { TelemetryStore } from './telemetry.ts'
@@ -15,6 +16,8 @@ import { createMetaStore } from './libsql/meta.ts'
 export interface Stores {
   meta: MetaStore
   telemetry: TelemetryStore
+  /** Firmware packages' files (DATA_DIR/firmware). */
+  firmwareFiles: FirmwareFiles
   /** Closes both stores (after everything that writes to them stopped). */
   close(): Promise<void>
 }
@@ -123,12 +126,15 @@ export async function createStores(config: Config, opts: StoreOptions = {}): Pro
   return {
     meta,
     telemetry,
+    firmwareFiles: new FirmwareFiles(config.DATA_DIR),
     async close() {
       await telemetry.close()
       await meta.close()
     },
   }
 }
+
+export { type ReceivedFile } from './firmware-files.ts'
 
 export {
   backupStores,

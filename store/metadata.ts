@@ -30,6 +30,7 @@ import type { AlertRuleRepository } from './meta/alert-rules.ts'
 import type { WebhookRepository } from './meta/webhooks.ts'
 import type { OverviewRepository } from './meta/overview.ts'
 import type { StateRepository } from './meta/state.ts'
+import type { FirmwareRepository } from './meta/firmware.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -45,6 +46,7 @@ export { OUTBOX_TYPES } from './meta/webhooks.ts'
 export type * from './meta/webhooks.ts'
 export type * from './meta/overview.ts'
 export type * from './meta/state.ts'
+export type * from './meta/firmware.ts'
 export type * from './meta/table.ts'
 export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
@@ -81,6 +83,8 @@ export interface MetaStore {
   overview: OverviewRepository
   /** Devices' state documents (desired, reported, delta) and the jobs patching a group's or product's devices. */
   state: StateRepository
+  /** Firmware packages of the products (their bytes: store/firmware-files.ts). */
+  firmware: FirmwareRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

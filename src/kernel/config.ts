@@ -55,6 +55,12 @@ const ConfigSchema = z.object({
     .int()
     .positive()
     .default(10 * 1024 * 1024),
+  /** The largest firmware package an upload may hold, bytes (README "Firmware"). */
+  FIRMWARE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(512 * 1024 * 1024),
   INGEST_QUEUE_POINTS: z.coerce.number().int().positive().default(200_000),
   INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
   INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),

@@ -24,6 +24,7 @@ import { overviewRoutes } from './overview.ts'
 import { adminRoutes } from './admin.ts'
 import { variantRoutes } from './variants.ts'
 import { stateRoutes } from './state.ts'
+import { firmwareRoutes } from './firmware.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -55,6 +56,7 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     ingestRoutes,
     latestRoutes,
     stateRoutes,
+    firmwareRoutes,
     telemetryRoutes,
     emqxRoutes,
     overviewRoutes,

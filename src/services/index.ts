@@ -9,6 +9,8 @@ import { productResourceService } from './product-resources.ts'
 import type { ServiceDeps } from './types.ts'
 import { commandService, storeIdentities, type CommandDeps } from './commands.ts'
 import { stateServices } from './state.ts'
+import { firmwareService } from './firmware.ts'
+import type { FirmwareFiles } from '../../store/firmware-files.ts'
 import { scheduleService } from './schedules.ts'
 import { alertEngine } from './alert-engine.ts'
 import { alertRuleService } from './alert-rules.ts'
@@ -25,26 +27,29 @@ export type { Actor, ServiceDeps } from './types.ts'
  * The domain services: one home for every write. Routes, CSV import and ingest's hooks call these; each runs the
  * rules, calls the store ports, performs every effect and then emits its domain event (src/kernel/events.ts).
  */
-export function createServices(
-  deps: ServiceDeps &
-    Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
-      config: AccountDeps['config'] &
-        RetentionConfig &
-        EventFoldDeps['config'] & {
-          DATA_DIR: string
-          TIMEZONE: string
-          EVENT_RETENTION_DAYS: number
-          WEBHOOK_ALLOW_PRIVATE: boolean
-          STREAM_CLIENT_QUEUE_KB: number
-        }
-      /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
-      resolve?: Resolve
-      /** Writes a backup of the stores into a directory (store/index.ts backupStores). */
-      backupCopy: BackupDeps['copy']
-      /** When the retention job first checks and how often after (tests shorten them). */
-      retention?: Pick<RetentionDeps, 'firstCheckMs' | 'checkMs'>
-    },
-) {
+/** What the services are built over: the stores, the bus, the broker, the settings and the hooks tests replace. */
+export type ServicesDeps = ServiceDeps &
+  Pick<CommandDeps, 'broker' | 'config' | 'now' | 'identities'> & {
+    config: AccountDeps['config'] &
+      RetentionConfig &
+      EventFoldDeps['config'] & {
+        DATA_DIR: string
+        TIMEZONE: string
+        EVENT_RETENTION_DAYS: number
+        WEBHOOK_ALLOW_PRIVATE: boolean
+        STREAM_CLIENT_QUEUE_KB: number
+      }
+    /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
+    resolve?: Resolve
+    /** Writes a backup of the stores into a directory (store/index.ts backupStores). */
+    backupCopy: BackupDeps['copy']
+    /** When the retention job first checks and how often after (tests shorten them). */
+    retention?: Pick<RetentionDeps, 'firstCheckMs' | 'checkMs'>
+    /** The firmware packages' files (DATA_DIR/firmware). */
+    firmwareFiles: FirmwareFiles
+  }
+
+export function createServices(deps: ServicesDeps) {
   const commands = commandService({ ...deps, events: deps.events })
   const model = productModelService(deps)
   const resources = productResourceService(deps)
@@ -97,6 +102,12 @@ export function createServices(
     retention: retentionService({ ...deps, ...deps.retention }),
     /** The event log's fold job: `start()` with the other loops, `close()` before the stores close. */
     eventFold: eventFoldService(deps),
+    /** Firmware packages and their files; `sweep()` at start-up. */
+    firmware: firmwareService({
+      meta: deps.meta,
+      files: deps.firmwareFiles,
+      now: deps.now ?? Date.now,
+    }),
     /** Backups of the embedded stores (a task; the service's own tenant's admins only). */
     backup: backupService({ ...deps, copy: deps.backupCopy }),
   }

@@ -24,6 +24,7 @@ import { WebhooksRepo } from './webhooks.ts'
 import { OverviewRepo } from './overview.ts'
 import { RetentionRepo } from './retention.ts'
 import { StateRepo } from './state.ts'
+import { FirmwareRepo } from './firmware.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -52,6 +53,7 @@ export function createMetaStore(db: Db): MetaStore {
     webhooks: new WebhooksRepo(db),
     overview: new OverviewRepo(db),
     state: new StateRepo(db),
+    firmware: new FirmwareRepo(db),
     retention: new RetentionRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),

@@ -16,6 +16,7 @@ const USES = {
   metrics: 'SELECT count(*) FROM metrics m WHERE m.product_int_id = x.id',
   resources: 'SELECT count(*) FROM product_resources r WHERE r.product_int_id = x.id',
   appTemplates: 'SELECT count(*) FROM app_templates a WHERE a.product_int_id = x.id',
+  firmware: 'SELECT count(*) FROM firmware f WHERE f.product_int_id = x.id',
 }
 
 /**

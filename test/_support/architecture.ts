@@ -117,6 +117,7 @@ const HOMES: ReadonlyArray<{ match: (pkg: string) => boolean; home: string | rea
     { match: (p) => p === 'prom-client', home: 'src/kernel/metrics.ts' },
     { match: (p) => p === 'pino' || p.startsWith('pino-'), home: 'src/kernel/log.ts' },
     { match: (p) => p === 'esbuild', home: 'src/http/console.ts' },
+    { match: (p) => p === 'busboy', home: 'src/http/multipart.ts' },
   ]
 /** The packages the browser console (src/console/) may bundle. */
 const CONSOLE_PACKAGES = ['preact', '@preact/signals', 'uplot']

@@ -1,0 +1,134 @@
+import { Readable } from 'node:stream'
+import type { Deps } from '../deps.ts'
+import { ApiError } from '../errors.ts'
+import { crud, Form } from '../http/crud.ts'
+import { actorOf, wireCtx } from '../http/env.ts'
+import { readUpload } from '../http/multipart.ts'
+import { listQuery } from '../http/paging.ts'
+import { Router } from '../http/router.ts'
+import { Firmware, FirmwareUpload, firmwareFilters } from '../schemas/firmware.ts'
+import { firmwareWire } from '../wire/firmware.ts'
+import { ingestSender } from './ingest-request.ts'
+import type { FirmwareService } from '../services/firmware.ts'
+import type { HttpIngest } from '../../ingest/types.ts'
+
+const tag = 'Firmware'
+
+/** The byte range a `Range: bytes=…` header asks of `size` bytes: one range, or 'all', or 'unsatisfiable'. */
+export function byteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'all' | 'unsatisfiable' {
+  if (!header) return 'all'
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim())
+  if (!m || (m[1] === '' && m[2] === '')) return 'all' // several ranges or another unit: the whole file
+  if (m[1] === '') {
+    const suffix = Number(m[2])
+    if (suffix === 0 || size === 0) return 'unsatisfiable'
+    return { start: Math.max(0, size - suffix), end: size - 1 }
+  }
+  const start = Number(m[1])
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1)
+  if (start >= size || end < start) return 'unsatisfiable'
+  return { start, end }
+}
+
+/** Firmware packages: upload (multipart, streamed), list, detail, delete; a device's download with Range. */
+export function firmwareRoutes({ meta, services, config, ingest }: Deps) {
+  const firmware = services.firmware
+  const detail = Form.of(Firmware, firmwareWire.detail)
+  const r = crud(new Router(), {
+    tag,
+    path: '/firmware',
+    store: meta.firmware,
+    list: { summary: 'List firmware packages', query: listQuery(firmwareFilters), form: detail },
+    detail: { summary: 'A firmware package', form: detail },
+    remove: {
+      summary: 'Delete firmware packages and their files (all or none)',
+      write: (actor, ids) => firmware.remove(actor, ids),
+    },
+  })
+
+  uploadRoute(r, firmware, config.FIRMWARE_MAX_BYTES)
+  downloadRoute(r, firmware, ingest)
+  return r
+}
+
+/** `POST /firmware`: the multipart upload, its file streamed to disk. */
+function uploadRoute(r: Router, firmware: FirmwareService, maxBytes: number) {
+  r.typed(
+    {
+      method: 'post',
+      path: '/firmware',
+      tag,
+      summary: 'Upload a firmware package of a product (multipart/form-data, streamed to disk)',
+      description:
+        `Fields: \`file\` (the bytes, at most FIRMWARE_MAX_BYTES: ${maxBytes}), \`productID\`, ` +
+        '`version` (unique per product: 400 DATA_EXISTED), optional `description` and `sha256` (422 when the bytes ' +
+        'do not match it). The SHA-256 and size are computed as the bytes arrive; the package is listed only once ' +
+        'its file is whole. Over the limit: 413.',
+      response: Firmware,
+      status: 201,
+      errors: [413],
+      rawBody: {
+        contentType: 'multipart/form-data',
+        description: 'the fields above, `file` a file part',
+        schema: FirmwareUpload,
+      },
+    },
+    async (c) => {
+      const upload = await readUpload(c, {
+        fileField: 'file',
+        maxBytes: maxBytes,
+        receive: (stream) => firmware.receive(stream, maxBytes + 1),
+      })
+      if (upload.truncated) {
+        if (upload.file) await firmware.discard(upload.file)
+        throw new ApiError('PAYLOAD_TOO_LARGE', {
+          file: `at most ${maxBytes} bytes`,
+        })
+      }
+      const created = await firmware.upload(actorOf(c), upload.fields, upload.file)
+      return c.json(firmwareWire.detail(created, wireCtx(c)), 201)
+    },
+  )
+}
+
+/** `GET /ingest/firmware/{firmwareID}`: a device's download, whole or by Range. */
+function downloadRoute(r: Router, firmware: FirmwareService, ingest: HttpIngest) {
+  r.route(
+    {
+      method: 'get',
+      path: '/ingest/firmware/:firmwareID',
+      tag,
+      summary:
+        "A device downloads a package of its product (Range: resumable; ETag: the package's SHA-256)",
+      description:
+        'Authorization: Basic base64(deviceUsername:token) of the device. `Range: bytes=<from>-[<to>]` answers 206 ' +
+        'with that part; a range past the end 416. A package of another product or tenant: 404.',
+      public: true,
+      errors: [401, 403, 416],
+    },
+    // untyped: the package's bytes, streamed
+    async (c, { params }) => {
+      const sender = await ingestSender(c, ingest)
+      if (sender.kind !== 'device')
+        throw new ApiError('PERMISSION_DENIED', { authorization: 'device credentials required' })
+      const f = await firmware.forDevice(sender.device, params.firmwareID!)
+      const headers: Record<string, string> = {
+        'content-type': 'application/octet-stream',
+        'accept-ranges': 'bytes',
+        etag: `"${f.sha256}"`,
+      }
+      const range = byteRange(c.req.header('range'), f.size)
+      if (range === 'unsatisfiable')
+        return c.body(null, 416, { ...headers, 'content-range': `bytes */${f.size}` })
+      const { start, end } = range === 'all' ? { start: 0, end: f.size - 1 } : range
+      const bytes = f.size === 0 ? Readable.from([]) : firmware.read(f.file, start, end)
+      const stream = Readable.toWeb(bytes) as ReadableStream<Uint8Array>
+      headers['content-length'] = String(f.size === 0 ? 0 : end - start + 1)
+      if (range === 'all') return c.body(stream, 200, headers)
+      return c.body(stream, 206, { ...headers, 'content-range': `bytes ${start}-${end}/${f.size}` })
+    },
+  )
+}

@@ -1,0 +1,113 @@
+/**
+ * Firmware packages (README "Firmware"): a product's package of a version, its bytes streamed to a file of
+ * DATA_DIR/firmware with its SHA-256 and size (store/firmware-files.ts), its row written once the file is whole and
+ * in place (a half upload is never listed), deleted with its file. Devices download their own product's packages.
+ */
+import type { Readable } from 'node:stream'
+import { z } from 'zod'
+import { Invalid, NotFound } from '../kernel/errors.ts'
+import { issuesToErrors } from '../kernel/errors.ts'
+import { randomId } from '../kernel/secrets.ts'
+import type { FirmwareFiles, ReceivedFile } from '../../store/firmware-files.ts'
+import type { MetaStore } from '../../store/types.ts'
+import type { DeviceIdentity } from './ports.ts'
+import type { Actor } from './types.ts'
+
+/** The form fields of an upload, beside its file. */
+export const FirmwareFields = z.object({
+  productID: z.string({ error: 'required, a string' }).min(1, { error: 'required' }).max(64),
+  version: z
+    .string({ error: 'required, a string' })
+    .min(1, { error: 'required' })
+    .max(64, { error: 'at most 64 characters' })
+    .regex(/^[\x21-\x7e]+$/, { error: 'printable characters without spaces' }),
+  description: z.string().max(300, { error: 'at most 300 characters' }).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { error: '64 hex characters' })
+    .optional(),
+})
+
+export type FirmwareFieldsInput = z.input<typeof FirmwareFields>
+
+export interface FirmwareDeps {
+  meta: MetaStore
+  files: FirmwareFiles
+  now: () => number
+}
+
+export function firmwareService({ meta, files, now }: FirmwareDeps) {
+  /** Checks an upload's fields and file; the package's row and kept file, or Invalid / NotFound / Conflict. */
+  async function store(a: Actor, fields: Record<string, string>, file: ReceivedFile | undefined) {
+    const parsed = FirmwareFields.safeParse(fields)
+    const errors = parsed.success ? {} : issuesToErrors(parsed.error.issues)
+    if (!file) errors.file = 'required: the package, as the multipart part `file`'
+    if (!parsed.success || !file) throw new Invalid(errors)
+    const f = parsed.data
+    if (f.sha256 !== undefined && f.sha256.toLowerCase() !== file.sha256)
+      throw new Invalid('sha256', `does not match the file's SHA-256 (${file.sha256})`)
+    const product = await meta.products.byProductID(a.tenant, f.productID, 'productID')
+    const kept = await files.keep(file, `${product.id}-${randomId(16)}`)
+    try {
+      return await meta.firmware.create(
+        a.tenant,
+        {
+          productIntID: product.id,
+          version: f.version,
+          size: file.size,
+          sha256: file.sha256,
+          description: f.description ?? null,
+          file: kept,
+          userIntID: a.userIntID,
+        },
+        now(),
+      )
+    } catch (e) {
+      await files.remove([kept])
+      throw e
+    }
+  }
+
+  return {
+    /** Streams an upload's file part into a temporary file (at most `maxBytes`), with its size and SHA-256. */
+    receive: (stream: Readable, maxBytes: number) => files.receive(stream, maxBytes),
+    /** Removes a received file that will not be kept (an upload refused). */
+    discard: (file: ReceivedFile) => files.discard(file),
+
+    /**
+     * A package uploaded: `file` received already (its temporary file is kept or removed here, whatever the outcome).
+     */
+    async upload(a: Actor, fields: Record<string, string>, file: ReceivedFile | undefined) {
+      try {
+        return await store(a, fields, file)
+      } finally {
+        if (file) await files.discard(file)
+      }
+    },
+
+    /** Deletes the tenant's packages `ids` (all or none) and then their files. */
+    async remove(a: Actor, ids: number[]) {
+      const names = await meta.firmware.files(a.tenant, ids)
+      await meta.firmware.delete(a.tenant, ids)
+      await files.remove(names)
+    },
+
+    /** A package a device may download: of its own product; NotFound otherwise. */
+    async forDevice(device: DeviceIdentity, firmwareID: string) {
+      const found = await meta.firmware.forProduct(firmwareID, device.productIntID)
+      if (!found || (await files.size(found.file)) !== found.size)
+        throw new NotFound('firmwareID', 'no such firmware for this device')
+      return found
+    },
+
+    /** Removes what a crash left in DATA_DIR/firmware (temporary files, files without a row); the names. */
+    async sweep() {
+      return files.sweep(await meta.firmware.allFiles(), now())
+    },
+
+    /** The bytes `start` to `end` (inclusive) of a package's file. */
+    read: (file: string, start: number, end: number) => files.read(file, start, end),
+  }
+}
+
+export type FirmwareService = ReturnType<typeof firmwareService>
