@@ -33,7 +33,11 @@ export function readUpload<F>(
       limits: { files: 1, fields: 16, fieldSize: 4096, parts: 17, fileSize: opts.maxBytes },
     })
   } catch {
-    throw new ApiError('BAD_REQUEST', { body: 'a multipart/form-data body is expected' })
+    throw new ApiError(
+      'BAD_REQUEST',
+      { body: 'a multipart/form-data body is expected' },
+      'The request body is not multipart/form-data',
+    )
   }
   const body = node ?? (c.req.raw.body ? Readable.fromWeb(c.req.raw.body) : Readable.from([]))
   return new Promise((resolve, reject) => {
@@ -42,17 +46,22 @@ export function readUpload<F>(
     let truncated = false
     parser.on('field', (name, value) => (fields[name] = value))
     parser.on('file', (name, stream) => {
+      stream.on('error', () => {}) // a part cut off: the parser reports it too
       if (name !== opts.fileField || file) return void stream.resume()
       stream.once('limit', () => (truncated = true))
       file = opts.receive(stream)
       file.catch(() => stream.resume())
     })
-    parser.once('error', (e) => {
+    // `on`, not `once`: a malformed body can make the parser emit more than one error
+    parser.on('error', (e) => {
       body.unpipe(parser)
+      body.resume() // the rest of the body is read and dropped
       reject(
-        new ApiError('BAD_REQUEST', {
-          body: `not a readable multipart body: ${(e as Error).message}`,
-        }),
+        new ApiError(
+          'BAD_REQUEST',
+          { body: `not a readable multipart body: ${(e as Error).message}` },
+          'The request body is not a readable multipart/form-data body',
+        ),
       )
     })
     parser.once('close', () => {

@@ -37,20 +37,32 @@ annotate(Firmware, {
   ],
 })
 
-/** The multipart form of an upload, as documented (the handler reads it streaming). */
-export const FirmwareUpload = z.object({
-  file: z.string().meta({
-    format: 'binary',
-    description: 'the package bytes (the last part of the form is best)',
-  }),
-  productID: Str.meta({ description: "the product's productID" }),
-  version: Str.meta({
-    description: 'unique per product; printable characters without spaces, at most 64',
-  }),
-  description: Str.optional(),
-  sha256: Str.optional().meta({
-    description: 'when given, the upload is refused (422) unless the bytes match it',
-  }),
+/** The form fields of an upload, beside its file (the service checks them: src/services/firmware.ts). */
+export const FirmwareFields = z.object({
+  productID: z
+    .string({ error: 'required, a string' })
+    .min(1, { error: 'required' })
+    .max(64, { error: 'at most 64 characters' })
+    .meta({ description: "the product's productID" }),
+  version: z
+    .string({ error: 'required, a string' })
+    .min(1, { error: 'required' })
+    .max(64, { error: 'at most 64 characters' })
+    .regex(/^[\x21-\x7e]+$/, { error: 'printable characters without spaces' })
+    .meta({
+      description: 'unique per product; printable ASCII without spaces, at most 64 characters',
+    }),
+  description: z.string().max(300, { error: 'at most 300 characters' }).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { error: '64 hex characters' })
+    .optional()
+    .meta({ description: 'when given, the upload is refused (422) unless the bytes match it' }),
+})
+
+/** The multipart form of an upload, as documented: its fields and the file part (the handler reads it streaming). */
+export const FirmwareUpload = FirmwareFields.extend({
+  file: z.string().meta({ format: 'binary', description: 'the package bytes' }),
 })
 
 /** List filters: firmwareID, productID, productIntID, version. */

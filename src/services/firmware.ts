@@ -4,7 +4,6 @@
  * in place (a half upload is never listed), deleted with its file. Devices download their own product's packages.
  */
 import type { Readable } from 'node:stream'
-import { z } from 'zod'
 import { Invalid, NotFound } from '../kernel/errors.ts'
 import { issuesToErrors } from '../kernel/errors.ts'
 import { randomId } from '../kernel/secrets.ts'
@@ -12,23 +11,7 @@ import type { FirmwareFiles, ReceivedFile } from '../../store/firmware-files.ts'
 import type { MetaStore } from '../../store/types.ts'
 import type { DeviceIdentity } from './ports.ts'
 import type { Actor } from './types.ts'
-
-/** The form fields of an upload, beside its file. */
-export const FirmwareFields = z.object({
-  productID: z.string({ error: 'required, a string' }).min(1, { error: 'required' }).max(64),
-  version: z
-    .string({ error: 'required, a string' })
-    .min(1, { error: 'required' })
-    .max(64, { error: 'at most 64 characters' })
-    .regex(/^[\x21-\x7e]+$/, { error: 'printable characters without spaces' }),
-  description: z.string().max(300, { error: 'at most 300 characters' }).optional(),
-  sha256: z
-    .string()
-    .regex(/^[0-9a-fA-F]{64}$/, { error: '64 hex characters' })
-    .optional(),
-})
-
-export type FirmwareFieldsInput = z.input<typeof FirmwareFields>
+import { FirmwareFields } from '../schemas/firmware.ts'
 
 export interface FirmwareDeps {
   meta: MetaStore

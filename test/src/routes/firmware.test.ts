@@ -97,6 +97,29 @@ test('refusals :: a wrong sha256 422, a taken version 400, over the limit 413, n
   assert.is(files().length, before + 1, 'only the accepted package has a file')
 })
 
+test('hostile bodies :: a malformed multipart body (two errors in one part) is 400; the service goes on', async () => {
+  const boundary = 'x0x0'
+  const body =
+    `--${boundary}\r\nContent-Disposition: form-data; name="a"\r\n\r\nv\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="b\u00ff\u0001"\r\nX:\r\n\u0000\r\n\r\nw\r\n` +
+    `--${boundary}\r\nbroken header without a colon\r\n\r\nz\r\n--${boundary}--\r\n`
+  const r = await t.admin.call('POST', '/api/v1/firmware', body, {
+    'content-type': `multipart/form-data; boundary=${boundary}`,
+  })
+  assert.is(r.status, 400, r.text)
+  assert.ok(r.body.errors.body)
+  const cut = await t.admin.call(
+    'POST',
+    '/api/v1/firmware',
+    `--${boundary}\r\nContent-Disposition: form-da`,
+    {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+    },
+  )
+  assert.is(cut.status, 400, cut.text)
+  assert.is((await t.anon.get('/healthz')).status, 200)
+})
+
 test('two tenants :: another tenant neither lists, reads, deletes nor uploads to the product', async () => {
   const p = await newProduct(t.admin)
   const mine = await upload(t.admin, { productID: p.productID, version: '1' }, randomBytes(10))
