@@ -5,13 +5,13 @@ import type { EventInput, IngestDevice, MetaStore } from '../store/types.ts'
 import type { TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
 import type {
   DeviceIdentity,
-  DeviceStateInbox,
+  DeviceInbox,
   Pipeline,
   Rejection,
   Uplink,
   UplinkOutcome,
 } from './types.ts'
-import { STATE_TOPIC_PREFIX, StorageFull } from './types.ts'
+import { isReservedTopic, StorageFull } from './types.ts'
 import type { DiskGuard } from '../src/kernel/disk.ts'
 import { decodePayload, decodeParsed, type ChildValues, type RawValues } from './decode.ts'
 import { checkValue, isPlainNumber } from './values.ts'
@@ -35,8 +35,11 @@ export interface PipelineDeps {
   onError?: (what: string, e: unknown) => void
   /** The free-space guard of DATA_DIR: while it says full, new uplinks are refused (StorageFull). */
   disk?: Pick<DiskGuard, 'full' | 'waitForSpace'>
-  /** Where messages on `state/` topics go; without it they are refused as topics without a data stream. */
-  state?: DeviceStateInbox
+  /**
+   * Where messages on reserved topics (`state/`, `ota/`) go; without it they are refused as topics without a data
+   * stream.
+   */
+  inbox?: DeviceInbox
 }
 
 /** Payloads larger than this are not decoded: the event records the rejection. */
@@ -491,10 +494,10 @@ function refuseUplink(
 }
 
 /**
- * A device's message on a `state/` topic: the state inbox commits or answers it; a refusal is recorded as the
- * message's event, with the reason.
+ * A device's message on a reserved topic: the inbox commits or answers it; a refusal is recorded as the message's
+ * event, with the reason.
  */
-function stateUplink(s: Stages, inbox: DeviceStateInbox, uplink: Uplink): Promise<UplinkOutcome> {
+function reservedUplink(s: Stages, inbox: DeviceInbox, uplink: Uplink): Promise<UplinkOutcome> {
   return inbox
     .receive(uplink)
     .then((refusal) =>
@@ -540,8 +543,8 @@ export function createPipeline(deps: PipelineDeps): Pipeline {
   function submit(given: Uplink): Promise<UplinkOutcome> {
     if (deps.disk?.full) return Promise.reject(new StorageFull())
     lastSeen.seen(given.device.id)
-    if (deps.state && normalizeTopic(given.topic).startsWith(STATE_TOPIC_PREFIX))
-      return stateUplink(stages, deps.state, given)
+    if (deps.inbox && isReservedTopic(normalizeTopic(given.topic)))
+      return reservedUplink(stages, deps.inbox, given)
     return admission.run(given)
   }
 

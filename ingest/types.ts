@@ -41,22 +41,30 @@ export interface Uplink {
   ip: string | null
 }
 
-/** Why a device's message on a `state/` topic was refused (recorded as its event's reason). */
+/** Why a device's message on a reserved topic was refused (recorded as its event's reason). */
 export interface StateRefusal {
   errorCode: string
   message: string
 }
 
 /**
- * What a device's message on a `state/` topic does (the state service's, handed over by src/service.ts): a report is
- * committed, a request for the document answered, before `receive` resolves; a refusal resolves its reason.
+ * What a device's message on a reserved topic (`state/`, `ota/`) does (the services', handed over by
+ * src/service.ts): a report is committed, a request answered, before `receive` resolves; a refusal resolves its
+ * reason.
  */
-export interface DeviceStateInbox {
+export interface DeviceInbox {
   receive(uplink: Uplink): Promise<StateRefusal | undefined>
 }
 
-/** Topics under this prefix carry a device's state (README "Desired state"), never values. */
-export const STATE_TOPIC_PREFIX = 'state/'
+/**
+ * Topics under these prefixes carry a device's exchanges with the service, never values: its state (README
+ * "Desired state") and its firmware updates (README "Firmware").
+ */
+export const RESERVED_TOPIC_PREFIXES = ['state/', 'ota/'] as const
+
+/** Whether a device's (normalized) topic is a reserved one. */
+export const isReservedTopic = (topic: string) =>
+  RESERVED_TOPIC_PREFIXES.some((p) => topic.startsWith(p))
 
 /** Why a value or a message was not stored. */
 export interface Rejection {

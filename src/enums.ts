@@ -201,6 +201,27 @@ export const enumerations = {
     unsent: { zh: '未下发', en: 'Not sent' },
     partial: { zh: '部分成功', en: 'Partial' },
   },
+  rolloutStatus: {
+    running: { zh: '进行中', en: 'Running' },
+    paused: { zh: '已暂停', en: 'Paused' },
+    succeeded: { zh: '全部成功', en: 'Succeeded' },
+    partial: { zh: '部分成功', en: 'Partial' },
+    failed: { zh: '全部失败', en: 'Failed' },
+    aborted: { zh: '已中止', en: 'Aborted' },
+    canceled: { zh: '已取消', en: 'Canceled' },
+  },
+  otaStatus: {
+    queued: { zh: '排队中', en: 'Queued' },
+    notified: { zh: '已通知', en: 'Notified' },
+    downloading: { zh: '下载中', en: 'Downloading' },
+    downloaded: { zh: '已下载', en: 'Downloaded' },
+    verifying: { zh: '校验中', en: 'Verifying' },
+    updating: { zh: '升级中', en: 'Updating' },
+    updated: { zh: '升级成功', en: 'Updated' },
+    failed: { zh: '升级失败', en: 'Failed' },
+    timed_out: { zh: '超时', en: 'Timed out' },
+    canceled: { zh: '已取消', en: 'Canceled' },
+  },
 } as const satisfies Record<string, Record<string | number, { zh: string; en: string }>>
 
 export type EnumName = keyof typeof enumerations

@@ -15,7 +15,7 @@ import { EventBus } from './kernel/events.ts'
 import { publicEndpoints } from './kernel/endpoints.ts'
 import { backupStores, cleanPartialBackups, createStores, type Stores } from '../store/index.ts'
 import type { MetaStore } from '../store/types.ts'
-import type { DeviceStateInbox, Pipeline } from '../ingest/types.ts'
+import type { DeviceInbox, Pipeline } from '../ingest/types.ts'
 import { createPipeline } from '../ingest/pipeline.ts'
 import { startBroker } from '../ingest/broker/broker.ts'
 import { createGatekeepers } from '../ingest/gate.ts'
@@ -220,6 +220,7 @@ async function shutdown(
   await services.eventFold.close()
   services.commands.close()
   services.stateDelivery.close()
+  await services.ota.close()
   await broker.close()
   await pipeline.flush()
   await services.alertEngine.close()
@@ -244,8 +245,8 @@ function forgetSessions(bus: EventBus, auth: Authenticator) {
 }
 
 /**
- * The ingest pipeline, the gatekeepers of devices and the broker (embedded, or a client of MQTT_URL); devices' state
- * messages wait for `attachState` (the services are made after the broker).
+ * The ingest pipeline, the gatekeepers of devices and the broker (embedded, or a client of MQTT_URL); devices'
+ * messages on reserved topics wait for `attachInbox` (the services are made after the broker).
  */
 async function startIngest(
   config: Config,
@@ -264,14 +265,14 @@ async function startIngest(
     logger: Logger
   },
 ) {
-  const state = lateStateInbox()
+  const inbox = lateInbox()
   const pipeline = createPipeline({
     config,
     meta,
     telemetry,
     bus,
     disk,
-    state: state.inbox,
+    inbox: inbox.inbox,
     observer: metrics.ingest,
     now: opts.now,
     onError: errorLog(logger, 'ingest'),
@@ -282,20 +283,24 @@ async function startIngest(
     ? // MQTT.js is loaded only for an external broker (~100 ms of start otherwise)
       await (await import('../ingest/external/client.ts')).connectExternalBroker(brokerDeps)
     : await startBroker(brokerDeps)
-  return { pipeline, gatekeepers, broker, attachState: state.attach }
+  return { pipeline, gatekeepers, broker, attachInbox: inbox.attach }
 }
 
 /**
- * The state inbox ingest takes before the services exist (the broker starts first): messages wait until the state
- * service is attached.
+ * The inbox of reserved topics ingest takes before the services exist (the broker starts first): messages wait until
+ * the services' inbox is attached.
  */
-function lateStateInbox() {
-  const ready = deferred<DeviceStateInbox>()
-  const inbox: DeviceStateInbox = {
+function lateInbox() {
+  const ready = deferred<DeviceInbox>()
+  const inbox: DeviceInbox = {
     receive: (uplink) => ready.promise.then((s) => s.receive(uplink)),
   }
-  return { inbox, attach: (s: DeviceStateInbox) => ready.resolve(s) }
+  return { inbox, attach: (s: DeviceInbox) => ready.resolve(s) }
 }
+
+/** The service's URL as devices reach it (the default base of firmware downloads). */
+const publicUrl = (host: string, port: number) =>
+  `http://${host.includes(':') ? `[${host}]` : host}:${port}`
 
 /** Logs the ports the service listens on. */
 function logStarted(log: Logger, config: Config, port: number, broker: Deps['broker']) {
@@ -327,7 +332,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   forgetSessions(bus, auth)
   const disk = diskGuard(config, opts, logger)
   await disk.start()
-  const { pipeline, gatekeepers, broker, attachState } = await startIngest(config, opts, {
+  const { pipeline, gatekeepers, broker, attachInbox } = await startIngest(config, opts, {
     meta,
     telemetry,
     bus,
@@ -347,7 +352,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
     retention: opts.retention,
     backupCopy: (dir) => backupStores(config, dir),
   })
-  attachState(services.stateInbox)
+  attachInbox(services.deviceInbox)
   const unwatch = watchMetrics(metrics, { bus, meta, pipeline, services })
   await startBackground(services)
   const deps: Deps = {
@@ -381,6 +386,7 @@ export async function startService(config: Config, opts: ServiceOptions = {}): P
   deps.lifecycle.serving = true
   const port = (server.address() as AddressInfo).port
   const host = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST
+  await services.ota.start(publicUrl(config.PUBLIC_HOST ?? host, port))
   const serviceLog = logger.child({ component: 'service' })
   logStarted(serviceLog, config, port, broker)
   return {

@@ -11,6 +11,7 @@ import {
   copyFileSync,
   existsSync,
   fsyncSync,
+  linkSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -25,7 +26,8 @@ import { hostname } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { Config } from '../src/kernel/config.ts'
 import { copyDatabase } from './libsql/worker/backup.ts'
-import { checkDatabase, databaseInUse } from './libsql/files.ts'
+import { checkDatabase, databaseInUse, firmwareFilesOf } from './libsql/files.ts'
+import { firmwareDir } from './firmware-files.ts'
 
 /** What a backup wrote: the directory and each file with its size. */
 export interface BackupResult {
@@ -45,6 +47,62 @@ interface Manifest {
   files: BackupResult['files']
 }
 
+/** Firmware packages are kept in a backup (and in DATA_DIR) under this directory; their manifest names start so. */
+const FIRMWARE = 'firmware'
+/** A kept package file (store/firmware-files.ts): `<productIntID>-<random>.bin`. */
+const PACKAGE = /^\d+-[A-Za-z0-9]+\.bin$/
+
+/** A file linked into the backup (packages never change once kept: a hard link is a copy), else copied. */
+function linkOrCopy(from: string, to: string) {
+  try {
+    linkSync(from, to)
+  } catch {
+    copyFileSync(from, to)
+    syncFile(to)
+  }
+}
+
+/**
+ * The firmware packages of a backup being written in `partial`: every kept package is linked in before the
+ * databases are copied (so a package deleted meanwhile is still there), then those the metadata copy does not
+ * name are dropped and any it names that came after are linked. Answers the packages kept, as manifest entries.
+ */
+function backupPackages(config: Config, partial: string) {
+  const source = firmwareDir(config)
+  const target = join(partial, FIRMWARE)
+  const linked = new Set<string>()
+  const link = (name: string) => {
+    if (linked.has(name) || !existsSync(join(source, name))) return
+    linkOrCopy(join(source, name), join(target, name))
+    linked.add(name)
+  }
+  return {
+    /** Before the databases are copied. */
+    before() {
+      if (!existsSync(source)) return
+      mkdirSync(target, { recursive: true })
+      for (const name of readdirSync(source)) if (PACKAGE.test(name)) link(name)
+    },
+    /** After: the packages the metadata copy names (all linked ones when it is not a file of this backup). */
+    after(): BackupResult['files'] {
+      const meta = join(partial, 'devicecloud.db')
+      if (existsSync(meta)) {
+        const named = new Set(firmwareFilesOf(meta))
+        if (named.size) mkdirSync(target, { recursive: true })
+        for (const name of named) link(name)
+        for (const name of [...linked].filter((n) => !named.has(n))) {
+          rmSync(join(target, name))
+          linked.delete(name)
+        }
+      }
+      return [...linked].sort().map((name) => ({
+        name: `${FIRMWARE}/${name}`,
+        bytes: statSync(join(target, name)).size,
+      }))
+    },
+  }
+}
+
 /** The temporary directory a backup into `dir` is written under: `.<name>.partial` beside it. */
 export const partialOf = (dir: string) => join(dirname(dir), `.${basename(dir)}.partial`)
 
@@ -62,8 +120,9 @@ export function storeFiles(config: Config): Array<{ name: string; path: string }
 /**
  * A consistent copy of the embedded stores in `dir` (created; it must be empty or absent): the metadata database
  * when it is a local file (`devicecloud.db`) and the embedded telemetry store (`telemetry.db`), each one snapshot
- * taken while the service runs (every write committed before the copy began is in it). InfluxDB and sqld keep
- * their data elsewhere: their own backup tools apply. `dir` appears only once every file is in it.
+ * taken while the service runs (every write committed before the copy began is in it), and the firmware packages
+ * the metadata copy names (`firmware/`, hard links where the volume allows). InfluxDB and sqld keep their data
+ * elsewhere: their own backup tools apply. `dir` appears only once every file is in it.
  */
 export async function backupStores(config: Config, dir: string): Promise<BackupResult> {
   if (existsSync(dir) && readdirSync(dir).length > 0)
@@ -78,12 +137,15 @@ export async function backupStores(config: Config, dir: string): Promise<BackupR
   writeFileSync(join(partial, OWNER), JSON.stringify(processToken(process.pid)))
   try {
     const files: BackupResult['files'] = []
+    const packages = backupPackages(config, partial)
+    packages.before()
     for (const { name, path } of storeFiles(config)) {
       const dest = join(partial, name)
       await copyDatabase(`file:${path}`, dest)
       syncFile(dest)
       files.push({ name, bytes: statSync(dest).size })
     }
+    files.push(...packages.after())
     const manifest: Manifest = { format: 1, createdAt: new Date().toISOString(), files }
     writeFileSync(join(partial, MANIFEST), JSON.stringify(manifest, null, 2) + '\n')
     syncFile(join(partial, MANIFEST))
@@ -148,7 +210,9 @@ export function restoreBackup(config: Config, dir: string, now = new Date()): Re
       `${MANIFEST} is missing (a backup written before manifests): its files were checked one by one`,
     )
   }
+  const packages = listed.filter((f) => f.name.startsWith(`${FIRMWARE}/`))
   const restore = listed.flatMap((f) => {
+    if (packages.includes(f)) return []
     const target = targets.find((t) => t.name === f.name)
     if (target) return [{ ...f, target: target.path, source: join(dir, f.name) }]
     warnings.push(`${f.name} is in the backup but not used by these settings: left out`)
@@ -164,6 +228,12 @@ export function restoreBackup(config: Config, dir: string, now = new Date()): Re
     if (bytes !== f.bytes) throw new Error(`${f.name}: ${bytes} bytes, ${MANIFEST} says ${f.bytes}`)
     const check = checkDatabase(f.source)
     if (check !== 'ok') throw new Error(`${f.name}: damaged (${check})`)
+  }
+  for (const f of packages) {
+    const path = join(dir, f.name)
+    if (!existsSync(path)) throw new Error(`${f.name}: listed in ${MANIFEST} but missing`)
+    const bytes = statSync(path).size
+    if (bytes !== f.bytes) throw new Error(`${f.name}: ${bytes} bytes, ${MANIFEST} says ${f.bytes}`)
   }
   for (const f of restore)
     if (databaseInUse(f.target))
@@ -186,11 +256,41 @@ export function restoreBackup(config: Config, dir: string, now = new Date()): Re
     syncFile(temp)
     renameSync(temp, f.target)
   }
+  // the packages go with the metadata they belong to: the current ones are set aside with the databases
+  if (packages.length || restore.some((f) => f.name === 'devicecloud.db'))
+    moved = restorePackages(config, dir, packages, previous) || moved
   return {
-    restored: restore.map(({ name, bytes }) => ({ name, bytes })),
+    restored: [...restore.map(({ name, bytes }) => ({ name, bytes })), ...packages],
     previous: moved ? previous : undefined,
     warnings,
   }
+}
+
+/**
+ * Puts a backup's packages in DATA_DIR/firmware: the directory there now is moved into `previous` and the packages
+ * copied into a new one (each under a temporary name, renamed). True when a directory was moved.
+ */
+function restorePackages(
+  config: Config,
+  dir: string,
+  packages: BackupResult['files'],
+  previous: string,
+): boolean {
+  const current = firmwareDir(config)
+  let moved = false
+  if (existsSync(current)) {
+    mkdirSync(previous, { recursive: true })
+    renameSync(current, join(previous, FIRMWARE))
+    moved = true
+  }
+  mkdirSync(current, { recursive: true })
+  for (const f of packages) {
+    const target = join(current, basename(f.name))
+    copyFileSync(join(dir, f.name), `${target}.restoring`)
+    syncFile(`${target}.restoring`)
+    renameSync(`${target}.restoring`, target)
+  }
+  return moved
 }
 
 function readManifest(path: string): Manifest {

@@ -35,11 +35,13 @@ const PARTIAL = /^\..*\.partial$/
 /** A file left this long without a change (and without a row, or temporary) is a crash's. */
 export const SWEEP_AFTER_MS = 10 * 60_000
 
-export class FirmwareFiles {
-  readonly dir: string
+/** Where packages are kept: FIRMWARE_DIR, else DATA_DIR/firmware. */
+export const firmwareDir = (config: { DATA_DIR: string; FIRMWARE_DIR?: string }) =>
+  config.FIRMWARE_DIR ?? join(config.DATA_DIR, 'firmware')
 
-  constructor(dataDir: string) {
-    this.dir = join(dataDir, 'firmware')
+export class FirmwareFiles {
+  /** @param dir where packages are kept (firmwareDir). */
+  constructor(readonly dir: string) {
     mkdirSync(this.dir, { recursive: true })
   }
 
@@ -105,6 +107,18 @@ export class FirmwareFiles {
   /** The bytes `start` to `end` (inclusive) of a kept file. */
   read(file: string, start: number, end: number): Readable {
     return createReadStream(join(this.dir, file), { start, end })
+  }
+
+  /** The bytes `start` to `end` (inclusive) of a kept file, read whole (a chunk: a few KiB). */
+  async readBytes(file: string, start: number, end: number): Promise<Buffer> {
+    const handle = await open(join(this.dir, file), 'r')
+    try {
+      const out = Buffer.alloc(end - start + 1)
+      const { bytesRead } = await handle.read(out, 0, out.length, start)
+      return out.subarray(0, bytesRead)
+    } finally {
+      await handle.close()
+    }
   }
 
   /**

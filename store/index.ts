@@ -1,4 +1,4 @@
-import { FirmwareFiles } from './firmware-files.ts'
+import { FirmwareFiles, firmwareDir } from './firmware-files.ts'
 import type { Config } from '../src/kernel/config.ts'
 import { errorLog, type Logger } from '../src/kernel/log.ts'
 import type { TelemetryStore } from './telemetry.ts'
@@ -126,7 +126,7 @@ export async function createStores(config: Config, opts: StoreOptions = {}): Pro
   return {
     meta,
     telemetry,
-    firmwareFiles: new FirmwareFiles(config.DATA_DIR),
+    firmwareFiles: new FirmwareFiles(firmwareDir(config)),
     async close() {
       await telemetry.close()
       await meta.close()

@@ -31,6 +31,7 @@ import type { WebhookRepository } from './meta/webhooks.ts'
 import type { OverviewRepository } from './meta/overview.ts'
 import type { StateRepository } from './meta/state.ts'
 import type { FirmwareRepository } from './meta/firmware.ts'
+import type { RolloutRepository } from './meta/rollouts.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -47,6 +48,7 @@ export type * from './meta/webhooks.ts'
 export type * from './meta/overview.ts'
 export type * from './meta/state.ts'
 export type * from './meta/firmware.ts'
+export type * from './meta/rollouts.ts'
 export type * from './meta/table.ts'
 export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
@@ -85,6 +87,8 @@ export interface MetaStore {
   state: StateRepository
   /** Firmware packages of the products (their bytes: store/firmware-files.ts). */
   firmware: FirmwareRepository
+  /** Firmware rollouts and their devices' rows. */
+  rollouts: RolloutRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

@@ -61,6 +61,16 @@ const ConfigSchema = z.object({
     .int()
     .positive()
     .default(512 * 1024 * 1024),
+  /**
+   * Where firmware packages are kept (default DATA_DIR/firmware). Several nodes share one directory (a network
+   * volume), so that every node serves every package.
+   */
+  FIRMWARE_DIR: z.string().min(1).optional(),
+  /**
+   * Where devices download packages from: `ota/notify`'s url is this with the firmwareID appended (a CDN in front of
+   * the service). Default: the service itself, `http://<PUBLIC_HOST>:<PORT>/api/v1/ingest/firmware/`.
+   */
+  FIRMWARE_URL: z.url().optional(),
   INGEST_QUEUE_POINTS: z.coerce.number().int().positive().default(200_000),
   INGEST_BATCH_POINTS: z.coerce.number().int().positive().default(5_000),
   INGEST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(10),

@@ -157,6 +157,10 @@ export interface DomainEvents {
   'device.subscribed': [
     { tenantID: string; deviceIntID: number; deviceID: string; filters: string[] },
   ]
+  /** A firmware rollout changed state or announced its counts (after the commit that stored its outbox event). */
+  'firmware.rollout': [{ tenantID: string; rolloutIntID: number }]
+  /** Devices of a rollout changed state (after the commit that stored their outbox events). */
+  'firmware.device': [{ tenantID: string; rolloutIntID: number; deviceIntIDs: readonly number[] }]
   /** A command changed state (every transition of its lifecycle). */
   'command.status': [CommandEvent]
   /** The retention job ran (in this process): what it deleted. */

@@ -25,6 +25,7 @@ import { adminRoutes } from './admin.ts'
 import { variantRoutes } from './variants.ts'
 import { stateRoutes } from './state.ts'
 import { firmwareRoutes } from './firmware.ts'
+import { rolloutRoutes } from './rollouts.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -57,6 +58,7 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     latestRoutes,
     stateRoutes,
     firmwareRoutes,
+    rolloutRoutes,
     telemetryRoutes,
     emqxRoutes,
     overviewRoutes,

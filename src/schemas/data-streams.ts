@@ -32,7 +32,8 @@ export const relativeTopic = z
   // eslint-disable-next-line no-control-regex -- the control characters are what it refuses
   .refine((t) => !/[\u0000-\u001f]/.test(t), { error: 'must not contain control characters' })
   .refine((t) => !/^state(\/|$)/.test(t), { error: 'state/ topics are reserved for device state' })
-  .meta({ pattern: '^(?!/)(?!state(/|$))[^+#\\u0000-\\u001f]*$' })
+  .refine((t) => !/^ota(\/|$)/.test(t), { error: 'ota/ topics are reserved for firmware updates' })
+  .meta({ pattern: '^(?!/)(?!state(/|$))(?!ota(/|$))[^+#\\u0000-\\u001f]*$' })
 
 /** Create body. The product by productID, or by productIntID. */
 export const DataStreamCreate = requestSchema(DATA_STREAM_TABLE, {

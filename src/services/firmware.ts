@@ -4,7 +4,7 @@
  * in place (a half upload is never listed), deleted with its file. Devices download their own product's packages.
  */
 import type { Readable } from 'node:stream'
-import { Invalid, NotFound } from '../kernel/errors.ts'
+import { Invalid, NotFound, Referenced } from '../kernel/errors.ts'
 import { issuesToErrors } from '../kernel/errors.ts'
 import { randomId } from '../kernel/secrets.ts'
 import type { FirmwareFiles, ReceivedFile } from '../../store/firmware-files.ts'
@@ -68,8 +68,10 @@ export function firmwareService({ meta, files, now }: FirmwareDeps) {
       }
     },
 
-    /** Deletes the tenant's packages `ids` (all or none) and then their files. */
+    /** Deletes the tenant's packages `ids` (all or none) and then their files; not while an open rollout uses one. */
     async remove(a: Actor, ids: number[]) {
+      if (await meta.rollouts.usesFirmware(a.tenant, ids))
+        throw new Referenced('ids', 'a running or paused rollout uses the package: cancel it first')
       const names = await meta.firmware.files(a.tenant, ids)
       await meta.firmware.delete(a.tenant, ids)
       await files.remove(names)
@@ -88,8 +90,10 @@ export function firmwareService({ meta, files, now }: FirmwareDeps) {
       return files.sweep(await meta.firmware.allFiles(), now())
     },
 
-    /** The bytes `start` to `end` (inclusive) of a package's file. */
+    /** The bytes `start` to `end` (inclusive) of a package's file, streamed. */
     read: (file: string, start: number, end: number) => files.read(file, start, end),
+    /** The bytes `start` to `end` (inclusive) of a package's file, read whole (an MQTT chunk). */
+    readBytes: (file: string, start: number, end: number) => files.readBytes(file, start, end),
   }
 }
 

@@ -10,6 +10,9 @@ import type { ServiceDeps } from './types.ts'
 import { commandService, storeIdentities, type CommandDeps } from './commands.ts'
 import { stateServices } from './state.ts'
 import { firmwareService } from './firmware.ts'
+import { otaServices } from './ota.ts'
+import { errorLog } from '../kernel/log.ts'
+import type { Refusal, StateMessage } from './state-inbox.ts'
 import type { FirmwareFiles } from '../../store/firmware-files.ts'
 import { scheduleService } from './schedules.ts'
 import { alertEngine } from './alert-engine.ts'
@@ -38,6 +41,7 @@ export type ServicesDeps = ServiceDeps &
         EVENT_RETENTION_DAYS: number
         WEBHOOK_ALLOW_PRIVATE: boolean
         STREAM_CLIENT_QUEUE_KB: number
+        FIRMWARE_URL?: string
       }
     /** How webhook hosts are resolved (tests replace it); default the system's resolver. */
     resolve?: Resolve
@@ -49,6 +53,13 @@ export type ServicesDeps = ServiceDeps &
     firmwareFiles: FirmwareFiles
   }
 
+type Inbox = { receive(m: StateMessage): Promise<Refusal | undefined> }
+
+/** Devices' messages on reserved topics: `ota/` to the firmware inbox, `state/` to the state inbox. */
+const deviceInbox = (state: Inbox, ota: Inbox): Inbox => ({
+  receive: (m) => (/^\/*ota\//.test(m.topic) ? ota.receive(m) : state.receive(m)),
+})
+
 export function createServices(deps: ServicesDeps) {
   const commands = commandService({ ...deps, events: deps.events })
   const model = productModelService(deps)
@@ -57,6 +68,20 @@ export function createServices(deps: ServicesDeps) {
   const { devices, gateways } = deviceService(deps)
   const engine = alertEngine(deps)
   const identities = deps.identities ?? storeIdentities(deps.meta)
+  const firmware = firmwareService({
+    meta: deps.meta,
+    files: deps.firmwareFiles,
+    now: deps.now ?? Date.now,
+  })
+  const ota = otaServices({
+    ...deps,
+    identities,
+    firmware,
+    now: deps.now ?? Date.now,
+    firmwareUrl: deps.config.FIRMWARE_URL,
+    log: errorLog(deps.logger, 'ota'),
+  })
+  const state = stateServices({ ...deps, identities, now: deps.now ?? Date.now })
   const webhooks = webhookService({
     ...deps,
     retentionDays: deps.config.EVENT_RETENTION_DAYS,
@@ -95,7 +120,9 @@ export function createServices(deps: ServicesDeps) {
      * close), `stateInbox` (devices' state messages, ingest's DeviceStateInbox) and `stateDelivery` (deltas out;
      * `start()` once the broker runs, `close()` before it stops).
      */
-    ...stateServices({ ...deps, identities, now: deps.now ?? Date.now }),
+    ...state,
+    /** Devices' messages on reserved topics (ingest's DeviceInbox): `state/` and `ota/`. */
+    deviceInbox: deviceInbox(state.stateInbox, ota.otaInbox),
     /** Scheduled commands; `start()` after `commands.start()`, `close()` before `commands.close()`. */
     schedules: scheduleService({ ...deps, commands }),
     /** The retention job: `start()` with the other loops, `close()` before the stores close. */
@@ -103,11 +130,11 @@ export function createServices(deps: ServicesDeps) {
     /** The event log's fold job: `start()` with the other loops, `close()` before the stores close. */
     eventFold: eventFoldService(deps),
     /** Firmware packages and their files; `sweep()` at start-up. */
-    firmware: firmwareService({
-      meta: deps.meta,
-      files: deps.firmwareFiles,
-      now: deps.now ?? Date.now,
-    }),
+    firmware,
+    /** Firmware rollouts (made, paused, canceled; devices' reports). */
+    rollouts: ota.rollouts,
+    /** The rollouts' engine and their messages to devices: `start(url)` once serving, `close()` before the broker. */
+    ota: ota.ota,
     /** Backups of the embedded stores (a task; the service's own tenant's admins only). */
     backup: backupService({ ...deps, copy: deps.backupCopy }),
   }

@@ -36,10 +36,10 @@ export interface StateMessage {
 /** Why a state message is refused (its event records it). */
 export type Refusal = { errorCode: string; message: string }
 
-const refusal = (errorCode: string, message: string): Refusal => ({ errorCode, message })
+export const refusal = (errorCode: string, message: string): Refusal => ({ errorCode, message })
 
 /** The JSON of a message: its parsed form when ingest has it, else its bytes parsed; undefined when empty. */
-function jsonOf(m: StateMessage): { value: unknown } | Refusal {
+export function jsonOf(m: StateMessage): { value: unknown } | Refusal {
   const bytes = typeof m.payload === 'string' ? Buffer.byteLength(m.payload) : m.payload.length
   if (bytes > MAX_STATE_MESSAGE)
     return refusal(

@@ -49,7 +49,13 @@ const described = {
     filter: 'text',
     csv: 'text',
   },
-  softVersion: { sql: 'd.soft_version', column: 'soft_version', type: text, csv: 'text' },
+  softVersion: {
+    sql: 'd.soft_version',
+    column: 'soft_version',
+    type: text,
+    filter: 'text',
+    csv: 'text',
+  },
   hardwareVersion: {
     sql: 'd.hardware_version',
     column: 'hardware_version',

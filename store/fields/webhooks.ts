@@ -22,6 +22,8 @@ export const OUTBOX_TYPES = [
   'device.online',
   'device.offline',
   'device.state',
+  'firmware.rollout',
+  'firmware.device',
 ] as const
 
 export type OutboxType = (typeof OUTBOX_TYPES)[number]

@@ -1,6 +1,6 @@
 /**
  * Whole-file checks of a libSQL database for backups and restores (store/backups.ts): whether a copy reads back
- * whole, and whether a process still has a database open.
+ * whole, whether a process still has a database open, and which firmware files a copy names.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import Database from 'libsql'
@@ -54,6 +54,22 @@ export function databaseInUse(path: string): boolean {
     throw e
   } finally {
     db?.close()
+  }
+}
+
+/** The package files the `firmware` rows of a metadata database file name (none when it has no such table). */
+export function firmwareFilesOf(path: string): string[] {
+  const db = new Database(path, { readonly: true })
+  try {
+    const table = db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'firmware'")
+      .get()
+    if (!table) return []
+    return (db.prepare('SELECT file FROM firmware').all() as Array<{ file: string }>).map(
+      (r) => r.file,
+    )
+  } finally {
+    db.close()
   }
 }
 

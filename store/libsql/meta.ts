@@ -25,6 +25,7 @@ import { OverviewRepo } from './overview.ts'
 import { RetentionRepo } from './retention.ts'
 import { StateRepo } from './state.ts'
 import { FirmwareRepo } from './firmware.ts'
+import { RolloutRepo } from './rollouts.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -54,6 +55,7 @@ export function createMetaStore(db: Db): MetaStore {
     overview: new OverviewRepo(db),
     state: new StateRepo(db),
     firmware: new FirmwareRepo(db),
+    rollouts: new RolloutRepo(db),
     retention: new RetentionRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),

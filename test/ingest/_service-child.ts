@@ -11,6 +11,8 @@ const svc = await startService(
     DATA_DIR: process.env.DATA_DIR,
     // several nodes on one metadata database (unset: DATA_DIR's own)
     ...(process.env.DATABASE_URL ? { DATABASE_URL: process.env.DATABASE_URL } : {}),
+    // several nodes sharing one firmware volume (unset: DATA_DIR/firmware)
+    ...(process.env.FIRMWARE_DIR ? { FIRMWARE_DIR: process.env.FIRMWARE_DIR } : {}),
     PORT: '0',
     HOST: '127.0.0.1',
     MQTT_PORT: '0',

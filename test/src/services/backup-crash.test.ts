@@ -8,6 +8,7 @@
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import {
   cpSync,
   existsSync,
@@ -26,8 +27,12 @@ import { checkDatabase } from '../../../store/libsql/files.ts'
 import { partialOf } from '../../../store/backups.ts'
 import { mqttBody, newDevice, newProduct } from '../routes/devices-helpers.ts'
 import { sleep } from '../../ingest/_mqtt.ts'
+import { uploadFirmware } from '../../ingest/_ota.ts'
 
 const test = suite('backups: kill -9, restore')
+
+const basicOf = (d: { deviceUsername: string; token: string }) =>
+  `Basic ${Buffer.from(`${d.deviceUsername}:${d.token}`).toString('base64')}`
 const root = join(import.meta.dirname, '..', '..', '..')
 
 const startChild = (dir: string) =>
@@ -48,9 +53,9 @@ function assertComplete(dir: string, names = ['devicecloud.db', 'telemetry.db'])
   const manifest = JSON.parse(readFileSync(join(dir, 'backup.json'), 'utf8')) as {
     files: Array<{ name: string; bytes: number }>
   }
-  assert.equal(manifest.files.map((f) => f.name).sort(), names, dir)
-  for (const f of manifest.files)
-    assert.is(checkDatabase(join(dir, f.name)), 'ok', `${dir}/${f.name}`)
+  const stores = manifest.files.filter((f) => !f.name.startsWith('firmware/'))
+  assert.equal(stores.map((f) => f.name).sort(), names, dir)
+  for (const f of stores) assert.is(checkDatabase(join(dir, f.name)), 'ok', `${dir}/${f.name}`)
   assert.not.ok(existsSync(join(dir, 'owner')), `${dir}: no owner file left in a complete backup`)
 }
 
@@ -189,7 +194,7 @@ test('kill -9 during npm run backup, three moments :: the target is absent or wh
   }
 })
 
-test('npm run restore :: refuses while running, a partial, a wrong size, a damaged file; restores with the old files kept', async () => {
+test('npm run restore :: refuses while running, a partial, a wrong size, a damaged file; restores with the old files kept; firmware packages go with their rows', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'dc-restore-'))
   const out = mkdtempSync(join(tmpdir(), 'dc-restore-bk-'))
   let c = await startChild(dir)
@@ -197,11 +202,32 @@ test('npm run restore :: refuses while running, a partial, a wrong size, a damag
     let admin = await childAdmin(c.url)
     const product = await newProduct(admin)
     const kept = await newDevice(admin, mqttBody(product.productID))
+    const bytes1 = randomBytes(300_000)
+    const pkg = await uploadFirmware(c, admin.authorization!, product.productID, '1.0', bytes1)
     const bk = join(out, 'bk')
     const backup = await runCli('src/cli/backup.ts', [bk], { DATA_DIR: dir })
     assert.is(backup.code, 0, backup.out)
     assertComplete(bk)
+    const listed = JSON.parse(readFileSync(join(bk, 'backup.json'), 'utf8')).files as Array<{
+      name: string
+      bytes: number
+    }>
+    const pkgEntries = listed.filter((f) => f.name.startsWith('firmware/'))
+    assert.equal(
+      pkgEntries.map((f) => f.bytes),
+      [300_000],
+      'the package is in the backup',
+    )
     const later = await newDevice(admin, mqttBody(product.productID))
+    // after the backup: the package is deleted (its file goes) and another one uploaded
+    assert.is((await admin.del(`/api/v1/firmware?ids=${pkg.id}`)).status, 204)
+    const pkgLater = await uploadFirmware(
+      c,
+      admin.authorization!,
+      product.productID,
+      '2.0',
+      randomBytes(1000),
+    )
 
     const running = await runCli('src/cli/restore.ts', [bk], { DATA_DIR: dir })
     assert.is(running.code, 1, running.out)
@@ -254,6 +280,14 @@ test('npm run restore :: refuses while running, a partial, a wrong size, a damag
       404,
       'the later device is gone',
     )
+    assert.is((await admin.get(`/api/v1/firmware/${pkgLater.id}`)).status, 404)
+    assert.ok(existsSync(join(dir, previous, 'firmware')), 'the replaced packages are kept aside')
+    const download = await fetch(`${c.url}/api/v1/ingest/firmware/${pkg.firmwareID}`, {
+      headers: { authorization: basicOf(kept) },
+    })
+    assert.is(download.status, 200, 'the deleted package is back with its row')
+    const got = Buffer.from(await download.arrayBuffer())
+    assert.ok(got.equals(bytes1), 'the same bytes')
   } finally {
     await killChild(c)
     rmSync(dir, { recursive: true, force: true })

@@ -50,6 +50,8 @@ test('create :: 201 with a secret once; list and detail never show it; events de
     'device.online',
     'device.offline',
     'device.state',
+    'firmware.rollout',
+    'firmware.device',
   ])
   assert.is(r.body.enable, 1)
   const detail = await w.c.get<Wire<typeof Webhook>>(`/api/v1/webhooks/${r.body.id}`)
