@@ -129,7 +129,8 @@ export const DeviceUpdate = z.object({
 
 /**
  * List filters: `_like` on names and ids; deviceType (the Variant B code, compared exactly), productID,
- * `gateway` (the devices hanging off that gateway) and `stateDelta` (1: not in their desired state).
+ * `gateway` (the devices hanging off that gateway), `stateDelta` (1: not in their desired state) and `softVersion`
+ * (the firmware version they run).
  */
 export const deviceFilters = {
   deviceName: 'text',
@@ -138,6 +139,7 @@ export const deviceFilters = {
   productID: 'text',
   gateway: 'int',
   stateDelta: 'int',
+  softVersion: 'text',
 } satisfies FilterFields
 
 /** `groupID`: devices that are members of the group with that groupID. */
