@@ -16,6 +16,8 @@ import { allRoutes } from './routes/index.ts'
 import { wireShapes, type WireShapes } from './wire/shapes.ts'
 import { Unavailable } from './kernel/errors.ts'
 
+import { SECURITY_HEADERS } from './http/security-headers.ts'
+
 export const VERSION = '0.1.0'
 
 function send(c: Context, e: ApiError) {
@@ -23,13 +25,7 @@ function send(c: Context, e: ApiError) {
   return c.json(e.toJSON(), e.status as 400)
 }
 
-/** Sent with every answer (errors included); an answer that sets one of them itself keeps its own. */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-}
+export { SECURITY_HEADERS }
 
 /** /docs is one page with an inline style sheet and links; no scripts, images or frames. */
 export const DOCS_CSP =

@@ -148,6 +148,10 @@ test('download :: whole, by Range (a resumed download), 416 past the end; ETag t
   assert.is(whole.status, 200)
   assert.is(whole.headers.get('etag'), `"${sha(bytes)}"`)
   assert.is(whole.headers.get('accept-ranges'), 'bytes')
+  assert.is(whole.headers.get('content-length'), '200000')
+  // written straight to the socket, with the headers every answer carries
+  assert.is(whole.headers.get('x-content-type-options'), 'nosniff')
+  assert.match(whole.headers.get('x-request-id') ?? '', /\S/)
   assert.ok(Buffer.from(await whole.arrayBuffer()).equals(bytes))
   // a download cut after 70,000 bytes, resumed from there
   const first = await fetch(url, { headers: { ...auth, range: 'bytes=0-69999' } })
@@ -167,6 +171,14 @@ test('download :: whole, by Range (a resumed download), 416 past the end; ETag t
   assert.is(past.status, 416)
   assert.is(past.headers.get('content-range'), 'bytes */200000')
   await past.arrayBuffer()
+  // a download dropped at once leaves the service serving the next one
+  const controller = new AbortController()
+  const dropped = await fetch(url, { headers: auth, signal: controller.signal })
+  controller.abort()
+  await dropped.arrayBuffer().catch(() => undefined)
+  const after = await fetch(url, { headers: auth })
+  assert.is(after.status, 200)
+  assert.ok(Buffer.from(await after.arrayBuffer()).equals(bytes))
 })
 
 test('download :: a device of another product or tenant, an API caller, no credentials: refused', async () => {
