@@ -10,6 +10,7 @@
  *    1,000 messages/s) runs: its PUBACK p99 during the downloads against the probe alone just before (goal: <= 2x).
  */
 import { randomBytes } from 'node:crypto'
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -175,7 +176,35 @@ const probeRun = (seconds: number, window?: Parameters<typeof mqttGoLoad>[1]) =>
     window,
   )
 
+/** The service's event loop and garbage collector while `run` runs: loop delay p99 and max, GC pauses. */
+async function watched<T>(run: () => Promise<T>) {
+  const delay = monitorEventLoopDelay({ resolution: 5 })
+  let gcMs = 0
+  let gcMax = 0
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      gcMs += e.duration
+      gcMax = Math.max(gcMax, e.duration)
+    }
+  })
+  gc.observe({ entryTypes: ['gc'] })
+  delay.enable()
+  try {
+    return {
+      result: await run(),
+      loopP99: delay.percentile(99) / 1e6,
+      loopMax: delay.max / 1e6,
+      gcMs,
+      gcMax,
+    }
+  } finally {
+    delay.disable()
+    gc.disconnect()
+  }
+}
+
 const rows: Array<Array<string | number>> = []
+const loopRows: Array<Array<string | number>> = []
 const ratios: number[] = []
 const p99s: number[] = []
 const percent = (x: number) => `${Math.round(100 * x)}%`
@@ -186,14 +215,23 @@ for (let round = 1; round <= ROUNDS; round++) {
   const alone: GoLoadResult | undefined = GO ? await probeRun(DOWNLOAD_SECONDS) : undefined
   let downloading: Promise<Downloaded> | undefined
   const s0 = procCpuUs(process.pid)
-  const during: GoLoadResult | undefined = GO
-    ? await probeRun(DOWNLOAD_SECONDS, (mark) => {
-        if (mark === 'start')
-          downloading = downloadRun(`${svc.url}/api/v1/ingest/firmware/${big.firmwareID}`, true)
-      })
-    : undefined
-  const got = await (downloading ??
-    downloadRun(`${svc.url}/api/v1/ingest/firmware/${big.firmwareID}`, true))
+  const serviceUrl = `${svc.url}/api/v1/ingest/firmware/${big.firmwareID}`
+  const w = await watched(async () => {
+    const during: GoLoadResult | undefined = GO
+      ? await probeRun(DOWNLOAD_SECONDS, (mark) => {
+          if (mark === 'start') downloading = downloadRun(serviceUrl, true)
+        })
+      : undefined
+    return { during, got: await (downloading ?? downloadRun(serviceUrl, true)) }
+  })
+  const { during, got } = w.result
+  loopRows.push([
+    `round ${round}`,
+    w.loopP99.toFixed(1),
+    w.loopMax.toFixed(1),
+    Math.round(w.gcMs),
+    w.gcMax.toFixed(1),
+  ])
   const svcCpu = (procCpuUs(process.pid) - s0) / 1000 / got.ms
   const ratio = got.mbps / Math.max(1, ceiling.mbps)
   ratios.push(ratio)
@@ -248,6 +286,12 @@ console.log(
     ],
     rows,
   ),
+)
+console.log(
+  `\nthe service's event loop while devices download: what the probe's PUBACKs wait behind\n\n${table(
+    ['downloads', 'loop delay p99 ms', 'loop delay max ms', 'GC pauses ms in all', 'longest GC ms'],
+    loopRows,
+  )}`,
 )
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!
 console.log(

@@ -104,6 +104,11 @@ export class FirmwareFiles {
     )
   }
 
+  /** The path of a kept file. */
+  path(file: string): string {
+    return join(this.dir, file)
+  }
+
   /** The bytes `start` to `end` (inclusive) of a kept file. */
   read(file: string, start: number, end: number): Readable {
     return createReadStream(join(this.dir, file), { start, end })

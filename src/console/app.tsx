@@ -21,12 +21,15 @@ const AlertRulesPage = lazyPage(() =>
   import('./pages/alert-rules.tsx').then((m) => m.AlertRulesPage),
 )
 const WebhooksPage = lazyPage(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage))
+const FirmwarePage = lazyPage(() => import('./pages/firmware.tsx').then((m) => m.FirmwarePage))
+const RolloutPage = lazyPage(() => import('./pages/rollout.tsx').then((m) => m.RolloutPage))
 
 type Key =
   | 'overview'
   | 'devices'
   | 'products'
   | 'groups'
+  | 'firmware'
   | 'alerts'
   | 'alertRules'
   | 'webhooks'
@@ -37,6 +40,7 @@ const NAV: Array<[Key, string]> = [
   ['devices', '/devices'],
   ['products', '/products'],
   ['groups', '/groups'],
+  ['firmware', '/firmware'],
   ['alerts', '/alerts'],
   ['alertRules', '/alert_rules'],
   ['webhooks', '/webhooks'],
@@ -65,6 +69,8 @@ const ROUTES: Array<[RegExp, (id: number | undefined) => JSX.Element]> = [
   [/^\/products\/(\d{1,15})\/?$/, (id) => <ProductPage key={id} id={id!} />],
   [/^\/groups\/?$/, () => <GroupsPage />],
   [/^\/groups\/(\d{1,15})\/?$/, (id) => <GroupPage key={id} id={id!} />],
+  [/^\/firmware\/?$/, () => <FirmwarePage />],
+  [/^\/firmware\/rollouts\/(\d{1,15})\/?$/, (id) => <RolloutPage key={id} id={id!} />],
   [/^\/alerts\/?$/, () => <AlertsPage />],
   [/^\/alert_rules\/?$/, () => <AlertRulesPage />],
   [/^\/webhooks(?:\/(\d{1,15}))?\/?$/, (id) => <WebhooksPage key={id} id={id} />],

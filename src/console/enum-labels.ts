@@ -1,7 +1,8 @@
 /**
- * The labels of the API's enumerations the console offers in selects, English and Chinese. They are the labels of
- * src/enums.ts, which the console cannot import (it imports only types of the server); test/console/enum-labels.test.ts
- * holds the two equal. No imports: a unit test reads this file in Node.
+ * The labels of the API's enumerations the console offers in selects (or counts by: a rollout's device states),
+ * English and Chinese. They are the labels of src/enums.ts, which the console cannot import (it imports only types
+ * of the server); test/console/enum-labels.test.ts holds the two equal. No imports: a unit test reads this file in
+ * Node.
  */
 type Labels = Record<string, string>
 
@@ -57,6 +58,27 @@ export const enEnums = {
     5: 'Boolean',
     6: 'Time',
   } as Labels,
+  rolloutStatus: {
+    running: 'Running',
+    paused: 'Paused',
+    succeeded: 'Succeeded',
+    partial: 'Partial',
+    failed: 'Failed',
+    aborted: 'Aborted',
+    canceled: 'Canceled',
+  } as Labels,
+  otaStatus: {
+    queued: 'Queued',
+    notified: 'Notified',
+    downloading: 'Downloading',
+    downloaded: 'Downloaded',
+    verifying: 'Verifying',
+    updating: 'Updating',
+    updated: 'Updated',
+    failed: 'Failed',
+    timed_out: 'Timed out',
+    canceled: 'Canceled',
+  } as Labels,
 }
 
 export const zhEnums: typeof enEnums = {
@@ -91,4 +113,25 @@ export const zhEnums: typeof enEnums = {
   aggregateData: { 1: '公式值', 2: '原始值' },
   chartType: { 1: '折线图', 2: '柱状图' },
   templateType: { 1: '开关', 2: '枚举', 3: '数值', 4: '字符串', 5: '布尔', 6: '时间' },
+  rolloutStatus: {
+    running: '进行中',
+    paused: '已暂停',
+    succeeded: '全部成功',
+    partial: '部分成功',
+    failed: '全部失败',
+    aborted: '已中止',
+    canceled: '已取消',
+  },
+  otaStatus: {
+    queued: '排队中',
+    notified: '已通知',
+    downloading: '下载中',
+    downloaded: '已下载',
+    verifying: '校验中',
+    updating: '升级中',
+    updated: '升级成功',
+    failed: '升级失败',
+    timed_out: '超时',
+    canceled: '已取消',
+  },
 }

@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
-import { pipeline } from 'node:stream/promises'
 import type { Context } from 'hono'
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response'
 import type { AppEnv } from '../http/env.ts'
 import { SECURITY_HEADERS } from '../http/security-headers.ts'
+import { downloadGate } from '../http/download-gate.ts'
 import type { Deps } from '../deps.ts'
 import { ApiError } from '../errors.ts'
 import { crud, Form } from '../http/crud.ts'
@@ -19,6 +19,9 @@ import type { FirmwareService } from '../services/firmware.ts'
 import type { HttpIngest } from '../../ingest/types.ts'
 
 const tag = 'Firmware'
+
+/** Every download of this process passes one gate: the event loop stays shared with ingest. */
+const gate = downloadGate()
 
 /** The header that tells the Node adapter an answer was written to the socket already (its own marker). */
 const ALREADY_SENT = Object.fromEntries(RESPONSE_ALREADY_SENT.headers.entries())
@@ -103,26 +106,36 @@ function uploadRoute(r: Router, firmware: FirmwareService, maxBytes: number) {
   )
 }
 
+/** The bytes of a download: a part of a package's file (`end` < `start` for an empty one). */
+interface Part {
+  path: string
+  start: number
+  end: number
+  /** The same bytes as a stream (app.fetch outside a Node server, in tests). */
+  stream: () => Readable
+}
+
 /**
- * Answers `bytes` with `status` and `headers`. On a Node server the file is piped to the socket itself (with the
- * headers every answer carries): a web stream between them costs the event loop twice the CPU a byte, taken from
- * ingest while devices download (bench/firmware.bench.ts). Elsewhere (app.fetch in tests) as a web stream.
+ * Answers `part` with `status` and `headers`. On a Node server the file goes to the socket through the download
+ * gate (src/http/download-gate.ts: pooled buffers, a bounded share of each turn of the event loop), with the headers
+ * every answer carries; elsewhere as a web stream.
  */
 function sendFile(
   c: Context<AppEnv>,
   status: 200 | 206,
   headers: Record<string, string>,
-  bytes: Readable,
+  part: Part,
 ) {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing
-  if (!outgoing) return c.body(Readable.toWeb(bytes) as ReadableStream<Uint8Array>, status, headers)
+  if (!outgoing)
+    return c.body(Readable.toWeb(part.stream()) as ReadableStream<Uint8Array>, status, headers)
   outgoing.writeHead(status, {
     ...SECURITY_HEADERS,
     ...headers,
     'X-Request-Id': c.get('requestId'),
   })
-  // a device gone mid-download destroys the socket, and pipeline the file stream with it
-  pipeline(bytes, outgoing).catch(() => undefined)
+  // a device gone mid-download: the send stops at its next write, and the socket is gone already
+  gate.send(part.path, part.start, part.end, outgoing).catch(() => outgoing.destroy())
   // the adapter's own marker, with this answer's status for the access log; reading `body` makes the adapter's
   // light Response a whole one, which it checks for the marker (a light one it would write out itself)
   const sent = new Response(null, { status, headers: ALREADY_SENT })
@@ -162,8 +175,12 @@ function downloadRoute(r: Router, firmware: FirmwareService, ingest: HttpIngest)
       const { start, end } = range === 'all' ? { start: 0, end: f.size - 1 } : range
       headers['content-length'] = String(f.size === 0 ? 0 : end - start + 1)
       if (range !== 'all') headers['content-range'] = `bytes ${start}-${end}/${f.size}`
-      const bytes = f.size === 0 ? Readable.from([]) : firmware.read(f.file, start, end)
-      return sendFile(c, range === 'all' ? 200 : 206, headers, bytes)
+      return sendFile(c, range === 'all' ? 200 : 206, headers, {
+        path: firmware.path(f.file),
+        start,
+        end,
+        stream: () => (f.size === 0 ? Readable.from([]) : firmware.read(f.file, start, end)),
+      })
     },
   )
 }

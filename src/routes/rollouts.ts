@@ -1,31 +1,19 @@
-import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import { crud, Form } from '../http/crud.ts'
 import { actorOf, wireCtx } from '../http/env.ts'
 import { listQuery } from '../http/paging.ts'
 import { Router } from '../http/router.ts'
-import { Int, NullableStr } from '../schemas/common.ts'
 import {
   Rollout,
   RolloutCreate,
   RolloutDevice,
   rolloutDeviceFilters,
   rolloutFilters,
+  SoftVersions,
 } from '../schemas/rollouts.ts'
 import { rolloutWire } from '../wire/rollouts.ts'
 
 const tag = 'Firmware'
-
-/** The versions a product's devices run, with their counts. */
-const SoftVersions = z.array(z.object({ softVersion: NullableStr, count: Int })).meta({
-  examples: [
-    [
-      { softVersion: '1.4.2', count: 812 },
-      { softVersion: '1.4.1', count: 180 },
-      { softVersion: null, count: 8 },
-    ],
-  ],
-})
 
 /**
  * Firmware rollouts: made, listed, paused, resumed, canceled; their devices; a device's firmware history; the

@@ -108,7 +108,8 @@ const Counts = z.record(z.string(), Int).meta({
 export const Rollout = responseSchema(
   ROLLOUT_TABLE,
   [
-    'id rolloutID firmwareID version productID productName target groupID groupName fromVersions ratePerMinute',
+    'id rolloutID firmwareID version productID productIntID productName target groupID groupIntID groupName',
+    'fromVersions ratePerMinute',
     'rampUp abortFailedPercent abortMinFinished timeoutMinutes retries status statusLabel total counts finishedAt',
     'createUser createAt updateAt',
   ],
@@ -122,9 +123,11 @@ annotate(Rollout, {
       firmwareID: 'fW3kq9Zp',
       version: '1.4.2',
       productID: 'pT8kZ3',
+      productIntID: 1,
       productName: 'Thermostat',
       target: 'group',
       groupID: 'g-lobby',
+      groupIntID: 4,
       groupName: 'Lobby',
       fromVersions: ['1.4.1'],
       ratePerMinute: 100,
@@ -165,6 +168,19 @@ export const RolloutDevice = responseSchema(
   ],
   { status: z.enum(OTA_STATUSES).meta(enumDoc('otaStatus')) },
 )
+
+/** The versions a product's devices run, with their counts (`GET /products/{id}/soft_versions`). */
+export const SoftVersions = z
+  .array(z.object({ softVersion: z.string().nullable(), count: Int }))
+  .meta({
+    examples: [
+      [
+        { softVersion: '1.4.2', count: 812 },
+        { softVersion: '1.4.1', count: 180 },
+        { softVersion: null, count: 8 },
+      ],
+    ],
+  })
 
 /** Filters of a rollout list: rolloutID, firmwareID, version, productID, target, status. */
 export const rolloutFilters = filterFields(ROLLOUT_TABLE)

@@ -90,6 +90,8 @@ export function firmwareService({ meta, files, now }: FirmwareDeps) {
       return files.sweep(await meta.firmware.allFiles(), now())
     },
 
+    /** The path of a package's file (for a send straight from the file). */
+    path: (file: string) => files.path(file),
     /** The bytes `start` to `end` (inclusive) of a package's file, streamed. */
     read: (file: string, start: number, end: number) => files.read(file, start, end),
     /** The bytes `start` to `end` (inclusive) of a package's file, read whole (an MQTT chunk). */

@@ -29,6 +29,7 @@ const NAV = [
   'Devices',
   'Products',
   'Groups',
+  'Firmware',
   'Alerts',
   'Alert rules',
   'Webhooks',
@@ -83,7 +84,7 @@ test('wrong password :: an alert, still on the sign-in page', async () => {
   assert.equal(await allByRole(page, 'navigation'), [])
 })
 
-test('sign in :: a navigation with the 8 links and a Sign out button', async () => {
+test('sign in :: a navigation with the 9 links and a Sign out button', async () => {
   await signInAdmin(page, `${t.url}/`)
   const nav = await byRole(page, 'navigation')
   const links = await allByRole(nav, 'link')
@@ -257,7 +258,8 @@ test('a viewer :: sees the devices and a device page with no write control', asy
   await byRole(page, 'region', 'Charts')
   await byRole(page, 'button', 'Copy mosquitto_sub')
   await byRole(page, 'button', 'Next')
-  // copying the connection lines, the Charts' ranges and the logs' pager only choose what is shown
+  // copying the connection lines, the Charts' ranges, the logs' and the firmware history's pagers only choose
+  // what is shown
   assert.equal(await buttons(), [
     'Sign out',
     'Copy',
@@ -269,6 +271,8 @@ test('a viewer :: sees the devices and a device page with no write control', asy
     '30 d',
     '90 d',
     'Show range',
+    'Previous',
+    'Next',
     'Previous',
     'Next',
   ])

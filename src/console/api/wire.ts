@@ -11,6 +11,7 @@ import type { AppTemplate, ConsoleTemplate } from '../../schemas/app-templates.t
 import type { PublishAnswer } from '../../schemas/commands.ts'
 import type { DataPointListItem } from '../../schemas/data-points.ts'
 import type { DataStreamListItem } from '../../schemas/data-streams.ts'
+import type { Firmware } from '../../schemas/firmware.ts'
 import type { Device, DeviceListItem } from '../../schemas/devices.ts'
 import type { Device as DeviceB } from '../../variant-b/schemas/devices.ts'
 import type { GatewayListItem } from '../../schemas/gateways.ts'
@@ -21,6 +22,7 @@ import type { MetricListItem } from '../../schemas/metrics.ts'
 import type { DeviceConnection } from '../../schemas/onboarding.ts'
 import type { Overview } from '../../schemas/overview.ts'
 import type { ProductListItem } from '../../schemas/products.ts'
+import type { Rollout, RolloutCreate, RolloutDevice } from '../../schemas/rollouts.ts'
 import type { DeviceSchedule, GroupSchedule } from '../../schemas/schedules.ts'
 import type { MetricsData, OriginalData } from '../../schemas/telemetry.ts'
 import type { TaskStatus } from '../../schemas/tasks.ts'
@@ -71,3 +73,37 @@ export type StateEventWire = Pick<
   StateDocumentWire,
   'deviceID' | 'version' | 'desiredVersion' | 'reportedVersion' | 'delta'
 > & { deviceIntID: number; side: 'desired' | 'reported'; changed: string[]; at: number }
+/** A firmware package (`GET /firmware`, the upload's 201). */
+export type FirmwareWire = Wire<typeof Firmware>
+/** A firmware rollout with its devices counted by state (`GET /firmware_rollouts`, its detail and actions). */
+export type RolloutWire = Wire<typeof Rollout>
+/** One device of a rollout, also a row of a device's firmware history. */
+export type RolloutDeviceWire = Wire<typeof RolloutDevice>
+/** The fields of `POST /firmware_rollouts` the API defaults when they are left out. */
+type RolloutDefaulted = 'ratePerMinute' | 'abortMinFinished' | 'timeoutMinutes' | 'retries'
+/** What `POST /firmware_rollouts` takes: the request as the API reads it, its defaulted fields optional. */
+export type RolloutCreateBody = Omit<RolloutCreate, RolloutDefaulted> &
+  Partial<Pick<RolloutCreate, RolloutDefaulted>>
+/**
+ * The `data` of a `firmware.rollout` event (written with the outbox event by store/libsql/rollouts.ts): the
+ * rollout's status and counts when they changed.
+ */
+export type RolloutEventWire = Pick<
+  RolloutWire,
+  'rolloutID' | 'firmwareID' | 'version' | 'productID' | 'status' | 'total' | 'counts'
+> & { rolloutIntID: number; at: number }
+/** The `data` of a `firmware.device` event: one device's new state in a rollout. */
+export type RolloutDeviceEventWire = Pick<
+  RolloutDeviceWire,
+  | 'rolloutIntID'
+  | 'rolloutID'
+  | 'firmwareID'
+  | 'version'
+  | 'deviceIntID'
+  | 'deviceID'
+  | 'deviceName'
+  | 'status'
+  | 'attempt'
+  | 'progress'
+  | 'error'
+> & { at: number }

@@ -1,7 +1,7 @@
 /**
  * /devices/{id}: the device's info (Edit, Block/Unblock), its connection, sub-devices, latest values, state
  * (desired, reported, delta; edited by admins and users) and charts following the event stream, its console (not for
- * viewers) and its logs.
+ * viewers), its firmware history (its softVersion set live when an update of it succeeds) and its logs.
  */
 import { Fragment } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
@@ -12,13 +12,14 @@ import { DeviceConsole } from '../components/device-console.tsx'
 import { EDITABLE, EditControls, editWords, type Editing } from '../components/device-edit.tsx'
 import { DeviceLogs } from '../components/device-logs.tsx'
 import { DeviceState, useDeviceState } from '../components/device-state.tsx'
+import { FirmwareHistory } from '../components/firmware-history.tsx'
 import { SubDevices } from '../components/sub-devices.tsx'
 import { t, words } from '../i18n.ts'
 import type { Telemetry } from '../live.ts'
 import { NotFound, readError, useDeviceEvents } from '../components/record-page.tsx'
 import { TableHead } from '../components/paged-list.tsx'
 import { OnlineBadge } from '../components/device-rows.tsx'
-import type { DeviceAWire, DeviceWire } from '../api/wire.ts'
+import type { DeviceAWire, DeviceWire, RolloutDeviceEventWire } from '../api/wire.ts'
 
 /** The detail answer, which the page's edits keep up to date. */
 type DeviceDetail = DeviceWire &
@@ -137,6 +138,7 @@ export function DevicePage({ id }: { id: number }) {
   const [device, setDevice] = useState<DeviceDetail | null>(null)
   const [latest, setLatest] = useState<LatestValue[]>([])
   const [error, setError] = useState<string | null>(null)
+  const [firmwareReads, setFirmwareReads] = useState(0)
   const state = useDeviceState(id)
 
   useEffect(() => {
@@ -164,7 +166,12 @@ export function DevicePage({ id }: { id: number }) {
     (status) => setDevice((d) => d && { ...d, deviceStatus: status }),
     (e) => {
       if (e.type === 'device.state') state.reload()
-      else if (e.type === 'telemetry') {
+      else if (e.type === 'firmware.device') {
+        // its history is read again; an update that succeeded set its softVersion to the package's version
+        const d = (e.data as { data?: RolloutDeviceEventWire } | null)?.data
+        setFirmwareReads((n) => n + 1)
+        if (d?.status === 'updated') setDevice((x) => x && { ...x, softVersion: d.version })
+      } else if (e.type === 'telemetry') {
         const tm = e.data as Telemetry
         setLatest((rows) =>
           rows.map((r) =>
@@ -197,6 +204,7 @@ export function DevicePage({ id }: { id: number }) {
       <DeviceState id={device.id} state={state} canWrite={canWrite} />
       <Charts deviceID={device.deviceID} productID={device.productID} />
       {canWrite && <DeviceConsole id={device.id} deviceID={device.deviceID} state={state.doc} />}
+      <FirmwareHistory id={device.id} version={firmwareReads} />
       <DeviceLogs
         base={base}
         deviceID={device.deviceID}

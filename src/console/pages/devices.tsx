@@ -1,8 +1,9 @@
 /**
  * /devices: the tenant's devices (or its gateways, with how many devices each has), paged, filtered (also to those
- * not in their desired state, `stateDelta=1`) and sorted by the server; online state and the pending-state marker
- * live. The filters, the sort and the page live in the address (`?productID=..&page=2`), so a reload or a shared
- * link shows the same rows. Admins and users create, edit, block, delete, import; everyone may export.
+ * not in their desired state, `stateDelta=1`, and to those running a firmware version, `softVersion`) and sorted by
+ * the server; online state and the pending-state marker live. The filters, the sort and the page live in the address
+ * (`?productID=..&page=2`), so a reload or a shared link shows the same rows. Admins and users create, edit, block,
+ * delete, import; everyone may export.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
@@ -34,6 +35,8 @@ export const dw = words(
     seenOldest: 'Last seen, oldest first',
     behindGateway: (id: string) => `Behind gateway #${id}`,
     clearGateway: 'Show all devices',
+    runningVersion: (v: string) => `Running firmware ${v}`,
+    clearVersion: 'Any version',
     goToPage: 'Go to page',
     deleteSelected: (n: number) => `Delete selected (${n})`,
     confirmDelete: (names: string) => `Delete ${names}? Their data, logs and alerts go too.`,
@@ -55,6 +58,8 @@ export const dw = words(
     seenOldest: '最早在线优先',
     behindGateway: (id: string) => `网关 #${id} 下的设备`,
     clearGateway: '显示全部设备',
+    runningVersion: (v: string) => `运行固件 ${v} 的设备`,
+    clearVersion: '全部版本',
     goToPage: '跳至页',
     deleteSelected: (n: number) => `删除所选（${n}）`,
     confirmDelete: (names: string) => `删除 ${names}？其数据、日志和告警将一并删除。`,
@@ -70,9 +75,20 @@ interface View {
   gateway: string
   /** '1': only the devices not in their desired state. */
   stateDelta: string
+  /** Only the devices running this firmware version (the product page's versions link here). */
+  softVersion: string
   sort: string
 }
-const KEYS = ['kind', 'q', 'productID', 'status', 'gateway', 'stateDelta', 'sort'] as const
+const KEYS = [
+  'kind',
+  'q',
+  'productID',
+  'status',
+  'gateway',
+  'stateDelta',
+  'softVersion',
+  'sort',
+] as const
 const DEFAULT_SORT = 'createAt:desc'
 
 function readAddress(): View & { page: number } {
@@ -102,7 +118,8 @@ function filtersOf(v: View): Record<string, string> {
     _sort: field === 'name' ? (gateways ? 'gatewayName' : 'deviceName') : (field ?? ''),
     _order: order ?? '',
   }
-  if (!gateways) Object.assign(f, { gateway: v.gateway, stateDelta: v.stateDelta })
+  if (!gateways)
+    Object.assign(f, { gateway: v.gateway, stateDelta: v.stateDelta, softVersion: v.softVersion })
   return f
 }
 
@@ -164,7 +181,9 @@ function ViewFilters(p: { view: View; gateways: boolean; change: (patch: Partial
         {s.show}{' '}
         <select
           value={gateways ? 'gateways' : ''}
-          onChange={(e) => change({ kind: e.currentTarget.value, gateway: '', stateDelta: '' })}
+          onChange={(e) =>
+            change({ kind: e.currentTarget.value, gateway: '', stateDelta: '', softVersion: '' })
+          }
         >
           <option value="">{s.devicesKind}</option>
           <option value="gateways">{s.gatewaysKind}</option>
@@ -357,6 +376,14 @@ export function DevicesPage() {
           {s.behindGateway(view.gateway)}{' '}
           <button type="button" class="secondary" onClick={() => change({ gateway: '' })}>
             {s.clearGateway}
+          </button>
+        </p>
+      )}
+      {view.softVersion && !gateways && (
+        <p class="filter-note">
+          {s.runningVersion(view.softVersion)}{' '}
+          <button type="button" class="secondary" onClick={() => change({ softVersion: '' })}>
+            {s.clearVersion}
           </button>
         </p>
       )}

@@ -1,11 +1,13 @@
 /**
- * /products/{id}: the product (info and, for writers, its edit) and its model: data points, data streams, metrics
- * and app templates, each a region with its list and forms. Another tenant's product is the API's 404: Not found.
+ * /products/{id}: the product (info and, for writers, its edit), the firmware versions its devices run (with their
+ * counts, each leading to those devices) and its model: data points, data streams, metrics and app templates, each a
+ * region with its list and forms. Another tenant's product is the API's 404: Not found.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, ApiError, session, type Page } from '../api/client.ts'
 import { bodyOf, FormFields, valuesOf } from '../components/model-form.tsx'
 import { ErrorNote } from '../components/paged-list.tsx'
+import { FleetVersions } from '../components/firmware-history.tsx'
 import { t } from '../i18n.ts'
 import {
   AppTemplatesSection,
@@ -154,6 +156,7 @@ export function ProductPage({ id }: { id: number }) {
     <section>
       <h1>{product.productName}</h1>
       <ProductInfo product={product} canWrite={canWrite} onSaved={setProduct} />
+      <FleetVersions id={product.id} productID={product.productID} />
       <DataPointsSection {...props} />
       <DataStreamsSection {...props} />
       <MetricsSection {...props} />
