@@ -8,9 +8,10 @@
  * - `exit`.
  * argv: <json | @file> = {mqtt, devices: [{clientId, username, password}]}
  */
-import { connect, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { createInterface } from 'node:readline'
-import { connackOk, connectPacket, frames, str, varint } from './mqtt-wire.ts'
+import { str, varint } from './mqtt-wire.ts'
+import { subscribedDevice } from './raw-device.ts'
 import { argJson } from './runner.ts'
 
 interface Opts {
@@ -19,14 +20,8 @@ interface Opts {
 }
 
 const o = argJson<Opts>(process.argv[2]!)
-const KEEPALIVE_S = 300
 const times: number[] = []
 let packetId = 0
-
-const SUBSCRIBE = (() => {
-  const body = Buffer.concat([Buffer.from([0, 1]), str('ota/notify'), Buffer.from([1])])
-  return Buffer.concat([Buffer.from([0x82, ...varint(body.length)]), body])
-})()
 
 /** A QoS 1 PUBLISH of `payload` to `topic`. */
 function publish(topic: string, payload: string): Buffer {
@@ -51,33 +46,11 @@ function onPublish(sock: Socket, type: number, buf: Buffer, start: number, end: 
   sock.write(publish('ota/progress', JSON.stringify({ rolloutID, status: 'updated' })))
 }
 
-/** One device: CONNECT, CONNACK checked, SUBSCRIBE ota/notify; resolves at its SUBACK. */
-function open(i: number): Promise<Socket> {
-  const d = o.devices[i]!
-  return new Promise((resolve, reject) => {
-    const url = new URL(o.mqtt)
-    const sock = connect({ host: url.hostname, port: Number(url.port || 1883), noDelay: true })
-    let carry: Buffer | null = null
-    const timer = setTimeout(() => reject(new Error(`${d.clientId}: no SUBACK in 120 s`)), 120_000)
-    sock.on('data', (chunk: Buffer) => {
-      carry = frames(carry, chunk, (type, buf, start, end) => {
-        const kind = type >> 4
-        if (kind === 2) {
-          if (connackOk(buf, start, end - start)) sock.write(SUBSCRIBE)
-          else reject(new Error(`${d.clientId}: refused`))
-        } else if (kind === 9) {
-          clearTimeout(timer)
-          resolve(sock)
-        } else if (kind === 3) onPublish(sock, type, buf, start, end)
-      })
-    })
-    sock.on('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    sock.write(connectPacket(d, KEEPALIVE_S))
-  })
-}
+/** One device, subscribed to ota/notify; resolves at its SUBACK. */
+const open = (i: number): Promise<Socket> =>
+  subscribedDevice(o.mqtt, o.devices[i]!, 'ota/notify', (sock, type, buf, start, end) =>
+    onPublish(sock, type, buf, start, end),
+  )
 
 const c0 = performance.now()
 const sockets: Socket[] = []

@@ -10,9 +10,9 @@
  * - `exit`.
  * argv: <json | @file> = {mqtt, api, token, groupIntID, devices: [{clientId, username, password}]}
  */
-import { connect, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import { createInterface } from 'node:readline'
-import { connackOk, connectPacket, frames, str, varint } from './mqtt-wire.ts'
+import { subscribedDevice } from './raw-device.ts'
 import { argJson } from './runner.ts'
 
 interface Opts {
@@ -24,16 +24,10 @@ interface Opts {
 }
 
 const o = argJson<Opts>(process.argv[2]!)
-const KEEPALIVE_S = 300
 /** Per device: when each desiredVersion was first received; per desiredVersion: how many devices have it. */
 const reached = o.devices.map(() => new Map<number, number>())
 const devicesAt = new Map<number, number>()
 let onDelta: (() => void) | undefined
-
-const SUBSCRIBE = (() => {
-  const body = Buffer.concat([Buffer.from([0, 1]), str('state/delta'), Buffer.from([1])])
-  return Buffer.concat([Buffer.from([0x82, ...varint(body.length)]), body])
-})()
 
 /** One incoming PUBLISH: its PUBACK when QoS 1; a delta's desiredVersion noted. */
 function onPublish(sock: Socket, i: number, type: number, buf: Buffer, start: number, end: number) {
@@ -51,33 +45,11 @@ function onPublish(sock: Socket, i: number, type: number, buf: Buffer, start: nu
   onDelta?.()
 }
 
-/** One device: CONNECT, CONNACK checked, SUBSCRIBE state/delta; resolves at its SUBACK. */
-function open(i: number): Promise<Socket> {
-  const d = o.devices[i]!
-  return new Promise((resolve, reject) => {
-    const url = new URL(o.mqtt)
-    const sock = connect({ host: url.hostname, port: Number(url.port || 1883), noDelay: true })
-    let carry: Buffer | null = null
-    const timer = setTimeout(() => reject(new Error(`${d.clientId}: no SUBACK in 120 s`)), 120_000)
-    sock.on('data', (chunk: Buffer) => {
-      carry = frames(carry, chunk, (type, buf, start, end) => {
-        const kind = type >> 4
-        if (kind === 2) {
-          if (connackOk(buf, start, end - start)) sock.write(SUBSCRIBE)
-          else reject(new Error(`${d.clientId}: refused`))
-        } else if (kind === 9) {
-          clearTimeout(timer)
-          resolve(sock)
-        } else if (kind === 3) onPublish(sock, i, type, buf, start, end)
-      })
-    })
-    sock.on('error', (err) => {
-      clearTimeout(timer)
-      reject(err)
-    })
-    sock.write(connectPacket(d, KEEPALIVE_S))
-  })
-}
+/** One device, subscribed to state/delta; resolves at its SUBACK. */
+const open = (i: number): Promise<Socket> =>
+  subscribedDevice(o.mqtt, o.devices[i]!, 'state/delta', (sock, type, buf, start, end) =>
+    onPublish(sock, i, type, buf, start, end),
+  )
 
 /** Connects every device, 500 at a time; the sockets in device order. */
 async function connectAll(): Promise<Socket[]> {

@@ -107,15 +107,10 @@ function formOf(f: Typed, file: File | null) {
   return form
 }
 
-/** The upload form; `productID` is the product chosen first (the page's filter), `onUploaded` gets the record. */
-export function FirmwareUpload(p: { productID: string; onUploaded: (f: FirmwareWire) => void }) {
+/** An upload's state: what was typed, the file, the progress, a refusal, a note; `submit` sends it. */
+function useUpload(productID: string, onUploaded: (f: FirmwareWire) => void) {
   const w = fww()
-  const [f, setF] = useState<Typed>({
-    productID: p.productID,
-    version: '',
-    description: '',
-    sha256: '',
-  })
+  const [f, setF] = useState<Typed>({ productID, version: '', description: '', sha256: '' })
   const [file, setFile] = useState<File | null>(null)
   const [sent, setSent] = useState<{ sent: number; total: number } | null>(null)
   const [busy, setBusy] = useState(false)
@@ -141,7 +136,7 @@ export function FirmwareUpload(p: { productID: string; onUploaded: (f: FirmwareW
       setF({ ...f, version: '', description: '', sha256: '' })
       setFile(null)
       if (fileInput.current) fileInput.current.value = ''
-      p.onUploaded(created)
+      onUploaded(created)
     } catch (e) {
       setSent(null)
       if (e instanceof Canceled) setNote(w.uploadCanceled)
@@ -151,6 +146,16 @@ export function FirmwareUpload(p: { productID: string; onUploaded: (f: FirmwareW
       setBusy(false)
     }
   }
+  return { f, setF, setFile, sent, busy, refusal, note, abort, fileInput, submit }
+}
+
+/** The upload form; `productID` is the product chosen first (the page's filter), `onUploaded` gets the record. */
+export function FirmwareUpload(p: { productID: string; onUploaded: (f: FirmwareWire) => void }) {
+  const w = fww()
+  const { f, setF, setFile, sent, busy, refusal, note, abort, fileInput, submit } = useUpload(
+    p.productID,
+    p.onUploaded,
+  )
 
   const text = (k: Exclude<keyof Typed, 'productID'>, label: string, required = false) => (
     <div class="field">

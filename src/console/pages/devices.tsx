@@ -335,6 +335,45 @@ function PagerRow(p: { page: number; pages: number; count: number; setPage: (n: 
   )
 }
 
+/** A filter of the address shown in words, with a button that clears it. */
+function FilterNote(p: { text: string; clear: string; onClear: () => void }) {
+  return (
+    <p class="filter-note">
+      {p.text}{' '}
+      <button type="button" class="secondary" onClick={p.onClear}>
+        {p.clear}
+      </button>
+    </p>
+  )
+}
+
+/** The filters of the address that no control shows: behind a gateway, running a version. */
+function AddressNotes(p: {
+  view: ReturnType<typeof useDevicesView>['view']
+  change: ReturnType<typeof useDevicesView>['change']
+}) {
+  const s = dw()
+  const { view, change } = p
+  return (
+    <>
+      {view.gateway && (
+        <FilterNote
+          text={s.behindGateway(view.gateway)}
+          clear={s.clearGateway}
+          onClear={() => change({ gateway: '' })}
+        />
+      )}
+      {view.softVersion && (
+        <FilterNote
+          text={s.runningVersion(view.softVersion)}
+          clear={s.clearVersion}
+          onClear={() => change({ softVersion: '' })}
+        />
+      )}
+    </>
+  )
+}
+
 export function DevicesPage() {
   const [version, setVersion] = useState(0)
   const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null)
@@ -349,7 +388,6 @@ export function DevicesPage() {
   useEffect(() => setSelected([]), [page, addressOf(view), version])
   useLiveRows(setData)
 
-  const s = dw()
   const items = data?.items ?? []
   const chosen = items.filter((x) => selected.includes(x.id))
   const exportQuery = new URLSearchParams(
@@ -371,22 +409,7 @@ export function DevicesPage() {
         onImported={reload}
         onRemove={remove}
       />
-      {view.gateway && !gateways && (
-        <p class="filter-note">
-          {s.behindGateway(view.gateway)}{' '}
-          <button type="button" class="secondary" onClick={() => change({ gateway: '' })}>
-            {s.clearGateway}
-          </button>
-        </p>
-      )}
-      {view.softVersion && !gateways && (
-        <p class="filter-note">
-          {s.runningVersion(view.softVersion)}{' '}
-          <button type="button" class="secondary" onClick={() => change({ softVersion: '' })}>
-            {s.clearVersion}
-          </button>
-        </p>
-      )}
+      {!gateways && <AddressNotes view={view} change={change} />}
       <ErrorNote error={error ?? actionError} />
       {!data ? (
         <p>{t().loading}</p>
