@@ -1,4 +1,5 @@
-// Command mqttload is the ingest bench's load generator from outside JavaScript: N MQTT 3.1.1 clients of
+// Command mqttload is the ingest bench's load generator from outside JavaScript (and, given `"download"`, the
+// firmware bench's HTTP downloader: download.go): N MQTT 3.1.1 clients of
 // eclipse/paho.mqtt.golang, each publishing QoS 1 messages to its own topic with K unacknowledged at a time (one
 // goroutine a slot: publish, wait for the PUBACK, publish again), for a measured window after a warm-up.
 //
@@ -70,6 +71,8 @@ type options struct {
 	Wave     int      `json:"wave"`
 	// IntervalMs paces each slot: at most one publish per interval (0: as fast as the PUBACKs come).
 	IntervalMs float64 `json:"intervalMs"`
+	// Download, when given, makes this run HTTP downloads instead (download.go).
+	Download *downloadOptions `json:"download"`
 }
 
 type result struct {
@@ -103,6 +106,10 @@ func main() {
 	o, err := readOptions()
 	if err != nil {
 		fail("mqttload: bad input: %v", err)
+	}
+	if o.Download != nil {
+		runDownloads(*o.Download)
+		return
 	}
 	broker, err := brokerAddress(o.URL)
 	if err != nil {
@@ -348,6 +355,12 @@ func readOptions() (options, error) {
 	o := options{Inflight: 1, Seconds: 10, Warmup: 2, Points: 10, Wave: 100}
 	if err := json.Unmarshal(raw, &o); err != nil {
 		return o, err
+	}
+	if o.Download != nil {
+		if o.Download.URL == "" || o.Download.Concurrent < 1 {
+			return o, fmt.Errorf("a download needs url and concurrent >= 1")
+		}
+		return o, nil
 	}
 	if len(o.Devices) == 0 || o.Inflight < 1 || o.Seconds <= 0 || o.Wave < 1 {
 		return o, fmt.Errorf("need devices, inflight >= 1, seconds > 0, wave >= 1")

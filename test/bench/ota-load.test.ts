@@ -1,12 +1,14 @@
 /**
  * The firmware bench's load generators against the real service: the raw-socket devices of _support/ota-load.ts
- * note every notification of a rollout (one time each) and answer it `updated`; _support/download-load.ts counts the
- * bytes of real downloads and their failures, against the service with device credentials and without.
+ * note every notification of a rollout (one time each) and answer it `updated`; _support/download-load.ts and the Go
+ * generator's download mode count the bytes of real downloads and their failures, against the service with device
+ * credentials and without.
  */
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
-import { childConversation, childJson } from '../../bench/_support/runner.ts'
+import { childConversation, childJson, commandJson } from '../../bench/_support/runner.ts'
+import { goLoadBinary } from '../../bench/_support/go-load.ts'
 import type { TestService } from '../_support/service.ts'
 import { serviceSuite } from '../_support/suite.ts'
 import { mqttUrl, until } from '../ingest/_mqtt.ts'
@@ -71,6 +73,20 @@ test('12 devices :: each notification noted once and answered updated; downloads
     JSON.stringify({ url, concurrent: 2, seconds: 0 }),
   )
   assert.equal([refused.downloads, refused.errors], [2, 2])
+  // the Go generator's download mode counts the same
+  const go = await commandJson<{ downloads: number; bytes: number; errors: number }>(
+    goLoadBinary(),
+    [
+      JSON.stringify({
+        download: { url, concurrent: 3, seconds: 0, auths: entries.slice(0, 3).map(basic) },
+      }),
+    ],
+  )
+  assert.equal([go.downloads, go.bytes, go.errors], [3, 300_000, 0])
+  const goRefused = await commandJson<{ downloads: number; errors: number }>(goLoadBinary(), [
+    JSON.stringify({ download: { url, concurrent: 2, seconds: 0 } }),
+  ])
+  assert.is(goRefused.errors, 2)
 })
 
 test.run()
