@@ -18,10 +18,18 @@ export interface Upload<F> {
   truncated: boolean
 }
 
-/** Reads the request's multipart body: fields (at most 16, each 4 KiB) and the file part named `fileField`. */
+/**
+ * Reads the request's multipart body: fields (at most 16, each 4 KiB) and the file part named `fileField`, handed to
+ * `receive` with the fields that came before it. When `receive` refuses (throws), the read ends at once with that
+ * error: the rest of the body is dropped, and the answer closes the connection.
+ */
 export function readUpload<F>(
   c: Context<AppEnv>,
-  opts: { fileField: string; maxBytes: number; receive: (stream: Readable) => Promise<F> },
+  opts: {
+    fileField: string
+    maxBytes: number
+    receive: (stream: Readable, fieldsBefore: Readonly<Record<string, string>>) => Promise<F>
+  },
 ): Promise<Upload<F>> {
   const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming
   const node = incoming instanceof IncomingMessage ? incoming : undefined
@@ -49,8 +57,13 @@ export function readUpload<F>(
       stream.on('error', () => {}) // a part cut off: the parser reports it too
       if (name !== opts.fileField || file) return void stream.resume()
       stream.once('limit', () => (truncated = true))
-      file = opts.receive(stream)
-      file.catch(() => stream.resume())
+      file = opts.receive(stream, { ...fields })
+      file.catch((e: unknown) => {
+        stream.resume()
+        body.unpipe(parser)
+        body.resume() // the rest of the body is read and dropped
+        reject(e)
+      })
     })
     // `on`, not `once`: a malformed body can make the parser emit more than one error
     parser.on('error', (e) => {

@@ -76,7 +76,8 @@ function uploadRoute(r: Router, firmware: FirmwareService, maxBytes: number) {
       summary: 'Upload a firmware package of a product (multipart/form-data, streamed to disk)',
       description:
         `Fields: \`file\` (the bytes, at most FIRMWARE_MAX_BYTES: ${maxBytes}), \`productID\`, ` +
-        '`version` (unique per product: 400 DATA_EXISTED), optional `description` and `sha256` (422 when the bytes ' +
+        '`version` (unique per product: 400 DATA_EXISTED, refused before the file is read when the fields come ' +
+        'first), optional `description` and `sha256` (422 when the bytes ' +
         'do not match it). The SHA-256 and size are computed as the bytes arrive; the package is listed only once ' +
         'its file is whole. Over the limit: 413.',
       response: Firmware,
@@ -92,7 +93,11 @@ function uploadRoute(r: Router, firmware: FirmwareService, maxBytes: number) {
       const upload = await readUpload(c, {
         fileField: 'file',
         maxBytes: maxBytes,
-        receive: (stream) => firmware.receive(stream, maxBytes + 1),
+        // a form that names its product and version before the file is checked before the bytes arrive
+        receive: async (stream, before) => {
+          await firmware.precheck(actorOf(c), before)
+          return firmware.receive(stream, maxBytes + 1)
+        },
       })
       if (upload.truncated) {
         if (upload.file) await firmware.discard(upload.file)

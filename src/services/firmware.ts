@@ -4,7 +4,7 @@
  * in place (a half upload is never listed), deleted with its file. Devices download their own product's packages.
  */
 import type { Readable } from 'node:stream'
-import { Invalid, NotFound, Referenced } from '../kernel/errors.ts'
+import { Conflict, Invalid, NotFound, Referenced } from '../kernel/errors.ts'
 import { issuesToErrors } from '../kernel/errors.ts'
 import { randomId } from '../kernel/secrets.ts'
 import type { FirmwareFiles, ReceivedFile } from '../../store/firmware-files.ts'
@@ -54,6 +54,27 @@ export function firmwareService({ meta, files, now }: FirmwareDeps) {
   return {
     /** Streams an upload's file part into a temporary file (at most `maxBytes`), with its size and SHA-256. */
     receive: (stream: Readable, maxBytes: number) => files.receive(stream, maxBytes),
+
+    /**
+     * Checks the fields an upload sent before its file (when they came first): an unknown product (NotFound) or a
+     * version the product has (Conflict) is refused before the bytes arrive, not after.
+     */
+    async precheck(a: Actor, fields: Record<string, string>) {
+      const f = FirmwareFields.partial().safeParse(fields)
+      if (!f.success || !f.data.productID || !f.data.version) return
+      const product = await meta.products.byProductID(a.tenant, f.data.productID, 'productID')
+      const filters = [{ field: 'version', op: 'eq' as const, value: f.data.version }]
+      const taken = await meta.firmware.list(a.tenant, {
+        page: 1,
+        limit: 1,
+        filters: [
+          ...filters,
+          { field: 'productIntID', op: 'eq' as const, value: String(product.id) },
+        ],
+      })
+      if (taken.items.length)
+        throw new Conflict('version', 'the product has a package of this version already')
+    },
     /** Removes a received file that will not be kept (an upload refused). */
     discard: (file: ReceivedFile) => files.discard(file),
 

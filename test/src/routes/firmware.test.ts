@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
+import { request } from 'node:http'
 import { join } from 'node:path'
 import * as assert from 'uvu/assert'
 import type { Client, TestService } from '../../_support/service.ts'
@@ -95,6 +96,55 @@ test('refusals :: a wrong sha256 422, a taken version 400, over the limit 413, n
   const json = await t.admin.post('/api/v1/firmware', { productID: p.productID })
   assert.is(json.status, 400)
   assert.is(files().length, before + 1, 'only the accepted package has a file')
+})
+
+test('a taken version named before the file :: refused before the bytes arrive; the connection closed; nothing kept', async () => {
+  const p = await newProduct(t.admin)
+  assert.is(
+    (await upload(t.admin, { productID: p.productID, version: '1' }, randomBytes(10))).status,
+    201,
+  )
+  const before = files().length
+  const boundary = 'b0b0'
+  const head =
+    `--${boundary}\r\nContent-Disposition: form-data; name="productID"\r\n\r\n${p.productID}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="version"\r\n\r\n1\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="fw.bin"\r\n` +
+    'Content-Type: application/octet-stream\r\n\r\n'
+  const url = new URL(`${t.url}/api/v1/firmware`)
+  // a body announced at 200 KiB of which only the head and 1 KiB are ever sent: the answer comes anyway
+  const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          authorization: t.admin.authorization!,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(head.length + 200 * 1024),
+        },
+      },
+      (res) => {
+        let body = ''
+        res.on('data', (d: Buffer) => (body += String(d)))
+        res.on('end', () => resolve({ status: res.statusCode!, body }))
+      },
+    )
+    req.on('error', reject)
+    req.write(head)
+    req.write(randomBytes(1024))
+  })
+  assert.is(answer.status, 400, answer.body)
+  const parsed = JSON.parse(answer.body)
+  assert.is(parsed.errorCode, 'DATA_EXISTED')
+  assert.ok(parsed.errors.version)
+  assert.is(files().length, before, 'no file kept')
+  assert.not.ok(
+    files().some((f) => f.endsWith('.partial')),
+    'no temporary file left',
+  )
 })
 
 test('hostile bodies :: a malformed multipart body (two errors in one part) is 400; the service goes on', async () => {
