@@ -31,12 +31,9 @@ const CALM = 0.85
 /** The cap never goes below this (bytes a second): downloads always progress. */
 const FLOOR = 4 * 2 ** 20
 
-export function downloadGate(turnBytes = TURN_BYTES) {
-  const waiting: Array<() => void> = []
-  const pool: Buffer[] = []
-  let spent = 0
-  let scheduled = false
-  /** The cap on download bytes a second (Infinity: none), steered by the loop's utilization. */
+/** The cap on download bytes a second, steered by the loop's utilization while downloads run (`started`/`ended`). */
+function loopSteeredCap() {
+  /** Bytes a second (Infinity: none). */
   let cap = Infinity
   let sent = 0
   let tokens = 0
@@ -55,29 +52,36 @@ export function downloadGate(turnBytes = TURN_BYTES) {
     if (busy > BUSY) cap = Math.max(FLOOR, Math.min(cap, rate) * 0.9)
     else if (busy < CALM && cap !== Infinity) cap = cap * 1.25 > 4 * rate ? Infinity : cap * 1.25
   }
-  function started() {
-    if (active++ === 0) {
+  return {
+    started() {
+      if (active++ > 0) return
       elu = performance.eventLoopUtilization()
       steering = setInterval(steer, STEER_MS)
       steering.unref()
-    }
-  }
-  function ended() {
-    if (--active === 0) {
+    },
+    ended() {
+      if (--active > 0) return
       clearInterval(steering)
       cap = Infinity
-    }
+    },
+    /** Resolves once the cap allows `bytes` more (at once when uncapped). */
+    async paced(bytes: number) {
+      sent += bytes
+      if (cap === Infinity) return
+      const now = performance.now()
+      tokens = Math.min(cap / 10, tokens + ((now - refilled) * cap) / 1000)
+      refilled = now
+      tokens -= bytes
+      if (tokens < 0) await new Promise((r) => setTimeout(r, (-tokens * 1000) / cap))
+    },
   }
-  /** Resolves once the cap allows `bytes` more (at once when uncapped). */
-  async function paced(bytes: number) {
-    sent += bytes
-    if (cap === Infinity) return
-    const now = performance.now()
-    tokens = Math.min(cap / 10, tokens + ((now - refilled) * cap) / 1000)
-    refilled = now
-    tokens -= bytes
-    if (tokens < 0) await new Promise((r) => setTimeout(r, (-tokens * 1000) / cap))
-  }
+}
+
+/** At most `turnBytes` admitted per turn of the event loop; the rest wait for the next turns, in order. */
+function turnBudget(turnBytes: number) {
+  const waiting: Array<() => void> = []
+  let spent = 0
+  let scheduled = false
 
   /** A new turn: the budget is whole again, and the chunks waiting pass in order while it lasts. */
   function turn() {
@@ -91,25 +95,36 @@ export function downloadGate(turnBytes = TURN_BYTES) {
     scheduled = true
     setImmediate(turn)
   }
-  /** Resolves when `bytes` may be written in this turn (at once, or at a later turn). */
-  function admit(bytes: number): Promise<void> {
-    return new Promise((resolve) => {
-      const pass = () => {
-        spent += bytes
-        resolve()
-      }
-      if (spent < turnBytes && !waiting.length) pass()
-      else waiting.push(pass)
-      schedule()
-    })
+  return {
+    /** Resolves when `bytes` may be written in this turn (at once, or at a later turn). */
+    admit(bytes: number): Promise<void> {
+      return new Promise((resolve) => {
+        const pass = () => {
+          spent += bytes
+          resolve()
+        }
+        if (spent < turnBytes && !waiting.length) pass()
+        else waiting.push(pass)
+        schedule()
+      })
+    },
+    get waiting() {
+      return waiting.length
+    },
   }
+}
 
-  /** Writes `chunk` and resolves once the socket took it (its buffer may be reused then); rejects when it closed. */
-  const write = (out: Writable, chunk: Buffer) =>
-    new Promise<void>((resolve, reject) => {
-      if (out.destroyed) return reject(new Error('closed'))
-      out.write(chunk, (err) => (err ? reject(err) : resolve()))
-    })
+/** Writes `chunk` and resolves once the socket took it (its buffer may be reused then); rejects when it closed. */
+const write = (out: Writable, chunk: Buffer) =>
+  new Promise<void>((resolve, reject) => {
+    if (out.destroyed) return reject(new Error('closed'))
+    out.write(chunk, (err) => (err ? reject(err) : resolve()))
+  })
+
+export function downloadGate(turnBytes = TURN_BYTES) {
+  const pool: Buffer[] = []
+  const cap = loopSteeredCap()
+  const budget = turnBudget(turnBytes)
 
   return {
     /**
@@ -119,26 +134,26 @@ export function downloadGate(turnBytes = TURN_BYTES) {
     async send(path: string, start: number, end: number, out: Writable): Promise<void> {
       const file = await open(path, 'r')
       const buf = pool.pop() ?? Buffer.allocUnsafeSlow(CHUNK)
-      started()
+      cap.started()
       try {
         for (let at = start; at <= end;) {
           const { bytesRead } = await file.read(buf, 0, Math.min(CHUNK, end - at + 1), at)
           if (bytesRead === 0) throw new Error('the file is shorter than its record')
-          await paced(bytesRead)
-          await admit(bytesRead)
+          await cap.paced(bytesRead)
+          await budget.admit(bytesRead)
           await write(out, bytesRead === CHUNK ? buf : buf.subarray(0, bytesRead))
           at += bytesRead
         }
         out.end()
       } finally {
-        ended()
+        cap.ended()
         if (pool.length < POOL) pool.push(buf)
         await file.close()
       }
     },
     /** Chunks waiting for a turn now, buffers kept (tests). */
     get waiting() {
-      return waiting.length
+      return budget.waiting
     },
     get pooled() {
       return pool.length

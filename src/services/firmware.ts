@@ -19,38 +19,61 @@ export interface FirmwareDeps {
   now: () => number
 }
 
-export function firmwareService({ meta, files, now }: FirmwareDeps) {
-  /** Checks an upload's fields and file; the package's row and kept file, or Invalid / NotFound / Conflict. */
-  async function store(a: Actor, fields: Record<string, string>, file: ReceivedFile | undefined) {
-    const parsed = FirmwareFields.safeParse(fields)
-    const errors = parsed.success ? {} : issuesToErrors(parsed.error.issues)
-    if (!file) errors.file = 'required: the package, as the multipart part `file`'
-    if (!parsed.success || !file) throw new Invalid(errors)
-    const f = parsed.data
-    if (f.sha256 !== undefined && f.sha256.toLowerCase() !== file.sha256)
-      throw new Invalid('sha256', `does not match the file's SHA-256 (${file.sha256})`)
-    const product = await meta.products.byProductID(a.tenant, f.productID, 'productID')
-    const kept = await files.keep(file, `${product.id}-${randomId(16)}`)
-    try {
-      return await meta.firmware.create(
-        a.tenant,
-        {
-          productIntID: product.id,
-          version: f.version,
-          size: file.size,
-          sha256: file.sha256,
-          description: f.description ?? null,
-          file: kept,
-          userIntID: a.userIntID,
-        },
-        now(),
-      )
-    } catch (e) {
-      await files.remove([kept])
-      throw e
-    }
+/** Checks an upload's fields and file; the package's row and kept file, or Invalid / NotFound / Conflict. */
+async function store(
+  { meta, files, now }: FirmwareDeps,
+  a: Actor,
+  fields: Record<string, string>,
+  file: ReceivedFile | undefined,
+) {
+  const parsed = FirmwareFields.safeParse(fields)
+  const errors = parsed.success ? {} : issuesToErrors(parsed.error.issues)
+  if (!file) errors.file = 'required: the package, as the multipart part `file`'
+  if (!parsed.success || !file) throw new Invalid(errors)
+  const f = parsed.data
+  if (f.sha256 !== undefined && f.sha256.toLowerCase() !== file.sha256)
+    throw new Invalid('sha256', `does not match the file's SHA-256 (${file.sha256})`)
+  const product = await meta.products.byProductID(a.tenant, f.productID, 'productID')
+  const kept = await files.keep(file, `${product.id}-${randomId(16)}`)
+  try {
+    return await meta.firmware.create(
+      a.tenant,
+      {
+        productIntID: product.id,
+        version: f.version,
+        size: file.size,
+        sha256: file.sha256,
+        description: f.description ?? null,
+        file: kept,
+        userIntID: a.userIntID,
+      },
+      now(),
+    )
+  } catch (e) {
+    await files.remove([kept])
+    throw e
   }
+}
 
+/** An unknown product (NotFound) or a version the product has (Conflict), named by an upload's first fields. */
+async function precheck(meta: MetaStore, a: Actor, fields: Record<string, string>) {
+  const f = FirmwareFields.partial().safeParse(fields)
+  if (!f.success || !f.data.productID || !f.data.version) return
+  const product = await meta.products.byProductID(a.tenant, f.data.productID, 'productID')
+  const taken = await meta.firmware.list(a.tenant, {
+    page: 1,
+    limit: 1,
+    filters: [
+      { field: 'version', op: 'eq' as const, value: f.data.version },
+      { field: 'productIntID', op: 'eq' as const, value: String(product.id) },
+    ],
+  })
+  if (taken.items.length)
+    throw new Conflict('version', 'the product has a package of this version already')
+}
+
+export function firmwareService(deps: FirmwareDeps) {
+  const { meta, files, now } = deps
   return {
     /** Streams an upload's file part into a temporary file (at most `maxBytes`), with its size and SHA-256. */
     receive: (stream: Readable, maxBytes: number) => files.receive(stream, maxBytes),
@@ -59,22 +82,7 @@ export function firmwareService({ meta, files, now }: FirmwareDeps) {
      * Checks the fields an upload sent before its file (when they came first): an unknown product (NotFound) or a
      * version the product has (Conflict) is refused before the bytes arrive, not after.
      */
-    async precheck(a: Actor, fields: Record<string, string>) {
-      const f = FirmwareFields.partial().safeParse(fields)
-      if (!f.success || !f.data.productID || !f.data.version) return
-      const product = await meta.products.byProductID(a.tenant, f.data.productID, 'productID')
-      const filters = [{ field: 'version', op: 'eq' as const, value: f.data.version }]
-      const taken = await meta.firmware.list(a.tenant, {
-        page: 1,
-        limit: 1,
-        filters: [
-          ...filters,
-          { field: 'productIntID', op: 'eq' as const, value: String(product.id) },
-        ],
-      })
-      if (taken.items.length)
-        throw new Conflict('version', 'the product has a package of this version already')
-    },
+    precheck: (a: Actor, fields: Record<string, string>) => precheck(meta, a, fields),
     /** Removes a received file that will not be kept (an upload refused). */
     discard: (file: ReceivedFile) => files.discard(file),
 
@@ -83,7 +91,7 @@ export function firmwareService({ meta, files, now }: FirmwareDeps) {
      */
     async upload(a: Actor, fields: Record<string, string>, file: ReceivedFile | undefined) {
       try {
-        return await store(a, fields, file)
+        return await store(deps, a, fields, file)
       } finally {
         if (file) await files.discard(file)
       }
