@@ -87,6 +87,22 @@ test('a device connects over MQTT :: Online now says 1 within 5 s', async () => 
   assert.is(text, 'Online now\n1')
 })
 
+test('the figures link to what they count :: Online now opens the devices list of online devices', async () => {
+  await byRole(page, 'heading', 'Overview')
+  const link = await byRole(await byRole(page, 'group', 'Online now'), 'link')
+  await link.click()
+  await byRole(page, 'heading', 'Devices')
+  const at = new URL(page.url())
+  assert.is(at.pathname + at.search, '/devices?status=online')
+  await byRole(page, 'link', w.devices[0].deviceName)
+  const names = await page.$$eval('table tbody tr', (rows) => rows.length)
+  assert.is(names, 1, 'only the device online')
+  await page.goBack()
+  await byRole(page, 'heading', 'Overview')
+  const offline = await byRole(await byRole(page, 'group', 'Offline'), 'link')
+  assert.is(await offline.evaluate((a) => a.getAttribute('href')), '/devices?status=offline')
+})
+
 test('an uplink over the rule :: Urgent open alert on the overview, a row on /alerts', async () => {
   await uplink(t, w.devices[0], { temp: 95 })
   assert.is(

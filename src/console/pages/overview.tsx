@@ -1,4 +1,7 @@
-/** /: the fleet's figures (GET /overview), re-read when devices connect or alerts change, and every 30 s. */
+/**
+ * /: the fleet's figures (GET /overview), re-read when devices connect or alerts change, and every 30 s; each figure
+ * that counts a list links to it.
+ */
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api/client.ts'
 import { t } from '../i18n.ts'
@@ -16,11 +19,23 @@ const REFRESH_MS = 30_000
 const relevant = (type: string) =>
   type === 'device.online' || type === 'device.offline' || type.startsWith('alert.')
 
-function Figure({ label, value }: { label: string; value: number }) {
-  return (
-    <div class="figure" role="group" aria-label={label}>
+/** One figure; with `href`, a link to the list it counts. */
+function Figure({ label, value, href }: { label: string; value: number; href?: string }) {
+  const body = (
+    <>
       <span class="figure-label">{label}</span>
       <span class="figure-value">{value}</span>
+    </>
+  )
+  return (
+    <div class="figure" role="group" aria-label={label}>
+      {href ? (
+        <a class="figure-link" href={href}>
+          {body}
+        </a>
+      ) : (
+        body
+      )}
     </div>
   )
 }
@@ -67,17 +82,17 @@ export function OverviewPage() {
       ) : (
         <>
           <div class="figures">
-            <Figure label={s.devices} value={data.devices} />
-            <Figure label={s.gateways} value={data.gateways} />
-            <Figure label={s.onlineNow} value={data.online} />
-            <Figure label={s.offline} value={data.offline} />
-            <Figure label={s.blocked} value={data.blockedCount} />
+            <Figure label={s.devices} value={data.devices} href="/devices" />
+            <Figure label={s.gateways} value={data.gateways} href="/devices?kind=gateways" />
+            <Figure label={s.onlineNow} value={data.online} href="/devices?status=online" />
+            <Figure label={s.offline} value={data.offline} href="/devices?status=offline" />
+            <Figure label={s.blocked} value={data.blockedCount} href="/devices?status=blocked" />
             <Figure label={s.messagesPerMinute} value={data.messagesPerMinute} />
           </div>
           <section class="card" aria-labelledby="open-alerts">
             <h2 id="open-alerts">{s.openAlerts}</h2>
             <div class="figures">
-              <Figure label={s.total} value={data.openAlerts.total} />
+              <Figure label={s.total} value={data.openAlerts.total} href="/alerts" />
               {(['1', '2', '3', '4'] as const).map((k) => (
                 <Figure key={k} label={s.severity[k]} value={data.openAlerts.bySeverity[k] ?? 0} />
               ))}
