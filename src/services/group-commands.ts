@@ -37,7 +37,7 @@ interface GroupDeps {
 export async function groupOf(
   meta: MetaStore,
   tenant: string,
-  r: GroupCommandRequest,
+  r: { groupIntID?: number; groupID?: string },
 ): Promise<GroupRecord> {
   if (r.groupIntID !== undefined) {
     const g = await meta.groups.get(tenant, r.groupIntID).catch(() => undefined)

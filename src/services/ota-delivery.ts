@@ -13,14 +13,11 @@ import type { DomainEvents, EventBus } from '../kernel/events.ts'
 import { topicMatches } from '../kernel/topics.ts'
 import type { MetaStore, PendingMessage } from '../../store/types.ts'
 import type { Identities } from './command-dispatch.ts'
+import { FOLLOW_PAGE, outboxFollower } from './outbox-follower.ts'
 import type { CommandBroker, DeviceIdentity } from './ports.ts'
 
 export const NOTIFY_TOPIC = 'ota/notify'
 export const CANCEL_TOPIC = 'ota/cancel'
-/** How often a node with the embedded broker reads the outbox for other nodes' notifications. */
-const FOLLOW_MS = 250
-/** Outbox events a follow step reads at most. */
-const FOLLOW_PAGE = 5000
 /** How long a message waits for the device's PUBACK. */
 const SEND_TIMEOUT_MS = 30_000
 
@@ -68,9 +65,6 @@ async function sendOne(d: OtaDeliveryDeps, device: DeviceIdentity, m: PendingMes
 
 export function otaDelivery(d: OtaDeliveryDeps) {
   const { meta, events, broker, identities, log } = d
-  let lastEvent = -1
-  let following = false
-  let timer: NodeJS.Timeout | undefined
 
   /** Sends what waits for these devices, those connected here (through a shared broker: all). */
   async function sendTo(devices: readonly DeviceIdentity[]) {
@@ -99,32 +93,26 @@ export function otaDelivery(d: OtaDeliveryDeps) {
     sendToIds([e.deviceIntID]).catch((err) => log('ota message on subscribe failed', err))
   }
 
-  /** Reads the `firmware.device` events stored since the last step and sends to the devices connected here. */
-  async function follow() {
-    if (following || lastEvent < 0) return
-    following = true
-    try {
-      const { lastID, deviceIntIDs } = await meta.rollouts.changesSince(lastEvent, FOLLOW_PAGE)
-      lastEvent = lastID
+  /** Other nodes' `firmware.device` events: sends to the devices connected here. */
+  const follower = outboxFollower(
+    meta,
+    'ota',
+    async (since) => {
+      const { lastID, deviceIntIDs } = await meta.rollouts.changesSince(since, FOLLOW_PAGE)
       if (deviceIntIDs.length) await sendToIds(deviceIntIDs)
-    } catch (e) {
-      log('ota follow failed', e)
-    } finally {
-      following = false
-    }
-  }
+      return lastID
+    },
+    log,
+  )
 
   return {
     sendToIds,
     async start() {
       events.on('device.subscribed', onSubscribed)
-      if (broker.shared) return
-      lastEvent = await meta.webhooks.lastEventID()
-      timer = setInterval(() => void follow(), FOLLOW_MS)
-      timer.unref()
+      if (!broker.shared) await follower.start()
     },
     close() {
-      clearInterval(timer)
+      follower.close()
       events.off('device.subscribed', onSubscribed)
     },
   }

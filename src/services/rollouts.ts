@@ -15,6 +15,7 @@ import {
   type OtaStatus,
   type RolloutStatus,
 } from '../rules/rollout.ts'
+import { groupOf } from './group-commands.ts'
 import type { DeviceIdentity } from './ports.ts'
 import type { Actor } from './types.ts'
 
@@ -55,9 +56,7 @@ async function targetOf(
     return { kind: 'devices', deviceIntIDs: found.map((d) => d.id) }
   }
   if (b.groupID !== undefined) {
-    const filters = [{ field: 'groupID', op: 'eq' as const, value: b.groupID }]
-    const g = (await meta.groups.list(tenant, { page: 1, limit: 1, filters })).items[0]
-    if (!g) throw new NotFound('groupID', 'no such group')
+    const g = await groupOf(meta, tenant, { groupID: b.groupID })
     if (g.productIntID !== productIntID)
       throw new Invalid('groupID', "the group's product is not the package's product")
     return { kind: 'group', groupIntID: g.id }

@@ -14,14 +14,11 @@ import type { DomainEvents, EventBus } from '../kernel/events.ts'
 import { topicMatches } from '../kernel/topics.ts'
 import type { MetaStore } from '../../store/types.ts'
 import type { Identities } from './command-dispatch.ts'
+import { FOLLOW_PAGE, outboxFollower } from './outbox-follower.ts'
 import type { CommandBroker, DeviceIdentity } from './ports.ts'
 import { deltaMessage, documentOf } from './state-document.ts'
 
 export const DELTA_TOPIC = 'state/delta'
-/** How often a node with the embedded broker reads the outbox for other nodes' changes. */
-const FOLLOW_MS = 250
-/** Outbox events a follow step reads at most. */
-const FOLLOW_PAGE = 5000
 /** How long a pushed delta waits for the device's PUBACK before the publish gives up. */
 const PUSH_TIMEOUT_MS = 30_000
 
@@ -78,9 +75,6 @@ function pusher({ meta, broker, log }: StateDeliveryDeps) {
 export function stateDelivery(d: StateDeliveryDeps) {
   const { meta, events, broker, identities, log } = d
   const p = pusher(d)
-  let lastEvent = -1
-  let following = false
-  let timer: NodeJS.Timeout | undefined
 
   const onState = (e: DomainEvents['device.state'][0]) => {
     identities
@@ -103,13 +97,12 @@ export function stateDelivery(d: StateDeliveryDeps) {
 
   const onOffline = (e: { id: number }) => p.seen.delete(e.id)
 
-  /** Reads the `device.state` events stored since the last step and pushes those of devices connected here. */
-  async function follow() {
-    if (following || lastEvent < 0) return
-    following = true
-    try {
-      const { lastID, changes } = await meta.state.changesSince(lastEvent, FOLLOW_PAGE)
-      lastEvent = lastID
+  /** Other nodes' `device.state` events: pushes those of devices connected here newer than what they were sent. */
+  const follower = outboxFollower(
+    meta,
+    'state',
+    async (since) => {
+      const { lastID, changes } = await meta.state.changesSince(since, FOLLOW_PAGE)
       const newer = new Map<number, number>()
       for (const c of changes)
         if ((p.seen.get(c.deviceIntID) ?? -1) < c.version) newer.set(c.deviceIntID, c.version)
@@ -118,25 +111,20 @@ export function stateDelivery(d: StateDeliveryDeps) {
         devices.filter((x): x is DeviceIdentity => x !== undefined),
         newer,
       )
-    } catch (e) {
-      log('state follow failed', e)
-    } finally {
-      following = false
-    }
-  }
+      return lastID
+    },
+    log,
+  )
 
   return {
     async start() {
       events.on('device.state', onState)
       events.on('device.subscribed', onSubscribed)
       events.on('device.offline', onOffline)
-      if (broker.shared) return
-      lastEvent = await meta.webhooks.lastEventID()
-      timer = setInterval(() => void follow(), FOLLOW_MS)
-      timer.unref()
+      if (!broker.shared) await follower.start()
     },
     close() {
-      clearInterval(timer)
+      follower.close()
       events.off('device.state', onState)
       events.off('device.subscribed', onSubscribed)
       events.off('device.offline', onOffline)

@@ -56,16 +56,20 @@ const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number
 const ids = (list: readonly number[]) => JSON.stringify(list)
 const IN_IDS = 'IN (SELECT value FROM json_each(?))'
 
-/** The `firmware.rollout` event of the rollout whose change_id is `token` (none when the change did not happen). */
-function rolloutEvent(id: number, token: string, now: number): InStatement[] {
+/**
+ * The `firmware.rollout` event of the rollout whose change_id is `token` (none when the change did not happen). A
+ * null id finds the rollout by its token alone: the batch that creates it does not know its id yet.
+ */
+function rolloutEvent(id: number | null, token: string, now: number): InStatement[] {
+  const which = id === null ? 'r.change_id = ?' : 'r.id = ? AND r.change_id = ?'
   return [
     {
       sql: `INSERT INTO outbox_events (tenant_id, type, time, device_id, data)
         SELECT r.tenant_id, 'firmware.rollout', ?, NULL, json_object('rolloutIntID', r.id, 'rolloutID', r.rollout_id,
           'firmwareID', r.firmware_id, 'version', r.version, 'productID', p.product_id, 'status', r.status,
           'total', r.total, 'counts', json(${countsSql('r.id')}), 'at', ?)
-        FROM firmware_rollouts r JOIN products p ON p.id = r.product_int_id WHERE r.id = ? AND r.change_id = ?`,
-      args: [now, now, id, token],
+        FROM firmware_rollouts r JOIN products p ON p.id = r.product_int_id WHERE ${which}`,
+      args: id === null ? [now, now, token] : [now, now, id, token],
     },
     deliveriesOfLast(now),
   ]
@@ -272,10 +276,9 @@ export class RolloutRepo implements RolloutRepository {
                 WHERE rollout_int_id = firmware_rollouts.id) WHERE change_id = ?`,
             args: [token],
           },
+          ...rolloutEvent(null, token, now), // announced in the same transaction as the rollout it announces
         ])
-        const id = num(inserted!.rows[0]!.id)
-        await this.db.batch(rolloutEvent(id, token, now))
-        return id
+        return num(inserted!.rows[0]!.id)
       } catch (e) {
         if (String(e).includes('firmware_rollouts.rollout_id')) continue // a drawn id taken: draw again
         throw e
