@@ -32,6 +32,7 @@ import type { OverviewRepository } from './meta/overview.ts'
 import type { StateRepository } from './meta/state.ts'
 import type { FirmwareRepository } from './meta/firmware.ts'
 import type { RolloutRepository } from './meta/rollouts.ts'
+import type { AuditRepository } from './meta/audit.ts'
 
 export type * from './meta/accounts.ts'
 export type * from './meta/access.ts'
@@ -49,6 +50,7 @@ export type * from './meta/overview.ts'
 export type * from './meta/state.ts'
 export type * from './meta/firmware.ts'
 export type * from './meta/rollouts.ts'
+export type * from './meta/audit.ts'
 export type * from './meta/table.ts'
 export { outboxOf } from './meta/outbox.ts'
 export { INTERRUPTED, TaskState, type TaskFile, type TaskRepository } from './meta/tasks.ts'
@@ -89,6 +91,8 @@ export interface MetaStore {
   firmware: FirmwareRepository
   /** Firmware rollouts and their devices' rows. */
   rollouts: RolloutRepository
+  /** The audit log: who changed what (changes are recorded in their own transactions; sign-ins here). */
+  audit: AuditRepository
   /** What ingest reads: device identities and product models. */
   ingest: IngestRepository
   /** What ingest writes about connections: device states and connection logs. */

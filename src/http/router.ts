@@ -6,6 +6,8 @@ import { ApiError, issuesToErrors } from '../errors.ts'
 import type { AppEnv } from './env.ts'
 import { resolveListTimes } from './paging.ts'
 import { bodyText } from './body.ts'
+import { audited, type AuditWhat } from '../kernel/audit.ts'
+import { actionOf, routeAudit, type RouteAudit } from './audit-routes.ts'
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 
@@ -95,6 +97,7 @@ export class Router {
   route<const D extends RouteDef>(def: D, handler: Handler<D>): this {
     this.defs.push(def)
     this.sites.push(new Error('route declared'))
+    const audit = auditDeclOf(def)
     this.app.on(def.method.toUpperCase(), def.path, async (c) => {
       if (!def.public) authorize(c, def)
       const params = c.req.param() as Record<string, string>
@@ -104,8 +107,11 @@ export class Router {
         id = Number(params.id)
       }
       const query = def.query ? parseQuery(def.query, c) : undefined
-      const body = def.body ? await parseBody(def.body, c) : undefined
-      return handler(c, { query, body, id, params } as Input<D>)
+      const parsed = def.body ? await parseBody(def.body, c) : undefined
+      const input = { query, body: parsed?.data, id, params } as Input<D>
+      const what = audit && auditWhat(audit, input, c, parsed?.sent ?? [])
+      if (!what) return handler(c, input)
+      return audited(auditWho(c), what, async () => handler(c, input))
     })
     return this
   }
@@ -131,6 +137,64 @@ export class Router {
     }
     return '(unknown)'
   }
+}
+
+/**
+ * What a write route records in the audit log (src/http/audit-routes.ts); null for reads and public routes (their
+ * callers are devices, brokers or not signed in yet: sign-ins are recorded by the accounts service), and for a
+ * path it knows no resource of (a router of a test): test/src/routes/audit-log.test.ts holds every write route of
+ * the app to a declaration.
+ */
+function auditDeclOf(def: RouteDef): RouteAudit | null {
+  if (def.method === 'get' || def.public) return null
+  return routeAudit(def.method, def.path) ?? null
+}
+
+/** Who calls, for the audit log. */
+function auditWho(c: Context<AppEnv>) {
+  const caller = c.get('caller')
+  return {
+    tenantID: caller.tenantID,
+    userIntID: caller.userIntID,
+    username: caller.username,
+    role: caller.kind === 'application' ? 'application' : caller.role,
+    clientIP: c.get('clientAddress') ?? null,
+    requestID: c.get('requestId') ?? null,
+  }
+}
+
+/**
+ * The change a write route's call makes, for the audit log; null when it has no record to name. `changed`: the
+ * fields the body named (`sent`), not those its schema defaulted.
+ */
+function auditWhat(
+  decl: RouteAudit,
+  input: Input<RouteDef>,
+  c: Context<AppEnv>,
+  changed: string[],
+): AuditWhat | null {
+  const { target, ...rest } = decl
+  const body = input.body as Record<string, unknown> | undefined
+  const what = { ...rest, action: actionOf(decl, body), changed }
+  if (target === 'id') return { ...what, target: { kind: 'ids', ids: [input.id] } }
+  if (target === 'self') {
+    const self = c.get('caller').userIntID
+    return self === null ? null : { ...what, target: { kind: 'ids', ids: [self] } }
+  }
+  const query = input.query as { ids?: unknown; taskIDs?: unknown } | undefined
+  if (target === 'ids') {
+    const ids = query?.ids
+    return Array.isArray(ids) ? { ...what, target: { kind: 'ids', ids: ids as number[] } } : null
+  }
+  if (target === 'taskIDs') {
+    // a cancel changes the queued commands of these tasks only
+    const keys = query?.taskIDs
+    const where = `command_status = 'queued'`
+    return Array.isArray(keys)
+      ? { ...what, target: { kind: 'keys', column: 'task_id', keys: keys as string[], where } }
+      : null
+  }
+  return { ...what, target: { kind: target } }
 }
 
 function authorize(c: Context<AppEnv>, def: RouteDef) {
@@ -165,5 +229,15 @@ async function parseBody(schema: z.ZodType, c: Context<AppEnv>) {
     throw new ApiError('BAD_REQUEST', { body: 'must be a JSON object' })
   const r = schema.safeParse(json)
   if (!r.success) throw new ApiError('FORM_INVALID', issuesToErrors(r.error.issues))
-  return r.data
+  const known = fieldsOf(schema)
+  const sent = Object.keys(json).filter((k) => !known || known.has(k))
+  return { data: r.data, sent }
+}
+
+/** The top-level fields an object schema takes (through a transform or pipe); undefined for other schemas. */
+function fieldsOf(schema: z.ZodType): Set<string> | undefined {
+  const def = (schema as { def?: { type?: string; in?: z.ZodType } }).def
+  if (def?.type === 'pipe' && def.in) return fieldsOf(def.in)
+  const shape = (schema as { shape?: Record<string, unknown> }).shape
+  return def?.type === 'object' && shape ? new Set(Object.keys(shape)) : undefined
 }

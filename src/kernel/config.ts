@@ -105,6 +105,16 @@ const ConfigSchema = z.object({
    * shape of devices, products, groups, logs, commands and policy bindings).
    */
   API_VARIANT: z.enum(['A', 'B']).default('A'),
+  /**
+   * The console map's tiles: an XYZ template (`{z}`, `{x}`, `{y}`; `{s}.` a subdomain a, b or c), or `none` (or
+   * empty): no tiles, the console's built-in world outline only.
+   */
+  MAP_TILE_URL: z
+    .string()
+    .default('https://tile.openstreetmap.org/{z}/{x}/{y}.png')
+    .refine(isTileTemplate, { message: 'an http(s) URL with {z}, {x} and {y}, or none' }),
+  /** The tile provider's attribution the map shows; default: OpenStreetMap's for its tiles, else none. */
+  MAP_TILE_ATTRIBUTION: z.string().max(300).optional(),
   /** What the broker does when a device publishes where its ACL refuses: drop it (ignore) or disconnect. */
   ACL_DENY_ACTION: z.enum(['ignore', 'disconnect']).default('ignore'),
   /** Milliseconds a client has to send a request's headers; slower connections are closed (slowloris). */
@@ -171,6 +181,8 @@ const ConfigSchema = z.object({
   RETENTION_EVENTS_DAYS: z.coerce.number().int().min(0).max(36_500).default(30),
   /** Days connection logs and finished control logs are kept; 0: forever. */
   RETENTION_LOGS_DAYS: z.coerce.number().int().min(0).max(36_500).default(90),
+  /** Days the audit log keeps its rows; 0: forever. */
+  RETENTION_AUDIT_DAYS: z.coerce.number().int().min(0).max(36_500).default(365),
   /** Below this many MiB free under DATA_DIR, ingest refuses new data and readiness fails; 0: no guard. */
   DISK_MIN_FREE_MB: z.coerce.number().int().min(0).max(10_000_000).default(1024),
   /**
@@ -211,6 +223,18 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
+/** `none`, or an http(s) URL naming {z}, {x} and {y}, with `{s}` (if any) as its host's first label. */
+function isTileTemplate(t: string): boolean {
+  if (t === 'none') return true
+  if (!['{z}', '{x}', '{y}'].every((p) => t.includes(p))) return false
+  if (t.includes('{s}') && !/^https?:\/\/\{s\}\.[^{}/]+\//.test(t)) return false
+  try {
+    return /^https?:$/.test(new URL(t.replace(/\{\w+\}/g, 'a')).protocol)
+  } catch {
+    return false
+  }
+}
+
 /** Thrown with every bad key at once. */
 export class ConfigError extends Error {}
 
@@ -235,6 +259,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     ...c,
     DATABASE_URL: c.DATABASE_URL ?? `file:${c.DATA_DIR.replace(/\/$/, '')}/devicecloud.db`,
+    // set but empty: no tiles (an empty setting is otherwise its default)
+    MAP_TILE_URL: env.MAP_TILE_URL === '' ? 'none' : c.MAP_TILE_URL,
     WEBHOOK_ALLOW_PRIVATE: c.WEBHOOK_ALLOW_PRIVATE ?? !c.ALLOW_SIGNUP,
   }
 }

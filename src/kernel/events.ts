@@ -21,6 +21,11 @@ export interface CommandEvent {
   parentID: number | null
   scheduleID: number | null
   commandStatus: string
+  /**
+   * Why the command ended without reaching its device, or was canceled (`device offline, no ttl`, `ttl ran out`...,
+   * docs/commands.md); null otherwise.
+   */
+  statusReason: string | null
   publishStatus: number
   /** Epoch ms of the change. */
   at: number
@@ -171,6 +176,7 @@ export interface DomainEvents {
       events: number
       connectLogs: number
       controlLogs: number
+      auditLogs: number
       values: number
     },
   ]

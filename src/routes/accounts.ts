@@ -81,7 +81,12 @@ function sessionRoutes(r: Router, { services, auth, config }: Deps) {
     },
     async (c, { body }) => {
       const address = c.get('clientAddress') ?? 'unknown'
-      const user = await services.accounts.authenticate(body.email, body.password, address)
+      const user = await services.accounts.authenticate(
+        body.email,
+        body.password,
+        address,
+        c.get('requestId'),
+      )
       return session(c, user, body.remember)
     },
   )

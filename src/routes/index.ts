@@ -26,6 +26,7 @@ import { variantRoutes } from './variants.ts'
 import { stateRoutes } from './state.ts'
 import { firmwareRoutes } from './firmware.ts'
 import { rolloutRoutes } from './rollouts.ts'
+import { auditRoutes } from './audit.ts'
 
 /** Every route module, in the order they are mounted under /api/v1, serving the given wire shapes. */
 export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
@@ -63,5 +64,6 @@ export function allRoutes(deps: Deps, shapes: WireShapes): Router[] {
     emqxRoutes,
     overviewRoutes,
     adminRoutes,
+    auditRoutes,
   ].map((routes) => routes(deps, shapes))
 }

@@ -57,7 +57,7 @@ function loginAccounts({ meta, events, config, now = Date.now }: AccountDeps) {
      * The user with these credentials; AUTH_FAILED otherwise (unknown emails cost the same time).
      * TOO_MANY_REQUESTS while failed logins for this email from `address` are locked out.
      */
-    async authenticate(email: string, password: string, address: string) {
+    async authenticate(email: string, password: string, address: string, requestID?: string) {
       if (throttled) {
         const until = await meta.accounts.loginLockedUntil(email, address, now())
         if (until) throw tooMany(until)
@@ -66,13 +66,23 @@ function loginAccounts({ meta, events, config, now = Date.now }: AccountDeps) {
       const ok = user
         ? await verifyPassword(password, user.passwordHash)
         : (await hashPassword(password), false)
+      const signIn = (action: 'login' | 'login_failed', userIntID: number) =>
+        meta.audit.signIn({
+          userIntID,
+          action,
+          clientIP: address,
+          requestID: requestID ?? null,
+          at: now(),
+        })
       if (!ok || !user) {
         if (throttled) await meta.accounts.loginFailed(email, address, now(), policy)
+        if (user) await signIn('login_failed', user.id) // an unknown email has no tenant to show it to
         throw user
           ? new Unauthenticated({ password: 'wrong password' })
           : new Unauthenticated({ email: 'no user with this email' })
       }
       if (throttled) await meta.accounts.loginSucceeded(email, address)
+      await signIn('login', user.id)
       return user
     },
 

@@ -29,6 +29,8 @@ export interface RetentionConfig {
   RETENTION_ROLLUP_DAYS?: number
   RETENTION_EVENTS_DAYS: number
   RETENTION_LOGS_DAYS: number
+  /** Absent: 365. */
+  RETENTION_AUDIT_DAYS?: number
   RETENTION_INTERVAL_SECONDS: number
 }
 
@@ -115,13 +117,25 @@ async function pruneEventBlocks({ d, startedAt, products, closed }: Run): Promis
   return events
 }
 
-/** Deletes every tenant's connection logs and finished control logs past RETENTION_LOGS_DAYS. */
+/**
+ * Deletes every tenant's connection logs and finished control logs past RETENTION_LOGS_DAYS, and its audit log
+ * past RETENTION_AUDIT_DAYS.
+ */
 async function pruneLogs({ d, startedAt, closed }: Run) {
   let connectLogs = 0
   let controlLogs = 0
+  let auditLogs = 0
   const keepLogs = limit(null, d.config.RETENTION_LOGS_DAYS)
+  const keepAudit = limit(null, d.config.RETENTION_AUDIT_DAYS ?? 365)
+  const tenants =
+    keepLogs !== undefined || keepAudit !== undefined ? await d.meta.retention.tenants() : []
+  if (keepAudit !== undefined)
+    for (const tenantID of tenants)
+      auditLogs += await drain(closed, () =>
+        d.meta.retention.pruneAuditLogs(tenantID, startedAt - keepAudit, STEP_ROWS),
+      )
   if (keepLogs !== undefined)
-    for (const tenantID of await d.meta.retention.tenants()) {
+    for (const tenantID of tenants) {
       const before = startedAt - keepLogs
       connectLogs += await drain(closed, () =>
         d.meta.retention.pruneConnectLogs(tenantID, before, STEP_ROWS),
@@ -130,7 +144,7 @@ async function pruneLogs({ d, startedAt, closed }: Run) {
         d.meta.retention.pruneControlLogs(tenantID, before, STEP_ROWS),
       )
     }
-  return { connectLogs, controlLogs }
+  return { connectLogs, controlLogs, auditLogs }
 }
 
 /** Deletes the raw values (and rollups) past their limits; the values deleted, -1 when the store cannot count. */
@@ -167,13 +181,13 @@ export function retentionService(d: RetentionDeps) {
     const r: Run = { d, startedAt, products, closed }
     let events = await pruneEventRows(r)
     events += await pruneEventBlocks(r)
-    const { connectLogs, controlLogs } = await pruneLogs(r)
+    const { connectLogs, controlLogs, auditLogs } = await pruneLogs(r)
     for (let left = 1; left > 0 && !closed();) {
       left = await d.meta.retention.reclaim(STEP_PAGES)
       await nextTurn()
     }
     const values = await pruneValues(r)
-    return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, values }
+    return { startedAt, ms: now() - startedAt, events, connectLogs, controlLogs, auditLogs, values }
   }
 
   const job = leasedJob({

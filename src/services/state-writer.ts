@@ -6,6 +6,7 @@
  */
 import { Invalid, NotFound, VersionConflict } from '../kernel/errors.ts'
 import type { EventBus } from '../kernel/events.ts'
+import { auditOf, detached, together, type AuditScope } from '../kernel/audit.ts'
 import { isJson, isObject, patchProblems, type JsonObject, type StateSide } from '../rules/state.ts'
 import type { MetaStore } from '../../store/types.ts'
 import {
@@ -36,6 +37,8 @@ interface Queued {
   resolve(o: StateOutcome): void
   reject(e: unknown): void
   attempts: number
+  /** The audit scope of the caller (a patch through the API), written by the round that applies its change. */
+  audit?: AuditScope
 }
 
 /** Rounds a change may lose its compare-and-set before it fails (its device was deleted meanwhile, or a storm). */
@@ -52,6 +55,35 @@ export function checkPatch(side: StateSide, patch: unknown): JsonObject {
   const problems = patchProblems(side, patch)
   if (Object.keys(problems).length) throw new Invalid(problems)
   return patch
+}
+
+/**
+ * Applies each device's first queued change to its stored document: the changes to write; a change that changes
+ * nothing is answered at once, one that conflicts or is refused is rejected.
+ */
+function applyFirst(
+  first: Map<number, Queued>,
+  stored: Awaited<ReturnType<MetaStore['state']['byDevices']>>,
+  now: number,
+): Map<number, { q: Queued; a: AppliedChange }> {
+  const applied = new Map<number, { q: Queued; a: AppliedChange }>()
+  for (const [id, q] of first) {
+    const { owner, side, patch, basedOn } = q.change
+    const doc = documentOf(owner, stored.get(id))
+    try {
+      if (basedOn !== undefined && basedOn !== doc.desiredVersion)
+        throw new VersionConflict(
+          'version',
+          `the desired state is at version ${doc.desiredVersion}, not ${basedOn}`,
+        )
+      const a = applyPatch(owner, doc, side, patch, now)
+      if (a) applied.set(id, { q, a })
+      else q.resolve({ doc, changed: false })
+    } catch (e) {
+      q.reject(e)
+    }
+  }
+  return applied
 }
 
 export function stateWriter(d: { meta: MetaStore; events: EventBus; now: () => number }) {
@@ -72,26 +104,14 @@ export function stateWriter(d: { meta: MetaStore; events: EventBus; now: () => n
     }
     const stored = await d.meta.state.byDevices([...first.keys()])
     const now = d.now()
-    const applied = new Map<number, { q: Queued; a: AppliedChange }>()
-    for (const [id, q] of first) {
-      const { owner, side, patch, basedOn } = q.change
-      const doc = documentOf(owner, stored.get(id))
-      try {
-        if (basedOn !== undefined && basedOn !== doc.desiredVersion)
-          throw new VersionConflict(
-            'version',
-            `the desired state is at version ${doc.desiredVersion}, not ${basedOn}`,
-          )
-        const a = applyPatch(owner, doc, side, patch, now)
-        if (a) applied.set(id, { q, a })
-        else q.resolve({ doc, changed: false })
-      } catch (e) {
-        q.reject(e)
-      }
-    }
-    const written = await d.meta.state.write(
-      [...applied.values()].map(({ a }) => a.write),
-      now,
+    const applied = applyFirst(first, stored, now)
+    const written = await together(
+      [...applied.values()].map(({ q }) => q.audit),
+      () =>
+        d.meta.state.write(
+          [...applied.values()].map(({ a }) => a.write),
+          now,
+        ),
     )
     const retry: Queued[] = []
     for (const [id, { q, a }] of applied) {
@@ -120,10 +140,11 @@ export function stateWriter(d: { meta: MetaStore; events: EventBus; now: () => n
     /** Applies one change (with the others asked for in this turn); resolves once it is committed and announced. */
     apply(change: StateChange): Promise<StateOutcome> {
       return new Promise((resolve, reject) => {
-        queue.push({ change, resolve, reject, attempts: 0 })
+        queue.push({ change, resolve, reject, attempts: 0, audit: auditOf() })
         if (!running) {
           running = true
-          setImmediate(() => void drain())
+          // a round serves every caller of this turn: it runs in none's audit scope, and writes each one's
+          setImmediate(() => void detached(drain))
         }
       })
     },

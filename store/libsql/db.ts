@@ -19,6 +19,8 @@ import {
   type LearntColumn,
 } from './projected.ts'
 import { flatSelect } from './flat-select.ts'
+import { auditOpen } from '../../src/kernel/audit.ts'
+import { withAudit } from './audit-sql.ts'
 import { convertAtOpen, incrementalIfNew, fileSpace, pagesToReclaim, vacuumStep } from './vacuum.ts'
 
 /** The driver's types other rooms name (the embedded telemetry store, store/tsdb/): this folder is its home. */
@@ -520,6 +522,10 @@ export class LocalDb implements Db {
   }
 
   async run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
+    if (auditOpen()) {
+      const [r] = await this.batch([{ sql, args }]) // with its audit row (store/libsql/audit-sql.ts)
+      return { changes: r!.rowsAffected, lastId: Number(r!.lastInsertRowid ?? 0) }
+    }
     try {
       const r = await (await this.client()).execute({ sql, args })
       return { changes: r.rowsAffected, lastId: Number(r.lastInsertRowid ?? 0) }
@@ -528,11 +534,17 @@ export class LocalDb implements Db {
     }
   }
 
-  /** Several writes in one transaction; all or none. */
+  /** Several writes in one transaction; all or none (with the audit row of the change they make, if any). */
   async batch(statements: InStatement[]): Promise<WriteResult[]> {
+    const audit = withAudit(statements)
     try {
-      return await (await this.client()).batch(statements, 'write')
+      const results = await (await this.client()).batch(audit.stmts, 'write')
+      audit.settle(true, results)
+      return audit.stmts === statements
+        ? results
+        : results.slice(audit.at, audit.at + statements.length)
     } catch (e) {
+      audit.settle(false)
       throw this.failed(e)
     }
   }

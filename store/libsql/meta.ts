@@ -26,6 +26,7 @@ import { RetentionRepo } from './retention.ts'
 import { StateRepo } from './state.ts'
 import { FirmwareRepo } from './firmware.ts'
 import { RolloutRepo } from './rollouts.ts'
+import { AuditRepo } from './audit.ts'
 
 /**
  * The metadata store over one libSQL database: one repository per resource family. The handle stays here;
@@ -56,6 +57,7 @@ export function createMetaStore(db: Db): MetaStore {
     state: new StateRepo(db),
     firmware: new FirmwareRepo(db),
     rollouts: new RolloutRepo(db),
+    audit: new AuditRepo(db),
     retention: new RetentionRepo(db),
     ingest: new IngestModelRepo(db),
     connections: new ConnectionsRepo(db),

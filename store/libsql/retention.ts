@@ -105,6 +105,15 @@ export class RetentionRepo implements RetentionRepository {
     return r.changes
   }
 
+  async pruneAuditLogs(tenantID: string, before: number, limit: number): Promise<number> {
+    const r = await this.db.run(
+      `DELETE FROM audit_logs WHERE id IN (SELECT id FROM audit_logs INDEXED BY audit_logs_tenant_time
+         WHERE tenant_id = ? AND time < ? LIMIT ?)`,
+      [tenantID, before, limit],
+    )
+    return r.changes
+  }
+
   async pruneControlLogs(tenantID: string, before: number, limit: number): Promise<number> {
     const r = await this.db.run(
       `DELETE FROM control_logs WHERE id IN (SELECT id FROM control_logs INDEXED BY control_logs_tenant

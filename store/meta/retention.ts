@@ -59,6 +59,8 @@ export interface RetentionRepository {
    * `before`; the number deleted.
    */
   pruneControlLogs(tenantID: string, before: number, limit: number): Promise<number>
+  /** Deletes at most `limit` of the tenant's audit log rows older than `before`; the number deleted. */
+  pruneAuditLogs(tenantID: string, before: number, limit: number): Promise<number>
   /**
    * Gives up to `pages` of the store's free pages back to the file system when a quarter of its file is free (one
    * short write); the pages still due after it (0: done, or nothing to give back).

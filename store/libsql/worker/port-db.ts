@@ -15,6 +15,8 @@ import { PortClient } from './port-client.ts'
 import { bootWorker, workerEntry } from './boot.ts'
 import { BACKSTOP_PAGES, Checkpointer } from './checkpoints.ts'
 import type { Hello, Notice, WorkerData } from './protocol.ts'
+import { auditOpen } from '../../../src/kernel/audit.ts'
+import { withAudit } from '../audit-sql.ts'
 
 /**
  * True when a statement only reads: a SELECT (SQLite's SELECT holds no write: only a WITH may lead to one), or a
@@ -254,6 +256,12 @@ export class PortDb implements Db {
   }
 
   run(sql: string, args: InArgs = []): Promise<{ changes: number; lastId: number }> {
+    if (auditOpen())
+      // with its audit row (store/libsql/audit-sql.ts)
+      return this.batch([{ sql, args }]).then(([r]) => ({
+        changes: r!.rowsAffected,
+        lastId: Number(r!.lastInsertRowid ?? 0),
+      }))
     return this.writer
       .request<{ changes: number; lastId: number }>({
         t: 'write',
@@ -263,10 +271,20 @@ export class PortDb implements Db {
       .then((r) => (r.changes > 0 ? this.wrote(r) : r))
   }
 
+  /** Several writes in one transaction (with the audit row of the change they make, if any). */
   batch(stmts: InStatement[]): Promise<WriteResult[]> {
-    return this.writer
-      .request<WriteResult[]>({ t: 'write', stmts })
-      .then((rs) => (rs.some((r) => r.rowsAffected > 0) ? this.wrote(rs) : rs))
+    const audit = withAudit(stmts)
+    return this.writer.request<WriteResult[]>({ t: 'write', stmts: audit.stmts }).then(
+      (rs) => {
+        audit.settle(true, rs)
+        if (audit.stmts !== stmts) rs = rs.slice(audit.at, audit.at + stmts.length)
+        return rs.some((r) => r.rowsAffected > 0) ? this.wrote(rs) : rs
+      },
+      (e: unknown) => {
+        audit.settle(false)
+        throw e
+      },
+    )
   }
 
   async insertJson(json: JsonRows): Promise<void> {
