@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { CommandPayload, intID, intIn, Int, Label, Qos, Str } from './common.ts'
+import { CommandPayload, intID, intIn, Int, Label, NullableStr, Qos, Str } from './common.ts'
 import { COMMAND_EXCHANGE } from './device-payloads.ts'
 
 const topic = z
@@ -41,6 +41,11 @@ export const PublishAnswer = z.object({
   taskID: Str,
   commandStatus: Str,
   commandStatusLabel: Label,
+  statusReason: NullableStr.meta({
+    description:
+      'why the command is unsent (device offline, no ttl; device blocked), or expired, timed out or canceled ' +
+      'by the time it answers (docs/commands.md); null otherwise',
+  }),
 })
 
 /** `POST /group_publish`: the group by groupID and/or groupIntID. */

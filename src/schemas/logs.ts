@@ -53,11 +53,23 @@ export const GatewayEvent = Event.omit({ deviceName: true, productName: true }).
   gatewayName: NullableStr,
 })
 
-/** What a control log of a command adds: its lifecycle (commandStatus), times and the device's response. */
+/**
+ * Why a command ended without reaching its device, or was canceled (docs/commands.md): a fixed English phrase, null
+ * while it moves normally.
+ */
+const StatusReason = NullableStr.meta({
+  description:
+    'why a command ended without reaching its device, or was canceled: device offline, no ttl; device blocked; ' +
+    'device deleted; ttl ran out; no acknowledgement within the timeout; canceled by <user> (canceled); ' +
+    'publish failed. Null otherwise',
+})
+
+/** What a control log of a command adds: its lifecycle (commandStatus, statusReason), times and the response. */
 const commandFields = {
   taskID: NullableStr,
   commandStatus: NullableStr,
   commandStatusLabel: Label,
+  statusReason: StatusReason,
   qos: NullableInt,
   sentAt: Timestamp,
   deliveredAt: Timestamp,
@@ -101,6 +113,7 @@ export const GroupControlLog = z.object({
   taskID: NullableStr,
   commandStatus: NullableStr,
   commandStatusLabel: Label,
+  statusReason: StatusReason,
   qos: NullableInt,
   needAck: NullableInt,
   sentAt: Timestamp,

@@ -19,7 +19,8 @@ import {
   type TransitionFields,
 } from '../../store/types.ts'
 import type { Logger } from '../kernel/log.ts'
-import { commandEventOf, createdEvent } from './command-events.ts'
+import { auditOf, createdAs, detached, together, type AuditScope } from '../kernel/audit.ts'
+import { commandEventOf, createdEvent, STATUS_REASONS } from './command-events.ts'
 
 /** How long a node's claim on a command it is sending lasts beyond the command's timeout. */
 const CLAIM_MS = 5_000
@@ -63,6 +64,8 @@ interface PendingChanges {
   changes: readonly Transition[]
   resolve(moved: Array<CommandRecord | undefined>): void
   reject(e: unknown): void
+  /** The audit scope of the caller (a cancel through the API), written by the shared transaction. */
+  audit?: AuditScope
 }
 
 export class CommandDispatcher {
@@ -72,6 +75,7 @@ export class CommandDispatcher {
     rows: readonly CommandInput[]
     resolve(r: CommandRecord[]): void
     reject(e: unknown): void
+    audit?: AuditScope
   }> = []
   private inserting = false
   private online = new Set<number>()
@@ -103,7 +107,8 @@ export class CommandDispatcher {
     fields: TransitionFields = {},
   ): Transition {
     const publishStatus = statusOf(c, to)
-    const event = commandEventOf(c, to, publishStatus, this.d.now())
+    const statusReason = fields.statusReason === undefined ? c.statusReason : fields.statusReason
+    const event = commandEventOf({ ...c, statusReason }, to, publishStatus, this.d.now())
     return {
       id: c.id,
       from,
@@ -133,10 +138,11 @@ export class CommandDispatcher {
   apply(changes: readonly Transition[]): Promise<Array<CommandRecord | undefined>> {
     if (!changes.length) return Promise.resolve([])
     return new Promise((resolve, reject) => {
-      this.pending.push({ changes, resolve, reject })
+      this.pending.push({ changes, resolve, reject, audit: auditOf() })
       if (!this.flushing) {
         this.flushing = true
-        setImmediate(() => void this.flush())
+        // the flush serves every caller of this turn: it runs in none's audit scope, and writes each one's
+        setImmediate(() => void detached(() => this.flush()))
       }
     })
   }
@@ -146,7 +152,10 @@ export class CommandDispatcher {
       const batch = this.pending
       this.pending = []
       try {
-        const moved = await this.d.meta.commands.transition(batch.flatMap((b) => b.changes))
+        const moved = await together(
+          batch.map((b) => b.audit),
+          () => this.d.meta.commands.transition(batch.flatMap((b) => b.changes)),
+        )
         const byID = new Map(moved.map((m) => [m.id, m]))
         this.announce(moved)
         for (const b of batch) b.resolve(b.changes.map((c) => byID.get(c.id)))
@@ -163,10 +172,16 @@ export class CommandDispatcher {
    */
   insert(rows: readonly CommandInput[]): Promise<CommandRecord[]> {
     return new Promise((resolve, reject) => {
-      this.inserts.push({ rows, resolve, reject })
+      const audit = auditOf()
+      createdAs(
+        audit,
+        'task_id',
+        rows.map((r) => r.taskID),
+      )
+      this.inserts.push({ rows, resolve, reject, audit })
       if (!this.inserting) {
         this.inserting = true
-        setImmediate(() => void this.flushInserts())
+        setImmediate(() => void detached(() => this.flushInserts()))
       }
     })
   }
@@ -178,9 +193,13 @@ export class CommandDispatcher {
       try {
         const rows = batch.flatMap((b) => b.rows)
         const t = this.d.now()
-        const stored = await this.d.meta.commands.create(
-          rows,
-          rows.map((r) => createdEvent(r, t)),
+        const stored = await together(
+          batch.map((b) => b.audit),
+          () =>
+            this.d.meta.commands.create(
+              rows,
+              rows.map((r) => createdEvent(r, t)),
+            ),
         )
         this.announce(stored)
         let at = 0
@@ -245,7 +264,8 @@ export class CommandDispatcher {
     })
     const now = this.d.now()
     if (c.qos === 0) {
-      if (!ok) await this.move(c, ['sent'], 'unsent')
+      if (!ok)
+        await this.move(c, ['sent'], 'unsent', { statusReason: STATUS_REASONS.publishFailed })
       return
     }
     if (ok && this.d.broker.confirmsDelivery) {
@@ -258,7 +278,10 @@ export class CommandDispatcher {
       await this.move(c, ['sent'], 'queued', { deadlineAt: null, dispatchAt: null })
       return
     }
-    await this.move(c, ['sent'], 'timed_out', { deadlineAt: null })
+    await this.move(c, ['sent'], 'timed_out', {
+      deadlineAt: null,
+      statusReason: STATUS_REASONS.timedOut,
+    })
   }
 
   /**
@@ -328,7 +351,13 @@ export class CommandDispatcher {
           fields: { dispatchAt: null, claimedUntil: null },
         })
       } else
-        unsent.push(this.change(c, ['queued'], 'unsent', { dispatchAt: null, claimedUntil: null }))
+        unsent.push(
+          this.change(c, ['queued'], 'unsent', {
+            dispatchAt: null,
+            claimedUntil: null,
+            statusReason: unsentReason(device, c),
+          }),
+        )
     }
     await this.d.meta.commands.transition(waiting)
     // a device that connected while this pass held its commands found them claimed: send them now
@@ -351,8 +380,15 @@ export class CommandDispatcher {
       if (!due.length) return
       const changes = due.map((c) =>
         c.commandStatus === 'sent'
-          ? this.change(c, ['sent'], 'timed_out', { deadlineAt: null })
-          : this.change(c, ['queued'], 'expired', { dispatchAt: null, claimedUntil: null }),
+          ? this.change(c, ['sent'], 'timed_out', {
+              deadlineAt: null,
+              statusReason: STATUS_REASONS.timedOut,
+            })
+          : this.change(c, ['queued'], 'expired', {
+              dispatchAt: null,
+              claimedUntil: null,
+              statusReason: STATUS_REASONS.expired,
+            }),
       )
       this.announce(await this.d.meta.commands.transition(changes))
       if (due.length < SWEEP_BATCH) return
@@ -403,8 +439,23 @@ export class CommandDispatcher {
       deadlineAt: null,
       responseCode: e.code,
       responsePayload: e.payload,
+      // a late answer to a timed out command: it reached the device after all
+      statusReason: null,
     })
   }
+}
+
+/**
+ * Why a due command is not sent (its device is gone, blocked, or offline with no ttl left to wait): deleted, blocked,
+ * `ttl ran out` when it had one, `device offline, no ttl` otherwise.
+ */
+function unsentReason(
+  device: Pick<DeviceIdentity, 'blocked'> | undefined,
+  c: Pick<CommandRecord, 'expiresAt'>,
+): string {
+  if (!device) return STATUS_REASONS.deleted
+  if (device.blocked) return STATUS_REASONS.blocked
+  return c.expiresAt === null ? STATUS_REASONS.offline : STATUS_REASONS.expired
 }
 
 /** The publishStatus a command shows in state `to`. */

@@ -13,11 +13,37 @@ import {
   type OutboxInput,
 } from '../../store/types.ts'
 
-/** The event of a command's change to `to`. */
+/**
+ * Why a command ended without reaching its device, or was taken back (`statusReason`: fixed English phrases, listed
+ * in docs/commands.md; the console translates them): refused before sending (`unsent`), its ttl ran out while queued
+ * (`expired`), no acknowledgement in time (`timed_out`), canceled, or a QoS 0 publish that did not go out.
+ */
+export const STATUS_REASONS = {
+  offline: 'device offline, no ttl',
+  blocked: 'device blocked',
+  deleted: 'device deleted',
+  expired: 'ttl ran out',
+  timedOut: 'no acknowledgement within the timeout',
+  canceled: 'canceled',
+  publishFailed: 'publish failed',
+} as const
+
+/** The reason of a cancel: `canceled by <user>` when the user is known, else `canceled`. */
+export const canceledBy = (user: string | null | undefined): string =>
+  user ? `canceled by ${user}` : STATUS_REASONS.canceled
+
+/** The event of a command's change to `to` (`c.statusReason`: the command's reason once changed). */
 export function commandEventOf(
   c: Pick<
     CommandRecord,
-    'tenantID' | 'taskID' | 'deviceIntID' | 'deviceID' | 'groupID' | 'parentID' | 'scheduleID'
+    | 'tenantID'
+    | 'taskID'
+    | 'deviceIntID'
+    | 'deviceID'
+    | 'groupID'
+    | 'parentID'
+    | 'scheduleID'
+    | 'statusReason'
   >,
   to: CommandStatus,
   publishStatus: number,
@@ -32,6 +58,7 @@ export function commandEventOf(
     parentID: c.parentID,
     scheduleID: c.scheduleID,
     commandStatus: to,
+    statusReason: c.statusReason,
     publishStatus,
     at,
   }
@@ -48,6 +75,7 @@ export function createdEvent(r: CommandInput, at: number): OutboxInput {
       groupID: r.groupID ?? null,
       parentID: r.parentID ?? null,
       scheduleID: r.scheduleID ?? null,
+      statusReason: r.statusReason ?? null,
     },
     r.status,
     publishStatusOf(r.status, r.qos === 1),
@@ -62,7 +90,14 @@ export function groupCreatedEvent(
   at: number,
 ): OutboxInput {
   const e = commandEventOf(
-    { ...g, deviceIntID: null, deviceID: null, parentID: null, scheduleID: g.scheduleID },
+    {
+      ...g,
+      deviceIntID: null,
+      deviceID: null,
+      parentID: null,
+      scheduleID: g.scheduleID,
+      statusReason: null,
+    },
     g.status,
     g.needAck === 0 ? 3 : 1,
     at,

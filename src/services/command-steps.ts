@@ -6,6 +6,7 @@ import { Conflict, Invalid, NotFound } from '../kernel/errors.ts'
 import { commandTopic, type MountedDevice } from '../kernel/topics.ts'
 import type { CommandInput, CommandRecord } from '../../store/types.ts'
 import type { Identities } from './command-dispatch.ts'
+import { STATUS_REASONS } from './command-events.ts'
 import type { DeviceIdentity } from './ports.ts'
 import type { Actor } from './types.ts'
 
@@ -24,11 +25,19 @@ export interface DeviceCommandInput {
 }
 
 /** What a device publish answers. */
-export type CommandAnswer = Pick<CommandRecord, 'taskID' | 'commandStatus' | 'publishStatus'>
+export type CommandAnswer = Pick<
+  CommandRecord,
+  'taskID' | 'commandStatus' | 'publishStatus' | 'statusReason'
+>
 
 /** The answer of a device publish. */
 export function answerOf(c: CommandRecord): CommandAnswer {
-  return { taskID: c.taskID, commandStatus: c.commandStatus, publishStatus: c.publishStatus }
+  return {
+    taskID: c.taskID,
+    commandStatus: c.commandStatus,
+    publishStatus: c.publishStatus,
+    statusReason: c.statusReason,
+  }
 }
 
 /**
@@ -88,8 +97,8 @@ export interface DeviceCommandPlan {
 
 /**
  * The row a device command is stored as: `sent` when the device is connected here (with its deadline when QoS 1),
- * `queued` when it may wait for the device (a ttl, not blocked), `unsent` otherwise; the topic placed under the
- * device (FORM_INVALID errors.topic when it cannot be).
+ * `queued` when it may wait for the device (a ttl, not blocked), `unsent` otherwise (with its reason: blocked, or
+ * offline without a ttl); the topic placed under the device (FORM_INVALID errors.topic when it cannot be).
  */
 export function deviceCommandRow(
   a: Actor,
@@ -114,6 +123,8 @@ export function deviceCommandRow(
     timeoutMs,
     expiresAt: ttlMs > 0 ? t + ttlMs : null,
     status,
+    statusReason:
+      status !== 'unsent' ? null : device.blocked ? STATUS_REASONS.blocked : STATUS_REASONS.offline,
     sentAt: online ? t : null,
     deadlineAt: online && qos === 1 ? t + timeoutMs : null,
     dispatchAt: null,
@@ -131,7 +142,11 @@ export function replayOf(
   earlier: { answer: string | null } | undefined,
 ): CommandAnswer | undefined {
   if (!earlier) return undefined
-  if (earlier.answer) return JSON.parse(earlier.answer) as CommandAnswer
+  if (earlier.answer) {
+    const answer = JSON.parse(earlier.answer) as CommandAnswer
+    // an answer stored before statusReason was answered has none
+    return { ...answer, statusReason: answer.statusReason ?? null }
+  }
   throw new Conflict({
     'Idempotency-Key': 'a call with this key is still running',
   })

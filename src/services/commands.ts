@@ -149,7 +149,7 @@ export function commandService(deps: CommandDeps) {
       ),
 
     /** Cancels the tenant's queued commands among `taskIDs`; others are left as they are. */
-    cancel: (a: Actor, taskIDs: string[]) => cancelQueued(s, a.tenant, taskIDs),
+    cancel: (a: Actor, taskIDs: string[]) => cancelQueued(s, a, taskIDs),
 
     /**
      * An HTTP device fetches its queued commands (they count as delivered); with `wait` (seconds) it waits for

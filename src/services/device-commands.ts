@@ -7,6 +7,7 @@ import { Invalid } from '../kernel/errors.ts'
 import type { CommandBroker, DeviceIdentity } from './ports.ts'
 import type { CommandRecord, MetaStore } from '../../store/types.ts'
 import { newTaskID, type CommandDispatcher, type Identities } from './command-dispatch.ts'
+import { canceledBy } from './command-events.ts'
 import {
   answerOf,
   cancelable,
@@ -108,16 +109,20 @@ export async function publishAnswer(
   return answerOf(waited!)
 }
 
-/** Cancels the tenant's queued commands among `taskIDs`; others are left as they are. */
-export async function cancelQueued(
-  s: CommandSteps,
-  tenant: string,
-  taskIDs: string[],
-): Promise<void> {
-  const queued = cancelable(await s.meta.commands.byTaskIDs(tenant, taskIDs))
+/**
+ * Cancels the tenant's queued commands among `taskIDs` (reason `canceled by <user>`, `canceled` when the caller has
+ * no name); others are left as they are.
+ */
+export async function cancelQueued(s: CommandSteps, a: Actor, taskIDs: string[]): Promise<void> {
+  const queued = cancelable(await s.meta.commands.byTaskIDs(a.tenant, taskIDs))
+  const statusReason = canceledBy(a.username)
   await s.dispatcher.apply(
     queued.map((c) =>
-      s.dispatcher.change(c, ['queued'], 'canceled', { dispatchAt: null, claimedUntil: null }),
+      s.dispatcher.change(c, ['queued'], 'canceled', {
+        dispatchAt: null,
+        claimedUntil: null,
+        statusReason,
+      }),
     ),
   )
 }

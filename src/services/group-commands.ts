@@ -11,7 +11,7 @@ import type { CommandBroker } from './ports.ts'
 import { groupTopic } from '../kernel/topics.ts'
 import type { CommandRecord, GroupMemberRecord, GroupRecord, MetaStore } from '../../store/types.ts'
 import { envelope, type CommandDispatcher } from './command-dispatch.ts'
-import { createdEvent, groupCreatedEvent } from './command-events.ts'
+import { createdEvent, groupCreatedEvent, STATUS_REASONS } from './command-events.ts'
 import {
   groupCommandRow,
   groupReport,
@@ -179,7 +179,10 @@ async function publishToGroup(
     groupTopic(where, g.groupID),
     envelope(group.taskID, payload),
   )
-  if (!ok) await d.dispatcher.move(group, ['sent'], 'unsent')
+  if (!ok)
+    await d.dispatcher.move(group, ['sent'], 'unsent', {
+      statusReason: STATUS_REASONS.publishFailed,
+    })
   await d.meta.tasks.finish(group.taskID, JSON.stringify({ published: ok }))
 }
 

@@ -4,7 +4,7 @@ import { recordSerializer } from './shape.ts'
 
 /** The answer of a device publish: from the fields of the command it stored (services/command-steps.ts answerOf). */
 export const commandWire = recordSerializer<
-  Pick<CommandRecord, 'taskID' | 'commandStatus' | 'publishStatus'>
+  Pick<CommandRecord, 'taskID' | 'commandStatus' | 'publishStatus' | 'statusReason'>
 >()(
   { answer: PublishAnswer },
   { labels: { publishStatus: 'publishStatus', commandStatus: 'commandStatus' } },

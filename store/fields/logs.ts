@@ -70,6 +70,8 @@ export const CONTROL_LOG_TABLE = {
   userIntID: { sql: 'c.user_int_id', read: int.nullable() },
   taskID: { sql: 'c.task_id', read: text, filter: 'text' },
   commandStatus: { sql: 'c.command_status', read: text, label: 'commandStatus', filter: 'text' },
+  /** Why a command ended without reaching its device, or was canceled (docs/commands.md). */
+  statusReason: { sql: 'c.status_reason', read: text },
   qos: { sql: 'c.qos', read: int.nullable() },
   needAck: { sql: 'c.need_ack', read: int.nullable() },
   sentAt: { sql: 'c.sent_at', read: int.nullable(), time: true },

@@ -13,7 +13,8 @@ export const RETURNING = `RETURNING id, tenant_id AS tenantID, task_id AS taskID
   qos, timeout_ms AS timeoutMs, command_status AS commandStatus, publish_status AS publishStatus,
   need_ack AS needAck, expires_at AS expiresAt, dispatch_at AS dispatchAt, deadline_at AS deadlineAt,
   sent_at AS sentAt, delivered_at AS deliveredAt, responded_at AS respondedAt, response_code AS responseCode,
-  response_payload AS responsePayload, schedule_id AS scheduleID, parent_id AS parentID, msg_time AS msgTime`
+  response_payload AS responsePayload, status_reason AS statusReason, schedule_id AS scheduleID,
+  parent_id AS parentID, msg_time AS msgTime`
 
 export const SELECT = `SELECT ${RETURNING.slice('RETURNING '.length)} FROM control_logs`
 
@@ -42,6 +43,7 @@ export const COLUMNS = [
   'deadline_at',
   'publish_user',
   'user_int_id',
+  'status_reason',
   'msg_time',
   'create_at',
 ] as const
@@ -77,6 +79,7 @@ export const toRecord = (r: DriverRow | Record<string, unknown>): CommandRecord 
   respondedAt: intOrNull(r.respondedAt),
   responseCode: intOrNull(r.responseCode),
   responsePayload: textOrNull(r.responsePayload),
+  statusReason: textOrNull(r.statusReason),
   scheduleID: intOrNull(r.scheduleID),
   parentID: intOrNull(r.parentID),
   publishUser: textOrNull(r.publishUser),
@@ -95,6 +98,7 @@ export const FIELD_COLUMNS = {
   responsePayload: 'response_payload',
   dispatchAt: 'dispatch_at',
   claimedUntil: 'claimed_until',
+  statusReason: 'status_reason',
 } as const
 
 /** One command to store → its column values (COLUMNS order). */
@@ -125,6 +129,7 @@ export const valuesOf =
     r.deadlineAt ?? null,
     r.publishUser ?? null,
     r.userIntID ?? null,
+    r.statusReason ?? null,
     now,
     now,
   ]
@@ -158,6 +163,7 @@ export function recordOf(id: number, r: CommandInput, now: number): CommandRecor
     respondedAt: null,
     responseCode: null,
     responsePayload: null,
+    statusReason: r.statusReason ?? null,
     scheduleID: r.scheduleID ?? null,
     parentID: r.parentID ?? null,
     msgTime: now,

@@ -89,6 +89,7 @@ export class CommandsRepo implements CommandRepository {
       null,
       r.publishUser ?? null,
       r.userIntID ?? null,
+      null,
       now,
       now,
     ]

@@ -40,6 +40,8 @@ export interface CommandInput {
   expiresAt: number | null
   /** `sent` when the caller publishes it at once (then `sentAt` and `deadlineAt` are set). */
   status: 'queued' | 'sent' | 'unsent'
+  /** Why it is `unsent` (src/services/command-events.ts STATUS_REASONS); null otherwise. */
+  statusReason?: string | null
   sentAt?: number | null
   /** When a sent command times out (null: QoS 0, it never does). */
   deadlineAt?: number | null
@@ -104,6 +106,8 @@ export interface CommandRecord {
   respondedAt: number | null
   responseCode: number | null
   responsePayload: string | null
+  /** Why it ended without reaching its device, or was canceled (STATUS_REASONS); null otherwise. */
+  statusReason: string | null
   scheduleID: number | null
   parentID: number | null
   publishUser: string | null
@@ -121,6 +125,7 @@ export interface TransitionFields {
   responsePayload?: string | null
   dispatchAt?: number | null
   claimedUntil?: number | null
+  statusReason?: string | null
 }
 
 /** One state change: the command moves to `to` only when it is in one of `from`. */

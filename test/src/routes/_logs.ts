@@ -5,6 +5,7 @@ export const COMMAND_KEYS = [
   'taskID',
   'commandStatus',
   'commandStatusLabel',
+  'statusReason',
   'qos',
   'sentAt',
   'deliveredAt',

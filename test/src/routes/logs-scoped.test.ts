@@ -397,6 +397,7 @@ for (const v of variants) {
         taskID: null,
         commandStatus: null,
         commandStatusLabel: null,
+        statusReason: null,
         qos: null,
         needAck: null,
         sentAt: null,

@@ -399,6 +399,7 @@ for (const k of [kits.A, kits.B]) {
       taskID: 'T3',
       commandStatus: null,
       commandStatusLabel: null,
+      statusReason: null,
       qos: null,
       sentAt: null,
       deliveredAt: null,

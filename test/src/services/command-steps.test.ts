@@ -11,6 +11,7 @@ import {
   wakesOf,
   type CommandTarget,
 } from '../../../src/services/command-steps.ts'
+import { canceledBy } from '../../../src/services/command-events.ts'
 import type { CommandStatus } from '../../../store/types.ts'
 import { ann, T, thrown } from './_steps.ts'
 
@@ -65,6 +66,7 @@ steps('deviceCommandRow :: a connected device gets a sent row with its QoS 1 dea
     timeoutMs: 30_000,
     expiresAt: null,
     status: 'sent',
+    statusReason: null,
     sentAt: T,
     deadlineAt: T + 30_000,
     dispatchAt: null,
@@ -85,10 +87,17 @@ steps('deviceCommandRow :: offline queued with a ttl, unsent without one or when
     [queued.status, queued.expiresAt, queued.sentAt, queued.deadlineAt, queued.scheduleID],
     ['queued', T + 60_000, null, null, 7],
   )
-  assert.is(row({}).status, 'unsent')
-  assert.is(row({ ttl: 0 }).status, 'unsent')
+  assert.is(queued.statusReason, null)
+  assert.equal([row({}).status, row({}).statusReason], ['unsent', 'device offline, no ttl'])
+  assert.equal(
+    [row({ ttl: 0 }).status, row({ ttl: 0 }).statusReason],
+    ['unsent', 'device offline, no ttl'],
+  )
   const blocked = row({ ttl: 60 }, device({ blocked: 1 }))
-  assert.equal([blocked.status, blocked.expiresAt], ['unsent', T + 60_000])
+  assert.equal(
+    [blocked.status, blocked.expiresAt, blocked.statusReason],
+    ['unsent', T + 60_000, 'device blocked'],
+  )
 })
 
 steps(
@@ -118,8 +127,11 @@ steps(
   'replayOf :: a first call runs, a finished one replays its answer, a running one is 409',
   () => {
     assert.is(replayOf(undefined), undefined)
-    const answer = { taskID: 'k1', commandStatus: 'sent', publishStatus: 1 }
-    assert.equal(replayOf({ answer: JSON.stringify(answer) }), answer)
+    const answer = { taskID: 'k1', commandStatus: 'unsent', publishStatus: 0 }
+    const reason = { ...answer, statusReason: 'device offline, no ttl' }
+    assert.equal(replayOf({ answer: JSON.stringify(reason) }), reason)
+    // an answer stored before statusReason was answered replays with none
+    assert.equal(replayOf({ answer: JSON.stringify(answer) }), { ...answer, statusReason: null })
     assert.equal(
       thrown(() => replayOf({ answer: null })),
       { name: 'Conflict', errors: { 'Idempotency-Key': 'a call with this key is still running' } },
@@ -128,6 +140,12 @@ steps(
 )
 
 const cmd = (id: number, commandStatus: CommandStatus) => ({ id, taskID: `k${id}`, commandStatus })
+
+steps('canceledBy :: by the user when known, else canceled', () => {
+  assert.is(canceledBy('ann'), 'canceled by ann')
+  assert.is(canceledBy(null), 'canceled')
+  assert.is(canceledBy(undefined), 'canceled')
+})
 
 steps('cancelable :: only queued commands are canceled', () => {
   const list = (['queued', 'sent', 'delivered', 'queued', 'succeeded', 'unsent'] as const).map(

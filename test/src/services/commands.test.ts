@@ -15,6 +15,7 @@ import { connectDevice, end, sleep, until } from '../../ingest/_mqtt.ts'
 import { basic } from '../routes/_ingest.ts'
 import { kitDevices, kitProduct, kits, variants, type DeviceRecord } from '../routes/_variant.ts'
 import { assertRefusal } from '../../_support/asserts.ts'
+import { events, openStream, type OutboxData } from './_stream.ts'
 
 /** A command as the device gets it on `inbox`. */
 interface Request {
@@ -38,7 +39,7 @@ for (const v of variants) {
   test.before(async () => {
     t = await startTestService({ ...k.env, COMMAND_TIMEOUT: '2' })
     c = t.admin
-    ds = (await kitDevices(k, c, 14)).devices
+    ds = (await kitDevices(k, c, 15)).devices
   })
   test.after(async () => {
     for (const m of clients) end(m)
@@ -108,9 +109,11 @@ for (const v of variants) {
       'commandStatusLabel',
       'publishStatus',
       'publishStatusLabel',
+      'statusReason',
       'taskID',
     ])
     assert.is(r.body.commandStatus, 'delivered')
+    assert.is(r.body.statusReason, null)
     assert.is(r.body.publishStatus, 2)
     await until(
       async () => got.length,
@@ -147,6 +150,7 @@ for (const v of variants) {
       assert.is(log.responseCode, code)
       assert.equal(JSON.parse(log.responsePayload!), response)
       assert.ok(log.respondedAt)
+      assert.is(log.statusReason, null)
     }
     assert.is(got.length, 2)
   })
@@ -155,10 +159,16 @@ for (const v of variants) {
     const d = ds[2]!
     const unsent = await publish({ deviceID: d.deviceID, payload: 'x' })
     assert.is(unsent.status, 201)
-    assert.equal([unsent.body.commandStatus, unsent.body.publishStatus], ['unsent', 0])
+    assert.equal(
+      [unsent.body.commandStatus, unsent.body.publishStatus, unsent.body.statusReason],
+      ['unsent', 0, 'device offline, no ttl'],
+    )
     const q1 = await publish({ deviceID: d.deviceID, payload: 'first', ttl: 60 })
     const q2 = await publish({ deviceID: d.deviceID, payload: 'second', ttl: 60 })
-    assert.equal([q1.body.commandStatus, q1.body.publishStatus], ['queued', 1])
+    assert.equal(
+      [q1.body.commandStatus, q1.body.publishStatus, q1.body.statusReason],
+      ['queued', 1, null],
+    )
     const { got } = await online(d)
     await until(
       async () => got.length,
@@ -172,8 +182,12 @@ for (const v of variants) {
       () => logOf(q2.body.taskID),
       (l) => l.commandStatus === 'delivered',
     )
-    assert.is(log.commandStatus, 'delivered')
-    assert.is((await logOf(unsent.body.taskID)).commandStatus, 'unsent')
+    assert.equal([log.commandStatus, log.statusReason], ['delivered', null])
+    const refused = await logOf(unsent.body.taskID)
+    assert.equal(
+      [refused.commandStatus, refused.commandStatusLabel, refused.statusReason],
+      ['unsent', '未下发', 'device offline, no ttl'],
+    )
   })
 
   test('queued command canceled :: canceled, never delivered; a delivered one stays', async () => {
@@ -181,24 +195,47 @@ for (const v of variants) {
     const q = await publish({ deviceID: d.deviceID, payload: 'never', ttl: 60 })
     const del = await c.del(`/api/v1/device_publish?taskIDs=${q.body.taskID},no-such-task`)
     assert.is(del.status, 204)
-    assert.is((await logOf(q.body.taskID)).commandStatus, 'canceled')
+    const canceled = await logOf(q.body.taskID)
+    assert.equal(
+      [canceled.commandStatus, canceled.statusReason],
+      ['canceled', `canceled by ${canceled.publishUser}`],
+    )
+    assert.ok(canceled.publishUser)
     const { got } = await online(d)
     const done = await publish({ deviceID: d.deviceID, payload: 'now', wait: 5 })
     assert.is((await c.del(`/api/v1/device_publish?taskIDs=${done.body.taskID}`)).status, 204)
-    assert.is((await logOf(done.body.taskID)).commandStatus, 'delivered')
+    const kept = await logOf(done.body.taskID)
+    assert.equal([kept.commandStatus, kept.statusReason], ['delivered', null])
     assert.equal(
       got.map((g) => g.body.data),
       ['now'],
     )
   })
 
-  test('a device that never acknowledges :: timed_out after its timeout, publishStatus 0', async () => {
+  test('a device that never acknowledges :: timed_out after its timeout, publishStatus 0, with its reason; a late answer clears it', async () => {
     const d = ds[4]!
     const socket = await silentDevice(d)
     const r = await publish({ deviceID: d.deviceID, payload: 'hello?', timeout: 1, wait: 4 })
     socket.destroy()
     assert.is(r.body.commandStatus, 'timed_out')
     assert.is(r.body.publishStatus, 0)
+    assert.is(r.body.statusReason, 'no acknowledgement within the timeout')
+    const log = await logOf(r.body.taskID)
+    assert.equal(
+      [log.commandStatus, log.statusReason],
+      ['timed_out', 'no acknowledgement within the timeout'],
+    )
+    // a late answer (here over HTTP): it reached the device after all, the reason is gone
+    const late = await new Client(t.url, basic(d)).post('/api/v1/ingest', {
+      topic: 'telemetry',
+      payload: { data_type: 'response', result: { task_id: r.body.taskID, code: 200 } },
+    })
+    assert.is(late.status, 202, late.text)
+    const answered = await until(
+      () => logOf(r.body.taskID),
+      (l) => l.commandStatus === 'succeeded',
+    )
+    assert.equal([answered.commandStatus, answered.statusReason], ['succeeded', null])
   })
 
   test('commands in flight to two devices :: the one that acknowledges gets them delivered; the one that goes away unacknowledged gets its own again, in order, when it returns', async () => {
@@ -331,6 +368,7 @@ for (const v of variants) {
     )
     assert.is(log.commandStatus, 'expired')
     assert.is(log.publishStatus, 0)
+    assert.is(log.statusReason, 'ttl ran out')
   })
 
   test('QoS 0 :: no receipt needed (publishStatus 3), the device gets it', async () => {
@@ -377,6 +415,34 @@ for (const v of variants) {
       `/api/v1/devices/${d.id}/control_logs?commandStatus=delivered`,
     )
     assert.is(byDevice.body.meta.count, 1)
+  })
+
+  test('command.status events :: carry statusReason on the stream (unsent, canceled), null while moving', async () => {
+    const d = ds[14]!
+    const s = await openStream<OutboxData>(c, `?types=command.status&deviceID=${d.deviceID}`)
+    assert.is(s.status, 200)
+    await sleep(100)
+    const unsent = await publish({ ...target(d), payload: 'nobody home' })
+    const queued = await publish({ ...target(d), payload: 'later', ttl: 60 })
+    assert.is((await c.del(`/api/v1/device_publish?taskIDs=${queued.body.taskID}`)).status, 204)
+    await until(
+      async () => events(s).length,
+      (n) => n >= 3,
+    )
+    s.close()
+    const by = (await logOf(queued.body.taskID)).publishUser
+    assert.equal(
+      events(s).map((e) => [
+        e.data.data.taskID,
+        e.data.data.commandStatus,
+        e.data.data.statusReason,
+      ]),
+      [
+        [unsent.body.taskID, 'unsent', 'device offline, no ttl'],
+        [queued.body.taskID, 'queued', null],
+        [queued.body.taskID, 'canceled', `canceled by ${by}`],
+      ],
+    )
   })
 
   test('a gateway :: its control log carries the command with a structured payload', async () => {

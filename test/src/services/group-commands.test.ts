@@ -91,6 +91,8 @@ for (const v of variants) {
     const { group, ds } = await groupOf(4)
     const a = await online<{ go: number }>(ds[0]!)
     const b = await online<{ go: number }>(ds[1]!)
+    const blocked = await c.put(`/api/v1/devices/${ds[3]!.id}`, { blocked: 1 })
+    assert.is(blocked.status, 200, blocked.text)
     await sleep(150)
     const r = await c.post<Answer>('/api/v1/group_publish', {
       groupID: group.groupID,
@@ -114,13 +116,14 @@ for (const v of variants) {
       [own[0]!.taskID, own[0]!.payload, own[0]!.commandStatus, own[0]!.commandStatusLabel],
       [r.body.taskID, '{"go":1}', 'partial', '部分成功'],
     )
+    assert.is(own[0]!.statusReason, null)
     const members = (
-      await c.get<Page<Log>>(`/api/v1/device_control_logs?deviceID=${ds[2]!.deviceID}`)
+      await c.get<Page<Log>>(`/api/v1/device_control_logs?parentTaskID=${r.body.taskID}`)
     ).body.items
-    assert.equal(
-      members.map((l) => l.commandStatus),
-      ['unsent'],
-    )
+    const reasons = new Map(members.map((l) => [l.deviceID, [l.commandStatus, l.statusReason]]))
+    assert.equal(reasons.get(ds[2]!.deviceID), ['unsent', 'device offline, no ttl'])
+    assert.equal(reasons.get(ds[3]!.deviceID), ['unsent', 'device blocked'])
+    assert.equal(reasons.get(ds[0]!.deviceID), ['delivered', null])
     const delivered = (await c.get<Page<Log>>(`/api/v1/devices/${ds[0]!.id}/control_logs`)).body
       .items
     assert.equal(

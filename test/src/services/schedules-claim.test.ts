@@ -41,6 +41,7 @@ function serviceOf(n: number) {
     return {
       taskID: `n${n}-${++seq}`,
       commandStatus: 'unsent' as const,
+      statusReason: 'device offline, no ttl',
       publishStatus: 0,
       statusUrl: '',
     }
