@@ -116,8 +116,7 @@ async function plan(
   range: SeriesRange,
   edges: readonly number[],
 ): Promise<Map<string, PointPlan>> {
-  const dirty = await src.dirtyHours(range)
-  const stale = (await src.staleDays?.(range)) ?? []
+  const [dirty, stale = []] = await Promise.all([src.dirtyHours(range), src.staleDays?.(range)])
   const grid = new TierGrid(
     src.tz,
     range.start,
@@ -135,19 +134,7 @@ async function plan(
   }
   if (plans.size === 0) return plans
   const planned = { ...range, dataPointIDs: [...plans.keys()] }
-  // tier windows: one read per tier for all planned points, over the union of their pieces of that tier
-  const spans = new Map<Tier, { from: number; to: number }>()
-  for (const p of [...plans.values()].flatMap((x) => x.pieces)) {
-    if (p.res === 'raw') continue
-    const s = spans.get(p.res)
-    spans.set(p.res, {
-      from: Math.min(s?.from ?? p.start, p.start),
-      to: Math.max(s?.to ?? p.end, p.end),
-    })
-  }
-  for (const [tier, { from, to }] of spans)
-    for (const [dp, list] of await src.tierWindows(planned, tier, from, to))
-      plans.get(dp)?.tiers.set(tier, list)
+  await readTiers(src, planned, plans)
   // raw pieces: one read per distinct piece for the points that have it, appended in time order
   const byPiece = new Map<string, { start: number; end: number; dps: string[] }>()
   for (const [dp, p] of plans)
@@ -171,6 +158,61 @@ async function plan(
     }
   }
   return plans
+}
+
+/** Reads of one tier per plan at most (more spans are joined across their smallest gaps). */
+const MAX_TIER_READS = 8
+
+/**
+ * The spans [from, to) a tier's pieces cover, time ascending: touching and overlapping pieces joined, then the
+ * closest spans joined until at most MAX_TIER_READS remain. A range's two edges need minute windows, not every
+ * minute window between them (a month of a hundred devices is 72,000 minute blocks).
+ */
+export function tierSpans(pieces: readonly Piece[]): Array<{ from: number; to: number }> {
+  const sorted = [...pieces].sort((a, b) => a.start - b.start)
+  const spans: Array<{ from: number; to: number }> = []
+  for (const p of sorted) {
+    const last = spans[spans.length - 1]
+    if (last && p.start <= last.to) last.to = Math.max(last.to, p.end)
+    else spans.push({ from: p.start, to: p.end })
+  }
+  while (spans.length > MAX_TIER_READS) {
+    let k = 0
+    for (let i = 1; i + 1 < spans.length; i++)
+      if (spans[i + 1]!.from - spans[i]!.to < spans[k + 1]!.from - spans[k]!.to) k = i
+    spans[k]!.to = spans[k + 1]!.to
+    spans.splice(k + 1, 1)
+  }
+  return spans
+}
+
+/**
+ * The tier windows of the plans: per tier, one read for all planned points per span its pieces cover (tierSpans),
+ * appended to each plan's list in time order (tierSpans answers them ascending).
+ */
+async function readTiers(src: RollupSource, range: SeriesRange, plans: Map<string, PointPlan>) {
+  const byTier = new Map<Tier, Piece[]>()
+  for (const plan of plans.values())
+    for (const p of plan.pieces) {
+      if (p.res === 'raw') continue
+      const list = byTier.get(p.res)
+      if (list) list.push(p)
+      else byTier.set(p.res, [p])
+    }
+  // the reads run together (InfluxDB answers them side by side), their windows are taken in time order
+  const reads = [...byTier].flatMap(([tier, pieces]) =>
+    tierSpans(pieces).map(async ({ from, to }) => ({
+      tier,
+      got: await src.tierWindows(range, tier, from, to),
+    })),
+  )
+  for (const { tier, got } of await Promise.all(reads))
+    for (const [dp, list] of got) {
+      const p = plans.get(dp)
+      const have = p?.tiers.get(tier)
+      if (have) for (const w of list) have.push(w)
+      else p?.tiers.set(tier, list)
+    }
 }
 
 /** An empty answer and the plans of the range's points over the answer windows `bounds` (none for an empty range). */
@@ -204,6 +246,56 @@ export async function aggregateFromRollups(
     out.set(dp, served(agg.result(), resolution))
   }
   return { out, unplanned: range.dataPointIDs.filter((dp) => !plans.has(dp)) }
+}
+
+/**
+ * The per-window numbers of the range's keys over `bounds` (store/windows.ts semantics) from rollups and raw edges:
+ * each part of a window (a tier window, or a window's raw values folded) goes to `sink` with the window's index,
+ * in time order per key; parts holding no numbers are skipped. Keys the rollups cannot plan are named in
+ * `unplanned` (nothing is handed for them); `resolution` is the coarsest tier read for any key.
+ */
+export async function foldFromRollups(
+  src: RollupSource,
+  range: SeriesRange,
+  bounds: number[],
+  sink: (key: string, w: number, s: WindowStat) => void,
+): Promise<{ resolution: Resolution; unplanned: string[] }> {
+  const { plans } = await planned(src, range, bounds)
+  let resolution: Resolution = 'raw'
+  for (const [key, p] of plans) {
+    const r = walkPlan(
+      p,
+      (time, value, from, to) => foldRaw(bounds, time, value, from, to, (w, s) => sink(key, w, s)),
+      (w) => {
+        if (w.count > 0) sink(key, windowIndex(bounds, w.start), w)
+      },
+    )
+    resolution = coarser(resolution, r)
+  }
+  return { resolution, unplanned: range.dataPointIDs.filter((k) => !plans.has(k)) }
+}
+
+/**
+ * Time-ascending raw values [from, to) folded per window of `bounds` (values outside them skipped): one summary per
+ * window holding numbers, handed to `sink` with the window's index, in time order.
+ */
+export function foldRaw(
+  bounds: readonly number[],
+  time: ArrayLike<number>,
+  value: ArrayLike<Series['value'][number]>,
+  from: number,
+  to: number,
+  sink: (w: number, s: WindowStat) => void,
+) {
+  const end = Math.min(to, lowerBound(time, bounds[bounds.length - 1]!, from))
+  for (let i = lowerBound(time, bounds[0]!, from); i < end;) {
+    const b = windowIndex(bounds, time[i]!)
+    const j = Math.min(end, lowerBound(time, bounds[b + 1]!, i))
+    const s = emptyStat(bounds[b]!)
+    foldValues(s, time, value, i, j)
+    if (s.count > 0) sink(b, s)
+    i = j
+  }
 }
 
 /**

@@ -82,6 +82,44 @@ export interface LastValue {
   value: TelemetryValue
 }
 
+/** One data point of a group's devices over [start, end) (TelemetryStore.groupSeries). */
+export interface GroupRange {
+  tenantID: string
+  /** Every member's deviceID: the group's own windows fold the values of all of them. */
+  deviceIDs: readonly string[]
+  /** The members whose own series are answered too (a few of deviceIDs, in the order wanted). */
+  shown: readonly string[]
+  dataPointID: string
+  /** Epoch ms, inclusive. */
+  start: number
+  /** Epoch ms, exclusive. */
+  end: number
+}
+
+/**
+ * The group's windows holding numbers, time ascending (labelled by their start): the least, mean (sum / count:
+ * every value weighs the same, whichever device sent it), greatest and count of all members' numbers in each.
+ */
+export interface GroupWindows {
+  time: number[]
+  min: number[]
+  mean: number[]
+  max: number[]
+  count: number[]
+}
+
+/** What groupSeries answers. */
+export interface GroupSeries {
+  /**
+   * Every deviceID of `shown`, in that order: the mean of its numbers per window, windows without values left out
+   * (a device without values in the range has empty arrays).
+   */
+  devices: Map<string, { time: number[]; value: number[] }>
+  group: GroupWindows
+  /** The coarsest rollup tier read for the answer, or `raw`. */
+  resolution: Resolution
+}
+
 export interface TelemetryStore {
   /** `embedded` or `influxdb`, for logs and benchmarks. */
   readonly kind: string
@@ -98,6 +136,12 @@ export interface TelemetryStore {
    * windows time-ascending; every requested data point gets an entry (empty when it has no values).
    */
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>>
+  /**
+   * One data point of many devices (a group's) per window (store/windows.ts semantics): each shown device's mean,
+   * and the min, mean, max and count of every device's numbers together (non-numbers ignored). Read from the
+   * rollups (store/group-series.ts), so a month of a thousand devices reads hour or day windows, not raw values.
+   */
+  groupSeries(range: GroupRange, window: WindowSpec): Promise<GroupSeries>
   /**
    * Each data point's values in the range, at most `maxPoints` (≥ 2) of them: a point with more has the range cut
    * into at most maxPoints/2 buckets (store/downsample.ts: whole minutes, hours or days aligned in `tz` once a

@@ -25,6 +25,7 @@ import { exportRows } from '../../query/export.ts'
 import { textStream } from '../http/stream.ts'
 import { Deadline } from '../../query/deadline.ts'
 import { resolveRange, type RangeParams } from '../../query/range.ts'
+import { groupDataRoute } from './group-data.ts'
 
 const tag = 'Telemetry'
 
@@ -199,11 +200,12 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
   )
 }
 
-/** Telemetry queries (docs/telemetry-queries.md): original_data and metrics_data. */
+/** Telemetry queries (docs/telemetry-queries.md): original_data, metrics_data and group_data. */
 export function telemetryRoutes(deps: Deps) {
   const r = new Router()
   const ctx = queryContext(deps.meta)
   originalDataRoute(r, deps, ctx)
   metricsDataRoute(r, deps, ctx)
+  groupDataRoute(r, deps)
   return r
 }

@@ -74,3 +74,72 @@ export const MetricsData = z.array(
     }),
   }),
 )
+
+/** `GET /group_data`: the group by groupID and/or groupIntID, one data point, a range and a window. */
+export const GroupDataQuery = z
+  .object({
+    groupID: z.string().min(1, { error: 'required' }).max(64).optional(),
+    groupIntID: z.coerce
+      .number({ error: 'must be an integer id' })
+      .int({ error: 'must be an integer id' })
+      .positive({ error: 'must be an integer id' })
+      .optional(),
+    dataPointID: z
+      .string({ error: 'required' })
+      .min(1, { error: 'required' })
+      .max(100, { error: 'at most 100 characters' }),
+    time_unit: rangeParams.time_unit,
+    startTime: rangeParams.startTime,
+    endTime: rangeParams.endTime,
+    interval: z.string().optional().meta({
+      description:
+        'the window: <n>m, <n>h, <n>d or <n>mo (1m, 15m, 1h, 6h, 1d, 1mo ...); default by the range as metrics_data',
+    }),
+  })
+  .refine((q) => q.groupID !== undefined || q.groupIntID !== undefined, {
+    error: 'groupID or groupIntID is required',
+    path: ['groupID'],
+  })
+
+const GroupPoint = z.object({ time: z.string(), value: z.number() })
+
+/** One member's series: the mean of its values per window. */
+const GroupMemberSeries = z.object({
+  deviceIntID: z.number().int(),
+  deviceID: z.string(),
+  deviceName: z.string(),
+  points: z.array(GroupPoint).meta({
+    description:
+      'the mean of each window holding values, time ascending (empty: no values in the range)',
+  }),
+})
+
+/** The group's own window: every member's values together. */
+const GroupWindow = z.object({
+  time: z.string(),
+  min: z.number(),
+  avg: z.number().meta({ description: 'sum / count: every value weighs the same' }),
+  max: z.number(),
+  count: z.number().int().meta({ description: 'how many values of all members the window holds' }),
+})
+
+/** The group_data answer. */
+export const GroupData = z.object({
+  groupIntID: z.number().int(),
+  groupID: z.string(),
+  groupName: z.string(),
+  dataPointIntID: z.number().int(),
+  dataPointID: z.string(),
+  dataPointName: z.string(),
+  unitName: z.string().nullable(),
+  unitSymbol: z.string().nullable(),
+  interval: z.string().meta({ description: 'the window used' }),
+  deviceCount: z.number().int().meta({ description: "the group's members" }),
+  truncated: z.boolean().meta({
+    description:
+      'true when the group has more members than `series` shows (the first 20 by deviceName)',
+  }),
+  resolution: Resolution,
+  series: z.array(GroupMemberSeries),
+  group: z.array(GroupWindow),
+})

@@ -20,6 +20,13 @@ export function pointIn(ids: readonly string[]): ParameterizedQuery {
     .reduce((expr, id) => flux`${expr} or r.point == ${id}`, flux`r.point == ${ids[0]}`)
 }
 
+/** `r.device == a or r.device == b ...` (equality, pushed down as pointIn's). */
+export function deviceIn(ids: readonly string[]): ParameterizedQuery {
+  return ids
+    .slice(1)
+    .reduce((expr, id) => flux`${expr} or r.device == ${id}`, flux`r.device == ${ids[0]}`)
+}
+
 /** The device's series in the bucket over [start, stop). */
 function deviceSeries(bucket: string, tenantID: string, deviceID: string, start: Date, stop: Date) {
   return flux`from(bucket: ${bucket})
@@ -73,6 +80,56 @@ ${deviceSeries(bucket, r.tenantID, r.deviceID, new Date(r.start), new Date(r.end
   |> aggregateWindow(every: ${fluxDuration(every)}, fn: ${f}, timeSrc: "_start", createEmpty: false,
        location: timezone.location(name: ${tz}))
   |> keep(columns: ["_time", "_value", "_field", "point"])`
+}
+
+/** One data point of some devices of a tenant (a group's): its numbers in [start, end). */
+export interface GroupRead {
+  tenantID: string
+  deviceIDs: readonly string[]
+  dataPointID: string
+  start: number
+  end: number
+}
+
+/** The numbers of one data point of some devices in [start, end), with their device. */
+function groupNumbers(bucket: string, g: GroupRead) {
+  return flux`from(bucket: ${bucket})
+  |> range(start: ${new Date(g.start)}, stop: ${new Date(g.end)})
+  |> filter(fn: (r) => r._measurement == ${MEASUREMENT} and r.tenant == ${g.tenantID} and r.point == ${g.dataPointID})
+  |> filter(fn: (r) => ${deviceIn(g.deviceIDs)})
+  |> filter(fn: (r) => r._field == ${FIELD.number})`
+}
+
+/** The raw numbers of one data point of some devices (a group's) in [start, end): rows with point and device. */
+export function groupRawQuery(bucket: string, g: GroupRead): ParameterizedQuery {
+  return flux`${groupNumbers(bucket, g)}
+  |> keep(columns: ["_time", "_value", "_field", "point", "device"])`
+}
+
+/**
+ * The min, max, sum and count of each UTC window of `every` (minutes or hours, aligned to the epoch: the caller folds
+ * them into its zone's windows) of one data point of some devices, from raw values: rows of `_time` (the window start,
+ * or the range start for a cut first window), `_value`, `device` and `fn`. Each branch is a whole chain InfluxDB
+ * pushes down to its storage (as extremesQuery's); with a `location` it would not be (a month of a hundred devices:
+ * 60 ms against 6.6 s).
+ */
+export function groupAggregateQuery(
+  bucket: string,
+  g: GroupRead,
+  every: string,
+): ParameterizedQuery {
+  const e = parseEvery(every)
+  if (!e || (e.unit !== 'm' && e.unit !== 'h')) throw new TypeError(`not a UTC grain: ${every}`)
+  const d = fluxDuration(every)
+  const at = flux`timeSrc: "_start", createEmpty: false`
+  const n = groupNumbers(bucket, g)
+  return flux`union(tables: [
+  ${n} |> aggregateWindow(every: ${d}, fn: min, ${at}) |> set(key: "fn", value: "min"),
+  ${n} |> aggregateWindow(every: ${d}, fn: max, ${at}) |> set(key: "fn", value: "max"),
+  ${n} |> aggregateWindow(every: ${d}, fn: sum, ${at}) |> set(key: "fn", value: "sum"),
+  ${n} |> aggregateWindow(every: ${d}, fn: count, ${at}) |> toFloat() |> set(key: "fn", value: "count"),
+])
+  |> keep(columns: ["_time", "_value", "device", "fn"])`
 }
 
 /** The first and the last row of each table of some data points in [start, end) (`_time` only). */
@@ -147,13 +204,10 @@ export function latestOfQuery(
   tenantID: string,
   deviceIDs: readonly string[],
 ): ParameterizedQuery {
-  const devices = deviceIDs
-    .slice(1)
-    .reduce((expr, id) => flux`${expr} or r.device == ${id}`, flux`r.device == ${deviceIDs[0]}`)
   return flux`from(bucket: ${bucket})
   |> range(start: ${LATEST_RANGE.start}, stop: ${LATEST_RANGE.stop})
   |> filter(fn: (r) => r._measurement == ${MEASUREMENT} and r.tenant == ${tenantID})
-  |> filter(fn: (r) => ${devices})
+  |> filter(fn: (r) => ${deviceIn(deviceIDs)})
   |> last()
   |> keep(columns: ["_time", "_value", "_field", "point", "device"])`
 }

@@ -35,6 +35,8 @@ import { toStoreError } from './errors.ts'
 import { ALL_TIME, TIME_LIMITS } from './options.ts'
 import {
   deviceRawQuery,
+  groupPendingQuery,
+  groupTierQuery,
   hoursWithDataQuery,
   pendingQuery,
   PENDING,
@@ -482,6 +484,92 @@ export class InfluxRollups {
       },
       tierWindows: (range, tier, from, to) => this.#windows(range, tier, from, to),
     }
+  }
+
+  /**
+   * A group source (store/group-series.ts) of one data point: its keys are deviceIDs of the range's tenant; raw
+   * values come through `readRaw` (deviceIDs, [start, end) → by deviceID).
+   */
+  groupSource(
+    dataPointID: string,
+    readRaw: (
+      tenantID: string,
+      deviceIDs: readonly string[],
+      start: number,
+      end: number,
+    ) => Promise<Map<string, Series>>,
+  ): RollupSource {
+    const group = (r: SeriesRange) => ({
+      tenantID: r.tenantID,
+      deviceIDs: r.dataPointIDs,
+      dataPointID,
+      start: r.start,
+      end: r.end,
+    })
+    return {
+      tz: this.opts.tz,
+      maxRawSpanMs: MAX_RAW_READ_MS,
+      readRaw: (r) => readRaw(r.tenantID, r.dataPointIDs, r.start, r.end),
+      dirtyHours: async (r) => {
+        const from = Math.floor(r.start / HOUR_MS) * HOUR_MS
+        return this.#dirtyOf(PENDING, group(r), from, r.end)
+      },
+      staleDays: async (r) => {
+        const days = await this.#dirtyOf(PENDING_DAY, group(r), r.start - DAY_MS, r.end)
+        return [...days.values()].flat()
+      },
+      tierWindows: async (r, tier, from, to) => {
+        // a window per device and time, its fields filled as their rows come (tmin, tmax: not needed here)
+        const windows = new Map<string, Map<string, WindowStat>>(
+          r.dataPointIDs.map((d) => [d, new Map()]),
+        )
+        const query = groupTierQuery(this.opts.rollupBucket, group(r), tier, from, to)
+        await queryTable(this.query, query, (get) => {
+          const mine = windows.get(get('device'))
+          if (!mine) return
+          const at = get('_time')
+          let w = mine.get(at)
+          if (!w) mine.set(at, (w = emptyStat(Date.parse(at))))
+          const field = get('_field')
+          w[field === 'n' ? 'count' : (field as 'min' | 'max' | 'sum')] = Number(get('_value'))
+        })
+        return new Map(
+          [...windows].map(([d, m]) => [d, [...m.values()].sort((a, b) => a.start - b.start)]),
+        )
+      },
+    }
+  }
+
+  /** Per device of `g`, the times of its marks in [from, to) not rolled up yet. */
+  async #dirtyOf(
+    measurement: string,
+    g: { tenantID: string; deviceIDs: readonly string[] },
+    from: number,
+    to: number,
+  ): Promise<Map<string, number[]>> {
+    const out = new Map<string, number[]>()
+    from = Math.max(from, TIME_LIMITS.min)
+    to = Math.min(to, TIME_LIMITS.max)
+    if (from >= to || g.deviceIDs.length === 0) return out
+    const marks = new Map<string, { device: string; seq?: string; rolled?: string }>()
+    await queryTable(
+      this.query,
+      groupPendingQuery(this.opts.rollupBucket, measurement, g, from, to),
+      (get) => {
+        const key = `${get('device')}\u0000${get('_time')}`
+        const m = marks.get(key) ?? { device: get('device') }
+        if (get('_field') === 'seq') m.seq = get('_value')
+        else m.rolled = get('_value')
+        marks.set(key, m)
+      },
+    )
+    for (const [key, m] of marks) {
+      if (m.seq !== undefined && m.seq === m.rolled) continue
+      const list = out.get(m.device) ?? []
+      list.push(Date.parse(key.slice(key.indexOf('\u0000') + 1)))
+      out.set(m.device, list)
+    }
+    return out
   }
 
   /**

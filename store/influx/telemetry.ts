@@ -1,7 +1,10 @@
 import { InfluxDB, type QueryApi } from '@influxdata/influxdb-client'
 import type {
   AggregateFn,
+  GroupRange,
+  GroupSeries,
   LastValue,
+  Resolution,
   RetentionRule,
   Series,
   SeriesRange,
@@ -18,17 +21,28 @@ import {
   devicePredicate,
   productPredicate,
   extentQuery,
+  type GroupRead,
   extremesQuery,
+  groupAggregateQuery,
+  groupRawQuery,
   latestQuery,
   latestOfQuery,
   readRawQuery,
 } from './flux.ts'
 import { storableTag, toLines } from './lines.ts'
 import { ALL_TIME, DEFAULT_TIMEOUT_MS, QUERY_GZIP, TIME_LIMITS } from './options.ts'
-import { normalize, queryRows, queryRowsRaw } from './rows.ts'
+import { normalize, queryRows, queryRowsRaw, queryTable } from './rows.ts'
 
 /** Devices per latestOf query (each an equality InfluxDB's storage filters by). */
 const LATEST_DEVICES = 100
+/** The UTC windows group aggregates of raw values are read in, coarsest first (groupFromFlux). */
+const GRAINS: ReadonlyArray<readonly [string, number]> = [
+  ['1h', 3_600_000],
+  ['30m', 1_800_000],
+  ['15m', 900_000],
+  ['5m', 300_000],
+  ['1m', 60_000],
+]
 import { windowBounds, windowIndex } from '../windows.ts'
 import { bucketsOf } from '../downsample.ts'
 import { alignedBuckets } from '../rollups.ts'
@@ -36,6 +50,13 @@ import { streamByDay } from '../slices.ts'
 import { InfluxLineWriter } from './line-writer.ts'
 import { InfluxRollups } from './rollups.ts'
 import { aggregateFromRollups, downsampleFromRollups } from '../rollup-reads.ts'
+import {
+  deviceChunks,
+  GroupFold,
+  groupFromRaw,
+  groupFromRollups,
+  type WindowPart,
+} from '../group-series.ts'
 
 export interface InfluxOptions {
   url: string
@@ -181,6 +202,82 @@ export class InfluxTelemetryStore implements TelemetryStore {
       },
     )
     for (const id of r.dataPointIDs) out.set(id, normalize(out.get(id)!))
+    return out
+  }
+
+  /**
+   * One data point of a group's devices per window: from the rollups and raw edges a hundred devices at a time
+   * (store/group-series.ts); devices the rollups cannot plan (or all, while rollups are off or backfilling) are
+   * aggregated by Flux from raw values.
+   */
+  async groupSeries(range: GroupRange, window: WindowSpec): Promise<GroupSeries> {
+    const start = Math.max(range.start, TIME_LIMITS.min)
+    const end = Math.min(range.end, TIME_LIMITS.max)
+    const bounds = windowBounds(start, end, window.every, window.tz)
+    const fold = new GroupFold(bounds, range.shown)
+    if (range.deviceIDs.length === 0 || end <= start) return fold.result('raw')
+    const r = { ...range, start, end }
+    let rest: readonly string[] = range.deviceIDs
+    let resolution: Resolution = 'raw'
+    const rollups = await this.rollups()
+    if (rollups) {
+      const source = rollups.groupSource(r.dataPointID, (tenantID, deviceIDs, from, to) =>
+        this.groupRaw({ tenantID, deviceIDs, dataPointID: r.dataPointID, start: from, end: to }),
+      )
+      ;({ resolution, unplanned: rest } = await groupFromRollups(source, r, bounds, fold))
+    }
+    if (rest.length) await this.groupFromFlux(r, rest, bounds, fold)
+    return fold.result(resolution)
+  }
+
+  /**
+   * The devices the rollups could not serve, aggregated by InfluxDB from raw values in UTC windows of the coarsest
+   * grain every answer window is made of (pushed down to its storage, which windows in a zone are not), folded into
+   * the answer windows here; windows not made of whole minutes are read raw.
+   */
+  private async groupFromFlux(
+    r: GroupRange,
+    deviceIDs: readonly string[],
+    bounds: number[],
+    fold: GroupFold,
+  ) {
+    const inner = bounds.slice(1, -1)
+    const grain = GRAINS.find(([, ms]) => inner.every((b) => b % ms === 0))?.[0]
+    const read = (devices: readonly string[], start: number, end: number) =>
+      this.groupRaw({ ...r, deviceIDs: devices, start, end })
+    if (!grain) return groupFromRaw(read, r, deviceIDs, bounds, fold)
+    for (const part of deviceChunks(r, deviceIDs)) {
+      const g = { ...r, deviceIDs: part.dataPointIDs }
+      // one part per device and UTC window, its fields filled as their rows come
+      const parts = new Map<string, WindowPart & { device: string; at: number }>()
+      await queryTable(this.#query, groupAggregateQuery(this.opts.bucket, g, grain), (get) => {
+        const key = `${get('device')}\u0000${get('_time')}`
+        let p = parts.get(key)
+        if (!p) {
+          const at = Date.parse(get('_time'))
+          parts.set(key, (p = { device: get('device'), at, count: 0, min: 0, max: 0, sum: 0 }))
+        }
+        p[get('fn') as keyof WindowPart] = Number(get('_value'))
+      })
+      for (const p of parts.values()) fold.add(p.device, windowIndex(bounds, p.at), p)
+    }
+  }
+
+  /** The numbers of one data point of some devices in [start, end), by deviceID (time ascending). */
+  private async groupRaw(g: GroupRead): Promise<Map<string, Series>> {
+    const out = new Map<string, Series>()
+    await queryRows(
+      this.#query,
+      groupRawQuery(this.opts.bucket, g),
+      (_point, time, value, device) => {
+        if (device === undefined) return
+        let s = out.get(device)
+        if (!s) out.set(device, (s = { time: [], value: [] }))
+        s.time.push(time)
+        s.value.push(value)
+      },
+    )
+    for (const [d, s] of out) out.set(d, normalize(s))
     return out
   }
 

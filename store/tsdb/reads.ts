@@ -5,7 +5,16 @@
  * a flush committing in between only adds chunks holding values the read already has.
  */
 import type { Client } from '../libsql/db.ts'
-import type { AggregateFn, Series, SeriesRange, SeriesSlice, WindowSpec } from '../telemetry.ts'
+import type {
+  AggregateFn,
+  GroupRange,
+  GroupSeries,
+  Series,
+  SeriesRange,
+  SeriesSlice,
+  Tier,
+  WindowSpec,
+} from '../telemetry.ts'
 import { WindowAggregator, windowBounds, windowIndex } from '../windows.ts'
 import { BUCKET_MS, bucketOf } from './file.ts'
 import { lowerBound, mergeRuns, type Memtable, type Run } from './memtable.ts'
@@ -15,6 +24,7 @@ import { alignedBuckets, type WindowStat } from '../rollups.ts'
 import { aggregateFromRollups, downsampleFromRollups, type RollupSource } from '../rollup-reads.ts'
 import { rolledWithoutRaw, tierQuery, tierWindows } from './rollups.ts'
 import { downsampleStream } from '../downsample.ts'
+import { GroupFold, groupFromRaw, groupFromRollups } from '../group-series.ts'
 
 /**
  * Lets the event loop run between slices: libSQL reads a local file synchronously, so a long read would otherwise
@@ -30,6 +40,8 @@ export interface StoreView {
   memtable(): Memtable
   /** [dataPointID, series id] of the range's data points that have a series, each once. */
   seriesOf(range: SeriesRange): Array<readonly [string, number]>
+  /** deviceID → the series id of its data point `dataPointID`, for the devices among `deviceIDs` that have one. */
+  pointOf(tenantID: string, deviceIDs: readonly string[], dataPointID: string): Map<string, number>
   /** The hour buckets of a series in [from, to) whose chunks may not be rolled up yet (compaction's queue). */
   queuedHours(seriesId: number, from: number, to: number): number[]
 }
@@ -48,22 +60,58 @@ export class TelemetryReads {
     for (const dp of range.dataPointIDs) out.set(dp, { time: [], value: [] })
     const wanted = this.view.seriesOf(range)
     if (wanted.length === 0 || range.start >= range.end) return out
+    for (const [dp, s] of await this.readKeyed(wanted, range.start, range.end)) out.set(dp, s)
+    return out
+  }
+
+  /** Raw values of [start, end) of the series of `wanted` ([key, series id]), by key. */
+  private async readKeyed(
+    wanted: ReadonlyArray<readonly [string, number]>,
+    start: number,
+    end: number,
+  ): Promise<Map<string, Series>> {
+    const ids = wanted.map(([, id]) => id)
     // the memtable first: a flush committing meanwhile only adds duplicates of these values, never hides them
-    const mem = this.memtableRuns(
-      wanted.map(([, id]) => id),
-      range,
-    )
-    const runs = await readChunks(
-      this.view.client,
-      wanted.map(([, id]) => id),
-      range.start,
-      range.end,
-    )
-    for (const [dp, id] of wanted) {
+    const mem = this.memtableRuns(ids, { start, end })
+    const runs = await readChunks(this.view.client, ids, start, end)
+    const out = new Map<string, Series>()
+    for (const [key, id] of wanted) {
       const m = mem.get(id)
-      out.set(dp, mergeRuns(m ? [...runs.get(id)!, m] : runs.get(id)!))
+      out.set(key, mergeRuns(m ? [...runs.get(id)!, m] : runs.get(id)!))
     }
     return out
+  }
+
+  /**
+   * One data point of a group's devices per window (TelemetryStore.groupSeries): from rollups and raw edges a
+   * hundred devices at a time (store/group-series.ts); devices whose plan needs too much raw reading are read raw,
+   * a day at a time.
+   */
+  async groupSeries(range: GroupRange, window: WindowSpec): Promise<GroupSeries> {
+    const bounds = windowBounds(range.start, range.end, window.every, window.tz)
+    const fold = new GroupFold(bounds, range.shown)
+    const ids = this.view.pointOf(range.tenantID, range.deviceIDs, range.dataPointID)
+    if (ids.size === 0 || range.start >= range.end) return fold.result('raw')
+    const stored = { ...range, deviceIDs: [...ids.keys()] }
+    const src = this.sourceOf((r) =>
+      r.dataPointIDs.flatMap((d) => (ids.has(d) ? [[d, ids.get(d)!] as const] : [])),
+    )
+    const got = await groupFromRollups(src, stored, bounds, fold, nextTurn)
+    if (got.unplanned.length)
+      await groupFromRaw(
+        (devices, start, end) =>
+          this.readKeyed(
+            devices.map((d) => [d, ids.get(d)!] as const),
+            start,
+            end,
+          ),
+        stored,
+        got.unplanned,
+        bounds,
+        fold,
+        nextTurn,
+      )
+    return fold.result(got.resolution)
   }
 
   /**
@@ -141,48 +189,67 @@ export class TelemetryReads {
     return out
   }
 
-  /** What the rollup reads need of this store (store/rollup-reads.ts). */
+  /** What the rollup reads need of this store (store/rollup-reads.ts): its keys are the range's data points. */
   private rollupSource(): RollupSource {
     return {
-      tz: this.view.tz,
-      // the hours compaction has queued (chunks not rolled up yet) and those the memtable holds values of
-      dirtyHours: async (range) => {
-        const wanted = this.view.seriesOf(range)
-        const mem = this.memtableRuns(
-          wanted.map(([, id]) => id),
-          range,
-        )
-        const out = new Map<string, number[]>()
-        for (const [dp, id] of wanted) {
-          const hours = this.view.queuedHours(id, range.start, range.end)
-          const m = mem.get(id)
-          if (m)
-            for (let i = 0; i < m.time.length; i++) {
-              const h = bucketOf(m.time[i]!)
-              if (h !== hours[hours.length - 1]) hours.push(h)
-            }
-          out.set(dp, hours)
-        }
-        return out
-      },
-      tierWindows: async (range, tier, from, to) => {
-        const wanted = this.view.seriesOf(range)
-        const out = new Map<string, WindowStat[]>()
-        if (wanted.length === 0) return out
-        const rs = await this.view.client.execute(
-          tierQuery(
-            wanted.map(([, id]) => id),
-            tier,
-            from,
-            to,
-          ),
-        )
-        const byId = tierWindows(rs.rows, from, to)
-        for (const [dp, id] of wanted) out.set(dp, byId.get(id) ?? [])
-        return out
-      },
-      readRaw: (range) => this.readRaw(range),
+      ...this.sourceOf((range) => this.view.seriesOf(range)),
+      readRaw: (r) => this.readRaw(r),
     }
+  }
+
+  /**
+   * A rollup source over the series `wanted` names for a range's keys ([key, series id]): a device's data points
+   * (rollupSource), or one data point of a group's devices (groupSeries).
+   */
+  private sourceOf(wanted: (range: SeriesRange) => Array<readonly [string, number]>): RollupSource {
+    return {
+      tz: this.view.tz,
+      dirtyHours: async (range) => this.dirtyHours(wanted(range), range),
+      tierWindows: (range, tier, from, to) => this.tierWindows(wanted(range), tier, from, to),
+      readRaw: (range) => this.readKeyed(wanted(range), range.start, range.end),
+    }
+  }
+
+  /** Per key, the hours compaction has queued (chunks not rolled up yet) and those the memtable holds values of. */
+  private dirtyHours(wanted: ReadonlyArray<readonly [string, number]>, range: SeriesRange) {
+    const mem = this.memtableRuns(
+      wanted.map(([, id]) => id),
+      range,
+    )
+    const out = new Map<string, number[]>()
+    for (const [key, id] of wanted) {
+      const hours = this.view.queuedHours(id, range.start, range.end)
+      const m = mem.get(id)
+      if (m)
+        for (let i = 0; i < m.time.length; i++) {
+          const h = bucketOf(m.time[i]!)
+          if (h !== hours[hours.length - 1]) hours.push(h)
+        }
+      out.set(key, hours)
+    }
+    return out
+  }
+
+  /** Per key, the windows of a tier starting in [from, to) (one query for all the keys' series). */
+  private async tierWindows(
+    wanted: ReadonlyArray<readonly [string, number]>,
+    tier: Tier,
+    from: number,
+    to: number,
+  ): Promise<Map<string, WindowStat[]>> {
+    const out = new Map<string, WindowStat[]>()
+    if (wanted.length === 0) return out
+    const rs = await this.view.client.execute(
+      tierQuery(
+        wanted.map(([, id]) => id),
+        tier,
+        from,
+        to,
+      ),
+    )
+    const byId = tierWindows(rs.rows, from, to)
+    for (const [key, id] of wanted) out.set(key, byId.get(id) ?? [])
+    return out
   }
 
   /**
@@ -292,7 +359,10 @@ export class TelemetryReads {
   }
 
   /** A copy of each series' memtable values in the range (undefined: none held). Taken before any chunk read. */
-  private memtableRuns(ids: readonly number[], range: SeriesRange): Map<number, Run | undefined> {
+  private memtableRuns(
+    ids: readonly number[],
+    range: { start: number; end: number },
+  ): Map<number, Run | undefined> {
     const memtable = this.view.memtable()
     return new Map(ids.map((id) => [id, memtable.slice(id, range.start, range.end)]))
   }

@@ -23,6 +23,8 @@ import { setImmediate as yieldTurn, setTimeout as delay } from 'node:timers/prom
 import { errorLog } from '../../src/kernel/log.ts'
 import type {
   AggregateFn,
+  GroupRange,
+  GroupSeries,
   LastValue,
   RetentionRule,
   Series,
@@ -201,6 +203,14 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       tz: opts.timezone,
       memtable: () => this.memtable,
       seriesOf: (range) => this.seriesOf(range),
+      pointOf: (tenantID, deviceIDs, dataPointID) => {
+        const out = new Map<string, number>()
+        for (const d of deviceIDs) {
+          const id = this.series.of(tenantID, d)?.points.get(dataPointID)
+          if (id !== undefined) out.set(d, id)
+        }
+        return out
+      },
       queuedHours: (id, from, to) => this.compaction.bucketsOf(id, from, to),
     })
   }
@@ -259,6 +269,11 @@ export class LibsqlTelemetryStore implements TelemetryStore {
   /** Per-window aggregates (store/windows.ts semantics), from chunk statistics where exact (reads.ts). */
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
     return this.reads.aggregate(range, fn, window)
+  }
+
+  /** One data point of a group's devices per window, from rollups and raw edges (reads.ts). */
+  groupSeries(range: GroupRange, window: WindowSpec): Promise<GroupSeries> {
+    return this.reads.groupSeries(range, window)
   }
 
   /**

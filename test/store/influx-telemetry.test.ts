@@ -11,6 +11,7 @@ import { InfluxTelemetryStore, type InfluxOptions } from '../../store/influx/tel
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
 import { bucketOf, influxOrMissing } from '../_support/influx.ts'
 import { telemetryContract } from './telemetry.contract.ts'
+import { expectedGroup } from './telemetry-group.cases.ts'
 
 let seq = 0
 /** A tenant no other test uses, so cases never see each other's values. */
@@ -78,6 +79,49 @@ function storeSuite(opts: InfluxOptions) {
       assert.equal(got.get('temp'), { time: [1000, 3000], value: [21, 23.5] })
       assert.equal(got.get('hum'), { time: [2000], value: [40] })
       assert.equal(got.get('none'), { time: [], value: [] })
+    },
+  )
+
+  s(
+    'groupSeries without rollups :: Flux aggregates the raw values in UTC windows, folded into the zone windows as the written values give',
+    async ({ store }) => {
+      const t = newTenant()
+      const base = Date.parse('2026-03-28T00:00:00Z')
+      const written = new Map<string, Array<[number, number]>>()
+      for (const [d, step] of [
+        ['g1', 3 * 60_000 + 7_000],
+        ['g2', 5 * 60_000],
+        ['g3', 11 * 60_000 + 1_000],
+      ] as const) {
+        const rows = Array.from(
+          { length: Math.floor((3 * 86_400_000) / step) },
+          (_, i) => [base + i * step, (i * 37) % 101] as [number, number],
+        )
+        written.set(d, rows)
+        await store.write(rows.map(([time, v]) => pt(t, d, 'x', time, v)))
+      }
+      const r = {
+        tenantID: t,
+        deviceIDs: ['g1', 'g2', 'g3', 'none'],
+        shown: ['g2', 'none'],
+        dataPointID: 'x',
+        start: base + 12_345,
+        end: base + 3 * 86_400_000 - 777,
+      }
+      // UTC windows of 15 minutes, an hour (Berlin) and half an hour (Kolkata) folded into the zone's
+      for (const [every, tz] of [
+        ['15m', 'Europe/Berlin'],
+        ['6h', 'Europe/Berlin'],
+        ['1d', 'Europe/Berlin'],
+        ['1h', 'Asia/Kolkata'],
+        ['1d', 'Asia/Kolkata'],
+      ]) {
+        const got = await store.groupSeries(r, { every: every!, tz: tz! })
+        assert.is(got.resolution, 'raw')
+        const want = expectedGroup(written, r, every!, tz!)
+        assert.equal(Object.fromEntries(got.devices), Object.fromEntries(want.devices), every)
+        assert.equal(got.group, want.group, `${every} ${tz}`)
+      }
     },
   )
 

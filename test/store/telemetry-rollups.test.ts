@@ -15,6 +15,7 @@ import { decodeBlock, encodeBlock } from '../../store/tsdb/rollups.ts'
 import { alignedBuckets, minuteStats, piecesOf, TierGrid } from '../../store/rollups.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
 import { downsample as downsampleRaw } from '../../store/downsample.ts'
+import { tierSpans } from '../../store/rollup-reads.ts'
 import type {
   AggregateFn,
   SeriesRange,
@@ -82,6 +83,40 @@ t(
     assert.is(alignedBuckets(start, start + 365 * DAY, 1000, 'UTC')!.every, '18h')
     // two years over 100 points: 14.6 days → 15-day buckets
     assert.is(alignedBuckets(start, start + 730 * DAY, 100, 'UTC')!.every, '15d')
+  },
+)
+
+t(
+  'tierSpans :: a tier is read over the spans its pieces cover, at most 8, not from its first piece to its last',
+  () => {
+    const m = (start: number, end: number) => ({
+      res: '1m' as const,
+      start: start * MIN,
+      end: end * MIN,
+    })
+    // a month's two edges: two reads of minute windows, not every minute between them
+    assert.equal(tierSpans([m(43_000, 43_020), m(0, 30)]), [
+      { from: 0, to: 30 * MIN },
+      { from: 43_000 * MIN, to: 43_020 * MIN },
+    ])
+    // touching and overlapping pieces (several devices' pieces of one range) are one span
+    assert.equal(tierSpans([m(0, 10), m(10, 20), m(5, 15), m(0, 10)]), [{ from: 0, to: 20 * MIN }])
+    // twelve spans become eight, the closest joined first: the gaps after the first three are 91, 92 and 93 minutes,
+    // the others 90, so the fourth to the eighth piece become one span
+    const many = Array.from({ length: 12 }, (_, i) => m(i * 100 + (i < 4 ? i : 0), i * 100 + 10))
+    const spans = tierSpans(many)
+    assert.is(spans.length, 8)
+    assert.equal(spans.slice(0, 4), [
+      { from: 0, to: 10 * MIN },
+      { from: 101 * MIN, to: 110 * MIN },
+      { from: 202 * MIN, to: 210 * MIN },
+      { from: 303 * MIN, to: 710 * MIN },
+    ])
+    for (const p of many)
+      assert.ok(
+        spans.some((s) => s.from <= p.start && p.end <= s.to),
+        `${p.start} covered`,
+      )
   },
 )
 

@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert'
 import type { TelemetryPoint, TelemetryStore, TelemetryValue } from '../../store/telemetry.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
 import { downsample as downsampleRaw } from '../../store/downsample.ts'
+import { groupCases } from './telemetry-group.cases.ts'
 
 export interface ContractOptions<S extends TelemetryStore = TelemetryStore> {
   /** Skip every case (e.g. no InfluxDB reachable), naming why. */
@@ -1096,6 +1097,8 @@ export function telemetryContract<S extends TelemetryStore>(
     assert.equal(gone.hours, { time: [], value: [] })
     assert.equal(gone.chart, { time: [], value: [] })
   })
+
+  groupCases(test, () => store, settle)
 
   test.run()
 }

@@ -10,6 +10,7 @@ import type { PointColumns } from './points-wire.ts'
 export type TelemetryMethod =
   | 'readRaw'
   | 'aggregate'
+  | 'groupSeries'
   | 'downsample'
   | 'count'
   | 'extent'

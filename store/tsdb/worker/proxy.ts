@@ -12,6 +12,8 @@
  */
 import type {
   AggregateFn,
+  GroupRange,
+  GroupSeries,
   LastValue,
   RetentionRule,
   Series,
@@ -176,6 +178,10 @@ export class WorkerTelemetryStore implements TelemetryStore {
 
   aggregate(range: SeriesRange, fn: AggregateFn, window: WindowSpec): Promise<Map<string, Series>> {
     return this.call('aggregate', range, fn, window)
+  }
+
+  groupSeries(range: GroupRange, window: WindowSpec): Promise<GroupSeries> {
+    return this.call('groupSeries', range, window)
   }
 
   downsample(range: SeriesRange, maxPoints: number, tz?: string): Promise<Map<string, Series>> {
