@@ -19,6 +19,7 @@ function latestRows(
       dataPointID: p.dataPointID,
       dataPointName: p.dataPointName,
       pointDataType: p.pointDataType,
+      unit: p.unitSymbol || p.unitName || null,
       time: v ? formatTime(v.time, tz) : null,
       value: v ? v.value : null,
     }

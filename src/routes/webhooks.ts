@@ -48,6 +48,7 @@ export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
     },
   })
 
+  deliveryRoute(r, services, s, path)
   retryRoute(r, services, s, path)
   eventStreamRoute(r, services, s)
   return r
@@ -55,6 +56,30 @@ export function webhookRoutes({ services }: Deps, { webhooks: s }: WireShapes) {
 
 type Services = Deps['services']
 type Shapes = WireShapes['webhooks']
+
+/** A `:deliveryID` path parameter; 404 when it cannot be a record id. */
+function deliveryIdOf(params: Record<string, string>): number {
+  if (!/^\d{1,15}$/.test(params.deliveryID ?? ''))
+    throw new ApiError('DATA_NOT_FOUND', { deliveryID: 'not found' })
+  return Number(params.deliveryID)
+}
+
+/** `GET /webhooks/{id}/deliveries/{deliveryID}`: one delivery with the body it sends. */
+function deliveryRoute(r: Router, services: Services, s: Shapes, path: string) {
+  r.typed(
+    {
+      method: 'get',
+      path: `${path}/:id/deliveries/:deliveryID`,
+      tag,
+      summary: 'One delivery with the request body it sends (as signed)',
+      response: s.WebhookDeliveryDetail,
+    },
+    async (c, { id, params }) => {
+      const d = await services.webhooks.delivery(c.get('tenant'), id, deliveryIdOf(params))
+      return c.json({ ...s.deliveryWire.detail(d, wireCtx(c)), body: d.body })
+    },
+  )
+}
 
 /** `POST /webhooks/{id}/deliveries/{deliveryID}/retry`. */
 function retryRoute(r: Router, services: Services, s: Shapes, path: string) {
@@ -67,9 +92,7 @@ function retryRoute(r: Router, services: Services, s: Shapes, path: string) {
       response: s.WebhookDelivery,
     },
     async (c, { id, params }) => {
-      if (!/^\d{1,15}$/.test(params.deliveryID ?? ''))
-        throw new ApiError('DATA_NOT_FOUND', { deliveryID: 'not found' })
-      const d = await services.webhooks.retry(actorOf(c), id, Number(params.deliveryID))
+      const d = await services.webhooks.retry(actorOf(c), id, deliveryIdOf(params))
       return c.json(s.deliveryWire.detail(d, wireCtx(c)))
     },
   )

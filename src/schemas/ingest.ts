@@ -49,6 +49,9 @@ export const LatestValue = z.object({
   dataPointID: Str,
   dataPointName: Str,
   pointDataType: Int,
+  unit: Str.nullable().meta({
+    description: "the data point's unit symbol, else its unit name (null: none)",
+  }),
   time: Timestamp,
   value: z.union([z.number(), z.string(), z.boolean()]).nullable(),
 })

@@ -72,6 +72,11 @@ export const WebhookDelivery = responseSchema(
   { status: Str },
 )
 
+/** One delivery with the body it sends, exactly as signed (`{id, type, time, tenantID, data}` as JSON text). */
+export const WebhookDeliveryDetail = WebhookDelivery.extend({
+  body: z.string().meta({ description: 'the request body sent (and signed), as JSON text' }),
+})
+
 /** List filters: url, enable (store/fields/webhooks.ts). */
 export const webhookFilters = filterFields(WEBHOOK_TABLE)
 /** Delivery filters: status, eventID, type. */

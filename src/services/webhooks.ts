@@ -15,7 +15,7 @@ import {
   type WebhookInput,
 } from '../../store/types.ts'
 import { webhookUrlProblem } from '../rules/webhooks.ts'
-import { WebhookDelivery } from './webhook-delivery.ts'
+import { eventBody, WebhookDelivery } from './webhook-delivery.ts'
 import {
   TargetRefused,
   checkedAddresses,
@@ -122,6 +122,12 @@ export function webhookService(deps: WebhookDeps) {
     remove: (a: Actor, ids: number[]) => meta.webhooks.remove(a.tenant, ids),
     deliveries: (tenant: string, id: number, q: ListArgs) =>
       meta.webhooks.deliveries(tenant, id, q),
+
+    /** One delivery with the body it sends (`{id, type, time, tenantID, data}`, as signed). */
+    async delivery(tenant: string, id: number, deliveryID: number) {
+      const { record, event } = await meta.webhooks.delivery(tenant, id, deliveryID)
+      return { ...record, body: eventBody(event) }
+    },
 
     /** Re-queues one delivery now (whatever its state). */
     async retry(a: Actor, id: number, deliveryID: number) {

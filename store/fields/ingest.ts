@@ -29,11 +29,11 @@ export const INGEST_DEVICE_TABLE = {
 export type IngestDevice = RecordOf<typeof INGEST_DEVICE_TABLE>
 
 const { id, productIntID, dataPointID, dataPointName, pointDataType } = DATA_POINT_TABLE
-const { upperLimit, lowerLimit, binarySize, faultValue } = DATA_POINT_TABLE
+const { upperLimit, lowerLimit, binarySize, faultValue, unitName, unitSymbol } = DATA_POINT_TABLE
 
 /**
  * A data point of a product (`x`), with what the value check needs: fields of the data point's table. Fault points
- * (pointDataType 4) carry the value that raises the built-in fault alert.
+ * (pointDataType 4) carry the value that raises the built-in fault alert; the unit labels a latest value.
  */
 export const MODEL_POINT_TABLE = {
   id,
@@ -44,12 +44,15 @@ export const MODEL_POINT_TABLE = {
   lowerLimit,
   binarySize,
   faultValue,
+  unitName,
+  unitSymbol,
 } as const satisfies FieldTable
 
 type PointRecord = RecordOf<typeof MODEL_POINT_TABLE>
 
-/** A data point as the value check takes it: a point built in code may leave out its fault value. */
-export type ModelPoint = Omit<PointRecord, 'faultValue'> & Partial<Pick<PointRecord, 'faultValue'>>
+/** A data point as the value check takes it: a point built in code may leave out its fault value and unit. */
+type Optional = 'faultValue' | 'unitName' | 'unitSymbol'
+export type ModelPoint = Omit<PointRecord, Optional> & Partial<Pick<PointRecord, Optional>>
 
 /** A data point with its product's record id, for reading the points of several products at once. */
 export const PRODUCT_POINT_TABLE = {

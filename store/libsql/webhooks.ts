@@ -274,6 +274,15 @@ export class WebhooksRepo
     return listPage(this.db, deliveryList, [tenant, webhookID], q)
   }
 
+  async delivery(tenant: string, webhookID: number, deliveryID: number) {
+    const where = `${DELIVERY_FROM} WHERE d.id = ? AND d.webhook_id = ? AND w.tenant_id = ?`
+    const args = [deliveryID, webhookID, tenant]
+    const record = await readRecord(this.db, DELIVERY_TABLE, where, args)
+    const [event] = await readRecords(this.db, OUTBOX_EVENT_TABLE, where, args)
+    if (!record || !event) throw new NotFound()
+    return { record, event }
+  }
+
   async retry(tenant: string, webhookID: number, deliveryID: number, now: number) {
     const { changes } = await this.db.run(
       `UPDATE webhook_deliveries SET status = 'pending', next_try_at = ?, claimed_until = NULL, update_at = ?

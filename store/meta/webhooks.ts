@@ -107,6 +107,12 @@ export interface WebhookRepository extends Omit<
   release(claims: ReadonlyArray<{ id: number; claimedUntil: number }>): Promise<void>
   /** A page of one webhook's deliveries (newest first); filters: status, eventID, type. */
   deliveries(tenant: string, webhookID: number, q: ListArgs): Promise<Page<DeliveryRecord>>
+  /** One delivery of the tenant's webhook with the event it carries; NotFound when missing or foreign. */
+  delivery(
+    tenant: string,
+    webhookID: number,
+    deliveryID: number,
+  ): Promise<{ record: DeliveryRecord; event: OutboxEvent }>
   /** Re-queues one delivery of the tenant's webhook now; NotFound when missing or foreign. */
   retry(tenant: string, webhookID: number, deliveryID: number, now: number): Promise<DeliveryRecord>
 }

@@ -33,10 +33,23 @@ latest(
       'dataPointID',
       'dataPointName',
       'pointDataType',
+      'unit',
       'time',
       'value',
     ])
     assert.is(r.body[1]!.pointDataType, 16)
+    // the unit of each data point: its symbol, else its name, else null
+    const points = (
+      await ctx.t.admin.get(`/api/v1/data_points?productID=${ctx.w.other.productID}&_limit=50`)
+    ).body.items as Array<{
+      dataPointID: string
+      unitSymbol: string | null
+      unitName: string | null
+    }>
+    for (const x of r.body) {
+      const p = points.find((q) => q.dataPointID === x.dataPointID)!
+      assert.is(x.unit, p.unitSymbol || p.unitName || null, x.dataPointID)
+    }
   },
 )
 

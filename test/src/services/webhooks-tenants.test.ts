@@ -147,6 +147,14 @@ test('eight webhooks in tenant B :: the event is stored and each of the eight ge
   assert.is(again.length, 4)
   assert.is(JSON.parse(again[3]!.body).tenantID, b.tenantID)
   assert.ok(tasksB.includes(JSON.parse(again[3]!.body).data.taskID))
+  // the delivery's detail holds the very body sent; another tenant, or another webhook's path, gets 404
+  const detail = await b.get(`/api/v1/webhooks/${last}/deliveries/${d.id}`)
+  assert.is(detail.status, 200, detail.text)
+  assert.is(detail.body.body, again[3]!.body)
+  assert.is(detail.body.id, d.id)
+  assert.is((await a.get(`/api/v1/webhooks/${last}/deliveries/${d.id}`)).status, 404)
+  assert.is((await b.get(`/api/v1/webhooks/${hooksB[0]}/deliveries/${d.id}`)).status, 404)
+  assert.is((await b.get(`/api/v1/webhooks/${last}/deliveries/x1`)).status, 404)
 })
 
 test.run()
