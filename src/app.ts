@@ -5,7 +5,7 @@ import type { Deps } from './deps.ts'
 import { ApiError } from './errors.ts'
 import { authMiddleware } from './http/auth.ts'
 import { toApiError } from './http/errors.ts'
-import { consoleAssets, wantsConsolePage } from './http/console.ts'
+import { consoleAssets, tileAttribution, wantsConsolePage } from './http/console.ts'
 import { clientAddress, pickLang, socketAddress, type AppEnv } from './http/env.ts'
 import { NotARecordId, type RouteDef } from './http/router.ts'
 import { healthRoutes } from './http/health.ts'
@@ -133,6 +133,8 @@ export function createApp(deps: Deps, shapes: WireShapes = wireShapes(deps.confi
   const web = consoleAssets({
     timezone: deps.config.TIMEZONE,
     apiVariant: deps.config.API_VARIANT,
+    mapTiles: deps.config.MAP_TILE_URL,
+    mapAttribution: tileAttribution(deps.config.MAP_TILE_URL, deps.config.MAP_TILE_ATTRIBUTION),
   })
   app.get('/console/*', async (c, next) => (await web.file(c, c.req.path.slice(9))) ?? next())
 

@@ -3,13 +3,16 @@ import { session, signOut } from './api/client.ts'
 import { lang, setLang, t, type Lang } from './i18n.ts'
 import { onLinkClick, path } from './router.ts'
 import type { JSX } from 'preact'
+import { effect, signal } from '@preact/signals'
 import { lazyPage } from './lazy.tsx'
 import { SignIn } from './pages/sign-in.tsx'
+import { AlertBadge } from './components/alert-badge.tsx'
 
 // every page but sign-in is its own chunk, fetched when first shown
 const OverviewPage = lazyPage(() => import('./pages/overview.tsx').then((m) => m.OverviewPage))
 const DevicesPage = lazyPage(() => import('./pages/devices.tsx').then((m) => m.DevicesPage))
 const DevicePage = lazyPage(() => import('./pages/device.tsx').then((m) => m.DevicePage))
+const MapPage = lazyPage(() => import('./pages/map.tsx').then((m) => m.MapPage))
 const GatewayPage = lazyPage(() => import('./pages/gateway.tsx').then((m) => m.GatewayPage))
 const AlertsPage = lazyPage(() => import('./pages/alerts.tsx').then((m) => m.AlertsPage))
 const ProductsPage = lazyPage(() => import('./pages/products.tsx').then((m) => m.ProductsPage))
@@ -23,10 +26,17 @@ const AlertRulesPage = lazyPage(() =>
 const WebhooksPage = lazyPage(() => import('./pages/webhooks.tsx').then((m) => m.WebhooksPage))
 const FirmwarePage = lazyPage(() => import('./pages/firmware.tsx').then((m) => m.FirmwarePage))
 const RolloutPage = lazyPage(() => import('./pages/rollout.tsx').then((m) => m.RolloutPage))
+const UsersPage = lazyPage(() => import('./pages/users.tsx').then((m) => m.UsersPage))
+const ApplicationsPage = lazyPage(() =>
+  import('./pages/applications.tsx').then((m) => m.ApplicationsPage),
+)
+const CertsPage = lazyPage(() => import('./pages/certs.tsx').then((m) => m.CertsPage))
+const AuditPage = lazyPage(() => import('./pages/audit.tsx').then((m) => m.AuditPage))
 
 type Key =
   | 'overview'
   | 'devices'
+  | 'map'
   | 'products'
   | 'groups'
   | 'firmware'
@@ -34,10 +44,15 @@ type Key =
   | 'alertRules'
   | 'webhooks'
   | 'schedules'
+  | 'users'
+  | 'applications'
+  | 'certificates'
+  | 'auditLog'
 
 const NAV: Array<[Key, string]> = [
   ['overview', '/'],
   ['devices', '/devices'],
+  ['map', '/map'],
   ['products', '/products'],
   ['groups', '/groups'],
   ['firmware', '/firmware'],
@@ -47,10 +62,21 @@ const NAV: Array<[Key, string]> = [
   ['schedules', '/schedules'],
 ]
 
+/** The admins' pages, listed after the others. */
+const ADMIN_NAV: Array<[Key, string]> = [
+  ['users', '/users'],
+  ['applications', '/applications'],
+  ['certificates', '/certs'],
+  ['auditLog', '/audit'],
+]
+
+/** The navigation's links for a role: the admin pages for admins only. */
+const navFor = (role: string) => (role === 'admin' ? [...NAV, ...ADMIN_NAV] : NAV)
+
 function LanguageControl() {
   return (
     <label class="lang">
-      {t().language}{' '}
+      <span class="lang-label">{t().language}</span>{' '}
       <select value={lang.value} onChange={(e) => setLang(e.currentTarget.value as Lang)}>
         <option value="en">English</option>
         <option value="zh">中文</option>
@@ -65,6 +91,7 @@ const ROUTES: Array<[RegExp, (id: number | undefined) => JSX.Element]> = [
   [/^\/devices\/?$/, () => <DevicesPage />],
   [/^\/devices\/(\d{1,15})\/?$/, (id) => <DevicePage key={id} id={id!} />],
   [/^\/gateways\/(\d{1,15})\/?$/, (id) => <GatewayPage key={id} id={id!} />],
+  [/^\/map\/?$/, () => <MapPage />],
   [/^\/products\/?$/, () => <ProductsPage />],
   [/^\/products\/(\d{1,15})\/?$/, (id) => <ProductPage key={id} id={id!} />],
   [/^\/groups\/?$/, () => <GroupsPage />],
@@ -75,6 +102,10 @@ const ROUTES: Array<[RegExp, (id: number | undefined) => JSX.Element]> = [
   [/^\/alert_rules\/?$/, () => <AlertRulesPage />],
   [/^\/webhooks(?:\/(\d{1,15}))?\/?$/, (id) => <WebhooksPage key={id} id={id} />],
   [/^\/schedules\/?$/, () => <SchedulesPage />],
+  [/^\/users\/?$/, () => <UsersPage />],
+  [/^\/applications\/?$/, () => <ApplicationsPage />],
+  [/^\/certs(?:\/(\d{1,15}))?\/?$/, (id) => <CertsPage key={id} id={id} />],
+  [/^\/audit\/?$/, () => <AuditPage />],
 ]
 
 function Page() {
@@ -93,6 +124,27 @@ function Page() {
 const active = (href: string) =>
   href === '/' ? path.value === '/' : path.value === href || path.value.startsWith(`${href}/`)
 
+/** Whether the navigation is open on a phone (CSS shows the Menu button and hides the closed list there). */
+const menuOpen = signal(false)
+effect(() => {
+  void path.value // a link followed closes it
+  menuOpen.value = false
+})
+
+function MenuButton() {
+  return (
+    <button
+      type="button"
+      class="menu-toggle"
+      aria-expanded={menuOpen.value}
+      aria-controls="main-nav"
+      onClick={() => (menuOpen.value = !menuOpen.value)}
+    >
+      {t().menu}
+    </button>
+  )
+}
+
 export function App() {
   const s = session.value
   if (!s)
@@ -108,6 +160,7 @@ export function App() {
   return (
     <div class="shell" onClick={onLinkClick}>
       <header class="top">
+        <MenuButton />
         <span class="brand">{t().appName}</span>
         <LanguageControl />
         <span class="who">{s.email}</span>
@@ -115,13 +168,14 @@ export function App() {
           {t().signOut}
         </button>
       </header>
-      <nav aria-label="Main">
+      <nav id="main-nav" aria-label="Main" class={menuOpen.value ? 'open' : undefined}>
         <ul>
-          {NAV.map(([key, href]) => (
+          {navFor(s.role).map(([key, href]) => (
             <li key={href}>
               <a href={href} aria-current={active(href) ? 'page' : undefined}>
                 {t()[key]}
               </a>
+              {key === 'alerts' && <AlertBadge />}
             </li>
           ))}
         </ul>

@@ -1,6 +1,6 @@
 /**
- * The labels of the API's enumerations the console offers in selects (or counts by: a rollout's device states),
- * English and Chinese. They are the labels of src/enums.ts, which the console cannot import (it imports only types
+ * The labels of the API's enumerations the console offers in selects (or counts by: a rollout's device states; or
+ * shows as they change on the event stream: a command's status), English and Chinese. They are the labels of src/enums.ts, which the console cannot import (it imports only types
  * of the server); test/console/enum-labels.test.ts holds the two equal. No imports: a unit test reads this file in
  * Node.
  */
@@ -37,6 +37,15 @@ export const enEnums = {
     24: 'Time',
     25: 'Float',
   } as Labels,
+  gatewayProtocol: {
+    1: 'MQTT',
+    2: 'CoAP',
+    3: 'LwM2M',
+    4: 'LoRa',
+    5: 'HTTP',
+    6: 'WebSocket',
+    7: 'Modbus',
+  } as Labels,
   dataTransType: { 1: 'Report only', 2: 'Issue only', 3: 'Report and issue' } as Labels,
   locationType: { 1: 'Longitude', 2: 'Latitude', 3: 'Altitude' } as Labels,
   streamType: {
@@ -50,6 +59,7 @@ export const enEnums = {
   aggregateType: { 1: 'Maximum', 2: 'Minimum', 3: 'Average', 4: 'Accumulated' } as Labels,
   aggregateData: { 1: 'Formula value', 2: 'Original value' } as Labels,
   chartType: { 1: 'Line chart', 2: 'Bar chart' } as Labels,
+  certEnable: { 0: 'Unusable', 1: 'Usable' } as Labels,
   templateType: {
     1: 'Switch',
     2: 'Enum',
@@ -79,6 +89,18 @@ export const enEnums = {
     timed_out: 'Timed out',
     canceled: 'Canceled',
   } as Labels,
+  commandStatus: {
+    queued: 'Queued',
+    sent: 'Sent',
+    delivered: 'Delivered',
+    succeeded: 'Succeeded',
+    failed: 'Failed',
+    timed_out: 'Timed out',
+    expired: 'Expired',
+    canceled: 'Canceled',
+    unsent: 'Not sent',
+    partial: 'Partial',
+  } as Labels,
 }
 
 export const zhEnums: typeof enEnums = {
@@ -91,18 +113,27 @@ export const zhEnums: typeof enEnums = {
     6: '地理位置',
     11: '定长字符串',
     12: '变长字符串',
-    13: '定长binary',
-    14: '变长binary',
+    13: '定长二进制',
+    14: '变长二进制',
     15: '有符号整型',
     16: '无符号整型',
     17: '单精度浮点型',
     18: '双精度浮点型',
-    19: 'bit类型',
+    19: '位',
     21: '有符号长整型',
     22: '无符号长整型',
     23: '布尔',
     24: '时间',
     25: '浮点',
+  },
+  gatewayProtocol: {
+    1: 'MQTT',
+    2: 'CoAP',
+    3: 'LwM2M',
+    4: 'LoRa',
+    5: 'HTTP',
+    6: 'WebSocket',
+    7: 'Modbus',
   },
   dataTransType: { 1: '只上报', 2: '只下发', 3: '可上报可下发' },
   locationType: { 1: '经度', 2: '纬度', 3: '海拔' },
@@ -112,6 +143,7 @@ export const zhEnums: typeof enEnums = {
   aggregateType: { 1: '最大值', 2: '最小值', 3: '平均值', 4: '累计值' },
   aggregateData: { 1: '公式值', 2: '原始值' },
   chartType: { 1: '折线图', 2: '柱状图' },
+  certEnable: { 0: '不可用', 1: '可用' },
   templateType: { 1: '开关', 2: '枚举', 3: '数值', 4: '字符串', 5: '布尔', 6: '时间' },
   rolloutStatus: {
     running: '进行中',
@@ -134,4 +166,156 @@ export const zhEnums: typeof enEnums = {
     timed_out: '超时',
     canceled: '已取消',
   },
+  commandStatus: {
+    queued: '排队中',
+    sent: '已下发',
+    delivered: '已送达',
+    succeeded: '执行成功',
+    failed: '执行失败',
+    timed_out: '超时',
+    expired: '已过期',
+    canceled: '已取消',
+    unsent: '未下发',
+    partial: '部分成功',
+  },
+}
+
+/**
+ * Labels of codes the API keeps as plain text, with no enumeration in src/enums.ts to copy: the roles of users and
+ * applications, and the audit log's actions and resource types (src/http/audit-routes.ts, src/kernel/audit.ts).
+ * The console shows a code it has no label for as itself.
+ */
+export const enCodes = {
+  role: { admin: 'Admin', user: 'User', viewer: 'Viewer', application: 'Application' } as Labels,
+  auditAction: {
+    create: 'Create',
+    update: 'Update',
+    delete: 'Delete',
+    block: 'Block',
+    unblock: 'Unblock',
+    command: 'Send command',
+    cancel_command: 'Cancel command',
+    state: 'Set desired state',
+    import: 'Import',
+    backup: 'Backup',
+    login: 'Sign in',
+    login_failed: 'Failed sign-in',
+    logout: 'Sign out',
+    password: 'Change own password',
+    add_devices: 'Add devices',
+    remove_devices: 'Remove devices',
+    add_policies: 'Add policies',
+    remove_policies: 'Remove policies',
+    add_subscriptions: 'Add subscriptions',
+    remove_subscriptions: 'Remove subscriptions',
+    pause: 'Pause',
+    resume: 'Resume',
+    cancel: 'Cancel',
+    ack: 'Acknowledge',
+    retry_delivery: 'Re-send delivery',
+  } as Labels,
+  auditResource: {
+    user: 'User',
+    application: 'Application',
+    product: 'Product',
+    device: 'Device',
+    gateway: 'Gateway',
+    group: 'Group',
+    data_point: 'Data point',
+    data_stream: 'Data stream',
+    metric: 'Metric',
+    product_resource: 'Product resource',
+    app_template: 'App template',
+    policy: 'Policy',
+    cert: 'Certificate',
+    command: 'Command',
+    schedule: 'Schedule',
+    webhook: 'Webhook',
+    alert: 'Alert',
+    history_alert: 'Alert history',
+    alert_rule: 'Alert rule',
+    firmware: 'Firmware package',
+    firmware_rollout: 'Firmware rollout',
+    task: 'Task',
+  } as Labels,
+}
+
+export const zhCodes: typeof enCodes = {
+  role: { admin: '管理员', user: '普通用户', viewer: '只读用户', application: '应用' },
+  auditAction: {
+    create: '创建',
+    update: '修改',
+    delete: '删除',
+    block: '禁用',
+    unblock: '解除禁用',
+    command: '下发指令',
+    cancel_command: '取消指令',
+    state: '设置期望状态',
+    import: '导入',
+    backup: '备份',
+    login: '登录',
+    login_failed: '登录失败',
+    logout: '退出登录',
+    password: '修改本人密码',
+    add_devices: '添加设备',
+    remove_devices: '移除设备',
+    add_policies: '添加策略',
+    remove_policies: '移除策略',
+    add_subscriptions: '添加订阅',
+    remove_subscriptions: '移除订阅',
+    pause: '暂停',
+    resume: '继续',
+    cancel: '取消',
+    ack: '确认',
+    retry_delivery: '重新投递',
+  },
+  auditResource: {
+    user: '用户',
+    application: '应用',
+    product: '产品',
+    device: '设备',
+    gateway: '网关',
+    group: '分组',
+    data_point: '功能点',
+    data_stream: '数据流',
+    metric: '指标',
+    product_resource: '产品资源',
+    app_template: '应用模板',
+    policy: '策略',
+    cert: '证书',
+    command: '指令',
+    schedule: '定时任务',
+    webhook: 'Webhook',
+    alert: '告警',
+    history_alert: '历史告警',
+    alert_rule: '告警规则',
+    firmware: '固件包',
+    firmware_rollout: '固件升级任务',
+    task: '任务',
+  },
+}
+
+/**
+ * Why a command did not reach its device (`statusReason`, docs/commands.md): the API's English phrases by a name of
+ * the console's (src/services/command-events.ts STATUS_REASONS; test/console/enum-labels.test.ts holds the two
+ * equal), and their Chinese labels. `canceled by <user>` is the phrase `canceled` with its user.
+ */
+export const enReasons = {
+  offline: 'device offline, no ttl',
+  blocked: 'device blocked',
+  deleted: 'device deleted',
+  expired: 'ttl ran out',
+  timedOut: 'no acknowledgement within the timeout',
+  canceled: 'canceled',
+  publishFailed: 'publish failed',
+}
+
+export const zhReasons: typeof enReasons = {
+  offline: '设备离线且未设置 TTL',
+  blocked: '设备已禁用',
+  deleted: '设备已删除',
+  expired: 'TTL 已到期',
+  timedOut: '超时未收到确认',
+  canceled: '已取消',
+  publishFailed: '发布失败',
 }

@@ -2,9 +2,12 @@
 import { signal } from '@preact/signals'
 
 export const path = signal(location.pathname)
+/** The address's query (`?a=1`, '' when none), followed as the path is. */
+export const search = signal(location.search)
 
 window.addEventListener('popstate', () => {
   path.value = location.pathname
+  search.value = location.search
 })
 
 export function navigate(to: string, replace = false) {
@@ -12,7 +15,16 @@ export function navigate(to: string, replace = false) {
   if (replace) history.replaceState(null, '', to)
   else history.pushState(null, '', to)
   path.value = location.pathname
+  search.value = location.search
   window.scrollTo(0, 0)
+}
+
+/** Replaces the address without a step of history (a page's filters changed), unless it is that already. */
+export function replaceAddress(to: string) {
+  if (to === location.pathname + location.search) return
+  history.replaceState(null, '', to)
+  path.value = location.pathname
+  search.value = location.search
 }
 
 /** A click on an in-app link: routed here unless a modifier asks the browser for a new tab. */

@@ -16,6 +16,30 @@ export const CONSOLE_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
+/**
+ * The host a tile template (MAP_TILE_URL) loads images from, as a CSP source (`{s}.` a wildcard label); undefined
+ * for `none`.
+ */
+export function tileSource(template: string): string | undefined {
+  if (template === 'none') return undefined
+  const url = new URL(template.replace(/\{\w+\}/g, 'a'))
+  const host = template.includes('//{s}.') ? url.host.replace(/^a\./, '*.') : url.host
+  return `${url.protocol}//${host}`
+}
+
+/** CONSOLE_CSP, its images also from the map's tile host (nothing else is allowed more). */
+export const consoleCsp = (mapTiles: string) => {
+  const tiles = tileSource(mapTiles)
+  return tiles ? CONSOLE_CSP.replace("img-src 'self' data:", `$& ${tiles}`) : CONSOLE_CSP
+}
+
+/** MAP_TILE_ATTRIBUTION, or OpenStreetMap's for its tiles, else none. */
+export function tileAttribution(mapTiles: string, attribution: string | undefined): string {
+  if (attribution !== undefined) return attribution
+  const source = tileSource(mapTiles)
+  return source && /[/.]openstreetmap\.org$/.test(source) ? '© OpenStreetMap contributors' : ''
+}
+
 const SOURCES = join(import.meta.dirname, '../console')
 /** The bundle `npm run build` wrote, when this module runs from it (a .js file in dist/server/). */
 const BUILT = import.meta.url.endsWith('.js')
@@ -33,19 +57,30 @@ export interface ConsolePageFacts {
   timezone: string
   /** API_VARIANT, whose shapes src/console/api/variant.ts adapts to Variant A's. */
   apiVariant: 'A' | 'B'
+  /** MAP_TILE_URL: the map's XYZ tile template, or `none`. */
+  mapTiles: string
+  /** What the map says of its tiles' source (MAP_TILE_ATTRIBUTION or its default). */
+  mapAttribution: string
 }
 
 /**
  * The page: the service's facts ride in meta elements (the console reads them there, so no inline script and no
  * extra request).
  */
-export const indexHtml = ({ timezone, apiVariant }: ConsolePageFacts) => `<!doctype html>
+export const indexHtml = ({
+  timezone,
+  apiVariant,
+  mapTiles,
+  mapAttribution,
+}: ConsolePageFacts) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="devicecloud-api-variant" content="${apiVariant}">
 <meta name="devicecloud-timezone" content="${escapeAttr(timezone)}">
+<meta name="devicecloud-map-tiles" content="${escapeAttr(mapTiles)}">
+<meta name="devicecloud-map-attribution" content="${escapeAttr(mapAttribution)}">
 <title>DeviceCloud</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/app.css">
@@ -146,6 +181,7 @@ export function consoleAssets(
   bundle: () => Promise<ConsoleBundle> = BUILT ? () => readConsole(BUILT) : buildConsole,
 ) {
   const html = indexHtml(facts)
+  const csp = consoleCsp(facts.mapTiles)
   let built: Promise<ConsoleBundle> | undefined
   const get = () => {
     built ??= bundle().catch((err: unknown) => {
@@ -156,7 +192,7 @@ export function consoleAssets(
   }
   return {
     page(c: Context) {
-      c.header('Content-Security-Policy', CONSOLE_CSP)
+      c.header('Content-Security-Policy', csp)
       c.header('Cache-Control', 'no-cache')
       return c.html(html)
     },

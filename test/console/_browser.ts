@@ -99,6 +99,7 @@ export interface PageElement {
   tagName: string
   innerText: string
   clientWidth: number
+  offsetHeight: number
   getAttribute(name: string): string | null
   querySelectorAll(selector: 'canvas'): Iterable<PageCanvas>
   querySelectorAll(selector: string): Iterable<PageElement>

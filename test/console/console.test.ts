@@ -27,6 +27,7 @@ import { searchDevices, shotCases, signInAdmin, startConsole, stopConsole } from
 const NAV = [
   'Overview',
   'Devices',
+  'Map',
   'Products',
   'Groups',
   'Firmware',
@@ -35,6 +36,8 @@ const NAV = [
   'Webhooks',
   'Schedules',
 ]
+/** The admins' links, after the others (test/console/admin-pages.test.ts: a viewer has none). */
+const ADMIN_NAV = ['Users', 'Applications', 'Certificates', 'Audit log']
 
 let t: TestService
 let browser: Browser
@@ -84,11 +87,11 @@ test('wrong password :: an alert, still on the sign-in page', async () => {
   assert.equal(await allByRole(page, 'navigation'), [])
 })
 
-test('sign in :: a navigation with the 9 links and a Sign out button', async () => {
+test('sign in :: a navigation with every link (an admin’s last) and a Sign out button', async () => {
   await signInAdmin(page, `${t.url}/`)
   const nav = await byRole(page, 'navigation')
   const links = await allByRole(nav, 'link')
-  assert.equal(await Promise.all(links.map(textOf)), NAV)
+  assert.equal(await Promise.all(links.map(textOf)), [...NAV, ...ADMIN_NAV])
   await byRole(page, 'button', 'Sign out')
 })
 

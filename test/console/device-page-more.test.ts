@@ -166,13 +166,13 @@ test('Cancel :: a command queued for the offline device, canceled from the page,
   await (await byRole(console_, 'spinbutton', 'TTL (s)')).type('600')
   await (await byRole(console_, 'button', 'Send command')).click()
   const status = await byRole(page, 'status', 'Command status')
-  await textBecomes(status, 'queued')
+  await textBecomes(status, 'Queued')
   const logs = await t.admin.get(`/api/v1/devices/${device.id}/control_logs`)
   const taskID = logs.body.items[0].taskID
   await (await byRole(page, 'button', `Cancel command ${taskID}`)).click()
   await until(
     () => textOf(status),
-    (s) => s === 'canceled',
+    (s) => s === 'Canceled',
     5000,
   )
   const after = await t.admin.get(`/api/v1/devices/${device.id}/control_logs?taskID=${taskID}`)

@@ -4,7 +4,7 @@
  * app template's switch, a viewer without the Console, axe-core.
  */
 import type { MqttClient } from 'mqtt'
-import type { Browser, Page } from 'puppeteer-core'
+import type { Browser, ElementHandle, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import {
@@ -31,6 +31,7 @@ import {
   byRole,
   runWithChromium,
   textBecomes,
+  textOf,
 } from './_browser.ts'
 import {
   shotCases,
@@ -48,6 +49,7 @@ let device: NewDevice
 let temp: Wire<typeof DataPoint>
 let hum: Wire<typeof DataPoint>
 let stream: Wire<typeof DataStream>
+let on: Wire<typeof DataPoint>
 let mqtt: MqttClient
 const got: Command[] = []
 
@@ -56,10 +58,11 @@ const ui = suite('device page in Chromium')
 ui.before(async () => {
   ;({ t, browser, page } = await startConsole(1200, 1000))
   const product = await mkProduct(t.admin)
-  temp = await mkPoint(t.admin, product.id, 'temp')
+  temp = await mkPoint(t.admin, product.id, 'temp', { unitSymbol: '°C' })
   hum = await mkPoint(t.admin, product.id, 'hum')
   const label = await mkPoint(t.admin, product.id, 'label', { pointDataType: 3 })
-  stream = await mkStream(t.admin, product.productID, [temp.id, hum.id, label.id], {
+  on = await mkPoint(t.admin, product.id, 'on', { pointDataType: 5 })
+  stream = await mkStream(t.admin, product.productID, [temp.id, hum.id, label.id, on.id], {
     topic: 'telemetry',
   })
   await switchTemplate(t.admin, product.productID, temp.id, 'Heater')
@@ -84,12 +87,13 @@ ui.before(async () => {
   mqtt = await connectDevice(t, device)
   collectCommands(mqtt, got)
   const topic = await fullTopic(t, device, stream.topic)
-  for (const [tv, hv] of [
-    [20.5, 40],
-    [23, 45],
-    [21, 43],
-  ]) {
-    await mqtt.publishAsync(topic, JSON.stringify({ temp: tv, hum: hv, label: 'x' }), { qos: 1 })
+  for (const [tv, hv, ov] of [
+    [20.5, 40, true],
+    [23, 45, false],
+    [21, 43, true],
+  ] as const) {
+    const values = { temp: tv, hum: hv, label: 'x', on: ov }
+    await mqtt.publishAsync(topic, JSON.stringify(values), { qos: 1 })
     await sleep(150)
   }
 })
@@ -105,7 +109,7 @@ test('Charts :: a figure per numeric data point and shown metric, drawn with the
   await signInAdmin(page, `${t.url}/`)
   await page.goto(`${t.url}/devices/${device.id}`)
   const charts = await byRole(page, 'region', 'Charts')
-  for (const name of [temp.dataPointName, hum.dataPointName, 'Temp °F']) {
+  for (const name of [temp.dataPointName, hum.dataPointName, on.dataPointName, 'Temp °F']) {
     const figure = await byRole(page, 'figure', name)
     assert.ok(await figure.$('canvas'), 'a canvas')
     const n = await until(
@@ -118,8 +122,31 @@ test('Charts :: a figure per numeric data point and shown metric, drawn with the
   const names = await Promise.all(
     (await allByRole(charts, 'figure')).map((f) => f.evaluate((e) => e.getAttribute('aria-label'))),
   )
-  assert.equal(names, [temp.dataPointName, hum.dataPointName, 'Temp °F'])
+  assert.equal(names, [temp.dataPointName, hum.dataPointName, on.dataPointName, 'Temp °F'])
   assert.equal(await axeViolations(page), [])
+})
+
+/** Sweeps the pointer across a chart until it is over a value: what the readout then says. */
+async function readoutOf(figure: ElementHandle) {
+  const canvas = (await figure.$('canvas'))!
+  await canvas.scrollIntoView()
+  const box = (await canvas.boundingBox())!
+  let readout = ''
+  for (let x = box.x + box.width - 8; x > box.x + 40 && !readout; x -= 12) {
+    await page.mouse.move(x, box.y + box.height / 2)
+    readout = await (await figure.$('.chart-readout'))!.evaluate((e) => e.textContent ?? '')
+  }
+  return readout
+}
+
+test('Charts :: the unit beside the axis, a readout of time and value under the pointer, a Boolean as steps', async () => {
+  const figure = await byRole(page, 'figure', temp.dataPointName)
+  assert.match(await textOf(figure), /\(°C\)/, 'the caption names the unit')
+  const readout = await readoutOf(figure)
+  assert.match(readout, /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} {2}(20\.5|23|21) °C$/)
+  const steps = await byRole(page, 'figure', on.dataPointName)
+  assert.match(await readoutOf(steps), / {2}(on|off)$/)
+  assert.ok((await bluePixels(steps)) > 50, 'the steps are drawn')
 })
 
 test('range buttons :: the clicked one is pressed, the others not', async () => {
@@ -179,7 +206,7 @@ test('Send command :: the device gets it, answers 200, the status says succeeded
   const request = await commandIn(got, (m) => m.data?.led === 'on')
   assert.is(request?.data_type, 'request')
   await answerCommand(mqtt, await fullTopic(t, device, stream.topic), request!.task_id)
-  await textBecomes(await byRole(page, 'status', 'Command status'), 'succeeded')
+  await textBecomes(await byRole(page, 'status', 'Command status'), 'Succeeded')
   assert.equal(await axeViolations(page), [])
 })
 

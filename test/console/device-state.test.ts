@@ -272,7 +272,8 @@ test('the Power switch :: a desired value not yet reported shows "off → on pen
   const console_ = await byRole(page, 'region', 'Console')
   await report(lamp, { power: 0 })
   await desire(lamp, { power: 1 })
-  await matchesSoon(() => textOf(console_), /Power\s+off → on\s+pending/)
+  // the template's name, its switch (still Off: the device reported 0), then what is pending
+  await matchesSoon(() => textOf(console_), /Power\s+Off\s+off → on\s+pending/)
   await byRole(page, 'switch', 'Power')
   await report(lamp, { power: 1 })
   await matchesSoon(async () => (/→/.test(await textOf(console_)) ? 'shown' : 'gone'), /^gone$/)

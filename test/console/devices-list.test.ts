@@ -11,8 +11,9 @@ import type { Browser, Page } from 'puppeteer-core'
 import { suite } from 'uvu'
 import * as assert from 'uvu/assert'
 import { connectDevice, end, until } from '../ingest/_mqtt.ts'
-import type { TestService } from '../_support/service.ts'
-import { mkProduct } from '../src/routes/_product-model.ts'
+import { Client, type TestService } from '../_support/service.ts'
+import { mkPoint, mkProduct, mkStream } from '../src/routes/_product-model.ts'
+import { basic, ingestTelemetry } from '../src/routes/_ingest.ts'
 import { mqttBody, newDevice, newGateway, type NewDevice } from '../src/routes/devices-helpers.ts'
 import { allByRole, axeViolations, byRole, runWithChromium, textOf } from './_browser.ts'
 import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
@@ -218,9 +219,95 @@ test('gateways :: listed with their device count; the count leads to the devices
   await count.click()
   await namesAre([child.deviceName])
   assert.is(new URL(page.url()).searchParams.get('gateway'), String(gw.id))
-  assert.match(await rowText(child.deviceName), new RegExp(`Gateway #${gw.id}`))
+  await byRole(page, 'link', `Devices behind ${gw.gatewayName}`)
+  assert.match(await rowText(child.deviceName), new RegExp(gw.gatewayName))
   await (await byRole(page, 'button', 'Show all devices')).click()
   await namesUntil((n) => n.length === 3)
+})
+
+test('gateways first-class :: a gateway made in the console; a device put behind it chosen by name', async () => {
+  const gwName = `gw-made-${tag}`
+  await (await byRole(page, 'combobox', 'Show')).select('gateways')
+  await (await byRole(page, 'button', 'Create gateway')).click()
+  const dialog = (await byRole(page, 'dialog', 'Create gateway')) as never
+  await (await byRole(dialog, 'textbox', 'Device name')).type(gwName)
+  await (await byRole(dialog, 'combobox', 'Product')).select(productA.productID)
+  await (await byRole(dialog, 'combobox', 'Gateway protocol')).select('1')
+  await (await byRole(dialog, 'button', 'Save')).click()
+  await byRole(page, 'link', gwName)
+  const made = await t.admin.get(`/api/v1/gateways?gatewayName=${gwName}`)
+  assert.is(made.body.items.length, 1, made.text)
+  const gw = made.body.items[0]
+  assert.is(gw.productID, productA.productID)
+
+  const child = `behind-${tag}`
+  await (await byRole(page, 'combobox', 'Show')).select('')
+  await (await byRole(page, 'button', 'Create device')).click()
+  const form = (await byRole(page, 'dialog', 'Create device')) as never
+  await (await byRole(form, 'textbox', 'Device name')).type(child)
+  await (await byRole(form, 'combobox', 'Product')).select(productA.productID)
+  await (await byRole(form, 'combobox', 'Connects via')).select('2')
+  await (await byRole(form, 'searchbox', 'Search gateways by name')).type('gw-made')
+  const choose = await byRole(form, 'combobox', 'Choose a gateway')
+  await until(
+    () =>
+      choose.evaluate((el) =>
+        [...(el as unknown as { options: Iterable<{ text: string }> }).options].map((o) => o.text),
+      ),
+    (names) => names.includes(gwName),
+  )
+  assert.equal(await page.$$(`dialog input[type=number]`), [], 'no record id is asked for')
+  assert.equal(await axeViolations(page), [])
+  await choose.select(String(gw.id))
+  await (await byRole(form, 'button', 'Save')).click()
+  await byRole(page, 'link', child)
+  const [d] = await byName(child)
+  assert.is(d.gateway, gw.id)
+  assert.is(d.upLinkSystem, 2)
+  await byRole(page, 'link', `Devices behind ${gwName}`)
+  assert.match(await rowText(child), new RegExp(gwName))
+})
+
+test('value columns :: a product’s data points as columns with units, live, kept per product', async () => {
+  const product = await mkProduct(t.admin)
+  const temp = await mkPoint(t.admin, product.id, 'temp', { unitSymbol: '°C' })
+  const hum = await mkPoint(t.admin, product.id, 'hum')
+  await mkStream(t.admin, product.productID, [temp.id, hum.id], { topic: 'telemetry' })
+  const meter = await newDevice(
+    t.admin,
+    mqttBody(product.productID, { deviceName: `meter-${tag}`, softVersion: '1.2.0' }),
+  )
+  const meterClient = new Client(t.url, basic(meter))
+  assert.is((await ingestTelemetry(meterClient, { temp: 21.5, hum: 40 })).status, 202)
+  await page.goto(`${t.url}/devices?productID=${product.productID}`)
+  await byRole(page, 'link', meter.deviceName)
+  await (await page.waitForSelector('details.columns-chooser summary'))!.click()
+  await (await byRole(page, 'checkbox', 'Firmware version')).click()
+  await (await byRole(page, 'checkbox', `${temp.dataPointName} (°C)`)).click()
+  await byRole(page, 'columnheader', `${temp.dataPointName} (°C)`)
+  assert.match(
+    await until(
+      () => rowText(meter.deviceName),
+      (s) => /21\.5 °C/.test(s),
+      5000,
+    ),
+    /1\.2\.0.*21\.5 °C/s,
+  )
+  assert.equal(await allByRole(page, 'columnheader', hum.dataPointName), [], 'hum was not chosen')
+  // a new value shows without a reload (the stream's telemetry)
+  assert.is((await ingestTelemetry(meterClient, { temp: 23.25 })).status, 202)
+  await until(
+    () => rowText(meter.deviceName),
+    (s) => /23\.25 °C/.test(s),
+    5000,
+  )
+  // kept for the product: a reload shows the same columns; another product shows none of them
+  await page.reload()
+  await byRole(page, 'columnheader', `${temp.dataPointName} (°C)`)
+  await page.goto(`${t.url}/devices?productID=${productA.productID}`)
+  await byRole(page, 'link', lamp.deviceName)
+  assert.equal(await allByRole(page, 'columnheader', 'Firmware version'), [])
+  assert.equal(await axeViolations(page), [])
 })
 
 test('a viewer :: rows and filters, no write control, axe clean', async () => {

@@ -146,7 +146,7 @@ test('Send to group :: both members answer, the progress reaches succeeded live,
   const before = requests.length
   await (await byRole(page, 'textbox', 'Payload')).type('{"led":"off"}')
   await click('button', 'Send to group')
-  await textBecomes(await byRole(page, 'status', 'Group command status'), 'succeeded', 10_000)
+  await textBecomes(await byRole(page, 'status', 'Group command status'), 'Succeeded', 10_000)
   assert.equal(
     [await figure('Total'), await figure('Delivered'), await figure('Succeeded')],
     [2, 2, 2],
@@ -173,7 +173,7 @@ test('a member offline :: the group command ends partial, 2 succeeded and 1 fail
   await page.reload()
   await (await byRole(page, 'textbox', 'Payload')).type('{"led":"on"}')
   await click('button', 'Send to group')
-  await textBecomes(await byRole(page, 'status', 'Group command status'), 'partial', 10_000)
+  await textBecomes(await byRole(page, 'status', 'Group command status'), 'Partial', 10_000)
   // the offline member is unsent (failed); the two online ones succeeded
   assert.equal(
     [await figure('Total'), await figure('Succeeded'), await figure('Failed')],
@@ -277,7 +277,8 @@ test('/schedules :: the schedule listed with its next run; Edit, Disable, then D
 
 test("a viewer :: no write control on /groups, the group's page and /schedules; another tenant's group not found", async () => {
   await signInViewer(page, t)
-  const readOnly = ['Sign out', 'Previous', 'Next']
+  // the group chart's range buttons only read
+  const readOnly = ['Sign out', 'Previous', 'Next', '1 h', '24 h', '7 d', '30 d']
   const buttons = async () =>
     Promise.all(
       (await allByRole(page, 'button')).map((b) =>

@@ -113,6 +113,8 @@ test('an uplink over the rule :: Urgent open alert on the overview, a row on /al
     ),
     'Urgent\n1',
   )
+  // the navigation counts the open alert, live
+  await byRole(page, 'status', '1 open alert')
   await (await byRole(page, 'link', 'Alerts')).click()
   await byRole(page, 'table', 'Current')
   const row = await rowSoon(page, 'Current', w.devices[0].deviceName)
@@ -120,7 +122,14 @@ test('an uplink over the rule :: Urgent open alert on the overview, a row on /al
   assert.match(text, rule.ruleName)
   assert.match(text, /\bUrgent\b/)
   assert.match(text, /\bNo\b/)
+  assert.match(text, /\btemp 95\b/, 'the value that fired it')
   assert.equal(await axeViolations(page), [])
+  // the device's page shows its open alert with the values
+  await page.goto(`${t.url}/devices/${w.devices[0].id}`)
+  const open = await byRole(page, 'region', 'Open alerts (1)')
+  assert.match(await textOf(open), new RegExp(`${rule.ruleName}.*temp 95`))
+  await page.goBack()
+  await byRole(page, 'table', 'Current')
 })
 
 test('Acknowledge :: the row says acknowledged, the API too; the button is gone', async () => {
@@ -146,6 +155,15 @@ test('Clear :: gone from Current (and the API), listed in History', async () => 
     5000,
   )
   assert.equal(await currentAlerts(), [])
+  assert.equal(
+    await until(
+      () => allByRole(page, 'status', '1 open alert'),
+      (b) => b.length === 0,
+      5000,
+    ),
+    [],
+    'the navigation badge is gone with the last open alert',
+  )
   await (await byRole(page, 'tab', 'History')).click()
   await byRole(page, 'table', 'History')
   const hist = await rowSoon(page, 'History', w.devices[0].deviceName)

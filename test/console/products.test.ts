@@ -109,6 +109,18 @@ test('/products :: an admin deletes a product, creates one through the form, lan
 
 test('product page :: data point, stream over it, formula metric shown, switch template, each in the API', async () => {
   const points = await byRole(page, 'region', 'Data points')
+  // the forms open on demand: none shows until its New button is pressed
+  assert.equal(await allByRole(page, 'form', 'New data point'), [])
+  await (await inside(points, 'button', 'New data point')).click()
+  // an HTTP product is offered the common data types, not Modbus's (the API would refuse them)
+  const types = await (
+    await inside(points, 'combobox', 'Data type')
+  ).evaluate((el) =>
+    [...(el as unknown as { options: Iterable<{ text: string }> }).options].map((o) => o.text),
+  )
+  assert.ok(types.includes('Numeric') && types.includes('Boolean'), types.join())
+  assert.not.ok(types.includes('Signed long'), types.join())
+  assert.is(types.filter((x) => x === 'Boolean').length, 1)
   await fill(
     points,
     { 'Data point name': 'Temperature', 'Data point ID': 'temp', 'Unit symbol': '°C' },
@@ -124,6 +136,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
   await inside(points, 'cell', 'Temperature')
 
   const streams = await byRole(page, 'region', 'Data streams')
+  await (await inside(streams, 'button', 'New data stream')).click()
   await fill(streams, { 'Stream name': 'Telemetry', Topic: 'telemetry' }, { Direction: '1' })
   await (await inside(streams, 'checkbox', 'Temperature (temp)')).click()
   await (await inside(streams, 'button', 'Add data stream')).click()
@@ -135,6 +148,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
   assert.equal(stream.dataPoints, [point.id])
 
   const metrics = await byRole(page, 'region', 'Metrics')
+  await (await inside(metrics, 'button', 'New metric')).click()
   await fill(
     metrics,
     { 'Metric name': 'Temp °F', Formula: 'value * 1.8 + 32' },
@@ -151,6 +165,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
   assert.is(metric.dataPointIntID, point.id)
 
   const templates = await byRole(page, 'region', 'App templates')
+  await (await inside(templates, 'button', 'New app template')).click()
   await fill(
     templates,
     { 'Template name': 'Heater' },
@@ -168,6 +183,7 @@ test('product page :: data point, stream over it, formula metric shown, switch t
 
 test('a bad formula :: the API message in an alert beside the form, the form kept', async () => {
   const metrics = await byRole(page, 'region', 'Metrics')
+  await (await inside(metrics, 'button', 'New metric')).click()
   await fill(metrics, { 'Metric name': 'Broken', Formula: 'value * nosuch' })
   await (await inside(metrics, 'button', 'Add metric')).click()
   const alert = await inside(metrics, 'alert')

@@ -23,6 +23,7 @@ import {
   rowWith,
   runWithChromium,
   textOf,
+  type InPage,
 } from './_browser.ts'
 import { shotCases, signInAdmin, signInViewer, startConsole, stopConsole } from './_setup.ts'
 
@@ -37,6 +38,9 @@ const ui = suite('console alert rules and webhooks in Chromium')
 
 ui.before(async () => {
   ;({ t, browser, page } = await startConsole(1200, 900))
+  await browser
+    .defaultBrowserContext()
+    .overridePermissions(t.url, ['clipboard-read', 'clipboard-write', 'clipboard-sanitized-write'])
   rx = await startReceiver()
   w = await alertWorld(t.admin, 2)
   // one excursion over 80 on the first device: 50, 90, 95, 50
@@ -108,6 +112,13 @@ test('create a rule through the form :: the API holds every field, the table lis
   assert.equal(await rules(), [])
   await condition.click({ count: 3 })
   await condition.type('temp > 80')
+  // the device filter: chosen by name, never by record id
+  const only = w.devices[0]
+  await (
+    await byRole(page, 'searchbox', 'Search devices to add')
+  ).type(only.deviceName.slice(0, -1))
+  await (await byRole(page, 'button', `Add ${only.deviceName}`)).click()
+  await byRole(page, 'button', `Remove ${only.deviceName}`)
   await (await byRole(page, 'button', 'Save')).click()
   const row = await rowSoon(page, 'Alert rules', RULE)
   assert.match(await textOf(row!), /Urgent\s+Yes/)
@@ -117,8 +128,8 @@ test('create a rule through the form :: the API holds every field, the table lis
     [RULE, w.product.productID, 'temp > 80', 1, 0, 1],
   )
   assert.equal(
-    [r.clearCondition, r.noDataSeconds, r.alertContent],
-    [null, null, '{deviceName}: {value:temp}'],
+    [r.clearCondition, r.noDataSeconds, r.alertContent, r.deviceIntIDs],
+    [null, null, '{deviceName}: {value:temp}', [w.devices[0].id]],
   )
 })
 
@@ -176,6 +187,15 @@ test('create a webhook to a receiver :: the secret shown once; a refused deliver
     (i: { value: string }) => i.value,
   )
   assert.match(shown, /^[0-9a-f]{48}$/)
+  await (await byRole(secret as never, 'button', 'Copy the secret')).click()
+  assert.is(
+    await until(
+      () => page.evaluate(() => (globalThis as InPage).navigator.clipboard.readText()),
+      (s) => s === shown,
+      5000,
+    ),
+    shown,
+  )
   const hook = (await hooks())[0]!
   assert.equal([hook.url, hook.events.length, hook.enable], [`${rx.url}/hook`, 7, 1])
   assert.equal(await axeViolations(page), [])
@@ -216,6 +236,17 @@ test('create a webhook to a receiver :: the secret shown once; a refused deliver
   assert.is(rx.got.length, 2)
   const after = (await t.admin.get(`/api/v1/webhooks/${hook.id}/deliveries`)).body.items[0]
   assert.equal([after.status, after.attempts, after.responseCode], ['succeeded', 2, 200])
+  // the body it sent, shown on demand: exactly what the receiver got
+  const bodyButton = await byRole(page, 'button', `Body of delivery ${d.id}`)
+  await bodyButton.click()
+  const pre = await page.waitForSelector('tr.delivery-body pre')
+  const shownBody = await until(
+    () => textOf(pre!),
+    (s) => s.startsWith('{'),
+    5000,
+  )
+  assert.equal(JSON.parse(shownBody), JSON.parse(rx.got[1]!.body))
+  assert.is(await bodyButton.evaluate((b) => b.getAttribute('aria-expanded')), 'true')
   assert.equal(await axeViolations(page), [])
   await (await byRole(page, 'link', 'All webhooks')).click()
   // the row shows first, its last delivery once that read answers: wait for the status, not the row
@@ -257,7 +288,13 @@ test('a viewer :: rules, webhooks and deliveries without a write control; a fore
   assert.equal(await allByRole(page, 'textbox'), [])
   await (await byRole(page, 'link', `Deliveries ${rx.url}/hook`)).click()
   await rowSoon(page, 'Deliveries', 'command.status')
-  assert.equal(await buttonNames(), ['Sign out', 'Previous', 'Next'])
+  // a viewer reads the bodies sent (Body), and has no write control
+  const names = await buttonNames()
+  assert.ok(names.includes('Body'))
+  assert.equal(
+    names.filter((n) => n !== 'Body'),
+    ['Sign out', 'Previous', 'Next'],
+  )
   assert.equal(await axeViolations(page), [])
   await page.goto(`${t.url}/webhooks/${foreign.body.id}`)
   assert.is(await textOf(await byRole(page, 'alert')), 'Not found: id: not found')

@@ -167,7 +167,7 @@ test('Send command :: B body (deviceID) reaches the device, it answers, the stat
   const request = await commandIn(got, (m) => m.data?.led === 'on')
   assert.is(request?.data_type, 'request')
   await answerCommand(mqtt!, await fullTopic(t, devices[1]!, stream.topic), request!.task_id)
-  await textBecomes(await byRole(page, 'status', 'Command status'), 'succeeded')
+  await textBecomes(await byRole(page, 'status', 'Command status'), 'Succeeded')
   const logs = await t.admin.get(`/api/v1/devices/${devices[1]!.id}/control_logs`)
   assert.is(logs.body.meta.count, 1)
   assert.equal(await axeViolations(page), [])

@@ -6,7 +6,7 @@ import { gzipSync } from 'node:zlib'
 import * as assert from 'uvu/assert'
 import type { TestService } from '../_support/service.ts'
 import { serviceSuite } from '../_support/suite.ts'
-import { CONSOLE_CSP } from '../../src/http/console.ts'
+import { CONSOLE_CSP, consoleCsp } from '../../src/http/console.ts'
 
 let t: TestService
 const html = { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }
@@ -17,21 +17,46 @@ const web = serviceSuite('console over HTTP', (svc) => (t = svc))
 const get = (path: string, headers: Record<string, string>) =>
   t.anon.call('GET', path, undefined, headers)
 
+/** The policy of the console's page under the default MAP_TILE_URL: images from OpenStreetMap's tiles too. */
+const OSM_CSP = CONSOLE_CSP.replace(
+  "img-src 'self' data:",
+  "img-src 'self' data: https://tile.openstreetmap.org",
+)
+
 web('/, /devices/1, /signin by a browser :: the page, strict CSP, no inline script', async () => {
   for (const path of ['/', '/devices/1', '/signin', '/devices/']) {
     const r = await get(path, html)
     assert.is(r.status, 200, path)
     assert.match(r.headers.get('content-type')!, /^text\/html/)
-    assert.is(r.headers.get('content-security-policy'), CONSOLE_CSP)
+    assert.is(r.headers.get('content-security-policy'), OSM_CSP)
     assert.ok(r.text.includes('<script type="module" src="/console/app.js"></script>'), r.text)
     assert.ok(r.text.includes('<link rel="stylesheet" href="/console/app.css">'))
     assert.ok(r.text.includes('<meta name="devicecloud-api-variant" content="A">'), 'the variant')
     assert.equal(r.text.match(/<script/g), ['<script'])
+    assert.ok(
+      r.text.includes(
+        '<meta name="devicecloud-map-tiles" content="https://tile.openstreetmap.org/{z}/{x}/{y}.png">',
+      ),
+      'the map tiles',
+    )
+    assert.ok(
+      r.text.includes(
+        '<meta name="devicecloud-map-attribution" content="© OpenStreetMap contributors">',
+      ),
+      'their attribution',
+    )
   }
   assert.is(
     CONSOLE_CSP,
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
       "frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+  )
+  // the map's tile host is the one thing MAP_TILE_URL adds; `none` adds nothing
+  assert.is(consoleCsp('https://tile.openstreetmap.org/{z}/{x}/{y}.png'), OSM_CSP)
+  assert.is(consoleCsp('none'), CONSOLE_CSP)
+  assert.is(
+    consoleCsp('https://{s}.tiles.example.com:8443/map/{z}/{x}/{y}@2x.png'),
+    CONSOLE_CSP.replace('data:', 'data: https://*.tiles.example.com:8443'),
   )
 })
 

@@ -7,6 +7,9 @@
 import type { Answered as Wire } from '../../schemas/common.ts'
 import type { CurrentAlert, HistoryAlert } from '../../schemas/alerts.ts'
 import type { AlertRule } from '../../schemas/alert-rules.ts'
+import type { Application, ApplicationCreated, User } from '../../schemas/accounts.ts'
+import type { AuditLog } from '../../schemas/audit.ts'
+import type { Cert, CertDevice, CertListItem } from '../../schemas/certs.ts'
 import type { AppTemplate, ConsoleTemplate } from '../../schemas/app-templates.ts'
 import type { PublishAnswer } from '../../schemas/commands.ts'
 import type { DataPointListItem } from '../../schemas/data-points.ts'
@@ -24,7 +27,7 @@ import type { Overview } from '../../schemas/overview.ts'
 import type { ProductListItem } from '../../schemas/products.ts'
 import type { Rollout, RolloutCreate, RolloutDevice } from '../../schemas/rollouts.ts'
 import type { DeviceSchedule, GroupSchedule } from '../../schemas/schedules.ts'
-import type { MetricsData, OriginalData } from '../../schemas/telemetry.ts'
+import type { GroupData, MetricsData, OriginalData } from '../../schemas/telemetry.ts'
 import type { TaskStatus } from '../../schemas/tasks.ts'
 import type { StateDocument, StateTask } from '../../schemas/state.ts'
 import type { Webhook, WebhookDelivery } from '../../schemas/webhooks.ts'
@@ -52,6 +55,7 @@ export type GroupControlLogWire = Wire<typeof GroupControlLog>
 export type TaskStatusWire = Wire<typeof TaskStatus>
 export type OriginalDataWire = Wire<typeof OriginalData>
 export type MetricsDataWire = Wire<typeof MetricsData>
+export type GroupDataWire = Wire<typeof GroupData>
 export type PointItemWire = Wire<typeof DataPointListItem>
 export type StreamItemWire = Wire<typeof DataStreamListItem>
 export type MetricItemWire = Wire<typeof MetricListItem>
@@ -107,3 +111,15 @@ export type RolloutDeviceEventWire = Pick<
   | 'progress'
   | 'error'
 > & { at: number }
+/** A user of the tenant (`GET /users`, its detail, create and edit; admins only). */
+export type UserWire = Wire<typeof User>
+/** An application (API key) as listed; `ApplicationCreatedWire` adds the `appToken` its create answers once. */
+export type ApplicationWire = Wire<typeof Application>
+export type ApplicationCreatedWire = Wire<typeof ApplicationCreated>
+/** A client certificate as listed, and its detail with the PEM texts (`key` null for viewers). */
+export type CertItemWire = Wire<typeof CertListItem>
+export type CertWire = Wire<typeof Cert>
+/** A device bound to a certificate. */
+export type CertDeviceWire = Wire<typeof CertDevice>
+/** A row of the audit log (`GET /audit_logs`, admins): who changed what, when and from where. */
+export type AuditLogWire = Wire<typeof AuditLog>

@@ -1,7 +1,21 @@
-/** One chart: a figure named by its caption, uPlot drawing a line or bars into a canvas. */
+/**
+ * One chart: a figure named by its caption, uPlot drawing a line, bars (from zero) or steps (a Boolean) into a
+ * canvas, the unit beside its axis, a readout of the time and value under the pointer, and a sentence instead of
+ * bare axes when the range holds no value.
+ */
 import type { RefObject } from 'preact'
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import uPlot from 'uplot'
+import { epochToWire } from '../time.ts'
+import { words } from '../i18n.ts'
+
+const cw = words(
+  { noValues: 'No values in this range.', on: 'on', off: 'off' },
+  { noValues: '该时间范围内没有数据。', on: '开', off: '关' },
+)
+
+/** How a series is drawn: a line, bars from zero (an aggregate's windows), or steps between 0 and 1 (a Boolean). */
+export type ChartKind = 'line' | 'bars' | 'steps'
 
 /** One series: epoch seconds ascending, and a value per time (null: a gap). */
 export interface SeriesData {
@@ -30,23 +44,61 @@ export function useBoxWidth<T extends HTMLElement>(): [RefObject<T | null>, numb
   return [box, width]
 }
 
+/** A value as the readout and the axis show it: a Boolean as on/off, a number with the unit. */
+function valueText(v: number | null | undefined, kind: ChartKind, unit: string | undefined) {
+  if (v === null || v === undefined) return '—'
+  if (kind === 'steps') return v ? cw().on : cw().off
+  const n = Number.isInteger(v) ? String(v) : String(Number(v.toPrecision(6)))
+  return unit ? `${n} ${unit}` : n
+}
+
+/** The y scale: bars start at zero, steps hold 0 and 1 (a chart with marks widens it: marksPlugin). */
+function yScale(kind: ChartKind): uPlot.Scale | undefined {
+  if (kind === 'bars')
+    return {
+      range: (_u, min, max) =>
+        uPlot.rangeNum(Math.min(0, min ?? 0), Math.max(0, max ?? 1), 0.1, true),
+    }
+  if (kind === 'steps') return { range: () => [-0.1, 1.1] }
+  return undefined
+}
+
+/** The series' look for its kind. */
+function seriesOf(title: string, kind: ChartKind): uPlot.Series {
+  return {
+    label: title,
+    stroke: '#2563eb',
+    width: 2,
+    fill: kind === 'line' ? undefined : 'rgba(37, 99, 235, 0.5)',
+    points: { show: kind === 'line', size: 5 },
+    paths:
+      kind === 'bars'
+        ? uPlot.paths.bars?.({ size: [0.6, 40] })
+        : kind === 'steps'
+          ? uPlot.paths.stepped?.({ align: 1 })
+          : undefined,
+  }
+}
+
 /**
- * The options of a chart's uPlot: its size, time zone, series (a line or bars) and marks; dragging across it calls
- * `refs.zoom` (the refs are read when used, so they follow the chart's props without a new plot).
+ * The options of a chart's uPlot: its size, time zone, series and marks, the y axis (with the unit, on/off for
+ * steps); dragging across it calls `refs.zoom` (the refs are read when used, so they follow the chart's props
+ * without a new plot).
  */
 function plotOptions(
-  o: { title: string; bars?: boolean; width: number; tz: string },
+  o: { title: string; kind: ChartKind; unit?: string | undefined; width: number; tz: string },
   refs: {
     zoom: { current: ((from: number, to: number) => void) | undefined }
     range: { current: [number, number] }
     marks: { current: ChartMarks | undefined }
   },
 ): uPlot.Options {
-  const { title, bars } = o
+  const { title, kind, unit, tz } = o
+  const y = yScale(kind)
   return {
     width: o.width,
     height: HEIGHT,
-    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), o.tz),
+    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
     legend: { show: false },
     plugins: [marksPlugin(refs.marks)],
     cursor: { drag: { x: true, y: false, setScale: false } },
@@ -62,18 +114,18 @@ function plotOptions(
         },
       ],
     },
-    scales: { x: { time: true, range: () => refs.range.current } },
-    series: [
+    scales: { x: { time: true, range: () => refs.range.current }, ...(y ? { y } : {}) },
+    axes: [
       {},
       {
-        label: title,
-        stroke: '#2563eb',
-        width: 2,
-        fill: bars ? 'rgba(37, 99, 235, 0.5)' : undefined,
-        points: { show: true, size: 5 },
-        paths: bars ? uPlot.paths.bars?.({ size: [0.6, 40] }) : undefined,
+        label: unit || undefined,
+        values:
+          kind === 'steps'
+            ? (_u, vals) => vals.map((v) => (v === 0 ? cw().off : v === 1 ? cw().on : ''))
+            : undefined,
       },
     ],
+    series: [{}, seriesOf(title, kind)],
   }
 }
 
@@ -88,15 +140,21 @@ export function Chart(props: {
   span: [number, number]
   width: number
   tz: string
+  /** Bars (an aggregate's windows, from zero) or steps (a Boolean); a line by default. */
   bars?: boolean
+  kind?: ChartKind
+  /** The unit of the values (the axis' label and the readout). */
+  unit?: string | undefined
   onZoom?: (from: number, to: number) => void
   /** Shaded windows and a threshold line drawn over the series (the alert rules' dry run). */
   marks?: ChartMarks
 }) {
-  const { title, data, span, bars, width, tz } = props
+  const { title, data, span, width, tz, unit } = props
+  const kind: ChartKind = props.kind ?? (props.bars ? 'bars' : 'line')
   const zoom = useRef(props.onZoom)
   zoom.current = props.onZoom
   const host = useRef<HTMLDivElement>(null)
+  const readout = useRef<HTMLParagraphElement>(null)
   const plot = useRef<uPlot | null>(null)
   const range = useRef(span)
   range.current = [span[0], Math.max(span[1], data.time[data.time.length - 1] ?? 0)]
@@ -106,7 +164,7 @@ export function Chart(props: {
   useEffect(() => {
     if (!host.current) return
     const u = new uPlot(
-      plotOptions({ title, bars, width, tz }, { zoom, range, marks }),
+      plotOptions({ title, kind, unit, width, tz }, { zoom, range, marks }),
       [data.time, data.value],
       host.current,
     )
@@ -115,7 +173,7 @@ export function Chart(props: {
       u.destroy()
       plot.current = null
     }
-  }, [title, bars, tz])
+  }, [title, kind, unit, tz])
 
   useEffect(() => {
     plot.current?.setSize({ width, height: HEIGHT })
@@ -126,10 +184,30 @@ export function Chart(props: {
     plot.current?.setData([data.time, data.value])
   }, [data, span, props.marks])
 
+  /** The readout: the time and value of the point nearest the pointer (written straight into its element). */
+  const onPointer = (e: PointerEvent) => {
+    const u = plot.current
+    const el = readout.current
+    if (!u || !el) return
+    const left = e.clientX - u.over.getBoundingClientRect().left
+    const i = left >= 0 && left <= u.over.clientWidth ? u.posToIdx(left) : undefined
+    const t = i === undefined ? undefined : u.data[0][i]
+    el.textContent =
+      t === undefined
+        ? ''
+        : `${epochToWire(t * 1000, tz)}  ${valueText(u.data[1]![i!], kind, unit)}`
+  }
+
+  const empty = !data.value.some((v) => v !== null)
   return (
     <figure class="chart" aria-label={title}>
-      <figcaption>{title}</figcaption>
-      <div ref={host} />
+      <figcaption>
+        {title}
+        {unit && <span class="muted"> ({unit})</span>}
+      </figcaption>
+      {empty && <p class="muted chart-empty">{cw().noValues}</p>}
+      <div ref={host} hidden={empty} onPointerMove={onPointer} />
+      <p class="chart-readout mono" ref={readout} aria-hidden="true" />
     </figure>
   )
 }

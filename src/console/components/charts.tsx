@@ -10,17 +10,27 @@ import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
 import { epochToWire, serviceZone, wireToEpoch } from '../time.ts'
-import { Chart, useBoxWidth, type SeriesData } from './chart.tsx'
+import { Chart, useBoxWidth, type ChartKind, type SeriesData } from './chart.tsx'
 import type { OriginalDataItemWire } from '../api/wire.ts'
 import type { MetricsDataItemWire } from '../api/wire.ts'
 
-const w = words(
+/** `seconds` in its largest whole unit, named by `units` (days, hours, minutes, seconds): `1 h`, `5 min`. */
+function spanText(seconds: number, units: [string, string, string, string]): string {
+  const [d, h, min, sec] = units
+  if (seconds % 86_400 === 0) return `${seconds / 86_400} ${d}`
+  if (seconds % 3600 === 0) return `${seconds / 3600} ${h}`
+  if (seconds % 60 === 0) return `${seconds / 60} ${min}`
+  return `${seconds} ${sec}`
+}
+
+const cw = words(
   {
     from: 'From',
     to: 'To',
     show: 'Show range',
     zone: 'Times in',
     typo: 'Type both times as YYYY-MM-DD HH:MM:SS, From before To.',
+    per: (seconds: number) => `per ${spanText(seconds, ['d', 'h', 'min', 's'])}`,
   },
   {
     from: '从',
@@ -28,6 +38,7 @@ const w = words(
     show: '显示该范围',
     zone: '时区',
     typo: '两个时间都按 YYYY-MM-DD HH:MM:SS 填写，且开始早于结束。',
+    per: (seconds: number) => `每 ${spanText(seconds, ['天', '小时', '分钟', '秒'])}`,
   },
 )
 
@@ -47,7 +58,8 @@ type MetricData = MetricsDataItemWire
 interface ChartOf {
   key: string
   title: string
-  bars: boolean
+  kind: ChartKind
+  unit?: string | undefined
   /** The data point whose live values extend it (metrics: none). */
   point?: string
   data: SeriesData
@@ -88,32 +100,68 @@ function rangeOf(pick: Pick, tz: string): { start: number; end: number; times: s
   return { start, end, times: `startTime=${start}&endTime=${end}` }
 }
 
-/** A chart per numeric data point, then one per metric shown (`isShow` 1, bars for `chartType` 2). */
+/** A data point the charts draw: numeric (a line) or Boolean (steps), with its unit. */
+export interface ChartPoint {
+  dataPointID: string
+  pointDataType: number
+  unitSymbol: string | null
+  unitName: string | null
+}
+
+/** Boolean data points (their values drawn as steps between off and on). */
+const BOOLEAN_TYPES = new Set([5, 23])
+
+/** The window of a series of bars, in seconds, from its times (epoch seconds); none for fewer than two bars. */
+export function windowOf(times: readonly number[]): number | undefined {
+  let least = Infinity
+  for (let i = 1; i < times.length; i++) least = Math.min(least, times[i]! - times[i - 1]!)
+  return Number.isFinite(least) && least > 0 ? least : undefined
+}
+
+/** A metric's title: its name, and for bars what each bar is (`max per 1 h`). */
+function metricTitle(m: MetricData, data: SeriesData): string {
+  // an aggregate's bars are its windows; a formula's are its own times
+  if (m.chartType !== 2 || m.metricType !== 2) return m.metricName
+  const window = windowOf(data.time)
+  const what = m.aggregateTypeLabel ?? ''
+  return window !== undefined
+    ? `${m.metricName} (${what ? `${what}, ` : ''}${cw().per(window)})`
+    : m.metricName
+}
+
+/** A chart per numeric or Boolean data point, then one per metric shown (`isShow` 1, bars for `chartType` 2). */
 function chartsOf(
-  points: string[],
+  points: ChartPoint[],
   original: OriginalData[],
   metrics: MetricData[],
   tz: string,
 ): ChartOf[] {
-  const numericIDs = new Set(points)
+  const byID = new Map(points.map((p) => [p.dataPointID, p]))
   return [
     ...original
-      .filter((o) => numericIDs.has(o.dataPointID))
-      .map((o) => ({
-        key: `p-${o.dataPointID}`,
-        title: o.dataPointName,
-        bars: false,
-        point: o.dataPointID,
-        data: series(o.originalData, tz),
-      })),
+      .filter((o) => byID.has(o.dataPointID))
+      .map((o) => {
+        const p = byID.get(o.dataPointID)!
+        return {
+          key: `p-${o.dataPointID}`,
+          title: o.dataPointName,
+          kind: BOOLEAN_TYPES.has(p.pointDataType) ? ('steps' as const) : ('line' as const),
+          unit: p.unitSymbol || p.unitName || undefined,
+          point: o.dataPointID,
+          data: series(o.originalData, tz),
+        }
+      }),
     ...metrics
       .filter((m) => m.isShow === 1)
-      .map((m) => ({
-        key: `m-${m.id}`,
-        title: m.metricName,
-        bars: m.chartType === 2,
-        data: series(m.metricData, tz),
-      })),
+      .map((m) => {
+        const data = series(m.metricData, tz)
+        return {
+          key: `m-${m.id}`,
+          title: metricTitle(m, data),
+          kind: m.chartType === 2 ? ('bars' as const) : ('line' as const),
+          data,
+        }
+      }),
   ]
 }
 
@@ -167,7 +215,7 @@ function TypedRange(p: {
       }}
     >
       <label>
-        {w().from}
+        {cw().from}
         <input
           value={typed.from}
           placeholder="YYYY-MM-DD HH:MM:SS"
@@ -176,7 +224,7 @@ function TypedRange(p: {
         />
       </label>
       <label>
-        {w().to}
+        {cw().to}
         <input
           value={typed.to}
           placeholder="YYYY-MM-DD HH:MM:SS"
@@ -184,11 +232,11 @@ function TypedRange(p: {
           onInput={(e) => setTyped({ ...typed, to: e.currentTarget.value })}
         />
       </label>
-      <button type="submit">{w().show}</button>
+      <button type="submit">{cw().show}</button>
       <span>
-        {w().zone} {tz}
+        {cw().zone} {tz}
       </span>
-      {typo && <p role="alert">{w().typo}</p>}
+      {typo && <p role="alert">{cw().typo}</p>}
     </form>
   )
 }
@@ -207,7 +255,7 @@ function useChartData(
 ) {
   const [charts, setCharts] = useState<ChartOf[] | null>(null)
   const [shown, setShown] = useState<[number, number]>([0, 0])
-  const productOf = useRef<{ id?: string; points: Promise<string[]>; metrics: boolean }>({
+  const productOf = useRef<{ id?: string; points: Promise<ChartPoint[]>; metrics: boolean }>({
     points: Promise.resolve([]),
     metrics: true,
   })
@@ -219,21 +267,23 @@ function useChartData(
     const { start, end, times } = rangeOf(pick, tz)
     setTyped({ from: epochToWire(start, tz), to: epochToWire(end, tz) })
     const range = `deviceID=${encodeURIComponent(deviceID)}&${times}&maxPoints=${asked}`
-    // the product's numeric data points, and whether it shows any metric, are read once per product: a new range
+    // the product's numeric and Boolean data points, and whether it shows any metric, are read once per product: a new range
     // asks only for its values (and for metrics_data only when a metric is shown)
     const product = productOf.current
     if (product.id !== productID) {
       product.id = productID
-      product.points = api<{ items: Array<{ dataPointID: string }> }>(
-        `/data_points?productID=${encodeURIComponent(productID)}&pointDataType=1&_limit=100`,
-      ).then((r) => r.items.map((p) => p.dataPointID))
+      product.points = api<{ items: ChartPoint[] }>(
+        `/data_points?productID=${encodeURIComponent(productID)}&pointDataType_in=1,5,23&_limit=100`,
+      ).then((r) => r.items)
       product.metrics = true
     }
     Promise.all([
       product.points,
-      product.points.then((ids) =>
-        ids.length
-          ? api<OriginalData[]>(`/original_data?${range}&dataPointID=${ids.join(',')}`)
+      product.points.then((ps) =>
+        ps.length
+          ? api<OriginalData[]>(
+              `/original_data?${range}&dataPointID=${ps.map((p) => p.dataPointID).join(',')}`,
+            )
           : [],
       ),
       product.metrics ? api<MetricData[]>(`/metrics_data?${range}`) : [],
@@ -299,7 +349,8 @@ export function Charts({ deviceID, productID }: { deviceID: string; productID: s
               title={c.title}
               data={c.data}
               span={shown}
-              bars={c.bars}
+              kind={c.kind}
+              unit={c.unit}
               width={width}
               tz={tz}
               onZoom={(from, to) =>

@@ -18,14 +18,10 @@ import {
   type Timing,
 } from './schedule-fields.tsx'
 import { errorText } from './error-text.ts'
+import { commandEventData, commandText, type CommandState } from './command-words.ts'
 import type { PublishAnswerWire } from '../api/wire.ts'
 
 type PublishAnswer = PublishAnswerWire
-
-/** The `command.status` event's data: `{data: {taskID, commandStatus}}`. */
-interface CommandStatusEvent {
-  data?: { taskID?: string; commandStatus?: string }
-}
 
 /** Text that parses as a JSON object or array is sent as JSON; anything else as text. */
 export function payloadOf(text: string): unknown {
@@ -38,25 +34,28 @@ export function payloadOf(text: string): unknown {
   return text
 }
 
-/** The last status seen per taskID: an event may arrive before the POST's answer. */
-export function useCommandStatus(): [string | null, (a: PublishAnswer) => void] {
-  const seen = useRef(new Map<string, string>())
+/**
+ * The status (and its reason) of the last command sent, followed on the event stream; the last one seen per taskID
+ * is kept, since an event may arrive before the POST's answer.
+ */
+export function useCommandStatus(): [CommandState | null, (a: PublishAnswer) => void] {
+  const seen = useRef(new Map<string, CommandState>())
   const task = useRef<string | null>(null)
-  const [status, setStatus] = useState<string | null>(null)
+  const [status, setStatus] = useState<CommandState | null>(null)
   useEffect(
     () =>
       onLive((e) => {
-        if (e.type !== 'command.status') return
-        const d = (e.data as CommandStatusEvent).data
-        if (!d?.taskID || !d.commandStatus) return
-        seen.current.set(d.taskID, d.commandStatus)
-        if (d.taskID === task.current) setStatus(d.commandStatus)
+        const d = commandEventData(e)
+        if (!d) return
+        const state = { commandStatus: d.commandStatus, statusReason: d.statusReason ?? null }
+        seen.current.set(d.taskID, state)
+        if (d.taskID === task.current) setStatus(state)
       }),
     [],
   )
   const started = (a: PublishAnswer) => {
     task.current = a.taskID
-    setStatus(seen.current.get(a.taskID) ?? a.commandStatus)
+    setStatus(seen.current.get(a.taskID) ?? a)
   }
   return [status, started]
 }
@@ -203,8 +202,8 @@ export function CommandComposer({ deviceIntID }: { deviceIntID: number }) {
       <button type="submit" disabled={busy}>
         {timing.when === 'now' ? t().sendCommand : w.createSchedule}
       </button>
-      <p role="status" aria-label={t().commandStatus} class="mono">
-        {status ?? ''}
+      <p role="status" aria-label={t().commandStatus}>
+        {status ? commandText(status) : ''}
       </p>
       {scheduled && <ScheduledNote schedule={scheduled} wide />}
       <ErrorNote error={error} />

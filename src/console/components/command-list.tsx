@@ -1,12 +1,14 @@
 /**
- * A device's commands (its control logs), server-paged, newest first: a command's status changes in place on its
- * `command.status` event (one not on the page re-reads it); queued ones have Cancel
- * (`DELETE /device_publish?taskIDs=`, asked first) for the roles that may write.
+ * A device's commands (its control logs), server-paged, newest first: a command's status (its label, and why it did
+ * not reach the device) changes in place on its `command.status` event (one not on the page re-reads the page; a
+ * device's answer, `succeeded` or `failed`, re-reads the row for its response code and payload, which the event does
+ * not carry); queued ones have Cancel (`DELETE /device_publish?taskIDs=`, asked first) for the roles that may write.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { api, session } from '../api/client.ts'
+import { api, session, type Page } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
+import { commandEventData, commandText } from './command-words.ts'
 import { errorText } from './error-text.ts'
 import { text, useLog } from './live-log.tsx'
 import { TableHead, ErrorNote, Pager } from './paged-list.tsx'
@@ -39,28 +41,48 @@ export const recentCommandsLabel = () => w().recentCommands
 
 type ControlRow = ControlLogWire
 
-/** A command's `command.status` event changes its status in place; one not on the page re-reads the page. */
-function useLiveStatuses(deviceID: string, l: ReturnType<typeof useLog<ControlRow>>) {
+/** The statuses of a device's answer: the row is read again for its response code and payload. */
+const ANSWERED = new Set(['succeeded', 'failed'])
+
+/**
+ * A command's `command.status` event changes its status and reason in place (the console's label: the API's is of
+ * the status before); one not on the page re-reads the page; an answer re-reads its row.
+ */
+function useLiveStatuses(base: string, deviceID: string, l: ReturnType<typeof useLog<ControlRow>>) {
   const rows = useRef<ControlRow[]>([])
   rows.current = l.data?.items ?? []
+  const replace = (taskID: string, change: (r: ControlRow) => ControlRow) =>
+    l.setData(
+      (pg) => pg && { ...pg, items: pg.items.map((r) => (r.taskID === taskID ? change(r) : r)) },
+    )
   useEffect(
     () =>
       onLive((e) => {
-        if (e.type !== 'command.status' || deviceOf(e) !== deviceID) return
-        const d = (e.data as { data?: { taskID?: string; commandStatus?: string } }).data
-        if (!d?.taskID || !d.commandStatus) return
+        const d = commandEventData(e)
+        if (!d || deviceOf(e) !== deviceID) return
         if (!rows.current.some((r) => r.taskID === d.taskID)) return l.bump()
-        l.setData(
-          (pg) =>
-            pg && {
-              ...pg,
-              items: pg.items.map((r) =>
-                r.taskID === d.taskID ? { ...r, commandStatus: d.commandStatus ?? null } : r,
-              ),
-            },
+        const { taskID, commandStatus } = d
+        const statusReason = d.statusReason ?? null
+        replace(taskID, (r) => ({ ...r, commandStatus, statusReason, commandStatusLabel: null }))
+        if (!ANSWERED.has(commandStatus)) return
+        const q = `${base}/control_logs?taskID=${encodeURIComponent(taskID)}&_limit=1`
+        api<Page<ControlRow>>(q).then(
+          (pg) => pg.items[0] && replace(taskID, () => pg.items[0]!),
+          () => l.bump(),
         )
       }),
-    [deviceID],
+    [base, deviceID],
+  )
+}
+
+/** A device's answer: its code and, after it, its payload (the response message as the device sent it). */
+function Response({ r }: { r: ControlRow }) {
+  if (r.responseCode === null) return <>—</>
+  return (
+    <>
+      <span class="mono">{r.responseCode}</span>
+      {r.responsePayload && <span class="mono"> {r.responsePayload}</span>}
+    </>
   )
 }
 
@@ -74,7 +96,7 @@ export function CommandTable(p: { base: string; deviceID: string; label: string;
   )
   const [error, setError] = useState<string | null>(null)
   const canWrite = session.value?.role !== 'viewer'
-  useLiveStatuses(p.deviceID, l)
+  useLiveStatuses(p.base, p.deviceID, l)
   const s = w()
 
   const cancel = async (taskID: string) => {
@@ -109,8 +131,10 @@ export function CommandTable(p: { base: string; deviceID: string; label: string;
               <td>{r.createAt ?? '—'}</td>
               <td class="mono">{r.taskID ?? '—'}</td>
               <td class="mono payload">{text(r.payload)}</td>
-              <td class="mono">{r.commandStatus ?? '—'}</td>
-              <td>{r.responseCode ?? '—'}</td>
+              <td>{r.commandStatus ? commandText(r) : '—'}</td>
+              <td class="payload">
+                <Response r={r} />
+              </td>
               {canWrite && (
                 <td>
                   {r.commandStatus === 'queued' && r.taskID && (

@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { ErrorNote } from './paged-list.tsx'
+import { Copyable } from './copy-text.tsx'
 import type { ConnectionWire } from '../api/wire.ts'
 
 /** GET /devices/{id}/connection (the fields shown). */
@@ -23,10 +24,6 @@ const w = words(
     inboxTopic: 'Command topic',
     publish: 'Publish (mosquitto_pub)',
     subscribe: 'Receive commands (mosquitto_sub)',
-    copy: (what: string) => `Copy ${what}`,
-    copyShort: 'Copy',
-    copied: 'Copied',
-    copyFailed: 'Copy failed: select the text and copy it.',
   },
   {
     connection: '连接信息',
@@ -38,36 +35,8 @@ const w = words(
     inboxTopic: '指令主题',
     publish: '上报数据（mosquitto_pub）',
     subscribe: '接收指令（mosquitto_sub）',
-    copy: (what: string) => `复制${what}`,
-    copyShort: '复制',
-    copied: '已复制',
-    copyFailed: '复制失败：请选中文本后复制。',
   },
 )
-
-/** A value with a Copy button; the button's state ("Copied") is announced in a status element. */
-function Copyable({ label, text }: { label: string; text: string }) {
-  const [state, setState] = useState<'' | 'copied' | 'failed'>('')
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(text)
-      setState('copied')
-    } catch {
-      setState('failed')
-    }
-  }
-  return (
-    <div class="copyable">
-      <code class="mono">{text}</code>
-      <button type="button" class="secondary" aria-label={w().copy(label)} onClick={copy}>
-        {w().copyShort}
-      </button>
-      <span role="status">
-        {state === 'copied' ? w().copied : state === 'failed' ? w().copyFailed : ''}
-      </span>
-    </div>
-  )
-}
 
 export function ConnectionCard({ path }: { path: string }) {
   const [conn, setConn] = useState<Connection | null>(null)

@@ -1,19 +1,29 @@
 /**
- * The device page's Console region: the product's app templates with the device's current value (switches send
- * `{"<dataPointID>": 1|0}`; a data point whose desired state is not reported yet shows "reported → desired" marked
- * pending), the command composer and the device's recent commands (status live, Cancel while queued). Not shown to
- * viewers (they cannot send commands).
+ * The device page's Console region: the product's app templates with the device's current value (a switch template
+ * is an On/Off switch that sends `{"<dataPointID>": 1|0}` and shows its command's status; a data point whose desired
+ * state is not reported yet shows "reported → desired" marked pending), the command composer and the device's recent
+ * commands (status live, Cancel while queued). Not shown to viewers (they cannot send commands).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
-import { t } from '../i18n.ts'
+import { t, words } from '../i18n.ts'
 import { deviceOf, onLive, type Telemetry } from '../live.ts'
-import { CommandComposer } from './command-composer.tsx'
+import { CommandComposer, useCommandStatus } from './command-composer.tsx'
 import { CommandTable, recentCommandsLabel } from './command-list.tsx'
-import type { ConsoleTemplateWire, StateDocumentWire } from '../api/wire.ts'
+import { commandText } from './command-words.ts'
+import { errorText } from './error-text.ts'
+import type { ConsoleTemplateWire, PublishAnswerWire, StateDocumentWire } from '../api/wire.ts'
 import { hasKey, jsonText, PendingBadge, stw } from './state-patch.tsx'
 
 type ConsoleTemplate = ConsoleTemplateWire
+
+const sww = words(
+  { on: 'On', off: 'Off', status: (name: string) => `${name}: command status` },
+  { on: '开', off: '关', status: (name: string) => `${name}：指令状态` },
+)
+
+/** The statuses of a switch's command that leave the switch as the device last reported it. */
+const NOT_APPLIED = new Set(['unsent', 'failed', 'timed_out', 'expired', 'canceled'])
 
 const isOn = (v: unknown) => v === 1 || v === true || v === '1' || v === 'true'
 
@@ -34,28 +44,60 @@ function PendingValue(p: { tpl: ConsoleTemplate; state: StateDocumentWire | null
   )
 }
 
+/**
+ * A switch template: an On/Off switch named by the template. A click sends the other value and shows it while its
+ * command goes on (its status and, when it did not reach the device, why, beside the switch); the device's next
+ * report of the data point, or a command that did not reach it, brings back the reported value.
+ */
 function Switch({ deviceIntID, tpl }: { deviceIntID: number; tpl: ConsoleTemplate }) {
-  const on = isOn(tpl.value)
+  const [sent, setSent] = useState<boolean | null>(null)
+  const [status, started] = useCommandStatus()
   const [error, setError] = useState<string | null>(null)
+  const [busy, setBusy] = useState(false)
+  // a report of the data point: the switch shows what the device says
+  useEffect(() => setSent(null), [tpl.value])
+  const applied = sent !== null && !NOT_APPLIED.has(status?.commandStatus ?? '')
+  const on = applied ? sent : isOn(tpl.value)
   const flip = async () => {
     if (!tpl.dataPointID) return
+    const to = !on
     setError(null)
+    setBusy(true)
     try {
       const body: Record<string, unknown> = {
         deviceIntID,
-        payload: { [tpl.dataPointID]: on ? 0 : 1 },
+        payload: { [tpl.dataPointID]: to ? 1 : 0 },
       }
       if (tpl.topic) body.topic = tpl.topic
-      await api('/device_publish', { method: 'POST', body })
+      started(await api<PublishAnswerWire>('/device_publish', { method: 'POST', body }))
+      setSent(to)
     } catch (e) {
-      setError(String(e))
+      setError(errorText(e))
+    } finally {
+      setBusy(false)
     }
   }
+  const s = sww()
+  const labelID = `switch-${tpl.id}`
   return (
     <>
-      <button type="button" role="switch" aria-checked={on} onClick={flip}>
-        {tpl.templateName}
+      <span id={labelID}>{tpl.templateName}</span>
+      <button
+        type="button"
+        role="switch"
+        class="switch"
+        aria-checked={on}
+        aria-labelledby={labelID}
+        disabled={busy || !tpl.dataPointID}
+        onClick={flip}
+      >
+        {on ? s.on : s.off}
       </button>
+      {status && (
+        <span role="status" aria-label={s.status(tpl.templateName)} class="switch-status">
+          {commandText(status)}
+        </span>
+      )}
       {error && <span role="alert">{error}</span>}
     </>
   )

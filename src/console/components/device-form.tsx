@@ -5,7 +5,9 @@
 import type { JSX } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, type Device } from '../api/client.ts'
-import { t, words } from '../i18n.ts'
+import { lang, t, words } from '../i18n.ts'
+import { enEnums, zhEnums } from '../enum-labels.ts'
+import { LinkPicker } from './link-picker.tsx'
 import { ProductSelect } from './product-select.tsx'
 import { DialogButtons, useModal } from './dialog.tsx'
 import { errorText } from './error-text.ts'
@@ -16,6 +18,7 @@ export type DeviceRow = Device
 export const fw = words(
   {
     createDevice: 'Create device',
+    createGateway: 'Create gateway',
     editDevice: 'Edit device',
     deviceName: 'Device name',
     deviceType: 'Device type',
@@ -25,8 +28,8 @@ export const fw = words(
     cloud: 'Cloud',
     gateway: 'Gateway',
     parentDevice: 'Parent device',
-    gatewayID: 'Gateway record ID',
-    parentID: 'Parent device record ID',
+    gatewayKind: 'Gateway',
+    gatewayProtocol: 'Gateway protocol',
     authType: 'Authentication',
     token: 'Token',
     certificate: 'Certificate',
@@ -42,6 +45,7 @@ export const fw = words(
   },
   {
     createDevice: '创建设备',
+    createGateway: '创建网关',
     editDevice: '编辑设备',
     deviceName: '设备名称',
     deviceType: '设备类型',
@@ -51,8 +55,8 @@ export const fw = words(
     cloud: '云',
     gateway: '网关',
     parentDevice: '父设备',
-    gatewayID: '网关记录 ID',
-    parentID: '父设备记录 ID',
+    gatewayKind: '网关',
+    gatewayProtocol: '网关协议',
     authType: '认证方式',
     token: 'Token',
     certificate: '证书',
@@ -67,6 +71,19 @@ export const fw = words(
     cancel: '取消',
   },
 )
+
+/** The Device type option that makes a gateway (POST /gateways) rather than a device. */
+const GATEWAY = 'gateway'
+
+/** What a save answers: the record's id and name; `isGateway` when a gateway was made. */
+export interface Saved {
+  id: number
+  deviceName: string
+  isGateway?: boolean
+}
+
+/** The gateway protocols, labelled in the console's language. */
+const gatewayProtocols = () => (lang.value === 'en' ? enEnums : zhEnums).gatewayProtocol
 
 const DESCRIBED = [
   'description',
@@ -99,6 +116,7 @@ function initialFields(d: DeviceRow | undefined): Record<string, string> {
     productID: '',
     cloudProtocol: '',
     deviceType: '1',
+    gatewayProtocol: '1',
     upLinkSystem: '1',
     link: '',
     authType: String(d?.authType ?? 1),
@@ -106,6 +124,21 @@ function initialFields(d: DeviceRow | undefined): Record<string, string> {
     location: locationText(d?.location),
     ...Object.fromEntries(DESCRIBED.map((k) => [k, d?.[k] ?? ''])),
   }
+}
+
+/** A new gateway's body (POST /gateways): its name, product, protocol, authentication and what was described. */
+function gatewayBody(f: Record<string, string>): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    gatewayName: f.deviceName!.trim(),
+    productID: f.productID,
+    gatewayProtocol: Number(f.gatewayProtocol),
+    authType: Number(f.authType),
+  }
+  for (const k of DESCRIBED) if (f[k]!.trim()) out[k] = f[k]!.trim()
+  const location = locationValue(f.location!)
+  if (location !== null) out.location = location
+  if (f.deviceID!.trim()) out.deviceID = f.deviceID!.trim()
+  return out
 }
 
 /** The request body of the form's fields: an edit sends every described field, a create only what was given. */
@@ -153,8 +186,21 @@ function CreateFields(p: {
         <select value={f.deviceType} onChange={set('deviceType')}>
           <option value="1">{s.terminal}</option>
           <option value="3">{s.smartphone}</option>
+          <option value={GATEWAY}>{s.gatewayKind}</option>
         </select>
       </label>
+      {f.deviceType === GATEWAY && (
+        <label>
+          {s.gatewayProtocol}
+          <select value={f.gatewayProtocol} onChange={set('gatewayProtocol')}>
+            {Object.entries(gatewayProtocols()).map(([code, label]) => (
+              <option key={code} value={code}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      )}
       {f.deviceType === '1' && (
         <label>
           {s.upLink}
@@ -166,10 +212,14 @@ function CreateFields(p: {
         </label>
       )}
       {f.deviceType === '1' && f.upLinkSystem !== '1' && (
-        <label>
-          {f.upLinkSystem === '2' ? s.gatewayID : s.parentID}
-          <input type="number" min="1" value={f.link} onInput={set('link')} />
-        </label>
+        <LinkPicker
+          key={f.upLinkSystem}
+          kind={f.upLinkSystem === '2' ? 'gateway' : 'device'}
+          label={f.upLinkSystem === '2' ? s.gateway : s.parentDevice}
+          productID={f.productID!}
+          value={f.link!}
+          onChange={(link) => setF({ ...f, link })}
+        />
       )}
       <label>
         {s.authType}
@@ -183,8 +233,18 @@ function CreateFields(p: {
   )
 }
 
-/** Sends the form's fields: a PUT of the device `d` edited, else a POST of a new one; the record answered. */
-function saveDevice(d: DeviceRow | undefined, f: Record<string, string>) {
+/**
+ * Sends the form's fields: a PUT of the device `d` edited, else a POST of a new device (or gateway); the record
+ * answered, a gateway's with its name as `deviceName` and `isGateway: true`.
+ */
+async function saveDevice(d: DeviceRow | undefined, f: Record<string, string>): Promise<Saved> {
+  if (!d && f.deviceType === GATEWAY) {
+    const g = await api<{ id: number; gatewayName: string }>('/gateways', {
+      method: 'POST',
+      body: gatewayBody(f),
+    })
+    return { id: g.id, deviceName: g.gatewayName, isGateway: true }
+  }
   const body = () => bodyOf(f, d !== undefined)
   return d
     ? api<{ id: number; deviceName: string }>(`/devices/${d.id}`, {
@@ -200,12 +260,17 @@ function saveDevice(d: DeviceRow | undefined, f: Record<string, string>) {
 /** The dialog; `device` edits it, without one it creates. `onSaved` gets the record the API answered. */
 export function DeviceForm(p: {
   device?: DeviceRow
-  onSaved: (saved: { id: number; deviceName: string }) => void
+  /** A new record starts as a gateway. */
+  gateway?: boolean
+  onSaved: (saved: Saved) => void
   onClose: () => void
 }) {
   const d = p.device
   const ref = useModal()
-  const [f, setF] = useState<Record<string, string>>(() => initialFields(d))
+  const [f, setF] = useState<Record<string, string>>(() => ({
+    ...initialFields(d),
+    ...(p.gateway ? { deviceType: GATEWAY } : {}),
+  }))
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
   const set = (k: string) => (e: Event) =>
@@ -226,7 +291,11 @@ export function DeviceForm(p: {
   }
 
   const s = fw()
-  const title = d ? `${s.editDevice} ${d.deviceName}` : s.createDevice
+  const title = d
+    ? `${s.editDevice} ${d.deviceName}`
+    : f.deviceType === GATEWAY
+      ? s.createGateway
+      : s.createDevice
   const text = (k: string, label: string, required = false) => (
     <label>
       {label}

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import { commandText } from './command-words.ts'
 import type { TaskStatusWire } from '../api/wire.ts'
 
 /** The task's `result` of a group command (and what the page counts from the stream). */
@@ -26,6 +27,8 @@ type TaskStatus = Omit<TaskStatusWire, 'result'> & { result: Counts | string | n
 interface StatusEvent {
   taskID?: string
   commandStatus?: string
+  /** Why the group command did not go out (a needAck 0 publish that failed). */
+  statusReason?: string | null
   parentID?: number | null
   deviceIntID?: number | null
   groupID?: string | null
@@ -55,6 +58,8 @@ export interface Run {
   /** The group command's control-log row id, once read. */
   parentID: number | null
   status: string
+  /** Why it ended so (statusReason), when it did not go out. */
+  reason?: string | null
   counts: Counts
 }
 
@@ -101,7 +106,7 @@ export function useGroupRun(groupIntID: number, groupID: string, onChange: () =>
           onChange()
           const r = run.current
           if (r?.taskID !== d.taskID) return
-          update({ ...r, status: d.commandStatus })
+          update({ ...r, status: d.commandStatus, reason: d.statusReason ?? null })
           if (FINAL.has(d.commandStatus)) void settle(d.taskID)
         }
       }),
@@ -176,7 +181,7 @@ export function Progress({ run }: { run: Run }) {
       <p>
         {w.task} <span class="mono">{run.taskID}</span>:{' '}
         <strong role="status" aria-label={w.groupStatus}>
-          {run.status}
+          {commandText({ commandStatus: run.status, statusReason: run.reason })}
         </strong>
       </p>
       <progress max={c.total || 1} value={c.total - c.pending} aria-label={w.progress} />

@@ -110,12 +110,24 @@ function useModelForm(
   const [editing, setEditing] = useState<number | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [busy, setBusy] = useState(false)
+  /** The form shows on demand: New, or Edit of a row. */
+  const [open, setOpen] = useState(false)
   const form = useRef<HTMLFormElement>(null)
 
   const reset = () => {
     setEditing(null)
     setValues(initialValues(fields))
     setError(null)
+    setOpen(false)
+  }
+
+  /** Opens the form and, once it is drawn, brings it into view with its first field focused. */
+  const show = () => {
+    setOpen(true)
+    setTimeout(() => {
+      form.current?.scrollIntoView({ block: 'nearest' })
+      form.current?.querySelector<HTMLElement>('input, select')?.focus()
+    }, 0)
   }
 
   const submit = async (ev: Event) => {
@@ -140,11 +152,10 @@ function useModelForm(
     setValues(valuesOf(fields, record))
     setEditing(id)
     setError(null)
-    form.current?.scrollIntoView({ block: 'nearest' })
-    form.current?.querySelector<HTMLElement>('input, select')?.focus()
+    show()
   }
 
-  return { values, setValues, editing, error, busy, form, reset, submit, load }
+  return { values, setValues, editing, error, busy, form, reset, submit, load, open, show }
 }
 
 /** The form that creates a record, or edits the one picked (with Cancel). */
@@ -154,7 +165,15 @@ function ModelForm(p: {
   fields: Field[]
   state: ReturnType<typeof useModelForm>
 }) {
-  const { values, setValues, editing, error, busy, form, reset, submit } = p.state
+  const { values, setValues, editing, error, busy, form, reset, submit, open, show } = p.state
+  if (!open)
+    return (
+      <div class="buttons">
+        <button type="button" class="secondary" aria-expanded="false" onClick={show}>
+          {pw().newOne(p.one)}
+        </button>
+      </div>
+    )
   return (
     <form ref={form} class="model-form" aria-labelledby={`${p.id}-f`} onSubmit={submit}>
       <h3 id={`${p.id}-f`}>{editing === null ? pw().newOne(p.one) : pw().editOne(p.one)}</h3>
@@ -166,11 +185,9 @@ function ModelForm(p: {
         <button type="submit" disabled={busy}>
           {editing === null ? pw().add(p.one) : pw().save}
         </button>
-        {editing !== null && (
-          <button type="button" class="secondary" onClick={reset}>
-            {pw().cancel}
-          </button>
-        )}
+        <button type="button" class="secondary" onClick={reset}>
+          {pw().cancel}
+        </button>
       </div>
     </form>
   )

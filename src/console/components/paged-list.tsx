@@ -7,6 +7,7 @@ import type { ComponentChildren, JSX } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { t } from '../i18n.ts'
+import { errorText } from './error-text.ts'
 
 /** Rows a page asks for. */
 export const PAGE_LIMIT = 20
@@ -48,6 +49,38 @@ export function usePagedList<T>(
 
   const pages = data ? Math.max(1, Math.ceil(data.meta.count / PAGE_LIMIT)) : 1
   return { page, setPage, pages, data, setData, error, setError }
+}
+
+/**
+ * A server-paged list of `path` searched by `field` (`<field>_like`, debounced while typing; back to page 1) in the
+ * order `order`, read again by `reread`; `remove` deletes one record (`DELETE path?ids=`) once `question` is
+ * confirmed, the list's error saying why when the API refuses.
+ */
+export function useSearchList<T>(path: string, field: string, order: Record<string, string>) {
+  const [search, setSearch] = useState('')
+  const [version, setVersion] = useState(0)
+  const list = usePagedList<T>(
+    path,
+    { [`${field}_like`]: search, ...order },
+    search ? 200 : 0,
+    version,
+  )
+  const reread = () => setVersion((v) => v + 1)
+  const onSearch = (v: string) => {
+    setSearch(v)
+    list.setPage(1)
+  }
+  const remove = async (id: number, question: string) => {
+    if (!window.confirm(question)) return
+    try {
+      await api(`${path}?ids=${id}`, { method: 'DELETE' })
+      list.setError(null)
+      reread()
+    } catch (e) {
+      list.setError(errorText(e))
+    }
+  }
+  return { search, onSearch, list, reread, remove }
 }
 
 /** A search box named `label`; each change is handed to `onSearch`. */
@@ -110,14 +143,28 @@ export function PagedTable<T>(p: {
   if (!data) return p.whileLoading === undefined ? <p>{t().loading}</p> : <>{p.whileLoading}</>
   return (
     <>
-      <table aria-label={p.label}>
-        <TableHead columns={p.columns} />
-        <tbody>{data.items.map(p.row)}</tbody>
-      </table>
+      <TableScroll label={p.label}>
+        <table aria-label={p.label}>
+          <TableHead columns={p.columns} />
+          <tbody>{data.items.map(p.row)}</tbody>
+        </table>
+      </TableScroll>
       {p.children}
       {data.items.length === 0 && <p>{t().none}</p>}
       <Pager page={page} pages={pages} count={data.meta.count} onPage={setPage} />
     </>
+  )
+}
+
+/**
+ * A wide table's own scrolling region: on a phone it scrolls sideways inside it, not the page. Focusable, so a
+ * keyboard can scroll it too.
+ */
+export function TableScroll(p: { label?: string | undefined; children: ComponentChildren }) {
+  return (
+    <div class="table-scroll" role="region" aria-label={p.label ?? t().table} tabIndex={0}>
+      {p.children}
+    </div>
   )
 }
 

@@ -51,7 +51,7 @@ const w = words(
   {
     dryRun: '试运行',
     device: '设备',
-    dataPoint: '数据点',
+    dataPoint: '功能点',
     range: '时间范围',
     run: '试运行',
     fired: (n: number) => `该规则将触发 ${n} 次。`,

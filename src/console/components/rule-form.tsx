@@ -7,6 +7,7 @@ import { api } from '../api/client.ts'
 import { t, words } from '../i18n.ts'
 import { errorText } from './error-text.ts'
 import { ErrorNote } from './paged-list.tsx'
+import { DevicesPicker } from './devices-picker.tsx'
 import { DryRun, type RuleBody } from './rule-dry-run.tsx'
 import type { AlertRuleWire } from '../api/wire.ts'
 
@@ -29,8 +30,8 @@ const w = words(
     clearHint: 'Empty: not (condition)',
     clearForSeconds: 'Clear for (seconds)',
     noDataSeconds: 'No data for (seconds)',
-    devices: 'Only devices (record ids, comma separated)',
-    devicesHint: 'Empty: every device of the product',
+    devices: 'Only these devices',
+    devicesHint: 'None chosen: every device of the product.',
     content: 'Alert content',
     contentHint: '{deviceName} and {value:<dataPointID>} are filled in',
     save: 'Save',
@@ -46,16 +47,16 @@ const w = words(
     kindCondition: '条件成立',
     kindNoData: '设备无数据',
     condition: '条件',
-    conditionHint: '产品数据点 ID 的公式，例如 temp > 80 and hum < 20',
+    conditionHint: '产品功能点 ID 的公式，例如 temp > 80 and hum < 20',
     forSeconds: '持续（秒）',
     clearCondition: '恢复条件',
     clearHint: '留空：not (条件)',
     clearForSeconds: '恢复持续（秒）',
     noDataSeconds: '无数据时长（秒）',
-    devices: '仅这些设备（记录 ID，逗号分隔）',
-    devicesHint: '留空：产品的全部设备',
+    devices: '仅这些设备',
+    devicesHint: '不选：产品的全部设备。',
     content: '告警内容',
-    contentHint: '可用 {deviceName} 和 {value:<数据点ID>}',
+    contentHint: '可用 {deviceName} 和 {value:<功能点ID>}',
     save: '保存',
     cancel: '取消',
     choose: '请选择…',
@@ -73,7 +74,7 @@ interface Draft {
   clearForSeconds: string
   noDataSeconds: string
   alertSeverity: string
-  deviceIntIDs: string
+  deviceIntIDs: number[]
   alertContent: string
   enable: boolean
 }
@@ -88,7 +89,7 @@ const EMPTY: Draft = {
   clearForSeconds: '0',
   noDataSeconds: '300',
   alertSeverity: '2',
-  deviceIntIDs: '',
+  deviceIntIDs: [],
   alertContent: '',
   enable: true,
 }
@@ -103,7 +104,7 @@ const draftOf = (r: Rule): Draft => ({
   clearForSeconds: String(r.clearForSeconds),
   noDataSeconds: String(r.noDataSeconds ?? 300),
   alertSeverity: String(r.alertSeverity),
-  deviceIntIDs: (r.deviceIntIDs ?? []).join(', '),
+  deviceIntIDs: [...(r.deviceIntIDs ?? [])],
   alertContent: r.alertContent ?? '',
   enable: r.enable === 1,
 })
@@ -115,14 +116,11 @@ const num = (s: string): number | string =>
 /** The body of create, edit and the dry run. */
 const bodyOf = (d: Draft): RuleBody => {
   const ids = d.deviceIntIDs
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
   const cond = d.kind === 'condition'
   return {
     ruleName: d.ruleName,
     productID: d.productID,
-    deviceIntIDs: ids.length ? ids.map(num) : null,
+    deviceIntIDs: ids.length ? ids : null,
     condition: cond ? d.condition : null,
     forSeconds: cond ? num(d.forSeconds) : 0,
     clearCondition: cond && d.clearCondition.trim() ? d.clearCondition : null,
@@ -307,12 +305,12 @@ export function RuleForm(p: { rule: Rule | null; onDone: (saved: boolean) => voi
         <ProductField value={d.productID} products={products} onChange={set('productID')} />
         <FiringFields d={d} set={set} setKind={(kind) => setD((x) => ({ ...x, kind }))} />
         <SeverityField value={d.alertSeverity} onChange={set('alertSeverity')} />
-        <HintedText
-          id="dev-hint"
+        <DevicesPicker
           label={ww.devices}
           hint={ww.devicesHint}
+          productID={d.productID}
           value={d.deviceIntIDs}
-          onInput={set('deviceIntIDs')}
+          onChange={(deviceIntIDs) => setD((x) => ({ ...x, deviceIntIDs }))}
         />
         <HintedText
           id="content-hint"

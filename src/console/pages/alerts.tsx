@@ -7,6 +7,7 @@ import { api, session } from '../api/client.ts'
 import { ErrorNote, PagedTable, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
 import { onLive } from '../live.ts'
+import { alertValues } from '../components/device-alerts.tsx'
 import type { CurrentAlertWire, HistoryAlertWire } from '../api/wire.ts'
 
 /** A current or history alert (the fields the console shows). */
@@ -27,6 +28,8 @@ function AlertRow(p: {
     <tr>
       <td>{a.deviceName}</td>
       <td>{a.alertName}</td>
+      <td class="message">{a.alertContent ?? '—'}</td>
+      <td class="mono">{alertValues(a.alertDetail)}</td>
       <td>
         <span class={`sev sev${a.alertSeverity}`}>
           {s.severity[String(a.alertSeverity) as '1'] ?? a.alertSeverityLabel}
@@ -111,6 +114,8 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
         columns={[
           s.deviceName,
           s.alertName,
+          s.message,
+          s.value,
           s.severityLabel,
           s.startTime,
           tab === 'history' && s.endTime,

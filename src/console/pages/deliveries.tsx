@@ -28,6 +28,8 @@ const w = words(
     error: 'Error',
     resend: 'Re-send',
     resent: (id: number, status: string) => `Delivery ${id} re-sent: ${status}`,
+    body: 'Body',
+    showBody: (id: number) => `Body of delivery ${id}`,
   },
   {
     title: (u: string) => `Webhook ${u}`,
@@ -42,6 +44,8 @@ const w = words(
     error: '错误',
     resend: '重新发送',
     resent: (id: number, status: string) => `投递 ${id} 已重新发送：${status}`,
+    body: '请求体',
+    showBody: (id: number) => `投递 ${id} 的请求体`,
   },
 )
 
@@ -78,12 +82,59 @@ function useEventReload(hook: { events: string[] } | null, reload: () => void) {
   }, [hook])
 }
 
-/** One delivery's row; Re-send when `onResend` is given (the roles that may write). */
-function DeliveryRow({ d, onResend }: { d: Delivery; onResend?: (d: Delivery) => unknown }) {
+/** The body a delivery sends, read when first shown (pretty-printed JSON). */
+function useBody(webhookID: number, deliveryID: number, shown: boolean) {
+  const [body, setBody] = useState<string | null>(null)
+  useEffect(() => {
+    if (!shown || body !== null) return
+    api<{ body: string }>(`/webhooks/${webhookID}/deliveries/${deliveryID}`).then(
+      (r) => setBody(JSON.stringify(JSON.parse(r.body) as unknown, null, 2)),
+      (e) => setBody(errorText(e)),
+    )
+  }, [shown])
+  return body
+}
+
+/** One delivery's row, its body shown below it on demand; Re-send when `onResend` is given (roles that write). */
+function DeliveryRow(p: { webhookID: number; d: Delivery; onResend?: (d: Delivery) => unknown }) {
+  const { d, onResend } = p
+  const [shown, setShown] = useState(false)
+  const body = useBody(p.webhookID, d.id, shown)
+  return (
+    <>
+      <DeliveryCells d={d} onResend={onResend} shown={shown} onBody={() => setShown(!shown)} />
+      {shown && (
+        <tr class="delivery-body">
+          <td colSpan={onResend ? 8 : 7}>
+            <pre class="mono">{body ?? t().loading}</pre>
+          </td>
+        </tr>
+      )}
+    </>
+  )
+}
+
+function DeliveryCells(p: {
+  d: Delivery
+  onResend?: ((d: Delivery) => unknown) | undefined
+  shown: boolean
+  onBody: () => void
+}) {
+  const { d, onResend } = p
+  const ww = w()
   return (
     <tr>
       <td>
-        {d.type} <span class="muted">#{d.eventID}</span>
+        {d.type} <span class="muted">#{d.eventID}</span>{' '}
+        <button
+          type="button"
+          class="secondary"
+          aria-expanded={p.shown}
+          aria-label={ww.showBody(d.id)}
+          onClick={p.onBody}
+        >
+          {ww.body}
+        </button>
       </td>
       <td>
         <span class={`badge delivery ${d.status}`}>{d.status}</span>
@@ -171,7 +222,9 @@ export function Deliveries({ id }: { id: number }) {
           ww.error,
           canWrite && s.actions,
         ]}
-        row={(d) => <DeliveryRow key={d.id} d={d} onResend={canWrite ? resend : undefined} />}
+        row={(d) => (
+          <DeliveryRow key={d.id} webhookID={id} d={d} onResend={canWrite ? resend : undefined} />
+        )}
       />
     </section>
   )

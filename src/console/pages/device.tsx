@@ -8,11 +8,13 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, session, type LatestValue } from '../api/client.ts'
 import { Charts } from '../components/charts.tsx'
 import { ConnectionCard } from '../components/connection-card.tsx'
+import { DeviceAlerts } from '../components/device-alerts.tsx'
 import { DeviceConsole } from '../components/device-console.tsx'
 import { EDITABLE, EditControls, editWords, type Editing } from '../components/device-edit.tsx'
 import { DeviceLogs } from '../components/device-logs.tsx'
 import { DeviceState, useDeviceState } from '../components/device-state.tsx'
 import { FirmwareHistory } from '../components/firmware-history.tsx'
+import { RecordTitle } from '../components/history-link.tsx'
 import { SubDevices } from '../components/sub-devices.tsx'
 import { t, words } from '../i18n.ts'
 import type { Telemetry } from '../live.ts'
@@ -123,7 +125,10 @@ function LatestValues({ latest }: { latest: LatestValue[] }) {
             {latest.map((r) => (
               <tr key={r.dataPointID}>
                 <td>{r.dataPointName}</td>
-                <td class="mono">{show(r.value)}</td>
+                <td class="mono">
+                  {show(r.value)}
+                  {r.value !== null && r.unit ? ` ${r.unit}` : ''}
+                </td>
                 <td>{r.time ?? '—'}</td>
               </tr>
             ))}
@@ -192,8 +197,9 @@ export function DevicePage({ id }: { id: number }) {
   const base = `/devices/${device.id}`
   return (
     <section>
-      <h1>{device.deviceName}</h1>
+      <RecordTitle title={device.deviceName} type="device" id={device.id} />
       <DeviceInfo device={device} canWrite={canWrite} onSaved={setDevice} />
+      <DeviceAlerts deviceID={device.deviceID} />
       <ConnectionCard path={base} />
       {variantA ? (
         <SubDevices filter="parentDevice" id={device.id} hideEmpty />

@@ -9,6 +9,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { ErrorNote, Pager, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { DeviceForm, fw, type DeviceRow } from '../components/device-form.tsx'
+import { ColumnsChooser, useValueColumns } from '../components/value-columns.tsx'
 import { DeviceExport, DeviceImport } from '../components/device-transfer.tsx'
 import { ProductSelect } from '../components/product-select.tsx'
 import { t, words } from '../i18n.ts'
@@ -309,9 +310,9 @@ function ActionBar(p: {
   const { canWrite, gateways, chosen } = p
   return (
     <div class="toolbar">
-      {canWrite && !gateways && (
+      {canWrite && (
         <button type="button" onClick={p.onCreate}>
-          {fw().createDevice}
+          {gateways ? fw().createGateway : fw().createDevice}
         </button>
       )}
       {!gateways && <DeviceExport query={p.exportQuery} />}
@@ -376,12 +377,16 @@ function AddressNotes(p: {
 
 export function DevicesPage() {
   const [version, setVersion] = useState(0)
-  const [editing, setEditing] = useState<DeviceRow | 'new' | null>(null)
+  const [editing, setEditing] = useState<DeviceRow | 'new' | 'newGateway' | null>(null)
   const [selected, setSelected] = useState<number[]>([])
   const canWrite = session.value?.role !== 'viewer'
   const reload = () => setVersion((n) => n + 1)
   const { view, gateways, filters, list, change } = useDevicesView(version)
   const { page, setPage, pages, data, setData, error } = list
+  const { cols, extra } = useValueColumns(
+    gateways ? '' : view.productID,
+    (data?.items ?? []).map((d) => d.deviceID),
+  )
   const { actionError, remove, block } = useDeviceActions(reload)
 
   // a selection belongs to the rows it was made on
@@ -399,13 +404,14 @@ export function DevicesPage() {
       <h1>{t().devices}</h1>
       <div class="toolbar">
         <ViewFilters view={view} gateways={gateways} change={change} />
+        {!gateways && view.productID && <ColumnsChooser cols={cols} />}
       </div>
       <ActionBar
         canWrite={canWrite}
         gateways={gateways}
         exportQuery={exportQuery}
         chosen={chosen}
-        onCreate={() => setEditing('new')}
+        onCreate={() => setEditing(gateways ? 'newGateway' : 'new')}
         onImported={reload}
         onRemove={remove}
       />
@@ -427,6 +433,7 @@ export function DevicesPage() {
               onBlock={block}
               onDelete={(d) => remove([d])}
               onGateway={(id) => change({ gateway: id })}
+              extra={extra}
             />
           )}
           {items.length === 0 && <p>{t().none}</p>}
@@ -435,8 +442,13 @@ export function DevicesPage() {
       )}
       {editing && (
         <DeviceForm
-          device={editing === 'new' ? undefined : editing}
-          onSaved={reload}
+          device={typeof editing === 'string' ? undefined : editing}
+          gateway={editing === 'newGateway'}
+          onSaved={(saved) => {
+            // a gateway made from the devices view shows among the gateways
+            if (saved.isGateway && !gateways) change({ kind: 'gateways', gateway: '' })
+            reload()
+          }}
           onClose={() => setEditing(null)}
         />
       )}

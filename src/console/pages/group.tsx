@@ -1,14 +1,17 @@
 /**
- * /groups/{id}: the group's info (edit, not for viewers), its members, its command (sent now with its progress
- * live, or scheduled), its desired state (a merge patch to every member, its task followed; not for viewers) and its
- * control log, re-read when one of the group's commands changes.
+ * /groups/{id}: the group's info (edit, not for viewers), its members, a chart of one data point of its members, its
+ * command (sent now with its progress live, or scheduled), its desired state (a merge patch to every member, its task
+ * followed; not for viewers) and its control log, re-read when one of the group's commands changes.
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
+import { GroupChart } from '../components/group-chart.tsx'
 import { GroupCommand, gw } from '../components/group-command.tsx'
 import { pw } from '../components/group-progress.tsx'
+import { commandText } from '../components/command-words.ts'
 import { GroupMembers } from '../components/group-members.tsx'
 import { GroupState } from '../components/group-state.tsx'
+import { RecordTitle } from '../components/history-link.tsx'
 import { ErrorNote, PagedTable, usePagedList } from '../components/paged-list.tsx'
 import { t, words } from '../i18n.ts'
 import { GroupForm, grw, type Group } from './groups.tsx'
@@ -45,7 +48,7 @@ export function GroupPage({ id }: { id: number }) {
   const w = grw()
   return (
     <section>
-      <h1>{group.groupName}</h1>
+      <RecordTitle title={group.groupName} type="group" id={id} />
       <ErrorNote error={error} />
       <section class="card" aria-label={t().info}>
         <dl class="info">
@@ -74,6 +77,7 @@ export function GroupPage({ id }: { id: number }) {
         />
       )}
       <GroupMembers groupIntID={id} canWrite={canWrite} onChange={changed} />
+      <GroupChart groupIntID={id} productID={group.productID} />
       {canWrite && (
         <section class="card" aria-label={gw().groupCommand}>
           <h2>{gw().groupCommand}</h2>
@@ -113,7 +117,7 @@ function ControlLog({ groupIntID, version }: { groupIntID: number; version: numb
             <td>{l.createAt ?? '—'}</td>
             <td class="mono">{l.taskID ?? ''}</td>
             <td class="mono">{l.payload ?? ''}</td>
-            <td>{l.commandStatus ?? ''}</td>
+            <td>{commandText(l)}</td>
             <td>{l.publishUser ?? ''}</td>
           </tr>
         )}

@@ -17,7 +17,7 @@ export interface Choices {
 }
 
 interface Props {
-  product: { id: number; productID: string }
+  product: { id: number; productID: string; cloudProtocol?: number | null }
   choices: Choices
   canWrite: boolean
   onChanged: () => void
@@ -36,6 +36,13 @@ const pointOptions = (c: Choices): Array<[string, string]> =>
 
 const dash = (s: string | null | undefined) => s || '—'
 
+/** Point data types only a Modbus product (cloudProtocol 7) may use: the API refuses them for the others. */
+const MODBUS_ONLY = new Set(['21', '22', '23', '24', '25'])
+
+/** The data types a product's protocol takes. */
+const pointTypesOf = (cloudProtocol: number | null | undefined) =>
+  optionsOf('pointDataType').filter(([code]) => cloudProtocol === 7 || !MODBUS_ONLY.has(code))
+
 export function DataPointsSection(p: Props) {
   const w = pw()
   const fields: Field[] = [
@@ -46,7 +53,7 @@ export function DataPointsSection(p: Props) {
       label: w.pointDataType,
       kind: 'select',
       required: true,
-      options: optionsOf('pointDataType'),
+      options: pointTypesOf(p.product.cloudProtocol),
     },
     {
       key: 'dataTransType',

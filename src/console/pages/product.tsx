@@ -8,6 +8,7 @@ import { api, ApiError, session, type Page } from '../api/client.ts'
 import { bodyOf, FormFields, valuesOf } from '../components/model-form.tsx'
 import { ErrorNote } from '../components/paged-list.tsx'
 import { FleetVersions } from '../components/firmware-history.tsx'
+import { RecordTitle } from '../components/history-link.tsx'
 import { t } from '../i18n.ts'
 import {
   AppTemplatesSection,
@@ -154,7 +155,7 @@ export function ProductPage({ id }: { id: number }) {
   const props = { product, choices, canWrite, onChanged: () => setVersion((n) => n + 1) }
   return (
     <section>
-      <h1>{product.productName}</h1>
+      <RecordTitle title={product.productName} type="product" id={product.id} />
       <ProductInfo product={product} canWrite={canWrite} onSaved={setProduct} />
       <FleetVersions id={product.id} productID={product.productID} />
       <DataPointsSection {...props} />

@@ -11,6 +11,7 @@ import { t, words } from '../i18n.ts'
 import { onLive } from '../live.ts'
 import { WebhookForm, type Webhook } from '../components/webhook-form.tsx'
 import { Deliveries } from './deliveries.tsx'
+import { CopyButton } from '../components/copy-text.tsx'
 
 const w = words(
   {
@@ -27,11 +28,12 @@ const w = words(
     deliveries: 'Deliveries',
     confirmDelete: (u: string) => `Delete the webhook ${u} and its delivery log?`,
     secret: 'Secret (shown only now: copy it to check the signatures)',
+    secretShort: 'the secret',
     dismiss: 'Done',
     never: 'none yet',
   },
   {
-    table: 'Webhooks',
+    table: 'Webhook 推送',
     url: 'URL',
     events: '事件',
     enabled: '启用',
@@ -44,6 +46,7 @@ const w = words(
     deliveries: '投递记录',
     confirmDelete: (u: string) => `删除 Webhook ${u} 及其投递记录？`,
     secret: '密钥（仅显示这一次：请复制以校验签名）',
+    secretShort: '密钥',
     dismiss: '完成',
     never: '暂无',
   },
@@ -101,6 +104,7 @@ function SecretCard({ secret, onDismiss }: { secret: string; onDismiss: () => vo
         {ww.secret}
         <input readOnly value={secret} class="mono" onFocus={(e) => e.currentTarget.select()} />
       </label>{' '}
+      <CopyButton label={ww.secretShort} text={secret} />{' '}
       <button type="button" onClick={onDismiss}>
         {ww.dismiss}
       </button>
