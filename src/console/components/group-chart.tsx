@@ -30,8 +30,8 @@ export const gcw = words(
   },
   {
     chart: '图表',
-    dataPoint: '数据点',
-    noPoints: '该分组的产品没有数值型数据点。',
+    dataPoint: '功能点',
+    noPoints: '该分组的产品没有数值型功能点。',
     empty: '该时间范围内没有数据。',
     legend: '图例',
     band: '分组最小–最大',
