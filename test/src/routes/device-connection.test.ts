@@ -85,6 +85,16 @@ conn('the answered mosquitto_pub line, run :: its data point shows in latest', a
 
 conn('the answered mosquitto_sub line :: receives a command on the inbox', async () => {
   const r = await t.admin.get(`/api/v1/devices/${device.id}/connection`)
+  // its own SUBSCRIBE, not only its CONNECT: a command sent between the two would go out on the relative topic
+  // of the subscription the service made for it (ingest/broker/forms.ts)
+  const subscribed = new Promise<void>((resolve) => {
+    const on = (e: { deviceIntID: number; filters: string[] }) => {
+      if (e.deviceIntID !== device.id || !e.filters.includes('inbox')) return
+      t.svc.deps.bus.off('device.subscribed', on)
+      resolve()
+    }
+    t.svc.deps.bus.on('device.subscribed', on)
+  })
   const sub = run(`${r.body.mosquittoSub} -C 1 -W 10`, 12_000)
   const online = await until(
     async () => (await t.admin.get(`/api/v1/devices/${device.id}`)).body.deviceStatus,
@@ -92,6 +102,7 @@ conn('the answered mosquitto_sub line :: receives a command on the inbox', async
     5000,
   )
   assert.is(online, 1, 'mosquitto_sub connected')
+  await subscribed
   const cmd = await t.admin.post('/api/v1/device_publish', {
     deviceID: device.deviceID,
     payload: { led: 'on' },
