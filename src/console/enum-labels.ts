@@ -6,16 +6,19 @@
  */
 type Labels = Record<string, string>
 
+/** The protocols' names, the same in both languages (a product's cloudProtocol, a gateway's gatewayProtocol). */
+const PROTOCOLS: Labels = {
+  1: 'MQTT',
+  2: 'CoAP',
+  3: 'LwM2M',
+  4: 'LoRa',
+  5: 'HTTP',
+  6: 'WebSocket',
+  7: 'Modbus',
+}
+
 export const enEnums = {
-  cloudProtocol: {
-    1: 'MQTT',
-    2: 'CoAP',
-    3: 'LwM2M',
-    4: 'LoRa',
-    5: 'HTTP',
-    6: 'WebSocket',
-    7: 'Modbus',
-  } as Labels,
+  cloudProtocol: PROTOCOLS,
   pointDataType: {
     1: 'Numeric',
     3: 'String',
@@ -37,15 +40,7 @@ export const enEnums = {
     24: 'Time',
     25: 'Float',
   } as Labels,
-  gatewayProtocol: {
-    1: 'MQTT',
-    2: 'CoAP',
-    3: 'LwM2M',
-    4: 'LoRa',
-    5: 'HTTP',
-    6: 'WebSocket',
-    7: 'Modbus',
-  } as Labels,
+  gatewayProtocol: PROTOCOLS,
   dataTransType: { 1: 'Report only', 2: 'Issue only', 3: 'Report and issue' } as Labels,
   locationType: { 1: 'Longitude', 2: 'Latitude', 3: 'Altitude' } as Labels,
   streamType: {
@@ -104,7 +99,7 @@ export const enEnums = {
 }
 
 export const zhEnums: typeof enEnums = {
-  cloudProtocol: enEnums.cloudProtocol,
+  cloudProtocol: PROTOCOLS,
   pointDataType: {
     1: '数值',
     3: '字符串',
@@ -126,15 +121,7 @@ export const zhEnums: typeof enEnums = {
     24: '时间',
     25: '浮点',
   },
-  gatewayProtocol: {
-    1: 'MQTT',
-    2: 'CoAP',
-    3: 'LwM2M',
-    4: 'LoRa',
-    5: 'HTTP',
-    6: 'WebSocket',
-    7: 'Modbus',
-  },
+  gatewayProtocol: PROTOCOLS,
   dataTransType: { 1: '只上报', 2: '只下发', 3: '可上报可下发' },
   locationType: { 1: '经度', 2: '纬度', 3: '海拔' },
   streamType: { 1: '设备数据上报', 2: '设备数据下发', 3: '网关数据上报', 4: '网关数据下发' },
