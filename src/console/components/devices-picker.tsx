@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { words } from '../i18n.ts'
+import { useDebouncedRead } from './debounced-read.ts'
 
 const MATCHES = 20
 
@@ -75,26 +76,12 @@ function useChosen(ids: readonly number[]): Named[] {
 }
 
 /** The product's devices matching `query` (debounced); null before a query is typed. */
-function useMatches(productID: string, query: string): Named[] | null {
-  const [found, setFound] = useState<Named[] | null>(null)
-  useEffect(() => {
-    if (!productID || !query.trim()) return setFound(null)
-    let stale = false
-    const timer = setTimeout(
-      () =>
-        void search(productID, query).then(
-          (f) => !stale && setFound(f),
-          () => undefined,
-        ),
-      250,
-    )
-    return () => {
-      stale = true
-      clearTimeout(timer)
-    }
-  }, [productID, query])
-  return found
-}
+const useMatches = (productID: string, query: string): Named[] | null =>
+  useDebouncedRead(
+    productID && query.trim() ? () => search(productID, query) : null,
+    [productID, query],
+    250,
+  ).data
 
 /** A list of devices, each with one button (Remove, or Add). */
 function DeviceButtons(p: {

@@ -8,6 +8,7 @@ import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { OnlineBadge } from './device-rows.tsx'
 import { ErrorNote, PagedTable, RowButton, SearchBox, usePagedList } from './paged-list.tsx'
+import { useDebouncedRead } from './debounced-read.ts'
 import { errorText } from './error-text.ts'
 import type { GroupDeviceWire } from '../api/wire.ts'
 
@@ -130,27 +131,19 @@ export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChang
 function AddMembers(p: { groupIntID: number; version: number; onAdded: () => void }) {
   const w = mw()
   const [search, setSearch] = useState('')
-  const [options, setOptions] = useState<Array<{ label: string; value: number }> | null>(null)
   const [picked, setPicked] = useState<Set<number>>(new Set())
   const [error, setError] = useState<string | null>(null)
-  useEffect(() => {
-    let stale = false
-    const q = search.trim() ? `?deviceName_like=${encodeURIComponent(search.trim())}` : ''
-    const timer = setTimeout(
-      () =>
-        api<Array<{ label: string; value: number }>>(
-          `/platform_select/groups/${p.groupIntID}/not_joined_devices${q}`,
-        ).then(
-          (o) => !stale && setOptions(o.slice(0, 50)),
-          (e: Error) => !stale && setError(e.message),
-        ),
-      search ? 200 : 0,
-    )
-    return () => {
-      stale = true
-      clearTimeout(timer)
-    }
-  }, [search, p.version])
+  const read = useDebouncedRead(
+    () => {
+      const q = search.trim() ? `?deviceName_like=${encodeURIComponent(search.trim())}` : ''
+      return api<Array<{ label: string; value: number }>>(
+        `/platform_select/groups/${p.groupIntID}/not_joined_devices${q}`,
+      ).then((o) => o.slice(0, 50))
+    },
+    [search, p.version],
+    search ? 200 : 0,
+  )
+  const options = read.data
   const add = async (ev: Event) => {
     ev.preventDefault()
     setError(null)
@@ -185,7 +178,7 @@ function AddMembers(p: { groupIntID: number; version: number; onAdded: () => voi
       <button type="submit" disabled={picked.size === 0}>
         {w.addSelected}
       </button>
-      <ErrorNote error={error} />
+      <ErrorNote error={error ?? read.error} />
     </form>
   )
 }

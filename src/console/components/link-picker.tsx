@@ -2,9 +2,10 @@
  * Chooses a device's gateway or parent device by name: a search box and a list of the product's gateways (or
  * devices) whose names match it, the first 50 by name. The record id it hands back is never typed or shown.
  */
-import { useEffect, useState } from 'preact/hooks'
+import { useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { words } from '../i18n.ts'
+import { useDebouncedRead } from './debounced-read.ts'
 
 /** How many matches the list offers. */
 const MATCHES = 50
@@ -59,28 +60,14 @@ export function LinkPicker(p: {
   exclude?: number
 }) {
   const [query, setQuery] = useState('')
-  const [found, setFound] = useState<{ items: Named[]; more: boolean } | null>(null)
-  const [error, setError] = useState<string | null>(null)
+  const { data: found, error } = useDebouncedRead(
+    p.productID ? () => matches(p.kind, p.productID, query) : null,
+    [p.kind, p.productID, query],
+    query ? 250 : 0,
+  )
   /** The record chosen, kept among the options while a search shows others. */
   const [chosen, setChosen] = useState<Named | null>(null)
   const s = lw()
-
-  useEffect(() => {
-    if (!p.productID) return setFound(null)
-    let stale = false
-    const timer = setTimeout(
-      () =>
-        matches(p.kind, p.productID, query).then(
-          (f) => !stale && (setFound(f), setError(null)),
-          (e: Error) => !stale && setError(e.message),
-        ),
-      query ? 250 : 0,
-    )
-    return () => {
-      stale = true
-      clearTimeout(timer)
-    }
-  }, [p.kind, p.productID, query])
 
   const listed = (found?.items ?? []).filter((x) => x.id !== p.exclude)
   const items =

@@ -9,6 +9,7 @@ import { api, session, type Device, type Page } from '../api/client.ts'
 import type { CertDeviceWire, CertWire } from '../api/wire.ts'
 import { enumLabel } from '../components/admin-words.ts'
 import { CopyText } from '../components/copy-text.tsx'
+import { useDebouncedRead } from '../components/debounced-read.ts'
 import { errorText } from '../components/error-text.ts'
 import {
   ErrorNote,
@@ -149,26 +150,18 @@ function BoundDevices({ id, canWrite }: { id: number; canWrite: boolean }) {
 function BindDevices(p: { id: number; version: number; bound: number[]; onBound: () => void }) {
   const ww = cw()
   const [search, setSearch] = useState('')
-  const [found, setFound] = useState<Device[] | null>(null)
   const [picked, setPicked] = useState<Set<number>>(new Set())
   const [error, setError] = useState<string | null>(null)
-  useEffect(() => {
-    let stale = false
-    const q = new URLSearchParams({ _limit: '20', _sort: 'deviceName', _order: 'asc' })
-    if (search.trim()) q.set('deviceName_like', search.trim())
-    const timer = setTimeout(
-      () =>
-        api<Page<Device>>(`/devices?${q}`).then(
-          (r) => !stale && setFound(r.items),
-          (e: Error) => !stale && setError(e.message),
-        ),
-      search ? 200 : 0,
-    )
-    return () => {
-      stale = true
-      clearTimeout(timer)
-    }
-  }, [search, p.version])
+  const read = useDebouncedRead(
+    () => {
+      const q = new URLSearchParams({ _limit: '20', _sort: 'deviceName', _order: 'asc' })
+      if (search.trim()) q.set('deviceName_like', search.trim())
+      return api<Page<Device>>(`/devices?${q}`).then((r) => r.items)
+    },
+    [search, p.version],
+    search ? 200 : 0,
+  )
+  const found = read.data
   const bind = async (ev: Event) => {
     ev.preventDefault()
     setError(null)
@@ -204,7 +197,7 @@ function BindDevices(p: { id: number; version: number; bound: number[]; onBound:
       <button type="submit" disabled={picked.size === 0}>
         {ww.bindSelected}
       </button>
-      <ErrorNote error={error} />
+      <ErrorNote error={error ?? read.error} />
     </form>
   )
 }
