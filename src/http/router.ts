@@ -187,11 +187,10 @@ function auditWhat(
     return Array.isArray(ids) ? { ...what, target: { kind: 'ids', ids: ids as number[] } } : null
   }
   if (target === 'taskIDs') {
-    // a cancel changes the queued commands of these tasks only
+    // a cancel's commands, by task id (the store knows which of them a cancel can touch)
     const keys = query?.taskIDs
-    const where = `command_status = 'queued'`
     return Array.isArray(keys)
-      ? { ...what, target: { kind: 'keys', column: 'task_id', keys: keys as string[], where } }
+      ? { ...what, target: { kind: 'keys', column: 'task_id', keys: keys as string[] } }
       : null
   }
   return { ...what, target: { kind: target } }

@@ -31,10 +31,10 @@ export interface AuditWho {
 export type AuditTarget =
   | { kind: 'ids'; ids: readonly number[] }
   /**
-   * The records of the resource's source table whose `column` is one of `keys` and which meet `where` (an SQL
-   * condition written in the code, never from a request): the queued commands of some task ids.
+   * The records of the resource's source table whose `column` is one of `keys` (and which its source says a change
+   * can still touch: store/fields/audit-logs.ts `keyedWhere`): the queued commands of some task ids.
    */
-  | { kind: 'keys'; column: 'task_id'; keys: readonly string[]; where: string }
+  | { kind: 'keys'; column: 'task_id'; keys: readonly string[] }
   /** `by`: the created records are those whose `column` is one of `keys` (else the newest row). */
   | { kind: 'created'; by?: { column: 'task_id'; keys: readonly string[] } }
   | { kind: 'none' }

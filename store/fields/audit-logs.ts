@@ -11,6 +11,8 @@ export interface AuditSource {
   table: string
   /** Columns a batch of creates may name its records by (src/kernel/audit.ts `createdAs`). */
   keys?: readonly 'task_id'[]
+  /** Of the records named by key, those a change can still touch (a cancel moves queued commands only). */
+  keyedWhere?: string
   /** The record id recorded as resourceIntID. */
   intID: string
   /** The public id recorded as resourceID (text). */
@@ -57,6 +59,7 @@ export const AUDIT_SOURCES = {
     id: 'device_id',
     name: 'device_name',
     keys: ['task_id'],
+    keyedWhere: `command_status = 'queued'`,
   },
   /** A command to a group, recorded against the group. */
   group_command: {

@@ -72,7 +72,7 @@ export function auditStatements(scope: AuditScope): {
     const [column, values, where] =
       target.kind === 'ids'
         ? ['id', target.ids, '']
-        : [target.column, target.keys, ` AND ${target.where}`]
+        : [target.column, target.keys, src.keyedWhere ? ` AND ${src.keyedWhere}` : '']
     return {
       before: [
         {
