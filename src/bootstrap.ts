@@ -27,9 +27,9 @@ export async function ensureFirstAdmin(config: Config, accounts: AccountReposito
 }
 
 /**
- * Sets a new password for an admin, the one with `email` or else the first admin created, and revokes their tokens
- * and login locks (`npm run reset-admin`). The password is ADMIN_PASSWORD, or a generated one answered to be shown
- * once. Throws when there is no such admin.
+ * Sets a new password for an admin, the one with `email` or else the first admin created, enables them, revokes their
+ * tokens and clears their login locks (`npm run reset-admin`). The password is ADMIN_PASSWORD, or a generated one
+ * answered to be shown once. Throws when there is no such admin.
  */
 export async function resetAdminPassword(
   config: Config,

@@ -129,6 +129,10 @@ export const enumerations = {
     0: { zh: '不可用', en: 'Unusable' },
     1: { zh: '可用', en: 'Usable' },
   },
+  userEnable: {
+    0: { zh: '已停用', en: 'Disabled' },
+    1: { zh: '已启用', en: 'Enabled' },
+  },
   autoSub: {
     0: { zh: '关闭', en: 'Off' },
     1: { zh: '开启', en: 'On' },

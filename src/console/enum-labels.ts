@@ -55,6 +55,7 @@ export const enEnums = {
   aggregateData: { 1: 'Formula value', 2: 'Original value' } as Labels,
   chartType: { 1: 'Line chart', 2: 'Bar chart' } as Labels,
   certEnable: { 0: 'Unusable', 1: 'Usable' } as Labels,
+  userEnable: { 0: 'Disabled', 1: 'Enabled' } as Labels,
   templateType: {
     1: 'Switch',
     2: 'Enum',
@@ -131,6 +132,7 @@ export const zhEnums: typeof enEnums = {
   aggregateData: { 1: '公式值', 2: '原始值' },
   chartType: { 1: '折线图', 2: '柱状图' },
   certEnable: { 0: '不可用', 1: '可用' },
+  userEnable: { 0: '已停用', 1: '已启用' },
   templateType: { 1: '开关', 2: '枚举', 3: '数值', 4: '字符串', 5: '布尔', 6: '时间' },
   rolloutStatus: {
     running: '进行中',
@@ -180,6 +182,8 @@ export const enCodes = {
     delete: 'Delete',
     block: 'Block',
     unblock: 'Unblock',
+    disable: 'Disable',
+    enable: 'Enable',
     command: 'Send command',
     cancel_command: 'Cancel command',
     state: 'Set desired state',
@@ -235,6 +239,8 @@ export const zhCodes: typeof enCodes = {
     delete: '删除',
     block: '禁用',
     unblock: '解除禁用',
+    disable: '停用',
+    enable: '启用',
     command: '下发指令',
     cancel_command: '取消指令',
     state: '设置期望状态',

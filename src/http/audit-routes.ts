@@ -101,14 +101,18 @@ export function routeAudit(method: string, path: string): RouteAudit | null | un
   return undefined
 }
 
-/** A device's update that sets `blocked` is recorded as a block or an unblock. */
+/**
+ * A device's update that sets `blocked` is recorded as a block or an unblock, a user's that sets `enable` as an
+ * enable or a disable.
+ */
 export function actionOf(decl: RouteAudit, body: unknown): string {
-  if (
-    decl.action !== 'update' ||
-    (decl.resourceType !== 'device' && decl.resourceType !== 'gateway')
-  )
-    return decl.action
-  const blocked = (body as { blocked?: unknown } | undefined)?.blocked
-  if (blocked === undefined || blocked === null) return decl.action
-  return blocked ? 'block' : 'unblock'
+  if (decl.action !== 'update') return decl.action
+  const sent = body as { blocked?: unknown; enable?: unknown } | undefined
+  if (decl.resourceType === 'device' || decl.resourceType === 'gateway') {
+    if (sent?.blocked === undefined || sent.blocked === null) return decl.action
+    return sent.blocked ? 'block' : 'unblock'
+  }
+  if (decl.resourceType === 'user' && (sent?.enable === 0 || sent?.enable === 1))
+    return sent.enable ? 'enable' : 'disable'
+  return decl.action
 }

@@ -69,6 +69,7 @@ export class Authenticator {
     if (!claims) return 'invalid or expired token'
     const user = await this.user(claims.sub)
     if (!user || user.tenantID !== claims.tid) return 'invalid or expired token'
+    if (user.enable !== 1) return 'user disabled'
     const kept = claims.jti !== undefined && claims.jti === user.keptJti
     if ((claims.ver ?? 0) !== user.tokenVersion && !kept) return 'token revoked'
     if (claims.jti && (await this.isRevoked(claims.jti))) return 'token revoked'

@@ -1,5 +1,6 @@
 import { z } from 'zod'
-import { name, Int, NullableInt, Str, Timestamp, annotate } from './common.ts'
+import { name, enumCode, Int, NullableInt, Str, Timestamp, annotate } from './common.ts'
+import { enumDoc } from '../enums.ts'
 import { WIRE_TIME, WIRE_TIME_DOC } from '../kernel/time.ts'
 import type { FilterFields } from '../http/paging.ts'
 
@@ -57,6 +58,8 @@ export const User = z.object({
   username: Str,
   email: Str,
   role: Str,
+  enable: Int.meta(enumDoc('userEnable')),
+  enableLabel: Str,
   tenantID: Str,
   createAt: Timestamp,
   updateAt: Timestamp,
@@ -73,8 +76,14 @@ annotate(UserCreate, {
     },
   ],
 })
-export const UserUpdate = UserCreate.partial()
-export const userFilters = { username: 'text', email: 'text', role: 'text' } satisfies FilterFields
+/** An edit; `enable` 0 disables the user (they cannot sign in, their tokens stop working), 1 enables them again. */
+export const UserUpdate = UserCreate.partial().extend({ enable: enumCode('userEnable').optional() })
+export const userFilters = {
+  username: 'text',
+  email: 'text',
+  role: 'text',
+  enable: 'int',
+} satisfies FilterFields
 
 const expiredAt = z
   .string({ error: 'must be YYYY-MM-DD HH:MM:SS' })

@@ -38,19 +38,25 @@ export function accountService(deps: AccountDeps) {
   return { ...loginAccounts(deps), ...tenantAccounts(deps) }
 }
 
-/** Logins, with their throttling, a user's own password and logouts. */
-function loginAccounts({ meta, events, config, now = Date.now }: AccountDeps) {
+/** The login throttle of `config`: its policy, whether it is on, and the refusal while a lock lasts. */
+function throttleOf({ config, now = Date.now }: AccountDeps) {
   const policy: LoginPolicy = {
     maxFailures: config.LOGIN_MAX_FAILURES,
     windowMs: config.LOGIN_WINDOW_SECONDS * 1000,
     lockMs: config.LOGIN_LOCK_SECONDS * 1000,
     maxLockMs: MAX_LOCK_MS,
   }
-  const throttled = policy.maxFailures > 0
   const tooMany = (until: number) => {
     const seconds = Math.max(1, Math.ceil((until - now()) / 1000))
     return new TooMany({ email: `too many failed logins; try again in ${seconds} s` }, seconds)
   }
+  return { policy, throttled: policy.maxFailures > 0, tooMany }
+}
+
+/** Logins, with their throttling, a user's own password and logouts. */
+function loginAccounts(deps: AccountDeps) {
+  const { meta, events, now = Date.now } = deps
+  const { policy, throttled, tooMany } = throttleOf(deps)
 
   return {
     /**
@@ -82,6 +88,11 @@ function loginAccounts({ meta, events, config, now = Date.now }: AccountDeps) {
           : new Unauthenticated({ email: 'no user with this email' })
       }
       if (throttled) await meta.accounts.loginSucceeded(email, address)
+      // only the right password learns that the user is disabled
+      if (user.enable !== 1) {
+        await signIn('login_failed', user.id)
+        throw new Unauthenticated({ email: 'this user is disabled' })
+      }
       await signIn('login', user.id)
       return user
     },
@@ -143,10 +154,13 @@ function tenantAccounts({ meta, events }: AccountDeps) {
       })
     },
 
-    async updateUser(a: Actor, id: number, body: UserInput) {
+    /** Edits a user; `enable` 0 disables them (never oneself), which revokes their tokens. */
+    async updateUser(a: Actor, id: number, body: UserInput & { enable?: number }) {
+      if (body.enable === 0 && id === a.userIntID)
+        throw new Referenced({ enable: 'you cannot disable yourself' })
       const { password, ...fields } = body
       const passwordHash = password ? await hashPassword(password) : undefined
-      // demoting the tenant's last admin is the store's LastAdmin (400 naming the field)
+      // demoting or disabling the tenant's last enabled admin is the store's LastAdmin (400 naming the field)
       const user = await meta.accounts.updateUser(a.tenant, id, { ...fields, passwordHash })
       events.emit('user.changed', { tenantID: a.tenant, id })
       return user

@@ -16,6 +16,8 @@ export const USER_TABLE = {
   username: { sql: 'u.username', column: 'username', type: str, filter: 'text' },
   email: { sql: 'u.email', column: 'email', type: str, filter: 'text' },
   role: { sql: 'u.role', column: 'role', type: role, filter: 'text' },
+  /** 1 enabled, 0 disabled: a disabled user cannot sign in and their tokens stop working. */
+  enable: { sql: 'u.enable', column: 'enable', type: int, label: 'userEnable', filter: 'int' },
   ...times('u'),
 } as const satisfies FieldTable
 

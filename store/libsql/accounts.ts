@@ -110,34 +110,39 @@ export class AccountsRepo implements AccountRepository {
     }
   }
 
-  async updateUser(tenant: string, id: number, u: Partial<UserInput>) {
+  async updateUser(tenant: string, id: number, u: Partial<UserInput & { enable: number }>) {
     await this.getUser(tenant, id)
     const role = u.role ?? null
+    const enable = u.enable ?? null
+    // on the right-hand side `role` and `enable` are the stored ones: a new password, another role or disabling
+    // revokes the user's tokens
+    const revokes = '(? IS NOT NULL OR coalesce(?, role) != role OR coalesce(?, enable) < enable)'
+    const revokeArgs = [u.passwordHash ?? null, role, enable]
     let changes: number
     try {
-      // `role` on the right-hand side is the stored one; the WHERE keeps the tenant's last admin an admin
+      // the WHERE keeps the tenant's last enabled admin an enabled admin
       ;({ changes } = await this.db.run(
         `UPDATE users SET username = coalesce(?, username), email = coalesce(?, email),
-           password_hash = coalesce(?, password_hash), role = coalesce(?, role),
-           token_version = token_version + (CASE WHEN ? IS NOT NULL OR coalesce(?, role) != role THEN 1 ELSE 0 END),
-           kept_jti = CASE WHEN ? IS NOT NULL OR coalesce(?, role) != role THEN NULL ELSE kept_jti END,
+           password_hash = coalesce(?, password_hash), role = coalesce(?, role), enable = coalesce(?, enable),
+           token_version = token_version + (CASE WHEN ${revokes} THEN 1 ELSE 0 END),
+           kept_jti = CASE WHEN ${revokes} THEN NULL ELSE kept_jti END,
            update_at = ?
          WHERE tenant_id = ? AND id = ?
-           AND NOT (role = 'admin' AND coalesce(?, 'admin') != 'admin'
-             AND (SELECT count(*) FROM users WHERE tenant_id = ? AND role = 'admin') <= 1)`,
+           AND NOT (role = 'admin' AND enable = 1 AND (coalesce(?, 'admin') != 'admin' OR coalesce(?, 1) = 0)
+             AND (SELECT count(*) FROM users WHERE tenant_id = ? AND role = 'admin' AND enable = 1) <= 1)`,
         [
           u.username ?? null,
           u.email ?? null,
           u.passwordHash ?? null,
           role,
-          u.passwordHash ?? null,
-          role,
-          u.passwordHash ?? null,
-          role,
+          enable,
+          ...revokeArgs,
+          ...revokeArgs,
           Date.now(),
           tenant,
           id,
           role,
+          enable,
           tenant,
         ],
       ))
@@ -145,13 +150,18 @@ export class AccountsRepo implements AccountRepository {
       if (isUniqueViolation(e)) throw new Conflict('email', 'this email is already registered')
       throw e
     }
-    if (changes === 0) throw new LastAdmin('role', 'the last admin of a tenant cannot be demoted')
+    if (changes === 0) {
+      if (enable === 0)
+        throw new LastAdmin('enable', 'the last enabled admin of a tenant cannot be disabled')
+      throw new LastAdmin('role', 'the last admin of a tenant cannot be demoted')
+    }
     return this.getUser(tenant, id)
   }
 
   async setPassword(id: number, passwordHash: string, keepJti: string | null) {
     await this.db.run(
-      `UPDATE users SET password_hash = ?, token_version = token_version + 1, kept_jti = ?, update_at = ?
+      `UPDATE users SET password_hash = ?, token_version = token_version + 1, kept_jti = ?, enable = 1,
+         update_at = ?
        WHERE id = ?`,
       [passwordHash, keepJti, Date.now(), id],
     )
@@ -163,10 +173,12 @@ export class AccountsRepo implements AccountRepository {
     // all or none, and only while an admin of the tenant stays
     const { changes } = await this.db.run(
       `DELETE FROM users WHERE tenant_id = ? AND id IN (${marks})
-         AND (SELECT count(*) FROM users WHERE tenant_id = ? AND role = 'admin' AND id NOT IN (${marks})) > 0`,
+         AND (SELECT count(*) FROM users
+              WHERE tenant_id = ? AND role = 'admin' AND enable = 1 AND id NOT IN (${marks})) > 0`,
       [tenant, ...ids, tenant, ...ids],
     )
-    if (changes === 0) throw new LastAdmin('ids', 'the last admin of a tenant cannot be deleted')
+    if (changes === 0)
+      throw new LastAdmin('ids', 'the last enabled admin of a tenant cannot be deleted')
   }
 
   async loginLockedUntil(email: string, address: string, now: number) {

@@ -67,13 +67,18 @@ export interface AccountRepository {
   /** Creates a user; Conflict('email') when the email is registered. */
   createUser(tenant: string, u: UserInput): Promise<UserDetail>
   /**
-   * Edits a user; absent fields keep their values. A new password or role bumps the user's token version (its
-   * tokens stop working). NotFound, Conflict('email'), LastAdmin('role') when it demotes the tenant's last admin.
+   * Edits a user; absent fields keep their values. A new password, another role or `enable` 0 bumps the user's token
+   * version (their tokens stop working). NotFound, Conflict('email'), LastAdmin('role' / 'enable') when it demotes or
+   * disables the tenant's last enabled admin.
    */
-  updateUser(tenant: string, id: number, u: Partial<UserInput>): Promise<UserDetail>
+  updateUser(
+    tenant: string,
+    id: number,
+    u: Partial<UserInput & { enable: number }>,
+  ): Promise<UserDetail>
   /**
    * Sets a user's password and bumps their token version (revoking their tokens) except the token `keepJti`,
-   * which keeps working (null: none is kept).
+   * which keeps working (null: none is kept). The user is enabled (`npm run reset-admin` is the way back in).
    */
   setPassword(id: number, passwordHash: string, keepJti: string | null): Promise<void>
   /**

@@ -149,6 +149,8 @@ const errorBeside = (input: ElementHandle) =>
     return doc.getElementById(id)?.innerText ?? ''
   })
 
+type UserRow = { id: number; username: string; email: string }
+
 /** Column indexes of the audit log's table. */
 const USER = 1
 const ACTION = 2
@@ -180,7 +182,7 @@ test('users :: created through the form it signs in; its role changed on the pag
   assert.ok(row, 'listed')
   assert.match(
     await textOf(row),
-    new RegExp(`${member.name}\\s+${member.email}\\s+Viewer\\s+\\d{4}-`),
+    new RegExp(`${member.name}\\s+${member.email}\\s+Viewer\\s+Enabled\\s+\\d{4}-`),
   )
   assert.is((await login(member.email, 'short-is-long')).status, 201, 'signs in with that password')
 
@@ -198,7 +200,7 @@ test('users :: created through the form it signs in; its role changed on the pag
   assert.is((await t.admin.get(`/api/v1/users/${member.id}`)).body.role, 'user')
 })
 
-test('users :: a password reset typed twice (a mismatch refused beside its field); a user deleted once asked', async () => {
+test('users :: a password reset typed twice (a mismatch refused beside it); a user disabled, enabled, deleted', async () => {
   await (await byRole(page, 'button', `Reset password ${member.name}`)).click()
   const dialog = await byRole(page, 'dialog', `Reset the password of ${member.name}`)
   await (await byRole(dialog, 'textbox', 'New password')).type(secondPassword)
@@ -224,6 +226,29 @@ test('users :: a password reset typed twice (a mismatch refused beside its field
   await go('/users')
   const name = (await t.admin.get(`/api/v1/users/${temp.id}`)).body.username as string
   await rowSoon(page, 'Users', temp.email)
+
+  // Disable, asked first (the first answer is no), signs them out; Enable lets them sign in again
+  const enableOf = async () => (await t.admin.get(`/api/v1/users/${temp.id}`)).body.enable as number
+  const disableAsked = await answering([false, true], async () => {
+    await (await byRole(page, 'button', `Disable ${name}`)).click()
+    assert.is(await enableOf(), 1, 'kept when the question is answered no')
+    await (await byRole(page, 'button', `Disable ${name}`)).click()
+    await until(enableOf, (e) => e === 0)
+  })
+  const question = `Disable the user ${name}? They are signed out and cannot sign in until enabled again.`
+  assert.equal(disableAsked, [question, question])
+  await matchesSoon(async () => textOf((await rowSoon(page, 'Users', temp.email))!), /\sDisabled\s/)
+  assert.is((await temp.get('/api/v1/products')).status, 401, 'its token')
+  assert.is((await login(temp.email, 'user-password-1')).status, 401, 'its sign-in')
+  await (await byRole(page, 'button', `Enable ${name}`)).click()
+  await until(enableOf, (e) => e === 1)
+  await matchesSoon(async () => textOf((await rowSoon(page, 'Users', temp.email))!), /\sEnabled\s/)
+  assert.is((await login(temp.email, 'user-password-1')).status, 201, 'signs in again')
+  // oneself: neither Disable nor Delete
+  const users = (await t.admin.get('/api/v1/users?_limit=100')).body.items as UserRow[]
+  const me = users.find((u) => u.email === 'admin@test.local')!.username
+  assert.is((await allByRole(page, 'button', `Disable ${me}`)).length, 0)
+  assert.is((await allByRole(page, 'button', `Delete ${me}`)).length, 0)
   const asked = await answering([false, true], async () => {
     await (await byRole(page, 'button', `Delete ${name}`)).click()
     await until(

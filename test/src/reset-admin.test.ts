@@ -60,7 +60,7 @@ reset(
 )
 
 reset(
-  'an admin email, no ADMIN_PASSWORD :: a generated password printed once logs in',
+  'an admin email, no ADMIN_PASSWORD :: a generated password printed once logs in (a disabled admin too)',
   async () => {
     const first = await login(ADMIN_EMAIL, 'reset-password-1')
     const other = await t.newTenant()
@@ -71,6 +71,8 @@ reset(
       role: 'admin',
     })
     assert.is(admin2.status, 201, admin2.text)
+    // disabled by the tenant's other admin: the reset is the way back in, so it enables them
+    assert.is((await other.put(`/api/v1/users/${admin2.body.id}`, { enable: 0 })).status, 200)
     const r = await resetAdmin(t, {}, ['second-admin@test.local'])
     assert.is(r.code, 0, r.stderr)
     const password = /shown once: (\S+)/.exec(r.stdout)?.[1]

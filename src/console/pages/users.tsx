@@ -1,13 +1,13 @@
 /**
- * /users (admins): the tenant's users (username, email, role, created), searched by name; New user (username, email,
- * password, role), Edit (username, email, role), Reset password and Delete (asked first; not oneself). The API has
- * no way to disable a user: an admin deletes them or makes them a viewer.
+ * /users (admins): the tenant's users (username, email, role, enabled or disabled, created), searched by name; New
+ * user (username, email, password, role), Edit (username, email, role), Reset password, Disable / Enable (a disabled
+ * user cannot sign in; disabling is asked first) and Delete (asked first); neither of the last two for oneself.
  */
 import { useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import type { UserWire } from '../api/wire.ts'
 import { AdminOnly } from '../components/admin-only.tsx'
-import { codeLabel, ROLES } from '../components/admin-words.ts'
+import { codeLabel, enumLabel, ROLES } from '../components/admin-words.ts'
 import { useModal } from '../components/dialog.tsx'
 import { refusalOf, type Refusal } from '../components/field-errors.tsx'
 import { DialogForm, InputField, SelectField } from '../components/form-field.tsx'
@@ -37,6 +37,11 @@ const w = words(
     mismatch: 'the two passwords differ',
     passwordHint: 'at least 8 characters',
     edit: 'Edit',
+    status: 'Status',
+    disable: 'Disable',
+    enable: 'Enable',
+    confirmDisable: (name: string) =>
+      `Disable the user ${name}? They are signed out and cannot sign in until enabled again.`,
     delete: 'Delete',
     save: 'Save',
     create: 'Create',
@@ -59,6 +64,10 @@ const w = words(
     mismatch: '两次输入的密码不一致',
     passwordHint: '至少 8 个字符',
     edit: '编辑',
+    status: '状态',
+    disable: '停用',
+    enable: '启用',
+    confirmDisable: (name: string) => `停用用户 ${name}？该用户将被登出，重新启用前无法登录。`,
     delete: '删除',
     save: '保存',
     create: '创建',
@@ -245,8 +254,14 @@ function PasswordDialog(p: { user: User; onSaved: () => void; onClose: () => voi
   )
 }
 
-/** A user's row: Edit, Reset password and Delete (not one's own row). */
-function UserRow(p: { u: User; onEdit: () => void; onPassword: () => void; onDelete: () => void }) {
+/** A user's row: Edit, Reset password, Disable / Enable and Delete (the last two not on one's own row). */
+function UserRow(p: {
+  u: User
+  onEdit: () => void
+  onPassword: () => void
+  onToggle: () => void
+  onDelete: () => void
+}) {
   const { u } = p
   const ww = w()
   const self = session.value?.email === u.email
@@ -259,6 +274,9 @@ function UserRow(p: { u: User; onEdit: () => void; onPassword: () => void; onDel
       </td>
       <td data-label={t().email}>{u.email}</td>
       <td data-label={ww.role}>{codeLabel('role', u.role)}</td>
+      <td data-label={ww.status}>
+        <span class={u.enable ? 'badge on' : 'badge off'}>{enumLabel('userEnable', u.enable)}</span>
+      </td>
       <td data-label={t().created} class="time">
         {u.createAt}
       </td>
@@ -267,7 +285,17 @@ function UserRow(p: { u: User; onEdit: () => void; onPassword: () => void; onDel
         <span>
           <RowButton label={ww.edit} name={u.username} onClick={p.onEdit} />{' '}
           <RowButton secondary label={ww.resetPassword} name={u.username} onClick={p.onPassword} />{' '}
-          {!self && <RowButton danger label={ww.delete} name={u.username} onClick={p.onDelete} />}
+          {!self && (
+            <>
+              <RowButton
+                secondary
+                label={u.enable ? ww.disable : ww.enable}
+                name={u.username}
+                onClick={p.onToggle}
+              />{' '}
+              <RowButton danger label={ww.delete} name={u.username} onClick={p.onDelete} />
+            </>
+          )}
         </span>
       </td>
     </tr>
@@ -284,6 +312,17 @@ function UserList() {
     _order: 'asc',
   })
   const remove = (u: User) => rows.remove(u.id, ww.confirmDelete(u.username))
+  // disabling is asked first; enabling is not (it takes nothing away)
+  const toggle = async (u: User) => {
+    if (u.enable && !window.confirm(ww.confirmDisable(u.username))) return
+    setNote('')
+    try {
+      await api(`/users/${u.id}`, { method: 'PUT', body: { enable: u.enable ? 0 : 1 } })
+    } catch (e) {
+      setNote(refusalOf(e, []).message)
+    }
+    reread()
+  }
   return (
     <section>
       <h1>{t().users}</h1>
@@ -299,13 +338,14 @@ function UserList() {
         <PagedTable
           label={ww.table}
           list={list}
-          columns={[ww.username, t().email, ww.role, t().created, t().actions]}
+          columns={[ww.username, t().email, ww.role, ww.status, t().created, t().actions]}
           row={(u) => (
             <UserRow
               key={u.id}
               u={u}
               onEdit={() => (setEditing(u), setNote(''))}
               onPassword={() => (setResetting(u), setNote(''))}
+              onToggle={() => void toggle(u)}
               onDelete={() => void remove(u)}
             />
           )}
