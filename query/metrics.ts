@@ -38,6 +38,8 @@ export interface MetricSpec {
   expressions: string | null
   aggregateType: number | null
   aggregateData: number | null
+  /** An aggregate metric's own window (`aggregateInterval`), used when the request names no `interval`. */
+  window: string | null
   /** Changes whenever the metric is edited (the formula cache key). */
   updateAt: unknown
 }
@@ -52,6 +54,7 @@ export function metricSpecOf(m: Record<string, unknown>): MetricSpec {
     expressions: typeof m.expressions === 'string' ? m.expressions : null,
     aggregateType: int(m.aggregateType),
     aggregateData: int(m.aggregateData),
+    window: typeof m.aggregateInterval === 'string' ? m.aggregateInterval : null,
     updateAt: m.updateAt,
   }
 }
@@ -63,7 +66,7 @@ export interface MetricsQuery {
   productPoints: readonly string[]
   range: QueryRange
   tz: string
-  /** The aggregate window (`interval`, else the range's default). */
+  /** The aggregate window (`interval`, else the range's default; a metric's own window wins over the default). */
   window: string
   /** The parameter that set `window` (`interval`, else the range's `param`), named when it cannot be served. */
   windowParam: string
@@ -179,8 +182,15 @@ async function runFormula(
   return failed
 }
 
-/** One metric's answer: its series, or empty arrays and the reason its formula could not be evaluated. */
-export type MetricSeries = Series & { error?: string }
+/**
+ * One metric's answer: its series (an aggregate's with the window used), or empty arrays and the reason it could
+ * not be computed (its formula, or its own window over this range).
+ */
+export type MetricSeries = Series & { error?: string; interval?: string }
+
+/** The window an aggregate metric is computed in: the request's `interval`, else its own, else the range's. */
+const windowOf = (q: MetricsQuery, m: MetricSpec) =>
+  q.windowParam === 'interval' ? q.window : (m.window ?? q.window)
 
 /**
  * The series of each metric (by id): formula values, or window aggregates labelled by window start. A formula
@@ -200,6 +210,45 @@ export async function metricsData(
   }
 }
 
+/** A formula metric's values over the range: all of them, or downsampled to maxPoints; or its error. */
+async function formulaSeries(
+  store: TelemetryStore,
+  q: MetricsQuery,
+  formula: Formula,
+  own: string,
+): Promise<MetricSeries> {
+  if (q.maxPoints === undefined) {
+    const raw: RawQuery = {
+      tenantID: q.tenantID,
+      deviceID: q.deviceID,
+      dataPointIDs: [...new Set(inputsOf(formula, own))],
+      range: q.range,
+      budget: q.budget,
+    }
+    await checkRawSize(store, raw, q.limit, 'set maxPoints, or ask for an aggregate metric')
+  }
+  const whole: Series = { time: [], value: [] }
+  let sampled: Downsampler | undefined
+  const error = await runFormula(store, q, formula, own, (t, v) => {
+    if (sampled) return sampled.add([t], [v])
+    whole.time.push(t)
+    whole.value.push(v)
+    if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
+      sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints, q.tz)
+      sampled.add(whole.time, whole.value)
+    }
+  })
+  if (error) return { time: [], value: [], error }
+  return sampled ? sampled.result() : whole
+}
+
+/** Raw aggregates of one function and window, all their data points in one store call. */
+interface AggregateCall {
+  fn: AggregateFn
+  every: string
+  ms: MetricSpec[]
+}
+
 async function seriesOf(
   store: TelemetryStore,
   q: MetricsQuery,
@@ -207,18 +256,20 @@ async function seriesOf(
 ): Promise<Map<number, MetricSeries>> {
   const out = new Map<number, MetricSeries>()
   const failed = (id: number, error: string) => out.set(id, { time: [], value: [], error })
-  const raw: RawQuery = {
-    tenantID: q.tenantID,
-    deviceID: q.deviceID,
-    dataPointIDs: [],
-    range: q.range,
-    budget: q.budget,
+  const calls = new Map<string, AggregateCall>()
+  // windows of formula aggregates, computed once per window (the store computes its own for raw aggregates)
+  const bounds = new Map<string, number[]>()
+  const windows = (every: string) => {
+    let b = bounds.get(every)
+    if (!b) bounds.set(every, (b = windowBounds(q.range.start, q.range.end, every, q.tz)))
+    return b
   }
-  // aggregates of raw data points: one store call per function, all their data points together
-  const byFn = new Map<AggregateFn, MetricSpec[]>()
-  // windows of formula aggregates, computed once (the store computes its own for raw aggregates)
-  let bounds: number[] | undefined
-  const windows = () => (bounds ??= windowBounds(q.range.start, q.range.end, q.window, q.tz))
+  // a metric's own window that cannot serve this range fails that metric alone; the request's fails the request
+  const ownWindowFailed = (e: unknown, ms: MetricSpec[]) => {
+    if (!(e instanceof WindowError) || q.windowParam === 'interval') throw e
+    for (const m of ms)
+      failed(m.id, `${e.message} (the metric's window; ask with a wider interval)`)
+  }
 
   for (const m of metrics) {
     out.set(m.id, { time: [], value: [] })
@@ -232,48 +283,40 @@ async function seriesOf(
       failed(m.id, formula.message)
       continue
     }
+    const every = windowOf(q, m)
     if (fn && !formula) {
-      if (!byFn.has(fn)) byFn.set(fn, [])
-      byFn.get(fn)!.push(m)
+      const key = `${fn} ${every}`
+      if (!calls.has(key)) calls.set(key, { fn, every, ms: [] })
+      calls.get(key)!.ms.push(m)
     } else if (fn && formula) {
-      const agg = new WindowAggregator(windows(), fn)
+      let agg: WindowAggregator
+      try {
+        agg = new WindowAggregator(windows(every), fn)
+      } catch (e) {
+        ownWindowFailed(e, [m])
+        continue
+      }
       const error = await runFormula(store, q, formula, m.dataPointID, (t, v) => agg.add([t], [v]))
       if (error) failed(m.id, error)
-      else out.set(m.id, agg.result())
-    } else if (formula) {
-      if (q.maxPoints === undefined)
-        await checkRawSize(
-          store,
-          { ...raw, dataPointIDs: [...new Set(inputsOf(formula, m.dataPointID))] },
-          q.limit,
-          'set maxPoints, or ask for an aggregate metric',
-        )
-      const whole: Series = { time: [], value: [] }
-      let sampled: Downsampler | undefined
-      const error = await runFormula(store, q, formula, m.dataPointID, (t, v) => {
-        if (sampled) return sampled.add([t], [v])
-        whole.time.push(t)
-        whole.value.push(v)
-        if (q.maxPoints !== undefined && whole.time.length > q.maxPoints) {
-          sampled = new Downsampler(q.range.start, q.range.end, q.maxPoints, q.tz)
-          sampled.add(whole.time, whole.value)
-        }
-      })
-      if (error) failed(m.id, error)
-      else out.set(m.id, sampled ? sampled.result() : whole)
-    }
+      else out.set(m.id, { ...agg.result(), interval: every })
+    } else if (formula) out.set(m.id, await formulaSeries(store, q, formula, m.dataPointID))
   }
-  for (const [fn, ms] of byFn) {
-    const dps = [...new Set(ms.map((m) => m.dataPointID))]
+  for (const { fn, every, ms } of calls.values()) {
     const range = {
       tenantID: q.tenantID,
       deviceID: q.deviceID,
-      dataPointIDs: dps,
+      dataPointIDs: [...new Set(ms.map((m) => m.dataPointID))],
       start: q.range.start,
       end: q.range.end,
     }
-    const r = await within(q.budget, store.aggregate(range, fn, { every: q.window, tz: q.tz }))
-    for (const m of ms) out.set(m.id, r.get(m.dataPointID)!)
+    let r: Map<string, Series>
+    try {
+      r = await within(q.budget, store.aggregate(range, fn, { every, tz: q.tz }))
+    } catch (e) {
+      ownWindowFailed(e, ms)
+      continue
+    }
+    for (const m of ms) out.set(m.id, { ...r.get(m.dataPointID)!, interval: every })
   }
   return out
 }

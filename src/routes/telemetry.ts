@@ -151,8 +151,9 @@ function metricsDataRoute(
       description: `The metrics of the device's product (metricType 1 formula, 2 aggregate; both when absent), each
 with metricData {time, value}. ${RANGE_DOC} Formula metrics: the formula at every time where all its inputs have a
 value (maxPoints downsamples them). Aggregate metrics: max/min/mean/sum per window labelled by its start, empty
-windows left out; interval (1m, 5m, 1h, 1d, 1mo ...) overrides the default window (1m for hour, 1h for day, 6h for
-week, 1d for month); day and month windows follow TIMEZONE.`,
+windows left out, each metric's metricData.interval naming its window: interval (1m, 5m, 1h, 1d, 1mo ...) when given,
+else the metric's own aggregateInterval, else the range's default (1m for hour, 1h for day, 6h for week, 1d for month);
+day and month windows follow TIMEZONE.`,
       query: MetricsDataQuery,
       response: MetricsData,
     },
@@ -192,6 +193,7 @@ week, 1d for month); day and month windows follow TIMEZONE.`,
               value: s.value,
               resolution: s.resolution ?? 'raw',
               ...(s.error === undefined ? {} : { error: s.error }),
+              ...(s.interval === undefined ? {} : { interval: s.interval }),
             },
           }
         }),

@@ -7,6 +7,7 @@ export interface MetricFields {
   expressions?: string | null
   aggregateType?: number | null
   aggregateData?: number | null
+  aggregateInterval?: string | null
 }
 
 /** A data point as the formula check sees it. */
@@ -47,6 +48,13 @@ export function formulaForAggregateData(m: MetricFields): FieldErrors {
     : {}
 }
 
+/** aggregateInterval is an aggregate metric's window: a formula metric has none. */
+export function windowOnlyForAggregates(m: MetricFields): FieldErrors {
+  return m.metricType !== 2 && given(m.aggregateInterval)
+    ? { aggregateInterval: 'only an aggregate metric (metricType 2) has a window' }
+    : {}
+}
+
 /**
  * expressions is a mathjs expression over the product's dataPointIDs and `value` (the metric's own
  * point). Returns the ids of the data points it reads, or the error naming what is wrong.
@@ -77,6 +85,7 @@ export function metricErrors(
     ...expressionsRequired(m),
     ...aggregateTypeRequired(m),
     ...formulaForAggregateData(m),
+    ...windowOnlyForAggregates(m),
   }
   if (!given(m.expressions) || errors.expressions) return { errors, reads: [] }
   const formula = checkFormula(m.expressions, own, points)

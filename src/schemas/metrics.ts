@@ -7,7 +7,7 @@ import { oneOf } from './data-points.ts'
 /** Metric detail, with productName beside productID. */
 export const Metric = responseSchema(METRIC_TABLE, [
   'id metricName metricType metricTypeLabel dataPointIntID dataPointName aggregateType',
-  'aggregateTypeLabel aggregateData aggregateDataLabel chartType chartTypeLabel expressions',
+  'aggregateTypeLabel aggregateData aggregateDataLabel aggregateInterval chartType chartTypeLabel expressions',
   'expressionsLabel isShow productID productName productItemIntID remark dataStreamIntID createUser',
   'createAt updateAt',
 ])
@@ -38,6 +38,18 @@ export const MetricCreate = requestSchema(METRIC_TABLE, {
   expressionsLabel: text(1000),
   aggregateType: enumCode('aggregateType').nullish(),
   aggregateData: enumCode('aggregateData').nullish(),
+  /** An aggregate metric's own window; metrics_data uses it when the request names no `interval`. */
+  aggregateInterval: z
+    .string({ error: 'must be a string' })
+    .regex(/^([1-9]\d{0,3})(m|h|d|mo)$/, {
+      error: 'must be a window like 5m, 15m, 1h, 6h, 1d or 1mo',
+    })
+    .nullish()
+    .meta({
+      description:
+        "an aggregate metric's own window (<n>m, <n>h, <n>d or <n>mo); null: by the range (1m for an hour, 1h " +
+        'for a day, 6h for a week, 1d for a month). A request with `interval` overrides it',
+    }),
   chartType: enumCode('chartType').nullish(),
   isShow: oneOf([0, 1]).optional(),
   productItemIntID: intID.nullish(),

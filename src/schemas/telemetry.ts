@@ -68,9 +68,22 @@ export const MetricsData = z.array(
       time: z.array(z.string()),
       value: z.array(z.number()),
       resolution: Resolution,
-      error: z.string().optional().meta({
-        description: "why this metric's formula could not be evaluated (its arrays are then empty)",
-      }),
+      error: z
+        .string()
+        .optional()
+        .meta({
+          description:
+            'why this metric could not be computed: its formula, or its own window over this range (its arrays are ' +
+            'then empty)',
+        }),
+      interval: z
+        .string()
+        .optional()
+        .meta({
+          description:
+            "an aggregate metric's window: the request's interval, else the metric's aggregateInterval, else the " +
+            "range's default",
+        }),
     }),
   }),
 )

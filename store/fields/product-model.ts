@@ -169,6 +169,12 @@ export const METRIC_TABLE = {
     type: int.nullable(),
     label: 'aggregateData',
   },
+  /** An aggregate metric's own window (5m, 1h, 1d, 1mo ...); null: the range's default. */
+  aggregateInterval: {
+    sql: 'x.aggregate_interval',
+    column: 'aggregate_interval',
+    type: str.nullable(),
+  },
   chartType: {
     sql: 'x.chart_type',
     column: 'chart_type',

@@ -193,6 +193,33 @@ test('a bad formula :: the API message in an alert beside the form, the form kep
   assert.is((await list(`/metrics?productID=${product.productID}`)).length, 1)
 })
 
+test('an aggregate metric :: its window typed (a bad one refused beside the form), what the API stores', async () => {
+  const metrics = await byRole(page, 'region', 'Metrics')
+  // the bad formula's form is still open: closed first
+  for (const cancel of await allByRole(metrics, 'button', 'Cancel')) await cancel.click()
+  await (await inside(metrics, 'button', 'New metric')).click()
+  await fill(metrics, { 'Metric name': 'Busiest quarter' }, { 'Metric type': '2', Aggregate: '1' })
+  await fill(metrics, { Window: 'soon' })
+  await (await inside(metrics, 'button', 'Add metric')).click()
+  assert.match(
+    await textOf(await inside(metrics, 'alert')),
+    /aggregateInterval: must be a window like 5m/,
+  )
+  const window = await inside(metrics, 'textbox', 'Window')
+  await window.click({ count: 3 })
+  await page.keyboard.press('Backspace')
+  await window.type('15m')
+  await (await inside(metrics, 'button', 'Add metric')).click()
+  const made = await until(
+    () => list<Wire<typeof MetricListItem>>(`/metrics?productID=${product.productID}`),
+    (ms) => ms.some((x) => x.metricName === 'Busiest quarter'),
+  )
+  const id = made.find((x) => x.metricName === 'Busiest quarter')!.id
+  const metric = (await t.admin.get(`/api/v1/metrics/${id}`)).body
+  assert.equal([metric.metricType, metric.aggregateType, metric.aggregateInterval], [2, 1, '15m'])
+  assert.is((await t.admin.del(`/api/v1/metrics?ids=${id}`)).status, 204)
+})
+
 test('edit a data point and the product, delete the template :: the API has the changes', async () => {
   const points = await byRole(page, 'region', 'Data points')
   await (await inside(points, 'button', 'Edit Temperature')).click()

@@ -61,6 +61,7 @@ test('metricFormula :: compiled once per metric edit; an edit compiles again; a 
     expressions: 'a * 2',
     aggregateType: null,
     aggregateData: null,
+    window: null,
     updateAt: 'v1',
   }
   const f1 = metricFormula(m, ['a', 'b'])

@@ -373,7 +373,7 @@ export function queryCases(
       )
     assert.equal(
       by.get(onFormula.id)!.metricData,
-      { time: [hours[0], hours[2]], value: [100, -5], resolution: 'raw' },
+      { time: [hours[0], hours[2]], value: [100, -5], resolution: 'raw', interval: '1h' },
       'sum of formula values',
     )
     assert.equal(seen(by.get(hum.id)!.metricData), { time: hours, value: [4, 8, 1] })
@@ -390,6 +390,99 @@ export function queryCases(
       interval: '30m',
     })
     assert.equal(seen(half.body.find((m) => m.id === ids[4])!.metricData), temps)
+  })
+
+  test("metrics_data :: a metric's own window (aggregateInterval) unless interval is asked; it never fails the others", async () => {
+    const own = await metric({
+      dataPointIntID: points.temp.id,
+      metricType: 2,
+      aggregateType: 4,
+      aggregateInterval: '30m',
+    })
+    const ownFormula = await metric({
+      dataPointIntID: points.temp.id,
+      metricType: 2,
+      aggregateType: 4,
+      aggregateData: 1,
+      expressions: 'temp * 2',
+      aggregateInterval: '2h',
+    })
+    const plain = await metric({ dataPointIntID: points.temp.id, metricType: 2, aggregateType: 4 })
+    assert.is(own.aggregateInterval, '30m')
+    const r = await q<Metrics>('metrics_data', { deviceID: dev.deviceID, ...day, metricType: 2 })
+    assert.is(r.status, 200, r.text)
+    const by = new Map(r.body.map((m) => [m.id, m]))
+    assert.equal(seen(by.get(own.id)!.metricData), temps, 'its 30-minute windows')
+    assert.is(by.get(own.id)!.metricData.interval, '30m')
+    assert.is(by.get(own.id)!.aggregateInterval, '30m')
+    assert.equal(by.get(ownFormula.id)!.metricData, {
+      time: ['2026-11-02 00:00:00', '2026-11-02 02:00:00'],
+      value: [120, -10],
+      resolution: 'raw',
+      interval: '2h',
+    })
+    assert.equal(seen(by.get(plain.id)!.metricData).value, [30, 30, -5], 'the range default, 1h')
+    assert.is(by.get(plain.id)!.metricData.interval, '1h')
+
+    // interval asked: every aggregate in it
+    const asked = await q<Metrics>('metrics_data', {
+      deviceID: dev.deviceID,
+      ...day,
+      metricType: 2,
+      interval: '1h',
+    })
+    const byAsked = new Map(asked.body.map((m) => [m.id, m]))
+    assert.equal(seen(byAsked.get(own.id)!.metricData).value, [30, 30, -5])
+    assert.is(byAsked.get(ownFormula.id)!.metricData.interval, '1h')
+
+    // an own window too fine for the range fails that metric alone, saying why; the others are served
+    const fine = await metric({
+      dataPointIntID: points.hum.id,
+      metricType: 2,
+      aggregateType: 1,
+      aggregateInterval: '1m',
+    })
+    const long = await q<Metrics>('metrics_data', {
+      deviceID: dev.deviceID,
+      startTime: '2026-01-01 00:00:00',
+      endTime: '2026-11-02 23:59:59',
+      metricType: 2,
+    })
+    assert.is(long.status, 200, long.text)
+    const failed = long.body.find((m) => m.id === fine.id)!.metricData
+    assert.equal([failed.time, failed.value], [[], []])
+    assert.match(failed.error ?? '', /more than .* windows of 1m .*the metric's window/)
+    assert.ok(long.body.find((m) => m.id === plain.id)!.metricData.value.length > 0)
+    // a request's interval that fine is the request's error (400), also on a product with only raw aggregates (the
+    // store computes those, on its own thread in the embedded store: its error crosses back as the same 400)
+    const rawOnly = await mkProduct(c)
+    const rawPoint = await mkPoint(c, rawOnly.id, 'level')
+    await mkStream(c, rawOnly.productID, [rawPoint.id], { topic: 'telemetry' })
+    const rawDevice = await newDevice(c, mqttBody(rawOnly.productID))
+    await ingest(rawDevice, [[T0, { level: 1 }]])
+    await metric({ dataPointIntID: rawPoint.id, metricType: 2, aggregateType: 1 })
+    for (const deviceID of [dev.deviceID, rawDevice.deviceID]) {
+      const tooFine = await q<ErrorBody>('metrics_data', {
+        deviceID,
+        startTime: '2026-01-01 00:00:00',
+        endTime: '2026-11-02 23:59:59',
+        metricType: 2,
+        interval: '1m',
+      })
+      assert.is(tooFine.status, 400, tooFine.text)
+      assert.equal(Object.keys(tooFine.body.errors as object), ['interval'])
+    }
+    // ... and asking with a wider interval serves it
+    const wide = await q<Metrics>('metrics_data', {
+      deviceID: dev.deviceID,
+      startTime: '2026-01-01 00:00:00',
+      endTime: '2026-11-02 23:59:59',
+      metricType: 2,
+      interval: '1d',
+    })
+    assert.is(wide.body.find((m) => m.id === fine.id)!.metricData.error, undefined)
+    for (const id of [own.id, ownFormula.id, plain.id, fine.id])
+      assert.is((await c.del(`/api/v1/metrics?ids=${id}`)).status, 204)
   })
 
   test('metrics_data :: day windows across DST in Europe/Berlin: 23 and 25 hour days, hourly windows of those days', async () => {

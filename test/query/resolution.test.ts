@@ -119,11 +119,13 @@ test('metrics_data over two settled days :: hour windows from the 1h tier, equal
       time: starts.map(wire),
       value: starts.map((h) => Math.max(...hours.get(h)!)),
       resolution: '1h',
+      interval: '1h',
     })
     assert.equal(by.get(metrics.sum.id), {
       time: starts.map(wire),
       value: starts.map((h) => hours.get(h)!.reduce((a, b) => a + b, 0)),
       resolution: '1h',
+      interval: '1h',
     })
     // day windows: the 1d tier
     const daily = await get<Metrics>(c, 'metrics_data', { ...params, interval: '1d' })
@@ -136,6 +138,7 @@ test('metrics_data over two settled days :: hour windows from the 1h tier, equal
           .reduce((a, [, v]) => a + v, 0),
       ),
       resolution: '1d',
+      interval: '1d',
     })
   }
 })

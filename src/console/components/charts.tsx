@@ -118,11 +118,19 @@ export function windowOf(times: readonly number[]): number | undefined {
   return Number.isFinite(least) && least > 0 ? least : undefined
 }
 
+/** A window such as `30m`, `1h` or `1d` in seconds (months vary: none). */
+export function intervalSeconds(interval: string | undefined): number | undefined {
+  const m = /^(\d+)(s|m|h|d)$/.exec(interval ?? '')
+  return m
+    ? Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as 's' | 'm' | 'h' | 'd']
+    : undefined
+}
+
 /** A metric's title: its name, and for bars what each bar is (`max per 1 h`). */
 function metricTitle(m: MetricData, data: SeriesData): string {
-  // an aggregate's bars are its windows; a formula's are its own times
+  // an aggregate's bars are its windows (named by the answer, else seen between bars); a formula's are its own times
   if (m.chartType !== 2 || m.metricType !== 2) return m.metricName
-  const window = windowOf(data.time)
+  const window = intervalSeconds(m.metricData.interval) ?? windowOf(data.time)
   const what = m.aggregateTypeLabel ?? ''
   return window !== undefined
     ? `${m.metricName} (${what ? `${what}, ` : ''}${cw().per(window)})`

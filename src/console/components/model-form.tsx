@@ -16,6 +16,8 @@ export interface Field {
   initial?: string
   /** Shown (and sent) only when this holds. */
   when?: (v: Values) => boolean
+  /** A text input's hint (what an empty one means, the form of a value). */
+  placeholder?: string
 }
 
 /** The form's values as its inputs hold them: checks as a comma list of ids, check as '1' or '0'. */
@@ -143,7 +145,13 @@ export function FormFields(p: { fields: Field[]; values: Values; onChange: (v: V
                   onInput={text(f.key)}
                 />
               ) : (
-                <input type="text" required={f.required} value={value} onInput={text(f.key)} />
+                <input
+                  type="text"
+                  required={f.required}
+                  placeholder={f.placeholder}
+                  value={value}
+                  onInput={text(f.key)}
+                />
               )}
             </label>
           )

@@ -181,6 +181,12 @@ export function MetricsSection(p: Props) {
       options: optionsOf('aggregateData'),
       when: aggregate,
     },
+    {
+      key: 'aggregateInterval',
+      label: w.aggregateInterval,
+      placeholder: w.windowHint,
+      when: aggregate,
+    },
     { key: 'expressions', label: w.expressions, when: formula },
     {
       key: 'chartType',

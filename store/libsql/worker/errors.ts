@@ -1,6 +1,7 @@
 import { LibsqlBatchError, LibsqlError } from '@libsql/client/sqlite3'
 import { Conflict, Referenced, StoreError, Unavailable } from '../../errors.ts'
 import { storeErrorOf } from '../sql-errors.ts'
+import { WindowError } from '../../windows.ts'
 import type { WireCause, WireError } from './protocol.ts'
 
 type DriverFields = {
@@ -37,7 +38,9 @@ export function encodeError(e: unknown): WireError {
         ? 'Referenced'
         : s instanceof Unavailable
           ? 'Unavailable'
-          : 'Error'
+          : s instanceof WindowError
+            ? 'Window'
+            : 'Error'
   const errors = s instanceof StoreError ? { ...s.errors } : {}
   return { kind, errors, ...(cause ? { cause } : {}), ...fieldsOf(s) }
 }
@@ -70,6 +73,8 @@ export function decodeError(w: WireError): Error {
       return Object.assign(new Referenced(w.errors), cause)
     case 'Unavailable':
       return Object.assign(new Unavailable(w.message), cause)
+    case 'Window':
+      return new WindowError(w.message)
     default:
       return driver({ ...w, name: w.name ?? 'Error' })
   }

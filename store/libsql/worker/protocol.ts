@@ -68,11 +68,12 @@ export interface WireCause {
 }
 
 /**
- * An error crossing a thread: store errors by kind with their field errors (store/errors.ts), anything else as
- * `Error` with the driver's fields; `cause` is the driver's error a store error was made of.
+ * An error crossing a thread: store errors by kind with their field errors (store/errors.ts), a window that cannot
+ * be served (store/windows.ts), anything else as `Error` with the driver's fields; `cause` is the driver's error a
+ * store error was made of.
  */
 export interface WireError {
-  kind: 'Conflict' | 'Referenced' | 'Unavailable' | 'Error'
+  kind: 'Conflict' | 'Referenced' | 'Unavailable' | 'Window' | 'Error'
   message: string
   errors: Record<string, string>
   cause?: WireCause

@@ -41,6 +41,7 @@ metrics('formula without metricType :: 201 record without labels, type 1, defaul
     dataPointName: 'Temperature',
     aggregateType: null,
     aggregateData: 2,
+    aggregateInterval: null,
     chartType: 1,
     expressions: 'temp * 1.8 + 32',
     expressionsLabel: 'F',
@@ -174,6 +175,47 @@ metrics('empty body and wrong types :: 422 naming every field', async () => {
     'expressions',
   ])
 })
+
+metrics(
+  'aggregateInterval :: a window like 5m, 1h, 1d or 1mo, on an aggregate metric only',
+  async () => {
+    for (const bad of ['5', '0m', '1s', '1w', '15 m', 'abc', 7, '99999h'])
+      assertError(
+        await t.admin.post('/api/v1/metrics', {
+          metricName: name(),
+          dataPointIntID: temp.id,
+          metricType: 2,
+          aggregateType: 3,
+          aggregateInterval: bad,
+        }),
+        422,
+        'FORM_INVALID',
+        ['aggregateInterval'],
+      )
+    const formula = await t.admin.post('/api/v1/metrics', {
+      metricName: name(),
+      dataPointIntID: temp.id,
+      expressions: 'value * 2',
+      aggregateInterval: '5m',
+    })
+    assertError(formula, 422, 'FORM_INVALID', ['aggregateInterval'])
+    assert.match(formula.body.errors.aggregateInterval, /only an aggregate metric/)
+    const ok = await t.admin.post('/api/v1/metrics', {
+      metricName: name(),
+      dataPointIntID: temp.id,
+      metricType: 2,
+      aggregateType: 3,
+      aggregateInterval: '15m',
+    })
+    assert.is(ok.status, 201, ok.text)
+    assert.is(ok.body.aggregateInterval, '15m')
+    const edited = await t.admin.put(`/api/v1/metrics/${ok.body.id}`, { aggregateInterval: '1mo' })
+    assert.is(edited.body.aggregateInterval, '1mo')
+    const cleared = await t.admin.put(`/api/v1/metrics/${ok.body.id}`, { aggregateInterval: null })
+    assert.is(cleared.body.aggregateInterval, null)
+    assert.is((await t.admin.get(`/api/v1/metrics/${ok.body.id}`)).body.aggregateInterval, null)
+  },
+)
 
 metrics('formula syntax error :: 422 errors.expressions with the parser message', async () => {
   const r = await t.admin.post('/api/v1/metrics', {
