@@ -64,6 +64,14 @@ const namesUntil = (ok: (n: string[]) => boolean) => until(names, ok, 5000)
 /** Waits until the table's device links are `want`, in that order (a change re-renders after its answer). */
 const namesAre = async (want: string[]) =>
   assert.equal(await namesUntil((n) => n.join('\n') === want.join('\n')), want)
+/** The text of a select's chosen option. */
+const selected = (el: unknown) => {
+  const s = el as { selectedIndex: number; options: Array<{ text: string }> }
+  return s.options[s.selectedIndex]?.text ?? ''
+}
+/** The texts of a select's options. */
+const optionTexts = (el: unknown) =>
+  [...(el as { options: Iterable<{ text: string }> }).options].map((o) => o.text)
 const rowText = async (name: string) =>
   textOf((await (await byRole(page, 'link', name)).evaluateHandle((a) => a.closest('tr'))) as never)
 const byName = async (name: string) =>
@@ -266,6 +274,60 @@ test('gateways first-class :: a gateway made in the console; a device put behind
   assert.is(d.upLinkSystem, 2)
   await byRole(page, 'link', `Devices behind ${gwName}`)
   assert.match(await rowText(child), new RegExp(gwName))
+})
+
+test('moving a device :: its Edit shows its gateway by name; then behind a parent device, then direct', async () => {
+  const gw = await newGateway(t.admin, productA.productID)
+  const child = await newDevice(
+    t.admin,
+    mqttBody(productA.productID, { deviceName: `mover-${tag}`, upLinkSystem: 2, gateway: gw.id }),
+  )
+  await page.goto(`${t.url}/devices?productID=${productA.productID}`)
+  await (await byRole(page, 'button', `Edit ${child.deviceName}`)).click()
+  const dialog = (await byRole(page, 'dialog', `Edit device ${child.deviceName}`)) as never
+  assert.is(await (await byRole(dialog, 'combobox', 'Connects via')).evaluate(selected), 'Gateway')
+  const chooseGateway = await byRole(dialog, 'combobox', 'Choose a gateway')
+  await until(
+    () => chooseGateway.evaluate(selected),
+    (name) => name === gw.gatewayName,
+    5000,
+  )
+  // to a parent device, chosen by name (the device itself is not offered)
+  await (await byRole(dialog, 'combobox', 'Connects via')).select('3')
+  await (await byRole(dialog, 'searchbox', 'Search parent devices by name')).type('lamp-')
+  const chooseParent = await byRole(dialog, 'combobox', 'Choose a parent device')
+  const offered = await until(
+    () => chooseParent.evaluate(optionTexts),
+    (names) => names.includes(lamp.deviceName),
+    5000,
+  )
+  assert.not.ok(offered.includes(child.deviceName), offered.join())
+  await chooseParent.select(String(lamp.id))
+  await (await byRole(dialog, 'button', 'Save')).click()
+  const [moved] = await until(
+    () => byName(child.deviceName),
+    (x) => x[0]?.upLinkSystem === 3,
+  )
+  assert.equal([moved.parentDevice, moved.gateway], [lamp.id, null])
+
+  // on its own page: Edit, Connects via Cloud, Save
+  await page.goto(`${t.url}/devices/${child.id}`)
+  await (await byRole(page, 'button', 'Edit')).click()
+  const form = (await byRole(page, 'form', 'Edit device')) as never
+  const chooseOnPage = await byRole(form, 'combobox', 'Choose a parent device')
+  await until(
+    () => chooseOnPage.evaluate(selected),
+    (name) => name === lamp.deviceName,
+    5000,
+  )
+  await (await byRole(form, 'combobox', 'Connects via')).select('1')
+  await (await byRole(form, 'button', 'Save')).click()
+  const [direct] = await until(
+    () => byName(child.deviceName),
+    (x) => x[0]?.upLinkSystem === 1,
+  )
+  assert.equal([direct.parentDevice, direct.gateway], [null, null])
+  assert.equal(await axeViolations(page), [])
 })
 
 test('value columns :: a product’s data points as columns with units, live, kept per product', async () => {

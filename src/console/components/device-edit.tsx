@@ -8,6 +8,7 @@ import { api } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { ErrorNote } from './paged-list.tsx'
 import { errorText } from './error-text.ts'
+import { UplinkFields, uplinkBody, uplinkOf } from './device-form.tsx'
 
 export const editWords = words(
   {
@@ -54,9 +55,12 @@ export const EDITABLE = [
 ] as const
 type Editable = (typeof EDITABLE)[number]
 
-export type Editing = Record<string, unknown> & { blocked?: number } & Partial<
-    Record<Editable, string | null>
-  >
+export type Editing = Record<string, unknown> & {
+  blocked?: number
+  upLinkSystem?: number | null
+  gateway?: number | null
+  parentDevice?: number | null
+} & Partial<Record<Editable, string | null>>
 
 /** `PUT {path}` with a body; the saved record goes to `onSaved` (merged over `record`), a refusal to `error`. */
 function usePut<T extends Editing>(path: string, record: T, onSaved: (r: T) => void) {
@@ -79,12 +83,14 @@ function usePut<T extends Editing>(path: string, record: T, onSaved: (r: T) => v
   return { put, error, setError, busy }
 }
 
-/** The edit form: a field per `fields` entry (the name required), Save and Cancel. */
+/** The edit form: a field per `fields` entry (the name required), the uplink when given, Save and Cancel. */
 function EditForm(p: {
   fields: Array<[string, string]>
   nameField: string
   form: Record<string, string>
   setForm: (f: (old: Record<string, string>) => Record<string, string>) => void
+  /** A terminal's uplink, chosen among its product's gateways and devices (`self` not among them). */
+  uplink?: { productID: string; self: number } | undefined
   busy: boolean
   onSubmit: (ev: Event) => void
   onCancel: () => void
@@ -102,6 +108,15 @@ function EditForm(p: {
           />
         </label>
       ))}
+      {p.uplink && (
+        <UplinkFields
+          productID={p.uplink.productID}
+          upLinkSystem={p.form.upLinkSystem ?? '1'}
+          link={p.form.link ?? ''}
+          self={p.uplink.self}
+          onChange={(upLinkSystem, link) => p.setForm((f) => ({ ...f, upLinkSystem, link }))}
+        />
+      )}
       <div class="row-actions">
         <button type="submit" disabled={p.busy}>
           {w.save}
@@ -121,6 +136,8 @@ export function EditControls<T extends Editing>(p: {
   nameField: 'deviceName' | 'gatewayName'
   nameLabel: string
   onSaved: (r: T) => void
+  /** A Variant A terminal: its uplink (gateway or parent device) is edited too, chosen by name. */
+  uplink?: { productID: string; self: number } | undefined
 }) {
   const w = editWords()
   const [open, setOpen] = useState(false)
@@ -134,6 +151,7 @@ export function EditControls<T extends Editing>(p: {
   const start = () => {
     const f: Record<string, string> = {}
     for (const [k] of fields) f[k] = (p.record[k] as string | null | undefined) ?? ''
+    if (p.uplink) Object.assign(f, uplinkOf(p.record))
     setForm(f)
     setError(null)
     setOpen(true)
@@ -146,6 +164,9 @@ export function EditControls<T extends Editing>(p: {
       const v = form[k]?.trim() ?? ''
       if (v !== ((p.record[k] as string | null | undefined) ?? '')) body[k] = v === '' ? null : v
     }
+    const was = uplinkOf(p.record)
+    if (p.uplink && (form.upLinkSystem !== was.upLinkSystem || form.link !== was.link))
+      Object.assign(body, uplinkBody(form.upLinkSystem!, form.link!))
     if (await put(body)) setOpen(false)
   }
 
@@ -171,6 +192,7 @@ export function EditControls<T extends Editing>(p: {
           nameField={p.nameField}
           form={form}
           setForm={setForm}
+          uplink={p.uplink}
           busy={busy}
           onSubmit={save}
           onCancel={() => setOpen(false)}

@@ -117,8 +117,7 @@ function initialFields(d: DeviceRow | undefined): Record<string, string> {
     cloudProtocol: '',
     deviceType: '1',
     gatewayProtocol: '1',
-    upLinkSystem: '1',
-    link: '',
+    ...uplinkOf(d ?? {}),
     authType: String(d?.authType ?? 1),
     deviceID: '',
     location: locationText(d?.location),
@@ -163,6 +162,16 @@ function bodyOf(f: Record<string, string>, editing: boolean): Record<string, unk
   return out
 }
 
+/** An edit's body: the described fields, and the uplink of a terminal when it changed. */
+function editBody(d: DeviceRow, f: Record<string, string>): Record<string, unknown> {
+  const out = bodyOf(f, true)
+  const was = uplinkOf(d)
+  const moved = f.upLinkSystem !== was.upLinkSystem || f.link !== was.link
+  if (d.deviceType === 1 && 'upLinkSystem' in d && moved)
+    Object.assign(out, uplinkBody(f.upLinkSystem!, f.link!))
+  return out
+}
+
 /** What only a new device is asked for: its product, type, uplink, authentication and an optional deviceID. */
 function CreateFields(p: {
   f: Record<string, string>
@@ -202,23 +211,11 @@ function CreateFields(p: {
         </label>
       )}
       {f.deviceType === '1' && (
-        <label>
-          {s.upLink}
-          <select value={f.upLinkSystem} onChange={set('upLinkSystem')}>
-            <option value="1">{s.cloud}</option>
-            <option value="2">{s.gateway}</option>
-            <option value="3">{s.parentDevice}</option>
-          </select>
-        </label>
-      )}
-      {f.deviceType === '1' && f.upLinkSystem !== '1' && (
-        <LinkPicker
-          key={f.upLinkSystem}
-          kind={f.upLinkSystem === '2' ? 'gateway' : 'device'}
-          label={f.upLinkSystem === '2' ? s.gateway : s.parentDevice}
+        <UplinkFields
           productID={f.productID!}
-          value={f.link!}
-          onChange={(link) => setF({ ...f, link })}
+          upLinkSystem={f.upLinkSystem!}
+          link={f.link!}
+          onChange={(upLinkSystem, link) => setF({ ...f, upLinkSystem, link })}
         />
       )}
       <label>
@@ -234,6 +231,64 @@ function CreateFields(p: {
 }
 
 /**
+ * How a terminal reaches the platform (upLinkSystem 1 cloud, 2 a gateway, 3 a parent device) and, for 2 and 3, the
+ * gateway or parent device chosen by name (`link`: its record id, never typed). `self`: the device edited, which is
+ * not offered as its own parent.
+ */
+export function UplinkFields(p: {
+  productID: string
+  upLinkSystem: string
+  link: string
+  self?: number
+  onChange: (upLinkSystem: string, link: string) => void
+}) {
+  const s = fw()
+  return (
+    <>
+      <label>
+        {s.upLink}
+        <select value={p.upLinkSystem} onChange={(e) => p.onChange(e.currentTarget.value, '')}>
+          <option value="1">{s.cloud}</option>
+          <option value="2">{s.gateway}</option>
+          <option value="3">{s.parentDevice}</option>
+        </select>
+      </label>
+      {p.upLinkSystem !== '1' && (
+        <LinkPicker
+          key={p.upLinkSystem}
+          kind={p.upLinkSystem === '2' ? 'gateway' : 'device'}
+          label={p.upLinkSystem === '2' ? s.gateway : s.parentDevice}
+          productID={p.productID}
+          value={p.link}
+          {...(p.self === undefined ? {} : { exclude: p.self })}
+          onChange={(link) => p.onChange(p.upLinkSystem, link)}
+        />
+      )}
+    </>
+  )
+}
+
+/** The uplink of a device record as the form holds it: upLinkSystem and the linked record id, as text. */
+export function uplinkOf(d: {
+  upLinkSystem?: number | null
+  gateway?: number | null
+  parentDevice?: number | null
+}) {
+  const up = String(d.upLinkSystem ?? 1)
+  const link = up === '2' ? d.gateway : up === '3' ? d.parentDevice : null
+  return { upLinkSystem: up, link: link == null ? '' : String(link) }
+}
+
+/** The body fields that set an uplink: upLinkSystem and its link, the other link null. */
+export function uplinkBody(upLinkSystem: string, link: string): Record<string, unknown> {
+  return {
+    upLinkSystem: Number(upLinkSystem),
+    gateway: upLinkSystem === '2' ? Number(link) || null : null,
+    parentDevice: upLinkSystem === '3' ? Number(link) || null : null,
+  }
+}
+
+/**
  * Sends the form's fields: a PUT of the device `d` edited, else a POST of a new device (or gateway); the record
  * answered, a gateway's with its name as `deviceName` and `isGateway: true`.
  */
@@ -245,15 +300,14 @@ async function saveDevice(d: DeviceRow | undefined, f: Record<string, string>): 
     })
     return { id: g.id, deviceName: g.gatewayName, isGateway: true }
   }
-  const body = () => bodyOf(f, d !== undefined)
   return d
     ? api<{ id: number; deviceName: string }>(`/devices/${d.id}`, {
         method: 'PUT',
-        body: body(),
+        body: editBody(d, f),
       })
     : api<{ id: number; deviceName: string }>('/devices', {
         method: 'POST',
-        body: body(),
+        body: bodyOf(f, false),
       })
 }
 
@@ -309,6 +363,15 @@ export function DeviceForm(p: {
         <div class="form-grid">
           {text('deviceName', s.deviceName, true)}
           {!d && <CreateFields f={f} setF={setF} set={set} text={text} />}
+          {d?.deviceType === 1 && 'upLinkSystem' in d && (
+            <UplinkFields
+              productID={d.productID}
+              upLinkSystem={f.upLinkSystem!}
+              link={f.link!}
+              self={d.id}
+              onChange={(upLinkSystem, link) => setF({ ...f, upLinkSystem, link })}
+            />
+          )}
           {text('description', s.description)}
           {text('location', s.location)}
           {text('manufacturer', s.manufacturer)}

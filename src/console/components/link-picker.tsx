@@ -2,7 +2,7 @@
  * Chooses a device's gateway or parent device by name: a search box and a list of the product's gateways (or
  * devices) whose names match it, the first 50 by name. The record id it hands back is never typed or shown.
  */
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import { words } from '../i18n.ts'
 import { useDebouncedRead } from './debounced-read.ts'
@@ -48,6 +48,30 @@ async function matches(kind: 'gateway' | 'device', productID: string, query: str
 }
 
 /**
+ * The record chosen and its setter; a value given from outside (an edit of a device already behind a gateway) has
+ * its name read once.
+ */
+function useChosen(kind: 'gateway' | 'device', value: string) {
+  const [chosen, setChosen] = useState<Named | null>(null)
+  useEffect(() => {
+    if (!value || (chosen && String(chosen.id) === value)) return
+    let stale = false
+    api<{ id: number; gatewayName?: string; deviceName?: string }>(
+      `/${kind === 'gateway' ? 'gateways' : 'devices'}/${value}`,
+    ).then(
+      (r) =>
+        !stale &&
+        setChosen({ id: r.id, name: (kind === 'gateway' ? r.gatewayName : r.deviceName) ?? '' }),
+      () => undefined,
+    )
+    return () => {
+      stale = true
+    }
+  }, [kind, value])
+  return [chosen, setChosen] as const
+}
+
+/**
  * `label` names what is chosen ("Gateway", "Parent device"); `value` is the chosen record id ('' for none), handed
  * to `onChange`. `exclude`: a record that may not be chosen (a device is not its own parent).
  */
@@ -66,7 +90,7 @@ export function LinkPicker(p: {
     query ? 250 : 0,
   )
   /** The record chosen, kept among the options while a search shows others. */
-  const [chosen, setChosen] = useState<Named | null>(null)
+  const [chosen, setChosen] = useChosen(p.kind, p.value)
   const s = lw()
 
   const listed = (found?.items ?? []).filter((x) => x.id !== p.exclude)

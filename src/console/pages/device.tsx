@@ -105,6 +105,11 @@ function DeviceInfo(p: {
           nameField="deviceName"
           nameLabel={t().name}
           onSaved={p.onSaved}
+          uplink={
+            variantA && device.deviceType === 1
+              ? { productID: device.productID, self: device.id }
+              : undefined
+          }
         />
       )}
     </section>
