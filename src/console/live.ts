@@ -35,6 +35,35 @@ export function onLive(fn: Listener): () => void {
   return () => listeners.delete(fn)
 }
 
+/**
+ * Calls `fn` shortly after a value of one of `deviceIDs` arrives, at most once every `everyMs`: for what a value
+ * changes without an event of its own (an open alert counted again, with the values that fired it).
+ */
+export function afterTelemetry(
+  deviceIDs: ReadonlySet<string>,
+  fn: () => void,
+  delayMs = 500,
+  everyMs = 2000,
+): () => void {
+  let last = 0
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const off = onLive((e) => {
+    if (timer || e.type !== 'telemetry' || !deviceIDs.has(deviceOf(e) ?? '')) return
+    timer = setTimeout(
+      () => {
+        timer = undefined
+        last = Date.now()
+        fn()
+      },
+      Math.max(delayMs, last + everyMs - Date.now()),
+    )
+  })
+  return () => {
+    off()
+    clearTimeout(timer)
+  }
+}
+
 /** The deviceID an event is about (`data.data.deviceID` of outbox events, `data.deviceID` of telemetry). */
 export function deviceOf(e: LiveEvent): string | undefined {
   const d = e.data as { deviceID?: string; data?: { deviceID?: string } } | null

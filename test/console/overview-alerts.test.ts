@@ -132,6 +132,25 @@ test('an uplink over the rule :: Urgent open alert on the overview, a row on /al
   await byRole(page, 'table', 'Current')
 })
 
+test('the alert firing again :: its Times and values follow live on /alerts and on the device page', async () => {
+  const before = (await currentAlerts())[0]!
+  await uplink(t, w.devices[0], { temp: 97 })
+  await matchesSoon(
+    async () => textOf((await rowOf('Current', w.devices[0].deviceName))!),
+    new RegExp(`temp 97\\b.*\\b${before.alertTimes + 1}\\b`, 's'),
+  )
+  assert.is((await currentAlerts())[0]!.alertTimes, before.alertTimes + 1)
+  await page.goto(`${t.url}/devices/${w.devices[0].id}`)
+  await byRole(page, 'region', 'Open alerts (1)')
+  await uplink(t, w.devices[0], { temp: 99 })
+  await matchesSoon(
+    async () => textOf(await byRole(page, 'region', 'Open alerts (1)')),
+    new RegExp(`${rule.ruleName}.*temp 99`),
+  )
+  await page.goBack()
+  await byRole(page, 'table', 'Current')
+})
+
 test('Acknowledge :: the row says acknowledged, the API too; the button is gone', async () => {
   const row = (await rowOf('Current', w.devices[0].deviceName))!
   await (await row.waitForSelector('::-p-aria([role="button"][name="Acknowledge"])'))!.click()

@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { api, type Page } from '../api/client.ts'
 import type { CurrentAlertWire } from '../api/wire.ts'
 import { t, words } from '../i18n.ts'
-import { deviceOf, onLive } from '../live.ts'
+import { afterTelemetry, deviceOf, onLive } from '../live.ts'
 
 /** The values that fired an alert, as `temp 91.5, hum 20` (its detail: data point id → value). */
 export function alertValues(detail: unknown): string {
@@ -37,9 +37,12 @@ export function DeviceAlerts({ deviceID }: { deviceID: string }) {
     const off = onLive((e) => {
       if (e.type.startsWith('alert.') && deviceOf(e) === deviceID) void read()
     })
+    // an open alert firing again counts up with its new values, without an event: read again after a value
+    const offValues = afterTelemetry(new Set([deviceID]), () => void read())
     return () => {
       stale = true
       off()
+      offValues()
     }
   }, [deviceID])
   if (!alerts.length) return null

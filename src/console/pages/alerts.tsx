@@ -1,12 +1,13 @@
 /**
  * /alerts: the current alerts (server paged, filtered by severity and device name) with Acknowledge and Clear for
- * the roles that may write, and the history; re-read when the event stream brings an alert event.
+ * the roles that may write, and the history; re-read when the event stream brings an alert event, and shortly after
+ * a value of a device shown (an open alert firing again counts up, with its new values, without an event).
  */
 import { useEffect, useState } from 'preact/hooks'
 import { api, session } from '../api/client.ts'
 import { ErrorNote, PagedTable, SearchBox, usePagedList } from '../components/paged-list.tsx'
 import { t } from '../i18n.ts'
-import { onLive } from '../live.ts'
+import { afterTelemetry, onLive } from '../live.ts'
 import { alertValues } from '../components/device-alerts.tsx'
 import type { CurrentAlertWire, HistoryAlertWire } from '../api/wire.ts'
 
@@ -75,6 +76,9 @@ function AlertTable({ tab, canWrite }: { tab: Tab; canWrite: boolean }) {
   )
 
   useEffect(() => onLive((e) => e.type.startsWith('alert.') && reread()), [])
+  const shown =
+    tab === 'current' ? (data?.items ?? []).flatMap((a) => (a.deviceID ? [a.deviceID] : [])) : []
+  useEffect(() => afterTelemetry(new Set(shown), reread), [shown.join()])
 
   const act = (p: Promise<unknown>) => p.then(reread, (e: Error) => setError(e.message))
   const s = t()
