@@ -459,7 +459,7 @@ console.log(
         '',
       ],
       [
-        `map: the fleet read (${Math.ceil(LOCATED / 1000)} device pages)`,
+        `map: the fleet read (${Math.ceil(LOCATED / 5000)} pages of GET /devices_located)`,
         `${mapCol(3).toFixed(0)} ms`,
         '',
         '',

@@ -2,6 +2,7 @@ import type { Deps } from '../deps.ts'
 import { Router } from '../http/router.ts'
 import { NotFound } from '../kernel/errors.ts'
 import { DevicesLatest, DevicesLatestQuery, LatestValues } from '../schemas/ingest.ts'
+import { DevicesLocated, DevicesLocatedQuery, MAX_LOCATED_PAGE } from '../schemas/devices.ts'
 import { formatTime } from '../kernel/time.ts'
 import type { ModelPoint } from '../../store/types.ts'
 import type { LastValue } from '../../store/telemetry.ts'
@@ -28,7 +29,7 @@ function latestRows(
 
 /**
  * The last value of every data point of a device (GET /api/v1/devices/{deviceIntID}/latest), and of many devices
- * at once (GET /api/v1/devices_latest?deviceIDs=a,b).
+ * at once (GET /api/v1/devices_latest?deviceIDs=a,b); where the devices are (GET /api/v1/devices_located).
  */
 export function latestRoutes({ meta, pipeline }: Deps) {
   const r = new Router()
@@ -79,6 +80,27 @@ export function latestRoutes({ meta, pipeline }: Deps) {
         else notFound.push(id)
       }
       return c.json({ devices, notFound })
+    },
+  )
+
+  r.typed(
+    {
+      method: 'get',
+      path: '/devices_located',
+      tag: 'Devices',
+      summary: 'Devices a map can place, a few fields each, by id',
+      description:
+        "The tenant's devices with a latitude and a longitude, and those without whose product has a geolocation " +
+        'data point (their latest value of it places them, `GET /devices_latest`): id, deviceID, deviceName, ' +
+        `deviceStatus, productID, latitude, longitude. Pages of up to ${MAX_LOCATED_PAGE} by id; \`next\` is the ` +
+        '`afterID` of the next page (null on the last).',
+      query: DevicesLocatedQuery,
+      response: DevicesLocated,
+    },
+    async (c, { query }) => {
+      const limit = query._limit ?? MAX_LOCATED_PAGE
+      const items = await meta.devices.located(c.get('tenant'), query.afterID ?? 0, limit)
+      return c.json({ items, next: items.length === limit ? items[items.length - 1]!.id : null })
     },
   )
 

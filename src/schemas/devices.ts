@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { enumDoc } from '../enums.ts'
 import { enumCode, intID, intIn, name, text, NullableStr, Timestamp } from './common.ts'
 import { annotate, responseSchema } from './common.ts'
 import { DEVICE_TABLE } from '../../store/fields/devices.ts'
@@ -200,3 +201,54 @@ export const deviceListExtra = { groupID: z.string().optional() }
 export type DeviceCreate = z.infer<typeof DeviceCreate>
 export type DeviceUpdate = z.infer<typeof DeviceUpdate>
 export type LoraInput = z.infer<typeof Lora>
+
+/** The most devices one page of `devices_located` answers. */
+export const MAX_LOCATED_PAGE = 5000
+
+/** `GET /devices_located`: a page of the devices a map can place, by id. */
+export const DevicesLocatedQuery = z.object({
+  afterID: z.coerce
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .min(0, { error: 'at least 0' })
+    .max(Number.MAX_SAFE_INTEGER, { error: 'too large' })
+    .optional()
+    .meta({
+      description:
+        'devices with a larger id: the `next` of the page before (0 or absent: from the first)',
+    }),
+  _limit: z.coerce
+    .number({ error: 'must be an integer' })
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'at least 1' })
+    .max(MAX_LOCATED_PAGE, { error: `at most ${MAX_LOCATED_PAGE}` })
+    .optional()
+    .meta({
+      description: `devices in the page, 1 to ${MAX_LOCATED_PAGE} (default ${MAX_LOCATED_PAGE})`,
+    }),
+})
+
+/** A device a map can place: where it is (null: by its geolocation data point), whether it is online. */
+export const LocatedDevice = z.object({
+  id: z.number().int(),
+  deviceID: z.string(),
+  deviceName: z.string(),
+  deviceStatus: z.number().int().meta(enumDoc('deviceStatus')),
+  productID: z.string(),
+  latitude: z.number().nullable(),
+  longitude: z
+    .number()
+    .nullable()
+    .meta({
+      description:
+        'null (with latitude) when the device has no position of its own: its product has a geolocation data point ' +
+        '(pointDataType 6) whose latest value places it (`GET /devices_latest`)',
+    }),
+})
+
+export const DevicesLocated = z.object({
+  items: z.array(LocatedDevice),
+  next: z.number().int().nullable().meta({
+    description: 'the `afterID` of the next page; null on the last page',
+  }),
+})

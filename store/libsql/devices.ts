@@ -7,6 +7,7 @@ import type {
   DeviceRecord,
   DeviceRepository,
   ListArgs,
+  LocatedDevice,
   Page,
   ProductRef,
   Shape,
@@ -153,6 +154,35 @@ export class DevicesRepo
       [tenant, id],
     )
     return rows.map((r) => Number(r.id))
+  }
+
+  /**
+   * A page of the tenant's devices a map can place, by id after `afterID`: those with a latitude and a longitude,
+   * and those (without) whose product has a geolocation data point (pointDataType 6), their latest value of it
+   * being where they are. A few columns each: a map of 100,000 devices reads them in 20 pages of 5,000.
+   */
+  async located(tenant: string, afterID: number, limit: number): Promise<LocatedDevice[]> {
+    const rows = await this.db.all(
+      `SELECT d.id, d.device_id AS deviceID, d.device_name AS deviceName, d.device_status AS deviceStatus,
+         p.product_id AS productID, d.latitude, d.longitude
+       FROM devices d JOIN products p ON p.id = d.product_int_id
+       WHERE d.tenant_id = ? AND d.kind = 'device' AND d.id > ?
+         AND ((d.latitude IS NOT NULL AND d.longitude IS NOT NULL)
+           OR d.product_int_id IN (SELECT product_int_id FROM data_points
+                                   WHERE tenant_id = ? AND point_data_type = 6))
+       ORDER BY d.id LIMIT ?`,
+      [tenant, afterID, tenant, limit],
+    )
+    const num = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+    return rows.map((r) => ({
+      id: Number(r.id),
+      deviceID: String(r.deviceID),
+      deviceName: String(r.deviceName),
+      deviceStatus: Number(r.deviceStatus ?? 0),
+      productID: String(r.productID),
+      latitude: num(r.latitude),
+      longitude: num(r.longitude),
+    }))
   }
 
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */

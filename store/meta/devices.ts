@@ -59,8 +59,26 @@ export interface DeviceRepository
    * not a device of the tenant. A device whose chain contains itself would close a cycle.
    */
   ancestry(tenant: string, id: number): Promise<number[]>
+  /**
+   * A page (by id, after `afterID`) of the tenant's devices a map can place: with latitude and longitude, or of a
+   * product with a geolocation data point.
+   */
+  located(tenant: string, afterID: number, limit: number): Promise<LocatedDevice[]>
   /** Stores a new device; Conflict names deviceID, deviceName or modBusIndex. */
   create(tenant: string, userIntID: number | null, f: DeviceFields): Promise<DeviceRecord>
+}
+
+/** A device as a map needs it. */
+export interface LocatedDevice {
+  id: number
+  deviceID: string
+  deviceName: string
+  /** 1 online, 0 offline. */
+  deviceStatus: number
+  productID: string
+  /** Null when it is placed by its geolocation data point's latest value. */
+  latitude: number | null
+  longitude: number | null
 }
 
 /**

@@ -15,7 +15,7 @@ import type { PublishAnswer } from '../../schemas/commands.ts'
 import type { DataPointListItem } from '../../schemas/data-points.ts'
 import type { DataStreamListItem } from '../../schemas/data-streams.ts'
 import type { Firmware } from '../../schemas/firmware.ts'
-import type { Device, DeviceListItem } from '../../schemas/devices.ts'
+import type { Device, DeviceListItem, LocatedDevice } from '../../schemas/devices.ts'
 import type { Device as DeviceB } from '../../variant-b/schemas/devices.ts'
 import type { GatewayListItem } from '../../schemas/gateways.ts'
 import type { GroupDevice, GroupListItem } from '../../schemas/groups.ts'
@@ -33,6 +33,8 @@ import type { StateDocument, StateTask } from '../../schemas/state.ts'
 import type { Webhook, WebhookDelivery } from '../../schemas/webhooks.ts'
 
 export type DeviceItemWire = Wire<typeof DeviceListItem>
+/** A device as `GET /devices_located` answers it (the map's read). */
+export type LocatedWire = Wire<typeof LocatedDevice>
 /** A device's detail: Variant A's, or Variant B's (which has no parentDevice: its gateways are devices). */
 export type DeviceWire = Wire<typeof Device> | Wire<typeof DeviceB>
 export type DeviceAWire = Wire<typeof Device>

@@ -1,12 +1,13 @@
 /**
- * Where the tenant's devices are, through the public API: every device (`GET /devices`, 1,000 a page, keyset
- * paged), located by its own `latitude`/`longitude`; a device without them whose product has a geolocation data
- * point (`pointDataType` 6, `GET /data_points`) by that point's latest value (`GET /devices_latest`, 500 devices a
- * call). Then kept live from the event stream: `device.online`/`device.offline` set a device's status, a
- * `telemetry` value of a geolocation point moves (or places) a device located by its points.
+ * Where the tenant's devices are, through the public API: the devices a map can place (`GET /devices_located`,
+ * 5,000 a page, a few fields each), located by their own `latitude`/`longitude`; a device without them, of a
+ * product with a geolocation data point (`pointDataType` 6, `GET /data_points`), by that point's latest value
+ * (`GET /devices_latest`, 500 devices a call). How many devices the tenant has comes from one `GET /devices`.
+ * Then kept live from the event stream: `device.online`/`device.offline` set a device's status, a `telemetry`
+ * value of a geolocation point moves (or places) a device located by its points.
  */
 import { api } from '../api/client.ts'
-import type { DeviceItemWire, LatestValueWire, PointItemWire } from '../api/wire.ts'
+import type { LatestValueWire, LocatedWire, PointItemWire } from '../api/wire.ts'
 import { deviceOf, type LiveEvent, type Telemetry } from '../live.ts'
 
 /** A device on the map. */
@@ -38,7 +39,7 @@ export interface Fleet {
 }
 
 const GEOLOCATION = 6
-const DEVICE_PAGE = 1000
+const LOCATED_PAGE = 5000
 const LATEST_BATCH = 500
 
 interface KeysetPage<T> {
@@ -62,20 +63,25 @@ export function parseGeo(v: unknown): [number, number] | undefined {
   return [lon, lat]
 }
 
-/** Every device of the tenant, `progress` told how many have come. */
-async function allDevices(progress: (n: number, of: number) => void): Promise<DeviceItemWire[]> {
-  const out: DeviceItemWire[] = []
-  let after = ''
+/** Every device a map can place, `progress` told how many have come (of the tenant's `total` devices). */
+async function allLocated(
+  total: number,
+  progress: (n: number, of: number) => void,
+): Promise<LocatedWire[]> {
+  const out: LocatedWire[] = []
+  let after = 0
   for (;;) {
-    const q = new URLSearchParams({ _limit: String(DEVICE_PAGE), _sort: 'id', _order: 'asc' })
-    if (after) q.set('_after', after)
-    const page = await api<KeysetPage<DeviceItemWire>>(`/devices?${q}`)
+    const q = new URLSearchParams({ afterID: String(after), _limit: String(LOCATED_PAGE) })
+    const page = await api<{ items: LocatedWire[]; next: number | null }>(`/devices_located?${q}`)
     out.push(...page.items)
-    progress(out.length, page.meta.count)
-    if (!page.meta.next || page.items.length === 0) return out
-    after = page.meta.next
+    progress(out.length, Math.max(total, out.length))
+    if (page.next === null) return out
+    after = page.next
   }
 }
+
+/** How many devices the tenant has (located or not). */
+const deviceCount = async () => (await api<KeysetPage<unknown>>('/devices?_limit=1')).meta.count
 
 /** productID → the dataPointIDs of its geolocation points. */
 async function geoPoints(): Promise<Map<string, Set<string>>> {
@@ -120,7 +126,8 @@ const placed = (
 
 /** Reads the fleet: its located devices and the candidates. */
 export async function loadFleet(progress: (n: number, of: number) => void): Promise<Fleet> {
-  const [devices, points] = await Promise.all([allDevices(progress), geoPoints()])
+  const [total, points] = await Promise.all([deviceCount(), geoPoints()])
+  const devices = await allLocated(total, progress)
   const located = new Map<string, Located>()
   const candidates = new Map<string, Candidate>()
   for (const d of devices) {
@@ -141,7 +148,7 @@ export async function loadFleet(progress: (n: number, of: number) => void): Prom
     }
   }
   if (candidates.size) await latestGeo(candidates, located)
-  return { located, candidates, total: devices.length }
+  return { located, candidates, total: Math.max(total, devices.length) }
 }
 
 /**
