@@ -18,6 +18,7 @@ import { open, rename, rm, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { Transform, type Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { collectYoungGeneration, COLLECT_EVERY_BYTES } from '../src/kernel/memory.ts'
 
 /** A package's bytes received into a temporary file. */
 export interface ReceivedFile {
@@ -45,15 +46,22 @@ export class FirmwareFiles {
     mkdirSync(this.dir, { recursive: true })
   }
 
-  /** Streams `source` into a new temporary file, at most `maxBytes`; its size and SHA-256. */
+  /**
+   * Streams `source` into a new temporary file, at most `maxBytes`; its size and SHA-256. The memory it holds stays
+   * bounded: the chunks written are collected every 8 MiB (src/kernel/memory.ts).
+   */
   async receive(source: Readable, maxBytes: number): Promise<ReceivedFile> {
     const temp = join(this.dir, `.${randomBytes(12).toString('hex')}.partial`)
     const hash = createHash('sha256')
     let size = 0
     const count = new Transform({
       transform(chunk: Buffer, _enc, done) {
+        const before = size
         size += chunk.length
         if (size > maxBytes) return done(new FileTooLarge(`more than ${maxBytes} bytes`))
+        // the chunks already written are dead: collected now, not once 64 MiB of them piled up
+        if (Math.floor(size / COLLECT_EVERY_BYTES) > Math.floor(before / COLLECT_EVERY_BYTES))
+          collectYoungGeneration()
         hash.update(chunk)
         done(null, chunk)
       },

@@ -15,7 +15,7 @@ export function startChildService<T extends object = { url: string; mqttPort: nu
   script: string,
   env: Record<string, string>,
 ): Promise<ChildService<T>> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, script)], {
+  const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(root, script)], {
     cwd: root,
     env: { ...process.env, ADMIN_EMAIL, ADMIN_PASSWORD, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
