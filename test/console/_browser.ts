@@ -80,6 +80,21 @@ export async function byRole(
 export const allByRole = (page: Page | ElementHandle, role: string, name?: string) =>
   page.$$(aria(role, name))
 
+/** Selects `value` once the select lists it (a product select reads its options after the form opens). */
+export async function selectListed(select: ElementHandle, value: string) {
+  await until(
+    () =>
+      select.evaluate((el) =>
+        [...(el as unknown as { options: Iterable<{ value: string }> }).options].map(
+          (o) => o.value,
+        ),
+      ),
+    (values) => values.includes(value),
+    5000,
+  )
+  assert.equal(await select.select(value), [value])
+}
+
 export const textOf = (el: ElementHandle) => el.evaluate((e) => e.innerText as string)
 
 /** Waits until the element's text is `want` (at most `timeoutMs`), and asserts that it is. */

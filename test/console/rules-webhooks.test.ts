@@ -22,6 +22,7 @@ import {
   rowSoon,
   rowWith,
   runWithChromium,
+  selectListed,
   textOf,
   type InPage,
 } from './_browser.ts'
@@ -99,7 +100,7 @@ test('create a rule through the form :: the API holds every field, the table lis
   await byRole(page, 'table', 'Alert rules')
   await (await byRole(page, 'button', 'New rule')).click()
   await (await byRole(page, 'textbox', 'Rule name')).type(RULE)
-  await (await byRole(page, 'combobox', 'Product')).select(w.product.productID)
+  await selectListed(await byRole(page, 'combobox', 'Product'), w.product.productID)
   const condition = await byRole(page, 'textbox', 'Condition')
   await condition.type('nosuch > 80')
   await (await byRole(page, 'combobox', 'Severity')).select('1')
