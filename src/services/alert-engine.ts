@@ -52,7 +52,7 @@ type Soon<T> = T | Promise<T>
 /** The engine's reads and their caches: devices, product models, indexed rules and latest values. */
 export function alertReads(meta: MetaStore, telemetry: TelemetryStore) {
   const models = modelReads(meta)
-  return { ...models, ...deviceReads(meta, telemetry, models.rulesOf) }
+  return { ...models, ...deviceReads(meta, telemetry, models.rulesOf, models.cachedRules) }
 }
 
 /** Product models and their indexed rules, cached per product. */
@@ -66,6 +66,12 @@ function modelReads(meta: MetaStore) {
     let p = points.get(productIntID)
     if (!p) points.set(productIntID, (p = (await meta.ingest.productModel(productIntID)).points))
     return p
+  }
+
+  /** A product's rules when cached and fresh, without reading them. */
+  function cachedRules(productIntID: number): ProductRules | undefined {
+    const hit = rules.get(productIntID)
+    return hit && Date.now() - hit.at < RULES_TTL_MS ? hit.rules : undefined
   }
 
   /** A product's enabled rules, compiled and indexed; read again after RULES_TTL_MS. */
@@ -101,6 +107,7 @@ function modelReads(meta: MetaStore) {
   return {
     pointsOf,
     rulesOf,
+    cachedRules,
     /** A product's model or rules changed: read them again. */
     forgetModel(e: { productIntID: number }) {
       points.delete(e.productIntID)
@@ -119,6 +126,7 @@ function deviceReads(
   meta: MetaStore,
   telemetry: TelemetryStore,
   rulesOf: (productIntID: number) => Soon<ProductRules>,
+  cachedRules: (productIntID: number) => ProductRules | undefined,
 ) {
   const devices = new Map<string, IngestDevice>()
   /** deviceIntID → the latest value of each data point seen here (older ones are read once from the store). */
@@ -163,10 +171,30 @@ function deviceReads(
     return idle
   }
 
+  /**
+   * True when every device of `e` is known here and its product's rules, cached and fresh, evaluate nothing: the
+   * uplink needs no evaluation (and its devices' latest values are forgotten, as `prefetch` does for idle products).
+   * The common case of a product without rules then costs no queue turn and no read.
+   */
+  function idleUplink(e: Stored): boolean {
+    let last: string | undefined
+    for (const v of e.values) {
+      if (v.deviceID === last) continue
+      last = v.deviceID
+      const d = devices.get(last)
+      if (!d || d.tenantID !== e.tenantID) return false
+      const rules = cachedRules(d.productIntID)
+      if (!rules || evaluates(rules)) return false
+    }
+    for (const id of e.deviceIntIDs) latest.delete(id)
+    return true
+  }
+
   return {
     deviceOf,
     latestOf,
     prefetch,
+    idleUplink,
     /** A device changed or is gone: read it and its latest values again. */
     forgetDevice(e: { deviceID: string; id: number }) {
       devices.delete(e.deviceID)
@@ -498,7 +526,7 @@ export function alertEngine(deps: AlertEngineDeps) {
   let closed = false
 
   function onStored(e: Stored) {
-    if (!closed) queue.push(e)
+    if (!closed && !reads.idleUplink(e)) queue.push(e)
   }
 
   /** Listens to committed uplinks, and to model and device changes for the caches (or stops). */
