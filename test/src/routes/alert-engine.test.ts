@@ -7,6 +7,8 @@ import type { AlertRule, AlertRuleTestResult } from '../../../src/schemas/alert-
 import type { CurrentAlert, HistoryAlert } from '../../../src/schemas/alerts.ts'
 import { formatTime } from '../../../src/kernel/time.ts'
 import { connectDevice, end, fullTopic } from '../../ingest/_mqtt.ts'
+import { mkPoint, mkProduct, mkStream } from './_product-model.ts'
+import { mqttBody, newDevice } from './devices-helpers.ts'
 import {
   alertWorld,
   clock,
@@ -250,6 +252,42 @@ engine('50 concurrent uplinks :: one current alert counted 50 times', async () =
   const cur = await currentOf(`?ruleID=${rule.id}`)
   assert.equal([cur.meta.count, cur.items[0]!.alertTimes], [1, 50])
 })
+
+engine(
+  'a product without rules :: its uplinks skip evaluation; a rule added later sees the values sent meanwhile',
+  async () => {
+    // no limits, no fault values: nothing to evaluate until a rule comes
+    const product = await mkProduct(t.admin)
+    const temp = await mkPoint(t.admin, product.id, 'temp')
+    const hum = await mkPoint(t.admin, product.id, 'hum')
+    await mkStream(t.admin, product.productID, [temp.id, hum.id], { topic: 'telemetry' })
+    const d = await newDevice(t.admin, mqttBody(product.productID))
+    const quiet = { product }
+    const rule = await t.admin.post<Wire<typeof AlertRule>>(
+      '/api/v1/alert_rules',
+      ruleBody(quiet, { condition: 'temp > 80 and hum < 20', deviceIntIDs: [d.id] }),
+    )
+    assert.is(rule.status, 201, rule.text)
+    await uplink(t, d, { hum: 10, temp: 50 }) // the engine now holds hum 10 as the device's latest
+    assert.is((await t.admin.del(`/api/v1/alert_rules?ids=${rule.body.id}`)).status, 204)
+    // without rules: hum changes while nothing is evaluated (many uplinks, none waits in the queue)
+    for (let i = 0; i < 20; i++) await uplink(t, d, { hum: 30 + i })
+    assert.equal(t.svc.deps.services.alertEngine.backlog(), { queued: 0, dropped: 0 })
+    // a rule again: hum is 49 now, not the 10 the engine saw before the rules went away
+    const again = await t.admin.post<Wire<typeof AlertRule>>(
+      '/api/v1/alert_rules',
+      ruleBody(quiet, { condition: 'temp > 80 and hum < 20', deviceIntIDs: [d.id] }),
+    )
+    assert.is(again.status, 201, again.text)
+    await uplink(t, d, { temp: 90 })
+    assert.is((await currentOf(`?ruleID=${again.body.id}`)).meta.count, 0, 'hum 49 is not below 20')
+    await uplink(t, d, { hum: 5 })
+    assert.equal((await currentOf(`?ruleID=${again.body.id}`)).items[0]?.alertDetail, {
+      temp: 90,
+      hum: 5,
+    })
+  },
+)
 
 engine('uplink over MQTT :: the broker path raises the same alert', async () => {
   const d = w.devices[1]
