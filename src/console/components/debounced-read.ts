@@ -1,7 +1,7 @@
 /**
  * A read that follows what is typed: `read` runs `delayMs` after the last change of `deps` (at once for delay 0),
  * an answer that a newer change made stale is dropped; `read` null means nothing to read (the data is then null).
- * The search lists that pick records by name share it (link-picker, devices-picker, group members, certificates).
+ * The search lists that pick records by name share it (link-picker, devices-picker, picks-form).
  */
 import { useEffect, useState } from 'preact/hooks'
 

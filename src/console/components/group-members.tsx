@@ -8,7 +8,7 @@ import { t, words } from '../i18n.ts'
 import { deviceOf, onLive } from '../live.ts'
 import { OnlineBadge } from './device-rows.tsx'
 import { ErrorNote, PagedTable, RowButton, SearchBox, usePagedList } from './paged-list.tsx'
-import { useDebouncedRead } from './debounced-read.ts'
+import { PicksForm } from './picks-form.tsx'
 import { errorText } from './error-text.ts'
 import type { GroupDeviceWire } from '../api/wire.ts'
 
@@ -130,55 +130,22 @@ export function GroupMembers(p: { groupIntID: number; canWrite: boolean; onChang
 /** The devices that may join (GET /platform_select/groups/{id}/not_joined_devices), checked and added at once. */
 function AddMembers(p: { groupIntID: number; version: number; onAdded: () => void }) {
   const w = mw()
-  const [search, setSearch] = useState('')
-  const [picked, setPicked] = useState<Set<number>>(new Set())
-  const [error, setError] = useState<string | null>(null)
-  const read = useDebouncedRead(
-    () => {
-      const q = search.trim() ? `?deviceName_like=${encodeURIComponent(search.trim())}` : ''
-      return api<Array<{ label: string; value: number }>>(
-        `/platform_select/groups/${p.groupIntID}/not_joined_devices${q}`,
-      ).then((o) => o.slice(0, 50))
-    },
-    [search, p.version],
-    search ? 200 : 0,
-  )
-  const options = read.data
-  const add = async (ev: Event) => {
-    ev.preventDefault()
-    setError(null)
-    try {
-      await api(`/groups/${p.groupIntID}/devices`, { method: 'POST', body: { ids: [...picked] } })
-      setPicked(new Set())
-      p.onAdded()
-    } catch (e) {
-      setError(errorText(e))
-    }
-  }
-  const toggle = (id: number) =>
-    setPicked((s) => {
-      const n = new Set(s)
-      if (!n.delete(id)) n.add(id)
-      return n
-    })
   return (
-    <form aria-label={w.addMembers} onSubmit={add}>
-      <h3>{w.addMembers}</h3>
-      <SearchBox label={w.searchToAdd} value={search} onSearch={setSearch} />
-      <fieldset class="picks">
-        <legend>{w.addMembers}</legend>
-        {options?.length === 0 && <p>{w.noneToAdd}</p>}
-        {options?.map((o) => (
-          <label key={o.value}>
-            <input type="checkbox" checked={picked.has(o.value)} onChange={() => toggle(o.value)} />{' '}
-            {o.label}
-          </label>
-        ))}
-      </fieldset>
-      <button type="submit" disabled={picked.size === 0}>
-        {w.addSelected}
-      </button>
-      <ErrorNote error={error ?? read.error} />
-    </form>
+    <PicksForm
+      title={w.addMembers}
+      searchLabel={w.searchToAdd}
+      none={w.noneToAdd}
+      submit={w.addSelected}
+      version={p.version}
+      read={async (search) => {
+        const q = search ? `?deviceName_like=${encodeURIComponent(search)}` : ''
+        const options = await api<Array<{ label: string; value: number }>>(
+          `/platform_select/groups/${p.groupIntID}/not_joined_devices${q}`,
+        )
+        return options.slice(0, 50).map((o) => ({ id: o.value, name: o.label }))
+      }}
+      send={(ids) => api(`/groups/${p.groupIntID}/devices`, { method: 'POST', body: { ids } })}
+      onSent={p.onAdded}
+    />
   )
 }

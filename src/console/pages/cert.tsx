@@ -9,15 +9,9 @@ import { api, session, type Device, type Page } from '../api/client.ts'
 import type { CertDeviceWire, CertWire } from '../api/wire.ts'
 import { enumLabel } from '../components/admin-words.ts'
 import { CopyText } from '../components/copy-text.tsx'
-import { useDebouncedRead } from '../components/debounced-read.ts'
+import { PicksForm } from '../components/picks-form.tsx'
 import { errorText } from '../components/error-text.ts'
-import {
-  ErrorNote,
-  PagedTable,
-  RowButton,
-  SearchBox,
-  usePagedList,
-} from '../components/paged-list.tsx'
+import { ErrorNote, PagedTable, RowButton, usePagedList } from '../components/paged-list.tsx'
 import { NotFound, readError } from '../components/record-page.tsx'
 import { t, words } from '../i18n.ts'
 import { navigate } from '../router.ts'
@@ -149,56 +143,23 @@ function BoundDevices({ id, canWrite }: { id: number; canWrite: boolean }) {
 /** Devices found by name (the first 20; those listed as bound left out), checked and bound at once. */
 function BindDevices(p: { id: number; version: number; bound: number[]; onBound: () => void }) {
   const ww = cw()
-  const [search, setSearch] = useState('')
-  const [picked, setPicked] = useState<Set<number>>(new Set())
-  const [error, setError] = useState<string | null>(null)
-  const read = useDebouncedRead(
-    () => {
-      const q = new URLSearchParams({ _limit: '20', _sort: 'deviceName', _order: 'asc' })
-      if (search.trim()) q.set('deviceName_like', search.trim())
-      return api<Page<Device>>(`/devices?${q}`).then((r) => r.items)
-    },
-    [search, p.version],
-    search ? 200 : 0,
-  )
-  const found = read.data
-  const bind = async (ev: Event) => {
-    ev.preventDefault()
-    setError(null)
-    try {
-      await api(`/certs/${p.id}/devices`, { method: 'POST', body: { devicesIntID: [...picked] } })
-      setPicked(new Set())
-      p.onBound()
-    } catch (e) {
-      setError(errorText(e))
-    }
-  }
-  const offered = found?.filter((d) => !p.bound.includes(d.id))
-  const toggle = (id: number) =>
-    setPicked((s) => {
-      const n = new Set(s)
-      if (!n.delete(id)) n.add(id)
-      return n
-    })
   return (
-    <form aria-label={ww.bindDevices} onSubmit={(e) => void bind(e)}>
-      <h3>{ww.bindDevices}</h3>
-      <SearchBox label={ww.searchToBind} value={search} onSearch={setSearch} />
-      <fieldset class="picks">
-        <legend>{ww.bindDevices}</legend>
-        {offered?.length === 0 && <p>{ww.noneFound}</p>}
-        {offered?.map((d) => (
-          <label key={d.id}>
-            <input type="checkbox" checked={picked.has(d.id)} onChange={() => toggle(d.id)} />{' '}
-            {d.deviceName}
-          </label>
-        ))}
-      </fieldset>
-      <button type="submit" disabled={picked.size === 0}>
-        {ww.bindSelected}
-      </button>
-      <ErrorNote error={error ?? read.error} />
-    </form>
+    <PicksForm
+      title={ww.bindDevices}
+      searchLabel={ww.searchToBind}
+      none={ww.noneFound}
+      submit={ww.bindSelected}
+      version={p.version}
+      exclude={p.bound}
+      read={async (search) => {
+        const q = new URLSearchParams({ _limit: '20', _sort: 'deviceName', _order: 'asc' })
+        if (search) q.set('deviceName_like', search)
+        const r = await api<Page<Device>>(`/devices?${q}`)
+        return r.items.map((d) => ({ id: d.id, name: d.deviceName }))
+      }}
+      send={(ids) => api(`/certs/${p.id}/devices`, { method: 'POST', body: { devicesIntID: ids } })}
+      onSent={p.onBound}
+    />
   )
 }
 
