@@ -2,6 +2,7 @@
  * A form's refusal by the API shown where it applies: each field error beside its field (the input marked invalid
  * and described by it), the message and the errors of no field shown in the form's alert.
  */
+import { useState } from 'preact/hooks'
 import { ApiError } from '../api/client.ts'
 import { errorText } from './error-text.ts'
 
@@ -25,6 +26,27 @@ export function refusalOf(e: unknown, names: readonly string[]): Refusal {
     else rest.push(`${key}: ${String(v)}`)
   }
   return { message: rest.length ? `${e.message}: ${rest.join('; ')}` : e.message, fields }
+}
+
+/**
+ * A form's submit: `busy` while `run` runs, the refusal cleared first and, when `run` throws, the API's refusal
+ * split over the form's field `names` (refusalOf). `setRefusal` is for what the form refuses itself.
+ */
+export function useSubmit(names: readonly string[]) {
+  const [refusal, setRefusal] = useState<Refusal | null>(null)
+  const [busy, setBusy] = useState(false)
+  const submit = async (run: () => Promise<void>) => {
+    setBusy(true)
+    setRefusal(null)
+    try {
+      await run()
+    } catch (e) {
+      setRefusal(refusalOf(e, names))
+    } finally {
+      setBusy(false)
+    }
+  }
+  return { refusal, setRefusal, busy, submit }
 }
 
 /** The id of the error element of field `name` in form `form`. */

@@ -15,7 +15,7 @@ import type {
   RolloutWire,
 } from '../api/wire.ts'
 import { useModal } from './dialog.tsx'
-import { FieldError, invalidAttrs, refusalOf, type Refusal } from './field-errors.tsx'
+import { FieldError, invalidAttrs, useSubmit, type Refusal } from './field-errors.tsx'
 import { fww } from './firmware-words.ts'
 import { ErrorNote } from './paged-list.tsx'
 
@@ -336,26 +336,19 @@ export function RolloutForm(p: {
   const ref = useModal()
   const choices = useChoices(fw.productIntID, fw.productID)
   const [f, setF] = useState<Typed>(DEFAULTS)
-  const [refusal, setRefusal] = useState<Refusal | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { refusal, busy, submit: submitting } = useSubmit(FIELDS)
   const set = (patch: Partial<Typed>) => setF({ ...f, ...patch })
 
   const submit = async (ev: Event) => {
     ev.preventDefault()
-    setBusy(true)
-    setRefusal(null)
-    try {
+    await submitting(async () => {
       const created = await api<RolloutWire>('/firmware_rollouts', {
         method: 'POST',
         body: bodyOf(fw.firmwareID, f),
       })
       ref.current?.close()
       p.onCreated(created)
-    } catch (e) {
-      setRefusal(refusalOf(e, FIELDS))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
 
   const title = w.newRollout(fw.version, fw.productName)

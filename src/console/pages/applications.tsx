@@ -10,7 +10,7 @@ import { AdminOnly } from '../components/admin-only.tsx'
 import { codeLabel, ROLES } from '../components/admin-words.ts'
 import { CopyText } from '../components/copy-text.tsx'
 import { useModal } from '../components/dialog.tsx'
-import { refusalOf, type Refusal } from '../components/field-errors.tsx'
+import { useSubmit } from '../components/field-errors.tsx'
 import { DialogForm, InputField, SelectField } from '../components/form-field.tsx'
 import {
   ErrorNote,
@@ -99,25 +99,17 @@ function AppDialog(p: { onCreated: () => void; onClose: () => void }) {
   const ref = useModal()
   const [f, setF] = useState({ appName: '', role: 'user', expiredAt: '' })
   const [created, setCreated] = useState<ApplicationCreatedWire | null>(null)
-  const [refusal, setRefusal] = useState<Refusal | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { refusal, busy, submit: submitting } = useSubmit(['appName', 'role', 'expiredAt'])
   const ww = w()
   const set = (k: keyof typeof f) => (v: string) => setF({ ...f, [k]: v })
-  const submit = async () => {
-    setBusy(true)
-    setRefusal(null)
-    try {
+  const submit = () =>
+    submitting(async () => {
       // an expiry only when one is typed: the audit log names the fields sent
       const expiredAt = wireTime(f.expiredAt)
       const body = { appName: f.appName, role: f.role, ...(expiredAt ? { expiredAt } : {}) }
       setCreated(await api<ApplicationCreatedWire>('/applications', { method: 'POST', body }))
       p.onCreated()
-    } catch (e) {
-      setRefusal(refusalOf(e, ['appName', 'role', 'expiredAt']))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   const field = { form: FORM, refusal }
   const roles = ROLES.map((r) => [r, codeLabel('role', r)] as const)
   return (

@@ -11,7 +11,7 @@ import { enumLabel } from '../components/admin-words.ts'
 import { CopyText } from '../components/copy-text.tsx'
 import { useModal } from '../components/dialog.tsx'
 import { errorText } from '../components/error-text.ts'
-import { refusalOf, type Refusal } from '../components/field-errors.tsx'
+import { useSubmit } from '../components/field-errors.tsx'
 import { DialogForm, InputField } from '../components/form-field.tsx'
 import {
   ErrorNote,
@@ -52,24 +52,16 @@ function CertDialog(p: { onCreated: () => void; onClose: () => void }) {
   const ref = useModal()
   const [f, setF] = useState({ name: '', CN: '', enable: true })
   const [created, setCreated] = useState<CertWire | null>(null)
-  const [refusal, setRefusal] = useState<Refusal | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { refusal, busy, submit: submitting } = useSubmit(['name', 'CN', 'enable'])
   const ww = cw()
-  const submit = async () => {
-    setBusy(true)
-    setRefusal(null)
-    try {
+  const submit = () =>
+    submitting(async () => {
       // a blank CN is left out (the API makes one up); the audit log names the fields sent
       const CN = f.CN.trim()
       const body = { name: f.name, enable: f.enable ? 1 : 0, ...(CN ? { CN } : {}) }
       setCreated(await api<CertWire>('/certs', { method: 'POST', body }))
       p.onCreated()
-    } catch (e) {
-      setRefusal(refusalOf(e, ['name', 'CN', 'enable']))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   const field = { form: 'cert-form', refusal }
   return (
     <dialog ref={ref} aria-labelledby="cert-form-title" onClose={p.onClose} class="fw-dialog">

@@ -9,7 +9,7 @@ import type { UserWire } from '../api/wire.ts'
 import { AdminOnly } from '../components/admin-only.tsx'
 import { codeLabel, enumLabel, ROLES } from '../components/admin-words.ts'
 import { useModal } from '../components/dialog.tsx'
-import { refusalOf, type Refusal } from '../components/field-errors.tsx'
+import { refusalOf, useSubmit, type Refusal } from '../components/field-errors.tsx'
 import { DialogForm, InputField, SelectField } from '../components/form-field.tsx'
 import {
   ErrorNote,
@@ -156,14 +156,11 @@ function UserDialog(p: { user: User | null; onSaved: () => void; onClose: () => 
     password: '',
     role: p.user?.role ?? 'user',
   })
-  const [refusal, setRefusal] = useState<Refusal | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { refusal, busy, submit: submitting } = useSubmit(FIELDS)
   const ww = w()
   const set = (k: keyof UserTyped) => (v: string) => setF({ ...f, [k]: v })
-  const submit = async () => {
-    setBusy(true)
-    setRefusal(null)
-    try {
+  const submit = () =>
+    submitting(async () => {
       if (p.user) {
         // only what changed: the audit log then names exactly the fields that were edited
         const { username, email, role } = f
@@ -172,12 +169,7 @@ function UserDialog(p: { user: User | null; onSaved: () => void; onClose: () => 
       } else await api('/users', { method: 'POST', body: f })
       ref.current?.close()
       p.onSaved()
-    } catch (e) {
-      setRefusal(refusalOf(e, FIELDS))
-    } finally {
-      setBusy(false)
-    }
-  }
+    })
   return (
     <dialog ref={ref} aria-labelledby="user-form-title" onClose={p.onClose} class="fw-dialog">
       <DialogForm
@@ -200,23 +192,16 @@ function UserDialog(p: { user: User | null; onSaved: () => void; onClose: () => 
 function PasswordDialog(p: { user: User; onSaved: () => void; onClose: () => void }) {
   const ref = useModal()
   const [f, setF] = useState({ password: '', repeat: '' })
-  const [refusal, setRefusal] = useState<Refusal | null>(null)
-  const [busy, setBusy] = useState(false)
+  const { refusal, setRefusal, busy, submit: submitting } = useSubmit(['password'])
   const ww = w()
   const submit = async () => {
     if (f.password !== f.repeat)
       return setRefusal({ message: ww.mismatch, fields: { repeat: ww.mismatch } })
-    setBusy(true)
-    setRefusal(null)
-    try {
+    await submitting(async () => {
       await api(`/users/${p.user.id}`, { method: 'PUT', body: { password: f.password } })
       ref.current?.close()
       p.onSaved()
-    } catch (e) {
-      setRefusal(refusalOf(e, ['password']))
-    } finally {
-      setBusy(false)
-    }
+    })
   }
   const field = { form: 'password-form', refusal, type: 'password' as const, required: true }
   return (
