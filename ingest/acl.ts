@@ -23,6 +23,15 @@ interface DeviceRules {
 
 export const ACL_CACHE_MAX = 100_000
 
+/** A device's rules as cached, with the topic of its last publish and whether it was allowed. */
+interface CachedRules {
+  tenantID: string
+  rules: DeviceRules
+  lastTopic?: string
+  lastDevice?: DeviceIdentity
+  lastAllowed?: boolean
+}
+
 const PUBLISH = 0
 const SUBSCRIBE = 1
 const BOTH = 2
@@ -63,7 +72,7 @@ export function subscribeAllowed(rules: Rules, relative: string): boolean {
  * Rules are cached per device (bounded) and dropped on `acl.changed` and `device.changed`.
  */
 export class AclChecker {
-  private cache = new Map<number, { tenantID: string; rules: DeviceRules }>()
+  private cache = new Map<number, CachedRules>()
   private generation = 0
 
   constructor(
@@ -90,11 +99,18 @@ export class AclChecker {
    * cached: the check of every uplink.
    */
   canPublish(device: DeviceIdentity, topic: string): boolean | Promise<boolean> {
+    const hit = this.cache.get(device.id)
+    // a connection publishes to the same topic message after message: its last answer is kept with the device's
+    // rules (and goes with them on a change), for the same identity (a reconnect may bring a changed mountpoint)
+    if (hit?.lastTopic === topic && hit.lastDevice === device) return hit.lastAllowed!
     const relative = relativeTopic(device, topic)
     if (relative === undefined || hasWildcard(topic)) return false
-    const hit = this.cache.get(device.id)
-    if (hit) return publishAllowed(hit.rules.publish, relative)
-    return this.rules(device).then((rules) => publishAllowed(rules.publish, relative))
+    if (!hit) return this.rules(device).then((rules) => publishAllowed(rules.publish, relative))
+    const allowed = publishAllowed(hit.rules.publish, relative)
+    hit.lastTopic = topic
+    hit.lastDevice = device
+    hit.lastAllowed = allowed
+    return allowed
   }
 
   /** May the device subscribe to the full topic filter `filter`? A wildcard above its own prefix is refused. */

@@ -123,6 +123,25 @@ checker(
   },
 )
 
+checker(
+  'the last topic remembered :: a policy change and another identity of the device still decide',
+  async () => {
+    const fresh = (await dir.byId((await newDevice(t.admin, mqttBody(device.productID))).id))!
+    const topic = `${mountpoint(fresh)}memo/x`
+    for (let i = 0; i < 3; i++) assert.ok(await acl.canPublish(fresh, topic), `publish ${i}`)
+    const id = await policy('memo/#', 0, 0, [fresh.id])
+    assert.not.ok(await acl.canPublish(fresh, topic), 'denied once bound')
+    assert.not.ok(await acl.canPublish(fresh, topic), 'and again')
+    await t.admin.del(`/api/v1/policies/${id}/devices?ids=${fresh.id}`)
+    assert.ok(await acl.canPublish(fresh, topic), 'allowed once unbound')
+    assert.ok(await acl.canPublish(fresh, topic))
+    // the same record as another identity (a reconnect after its deviceID changed): the old prefix is not its own
+    const moved = { ...fresh, deviceID: uniq('moved') }
+    assert.not.ok(await acl.canPublish(moved, topic), 'the old prefix, another identity')
+    assert.ok(await acl.canPublish(moved, `${mountpoint(moved)}memo/x`))
+  },
+)
+
 checker('policy edited through the API :: cache dropped for the tenant', async () => {
   const mp = mountpoint(other)
   const id = await policy('up/+', 0, 1, [other.id])

@@ -9,7 +9,7 @@ import { threadsNamed } from '../_support/procs.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { openDb, type Db } from '../../store/libsql/db.ts'
+import { jsonInserts, openDb, type Db } from '../../store/libsql/db.ts'
 import { PortDb, READERS_START_AFTER, spawnWorker } from '../../store/libsql/worker/port-db.ts'
 import { PortClient } from '../../store/libsql/worker/port-client.ts'
 import { Checkpointer } from '../../store/libsql/worker/checkpoints.ts'
@@ -297,6 +297,48 @@ test('batch results :: rows by name and by position, as LocalDb answers them', a
   assert.is(port!.rows[0]![0], port!.rows[0]!.id)
   assert.is(local!.rows[0]![0], local!.rows[0]!.id)
   assert.is(port!.rowsAffected, local!.rowsAffected)
+})
+
+test('insertJson :: values shared by every row of a statement are bound once, and each row keeps its own', async () => {
+  // 277 rows: statements of 256, 16, 4 and 1; the tenant is the same in all but row 270, the protocol and create_at
+  // in all, the name in none, the description null in a third, update_at null in all but row 3
+  const rows = Array.from({ length: 277 }, (_, i) => [
+    i === 270 ? 'T5-b' : 'T5-a',
+    `s${i}`,
+    `name ${i}`,
+    i % 3 ? `about ${i}` : null,
+    2,
+    5,
+    i === 3 ? 7 : null,
+  ])
+  const json = {
+    table: 'products',
+    columns: [
+      'tenant_id',
+      'product_id',
+      'product_name',
+      'description',
+      'cloud_protocol',
+      'create_at',
+      'update_at',
+    ],
+    rows: JSON.stringify(rows.flat()),
+  }
+  const statements = jsonInserts(json)
+  assert.equal(
+    statements.map((s) => (s as { args: unknown[] }).args.length),
+    // 256 rows (update_at 7 in row 3): the tenant, protocol and create_at once, 4 values a row; 16 (rows 256-271,
+    // row 270 of another tenant): protocol, create_at and update_at once; 4 rows: 4 once; the last row: its 7
+    [3 + 256 * 4, 3 + 16 * 4, 4 + 4 * 3, 7],
+  )
+  await ctx.db.insertJson(json)
+  const got = await ctx.db.all(
+    "SELECT tenant_id AS t, product_id AS p, product_name AS n, description AS d, cloud_protocol AS c, create_at AS a, update_at AS u FROM products WHERE tenant_id LIKE 'T5-%' ORDER BY id",
+  )
+  assert.equal(
+    got.map((r) => [r.t, r.p, r.n, r.d, r.c, r.a, r.u]),
+    rows,
+  )
 })
 
 test('insertJson :: rows as one flat JSON text, the same on both, values exact; a bad text fails alone', async () => {
