@@ -74,6 +74,7 @@ export function eventPayload(payload: Buffer | string): string {
 }
 
 function reasonOf(r: DeviceResult): string | null {
+  if (!r.rejected.length && !r.notes.length) return null // every clean uplink: no arrays made
   const parts = [...r.rejected.map((x) => x.message), ...r.notes]
   if (!parts.length) return null
   const text = parts.join('; ')

@@ -30,6 +30,9 @@ export interface Session {
   keepAlive: number
   /** connecting: authenticated, CONNACK under way; online: clientReady seen; gone: clientDisconnect seen. */
   state: 'connecting' | 'online' | 'gone'
+  /** The topic of the session's last PUBLISH as the device gave it, and its place (`deviceTopic`). */
+  lastTopic?: string
+  lastPlace?: ReturnType<typeof deviceTopic>
 }
 
 export interface HookDeps {
@@ -256,7 +259,12 @@ export class BrokerHooks {
     const session = this.sessions.get(client)
     if (!session) return this.finish(cb, Promise.resolve(new Error('not authorized')))
     const { device, ip } = session
-    const t = deviceTopic(device, packet.topic)
+    // a device publishes to the same topic message after message: its place is found once
+    if (session.lastTopic !== packet.topic) {
+      session.lastPlace = deviceTopic(device, packet.topic)
+      session.lastTopic = packet.topic
+    }
+    const t = session.lastPlace
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload)
     // a refused topic outside the prefix is recorded as the device gave it
     const topic = t?.relative ?? packet.topic

@@ -78,6 +78,31 @@ uplink(
   },
 )
 
+uplink(
+  "one session, topics in turn :: relative, full, another device's and relative again each placed anew",
+  async () => {
+    const s = await setup(t)
+    const other = await setup(t)
+    const c = await connectDevice(t, s.device)
+    const t0 = Date.now() - 1000
+    const forms = [s.stream.topic, s.topic, s.topic, other.topic, s.stream.topic, s.stream.topic]
+    for (const [i, topic] of forms.entries())
+      await c.publishAsync(topic, JSON.stringify({ temp: i }), { qos: 1 })
+    // the other device's topic is outside this device's mountpoint: refused, nothing stored for either
+    assert.equal((await readTemps(t, s.tenantID, s.device.deviceID, t0)).value, [0, 1, 2, 4, 5])
+    assert.is((await readTemps(t, other.tenantID, other.device.deviceID, t0)).value.length, 0)
+    const events = (await t.admin.get(`/api/v1/devices/${s.device.id}/events?_sort=id&_order=asc`))
+      .body.items as Array<{ status: number; topic: string }>
+    assert.equal(
+      events.map((e) => e.status),
+      [1, 1, 1, 0, 1, 1],
+    )
+    assert.is(events[3]!.topic, other.topic, 'the refused topic as the device gave it')
+    for (const i of [0, 1, 2, 4, 5]) assert.is(events[i]!.topic, s.stream.topic)
+    end(c)
+  },
+)
+
 uplink('QoS 0 uplink :: stored too (no PUBACK to wait for)', async () => {
   const s = await setup(t)
   const c = await connectDevice(t, s.device)
