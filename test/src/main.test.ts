@@ -156,7 +156,7 @@ main(
     assert.is(tree.length, 1, `one process under npm: ${JSON.stringify(tree)}`)
     assert.match(
       tree[0]![1],
-      /^node --max-semi-space-size=64 --no-allocation-site-pretenuring --heap-growing-percent=100 --expose-gc dist\/server\/main\.js$/,
+      /^node --max-semi-space-size=128 --no-allocation-site-pretenuring --heap-growing-percent=100 --expose-gc dist\/server\/main\.js$/,
     )
     p.child.kill('SIGTERM')
     assert.is(await p.exited, 0, p.output())
