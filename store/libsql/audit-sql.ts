@@ -7,7 +7,7 @@
  */
 import type { InStatement } from '@libsql/client'
 import { openAudits, type AuditScope } from '../../src/kernel/audit.ts'
-import { AUDIT_SOURCES, type AuditSource } from '../fields/audit-logs.ts'
+import { AUDIT_SOURCES, type AuditSource } from '../fields/audit-sources.ts'
 
 /** Where `scope`'s resource is read from. */
 const sourceOf = (scope: AuditScope): AuditSource =>

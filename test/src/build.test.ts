@@ -34,6 +34,11 @@ build('npm run build, then --if-stale :: dist/ holds every bundle; a fresh build
   assert.ok(readdirSync(join(dist, 'console', 'chunks')).length > 0, 'the pages as chunks')
   for (const file of readdirSync(server).filter((f) => f.endsWith('.js')))
     assert.not.match(readFileSync(join(server, file), 'utf8'), /from "tsx|import\("tsx/, file)
+  // no worker thread loads zod (validation is the main thread's, at its edges): in the store threads' shared chunk it
+  // cost each thread ~3 MB of heap at rest
+  for (const name of Object.keys(WORKER_ENTRIES))
+    for (const file of bundleFiles(server, `${name}.js`))
+      assert.not.match(readFileSync(join(server, file), 'utf8'), /from "zod"/, `${name}: ${file}`)
   const before = stamp()
   const again = spawnSync(process.execPath, ['scripts/build.ts', '--if-stale'], {
     cwd: root,
@@ -43,6 +48,19 @@ build('npm run build, then --if-stale :: dist/ holds every bundle; a fresh build
   assert.is(again.stderr, '', 'nothing built')
   assert.is(stamp(), before)
 })
+
+/** A bundle of dist/server and the chunks it imports, at any depth (their static imports). */
+function bundleFiles(server: string, entry: string): string[] {
+  const seen = new Set<string>()
+  const visit = (file: string) => {
+    if (seen.has(file)) return
+    seen.add(file)
+    for (const m of readFileSync(join(server, file), 'utf8').matchAll(/from "\.\/([\w-]+\.js)"/g))
+      visit(m[1]!)
+  }
+  visit(entry)
+  return [...seen]
+}
 
 /**
  * Runs the built service as `npm start` does, with `env` added, until /healthz answers; then `check(url, pid)`, then
