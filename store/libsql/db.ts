@@ -166,17 +166,23 @@ export const INSERT_SIZES = [256, 64, 16, 4, 1] as const
 
 const insertSql = new Map<string, string>()
 
-/** The text of a multi-row INSERT of `size` rows (kept: the same few texts recur). */
-function insertText(table: string, columns: readonly string[], size: number, suffix: string) {
-  const key = `${table}\u0000${columns.join(',')}\u0000${size}\u0000${suffix}`
+/** The SQL text kept under `key`, built by `build` the first time (the same few texts recur). */
+function keptSql(key: string, build: () => string): string {
   let sql = insertSql.get(key)
   if (sql === undefined) {
-    const tuple = `(${columns.map(() => '?').join(', ')})`
-    sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} ${suffix}`
+    sql = build()
     if (insertSql.size >= 1000) insertSql.clear()
     insertSql.set(key, sql)
   }
   return sql
+}
+
+/** The text of a multi-row INSERT of `size` rows. */
+function insertText(table: string, columns: readonly string[], size: number, suffix: string) {
+  return keptSql(`${table}\u0000${columns.join(',')}\u0000${size}\u0000${suffix}`, () => {
+    const tuple = `(${columns.map(() => '?').join(', ')})`
+    return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${Array(size).fill(tuple).join(', ')} ${suffix}`
+  })
 }
 
 /**
@@ -190,22 +196,20 @@ export function insertRows(
   rows: InValue[][],
   suffix = '',
 ): InStatement[] {
-  return insertStatements(table, columns, rows.length, suffix, (i, size) => flatRows(rows, i, size))
+  return insertStatements(rows.length, (i, size) => ({
+    sql: insertText(table, columns, size, suffix),
+    args: flatRows(rows, i, size),
+  }))
 }
 
-/** The INSERTs of `count` rows in statements of INSERT_SIZES rows, each with `args(first row, rows)`. */
+/** The INSERTs of `count` rows in statements of INSERT_SIZES rows, each `statement(first row, rows)`. */
 function insertStatements(
-  table: string,
-  columns: readonly string[],
   count: number,
-  suffix: string,
-  args: (from: number, size: number) => InValue[],
+  statement: (from: number, size: number) => InStatement,
 ): InStatement[] {
   const out: InStatement[] = []
   let i = 0
-  for (const size of INSERT_SIZES)
-    for (; count - i >= size; i += size)
-      out.push({ sql: insertText(table, columns, size, suffix), args: args(i, size) })
+  for (const size of INSERT_SIZES) for (; count - i >= size; i += size) out.push(statement(i, size))
   return out
 }
 
@@ -243,12 +247,9 @@ export function jsonInserts(j: JsonRows): InStatement[] {
   if (!Array.isArray(values) || values.length % width !== 0 || !values.every(isSqlValue))
     throw new Error(`insertJson ${j.table}: expected whole rows of ${width} values`)
   const flat = values as InValue[]
-  const out: InStatement[] = []
-  const count = flat.length / width
-  let i = 0
-  for (const size of INSERT_SIZES)
-    for (; count - i >= size; i += size) out.push(sharedInsert(j.table, j.columns, flat, i, size))
-  return out
+  return insertStatements(flat.length / width, (i, size) =>
+    sharedInsert(j.table, j.columns, flat, i, size),
+  )
 }
 
 /**
@@ -288,20 +289,15 @@ function sharedInsert(
 
 /** The text of sharedInsert's statement: `shared`'s columns (bits) as `?1`, `?2` ..., then each row's own. */
 function sharedInsertText(table: string, columns: readonly string[], size: number, shared: number) {
-  const key = `${table}\u0000${columns.join(',')}\u0000${size}\u0000#${shared}`
-  let sql = insertSql.get(key)
-  if (sql === undefined) {
+  return keptSql(`${table}\u0000${columns.join(',')}\u0000${size}\u0000#${shared}`, () => {
     const once: number[] = []
     let n = 0
     for (let c = 0; c < columns.length; c++) if (shared & (1 << c)) once[c] = ++n
     const tuples: string[] = []
     for (let r = 0; r < size; r++)
       tuples.push(`(${columns.map((_, c) => `?${once[c] ?? ++n}`).join(', ')})`)
-    sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`
-    if (insertSql.size >= 1000) insertSql.clear()
-    insertSql.set(key, sql)
-  }
-  return sql
+    return `INSERT INTO ${table} (${columns.join(', ')}) VALUES ${tuples.join(', ')}`
+  })
 }
 
 /**
