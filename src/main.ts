@@ -1,6 +1,7 @@
 import { loadConfig, ConfigError } from './kernel/config.ts'
 import { startService, type Service } from './service.ts'
 import { exitOnWorkerDeath } from './kernel/crash.ts'
+import { collectAtRest } from './kernel/memory.ts'
 
 /**
  * The first SIGTERM or SIGINT stops taking work, commits what was accepted, closes every port and exits 0; a
@@ -17,6 +18,8 @@ async function main() {
     onWorkerDeath: exitOnWorkerDeath(() => started),
   }))
   console.log(`[devicecloud] API on ${service.url}/api/v1 (docs: ${service.url}/docs)`)
+  // the start-up's memory goes back once the service is at rest (each store thread does the same for its own)
+  collectAtRest()
   if (service.firstAdmin) {
     console.log(
       `[devicecloud] created the first admin ${service.firstAdmin.email} (tenant ${service.firstAdmin.tenantID})`,

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { openDb, type LocalDb } from '../db.ts'
 import { crossing } from '../projected.ts'
 import { encodeError } from './errors.ts'
+import { collectAtRest } from '../../../src/kernel/memory.ts'
 import type { Hello, ReadRequest, Reply, Request, WorkerData } from './protocol.ts'
 
 /**
@@ -54,6 +55,7 @@ export async function serve(opts: { readOnly: boolean }, drain: Drain): Promise<
     if (!running) void run()
   })
   port.postMessage({ ready: true } satisfies Hello)
+  collectAtRest()
 }
 
 /** The answer to a control request every worker knows (`close`, `ping`); undefined for others. */

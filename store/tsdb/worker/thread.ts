@@ -10,6 +10,7 @@ import { keepPreparedStatements } from '../../libsql/db.ts'
 import { LibsqlTelemetryStore } from '../store.ts'
 import { encodeError } from '../../libsql/worker/errors.ts'
 import { decodePoints } from './points-wire.ts'
+import { collectAtRest } from '../../../src/kernel/memory.ts'
 import type { Hello, Notice, Reply } from '../../libsql/worker/protocol.ts'
 import type { TelemetryRequest, TelemetryWorkerData } from './protocol.ts'
 
@@ -29,7 +30,10 @@ const store = await LibsqlTelemetryStore.open({
   port.postMessage({ ready: false, err: encodeError(e) } satisfies Hello)
   return undefined
 })
-if (store) serve(store)
+if (store) {
+  serve(store)
+  collectAtRest()
+}
 
 let replies: Reply[] = []
 const post = () => {
