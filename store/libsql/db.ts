@@ -227,29 +227,111 @@ function flatRows(rows: InValue[][], from: number, count: number): InValue[] {
 }
 
 /**
- * Rows of one table as one JSON text (`Db.insertJson`): a flat array of their values (text, numbers, nulls), row
- * after row, each in `columns`' order. Flat rather than an array a row: the store worker parses one array and cuts
- * each statement's args from it, with no array a row made on either side. `table` and `columns` are our own
- * identifiers, never input.
+ * Rows of one table for `Db.insertJson`, made by `jsonRows`: `count` rows of `columns`, whose values (text, numbers,
+ * nulls) cross to the store worker in three parts, none of them a value at a time through structured clone:
+ * - `shared`: the value of each column that every row has (undefined for the others), sent once;
+ * - `apart`: whole columns of long texts (an uplink's payload), an array of the column's values each, cloned as
+ *   they are instead of escaped into JSON and read back;
+ * - `rows`: the other columns' values, row after row, as one JSON text of a flat array: the store worker parses one
+ *   array and cuts each statement's args from it, with no array a row made on either side.
+ *
+ * `table` and `columns` are our own identifiers, never input.
  */
 export interface JsonRows {
   table: string
   columns: readonly string[]
+  count: number
   rows: string
+  shared?: readonly (InValue | undefined)[]
+  apart?: readonly (readonly InValue[] | undefined)[]
 }
 
 const isSqlValue = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number'
 
-/** The multi-row INSERTs of `j`; a text that is not a flat array of whole rows of such values is an error. */
-export function jsonInserts(j: JsonRows): InStatement[] {
-  const values: unknown = JSON.parse(j.rows)
+/**
+ * The JsonRows of the rows in `flat` (each row's values in `columns`' order, one row after another); the columns
+ * at `apart` (indexes) cross outside the JSON text. A column whose value is the same in every row is sent once:
+ * an uplink batch's rows share their tenant, address, status and write time, and each such value written into
+ * the text (a time's digits, a tenant's id) cost the event loop more than the comparisons that find it.
+ */
+export function jsonRows(
+  table: string,
+  columns: readonly string[],
+  flat: readonly InValue[],
+  apart: readonly number[] = [],
+): JsonRows {
+  const width = columns.length
+  const count = flat.length / width
+  // undefined, not a hole, for a column that is not shared: null is a value rows share
+  const shared = new Array<InValue | undefined>(width).fill(undefined)
+  const inText: number[] = []
+  let anyShared = false
+  for (let c = 0; c < width; c++) {
+    if (apart.includes(c)) continue
+    const v = flat[c]
+    let same = count > 1
+    for (let r = 1; r < count && same; r++) same = flat[r * width + c] === v
+    if (same) {
+      shared[c] = v
+      anyShared = true
+    } else inText.push(c)
+  }
+  const values: InValue[] = []
+  for (let r = 0; r < count; r++) {
+    const base = r * width
+    for (const c of inText) values.push(flat[base + c]!)
+  }
+  const out: JsonRows = { table, columns, count, rows: JSON.stringify(values) }
+  if (anyShared) out.shared = shared
+  if (apart.length) {
+    const columnsApart = new Array<InValue[] | undefined>(width).fill(undefined)
+    for (const c of apart) {
+      const column: InValue[] = []
+      for (let r = 0; r < count; r++) column.push(flat[r * width + c]!)
+      columnsApart[c] = column
+    }
+    out.apart = columnsApart
+  }
+  return out
+}
+
+/** The rows of `j` as one flat array, each row's values in `columns`' order; an error when a part does not fit. */
+function jsonFlat(j: JsonRows): InValue[] {
   const width = j.columns.length
-  if (!Array.isArray(values) || values.length % width !== 0 || !values.every(isSqlValue))
-    throw new Error(`insertJson ${j.table}: expected whole rows of ${width} values`)
-  const flat = values as InValue[]
-  return insertStatements(flat.length / width, (i, size) =>
-    sharedInsert(j.table, j.columns, flat, i, size),
-  )
+  const { count } = j
+  const shared = j.shared ?? []
+  const apart = j.apart ?? []
+  const bad = () => new Error(`insertJson ${j.table}: expected whole rows of ${width} values`)
+  if (!Number.isInteger(count) || count < 0) throw bad()
+  const text: unknown = JSON.parse(j.rows)
+  let inText = 0
+  for (let c = 0; c < width; c++) {
+    const column = apart[c]
+    if (column !== undefined) {
+      if (!Array.isArray(column) || column.length !== count || !column.every(isSqlValue))
+        throw bad()
+    } else if (shared[c] !== undefined) {
+      if (!isSqlValue(shared[c])) throw bad()
+    } else inText++
+  }
+  if (!Array.isArray(text) || text.length !== inText * count || !text.every(isSqlValue)) throw bad()
+  const values: InValue[] = text
+  if (inText === width) return values
+  const flat: InValue[] = []
+  let next = 0
+  for (let r = 0; r < count; r++)
+    for (let c = 0; c < width; c++) {
+      const column = apart[c]
+      const once = shared[c]
+      flat.push(column !== undefined ? column[r]! : once !== undefined ? once : values[next++]!)
+    }
+  return flat
+}
+
+/** The multi-row INSERTs of `j`; parts that are not whole rows of such values are an error. */
+export function jsonInserts(j: JsonRows): InStatement[] {
+  const flat = jsonFlat(j)
+  return insertStatements(j.count, (i, size) => sharedInsert(j.table, j.columns, flat, i, size))
 }
 
 /**
@@ -322,8 +404,8 @@ export interface Db {
   /** Several writes in one transaction; all or none. */
   batch(statements: InStatement[]): Promise<WriteResult[]>
   /**
-   * Inserts rows given as one JSON text (JsonRows), in one transaction. With the database in worker threads the
-   * text crosses as one string and the store worker builds the statements: a structured clone of the statements'
+   * Inserts rows given as JsonRows (`jsonRows`), in one transaction. With the database in worker threads the rows
+   * cross in JsonRows' parts and the store worker builds the statements: a structured clone of the statements'
    * args (a value at a time) cost the event loop several times as much, on the ingest path.
    */
   insertJson(rows: JsonRows): Promise<void>

@@ -1,5 +1,5 @@
 import type { InStatement, InValue } from '@libsql/client'
-import { insertRows, type JsonRows } from './db.ts'
+import { insertRows, jsonRows, type JsonRows } from './db.ts'
 import { tableList } from './list.ts'
 import { DEVICE_EVENT_IDS } from './event-devices.ts'
 import { CONNECT_LOG_TABLE, CONTROL_LOG_TABLE, EVENT_TABLE } from '../fields/logs.ts'
@@ -78,6 +78,8 @@ const EVENT_COLUMNS = [
   'msg_time',
   'create_at',
 ]
+/** The payload crosses to the store worker outside the JSON text (jsonRows). */
+const EVENT_APART = [EVENT_COLUMNS.indexOf('payload')]
 const CONTROL_COLUMNS = [
   'tenant_id',
   'device_int_id',
@@ -133,7 +135,7 @@ export function eventRows(rows: readonly EventInput[], now: number): JsonRows {
       r.msgTime ?? now,
       now,
     )
-  return { table: 'events', columns: EVENT_COLUMNS, rows: JSON.stringify(values) }
+  return jsonRows('events', EVENT_COLUMNS, values, EVENT_APART)
 }
 
 /** The multi-row INSERTs of control logs written at `now`, each answering the new rows' ids. */

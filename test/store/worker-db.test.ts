@@ -9,7 +9,7 @@ import { threadsNamed } from '../_support/procs.ts'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Worker } from 'node:worker_threads'
-import { jsonInserts, openDb, type Db } from '../../store/libsql/db.ts'
+import { jsonInserts, jsonRows, openDb, type Db } from '../../store/libsql/db.ts'
 import { PortDb, READERS_START_AFTER, spawnWorker } from '../../store/libsql/worker/port-db.ts'
 import { PortClient } from '../../store/libsql/worker/port-client.ts'
 import { Checkpointer } from '../../store/libsql/worker/checkpoints.ts'
@@ -311,19 +311,19 @@ test('insertJson :: values shared by every row of a statement are bound once, an
     5,
     i === 3 ? 7 : null,
   ])
-  const json = {
-    table: 'products',
-    columns: [
-      'tenant_id',
-      'product_id',
-      'product_name',
-      'description',
-      'cloud_protocol',
-      'create_at',
-      'update_at',
-    ],
-    rows: JSON.stringify(rows.flat()),
-  }
+  const columns = [
+    'tenant_id',
+    'product_id',
+    'product_name',
+    'description',
+    'cloud_protocol',
+    'create_at',
+    'update_at',
+  ]
+  const json = jsonRows('products', columns, rows.flat())
+  // the protocol and create_at, the same in every row, cross once; the rest in the text
+  assert.equal(json.shared, [undefined, undefined, undefined, undefined, 2, 5, undefined])
+  assert.is((JSON.parse(json.rows) as unknown[]).length, 277 * 5)
   const statements = jsonInserts(json)
   assert.equal(
     statements.map((s) => (s as { args: unknown[] }).args.length),
@@ -341,7 +341,7 @@ test('insertJson :: values shared by every row of a statement are bound once, an
   )
 })
 
-test('insertJson :: rows as one flat JSON text, the same on both, values exact; a bad text fails alone', async () => {
+test('insertJson :: rows in their three parts, the same on both, values exact; a bad part fails alone', async () => {
   const tricky = [
     'quote " and \\ back',
     'line\nbreak',
@@ -353,32 +353,51 @@ test('insertJson :: rows as one flat JSON text, the same on both, values exact; 
     `T4-${i % 2}`,
     `j${i}`,
     name,
+    null, // null in every row: a shared null, not a missing value
     1,
     2 ** 53 - 1 - i, // exact integers up to 2^53 - 1
   ])
-  const json = {
-    table: 'products',
-    columns: ['tenant_id', 'product_id', 'product_name', 'cloud_protocol', 'create_at'],
-    rows: JSON.stringify(rows.flat()),
-  }
+  const columns = [
+    'tenant_id',
+    'product_id',
+    'product_name',
+    'description',
+    'cloud_protocol',
+    'create_at',
+  ]
+  // the names cross apart, the description and protocol once, the tenant, id and time in the text
+  const json = jsonRows('products', columns, rows.flat(), [2])
+  assert.equal(json.apart?.[2], tricky)
+  assert.equal(json.shared, [undefined, undefined, undefined, null, 1, undefined])
+  assert.is((JSON.parse(json.rows) as unknown[]).length, 5 * 3)
   const read = async (db: Db) =>
     (
       await db.all(
-        "SELECT tenant_id AS t, product_id AS p, product_name AS n, create_at AS c FROM products WHERE tenant_id LIKE 'T4-%' ORDER BY id",
+        "SELECT tenant_id AS t, product_id AS p, product_name AS n, description AS d, cloud_protocol AS c, create_at AS a FROM products WHERE tenant_id LIKE 'T4-%' ORDER BY id",
       )
-    ).map((r) => [r.t, r.p, r.n, 1, r.c])
-  // sent in one turn with a good neighbour on each side: the bad texts are rejected alone
-  const [before, bad, wrongWidth, nested, good] = await Promise.all([
+    ).map((r) => [r.t, r.p, r.n, r.d, r.c, r.a])
+  const names = json.apart!
+  // sent in one turn with a good neighbour on each side: the bad parts are rejected alone
+  const [before, bad, wrongWidth, nested, shortApart, objectShared, good] = await Promise.all([
     settle(ctx.db.batch([product('T4-0', 'before')])),
-    settle(ctx.db.insertJson({ ...json, rows: '["T4-0", "x", "y"' })),
-    settle(ctx.db.insertJson({ ...json, rows: '["T4-0", "x", "y", 1]' })),
-    settle(ctx.db.insertJson({ ...json, rows: '[["T4-0", "x", "y", 1, 2]]' })),
+    settle(ctx.db.insertJson({ ...json, rows: '["T4-0", "x", 1' })),
+    settle(ctx.db.insertJson({ ...json, rows: '["T4-0", "x", 1]' })),
+    settle(
+      ctx.db.insertJson({ ...json, rows: JSON.stringify([rows.map((r) => [r[0], r[1], r[5]])]) }),
+    ),
+    settle(ctx.db.insertJson({ ...json, apart: [undefined, undefined, names[2]!.slice(1)] })),
+    settle(
+      ctx.db.insertJson({
+        ...json,
+        shared: [undefined, undefined, undefined, null, { x: 1 } as never],
+      }),
+    ),
     settle(ctx.db.insertJson(json)),
   ])
   assert.ok(before.ok && good.ok)
-  assert.ok(!bad.ok && !wrongWidth.ok && !nested.ok)
-  assert.match(String((wrongWidth as { e: Error }).e.message), /whole rows of 5 values/)
-  assert.match(String((nested as { e: Error }).e.message), /whole rows of 5 values/)
+  assert.ok(!bad.ok && !wrongWidth.ok && !nested.ok && !shortApart.ok && !objectShared.ok)
+  for (const r of [wrongWidth, nested, shortApart, objectShared])
+    assert.match(String((r as { e: Error }).e.message), /whole rows of 6 values/)
   await ctx.local.insertJson(json)
   const port = await read(ctx.db)
   assert.equal(port.slice(1), rows)
