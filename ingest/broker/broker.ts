@@ -301,17 +301,29 @@ class BrokerEvents {
       .catch((e) => this.log(`connect log of ${device.deviceID} failed`, e))
   }
 
-  /** Subscribes a device to its `inbox` (QoS 1) and to its stored subscriptions, under its mountpoint. */
+  /**
+   * Subscribes a device to its `inbox` (QoS 1) at once, then to its stored subscriptions, under its mountpoint. The
+   * inbox does not wait for the read of the stored ones: a command sent meanwhile (right after the CONNACK, on a
+   * busy store) would find no form of it and go out on its full topic instead of `inbox`.
+   */
   private async subscribeDefaults(client: Client, device: DeviceIdentity) {
-    const stored = await this.meta.subscriptions.ofDevice(device.id)
-    if (client.closed) return
     const prefix = mountpoint(device)
-    const subs = [{ topic: 'inbox', qos: 1 }, ...stored].map((s) =>
-      this.hooks.serviceSubscription(prefix + s.topic, Math.min(s.qos, 2) as 0 | 1 | 2),
-    )
-    await new Promise<void>((resolve, reject) =>
-      client.subscribe({ subscriptions: subs }, (e) => (e ? reject(e) : resolve())),
-    )
+    const subscribe = (subs: ReadonlyArray<{ topic: string; qos: number }>) =>
+      new Promise<void>((resolve, reject) =>
+        client.subscribe(
+          {
+            subscriptions: subs.map((s) =>
+              this.hooks.serviceSubscription(prefix + s.topic, Math.min(s.qos, 2) as 0 | 1 | 2),
+            ),
+          },
+          (e) => (e ? reject(e) : resolve()),
+        ),
+      )
+    const inbox = subscribe([{ topic: 'inbox', qos: 1 }])
+    const stored = await this.meta.subscriptions.ofDevice(device.id)
+    await inbox
+    if (client.closed || !stored.length) return
+    await subscribe(stored)
   }
 
   private gone(client: Client) {

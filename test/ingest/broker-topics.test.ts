@@ -254,6 +254,33 @@ both(
   },
 )
 
+both(
+  'a command right after the CONNACK, the stored subscriptions slow to read :: it arrives on inbox',
+  async () => {
+    const subscriptions = t.svc.deps.meta.subscriptions
+    const ofDevice = subscriptions.ofDevice.bind(subscriptions)
+    // the read of a device's stored subscriptions takes 300 ms (a busy store)
+    subscriptions.ofDevice = async (id) => {
+      await sleep(300)
+      return ofDevice(id)
+    }
+    try {
+      const [a, b] = [await oneDevice(t), await oneDevice(t)]
+      const [ca, cb] = [await connectDevice(t, a), await connectDevice(t, b)]
+      const [gotA, gotB] = [inboxOf(ca), inboxOf(cb)]
+      assert.equal(await Promise.all([command(a, 'a'), command(b, 'b')]), [true, true])
+      await gotAtLeast(gotA, 1)
+      await gotAtLeast(gotB, 1)
+      assert.equal(gotA, [['inbox', 'a']])
+      assert.equal(gotB, [['inbox', 'b']])
+      end(ca)
+      end(cb)
+    } finally {
+      subscriptions.ofDevice = ofDevice
+    }
+  },
+)
+
 /** The topics of a device's recorded uplink events, oldest first. */
 const eventTopics = async (d: { deviceID: string }) => {
   const r = await t.admin.get<Events>(
