@@ -746,16 +746,16 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 export function refusedWrite(
   points: readonly TelemetryPoint[],
   closed: boolean,
+  bad = closed ? -1 : points.findIndex(invalidPoint),
 ): Promise<void> | undefined {
   if (closed) return Promise.reject(new Error('telemetry store is closed'))
-  const bad = points.findIndex(invalidPoint)
   if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
   if (points.length === 0) return Promise.resolve()
   return undefined
 }
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
-function invalidPoint(p: TelemetryPoint): boolean {
+export function invalidPoint(p: TelemetryPoint): boolean {
   const v = p?.value
   const okValue =
     typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))

@@ -72,7 +72,8 @@ t(
       ...points('b', 4, (i) => i % 2 === 0),
       ...points('a', 2, (i) => 0.1 * i),
     ]
-    const { columns, transfer } = encodePoints(mixed)
+    const { columns, transfer, invalid } = encodePoints(mixed)
+    assert.is(invalid, -1)
     assert.equal(decodePoints(structuredClone(columns, { transfer })), mixed)
     const numeric = points('c', 30)
     const c = encodePoints(numeric).columns
@@ -182,6 +183,20 @@ t('an invalid point :: TypeError naming its index, nothing of the call stored', 
   const e = await rejection(s.write(bad))
   assert.instance(e, TypeError)
   assert.match(e.message, /index 3/)
+  // checked as the points are encoded for the thread: the first bad one is named, whatever it is
+  const one = points('d1', 1)[0]!
+  const kinds: Array<[unknown, number]> = [
+    [null, 0],
+    [{ ...one, deviceID: 7 }, 1],
+    [{ ...one, value: { a: 1 } }, 2],
+    [{ ...one, value: Number.POSITIVE_INFINITY }, 2],
+  ]
+  for (const [point, at] of kinds) {
+    const calls = [...points('d1', at), point, { ...one, time: Number.NaN }] as TelemetryPoint[]
+    const k = await rejection(s.write(calls))
+    assert.instance(k, TypeError)
+    assert.match(k.message, new RegExp(`index ${at}$`))
+  }
   assert.is(
     await s.count({ tenantID: 't1', deviceID: 'd1', dataPointIDs: ['dp0'], start: 0, end: 1e15 }),
     0,

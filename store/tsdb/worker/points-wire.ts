@@ -6,6 +6,7 @@
  * (six fields a point, the property names included) cost the event loop several times as much.
  */
 import type { TelemetryPoint, TelemetryValue } from '../../telemetry.ts'
+import { invalidPoint } from '../store.ts'
 
 export interface PointColumns {
   /** Every distinct string of the batch. */
@@ -20,10 +21,15 @@ export interface PointColumns {
   values: TelemetryValue[]
 }
 
-/** The columns of `points` and the buffers to transfer with them. */
+/**
+ * The columns of `points` and the buffers to transfer with them, each point checked as it is read (the store's
+ * `invalidPoint`: no pass of its own over them): `invalid` is the index of the first point the store cannot keep
+ * (then the columns hold nothing), else -1.
+ */
 export function encodePoints(points: readonly TelemetryPoint[]): {
   columns: PointColumns
   transfer: ArrayBuffer[]
+  invalid: number
 } {
   const n = points.length
   const strings: string[] = []
@@ -40,6 +46,7 @@ export function encodePoints(points: readonly TelemetryPoint[]): {
   let last: TelemetryPoint | undefined
   for (let i = 0; i < n; i++) {
     const p = points[i]!
+    if (invalidPoint(p)) return { ...encodePoints([]), invalid: i }
     if (
       last === undefined ||
       p.deviceID !== last.deviceID ||
@@ -71,6 +78,7 @@ export function encodePoints(points: readonly TelemetryPoint[]): {
       times.buffer,
       numbers.buffer,
     ] as ArrayBuffer[],
+    invalid: -1,
   }
 }
 

@@ -165,11 +165,13 @@ export class WorkerTelemetryStore implements TelemetryStore {
   }
 
   write(points: readonly TelemetryPoint[]): Promise<void> {
-    const refused = refusedWrite(points, this.closed)
+    if (this.closed) return refusedWrite(points, true)!
+    // encodePoints checks the points as it reads them: refusedWrite needs no pass of its own
+    const encoded = encodePoints(points)
+    const refused = refusedWrite(points, false, encoded.invalid)
     if (refused) return refused
     this.checkpointer.wake()
-    const { columns, transfer } = encodePoints(points)
-    return this.send({ t: 'write', columns }, transfer)
+    return this.send({ t: 'write', columns: encoded.columns }, encoded.transfer)
   }
 
   readRaw(range: SeriesRange): Promise<Map<string, Series>> {
