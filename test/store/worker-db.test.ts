@@ -299,6 +299,17 @@ test('batch results :: rows by name and by position, as LocalDb answers them', a
   assert.is(port!.rowsAffected, local!.rowsAffected)
 })
 
+/** The columns of products the insertJson tests write. */
+const PRODUCT_COLUMNS = [
+  'tenant_id',
+  'product_id',
+  'product_name',
+  'description',
+  'cloud_protocol',
+  'create_at',
+  'update_at',
+]
+
 test('insertJson :: values shared by every row of a statement are bound once, and each row keeps its own', async () => {
   // 277 rows: statements of 256, 16, 4 and 1; the tenant is the same in all but row 270, the protocol and create_at
   // in all, the name in none, the description null in a third, update_at null in all but row 3
@@ -311,16 +322,7 @@ test('insertJson :: values shared by every row of a statement are bound once, an
     5,
     i === 3 ? 7 : null,
   ])
-  const columns = [
-    'tenant_id',
-    'product_id',
-    'product_name',
-    'description',
-    'cloud_protocol',
-    'create_at',
-    'update_at',
-  ]
-  const json = jsonRows('products', columns, rows.flat())
+  const json = jsonRows('products', PRODUCT_COLUMNS, rows.flat())
   // the protocol and create_at, the same in every row, cross once; the rest in the text
   assert.equal(json.shared, [undefined, undefined, undefined, undefined, 2, 5, undefined])
   assert.is((JSON.parse(json.rows) as unknown[]).length, 277 * 5)
@@ -357,14 +359,7 @@ test('insertJson :: rows in their three parts, the same on both, values exact; a
     1,
     2 ** 53 - 1 - i, // exact integers up to 2^53 - 1
   ])
-  const columns = [
-    'tenant_id',
-    'product_id',
-    'product_name',
-    'description',
-    'cloud_protocol',
-    'create_at',
-  ]
+  const columns = PRODUCT_COLUMNS.slice(0, 6)
   // the names cross apart, the description and protocol once, the tenant, id and time in the text
   const json = jsonRows('products', columns, rows.flat(), [2])
   assert.equal(json.apart?.[2], tricky)
