@@ -49,14 +49,24 @@ export class SeriesIndex {
 
   /** The series id of a point, creating the series (and noting a product change) in `changes` when needed. */
   resolve(p: TelemetryPoint, changes: SeriesChanges): number {
-    const dev = this.device(p.tenantID, p.deviceID, p.productID)
-    if (dev.productID !== p.productID) {
+    return this.resolveIds(p.tenantID, p.productID, p.deviceID, p.dataPointID, changes)
+  }
+
+  /** resolve() of a point given by its ids. */
+  resolveIds(
+    tenantID: string,
+    productID: string,
+    deviceID: string,
+    dataPointID: string,
+    changes: SeriesChanges,
+  ): number {
+    const dev = this.device(tenantID, deviceID, productID)
+    if (dev.productID !== productID) {
       if (!changes.moved.has(dev)) changes.moved.set(dev, dev.productID)
-      dev.productID = p.productID
+      dev.productID = productID
     }
-    const id = dev.points.get(p.dataPointID)
+    const id = dev.points.get(dataPointID)
     if (id !== undefined) return id
-    const { tenantID, deviceID, dataPointID, productID } = p
     const fresh = { id: this.nextId++, tenantID, deviceID, dataPointID, productID }
     changes.fresh.push(fresh)
     dev.points.set(dataPointID, fresh.id)

@@ -36,6 +36,7 @@ import type {
   WindowSpec,
 } from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal } from './codec.ts'
+import type { PointColumns } from './worker/points-wire.ts'
 import {
   CompactionQueue,
   compactBuckets,
@@ -145,8 +146,10 @@ const VACUUM_MAX_STEP = 512
 const COMPACT_STEP = 32
 /** A group of coalesced write() calls stops growing at this many values. */
 const MAX_GROUP_POINTS = 200_000
+/** One write() call (its points) or writeColumns() call (its columns) of a group. */
 interface Call {
-  points: readonly TelemetryPoint[]
+  points?: readonly TelemetryPoint[]
+  columns?: PointColumns
   resolve: () => void
   reject: (e: unknown) => void
 }
@@ -246,8 +249,25 @@ export class LibsqlTelemetryStore implements TelemetryStore {
 
   /** Stores the points; resolves once they are committed to the WAL (see the class comment). */
   write(points: readonly TelemetryPoint[]): Promise<void> {
-    const refused = refusedWrite(points, this.closed)
-    if (refused) return refused
+    return refusedWrite(points, this.closed) ?? this.join({ points }, points.length)
+  }
+
+  /**
+   * write() of points as columns (the telemetry thread's: as they crossed from the proxy), read straight from them:
+   * no object a point. The same checks and errors as write().
+   */
+  writeColumns(columns: PointColumns): Promise<void> {
+    const count = columns.times.length
+    const refused = this.closed
+      ? refusedWrite([], true)
+      : count === 0
+        ? Promise.resolve()
+        : refusedColumns(columns)
+    return refused ?? this.join({ columns }, count)
+  }
+
+  /** Adds a call to the group that commits next, starting one when there is none or it is full. */
+  private join(call: Omit<Call, 'resolve' | 'reject'>, points: number): Promise<void> {
     return new Promise((resolve, reject) => {
       if (!this.group || this.group.points >= MAX_GROUP_POINTS) {
         const g: Group = (this.group = { calls: [], points: 0 })
@@ -256,8 +276,8 @@ export class LibsqlTelemetryStore implements TelemetryStore {
           return this.commit(g)
         }, false)
       }
-      this.group.calls.push({ points, resolve, reject })
-      this.group.points += points.length
+      this.group.calls.push({ ...call, resolve, reject })
+      this.group.points += points
     })
   }
 
@@ -593,12 +613,17 @@ export class LibsqlTelemetryStore implements TelemetryStore {
     const times = new Float64Array(g.points)
     const values: TelemetryValue[] = new Array<TelemetryValue>(g.points)
     let i = 0
-    for (const call of g.calls)
-      for (const p of call.points) {
+    for (const call of g.calls) {
+      if (call.columns) {
+        i = this.resolveColumns(call.columns, changes, { sids, times, values }, i)
+        continue
+      }
+      for (const p of call.points!) {
         sids[i] = this.series.resolve(p, changes)
         times[i] = Math.round(p.time)
         values[i++] = p.value
       }
+    }
     try {
       await this.client.batch(
         [
@@ -621,6 +646,29 @@ export class LibsqlTelemetryStore implements TelemetryStore {
       this.flushQueued = true
       this.flush().catch(this.opts.onError)
     }
+  }
+
+  /** commit()'s loop over a call's columns, from `at` in the group's arrays; answers where the next call starts. */
+  private resolveColumns(
+    c: PointColumns,
+    changes: SeriesChanges,
+    out: { sids: Uint32Array; times: Float64Array; values: TelemetryValue[] },
+    at: number,
+  ): number {
+    const numeric = c.values.length === 0
+    let j = 0
+    for (let r = 0; r < c.runs.length; r += 4) {
+      const tenantID = c.strings[c.runs[r]!]!
+      const productID = c.strings[c.runs[r + 1]!]!
+      const deviceID = c.strings[c.runs[r + 2]!]!
+      for (const end = j + c.runs[r + 3]!; j < end; j++, at++) {
+        const dataPointID = c.strings[c.dataPoints[j]!]!
+        out.sids[at] = this.series.resolveIds(tenantID, productID, deviceID, dataPointID, changes)
+        out.times[at] = Math.round(c.times[j]!)
+        out.values[at] = numeric ? c.numbers[j]! : c.values[j]!
+      }
+    }
+    return at
   }
 
   /** A new connection in place of a wedged one (a failure keeps the old one wedged: the next job tries again). */
@@ -752,6 +800,30 @@ export function refusedWrite(
   if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
   if (points.length === 0) return Promise.resolve()
   return undefined
+}
+
+/**
+ * writeColumns()'s checks: the columns of points write() would keep (see invalidPoint), whole (every run, index
+ * and value where it should be); else the TypeError write() gives, naming the first point that fails.
+ */
+function refusedColumns(c: PointColumns): Promise<void> | undefined {
+  const n = c.times.length
+  const numeric = c.values.length === 0
+  const bad = (i: number) =>
+    Promise.reject(new TypeError(`invalid telemetry point at index ${Math.min(i, n - 1)}`))
+  const text = (k: number | undefined) => typeof c.strings[k!] === 'string'
+  if (c.dataPoints.length !== n || (numeric ? c.numbers.length !== n : c.values.length !== n))
+    return bad(0)
+  let i = 0
+  for (let r = 0; r < c.runs.length; r += 4) {
+    if (!text(c.runs[r]) || !text(c.runs[r + 1]) || !text(c.runs[r + 2])) return bad(i)
+    for (const end = i + (c.runs[r + 3] ?? 0); i < end; i++) {
+      if (i >= n || !text(c.dataPoints[i]) || !Number.isFinite(c.times[i])) return bad(i)
+      const v = numeric ? c.numbers[i] : c.values[i]
+      if (!(typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v))) return bad(i)
+    }
+  }
+  return i === n ? undefined : bad(i)
 }
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */

@@ -8,6 +8,7 @@ import { createClient } from '@libsql/client'
 import { LibsqlTelemetryStore, type LibsqlTelemetryOptions } from '../../store/tsdb/store.ts'
 import type { TelemetryPoint, TelemetryValue } from '../../store/telemetry.ts'
 import { telemetryContract } from './telemetry.contract.ts'
+import { encodePoints, type PointColumns } from '../../store/tsdb/worker/points-wire.ts'
 import { SCHEMA_VERSION } from '../../store/tsdb/file.ts'
 import { KIND_TIMES_SHARED } from '../../store/tsdb/codec.ts'
 import { aggregateSorted, windowBounds } from '../../store/windows.ts'
@@ -1294,6 +1295,110 @@ t('invalid points :: rejected with TypeError, nothing of the call stored', async
   const closed = await s.write(pts('d', 'x', [[BASE, 1]])).catch((e) => e)
   assert.match(String(closed), /closed/)
 })
+
+t(
+  'writeColumns :: the same values as write() of the points, two tenants, numbers, texts and booleans',
+  async () => {
+    const [byPoints, byColumns] = [await open(newUrl()), await open(newUrl())]
+    const mixed: TelemetryPoint[] = [
+      ...pts('d1', 'x', [
+        [BASE, 1.5],
+        [BASE + 1000, 2.5],
+      ]),
+      ...pts('d2', 'y', [[BASE, 'on']]),
+      { ...pts('d1', 'x', [[BASE, 9]])[0]!, tenantID: 't2' },
+      ...pts('d2', 'z', [[BASE + 2000, true]]),
+    ]
+    const numbers = pts('d3', 'x', [
+      [BASE, 7],
+      [BASE + 1, 8],
+    ])
+    for (const batch of [mixed, numbers]) {
+      await byPoints.write(batch)
+      await byColumns.writeColumns(encodePoints(batch).columns)
+    }
+    const read = (s: LibsqlTelemetryStore, tenantID: string, deviceID: string) =>
+      s.readRaw({
+        tenantID,
+        deviceID,
+        dataPointIDs: ['x', 'y', 'z'],
+        start: BASE,
+        end: BASE + HOUR,
+      })
+    for (const [tenantID, deviceID] of [
+      ['t1', 'd1'],
+      ['t1', 'd2'],
+      ['t2', 'd1'],
+      ['t1', 'd3'],
+    ] as const) {
+      const want = await read(byPoints, tenantID, deviceID)
+      assert.ok(want.size > 0, `${tenantID}/${deviceID} has values`)
+      assert.equal(await read(byColumns, tenantID, deviceID), want)
+    }
+    assert.equal((await read(byColumns, 't2', 'd1')).get('x'), { time: [BASE], value: [9] })
+    await byPoints.close()
+    await byColumns.close()
+  },
+)
+
+t(
+  'writeColumns :: columns that are not whole, valid points are a TypeError naming the point; none kept',
+  async () => {
+    const s = await open(newUrl())
+    const good = () =>
+      encodePoints(
+        pts('d', 'x', [
+          [BASE, 1],
+          [BASE + 1, 2],
+          [BASE + 2, 3],
+        ]),
+      ).columns
+    const broken: Array<[string, (c: PointColumns) => void, number]> = [
+      ['a time not finite', (c) => (c.times[1] = Number.NaN), 1],
+      ['a value not finite', (c) => (c.numbers[2] = Number.POSITIVE_INFINITY), 2],
+      ['a data point with no string', (c) => (c.dataPoints[1] = 99), 1],
+      ['a device with no string', (c) => (c.runs = Uint32Array.of(0, 1, 99, 3)), 0],
+      ['runs short of the points', (c) => (c.runs = Uint32Array.of(0, 1, 2, 2)), 2],
+      ['runs past the points', (c) => (c.runs = Uint32Array.of(0, 1, 2, 4)), 2],
+      ['values of another length', (c) => (c.numbers = new Float64Array(2)), 0],
+      [
+        'an object value',
+        (c) => ((c.values = [1, { a: 1 } as never, 3]), (c.numbers = new Float64Array(0))),
+        1,
+      ],
+    ]
+    for (const [what, breakIt, at] of broken) {
+      const c = good()
+      breakIt(c)
+      const err = (await s.writeColumns(c).catch((e: unknown) => e)) as Error
+      assert.instance(err, TypeError, what)
+      assert.match(err.message, new RegExp(`index ${at}$`), what)
+    }
+    const r = await s.readRaw({
+      tenantID: 't1',
+      deviceID: 'd',
+      dataPointIDs: ['x'],
+      start: BASE,
+      end: BASE + HOUR,
+    })
+    assert.equal(r.get('x'), { time: [], value: [] })
+    await s.writeColumns(good())
+    assert.equal(
+      (
+        await s.readRaw({
+          tenantID: 't1',
+          deviceID: 'd',
+          dataPointIDs: ['x'],
+          start: BASE,
+          end: BASE + HOUR,
+        })
+      ).get('x'),
+      { time: [BASE, BASE + 1, BASE + 2], value: [1, 2, 3] },
+    )
+    await s.close()
+    assert.match(String(await s.writeColumns(good()).catch((e: unknown) => e)), /closed/)
+  },
+)
 
 t('memtable over flushPoints :: flushed to chunks without a timer, WAL emptied', async () => {
   const url = newUrl()

@@ -9,7 +9,6 @@ import type { SeriesSlice } from '../../telemetry.ts'
 import { keepPreparedStatements } from '../../libsql/db.ts'
 import { LibsqlTelemetryStore } from '../store.ts'
 import { encodeError } from '../../libsql/worker/errors.ts'
-import { decodePoints } from './points-wire.ts'
 import { collectAtRest } from '../../../src/kernel/memory.ts'
 import type { Hello, Notice, Reply } from '../../libsql/worker/protocol.ts'
 import type { TelemetryRequest, TelemetryWorkerData } from './protocol.ts'
@@ -68,7 +67,7 @@ async function next(id: number) {
 async function handle(store: LibsqlTelemetryStore, r: TelemetryRequest): Promise<unknown> {
   switch (r.t) {
     case 'write':
-      return store.write(decodePoints(r.columns))
+      return store.writeColumns(r.columns)
     case 'call':
       return (store[r.method] as (...a: unknown[]) => Promise<unknown>).apply(store, r.args)
     case 'stream':
