@@ -82,7 +82,7 @@ export function encodePoints(points: readonly TelemetryPoint[]): {
   }
 }
 
-/** The points of `c`, in their order. */
+/** The points of `c`, in their order: encodePoints undone (the store reads the columns themselves, `writeColumns`). */
 export function decodePoints(c: PointColumns): TelemetryPoint[] {
   const out: TelemetryPoint[] = new Array<TelemetryPoint>(c.times.length)
   const numeric = c.values.length === 0
