@@ -45,6 +45,18 @@ const pts = (
     value,
   }))
 
+/** The values of data point x of a device of tenant t1 in the first hour from BASE. */
+const firstHourOfX = async (s: LibsqlTelemetryStore, deviceID = 'd') =>
+  (
+    await s.readRaw({
+      tenantID: 't1',
+      deviceID,
+      dataPointIDs: ['x'],
+      start: BASE,
+      end: BASE + HOUR,
+    })
+  ).get('x')
+
 /** Reads a table of the store's file from a second connection. */
 async function raw(url: string, sql: string): Promise<number> {
   return (await rawRows(url, sql))[0]![0]!
@@ -1283,14 +1295,7 @@ t('invalid points :: rejected with TypeError, nothing of the call stored', async
   }
   const badTime = await s.write(pts('d', 'x', [[NaN, 1]])).catch((e) => e)
   assert.instance(badTime, TypeError)
-  const r = await s.readRaw({
-    tenantID: 't1',
-    deviceID: 'd',
-    dataPointIDs: ['x'],
-    start: BASE,
-    end: BASE + HOUR,
-  })
-  assert.equal(r.get('x'), { time: [], value: [] })
+  assert.equal(await firstHourOfX(s), { time: [], value: [] })
   await s.close()
   const closed = await s.write(pts('d', 'x', [[BASE, 1]])).catch((e) => e)
   assert.match(String(closed), /closed/)
@@ -1374,27 +1379,9 @@ t(
       assert.instance(err, TypeError, what)
       assert.match(err.message, new RegExp(`index ${at}$`), what)
     }
-    const r = await s.readRaw({
-      tenantID: 't1',
-      deviceID: 'd',
-      dataPointIDs: ['x'],
-      start: BASE,
-      end: BASE + HOUR,
-    })
-    assert.equal(r.get('x'), { time: [], value: [] })
+    assert.equal(await firstHourOfX(s), { time: [], value: [] })
     await s.writeColumns(good())
-    assert.equal(
-      (
-        await s.readRaw({
-          tenantID: 't1',
-          deviceID: 'd',
-          dataPointIDs: ['x'],
-          start: BASE,
-          end: BASE + HOUR,
-        })
-      ).get('x'),
-      { time: [BASE, BASE + 1, BASE + 2], value: [1, 2, 3] },
-    )
+    assert.equal(await firstHourOfX(s), { time: [BASE, BASE + 1, BASE + 2], value: [1, 2, 3] })
     await s.close()
     assert.match(String(await s.writeColumns(good()).catch((e: unknown) => e)), /closed/)
   },
