@@ -37,6 +37,7 @@ import type {
 } from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal } from './codec.ts'
 import type { PointColumns } from './worker/points-wire.ts'
+import { invalidPoint } from './points.ts'
 import {
   CompactionQueue,
   compactBuckets,
@@ -824,19 +825,4 @@ function refusedColumns(c: PointColumns): Promise<void> | undefined {
     }
   }
   return i === n ? undefined : bad(i)
-}
-
-/** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
-export function invalidPoint(p: TelemetryPoint): boolean {
-  const v = p?.value
-  const okValue =
-    typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
-  return !(
-    okValue &&
-    Number.isFinite(p.time) &&
-    typeof p.tenantID === 'string' &&
-    typeof p.productID === 'string' &&
-    typeof p.deviceID === 'string' &&
-    typeof p.dataPointID === 'string'
-  )
 }

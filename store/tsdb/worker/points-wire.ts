@@ -6,7 +6,7 @@
  * (six fields a point, the property names included) cost the event loop several times as much.
  */
 import type { TelemetryPoint, TelemetryValue } from '../../telemetry.ts'
-import { invalidPoint } from '../store.ts'
+import { invalidPoint } from '../points.ts'
 
 export interface PointColumns {
   /** Every distinct string of the batch. */

@@ -1,0 +1,20 @@
+/**
+ * What the embedded telemetry store keeps of a point, apart from the store so that the points' wire
+ * (worker/points-wire.ts) checks them as it encodes them without importing the store.
+ */
+import type { TelemetryPoint } from '../telemetry.ts'
+
+/** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
+export function invalidPoint(p: TelemetryPoint): boolean {
+  const v = p?.value
+  const okValue =
+    typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
+  return !(
+    okValue &&
+    Number.isFinite(p.time) &&
+    typeof p.tenantID === 'string' &&
+    typeof p.productID === 'string' &&
+    typeof p.deviceID === 'string' &&
+    typeof p.dataPointID === 'string'
+  )
+}
