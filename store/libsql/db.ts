@@ -248,6 +248,20 @@ export interface JsonRows {
 
 const isSqlValue = (v: unknown) => v === null || typeof v === 'string' || typeof v === 'number'
 
+/** Whether column `c` holds the same value in the `size` rows of `flat` (`width` values a row) from row `from`. */
+function sameInRows(
+  flat: readonly InValue[],
+  width: number,
+  from: number,
+  size: number,
+  c: number,
+) {
+  const base = from * width + c
+  const v = flat[base]
+  for (let r = 1; r < size; r++) if (flat[base + r * width] !== v) return false
+  return true
+}
+
 /**
  * The JsonRows of the rows in `flat` (each row's values in `columns`' order, one row after another); the columns
  * at `apart` (indexes) cross outside the JSON text. A column whose value is the same in every row is sent once:
@@ -268,11 +282,8 @@ export function jsonRows(
   let anyShared = false
   for (let c = 0; c < width; c++) {
     if (apart.includes(c)) continue
-    const v = flat[c]
-    let same = count > 1
-    for (let r = 1; r < count && same; r++) same = flat[r * width + c] === v
-    if (same) {
-      shared[c] = v
+    if (count > 1 && sameInRows(flat, width, 0, count, c)) {
+      shared[c] = flat[c]
       anyShared = true
     } else inText.push(c)
   }
@@ -351,12 +362,7 @@ function sharedInsert(
   const base = from * width
   let shared = 0
   if (size > 1 && width <= 30)
-    for (let c = 0; c < width; c++) {
-      const v = flat[base + c]
-      let same = true
-      for (let r = 1; r < size && same; r++) same = flat[base + r * width + c] === v
-      if (same) shared |= 1 << c
-    }
+    for (let c = 0; c < width; c++) if (sameInRows(flat, width, from, size, c)) shared |= 1 << c
   if (shared === 0)
     return {
       sql: insertText(table, columns, size, ''),

@@ -6,11 +6,8 @@ import type { TelemetryPoint } from '../telemetry.ts'
 
 /** A point the store cannot keep: ids not strings, time not a finite number, value not a finite number/string/boolean. */
 export function invalidPoint(p: TelemetryPoint): boolean {
-  const v = p?.value
-  const okValue =
-    typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
   return !(
-    okValue &&
+    storableValue(p?.value) &&
     Number.isFinite(p.time) &&
     typeof p.tenantID === 'string' &&
     typeof p.productID === 'string' &&
@@ -18,3 +15,7 @@ export function invalidPoint(p: TelemetryPoint): boolean {
     typeof p.dataPointID === 'string'
   )
 }
+
+/** A value the store keeps: a finite number, a string or a boolean. */
+export const storableValue = (v: unknown): boolean =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))

@@ -37,7 +37,7 @@ import type {
 } from '../telemetry.ts'
 import { decodeWal, encodeChunk, encodeWal } from './codec.ts'
 import type { PointColumns } from './worker/points-wire.ts'
-import { invalidPoint } from './points.ts'
+import { invalidPoint, storableValue } from './points.ts'
 import {
   CompactionQueue,
   compactBuckets,
@@ -259,11 +259,9 @@ export class LibsqlTelemetryStore implements TelemetryStore {
    */
   writeColumns(columns: PointColumns): Promise<void> {
     const count = columns.times.length
-    const refused = this.closed
-      ? refusedWrite([], true)
-      : count === 0
-        ? Promise.resolve()
-        : refusedColumns(columns)
+    // closed or empty: as write() of no point
+    const refused =
+      this.closed || count === 0 ? refusedWrite([], this.closed) : refusedColumns(columns)
     return refused ?? this.join({ columns }, count)
   }
 
@@ -798,10 +796,14 @@ export function refusedWrite(
   bad = closed ? -1 : points.findIndex(invalidPoint),
 ): Promise<void> | undefined {
   if (closed) return Promise.reject(new Error('telemetry store is closed'))
-  if (bad >= 0) return Promise.reject(new TypeError(`invalid telemetry point at index ${bad}`))
+  if (bad >= 0) return invalidAt(bad)
   if (points.length === 0) return Promise.resolve()
   return undefined
 }
+
+/** The refusal of a write whose point `i` the store cannot keep. */
+const invalidAt = (i: number): Promise<never> =>
+  Promise.reject(new TypeError(`invalid telemetry point at index ${i}`))
 
 /**
  * writeColumns()'s checks: the columns of points write() would keep (see invalidPoint), whole (every run, index
@@ -810,8 +812,7 @@ export function refusedWrite(
 function refusedColumns(c: PointColumns): Promise<void> | undefined {
   const n = c.times.length
   const numeric = c.values.length === 0
-  const bad = (i: number) =>
-    Promise.reject(new TypeError(`invalid telemetry point at index ${Math.min(i, n - 1)}`))
+  const bad = (i: number) => invalidAt(Math.min(i, n - 1))
   const text = (k: number | undefined) => typeof c.strings[k!] === 'string'
   if (c.dataPoints.length !== n || (numeric ? c.numbers.length !== n : c.values.length !== n))
     return bad(0)
@@ -820,8 +821,7 @@ function refusedColumns(c: PointColumns): Promise<void> | undefined {
     if (!text(c.runs[r]) || !text(c.runs[r + 1]) || !text(c.runs[r + 2])) return bad(i)
     for (const end = i + (c.runs[r + 3] ?? 0); i < end; i++) {
       if (i >= n || !text(c.dataPoints[i]) || !Number.isFinite(c.times[i])) return bad(i)
-      const v = numeric ? c.numbers[i] : c.values[i]
-      if (!(typeof v === 'string' || typeof v === 'boolean' || Number.isFinite(v))) return bad(i)
+      if (!storableValue(numeric ? c.numbers[i] : c.values[i])) return bad(i)
     }
   }
   return i === n ? undefined : bad(i)
