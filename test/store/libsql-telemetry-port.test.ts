@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { LibsqlTelemetryStore } from '../../store/tsdb/store.ts'
 import { WorkerTelemetryStore } from '../../store/tsdb/worker/proxy.ts'
-import { decodePoints, encodePoints } from '../../store/tsdb/worker/points-wire.ts'
+import { encodePoints, type PointColumns } from '../../store/tsdb/worker/points-wire.ts'
 import type { TelemetryPoint } from '../../store/telemetry.ts'
 import { Unavailable } from '../../store/errors.ts'
 import { telemetryContract } from './telemetry.contract.ts'
@@ -33,6 +33,28 @@ telemetryContract(
     },
   },
 )
+
+/** The points of `c`, in their order: encodePoints undone, to check it (the store reads the columns themselves). */
+function decodePoints(c: PointColumns): TelemetryPoint[] {
+  const out: TelemetryPoint[] = new Array<TelemetryPoint>(c.times.length)
+  const numeric = c.values.length === 0
+  let i = 0
+  for (let r = 0; r < c.runs.length; r += 4) {
+    const tenantID = c.strings[c.runs[r]!]!
+    const productID = c.strings[c.runs[r + 1]!]!
+    const deviceID = c.strings[c.runs[r + 2]!]!
+    for (const end = i + c.runs[r + 3]!; i < end; i++)
+      out[i] = {
+        tenantID,
+        productID,
+        deviceID,
+        dataPointID: c.strings[c.dataPoints[i]!]!,
+        time: c.times[i]!,
+        value: numeric ? c.numbers[i]! : c.values[i]!,
+      }
+  }
+  return out
+}
 
 const t = suite('libsql telemetry store in a worker thread')
 const HOUR = 3_600_000

@@ -81,25 +81,3 @@ export function encodePoints(points: readonly TelemetryPoint[]): {
     invalid: -1,
   }
 }
-
-/** The points of `c`, in their order: encodePoints undone (the store reads the columns themselves, `writeColumns`). */
-export function decodePoints(c: PointColumns): TelemetryPoint[] {
-  const out: TelemetryPoint[] = new Array<TelemetryPoint>(c.times.length)
-  const numeric = c.values.length === 0
-  let i = 0
-  for (let r = 0; r < c.runs.length; r += 4) {
-    const tenantID = c.strings[c.runs[r]!]!
-    const productID = c.strings[c.runs[r + 1]!]!
-    const deviceID = c.strings[c.runs[r + 2]!]!
-    for (const end = i + c.runs[r + 3]!; i < end; i++)
-      out[i] = {
-        tenantID,
-        productID,
-        deviceID,
-        dataPointID: c.strings[c.dataPoints[i]!]!,
-        time: c.times[i]!,
-        value: numeric ? c.numbers[i]! : c.values[i]!,
-      }
-  }
-  return out
-}
