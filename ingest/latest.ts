@@ -1,14 +1,78 @@
 import type { DomainEvents, EventBus } from '../src/kernel/events.ts'
-import type { LastValue, TelemetryPoint, TelemetryStore } from '../store/telemetry.ts'
+import type {
+  LastValue,
+  TelemetryPoint,
+  TelemetryStore,
+  TelemetryValue,
+} from '../store/telemetry.ts'
 
+/**
+ * One device's last values, a slot per data point: its id, time and value at the same index of three arrays. An
+ * uplink names its data points in the order of the one before, so a write finds each slot by comparing the id
+ * with the slot after the last one written, not by a hash lookup (`slots` answers the rest). A value is written in
+ * place: the arrays of a numeric device hold plain doubles, no object a value.
+ */
 interface DeviceEntry {
   tenantID: string
   deviceID: string
   /** The productID of the device's last written point; unknown for an entry read from the store alone. */
   productID?: string
-  values: Map<string, LastValue>
+  ids: string[]
+  times: number[]
+  values: TelemetryValue[]
+  /** data point id → its slot */
+  slots: Map<string, number>
   /** True once the store's latest values were merged in (entries made by writes alone are partial). */
   complete: boolean
+}
+
+/** An entry with no value yet. */
+const newEntry = (tenantID: string, deviceID: string): DeviceEntry => ({
+  tenantID,
+  deviceID,
+  ids: [],
+  times: [],
+  values: [],
+  slots: new Map(),
+  complete: false,
+})
+
+/** Gives `dataPointID` a new slot holding its first value. */
+function addSlot(e: DeviceEntry, dataPointID: string, time: number, value: TelemetryValue): number {
+  const slot = e.ids.length
+  e.ids.push(dataPointID)
+  e.times.push(time)
+  e.values.push(value)
+  e.slots.set(dataPointID, slot)
+  return slot
+}
+
+/** Takes a newer value into an entry (an older one changes nothing); answers its slot. */
+function take(e: DeviceEntry, dataPointID: string, time: number, value: TelemetryValue): number {
+  const slot = e.slots.get(dataPointID)
+  if (slot === undefined) return addSlot(e, dataPointID, time, value)
+  if (e.times[slot]! <= time) {
+    e.times[slot] = time
+    e.values[slot] = value
+  }
+  return slot
+}
+
+/** Removes a slot; the slots after it move down one. */
+function dropSlot(e: DeviceEntry, slot: number) {
+  e.slots.delete(e.ids[slot]!)
+  e.ids.splice(slot, 1)
+  e.times.splice(slot, 1)
+  e.values.splice(slot, 1)
+  for (let i = slot; i < e.ids.length; i++) e.slots.set(e.ids[i]!, i)
+}
+
+/** The entry's values as the store's `latest()` answers them: a map of its own (later writes do not change it). */
+function valuesOf(e: DeviceEntry): Map<string, LastValue> {
+  const out = new Map<string, LastValue>()
+  for (let i = 0; i < e.ids.length; i++)
+    out.set(e.ids[i]!, { time: e.times[i]!, value: e.values[i]! })
+  return out
 }
 
 const MAX_DEVICES = 100_000
@@ -58,51 +122,52 @@ export class LatestValuesCache {
 
   /**
    * Records committed points; an older time never replaces a newer one. A run of points of one device (an
-   * uplink's) finds its entry once.
+   * uplink's) finds its entry once, and each point's slot first where the point before it left off.
    */
   update(points: readonly TelemetryPoint[]) {
     let entry: DeviceEntry | undefined
     let last: TelemetryPoint | undefined
+    let next = 0
     for (const p of points) {
       if (!entry || p.deviceID !== last!.deviceID || p.tenantID !== last!.tenantID) {
         entry = this.entry(p.tenantID, p.deviceID)
-        if (!entry) {
-          entry = { tenantID: p.tenantID, deviceID: p.deviceID, values: new Map(), complete: false }
-          this.add(entry)
-        }
+        if (!entry) this.add((entry = newEntry(p.tenantID, p.deviceID)))
+        entry.productID = p.productID
+        next = 0
       }
       last = p
-      entry.productID = p.productID
-      const cur = entry.values.get(p.dataPointID)
-      if (!cur) entry.values.set(p.dataPointID, { time: p.time, value: p.value })
-      else if (cur.time <= p.time) {
-        // in place: a new object a value would be young garbage the old map keeps alive until it is promoted
-        cur.time = p.time
-        cur.value = p.value
-      }
+      if (next < entry.ids.length && entry.ids[next] === p.dataPointID) {
+        if (entry.times[next]! <= p.time) {
+          entry.times[next] = p.time
+          entry.values[next] = p.value
+        }
+        next++
+      } else next = take(entry, p.dataPointID, p.time, p.value) + 1
     }
   }
 
-  /** The last values of a device's data points: live (later writes change them), to read before the next await. */
+  /** The last values of a device's data points (a map of its own: later writes do not change it). */
   async get(tenantID: string, deviceID: string): Promise<Map<string, LastValue>> {
     const entry = this.entry(tenantID, deviceID)
-    if (entry?.complete) return entry.values
+    if (entry?.complete) return valuesOf(entry)
     return this.complete(tenantID, deviceID, await this.telemetry.latest(tenantID, deviceID))
   }
 
   /** Merges what the store holds into the entry (values written meanwhile stay when newer): now complete. */
   private complete(tenantID: string, deviceID: string, stored: Map<string, LastValue>) {
-    const now = this.entry(tenantID, deviceID)
-    if (!now) {
-      this.add({ tenantID, deviceID, values: stored, complete: true })
-      return stored
-    }
+    let entry = this.entry(tenantID, deviceID)
+    if (!entry) this.add((entry = newEntry(tenantID, deviceID)))
     for (const [id, v] of stored) {
-      const cur = now.values.get(id)
-      if (!cur || cur.time < v.time) now.values.set(id, v)
+      // at an equal time the value written here is the later one
+      const slot = entry.slots.get(id)
+      if (slot === undefined) addSlot(entry, id, v.time, v.value)
+      else if (entry.times[slot]! < v.time) {
+        entry.times[slot] = v.time
+        entry.values[slot] = v.value
+      }
     }
-    now.complete = true
-    return now.values
+    entry.complete = true
+    return valuesOf(entry)
   }
 
   /**
@@ -117,7 +182,7 @@ export class LatestValuesCache {
     const missing: string[] = []
     for (const deviceID of new Set(deviceIDs)) {
       const entry = this.entry(tenantID, deviceID)
-      if (entry?.complete) out.set(deviceID, entry.values)
+      if (entry?.complete) out.set(deviceID, valuesOf(entry))
       else missing.push(deviceID)
     }
     if (!missing.length) return out
@@ -142,8 +207,9 @@ export class LatestValuesCache {
    */
   forgetDataPoint(tenantID: string, productID: string, dataPointID: string) {
     for (const entry of [...(this.tenants.get(tenantID)?.values() ?? [])]) {
-      if (!entry.values.has(dataPointID)) continue
-      if (entry.productID === productID) entry.values.delete(dataPointID)
+      const slot = entry.slots.get(dataPointID)
+      if (slot === undefined) continue
+      if (entry.productID === productID) dropSlot(entry, slot)
       else if (entry.productID === undefined) this.remove(entry)
     }
   }

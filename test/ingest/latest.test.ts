@@ -161,4 +161,74 @@ latest(
   },
 )
 
+latest(
+  'slots :: a run in another order, a point twice, an older value, a text after numbers: each slot right',
+  async () => {
+    const values = new LatestValuesCache(storeOf())
+    await values.get('T1', 'd1') // complete: no store read later
+    await values.get('T2', 'd1')
+    values.update([point('d1', 'a', 10), point('d1', 'b', 10), point('d1', 'c', 10)])
+    values.update([
+      point('d1', 'c', 20),
+      point('d1', 'a', 20),
+      point('d1', 'a', 15, { value: -15 }), // older than the a just taken: kept out
+      point('d1', 'd', 20, { value: 'on' }),
+      point('d1', 'b', 5), // older than the stored b
+      point('d1', 'b', 30, { tenantID: 'T2', value: 'other tenant' }),
+    ])
+    values.update([point('d1', 'a', 40, { value: 'text' }), point('d1', 'c', 40)])
+    assert.equal(Object.fromEntries(await values.get('T1', 'd1')), {
+      a: { time: 40, value: 'text' },
+      b: { time: 10, value: 10 },
+      c: { time: 40, value: 40 },
+      d: { time: 20, value: 'on' },
+    })
+    assert.equal(Object.fromEntries(await values.get('T2', 'd1')), {
+      b: { time: 30, value: 'other tenant' },
+    })
+  },
+)
+
+latest('completed from the store :: at an equal time the value written here stays', async () => {
+  const store = storeOf({ 'T1/d1': { a: { time: 5, value: 1 }, b: { time: 9, value: 2 } } })
+  const values = new LatestValuesCache(store)
+  values.update([point('d1', 'a', 5, { value: 'written' }), point('d1', 'b', 7)])
+  assert.equal(Object.fromEntries(await values.get('T1', 'd1')), {
+    a: { time: 5, value: 'written' },
+    b: { time: 9, value: 2 },
+  })
+})
+
+latest('get :: answers a map of its own, which later writes do not change', async () => {
+  const values = new LatestValuesCache(storeOf())
+  values.update([point('d1', 'a', 10)])
+  const before = await values.get('T1', 'd1')
+  values.update([point('d1', 'a', 20), point('d1', 'b', 20)])
+  before.delete('a')
+  assert.equal([...before.keys()], [])
+  assert.equal(Object.fromEntries(await values.get('T1', 'd1')), {
+    a: { time: 20, value: 20 },
+    b: { time: 20, value: 20 },
+  })
+})
+
+latest('dataPoint.deleted :: the slots after the deleted one keep their values', async () => {
+  const bus = new EventBus()
+  const values = new LatestValuesCache(storeOf())
+  values.listen(bus)
+  values.update([point('d1', 'a', 1), point('d1', 'b', 2), point('d1', 'c', 3)])
+  bus.emit('dataPoint.deleted', {
+    tenantID: 'T1',
+    productIntID: 1,
+    productID: 'P1',
+    dataPointID: 'a',
+  })
+  values.update([point('d1', 'b', 4), point('d1', 'c', 5), point('d1', 'a', 6)])
+  assert.equal(Object.fromEntries(await values.get('T1', 'd1')), {
+    b: { time: 4, value: 4 },
+    c: { time: 5, value: 5 },
+    a: { time: 6, value: 6 },
+  })
+})
+
 latest.run()
