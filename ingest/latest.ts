@@ -47,17 +47,6 @@ function addSlot(e: DeviceEntry, dataPointID: string, time: number, value: Telem
   return slot
 }
 
-/** Takes a newer value into an entry (an older one changes nothing); answers its slot. */
-function take(e: DeviceEntry, dataPointID: string, time: number, value: TelemetryValue): number {
-  const slot = e.slots.get(dataPointID)
-  if (slot === undefined) return addSlot(e, dataPointID, time, value)
-  if (e.times[slot]! <= time) {
-    e.times[slot] = time
-    e.values[slot] = value
-  }
-  return slot
-}
-
 /** Removes a slot; the slots after it move down one. */
 function dropSlot(e: DeviceEntry, slot: number) {
   e.slots.delete(e.ids[slot]!)
@@ -136,13 +125,14 @@ export class LatestValuesCache {
         next = 0
       }
       last = p
-      if (next < entry.ids.length && entry.ids[next] === p.dataPointID) {
-        if (entry.times[next]! <= p.time) {
-          entry.times[next] = p.time
-          entry.values[next] = p.value
-        }
-        next++
-      } else next = take(entry, p.dataPointID, p.time, p.value) + 1
+      const id = p.dataPointID
+      let slot = next < entry.ids.length && entry.ids[next] === id ? next : entry.slots.get(id)
+      if (slot === undefined) slot = addSlot(entry, id, p.time, p.value)
+      else if (entry.times[slot]! <= p.time) {
+        entry.times[slot] = p.time
+        entry.values[slot] = p.value
+      }
+      next = slot + 1
     }
   }
 
